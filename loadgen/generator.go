@@ -1,0 +1,161 @@
+package loadgen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+)
+
+// Record is one generated changelog record. A nil Value is a tombstone.
+type Record struct {
+	Index     int64
+	KeyID     int64
+	Key       []byte
+	Value     []byte
+	Partition int32
+}
+
+// Generator yields a Spec's records in order. It is not safe for concurrent use.
+type Generator struct {
+	spec    Spec
+	filler  []byte
+	src     resettableSource
+	rng     *rand.Rand
+	zipf    *rand.Zipf
+	next    int64
+	written int64 // key+value bytes so far, for TargetBytes
+	keyBuf  []byte
+	valBuf  []byte
+}
+
+// fillerSize is the size of the seed-derived block values are cut from.
+const fillerSize = 1 << 20
+
+// NewGenerator returns a generator for a valid spec.
+func NewGenerator(spec Spec) (*Generator, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), valBuf: make([]byte, spec.ValueMax)}
+	g.filler = make([]byte, fillerSize+spec.ValueMax)
+	fill := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
+	for i := 0; i+8 <= len(g.filler); i += 8 {
+		binary.LittleEndian.PutUint64(g.filler[i:], fill.Uint64())
+	}
+	g.rng = rand.New(&g.src)
+	if spec.KeyOrder == KeysZipf {
+		g.zipf = rand.NewZipf(g.rng, 1.1, 1, uint64(spec.Keys-1))
+	}
+	return g, nil
+}
+
+// Next returns the next record, or false when the spec's records or bytes are
+// all generated. The returned slices are reused by the following call.
+func (g *Generator) Next() (Record, bool) {
+	if g.spec.TargetBytes > 0 {
+		if g.written >= g.spec.TargetBytes {
+			return Record{}, false
+		}
+	} else if g.next >= g.spec.Records {
+		return Record{}, false
+	}
+	r := g.At(g.next)
+	g.next++
+	g.written += int64(len(r.Key) + len(r.Value))
+	return r, true
+}
+
+// At returns the record at index i. Records are pure functions of (seed, i).
+func (g *Generator) At(i int64) Record {
+	g.src.reset(g.spec.Seed, uint64(i))
+	var keyID int64
+	switch g.spec.KeyOrder {
+	case KeysSequential:
+		keyID = i % g.spec.Keys
+	case KeysZipf:
+		keyID = int64(g.zipf.Uint64())
+	default:
+		keyID = int64(g.rng.Uint64N(uint64(g.spec.Keys)))
+	}
+	tombstone := g.spec.TombstoneRatio > 0 && g.rng.Float64() < g.spec.TombstoneRatio
+	size := g.spec.ValueMin
+	if g.spec.ValueMax > g.spec.ValueMin {
+		size += int(g.rng.IntN(g.spec.ValueMax - g.spec.ValueMin + 1))
+	}
+	off := int(g.rng.Uint64N(fillerSize))
+	key := AppendKey(g.keyBuf[:0], keyID)
+	r := Record{Index: i, KeyID: keyID, Key: key, Partition: PartitionFor(key, g.spec.Partitions)}
+	if !tombstone {
+		v := g.valBuf[:size]
+		copy(v, g.filler[off:off+size])
+		var hdr [8]byte
+		binary.LittleEndian.PutUint64(hdr[:], uint64(i))
+		copy(v, hdr[:]) // the record index makes every value distinct
+		r.Value = v
+	}
+	return r
+}
+
+// AppendKey appends the fixed-width key for keyID.
+func AppendKey(dst []byte, keyID int64) []byte {
+	return fmt.Appendf(dst, "k%015d", keyID)
+}
+
+// resettableSource is a splitmix64 stream re-seeded per record, which makes
+// every record independent of the ones generated before it.
+type resettableSource struct{ state uint64 }
+
+func (s *resettableSource) reset(seed, index uint64) {
+	s.state = seed*0x9E3779B97F4A7C15 ^ (index+1)*0xBF58476D1CE4E5B9
+}
+
+func (s *resettableSource) Uint64() uint64 {
+	s.state += 0x9E3779B97F4A7C15
+	z := s.state
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// PartitionFor is the partition Kafka's default partitioner picks for a
+// keyed record: murmur2(key), made positive, modulo the partition count. The
+// fill sets partitions explicitly with it, so a Java producer writing the
+// same keys would put them in the same partitions.
+func PartitionFor(key []byte, partitions int32) int32 {
+	return int32((murmur2(key) & 0x7fffffff) % uint32(partitions))
+}
+
+// murmur2 is the 32-bit MurmurHash2 variant Kafka's clients use, with
+// Kafka's seed 0x9747b28c.
+func murmur2(b []byte) uint32 {
+	const (
+		seed = 0x9747b28c
+		m    = 0x5bd1e995
+		r    = 24
+	)
+	h := uint32(seed) ^ uint32(len(b))
+	for len(b) >= 4 {
+		k := binary.LittleEndian.Uint32(b)
+		k *= m
+		k ^= k >> r
+		k *= m
+		h *= m
+		h ^= k
+		b = b[4:]
+	}
+	switch len(b) {
+	case 3:
+		h ^= uint32(b[2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(b[1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(b[0])
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return h
+}

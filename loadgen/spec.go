@@ -1,0 +1,93 @@
+// Package loadgen generates deterministic changelog records, produces them to
+// a topic, and derives the state a correct restore must end with.
+//
+// Every record is a pure function of (seed, index): the same Spec always
+// yields the same records in the same order, so the expected final state of a
+// store can be computed from the Spec alone, without the broker.
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+)
+
+// KeyOrder says how record indexes map to keys.
+type KeyOrder string
+
+const (
+	// KeysUniform picks each record's key uniformly from the key space.
+	KeysUniform KeyOrder = "uniform"
+	// KeysZipf picks keys with a Zipf(s=1.1) skew: a few keys take most updates,
+	// as account balances or user sessions do.
+	KeysZipf KeyOrder = "zipf"
+	// KeysSequential cycles through the keys in order: key = index mod keys.
+	KeysSequential KeyOrder = "sequential"
+)
+
+// Spec is everything that determines a fill. Two fills with equal Specs write
+// identical changelogs, which is what lets a run reuse an earlier fill.
+type Spec struct {
+	// Seed makes the fill reproducible. Default 1.
+	Seed uint64 `json:"seed" yaml:"seed"`
+	// Records is the number of records to write. Exactly one of Records and
+	// TargetBytes is set (TargetBytes wins when both are).
+	Records int64 `json:"records,omitempty" yaml:"records"`
+	// TargetBytes stops the fill once key+value bytes written reach it.
+	TargetBytes int64 `json:"target_bytes,omitempty" yaml:"target_bytes"`
+	// Keys is the number of distinct keys. Default 100,000.
+	Keys int64 `json:"keys" yaml:"keys"`
+	// ValueMin and ValueMax bound each value's size in bytes (uniform between
+	// them; equal for fixed-size values). Default 100.
+	ValueMin int `json:"value_min" yaml:"value_min"`
+	ValueMax int `json:"value_max" yaml:"value_max"`
+	// TombstoneRatio is the fraction of records that are deletes (nil value).
+	TombstoneRatio float64 `json:"tombstone_ratio" yaml:"tombstone_ratio"`
+	// KeyOrder is uniform (default), zipf or sequential.
+	KeyOrder KeyOrder `json:"key_order" yaml:"key_order"`
+	// Partitions is the changelog's partition count: one task, one store each.
+	Partitions int32 `json:"partitions" yaml:"partitions"`
+}
+
+// keyWidth is the fixed width of generated keys ("k" plus 15 digits), so a
+// key's bytes never depend on the key space size.
+const keyWidth = 16
+
+// DefaultSpec returns the defaults documented on Spec's fields.
+func DefaultSpec() Spec {
+	return Spec{Seed: 1, Keys: 100_000, ValueMin: 100, ValueMax: 100, KeyOrder: KeysUniform, Partitions: 1}
+}
+
+// maxValueSize keeps generated values under Kafka's default message.max.bytes.
+const maxValueSize = 900 * 1024
+
+// Validate returns an error naming the first field that is out of range.
+func (s Spec) Validate() error {
+	switch {
+	case s.Records < 0:
+		return fmt.Errorf("records: %d is negative", s.Records)
+	case s.TargetBytes < 0:
+		return fmt.Errorf("size: %d is negative", s.TargetBytes)
+	case s.Records == 0 && s.TargetBytes == 0:
+		return errors.New("size: one of size or records must be set and positive")
+	case s.Keys <= 0:
+		return fmt.Errorf("keys: %d must be positive", s.Keys)
+	case s.Keys > maxExpectKeys:
+		return fmt.Errorf("keys: %d is more than the %d keys whose expected state can be derived in memory", s.Keys, maxExpectKeys)
+	case s.ValueMin < 0:
+		return fmt.Errorf("value_size: minimum %d is negative", s.ValueMin)
+	case s.ValueMax < s.ValueMin:
+		return fmt.Errorf("value_size: maximum %d is below minimum %d", s.ValueMax, s.ValueMin)
+	case s.ValueMax > maxValueSize:
+		return fmt.Errorf("value_size: maximum %d is over %d bytes (Kafka's message.max.bytes)", s.ValueMax, maxValueSize)
+	case s.TombstoneRatio < 0 || s.TombstoneRatio >= 1:
+		return fmt.Errorf("tombstone_ratio: %v must be in [0, 1)", s.TombstoneRatio)
+	case s.Partitions <= 0:
+		return fmt.Errorf("partitions: %d must be positive", s.Partitions)
+	}
+	switch s.KeyOrder {
+	case KeysUniform, KeysZipf, KeysSequential:
+	default:
+		return fmt.Errorf("key_order: %q is not one of uniform, zipf, sequential", s.KeyOrder)
+	}
+	return nil
+}
