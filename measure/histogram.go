@@ -11,7 +11,7 @@ import (
 
 // Latency summarises a latency distribution in milliseconds.
 type Latency struct {
-	Count int64   `json:"count"`
+	Count  int64   `json:"count"`
 	MeanMs float64 `json:"mean_ms"`
 	P50Ms  float64 `json:"p50_ms"`
 	P99Ms  float64 `json:"p99_ms"`

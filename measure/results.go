@@ -79,20 +79,13 @@ type Fill struct {
 	Records    int64     `json:"records"`
 	Tombstones int64     `json:"tombstones"`
 	// Bytes is key+value bytes produced (before compression and framing).
-	Bytes           int64                    `json:"bytes"`
-	DurationSeconds float64                  `json:"duration_seconds"`
-	RecordsPerSec   float64                  `json:"records_per_sec"`
-	MBPerSec        float64                  `json:"mb_per_sec"`
-	Offsets         []PartitionOffsets       `json:"offsets"`
-	Expected        []loadgen.PartitionState `json:"expected,omitempty"`
-	Series          []Point                  `json:"series,omitempty"`
-}
-
-// PartitionOffsets is a partition's log start and end offsets.
-type PartitionOffsets struct {
-	Partition int32 `json:"partition"`
-	Start     int64 `json:"start"`
-	End       int64 `json:"end"`
+	Bytes           int64                      `json:"bytes"`
+	DurationSeconds float64                    `json:"duration_seconds"`
+	RecordsPerSec   float64                    `json:"records_per_sec"`
+	MBPerSec        float64                    `json:"mb_per_sec"`
+	Offsets         []loadgen.PartitionOffsets `json:"offsets"`
+	Expected        []loadgen.PartitionState   `json:"expected,omitempty"`
+	Series          []Point                    `json:"series,omitempty"`
 }
 
 // CaseParams are the settings one restore case ran with.

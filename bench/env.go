@@ -1,0 +1,159 @@
+// Package bench runs benchmarks: it connects to a broker, makes sure the
+// changelog holds the fill a plan asks for, runs each restore case, verifies
+// it, and assembles results.json. The CLI is thin wiring around it.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/measure"
+)
+
+// Options configure an Env.
+type Options struct {
+	// Brokers, if set, is the cluster to use; otherwise an embedded broker
+	// starts with its log under DataDir/broker.
+	Brokers []string
+	// Security are TLS/SASL client options for Brokers.
+	Security []kgo.Opt
+	// DataDir holds the embedded broker's log and the fill manifests.
+	// Default ".restorebench".
+	DataDir string
+	// StateDir is Kafka Streams' state.dir for restored stores.
+	// Default DataDir/state.
+	StateDir string
+	// InMemoryBroker keeps the embedded broker's log in memory (tests).
+	InMemoryBroker bool
+	// ConnectTimeout bounds reaching the brokers. Default 15 s.
+	ConnectTimeout time.Duration
+	// Log receives progress lines and bars; default os.Stderr.
+	Log io.Writer
+	// Quiet turns progress bars off (lines are still logged).
+	Quiet bool
+}
+
+// Env is a connected benchmark environment.
+type Env struct {
+	Opts      Options
+	Cluster   cluster.Config
+	Embedded  *cluster.Embedded
+	ClusterID string
+	Broker    measure.Broker
+	log       io.Writer
+}
+
+// Connect starts the embedded broker or reaches the given one, failing
+// within the connect timeout when it does not answer.
+func Connect(ctx context.Context, o Options) (*Env, error) {
+	if o.DataDir == "" {
+		o.DataDir = ".restorebench"
+	}
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(o.DataDir, "state")
+	}
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 15 * time.Second
+	}
+	e := &Env{Opts: o, log: o.Log}
+	if len(o.Brokers) == 0 {
+		dir := filepath.Join(o.DataDir, "broker")
+		if o.InMemoryBroker {
+			dir = ""
+		}
+		emb, err := cluster.StartEmbedded(dir)
+		if err != nil {
+			return nil, err
+		}
+		e.Embedded = emb
+		e.Cluster = cluster.Config{Brokers: emb.Addrs(), ConnectTimeout: o.ConnectTimeout}
+		e.Broker = measure.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir}
+	} else {
+		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security}
+		e.Broker = measure.Broker{Kind: "external", Bootstrap: o.Brokers}
+	}
+	if _, err := cluster.Ping(ctx, e.Cluster); err != nil {
+		e.Close()
+		return nil, err
+	}
+	adm, closeAdm, err := e.Admin()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	defer closeAdm()
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("brokers %s: metadata: %w", strings.Join(e.Cluster.Brokers, ","), err)
+	}
+	e.ClusterID = md.Cluster
+	if e.ClusterID == "" {
+		e.ClusterID = "unknown"
+	}
+	return e, nil
+}
+
+// Close stops the embedded broker, if any.
+func (e *Env) Close() {
+	if e.Embedded != nil {
+		e.Embedded.Close()
+		e.Embedded = nil
+	}
+}
+
+// Admin returns an admin client and a function to close it.
+func (e *Env) Admin() (*kadm.Client, func(), error) {
+	cl, err := cluster.NewClient(e.Cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+// Logf writes one progress line.
+func (e *Env) Logf(format string, args ...any) {
+	fmt.Fprintf(e.log, format+"\n", args...)
+}
+
+// HostInfo describes this machine for results.json.
+func HostInfo() measure.Host {
+	h, _ := os.Hostname()
+	return measure.Host{
+		Hostname:       h,
+		OS:             runtime.GOOS,
+		Arch:           runtime.GOARCH,
+		CPUs:           runtime.NumCPU(),
+		MemoryBytes:    totalMemory(),
+		GoVersion:      runtime.Version(),
+		RocksDBVersion: engine.RocksDBVersion(),
+	}
+}
+
+func totalMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	var kb int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "MemTotal:") {
+			fmt.Sscanf(strings.TrimPrefix(line, "MemTotal:"), "%d", &kb)
+		}
+	}
+	return kb * 1024
+}

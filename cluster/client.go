@@ -1,0 +1,168 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Config is how to reach a cluster.
+type Config struct {
+	// Brokers are bootstrap host:port addresses (Kafka's bootstrap.servers).
+	Brokers []string
+	// ConnectTimeout bounds the first metadata round trip, so an unreachable
+	// broker fails fast instead of retrying forever. Default 15 s.
+	ConnectTimeout time.Duration
+	// Security holds TLS and SASL options; nil connects in plaintext.
+	Security []kgo.Opt
+}
+
+// ParseBrokers splits a comma-separated broker list and checks each is host:port.
+func ParseBrokers(s string) ([]string, error) {
+	var out []string
+	for _, b := range strings.Split(s, ",") {
+		b = strings.TrimSpace(b)
+		if b == "" {
+			continue
+		}
+		i := strings.LastIndexByte(b, ':')
+		if i <= 0 || i == len(b)-1 {
+			return nil, fmt.Errorf("broker address %q is not host:port", b)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no broker addresses given")
+	}
+	return out, nil
+}
+
+// NewClient builds a client for cfg with extra options appended.
+func NewClient(cfg Config, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.DialTimeout(5 * time.Second),
+		kgo.ClientID("restorebench"),
+	}
+	opts = append(opts, cfg.Security...)
+	opts = append(opts, extra...)
+	return kgo.NewClient(opts...)
+}
+
+// Ping checks within cfg.ConnectTimeout that the cluster answers metadata
+// requests, and returns its broker count. The error names the addresses.
+func Ping(ctx context.Context, cfg Config) (int, error) {
+	timeout := cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	cl, err := NewClient(cfg, kgo.RetryTimeout(timeout))
+	if err != nil {
+		return 0, fmt.Errorf("brokers %s: %w", strings.Join(cfg.Brokers, ","), err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+			return 0, fmt.Errorf("brokers %s did not answer within %s: %w", strings.Join(cfg.Brokers, ","), timeout, err)
+		}
+		return 0, fmt.Errorf("brokers %s: %w", strings.Join(cfg.Brokers, ","), err)
+	}
+	return len(md.Brokers), nil
+}
+
+// TopicOffsets are a topic's per-partition log start and end offsets.
+type TopicOffsets struct {
+	Topic string
+	Start map[int32]int64
+	End   map[int32]int64
+}
+
+// Partitions returns the partitions in ascending order.
+func (o TopicOffsets) Partitions() []int32 {
+	ps := make([]int32, 0, len(o.End))
+	for p := int32(0); int(p) < len(o.End); p++ {
+		if _, ok := o.End[p]; ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// ErrTopicNotFound is returned when a topic does not exist.
+var ErrTopicNotFound = errors.New("topic not found")
+
+// Offsets lists a topic's start and end offsets, as a restore captures them
+// when it begins (Kafka Streams reads to the end offset seen at that moment).
+func Offsets(ctx context.Context, adm *kadm.Client, topic string) (TopicOffsets, error) {
+	out := TopicOffsets{Topic: topic, Start: map[int32]int64{}, End: map[int32]int64{}}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return out, fmt.Errorf("topic %s: end offsets: %w", topic, err)
+	}
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return out, fmt.Errorf("topic %s: start offsets: %w", topic, err)
+	}
+	var missing bool
+	ends.Each(func(o kadm.ListedOffset) {
+		if errors.Is(o.Err, kerr.UnknownTopicOrPartition) {
+			missing = true
+			return
+		}
+		if o.Err != nil && err == nil {
+			err = fmt.Errorf("topic %s partition %d: end offset: %w", topic, o.Partition, o.Err)
+		}
+		out.End[o.Partition] = o.Offset
+	})
+	if missing || len(out.End) == 0 {
+		return out, fmt.Errorf("topic %s: %w", topic, ErrTopicNotFound)
+	}
+	starts.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil && err == nil {
+			err = fmt.Errorf("topic %s partition %d: start offset: %w", topic, o.Partition, o.Err)
+		}
+		out.Start[o.Partition] = o.Offset
+	})
+	return out, err
+}
+
+// CreateChangelog creates a compacted topic with the given partitions and
+// extra configs (cleanup.policy=compact is always set, as Kafka Streams does
+// for key-value store changelogs). Replication factor -1 takes the broker's
+// default.replication.factor.
+func CreateChangelog(ctx context.Context, adm *kadm.Client, topic string, partitions int32, configs map[string]string) error {
+	cfg := map[string]*string{}
+	for k, v := range configs {
+		cfg[k] = kadm.StringPtr(v)
+	}
+	cfg["cleanup.policy"] = kadm.StringPtr("compact")
+	resp, err := adm.CreateTopic(ctx, partitions, -1, cfg, topic)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	if resp.Err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, resp.Err)
+	}
+	return nil
+}
+
+// DeleteTopic deletes a topic; a missing topic is not an error.
+func DeleteTopic(ctx context.Context, adm *kadm.Client, topic string) error {
+	resp, err := adm.DeleteTopic(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	if resp.Err != nil && !errors.Is(resp.Err, kerr.UnknownTopicOrPartition) {
+		return fmt.Errorf("delete topic %s: %w", topic, resp.Err)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+// Package cluster connects restorebench to Kafka: client options, the
+// embedded broker, topic administration and offsets.
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// Embedded is the in-process broker (franz-go's kfake) used when no
+// --brokers are given. With a data directory its log lives on disk, so a fill
+// of tens of GB costs disk rather than memory, and it survives restarts: a
+// later run finds an earlier fill and can reuse it.
+type Embedded struct {
+	cluster *kfake.Cluster
+	lock    *os.File
+	// DataDir is where the broker keeps its log; empty when in memory.
+	DataDir string
+}
+
+// StartEmbedded starts a one-node embedded broker on a free 127.0.0.1 port.
+// dataDir "" keeps the log in memory (tests); otherwise the directory is
+// created and locked, so two processes never share one broker log.
+func StartEmbedded(dataDir string) (*Embedded, error) {
+	opts := []kfake.Opt{
+		kfake.NumBrokers(1),
+		kfake.DefaultNumPartitions(1),
+		// The cleaner runs on this interval (Kafka's log.cleaner.backoff.ms);
+		// kfake's default is an hour. Fills are written once and restored
+		// many times, so compaction is left to the user's own topic settings.
+		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": "3600000"}),
+	}
+	e := &Embedded{DataDir: dataDir}
+	if dataDir != "" {
+		if err := os.MkdirAll(dataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("embedded broker data dir: %w", err)
+		}
+		lock, err := os.OpenFile(filepath.Join(dataDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("embedded broker data dir: %w", err)
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			lock.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, fmt.Errorf("embedded broker data dir %s is in use by another restorebench process", dataDir)
+			}
+			return nil, fmt.Errorf("embedded broker data dir %s: lock: %w", dataDir, err)
+		}
+		e.lock = lock
+		opts = append(opts, kfake.DataDir(dataDir))
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		e.unlock()
+		return nil, fmt.Errorf("start embedded broker: %w", err)
+	}
+	e.cluster = c
+	return e, nil
+}
+
+// Addrs returns the broker's listen addresses (host:port).
+func (e *Embedded) Addrs() []string { return e.cluster.ListenAddrs() }
+
+// Compact runs the log cleaner on every compacted topic now.
+func (e *Embedded) Compact() { e.cluster.Compact() }
+
+// Close stops the broker, flushing its log to disk.
+func (e *Embedded) Close() {
+	if e.cluster != nil {
+		e.cluster.Close()
+	}
+	e.unlock()
+}
+
+func (e *Embedded) unlock() {
+	if e.lock != nil {
+		syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+		e.lock.Close()
+		e.lock = nil
+	}
+}

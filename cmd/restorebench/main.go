@@ -1,0 +1,30 @@
+// Command restorebench fills Kafka changelog topics and measures how long
+// Kafka Streams state takes to come back from them. See the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process at once
+		fmt.Fprintln(os.Stderr, "\nrestorebench: interrupted; stopping cleanly and keeping finished results (Ctrl-C again to kill)")
+	}()
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "restorebench: %v\n", err)
+		if errors.Is(err, context.Canceled) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,365 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/measure"
+)
+
+// RestoreConfig says what to restore and how. Defaults (see
+// DefaultRestoreConfig) follow Kafka Streams.
+type RestoreConfig struct {
+	// Topic is the changelog to restore from.
+	Topic string
+	// StateDir is Kafka Streams' state.dir; stores live at
+	// <state.dir>/<application.id>/0_<partition>/rocksdb/<store>.
+	StateDir string
+	// AppID is Kafka Streams' application.id. Default "restorebench".
+	AppID string
+	// StoreName is the store's name. Default "balances".
+	StoreName string
+	// Store is "rocksdb" (default) or "memory".
+	Store string
+	// RocksDB are the options each RocksDB store opens with.
+	RocksDB RocksOptions
+	// BatchRecords is the restore consumer's max.poll.records: each poll's
+	// records become one WriteBatch per store. Default 1000.
+	BatchRecords int
+	// Threads is how many restore consumers run in parallel, each owning a
+	// share of the partitions, as Kafka Streams' stream threads. Default 1.
+	Threads int
+	// FetchMaxBytes is fetch.max.bytes. Default 52428800 (Kafka's).
+	FetchMaxBytes int32
+	// MaxPartitionFetchBytes is max.partition.fetch.bytes. Default 1048576.
+	MaxPartitionFetchBytes int32
+	// StallTimeout fails the restore when no record arrives for this long
+	// while records are still owed (a broker gone away). Default 60 s.
+	StallTimeout time.Duration
+	// Progress, if set, is told the records and bytes restored so far.
+	Progress func(records, bytes int64)
+}
+
+// DefaultRestoreConfig returns Kafka Streams' defaults for a topic.
+func DefaultRestoreConfig(topic, stateDir string) RestoreConfig {
+	return RestoreConfig{
+		Topic:                  topic,
+		StateDir:               stateDir,
+		AppID:                  "restorebench",
+		StoreName:              "balances",
+		Store:                  "rocksdb",
+		RocksDB:                KStreamsRocksOptions(),
+		BatchRecords:           1000,
+		Threads:                1,
+		FetchMaxBytes:          52428800,
+		MaxPartitionFetchBytes: 1048576,
+		StallTimeout:           60 * time.Second,
+	}
+}
+
+// Validate names the first invalid setting.
+func (c RestoreConfig) Validate() error {
+	switch {
+	case c.Topic == "":
+		return errors.New("topic: empty")
+	case c.StateDir == "":
+		return errors.New("state.dir: empty")
+	case c.BatchRecords <= 0:
+		return fmt.Errorf("batch_records: %d must be positive", c.BatchRecords)
+	case c.Threads <= 0:
+		return fmt.Errorf("threads: %d must be positive", c.Threads)
+	case c.FetchMaxBytes <= 0:
+		return fmt.Errorf("fetch.max.bytes: %d must be positive", c.FetchMaxBytes)
+	case c.MaxPartitionFetchBytes <= 0:
+		return fmt.Errorf("max.partition.fetch.bytes: %d must be positive", c.MaxPartitionFetchBytes)
+	case c.Store != "rocksdb" && c.Store != "memory":
+		return fmt.Errorf("store: %q is not rocksdb or memory", c.Store)
+	}
+	return nil
+}
+
+// TaskDir is the task directory of partition p, as Kafka Streams names it
+// (sub-topology 0).
+func (c RestoreConfig) TaskDir(p int32) string {
+	return filepath.Join(c.StateDir, c.AppID, "0_"+strconv.Itoa(int(p)))
+}
+
+// StorePath is where partition p's RocksDB store lives.
+func (c RestoreConfig) StorePath(p int32) string {
+	return filepath.Join(c.TaskDir(p), "rocksdb", c.StoreName)
+}
+
+// Restored is a finished restore: its measurements and its open stores,
+// which the caller verifies and then closes.
+type Restored struct {
+	Stores     map[int32]Store
+	Offsets    cluster.TopicOffsets
+	Duration   time.Duration
+	Records    int64
+	Bytes      int64
+	Series     []measure.Point
+	PollWait   *measure.Histogram
+	BatchWrite *measure.Histogram
+}
+
+// Close closes every store.
+func (r *Restored) Close() {
+	for _, s := range r.Stores {
+		s.Close()
+	}
+}
+
+// RocksStats sums RocksDB's figures over the stores (zero for memory stores).
+func (r *Restored) RocksStats() measure.RocksDBStats {
+	var t measure.RocksDBStats
+	for _, s := range r.Stores {
+		rs, ok := s.(*RocksStore)
+		if !ok {
+			continue
+		}
+		st := rs.Stats()
+		t.LiveSSTBytes += st.LiveSSTBytes
+		t.TotalSSTBytes += st.TotalSSTBytes
+		t.L0Files += st.L0Files
+		t.PendingCompactionBytes += st.PendingCompactionBytes
+		t.MemtableBytes += st.MemtableBytes
+		t.EstimatedKeys += st.EstimatedKeys
+		t.StallSeconds += st.StallSeconds
+	}
+	return t
+}
+
+// ErrStateDirNotEmpty is returned when a cold restore would write into
+// existing state.
+var ErrStateDirNotEmpty = errors.New("state directory is not empty")
+
+// CheckStateDirEmpty fails when the application's state directory already
+// holds anything: a cold restore starts from nothing.
+func CheckStateDirEmpty(c RestoreConfig) error {
+	dir := filepath.Join(c.StateDir, c.AppID)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s: %w (use --force to wipe it)", dir, ErrStateDirNotEmpty)
+	}
+	return nil
+}
+
+// ColdRestore restores every partition of the changelog into fresh stores,
+// as a Kafka Streams instance with no local state does: the end offsets are
+// captured first, then each restore consumer reads its partitions from the
+// log start to those offsets, and each poll's records become one WriteBatch
+// per store.
+func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig) (*Restored, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckStateDirEmpty(c); err != nil {
+		return nil, err
+	}
+	parts := offsets.Partitions()
+	res := &Restored{
+		Stores:     map[int32]Store{},
+		Offsets:    offsets,
+		PollWait:   measure.NewHistogram(),
+		BatchWrite: measure.NewHistogram(),
+	}
+	var counter measure.Counter
+	counter.Start(time.Second)
+	start := time.Now()
+	for _, p := range parts {
+		s, err := openStore(c, p)
+		if err != nil {
+			counter.Stop()
+			res.Close()
+			return nil, err
+		}
+		res.Stores[p] = s
+	}
+
+	// Partitions go round-robin to threads, as tasks spread over stream threads.
+	owned := make([][]int32, c.Threads)
+	for i, p := range parts {
+		owned[i%c.Threads] = append(owned[i%c.Threads], p)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+	)
+	for _, ps := range owned {
+		if len(ps) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(ps []int32) {
+			defer wg.Done()
+			if err := restoreThread(ctx, cc, c, offsets, ps, res, &counter); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				errMu.Unlock()
+			}
+		}(ps)
+	}
+	wg.Wait()
+	res.Duration = time.Since(start)
+	res.Series = counter.Stop()
+	res.Records, res.Bytes = counter.Totals()
+	if firstErr != nil {
+		res.Close()
+		return nil, firstErr
+	}
+	return res, nil
+}
+
+func openStore(c RestoreConfig, p int32) (Store, error) {
+	if c.Store == "memory" {
+		return NewMemoryStore(), nil
+	}
+	return OpenRocks(c.StorePath(p), c.RocksDB)
+}
+
+// restoreThread is one restore consumer: it owns partitions ps and runs
+// until each has reached its captured end offset.
+func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32, res *Restored, counter *measure.Counter) error {
+	assign := map[int32]kgo.Offset{}
+	remaining := map[int32]int64{} // partition -> end offset still owed
+	for _, p := range ps {
+		start, end := offsets.Start[p], offsets.End[p]
+		if end <= start {
+			continue // empty partition: nothing to restore
+		}
+		assign[p] = kgo.NewOffset().At(start)
+		remaining[p] = end
+	}
+	if len(remaining) == 0 {
+		return nil
+	}
+	cl, err := cluster.NewClient(cc,
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.Topic: assign}),
+		kgo.FetchMaxBytes(c.FetchMaxBytes),
+		kgo.FetchMaxPartitionBytes(c.MaxPartitionFetchBytes),
+		// Control records (transaction markers) are kept so a partition whose
+		// log ends in a marker is still seen to reach its end offset.
+		kgo.KeepControlRecords(),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+
+	stall := c.StallTimeout
+	if stall <= 0 {
+		stall = 60 * time.Second
+	}
+	batches := map[int32][]Entry{}
+	lastProgress := time.Now()
+	for len(remaining) > 0 {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("restore of %s interrupted: %w", c.Topic, err)
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		t0 := time.Now()
+		fetches := cl.PollRecords(pollCtx, c.BatchRecords)
+		cancel()
+		waited := time.Since(t0)
+		if fetches.IsClientClosed() {
+			return fmt.Errorf("restore of %s: client closed", c.Topic)
+		}
+		var fetchErr error
+		fetches.EachError(func(topic string, p int32, err error) {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				return
+			}
+			if fetchErr == nil {
+				fetchErr = fmt.Errorf("restore of %s partition %d: fetch: %w", topic, p, err)
+			}
+		})
+		if fetchErr != nil {
+			return fetchErr
+		}
+		for p := range batches {
+			batches[p] = batches[p][:0]
+		}
+		var n, b int64
+		fetches.EachRecord(func(r *kgo.Record) {
+			end, owed := remaining[r.Partition]
+			if !owed || r.Offset >= end {
+				return // beyond the captured end offset: not part of this restore
+			}
+			if r.Offset == end-1 {
+				delete(remaining, r.Partition)
+			}
+			if r.Attrs.IsControl() {
+				return
+			}
+			batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
+			n++
+			b += int64(len(r.Key) + len(r.Value))
+		})
+		if n == 0 && len(remaining) > 0 {
+			if ctx.Err() == nil && time.Since(lastProgress) > stall {
+				return fmt.Errorf("restore of %s stalled: no records for %s with %s still owed; is the broker up?",
+					c.Topic, stall.Round(time.Second), describeOwed(remaining))
+			}
+			continue
+		}
+		res.PollWait.Record(waited)
+		lastProgress = time.Now()
+		for p, entries := range batches {
+			if len(entries) == 0 {
+				continue
+			}
+			t1 := time.Now()
+			if err := res.Stores[p].Write(entries); err != nil {
+				return err
+			}
+			res.BatchWrite.Record(time.Since(t1))
+		}
+		counter.Add(n, b)
+		if c.Progress != nil {
+			c.Progress(counter.Totals())
+		}
+		// Stop fetching partitions that are done, as Kafka Streams pauses
+		// restored changelogs.
+		var done []int32
+		for _, p := range ps {
+			if _, owed := remaining[p]; !owed {
+				done = append(done, p)
+			}
+		}
+		if len(done) > 0 {
+			cl.PauseFetchPartitions(map[string][]int32{c.Topic: done})
+		}
+	}
+	return nil
+}
+
+func describeOwed(remaining map[int32]int64) string {
+	ps := make([]int, 0, len(remaining))
+	for p := range remaining {
+		ps = append(ps, int(p))
+	}
+	sort.Ints(ps)
+	return fmt.Sprintf("%d partition(s) %v", len(ps), ps)
+}

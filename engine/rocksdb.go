@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/restorebench/restorebench/measure"
+)
+
+// RocksOptions are the RocksDB settings one store opens with. Field names
+// follow RocksDB's own option names.
+type RocksOptions struct {
+	// Preset names where the values came from, e.g. "kstreams".
+	Preset string `json:"preset"`
+	// BlockCacheBytes is the LRU block cache per store. Kafka Streams: 50 MiB.
+	BlockCacheBytes uint64 `json:"block_cache_size"`
+	// BlockSize is the table block size. Kafka Streams: 4 KiB.
+	BlockSize int `json:"block_size"`
+	// BloomBitsPerKey enables a bloom filter when positive. Kafka Streams: 10.
+	BloomBitsPerKey float64 `json:"bloom_bits_per_key"`
+	// WriteBufferSize is the memtable size (write_buffer_size). Kafka Streams: 16 MiB.
+	WriteBufferSize uint64 `json:"write_buffer_size"`
+	// MaxWriteBufferNumber is max_write_buffer_number. Kafka Streams: 3.
+	MaxWriteBufferNumber int `json:"max_write_buffer_number"`
+	// CompactionStyle is "universal" (Kafka Streams) or "level".
+	CompactionStyle string `json:"compaction_style"`
+	// Compression is "none" (Kafka Streams), "snappy", "lz4" or "zstd".
+	Compression string `json:"compression"`
+	// DisableWAL skips RocksDB's write-ahead log. Kafka Streams: true (the
+	// changelog is the durable log).
+	DisableWAL bool `json:"disable_wal"`
+	// Parallelism is IncreaseParallelism's thread count. Kafka Streams:
+	// max(available processors, 2).
+	Parallelism int `json:"increase_parallelism"`
+}
+
+// RocksPresets are the named option sets a case can start from.
+var RocksPresets = map[string]func() RocksOptions{
+	"kstreams": KStreamsRocksOptions,
+}
+
+// KStreamsRocksOptions mirrors Kafka Streams' RocksDBStore defaults: 50 MiB
+// LRU block cache, 4 KiB blocks, bloom filter, 16 MiB write buffer x 3,
+// universal compaction, no compression, WAL off.
+func KStreamsRocksOptions() RocksOptions {
+	return RocksOptions{
+		Preset:               "kstreams",
+		BlockCacheBytes:      50 << 20,
+		BlockSize:            4 << 10,
+		BloomBitsPerKey:      10,
+		WriteBufferSize:      16 << 20,
+		MaxWriteBufferNumber: 3,
+		CompactionStyle:      "universal",
+		Compression:          "none",
+		DisableWAL:           true,
+		Parallelism:          max(numCPU(), 2),
+	}
+}
+
+// RocksPreset returns the named preset's options.
+func RocksPreset(name string) (RocksOptions, error) {
+	f, ok := RocksPresets[name]
+	if !ok {
+		return RocksOptions{}, fmt.Errorf("rocksdb preset %q is unknown (known: kstreams)", name)
+	}
+	return f(), nil
+}
+
+// RocksStore is a persistent key-value store on RocksDB, one per task, as a
+// Kafka Streams RocksDBStore.
+type RocksStore struct {
+	path  string
+	opts  RocksOptions
+	db    *grocksdb.DB
+	dbo   *grocksdb.Options
+	bbto  *grocksdb.BlockBasedTableOptions
+	cache *grocksdb.Cache
+	wo    *grocksdb.WriteOptions
+	wb    *grocksdb.WriteBatch
+}
+
+// OpenRocks opens (creating if missing) a RocksDB store at path.
+func OpenRocks(path string, o RocksOptions) (*RocksStore, error) {
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	s := &RocksStore{path: path, opts: o}
+	s.cache = grocksdb.NewLRUCache(o.BlockCacheBytes)
+	s.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
+	s.bbto.SetBlockCache(s.cache)
+	s.bbto.SetBlockSize(o.BlockSize)
+	if o.BloomBitsPerKey > 0 {
+		s.bbto.SetFilterPolicy(grocksdb.NewBloomFilter(o.BloomBitsPerKey))
+	}
+	s.dbo = grocksdb.NewDefaultOptions()
+	s.dbo.SetCreateIfMissing(true)
+	s.dbo.SetErrorIfExists(false)
+	s.dbo.SetInfoLogLevel(grocksdb.ErrorInfoLogLevel)
+	s.dbo.SetBlockBasedTableFactory(s.bbto)
+	s.dbo.SetWriteBufferSize(o.WriteBufferSize)
+	s.dbo.SetMaxWriteBufferNumber(o.MaxWriteBufferNumber)
+	if o.Parallelism > 0 {
+		s.dbo.IncreaseParallelism(o.Parallelism)
+	}
+	switch o.CompactionStyle {
+	case "universal":
+		s.dbo.SetCompactionStyle(grocksdb.UniversalCompactionStyle)
+	case "level", "":
+		s.dbo.SetCompactionStyle(grocksdb.LevelCompactionStyle)
+	default:
+		s.free()
+		return nil, fmt.Errorf("compaction_style %q is not universal or level", o.CompactionStyle)
+	}
+	ct, err := compressionType(o.Compression)
+	if err != nil {
+		s.free()
+		return nil, err
+	}
+	s.dbo.SetCompression(ct)
+	db, err := grocksdb.OpenDb(s.dbo, path)
+	if err != nil {
+		s.free()
+		return nil, fmt.Errorf("open rocksdb %s: %w", path, err)
+	}
+	s.db = db
+	s.wo = grocksdb.NewDefaultWriteOptions()
+	s.wo.DisableWAL(o.DisableWAL)
+	s.wb = grocksdb.NewWriteBatch()
+	return s, nil
+}
+
+func compressionType(name string) (grocksdb.CompressionType, error) {
+	switch name {
+	case "none", "":
+		return grocksdb.NoCompression, nil
+	case "snappy":
+		return grocksdb.SnappyCompression, nil
+	case "lz4":
+		return grocksdb.LZ4Compression, nil
+	case "zstd":
+		return grocksdb.ZSTDCompression, nil
+	}
+	return 0, fmt.Errorf("compression %q is not one of none, snappy, lz4, zstd", name)
+}
+
+// Write applies entries as one WriteBatch: a nil value deletes the key.
+func (s *RocksStore) Write(entries []Entry) error {
+	s.wb.Clear()
+	for _, e := range entries {
+		if e.Value == nil {
+			s.wb.Delete(e.Key)
+		} else {
+			s.wb.Put(e.Key, e.Value)
+		}
+	}
+	if err := s.db.Write(s.wo, s.wb); err != nil {
+		return fmt.Errorf("store %s: write batch: %w", s.path, err)
+	}
+	return nil
+}
+
+// Get returns a copy of key's value, or nil when absent.
+func (s *RocksStore) Get(key []byte) ([]byte, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	return s.db.GetBytes(ro, key)
+}
+
+// ForEach calls fn for every live entry in key order. The slices are only
+// valid during the call.
+func (s *RocksStore) ForEach(fn func(key, value []byte) error) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetFillCache(false)
+	defer ro.Destroy()
+	it := s.db.NewIterator(ro)
+	defer it.Close()
+	for it.SeekToFirst(); it.Valid(); it.Next() {
+		k, v := it.Key(), it.Value()
+		err := fn(k.Data(), v.Data())
+		k.Free()
+		v.Free()
+		if err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// Stats reads RocksDB's own figures for the store.
+func (s *RocksStore) Stats() measure.RocksDBStats {
+	prop := func(name string) int64 {
+		v, _ := strconv.ParseInt(strings.TrimSpace(s.db.GetProperty(name)), 10, 64)
+		return v
+	}
+	return measure.RocksDBStats{
+		LiveSSTBytes:           prop("rocksdb.live-sst-files-size"),
+		TotalSSTBytes:          prop("rocksdb.total-sst-files-size"),
+		L0Files:                prop("rocksdb.num-files-at-level0"),
+		PendingCompactionBytes: prop("rocksdb.estimate-pending-compaction-bytes"),
+		MemtableBytes:          prop("rocksdb.cur-size-all-mem-tables"),
+		EstimatedKeys:          prop("rocksdb.estimate-num-keys"),
+		StallSeconds:           cumulativeStall(s.db.GetProperty("rocksdb.stats")),
+	}
+}
+
+var stallLine = regexp.MustCompile(`Cumulative stall: (\d+):(\d+):([\d.]+) H:M:S`)
+
+// cumulativeStall parses the DB-wide "Cumulative stall" time from
+// rocksdb.stats: the time writes were delayed or stopped.
+func cumulativeStall(stats string) float64 {
+	m := stallLine.FindStringSubmatch(stats)
+	if m == nil {
+		return 0
+	}
+	h, _ := strconv.ParseFloat(m[1], 64)
+	mi, _ := strconv.ParseFloat(m[2], 64)
+	sec, _ := strconv.ParseFloat(m[3], 64)
+	return (time.Duration(h*float64(time.Hour)) + time.Duration(mi*float64(time.Minute))).Seconds() + sec
+}
+
+// Path is the store's directory.
+func (s *RocksStore) Path() string { return s.path }
+
+// Close flushes nothing (as Kafka Streams with the WAL off, the changelog is
+// the durable copy) and releases the store.
+func (s *RocksStore) Close() error {
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+	s.free()
+	return nil
+}
+
+func (s *RocksStore) free() {
+	if s.wb != nil {
+		s.wb.Destroy()
+		s.wb = nil
+	}
+	if s.wo != nil {
+		s.wo.Destroy()
+		s.wo = nil
+	}
+	if s.dbo != nil {
+		s.dbo.Destroy()
+		s.dbo = nil
+	}
+	if s.bbto != nil {
+		s.bbto.Destroy()
+		s.bbto = nil
+	}
+	if s.cache != nil {
+		s.cache.Destroy()
+		s.cache = nil
+	}
+}

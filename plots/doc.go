@@ -1,0 +1,25 @@
+// Package plots draws the charts of a restorebench run from its results.
+//
+// There is one function per chart, results in, image out: each takes a
+// *measure.Results (as loaded from a results.json) and returns a gonum
+// *plot.Plot built from that alone, so old runs can be re-plotted at any time.
+// The package never measures anything, never talks to Kafka or RocksDB, and
+// never changes the results it is given.
+//
+// Charts:
+//
+//   - RestoreThroughput: MB/s (10^6 bytes) over seconds since restore start,
+//     one step line per restore, labelled "case #repeat"; restores that were not
+//     verified (or failed) carry " (UNVERIFIED)" in the legend.
+//   - RestoreTimePerCase: median restore duration per case over its verified,
+//     error-free repeats (measure.Summarize), with min–max error bars when a
+//     case has more than one such repeat; a case with none is a zero bar
+//     labelled " (unverified)".
+//   - FillThroughput: the fill's MB/s over seconds since fill start; (nil, nil)
+//     when the results carry no fill series.
+//
+// WriteAll writes every chart there is data for as PNG and SVG into a
+// directory. The two restore charts need at least one restore: for results
+// without any, RestoreThroughput and RestoreTimePerCase return ErrNoRestores
+// and WriteAll skips those charts (without error) and writes the rest.
+package plots

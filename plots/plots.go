@@ -1,0 +1,611 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/restorebench/restorebench/measure"
+)
+
+// Width and Height are the size WriteAll draws every chart at. PNGs are
+// rendered at gonum's default 96 dpi, i.e. 768×432 pixels.
+const (
+	Width  = 8 * vg.Inch
+	Height = 4.5 * vg.Inch
+)
+
+// ErrNoRestores is returned by the restore charts for results without any
+// restore; WriteAll skips those charts.
+var ErrNoRestores = errors.New("plots: results have no restores")
+
+var errNilResults = errors.New("plots: nil results")
+
+// File base names (without extension) WriteAll uses.
+const (
+	RestoreThroughputFile  = "restore-throughput"
+	RestoreTimePerCaseFile = "restore-time-per-case"
+	FillThroughputFile     = "fill-throughput"
+)
+
+// formats are the image formats WriteAll writes, as file extensions.
+var formats = []string{"png", "svg"}
+
+// palette is Tableau 10: distinct on white and for most colour-blind readers.
+var palette = []color.Color{
+	rgb(0x4e, 0x79, 0xa7), rgb(0xf2, 0x8e, 0x2b), rgb(0xe1, 0x57, 0x59),
+	rgb(0x76, 0xb7, 0xb2), rgb(0x59, 0xa1, 0x4f), rgb(0xed, 0xc9, 0x48),
+	rgb(0xb0, 0x7a, 0xa1), rgb(0xff, 0x9d, 0xa7), rgb(0x9c, 0x75, 0x5f),
+	rgb(0xba, 0xb0, 0xac),
+}
+
+// dashes tell apart the repeats of one case (which share a colour).
+var dashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)},
+	{vg.Points(1), vg.Points(3)},
+	{vg.Points(12), vg.Points(4)},
+}
+
+func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
+
+// RestoreThroughput charts each restore's throughput in MB/s (10^6 bytes)
+// against seconds since that restore started, one line per restore, labelled
+// "case #repeat" (" (UNVERIFIED)" appended for a restore that was not
+// verified or failed). Each point of a restore's series is drawn as a step
+// covering its interval, (T[i-1], T[i]], with the first interval from 0.
+// Repeats of one case share a colour and differ in dash pattern. Results
+// without restores give ErrNoRestores.
+func RestoreThroughput(r *measure.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	if len(r.Restores) == 0 {
+		return nil, ErrNoRestores
+	}
+	p := newPlot("Restore throughput over time")
+	p.Add(plotter.NewGrid()) // first, so it is drawn behind the lines
+	p.X.Label.Text = "time since restore start (s)"
+	p.Y.Label.Text = "throughput (MB/s, 1 MB = 10⁶ bytes)"
+
+	caseIdx := map[string]int{}
+	repeatIdx := map[string]int{}
+	maxDur := 0.0
+	var legend []legendEntry
+	for _, rs := range r.Restores {
+		ci, ok := caseIdx[rs.Case]
+		if !ok {
+			ci = len(caseIdx)
+			caseIdx[rs.Case] = ci
+		}
+		ri := repeatIdx[rs.Case]
+		repeatIdx[rs.Case]++
+		maxDur = max(maxDur, rs.DurationSeconds)
+
+		e := legendEntry{name: rs.Case, suffix: fmt.Sprintf(" #%d", rs.Repeat)}
+		if !rs.Verified || rs.Error != "" {
+			e.suffix += " (UNVERIFIED)"
+		}
+		label := e.name + e.suffix
+		xys := rateXYs(rs.Series)
+		if len(xys) == 0 {
+			e.suffix += " (no series)"
+			legend = append(legend, e)
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plots: restore %s: %w", label, err)
+		}
+		l.StepStyle = plotter.PreStep
+		l.Color = palette[ci%len(palette)]
+		// Shift the dash cycle for cases that reuse a colour, so no two
+		// restores of different cases look the same for the first rounds.
+		l.Dashes = dashes[(ri+ci/len(palette))%len(dashes)]
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		e.thumb = l
+		legend = append(legend, e)
+	}
+	finishAxes(p, maxDur)
+	legendOutside(p, legend)
+	return p, nil
+}
+
+// RestoreTimePerCase charts each case's median restore duration in seconds
+// over its verified, error-free repeats (measure.Summarize), with a min–max
+// error bar when more than one repeat counts, and the median and count above
+// each bar. A case without such a repeat is a zero bar whose label ends in
+// " (unverified)". Results without restores give ErrNoRestores.
+func RestoreTimePerCase(r *measure.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	if len(r.Restores) == 0 {
+		return nil, ErrNoRestores
+	}
+	sums := measure.Summarize(r.Restores)
+	p := newPlot("Restore time per case (median, min–max)")
+	p.Y.Label.Text = "restore time (s)"
+
+	values := make(plotter.Values, len(sums))
+	names := make([]string, len(sums))
+	var errXYs plotter.XYs
+	var errYs plotter.YErrors
+	var lblXYs plotter.XYs
+	var lbls []string
+	for i, s := range sums {
+		names[i] = s.Case
+		if s.Verified == 0 {
+			names[i] += " (unverified)"
+			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: 0})
+			lbls = append(lbls, "no verified\nrepeat")
+		} else {
+			values[i] = s.MedianSeconds
+			if s.Verified > 1 {
+				errXYs = append(errXYs, plotter.XY{X: float64(i), Y: s.MedianSeconds})
+				errYs = append(errYs, struct{ Low, High float64 }{s.MedianSeconds - s.MinSeconds, s.MaxSeconds - s.MedianSeconds})
+			}
+			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: s.MaxSeconds})
+			lbls = append(lbls, fmt.Sprintf("%s s\nn=%d", formatSeconds(s.MedianSeconds), s.Verified))
+		}
+	}
+
+	slot := caseTicks(p, names)
+	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
+	bars, err := plotter.NewBarChart(values, barWidth)
+	if err != nil {
+		return nil, fmt.Errorf("plots: bars: %w", err)
+	}
+	bars.Color = palette[0]
+	bars.LineStyle.Width = 0
+	p.Add(hGrid(), bars)
+
+	if len(errXYs) > 0 {
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{errXYs, errYs})
+		if err != nil {
+			return nil, fmt.Errorf("plots: error bars: %w", err)
+		}
+		eb.LineStyle.Width = vg.Points(1.2)
+		eb.CapWidth = min(barWidth*0.5, vg.Points(12))
+		p.Add(eb)
+	}
+	if len(lblXYs) > 0 {
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lblXYs, Labels: lbls})
+		if err != nil {
+			return nil, fmt.Errorf("plots: labels: %w", err)
+		}
+		for i := range labels.TextStyle {
+			sty := &labels.TextStyle[i]
+			sty.Font.Size = vg.Points(8)
+			sty.XAlign = draw.XCenter
+			// In a narrow slot keep only what fits: the median, or nothing.
+			if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
+				labels.Labels[i], _, _ = strings.Cut(labels.Labels[i], "\n")
+				labels.Labels[i] = strings.TrimSuffix(labels.Labels[i], " s")
+				if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
+					labels.Labels[i] = ""
+				}
+			}
+		}
+		labels.Offset = vg.Point{Y: vg.Points(3)}
+		p.Add(labels)
+	}
+
+	p.Y.Min = 0
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.05
+	p.Y.Tick.Marker = niceTicks{n: 5}
+	// One slot per case, so bars need no padding and the grid spans the area.
+	p.X.Min, p.X.Max = -0.5, float64(len(sums))-0.5
+	return p, nil
+}
+
+// FillThroughput charts the fill's produce throughput in MB/s (10^6 bytes of
+// key+value) against seconds since the fill started, with its overall mean as
+// a dashed line. It returns (nil, nil) when the results carry no fill series.
+func FillThroughput(r *measure.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	if r.Fill == nil || len(r.Fill.Series) == 0 {
+		return nil, nil
+	}
+	f := r.Fill
+	title := "Fill throughput over time"
+	if f.Reused {
+		title += fmt.Sprintf(" (reused fill of %s)", f.FilledAt.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	p := newPlot(title)
+	p.Add(plotter.NewGrid()) // first, so it is drawn behind the lines
+	p.X.Label.Text = "time since fill start (s)"
+	p.Y.Label.Text = "throughput (MB/s, 1 MB = 10⁶ bytes)"
+
+	xys := rateXYs(f.Series)
+	if len(xys) == 0 {
+		return nil, nil
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, fmt.Errorf("plots: fill: %w", err)
+	}
+	l.StepStyle = plotter.PreStep
+	l.Color = palette[0]
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	name := "fill"
+	if f.Topic != "" {
+		name += " " + f.Topic
+	}
+	legend := []legendEntry{{name: name, thumb: l}}
+
+	end := xys[len(xys)-1].X
+	mean := f.MBPerSec
+	if mean <= 0 {
+		var b int64
+		for _, pt := range f.Series {
+			b += pt.Bytes
+		}
+		mean = measure.MBPerSec(b, end)
+	}
+	if mean > 0 {
+		ml, err := plotter.NewLine(plotter.XYs{{X: 0, Y: mean}, {X: max(end, f.DurationSeconds), Y: mean}})
+		if err != nil {
+			return nil, fmt.Errorf("plots: fill mean: %w", err)
+		}
+		ml.Color = color.Gray{Y: 0x40}
+		ml.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		ml.Width = vg.Points(1)
+		p.Add(ml)
+		legend = append(legend, legendEntry{name: fmt.Sprintf("mean %.1f MB/s", mean), thumb: ml})
+	}
+	finishAxes(p, f.DurationSeconds)
+	legendOutside(p, legend)
+	return p, nil
+}
+
+// WriteAll draws every chart the results have data for into dir (created if
+// missing) as <name>.png and <name>.svg, each Width×Height and each written
+// atomically, and returns the paths written, in chart order. The restore
+// charts are skipped, not an error, for results without restores, and the
+// fill chart for results without a fill series. On error it returns the paths
+// written so far.
+func WriteAll(r *measure.Results, dir string) ([]string, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	charts := []struct {
+		name string
+		draw func(*measure.Results) (*plot.Plot, error)
+	}{
+		{RestoreThroughputFile, RestoreThroughput},
+		{RestoreTimePerCaseFile, RestoreTimePerCase},
+		{FillThroughputFile, FillThroughput},
+	}
+	var written []string
+	for _, c := range charts {
+		p, err := c.draw(r)
+		if errors.Is(err, ErrNoRestores) {
+			continue
+		}
+		if err != nil {
+			return written, fmt.Errorf("plots: %s: %w", c.name, err)
+		}
+		if p == nil {
+			continue
+		}
+		for _, ext := range formats {
+			path := filepath.Join(dir, c.name+"."+ext)
+			if err := save(p, ext, path); err != nil {
+				return written, fmt.Errorf("plots: %s: %w", c.name, err)
+			}
+			written = append(written, path)
+		}
+	}
+	return written, nil
+}
+
+// save renders p in format ext and writes it atomically to path.
+func save(p *plot.Plot, ext, path string) error {
+	w, err := p.WriterTo(Width, Height, ext)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return err
+	}
+	return measure.WriteFileAtomic(path, buf.Bytes())
+}
+
+// rateXYs turns a series of per-interval deltas into MB/s points for a
+// PreStep line: a leading point at 0 carrying the first interval's rate, then
+// one point at the end of each interval. Intervals of no length are dropped.
+func rateXYs(series []measure.Point) plotter.XYs {
+	var xys plotter.XYs
+	prev := 0.0
+	for _, pt := range series {
+		dt := pt.T - prev
+		if dt <= 0 || math.IsNaN(dt) || math.IsInf(pt.T, 0) {
+			continue
+		}
+		v := measure.MBPerSec(pt.Bytes, dt)
+		if len(xys) == 0 {
+			xys = append(xys, plotter.XY{X: prev, Y: v})
+		}
+		xys = append(xys, plotter.XY{X: pt.T, Y: v})
+		prev = pt.T
+	}
+	return xys
+}
+
+// Tick label layout for RestoreTimePerCase: about dataWidth of the chart is
+// data area; rotated labels are set smaller and shortened to maxRotated.
+const (
+	dataWidth   = 500
+	rotatedFont = 8
+	maxRotated  = 150
+)
+
+// caseTicks sets the case names as the X tick labels, each centred under its
+// slot: as they are if they fit, else wrapped after separators (up to three
+// lines), else rotated by 30°, smaller, and shortened in the middle when
+// still long. It returns the estimated slot width, for the bars.
+func caseTicks(p *plot.Plot, names []string) (slot vg.Length) {
+	slot = vg.Points(dataWidth / float64(len(names)))
+	fit := slot * 0.95
+	wrapped := make([]string, len(names))
+	fits := true
+	for i, n := range names {
+		wrapped[i] = wrapLabel(n, fit, p.X.Tick.Label)
+		fits = fits && labelWidth(wrapped[i], p.X.Tick.Label) <= fit && strings.Count(wrapped[i], "\n") < 3
+	}
+	if fits {
+		p.NominalX(wrapped...)
+		return slot
+	}
+	sty := &p.X.Tick.Label
+	sty.Font.Size = vg.Points(rotatedFont)
+	short := make([]string, len(names))
+	for i, n := range names {
+		short[i] = shorten(n, "", vg.Points(maxRotated), *sty)
+	}
+	p.NominalX(short...)
+	sty.Rotation = math.Pi / 6
+	sty.XAlign = draw.XRight
+	sty.YAlign = draw.YCenter
+	// gonum leaves rotated tick labels out of the left padding; make room.
+	p.Add(tickLabelSpace(short))
+	// The first label reaches left of its slot; the data area narrows by that.
+	ext := sty.Rectangle(short[0]).Size().X
+	narrowed := vg.Points(dataWidth) - max(0, ext-slot/2)
+	return max(narrowed, vg.Points(dataWidth/2)) / vg.Length(len(names))
+}
+
+// shorten drops runes from the middle of name, marking the cut with "…",
+// until name+suffix is at most w wide in sty (or name is down to 8 runes).
+func shorten(name, suffix string, w vg.Length, sty text.Style) string {
+	out := name
+	for r := []rune(name); len(r) > 8 && sty.Width(out+suffix) > w; {
+		r = append(r[:len(r)/2-1], r[len(r)/2:]...)
+		out = string(r[:len(r)/2]) + "…" + string(r[len(r)/2:])
+	}
+	return out
+}
+
+// wrapLabel breaks s after '-', '_', '.', '/' or ' ' so that each line is at
+// most w wide in sty where possible.
+func wrapLabel(s string, w vg.Length, sty text.Style) string {
+	if sty.Width(s) <= w {
+		return s
+	}
+	var parts []string // each ends in its separator
+	start := 0
+	for i, c := range s {
+		if strings.ContainsRune("-_./ ", c) {
+			parts = append(parts, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		parts = append(parts, s[start:])
+	}
+	var lines []string
+	cur := ""
+	for _, part := range parts {
+		if cur != "" && sty.Width(strings.TrimRight(cur+part, " ")) > w {
+			lines = append(lines, strings.TrimRight(cur, " "))
+			cur = ""
+		}
+		cur += part
+	}
+	lines = append(lines, strings.TrimRight(cur, " "))
+	return strings.Join(lines, "\n")
+}
+
+// labelWidth is the width of the widest line of s in sty.
+func labelWidth(s string, sty text.Style) vg.Length {
+	var w vg.Length
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, sty.Width(l))
+	}
+	return w
+}
+
+func formatSeconds(s float64) string {
+	if s >= 100 {
+		return fmt.Sprintf("%.0f", s)
+	}
+	return fmt.Sprintf("%.3g", s)
+}
+
+func newPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	return p
+}
+
+// finishAxes starts both axes at 0, extends X to at least minX (e.g. the
+// restore's duration), gives Y a little headroom and sets the tick marks.
+func finishAxes(p *plot.Plot, minX float64) {
+	p.X.Min, p.Y.Min = 0, 0
+	p.X.Max = max(p.X.Max, minX)
+	if p.X.Max <= 0 {
+		p.X.Max = 1
+	}
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.05
+	p.X.Tick.Marker = niceTicks{n: 8}
+	p.Y.Tick.Marker = niceTicks{n: 5}
+}
+
+func hGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	return g
+}
+
+// legendEntry is one legend line: name (shortened in the middle if the
+// legend would be too wide) followed by suffix (never shortened), and the
+// thumbnail of what it labels (nil for none).
+type legendEntry struct {
+	name, suffix string
+	thumb        plot.Thumbnailer
+}
+
+// Legend limits: the legend column takes at most maxLegendWidth of the
+// chart; its font shrinks from 10 pt down to minLegendFont to fit entries
+// in the height and text in the width, after which names are shortened.
+const (
+	maxLegendWidth = 0.36 * Width
+	minLegendFont  = 7
+)
+
+// legendOutside adds entries as the legend, to the right of the data area,
+// which is narrowed to make room, so the legend never covers a line.
+func legendOutside(p *plot.Plot, entries []legendEntry) {
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(4)
+	p.Legend.ThumbnailWidth = vg.Points(24)
+	if len(entries) == 0 {
+		return
+	}
+	// About 270 pt of height is free below the title; an entry takes ~1.2 em.
+	size := min(10, max(minLegendFont, 270/(float64(len(entries))*1.2)))
+	textMax := maxLegendWidth - p.Legend.ThumbnailWidth
+	sty := &p.Legend.TextStyle
+	widest := func() vg.Length {
+		var w vg.Length
+		for _, e := range entries {
+			w = max(w, sty.Rectangle(" "+e.name+e.suffix).Max.X)
+		}
+		return w
+	}
+	sty.Font.Size = font.Length(size)
+	for widest() > textMax && size > minLegendFont {
+		size = max(minLegendFont, size-0.5)
+		sty.Font.Size = font.Length(size)
+	}
+	for _, e := range entries {
+		name := shorten(e.name, e.suffix, textMax-sty.Width(" "), *sty)
+		if e.thumb != nil {
+			p.Legend.Add(name+e.suffix, e.thumb)
+		} else {
+			p.Legend.Add(name + e.suffix)
+		}
+	}
+	p.Add(legendSpace{})
+}
+
+// legendSpace is an invisible plotter whose glyph box, at the right edge of
+// the data area, is as wide as the legend: gonum pads the data area so that
+// glyph boxes fit, which leaves the legend a column of its own.
+type legendSpace struct{}
+
+func (legendSpace) Plot(draw.Canvas, *plot.Plot) {}
+
+func (legendSpace) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := p.Legend.Rectangle(draw.Canvas{})
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		return nil
+	}
+	w += -p.Legend.XOffs + vg.Points(10)
+	return []plot.GlyphBox{{X: 1, Y: 0.5, Rectangle: vg.Rectangle{Max: vg.Point{X: w}}}}
+}
+
+// tickLabelSpace is an invisible plotter with a glyph box for each nominal X
+// tick label, so the data area is padded on the left for rotated labels too
+// (gonum counts the X axis' own glyph boxes for right padding only).
+type tickLabelSpace []string
+
+func (tickLabelSpace) Plot(draw.Canvas, *plot.Plot) {}
+
+func (names tickLabelSpace) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	var boxes []plot.GlyphBox
+	for i, name := range names {
+		r := p.X.Tick.Label.Rectangle(name)
+		r.Min.Y, r.Max.Y = 0, 0 // only horizontal room: the axis sizes itself vertically
+		boxes = append(boxes, plot.GlyphBox{X: p.X.Norm(float64(i)), Rectangle: r})
+	}
+	return boxes
+}
+
+// niceTicks marks about n labelled ticks at 1, 2 or 5 × 10^k steps, labelled
+// without trailing zeros, with an unlabelled minor tick between each.
+type niceTicks struct{ n int }
+
+func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) || t.n < 1 {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / float64(t.n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, f := range []float64{1, 2, 5} {
+		if raw <= f*mag {
+			step = f * mag
+			break
+		}
+	}
+	prec := max(0, int(-math.Floor(math.Log10(step))))
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / step * 2); i/2*step <= hi+step*1e-9; i++ {
+		v := i / 2 * step
+		if math.Mod(i, 2) != 0 {
+			ticks = append(ticks, plot.Tick{Value: v})
+			continue
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
+	}
+	return ticks
+}
