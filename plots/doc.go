@@ -14,12 +14,19 @@
 //   - RestoreTimePerCase: median restore duration per case over its verified,
 //     error-free repeats (measure.Summarize), with min–max error bars when a
 //     case has more than one such repeat; a case with none is a zero bar
-//     labelled " (unverified)".
+//     labelled " (unverified)". Case names that do not fit under their bar
+//     are wrapped after '-', '_', '.', '/' or ' ', or failing that rotated
+//     and shortened in the middle.
 //   - FillThroughput: the fill's MB/s over seconds since fill start; (nil, nil)
 //     when the results carry no fill series.
 //
+// Legends sit in a column right of the data area, never over the lines; long
+// names are shortened in the middle ("…"), never the " #repeat (UNVERIFIED)"
+// part.
+//
 // WriteAll writes every chart there is data for as PNG and SVG into a
-// directory. The two restore charts need at least one restore: for results
-// without any, RestoreThroughput and RestoreTimePerCase return ErrNoRestores
-// and WriteAll skips those charts (without error) and writes the rest.
+// directory, 8×4.5 in (PNG at 96 dpi: 768×432 px). The two restore charts
+// need at least one restore: for results without any, RestoreThroughput and
+// RestoreTimePerCase return ErrNoRestores and WriteAll skips those charts
+// (without error) and writes the rest.
 package plots

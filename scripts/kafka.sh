@@ -146,7 +146,9 @@ node_pid() {
 cluster_nodes() {
 	# Node count of the cluster in RUN_DIR (0 when there is none).
 	if [[ -f "$CLUSTER_ENV" ]]; then
-		(. "$CLUSTER_ENV" && echo "${NODES:-0}")
+		local n
+		n="$(sed -n 's/^NODES=\([0-9]*\)$/\1/p' "$CLUSTER_ENV")"
+		echo "${n:-0}"
 	else
 		echo 0
 	fi

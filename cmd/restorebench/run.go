@@ -66,7 +66,9 @@ an interrupted run keeps what finished.`,
 					fmt.Fprintf(os.Stderr, "plots: %d files in %s\n", len(files), out)
 				}
 			}
-			printSummary(res, out)
+			if res.Fill != nil {
+				printSummary(res, out)
+			}
 			return runErr
 		},
 	}

@@ -1,0 +1,95 @@
+// Package testkafka gives tests a broker: an in-memory embedded one for
+// hermetic tests, or the real cluster named by RESTOREBENCH_BROKERS for
+// integration tests.
+package testkafka
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// Embedded starts an in-memory embedded broker for the test's lifetime.
+func Embedded(t testing.TB) (cluster.Config, *cluster.Embedded) {
+	t.Helper()
+	e, err := cluster.StartEmbedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return cluster.Config{Brokers: e.Addrs(), ConnectTimeout: 10 * time.Second}, e
+}
+
+// RealBrokers returns the real cluster's bootstrap addresses from
+// RESTOREBENCH_BROKERS. Unset, the test is skipped, except under CI=true,
+// where a missing broker is a failure: CI must run the integration suite.
+func RealBrokers(t testing.TB) []string {
+	t.Helper()
+	v := os.Getenv("RESTOREBENCH_BROKERS")
+	if v == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("RESTOREBENCH_BROKERS is not set under CI=true: the integration suite needs the real broker (make test starts it)")
+		}
+		t.Skip("RESTOREBENCH_BROKERS not set: integration test needs a real broker (make kafka-up)")
+	}
+	bs, err := cluster.ParseBrokers(v)
+	if err != nil {
+		t.Fatalf("RESTOREBENCH_BROKERS: %v", err)
+	}
+	return bs
+}
+
+// TopicName returns a topic name unique to this test run.
+func TopicName(t testing.TB) string {
+	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	return "rbtest-" + strings.ToLower(name) + "-" + time.Now().Format("150405.000000")
+}
+
+// Fill creates topic and produces spec's records to it.
+func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, topicConfigs map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cluster.CreateChangelog(ctx, kadm.NewClient(cl), topic, spec.Partitions, topicConfigs); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := loadgen.ProducerOpts("lz4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcl, err := cluster.NewClient(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pcl.Close()
+	if _, err := loadgen.Produce(ctx, pcl, topic, spec, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Offsets returns topic's offsets.
+func Offsets(t testing.TB, cfg cluster.Config, topic string) cluster.TopicOffsets {
+	t.Helper()
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	o, err := cluster.Offsets(context.Background(), kadm.NewClient(cl), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -1,0 +1,91 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsParse(t *testing.T) {
+	names := Builtins()
+	if len(names) < 2 {
+		t.Fatalf("built-in profiles %v, want at least quick and large", names)
+	}
+	for _, n := range names {
+		p, err := Load(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if len(p.Cases) == 0 || p.Spec.TargetBytes == 0 && p.Spec.Records == 0 {
+			t.Fatalf("%s: expanded to %+v", n, p)
+		}
+	}
+	q, err := Load("profiles/quick.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Name != "quick" || q.Topic != "restorebench-balances-changelog" || q.Cases[1].Threads != 2 || q.Cases[0].BatchRecords != 1000 {
+		t.Fatalf("quick expanded to %+v", q)
+	}
+}
+
+func TestProfileErrorsNameTheField(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"fill:\n  size: 1MB\n  sizee: 2\n", `line 3: unknown field "sizee"`},
+		{"fill:\n  size: -2GiB\n", "fill.size"},
+		{"fill:\n  size: lots\n", "fill.size"},
+		{"fill:\n  keys: 10\n", "fill.size"},
+		{"fill:\n  size: 1MB\n  value_size: 500-100\n", "fill.value_size"},
+		{"fill:\n  size: 1MB\n  key_order: random\n", "fill.key_order"},
+		{"fill:\n  size: 1MB\n  tombstone_ratio: 2\n", "fill.tombstone_ratio"},
+		{"fill:\n  size: 1MB\n  compression: brotli\n", "fill.compression"},
+		{"fill:\n  size: 1MB\n  partitions: -1\n", "fill.partitions"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    threads: -2\n", "cases[0].threads"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n  - name: a\n", "cases[1].name"},
+		{"fill:\n  size: 1MB\ncases:\n  - threads: 2\n", "cases[0].name"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    rocksdb: turbo\n", "cases[0].rocksdb"},
+		{"fill:\n  size: 1MB\nrepeats: -1\n", "repeats"},
+		{"", "empty"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.yaml), "test.yaml")
+		if err == nil {
+			t.Errorf("%q: no error, want one naming %s", c.yaml, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "profile test.yaml: ") {
+			t.Errorf("%q: error %q does not name %s", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestCasesInheritRestoreDefaults(t *testing.T) {
+	p, err := Parse([]byte("fill:\n  records: 10\nrestore:\n  batch_records: 500\ncases:\n  - name: a\n  - name: b\n    threads: 3\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cases[0].BatchRecords != 500 || p.Cases[1].BatchRecords != 500 || p.Cases[1].Threads != 3 || p.Cases[0].Threads != 1 {
+		t.Fatalf("cases %+v", p.Cases)
+	}
+	if p.Name != "x" || p.Repeats != 1 || p.Spec.Records != 10 {
+		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int64{"100": 100, "1KB": 1000, "1KiB": 1024, "2GiB": 2 << 30, "1.5MB": 1_500_000, "256mb": 256e6, "3 G": 3 << 30}
+	for in, want := range good {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "-2GiB", "GB", "1XB", "NaN"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): no error", in)
+		}
+	}
+	lo, hi, err := ParseValueSize("100-1KiB")
+	if err != nil || lo != 100 || hi != 1024 {
+		t.Errorf("ParseValueSize = %d, %d, %v", lo, hi, err)
+	}
+}
