@@ -92,6 +92,11 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*meas
 
 	var failures []string
 	stateRoot := filepath.Join(e.Opts.StateDir, o.RunID)
+	defer func() {
+		if !o.KeepState {
+			os.RemoveAll(stateRoot)
+		}
+	}()
 	for _, c := range plan.Cases {
 		params := measure.CaseParams{
 			Scenario: "cold", Strategy: "put", BatchRecords: c.BatchRecords,
@@ -139,7 +144,6 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*meas
 			}
 		}
 	}
-	os.Remove(stateRoot)
 	var runErr error
 	if len(failures) > 0 {
 		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))

@@ -1,0 +1,70 @@
+# restorebench: `make run` builds and runs the quick profile on the embedded
+# broker; `make test` installs what is missing, starts a real Kafka broker and
+# runs every test against both brokers. Nothing needs doing by hand first.
+
+SHELL := /bin/bash
+GO ?= go
+# SUDO is empty as root (CI, the dev machines) and sudo otherwise.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN := bin/restorebench
+ROCKSDB_HEADER := /usr/include/rocksdb/c.h
+ROCKSDB_VERSION = $(shell sed -n 's/^\#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' /usr/include/rocksdb/version.h 2>/dev/null | paste -sd.)
+LDFLAGS = -X github.com/restorebench/restorebench/engine.rocksDBVersion=$(ROCKSDB_VERSION)
+# The real broker make test starts (scripts/kafka.sh; PLAINTEXT listener).
+KAFKA_BOOTSTRAP := 127.0.0.1:19092
+PROFILE ?= quick
+GOTEST_FLAGS ?= -count=1 -timeout 20m
+
+.PHONY: all deps deps-kafka build run test test-hermetic kafka-up kafka-down bench vet clean
+
+all: build
+
+# deps installs Debian's RocksDB (7.8.3) headers and library when missing:
+# grocksdb v1.7.15 links against them with cgo.
+deps:
+	@if [ ! -f $(ROCKSDB_HEADER) ]; then \
+		echo "installing librocksdb-dev (RocksDB headers and library)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq librocksdb-dev >/dev/null; \
+	fi
+
+# deps-kafka installs what the real broker needs: a JDK 17+ and Maven.
+deps-kafka:
+	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
+		echo "installing a JDK and Maven for the local Kafka broker"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq default-jdk-headless maven >/dev/null; \
+	fi
+
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/restorebench
+
+# run: the quick profile on the embedded broker; results land in results/<run-id>/.
+run: build
+	./$(BIN) run $(PROFILE)
+
+vet: deps
+	$(GO) vet ./...
+
+# test: every test, hermetic ones on the in-process broker and integration
+# ones on a real Kafka broker started here and stopped afterwards.
+test: deps deps-kafka vet
+	@scripts/kafka.sh up
+	@set -o pipefail; status=0; \
+	RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+	scripts/kafka.sh down; exit $$status
+
+# test-hermetic: only what needs no real broker.
+test-hermetic: deps
+	$(GO) test $(GOTEST_FLAGS) ./...
+
+kafka-up: deps-kafka
+	scripts/kafka.sh up
+
+kafka-down:
+	scripts/kafka.sh down
+
+# bench: Go benchmarks of the hot paths (figures, not pass/fail).
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,203 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/profiles"
+)
+
+const smallProfile = `
+name: small
+fill:
+  records: 60000
+  keys: 8000
+  value_size: 50-400
+  tombstone_ratio: 0.05
+  partitions: 3
+  compression: lz4
+cases:
+  - name: one-thread
+  - name: two-threads
+    threads: 2
+  - name: memory
+    store: memory
+repeats: 2
+`
+
+func connect(t *testing.T, dataDir string) *Env {
+	t.Helper()
+	env, err := Connect(context.Background(), Options{DataDir: dataDir, Log: io.Discard, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// TestRunWritesVerifiedResultsAndReusesFill runs a profile on an embedded
+// broker whose log is on disk, then runs it again after a broker restart:
+// the second run must reuse the fill and verify again.
+func TestRunWritesVerifiedResultsAndReusesFill(t *testing.T) {
+	plan, err := profiles.Parse([]byte(smallProfile), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	for round, wantReused := range []bool{false, true} {
+		env := connect(t, dataDir)
+		out := filepath.Join(t.TempDir(), "out")
+		res, err := env.Run(context.Background(), plan, RunOptions{OutDir: out})
+		env.Close()
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		onDisk, err := measure.Load(filepath.Join(out, "results.json"))
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !onDisk.Complete || len(onDisk.Restores) != 6 {
+			t.Fatalf("round %d: complete=%v with %d restores, want 6", round, onDisk.Complete, len(onDisk.Restores))
+		}
+		if onDisk.Fill.Reused != wantReused {
+			t.Fatalf("round %d: fill reused=%v, want %v", round, onDisk.Fill.Reused, wantReused)
+		}
+		for _, r := range onDisk.Restores {
+			if !r.Verified || r.Records != res.Fill.Records || r.DurationSeconds <= 0 || r.Verification.Mode != "expected-state" {
+				t.Fatalf("round %d: restore %s #%d: verified=%v records=%d (fill %d) duration=%v",
+					round, r.Case, r.Repeat, r.Verified, r.Records, res.Fill.Records, r.DurationSeconds)
+			}
+		}
+		if onDisk.Broker.Kind != "embedded" {
+			t.Fatalf("broker kind %q", onDisk.Broker.Kind)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dataDir, "state")); len(ents) != 0 {
+			t.Fatalf("round %d: restored stores left behind in state dir: %v", round, ents)
+		}
+	}
+}
+
+func TestFillRefusesToOverwriteADifferentTopic(t *testing.T) {
+	plan, err := profiles.Parse([]byte(smallProfile), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	if _, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	other := plan.Spec
+	other.Seed = 99
+	_, err = env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: other, Compression: "none"})
+	if err == nil || !strings.Contains(err.Error(), "--refill") || !strings.Contains(err.Error(), plan.Topic) {
+		t.Fatalf("got %v, want an error naming the topic and --refill", err)
+	}
+	out, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: other, Compression: "none", Refill: true})
+	if err != nil || out.Reused || out.Manifest.Spec.Seed != 99 {
+		t.Fatalf("refill: %v, %+v", err, out)
+	}
+}
+
+func TestRestoreTopicNotFilledByUsIsCountedNotVerified(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
+	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "foreign", Spec: plan.Spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	// Forget the manifest: now the topic is one restorebench did not fill.
+	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
+		t.Fatal(err)
+	}
+	params := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
+	res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Params: params, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Restores[0]
+	if r.Verified || r.Verification.Mode != "unverified" || len(r.Verification.Partitions) != 3 {
+		t.Fatalf("foreign topic restore: verified=%v mode=%s", r.Verified, r.Verification.Mode)
+	}
+	var keys int64
+	for _, p := range r.Verification.Partitions {
+		keys += p.ActualKeys
+	}
+	if keys == 0 || keys > plan.Spec.Keys {
+		t.Fatalf("counted %d keys, want 1..%d", keys, plan.Spec.Keys)
+	}
+}
+
+func TestRestoreTopicRefusesNonEmptyStateDirWithoutForce(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
+	ctx := context.Background()
+	if _, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(env.Opts.StateDir, "restorebench", "0_0")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	params := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
+	opts := RestoreTopicOptions{Topic: plan.Topic, AppID: "restorebench", StoreName: "balances", Params: params, OutDir: t.TempDir()}
+	if _, err := env.RestoreTopic(ctx, opts); !errors.Is(err, engine.ErrStateDirNotEmpty) {
+		t.Fatalf("got %v, want ErrStateDirNotEmpty", err)
+	}
+	opts.Force = true
+	res, err := env.RestoreTopic(ctx, opts)
+	if err != nil || !res.Restores[0].Verified {
+		t.Fatalf("with --force: %v", err)
+	}
+}
+
+func TestUnreachableBrokerFailsFast(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := Connect(ctx, Options{Brokers: []string{"127.0.0.1:1"}, ConnectTimeout: 2 * time.Second, DataDir: t.TempDir(), Log: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("got %v, want an error naming the address", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Connect waited past the test's deadline instead of its connect timeout")
+	}
+}
+
+func TestInterruptedRunKeepsFinishedRestores(t *testing.T) {
+	plan, err := profiles.Parse([]byte(smallProfile), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := t.TempDir()
+	_, err = env.Run(ctx, plan, RunOptions{OutDir: out, AfterRestore: func(r measure.Restore) {
+		if r.Case == "one-thread" && r.Repeat == 2 {
+			cancel() // as Ctrl-C after the second restore
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	res, err := measure.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || len(res.Restores) != 2 || !res.Restores[0].Verified || !res.Restores[1].Verified {
+		t.Fatalf("interrupted run saved complete=%v with %d restores", res.Complete, len(res.Restores))
+	}
+	if matches, _ := filepath.Glob(filepath.Join(out, ".*tmp*")); len(matches) != 0 {
+		t.Fatalf("temporary files left: %v", matches)
+	}
+}
