@@ -38,6 +38,9 @@ type Options struct {
 	InMemoryBroker bool
 	// ConnectTimeout bounds reaching the brokers. Default 15 s.
 	ConnectTimeout time.Duration
+	// StallTimeout fails a restore when no record arrives for this long
+	// while records are still owed. Default 60 s (engine's default).
+	StallTimeout time.Duration
 	// Log receives progress lines and bars; default os.Stderr.
 	Log io.Writer
 	// Quiet turns progress bars off (lines are still logged).

@@ -56,9 +56,16 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 	}
 	bar := e.newBar(want, fmt.Sprintf("restore %s #%d", req.Case, req.Repeat), false)
 	cfg := req.Config
-	cfg.Progress = func(records, _ int64) {
+	if e.Opts.StallTimeout > 0 {
+		cfg.StallTimeout = e.Opts.StallTimeout
+	}
+	callerProgress := cfg.Progress
+	cfg.Progress = func(records, bytes int64) {
 		if bar != nil {
 			bar.Set64(records)
+		}
+		if callerProgress != nil {
+			callerProgress(records, bytes)
 		}
 	}
 	measure.ResetPeakRSS()
