@@ -31,6 +31,12 @@ type RestoreConfig struct {
 	StoreName string
 	// Store is "rocksdb" (default) or "memory".
 	Store string
+	// Strategy is how records reach the store: put (default), bulk, ingest
+	// or memory. See the Strategy constants.
+	Strategy string
+	// SortBufferBytes bounds the memory of the ingest strategy's external
+	// sort per partition; sorted runs beyond it spill to disk. Default 64 MiB.
+	SortBufferBytes int64
 	// RocksDB are the options each RocksDB store opens with.
 	RocksDB RocksOptions
 	// BatchRecords is the restore consumer's max.poll.records: each poll's
@@ -58,6 +64,8 @@ func DefaultRestoreConfig(topic, stateDir string) RestoreConfig {
 		AppID:                  "restorebench",
 		StoreName:              "balances",
 		Store:                  "rocksdb",
+		Strategy:               StrategyPut,
+		SortBufferBytes:        64 << 20,
 		RocksDB:                KStreamsRocksOptions(),
 		BatchRecords:           1000,
 		Threads:                1,
@@ -84,6 +92,10 @@ func (c RestoreConfig) Validate() error {
 		return fmt.Errorf("max.partition.fetch.bytes: %d must be positive", c.MaxPartitionFetchBytes)
 	case c.Store != "rocksdb" && c.Store != "memory":
 		return fmt.Errorf("store: %q is not rocksdb or memory", c.Store)
+	case c.Strategy != "" && !isStrategy(c.Strategy):
+		return fmt.Errorf("strategy: %q is not one of put, bulk, ingest, memory", c.Strategy)
+	case c.Strategy == StrategyIngest && c.SortBufferBytes < 1<<20:
+		return fmt.Errorf("sort_buffer: %d bytes is under 1 MiB", c.SortBufferBytes)
 	}
 	return nil
 }
@@ -99,12 +111,30 @@ func (c RestoreConfig) StorePath(p int32) string {
 	return filepath.Join(c.TaskDir(p), "rocksdb", c.StoreName)
 }
 
+func isStrategy(s string) bool {
+	for _, k := range Strategies {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
 // Restored is a finished restore: its measurements and its open stores,
 // which the caller verifies and then closes.
 type Restored struct {
-	Stores     map[int32]Store
-	Offsets    cluster.TopicOffsets
-	Duration   time.Duration
+	Stores  map[int32]Store
+	Offsets cluster.TopicOffsets
+	// Duration is the restore phase: Load plus Finish.
+	Duration time.Duration
+	// Load runs from opening the stores to the last record written.
+	Load time.Duration
+	// Finish is the strategy's work after the last record (bulk compaction,
+	// ingest sort and ingestion); zero for put.
+	Finish time.Duration
+	// SampleKeys are up to 10,000 keys seen during the restore, chosen
+	// uniformly (reservoir sampling), for read-latency probes.
+	SampleKeys [][]byte
 	Records    int64
 	Bytes      int64
 	Series     []measure.Point
@@ -182,15 +212,22 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 	var counter measure.Counter
 	counter.Start(time.Second)
 	start := time.Now()
+	loaders := map[int32]Loader{}
+	abort := func() {
+		for _, l := range loaders {
+			l.Abort()
+		}
+	}
 	for _, p := range parts {
-		s, err := openStore(c, p)
+		l, err := newLoader(c, p)
 		if err != nil {
 			counter.Stop()
-			res.Close()
+			abort()
 			return nil, err
 		}
-		res.Stores[p] = s
+		loaders[p] = l
 	}
+	samplers := make([]*keySampler, c.Threads)
 
 	// Partitions go round-robin to threads, as tasks spread over stream threads.
 	owned := make([][]int32, c.Threads)
@@ -204,14 +241,15 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 		errMu    sync.Mutex
 		firstErr error
 	)
-	for _, ps := range owned {
+	for i, ps := range owned {
 		if len(ps) == 0 {
 			continue
 		}
+		samplers[i] = newKeySampler(maxSampleKeys/c.Threads+1, int64(i)+1)
 		wg.Add(1)
-		go func(ps []int32) {
+		go func(ps []int32, ks *keySampler) {
 			defer wg.Done()
-			if err := restoreThread(ctx, cc, c, offsets, ps, res, &counter); err != nil {
+			if err := restoreThread(ctx, cc, c, offsets, ps, loaders, res, &counter, ks); err != nil {
 				errMu.Lock()
 				if firstErr == nil {
 					firstErr = err
@@ -219,29 +257,41 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 				}
 				errMu.Unlock()
 			}
-		}(ps)
+		}(ps, samplers[i])
 	}
 	wg.Wait()
-	res.Duration = time.Since(start)
+	res.Load = time.Since(start)
 	res.Series = counter.Stop()
 	res.Records, res.Bytes = counter.Totals()
 	if firstErr != nil {
-		res.Close()
+		abort()
 		return nil, firstErr
+	}
+	finishStart := time.Now()
+	for _, p := range parts {
+		s, err := loaders[p].Finish(ctx)
+		delete(loaders, p)
+		if err != nil {
+			abort()
+			res.Close()
+			return nil, fmt.Errorf("partition %d: finish %s load: %w", p, c.Strategy, err)
+		}
+		res.Stores[p] = s
+	}
+	res.Finish = time.Since(finishStart)
+	res.Duration = res.Load + res.Finish
+	for _, ks := range samplers {
+		if ks != nil {
+			res.SampleKeys = append(res.SampleKeys, ks.keys...)
+		}
 	}
 	return res, nil
 }
 
-func openStore(c RestoreConfig, p int32) (Store, error) {
-	if c.Store == "memory" {
-		return NewMemoryStore(), nil
-	}
-	return OpenRocks(c.StorePath(p), c.RocksDB)
-}
-
 // restoreThread is one restore consumer: it owns partitions ps and runs
 // until each has reached its captured end offset.
-func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32, res *Restored, counter *measure.Counter) error {
+func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32,
+	loaders map[int32]Loader, res *Restored, counter *measure.Counter, sampler *keySampler) error {
 	assign := map[int32]kgo.Offset{}
 	remaining := map[int32]int64{} // partition -> end offset still owed
 	for _, p := range ps {
@@ -314,6 +364,9 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 				return
 			}
 			batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
+			if r.Value != nil {
+				sampler.offer(r.Key)
+			}
 			n++
 			b += int64(len(r.Key) + len(r.Value))
 		})
@@ -331,7 +384,7 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 				continue
 			}
 			t1 := time.Now()
-			if err := res.Stores[p].Write(entries); err != nil {
+			if err := loaders[p].Write(entries); err != nil {
 				return err
 			}
 			res.BatchWrite.Record(time.Since(t1))

@@ -109,7 +109,7 @@ func TestTamperedStoreFailsVerification(t *testing.T) {
 			s.ForEach(func(k, _ []byte) error { key = append([]byte(nil), k...); return errStop })
 			return s.Write([]Entry{{Key: key, Value: []byte("tampered")}})
 		},
-		"extra key":   func(s Store) error { return s.Write([]Entry{{Key: []byte("k999999999999999"), Value: []byte("x")}}) },
+		"extra key": func(s Store) error { return s.Write([]Entry{{Key: []byte("k999999999999999"), Value: []byte("x")}}) },
 		"missing key": func(s Store) error {
 			var key []byte
 			s.ForEach(func(k, _ []byte) error { key = append([]byte(nil), k...); return errStop })

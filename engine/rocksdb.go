@@ -87,6 +87,11 @@ type RocksStore struct {
 
 // OpenRocks opens (creating if missing) a RocksDB store at path.
 func OpenRocks(path string, o RocksOptions) (*RocksStore, error) {
+	return openRocksWith(path, o, nil)
+}
+
+// openRocksWith opens a store, letting tune adjust the options last.
+func openRocksWith(path string, o RocksOptions, tune func(*grocksdb.Options)) (*RocksStore, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
@@ -123,6 +128,9 @@ func OpenRocks(path string, o RocksOptions) (*RocksStore, error) {
 		return nil, err
 	}
 	s.dbo.SetCompression(ct)
+	if tune != nil {
+		tune(s.dbo)
+	}
 	db, err := grocksdb.OpenDb(s.dbo, path)
 	if err != nil {
 		s.free()

@@ -1,0 +1,29 @@
+package engine
+
+import "math/rand/v2"
+
+// maxSampleKeys bounds the keys kept for read-latency probes.
+const maxSampleKeys = 10_000
+
+// keySampler keeps a uniform sample of the keys offered (reservoir sampling).
+type keySampler struct {
+	keys [][]byte
+	cap  int
+	seen int64
+	rng  *rand.Rand
+}
+
+func newKeySampler(capacity int, seed int64) *keySampler {
+	return &keySampler{cap: capacity, rng: rand.New(rand.NewPCG(uint64(seed), 0x5a3911e))}
+}
+
+func (s *keySampler) offer(key []byte) {
+	s.seen++
+	if len(s.keys) < s.cap {
+		s.keys = append(s.keys, append([]byte(nil), key...))
+		return
+	}
+	if j := s.rng.Int64N(s.seen); j < int64(s.cap) {
+		s.keys[j] = append(s.keys[j][:0], key...)
+	}
+}
