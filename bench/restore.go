@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/profiles"
 )
 
 // RestoreRequest is one cold restore to run and measure.
@@ -25,7 +26,22 @@ type RestoreRequest struct {
 	Manifest *loadgen.Manifest
 	// KeepState leaves the restored stores on disk afterwards.
 	KeepState bool
+	// Ready measures the ready phase after the restore (flush, settled
+	// compactions, point reads of sampled keys).
+	Ready bool
+	// Limits, if set, are the case's fetch-only and write-only limits; the
+	// restore's efficiency is computed against them.
+	Limits *CaseLimits
 }
+
+// CaseLimits are a case's measured limits.
+type CaseLimits struct {
+	FetchOnly engine.Limit
+	WriteOnly engine.Limit
+}
+
+// readyTimeout bounds the wait for compactions to settle.
+const readyTimeout = 30 * time.Minute
 
 // ErrUnverified marks a restore whose contents did not match the expected state.
 var ErrUnverified = errors.New("restore did not verify")
@@ -87,6 +103,8 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 	defer cleanup()
 	defer restored.Close()
 	rec.DurationSeconds = restored.Duration.Seconds()
+	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
+	rec.TotalSeconds = rec.DurationSeconds
 	rec.Records, rec.Bytes = restored.Records, restored.Bytes
 	rec.RecordsPerSec = measure.PerSec(rec.Records, rec.DurationSeconds)
 	rec.MBPerSec = measure.MBPerSec(rec.Bytes, rec.DurationSeconds)
@@ -94,6 +112,27 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 	rec.PollWait = restored.PollWait.Summary()
 	rec.BatchWrite = restored.BatchWrite.Summary()
 	rec.RocksDB = restored.RocksStats()
+	if req.Ready {
+		e.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", req.Case, req.Repeat, rec.DurationSeconds)
+		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
+		if err != nil {
+			rec.Error = "ready phase: " + err.Error()
+			return rec, fmt.Errorf("case %s #%d: ready phase: %w", req.Case, req.Repeat, err)
+		}
+		rec.Ready = &measure.ReadyPhase{
+			Seconds:       ready.Total.Seconds(),
+			SettleSeconds: ready.Settle.Seconds(),
+			Reads:         ready.Reads.Summary(),
+			After:         restored.RocksStats(),
+		}
+		rec.TotalSeconds = rec.DurationSeconds + rec.Ready.Seconds
+		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)
+	}
+	rec.RocksDB.WriteAmplification = writeAmp(rec.RocksDB, rec.Bytes)
+	rec.DiskBytes = dirBytes(filepath.Join(cfg.StateDir, cfg.AppID))
+	if l := req.Limits; l != nil {
+		rec.Limits = limitsRecord(l, rec.MBPerSec)
+	}
 
 	if req.Manifest == nil {
 		v, err := engine.Census(restored.Stores)
@@ -113,15 +152,87 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 	return rec, nil
 }
 
-// CaseConfig builds the engine configuration for one expanded case.
+// writeAmp is what RocksDB wrote to SST files per key+value byte restored.
+func writeAmp(st measure.RocksDBStats, userBytes int64) float64 {
+	if userBytes == 0 {
+		return 0
+	}
+	return float64(st.FlushBytes+st.CompactionWriteBytes+st.IngestedBytes) / float64(userBytes)
+}
+
+// limitsRecord states a restore's rate against its case's limits.
+func limitsRecord(l *CaseLimits, restoreMBps float64) *measure.Limits {
+	out := &measure.Limits{
+		FetchOnlySeconds:  l.FetchOnly.Duration.Seconds(),
+		FetchOnlyMBPerSec: l.FetchOnly.MBPerSec(),
+		WriteOnlySeconds:  l.WriteOnly.Duration.Seconds(),
+		WriteOnlyMBPerSec: l.WriteOnly.MBPerSec(),
+	}
+	out.BoundMBPerSec, out.Bound = out.FetchOnlyMBPerSec, "fetch"
+	if out.WriteOnlyMBPerSec < out.BoundMBPerSec {
+		out.BoundMBPerSec, out.Bound = out.WriteOnlyMBPerSec, "write"
+	}
+	if out.BoundMBPerSec > 0 {
+		out.Efficiency = restoreMBps / out.BoundMBPerSec
+	}
+	return out
+}
+
+// dirBytes is the total size of the regular files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// CaseConfig builds the engine configuration for one case's parameters.
+// Zero fetch sizes and a nil RocksDBOptions take the defaults (Kafka's and
+// the named preset's).
 func CaseConfig(topic, stateDir, appID, storeName string, p measure.CaseParams) (engine.RestoreConfig, error) {
 	c := engine.DefaultRestoreConfig(topic, stateDir)
 	c.AppID, c.StoreName = appID, storeName
 	c.BatchRecords, c.Threads, c.Store = p.BatchRecords, p.Threads, p.Store
-	ro, err := engine.RocksPreset(p.RocksDB)
-	if err != nil {
-		return c, err
+	if p.Strategy != "" {
+		c.Strategy = p.Strategy
 	}
-	c.RocksDB = ro
+	if c.Strategy == engine.StrategyMemory {
+		c.Store = "memory"
+	}
+	if p.FetchMaxBytes > 0 {
+		c.FetchMaxBytes = p.FetchMaxBytes
+	}
+	if p.MaxPartitionFetchBytes > 0 {
+		c.MaxPartitionFetchBytes = p.MaxPartitionFetchBytes
+	}
+	if p.SortBufferBytes > 0 {
+		c.SortBufferBytes = p.SortBufferBytes
+	}
+	if p.RocksDBOptions != nil {
+		c.RocksDB = *p.RocksDBOptions
+	} else {
+		ro, err := engine.RocksPreset(p.RocksDB)
+		if err != nil {
+			return c, err
+		}
+		c.RocksDB = ro
+	}
 	return c, c.Validate()
+}
+
+// ParamsOf returns the results record of an expanded profile case.
+func ParamsOf(c profiles.Case) measure.CaseParams {
+	ro := c.RocksDBOptions
+	return measure.CaseParams{
+		Scenario: "cold", Strategy: c.Strategy, BatchRecords: c.BatchRecords, Threads: c.Threads,
+		RocksDB: c.RocksDB, Store: c.Store, FetchMaxBytes: c.FetchMaxBytes,
+		MaxPartitionFetchBytes: c.MaxPartitionFetchBytes, SortBufferBytes: c.SortBufferBytes,
+		RocksDBOptions: &ro,
+	}
 }

@@ -97,11 +97,14 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*meas
 			os.RemoveAll(stateRoot)
 		}
 	}()
+	var limits *limitMeter
+	if plan.Limits {
+		limits = newLimitMeter(e, plan.Topic, filepath.Join(stateRoot, "limits"))
+		defer limits.close()
+	}
 	for _, c := range plan.Cases {
-		params := measure.CaseParams{
-			Scenario: "cold", Strategy: "put", BatchRecords: c.BatchRecords,
-			Threads: c.Threads, RocksDB: c.RocksDB, Store: c.Store,
-		}
+		params := ParamsOf(c)
+		var caseLimits *CaseLimits
 		for rep := 1; rep <= repeats; rep++ {
 			if err := ctx.Err(); err != nil {
 				err = fmt.Errorf("interrupted before case %s #%d: %w", c.Name, rep, err)
@@ -113,11 +116,17 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*meas
 				err = fmt.Errorf("case %s: %w", c.Name, err)
 				return res, errors.Join(err, save(err))
 			}
-			e.Logf("restore: case %s #%d (batch_records=%d threads=%d rocksdb=%s store=%s)",
-				c.Name, rep, c.BatchRecords, c.Threads, c.RocksDB, c.Store)
+			if limits != nil && caseLimits == nil {
+				if caseLimits, err = limits.forCase(ctx, cfg); err != nil {
+					err = fmt.Errorf("case %s: limits: %w", c.Name, err)
+					return res, errors.Join(err, save(err))
+				}
+			}
+			e.Logf("restore: case %s #%d (strategy=%s batch_records=%d threads=%d rocksdb=%s store=%s)",
+				c.Name, rep, c.Strategy, c.BatchRecords, c.Threads, c.RocksDB, c.Store)
 			rec, err := e.ColdRestore(ctx, RestoreRequest{
 				Case: c.Name, Repeat: rep, Params: params, Config: cfg,
-				Manifest: fill.Manifest, KeepState: o.KeepState,
+				Manifest: fill.Manifest, KeepState: o.KeepState, Ready: plan.Ready, Limits: caseLimits,
 			})
 			if ctx.Err() != nil {
 				// An interrupted restore is not a measurement: keep what finished.

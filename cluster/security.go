@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"regexp"
@@ -242,36 +243,8 @@ func (s Security) TLSConfig() (*tls.Config, error) {
 			return nil, fmt.Errorf("inline CA certificates (ssl.truststore.certificates): %w", err)
 		}
 	}
-	switch {
-	case s.CertFile != "":
-		certData, err := os.ReadFile(s.CertFile)
-		if err != nil {
-			return nil, fmt.Errorf("client certificate file: %w", err)
-		}
-		keyData := certData
-		if s.KeyFile != s.CertFile {
-			if keyData, err = os.ReadFile(s.KeyFile); err != nil {
-				return nil, fmt.Errorf("client key file: %w", err)
-			}
-		} else if s.KeyPEM != "" {
-			keyData = []byte(s.KeyPEM)
-		}
-		cert, err := keyPair(certData, keyData, "client certificate file "+s.CertFile, "client key file "+s.KeyFile)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	case s.CertPEM != "":
-		keyData := []byte(s.KeyPEM)
-		keyName := "inline client key (ssl.keystore.key)"
-		if s.KeyFile != "" {
-			var err error
-			if keyData, err = os.ReadFile(s.KeyFile); err != nil {
-				return nil, fmt.Errorf("client key file: %w", err)
-			}
-			keyName = "client key file " + s.KeyFile
-		}
-		cert, err := keyPair([]byte(s.CertPEM), keyData, "inline client certificate chain (ssl.keystore.certificate.chain)", keyName)
+	if s.CertFile != "" || s.CertPEM != "" {
+		cert, err := s.clientCertificate()
 		if err != nil {
 			return nil, err
 		}
@@ -287,6 +260,35 @@ func (s Security) TLSConfig() (*tls.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// clientCertificate loads the client certificate chain and its key from
+// files or inline PEM (Validate has checked that exactly one of each is set).
+func (s Security) clientCertificate() (tls.Certificate, error) {
+	var certData, keyData []byte
+	var certName, keyName string
+	var err error
+	if s.CertFile != "" {
+		certName = "client certificate file " + s.CertFile
+		if certData, err = os.ReadFile(s.CertFile); err != nil {
+			return tls.Certificate{}, fmt.Errorf("client certificate file: %w", err)
+		}
+	} else {
+		certName = "inline client certificate chain (ssl.keystore.certificate.chain)"
+		certData = []byte(s.CertPEM)
+	}
+	switch {
+	case s.KeyFile != "" && s.KeyFile == s.CertFile:
+		keyName, keyData = "client key file "+s.KeyFile, certData
+	case s.KeyFile != "":
+		keyName = "client key file " + s.KeyFile
+		if keyData, err = os.ReadFile(s.KeyFile); err != nil {
+			return tls.Certificate{}, fmt.Errorf("client key file: %w", err)
+		}
+	default:
+		keyName, keyData = "inline client key (ssl.keystore.key)", []byte(s.KeyPEM)
+	}
+	return keyPair(certData, keyData, certName, keyName)
 }
 
 // verifyChainOnly verifies the peer's certificate chain against roots (the
@@ -463,7 +465,20 @@ type securityView struct {
 
 func (s Security) view() securityView { return securityView(s.Redacted()) }
 
-// String prints the fields with secrets redacted (fmt's %v and %+v).
+// Format makes every fmt verb print the redacted fields: %v, %+v and %s
+// print String, %#v prints GoString.
+func (s Security) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		_, _ = io.WriteString(f, s.GoString())
+	case verb == 'v' || verb == 's':
+		_, _ = io.WriteString(f, s.String())
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s.view())
+	}
+}
+
+// String prints the fields with secrets redacted.
 func (s Security) String() string { return fmt.Sprintf("%+v", s.view()) }
 
 // GoString prints the fields with secrets redacted (fmt's %#v).
@@ -547,21 +562,21 @@ type property struct {
 // mechanisms and store types restorebench supports (Kafka ignores them or
 // they concern only GSSAPI/OAUTHBEARER, which are rejected anyway).
 var ignoredSecurityKeys = map[string]bool{
-	"ssl.secure.random.implementation":   true,
-	"ssl.client.auth":                    true, // broker-side
-	"ssl.principal.mapping.rules":        true, // broker-side
-	"sasl.login.refresh.window.factor":   true,
-	"sasl.login.refresh.window.jitter":   true,
-	"sasl.login.refresh.min.period.seconds": true,
-	"sasl.login.refresh.buffer.seconds":  true,
-	"sasl.login.connect.timeout.ms":      true,
-	"sasl.login.read.timeout.ms":         true,
-	"sasl.login.retry.backoff.ms":        true,
-	"sasl.login.retry.backoff.max.ms":    true,
-	"sasl.kerberos.service.name":         true,
-	"sasl.kerberos.kinit.cmd":            true,
-	"sasl.kerberos.min.time.before.relogin": true,
-	"sasl.kerberos.ticket.renew.jitter":  true,
+	"ssl.secure.random.implementation":         true,
+	"ssl.client.auth":                          true, // broker-side
+	"ssl.principal.mapping.rules":              true, // broker-side
+	"sasl.login.refresh.window.factor":         true,
+	"sasl.login.refresh.window.jitter":         true,
+	"sasl.login.refresh.min.period.seconds":    true,
+	"sasl.login.refresh.buffer.seconds":        true,
+	"sasl.login.connect.timeout.ms":            true,
+	"sasl.login.read.timeout.ms":               true,
+	"sasl.login.retry.backoff.ms":              true,
+	"sasl.login.retry.backoff.max.ms":          true,
+	"sasl.kerberos.service.name":               true,
+	"sasl.kerberos.kinit.cmd":                  true,
+	"sasl.kerberos.min.time.before.relogin":    true,
+	"sasl.kerberos.ticket.renew.jitter":        true,
 	"sasl.kerberos.ticket.renew.window.factor": true,
 }
 
@@ -572,7 +587,6 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 	for _, p := range props {
 		m[p.key] = p
 	}
-	get := func(k string) (string, bool) { p, ok := m[k]; return p.value, ok }
 	sec := &cp.Security
 
 	keys := make([]string, 0, len(m))
@@ -581,7 +595,6 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 	}
 	sort.Strings(keys)
 
-	var truststoreType, keystoreType string
 	var truststoreTypeSet, keystoreTypeSet bool
 	for _, k := range keys {
 		p := m[k]
@@ -611,12 +624,12 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 			if !strings.EqualFold(v, "PEM") {
 				return cp, fmt.Errorf("%s: %q is not supported; only PEM trust stores are (convert a JKS/PKCS12 store with keytool and openssl)", at, v)
 			}
-			truststoreType, truststoreTypeSet = "PEM", true
+			truststoreTypeSet = true
 		case "ssl.keystore.type":
 			if !strings.EqualFold(v, "PEM") {
 				return cp, fmt.Errorf("%s: %q is not supported; only PEM key stores are (convert a JKS/PKCS12 store with keytool and openssl)", at, v)
 			}
-			keystoreType, keystoreTypeSet = "PEM", true
+			keystoreTypeSet = true
 		case "ssl.truststore.location":
 			sec.CAFile = v
 		case "ssl.truststore.certificates":
@@ -696,7 +709,6 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 			return cp, err
 		}
 	}
-	_, _ = truststoreType, keystoreType
 	if sec.CAFile != "" && sec.CAPEM != "" {
 		return cp, errors.New("ssl.truststore.location and ssl.truststore.certificates are both set; use one")
 	}
@@ -705,6 +717,15 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 	}
 	if (sec.CertPEM != "") != (sec.KeyPEM != "") {
 		return cp, errors.New("ssl.keystore.certificate.chain and ssl.keystore.key must be set together")
+	}
+
+	// Kafka ignores ssl.* without TLS. Host name verification off is common
+	// boilerplate in SASL_PLAINTEXT files, so it is ignored as well; other
+	// TLS settings without TLS are left for Security.Validate to reject.
+	if sec.SkipHostnameVerification && !sec.UsesTLS() {
+		sec.SkipHostnameVerification = false
+		cp.Ignored = append(cp.Ignored, "ssl.endpoint.identification.algorithm")
+		sort.Strings(cp.Ignored)
 	}
 
 	if p, ok := m["sasl.jaas.config"]; ok {
@@ -723,13 +744,10 @@ func clientPropertiesFrom(props []property) (ClientProperties, error) {
 			}
 		}
 		sec.Username, sec.Password = jc.username, jc.password
-	} else if _, ok := get("sasl.mechanism"); ok && (sec.Protocol == ProtocolSASLPlaintext || sec.Protocol == ProtocolSASLSSL) {
-		return cp, errors.New("sasl.jaas.config is not set; it must carry the username and password (PlainLoginModule or ScramLoginModule)")
 	}
-	if sort.StringsAreSorted(cp.Ignored) {
-		return cp, nil
-	}
-	sort.Strings(cp.Ignored)
+	// Without sasl.jaas.config (Kafka would fall back to the JVM's
+	// java.security.auth.login.config file) the credentials stay empty for
+	// the caller to fill in; Security.Opts insists on them.
 	return cp, nil
 }
 

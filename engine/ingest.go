@@ -3,11 +3,171 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/linxGnu/grocksdb"
 )
 
-// newIngestLoader is the ingest strategy; see ingest.go's loader.
-func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64) (Loader, error) {
-	return nil, errors.New("strategy ingest: not built yet")
+// ingestSSTTargetBytes is where the ingest strategy rolls to a new SST file.
+// It is a constant, independent of write_buffer_size (the ingested files
+// never pass through a memtable): 64 MiB, RocksDB's default
+// target_file_size_base, so files are as large as compaction would make them
+// at L1 while one file's finish (index and filter blocks) stays short. A
+// variable only so tests can make it small.
+var ingestSSTTargetBytes uint64 = 64 << 20
+
+// Directories the ingest strategy works in, under the task directory (the
+// same filesystem as the store, so ingestion moves files by hard link).
+const (
+	ingestSpillDir = "ingest-spill"
+	ingestSSTDir   = "ingest-sst"
+)
+
+// ingestLoader restores by external sort and SST ingestion: Write buffers the
+// records in an external sort (spilling sorted runs to taskDir/ingest-spill);
+// Finish merges them into the partition's final state, writes it as SST files
+// (taskDir/ingest-sst) with the store's own options, opens the store and
+// ingests the files into it, moving them.
+type ingestLoader struct {
+	storePath string
+	sstDir    string
+	opts      RocksOptions
+	sorter    *extSort
+	done      bool
 }
 
-var _ = context.Background
+// newIngestLoader is the ingest strategy for one partition: sortBuffer bounds
+// the external sort's in-memory buffer.
+func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64) (Loader, error) {
+	if sortBuffer <= 0 {
+		return nil, fmt.Errorf("ingest: sort buffer of %d bytes", sortBuffer)
+	}
+	if _, err := compressionType(o.Compression); err != nil {
+		return nil, err
+	}
+	return &ingestLoader{
+		storePath: storePath,
+		sstDir:    filepath.Join(taskDir, ingestSSTDir),
+		opts:      o,
+		sorter:    newExtSort(filepath.Join(taskDir, ingestSpillDir), sortBuffer),
+	}, nil
+}
+
+func (l *ingestLoader) Write(entries []Entry) error {
+	if l.done {
+		return errors.New("ingest: write after finish")
+	}
+	for _, e := range entries {
+		if err := l.sorter.Add(e.Key, e.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish sorts and merges the records, writes the SST files, opens the store
+// and ingests them. The spill and SST directories are removed whatever the
+// outcome. A partition with no live key yields an empty store.
+func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
+	if l.done {
+		return nil, errors.New("ingest: finish called twice")
+	}
+	l.done = true
+	s, err := OpenRocks(l.storePath, l.opts)
+	if err != nil {
+		l.cleanup()
+		return nil, err
+	}
+	defer func() {
+		if cerr := l.cleanup(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			s.Close()
+		}
+	}()
+	paths, err := l.writeSSTs(ctx, s.dbo)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return s, nil
+	}
+	iopts := grocksdb.NewDefaultIngestExternalFileOptions()
+	defer iopts.Destroy()
+	iopts.SetMoveFiles(true)
+	if err := s.db.IngestExternalFile(paths, iopts); err != nil {
+		return nil, fmt.Errorf("ingest %d sst files into %s: %w", len(paths), l.storePath, err)
+	}
+	return s, nil
+}
+
+// writeSSTs writes the merged state as SST files built with dbo (the store's
+// options: table format, block size, filter, compression), rolling at
+// ingestSSTTargetBytes, and returns their paths in key order.
+func (l *ingestLoader) writeSSTs(ctx context.Context, dbo *grocksdb.Options) (paths []string, err error) {
+	if err := os.MkdirAll(l.sstDir, 0o755); err != nil {
+		return nil, fmt.Errorf("ingest: sst dir: %w", err)
+	}
+	eo := grocksdb.NewDefaultEnvOptions()
+	defer eo.Destroy()
+	var w *grocksdb.SSTFileWriter
+	finish := func() error {
+		ferr := w.Finish()
+		w.Destroy()
+		w = nil
+		if ferr != nil {
+			return fmt.Errorf("ingest: finish %s: %w", paths[len(paths)-1], ferr)
+		}
+		return nil
+	}
+	defer func() {
+		if w != nil {
+			w.Destroy()
+		}
+	}()
+	err = l.sorter.Merge(ctx, func(k, v []byte) error {
+		if w == nil {
+			path := filepath.Join(l.sstDir, fmt.Sprintf("%06d.sst", len(paths)))
+			w = grocksdb.NewSSTFileWriter(eo, dbo)
+			if err := w.Open(path); err != nil {
+				return fmt.Errorf("ingest: create %s: %w", path, err)
+			}
+			paths = append(paths, path)
+		}
+		if err := w.Put(k, v); err != nil {
+			return fmt.Errorf("ingest: add to %s: %w", paths[len(paths)-1], err)
+		}
+		if w.FileSize() >= ingestSSTTargetBytes {
+			return finish()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if w != nil {
+		if err := finish(); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// cleanup removes the spill runs and the SST directory (whatever ingestion
+// did not move).
+func (l *ingestLoader) cleanup() error {
+	err := l.sorter.Close()
+	if rerr := os.RemoveAll(l.sstDir); err == nil && rerr != nil {
+		err = fmt.Errorf("ingest: remove sst dir: %w", rerr)
+	}
+	return err
+}
+
+// Abort drops the buffered records and the temporary files.
+func (l *ingestLoader) Abort() {
+	l.done = true
+	l.cleanup()
+}

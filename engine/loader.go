@@ -56,6 +56,10 @@ func newLoader(c RestoreConfig, p int32) (Loader, error) {
 		return newBulkLoader(c.StorePath(p), c.RocksDB)
 	case StrategyIngest:
 		return newIngestLoader(c.StorePath(p), c.TaskDir(p), c.RocksDB, c.SortBufferBytes)
+	case strategyDiscard:
+		return discardLoader{}, nil
+	case strategyDump:
+		return newDumpLoader(dumpFile(c.StateDir, c, p))
 	}
 	return nil, fmt.Errorf("strategy %q is not one of put, bulk, ingest, memory", c.Strategy)
 }

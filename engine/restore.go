@@ -112,7 +112,7 @@ func (c RestoreConfig) StorePath(p int32) string {
 }
 
 func isStrategy(s string) bool {
-	for _, k := range Strategies {
+	for _, k := range append(Strategies, strategyDiscard, strategyDump) {
 		if s == k {
 			return true
 		}
@@ -132,9 +132,9 @@ type Restored struct {
 	// Finish is the strategy's work after the last record (bulk compaction,
 	// ingest sort and ingestion); zero for put.
 	Finish time.Duration
-	// SampleKeys are up to 10,000 keys seen during the restore, chosen
+	// SampleKeys are up to 10,000 live keys seen during the restore, chosen
 	// uniformly (reservoir sampling), for read-latency probes.
-	SampleKeys [][]byte
+	SampleKeys []SampledKey
 	Records    int64
 	Bytes      int64
 	Series     []measure.Point
@@ -365,7 +365,7 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 			}
 			batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
 			if r.Value != nil {
-				sampler.offer(r.Key)
+				sampler.offer(r.Partition, r.Key)
 			}
 			n++
 			b += int64(len(r.Key) + len(r.Value))

@@ -13,32 +13,9 @@ import (
 	"github.com/restorebench/restorebench/measure"
 )
 
-// RocksOptions are the RocksDB settings one store opens with. Field names
-// follow RocksDB's own option names.
-type RocksOptions struct {
-	// Preset names where the values came from, e.g. "kstreams".
-	Preset string `json:"preset"`
-	// BlockCacheBytes is the LRU block cache per store. Kafka Streams: 50 MiB.
-	BlockCacheBytes uint64 `json:"block_cache_size"`
-	// BlockSize is the table block size. Kafka Streams: 4 KiB.
-	BlockSize int `json:"block_size"`
-	// BloomBitsPerKey enables a bloom filter when positive. Kafka Streams: 10.
-	BloomBitsPerKey float64 `json:"bloom_bits_per_key"`
-	// WriteBufferSize is the memtable size (write_buffer_size). Kafka Streams: 16 MiB.
-	WriteBufferSize uint64 `json:"write_buffer_size"`
-	// MaxWriteBufferNumber is max_write_buffer_number. Kafka Streams: 3.
-	MaxWriteBufferNumber int `json:"max_write_buffer_number"`
-	// CompactionStyle is "universal" (Kafka Streams) or "level".
-	CompactionStyle string `json:"compaction_style"`
-	// Compression is "none" (Kafka Streams), "snappy", "lz4" or "zstd".
-	Compression string `json:"compression"`
-	// DisableWAL skips RocksDB's write-ahead log. Kafka Streams: true (the
-	// changelog is the durable log).
-	DisableWAL bool `json:"disable_wal"`
-	// Parallelism is IncreaseParallelism's thread count. Kafka Streams:
-	// max(available processors, 2).
-	Parallelism int `json:"increase_parallelism"`
-}
+// RocksOptions are the RocksDB settings one store opens with; the type is
+// defined with the results schema so results.json records exactly what ran.
+type RocksOptions = measure.RocksDBOptions
 
 // RocksPresets are the named option sets a case can start from.
 var RocksPresets = map[string]func() RocksOptions{
@@ -107,6 +84,9 @@ func openRocksWith(path string, o RocksOptions, tune func(*grocksdb.Options)) (*
 	s.dbo.SetCreateIfMissing(true)
 	s.dbo.SetErrorIfExists(false)
 	s.dbo.SetInfoLogLevel(grocksdb.ErrorInfoLogLevel)
+	// Statistics give exact flush and compaction bytes for write
+	// amplification (Kafka Streams turns them on at metrics.recording.level=DEBUG).
+	s.dbo.EnableStatistics()
 	s.dbo.SetBlockBasedTableFactory(s.bbto)
 	s.dbo.SetWriteBufferSize(o.WriteBufferSize)
 	s.dbo.SetMaxWriteBufferNumber(o.MaxWriteBufferNumber)
@@ -128,6 +108,18 @@ func openRocksWith(path string, o RocksOptions, tune func(*grocksdb.Options)) (*
 		return nil, err
 	}
 	s.dbo.SetCompression(ct)
+	if o.Level0FileNumCompactionTrigger > 0 {
+		s.dbo.SetLevel0FileNumCompactionTrigger(o.Level0FileNumCompactionTrigger)
+	}
+	if o.Level0SlowdownWritesTrigger > 0 {
+		s.dbo.SetLevel0SlowdownWritesTrigger(o.Level0SlowdownWritesTrigger)
+	}
+	if o.Level0StopWritesTrigger > 0 {
+		s.dbo.SetLevel0StopWritesTrigger(o.Level0StopWritesTrigger)
+	}
+	if o.MaxBackgroundJobs > 0 {
+		s.dbo.SetMaxBackgroundJobs(o.MaxBackgroundJobs)
+	}
 	if tune != nil {
 		tune(s.dbo)
 	}
@@ -202,10 +194,8 @@ func (s *RocksStore) ForEach(fn func(key, value []byte) error) error {
 
 // Stats reads RocksDB's own figures for the store.
 func (s *RocksStore) Stats() measure.RocksDBStats {
-	prop := func(name string) int64 {
-		v, _ := strconv.ParseInt(strings.TrimSpace(s.db.GetProperty(name)), 10, 64)
-		return v
-	}
+	prop := s.intProp
+	stats := s.dbo.GetStatisticsString()
 	return measure.RocksDBStats{
 		LiveSSTBytes:           prop("rocksdb.live-sst-files-size"),
 		TotalSSTBytes:          prop("rocksdb.total-sst-files-size"),
@@ -214,7 +204,29 @@ func (s *RocksStore) Stats() measure.RocksDBStats {
 		MemtableBytes:          prop("rocksdb.cur-size-all-mem-tables"),
 		EstimatedKeys:          prop("rocksdb.estimate-num-keys"),
 		StallSeconds:           cumulativeStall(s.db.GetProperty("rocksdb.stats")),
+		FlushBytes:             ticker(stats, "rocksdb.flush.write.bytes"),
+		CompactionWriteBytes:   ticker(stats, "rocksdb.compact.write.bytes"),
 	}
+}
+
+// ticker reads one "NAME COUNT : N" line of RocksDB's statistics dump.
+func ticker(stats, name string) int64 {
+	i := strings.Index(stats, name+" COUNT : ")
+	if i < 0 {
+		return 0
+	}
+	rest := stats[i+len(name)+len(" COUNT : "):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	v, _ := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+	return v
+}
+
+// intProp reads an integer property.
+func (s *RocksStore) intProp(name string) int64 {
+	v, _ := strconv.ParseInt(strings.TrimSpace(s.db.GetProperty(name)), 10, 64)
+	return v
 }
 
 var stallLine = regexp.MustCompile(`Cumulative stall: (\d+):(\d+):([\d.]+) H:M:S`)

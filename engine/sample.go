@@ -7,7 +7,7 @@ const maxSampleKeys = 10_000
 
 // keySampler keeps a uniform sample of the keys offered (reservoir sampling).
 type keySampler struct {
-	keys [][]byte
+	keys []SampledKey
 	cap  int
 	seen int64
 	rng  *rand.Rand
@@ -17,13 +17,13 @@ func newKeySampler(capacity int, seed int64) *keySampler {
 	return &keySampler{cap: capacity, rng: rand.New(rand.NewPCG(uint64(seed), 0x5a3911e))}
 }
 
-func (s *keySampler) offer(key []byte) {
+func (s *keySampler) offer(p int32, key []byte) {
 	s.seen++
 	if len(s.keys) < s.cap {
-		s.keys = append(s.keys, append([]byte(nil), key...))
+		s.keys = append(s.keys, SampledKey{Partition: p, Key: append([]byte(nil), key...)})
 		return
 	}
 	if j := s.rng.Int64N(s.seen); j < int64(s.cap) {
-		s.keys[j] = append(s.keys[j][:0], key...)
+		s.keys[j] = SampledKey{Partition: p, Key: append(s.keys[j].Key[:0], key...)}
 	}
 }

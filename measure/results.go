@@ -92,8 +92,18 @@ type Fill struct {
 type CaseParams struct {
 	// Scenario is the restore kind; "cold" for now.
 	Scenario string `json:"scenario"`
-	// Strategy is how records reach the store; "put" writes one WriteBatch per poll.
+	// Strategy is how records reach the store: "put" (one WriteBatch per
+	// poll), "bulk" (KIP-167 bulk loading), "ingest" (sorted SST files
+	// ingested) or "memory" (in-memory store).
 	Strategy string `json:"strategy"`
+	// FetchMaxBytes is the restore consumer's fetch.max.bytes.
+	FetchMaxBytes int32 `json:"fetch_max_bytes,omitempty"`
+	// MaxPartitionFetchBytes is max.partition.fetch.bytes.
+	MaxPartitionFetchBytes int32 `json:"max_partition_fetch_bytes,omitempty"`
+	// SortBufferBytes bounds the ingest strategy's in-memory sort run.
+	SortBufferBytes int64 `json:"sort_buffer_bytes,omitempty"`
+	// RocksDBOptions are the resolved RocksDB options (preset plus overrides).
+	RocksDBOptions *RocksDBOptions `json:"rocksdb_options,omitempty"`
 	// BatchRecords is the restore consumer's max.poll.records.
 	BatchRecords int `json:"batch_records"`
 	// Threads is the number of restore consumers (stream threads) in parallel.
@@ -112,8 +122,19 @@ type Restore struct {
 	Topic      string     `json:"topic"`
 	Partitions int        `json:"partitions"`
 	StartedAt  time.Time  `json:"started_at"`
-	// DurationSeconds runs from opening the stores to the last record written.
+	// DurationSeconds is the restore phase: LoadSeconds plus FinishSeconds.
 	DurationSeconds float64 `json:"duration_seconds"`
+	// LoadSeconds runs from opening the stores to the last record written.
+	LoadSeconds float64 `json:"load_seconds"`
+	// FinishSeconds is the strategy's work after the last record: bulk's
+	// manual compaction, ingest's sort and SST ingestion; 0 for put.
+	FinishSeconds float64 `json:"finish_seconds"`
+	// Ready is the phase after the restore until the store can serve; nil
+	// when not measured.
+	Ready *ReadyPhase `json:"ready,omitempty"`
+	// TotalSeconds is DurationSeconds plus the ready phase: the time until
+	// the store restored and serving without stalls.
+	TotalSeconds float64 `json:"total_seconds"`
 	Records         int64   `json:"records"`
 	// Bytes is key+value bytes read from the changelog.
 	Bytes         int64   `json:"bytes"`
@@ -125,12 +146,47 @@ type Restore struct {
 	PollWait   Latency      `json:"poll_wait"`
 	BatchWrite Latency      `json:"batch_write"`
 	RocksDB    RocksDBStats `json:"rocksdb"`
+	// DiskBytes is the size of the stores' directories after the ready phase.
+	DiskBytes int64 `json:"disk_bytes"`
+	// Limits compares the restore with what fetching alone and writing
+	// alone achieve on this machine; nil when not measured.
+	Limits *Limits `json:"limits,omitempty"`
 	// PeakRSSBytes is the process's peak resident memory during the restore.
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	// Verified is true only when every store matched the expected state.
 	Verified     bool         `json:"verified"`
 	Verification Verification `json:"verification"`
 	Error        string       `json:"error,omitempty"`
+}
+
+// ReadyPhase is what happens after the last record until the store can
+// serve: memtables flushed, compaction debt settled, then point reads.
+type ReadyPhase struct {
+	// Seconds is the whole phase: SettleSeconds plus the read probe.
+	Seconds float64 `json:"seconds"`
+	// SettleSeconds is the flush plus the wait for compactions to finish,
+	// pending compaction bytes to reach 0 and L0 to drop below its slowdown trigger.
+	SettleSeconds float64 `json:"settle_seconds"`
+	// Reads are the point reads of sampled keys after settling.
+	Reads Latency `json:"reads"`
+	// After are RocksDB's figures once settled.
+	After RocksDBStats `json:"rocksdb_after"`
+}
+
+// Limits are the machine's limits for one case, measured in the same run:
+// consuming the changelog and discarding it (fetch-only) and replaying the
+// same records from local disk into the case's store (write-only).
+type Limits struct {
+	FetchOnlySeconds  float64 `json:"fetch_only_seconds"`
+	FetchOnlyMBPerSec float64 `json:"fetch_only_mb_per_sec"`
+	WriteOnlySeconds  float64 `json:"write_only_seconds"`
+	WriteOnlyMBPerSec float64 `json:"write_only_mb_per_sec"`
+	// BoundMBPerSec is min(fetch-only, write-only): the best a restore
+	// could do here; Bound names which limit it is ("fetch" or "write").
+	BoundMBPerSec float64 `json:"bound_mb_per_sec"`
+	Bound         string  `json:"bound"`
+	// Efficiency is the restore's MB/s over BoundMBPerSec.
+	Efficiency float64 `json:"efficiency"`
 }
 
 // RocksDBStats are RocksDB's own figures after the restore, summed over stores.
@@ -142,6 +198,15 @@ type RocksDBStats struct {
 	MemtableBytes          int64   `json:"memtable_bytes"`
 	EstimatedKeys          int64   `json:"estimated_keys"`
 	StallSeconds           float64 `json:"stall_seconds"`
+	// FlushBytes and CompactionWriteBytes are what RocksDB wrote to SST files
+	// by flushing memtables and by compacting.
+	FlushBytes           int64 `json:"flush_bytes"`
+	CompactionWriteBytes int64 `json:"compaction_write_bytes"`
+	// IngestedBytes are SST bytes added by file ingestion.
+	IngestedBytes int64 `json:"ingested_bytes,omitempty"`
+	// WriteAmplification is (flush + compaction + ingested bytes) over the
+	// key+value bytes the restore wrote: what the disk absorbed per byte restored.
+	WriteAmplification float64 `json:"write_amplification"`
 }
 
 // Verification is the check of restored stores against the expected state.

@@ -17,7 +17,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
 )
 
 //go:embed *.yaml
@@ -37,8 +39,21 @@ type Profile struct {
 	Fill    FillSpec `yaml:"fill"`
 	// Restore holds the settings every case starts from.
 	Restore CaseSpec `yaml:"restore"`
-	// Cases are the restore cases; none means one case of Restore's settings.
+	// Matrix expands into one case per combination of its values (cartesian
+	// product, in the order written), e.g. strategy: [put, ingest] and
+	// batch_records: [100, 1000]. Keys are case fields.
+	Matrix yaml.Node `yaml:"matrix"`
+	// Exclude drops matrix combinations matching every key/value of an entry.
+	Exclude []map[string]string `yaml:"exclude"`
+	// Cases are explicit restore cases, run after the matrix's. With neither
+	// matrix nor cases, the run has one case of Restore's settings.
 	Cases []CaseSpec `yaml:"cases"`
+	// Limits measures, per case, fetch-only and write-only restores of the
+	// same changelog, and the restore's efficiency against them. Default false.
+	Limits bool `yaml:"limits"`
+	// Ready measures the phase after the restore until the store can serve
+	// (flush, settled compactions, point reads). Default true.
+	Ready *bool `yaml:"ready"`
 }
 
 // FillSpec is the fill section: what the changelog holds.
@@ -66,23 +81,48 @@ type FillSpec struct {
 // CaseSpec is one restore case; unset fields inherit from the restore section.
 type CaseSpec struct {
 	Name string `yaml:"name"`
+	// Strategy is put (default), bulk, ingest or memory.
+	Strategy string `yaml:"strategy"`
 	// BatchRecords is the restore consumer's max.poll.records. Default 1000.
 	BatchRecords int `yaml:"batch_records"`
 	// Threads is the number of restore consumers. Default 1.
 	Threads int `yaml:"threads"`
+	// FetchMaxBytes is fetch.max.bytes. Default 50 MiB (Kafka's).
+	FetchMaxBytes string `yaml:"fetch_max_bytes"`
+	// MaxPartitionFetchBytes is max.partition.fetch.bytes. Default 1 MiB.
+	MaxPartitionFetchBytes string `yaml:"max_partition_fetch_bytes"`
+	// SortBuffer bounds the ingest strategy's in-memory sort. Default 64 MiB.
+	SortBuffer string `yaml:"sort_buffer"`
 	// RocksDB is the RocksDB option preset. Default "kstreams".
 	RocksDB string `yaml:"rocksdb"`
 	// Store is "rocksdb" (default) or "memory".
 	Store string `yaml:"store"`
+
+	// RocksDB options over the preset, by RocksDB's names.
+	WriteBufferSize                string `yaml:"write_buffer_size"`
+	MaxWriteBufferNumber           int    `yaml:"max_write_buffer_number"`
+	CompactionStyle                string `yaml:"compaction_style"`
+	Compression                    string `yaml:"compression"`
+	Level0FileNumCompactionTrigger int    `yaml:"level0_file_num_compaction_trigger"`
+	Level0SlowdownWritesTrigger    int    `yaml:"level0_slowdown_writes_trigger"`
+	Level0StopWritesTrigger        int    `yaml:"level0_stop_writes_trigger"`
+	MaxBackgroundJobs              int    `yaml:"max_background_jobs"`
+	DisableWAL                     *bool  `yaml:"disable_wal"`
+	BlockCacheSize                 string `yaml:"block_cache_size"`
 }
 
 // Case is one expanded restore case, with every setting resolved.
 type Case struct {
-	Name         string
-	BatchRecords int
-	Threads      int
-	RocksDB      string
-	Store        string
+	Name                   string
+	Strategy               string
+	BatchRecords           int
+	Threads                int
+	FetchMaxBytes          int32
+	MaxPartitionFetchBytes int32
+	SortBufferBytes        int64
+	RocksDB                string
+	RocksDBOptions         measure.RocksDBOptions
+	Store                  string
 }
 
 // Plan is a validated profile, expanded into what a run executes.
@@ -98,6 +138,9 @@ type Plan struct {
 	Compression string
 	Repeats     int
 	Cases       []Case
+	// Limits and Ready say which extra phases each case measures.
+	Limits bool
+	Ready  bool
 }
 
 // Builtins lists the built-in profile names.
@@ -186,16 +229,43 @@ func expand(p Profile, source, raw string) (*Plan, error) {
 		plan.Topic = ChangelogTopic(plan.AppID, plan.StoreName)
 	}
 
-	base := Case{Name: "default", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
+	plan.Limits = p.Limits
+	plan.Ready = p.Ready == nil || *p.Ready
+
+	base := Case{Name: "default", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb",
+		FetchMaxBytes: 52428800, MaxPartitionFetchBytes: 1048576, SortBufferBytes: 64 << 20}
+	ro, err := engine.RocksPreset(base.RocksDB)
+	if err != nil {
+		return nil, err
+	}
+	base.RocksDBOptions = ro
+	if p.Restore.Name != "" {
+		return nil, errors.New("restore.name: the restore section is not a case; name cases under cases or matrix")
+	}
 	base, err = merge(base, p.Restore, "restore")
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Cases) == 0 {
+	seen := map[string]bool{}
+	if p.Matrix.Kind != 0 {
+		cases, err := expandMatrix(base, &p.Matrix, p.Exclude)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cases {
+			if seen[c.Name] {
+				return nil, fmt.Errorf("matrix: two combinations are both named %q", c.Name)
+			}
+			seen[c.Name] = true
+			plan.Cases = append(plan.Cases, c)
+		}
+	} else if len(p.Exclude) > 0 {
+		return nil, errors.New("exclude: there is no matrix to exclude from")
+	}
+	if len(p.Cases) == 0 && len(plan.Cases) == 0 {
 		plan.Cases = []Case{base}
 		return plan, nil
 	}
-	seen := map[string]bool{}
 	for i, cs := range p.Cases {
 		field := fmt.Sprintf("cases[%d]", i)
 		if cs.Name == "" {
@@ -224,23 +294,79 @@ func ChangelogTopic(appID, store string) string { return appID + "-" + store + "
 // merge overlays the set fields of cs on base and validates the result.
 func merge(base Case, cs CaseSpec, field string) (Case, error) {
 	c := base
-	if cs.BatchRecords < 0 {
-		return c, fmt.Errorf("%s.batch_records: %d is negative", field, cs.BatchRecords)
+	ints := []struct {
+		name string
+		v    int
+		dst  *int
+	}{
+		{"batch_records", cs.BatchRecords, &c.BatchRecords},
+		{"threads", cs.Threads, &c.Threads},
+		{"max_write_buffer_number", cs.MaxWriteBufferNumber, &c.RocksDBOptions.MaxWriteBufferNumber},
+		{"level0_file_num_compaction_trigger", cs.Level0FileNumCompactionTrigger, &c.RocksDBOptions.Level0FileNumCompactionTrigger},
+		{"level0_slowdown_writes_trigger", cs.Level0SlowdownWritesTrigger, &c.RocksDBOptions.Level0SlowdownWritesTrigger},
+		{"level0_stop_writes_trigger", cs.Level0StopWritesTrigger, &c.RocksDBOptions.Level0StopWritesTrigger},
+		{"max_background_jobs", cs.MaxBackgroundJobs, &c.RocksDBOptions.MaxBackgroundJobs},
 	}
-	if cs.BatchRecords > 0 {
-		c.BatchRecords = cs.BatchRecords
+	if cs.RocksDB != "" && cs.RocksDB != c.RocksDB {
+		ro, err := engine.RocksPreset(cs.RocksDB)
+		if err != nil {
+			return c, fmt.Errorf("%s.rocksdb: %w", field, err)
+		}
+		c.RocksDB, c.RocksDBOptions = cs.RocksDB, ro
 	}
-	if cs.Threads < 0 {
-		return c, fmt.Errorf("%s.threads: %d is negative", field, cs.Threads)
+	for _, f := range ints {
+		if f.v < 0 {
+			return c, fmt.Errorf("%s.%s: %d is negative", field, f.name, f.v)
+		}
+		if f.v > 0 {
+			*f.dst = f.v
+		}
 	}
-	if cs.Threads > 0 {
-		c.Threads = cs.Threads
+	if c.BatchRecords > 1_000_000 {
+		return c, fmt.Errorf("%s.batch_records: %d is over 1,000,000", field, c.BatchRecords)
 	}
-	if cs.RocksDB != "" {
-		c.RocksDB = cs.RocksDB
+	sizes := []struct {
+		name string
+		v    string
+		set  func(int64) error
+	}{
+		{"fetch_max_bytes", cs.FetchMaxBytes, func(n int64) error { return setInt32(&c.FetchMaxBytes, n) }},
+		{"max_partition_fetch_bytes", cs.MaxPartitionFetchBytes, func(n int64) error { return setInt32(&c.MaxPartitionFetchBytes, n) }},
+		{"sort_buffer", cs.SortBuffer, func(n int64) error { c.SortBufferBytes = n; return nil }},
+		{"write_buffer_size", cs.WriteBufferSize, func(n int64) error { c.RocksDBOptions.WriteBufferSize = uint64(n); return nil }},
+		{"block_cache_size", cs.BlockCacheSize, func(n int64) error { c.RocksDBOptions.BlockCacheBytes = uint64(n); return nil }},
 	}
-	if c.RocksDB != "kstreams" {
-		return c, fmt.Errorf("%s.rocksdb: preset %q is unknown (known: kstreams)", field, c.RocksDB)
+	for _, f := range sizes {
+		if f.v == "" {
+			continue
+		}
+		n, err := ParseSize(f.v)
+		if err == nil && n == 0 {
+			err = fmt.Errorf("size %q is zero", f.v)
+		}
+		if err == nil {
+			err = f.set(n)
+		}
+		if err != nil {
+			return c, fmt.Errorf("%s.%s: %w", field, f.name, err)
+		}
+	}
+	if cs.CompactionStyle != "" {
+		if cs.CompactionStyle != "universal" && cs.CompactionStyle != "level" {
+			return c, fmt.Errorf("%s.compaction_style: %q is not universal or level", field, cs.CompactionStyle)
+		}
+		c.RocksDBOptions.CompactionStyle = cs.CompactionStyle
+	}
+	if cs.Compression != "" {
+		switch cs.Compression {
+		case "none", "snappy", "lz4", "zstd":
+		default:
+			return c, fmt.Errorf("%s.compression: %q is not one of none, snappy, lz4, zstd", field, cs.Compression)
+		}
+		c.RocksDBOptions.Compression = cs.Compression
+	}
+	if cs.DisableWAL != nil {
+		c.RocksDBOptions.DisableWAL = *cs.DisableWAL
 	}
 	if cs.Store != "" {
 		c.Store = cs.Store
@@ -248,7 +374,31 @@ func merge(base Case, cs CaseSpec, field string) (Case, error) {
 	if c.Store != "rocksdb" && c.Store != "memory" {
 		return c, fmt.Errorf("%s.store: %q is not rocksdb or memory", field, c.Store)
 	}
+	if cs.Strategy != "" {
+		c.Strategy = cs.Strategy
+	}
+	switch c.Strategy {
+	case "put", "bulk", "ingest":
+	case "memory":
+		c.Store = "memory"
+	default:
+		return c, fmt.Errorf("%s.strategy: %q is not one of put, bulk, ingest, memory", field, c.Strategy)
+	}
+	if c.Store == "memory" && c.Strategy != "put" && c.Strategy != "memory" {
+		return c, fmt.Errorf("%s.strategy: %s needs a rocksdb store", field, c.Strategy)
+	}
+	if c.Store == "memory" {
+		c.Strategy = "memory"
+	}
 	return c, nil
+}
+
+func setInt32(dst *int32, n int64) error {
+	if n > 1<<31-1 {
+		return fmt.Errorf("%d is over 2 GiB", n)
+	}
+	*dst = int32(n)
+	return nil
 }
 
 // FillToSpec turns a fill section into a generator spec and compression,

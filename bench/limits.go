@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/engine"
+)
+
+// limitMeter measures and caches the limits of a run's cases: fetch-only
+// once per distinct consumer configuration, write-only once per distinct
+// store configuration, both against one local dump of the changelog.
+type limitMeter struct {
+	env     *Env
+	topic   string
+	dumpDir string
+	dumped  bool
+	fetch   map[string]engine.Limit
+	write   map[string]engine.Limit
+}
+
+func newLimitMeter(env *Env, topic, dir string) *limitMeter {
+	return &limitMeter{env: env, topic: topic, dumpDir: dir, fetch: map[string]engine.Limit{}, write: map[string]engine.Limit{}}
+}
+
+// forCase returns the limits of the case configured by cfg.
+func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*CaseLimits, error) {
+	adm, closeAdm, err := m.env.Admin()
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := cluster.Offsets(ctx, adm, m.topic)
+	closeAdm()
+	if err != nil {
+		return nil, err
+	}
+	fetchKey := fmt.Sprintf("t%d b%d f%d p%d", cfg.Threads, cfg.BatchRecords, cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes)
+	fetch, ok := m.fetch[fetchKey]
+	if !ok {
+		fc := cfg
+		fc.StateDir = filepath.Join(m.dumpDir, "fetch-only")
+		m.env.Logf("limits: fetch-only (%s)", fetchKey)
+		if fetch, err = engine.FetchOnly(ctx, m.env.Cluster, offsets, fc); err != nil {
+			return nil, err
+		}
+		m.fetch[fetchKey] = fetch
+	}
+	opts, _ := json.Marshal(cfg.RocksDB)
+	writeKey := fmt.Sprintf("%s %s b%d t%d s%d %s", cfg.Strategy, cfg.Store, cfg.BatchRecords, cfg.Threads, cfg.SortBufferBytes, opts)
+	write, ok := m.write[writeKey]
+	if !ok {
+		if !m.dumped {
+			m.env.Logf("limits: copying the changelog to local disk for write-only replays")
+			dc := cfg
+			dc.Threads = max(cfg.Threads, 1)
+			if err := engine.Dump(ctx, m.env.Cluster, offsets, dc, m.dumpDir); err != nil {
+				return nil, err
+			}
+			m.dumped = true
+		}
+		wc := cfg
+		wc.StateDir = filepath.Join(m.dumpDir, "write-only")
+		m.env.Logf("limits: write-only (strategy %s, batch %d, threads %d)", cfg.Strategy, cfg.BatchRecords, cfg.Threads)
+		if write, err = engine.WriteOnly(ctx, m.dumpDir, offsets.Partitions(), wc); err != nil {
+			return nil, err
+		}
+		os.RemoveAll(wc.StateDir)
+		m.write[writeKey] = write
+	}
+	return &CaseLimits{FetchOnly: fetch, WriteOnly: write}, nil
+}
+
+// close removes the dump.
+func (m *limitMeter) close() { os.RemoveAll(m.dumpDir) }

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/measure"
+)
+
+// Internal strategies used to measure the limits of a restore.
+const (
+	// strategyDiscard consumes records and drops them: fetch-only.
+	strategyDiscard = "discard"
+	// strategyDump appends records to a per-partition file for write-only replays.
+	strategyDump = "dump"
+)
+
+// Limit is one measured limit: how long moving the changelog's records took
+// with one side of the restore alone.
+type Limit struct {
+	Duration time.Duration
+	Records  int64
+	Bytes    int64
+}
+
+// MBPerSec is the limit's rate.
+func (l Limit) MBPerSec() float64 { return measure.MBPerSec(l.Bytes, l.Duration.Seconds()) }
+
+// FetchOnly consumes the changelog exactly as a restore with c would, and
+// discards every record: the broker and network side alone.
+func FetchOnly(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig) (Limit, error) {
+	c.Strategy = strategyDiscard
+	c.Progress = nil
+	res, err := ColdRestore(ctx, cc, offsets, c)
+	if err != nil {
+		return Limit{}, fmt.Errorf("fetch-only: %w", err)
+	}
+	res.Close()
+	return Limit{Duration: res.Duration, Records: res.Records, Bytes: res.Bytes}, nil
+}
+
+// Dump consumes the changelog once and writes its records to dir, one file
+// per partition, for WriteOnly to replay from local disk.
+func Dump(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig, dir string) error {
+	c.Strategy = strategyDump
+	c.StateDir = dir
+	c.Progress = nil
+	res, err := ColdRestore(ctx, cc, offsets, c)
+	if err != nil {
+		return fmt.Errorf("dump changelog: %w", err)
+	}
+	res.Close()
+	return nil
+}
+
+// WriteOnly replays a Dump into fresh stores with c's strategy and options,
+// in batches of c.BatchRecords per partition, c.Threads partitions at once:
+// the store side alone. It includes the strategy's finish work.
+func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c RestoreConfig) (Limit, error) {
+	if err := c.Validate(); err != nil {
+		return Limit{}, err
+	}
+	var (
+		mu    sync.Mutex
+		total Limit
+		first error
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	work := make(chan int32)
+	for i := 0; i < c.Threads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
+				mu.Lock()
+				total.Records += n
+				total.Bytes += b
+				if err != nil && first == nil {
+					first = fmt.Errorf("write-only: partition %d: %w", p, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, p := range partitions {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	total.Duration = time.Since(start)
+	os.RemoveAll(filepath.Join(c.StateDir, c.AppID))
+	return total, first
+}
+
+func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32) (records, bytes int64, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil // an empty partition has no dump
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	l, err := newLoader(c, p)
+	if err != nil {
+		return 0, 0, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	batch := make([]Entry, 0, c.BatchRecords)
+	var arena []byte
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := l.Write(batch)
+		batch, arena = batch[:0], arena[:0]
+		return err
+	}
+	for {
+		if ctx.Err() != nil {
+			l.Abort()
+			return records, bytes, ctx.Err()
+		}
+		e, err := readDumpEntry(r, &arena)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l.Abort()
+			return records, bytes, err
+		}
+		batch = append(batch, e)
+		records++
+		bytes += int64(len(e.Key) + len(e.Value))
+		if len(batch) == c.BatchRecords {
+			if err := flush(); err != nil {
+				l.Abort()
+				return records, bytes, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		l.Abort()
+		return records, bytes, err
+	}
+	s, err := l.Finish(ctx)
+	if err != nil {
+		return records, bytes, err
+	}
+	return records, bytes, s.Close()
+}
+
+func dumpFile(dir string, c RestoreConfig, p int32) string {
+	return filepath.Join(dir, "dump-"+strconv.Itoa(int(p))+".log")
+}
+
+// dumpLoader appends records to a file: [key len u32][value len i32, -1 for
+// a tombstone][key][value].
+type dumpLoader struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newDumpLoader(path string) (*dumpLoader, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &dumpLoader{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (d *dumpLoader) Write(entries []Entry) error {
+	var hdr [8]byte
+	for _, e := range entries {
+		binary.LittleEndian.PutUint32(hdr[:4], uint32(len(e.Key)))
+		vl := int32(len(e.Value))
+		if e.Value == nil {
+			vl = -1
+		}
+		binary.LittleEndian.PutUint32(hdr[4:], uint32(vl))
+		d.w.Write(hdr[:])
+		d.w.Write(e.Key)
+		if _, err := d.w.Write(e.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *dumpLoader) Finish(context.Context) (Store, error) {
+	if err := d.w.Flush(); err != nil {
+		d.f.Close()
+		return nil, err
+	}
+	return closedStore{}, d.f.Close()
+}
+
+func (d *dumpLoader) Abort() { d.f.Close(); os.Remove(d.f.Name()) }
+
+func readDumpEntry(r *bufio.Reader, arena *[]byte) (Entry, error) {
+	var hdr [8]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return Entry{}, fmt.Errorf("dump truncated: %w", err)
+		}
+		return Entry{}, err
+	}
+	kl := int(binary.LittleEndian.Uint32(hdr[:4]))
+	vl := int(int32(binary.LittleEndian.Uint32(hdr[4:])))
+	n := kl + max(vl, 0)
+	start := len(*arena)
+	*arena = append(*arena, make([]byte, n)...)
+	buf := (*arena)[start:]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return Entry{}, fmt.Errorf("dump truncated: %w", err)
+	}
+	e := Entry{Key: buf[:kl:kl]}
+	if vl >= 0 {
+		e.Value = buf[kl:n:n]
+	}
+	return e, nil
+}
+
+// discardLoader drops every record (fetch-only).
+type discardLoader struct{}
+
+func (discardLoader) Write([]Entry) error                  { return nil }
+func (discardLoader) Finish(context.Context) (Store, error) { return closedStore{}, nil }
+func (discardLoader) Abort()                               {}
+
+// closedStore stands in for the store of a limit measurement: it holds nothing.
+type closedStore struct{}
+
+func (closedStore) Write([]Entry) error                    { return errors.New("limit measurement holds no store") }
+func (closedStore) Get([]byte) ([]byte, error)             { return nil, nil }
+func (closedStore) ForEach(func(k, v []byte) error) error { return nil }
+func (closedStore) Close() error                           { return nil }
