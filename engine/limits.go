@@ -239,14 +239,14 @@ func readDumpEntry(r *bufio.Reader, arena *[]byte) (Entry, error) {
 // discardLoader drops every record (fetch-only).
 type discardLoader struct{}
 
-func (discardLoader) Write([]Entry) error                  { return nil }
+func (discardLoader) Write([]Entry) error                   { return nil }
 func (discardLoader) Finish(context.Context) (Store, error) { return closedStore{}, nil }
-func (discardLoader) Abort()                               {}
+func (discardLoader) Abort()                                {}
 
 // closedStore stands in for the store of a limit measurement: it holds nothing.
 type closedStore struct{}
 
-func (closedStore) Write([]Entry) error                    { return errors.New("limit measurement holds no store") }
-func (closedStore) Get([]byte) ([]byte, error)             { return nil, nil }
+func (closedStore) Write([]Entry) error                   { return errors.New("limit measurement holds no store") }
+func (closedStore) Get([]byte) ([]byte, error)            { return nil, nil }
 func (closedStore) ForEach(func(k, v []byte) error) error { return nil }
-func (closedStore) Close() error                           { return nil }
+func (closedStore) Close() error                          { return nil }

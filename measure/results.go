@@ -135,7 +135,7 @@ type Restore struct {
 	// TotalSeconds is DurationSeconds plus the ready phase: the time until
 	// the store restored and serving without stalls.
 	TotalSeconds float64 `json:"total_seconds"`
-	Records         int64   `json:"records"`
+	Records      int64   `json:"records"`
 	// Bytes is key+value bytes read from the changelog.
 	Bytes         int64   `json:"bytes"`
 	RecordsPerSec float64 `json:"records_per_sec"`
