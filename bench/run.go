@@ -175,6 +175,8 @@ type RestoreTopicOptions struct {
 	// Force wipes existing state under <state.dir>/<application.id> first.
 	Force     bool
 	KeepState bool
+	// Ready measures the ready phase after each restore.
+	Ready bool
 }
 
 // RestoreTopic restores an existing topic, any topic: one the tool filled is
@@ -236,7 +238,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*measure
 	var failures []string
 	for rep := 1; rep <= o.Repeats; rep++ {
 		rec, err := e.ColdRestore(ctx, RestoreRequest{
-			Case: "restore", Repeat: rep, Params: o.Params, Config: cfg, Manifest: manifest, KeepState: o.KeepState && rep == o.Repeats,
+			Case: "restore", Repeat: rep, Params: o.Params, Config: cfg, Manifest: manifest, KeepState: o.KeepState && rep == o.Repeats, Ready: o.Ready,
 		})
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted during restore #%d: %w", rep, ctx.Err())

@@ -783,14 +783,20 @@ func parseBootstrap(v string) ([]string, error) {
 // comments; a line ending in an odd number of backslashes continues on the
 // next (whose leading blanks are dropped); backslash escapes (\t \n \r \f
 // \uXXXX, \x for any other x) are decoded. Keys and values are trimmed.
+// The text is UTF-8, or ISO-8859-1 when it is not valid UTF-8.
 // Errors never quote the text.
 func parseProperties(data []byte) ([]property, error) {
+	text := string(data)
 	if !utf8.Valid(data) {
-		// Java reads .properties as ISO-8859-1 (Properties.load(InputStream))
-		// or UTF-8 (Kafka's Utils.loadProps uses a Reader); accept only UTF-8.
-		return nil, errors.New("not valid UTF-8")
+		// Not UTF-8: read it as ISO-8859-1, as Properties.load(InputStream)
+		// (which Kafka's tools use) does.
+		r := make([]rune, len(data))
+		for i, b := range data {
+			r[i] = rune(b)
+		}
+		text = string(r)
 	}
-	text := strings.TrimPrefix(string(data), "\uFEFF")
+	text = strings.TrimPrefix(text, "\uFEFF")
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
 	sc.Split(scanNaturalLines)

@@ -242,6 +242,9 @@ func TestParseProperties(t *testing.T) {
 	if lines["e"] != 8 || lines["f"] != 11 {
 		t.Errorf("line numbers: e=%d (want 8) f=%d (want 11)", lines["e"], lines["f"])
 	}
+	if got, err := parseProperties([]byte("pw=caf\xe9\n")); err != nil || got[0].value != "café" {
+		t.Errorf("ISO-8859-1: %+v, %v", got, err)
+	}
 	if _, err := parseProperties([]byte("x=\\u12g4secret\n")); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("bad \\u escape: %v", err)
 	}

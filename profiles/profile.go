@@ -232,13 +232,10 @@ func expand(p Profile, source, raw string) (*Plan, error) {
 	plan.Limits = p.Limits
 	plan.Ready = p.Ready == nil || *p.Ready
 
-	base := Case{Name: "default", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb",
-		FetchMaxBytes: 52428800, MaxPartitionFetchBytes: 1048576, SortBufferBytes: 64 << 20}
-	ro, err := engine.RocksPreset(base.RocksDB)
+	base, err := defaultCase()
 	if err != nil {
 		return nil, err
 	}
-	base.RocksDBOptions = ro
 	if p.Restore.Name != "" {
 		return nil, errors.New("restore.name: the restore section is not a case; name cases under cases or matrix")
 	}
@@ -286,6 +283,35 @@ func expand(p Profile, source, raw string) (*Plan, error) {
 		plan.Cases = append(plan.Cases, c)
 	}
 	return plan, nil
+}
+
+// ResolveCase resolves one case's settings over the defaults, with the same
+// validation a profile's cases get (for command-line flags).
+func ResolveCase(cs CaseSpec) (Case, error) {
+	base, err := defaultCase()
+	if err != nil {
+		return base, err
+	}
+	c, err := merge(base, cs, "restore")
+	if err != nil {
+		// Name the flag: restore.batch_records: ... -> --batch-records: ...
+		field, rest, _ := strings.Cut(strings.TrimPrefix(err.Error(), "restore."), ":")
+		flag := map[string]string{"store": "store-type", "sort_buffer": "sort-buffer"}[field]
+		if flag == "" {
+			flag = strings.ReplaceAll(field, "_", "-")
+		}
+		return c, fmt.Errorf("--%s:%s", flag, rest)
+	}
+	c.Name = "restore"
+	return c, nil
+}
+
+func defaultCase() (Case, error) {
+	base := Case{Name: "default", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb",
+		FetchMaxBytes: 52428800, MaxPartitionFetchBytes: 1048576, SortBufferBytes: 64 << 20}
+	ro, err := engine.RocksPreset(base.RocksDB)
+	base.RocksDBOptions = ro
+	return base, err
 }
 
 // ChangelogTopic is Kafka Streams' changelog name for a store.

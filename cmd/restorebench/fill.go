@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -86,5 +87,12 @@ whose parameters match an existing one is reused, not rewritten.`,
 	return cmd
 }
 
-// flagError rewords profile field names as flags where they differ.
-func flagError(err error) error { return fmt.Errorf("invalid fill: %w", err) }
+// flagError names the flag where the validator named a profile field:
+// "fill.value_size: ..." becomes "--value-size: ...".
+func flagError(err error) error {
+	msg := err.Error()
+	if field, rest, ok := strings.Cut(strings.TrimPrefix(msg, "fill."), ":"); ok && strings.HasPrefix(msg, "fill.") {
+		return fmt.Errorf("--%s:%s", strings.ReplaceAll(field, "_", "-"), rest)
+	}
+	return err
+}

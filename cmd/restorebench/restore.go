@@ -13,9 +13,12 @@ import (
 func newRestoreCmd(g *globalFlags) *cobra.Command {
 	var (
 		topic, appID, store, out string
-		p                        = measure.CaseParams{Scenario: "cold", Strategy: "put"}
+		p                        = measure.CaseParams{Scenario: "cold"}
 		repeats                  int
 		force, keepState         bool
+		noReady                  bool
+		fetchMax, partFetchMax   string
+		sortBuffer               string
 	)
 	cmd := &cobra.Command{
 		Use:   "restore",
@@ -30,6 +33,15 @@ changelog) is restored and counted, and reported as not verified.`,
 			if topic == "" {
 				topic = profiles.ChangelogTopic(appID, store)
 			}
+			// The same validation as a profile case, so flags and profiles agree.
+			c, err := profiles.ResolveCase(profiles.CaseSpec{
+				Strategy: p.Strategy, BatchRecords: p.BatchRecords, Threads: p.Threads, RocksDB: p.RocksDB, Store: p.Store,
+				FetchMaxBytes: fetchMax, MaxPartitionFetchBytes: partFetchMax, SortBuffer: sortBuffer,
+			})
+			if err != nil {
+				return err
+			}
+			p = bench.ParamsOf(c)
 			env, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
@@ -41,7 +53,7 @@ changelog) is restored and counted, and reported as not verified.`,
 			}
 			res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 				Topic: topic, AppID: appID, StoreName: store, Params: p, Repeats: repeats,
-				OutDir: out, RunID: runID, Force: force, KeepState: keepState,
+				OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,
 			})
 			if res != nil {
 				printSummary(res, out)
@@ -57,6 +69,11 @@ changelog) is restored and counted, and reported as not verified.`,
 	fl.IntVar(&p.Threads, "threads", 1, "restore consumers in parallel, each owning a share of the partitions (stream threads)")
 	fl.StringVar(&p.RocksDB, "rocksdb", "kstreams", "RocksDB option preset (kstreams = Kafka Streams' RocksDBStore defaults)")
 	fl.StringVar(&p.Store, "store-type", "rocksdb", "store kind: rocksdb or memory")
+	fl.StringVar(&p.Strategy, "strategy", "put", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
+	fl.StringVar(&fetchMax, "fetch-max-bytes", "50MiB", "the restore consumer's fetch.max.bytes")
+	fl.StringVar(&partFetchMax, "max-partition-fetch-bytes", "1MiB", "the restore consumer's max.partition.fetch.bytes")
+	fl.StringVar(&sortBuffer, "sort-buffer", "64MiB", "memory per partition for the ingest strategy's external sort")
+	fl.BoolVar(&noReady, "no-ready", false, "skip the ready phase (flush, settled compactions, point reads)")
 	fl.IntVar(&repeats, "repeats", 1, "restores to run, each into fresh stores")
 	fl.StringVar(&out, "out", "", "directory for results.json and plots (default results/<run-id>)")
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first")
