@@ -57,9 +57,15 @@ func (l *bulkLoader) Finish(ctx context.Context) (Store, error) {
 		return nil, fmt.Errorf("flush: %w", err)
 	}
 	l.s.db.CompactRange(grocksdb.Range{})
+	carried := l.s.Stats()
 	l.s.Close()
 	l.s = nil
-	return OpenRocks(l.path, l.opts)
+	s, err := OpenRocks(l.path, l.opts)
+	if err != nil {
+		return nil, err
+	}
+	s.carried = carried
+	return s, nil
 }
 
 func (l *bulkLoader) Abort() {

@@ -312,7 +312,7 @@ func (s *extSort) sortBuffer() {
 func (s *extSort) spill() error {
 	s.sortBuffer()
 	mem := &sortMemCursor{s: s}
-	dropTombs := true
+	dropTombs := len(s.runs) == 0
 	w, err := s.createRun()
 	if err != nil {
 		return err

@@ -165,6 +165,9 @@ func (r *Restored) RocksStats() measure.RocksDBStats {
 		t.MemtableBytes += st.MemtableBytes
 		t.EstimatedKeys += st.EstimatedKeys
 		t.StallSeconds += st.StallSeconds
+		t.FlushBytes += st.FlushBytes
+		t.CompactionWriteBytes += st.CompactionWriteBytes
+		t.IngestedBytes += st.IngestedBytes
 	}
 	return t
 }

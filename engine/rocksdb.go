@@ -60,6 +60,9 @@ type RocksStore struct {
 	cache *grocksdb.Cache
 	wo    *grocksdb.WriteOptions
 	wb    *grocksdb.WriteBatch
+	// carried are flush, compaction and ingestion bytes from before a
+	// reopen (bulk loading reopens the store), so Stats covers the whole restore.
+	carried measure.RocksDBStats
 }
 
 // OpenRocks opens (creating if missing) a RocksDB store at path.
@@ -204,8 +207,9 @@ func (s *RocksStore) Stats() measure.RocksDBStats {
 		MemtableBytes:          prop("rocksdb.cur-size-all-mem-tables"),
 		EstimatedKeys:          prop("rocksdb.estimate-num-keys"),
 		StallSeconds:           cumulativeStall(s.db.GetProperty("rocksdb.stats")),
-		FlushBytes:             ticker(stats, "rocksdb.flush.write.bytes"),
-		CompactionWriteBytes:   ticker(stats, "rocksdb.compact.write.bytes"),
+		FlushBytes:             s.carried.FlushBytes + ticker(stats, "rocksdb.flush.write.bytes"),
+		CompactionWriteBytes:   s.carried.CompactionWriteBytes + ticker(stats, "rocksdb.compact.write.bytes"),
+		IngestedBytes:          s.carried.IngestedBytes,
 	}
 }
 

@@ -375,7 +375,13 @@ const (
 // lines), else rotated by 30°, smaller, and shortened in the middle when
 // still long. It returns the estimated slot width, for the bars.
 func caseTicks(p *plot.Plot, names []string) (slot vg.Length) {
-	slot = vg.Points(dataWidth / float64(len(names)))
+	return caseTicksIn(p, names, vg.Points(dataWidth))
+}
+
+// caseTicksIn is caseTicks for a data area about width wide (narrower than
+// dataWidth when a legend column shares the chart).
+func caseTicksIn(p *plot.Plot, names []string, width vg.Length) (slot vg.Length) {
+	slot = width / vg.Length(len(names))
 	fit := slot * 0.95
 	wrapped := make([]string, len(names))
 	fits := true
@@ -401,8 +407,8 @@ func caseTicks(p *plot.Plot, names []string) (slot vg.Length) {
 	p.Add(tickLabelSpace(short))
 	// The first label reaches left of its slot; the data area narrows by that.
 	ext := sty.Rectangle(short[0]).Size().X
-	narrowed := vg.Points(dataWidth) - max(0, ext-slot/2)
-	return max(narrowed, vg.Points(dataWidth/2)) / vg.Length(len(names))
+	narrowed := width - max(0, ext-slot/2)
+	return max(narrowed, width/2) / vg.Length(len(names))
 }
 
 // shorten drops runes from the middle of name, marking the cut with "…",

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/restorebench/restorebench/internal/testkafka"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// assertNoTempDirs fails when a task directory still holds the ingest
+// strategy's spill or SST directory.
+func assertNoTempDirs(t *testing.T, taskDir string) {
+	t.Helper()
+	for _, d := range []string{ingestSpillDir, ingestSSTDir} {
+		if _, err := os.Stat(filepath.Join(taskDir, d)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s/%s still there (%v)", taskDir, d, err)
+		}
+	}
+}
+
+func TestIngestAndBulkRestoreVerify(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	spec := spec100k()
+	testkafka.Fill(t, cfg, "c", spec, nil)
+	expected, totals, err := loadgen.Expect(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		strategy string
+		threads  int
+	}{{StrategyIngest, 1}, {StrategyIngest, 2}, {StrategyBulk, 1}} {
+		name := fmt.Sprintf("%s/%d threads", c.strategy, c.threads)
+		rc := DefaultRestoreConfig("c", t.TempDir())
+		rc.Strategy, rc.Threads = c.strategy, c.threads
+		// 1 MiB against ~4 MiB of records per partition: the sort spills.
+		rc.SortBufferBytes = 1 << 20
+		res, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "c"), rc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Records != totals.Records {
+			t.Errorf("%s: restored %d records, fill wrote %d", name, res.Records, totals.Records)
+		}
+		if ok, v := Verify(res.Stores, expected); !ok {
+			t.Errorf("%s: did not verify: %s", name, v.Problem)
+		}
+		for p, s := range res.Stores {
+			if _, ok := s.(*RocksStore); !ok {
+				t.Errorf("%s: partition %d store is %T, want *RocksStore", name, p, s)
+			}
+			assertNoTempDirs(t, rc.TaskDir(p))
+		}
+		res.Close()
+	}
+}
+
+// writeOps feeds ops to a loader in polls of 500 records.
+func writeOps(t *testing.T, l Loader, ops []kv) {
+	t.Helper()
+	batch := make([]Entry, 0, 500)
+	for i, op := range ops {
+		batch = append(batch, Entry{Key: op.k, Value: op.v})
+		if len(batch) == cap(batch) || i == len(ops)-1 {
+			if err := l.Write(batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+func storeEntries(t *testing.T, s Store) []kv {
+	t.Helper()
+	var got []kv
+	if err := s.ForEach(func(k, v []byte) error {
+		got = append(got, kv{bytes.Clone(k), bytes.Clone(v)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// The loader alone: spills, several SST files, and the store holding
+// exactly the replayed state, reopenable after close.
+func TestIngestLoaderSpillsAndRollsSSTs(t *testing.T) {
+	old := ingestSSTTargetBytes
+	ingestSSTTargetBytes = 64 << 10
+	defer func() { ingestSSTTargetBytes = old }()
+
+	task := t.TempDir()
+	store := filepath.Join(task, "rocksdb", "s")
+	o := KStreamsRocksOptions()
+	l, err := newIngestLoader(store, task, o, 256<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := randomOps(rand.New(rand.NewPCG(9, 9)), 30_000, 3_000, 300, 0.1)
+	writeOps(t, l, ops)
+	if sp := l.(*ingestLoader).sorter.Stats().Spills; sp == 0 {
+		t.Fatal("no spill with a 256 KiB sort buffer")
+	}
+	s, err := l.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoTempDirs(t, task)
+	want := replay(ops)
+	checkSorted(t, storeEntries(t, s), want)
+	if ssts, _ := filepath.Glob(filepath.Join(store, "*.sst")); len(ssts) < 2 {
+		t.Errorf("store holds %d sst files, expected several", len(ssts))
+	}
+	s.Close()
+	s2, err := OpenRocks(store, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	checkSorted(t, storeEntries(t, s2), want)
+}
+
+func TestIngestLoaderEmptyPartition(t *testing.T) {
+	for name, ops := range map[string][]kv{
+		"no records":      nil,
+		"only tombstones": {{k: []byte("a")}, {k: []byte("b"), v: []byte("x")}, {k: []byte("b")}},
+	} {
+		task := t.TempDir()
+		store := filepath.Join(task, "rocksdb", "s")
+		l, err := newIngestLoader(store, task, KStreamsRocksOptions(), 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) > 0 {
+			writeOps(t, l, ops)
+		}
+		s, err := l.Finish(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := storeEntries(t, s); len(got) != 0 {
+			t.Errorf("%s: store holds %d entries", name, len(got))
+		}
+		if err := s.Write([]Entry{{Key: []byte("k"), Value: []byte("v")}}); err != nil {
+			t.Errorf("%s: store not writable: %v", name, err)
+		}
+		s.Close()
+		assertNoTempDirs(t, task)
+	}
+}
+
+func TestIngestLoaderAbortRemovesTempFiles(t *testing.T) {
+	task := t.TempDir()
+	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, KStreamsRocksOptions(), 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeOps(t, l, randomOps(rand.New(rand.NewPCG(1, 1)), 5_000, 1_000, 200, 0.1))
+	if _, err := os.Stat(filepath.Join(task, ingestSpillDir)); err != nil {
+		t.Fatalf("no spill dir before abort: %v", err)
+	}
+	l.Abort()
+	assertNoTempDirs(t, task)
+}
+
+func TestIngestLoaderCancelledFinishCleansUp(t *testing.T) {
+	task := t.TempDir()
+	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, KStreamsRocksOptions(), 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough distinct keys that the merge checks the context.
+	ops := make([]kv, 200_000)
+	for i := range ops {
+		ops[i] = kv{fmt.Appendf(nil, "%08d", i), []byte("v")}
+	}
+	writeOps(t, l, ops)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Finish(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("finish with a cancelled context: %v", err)
+	}
+	l.Abort()
+	assertNoTempDirs(t, task)
+}
