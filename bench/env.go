@@ -28,6 +28,8 @@ type Options struct {
 	Brokers []string
 	// Security are TLS/SASL client options for Brokers.
 	Security []kgo.Opt
+	// SecurityDescription says how the client authenticates, without secrets.
+	SecurityDescription string
 	// DataDir holds the embedded broker's log and the fill manifests.
 	// Default ".restorebench".
 	DataDir string
@@ -87,7 +89,7 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		e.Broker = measure.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir}
 	} else {
 		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security}
-		e.Broker = measure.Broker{Kind: "external", Bootstrap: o.Brokers}
+		e.Broker = measure.Broker{Kind: "external", Bootstrap: o.Brokers, Security: o.SecurityDescription}
 	}
 	if _, err := cluster.Ping(ctx, e.Cluster); err != nil {
 		e.Close()

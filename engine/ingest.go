@@ -70,21 +70,30 @@ func (l *ingestLoader) Write(entries []Entry) error {
 // Finish sorts and merges the records, writes the SST files, opens the store
 // and ingests them. The spill and SST directories are removed whatever the
 // outcome. A partition with no live key yields an empty store.
+//
+// The files are ingested with the store opened in level compaction style,
+// then the store is reopened with its own options. RocksDB 7.8 places files
+// ingested into an empty universal-compaction DB in L0, each its own sorted
+// run, so more than level0_file_num_compaction_trigger files would set off a
+// compaction rewriting everything just ingested; in level style they go to
+// the bottommost level, non-overlapping, which universal compaction then
+// reads as one sorted run.
 func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
 	if l.done {
 		return nil, errors.New("ingest: finish called twice")
 	}
 	l.done = true
-	s, err := OpenRocks(l.storePath, l.opts)
+	defer func() {
+		if cerr := l.cleanup(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	s, err := openRocksWith(l.storePath, l.opts, ingestTune(l.opts))
 	if err != nil {
-		l.cleanup()
 		return nil, err
 	}
 	defer func() {
-		if cerr := l.cleanup(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err != nil && s != nil {
 			s.Close()
 		}
 	}()
@@ -92,16 +101,35 @@ func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) == 0 {
+	if len(paths) > 0 {
+		iopts := grocksdb.NewDefaultIngestExternalFileOptions()
+		iopts.SetMoveFiles(true)
+		err = s.db.IngestExternalFile(paths, iopts)
+		iopts.Destroy()
+		if err != nil {
+			return nil, fmt.Errorf("ingest %d sst files into %s: %w", len(paths), l.storePath, err)
+		}
+	}
+	if ingestTune(l.opts) == nil {
 		return s, nil
 	}
-	iopts := grocksdb.NewDefaultIngestExternalFileOptions()
-	defer iopts.Destroy()
-	iopts.SetMoveFiles(true)
-	if err := s.db.IngestExternalFile(paths, iopts); err != nil {
-		return nil, fmt.Errorf("ingest %d sst files into %s: %w", len(paths), l.storePath, err)
+	s.Close()
+	s = nil
+	s, err = OpenRocks(l.storePath, l.opts)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// ingestTune is how the store's options change while files are ingested:
+// level compaction style when the store is universal (see Finish), else
+// nothing.
+func ingestTune(o RocksOptions) func(*grocksdb.Options) {
+	if o.CompactionStyle != "universal" {
+		return nil
+	}
+	return func(opts *grocksdb.Options) { opts.SetCompactionStyle(grocksdb.LevelCompactionStyle) }
 }
 
 // writeSSTs writes the merged state as SST files built with dbo (the store's

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/linxGnu/grocksdb"
+
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -63,7 +65,7 @@ func TestIngestAndBulkRestoreVerify(t *testing.T) {
 }
 
 // writeOps feeds ops to a loader in polls of 500 records.
-func writeOps(t *testing.T, l Loader, ops []kv) {
+func writeOps(t *testing.T, l interface{ Write([]Entry) error }, ops []kv) {
 	t.Helper()
 	batch := make([]Entry, 0, 500)
 	for i, op := range ops {
@@ -189,4 +191,49 @@ func TestIngestLoaderCancelledFinishCleansUp(t *testing.T) {
 	}
 	l.Abort()
 	assertNoTempDirs(t, task)
+}
+
+// Ingested files land in the bottommost level, one sorted run, under both
+// compaction styles, so nothing is compacted after the restore; the store
+// keeps working (writes, flushes, compactions, reopening) afterwards.
+func TestIngestLandsInBottommostLevel(t *testing.T) {
+	old := ingestSSTTargetBytes
+	ingestSSTTargetBytes = 32 << 10
+	defer func() { ingestSSTTargetBytes = old }()
+	for _, style := range []string{"universal", "level"} {
+		task := t.TempDir()
+		store := filepath.Join(task, "rocksdb", "s")
+		o := KStreamsRocksOptions()
+		o.CompactionStyle = style
+		l, err := newIngestLoader(store, task, o, 256<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := randomOps(rand.New(rand.NewPCG(5, 5)), 30_000, 3_000, 300, 0.1)
+		writeOps(t, l, ops)
+		s, err := l.Finish(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", style, err)
+		}
+		rs := s.(*RocksStore)
+		levels := make([]string, 7)
+		for i := range levels {
+			levels[i] = rs.db.GetProperty(fmt.Sprintf("rocksdb.num-files-at-level%d", i))
+		}
+		ssts, _ := filepath.Glob(filepath.Join(store, "*.sst"))
+		if fmt.Sprint(levels[:6]) != "[0 0 0 0 0 0]" || levels[6] != fmt.Sprint(len(ssts)) || len(ssts) < 4 {
+			t.Errorf("%s: files per level %v (%d sst files), want all in L6", style, levels, len(ssts))
+		}
+		// The store keeps working: more writes, a flush, a full compaction.
+		more := randomOps(rand.New(rand.NewPCG(6, 6)), 5_000, 3_000, 300, 0.1)
+		writeOps(t, s, more)
+		rs.db.CompactRange(grocksdb.Range{})
+		s.Close()
+		s2, err := OpenRocks(store, o)
+		if err != nil {
+			t.Fatalf("%s: reopen: %v", style, err)
+		}
+		checkSorted(t, storeEntries(t, s2), replay(append(ops, more...)))
+		s2.Close()
+	}
 }

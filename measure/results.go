@@ -56,6 +56,9 @@ type Broker struct {
 	Bootstrap []string `json:"bootstrap"`
 	// DataDir is where the embedded broker keeps its log on disk.
 	DataDir string `json:"data_dir,omitempty"`
+	// Security says how the client connected (protocol, mechanism, user),
+	// never with a password.
+	Security string `json:"security,omitempty"`
 }
 
 // ProfileInfo records which profile a run expanded.

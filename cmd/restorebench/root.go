@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,13 @@ type globalFlags struct {
 	dataDir        string
 	stateDir       string
 	connectTimeout time.Duration
+	stallTimeout   time.Duration
 	quiet          bool
+
+	// Security: a Kafka client properties file, overridden by the flags.
+	commandConfig string
+	sec           cluster.Security
+	passwordFile  string
 }
 
 func newRootCmd() *cobra.Command {
@@ -42,7 +49,18 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.StringVar(&g.dataDir, "data-dir", ".restorebench", "directory for the embedded broker's log and the fill manifests")
 	pf.StringVar(&g.stateDir, "state-dir", "", "Kafka Streams' state.dir for restored stores (default <data-dir>/state)")
 	pf.DurationVar(&g.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the brokers to answer before giving up")
+	pf.DurationVar(&g.stallTimeout, "stall-timeout", 60*time.Second, "fail a restore when no record arrives for this long")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress bars")
+	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM files")
+	pf.StringVar(&g.sec.Protocol, "security-protocol", "", "security.protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL")
+	pf.StringVar(&g.sec.Mechanism, "sasl-mechanism", "", "sasl.mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	pf.StringVar(&g.sec.Username, "sasl-username", "", "SASL user name")
+	pf.StringVar(&g.passwordFile, "sasl-password-file", "", "file holding the SASL password (else $RESTOREBENCH_SASL_PASSWORD); never logged or recorded")
+	pf.StringVar(&g.sec.CAFile, "tls-ca", "", "PEM file of CA certificates to trust (ssl.truststore.location, PEM)")
+	pf.StringVar(&g.sec.CertFile, "tls-cert", "", "PEM client certificate chain for mutual TLS")
+	pf.StringVar(&g.sec.KeyFile, "tls-key", "", "PEM private key of --tls-cert (unencrypted)")
+	pf.StringVar(&g.sec.ServerName, "tls-server-name", "", "host name to verify the brokers' certificates against")
+	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
 	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd())
 	return root
 }
@@ -56,12 +74,28 @@ func (g *globalFlags) connect(ctx context.Context) (*bench.Env, error) {
 		Quiet:          g.quiet,
 		Log:            os.Stderr,
 	}
+	o.StallTimeout = g.stallTimeout
+	sec, brokers, err := g.security()
+	if err != nil {
+		return nil, err
+	}
 	if g.brokers != "" {
 		bs, err := cluster.ParseBrokers(g.brokers)
 		if err != nil {
 			return nil, fmt.Errorf("--brokers: %w", err)
 		}
-		o.Brokers = bs
+		brokers = bs
+	}
+	o.Brokers = brokers
+	if sec != nil {
+		if len(brokers) == 0 {
+			return nil, fmt.Errorf("security settings need --brokers (or bootstrap.servers in --command-config): the embedded broker runs in plaintext")
+		}
+		opts, err := sec.Opts()
+		if err != nil {
+			return nil, err
+		}
+		o.Security, o.SecurityDescription = opts, sec.Describe()
 	}
 	env, err := bench.Connect(ctx, o)
 	if err != nil {
@@ -70,7 +104,54 @@ func (g *globalFlags) connect(ctx context.Context) (*bench.Env, error) {
 	if env.Embedded != nil {
 		fmt.Fprintf(os.Stderr, "broker: embedded (kfake) at %s, log in %s\n", env.Broker.Bootstrap[0], env.Broker.DataDir)
 	} else {
-		fmt.Fprintf(os.Stderr, "broker: external %s (cluster %s)\n", g.brokers, env.ClusterID)
+		how := ""
+		if env.Broker.Security != "" {
+			how = ", " + env.Broker.Security
+		}
+		fmt.Fprintf(os.Stderr, "broker: external %s (cluster %s%s)\n", strings.Join(env.Broker.Bootstrap, ","), env.ClusterID, how)
 	}
 	return env, nil
+}
+
+// security merges --command-config with the security flags (flags win) and
+// returns nil when nothing asks for security. It also returns the file's
+// bootstrap.servers.
+func (g *globalFlags) security() (*cluster.Security, []string, error) {
+	var sec cluster.Security
+	var brokers []string
+	if g.commandConfig != "" {
+		props, err := cluster.ReadClientProperties(g.commandConfig)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--command-config: %w", err)
+		}
+		sec, brokers = props.Security, props.Brokers
+	}
+	f := g.sec
+	for _, o := range []struct {
+		dst *string
+		v   string
+	}{
+		{&sec.Protocol, f.Protocol}, {&sec.Mechanism, f.Mechanism}, {&sec.Username, f.Username},
+		{&sec.CAFile, f.CAFile}, {&sec.CertFile, f.CertFile}, {&sec.KeyFile, f.KeyFile}, {&sec.ServerName, f.ServerName},
+	} {
+		if o.v != "" {
+			*o.dst = o.v
+		}
+	}
+	if f.InsecureSkipVerify {
+		sec.InsecureSkipVerify = true
+	}
+	if g.passwordFile != "" {
+		b, err := os.ReadFile(g.passwordFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--sasl-password-file: cannot read %s", g.passwordFile)
+		}
+		sec.Password = strings.TrimRight(string(b), "\r\n")
+	} else if pw := os.Getenv("RESTOREBENCH_SASL_PASSWORD"); pw != "" && sec.Password == "" {
+		sec.Password = pw
+	}
+	if sec == (cluster.Security{}) {
+		return nil, brokers, nil
+	}
+	return &sec, brokers, nil
 }
