@@ -12,6 +12,8 @@ ROCKSDB_VERSION = $(shell sed -n 's/^\#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) \(
 LDFLAGS = -X github.com/restorebench/restorebench/engine.rocksDBVersion=$(ROCKSDB_VERSION)
 # The real broker make test starts (scripts/kafka.sh; PLAINTEXT listener).
 KAFKA_BOOTSTRAP := 127.0.0.1:19092
+# Its SASL_PLAINTEXT listener (users made by scripts/kafka.sh).
+KAFKA_SASL_BOOTSTRAP := 127.0.0.1:19094
 PROFILE ?= quick
 GOTEST_FLAGS ?= -count=1 -timeout 20m
 
@@ -49,7 +51,7 @@ vet: deps
 test: deps deps-kafka vet
 	@scripts/kafka.sh up
 	@set -o pipefail; status=0; \
-	RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+	RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	scripts/kafka.sh down; exit $$status
 
 # test-hermetic: only what needs no real broker.

@@ -55,8 +55,11 @@ func TestIngestAndBulkRestoreVerify(t *testing.T) {
 			t.Errorf("%s: did not verify: %s", name, v.Problem)
 		}
 		for p, s := range res.Stores {
-			if _, ok := s.(*RocksStore); !ok {
+			rs, ok := s.(*RocksStore)
+			if !ok {
 				t.Errorf("%s: partition %d store is %T, want *RocksStore", name, p, s)
+			} else if l0 := rs.Stats().L0Files; c.strategy == StrategyIngest && l0 != 0 {
+				t.Errorf("%s: partition %d has %d files in L0 after ingestion", name, p, l0)
 			}
 			assertNoTempDirs(t, rc.TaskDir(p))
 		}

@@ -287,9 +287,10 @@ func FillThroughput(r *measure.Results) (*plot.Plot, error) {
 // WriteAll draws every chart the results have data for into dir (created if
 // missing) as <name>.png and <name>.svg, each Width×Height and each written
 // atomically, and returns the paths written, in chart order. The restore
-// charts are skipped, not an error, for results without restores, and the
-// fill chart for results without a fill series. On error it returns the paths
-// written so far.
+// charts are skipped, not an error, for results without restores,
+// RestoreTimeByBatch also for results that do not sweep the batch size, and
+// the fill chart for results without a fill series. On error it returns the
+// paths written so far.
 func WriteAll(r *measure.Results, dir string) ([]string, error) {
 	if r == nil {
 		return nil, errNilResults
@@ -303,12 +304,14 @@ func WriteAll(r *measure.Results, dir string) ([]string, error) {
 	}{
 		{RestoreThroughputFile, RestoreThroughput},
 		{RestoreTimePerCaseFile, RestoreTimePerCase},
+		{RestoreTimeByBatchFile, RestoreTimeByBatch},
+		{RestorePhasesFile, RestorePhases},
 		{FillThroughputFile, FillThroughput},
 	}
 	var written []string
 	for _, c := range charts {
 		p, err := c.draw(r)
-		if errors.Is(err, ErrNoRestores) {
+		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) {
 			continue
 		}
 		if err != nil {

@@ -1,0 +1,203 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/restorebench/restorebench/measure"
+)
+
+// RestorePhasesFile is the file base name WriteAll gives RestorePhases.
+const RestorePhasesFile = "restore-phases"
+
+// casePhases are one case's phase medians over its verified, error-free
+// repeats (all zero when it has none).
+type casePhases struct {
+	name                       string
+	repeats, verified          int
+	load, finish, ready, total float64
+}
+
+// phaseColors are the colours of the load, finish and ready bars.
+var phaseColors = [3]color.Color{palette[0], palette[1], palette[4]}
+
+// phaseMedians groups restores by case, in first-seen order as
+// measure.Summarize does, and takes the median of each phase over the
+// verified, error-free repeats. A restore without Ready has a ready phase
+// of 0; one without LoadSeconds and FinishSeconds (results written before
+// they were recorded) counts its DurationSeconds as load, and one without
+// TotalSeconds counts DurationSeconds plus the ready phase as total.
+func phaseMedians(restores []measure.Restore) []casePhases {
+	type acc struct {
+		c                          casePhases
+		load, finish, ready, total []float64
+	}
+	var order []*acc
+	byCase := map[string]*acc{}
+	for _, rs := range restores {
+		a, ok := byCase[rs.Case]
+		if !ok {
+			a = &acc{c: casePhases{name: rs.Case}}
+			byCase[rs.Case] = a
+			order = append(order, a)
+		}
+		a.c.repeats++
+		if !rs.Verified || rs.Error != "" {
+			continue
+		}
+		a.c.verified++
+		load, ready := rs.LoadSeconds, 0.0
+		if load == 0 && rs.FinishSeconds == 0 {
+			load = rs.DurationSeconds
+		}
+		if rs.Ready != nil {
+			ready = rs.Ready.Seconds
+		}
+		total := rs.TotalSeconds
+		if total == 0 {
+			total = rs.DurationSeconds + ready
+		}
+		a.load = append(a.load, load)
+		a.finish = append(a.finish, rs.FinishSeconds)
+		a.ready = append(a.ready, ready)
+		a.total = append(a.total, total)
+	}
+	out := make([]casePhases, len(order))
+	for i, a := range order {
+		c := a.c
+		c.load, c.finish = measure.Median(a.load), measure.Median(a.finish)
+		c.ready, c.total = measure.Median(a.ready), measure.Median(a.total)
+		out[i] = c
+	}
+	return out
+}
+
+// RestorePhases charts per case the medians, over its verified, error-free
+// repeats, of the load phase (opening the stores to the last record
+// written), the finish phase (bulk's compaction, ingest's sort and SST
+// ingestion) and the ready phase (settling and the read probe) as stacked
+// bars, with the median total time (TotalSeconds) above each bar. A case
+// without such a repeat is a zero bar whose label ends in " (unverified)".
+// Case names are set as RestoreTimePerCase sets them. Results without
+// restores give ErrNoRestores.
+func RestorePhases(r *measure.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	if len(r.Restores) == 0 {
+		return nil, ErrNoRestores
+	}
+	cases := phaseMedians(r.Restores)
+	p := newPlot("Restore and ready phases per case")
+	p.Y.Label.Text = "time (s, medians of verified repeats)"
+
+	vals := [3]plotter.Values{}
+	for k := range vals {
+		vals[k] = make(plotter.Values, len(cases))
+	}
+	names := make([]string, len(cases))
+	readyMeasured := false
+	for _, rs := range r.Restores {
+		readyMeasured = readyMeasured || rs.Ready != nil
+	}
+	for i, c := range cases {
+		names[i] = c.name
+		if c.verified == 0 {
+			names[i] += " (unverified)"
+			continue
+		}
+		vals[0][i], vals[1][i], vals[2][i] = c.load, c.finish, c.ready
+	}
+	var bars [3]*plotter.BarChart
+	for k := range bars {
+		b, err := plotter.NewBarChart(vals[k], vg.Points(10)) // width set below
+		if err != nil {
+			return nil, fmt.Errorf("plots: bars: %w", err)
+		}
+		b.Color = phaseColors[k]
+		b.LineStyle.Width = 0
+		if k > 0 {
+			b.StackOn(bars[k-1])
+		}
+		bars[k] = b
+	}
+	ready := "ready (settle + reads)"
+	if !readyMeasured {
+		ready = "ready (not measured)"
+	}
+	// Top to bottom as the stack is, and what the number above a bar is.
+	legendOutside(p, []legendEntry{
+		{name: ready, thumb: bars[2]},
+		{name: "finish (compact / ingest)", thumb: bars[1]},
+		{name: "load (records written)", thumb: bars[0]},
+		{name: "above bar: total (s)"},
+	})
+
+	// The legend column takes its width from the data area.
+	lr := p.Legend.Rectangle(draw.Canvas{})
+	width := vg.Points(dataWidth) - (lr.Max.X - lr.Min.X) - (-p.Legend.XOffs + vg.Points(10))
+	slot := caseTicksIn(p, names, width)
+	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
+	for _, b := range bars {
+		b.Width = barWidth
+	}
+	p.Add(hGrid(), bars[0], bars[1], bars[2])
+
+	var lblXYs plotter.XYs
+	var lbls []string
+	for i, c := range cases {
+		top := c.load + c.finish + c.ready
+		if c.verified == 0 {
+			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: 0})
+			lbls = append(lbls, "no verified repeat")
+			continue
+		}
+		lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: max(top, c.total)})
+		lbls = append(lbls, formatSeconds(c.total)+" s")
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lblXYs, Labels: lbls})
+	if err != nil {
+		return nil, fmt.Errorf("plots: labels: %w", err)
+	}
+	for i := range labels.TextStyle {
+		sty := &labels.TextStyle[i]
+		sty.Font.Size = vg.Points(8)
+		sty.XAlign = draw.XCenter
+		sty.YAlign = draw.YBottom
+		lbl := &labels.Labels[i]
+		if labelWidth(*lbl, *sty) <= slot*0.95 {
+			continue
+		}
+		// In a narrow slot: without the unit, else upright (reading
+		// bottom to top), else nothing.
+		if short := strings.TrimSuffix(*lbl, " s"); short != *lbl && labelWidth(short, *sty) <= slot*0.95 {
+			*lbl = short
+			continue
+		}
+		if sty.Height(*lbl) > slot*0.95 {
+			*lbl = ""
+			continue
+		}
+		sty.Rotation = math.Pi / 2
+		sty.XAlign = draw.XLeft
+		sty.YAlign = draw.YCenter
+	}
+	labels.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(labels)
+
+	p.Y.Min = 0
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.05
+	p.Y.Tick.Marker = niceTicks{n: 5}
+	p.X.Min, p.X.Max = -0.5, float64(len(cases))-0.5
+	return p, nil
+}
