@@ -117,10 +117,18 @@ func hasRocksDBOptions(p measure.CaseParams) bool {
 	return usesRocksDB(p) && p.RocksDBOptions != nil
 }
 
+// opts is p's RocksDB options, all zero when it has none.
+func opts(p measure.CaseParams) *measure.RocksDBOptions {
+	if p.RocksDBOptions == nil {
+		return &measure.RocksDBOptions{}
+	}
+	return p.RocksDBOptions
+}
+
 // rocksOpt is a RocksDB option field, labelled "name=value".
 func rocksOpt(name string, v func(o *measure.RocksDBOptions) string) paramField {
 	return paramField{hasRocksDBOptions, func(p measure.CaseParams) string {
-		return name + "=" + v(p.RocksDBOptions)
+		return name + "=" + v(opts(p))
 	}}
 }
 
@@ -137,9 +145,14 @@ var labelFields = []paramField{
 		}
 		return orDefault("preset ", p.RocksDB)
 	}},
-	{hasRocksDBOptions, func(p measure.CaseParams) string { return orDefault("compaction ", p.RocksDBOptions.CompactionStyle) }},
 	{hasRocksDBOptions, func(p measure.CaseParams) string {
-		switch c := p.RocksDBOptions.Compression; c {
+		if c := opts(p).CompactionStyle; c != "" {
+			return c
+		}
+		return "compaction default"
+	}},
+	{hasRocksDBOptions, func(p measure.CaseParams) string {
+		switch c := opts(p).Compression; c {
 		case "", "none":
 			return "uncompressed"
 		default:
@@ -209,7 +222,10 @@ func lineLabels(lines []batchLine) {
 	label := func(p measure.CaseParams, all bool) string {
 		var diffs []string
 		for i, f := range labelFields {
-			if v := f.value(p); (all || f.applies(p)) && v != modes[i] {
+			if !all && !f.applies(p) {
+				continue
+			}
+			if v := f.value(p); v != modes[i] {
 				diffs = append(diffs, v)
 			}
 		}

@@ -89,3 +89,57 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("ParseValueSize = %d, %d, %v", lo, hi, err)
 	}
 }
+
+func TestMatrixExpandsWithExcludes(t *testing.T) {
+	p, err := Parse([]byte(`
+fill: {records: 10}
+restore: {threads: 2}
+matrix:
+  strategy: [put, ingest]
+  batch_records: [100, 1000]
+  compaction_style: [universal, level]
+exclude:
+  - {strategy: ingest, batch_records: "100"}
+cases:
+  - name: extra
+    write_buffer_size: 64MiB
+`), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.Cases {
+		names = append(names, c.Name)
+	}
+	want := "put-b100-universal put-b100-level put-b1000-universal put-b1000-level ingest-b1000-universal ingest-b1000-level extra"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("cases %q, want %q", got, want)
+	}
+	c := p.Cases[3]
+	if c.Strategy != "put" || c.BatchRecords != 1000 || c.RocksDBOptions.CompactionStyle != "level" || c.Threads != 2 {
+		t.Fatalf("put-b1000-level resolved to %+v", c)
+	}
+	if e := p.Cases[6]; e.RocksDBOptions.WriteBufferSize != 64<<20 || e.RocksDBOptions.CompactionStyle != "universal" {
+		t.Fatalf("extra resolved to %+v", e.RocksDBOptions)
+	}
+}
+
+func TestMatrixErrorsNameTheField(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"fill: {records: 1}\nmatrix:\n  batch_size: [1, 2]\n", `matrix: line 3: unknown field "batch_size"`},
+		{"fill: {records: 1}\nmatrix:\n  strategy: put\n", "matrix.strategy: line 3: want a non-empty list"},
+		{"fill: {records: 1}\nmatrix:\n  strategy: [put, turbo]\n", `matrix[turbo].strategy: "turbo"`},
+		{"fill: {records: 1}\nmatrix:\n  batch_records: [10, -1]\n", "batch_records: -1 is negative"},
+		{"fill: {records: 1}\nmatrix:\n  strategy: [put]\nexclude:\n  - {strategy: put}\n", "every matrix combination is excluded"},
+		{"fill: {records: 1}\nexclude:\n  - {strategy: put}\n", "exclude: there is no matrix"},
+		{"fill: {records: 1}\ncases:\n  - {name: a, write_buffer_size: lots}\n", "cases[0].write_buffer_size"},
+		{"fill: {records: 1}\ncases:\n  - {name: a, compaction_style: fifo}\n", "cases[0].compaction_style"},
+		{"fill: {records: 1}\ncases:\n  - {name: a, strategy: ingest, store: memory}\n", "cases[0].strategy"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.yaml), "m.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error containing %q", c.yaml, err, c.want)
+		}
+	}
+}

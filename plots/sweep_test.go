@@ -1,0 +1,316 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/recorder"
+
+	"github.com/restorebench/restorebench/measure"
+)
+
+// kstreams returns Kafka Streams' RocksDB options with the given
+// compaction style.
+func kstreams(style string) *measure.RocksDBOptions {
+	return &measure.RocksDBOptions{
+		Preset: "kstreams", BlockCacheBytes: 50 << 20, BlockSize: 4 << 10, BloomBitsPerKey: 10,
+		WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 3, CompactionStyle: style,
+		Compression: "none", DisableWAL: true, Parallelism: 8,
+	}
+}
+
+// phaseTimes are a synthetic restore's phases in seconds; ready < 0 means
+// no ready phase measured.
+type phaseTimes struct{ load, finish, ready float64 }
+
+// restore makes one verified restore of case name with params and phases.
+func restore(name string, rep int, p measure.CaseParams, ph phaseTimes) measure.Restore {
+	r := measure.Restore{
+		Case: name, Repeat: rep, Params: p,
+		LoadSeconds: ph.load, FinishSeconds: ph.finish,
+		DurationSeconds: ph.load + ph.finish,
+		Records:         10_000_000, Bytes: 1_200_000_000,
+		Verified: true,
+	}
+	r.TotalSeconds = r.DurationSeconds
+	if ph.ready >= 0 {
+		r.Ready = &measure.ReadyPhase{Seconds: ph.ready, SettleSeconds: ph.ready * 0.9}
+		r.TotalSeconds += ph.ready
+	}
+	r.MBPerSec = measure.MBPerSec(r.Bytes, r.DurationSeconds)
+	r.RecordsPerSec = measure.PerSec(r.Records, r.DurationSeconds)
+	r.Series = series(int(r.DurationSeconds), r.MBPerSec)
+	return r
+}
+
+var (
+	sweepStrategies = []string{"put", "bulk", "ingest", "memory"}
+	sweepBatches    = []int{100, 1000, 10000, 100000}
+)
+
+// sweep returns results of a sweep of 4 strategies × 4 batch sizes × 3
+// repeats on the kstreams preset, plus: put with level compaction at two
+// batch sizes, put with lz4 and 4 threads at one, and a case whose only
+// repeat is unverified.
+func sweep() *measure.Results {
+	r := synthetic()
+	r.Restores = nil
+	for _, s := range sweepStrategies {
+		for bi, b := range sweepBatches {
+			p := measure.CaseParams{Scenario: "cold", Strategy: s, BatchRecords: b, Threads: 1,
+				RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: kstreams("universal")}
+			if s == "memory" {
+				p.Store, p.RocksDB, p.RocksDBOptions = "memory", "", nil
+			}
+			if s == "ingest" {
+				p.SortBufferBytes = 256 << 20
+			}
+			slow := float64(len(sweepBatches)-bi) * 8 // smaller batches are slower
+			for rep := 1; rep <= 3; rep++ {
+				j := float64(rep-2) * 0.7 // repeat jitter
+				var ph phaseTimes
+				switch s {
+				case "put":
+					ph = phaseTimes{40 + slow + j, 0, 25 + j}
+				case "bulk":
+					ph = phaseTimes{28 + slow + j, 12 + j, 2}
+				case "ingest":
+					ph = phaseTimes{22 + slow*0.8 + j, 9, 0.5}
+				case "memory":
+					ph = phaseTimes{14 + slow*0.6 + j, 0, 0.05}
+				}
+				r.Restores = append(r.Restores, restore(fmt.Sprintf("%s-batch%d", s, b), rep, p, ph))
+			}
+		}
+	}
+	for _, b := range []int{1000, 100000} {
+		p := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: b, Threads: 1,
+			RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: kstreams("level")}
+		for rep := 1; rep <= 3; rep++ {
+			r.Restores = append(r.Restores, restore(fmt.Sprintf("put-level-batch%d", b), rep, p,
+				phaseTimes{50 - float64(b)/10000, 0, 12}))
+		}
+	}
+	o := kstreams("universal")
+	o.Compression = "lz4"
+	r.Restores = append(r.Restores, restore("put-lz4-threads4-batch10000", 1,
+		measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 10000, Threads: 4,
+			RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: o},
+		phaseTimes{20, 0, 15}))
+	bad := restore("bulk-batch500-unverified", 1, r.Restores[len(sweepBatches)*3].Params, phaseTimes{30, 10, 2})
+	bad.Params.BatchRecords = 500
+	bad.Verified = false
+	r.Restores = append(r.Restores, bad)
+	return r
+}
+
+func TestWriteAllSweep(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := WriteAll(sweep(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, name := range []string{RestoreThroughputFile, RestoreTimePerCaseFile, RestoreTimeByBatchFile, RestorePhasesFile, FillThroughputFile} {
+		for _, ext := range []string{"png", "svg"} {
+			want = append(want, filepath.Join(dir, name+"."+ext))
+		}
+	}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("paths = %q, want %q", paths, want)
+	}
+	for _, p := range want {
+		if st, err := os.Stat(p); err != nil || st.Size() < 2000 {
+			t.Errorf("%s: %v, %v", p, st, err)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, RestoreTimeByBatchFile+".svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{">put<", ">bulk (1 unverified)<", ">ingest<", ">memory<", ">put (level)<", ">put (lz4, 4 threads)<"} {
+		if !bytes.Contains(svg, []byte(label)) {
+			t.Errorf("by-batch SVG lacks legend label %s", label)
+		}
+	}
+}
+
+func TestRestoreTimeByBatchNotASweep(t *testing.T) {
+	// synthetic's restores carry no batch size: no line, no sweep.
+	r := synthetic()
+	if _, err := RestoreTimeByBatch(r); !errors.Is(err, ErrNotASweep) {
+		t.Errorf("err = %v, want ErrNotASweep", err)
+	}
+	// One batch size per strategy (each strategy at its own) is no sweep either.
+	r = sweep()
+	r.Restores = slices.DeleteFunc(r.Restores, func(rs measure.Restore) bool {
+		return rs.Params.BatchRecords != 1000 || rs.Params.Strategy == "memory"
+	})
+	if len(r.Restores) == 0 {
+		t.Fatal("no restores left")
+	}
+	if _, err := RestoreTimeByBatch(r); !errors.Is(err, ErrNotASweep) {
+		t.Errorf("err = %v, want ErrNotASweep", err)
+	}
+	dir := t.TempDir()
+	paths, err := WriteAll(r, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if filepath.Base(p) == RestoreTimeByBatchFile+".png" || filepath.Base(p) == RestoreTimeByBatchFile+".svg" {
+			t.Errorf("WriteAll wrote %s for results that are not a sweep", p)
+		}
+	}
+	if !slices.Contains(paths, filepath.Join(dir, RestorePhasesFile+".png")) {
+		t.Errorf("WriteAll did not write the phases chart: %q", paths)
+	}
+	r.Restores = nil
+	if _, err := RestoreTimeByBatch(r); !errors.Is(err, ErrNoRestores) {
+		t.Errorf("no restores: err = %v, want ErrNoRestores", err)
+	}
+	if _, err := RestorePhases(r); !errors.Is(err, ErrNoRestores) {
+		t.Errorf("no restores: RestorePhases err = %v, want ErrNoRestores", err)
+	}
+}
+
+func TestBatchLines(t *testing.T) {
+	lines := batchLines(sweep().Restores)
+	type want struct {
+		label    string
+		batches  []int
+		verified int // repeats per point
+	}
+	wants := []want{
+		{"put", sweepBatches, 3},
+		{"bulk", []int{100, 1000, 10000, 100000}, 3}, // 500 has no verified repeat
+		{"ingest", sweepBatches, 3},
+		{"memory", sweepBatches, 3},
+		{"put (level)", []int{1000, 100000}, 3},
+		{"put (lz4, 4 threads)", []int{10000}, 1},
+	}
+	if len(lines) != len(wants) {
+		var got []string
+		for _, l := range lines {
+			got = append(got, l.label)
+		}
+		t.Fatalf("%d lines %q, want %d", len(lines), got, len(wants))
+	}
+	for i, w := range wants {
+		l := lines[i]
+		if l.label != w.label {
+			t.Errorf("line %d label %q, want %q", i, l.label, w.label)
+		}
+		var got []int
+		for _, pt := range l.points {
+			got = append(got, pt.batch)
+			if pt.n != w.verified {
+				t.Errorf("%s batch %d: n=%d, want %d", l.label, pt.batch, pt.n, w.verified)
+			}
+			if !(pt.min <= pt.median && pt.median <= pt.max) {
+				t.Errorf("%s batch %d: min %v median %v max %v", l.label, pt.batch, pt.min, pt.median, pt.max)
+			}
+		}
+		if !slices.Equal(got, w.batches) {
+			t.Errorf("%s: points at %v, want %v", l.label, got, w.batches)
+		}
+	}
+	if u := lines[1].unverified(); u != 1 {
+		t.Errorf("bulk: %d unverified batch sizes, want 1", u)
+	}
+	// put at batch 100: repeats 40+32±0.7 s; the median is the middle one.
+	if pt := lines[0].points[0]; math.Abs(pt.median-72) > 1e-9 || math.Abs(pt.min-71.3) > 1e-9 || math.Abs(pt.max-72.7) > 1e-9 {
+		t.Errorf("put@100 = %+v, want median 72, min 71.3, max 72.7", pt)
+	}
+}
+
+func TestRestoreTimeByBatchDrawsLines(t *testing.T) {
+	r := sweep()
+	p, err := RestoreTimeByBatch(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title.Text != "Restore time vs records per batch" {
+		t.Errorf("title %q", p.Title.Text)
+	}
+	rec := drawn(t, p)
+	got := texts(rec)
+	for _, l := range []string{"put", "bulk (1 unverified)", "ingest", "memory", "put (level)", "put (lz4, 4 threads)"} {
+		if n := countEq(got, l); n != 1 {
+			t.Errorf("legend entry %q drawn %d times, want 1 (texts %q)", l, n, got)
+		}
+	}
+	// Tick labels are plain numbers.
+	for _, l := range []string{"100", "1000", "10000", "100000"} {
+		if countEq(got, l) != 1 {
+			t.Errorf("x tick %q missing (texts %q)", l, got)
+		}
+	}
+	// Six lines, each stroked in the data area and as its legend thumbnail.
+	if n := strokesOfWidth(rec, vg.Points(1.5)); n != 2*6 {
+		t.Errorf("%d line strokes, want 12", n)
+	}
+	// Markers: 4+4+4+4+2+1 points plus 6 legend thumbnails, each a glyph
+	// of radius 3 pt; count the filled circles/squares/… by the markers'
+	// path: glyphs are drawn after their line, so count fills between.
+	if n := markerFills(rec); n != 19+6 {
+		t.Errorf("%d marker glyphs drawn, want %d", n, 19+6)
+	}
+}
+
+// markerFills counts the glyphs drawn by scatter plotters: the Fill or
+// Stroke actions with a path no larger than a 3 pt radius marker that are
+// not text.
+func markerFills(rec *recorder.Canvas) int {
+	n := 0
+	for _, a := range rec.Actions {
+		var path vg.Path
+		switch a := a.(type) {
+		case *recorder.Fill:
+			path = a.Path
+		case *recorder.Stroke:
+			path = a.Path
+		default:
+			continue
+		}
+		if isMarker(path) {
+			n++
+		}
+	}
+	return n
+}
+
+// isMarker reports whether path spans about a 6 pt square (a 3 pt radius glyph).
+func isMarker(path vg.Path) bool {
+	if len(path) < 3 {
+		return false
+	}
+	var xs, ys []float64
+	for _, c := range path {
+		if c.Type == vg.MoveComp || c.Type == vg.LineComp {
+			xs = append(xs, float64(c.Pos.X))
+			ys = append(ys, float64(c.Pos.Y))
+		}
+		if c.Type == vg.ArcComp {
+			return c.Radius == vg.Points(3)
+		}
+	}
+	if len(xs) < 3 {
+		return false
+	}
+	sort.Float64s(xs)
+	sort.Float64s(ys)
+	w, h := xs[len(xs)-1]-xs[0], ys[len(ys)-1]-ys[0]
+	return w > 3 && w <= 7 && h > 3 && h <= 7
+}
+
+var _ = time.Second
