@@ -83,20 +83,19 @@ func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
 		return nil, errors.New("ingest: finish called twice")
 	}
 	l.done = true
+	var s *RocksStore
 	defer func() {
 		if cerr := l.cleanup(); err == nil && cerr != nil {
 			err = cerr
 		}
-	}()
-	s, err := openRocksWith(l.storePath, l.opts, ingestTune(l.opts))
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
 		if err != nil && s != nil {
 			s.Close()
 		}
 	}()
+	s, err = openRocksWith(l.storePath, l.opts, ingestTune(l.opts))
+	if err != nil {
+		return nil, err
+	}
 	paths, err := l.writeSSTs(ctx, s.dbo)
 	if err != nil {
 		return nil, err
@@ -114,7 +113,6 @@ func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
 		return s, nil
 	}
 	s.Close()
-	s = nil
 	s, err = OpenRocks(l.storePath, l.opts)
 	if err != nil {
 		return nil, err
