@@ -78,7 +78,7 @@ func (l *ingestLoader) Write(entries []Entry) error {
 // compaction rewriting everything just ingested; in level style they go to
 // the bottommost level, non-overlapping, which universal compaction then
 // reads as one sorted run.
-func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
+func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 	if l.done {
 		return nil, errors.New("ingest: finish called twice")
 	}
@@ -90,6 +90,7 @@ func (l *ingestLoader) Finish(ctx context.Context) (_ Store, err error) {
 		}
 		if err != nil && s != nil {
 			s.Close()
+			st = nil
 		}
 	}()
 	s, err = openRocksWith(l.storePath, l.opts, ingestTune(l.opts))

@@ -70,6 +70,7 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 	if err := c.Validate(); err != nil {
 		return Limit{}, err
 	}
+	c.partitions = len(partitions)
 	var (
 		mu    sync.Mutex
 		total Limit

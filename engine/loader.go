@@ -55,13 +55,19 @@ func newLoader(c RestoreConfig, p int32) (Loader, error) {
 	case StrategyBulk:
 		return newBulkLoader(c.StorePath(p), c.RocksDB)
 	case StrategyIngest:
-		return newIngestLoader(c.StorePath(p), c.TaskDir(p), c.RocksDB, c.SortBufferBytes)
+		return newIngestLoader(c.StorePath(p), c.TaskDir(p), c.RocksDB, c.sortBufferPerPartition())
 	case strategyDiscard:
 		return discardLoader{}, nil
 	case strategyDump:
 		return newDumpLoader(dumpFile(c.StateDir, c, p))
 	}
 	return nil, fmt.Errorf("strategy %q is not one of put, bulk, ingest, memory", c.Strategy)
+}
+
+// sortBufferPerPartition shares the sort budget among the partitions.
+func (c RestoreConfig) sortBufferPerPartition() int64 {
+	n := int64(max(c.partitions, 1))
+	return max(c.SortBufferBytes/n, 1<<20)
 }
 
 // storeLoader writes straight into a store: nothing is left to do at Finish.

@@ -35,7 +35,8 @@ type RestoreConfig struct {
 	// or memory. See the Strategy constants.
 	Strategy string
 	// SortBufferBytes bounds the memory of the ingest strategy's external
-	// sort per partition; sorted runs beyond it spill to disk. Default 64 MiB.
+	// sort for the whole restore, shared evenly by the partitions (at least
+	// 1 MiB each); sorted runs beyond it spill to disk. Default 64 MiB.
 	SortBufferBytes int64
 	// RocksDB are the options each RocksDB store opens with.
 	RocksDB RocksOptions
@@ -54,6 +55,9 @@ type RestoreConfig struct {
 	StallTimeout time.Duration
 	// Progress, if set, is told the records and bytes restored so far.
 	Progress func(records, bytes int64)
+
+	// partitions is the number of partitions being restored (set by ColdRestore).
+	partitions int
 }
 
 // DefaultRestoreConfig returns Kafka Streams' defaults for a topic.
@@ -206,6 +210,7 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 		return nil, err
 	}
 	parts := offsets.Partitions()
+	c.partitions = len(parts)
 	res := &Restored{
 		Stores:     map[int32]Store{},
 		Offsets:    offsets,
@@ -271,15 +276,10 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 		return nil, firstErr
 	}
 	finishStart := time.Now()
-	for _, p := range parts {
-		s, err := loaders[p].Finish(ctx)
-		delete(loaders, p)
-		if err != nil {
-			abort()
-			res.Close()
-			return nil, fmt.Errorf("partition %d: finish %s load: %w", p, c.Strategy, err)
-		}
-		res.Stores[p] = s
+	if err := finishAll(ctx, c, parts, loaders, res); err != nil {
+		abort()
+		res.Close()
+		return nil, err
 	}
 	res.Finish = time.Since(finishStart)
 	res.Duration = res.Load + res.Finish
@@ -293,6 +293,44 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 
 // restoreThread is one restore consumer: it owns partitions ps and runs
 // until each has reached its captured end offset.
+// finishAll finishes every partition's load, c.Threads at a time, as each
+// stream thread would finish its own tasks.
+func finishAll(ctx context.Context, c RestoreConfig, parts []int32, loaders map[int32]Loader, res *Restored) error {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	work := make(chan int32)
+	for i := 0; i < c.Threads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				mu.Lock()
+				l := loaders[p]
+				mu.Unlock()
+				s, err := l.Finish(ctx)
+				mu.Lock()
+				delete(loaders, p)
+				if err != nil && first == nil {
+					first = fmt.Errorf("partition %d: finish %s load: %w", p, c.Strategy, err)
+				}
+				if err == nil {
+					res.Stores[p] = s
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, p := range parts {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	return first
+}
+
 func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32,
 	loaders map[int32]Loader, res *Restored, counter *measure.Counter, sampler *keySampler) error {
 	assign := map[int32]kgo.Offset{}
