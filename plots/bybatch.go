@@ -43,8 +43,16 @@ type batchLine struct {
 	sizes []int
 }
 
-// unverified is the number of its batch sizes without a verified repeat.
-func (l batchLine) unverified() int { return len(l.sizes) - len(l.points) }
+// unverified are its batch sizes without a verified repeat, ascending.
+func (l batchLine) unverified() []int {
+	var out []int
+	for _, b := range l.sizes {
+		if !slices.ContainsFunc(l.points, func(pt batchPoint) bool { return pt.batch == b }) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
 
 // batchLines groups restores into lines, in first-seen order: restores share
 // a line when their params differ in nothing but BatchRecords (so in
@@ -255,8 +263,8 @@ func lineLabels(lines []batchLine) {
 // glyphs tell apart the lines of one strategy (which share a colour), along
 // with the dash pattern.
 var glyphs = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{},
-	draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+	draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{},
+	draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
 }
 
 // RestoreTimeByBatch charts the median restore duration in seconds (the
@@ -266,9 +274,10 @@ var glyphs = []draw.GlyphDrawer{
 // labelled as lineLabels says. A point with more than one such repeat has a
 // min–max error bar. Lines of one strategy share a colour and differ in dash
 // and marker. Batch sizes without a verified repeat have no point; the
-// legend counts them (" (2 unverified)", or " (unverified)" for a line
-// without any point). Results without restores give ErrNoRestores; results
-// where no line has two batch sizes give ErrNotASweep.
+// legend names them (" (unverified at 500)", " (unverified at 5 sizes)",
+// or " (unverified)" for a line without any point). Results without
+// restores give ErrNoRestores; results where no line has two batch sizes
+// give ErrNotASweep.
 func RestoreTimeByBatch(r *measure.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
@@ -306,8 +315,14 @@ func RestoreTimeByBatch(r *measure.Results) (*plot.Plot, error) {
 			e.suffix = " (unverified)"
 			legend = append(legend, e)
 			continue
-		case u > 0:
-			e.suffix = fmt.Sprintf(" (%d unverified)", u)
+		case len(u) > 3:
+			e.suffix = fmt.Sprintf(" (unverified at %d sizes)", len(u))
+		case len(u) > 0:
+			var s []string
+			for _, b := range u {
+				s = append(s, strconv.Itoa(b))
+			}
+			e.suffix = " (unverified at " + strings.Join(s, ", ") + ")"
 		}
 		xys := make(plotter.XYs, len(l.points))
 		var errXYs plotter.XYs

@@ -17,6 +17,20 @@
 //     labelled " (unverified)". Case names that do not fit under their bar
 //     are wrapped after '-', '_', '.', '/' or ' ', or failing that rotated
 //     and shortened in the middle.
+//   - RestoreTimeByBatch: median restore duration (the restore phase,
+//     DurationSeconds) over verified, error-free repeats against records per
+//     batch (Params.BatchRecords, log scale, ticks "100", "1000", …), one line
+//     with markers per group of cases whose params differ only in batch size;
+//     min–max error bars where a point has more than one such repeat. Lines of
+//     one strategy share a colour and differ in dash and marker; each is
+//     labelled by its strategy plus the settings in which it differs from the
+//     most common ones ("put", "put (level)"). Results in which no line has
+//     two batch sizes give ErrNotASweep.
+//   - RestorePhases: per case, stacked bars of the median load, finish (bulk's
+//     compaction, ingest's sort and ingestion) and ready (settle and read
+//     probe) seconds over the verified, error-free repeats, with the median
+//     total seconds above each bar; cases with none are zero bars labelled as
+//     in RestoreTimePerCase, whose case-name layout it shares.
 //   - FillThroughput: the fill's MB/s over seconds since fill start; (nil, nil)
 //     when the results carry no fill series.
 //
@@ -25,8 +39,8 @@
 // part.
 //
 // WriteAll writes every chart there is data for as PNG and SVG into a
-// directory, 8×4.5 in (PNG at 96 dpi: 768×432 px). The two restore charts
-// need at least one restore: for results without any, RestoreThroughput and
-// RestoreTimePerCase return ErrNoRestores and WriteAll skips those charts
-// (without error) and writes the rest.
+// directory, 8×4.5 in (PNG at 96 dpi: 768×432 px). The restore charts need
+// at least one restore: for results without any, they return ErrNoRestores
+// and WriteAll skips those charts (without error) and writes the rest; it
+// likewise skips RestoreTimeByBatch on ErrNotASweep.
 package plots

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -137,7 +138,7 @@ func RestorePhases(r *measure.Results) (*plot.Plot, error) {
 		{name: ready, thumb: bars[2]},
 		{name: "finish (compact / ingest)", thumb: bars[1]},
 		{name: "load (records written)", thumb: bars[0]},
-		{name: "above bar: total (s)"},
+		{name: "above bar: median total (s)"},
 	})
 
 	// The legend column takes its width from the data area.
@@ -152,42 +153,66 @@ func RestorePhases(r *measure.Results) (*plot.Plot, error) {
 
 	var lblXYs plotter.XYs
 	var lbls []string
+	var verified []int // indexes into lbls of the totals
 	for i, c := range cases {
-		top := c.load + c.finish + c.ready
 		if c.verified == 0 {
 			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: 0})
-			lbls = append(lbls, "no verified repeat")
+			lbls = append(lbls, "no verified\nrepeat")
 			continue
 		}
-		lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: max(top, c.total)})
+		verified = append(verified, len(lbls))
+		lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: max(c.load+c.finish+c.ready, c.total)})
 		lbls = append(lbls, formatSeconds(c.total)+" s")
 	}
 	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lblXYs, Labels: lbls})
 	if err != nil {
 		return nil, fmt.Errorf("plots: labels: %w", err)
 	}
-	for i := range labels.TextStyle {
-		sty := &labels.TextStyle[i]
-		sty.Font.Size = vg.Points(8)
-		sty.XAlign = draw.XCenter
-		sty.YAlign = draw.YBottom
-		lbl := &labels.Labels[i]
-		if labelWidth(*lbl, *sty) <= slot*0.95 {
+	fit := slot * 0.95
+	sty := labels.TextStyle[0]
+	sty.Font.Size = vg.Points(8)
+	sty.XAlign = draw.XCenter
+	sty.YAlign = draw.YBottom
+	upright := sty
+	upright.Rotation = math.Pi / 2 // reading bottom to top
+	upright.XAlign = draw.XLeft
+	upright.YAlign = draw.YCenter
+	fitsAll := func(f func(string) string) bool {
+		for _, i := range verified {
+			if labelWidth(f(lbls[i]), sty) > fit {
+				return false
+			}
+		}
+		return true
+	}
+	noUnit := func(s string) string { return strings.TrimSuffix(s, " s") }
+	// All totals alike: with their unit, else without, else upright, else
+	// none when the slot is narrower than a line of text.
+	for _, i := range verified {
+		labels.TextStyle[i] = sty
+		switch {
+		case fitsAll(func(s string) string { return s }):
+		case fitsAll(noUnit):
+			labels.Labels[i] = noUnit(lbls[i])
+		case sty.Height("0") <= fit:
+			labels.TextStyle[i] = upright
+		default:
+			labels.Labels[i] = ""
+		}
+	}
+	for i := range labels.Labels {
+		if slices.Contains(verified, i) {
 			continue
 		}
-		// In a narrow slot: without the unit, else upright (reading
-		// bottom to top), else nothing.
-		if short := strings.TrimSuffix(*lbl, " s"); short != *lbl && labelWidth(short, *sty) <= slot*0.95 {
-			*lbl = short
-			continue
+		labels.TextStyle[i] = sty
+		switch {
+		case labelWidth(lbls[i], sty) <= fit:
+		case sty.Height("0") <= fit:
+			labels.TextStyle[i] = upright
+			labels.Labels[i] = strings.ReplaceAll(lbls[i], "\n", " ")
+		default:
+			labels.Labels[i] = ""
 		}
-		if sty.Height(*lbl) > slot*0.95 {
-			*lbl = ""
-			continue
-		}
-		sty.Rotation = math.Pi / 2
-		sty.XAlign = draw.XLeft
-		sty.YAlign = draw.YCenter
 	}
 	labels.Offset = vg.Point{Y: vg.Points(3)}
 	p.Add(labels)

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"testing"
-	"time"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/recorder"
@@ -82,7 +81,7 @@ func sweep() *measure.Results {
 				case "put":
 					ph = phaseTimes{40 + slow + j, 0, 25 + j}
 				case "bulk":
-					ph = phaseTimes{28 + slow + j, 12 + j, 2}
+					ph = phaseTimes{24 + slow*0.9 + j, 12 + j, 2}
 				case "ingest":
 					ph = phaseTimes{22 + slow*0.8 + j, 9, 0.5}
 				case "memory":
@@ -137,7 +136,7 @@ func TestWriteAllSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, label := range []string{">put<", ">bulk (1 unverified)<", ">ingest<", ">memory<", ">put (level)<", ">put (lz4, 4 threads)<"} {
+	for _, label := range []string{">put<", ">bulk (unverified at 500)<", ">ingest<", ">memory<", ">put (level)<", ">put (lz4, 4 threads)<"} {
 		if !bytes.Contains(svg, []byte(label)) {
 			t.Errorf("by-batch SVG lacks legend label %s", label)
 		}
@@ -224,8 +223,8 @@ func TestBatchLines(t *testing.T) {
 			t.Errorf("%s: points at %v, want %v", l.label, got, w.batches)
 		}
 	}
-	if u := lines[1].unverified(); u != 1 {
-		t.Errorf("bulk: %d unverified batch sizes, want 1", u)
+	if u := lines[1].unverified(); !slices.Equal(u, []int{500}) {
+		t.Errorf("bulk: unverified batch sizes %v, want [500]", u)
 	}
 	// put at batch 100: repeats 40+32±0.7 s; the median is the middle one.
 	if pt := lines[0].points[0]; math.Abs(pt.median-72) > 1e-9 || math.Abs(pt.min-71.3) > 1e-9 || math.Abs(pt.max-72.7) > 1e-9 {
@@ -244,7 +243,7 @@ func TestRestoreTimeByBatchDrawsLines(t *testing.T) {
 	}
 	rec := drawn(t, p)
 	got := texts(rec)
-	for _, l := range []string{"put", "bulk (1 unverified)", "ingest", "memory", "put (level)", "put (lz4, 4 threads)"} {
+	for _, l := range []string{"put", "bulk (unverified at 500)", "ingest", "memory", "put (level)", "put (lz4, 4 threads)"} {
 		if n := countEq(got, l); n != 1 {
 			t.Errorf("legend entry %q drawn %d times, want 1 (texts %q)", l, n, got)
 		}
@@ -261,11 +260,42 @@ func TestRestoreTimeByBatchDrawsLines(t *testing.T) {
 	if n := strokesOfWidth(rec, vg.Points(1.5)); n != 2*6-1 {
 		t.Errorf("%d line strokes, want 11", n)
 	}
-	// Markers: 4+4+4+4+2+1 points plus 6 legend thumbnails, each a glyph
-	// of radius 3 pt; count the filled circles/squares/… by the markers'
-	// path: glyphs are drawn after their line, so count fills between.
+	// Markers: 4+4+4+4+2+1 points plus 6 legend thumbnails.
 	if n := markerFills(rec); n != 19+6 {
 		t.Errorf("%d marker glyphs drawn, want %d", n, 19+6)
+	}
+}
+
+func TestLineLabels(t *testing.T) {
+	base := measure.CaseParams{Strategy: "put", Threads: 1, Store: "rocksdb", RocksDB: "kstreams",
+		RocksDBOptions: kstreams("universal")}
+	lines := func(ps ...measure.CaseParams) []string {
+		var rs []measure.Restore
+		for _, p := range ps {
+			for _, b := range []int{100, 1000} {
+				p.BatchRecords = b
+				rs = append(rs, measure.Restore{Params: p, Verified: true, DurationSeconds: 1})
+			}
+		}
+		var out []string
+		for _, l := range batchLines(rs) {
+			out = append(out, l.label)
+		}
+		return out
+	}
+	level := base
+	level.RocksDBOptions = kstreams("level")
+	mem := measure.CaseParams{Strategy: "memory", Threads: 1, Store: "memory"}
+	// The memory strategy's lack of RocksDB options is not a difference.
+	if got, want := lines(base, level, mem), []string{"put", "put (level)", "memory"}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	// Settings that mean nothing for a strategy are named only when they
+	// are all that tells two lines apart.
+	sorted := base
+	sorted.SortBufferBytes = 128 << 20
+	if got, want := lines(base, sorted), []string{"put (sort buffer default)", "put (sort buffer 128MiB)"}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
 	}
 }
 
@@ -314,5 +344,3 @@ func isMarker(path vg.Path) bool {
 	w, h := xs[len(xs)-1]-xs[0], ys[len(ys)-1]-ys[0]
 	return w > 3 && w <= 7 && h > 3 && h <= 7
 }
-
-var _ = time.Second
