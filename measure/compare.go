@@ -161,7 +161,7 @@ func (d MetricDiff) Better() bool {
 	return d.Other.Median < d.Base.Median
 }
 
-// VerdictText is the verdict in words, e.g. "exceeds spread, worse (p=0.029)".
+// VerdictText is the verdict in words, e.g. "exceeds spread, worse, p=0.029".
 func (d MetricDiff) VerdictText() string {
 	switch d.Verdict {
 	case VerdictCaseMissing:
@@ -175,13 +175,13 @@ func (d MetricDiff) VerdictText() string {
 	case VerdictWithinSpread:
 		return "within spread"
 	case VerdictDisjointFewRepeats:
-		return fmt.Sprintf("disjoint, too few repeats (n=%d/%d, p=%.2f)", d.Base.N, d.Other.N, d.P)
+		return fmt.Sprintf("disjoint, too few repeats, n=%d/%d, p=%.2f", d.Base.N, d.Other.N, d.P)
 	case VerdictExceedsSpread:
 		dir := "worse"
 		if d.Better() {
 			dir = "better"
 		}
-		return fmt.Sprintf("exceeds spread, %s (p=%.3f)", dir, d.P)
+		return fmt.Sprintf("exceeds spread, %s, p=%.3f", dir, d.P)
 	}
 	return "?"
 }
@@ -529,7 +529,7 @@ func verifiedText(s CaseSide) string {
 // SpreadDefinition explains the verdicts, for the renderers' footers.
 const SpreadDefinition = `Only verified, error-free repeats count; medians over them. A difference
 "exceeds spread" when the two sides' [min, max] ranges do not overlap (touching
-counts as overlap) and that is unlikely by chance: p = 2/C(n+m, n) <= 0.05, the
+counts as overlap) and that is unlikely by chance: p = 2/C(n+m, n) at most 0.05, the
 exact Mann-Whitney p-value for disjoint samples (needs e.g. 4+4 or 3+5
 repeats). Disjoint ranges with fewer repeats say "too few repeats"; a side
 with one value says "n=1, spread unknown". Change is (other - base) / base.`
@@ -549,18 +549,15 @@ func NewTableReporter(c *Comparison) Reporter {
 			return ew.err
 		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "case\tverified base\tverified other\tmetric\tbase\tbase range\tother\tother range\tchange\tvs spread")
+		fmt.Fprintln(tw, "case\tmetric\tbase\tbase range\tother\tother range\tchange\tvs spread")
 		for _, row := range c.Rows {
 			name := row.Case
 			if c.WithinRun {
 				name = row.Case + " vs " + row.BaseCase
 			}
-			for i, d := range row.Metrics {
-				lead := "\t\t\t"
-				if i == 0 {
-					lead = name + "\t" + verifiedText(row.Base) + "\t" + verifiedText(row.Other) + "\t"
-				}
-				fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lead, d.Metric.Label(),
+			fmt.Fprintf(tw, "%s\tverified\t%s\t\t%s\t\t\t\n", name, verifiedText(row.Base), verifiedText(row.Other))
+			for _, d := range row.Metrics {
+				fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric.Label(),
 					medianText(d.Metric, row.Base, d.Base), rangeText(d.Metric, row.Base, d.Base),
 					medianText(d.Metric, row.Other, d.Other), rangeText(d.Metric, row.Other, d.Other),
 					changeText(d), d.VerdictText())
@@ -582,6 +579,17 @@ func NewTableReporter(c *Comparison) Reporter {
 // parameters that differ between runs.
 func rowNotes(c *Comparison) []string {
 	var out []string
+	// Without any measured ready phase, one note says so for all cases.
+	allNoReady, anyVerified := true, false
+	for _, row := range c.Rows {
+		for _, s := range []CaseSide{row.Base, row.Other} {
+			anyVerified = anyVerified || s.Verified > 0
+			allNoReady = allNoReady && s.NoReady == s.Verified
+		}
+	}
+	if anyVerified && allNoReady {
+		out = append(out, "no verified repeat has a measured ready phase: total s is restore s throughout")
+	}
 	seen := map[string]bool{}
 	side := func(label string, s CaseSide) {
 		if !s.Present {
@@ -595,7 +603,7 @@ func rowNotes(c *Comparison) []string {
 		if len(s.Excluded) > 0 {
 			out = append(out, fmt.Sprintf("%s %s: repeats %v excluded (not verified or failed)", label, s.Case, s.Excluded))
 		}
-		if s.NoReady > 0 {
+		if s.NoReady > 0 && !(anyVerified && allNoReady) {
 			out = append(out, fmt.Sprintf("%s %s: %d of %d verified repeats have no ready phase; their total s is their restore s",
 				label, s.Case, s.NoReady, s.Verified))
 		}
@@ -649,10 +657,13 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
 		}
 		fmt.Fprintln(ew)
-		for _, n := range rowNotes(c) {
-			fmt.Fprintf(ew, "- %s\n", mdEscape(n))
+		if notes := rowNotes(c); len(notes) > 0 {
+			for _, n := range notes {
+				fmt.Fprintf(ew, "- %s\n", mdEscape(n))
+			}
+			fmt.Fprintln(ew)
 		}
-		fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
+		fmt.Fprintf(ew, "%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
 		return ew.err
 	}
 }
@@ -660,6 +671,9 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 func mdCell(d MetricDiff, row CaseRow) string {
 	b := medianText(d.Metric, row.Base, d.Base)
 	o := medianText(d.Metric, row.Other, d.Other)
+	if !d.HasChange && b == o {
+		return d.VerdictText()
+	}
 	s := b + " → " + o
 	if ch := changeText(d); ch != "" {
 		return s + " (" + ch + ", " + d.VerdictText() + ")"

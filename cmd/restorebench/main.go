@@ -13,12 +13,17 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process at once
-		fmt.Fprintln(os.Stderr, "\nrestorebench: interrupted; stopping cleanly and keeping finished results (Ctrl-C again to kill)")
+		select {
+		case <-ctx.Done():
+			stop() // a second Ctrl-C kills the process at once
+			fmt.Fprintln(os.Stderr, "\nrestorebench: interrupted; stopping cleanly and keeping finished results (Ctrl-C again to kill)")
+		case <-finished:
+		}
 	}()
 	err := newRootCmd().ExecuteContext(ctx)
+	close(finished)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "restorebench: %v\n", err)
