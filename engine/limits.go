@@ -74,35 +74,22 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 	var (
 		mu    sync.Mutex
 		total Limit
-		first error
-		wg    sync.WaitGroup
 	)
 	start := time.Now()
-	work := make(chan int32)
-	for i := 0; i < c.Threads; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
-				mu.Lock()
-				total.Records += n
-				total.Bytes += b
-				if err != nil && first == nil {
-					first = fmt.Errorf("write-only: partition %d: %w", p, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, p := range partitions {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
+	err := eachPartition(partitions, c.Threads, func(p int32) error {
+		n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
+		mu.Lock()
+		total.Records += n
+		total.Bytes += b
+		mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("write-only: partition %d: %w", p, err)
+		}
+		return nil
+	})
 	total.Duration = time.Since(start)
 	os.RemoveAll(filepath.Join(c.StateDir, c.AppID))
-	return total, first
+	return total, err
 }
 
 func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32) (records, bytes int64, err error) {

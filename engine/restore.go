@@ -293,44 +293,6 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 
 // restoreThread is one restore consumer: it owns partitions ps and runs
 // until each has reached its captured end offset.
-// finishAll finishes every partition's load, c.Threads at a time, as each
-// stream thread would finish its own tasks.
-func finishAll(ctx context.Context, c RestoreConfig, parts []int32, loaders map[int32]Loader, res *Restored) error {
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	work := make(chan int32)
-	for i := 0; i < c.Threads; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				mu.Lock()
-				l := loaders[p]
-				mu.Unlock()
-				s, err := l.Finish(ctx)
-				mu.Lock()
-				delete(loaders, p)
-				if err != nil && first == nil {
-					first = fmt.Errorf("partition %d: finish %s load: %w", p, c.Strategy, err)
-				}
-				if err == nil {
-					res.Stores[p] = s
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, p := range parts {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	return first
-}
-
 func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32,
 	loaders map[int32]Loader, res *Restored, counter *measure.Counter, sampler *keySampler) error {
 	assign := map[int32]kgo.Offset{}
@@ -456,4 +418,56 @@ func describeOwed(remaining map[int32]int64) string {
 	}
 	sort.Ints(ps)
 	return fmt.Sprintf("%d partition(s) %v", len(ps), ps)
+}
+
+// finishAll finishes every partition's load, c.Threads at a time, as each
+// stream thread would finish its own tasks.
+func finishAll(ctx context.Context, c RestoreConfig, parts []int32, loaders map[int32]Loader, res *Restored) error {
+	var mu sync.Mutex
+	return eachPartition(parts, c.Threads, func(p int32) error {
+		mu.Lock()
+		l := loaders[p]
+		mu.Unlock()
+		s, err := l.Finish(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		delete(loaders, p)
+		if err != nil {
+			return fmt.Errorf("partition %d: finish %s load: %w", p, c.Strategy, err)
+		}
+		res.Stores[p] = s
+		return nil
+	})
+}
+
+// eachPartition runs fn for every partition on up to workers goroutines and
+// returns the first error; every partition is still visited.
+func eachPartition(parts []int32, workers int, fn func(p int32) error) error {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	work := make(chan int32)
+	for i := 0; i < max(workers, 1); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := fn(p); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, p := range parts {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	return first
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/restorebench/restorebench/internal/atomicfile"
 )
 
 // ManifestVersion is the version of the fill manifest layout.
@@ -54,16 +56,7 @@ func (m *Manifest) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // LoadManifest reads a manifest; a missing file returns (nil, nil).

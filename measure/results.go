@@ -285,6 +285,15 @@ type CaseSummary struct {
 	MedianMBPerSec      float64
 	MedianRecordsPerSec float64
 	MaxPeakRSSBytes     int64
+	// MedianReadySeconds and MedianTotalSeconds cover the ready phase; zero
+	// (and HasReady false) when no verified repeat measured it.
+	HasReady           bool
+	MedianReadySeconds float64
+	MedianTotalSeconds float64
+	// MedianEfficiency is the median restore MB/s over min(fetch-only,
+	// write-only); zero (HasLimits false) when limits were not measured.
+	HasLimits        bool
+	MedianEfficiency float64
 }
 
 // Summarize groups restores by case, in first-seen order, and takes the
@@ -302,7 +311,7 @@ func Summarize(restores []Restore) []CaseSummary {
 	for _, name := range order {
 		rs := byCase[name]
 		s := CaseSummary{Case: name, Params: rs[0].Params, Repeats: len(rs)}
-		var secs, mbs, rps []float64
+		var secs, mbs, rps, ready, total, eff []float64
 		for _, r := range rs {
 			if r.PeakRSSBytes > s.MaxPeakRSSBytes {
 				s.MaxPeakRSSBytes = r.PeakRSSBytes
@@ -314,10 +323,23 @@ func Summarize(restores []Restore) []CaseSummary {
 			secs = append(secs, r.DurationSeconds)
 			mbs = append(mbs, r.MBPerSec)
 			rps = append(rps, r.RecordsPerSec)
+			if r.Ready != nil {
+				ready = append(ready, r.Ready.Seconds)
+				total = append(total, r.TotalSeconds)
+			}
+			if r.Limits != nil {
+				eff = append(eff, r.Limits.Efficiency)
+			}
 		}
 		if len(secs) > 0 {
 			s.MedianSeconds, s.MinSeconds, s.MaxSeconds = Median(secs), minOf(secs), maxOf(secs)
 			s.MedianMBPerSec, s.MedianRecordsPerSec = Median(mbs), Median(rps)
+		}
+		if len(ready) > 0 {
+			s.HasReady, s.MedianReadySeconds, s.MedianTotalSeconds = true, Median(ready), Median(total)
+		}
+		if len(eff) > 0 {
+			s.HasLimits, s.MedianEfficiency = true, Median(eff)
 		}
 		out = append(out, s)
 	}

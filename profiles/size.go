@@ -47,20 +47,6 @@ func ParseSize(s string) (int64, error) {
 	return int64(b), nil
 }
 
-// FormatSize renders bytes in binary units, e.g. "1.5 GiB".
-func FormatSize(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
-}
-
 // ParseValueSize parses a value size: "200" (fixed) or "100-1000" (uniform
 // range), each part a size as ParseSize reads it.
 func ParseValueSize(s string) (minSize, maxSize int, err error) {

@@ -61,7 +61,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.StringVar(&g.sec.KeyFile, "tls-key", "", "PEM private key of --tls-cert (unencrypted)")
 	pf.StringVar(&g.sec.ServerName, "tls-server-name", "", "host name to verify the brokers' certificates against")
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
-	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd())
+	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd())
 	return root
 }
 
