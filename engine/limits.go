@@ -31,6 +31,8 @@ type Limit struct {
 	Duration time.Duration
 	Records  int64
 	Bytes    int64
+	// CPU is the process CPU time the measurement used.
+	CPU time.Duration
 }
 
 // MBPerSec is the limit's rate.
@@ -41,12 +43,14 @@ func (l Limit) MBPerSec() float64 { return measure.MBPerSec(l.Bytes, l.Duration.
 func FetchOnly(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig) (Limit, error) {
 	c.Strategy = strategyDiscard
 	c.Progress = nil
+	cpu0 := measure.CPUTime()
 	res, err := ColdRestore(ctx, cc, offsets, c)
 	if err != nil {
 		return Limit{}, fmt.Errorf("fetch-only: %w", err)
 	}
+	cpu := measure.CPUTime() - cpu0
 	res.Close()
-	return Limit{Duration: res.Duration, Records: res.Records, Bytes: res.Bytes}, nil
+	return Limit{Duration: res.Duration, Records: res.Records, Bytes: res.Bytes, CPU: cpu}, nil
 }
 
 // Dump consumes the changelog once and writes its records to dir, one file
@@ -75,7 +79,7 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 		mu    sync.Mutex
 		total Limit
 	)
-	start := time.Now()
+	start, cpu0 := time.Now(), measure.CPUTime()
 	err := eachPartition(partitions, c.Threads, func(p int32) error {
 		n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
 		mu.Lock()
@@ -87,7 +91,7 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 		}
 		return nil
 	})
-	total.Duration = time.Since(start)
+	total.Duration, total.CPU = time.Since(start), measure.CPUTime()-cpu0
 	os.RemoveAll(filepath.Join(c.StateDir, c.AppID))
 	return total, err
 }

@@ -293,6 +293,13 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 
 // restoreThread is one restore consumer: it owns partitions ps and runs
 // until each has reached its captured end offset.
+//
+// Fetching and writing overlap as in Kafka's Java consumer, which refetches
+// each partition as soon as its buffered data is drained while the stream
+// thread writes: a fetcher goroutine drains the client into a queue one
+// fetch deep, and this goroutine takes "polls" of up to c.BatchRecords
+// records from it (max.poll.records), writing each poll's records as one
+// WriteBatch per store.
 func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offsets cluster.TopicOffsets, ps []int32,
 	loaders map[int32]Loader, res *Restored, counter *measure.Counter, sampler *keySampler) error {
 	assign := map[int32]kgo.Offset{}
@@ -321,50 +328,59 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 	}
 	defer cl.Close()
 
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fetched := make(chan fetchResult, 1)
+	go fetchLoop(ctx, cl, c.Topic, fetched)
+
 	stall := c.StallTimeout
 	if stall <= 0 {
 		stall = 60 * time.Second
 	}
 	batches := map[int32][]Entry{}
+	var queue []*kgo.Record
 	lastProgress := time.Now()
 	for len(remaining) > 0 {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("restore of %s interrupted: %w", c.Topic, err)
 		}
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
 		t0 := time.Now()
-		fetches := cl.PollRecords(pollCtx, c.BatchRecords)
-		cancel()
-		waited := time.Since(t0)
-		if fetches.IsClientClosed() {
-			return fmt.Errorf("restore of %s: client closed", c.Topic)
-		}
-		var fetchErr error
-		fetches.EachError(func(topic string, p int32, err error) {
-			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-				return
+		if len(queue) == 0 {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("restore of %s interrupted: %w", c.Topic, ctx.Err())
+			case f := <-fetched:
+				if f.err != nil {
+					return f.err
+				}
+				queue = f.records
+			case <-time.After(time.Second):
+				if time.Since(lastProgress) > stall {
+					return fmt.Errorf("restore of %s stalled: no records for %s with %s still owed; is the broker up?",
+						c.Topic, stall.Round(time.Second), describeOwed(remaining))
+				}
+				continue
 			}
-			if fetchErr == nil {
-				fetchErr = fmt.Errorf("restore of %s partition %d: fetch: %w", topic, p, err)
-			}
-		})
-		if fetchErr != nil {
-			return fetchErr
 		}
+		// One poll: up to max.poll.records from the buffered fetches.
+		take := queue[:min(len(queue), c.BatchRecords)]
+		queue = queue[len(take):]
+		res.PollWait.Record(time.Since(t0))
+		lastProgress = time.Now()
 		for p := range batches {
 			batches[p] = batches[p][:0]
 		}
 		var n, b int64
-		fetches.EachRecord(func(r *kgo.Record) {
+		for _, r := range take {
 			end, owed := remaining[r.Partition]
 			if !owed || r.Offset >= end {
-				return // beyond the captured end offset: not part of this restore
+				continue // beyond the captured end offset: not part of this restore
 			}
 			if r.Offset == end-1 {
 				delete(remaining, r.Partition)
 			}
 			if r.Attrs.IsControl() {
-				return
+				continue
 			}
 			batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
 			if r.Value != nil {
@@ -372,16 +388,7 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 			}
 			n++
 			b += int64(len(r.Key) + len(r.Value))
-		})
-		if n == 0 && len(remaining) > 0 {
-			if ctx.Err() == nil && time.Since(lastProgress) > stall {
-				return fmt.Errorf("restore of %s stalled: no records for %s with %s still owed; is the broker up?",
-					c.Topic, stall.Round(time.Second), describeOwed(remaining))
-			}
-			continue
 		}
-		res.PollWait.Record(waited)
-		lastProgress = time.Now()
 		for p, entries := range batches {
 			if len(entries) == 0 {
 				continue
@@ -401,7 +408,10 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 		var done []int32
 		for _, p := range ps {
 			if _, owed := remaining[p]; !owed {
-				done = append(done, p)
+				if _, was := assign[p]; was {
+					done = append(done, p)
+					delete(assign, p)
+				}
 			}
 		}
 		if len(done) > 0 {
@@ -409,6 +419,49 @@ func restoreThread(ctx context.Context, cc cluster.Config, c RestoreConfig, offs
 		}
 	}
 	return nil
+}
+
+// fetchResult is what the fetcher hands the restore loop: the records of
+// everything the client had buffered, or the fetch error that ends the restore.
+type fetchResult struct {
+	records []*kgo.Record
+	err     error
+}
+
+// fetchLoop drains the client's buffered fetches into out until ctx ends,
+// so the client issues its next fetch while earlier records are written.
+func fetchLoop(ctx context.Context, cl *kgo.Client, topic string, out chan<- fetchResult) {
+	for ctx.Err() == nil {
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		fetches := cl.PollFetches(pollCtx)
+		cancel()
+		if fetches.IsClientClosed() || ctx.Err() != nil {
+			return
+		}
+		var res fetchResult
+		fetches.EachError(func(t string, p int32, err error) {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				return
+			}
+			if res.err == nil {
+				res.err = fmt.Errorf("restore of %s partition %d: fetch: %w", t, p, err)
+			}
+		})
+		if res.err == nil {
+			res.records = fetches.Records()
+			if len(res.records) == 0 {
+				continue
+			}
+		}
+		select {
+		case out <- res:
+		case <-ctx.Done():
+			return
+		}
+		if res.err != nil {
+			return
+		}
+	}
 }
 
 func describeOwed(remaining map[int32]int64) string {

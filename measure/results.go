@@ -156,6 +156,10 @@ type Restore struct {
 	Limits *Limits `json:"limits,omitempty"`
 	// PeakRSSBytes is the process's peak resident memory during the restore.
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// CPUSeconds is the process's CPU time (all threads, user+system) during
+	// the restore phase; over DurationSeconds it says how many cores the
+	// restore kept busy (with the embedded broker, the broker's work counts too).
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// Verified is true only when every store matched the expected state.
 	Verified     bool         `json:"verified"`
 	Verification Verification `json:"verification"`
@@ -179,11 +183,18 @@ type ReadyPhase struct {
 // Limits are the machine's limits for one case, measured in the same run:
 // consuming the changelog and discarding it (fetch-only) and replaying the
 // same records from local disk into the case's store (write-only).
+//
+// Each limit is the fastest of its measurements (see Runs): a limit is what
+// the machine can do, so the best observation estimates it.
 type Limits struct {
 	FetchOnlySeconds  float64 `json:"fetch_only_seconds"`
 	FetchOnlyMBPerSec float64 `json:"fetch_only_mb_per_sec"`
+	FetchOnlyCPU      float64 `json:"fetch_only_cpu_seconds"`
 	WriteOnlySeconds  float64 `json:"write_only_seconds"`
 	WriteOnlyMBPerSec float64 `json:"write_only_mb_per_sec"`
+	WriteOnlyCPU      float64 `json:"write_only_cpu_seconds"`
+	// Runs is how many times each limit was measured.
+	Runs int `json:"runs"`
 	// BoundMBPerSec is min(fetch-only, write-only): the best a restore
 	// could do here; Bound names which limit it is ("fetch" or "write").
 	BoundMBPerSec float64 `json:"bound_mb_per_sec"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -23,9 +24,20 @@ type globalFlags struct {
 	quiet          bool
 
 	// Security: a Kafka client properties file, overridden by the flags.
+	cpuProfile    string
 	commandConfig string
 	sec           cluster.Security
 	passwordFile  string
+	profileFile   *os.File
+}
+
+// stopProfile ends a --cpuprofile, if one runs.
+func (g *globalFlags) stopProfile() {
+	if g.profileFile != nil {
+		pprof.StopCPUProfile()
+		g.profileFile.Close()
+		g.profileFile = nil
+	}
 }
 
 func newRootCmd() *cobra.Command {
@@ -40,9 +52,21 @@ writes results.json plus plots.
 
 With no --brokers it starts an embedded broker whose log lives on disk under
 --data-dir, so fills survive between runs and are reused.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       bench.ToolVersion,
+		SilenceUsage: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if g.cpuProfile == "" {
+				return nil
+			}
+			f, err := os.Create(g.cpuProfile)
+			if err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			g.profileFile = f
+			return pprof.StartCPUProfile(f)
+		},
+		PersistentPostRun: func(*cobra.Command, []string) { g.stopProfile() },
+		SilenceErrors:     true,
+		Version:           bench.ToolVersion,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.brokers, "brokers", "", "bootstrap servers host:port,... (Kafka's bootstrap.servers); empty starts the embedded broker")
@@ -51,6 +75,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.DurationVar(&g.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the brokers to answer before giving up")
 	pf.DurationVar(&g.stallTimeout, "stall-timeout", 60*time.Second, "fail a restore when no record arrives for this long")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress bars")
+	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to this file (go tool pprof)")
 	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM files")
 	pf.StringVar(&g.sec.Protocol, "security-protocol", "", "security.protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL")
 	pf.StringVar(&g.sec.Mechanism, "sasl-mechanism", "", "sasl.mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
