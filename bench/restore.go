@@ -164,7 +164,7 @@ func writeAmp(st measure.RocksDBStats, userBytes int64) float64 {
 	if userBytes == 0 {
 		return 0
 	}
-	return float64(st.FlushBytes+st.CompactionWriteBytes+st.IngestedBytes) / float64(userBytes)
+	return float64(st.FlushBytes+st.CompactionWriteBytes+st.IngestedBytes+st.SortSpillBytes) / float64(userBytes)
 }
 
 // limitsRecord states a restore's rate against its case's limits.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/restorebench/restorebench/measure"
 )
 
 // ingestSSTTargetBytes is where the ingest strategy rolls to a new SST file.
@@ -101,6 +103,13 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var sstBytes int64
+	for _, p := range paths {
+		if st, serr := os.Stat(p); serr == nil {
+			sstBytes += st.Size()
+		}
+	}
+	carried := measure.RocksDBStats{IngestedBytes: sstBytes, SortSpillBytes: l.sorter.Stats().SpillByte}
 	if len(paths) > 0 {
 		iopts := grocksdb.NewDefaultIngestExternalFileOptions()
 		iopts.SetMoveFiles(true)
@@ -111,6 +120,7 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 		}
 	}
 	if ingestTune(l.opts) == nil {
+		s.carried = carried
 		return s, nil
 	}
 	s.Close()
@@ -118,6 +128,7 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.carried = carried
 	return s, nil
 }
 

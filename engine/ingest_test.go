@@ -63,6 +63,14 @@ func TestIngestAndBulkRestoreVerify(t *testing.T) {
 			}
 			assertNoTempDirs(t, rc.TaskDir(p))
 		}
+		// Write amplification must see what each strategy wrote to disk.
+		st := res.RocksStats()
+		switch {
+		case c.strategy == StrategyIngest && (st.IngestedBytes == 0 || st.SortSpillBytes == 0):
+			t.Errorf("%s: ingested %d bytes, spilled %d: ingestion and the spill went uncounted", name, st.IngestedBytes, st.SortSpillBytes)
+		case c.strategy == StrategyBulk && (st.FlushBytes == 0 || st.CompactionWriteBytes == 0):
+			t.Errorf("%s: flushed %d, compacted %d bytes: the bulk load's writes went uncounted", name, st.FlushBytes, st.CompactionWriteBytes)
+		}
 		res.Close()
 	}
 }

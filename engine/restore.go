@@ -172,6 +172,7 @@ func (r *Restored) RocksStats() measure.RocksDBStats {
 		t.FlushBytes += st.FlushBytes
 		t.CompactionWriteBytes += st.CompactionWriteBytes
 		t.IngestedBytes += st.IngestedBytes
+		t.SortSpillBytes += st.SortSpillBytes
 	}
 	return t
 }

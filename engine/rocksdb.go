@@ -210,6 +210,7 @@ func (s *RocksStore) Stats() measure.RocksDBStats {
 		FlushBytes:             s.carried.FlushBytes + ticker(stats, "rocksdb.flush.write.bytes"),
 		CompactionWriteBytes:   s.carried.CompactionWriteBytes + ticker(stats, "rocksdb.compact.write.bytes"),
 		IngestedBytes:          s.carried.IngestedBytes,
+		SortSpillBytes:         s.carried.SortSpillBytes,
 	}
 }
 

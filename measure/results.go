@@ -218,8 +218,11 @@ type RocksDBStats struct {
 	CompactionWriteBytes int64 `json:"compaction_write_bytes"`
 	// IngestedBytes are SST bytes added by file ingestion.
 	IngestedBytes int64 `json:"ingested_bytes,omitempty"`
-	// WriteAmplification is (flush + compaction + ingested bytes) over the
-	// key+value bytes the restore wrote: what the disk absorbed per byte restored.
+	// SortSpillBytes are the ingest strategy's external-sort run files.
+	SortSpillBytes int64 `json:"sort_spill_bytes,omitempty"`
+	// WriteAmplification is (flush + compaction + ingested + sort spill
+	// bytes) over the key+value bytes the restore wrote: what the disk
+	// absorbed per byte restored.
 	WriteAmplification float64 `json:"write_amplification"`
 }
 
