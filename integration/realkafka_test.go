@@ -32,25 +32,20 @@ func connect(t *testing.T, opts bench.Options) *bench.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		adm, closeAdm, err := env.Admin()
-		if err == nil {
-			for _, topic := range created {
-				cluster.DeleteTopic(context.Background(), adm, topic)
-			}
-			closeAdm()
-		}
-		created = nil
-		env.Close()
-	})
+	t.Cleanup(env.Close)
 	return env
 }
 
-var created []string
-
-func topic(t *testing.T) string {
+// topic returns a topic name unique to the test and deletes the topic when
+// the test ends (registered after connect, so it runs before env.Close).
+func topic(t *testing.T, env *bench.Env) string {
 	name := testkafka.TopicName(t)
-	created = append(created, name)
+	t.Cleanup(func() {
+		if adm, closeAdm, err := env.Admin(); err == nil {
+			cluster.DeleteTopic(context.Background(), adm, name)
+			closeAdm()
+		}
+	})
 	return name
 }
 
@@ -73,7 +68,7 @@ func TestRealKafkaFillThenColdRestoreVerifies(t *testing.T) {
 	env := connect(t, bench.Options{})
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.TombstoneRatio, spec.Partitions = 150_000, 30_000, 50, 500, 0.05, 4
-	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: topic(t), Spec: spec, Compression: "lz4"})
+	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: topic(t, env), Spec: spec, Compression: "lz4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +99,7 @@ func TestRealKafkaCompactionShrinksTheLogAndStillVerifies(t *testing.T) {
 	env := connect(t, bench.Options{})
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.TombstoneRatio, spec.Partitions = 200_000, 1_000, 100, 100, 0.02, 2
-	name := topic(t)
+	name := topic(t, env)
 	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: name, Spec: spec, Compression: "none",
 		TopicConfigs: map[string]string{
 			"segment.bytes":             "1048576",
@@ -174,7 +169,7 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 	env := connect(t, bench.Options{StallTimeout: 5 * time.Second})
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 400_000, 100_000, 200, 400, 2
-	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: topic(t), Spec: spec, Compression: "none"})
+	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: topic(t, env), Spec: spec, Compression: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +249,10 @@ func TestRealKafkaQuickProfileShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan.Spec.TargetBytes = 8 << 20
-	plan.Topic = topic(t)
-	plan.Repeats = 1
 	env := connect(t, bench.Options{})
+	plan.Spec.TargetBytes = 8 << 20
+	plan.Topic = topic(t, env)
+	plan.Repeats = 1
 	res, err := env.Run(context.Background(), plan, bench.RunOptions{OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
