@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -32,12 +34,22 @@ const (
 // Finish merges them into the partition's final state, writes it as SST files
 // (taskDir/ingest-sst) with the store's own options, opens the store and
 // ingests the files into it, moving them.
+//
+// The sort runs on a goroutine of its own per partition, fed one poll's
+// records at a time (copied), so sorting and spilling overlap with fetching
+// and with the other partitions' sorts: at most two polls' records per
+// partition wait beyond the sort buffer.
 type ingestLoader struct {
 	storePath string
 	sstDir    string
 	opts      RocksOptions
 	sorter    *extSort
 	done      bool
+
+	in      chan []Entry   // polls for the sort goroutine; closed by Finish or Abort
+	sortErr chan error     // the sort goroutine's result, sent once when in closes
+	failed  atomic.Bool    // the sort goroutine has hit an error
+	pending sync.WaitGroup // polls handed over and not yet sorted
 }
 
 // newIngestLoader is the ingest strategy for one partition: sortBuffer bounds
@@ -49,24 +61,75 @@ func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64
 	if _, err := compressionType(o.Compression); err != nil {
 		return nil, err
 	}
-	return &ingestLoader{
+	l := &ingestLoader{
 		storePath: storePath,
 		sstDir:    filepath.Join(taskDir, ingestSSTDir),
 		opts:      o,
 		sorter:    newExtSort(filepath.Join(taskDir, ingestSpillDir), sortBuffer),
-	}, nil
+		in:        make(chan []Entry, 1),
+		sortErr:   make(chan error, 1),
+	}
+	go l.sortLoop(l.in)
+	return l, nil
 }
 
+// sortLoop adds every poll to the sorter; after an error it drains the
+// remaining polls so Write never blocks, and reports the error when in closes.
+func (l *ingestLoader) sortLoop(in <-chan []Entry) {
+	var err error
+	for batch := range in {
+		if err == nil {
+			for _, e := range batch {
+				if err = l.sorter.Add(e.Key, e.Value); err != nil {
+					l.failed.Store(true)
+					break
+				}
+			}
+		}
+		l.pending.Done()
+	}
+	l.sortErr <- err
+}
+
+// Write hands a copy of the poll's records to the sort goroutine.
 func (l *ingestLoader) Write(entries []Entry) error {
 	if l.done {
 		return errors.New("ingest: write after finish")
 	}
+	if l.failed.Load() {
+		return l.stop()
+	}
+	size := 0
 	for _, e := range entries {
-		if err := l.sorter.Add(e.Key, e.Value); err != nil {
-			return err
+		size += len(e.Key) + len(e.Value)
+	}
+	arena := make([]byte, 0, size)
+	batch := make([]Entry, len(entries))
+	for i, e := range entries {
+		arena = append(arena, e.Key...)
+		batch[i].Key = arena[len(arena)-len(e.Key):]
+		if e.Value != nil {
+			arena = append(arena, e.Value...)
+			batch[i].Value = arena[len(arena)-len(e.Value) : len(arena) : len(arena)]
 		}
 	}
+	l.pending.Add(1)
+	l.in <- batch
 	return nil
+}
+
+// drain waits until every poll handed over so far is in the sorter.
+func (l *ingestLoader) drain() { l.pending.Wait() }
+
+// stop closes the sort goroutine's input and returns its result; it is
+// called once, by Finish, Abort, or a Write that saw the sort fail.
+func (l *ingestLoader) stop() error {
+	if l.in == nil {
+		return errors.New("ingest: sort already stopped")
+	}
+	close(l.in)
+	l.in = nil
+	return <-l.sortErr
 }
 
 // Finish sorts and merges the records, writes the SST files, opens the store
@@ -86,6 +149,12 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 	}
 	l.done = true
 	var s *RocksStore
+	if l.in != nil {
+		if err := l.stop(); err != nil {
+			l.cleanup()
+			return nil, err
+		}
+	}
 	defer func() {
 		if cerr := l.cleanup(); err == nil && cerr != nil {
 			err = cerr
@@ -207,5 +276,8 @@ func (l *ingestLoader) cleanup() error {
 // Abort drops the buffered records and the temporary files.
 func (l *ingestLoader) Abort() {
 	l.done = true
+	if l.in != nil {
+		l.stop()
+	}
 	l.cleanup()
 }

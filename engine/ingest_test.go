@@ -118,6 +118,7 @@ func TestIngestLoaderSpillsAndRollsSSTs(t *testing.T) {
 	}
 	ops := randomOps(rand.New(rand.NewPCG(9, 9)), 30_000, 3_000, 300, 0.1)
 	writeOps(t, l, ops)
+	l.(*ingestLoader).drain()
 	if sp := l.(*ingestLoader).sorter.Stats().Spills; sp == 0 {
 		t.Fatal("no spill with a 256 KiB sort buffer")
 	}
@@ -176,6 +177,7 @@ func TestIngestLoaderAbortRemovesTempFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeOps(t, l, randomOps(rand.New(rand.NewPCG(1, 1)), 5_000, 1_000, 200, 0.1))
+	l.(*ingestLoader).drain()
 	if _, err := os.Stat(filepath.Join(task, ingestSpillDir)); err != nil {
 		t.Fatalf("no spill dir before abort: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -475,10 +476,16 @@ func describeOwed(remaining map[int32]int64) string {
 }
 
 // finishAll finishes every partition's load, c.Threads at a time, as each
-// stream thread would finish its own tasks.
+// stream thread would finish its own tasks. The ingest strategy, which Kafka
+// Streams does not have, finishes on every core: its finish is CPU work
+// (merging and writing SST files) once the changelog is read.
 func finishAll(ctx context.Context, c RestoreConfig, parts []int32, loaders map[int32]Loader, res *Restored) error {
+	workers := c.Threads
+	if c.Strategy == StrategyIngest {
+		workers = max(workers, runtime.NumCPU())
+	}
 	var mu sync.Mutex
-	return eachPartition(parts, c.Threads, func(p int32) error {
+	return eachPartition(parts, workers, func(p int32) error {
 		mu.Lock()
 		l := loaders[p]
 		mu.Unlock()
