@@ -127,10 +127,11 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 			return rec, fmt.Errorf("case %s #%d: ready phase: %w", req.Case, req.Repeat, err)
 		}
 		rec.Ready = &measure.ReadyPhase{
-			Seconds:       ready.Total.Seconds(),
-			SettleSeconds: ready.Settle.Seconds(),
-			Reads:         ready.Reads.Summary(),
-			After:         restored.RocksStats(),
+			Seconds:          ready.Settle.Seconds(),
+			SettleSeconds:    ready.Settle.Seconds(),
+			Reads:            ready.Reads.Summary(),
+			ReadProbeSeconds: (ready.Total - ready.Settle).Seconds(),
+			After:            restored.RocksStats(),
 		}
 		rec.TotalSeconds = rec.DurationSeconds + rec.Ready.Seconds
 		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)

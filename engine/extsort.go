@@ -75,15 +75,19 @@ type extSortStats struct {
 }
 
 // sortRec is one buffered record: its key and value lie contiguously in
-// used[chunk][off:], prefix is the key's first 8 bytes big-endian
-// (zero-padded) so most comparisons never touch the arena.
+// used[chunk][off:]; prefix and prefix2 are the key's first 16 bytes as two
+// big-endian words (zero-padded), so comparisons of keys up to 16 bytes, and
+// of longer keys that differ early, never touch the arena. (Two words, not
+// one: serialized keys often share their first 8 bytes, as "k000000012345"
+// or a fixed-width type tag does.)
 type sortRec struct {
-	prefix uint64
-	seq    uint64
-	chunk  uint32
-	off    uint32
-	klen   uint32
-	vlen   int32 // -1: tombstone
+	prefix  uint64
+	prefix2 uint64
+	seq     uint64
+	chunk   uint32
+	off     uint32
+	klen    uint32
+	vlen    int32 // -1: tombstone
 }
 
 const (
@@ -140,12 +144,13 @@ func (s *extSort) Add(key, value []byte) error {
 		vlen = -1
 	}
 	s.recs = append(s.recs, sortRec{
-		prefix: sortKeyPrefix(key),
-		seq:    s.seq,
-		chunk:  uint32(ci),
-		off:    uint32(off),
-		klen:   uint32(len(key)),
-		vlen:   vlen,
+		prefix:  sortKeyPrefix(key),
+		prefix2: sortKeyPrefix2(key),
+		seq:     s.seq,
+		chunk:   uint32(ci),
+		off:     uint32(off),
+		klen:    uint32(len(key)),
+		vlen:    vlen,
 	})
 	s.seq++
 	s.stats.Records++
@@ -262,6 +267,42 @@ func (s *extSort) Held() int64 { return s.held }
 // Stats returns the sorter's figures so far.
 func (s *extSort) Stats() extSortStats { return s.stats }
 
+// compareSortKeys orders two buffered records' keys: by the two prefix
+// words, then, when both keys fit in them, by length (the shorter is then a
+// prefix of the longer), else by the full keys.
+func compareSortKeys(s *extSort, a, b *sortRec) int {
+	if a.prefix != b.prefix {
+		if a.prefix < b.prefix {
+			return -1
+		}
+		return 1
+	}
+	if a.prefix2 != b.prefix2 {
+		if a.prefix2 < b.prefix2 {
+			return -1
+		}
+		return 1
+	}
+	if a.klen <= 16 && b.klen <= 16 {
+		switch {
+		case a.klen < b.klen:
+			return -1
+		case a.klen > b.klen:
+			return 1
+		}
+		return 0
+	}
+	return bytes.Compare(s.key(a), s.key(b))
+}
+
+// sortKeyPrefix2 is bytes 8 to 16 of the key, zero-padded.
+func sortKeyPrefix2(k []byte) uint64 {
+	if len(k) <= 8 {
+		return 0
+	}
+	return sortKeyPrefix(k[8:])
+}
+
 func sortKeyPrefix(k []byte) uint64 {
 	if len(k) >= 8 {
 		return binary.BigEndian.Uint64(k)
@@ -287,13 +328,7 @@ func (s *extSort) value(r *sortRec) []byte {
 // sortBuffer orders the buffer by key, then by sequence.
 func (s *extSort) sortBuffer() {
 	slices.SortFunc(s.recs, func(a, b sortRec) int {
-		if a.prefix != b.prefix {
-			if a.prefix < b.prefix {
-				return -1
-			}
-			return 1
-		}
-		if c := bytes.Compare(s.key(&a), s.key(&b)); c != 0 {
+		if c := compareSortKeys(s, &a, &b); c != 0 {
 			return c
 		}
 		if a.seq < b.seq {
@@ -534,7 +569,7 @@ func (c *sortMemCursor) next() bool {
 	}
 	j := c.i
 	k := c.s.key(&recs[j])
-	for j+1 < len(recs) && recs[j+1].prefix == recs[j].prefix && bytes.Equal(c.s.key(&recs[j+1]), k) {
+	for j+1 < len(recs) && compareSortKeys(c.s, &recs[j+1], &recs[j]) == 0 {
 		j++
 	}
 	r := &recs[j]

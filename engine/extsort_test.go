@@ -122,7 +122,7 @@ func TestExtSortMatchesReplay(t *testing.T) {
 		wantSpills, wantMerge bool
 	}{
 		{"many spills", 10_000, 500, 200, 0.2, 4 << 10, 0, true, true},
-		{"one merge pass", 3_000, 500, 200, 0.2, 4 << 10, 0, true, false},
+		{"one merge pass", 2_500, 500, 200, 0.2, 4 << 10, 0, true, false},
 		{"multi-pass merge", 10_000, 500, 200, 0.2, 4 << 10, 3, true, true},
 		{"mostly tombstones", 10_000, 300, 50, 0.8, 4 << 10, 5, true, true},
 		{"entries larger than the buffer", 300, 40, 8 << 10, 0.2, 4 << 10, 4, true, true},

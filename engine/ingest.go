@@ -37,8 +37,8 @@ const (
 //
 // The sort runs on a goroutine of its own per partition, fed one poll's
 // records at a time (copied), so sorting and spilling overlap with fetching
-// and with the other partitions' sorts: at most two polls' records per
-// partition wait beyond the sort buffer.
+// and with the other partitions' sorts. Polls waiting for the sort hold at
+// most half the sort buffer again (at least 4 MiB, or one poll).
 type ingestLoader struct {
 	storePath string
 	sstDir    string
@@ -50,6 +50,11 @@ type ingestLoader struct {
 	sortErr chan error     // the sort goroutine's result, sent once when in closes
 	failed  atomic.Bool    // the sort goroutine has hit an error
 	pending sync.WaitGroup // polls handed over and not yet sorted
+
+	mu       sync.Mutex
+	room     *sync.Cond // signalled when queued bytes drop
+	queued   int64      // bytes of polls handed over and not yet sorted
+	maxQueue int64
 }
 
 // newIngestLoader is the ingest strategy for one partition: sortBuffer bounds
@@ -66,9 +71,11 @@ func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64
 		sstDir:    filepath.Join(taskDir, ingestSSTDir),
 		opts:      o,
 		sorter:    newExtSort(filepath.Join(taskDir, ingestSpillDir), sortBuffer),
-		in:        make(chan []Entry, 1),
+		in:        make(chan []Entry, 1024),
 		sortErr:   make(chan error, 1),
+		maxQueue:  max(sortBuffer/2, 4<<20),
 	}
+	l.room = sync.NewCond(&l.mu)
 	go l.sortLoop(l.in)
 	return l, nil
 }
@@ -86,6 +93,10 @@ func (l *ingestLoader) sortLoop(in <-chan []Entry) {
 				}
 			}
 		}
+		l.mu.Lock()
+		l.queued -= entriesSize(batch)
+		l.room.Broadcast()
+		l.mu.Unlock()
 		l.pending.Done()
 	}
 	l.sortErr <- err
@@ -99,10 +110,13 @@ func (l *ingestLoader) Write(entries []Entry) error {
 	if l.failed.Load() {
 		return l.stop()
 	}
-	size := 0
-	for _, e := range entries {
-		size += len(e.Key) + len(e.Value)
+	size := entriesSize(entries)
+	l.mu.Lock()
+	for l.queued > 0 && l.queued+size > l.maxQueue && !l.failed.Load() {
+		l.room.Wait()
 	}
+	l.queued += size
+	l.mu.Unlock()
 	arena := make([]byte, 0, size)
 	batch := make([]Entry, len(entries))
 	for i, e := range entries {
@@ -116,6 +130,14 @@ func (l *ingestLoader) Write(entries []Entry) error {
 	l.pending.Add(1)
 	l.in <- batch
 	return nil
+}
+
+func entriesSize(entries []Entry) int64 {
+	var n int64
+	for _, e := range entries {
+		n += int64(len(e.Key) + len(e.Value))
+	}
+	return n
 }
 
 // drain waits until every poll handed over so far is in the sorter.

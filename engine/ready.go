@@ -17,7 +17,8 @@ type SampledKey struct {
 }
 
 // ReadyResult is the ready phase: from the last record restored until the
-// stores can serve without stalling.
+// stores can serve without stalling (Settle), then the read probe (Total
+// includes it).
 type ReadyResult struct {
 	Settle time.Duration
 	Total  time.Duration
