@@ -129,7 +129,7 @@ func RestorePhases(r *measure.Results) (*plot.Plot, error) {
 		}
 		bars[k] = b
 	}
-	ready := "ready (settle + reads)"
+	ready := "ready (flush + settle)"
 	if !readyMeasured {
 		ready = "ready (not measured)"
 	}

@@ -115,7 +115,7 @@ func TestRestorePhasesStacksMedians(t *testing.T) {
 	for _, s := range []string{
 		"27.5 s", // median total above the bar
 		"bulk-batch1000", "ingest-batch1000 (unverified)", "no verified", "repeat",
-		"load (records written)", "finish (compact / ingest)", "ready (settle + reads)",
+		"load (records written)", "finish (compact / ingest)", "ready (flush + settle)",
 	} {
 		if countEq(got, s) != 1 {
 			t.Errorf("text %q not drawn once; texts %q", s, got)
