@@ -217,12 +217,6 @@ func RestorePhases(r *measure.Results) (*plot.Plot, error) {
 	labels.Offset = vg.Point{Y: vg.Points(3)}
 	p.Add(labels)
 
-	p.Y.Min = 0
-	if p.Y.Max <= 0 {
-		p.Y.Max = 1
-	}
-	p.Y.Max *= 1.05
-	p.Y.Tick.Marker = niceTicks{n: 5}
-	p.X.Min, p.X.Max = -0.5, float64(len(cases))-0.5
+	finishCaseAxes(p, len(cases))
 	return p, nil
 }

@@ -210,14 +210,7 @@ func RestoreTimePerCase(r *measure.Results) (*plot.Plot, error) {
 		p.Add(labels)
 	}
 
-	p.Y.Min = 0
-	if p.Y.Max <= 0 {
-		p.Y.Max = 1
-	}
-	p.Y.Max *= 1.05
-	p.Y.Tick.Marker = niceTicks{n: 5}
-	// One slot per case, so bars need no padding and the grid spans the area.
-	p.X.Min, p.X.Max = -0.5, float64(len(sums))-0.5
+	finishCaseAxes(p, len(sums))
 	return p, nil
 }
 
@@ -617,4 +610,17 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
 	}
 	return ticks
+}
+
+// finishCaseAxes sets the axes of a per-case bar chart: y from 0 with 5%
+// headroom and nice ticks, one x slot per case, so bars need no padding and
+// the grid spans the area.
+func finishCaseAxes(p *plot.Plot, cases int) {
+	p.Y.Min = 0
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.05
+	p.Y.Tick.Marker = niceTicks{n: 5}
+	p.X.Min, p.X.Max = -0.5, float64(cases)-0.5
 }
