@@ -68,8 +68,12 @@ func Dump(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, 
 }
 
 // WriteOnly replays a Dump into fresh stores with c's strategy and options,
-// in batches of c.BatchRecords per partition, c.Threads partitions at once:
-// the store side alone. It includes the strategy's finish work.
+// the store side alone, including the strategy's finish work. Batches are
+// shaped as a restore's: up to c.BatchRecords records and at most
+// c.MaxPartitionFetchBytes of them per partition (a poll holds at most one
+// fetch's worth of a partition). c.Threads partitions replay at once, as
+// stream threads; for ingest, whose sorts run in the background of the one
+// consumer, every partition at once.
 func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c RestoreConfig) (Limit, error) {
 	if err := c.Validate(); err != nil {
 		return Limit{}, err
@@ -80,7 +84,11 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 		total Limit
 	)
 	start, cpu0 := time.Now(), measure.CPUTime()
-	err := eachPartition(partitions, c.Threads, func(p int32) error {
+	workers := c.Threads
+	if c.Strategy == StrategyIngest {
+		workers = max(workers, len(partitions))
+	}
+	err := eachPartition(partitions, workers, func(p int32) error {
 		n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
 		mu.Lock()
 		total.Records += n
@@ -110,14 +118,15 @@ func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32)
 		return 0, 0, err
 	}
 	r := bufio.NewReaderSize(f, 1<<20)
-	batch := make([]Entry, 0, c.BatchRecords)
+	batch := make([]Entry, 0, min(c.BatchRecords, 1<<16))
 	var arena []byte
+	var batchBytes int64
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := l.Write(batch)
-		batch, arena = batch[:0], arena[:0]
+		batch, arena, batchBytes = batch[:0], arena[:0], 0
 		return err
 	}
 	for {
@@ -136,7 +145,8 @@ func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32)
 		batch = append(batch, e)
 		records++
 		bytes += int64(len(e.Key) + len(e.Value))
-		if len(batch) == c.BatchRecords {
+		batchBytes += int64(len(e.Key) + len(e.Value))
+		if len(batch) == c.BatchRecords || batchBytes >= int64(c.MaxPartitionFetchBytes) {
 			if err := flush(); err != nil {
 				l.Abort()
 				return records, bytes, err
