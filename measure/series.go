@@ -20,8 +20,9 @@ type Counter struct {
 	records atomic.Int64
 	bytes   atomic.Int64
 
-	start  time.Time
-	stop   chan struct{}
+	start    time.Time
+	interval time.Duration
+	stop     chan struct{}
 	done   chan struct{}
 	mu     sync.Mutex
 	series []Point
@@ -42,6 +43,7 @@ func (c *Counter) Totals() (records, bytes int64) { return c.records.Load(), c.b
 // Start begins sampling every interval (1 s in runs).
 func (c *Counter) Start(interval time.Duration) {
 	c.start = time.Now()
+	c.interval = interval
 	c.lastT = c.start
 	c.stop = make(chan struct{})
 	c.done = make(chan struct{})
@@ -71,12 +73,22 @@ func (c *Counter) sample(now time.Time) {
 	c.lastR, c.lastB, c.lastT = r, b, now
 }
 
-// Stop ends sampling, records the final partial interval, and returns the series.
+// Stop ends sampling, records the final partial interval, and returns the
+// series. A final interval shorter than a quarter of the sampling interval is
+// merged into the one before it, so a few milliseconds of tail do not show as
+// a spike in rate; totals are unchanged.
 func (c *Counter) Stop() []Point {
 	close(c.stop)
 	<-c.done
 	c.sample(time.Now())
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if n := len(c.series); n >= 2 {
+		last, prev := c.series[n-1], &c.series[n-2]
+		if last.T-prev.T < c.interval.Seconds()/4 {
+			prev.T, prev.Records, prev.Bytes = last.T, prev.Records+last.Records, prev.Bytes+last.Bytes
+			c.series = c.series[:n-1]
+		}
+	}
 	return c.series
 }
