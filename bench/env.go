@@ -130,6 +130,29 @@ func (e *Env) Admin() (*kadm.Client, func(), error) {
 	return kadm.NewClient(cl), cl.Close, nil
 }
 
+// Offsets lists topic's start and end offsets with a short-lived admin client.
+func (e *Env) Offsets(ctx context.Context, topic string) (cluster.TopicOffsets, error) {
+	adm, closeAdm, err := e.Admin()
+	if err != nil {
+		return cluster.TopicOffsets{}, err
+	}
+	defer closeAdm()
+	return cluster.Offsets(ctx, adm, topic)
+}
+
+// newResults starts the results of a run on this environment.
+func (e *Env) newResults(runID string) *measure.Results {
+	return &measure.Results{
+		SchemaVersion: measure.SchemaVersion,
+		RunID:         runID,
+		ToolVersion:   ToolVersion,
+		StartedAt:     time.Now().UTC(),
+		Host:          HostInfo(),
+		Broker:        e.Broker,
+		Restores:      []measure.Restore{},
+	}
+}
+
 // Logf writes one progress line.
 func (e *Env) Logf(format string, args ...any) {
 	fmt.Fprintf(e.log, format+"\n", args...)

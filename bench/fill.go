@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
@@ -97,7 +98,7 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 			return FillOutcome{}, err
 		}
 	}
-	if err := createWithRetry(ctx, e, req); err != nil {
+	if err := createWithRetry(ctx, adm, req); err != nil {
 		return FillOutcome{}, err
 	}
 	return e.fill(ctx, req, path)
@@ -105,12 +106,7 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 
 // createWithRetry creates the topic, retrying while a just-deleted topic of
 // the same name is still being removed (real Kafka deletes asynchronously).
-func createWithRetry(ctx context.Context, e *Env, req FillRequest) error {
-	adm, closeAdm, err := e.Admin()
-	if err != nil {
-		return err
-	}
-	defer closeAdm()
+func createWithRetry(ctx context.Context, adm *kadm.Client, req FillRequest) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		err := cluster.CreateChangelog(ctx, adm, req.Topic, req.Spec.Partitions, req.TopicConfigs)
@@ -162,12 +158,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	if err != nil {
 		return FillOutcome{}, fmt.Errorf("fill %s: %w (the partial fill is left without a manifest and will not be reused)", req.Topic, err)
 	}
-	adm, closeAdm, err := e.Admin()
-	if err != nil {
-		return FillOutcome{}, err
-	}
-	defer closeAdm()
-	offsets, err := cluster.Offsets(ctx, adm, req.Topic)
+	offsets, err := e.Offsets(ctx, req.Topic)
 	if err != nil {
 		return FillOutcome{}, err
 	}

@@ -20,6 +20,7 @@ type limitMeter struct {
 	topic   string
 	dumpDir string
 	dumped  bool
+	offsets *cluster.TopicOffsets // listed on the first measurement
 	fetch   map[string]engine.Limit
 	write   map[string]engine.Limit
 }
@@ -30,15 +31,14 @@ func newLimitMeter(env *Env, topic, dir string) *limitMeter {
 
 // forCase returns the limits of the case configured by cfg.
 func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*CaseLimits, error) {
-	adm, closeAdm, err := m.env.Admin()
-	if err != nil {
-		return nil, err
+	if m.offsets == nil {
+		o, err := m.env.Offsets(ctx, m.topic)
+		if err != nil {
+			return nil, err
+		}
+		m.offsets = &o
 	}
-	offsets, err := cluster.Offsets(ctx, adm, m.topic)
-	closeAdm()
-	if err != nil {
-		return nil, err
-	}
+	offsets := *m.offsets
 	fetchKey := fmt.Sprintf("t%d b%d f%d p%d", cfg.Threads, cfg.BatchRecords, cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes)
 	fetch, ok := m.fetch[fetchKey]
 	if !ok {

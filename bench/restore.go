@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
@@ -55,12 +54,7 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 		Case: req.Case, Repeat: req.Repeat, Params: req.Params, Topic: req.Config.Topic,
 		StartedAt: time.Now().UTC(),
 	}
-	adm, closeAdm, err := e.Admin()
-	if err != nil {
-		return rec, err
-	}
-	offsets, err := cluster.Offsets(ctx, adm, req.Config.Topic)
-	closeAdm()
+	offsets, err := e.Offsets(ctx, req.Config.Topic)
 	if err != nil {
 		return rec, err
 	}
@@ -128,7 +122,6 @@ func (e *Env) ColdRestore(ctx context.Context, req RestoreRequest) (measure.Rest
 		}
 		rec.Ready = &measure.ReadyPhase{
 			Seconds:          ready.Settle.Seconds(),
-			SettleSeconds:    ready.Settle.Seconds(),
 			Reads:            ready.Reads.Summary(),
 			ReadProbeSeconds: (ready.Total - ready.Settle).Seconds(),
 			After:            restored.RocksStats(),

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
@@ -57,16 +56,8 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*meas
 		return nil, fmt.Errorf("output dir: %w", err)
 	}
 	resultsPath := filepath.Join(o.OutDir, "results.json")
-	res := &measure.Results{
-		SchemaVersion: measure.SchemaVersion,
-		RunID:         o.RunID,
-		ToolVersion:   ToolVersion,
-		StartedAt:     time.Now().UTC(),
-		Host:          HostInfo(),
-		Broker:        e.Broker,
-		Profile:       &measure.ProfileInfo{Name: plan.Name, Source: plan.Source, Repeats: repeats, YAML: plan.YAML},
-		Restores:      []measure.Restore{},
-	}
+	res := e.newResults(o.RunID)
+	res.Profile = &measure.ProfileInfo{Name: plan.Name, Source: plan.Source, Repeats: repeats, YAML: plan.YAML}
 	save := func(runErr error) error {
 		res.FinishedAt = time.Now().UTC()
 		res.Complete = runErr == nil
@@ -203,12 +194,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*measure
 			return nil, err
 		}
 	}
-	adm, closeAdm, err := e.Admin()
-	if err != nil {
-		return nil, err
-	}
-	offsets, err := cluster.Offsets(ctx, adm, o.Topic)
-	closeAdm()
+	offsets, err := e.Offsets(ctx, o.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -216,10 +202,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*measure
 	if err != nil {
 		return nil, err
 	}
-	res := &measure.Results{
-		SchemaVersion: measure.SchemaVersion, RunID: o.RunID, ToolVersion: ToolVersion,
-		StartedAt: time.Now().UTC(), Host: HostInfo(), Broker: e.Broker, Restores: []measure.Restore{},
-	}
+	res := e.newResults(o.RunID)
 	if manifest != nil && sameEnds(manifest.Offsets, offsets) {
 		res.Fill = FillOutcome{Manifest: manifest, Reused: true}.ToResults()
 	} else {

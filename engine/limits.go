@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -89,7 +90,7 @@ func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c Restor
 		workers = max(workers, len(partitions))
 	}
 	err := eachPartition(partitions, workers, func(p int32) error {
-		n, b, err := replayPartition(ctx, dumpFile(dumpDir, c, p), c, p)
+		n, b, err := replayPartition(ctx, dumpFile(dumpDir, p), c, p)
 		mu.Lock()
 		total.Records += n
 		total.Bytes += b
@@ -164,7 +165,7 @@ func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32)
 	return records, bytes, s.Close()
 }
 
-func dumpFile(dir string, c RestoreConfig, p int32) string {
+func dumpFile(dir string, p int32) string {
 	return filepath.Join(dir, "dump-"+strconv.Itoa(int(p))+".log")
 }
 
@@ -226,7 +227,7 @@ func readDumpEntry(r *bufio.Reader, arena *[]byte) (Entry, error) {
 	vl := int(int32(binary.LittleEndian.Uint32(hdr[4:])))
 	n := kl + max(vl, 0)
 	start := len(*arena)
-	*arena = append(*arena, make([]byte, n)...)
+	*arena = slices.Grow(*arena, n)[:start+n]
 	buf := (*arena)[start:]
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return Entry{}, fmt.Errorf("dump truncated: %w", err)

@@ -59,7 +59,7 @@ func newLoader(c RestoreConfig, p int32) (Loader, error) {
 	case strategyDiscard:
 		return discardLoader{}, nil
 	case strategyDump:
-		return newDumpLoader(dumpFile(c.StateDir, c, p))
+		return newDumpLoader(dumpFile(c.StateDir, p))
 	}
 	return nil, fmt.Errorf("strategy %q is not one of put, bulk, ingest, memory", c.Strategy)
 }

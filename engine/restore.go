@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -117,12 +118,7 @@ func (c RestoreConfig) StorePath(p int32) string {
 }
 
 func isStrategy(s string) bool {
-	for _, k := range append(Strategies, strategyDiscard, strategyDump) {
-		if s == k {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Strategies, s) || s == strategyDiscard || s == strategyDump
 }
 
 // Restored is a finished restore: its measurements and its open stores,
@@ -255,7 +251,10 @@ func ColdRestore(ctx context.Context, cc cluster.Config, offsets cluster.TopicOf
 		if len(ps) == 0 {
 			continue
 		}
-		samplers[i] = newKeySampler(maxSampleKeys/c.Threads+1, int64(i)+1)
+		if c.Strategy != strategyDiscard && c.Strategy != strategyDump {
+			// Limit measurements serve no reads: no sampling on their hot path.
+			samplers[i] = newKeySampler(maxSampleKeys/c.Threads+1, int64(i)+1)
+		}
 		wg.Add(1)
 		go func(ps []int32, ks *keySampler) {
 			defer wg.Done()

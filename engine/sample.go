@@ -17,7 +17,11 @@ func newKeySampler(capacity int, seed int64) *keySampler {
 	return &keySampler{cap: capacity, rng: rand.New(rand.NewPCG(uint64(seed), 0x5a3911e))}
 }
 
+// offer considers one key; a nil sampler keeps nothing.
 func (s *keySampler) offer(p int32, key []byte) {
+	if s == nil {
+		return
+	}
 	s.seen++
 	if len(s.keys) < s.cap {
 		s.keys = append(s.keys, SampledKey{Partition: p, Key: append([]byte(nil), key...)})

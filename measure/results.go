@@ -175,8 +175,6 @@ type ReadyPhase struct {
 	// compaction runs, pending compaction bytes are 0 and L0 is below its
 	// slowdown trigger (held for 100 ms).
 	Seconds float64 `json:"seconds"`
-	// SettleSeconds equals Seconds (kept for readers of early results).
-	SettleSeconds float64 `json:"settle_seconds"`
 	// Reads are the point reads of up to 10,000 sampled keys after settling,
 	// and ReadProbeSeconds how long they took in all.
 	Reads            Latency `json:"reads"`

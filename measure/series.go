@@ -23,12 +23,12 @@ type Counter struct {
 	start    time.Time
 	interval time.Duration
 	stop     chan struct{}
-	done   chan struct{}
-	mu     sync.Mutex
-	series []Point
-	lastR  int64
-	lastB  int64
-	lastT  time.Time
+	done     chan struct{}
+	mu       sync.Mutex
+	series   []Point
+	lastR    int64
+	lastB    int64
+	lastT    time.Time
 }
 
 // Add counts n records of b bytes.

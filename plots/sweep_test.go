@@ -42,7 +42,7 @@ func restore(name string, rep int, p measure.CaseParams, ph phaseTimes) measure.
 	}
 	r.TotalSeconds = r.DurationSeconds
 	if ph.ready >= 0 {
-		r.Ready = &measure.ReadyPhase{Seconds: ph.ready, SettleSeconds: ph.ready * 0.9}
+		r.Ready = &measure.ReadyPhase{Seconds: ph.ready}
 		r.TotalSeconds += ph.ready
 	}
 	r.MBPerSec = measure.MBPerSec(r.Bytes, r.DurationSeconds)
