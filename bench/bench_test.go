@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
-	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/runs"
 )
 
 const smallProfile = `
@@ -59,7 +60,7 @@ func TestRunWritesVerifiedResultsAndReusesFill(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		onDisk, err := measure.Load(filepath.Join(out, "results.json"))
+		onDisk, err := runs.Load(filepath.Join(out, "results.json"))
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -119,8 +120,8 @@ func TestRestoreTopicNotFilledByUsIsCountedNotVerified(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
 		t.Fatal(err)
 	}
-	params := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
-	res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Params: params, OutDir: t.TempDir()})
+	params := config.DefaultCase()
+	res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +150,8 @@ func TestRestoreTopicRefusesNonEmptyStateDirWithoutForce(t *testing.T) {
 	if err := os.MkdirAll(stale, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	params := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
-	opts := RestoreTopicOptions{Topic: plan.Topic, AppID: "restorebench", StoreName: "balances", Params: params, OutDir: t.TempDir()}
+	params := config.DefaultCase()
+	opts := RestoreTopicOptions{Topic: plan.Topic, AppID: "restorebench", StoreName: "balances", Case: params, OutDir: t.TempDir()}
 	if _, err := env.RestoreTopic(ctx, opts); !errors.Is(err, engine.ErrStateDirNotEmpty) {
 		t.Fatalf("got %v, want ErrStateDirNotEmpty", err)
 	}
@@ -182,7 +183,7 @@ func TestInterruptedRunKeepsFinishedRestores(t *testing.T) {
 	defer env.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := t.TempDir()
-	_, err = env.Run(ctx, plan, RunOptions{OutDir: out, AfterRestore: func(r measure.Restore) {
+	_, err = env.Run(ctx, plan, RunOptions{OutDir: out, AfterRestore: func(r runs.Restore) {
 		if r.Case == "one-thread" && r.Repeat == 2 {
 			cancel() // as Ctrl-C after the second restore
 		}
@@ -190,7 +191,7 @@ func TestInterruptedRunKeepsFinishedRestores(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	res, err := measure.Load(filepath.Join(out, "results.json"))
+	res, err := runs.Load(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,3 @@
-// Package bench runs benchmarks: it connects to a broker, makes sure the
-// changelog holds the fill a plan asks for, runs each restore case, verifies
-// it, and assembles results.json. The CLI is thin wiring around it.
 package bench
 
 import (
@@ -18,7 +15,9 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
-	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/scenario"
 )
 
 // Options configure an Env.
@@ -38,15 +37,19 @@ type Options struct {
 	StateDir string
 	// InMemoryBroker keeps the embedded broker's log in memory (tests).
 	InMemoryBroker bool
-	// ConnectTimeout bounds reaching the brokers. Default 15 s.
+	// ConnectTimeout bounds reaching the brokers. Default
+	// cluster.DefaultConnectTimeout (15 s).
 	ConnectTimeout time.Duration
 	// StallTimeout fails a restore when no record arrives for this long
-	// while records are still owed. Default 60 s (engine's default).
+	// while records are still owed. Default engine.DefaultStallTimeout (60 s).
 	StallTimeout time.Duration
 	// Log receives progress lines and bars; default os.Stderr.
 	Log io.Writer
 	// Quiet turns progress bars off (lines are still logged).
 	Quiet bool
+	// OnRestoreProgress, if set, is told the records restored so far during
+	// every restore (tests use it to act mid-restore).
+	OnRestoreProgress func(records int64)
 }
 
 // Env is a connected benchmark environment.
@@ -55,8 +58,9 @@ type Env struct {
 	Cluster   cluster.Config
 	Embedded  *cluster.Embedded
 	ClusterID string
-	Broker    measure.Broker
+	Broker    runs.Broker
 	log       io.Writer
+	progress  *progress.Reporter
 }
 
 // Connect starts the embedded broker or reaches the given one, failing
@@ -72,9 +76,12 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		o.Log = os.Stderr
 	}
 	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = 15 * time.Second
+		o.ConnectTimeout = cluster.DefaultConnectTimeout
 	}
-	e := &Env{Opts: o, log: o.Log}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = engine.DefaultStallTimeout
+	}
+	e := &Env{Opts: o, log: o.Log, progress: progress.New(o.Log, o.Quiet)}
 	if len(o.Brokers) == 0 {
 		dir := filepath.Join(o.DataDir, "broker")
 		if o.InMemoryBroker {
@@ -86,10 +93,10 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		}
 		e.Embedded = emb
 		e.Cluster = cluster.Config{Brokers: emb.Addrs(), ConnectTimeout: o.ConnectTimeout}
-		e.Broker = measure.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir}
+		e.Broker = runs.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir}
 	} else {
 		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security}
-		e.Broker = measure.Broker{Kind: "external", Bootstrap: o.Brokers, Security: o.SecurityDescription}
+		e.Broker = runs.Broker{Kind: "external", Bootstrap: o.Brokers, Security: o.SecurityDescription}
 	}
 	if _, err := cluster.Ping(ctx, e.Cluster); err != nil {
 		e.Close()
@@ -141,15 +148,15 @@ func (e *Env) Offsets(ctx context.Context, topic string) (cluster.TopicOffsets, 
 }
 
 // newResults starts the results of a run on this environment.
-func (e *Env) newResults(runID string) *measure.Results {
-	return &measure.Results{
-		SchemaVersion: measure.SchemaVersion,
+func (e *Env) newResults(runID string) *runs.Results {
+	return &runs.Results{
+		SchemaVersion: runs.SchemaVersion,
 		RunID:         runID,
 		ToolVersion:   ToolVersion,
 		StartedAt:     time.Now().UTC(),
 		Host:          HostInfo(),
 		Broker:        e.Broker,
-		Restores:      []measure.Restore{},
+		Restores:      []runs.Restore{},
 	}
 }
 
@@ -158,10 +165,16 @@ func (e *Env) Logf(format string, args ...any) {
 	fmt.Fprintf(e.log, format+"\n", args...)
 }
 
+// scenarioEnv is what scenarios need from this environment.
+func (e *Env) scenarioEnv() *scenario.Env {
+	return &scenario.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
+		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
+}
+
 // HostInfo describes this machine for results.json.
-func HostInfo() measure.Host {
+func HostInfo() runs.Host {
 	h, _ := os.Hostname()
-	return measure.Host{
+	return runs.Host{
 		Hostname:       h,
 		OS:             runtime.GOOS,
 		Arch:           runtime.GOARCH,

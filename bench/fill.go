@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // FillRequest is what a fill must produce.
@@ -34,10 +35,10 @@ type FillOutcome struct {
 }
 
 // ToResults converts the outcome for results.json.
-func (o FillOutcome) ToResults() *measure.Fill {
+func (o FillOutcome) ToResults() *runs.Fill {
 	m := o.Manifest
 	spec := m.Spec
-	return &measure.Fill{
+	return &runs.Fill{
 		Topic:           m.Topic,
 		Spec:            &spec,
 		Compression:     m.Compression,
@@ -47,8 +48,8 @@ func (o FillOutcome) ToResults() *measure.Fill {
 		Tombstones:      m.Totals.Tombstones,
 		Bytes:           m.Totals.Bytes,
 		DurationSeconds: m.DurationSeconds,
-		RecordsPerSec:   measure.PerSec(m.Totals.Records, m.DurationSeconds),
-		MBPerSec:        measure.MBPerSec(m.Totals.Bytes, m.DurationSeconds),
+		RecordsPerSec:   runs.PerSec(m.Totals.Records, m.DurationSeconds),
+		MBPerSec:        runs.MBPerSec(m.Totals.Bytes, m.DurationSeconds),
 		Offsets:         m.Offsets,
 		Expected:        m.Expected,
 		Series:          o.Series,
@@ -138,23 +139,21 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	}
 	e.Logf("fill: writing %s to %s (%d partitions, %d keys, values %d-%d B, %s compression)",
 		formatBytes(total), req.Topic, req.Spec.Partitions, req.Spec.Keys, req.Spec.ValueMin, req.Spec.ValueMax, req.Compression)
-	bar := e.newBar(total, "fill", true)
+	bar := e.progress.Start("fill", total, progress.Bytes)
 	var counter measure.Counter
 	counter.Start(time.Second)
 	var lastBytes int64
 	start := time.Now()
 	tot, err := loadgen.Produce(ctx, cl, req.Topic, req.Spec, func(records, bytes int64) {
 		counter.Add(1, bytes-lastBytes)
-		if bar != nil && records%512 == 0 {
-			bar.Set64(bytes)
+		if records%512 == 0 {
+			bar.Set(bytes)
 		}
 		lastBytes = bytes
 	})
 	dur := time.Since(start)
 	series := counter.Stop()
-	if bar != nil {
-		bar.Finish()
-	}
+	bar.Done()
 	if err != nil {
 		return FillOutcome{}, fmt.Errorf("fill %s: %w (the partial fill is left without a manifest and will not be reused)", req.Topic, err)
 	}
@@ -163,7 +162,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		return FillOutcome{}, err
 	}
 	e.Logf("fill: %d records, %s in %s (%.1f MB/s); deriving the expected state from the generator",
-		tot.Records, formatBytes(tot.Bytes), dur.Round(time.Millisecond), measure.MBPerSec(tot.Bytes, dur.Seconds()))
+		tot.Records, formatBytes(tot.Bytes), dur.Round(time.Millisecond), runs.MBPerSec(tot.Bytes, dur.Seconds()))
 	expected, gen, err := loadgen.Expect(req.Spec)
 	if err != nil {
 		return FillOutcome{}, err
@@ -226,28 +225,13 @@ func sameEnds(recorded []loadgen.PartitionOffsets, now cluster.TopicOffsets) boo
 	return true
 }
 
-// newBar returns a progress bar on the log writer, counting bytes or
-// records, or nil when quiet.
-func (e *Env) newBar(total int64, what string, bytes bool) *progressbar.ProgressBar {
-	if e.Opts.Quiet {
-		return nil
+// endsOf are a manifest's recorded end offsets by partition.
+func endsOf(recorded []loadgen.PartitionOffsets) map[int32]int64 {
+	m := make(map[int32]int64, len(recorded))
+	for _, r := range recorded {
+		m[r.Partition] = r.End
 	}
-	opts := []progressbar.Option{
-		progressbar.OptionSetWriter(e.log),
-		progressbar.OptionSetDescription(what),
-	}
-	if bytes {
-		opts = append(opts, progressbar.OptionShowBytes(true))
-	} else {
-		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("records"))
-	}
-	return progressbar.NewOptions64(total, append(opts,
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(e.log) }),
-		progressbar.OptionSetPredictTime(true),
-	)...)
+	return m
 }
 
 func formatBytes(b int64) string {

@@ -9,28 +9,37 @@ import (
 	"runtime/debug"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // limitMeter measures and caches the limits of a run's cases: fetch-only
 // once per distinct consumer configuration, write-only once per distinct
 // store configuration, both against one local dump of the changelog.
 type limitMeter struct {
-	env     *Env
-	topic   string
-	dumpDir string
-	dumped  bool
-	offsets *cluster.TopicOffsets // listed on the first measurement
-	fetch   map[string]engine.Limit
-	write   map[string]engine.Limit
+	env       *Env
+	topic     string
+	appID     string
+	storeName string
+	dumpDir   string
+	dumped    bool
+	offsets   *cluster.TopicOffsets // listed on the first measurement
+	fetch     map[string]measure.Limit
+	write     map[string]measure.Limit
 }
 
-func newLimitMeter(env *Env, topic, dir string) *limitMeter {
-	return &limitMeter{env: env, topic: topic, dumpDir: dir, fetch: map[string]engine.Limit{}, write: map[string]engine.Limit{}}
+func newLimitMeter(env *Env, topic, appID, storeName, dir string) *limitMeter {
+	return &limitMeter{env: env, topic: topic, appID: appID, storeName: storeName, dumpDir: dir,
+		fetch: map[string]measure.Limit{}, write: map[string]measure.Limit{}}
 }
 
-// forCase returns the limits of the case configured by cfg.
-func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*CaseLimits, error) {
+// limitRuns is how many times each limit is measured; the fastest counts.
+const limitRuns = 2
+
+// forCase returns the limits of case c.
+func (m *limitMeter) forCase(ctx context.Context, c config.Case) (*runs.Limits, error) {
 	if m.offsets == nil {
 		o, err := m.env.Offsets(ctx, m.topic)
 		if err != nil {
@@ -39,14 +48,16 @@ func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*Ca
 		m.offsets = &o
 	}
 	offsets := *m.offsets
-	fetchKey := fmt.Sprintf("t%d b%d f%d p%d", cfg.Threads, cfg.BatchRecords, cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes)
+	instance := func(stateDir string) *engine.Instance {
+		return &engine.Instance{Cluster: m.env.Cluster, StateDir: stateDir, AppID: m.appID, StoreName: m.storeName,
+			Case: c, StallTimeout: m.env.Opts.StallTimeout}
+	}
+	fetchKey := fmt.Sprintf("t%d b%d f%d p%d", c.Threads, c.BatchRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes)
 	fetch, ok := m.fetch[fetchKey]
 	if !ok {
-		fc := cfg
-		fc.StateDir = filepath.Join(m.dumpDir, "fetch-only")
 		m.env.Logf("limits: fetch-only (%s), best of %d", fetchKey, limitRuns)
 		for i := 0; i < limitRuns; i++ {
-			l, err := engine.FetchOnly(ctx, m.env.Cluster, offsets, fc)
+			l, err := instance(filepath.Join(m.dumpDir, "fetch-only")).FetchOnly(ctx, offsets)
 			if err != nil {
 				return nil, err
 			}
@@ -54,26 +65,21 @@ func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*Ca
 		}
 		m.fetch[fetchKey] = fetch
 	}
-	opts, _ := json.Marshal(cfg.RocksDB)
-	writeKey := fmt.Sprintf("%s %s b%d t%d s%d %s", cfg.Strategy, cfg.Store, cfg.BatchRecords, cfg.Threads, cfg.SortBufferBytes, opts)
+	opts, _ := json.Marshal(c.RocksDB)
+	writeKey := fmt.Sprintf("%s %s b%d t%d s%d %s", c.Strategy, c.Store, c.BatchRecords, c.Threads, c.SortBuffer, opts)
 	write, ok := m.write[writeKey]
 	if !ok {
 		if !m.dumped {
 			m.env.Logf("limits: copying the changelog to local disk for write-only replays")
-			dc := cfg
-			dc.Threads = max(cfg.Threads, 1)
-			if err := engine.Dump(ctx, m.env.Cluster, offsets, dc, m.dumpDir); err != nil {
+			if err := instance(filepath.Join(m.dumpDir, "dump-state")).Dump(ctx, offsets, m.dumpDir); err != nil {
 				return nil, err
 			}
 			m.dumped = true
 		}
-		wc := cfg
-		wc.StateDir = filepath.Join(m.dumpDir, "write-only")
-		m.env.Logf("limits: write-only (strategy %s, batch %d, threads %d), best of %d", cfg.Strategy, cfg.BatchRecords, cfg.Threads, limitRuns)
+		m.env.Logf("limits: write-only (strategy %s, batch %d, threads %d), best of %d", c.Strategy, c.BatchRecords, c.Threads, limitRuns)
 		for i := 0; i < limitRuns; i++ {
 			debug.FreeOSMemory()
-			l, err := engine.WriteOnly(ctx, m.dumpDir, offsets.Partitions(), wc)
-			os.RemoveAll(wc.StateDir)
+			l, err := instance(filepath.Join(m.dumpDir, "write-only")).WriteOnly(ctx, m.dumpDir, offsets.Partitions())
 			if err != nil {
 				return nil, err
 			}
@@ -81,15 +87,13 @@ func (m *limitMeter) forCase(ctx context.Context, cfg engine.RestoreConfig) (*Ca
 		}
 		m.write[writeKey] = write
 	}
-	return &CaseLimits{FetchOnly: fetch, WriteOnly: write, Runs: limitRuns}, nil
+	l := runs.NewLimits(fetch, write, limitRuns)
+	return &l, nil
 }
-
-// limitRuns is how many times each limit is measured; the fastest counts.
-const limitRuns = 2
 
 // faster returns the faster of two measurements of one limit (a zero Limit
 // is no measurement yet).
-func faster(a, b engine.Limit) engine.Limit {
+func faster(a, b measure.Limit) measure.Limit {
 	if a.Duration == 0 || (b.Duration > 0 && b.Duration < a.Duration) {
 		return b
 	}

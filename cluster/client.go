@@ -12,6 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// DefaultConnectTimeout bounds reaching the brokers unless told otherwise:
+// an unreachable broker is an error after this long, not a hang.
+const DefaultConnectTimeout = 15 * time.Second
+
 // Config is how to reach a cluster.
 type Config struct {
 	// Brokers are bootstrap host:port addresses (Kafka's bootstrap.servers).
@@ -60,7 +64,7 @@ func NewClient(cfg Config, extra ...kgo.Opt) (*kgo.Client, error) {
 func Ping(ctx context.Context, cfg Config) (int, error) {
 	timeout := cfg.ConnectTimeout
 	if timeout <= 0 {
-		timeout = 15 * time.Second
+		timeout = DefaultConnectTimeout
 	}
 	cl, err := NewClient(cfg, kgo.RetryTimeout(timeout))
 	if err != nil {

@@ -200,56 +200,6 @@ func handshake(t *testing.T, client *tls.Config, serverCert tls.Certificate, cli
 	return err, r.peers
 }
 
-// ---------------------------------------------------------------- properties syntax
-
-func TestParseProperties(t *testing.T) {
-	in := "# comment with trailing backslash \\\n" +
-		"! bang comment\n" +
-		"   \n" +
-		"a=1\n" +
-		"b : 2 \n" +
-		"c 3\n" +
-		"  d\t=\t  spaced value  \n" +
-		"e=one,\\\n    two,\\\n\tthree\n" +
-		"f=C:\\\\certs\\\\ca.pem\n" +
-		"g=x\\=y\\:z \\u0041\\n\n" +
-		"h\\ key=v\r\n" +
-		"i=even\\\\\n" +
-		"j=next\r" +
-		"k=\n" +
-		"l\n" +
-		"#m=commented\n" +
-		"a=last wins\n" +
-		"n=ends at eof\\"
-	got, err := parseProperties([]byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	lines := map[string]int{}
-	for _, p := range got {
-		m[p.key] = p.value
-		lines[p.key] = p.line
-	}
-	want := map[string]string{
-		"a": "last wins", "b": "2", "c": "3", "d": "spaced value",
-		"e": "one,two,three", "f": `C:\certs\ca.pem`, "g": "x=y:z A",
-		"h key": "v", "i": `even\`, "j": "next", "k": "", "l": "", "n": "ends at eof",
-	}
-	if !reflect.DeepEqual(m, want) {
-		t.Errorf("parsed\n%q\nwant\n%q", m, want)
-	}
-	if lines["e"] != 8 || lines["f"] != 11 {
-		t.Errorf("line numbers: e=%d (want 8) f=%d (want 11)", lines["e"], lines["f"])
-	}
-	if got, err := parseProperties([]byte("pw=caf\xe9\n")); err != nil || got[0].value != "café" {
-		t.Errorf("ISO-8859-1: %+v, %v", got, err)
-	}
-	if _, err := parseProperties([]byte("x=\\u12g4secret\n")); err == nil || strings.Contains(err.Error(), "secret") {
-		t.Errorf("bad \\u escape: %v", err)
-	}
-}
-
 func writeProps(t *testing.T, body string) string {
 	t.Helper()
 	return writeFile(t, t.TempDir(), "client.properties", []byte(body))

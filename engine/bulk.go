@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/restorebench/restorebench/config"
 )
 
 // bulkLoader is Kafka Streams' old bulk-load restore (KIP-167): the store
@@ -16,11 +17,11 @@ import (
 // toggleDbForBulkLoading.
 type bulkLoader struct {
 	path string
-	opts RocksOptions
+	opts config.RocksDB
 	s    *RocksStore
 }
 
-func newBulkLoader(path string, o RocksOptions) (*bulkLoader, error) {
+func newBulkLoader(path string, o config.RocksDB) (*bulkLoader, error) {
 	s, err := openRocksWith(path, o, prepareForBulkLoad)
 	if err != nil {
 		return nil, err
@@ -48,13 +49,9 @@ func (l *bulkLoader) Write(entries []Entry) error { return l.s.Write(entries) }
 // Finish flushes the memtables, compacts the whole key range, and reopens
 // the store with its normal options.
 func (l *bulkLoader) Finish(ctx context.Context) (Store, error) {
-	fo := grocksdb.NewDefaultFlushOptions()
-	fo.SetWait(true)
-	err := l.s.db.Flush(fo)
-	fo.Destroy()
-	if err != nil {
+	if err := l.s.Flush(); err != nil {
 		l.s.Close()
-		return nil, fmt.Errorf("flush: %w", err)
+		return nil, err
 	}
 	l.s.db.CompactRange(grocksdb.Range{})
 	carried := l.s.Stats()

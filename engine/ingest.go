@@ -11,6 +11,8 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/engine/extsort"
 	"github.com/restorebench/restorebench/measure"
 )
 
@@ -42,8 +44,8 @@ const (
 type ingestLoader struct {
 	storePath string
 	sstDir    string
-	opts      RocksOptions
-	sorter    *extSort
+	opts      config.RocksDB
+	sorter    *extsort.Sorter
 	done      bool
 
 	in      chan []Entry   // polls for the sort goroutine; closed by Finish or Abort
@@ -59,7 +61,7 @@ type ingestLoader struct {
 
 // newIngestLoader is the ingest strategy for one partition: sortBuffer bounds
 // the external sort's in-memory buffer.
-func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64) (Loader, error) {
+func newIngestLoader(storePath, taskDir string, o config.RocksDB, sortBuffer int64) (Loader, error) {
 	if sortBuffer <= 0 {
 		return nil, fmt.Errorf("ingest: sort buffer of %d bytes", sortBuffer)
 	}
@@ -70,7 +72,7 @@ func newIngestLoader(storePath, taskDir string, o RocksOptions, sortBuffer int64
 		storePath: storePath,
 		sstDir:    filepath.Join(taskDir, ingestSSTDir),
 		opts:      o,
-		sorter:    newExtSort(filepath.Join(taskDir, ingestSpillDir), sortBuffer),
+		sorter:    extsort.New(filepath.Join(taskDir, ingestSpillDir), sortBuffer),
 		in:        make(chan []Entry, 1024),
 		sortErr:   make(chan error, 1),
 		maxQueue:  max(sortBuffer/2, 4<<20),
@@ -200,7 +202,7 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 			sstBytes += st.Size()
 		}
 	}
-	carried := measure.RocksDBStats{IngestedBytes: sstBytes, SortSpillBytes: l.sorter.Stats().SpillByte}
+	carried := measure.StoreStats{IngestedBytes: sstBytes, SortSpillBytes: l.sorter.Stats().SpillByte}
 	if len(paths) > 0 {
 		iopts := grocksdb.NewDefaultIngestExternalFileOptions()
 		iopts.SetMoveFiles(true)
@@ -226,7 +228,7 @@ func (l *ingestLoader) Finish(ctx context.Context) (st Store, err error) {
 // ingestTune is how the store's options change while files are ingested:
 // level compaction style when the store is universal (see Finish), else
 // nothing.
-func ingestTune(o RocksOptions) func(*grocksdb.Options) {
+func ingestTune(o config.RocksDB) func(*grocksdb.Options) {
 	if o.CompactionStyle != "universal" {
 		return nil
 	}

@@ -2,6 +2,10 @@ package engine
 
 import (
 	"bytes"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/kvtest"
+
 	"context"
 	"errors"
 	"fmt"
@@ -36,39 +40,39 @@ func TestIngestAndBulkRestoreVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		strategy string
+		strategy config.Strategy
 		threads  int
-	}{{StrategyIngest, 1}, {StrategyIngest, 2}, {StrategyBulk, 1}} {
+	}{{config.StrategyIngest, 1}, {config.StrategyIngest, 2}, {config.StrategyBulk, 1}} {
 		name := fmt.Sprintf("%s/%d threads", c.strategy, c.threads)
-		rc := DefaultRestoreConfig("c", t.TempDir())
-		rc.Strategy, rc.Threads = c.strategy, c.threads
+		rc := testInstance(cfg, "c", t.TempDir())
+		rc.Case.Strategy, rc.Case.Threads = c.strategy, c.threads
 		// 1 MiB against ~4 MiB of records per partition: the sort spills.
-		rc.SortBufferBytes = 1 << 20
-		res, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "c"), rc)
+		rc.Case.SortBuffer = 1 << 20
+		res, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "c"))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if res.Records != totals.Records {
 			t.Errorf("%s: restored %d records, fill wrote %d", name, res.Records, totals.Records)
 		}
-		if ok, v := Verify(res.Stores, expected); !ok {
+		if ok, v := check(t, res.Stores, expected); !ok {
 			t.Errorf("%s: did not verify: %s", name, v.Problem)
 		}
 		for p, s := range res.Stores {
 			rs, ok := s.(*RocksStore)
 			if !ok {
 				t.Errorf("%s: partition %d store is %T, want *RocksStore", name, p, s)
-			} else if l0 := rs.Stats().L0Files; c.strategy == StrategyIngest && l0 != 0 {
+			} else if l0 := rs.Stats().L0Files; c.strategy == config.StrategyIngest && l0 != 0 {
 				t.Errorf("%s: partition %d has %d files in L0 after ingestion", name, p, l0)
 			}
-			assertNoTempDirs(t, rc.TaskDir(p))
+			assertNoTempDirs(t, taskDir(rc.AppDir(), TaskID{Partition: p}))
 		}
 		// Write amplification must see what each strategy wrote to disk.
-		st := res.RocksStats()
+		st := res.StoreStats()
 		switch {
-		case c.strategy == StrategyIngest && (st.IngestedBytes == 0 || st.SortSpillBytes == 0):
+		case c.strategy == config.StrategyIngest && (st.IngestedBytes == 0 || st.SortSpillBytes == 0):
 			t.Errorf("%s: ingested %d bytes, spilled %d: ingestion and the spill went uncounted", name, st.IngestedBytes, st.SortSpillBytes)
-		case c.strategy == StrategyBulk && (st.FlushBytes == 0 || st.CompactionWriteBytes == 0):
+		case c.strategy == config.StrategyBulk && (st.FlushBytes == 0 || st.CompactionWriteBytes == 0):
 			t.Errorf("%s: flushed %d, compacted %d bytes: the bulk load's writes went uncounted", name, st.FlushBytes, st.CompactionWriteBytes)
 		}
 		res.Close()
@@ -76,11 +80,11 @@ func TestIngestAndBulkRestoreVerify(t *testing.T) {
 }
 
 // writeOps feeds ops to a loader in polls of 500 records.
-func writeOps(t *testing.T, l interface{ Write([]Entry) error }, ops []kv) {
+func writeOps(t *testing.T, l interface{ Write([]Entry) error }, ops []kvtest.KV) {
 	t.Helper()
 	batch := make([]Entry, 0, 500)
 	for i, op := range ops {
-		batch = append(batch, Entry{Key: op.k, Value: op.v})
+		batch = append(batch, Entry{Key: op.K, Value: op.V})
 		if len(batch) == cap(batch) || i == len(ops)-1 {
 			if err := l.Write(batch); err != nil {
 				t.Fatal(err)
@@ -90,11 +94,11 @@ func writeOps(t *testing.T, l interface{ Write([]Entry) error }, ops []kv) {
 	}
 }
 
-func storeEntries(t *testing.T, s Store) []kv {
+func storeEntries(t *testing.T, s Store) []kvtest.KV {
 	t.Helper()
-	var got []kv
+	var got []kvtest.KV
 	if err := s.ForEach(func(k, v []byte) error {
-		got = append(got, kv{bytes.Clone(k), bytes.Clone(v)})
+		got = append(got, kvtest.KV{K: bytes.Clone(k), V: bytes.Clone(v)})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -111,12 +115,12 @@ func TestIngestLoaderSpillsAndRollsSSTs(t *testing.T) {
 
 	task := t.TempDir()
 	store := filepath.Join(task, "rocksdb", "s")
-	o := KStreamsRocksOptions()
+	o := config.KStreamsRocksDB()
 	l, err := newIngestLoader(store, task, o, 256<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := randomOps(rand.New(rand.NewPCG(9, 9)), 30_000, 3_000, 300, 0.1)
+	ops := kvtest.RandomOps(rand.New(rand.NewPCG(9, 9)), 30_000, 3_000, 300, 0.1)
 	writeOps(t, l, ops)
 	l.(*ingestLoader).drain()
 	if sp := l.(*ingestLoader).sorter.Stats().Spills; sp == 0 {
@@ -127,8 +131,8 @@ func TestIngestLoaderSpillsAndRollsSSTs(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertNoTempDirs(t, task)
-	want := replay(ops)
-	checkSorted(t, storeEntries(t, s), want)
+	want := kvtest.Replay(ops)
+	kvtest.CheckSorted(t, storeEntries(t, s), want)
 	if ssts, _ := filepath.Glob(filepath.Join(store, "*.sst")); len(ssts) < 2 {
 		t.Errorf("store holds %d sst files, expected several", len(ssts))
 	}
@@ -138,17 +142,17 @@ func TestIngestLoaderSpillsAndRollsSSTs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	checkSorted(t, storeEntries(t, s2), want)
+	kvtest.CheckSorted(t, storeEntries(t, s2), want)
 }
 
 func TestIngestLoaderEmptyPartition(t *testing.T) {
-	for name, ops := range map[string][]kv{
+	for name, ops := range map[string][]kvtest.KV{
 		"no records":      nil,
-		"only tombstones": {{k: []byte("a")}, {k: []byte("b"), v: []byte("x")}, {k: []byte("b")}},
+		"only tombstones": {{K: []byte("a")}, {K: []byte("b"), V: []byte("x")}, {K: []byte("b")}},
 	} {
 		task := t.TempDir()
 		store := filepath.Join(task, "rocksdb", "s")
-		l, err := newIngestLoader(store, task, KStreamsRocksOptions(), 1<<20)
+		l, err := newIngestLoader(store, task, config.KStreamsRocksDB(), 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,11 +176,11 @@ func TestIngestLoaderEmptyPartition(t *testing.T) {
 
 func TestIngestLoaderAbortRemovesTempFiles(t *testing.T) {
 	task := t.TempDir()
-	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, KStreamsRocksOptions(), 64<<10)
+	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, config.KStreamsRocksDB(), 64<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeOps(t, l, randomOps(rand.New(rand.NewPCG(1, 1)), 5_000, 1_000, 200, 0.1))
+	writeOps(t, l, kvtest.RandomOps(rand.New(rand.NewPCG(1, 1)), 5_000, 1_000, 200, 0.1))
 	l.(*ingestLoader).drain()
 	if _, err := os.Stat(filepath.Join(task, ingestSpillDir)); err != nil {
 		t.Fatalf("no spill dir before abort: %v", err)
@@ -187,14 +191,14 @@ func TestIngestLoaderAbortRemovesTempFiles(t *testing.T) {
 
 func TestIngestLoaderCancelledFinishCleansUp(t *testing.T) {
 	task := t.TempDir()
-	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, KStreamsRocksOptions(), 64<<10)
+	l, err := newIngestLoader(filepath.Join(task, "rocksdb", "s"), task, config.KStreamsRocksDB(), 64<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Enough distinct keys that the merge checks the context.
-	ops := make([]kv, 200_000)
+	ops := make([]kvtest.KV, 200_000)
 	for i := range ops {
-		ops[i] = kv{fmt.Appendf(nil, "%08d", i), []byte("v")}
+		ops[i] = kvtest.KV{K: fmt.Appendf(nil, "%08d", i), V: []byte("v")}
 	}
 	writeOps(t, l, ops)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -216,13 +220,13 @@ func TestIngestLandsInBottommostLevel(t *testing.T) {
 	for _, style := range []string{"universal", "level"} {
 		task := t.TempDir()
 		store := filepath.Join(task, "rocksdb", "s")
-		o := KStreamsRocksOptions()
+		o := config.KStreamsRocksDB()
 		o.CompactionStyle = style
 		l, err := newIngestLoader(store, task, o, 256<<10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ops := randomOps(rand.New(rand.NewPCG(5, 5)), 30_000, 3_000, 300, 0.1)
+		ops := kvtest.RandomOps(rand.New(rand.NewPCG(5, 5)), 30_000, 3_000, 300, 0.1)
 		writeOps(t, l, ops)
 		s, err := l.Finish(context.Background())
 		if err != nil {
@@ -238,7 +242,7 @@ func TestIngestLandsInBottommostLevel(t *testing.T) {
 			t.Errorf("%s: files per level %v (%d sst files), want all in L6", style, levels, len(ssts))
 		}
 		// The store keeps working: more writes, a flush, a full compaction.
-		more := randomOps(rand.New(rand.NewPCG(6, 6)), 5_000, 3_000, 300, 0.1)
+		more := kvtest.RandomOps(rand.New(rand.NewPCG(6, 6)), 5_000, 3_000, 300, 0.1)
 		writeOps(t, s, more)
 		rs.db.CompactRange(grocksdb.Range{})
 		s.Close()
@@ -246,7 +250,7 @@ func TestIngestLandsInBottommostLevel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: reopen: %v", style, err)
 		}
-		checkSorted(t, storeEntries(t, s2), replay(append(ops, more...)))
+		kvtest.CheckSorted(t, storeEntries(t, s2), kvtest.Replay(append(ops, more...)))
 		s2.Close()
 	}
 }

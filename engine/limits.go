@@ -14,53 +14,34 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/measure"
 )
 
-// Internal strategies used to measure the limits of a restore.
-const (
-	// strategyDiscard consumes records and drops them: fetch-only.
-	strategyDiscard = "discard"
-	// strategyDump appends records to a per-partition file for write-only replays.
-	strategyDump = "dump"
-)
-
-// Limit is one measured limit: how long moving the changelog's records took
-// with one side of the restore alone.
-type Limit struct {
-	Duration time.Duration
-	Records  int64
-	Bytes    int64
-	// CPU is the process CPU time the measurement used.
-	CPU time.Duration
-}
-
-// MBPerSec is the limit's rate.
-func (l Limit) MBPerSec() float64 { return measure.MBPerSec(l.Bytes, l.Duration.Seconds()) }
-
-// FetchOnly consumes the changelog exactly as a restore with c would, and
-// discards every record: the broker and network side alone.
-func FetchOnly(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig) (Limit, error) {
-	c.Strategy = strategyDiscard
-	c.Progress = nil
+// FetchOnly consumes the changelog exactly as the instance's cold restore
+// would, and discards every record: the broker and network side alone.
+func (in *Instance) FetchOnly(ctx context.Context, offsets cluster.TopicOffsets) (measure.Limit, error) {
+	quiet := *in
+	quiet.Progress = nil
 	cpu0 := measure.CPUTime()
-	res, err := ColdRestore(ctx, cc, offsets, c)
+	res, err := quiet.restore(ctx, ColdTasks(offsets), loaderSpec{Mode: LoadDiscard})
 	if err != nil {
-		return Limit{}, fmt.Errorf("fetch-only: %w", err)
+		return measure.Limit{}, fmt.Errorf("fetch-only: %w", err)
 	}
 	cpu := measure.CPUTime() - cpu0
 	res.Close()
-	return Limit{Duration: res.Duration, Records: res.Records, Bytes: res.Bytes, CPU: cpu}, nil
+	return measure.Limit{Duration: res.Duration, Records: res.Records, Bytes: res.Bytes, CPU: cpu}, nil
 }
 
 // Dump consumes the changelog once and writes its records to dir, one file
 // per partition, for WriteOnly to replay from local disk.
-func Dump(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, c RestoreConfig, dir string) error {
-	c.Strategy = strategyDump
-	c.StateDir = dir
-	c.Progress = nil
-	res, err := ColdRestore(ctx, cc, offsets, c)
+func (in *Instance) Dump(ctx context.Context, offsets cluster.TopicOffsets, dir string) error {
+	quiet := *in
+	quiet.Progress = nil
+	res, err := quiet.restore(ctx, ColdTasks(offsets), loaderSpec{Mode: LoadDump, DumpDir: dir})
 	if err != nil {
 		return fmt.Errorf("dump changelog: %w", err)
 	}
@@ -68,44 +49,49 @@ func Dump(ctx context.Context, cc cluster.Config, offsets cluster.TopicOffsets, 
 	return nil
 }
 
-// WriteOnly replays a Dump into fresh stores with c's strategy and options,
-// the store side alone, including the strategy's finish work. Batches are
-// shaped as a restore's: up to c.BatchRecords records and at most
-// c.MaxPartitionFetchBytes of them per partition (a poll holds at most one
-// fetch's worth of a partition). c.Threads partitions replay at once, as
+// WriteOnly replays a Dump into fresh stores with the instance's strategy
+// and options, the store side alone, including the strategy's finish work.
+// Batches are shaped as a restore's: up to BatchRecords records and at most
+// MaxPartitionFetchBytes of them per partition (a poll holds at most one
+// fetch's worth of a partition). Threads partitions replay at once, as
 // stream threads; for ingest, whose sorts run in the background of the one
-// consumer, every partition at once.
-func WriteOnly(ctx context.Context, dumpDir string, partitions []int32, c RestoreConfig) (Limit, error) {
-	if err := c.Validate(); err != nil {
-		return Limit{}, err
+// consumer, every partition at once. The stores are removed afterwards.
+func (in *Instance) WriteOnly(ctx context.Context, dumpDir string, partitions []int32) (measure.Limit, error) {
+	if err := in.Case.Validate(); err != nil {
+		return measure.Limit{}, err
 	}
-	c.partitions = len(partitions)
+	spec := loaderSpec{Case: in.Case, AppDir: in.AppDir(), Store: in.StoreName, Mode: LoadStores, Tasks: len(partitions)}
 	var (
 		mu    sync.Mutex
-		total Limit
+		total measure.Limit
 	)
 	start, cpu0 := time.Now(), measure.CPUTime()
-	workers := c.Threads
-	if c.Strategy == StrategyIngest {
+	workers := in.Case.Threads
+	if in.Case.Strategy == config.StrategyIngest {
 		workers = max(workers, len(partitions))
 	}
-	err := eachPartition(partitions, workers, func(p int32) error {
-		n, b, err := replayPartition(ctx, dumpFile(dumpDir, p), c, p)
-		mu.Lock()
-		total.Records += n
-		total.Bytes += b
-		mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("write-only: partition %d: %w", p, err)
-		}
-		return nil
-	})
+	var g errgroup.Group
+	g.SetLimit(max(workers, 1))
+	for _, p := range partitions {
+		g.Go(func() error {
+			n, b, err := replayPartition(ctx, dumpFile(dumpDir, p), spec, p)
+			mu.Lock()
+			total.Records += n
+			total.Bytes += b
+			mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("write-only: partition %d: %w", p, err)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
 	total.Duration, total.CPU = time.Since(start), measure.CPUTime()-cpu0
-	os.RemoveAll(filepath.Join(c.StateDir, c.AppID))
+	os.RemoveAll(in.AppDir())
 	return total, err
 }
 
-func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32) (records, bytes int64, err error) {
+func replayPartition(ctx context.Context, path string, spec loaderSpec, p int32) (records, bytes int64, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil // an empty partition has no dump
@@ -114,7 +100,8 @@ func replayPartition(ctx context.Context, path string, c RestoreConfig, p int32)
 		return 0, 0, err
 	}
 	defer f.Close()
-	l, err := newLoader(c, p)
+	l, err := newLoader(spec, TaskID{Partition: p})
+	c := spec.Case
 	if err != nil {
 		return 0, 0, err
 	}
@@ -250,6 +237,9 @@ func (discardLoader) Abort()                                {}
 type closedStore struct{}
 
 func (closedStore) Write([]Entry) error                   { return errors.New("limit measurement holds no store") }
-func (closedStore) Get([]byte) ([]byte, error)            { return nil, nil }
+func (closedStore) Get([]byte) ([]byte, bool, error)      { return nil, false, nil }
 func (closedStore) ForEach(func(k, v []byte) error) error { return nil }
+func (closedStore) Stats() measure.StoreStats             { return measure.StoreStats{} }
+func (closedStore) Flush() error                          { return nil }
+func (closedStore) Settled() bool                         { return true }
 func (closedStore) Close() error                          { return nil }

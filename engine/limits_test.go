@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+
+	"github.com/restorebench/restorebench/config"
+
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/restorebench/restorebench/internal/testkafka"
@@ -24,7 +26,7 @@ func TestLimitsMoveEveryRecord(t *testing.T) {
 	offsets := testkafka.Offsets(t, cfg, "l")
 	ctx := context.Background()
 
-	fetch, err := FetchOnly(ctx, cfg, offsets, DefaultRestoreConfig("l", t.TempDir()))
+	fetch, err := testInstance(cfg, "l", t.TempDir()).FetchOnly(ctx, offsets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,24 +34,24 @@ func TestLimitsMoveEveryRecord(t *testing.T) {
 		t.Fatalf("fetch-only moved %d records, %d bytes; the fill has %d, %d", fetch.Records, fetch.Bytes, totals.Records, totals.Bytes)
 	}
 	dump := t.TempDir()
-	if err := Dump(ctx, cfg, offsets, DefaultRestoreConfig("l", t.TempDir()), dump); err != nil {
+	if err := testInstance(cfg, "l", t.TempDir()).Dump(ctx, offsets, dump); err != nil {
 		t.Fatal(err)
 	}
-	for _, strategy := range Strategies {
-		c := DefaultRestoreConfig("l", t.TempDir())
-		c.Strategy = strategy
-		c.BatchRecords = 700
-		if strategy == StrategyMemory {
-			c.Store = "memory"
+	for _, strategy := range config.Strategies {
+		c := testInstance(cfg, "l", t.TempDir())
+		c.Case.Strategy = strategy
+		c.Case.BatchRecords = 700
+		if err := c.Case.Finalize(); err != nil {
+			t.Fatal(err)
 		}
-		w, err := WriteOnly(ctx, dump, offsets.Partitions(), c)
+		w, err := c.WriteOnly(ctx, dump, offsets.Partitions())
 		if err != nil {
 			t.Fatalf("%s: %v", strategy, err)
 		}
 		if w.Records != totals.Records || w.Bytes != totals.Bytes {
 			t.Fatalf("%s: write-only moved %d records, %d bytes; the fill has %d, %d", strategy, w.Records, w.Bytes, totals.Records, totals.Bytes)
 		}
-		if ents, _ := os.ReadDir(filepath.Join(c.StateDir, c.AppID)); len(ents) != 0 {
+		if ents, _ := os.ReadDir(c.AppDir()); len(ents) != 0 {
 			t.Fatalf("%s: write-only left stores behind", strategy)
 		}
 	}

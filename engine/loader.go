@@ -3,31 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/restorebench/restorebench/config"
 )
 
-// Restore strategies: how a partition's changelog records become a store.
-const (
-	// StrategyPut writes each poll's records as one WriteBatch, as Kafka
-	// Streams restores today.
-	StrategyPut = "put"
-	// StrategyBulk is Kafka Streams' old bulk-load mode (KIP-167, removed by
-	// KAFKA-10005): auto compactions off and L0 triggers out of reach while
-	// loading, then one manual full compaction.
-	StrategyBulk = "bulk"
-	// StrategyIngest sorts and de-duplicates the changelog by key with an
-	// external sort, writes SST files and ingests them.
-	StrategyIngest = "ingest"
-	// StrategyMemory restores into an in-memory store: the baseline without RocksDB.
-	StrategyMemory = "memory"
-)
-
-// Strategies lists the strategy names.
-var Strategies = []string{StrategyPut, StrategyBulk, StrategyIngest, StrategyMemory}
-
-// Loader turns one partition's changelog records, in offset order, into a
-// store.
+// Loader turns one task's changelog records, in offset order, into a store.
 type Loader interface {
-	// Write takes one poll's records for the partition. The slices are only
+	// Write takes one poll's records for the task. The slices are only
 	// valid during the call.
 	Write(entries []Entry) error
 	// Finish completes the load after the last record (bulk: the manual
@@ -38,36 +20,61 @@ type Loader interface {
 	Abort()
 }
 
-// newLoader opens the loader for partition p under strategy c.Strategy.
-func newLoader(c RestoreConfig, p int32) (Loader, error) {
-	switch c.Strategy {
-	case StrategyPut, "":
-		if c.Store == "memory" {
-			return storeLoader{NewMemoryStore()}, nil
-		}
-		s, err := OpenRocks(c.StorePath(p), c.RocksDB)
+// LoadMode says what a restore does with the records it consumes: fill the
+// case's stores, or one of the measurements of the machine's limits.
+type LoadMode int
+
+const (
+	// LoadStores writes into the case's stores with its strategy.
+	LoadStores LoadMode = iota
+	// LoadDiscard drops every record: fetch-only, the broker side alone.
+	LoadDiscard
+	// LoadDump appends every record to a file per partition, for write-only
+	// replays from local disk.
+	LoadDump
+)
+
+// loaderSpec is what a loader needs to know, besides its task.
+type loaderSpec struct {
+	Case    config.Case
+	AppDir  string // <state.dir>/<application.id>
+	Store   string // the store's name
+	Mode    LoadMode
+	DumpDir string // LoadDump's directory
+	// Tasks is how many tasks share the ingest sort budget.
+	Tasks int
+}
+
+// newLoader opens the loader for task id.
+func newLoader(s loaderSpec, id TaskID) (Loader, error) {
+	switch s.Mode {
+	case LoadDiscard:
+		return discardLoader{}, nil
+	case LoadDump:
+		return newDumpLoader(dumpFile(s.DumpDir, id.Partition))
+	}
+	path := storePath(s.AppDir, id, s.Store)
+	switch s.Case.Strategy {
+	case config.StrategyMemory:
+		return storeLoader{NewMemoryStore()}, nil
+	case config.StrategyPut:
+		st, err := OpenRocks(path, s.Case.RocksDB)
 		if err != nil {
 			return nil, err
 		}
-		return storeLoader{s}, nil
-	case StrategyMemory:
-		return storeLoader{NewMemoryStore()}, nil
-	case StrategyBulk:
-		return newBulkLoader(c.StorePath(p), c.RocksDB)
-	case StrategyIngest:
-		return newIngestLoader(c.StorePath(p), c.TaskDir(p), c.RocksDB, c.sortBufferPerPartition())
-	case strategyDiscard:
-		return discardLoader{}, nil
-	case strategyDump:
-		return newDumpLoader(dumpFile(c.StateDir, p))
+		return storeLoader{st}, nil
+	case config.StrategyBulk:
+		return newBulkLoader(path, s.Case.RocksDB)
+	case config.StrategyIngest:
+		return newIngestLoader(path, taskDir(s.AppDir, id), s.Case.RocksDB, s.sortBufferPerTask())
 	}
-	return nil, fmt.Errorf("strategy %q is not one of put, bulk, ingest, memory", c.Strategy)
+	return nil, fmt.Errorf("strategy %q is not one of put, bulk, ingest, memory", s.Case.Strategy)
 }
 
-// sortBufferPerPartition shares the sort budget among the partitions.
-func (c RestoreConfig) sortBufferPerPartition() int64 {
-	n := int64(max(c.partitions, 1))
-	return max(c.SortBufferBytes/n, 1<<20)
+// sortBufferPerTask shares the ingest sort budget among the tasks (at least
+// 1 MiB each).
+func (s loaderSpec) sortBufferPerTask() int64 {
+	return max(int64(s.Case.SortBuffer)/int64(max(s.Tasks, 1)), 1<<20)
 }
 
 // storeLoader writes straight into a store: nothing is left to do at Finish.

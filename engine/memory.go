@@ -3,6 +3,8 @@ package engine
 import (
 	"sort"
 	"sync"
+
+	"github.com/restorebench/restorebench/measure"
 )
 
 // MemoryStore is an in-memory key-value store, as Kafka Streams'
@@ -15,25 +17,28 @@ type MemoryStore struct {
 // NewMemoryStore returns an empty store.
 func NewMemoryStore() *MemoryStore { return &MemoryStore{m: map[string][]byte{}} }
 
-// Write applies entries in order; a nil value deletes.
+// Write applies entries in order; a nil value deletes, an empty one is kept.
 func (s *MemoryStore) Write(entries []Entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range entries {
 		if e.Value == nil {
 			delete(s.m, string(e.Key))
-		} else {
-			s.m[string(e.Key)] = append([]byte(nil), e.Value...)
+			continue
 		}
+		v := make([]byte, len(e.Value))
+		copy(v, e.Value)
+		s.m[string(e.Key)] = v
 	}
 	return nil
 }
 
-// Get returns key's value, or nil when absent.
-func (s *MemoryStore) Get(key []byte) ([]byte, error) {
+// Get returns key's value and whether it is live.
+func (s *MemoryStore) Get(key []byte) ([]byte, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.m[string(key)], nil
+	v, ok := s.m[string(key)]
+	return v, ok, nil
 }
 
 // ForEach visits entries in key order.
@@ -52,6 +57,15 @@ func (s *MemoryStore) ForEach(fn func(key, value []byte) error) error {
 	}
 	return nil
 }
+
+// Stats is zero: an in-memory store has no RocksDB figures.
+func (s *MemoryStore) Stats() measure.StoreStats { return measure.StoreStats{} }
+
+// Flush does nothing: nothing is buffered.
+func (s *MemoryStore) Flush() error { return nil }
+
+// Settled is always true: there is no background work.
+func (s *MemoryStore) Settled() bool { return true }
 
 // Close drops the contents.
 func (s *MemoryStore) Close() error {

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+
+	"github.com/restorebench/restorebench/config"
+
 	"fmt"
 	"testing"
 	"time"
@@ -12,7 +15,7 @@ import (
 // running, every memtable flushed and each sampled key read once.
 func TestAwaitReadySettlesAndReads(t *testing.T) {
 	for _, style := range []string{"universal", "level"} {
-		o := KStreamsRocksOptions()
+		o := config.KStreamsRocksDB()
 		o.CompactionStyle = style
 		o.WriteBufferSize = 1 << 20
 		s, err := OpenRocks(t.TempDir(), o)

@@ -2,6 +2,11 @@ package engine
 
 import (
 	"context"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/verify"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +15,22 @@ import (
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
 )
+
+// testInstance is an instance with Kafka Streams' defaults restoring topic
+// into stateDir.
+func testInstance(cc cluster.Config, topic, stateDir string) *Instance {
+	return &Instance{Cluster: cc, StateDir: stateDir, AppID: config.DefaultAppID, StoreName: config.DefaultStore, Case: config.DefaultCase()}
+}
+
+// check verifies restored stores against the expected state.
+func check(t *testing.T, stores map[int32]Store, expected []loadgen.PartitionState) (bool, verify.Result) {
+	t.Helper()
+	actual, err := ScanAll(stores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verify.Check(expected, actual)
+}
 
 func spec100k() loadgen.Spec {
 	s := loadgen.DefaultSpec()
@@ -31,16 +52,19 @@ func TestColdRestoreVerifies(t *testing.T) {
 	}
 	for _, store := range []string{"rocksdb", "memory"} {
 		for _, threads := range []int{1, 2} {
-			rc := DefaultRestoreConfig("c", t.TempDir())
-			rc.Store, rc.Threads = store, threads
-			res, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "c"), rc)
+			rc := testInstance(cfg, "c", t.TempDir())
+			rc.Case.Store, rc.Case.Threads = config.StoreType(store), threads
+			if err := rc.Case.Finalize(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "c"))
 			if err != nil {
 				t.Fatalf("%s/%d threads: %v", store, threads, err)
 			}
 			if res.Records != totals.Records {
 				t.Errorf("%s/%d threads: restored %d records, fill wrote %d", store, threads, res.Records, totals.Records)
 			}
-			ok, v := Verify(res.Stores, expected)
+			ok, v := check(t, res.Stores, expected)
 			if !ok {
 				t.Errorf("%s/%d threads: did not verify: %s", store, threads, v.Problem)
 			}
@@ -57,8 +81,8 @@ func TestTombstonesRemoveKeys(t *testing.T) {
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.KeyOrder, spec.TombstoneRatio = 40_000, 2_000, loadgen.KeysSequential, 0.3
 	testkafka.Fill(t, cfg, "tomb", spec, nil)
-	rc := DefaultRestoreConfig("tomb", t.TempDir())
-	res, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "tomb"), rc)
+	rc := testInstance(cfg, "tomb", t.TempDir())
+	res, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "tomb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +99,14 @@ func TestTombstonesRemoveKeys(t *testing.T) {
 	}
 	deleted := 0
 	for id, tomb := range last {
-		v, err := res.Stores[0].Get(loadgen.AppendKey(nil, id))
+		v, live, err := res.Stores[0].Get(loadgen.AppendKey(nil, id))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tomb && v != nil {
+		if tomb && live {
 			t.Fatalf("key %d was deleted last but the store holds %q", id, v)
 		}
-		if !tomb && v == nil {
+		if !tomb && !live {
 			t.Fatalf("key %d is live but missing from the store", id)
 		}
 		if tomb {
@@ -93,7 +117,7 @@ func TestTombstonesRemoveKeys(t *testing.T) {
 		t.Fatal("test fill deleted no key")
 	}
 	expected, _, _ := loadgen.Expect(spec)
-	if ok, v := Verify(res.Stores, expected); !ok {
+	if ok, v := check(t, res.Stores, expected); !ok {
 		t.Fatal(v.Problem)
 	}
 }
@@ -117,18 +141,18 @@ func TestTamperedStoreFailsVerification(t *testing.T) {
 		},
 	}
 	for name, tamper := range tampers {
-		rc := DefaultRestoreConfig("c", t.TempDir())
-		res, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "c"), rc)
+		rc := testInstance(cfg, "c", t.TempDir())
+		res, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "c"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, v := Verify(res.Stores, expected); !ok {
+		if ok, v := check(t, res.Stores, expected); !ok {
 			t.Fatalf("%s: untampered restore did not verify: %s", name, v.Problem)
 		}
 		if err := tamper(res.Stores[1]); err != nil {
 			t.Fatal(err)
 		}
-		ok, v := Verify(res.Stores, expected)
+		ok, v := check(t, res.Stores, expected)
 		if ok {
 			t.Errorf("%s: tampered store verified", name)
 		}
@@ -146,23 +170,23 @@ func TestColdRestoreRefusesExistingState(t *testing.T) {
 	spec := spec100k()
 	spec.Records = 100
 	testkafka.Fill(t, cfg, "c", spec, nil)
-	rc := DefaultRestoreConfig("c", t.TempDir())
-	if err := os.MkdirAll(filepath.Join(rc.TaskDir(0), "rocksdb"), 0o755); err != nil {
+	rc := testInstance(cfg, "c", t.TempDir())
+	if err := os.MkdirAll(filepath.Join(taskDir(rc.AppDir(), TaskID{}), "rocksdb"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ColdRestore(context.Background(), cfg, testkafka.Offsets(t, cfg, "c"), rc)
+	_, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "c"))
 	if !errors.Is(err, ErrStateDirNotEmpty) {
 		t.Fatalf("got %v, want ErrStateDirNotEmpty", err)
 	}
 }
 
 func TestRocksStoreLayoutFollowsKafkaStreams(t *testing.T) {
-	rc := DefaultRestoreConfig("t", "/var/lib/kafka-streams")
-	if got := rc.StorePath(3); got != "/var/lib/kafka-streams/restorebench/0_3/rocksdb/balances" {
+	in := testInstance(cluster.Config{}, "t", "/var/lib/kafka-streams")
+	if got := storePath(in.AppDir(), TaskID{Partition: 3}, in.StoreName); got != "/var/lib/kafka-streams/restorebench/0_3/rocksdb/balances" {
 		t.Fatalf("store path %s", got)
 	}
-	o := KStreamsRocksOptions()
-	if o.BlockCacheBytes != 50<<20 || o.BlockSize != 4096 || o.WriteBufferSize != 16<<20 || o.MaxWriteBufferNumber != 3 ||
+	o := config.KStreamsRocksDB()
+	if o.BlockCacheSize != 50<<20 || o.BlockSize != 4096 || o.WriteBufferSize != 16<<20 || o.MaxWriteBufferNumber != 3 ||
 		o.CompactionStyle != "universal" || o.Compression != "none" || !o.DisableWAL || o.BloomBitsPerKey <= 0 {
 		t.Fatalf("kstreams preset differs from RocksDBStore defaults: %+v", o)
 	}

@@ -10,50 +10,15 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/measure"
 )
-
-// RocksOptions are the RocksDB settings one store opens with; the type is
-// defined with the results schema so results.json records exactly what ran.
-type RocksOptions = measure.RocksDBOptions
-
-// RocksPresets are the named option sets a case can start from.
-var RocksPresets = map[string]func() RocksOptions{
-	"kstreams": KStreamsRocksOptions,
-}
-
-// KStreamsRocksOptions mirrors Kafka Streams' RocksDBStore defaults: 50 MiB
-// LRU block cache, 4 KiB blocks, bloom filter, 16 MiB write buffer x 3,
-// universal compaction, no compression, WAL off.
-func KStreamsRocksOptions() RocksOptions {
-	return RocksOptions{
-		Preset:               "kstreams",
-		BlockCacheBytes:      50 << 20,
-		BlockSize:            4 << 10,
-		BloomBitsPerKey:      10,
-		WriteBufferSize:      16 << 20,
-		MaxWriteBufferNumber: 3,
-		CompactionStyle:      "universal",
-		Compression:          "none",
-		DisableWAL:           true,
-		Parallelism:          max(numCPU(), 2),
-	}
-}
-
-// RocksPreset returns the named preset's options.
-func RocksPreset(name string) (RocksOptions, error) {
-	f, ok := RocksPresets[name]
-	if !ok {
-		return RocksOptions{}, fmt.Errorf("rocksdb preset %q is unknown (known: kstreams)", name)
-	}
-	return f(), nil
-}
 
 // RocksStore is a persistent key-value store on RocksDB, one per task, as a
 // Kafka Streams RocksDBStore.
 type RocksStore struct {
 	path  string
-	opts  RocksOptions
+	opts  config.RocksDB
 	db    *grocksdb.DB
 	dbo   *grocksdb.Options
 	bbto  *grocksdb.BlockBasedTableOptions
@@ -62,24 +27,24 @@ type RocksStore struct {
 	wb    *grocksdb.WriteBatch
 	// carried are flush, compaction and ingestion bytes from before a
 	// reopen (bulk loading reopens the store), so Stats covers the whole restore.
-	carried measure.RocksDBStats
+	carried measure.StoreStats
 }
 
 // OpenRocks opens (creating if missing) a RocksDB store at path.
-func OpenRocks(path string, o RocksOptions) (*RocksStore, error) {
+func OpenRocks(path string, o config.RocksDB) (*RocksStore, error) {
 	return openRocksWith(path, o, nil)
 }
 
 // openRocksWith opens a store, letting tune adjust the options last.
-func openRocksWith(path string, o RocksOptions, tune func(*grocksdb.Options)) (*RocksStore, error) {
+func openRocksWith(path string, o config.RocksDB, tune func(*grocksdb.Options)) (*RocksStore, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	s := &RocksStore{path: path, opts: o}
-	s.cache = grocksdb.NewLRUCache(o.BlockCacheBytes)
+	s.cache = grocksdb.NewLRUCache(uint64(o.BlockCacheSize))
 	s.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 	s.bbto.SetBlockCache(s.cache)
-	s.bbto.SetBlockSize(o.BlockSize)
+	s.bbto.SetBlockSize(int(o.BlockSize))
 	if o.BloomBitsPerKey > 0 {
 		s.bbto.SetFilterPolicy(grocksdb.NewBloomFilter(o.BloomBitsPerKey))
 	}
@@ -91,7 +56,7 @@ func openRocksWith(path string, o RocksOptions, tune func(*grocksdb.Options)) (*
 	// amplification (Kafka Streams turns them on at metrics.recording.level=DEBUG).
 	s.dbo.EnableStatistics()
 	s.dbo.SetBlockBasedTableFactory(s.bbto)
-	s.dbo.SetWriteBufferSize(o.WriteBufferSize)
+	s.dbo.SetWriteBufferSize(uint64(o.WriteBufferSize))
 	s.dbo.SetMaxWriteBufferNumber(o.MaxWriteBufferNumber)
 	if o.Parallelism > 0 {
 		s.dbo.IncreaseParallelism(o.Parallelism)
@@ -168,11 +133,46 @@ func (s *RocksStore) Write(entries []Entry) error {
 	return nil
 }
 
-// Get returns a copy of key's value, or nil when absent.
-func (s *RocksStore) Get(key []byte) ([]byte, error) {
+// Get returns a copy of key's value and whether the key is live.
+func (s *RocksStore) Get(key []byte) ([]byte, bool, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
-	return s.db.GetBytes(ro, key)
+	sl, err := s.db.Get(ro, key)
+	if err != nil {
+		return nil, false, err
+	}
+	defer sl.Free()
+	if !sl.Exists() {
+		return nil, false, nil
+	}
+	return append([]byte{}, sl.Data()...), true, nil
+}
+
+// Flush writes the memtables to SST files and waits for it.
+func (s *RocksStore) Flush() error {
+	fo := grocksdb.NewDefaultFlushOptions()
+	fo.SetWait(true)
+	defer fo.Destroy()
+	if err := s.db.Flush(fo); err != nil {
+		return fmt.Errorf("store %s: flush: %w", s.path, err)
+	}
+	return nil
+}
+
+// Settled reports whether the store has no flush or compaction running, no
+// memtable waiting to flush, no compaction debt, and L0 below the slowdown
+// trigger. (rocksdb.compaction-pending is not used: under universal
+// compaction it can stay 1 with nothing to pick.)
+func (s *RocksStore) Settled() bool {
+	slowdown := int64(s.opts.Level0SlowdownWritesTrigger)
+	if slowdown <= 0 {
+		slowdown = 20 // RocksDB's default level0_slowdown_writes_trigger
+	}
+	return s.intProp("rocksdb.num-running-flushes") == 0 &&
+		s.intProp("rocksdb.mem-table-flush-pending") == 0 &&
+		s.intProp("rocksdb.num-running-compactions") == 0 &&
+		s.intProp("rocksdb.estimate-pending-compaction-bytes") == 0 &&
+		s.intProp("rocksdb.num-files-at-level0") < slowdown
 }
 
 // ForEach calls fn for every live entry in key order. The slices are only
@@ -196,10 +196,10 @@ func (s *RocksStore) ForEach(fn func(key, value []byte) error) error {
 }
 
 // Stats reads RocksDB's own figures for the store.
-func (s *RocksStore) Stats() measure.RocksDBStats {
+func (s *RocksStore) Stats() measure.StoreStats {
 	prop := s.intProp
 	stats := s.dbo.GetStatisticsString()
-	return measure.RocksDBStats{
+	return measure.StoreStats{
 		LiveSSTBytes:           prop("rocksdb.live-sst-files-size"),
 		TotalSSTBytes:          prop("rocksdb.total-sst-files-size"),
 		L0Files:                prop("rocksdb.num-files-at-level0"),

@@ -15,10 +15,12 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/scenario"
 )
 
 func connect(t *testing.T, opts bench.Options) *bench.Env {
@@ -49,19 +51,16 @@ func topic(t *testing.T, env *bench.Env) string {
 	return name
 }
 
-func defaultParams() measure.CaseParams {
-	return measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"}
+func defaultParams() config.Case {
+	return config.DefaultCase()
 }
 
-func restore(t *testing.T, env *bench.Env, fill bench.FillOutcome, threads int) (measure.Restore, error) {
+func restore(t *testing.T, env *bench.Env, fill bench.FillOutcome, threads int) (runs.Restore, error) {
 	t.Helper()
 	p := defaultParams()
 	p.Threads = threads
-	cfg, err := bench.CaseConfig(fill.Manifest.Topic, t.TempDir(), "it", "store", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env.ColdRestore(context.Background(), bench.RestoreRequest{Case: "it", Repeat: 1, Params: p, Config: cfg, Manifest: fill.Manifest})
+	p.Name = "it"
+	return env.RunCase(context.Background(), fill, "it", "store", p, t.TempDir())
 }
 
 func TestRealKafkaFillThenColdRestoreVerifies(t *testing.T) {
@@ -174,15 +173,12 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := defaultParams()
+	p.Name = "frozen"
 	p.BatchRecords = 100 // slow the restore down so the freeze lands mid-way
-	cfg, err := bench.CaseConfig(fill.Manifest.Topic, t.TempDir(), "it", "store", p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var once sync.Once
 	resume := func() { syscall.Kill(pid, syscall.SIGCONT) }
 	t.Cleanup(resume)
-	cfg.Progress = func(records, _ int64) {
+	env.Opts.OnRestoreProgress = func(records int64) {
 		if records > 20_000 {
 			once.Do(func() {
 				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -191,7 +187,7 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 			})
 		}
 	}
-	rec, err := env.ColdRestore(context.Background(), bench.RestoreRequest{Case: "frozen", Repeat: 1, Params: p, Config: cfg, Manifest: fill.Manifest})
+	rec, err := env.RunCase(context.Background(), fill, "it", "store", p, t.TempDir())
 	resume()
 	if err == nil {
 		t.Fatalf("restore with a frozen broker succeeded: verified=%v records=%d of %d", rec.Verified, rec.Records, spec.Records)
@@ -202,7 +198,7 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 	if !strings.Contains(err.Error(), "stalled") || !strings.Contains(err.Error(), "broker") {
 		t.Fatalf("error %q does not say the restore stalled waiting for the broker", err)
 	}
-	if errors.Is(err, bench.ErrUnverified) {
+	if errors.Is(err, scenario.ErrUnverified) {
 		t.Fatalf("error is a verification failure, want a stall: %v", err)
 	}
 	waitBrokerBack(t, env)

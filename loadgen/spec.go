@@ -1,15 +1,6 @@
-// Package loadgen generates deterministic changelog records, produces them to
-// a topic, and derives the state a correct restore must end with.
-//
-// Every record is a pure function of (seed, index): the same Spec always
-// yields the same records in the same order, so the expected final state of a
-// store can be computed from the Spec alone, without the broker.
 package loadgen
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // KeyOrder says how record indexes map to keys.
 type KeyOrder string
@@ -30,7 +21,7 @@ type Spec struct {
 	// Seed makes the fill reproducible. Default 1.
 	Seed uint64 `json:"seed" yaml:"seed"`
 	// Records is the number of records to write. Exactly one of Records and
-	// TargetBytes is set (TargetBytes wins when both are).
+	// TargetBytes is set.
 	Records int64 `json:"records,omitempty" yaml:"records"`
 	// TargetBytes stops the fill once key+value bytes written reach it.
 	TargetBytes int64 `json:"target_bytes,omitempty" yaml:"target_bytes"`
@@ -60,34 +51,54 @@ func DefaultSpec() Spec {
 // maxValueSize keeps generated values under Kafka's default message.max.bytes.
 const maxValueSize = 900 * 1024
 
-// Validate returns an error naming the first field that is out of range.
+// SpecError names the parameter of a Spec that is out of range, by its
+// profile name (size, records, keys, value_size, ...).
+type SpecError struct {
+	Field string
+	Msg   string
+}
+
+func (e *SpecError) Error() string { return e.Field + ": " + e.Msg }
+
+func specErr(field, format string, args ...any) *SpecError {
+	return &SpecError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate returns a *SpecError naming the first parameter out of range.
 func (s Spec) Validate() error {
 	switch {
 	case s.Records < 0:
-		return fmt.Errorf("records: %d is negative", s.Records)
+		return specErr("records", "%d is negative", s.Records)
 	case s.TargetBytes < 0:
-		return fmt.Errorf("size: %d is negative", s.TargetBytes)
+		return specErr("size", "%d is negative", s.TargetBytes)
 	case s.Records == 0 && s.TargetBytes == 0:
-		return errors.New("size: one of size or records must be set and positive")
+		return specErr("size", "one of size or records must be set and positive")
+	case s.Records > 0 && s.TargetBytes > 0:
+		return specErr("size", "set size or records, not both")
 	case s.Keys <= 0:
-		return fmt.Errorf("keys: %d must be positive", s.Keys)
+		return specErr("keys", "%d must be positive", s.Keys)
 	case s.Keys > maxExpectKeys:
-		return fmt.Errorf("keys: %d is more than the %d keys whose expected state can be derived in memory", s.Keys, maxExpectKeys)
+		return specErr("keys", "%d is more than the %d keys whose expected state can be derived in memory", s.Keys, maxExpectKeys)
 	case s.ValueMin < 0:
-		return fmt.Errorf("value_size: minimum %d is negative", s.ValueMin)
+		return specErr("value_size", "minimum %d is negative", s.ValueMin)
 	case s.ValueMax < s.ValueMin:
-		return fmt.Errorf("value_size: maximum %d is below minimum %d", s.ValueMax, s.ValueMin)
+		return specErr("value_size", "maximum %d is below minimum %d", s.ValueMax, s.ValueMin)
 	case s.ValueMax > maxValueSize:
-		return fmt.Errorf("value_size: maximum %d is over %d bytes (Kafka's message.max.bytes)", s.ValueMax, maxValueSize)
+		return specErr("value_size", "maximum %d is over %d bytes (Kafka's message.max.bytes)", s.ValueMax, maxValueSize)
 	case s.TombstoneRatio < 0 || s.TombstoneRatio >= 1:
-		return fmt.Errorf("tombstone_ratio: %v must be in [0, 1)", s.TombstoneRatio)
+		return specErr("tombstone_ratio", "%v must be in [0, 1)", s.TombstoneRatio)
 	case s.Partitions <= 0:
-		return fmt.Errorf("partitions: %d must be positive", s.Partitions)
+		return specErr("partitions", "%d must be positive", s.Partitions)
+	case s.Partitions > maxPartitions:
+		return specErr("partitions", "%d is over %d", s.Partitions, maxPartitions)
 	}
 	switch s.KeyOrder {
 	case KeysUniform, KeysZipf, KeysSequential:
 	default:
-		return fmt.Errorf("key_order: %q is not one of uniform, zipf, sequential", s.KeyOrder)
+		return specErr("key_order", "%q is not one of uniform, zipf, sequential", s.KeyOrder)
 	}
 	return nil
 }
+
+// maxPartitions bounds a fill's partition count (one store each).
+const maxPartitions = 10_000

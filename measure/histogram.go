@@ -1,5 +1,3 @@
-// Package measure holds what a run records: latency histograms, 1-second
-// time series, process memory, and the versioned results.json schema.
 package measure
 
 import (

@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/restorebench/restorebench/measure"
 )
 
 // RestoreTimeByBatchFile is the file base name WriteAll gives RestoreTimeByBatch.
@@ -35,7 +35,7 @@ type batchPoint struct {
 // batchLine is one line of RestoreTimeByBatch: the cases whose params are
 // equal except for BatchRecords.
 type batchLine struct {
-	params measure.CaseParams // of its first case, BatchRecords zeroed
+	params config.Case // of its first case, BatchRecords zeroed
 	label  string
 	// points are the batch sizes with a verified repeat, ascending.
 	points []batchPoint
@@ -58,7 +58,7 @@ func (l batchLine) unverified() []int {
 // a line when their params differ in nothing but BatchRecords (so in
 // neither strategy nor anything else). Restores without a positive
 // BatchRecords are left out. Each line is labelled by lineLabels.
-func batchLines(restores []measure.Restore) []batchLine {
+func batchLines(restores []runs.Restore) []batchLine {
 	type acc struct {
 		line  batchLine
 		secs  map[int][]float64
@@ -98,7 +98,7 @@ func batchLines(restores []measure.Restore) []batchLine {
 				continue
 			}
 			l.points = append(l.points, batchPoint{
-				batch: b, median: measure.Median(secs),
+				batch: b, median: runs.Median(secs),
 				min: slices.Min(secs), max: slices.Max(secs), n: len(secs),
 			})
 		}
@@ -111,31 +111,24 @@ func batchLines(restores []measure.Restore) []batchLine {
 // paramField is one setting a line's label may mention: applies tells
 // whether it means anything for params p, value renders it for the label.
 type paramField struct {
-	applies func(p measure.CaseParams) bool
-	value   func(p measure.CaseParams) string
+	applies func(p config.Case) bool
+	value   func(p config.Case) string
 }
 
-func always(measure.CaseParams) bool { return true }
+func always(config.Case) bool { return true }
 
-func usesRocksDB(p measure.CaseParams) bool {
+func usesRocksDB(p config.Case) bool {
 	return p.Strategy != "memory" && p.Store != "memory"
 }
 
-func hasRocksDBOptions(p measure.CaseParams) bool {
-	return usesRocksDB(p) && p.RocksDBOptions != nil
-}
+func hasRocksDBOptions(p config.Case) bool { return usesRocksDB(p) }
 
-// opts is p's RocksDB options, all zero when it has none.
-func opts(p measure.CaseParams) *measure.RocksDBOptions {
-	if p.RocksDBOptions == nil {
-		return &measure.RocksDBOptions{}
-	}
-	return p.RocksDBOptions
-}
+// opts is p's RocksDB options.
+func opts(p config.Case) *config.RocksDB { return &p.RocksDB }
 
 // rocksOpt is a RocksDB option field, labelled "name=value".
-func rocksOpt(name string, v func(o *measure.RocksDBOptions) string) paramField {
-	return paramField{hasRocksDBOptions, func(p measure.CaseParams) string {
+func rocksOpt(name string, v func(o *config.RocksDB) string) paramField {
+	return paramField{hasRocksDBOptions, func(p config.Case) string {
 		return name + "=" + v(opts(p))
 	}}
 }
@@ -143,23 +136,23 @@ func rocksOpt(name string, v func(o *measure.RocksDBOptions) string) paramField 
 // labelFields are the settings, besides strategy and batch size, in the
 // order a label lists them.
 var labelFields = []paramField{
-	{always, func(p measure.CaseParams) string { return orDefault("scenario ", p.Scenario) }},
+	{always, func(p config.Case) string { return orDefault("scenario ", string(p.Scenario)) }},
 	// The memory strategy implies the memory store: not worth saying.
-	{func(p measure.CaseParams) bool { return p.Strategy != "memory" },
-		func(p measure.CaseParams) string { return orDefault("store ", p.Store) }},
-	{usesRocksDB, func(p measure.CaseParams) string {
-		if p.RocksDB == "" && p.RocksDBOptions != nil {
-			return orDefault("preset ", p.RocksDBOptions.Preset)
+	{func(p config.Case) bool { return p.Strategy != "memory" },
+		func(p config.Case) string { return orDefault("store ", string(p.Store)) }},
+	{usesRocksDB, func(p config.Case) string {
+		if p.RocksDBPreset == "" {
+			return orDefault("preset ", p.RocksDB.Preset)
 		}
-		return orDefault("preset ", p.RocksDB)
+		return orDefault("preset ", p.RocksDBPreset)
 	}},
-	{hasRocksDBOptions, func(p measure.CaseParams) string {
+	{hasRocksDBOptions, func(p config.Case) string {
 		if c := opts(p).CompactionStyle; c != "" {
 			return c
 		}
 		return "compaction default"
 	}},
-	{hasRocksDBOptions, func(p measure.CaseParams) string {
+	{hasRocksDBOptions, func(p config.Case) string {
 		switch c := opts(p).Compression; c {
 		case "", "none":
 			return "uncompressed"
@@ -167,37 +160,37 @@ var labelFields = []paramField{
 			return c
 		}
 	}},
-	{always, func(p measure.CaseParams) string {
+	{always, func(p config.Case) string {
 		if p.Threads == 1 {
 			return "1 thread"
 		}
 		return strconv.Itoa(p.Threads) + " threads"
 	}},
-	rocksOpt("write_buffer_size", func(o *measure.RocksDBOptions) string { return bytesLabel(int64(o.WriteBufferSize)) }),
-	rocksOpt("max_write_buffer_number", func(o *measure.RocksDBOptions) string { return intLabel(o.MaxWriteBufferNumber) }),
-	rocksOpt("block_cache_size", func(o *measure.RocksDBOptions) string { return bytesLabel(int64(o.BlockCacheBytes)) }),
-	rocksOpt("block_size", func(o *measure.RocksDBOptions) string { return bytesLabel(int64(o.BlockSize)) }),
-	rocksOpt("bloom_bits_per_key", func(o *measure.RocksDBOptions) string {
+	rocksOpt("write_buffer_size", func(o *config.RocksDB) string { return bytesLabel(int64(o.WriteBufferSize)) }),
+	rocksOpt("max_write_buffer_number", func(o *config.RocksDB) string { return intLabel(o.MaxWriteBufferNumber) }),
+	rocksOpt("block_cache_size", func(o *config.RocksDB) string { return bytesLabel(int64(o.BlockCacheSize)) }),
+	rocksOpt("block_size", func(o *config.RocksDB) string { return bytesLabel(int64(o.BlockSize)) }),
+	rocksOpt("bloom_bits_per_key", func(o *config.RocksDB) string {
 		return strconv.FormatFloat(o.BloomBitsPerKey, 'g', -1, 64)
 	}),
-	rocksOpt("disable_wal", func(o *measure.RocksDBOptions) string { return strconv.FormatBool(o.DisableWAL) }),
-	rocksOpt("increase_parallelism", func(o *measure.RocksDBOptions) string { return intLabel(o.Parallelism) }),
-	rocksOpt("level0_file_num_compaction_trigger", func(o *measure.RocksDBOptions) string {
+	rocksOpt("disable_wal", func(o *config.RocksDB) string { return strconv.FormatBool(o.DisableWAL) }),
+	rocksOpt("increase_parallelism", func(o *config.RocksDB) string { return intLabel(o.Parallelism) }),
+	rocksOpt("level0_file_num_compaction_trigger", func(o *config.RocksDB) string {
 		return intLabel(o.Level0FileNumCompactionTrigger)
 	}),
-	rocksOpt("level0_slowdown_writes_trigger", func(o *measure.RocksDBOptions) string {
+	rocksOpt("level0_slowdown_writes_trigger", func(o *config.RocksDB) string {
 		return intLabel(o.Level0SlowdownWritesTrigger)
 	}),
-	rocksOpt("level0_stop_writes_trigger", func(o *measure.RocksDBOptions) string { return intLabel(o.Level0StopWritesTrigger) }),
-	rocksOpt("max_background_jobs", func(o *measure.RocksDBOptions) string { return intLabel(o.MaxBackgroundJobs) }),
-	{always, func(p measure.CaseParams) string {
+	rocksOpt("level0_stop_writes_trigger", func(o *config.RocksDB) string { return intLabel(o.Level0StopWritesTrigger) }),
+	rocksOpt("max_background_jobs", func(o *config.RocksDB) string { return intLabel(o.MaxBackgroundJobs) }),
+	{always, func(p config.Case) string {
 		return "fetch.max.bytes=" + bytesLabel(int64(p.FetchMaxBytes))
 	}},
-	{always, func(p measure.CaseParams) string {
+	{always, func(p config.Case) string {
 		return "max.partition.fetch.bytes=" + bytesLabel(int64(p.MaxPartitionFetchBytes))
 	}},
-	{func(p measure.CaseParams) bool { return p.Strategy == "ingest" },
-		func(p measure.CaseParams) string { return "sort buffer " + bytesLabel(p.SortBufferBytes) }},
+	{func(p config.Case) bool { return p.Strategy == "ingest" },
+		func(p config.Case) string { return "sort buffer " + bytesLabel(int64(p.SortBuffer)) }},
 }
 
 // lineLabels labels each line by its strategy plus, in parentheses, each
@@ -227,7 +220,7 @@ func lineLabels(lines []batchLine) {
 	for i, f := range labelFields {
 		modes[i] = mode(f)
 	}
-	label := func(p measure.CaseParams, all bool) string {
+	label := func(p config.Case, all bool) string {
 		var diffs []string
 		for i, f := range labelFields {
 			if !all && !f.applies(p) {
@@ -237,7 +230,7 @@ func lineLabels(lines []batchLine) {
 				diffs = append(diffs, v)
 			}
 		}
-		s := orDefault("", p.Strategy)
+		s := orDefault("", string(p.Strategy))
 		if len(diffs) > 0 {
 			s += " (" + strings.Join(diffs, ", ") + ")"
 		}
@@ -278,7 +271,7 @@ var glyphs = []draw.GlyphDrawer{
 // or " (unverified)" for a line without any point). Results without
 // restores give ErrNoRestores; results where no line has two batch sizes
 // give ErrNotASweep.
-func RestoreTimeByBatch(r *measure.Results) (*plot.Plot, error) {
+func RestoreTimeByBatch(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
@@ -295,8 +288,8 @@ func RestoreTimeByBatch(r *measure.Results) (*plot.Plot, error) {
 	p.Y.Label.Text = "restore time (s, median, min–max)"
 	p.X.Scale = plot.LogScale{}
 
-	colour := map[string]int{}  // strategy → palette index
-	variant := map[string]int{} // strategy → lines so far
+	colour := map[config.Strategy]int{}  // strategy → palette index
+	variant := map[config.Strategy]int{} // strategy → lines so far
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var legend []legendEntry
 	for _, l := range lines {

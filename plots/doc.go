@@ -1,7 +1,7 @@
 // Package plots draws the charts of a restorebench run from its results.
 //
 // There is one function per chart, results in, image out: each takes a
-// *measure.Results (as loaded from a results.json) and returns a gonum
+// *runs.Results (as loaded from a results.json) and returns a gonum
 // *plot.Plot built from that alone, so old runs can be re-plotted at any time.
 // The package never measures anything, never talks to Kafka or RocksDB, and
 // never changes the results it is given.
@@ -12,7 +12,7 @@
 //     one step line per restore, labelled "case #repeat"; restores that were not
 //     verified (or failed) carry " (UNVERIFIED)" in the legend.
 //   - RestoreTimePerCase: median restore duration per case over its verified,
-//     error-free repeats (measure.Summarize), with min–max error bars when a
+//     error-free repeats (runs.Summarize), with min–max error bars when a
 //     case has more than one such repeat; a case with none is a zero bar
 //     labelled " (unverified)". Case names that do not fit under their bar
 //     are wrapped after '-', '_', '.', '/' or ' ', or failing that rotated

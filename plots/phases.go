@@ -7,12 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/restorebench/restorebench/runs"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/restorebench/restorebench/measure"
 )
 
 // RestorePhasesFile is the file base name WriteAll gives RestorePhases.
@@ -30,51 +29,38 @@ type casePhases struct {
 var phaseColors = [3]color.Color{palette[0], palette[1], palette[4]}
 
 // phaseMedians groups restores by case, in first-seen order as
-// measure.Summarize does, and takes the median of each phase over the
+// runs.Summarize does, and takes the median of each phase over the
 // verified, error-free repeats. A restore without Ready has a ready phase
 // of 0; one without LoadSeconds and FinishSeconds (results written before
 // they were recorded) counts its DurationSeconds as load, and one without
 // TotalSeconds counts DurationSeconds plus the ready phase as total.
-func phaseMedians(restores []measure.Restore) []casePhases {
-	type acc struct {
-		c                          casePhases
-		load, finish, ready, total []float64
-	}
-	var order []*acc
-	byCase := map[string]*acc{}
-	for _, rs := range restores {
-		a, ok := byCase[rs.Case]
-		if !ok {
-			a = &acc{c: casePhases{name: rs.Case}}
-			byCase[rs.Case] = a
-			order = append(order, a)
+func phaseMedians(restores []runs.Restore) []casePhases {
+	groups := runs.GroupByCase(restores)
+	out := make([]casePhases, len(groups))
+	for i, g := range groups {
+		c := casePhases{name: g.Case, repeats: len(g.Restores)}
+		var load, finish, ready, total []float64
+		for _, rs := range g.Restores {
+			if !rs.Counts() {
+				continue
+			}
+			c.verified++
+			l, r := rs.LoadSeconds, 0.0
+			if l == 0 && rs.FinishSeconds == 0 {
+				l = rs.DurationSeconds
+			}
+			if rs.Ready != nil {
+				r = rs.Ready.Seconds
+			}
+			t := rs.TotalSeconds
+			if t == 0 {
+				t = rs.DurationSeconds + r
+			}
+			load, finish = append(load, l), append(finish, rs.FinishSeconds)
+			ready, total = append(ready, r), append(total, t)
 		}
-		a.c.repeats++
-		if !rs.Verified || rs.Error != "" {
-			continue
-		}
-		a.c.verified++
-		load, ready := rs.LoadSeconds, 0.0
-		if load == 0 && rs.FinishSeconds == 0 {
-			load = rs.DurationSeconds
-		}
-		if rs.Ready != nil {
-			ready = rs.Ready.Seconds
-		}
-		total := rs.TotalSeconds
-		if total == 0 {
-			total = rs.DurationSeconds + ready
-		}
-		a.load = append(a.load, load)
-		a.finish = append(a.finish, rs.FinishSeconds)
-		a.ready = append(a.ready, ready)
-		a.total = append(a.total, total)
-	}
-	out := make([]casePhases, len(order))
-	for i, a := range order {
-		c := a.c
-		c.load, c.finish = measure.Median(a.load), measure.Median(a.finish)
-		c.ready, c.total = measure.Median(a.ready), measure.Median(a.total)
+		c.load, c.finish = runs.Median(load), runs.Median(finish)
+		c.ready, c.total = runs.Median(ready), runs.Median(total)
 		out[i] = c
 	}
 	return out
@@ -88,7 +74,7 @@ func phaseMedians(restores []measure.Restore) []casePhases {
 // without such a repeat is a zero bar whose label ends in " (unverified)".
 // Case names are set as RestoreTimePerCase sets them. Results without
 // restores give ErrNoRestores.
-func RestorePhases(r *measure.Results) (*plot.Plot, error) {
+func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}

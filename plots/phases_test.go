@@ -7,20 +7,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/recorder"
-
-	"github.com/restorebench/restorebench/measure"
 )
 
 // phasesResults has case "bulk-batch1000" with three verified repeats and an
 // unverified fourth, whose phases have known medians (load 20, finish 5,
 // ready 2, total 27.5), and case "ingest-batch1000" whose only repeat is
 // unverified.
-func phasesResults() *measure.Results {
+func phasesResults() *runs.Results {
 	r := synthetic()
 	r.Restores = nil
-	p := measure.CaseParams{Strategy: "bulk", BatchRecords: 1000, Store: "rocksdb"}
+	p := config.Case{Strategy: "bulk", BatchRecords: 1000, Store: "rocksdb"}
 	for i, ph := range []phaseTimes{{10, 6, 1}, {30, 4, 3}, {20, 5, 2}} {
 		rs := restore("bulk-batch1000", i+1, p, ph)
 		rs.TotalSeconds = []float64{17, 37, 27.5}[i]

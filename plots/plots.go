@@ -18,7 +18,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // Width and Height are the size WriteAll draws every chart at. PNGs are
@@ -71,7 +73,7 @@ func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255
 // covering its interval, (T[i-1], T[i]], with the first interval from 0.
 // Repeats of one case share a colour and differ in dash pattern. Results
 // without restores give ErrNoRestores.
-func RestoreThroughput(r *measure.Results) (*plot.Plot, error) {
+func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
@@ -128,18 +130,18 @@ func RestoreThroughput(r *measure.Results) (*plot.Plot, error) {
 }
 
 // RestoreTimePerCase charts each case's median restore duration in seconds
-// over its verified, error-free repeats (measure.Summarize), with a min–max
+// over its verified, error-free repeats (runs.Summarize), with a min–max
 // error bar when more than one repeat counts, and the median and count above
 // each bar. A case without such a repeat is a zero bar whose label ends in
 // " (unverified)". Results without restores give ErrNoRestores.
-func RestoreTimePerCase(r *measure.Results) (*plot.Plot, error) {
+func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
 	if len(r.Restores) == 0 {
 		return nil, ErrNoRestores
 	}
-	sums := measure.Summarize(r.Restores)
+	sums := runs.Summarize(r.Restores)
 	p := newPlot("Restore time per case (median, min–max)")
 	p.Y.Label.Text = "restore time (s)"
 
@@ -217,7 +219,7 @@ func RestoreTimePerCase(r *measure.Results) (*plot.Plot, error) {
 // FillThroughput charts the fill's produce throughput in MB/s (10^6 bytes of
 // key+value) against seconds since the fill started, with its overall mean as
 // a dashed line. It returns (nil, nil) when the results carry no fill series.
-func FillThroughput(r *measure.Results) (*plot.Plot, error) {
+func FillThroughput(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
@@ -259,7 +261,7 @@ func FillThroughput(r *measure.Results) (*plot.Plot, error) {
 		for _, pt := range f.Series {
 			b += pt.Bytes
 		}
-		mean = measure.MBPerSec(b, end)
+		mean = runs.MBPerSec(b, end)
 	}
 	if mean > 0 {
 		ml, err := plotter.NewLine(plotter.XYs{{X: 0, Y: mean}, {X: max(end, f.DurationSeconds), Y: mean}})
@@ -284,7 +286,7 @@ func FillThroughput(r *measure.Results) (*plot.Plot, error) {
 // RestoreTimeByBatch also for results that do not sweep the batch size, and
 // the fill chart for results without a fill series. On error it returns the
 // paths written so far.
-func WriteAll(r *measure.Results, dir string) ([]string, error) {
+func WriteAll(r *runs.Results, dir string) ([]string, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
@@ -293,7 +295,7 @@ func WriteAll(r *measure.Results, dir string) ([]string, error) {
 	}
 	charts := []struct {
 		name string
-		draw func(*measure.Results) (*plot.Plot, error)
+		draw func(*runs.Results) (*plot.Plot, error)
 	}{
 		{RestoreThroughputFile, RestoreThroughput},
 		{RestoreTimePerCaseFile, RestoreTimePerCase},
@@ -334,7 +336,7 @@ func save(p *plot.Plot, ext, path string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return err
 	}
-	return measure.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.Write(path, buf.Bytes())
 }
 
 // rateXYs turns a series of per-interval deltas into MB/s points for a
@@ -348,7 +350,7 @@ func rateXYs(series []measure.Point) plotter.XYs {
 		if dt <= 0 || math.IsNaN(dt) || math.IsInf(pt.T, 0) {
 			continue
 		}
-		v := measure.MBPerSec(pt.Bytes, dt)
+		v := runs.MBPerSec(pt.Bytes, dt)
 		if len(xys) == 0 {
 			xys = append(xys, plotter.XY{X: prev, Y: v})
 		}

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // series makes a throughput series of n whole seconds at mbps MB/s with a
@@ -37,14 +38,14 @@ func series(n int, mbps float64) []measure.Point {
 
 // synthetic returns results of 2 cases × 2 repeats, all with series, the
 // second repeat of the second case unverified, and a fill with a series.
-func synthetic() *measure.Results {
+func synthetic() *runs.Results {
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	r := &measure.Results{
-		SchemaVersion: measure.SchemaVersion,
+	r := &runs.Results{
+		SchemaVersion: runs.SchemaVersion,
 		RunID:         "test-run",
 		StartedAt:     start,
 		Complete:      true,
-		Fill: &measure.Fill{
+		Fill: &runs.Fill{
 			Topic:           "changelog",
 			FilledAt:        start,
 			Bytes:           200e6,
@@ -62,12 +63,12 @@ func synthetic() *measure.Results {
 				b += p.Bytes
 			}
 			dur := s[len(s)-1].T
-			r.Restores = append(r.Restores, measure.Restore{
+			r.Restores = append(r.Restores, runs.Restore{
 				Case:            c,
 				Repeat:          rep,
 				DurationSeconds: dur,
 				Bytes:           b,
-				MBPerSec:        measure.MBPerSec(b, dur),
+				MBPerSec:        runs.MBPerSec(b, dur),
 				Series:          s,
 				Verified:        !(ci == 1 && rep == 2),
 			})
@@ -245,7 +246,7 @@ func TestRateXYs(t *testing.T) {
 func TestRestoreTimePerCase(t *testing.T) {
 	r := synthetic()
 	// A third case with only an unverified restore.
-	r.Restores = append(r.Restores, measure.Restore{
+	r.Restores = append(r.Restores, runs.Restore{
 		Case: "memory", Repeat: 1, DurationSeconds: 3, Series: series(3, 10), Verified: false,
 	})
 	p, err := RestoreTimePerCase(r)
@@ -263,7 +264,7 @@ func TestRestoreTimePerCase(t *testing.T) {
 	}
 	// Median of the two verified repeats of the first case, n=2; one
 	// verified repeat of the second case.
-	s := measure.Summarize(r.Restores)
+	s := runs.Summarize(r.Restores)
 	for _, want := range []string{
 		fmt.Sprintf("%s s", formatSeconds(s[0].MedianSeconds)), "n=2",
 		fmt.Sprintf("%s s", formatSeconds(s[1].MedianSeconds)), "n=1",

@@ -14,14 +14,15 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/recorder"
 
-	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // kstreams returns Kafka Streams' RocksDB options with the given
 // compaction style.
-func kstreams(style string) *measure.RocksDBOptions {
-	return &measure.RocksDBOptions{
-		Preset: "kstreams", BlockCacheBytes: 50 << 20, BlockSize: 4 << 10, BloomBitsPerKey: 10,
+func kstreams(style string) *config.RocksDB {
+	return &config.RocksDB{
+		Preset: "kstreams", BlockCacheSize: 50 << 20, BlockSize: 4 << 10, BloomBitsPerKey: 10,
 		WriteBufferSize: 16 << 20, MaxWriteBufferNumber: 3, CompactionStyle: style,
 		Compression: "none", DisableWAL: true, Parallelism: 8,
 	}
@@ -32,8 +33,8 @@ func kstreams(style string) *measure.RocksDBOptions {
 type phaseTimes struct{ load, finish, ready float64 }
 
 // restore makes one verified restore of case name with params and phases.
-func restore(name string, rep int, p measure.CaseParams, ph phaseTimes) measure.Restore {
-	r := measure.Restore{
+func restore(name string, rep int, p config.Case, ph phaseTimes) runs.Restore {
+	r := runs.Restore{
 		Case: name, Repeat: rep, Params: p,
 		LoadSeconds: ph.load, FinishSeconds: ph.finish,
 		DurationSeconds: ph.load + ph.finish,
@@ -42,11 +43,11 @@ func restore(name string, rep int, p measure.CaseParams, ph phaseTimes) measure.
 	}
 	r.TotalSeconds = r.DurationSeconds
 	if ph.ready >= 0 {
-		r.Ready = &measure.ReadyPhase{Seconds: ph.ready}
+		r.Ready = &runs.ReadyPhase{Seconds: ph.ready}
 		r.TotalSeconds += ph.ready
 	}
-	r.MBPerSec = measure.MBPerSec(r.Bytes, r.DurationSeconds)
-	r.RecordsPerSec = measure.PerSec(r.Records, r.DurationSeconds)
+	r.MBPerSec = runs.MBPerSec(r.Bytes, r.DurationSeconds)
+	r.RecordsPerSec = runs.PerSec(r.Records, r.DurationSeconds)
 	r.Series = series(int(r.DurationSeconds), r.MBPerSec)
 	return r
 }
@@ -60,18 +61,18 @@ var (
 // repeats on the kstreams preset, plus: put with level compaction at two
 // batch sizes, put with lz4 and 4 threads at one, and a case whose only
 // repeat is unverified.
-func sweep() *measure.Results {
+func sweep() *runs.Results {
 	r := synthetic()
 	r.Restores = nil
 	for _, s := range sweepStrategies {
 		for bi, b := range sweepBatches {
-			p := measure.CaseParams{Scenario: "cold", Strategy: s, BatchRecords: b, Threads: 1,
-				RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: kstreams("universal")}
+			p := config.Case{Scenario: "cold", Strategy: config.Strategy(s), BatchRecords: b, Threads: 1,
+				RocksDBPreset: "kstreams", Store: "rocksdb", RocksDB: *kstreams("universal")}
 			if s == "memory" {
-				p.Store, p.RocksDB, p.RocksDBOptions = "memory", "", nil
+				p.Store, p.RocksDBPreset, p.RocksDB = "memory", "", config.RocksDB{}
 			}
 			if s == "ingest" {
-				p.SortBufferBytes = 256 << 20
+				p.SortBuffer = 256 << 20
 			}
 			slow := float64(len(sweepBatches)-bi) * 8 // smaller batches are slower
 			for rep := 1; rep <= 3; rep++ {
@@ -92,8 +93,8 @@ func sweep() *measure.Results {
 		}
 	}
 	for _, b := range []int{1000, 100000} {
-		p := measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: b, Threads: 1,
-			RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: kstreams("level")}
+		p := config.Case{Scenario: "cold", Strategy: "put", BatchRecords: b, Threads: 1,
+			RocksDBPreset: "kstreams", Store: "rocksdb", RocksDB: *kstreams("level")}
 		for rep := 1; rep <= 3; rep++ {
 			r.Restores = append(r.Restores, restore(fmt.Sprintf("put-level-batch%d", b), rep, p,
 				phaseTimes{50 - float64(b)/10000, 0, 12}))
@@ -102,8 +103,8 @@ func sweep() *measure.Results {
 	o := kstreams("universal")
 	o.Compression = "lz4"
 	r.Restores = append(r.Restores, restore("put-lz4-threads4-batch10000", 1,
-		measure.CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 10000, Threads: 4,
-			RocksDB: "kstreams", Store: "rocksdb", RocksDBOptions: o},
+		config.Case{Scenario: "cold", Strategy: "put", BatchRecords: 10000, Threads: 4,
+			RocksDBPreset: "kstreams", Store: "rocksdb", RocksDB: *o},
 		phaseTimes{20, 0, 15}))
 	bad := restore("bulk-batch500-unverified", 1, r.Restores[len(sweepBatches)*3].Params, phaseTimes{30, 10, 2})
 	bad.Params.BatchRecords = 500
@@ -151,7 +152,7 @@ func TestRestoreTimeByBatchNotASweep(t *testing.T) {
 	}
 	// One batch size per strategy (each strategy at its own) is no sweep either.
 	r = sweep()
-	r.Restores = slices.DeleteFunc(r.Restores, func(rs measure.Restore) bool {
+	r.Restores = slices.DeleteFunc(r.Restores, func(rs runs.Restore) bool {
 		return rs.Params.BatchRecords != 1000 || rs.Params.Strategy == "memory"
 	})
 	if len(r.Restores) == 0 {
@@ -267,14 +268,14 @@ func TestRestoreTimeByBatchDrawsLines(t *testing.T) {
 }
 
 func TestLineLabels(t *testing.T) {
-	base := measure.CaseParams{Strategy: "put", Threads: 1, Store: "rocksdb", RocksDB: "kstreams",
-		RocksDBOptions: kstreams("universal")}
-	lines := func(ps ...measure.CaseParams) []string {
-		var rs []measure.Restore
+	base := config.Case{Strategy: "put", Threads: 1, Store: "rocksdb", RocksDBPreset: "kstreams",
+		RocksDB: *kstreams("universal")}
+	lines := func(ps ...config.Case) []string {
+		var rs []runs.Restore
 		for _, p := range ps {
 			for _, b := range []int{100, 1000} {
 				p.BatchRecords = b
-				rs = append(rs, measure.Restore{Params: p, Verified: true, DurationSeconds: 1})
+				rs = append(rs, runs.Restore{Params: p, Verified: true, DurationSeconds: 1})
 			}
 		}
 		var out []string
@@ -284,8 +285,8 @@ func TestLineLabels(t *testing.T) {
 		return out
 	}
 	level := base
-	level.RocksDBOptions = kstreams("level")
-	mem := measure.CaseParams{Strategy: "memory", Threads: 1, Store: "memory"}
+	level.RocksDB = *kstreams("level")
+	mem := config.Case{Strategy: "memory", Threads: 1, Store: "memory"}
 	// The memory strategy's lack of RocksDB options is not a difference.
 	if got, want := lines(base, level, mem), []string{"put", "put (level)", "memory"}; !slices.Equal(got, want) {
 		t.Errorf("labels %q, want %q", got, want)
@@ -293,7 +294,7 @@ func TestLineLabels(t *testing.T) {
 	// Settings that mean nothing for a strategy are named only when they
 	// are all that tells two lines apart.
 	sorted := base
-	sorted.SortBufferBytes = 128 << 20
+	sorted.SortBuffer = 128 << 20
 	if got, want := lines(base, sorted), []string{"put (sort buffer default)", "put (sort buffer 128MiB)"}; !slices.Equal(got, want) {
 		t.Errorf("labels %q, want %q", got, want)
 	}

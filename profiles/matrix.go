@@ -1,30 +1,27 @@
 package profiles
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/restorebench/restorebench/config"
 )
 
-// caseFields are the YAML names a matrix or exclude may vary: every
-// CaseSpec field but the name.
+// caseFields are the YAML names a matrix or exclude may vary: every case
+// setting but the name.
 var caseFields = func() map[string]bool {
-	m := map[string]bool{}
-	t := reflect.TypeOf(CaseSpec{})
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("yaml"); tag != "" && tag != "name" {
-			m[tag] = true
-		}
-	}
+	m := yamlKeys(reflectCase)
+	delete(m, "name")
 	return m
 }()
 
 // nameParts abbreviate matrix values in generated case names; a key not
 // listed contributes key-value.
 var nameParts = map[string]string{
+	"engine":                             "",
+	"scenario":                           "",
 	"strategy":                           "",
 	"store":                              "",
 	"compaction_style":                   "",
@@ -43,63 +40,67 @@ var nameParts = map[string]string{
 	"max_background_jobs":                "bg",
 	"disable_wal":                        "nowal-",
 	"block_cache_size":                   "cache",
+	"block_size":                         "block",
+	"bloom_bits_per_key":                 "bloom",
 }
 
 type axis struct {
-	key    string
+	key    *yaml.Node
 	values []*yaml.Node
 }
 
 // expandMatrix builds one case per combination of the matrix's values, in
-// the order written (the last key varies fastest), minus excluded ones.
-func expandMatrix(base Case, m *yaml.Node, exclude []map[string]string) ([]Case, error) {
+// the order written (the last key varies fastest), minus excluded ones. Each
+// combination is decoded from the values' own nodes, so an error names the
+// line of the value at fault.
+func expandMatrix(base config.Case, m *yaml.Node, exclude []map[string]string) ([]config.Case, error) {
 	if m.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("matrix: line %d: want a mapping of field: [values]", m.Line)
+		return nil, &config.FieldError{Path: "matrix", Line: m.Line, Msg: "want a mapping of field: [values]"}
 	}
 	var axes []axis
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if !caseFields[k.Value] {
-			return nil, fmt.Errorf("matrix: line %d: unknown field %q", k.Line, k.Value)
+			return nil, &config.FieldError{Path: "matrix." + k.Value, Line: k.Line, Msg: "unknown field" + suggest(k.Value, caseFields)}
 		}
 		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return nil, fmt.Errorf("matrix.%s: line %d: want a non-empty list of values", k.Value, v.Line)
+			return nil, &config.FieldError{Path: "matrix." + k.Value, Line: v.Line, Msg: "want a non-empty list of values"}
 		}
-		axes = append(axes, axis{key: k.Value, values: v.Content})
+		axes = append(axes, axis{key: k, values: v.Content})
 	}
 	if len(axes) == 0 {
-		return nil, errors.New("matrix: empty")
+		return nil, &config.FieldError{Path: "matrix", Line: m.Line, Msg: "empty"}
 	}
 	for i, ex := range exclude {
 		for k := range ex {
 			if !caseFields[k] {
-				return nil, fmt.Errorf("exclude[%d]: unknown field %q", i, k)
+				return nil, &config.FieldError{Path: fmt.Sprintf("exclude[%d].%s", i, k), Msg: "unknown field" + suggest(k, caseFields)}
 			}
 		}
 	}
-	var out []Case
+	var out []config.Case
 	idx := make([]int, len(axes))
 	for {
 		combo := map[string]string{}
-		node := &yaml.Node{Kind: yaml.MappingNode}
+		node := &yaml.Node{Kind: yaml.MappingNode, Line: m.Line}
 		var name []string
 		for a, ax := range axes {
 			v := ax.values[idx[a]]
-			combo[ax.key] = v.Value
-			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: ax.key}, v)
-			name = append(name, namePart(ax.key, v.Value))
+			combo[ax.key.Value] = v.Value
+			node.Content = append(node.Content, ax.key, v)
+			name = append(name, namePart(ax.key.Value, v.Value))
 		}
 		if !excluded(combo, exclude) {
-			var cs CaseSpec
-			if err := node.Decode(&cs); err != nil {
-				return nil, fmt.Errorf("matrix %v: %w", combo, err)
-			}
-			field := "matrix[" + strings.Join(name, ",") + "]"
-			c, err := merge(base, cs, field)
-			if err != nil {
+			c := base
+			c.Name = strings.Join(name, "-")
+			path := "matrix[" + c.Name + "]"
+			if err := decodeCase(node, &c, path); err != nil {
 				return nil, err
 			}
 			c.Name = strings.Join(name, "-")
+			if err := c.Finalize(); err != nil {
+				return nil, located(err, node, path)
+			}
 			out = append(out, c)
 		}
 		// Advance the odometer, last axis fastest.
@@ -116,7 +117,7 @@ func expandMatrix(base Case, m *yaml.Node, exclude []map[string]string) ([]Case,
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("exclude: every matrix combination is excluded")
+		return nil, &config.FieldError{Path: "exclude", Msg: "every matrix combination is excluded"}
 	}
 	return out, nil
 }

@@ -30,7 +30,22 @@ func TestBuiltinsParse(t *testing.T) {
 
 func TestProfileErrorsNameTheField(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"fill:\n  size: 1MB\n  sizee: 2\n", `line 3: unknown field "sizee"`},
+		{"fill:\n  size: 1MB\n  sizee: 2\n", `line 3: fill.sizee: unknown field (did you mean size?)`},
+		{"fill:\n  size: 1MB\n  keys: lots\n", `line 3: fill.keys: "lots" is not an integer`},
+		{"fill: {keys: \"lots\", size: 1MB}\n", `line 1: fill.keys: "lots" is not an integer`},
+		{"fill:\n  size: 1MB\n  keys: 0\n", "line 3: fill.keys: 0 must be positive"},
+		{"fill:\n  size: 1MB\n  partitions: 0\n", "line 3: fill.partitions: 0 must be positive"},
+		{"fill:\n  size: 0\n", "line 2: fill.size: 0 must be positive"},
+		{"fill:\n  records: 0\n", "line 2: fill.records: 0 must be positive"},
+		{"fill:\n  size: 1MB\nrepeats: 0\n", "line 3: repeats: 0 must be positive"},
+		{"fill:\n  size: 1MB\nrestore:\n  batch_records: 0\n", "line 4: restore.batch_records: 0 must be positive"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    batch_records: 0\n", "line 5: cases[0].batch_records: 0 must be positive"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    threads: x\n", `line 5: cases[0].threads: "x" is not an integer`},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    level0_slowdown_writes_trigger: 0\n", "line 5: cases[0].level0_slowdown_writes_trigger: 0 must be positive"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    sort_buffer: 10KiB\n", "line 5: cases[0].sort_buffer: 10KiB is under 1 MiB"},
+		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    engine: jvm\n", `line 5: cases[0].engine: "jvm" is not one of model, kafka-streams`},
+		{"fill:\n  size: 1MB\napplication_id: a/b\n", `line 3: application_id: "a/b" may hold only`},
+		{"restore: {}\n", "fill: missing"},
 		{"fill:\n  size: -2GiB\n", "fill.size"},
 		{"fill:\n  size: lots\n", "fill.size"},
 		{"fill:\n  keys: 10\n", "fill.size"},
@@ -71,25 +86,6 @@ func TestCasesInheritRestoreDefaults(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	good := map[string]int64{"100": 100, "1KB": 1000, "1KiB": 1024, "2GiB": 2 << 30, "1.5MB": 1_500_000, "256mb": 256e6, "3 G": 3 << 30}
-	for in, want := range good {
-		got, err := ParseSize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "-2GiB", "GB", "1XB", "NaN"} {
-		if _, err := ParseSize(in); err == nil {
-			t.Errorf("ParseSize(%q): no error", in)
-		}
-	}
-	lo, hi, err := ParseValueSize("100-1KiB")
-	if err != nil || lo != 100 || hi != 1024 {
-		t.Errorf("ParseValueSize = %d, %d, %v", lo, hi, err)
-	}
-}
-
 func TestMatrixExpandsWithExcludes(t *testing.T) {
 	p, err := Parse([]byte(`
 fill: {records: 10}
@@ -116,20 +112,21 @@ cases:
 		t.Fatalf("cases %q, want %q", got, want)
 	}
 	c := p.Cases[3]
-	if c.Strategy != "put" || c.BatchRecords != 1000 || c.RocksDBOptions.CompactionStyle != "level" || c.Threads != 2 {
+	if c.Strategy != "put" || c.BatchRecords != 1000 || c.RocksDB.CompactionStyle != "level" || c.Threads != 2 {
 		t.Fatalf("put-b1000-level resolved to %+v", c)
 	}
-	if e := p.Cases[6]; e.RocksDBOptions.WriteBufferSize != 64<<20 || e.RocksDBOptions.CompactionStyle != "universal" {
-		t.Fatalf("extra resolved to %+v", e.RocksDBOptions)
+	if e := p.Cases[6]; e.RocksDB.WriteBufferSize != 64<<20 || e.RocksDB.CompactionStyle != "universal" {
+		t.Fatalf("extra resolved to %+v", e.RocksDB)
 	}
 }
 
 func TestMatrixErrorsNameTheField(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"fill: {records: 1}\nmatrix:\n  batch_size: [1, 2]\n", `matrix: line 3: unknown field "batch_size"`},
-		{"fill: {records: 1}\nmatrix:\n  strategy: put\n", "matrix.strategy: line 3: want a non-empty list"},
-		{"fill: {records: 1}\nmatrix:\n  strategy: [put, turbo]\n", `matrix[turbo].strategy: "turbo"`},
-		{"fill: {records: 1}\nmatrix:\n  batch_records: [10, -1]\n", "batch_records: -1 is negative"},
+		{"fill: {records: 1}\nmatrix:\n  batch_size: [1, 2]\n", `line 3: matrix.batch_size: unknown field`},
+		{"fill: {records: 1}\nmatrix:\n  strategy: put\n", "line 3: matrix.strategy: want a non-empty list"},
+		{"fill: {records: 1}\nmatrix:\n  strategy: [put, turbo]\n", `line 3: matrix[turbo].strategy: "turbo" is not one of`},
+		{"fill: {records: 1}\nmatrix:\n  batch_records: [10, -1]\n", "line 3: matrix[b-1].batch_records: -1 must be positive"},
+		{"fill: {records: 1}\nmatrix:\n  batch_records:\n    - 10\n    - 0\n", "line 5: matrix[b0].batch_records: 0 must be positive"},
 		{"fill: {records: 1}\nmatrix:\n  strategy: [put]\nexclude:\n  - {strategy: put}\n", "every matrix combination is excluded"},
 		{"fill: {records: 1}\nexclude:\n  - {strategy: put}\n", "exclude: there is no matrix"},
 		{"fill: {records: 1}\ncases:\n  - {name: a, write_buffer_size: lots}\n", "cases[0].write_buffer_size"},

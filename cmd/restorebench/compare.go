@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/compare"
+	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/runs"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -36,6 +38,9 @@ benchstat:
 With two files it writes both runs, the first under "run: base" and the
 second under "run: other": compare them with 'benchstat -col run FILE'.
 Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
+		Example: `  restorebench compare results/a results/b
+  restorebench compare results/tuning --baseline put-b1000 --format markdown --out tuning.md
+  restorebench compare --format benchfmt results/a > a.txt`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -47,34 +52,34 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 				return errors.New("--baseline compares the cases of one run; give one results file, not two")
 			}
 			paths := make([]string, len(args))
-			runs := make([]*measure.Results, len(args))
+			loaded := make([]*runs.Results, len(args))
 			for i, a := range args {
 				p, err := resultsPath(a)
 				if err != nil {
 					return err
 				}
-				r, err := measure.Load(p)
+				r, err := runs.Load(p)
 				if err != nil {
 					return err
 				}
-				paths[i], runs[i] = p, r
+				paths[i], loaded[i] = p, r
 			}
 			var buf bytes.Buffer
-			if len(runs) == 1 {
-				r := runs[0]
-				names := measure.CaseNames(r.Restores)
+			if len(loaded) == 1 {
+				r := loaded[0]
+				names := runs.CaseNames(r.Restores)
 				if baseline == "" {
 					if len(names) == 0 {
 						return fmt.Errorf("%s has no restores", paths[0])
 					}
 					baseline = names[0]
 				}
-				c, err := measure.CompareRunCases(r, label(paths[0], r), baseline)
+				c, err := compare.CompareRunCases(r, label(paths[0], r), baseline)
 				if err != nil {
 					return fmt.Errorf("%s: %w", paths[0], err)
 				}
 				if format == "benchfmt" {
-					err = measure.WriteBenchfmt(&buf, r)
+					err = compare.WriteBenchfmt(&buf, r)
 				} else {
 					if len(c.Rows) == 0 {
 						return fmt.Errorf("%s has only the case %q: nothing to compare it with (give a second results file to compare runs)", paths[0], baseline)
@@ -85,18 +90,18 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 					return err
 				}
 			} else {
-				base, other := runs[0], runs[1]
+				base, other := loaded[0], loaded[1]
 				if format == "benchfmt" {
 					fmt.Fprintf(&buf, "# base: %s\nrun: base\n", oneLineComment(paths[0]))
-					if err := measure.WriteBenchfmt(&buf, base); err != nil {
+					if err := compare.WriteBenchfmt(&buf, base); err != nil {
 						return err
 					}
 					fmt.Fprintf(&buf, "# other: %s\nrun: other\n", oneLineComment(paths[1]))
-					if err := measure.WriteBenchfmt(&buf, other); err != nil {
+					if err := compare.WriteBenchfmt(&buf, other); err != nil {
 						return err
 					}
 				} else {
-					c := measure.CompareRuns(base, other, label(paths[0], base), label(paths[1], other))
+					c := compare.CompareRuns(base, other, label(paths[0], base), label(paths[1], other))
 					if err := report(c, format)(&buf); err != nil {
 						return err
 					}
@@ -106,7 +111,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			if err := measure.WriteFileAtomic(out, buf.Bytes()); err != nil {
+			if err := atomicfile.Write(out, buf.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
@@ -120,11 +125,11 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 	return cmd
 }
 
-func report(c *measure.Comparison, format string) measure.Reporter {
+func report(c *compare.Comparison, format string) compare.Reporter {
 	if format == "markdown" {
-		return measure.NewMarkdownReporter(c)
+		return compare.NewMarkdownReporter(c)
 	}
-	return measure.NewTableReporter(c)
+	return compare.NewTableReporter(c)
 }
 
 // resultsPath resolves an argument to a results.json: the file itself, or
@@ -149,7 +154,7 @@ func resultsPath(arg string) (string, error) {
 	return p, nil
 }
 
-func label(path string, r *measure.Results) string {
+func label(path string, r *runs.Results) string {
 	return fmt.Sprintf("%s (run %s, %d restores)", path, r.RunID, len(r.Restores))
 }
 

@@ -2,50 +2,64 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
-	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 )
 
-// fillFlags mirror a profile's fill section.
+// fillFlags bind the fill command's flags to a profile's fill section.
 type fillFlags struct {
 	appID, store string
-	fill         profiles.FillSpec
-	seed         uint64
+	fill         config.Fill
+	size         config.Size
+	records      int64
 	refill       bool
+	sf           *settingFlags
 }
 
 func addFillFlags(cmd *cobra.Command, f *fillFlags) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.appID, "application-id", "restorebench", "Kafka Streams application.id (names the changelog)")
-	fl.StringVar(&f.store, "store", "balances", "state store name (names the changelog)")
-	fl.StringVar(&f.fill.Topic, "topic", "", "changelog topic (default <application-id>-<store>-changelog)")
-	fl.StringVar(&f.fill.Size, "size", "", "key+value bytes to write, e.g. 512MB, 2GiB (or use --records)")
-	fl.Int64Var(&f.fill.Records, "records", 0, "number of records to write (instead of --size)")
-	fl.Int64Var(&f.fill.Keys, "keys", 100000, "distinct keys")
-	fl.StringVar(&f.fill.ValueSize, "value-size", "100", "value bytes: fixed (200) or a range (100-1000)")
-	fl.Float64Var(&f.fill.TombstoneRatio, "tombstone-ratio", 0, "fraction of records that are deletes (tombstones)")
-	fl.StringVar(&f.fill.KeyOrder, "key-order", "uniform", "key choice: uniform, zipf or sequential")
-	fl.Int32Var(&f.fill.Partitions, "partitions", 1, "changelog partitions (one task and store each)")
-	fl.StringVar(&f.fill.Compression, "compression", "none", "producer compression.type: none, gzip, snappy, lz4, zstd")
-	fl.Uint64Var(&f.seed, "seed", 1, "generator seed: equal seeds and parameters give identical fills")
-	fl.BoolVar(&f.refill, "refill", false, "delete and refill the topic if it holds a different fill")
+	f.appID, f.store, f.fill = config.DefaultAppID, config.DefaultStore, config.DefaultFill()
+	sf := newSettingFlags(cmd.Flags())
+	f.sf = sf
+	sf.stringVar(&f.appID, "application-id", "application_id", "Kafka Streams application.id (names the changelog)")
+	sf.stringVar(&f.store, "store", "store", "state store name (names the changelog)")
+	sf.stringVar(&f.fill.Topic, "topic", "topic", "changelog topic (default <application-id>-<store>-changelog)")
+	sf.value(&f.size, "size", "size", "key+value bytes to write, e.g. 512MB, 2GiB (or use --records)")
+	sf.int64Var(&f.records, "records", "records", "number of records to write (instead of --size)")
+	sf.int64Var(&f.fill.Keys, "keys", "keys", "distinct keys")
+	sf.value(&f.fill.ValueSize, "value-size", "value_size", "value bytes: fixed (200) or a range (100-1000); 0 is an empty value, not a tombstone")
+	cmd.Flags().Float64Var(&f.fill.TombstoneRatio, "tombstone-ratio", 0, "fraction of records that are deletes (tombstones)")
+	sf.note("tombstone-ratio", "tombstone_ratio")
+	sf.value(stringValue[loadgen.KeyOrder]{&f.fill.KeyOrder}, "key-order", "key_order", "key choice: uniform, zipf or sequential")
+	sf.int32Var(&f.fill.Partitions, "partitions", "partitions", "changelog partitions (one task and store each)")
+	sf.stringVar(&f.fill.Compression, "compression", "compression", "producer compression.type: none, gzip, snappy, lz4, zstd")
+	cmd.Flags().Uint64Var(&f.fill.Seed, "seed", f.fill.Seed, "generator seed: equal seeds and parameters give identical fills")
+	cmd.Flags().BoolVar(&f.refill, "refill", false, "delete and refill the topic if it holds a different fill")
 }
 
+// request validates the flags into a fill request.
 func (f *fillFlags) request() (bench.FillRequest, error) {
-	f.fill.Seed = &f.seed
-	spec, compression, err := profiles.FillToSpec(f.fill)
+	if f.sf.changed("size") {
+		f.fill.Size = &f.size
+	}
+	if f.sf.changed("records") {
+		f.fill.Records = &f.records
+	}
+	spec, err := f.fill.Spec()
 	if err != nil {
-		return bench.FillRequest{}, flagError(err)
+		return bench.FillRequest{}, f.sf.rename(err)
+	}
+	if err := config.CheckNames(f.appID, f.store, f.fill.Topic); err != nil {
+		return bench.FillRequest{}, f.sf.rename(err)
 	}
 	topic := f.fill.Topic
 	if topic == "" {
-		topic = profiles.ChangelogTopic(f.appID, f.store)
+		topic = config.ChangelogTopic(f.appID, f.store)
 	}
-	return bench.FillRequest{Topic: topic, Spec: spec, Compression: compression, Refill: f.refill}, nil
+	return bench.FillRequest{Topic: topic, Spec: spec, Compression: f.fill.Compression, Refill: f.refill}, nil
 }
 
 func newFillCmd(g *globalFlags) *cobra.Command {
@@ -55,15 +69,21 @@ func newFillCmd(g *globalFlags) *cobra.Command {
 		Short: "Create a compacted changelog topic and fill it with deterministic records",
 		Long: `fill creates <application-id>-<store>-changelog (cleanup.policy=compact) and
 writes records generated from --seed, then records a fill manifest with the
-per-partition end offsets and the state a correct restore must produce. A fill
-whose parameters match an existing one is reused, not rewritten.`,
+per-partition end offsets. The state a correct restore must produce is derived
+from the parameters alone. A fill whose parameters match one the topic really
+holds is reused, not rewritten.`,
+		Example: `  # 2 GiB over 8 partitions, a million keys, values of 100-1000 bytes
+  restorebench fill --size 2GiB --partitions 8 --keys 1000000 --value-size 100-1000
+
+  # an overwrite-heavy changelog with 10% deletes, skewed keys
+  restorebench fill --records 5000000 --keys 50000 --key-order zipf --tombstone-ratio 0.1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := f.request()
 			if err != nil {
 				return err
 			}
-			env, err := g.connect(cmd.Context())
+			env, err := g.connect(cmd)
 			if err != nil {
 				return err
 			}
@@ -77,7 +97,7 @@ whose parameters match an existing one is reused, not rewritten.`,
 			if out.Reused {
 				state = "reused"
 			}
-			fmt.Printf("%s %s: %d records (%d tombstones), %d key+value bytes, %d partitions; fill took %.2fs (%.1f MB/s)\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d records (%d tombstones), %d key+value bytes, %d partitions; fill took %.2fs (%.1f MB/s)\n",
 				state, m.Topic, m.Totals.Records, m.Totals.Tombstones, m.Totals.Bytes, len(m.Offsets), m.DurationSeconds,
 				float64(m.Totals.Bytes)/1e6/max(m.DurationSeconds, 1e-9))
 			return nil
@@ -85,14 +105,4 @@ whose parameters match an existing one is reused, not rewritten.`,
 	}
 	addFillFlags(cmd, f)
 	return cmd
-}
-
-// flagError names the flag where the validator named a profile field:
-// "fill.value_size: ..." becomes "--value-size: ...".
-func flagError(err error) error {
-	msg := err.Error()
-	if field, rest, ok := strings.Cut(strings.TrimPrefix(msg, "fill."), ":"); ok && strings.HasPrefix(msg, "fill.") {
-		return fmt.Errorf("--%s:%s", strings.ReplaceAll(field, "_", "-"), rest)
-	}
-	return err
 }

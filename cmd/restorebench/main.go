@@ -1,5 +1,3 @@
-// Command restorebench fills Kafka changelog topics and measures how long
-// Kafka Streams state takes to come back from them. See the README.
 package main
 
 import (
@@ -22,7 +20,9 @@ func main() {
 		case <-finished:
 		}
 	}()
-	err := newRootCmd().ExecuteContext(ctx)
+	root, g := newRoot()
+	err := root.ExecuteContext(ctx)
+	g.stopProfile() // also after a failure, which skips PersistentPostRun
 	close(finished)
 	stop()
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // run executes the CLI in-process with args and returns its error.
@@ -33,7 +33,7 @@ func TestBadInputGetsOneClearError(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "nosuch"}, `profile "nosuch": no such file`},
-		{[]string{"run", badProfile}, `unknown field "partitons"`},
+		{[]string{"run", badProfile}, `line 3: fill.partitons: unknown field (did you mean partitions?)`},
 		{[]string{"fill", "--size", "-2GiB"}, "--size:"},
 		{[]string{"fill", "--size", "1MB", "--value-size", "9-3"}, "--value-size:"},
 		{[]string{"restore", "--batch-records", "-1"}, "--batch-records:"},
@@ -61,7 +61,7 @@ func TestFillRunAndPlotEndToEnd(t *testing.T) {
 	if err := run(t, "-q", "--data-dir", filepath.Join(dir, "data"), "run", profile, "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	res, err := measure.Load(filepath.Join(out, "results.json"))
+	res, err := runs.Load(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,19 +6,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
-	"github.com/restorebench/restorebench/measure"
-	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/config"
 )
 
 func newRestoreCmd(g *globalFlags) *cobra.Command {
 	var (
-		topic, appID, store, out string
-		p                        = measure.CaseParams{Scenario: "cold"}
-		repeats                  int
-		force, keepState         bool
-		noReady                  bool
-		fetchMax, partFetchMax   string
-		sortBuffer               string
+		topic, out       string
+		appID, store     = config.DefaultAppID, config.DefaultStore
+		c                = config.DefaultCase()
+		repeats          = 1
+		force, keepState bool
+		noReady          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "restore",
@@ -28,55 +26,57 @@ offsets captured when the restore begins, into one store per partition, as a
 Kafka Streams instance with no local state does. A topic restorebench filled is
 verified against the expected state; any other topic (a copy of your real
 changelog) is restored and counted, and reported as not verified.`,
+		Example: `  # restore the changelog restorebench filled, with Kafka Streams' defaults
+  restorebench restore
+
+  # a copy of your own changelog on your cluster, 2 stream threads, 3 times
+  restorebench --brokers kafka1:9092 restore --topic myapp-orders-changelog --threads 2 --repeats 3
+
+  # how much faster would a sorted SST ingest be?
+  restorebench restore --strategy ingest --sort-buffer 256MiB`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if topic == "" {
-				topic = profiles.ChangelogTopic(appID, store)
-			}
-			// The same validation as a profile case, so flags and profiles agree.
-			c, err := profiles.ResolveCase(profiles.CaseSpec{
-				Strategy: p.Strategy, BatchRecords: p.BatchRecords, Threads: p.Threads, RocksDB: p.RocksDB, Store: p.Store,
-				FetchMaxBytes: fetchMax, MaxPartitionFetchBytes: partFetchMax, SortBuffer: sortBuffer,
-			})
-			if err != nil {
-				return err
-			}
-			p = bench.ParamsOf(c)
-			env, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			runID := bench.NewRunID("restore")
-			if out == "" {
-				out = filepath.Join("results", runID)
-			}
-			res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
-				Topic: topic, AppID: appID, StoreName: store, Params: p, Repeats: repeats,
-				OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,
-			})
-			if res != nil {
-				printSummary(res, out)
-			}
-			return err
-		},
 	}
+	sf := newSettingFlags(cmd.Flags())
+	resolve := caseFlags(sf, &c)
 	fl := cmd.Flags()
 	fl.StringVar(&topic, "topic", "", "changelog topic to restore (default <application-id>-<store>-changelog)")
-	fl.StringVar(&appID, "application-id", "restorebench", "Kafka Streams application.id (state.dir/<application.id>/...)")
-	fl.StringVar(&store, "store", "balances", "state store name")
-	fl.IntVar(&p.BatchRecords, "batch-records", 1000, "records per poll and WriteBatch (the restore consumer's max.poll.records)")
-	fl.IntVar(&p.Threads, "threads", 1, "restore consumers in parallel, each owning a share of the partitions (stream threads)")
-	fl.StringVar(&p.RocksDB, "rocksdb", "kstreams", "RocksDB option preset (kstreams = Kafka Streams' RocksDBStore defaults)")
-	fl.StringVar(&p.Store, "store-type", "rocksdb", "store kind: rocksdb or memory")
-	fl.StringVar(&p.Strategy, "strategy", "put", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
-	fl.StringVar(&fetchMax, "fetch-max-bytes", "50MiB", "the restore consumer's fetch.max.bytes")
-	fl.StringVar(&partFetchMax, "max-partition-fetch-bytes", "1MiB", "the restore consumer's max.partition.fetch.bytes")
-	fl.StringVar(&sortBuffer, "sort-buffer", "64MiB", "memory per partition for the ingest strategy's external sort")
+	sf.stringVar(&appID, "application-id", "application_id", "Kafka Streams application.id (state.dir/<application.id>/...)")
+	sf.stringVar(&store, "store", "store", "state store name")
+	sf.intVar(&repeats, "repeats", "repeats", "restores to run, each into fresh stores")
 	fl.BoolVar(&noReady, "no-ready", false, "skip the ready phase (flush, settled compactions, point reads)")
-	fl.IntVar(&repeats, "repeats", 1, "restores to run, each into fresh stores")
-	fl.StringVar(&out, "out", "", "directory for results.json and plots (default results/<run-id>)")
-	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first")
+	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>)")
+	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := resolve(); err != nil {
+			return err
+		}
+		if repeats <= 0 {
+			return sf.rename(&config.FieldError{Path: "repeats", Msg: "must be positive"})
+		}
+		if err := config.CheckNames(appID, store, topic); err != nil {
+			return sf.rename(err)
+		}
+		if topic == "" {
+			topic = config.ChangelogTopic(appID, store)
+		}
+		env, err := g.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer env.Close()
+		runID := bench.NewRunID("restore")
+		if out == "" {
+			out = filepath.Join("results", runID)
+		}
+		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
+			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,
+			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,
+		})
+		if res != nil {
+			printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
+		}
+		return err
+	}
 	return cmd
 }

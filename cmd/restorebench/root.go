@@ -1,9 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/engine"
 )
 
 // globalFlags are the connection and directory flags every command shares.
@@ -40,7 +41,16 @@ func (g *globalFlags) stopProfile() {
 	}
 }
 
+// newRootCmd returns the command tree (for tests that need no CPU profile).
 func newRootCmd() *cobra.Command {
+	root, _ := newRoot()
+	return root
+}
+
+// newRoot returns the command tree and its global flags; the caller stops
+// a --cpuprofile with g.stopProfile once the command has returned, whether
+// it failed or not (cobra skips PersistentPostRun when RunE fails).
+func newRoot() (*cobra.Command, *globalFlags) {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:   "restorebench",
@@ -64,16 +74,15 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 			g.profileFile = f
 			return pprof.StartCPUProfile(f)
 		},
-		PersistentPostRun: func(*cobra.Command, []string) { g.stopProfile() },
-		SilenceErrors:     true,
-		Version:           bench.ToolVersion,
+		SilenceErrors: true,
+		Version:       bench.ToolVersion,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.brokers, "brokers", "", "bootstrap servers host:port,... (Kafka's bootstrap.servers); empty starts the embedded broker")
 	pf.StringVar(&g.dataDir, "data-dir", ".restorebench", "directory for the embedded broker's log and the fill manifests")
 	pf.StringVar(&g.stateDir, "state-dir", "", "Kafka Streams' state.dir for restored stores (default <data-dir>/state)")
-	pf.DurationVar(&g.connectTimeout, "connect-timeout", 15*time.Second, "how long to wait for the brokers to answer before giving up")
-	pf.DurationVar(&g.stallTimeout, "stall-timeout", 60*time.Second, "fail a restore when no record arrives for this long")
+	pf.DurationVar(&g.connectTimeout, "connect-timeout", cluster.DefaultConnectTimeout, "how long to wait for the brokers to answer before giving up")
+	pf.DurationVar(&g.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a restore when no record arrives for this long")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress bars")
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to this file (go tool pprof)")
 	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM files")
@@ -86,18 +95,26 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.StringVar(&g.sec.KeyFile, "tls-key", "", "PEM private key of --tls-cert (unencrypted)")
 	pf.StringVar(&g.sec.ServerName, "tls-server-name", "", "host name to verify the brokers' certificates against")
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd())
-	return root
+	return root, g
 }
 
 // connect builds the benchmark environment from the global flags.
-func (g *globalFlags) connect(ctx context.Context) (*bench.Env, error) {
+func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
+	ctx := cmd.Context()
+	if g.connectTimeout <= 0 {
+		return nil, fmt.Errorf("--connect-timeout: %s must be positive", g.connectTimeout)
+	}
+	if g.stallTimeout <= 0 {
+		return nil, fmt.Errorf("--stall-timeout: %s must be positive", g.stallTimeout)
+	}
 	o := bench.Options{
 		DataDir:        g.dataDir,
 		StateDir:       g.stateDir,
 		ConnectTimeout: g.connectTimeout,
 		Quiet:          g.quiet,
-		Log:            os.Stderr,
+		Log:            cmd.ErrOrStderr(),
 	}
 	o.StallTimeout = g.stallTimeout
 	sec, brokers, err := g.security()
@@ -127,13 +144,13 @@ func (g *globalFlags) connect(ctx context.Context) (*bench.Env, error) {
 		return nil, err
 	}
 	if env.Embedded != nil {
-		fmt.Fprintf(os.Stderr, "broker: embedded (kfake) at %s, log in %s\n", env.Broker.Bootstrap[0], env.Broker.DataDir)
+		fmt.Fprintf(cmd.ErrOrStderr(), "broker: embedded (kfake) at %s, log in %s\n", env.Broker.Bootstrap[0], env.Broker.DataDir)
 	} else {
 		how := ""
 		if env.Broker.Security != "" {
 			how = ", " + env.Broker.Security
 		}
-		fmt.Fprintf(os.Stderr, "broker: external %s (cluster %s%s)\n", strings.Join(env.Broker.Bootstrap, ","), env.ClusterID, how)
+		fmt.Fprintf(cmd.ErrOrStderr(), "broker: external %s (cluster %s%s)\n", strings.Join(env.Broker.Bootstrap, ","), env.ClusterID, how)
 	}
 	return env, nil
 }
@@ -179,4 +196,15 @@ func (g *globalFlags) security() (*cluster.Security, []string, error) {
 		return nil, brokers, nil
 	}
 	return &sec, brokers, nil
+}
+
+var invalidFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
+
+// flagError reports a flag value that does not parse as every other bad
+// setting is reported: "--size: size "-2GiB" is negative".
+func flagError(_ *cobra.Command, err error) error {
+	if m := invalidFlagValue.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s: %s", m[2], m[3])
+	}
+	return err
 }

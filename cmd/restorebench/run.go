@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
-	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/runs"
 )
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -23,35 +23,41 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run PROFILE",
-		Short: "Run a profile: fill (or reuse) the changelog, then every restore case, verified",
+		Short: "Run a profile: fill (or reuse) the changelog, then every case, verified",
 		Long: `run reads a profile (a YAML file, or a built-in name: ` + fmt.Sprint(profiles.Builtins()) + `),
 fills its changelog or reuses an earlier identical fill, runs each case × repeat
 as a cold restore into fresh stores, verifies each, and writes results.json and
 plots (PNG and SVG) to --out. results.json is rewritten after every restore, so
 an interrupted run keeps what finished.`,
+		Example: `  restorebench run quick
+  restorebench --brokers 127.0.0.1:19092 run tuning --repeats 4
+  restorebench run my-profile.yaml --out results/my-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plan, err := profiles.Load(args[0])
 			if err != nil {
 				return err
 			}
-			if repeats < 0 {
-				return errors.New("--repeats: must not be negative")
+			if cmd.Flags().Changed("repeats") && repeats <= 0 {
+				return fmt.Errorf("--repeats: %d must be positive", repeats)
 			}
-			env, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer env.Close()
 			runID := bench.NewRunID(plan.Name)
 			if out == "" {
 				out = filepath.Join("results", runID)
 			}
+			if err := claimOutDir(out); err != nil {
+				return err
+			}
+			env, err := g.connect(cmd)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
 			effective := plan.Repeats
 			if repeats > 0 {
 				effective = repeats
 			}
-			fmt.Fprintf(os.Stderr, "run %s: profile %s (%d cases × %d repeats), results in %s\n",
+			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: profile %s (%d cases × %d repeats), results in %s\n",
 				runID, plan.Name, len(plan.Cases), effective, out)
 			res, runErr := env.Run(cmd.Context(), plan, bench.RunOptions{
 				OutDir: out, RunID: runID, Refill: refill, KeepState: keep, Repeats: repeats,
@@ -63,17 +69,17 @@ an interrupted run keeps what finished.`,
 				if files, err := plots.WriteAll(res, out); err != nil {
 					runErr = errors.Join(runErr, fmt.Errorf("plots: %w", err))
 				} else {
-					fmt.Fprintf(os.Stderr, "plots: %d files in %s\n", len(files), out)
+					fmt.Fprintf(cmd.ErrOrStderr(), "plots: %d files in %s\n", len(files), out)
 				}
 			}
 			if res.Fill != nil {
-				printSummary(res, out)
+				printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
 			}
 			return runErr
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "directory for results.json and plots (default results/<run-id>)")
+	fl.StringVar(&out, "out", "", "directory for results.json and plots (default results/<run-id>); must not hold another run's results")
 	fl.IntVar(&repeats, "repeats", 0, "override the profile's repeats")
 	fl.BoolVar(&refill, "refill", false, "delete and refill the changelog if it holds a different fill")
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
@@ -81,19 +87,39 @@ an interrupted run keeps what finished.`,
 	return cmd
 }
 
+// claimOutDir refuses an output directory that already holds a run's
+// results: a second run there would replace them and leave the first run's
+// plots beside the second's numbers.
+func claimOutDir(dir string) error {
+	p := filepath.Join(dir, "results.json")
+	if _, err := os.Stat(p); err == nil {
+		return fmt.Errorf("--out %s already holds a run's results (%s); choose another directory or remove it", dir, p)
+	}
+	return nil
+}
+
 func newPlotCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "plot RESULTS.json",
+		Use:   "plot RESULTS.json|RUN-DIR",
 		Short: "Draw the charts of a results.json (PNG and SVG), from the file alone",
-		Args:  cobra.ExactArgs(1),
+		Example: `  restorebench plot results/20261129-114156-quick
+  restorebench plot copied.json --out /tmp/charts`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := measure.Load(args[0])
+			path, err := resultsPath(args[0])
 			if err != nil {
 				return err
 			}
+			res, err := runs.Load(path)
+			if err != nil {
+				return err
+			}
+			if len(res.Restores) == 0 && (res.Fill == nil || len(res.Fill.Series) == 0) {
+				return fmt.Errorf("%s: nothing to plot: it records no restore and no fill series", path)
+			}
 			if out == "" {
-				out = filepath.Dir(args[0])
+				out = filepath.Dir(path)
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
@@ -103,7 +129,10 @@ func newPlotCmd() *cobra.Command {
 				return err
 			}
 			for _, f := range files {
-				fmt.Println(f)
+				fmt.Fprintln(cmd.OutOrStdout(), f)
+			}
+			if !res.Complete {
+				return fmt.Errorf("%s: %w: %s (the charts show what finished)", path, errIncomplete, incompleteReason(res))
 			}
 			return nil
 		},
@@ -116,14 +145,17 @@ func newProfilesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "profiles [NAME]",
 		Short: "List the built-in profiles, or print one",
-		Args:  cobra.MaximumNArgs(1),
+		Example: `  restorebench profiles
+  restorebench profiles tuning > my-tuning.yaml`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
 			if len(args) == 1 {
 				p, err := profiles.Load(args[0])
 				if err != nil {
 					return err
 				}
-				fmt.Print(p.YAML)
+				fmt.Fprint(w, p.YAML)
 				return nil
 			}
 			for _, name := range profiles.Builtins() {
@@ -131,7 +163,7 @@ func newProfilesCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Printf("%-8s %s\n", name, p.Description)
+				fmt.Fprintf(w, "%-9s %s\n", name, p.Description)
 			}
 			return nil
 		},

@@ -1,44 +1,36 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
 )
 
 // printSummary prints the per-case table of a run; every figure is read
-// from res, i.e. from results.json. Times are medians over verified repeats;
-// efficiency is the restore's MB/s over min(fetch-only, write-only).
-func printSummary(res *measure.Results, out string) {
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+// from res, i.e. from results.json at path. Times are medians over verified
+// repeats; efficiency is the restore's MB/s over min(fetch-only, write-only).
+func printSummary(w io.Writer, res *runs.Results, path string) {
 	if f := res.Fill; f != nil {
 		how := "filled now"
 		if f.Reused {
 			how = "reused fill"
 		}
 		if f.Spec == nil {
-			how = "existing topic, not filled by restorebench"
-			fmt.Printf("\nchangelog %s: %s\n", f.Topic, how)
+			fmt.Fprintf(w, "\nchangelog %s: existing topic, not filled by restorebench\n", f.Topic)
 		} else {
-			fmt.Printf("\nchangelog %s (%s): %d records, %.1f MB key+value, fill %.1f MB/s, %.0f records/s\n",
+			fmt.Fprintf(w, "\nchangelog %s (%s): %d records, %.1f MB key+value, fill %.1f MB/s, %.0f records/s\n",
 				f.Topic, how, f.Records, float64(f.Bytes)/1e6, f.MBPerSec, f.RecordsPerSec)
 		}
 	}
-	fmt.Fprintln(w, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tpeak RSS MiB\t")
-	byCase := map[string][]measure.Restore{}
-	for _, r := range res.Restores {
-		byCase[r.Case] = append(byCase[r.Case], r)
-	}
-	for _, s := range measure.Summarize(res.Restores) {
-		var bp99 float64
-		for _, r := range byCase[s.Case] {
-			bp99 = max(bp99, r.BatchWrite.P99Ms)
-		}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tpeak RSS MiB\t")
+	for _, s := range runs.Summarize(res.Restores) {
 		verified := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
 		if s.Verified < s.Repeats {
 			verified += " !"
@@ -51,39 +43,92 @@ func printSummary(res *measure.Results, out string) {
 			eff = fmt.Sprintf("%.0f%%", 100*s.MedianEfficiency)
 		}
 		if s.Verified == 0 {
-			fmt.Fprintf(w, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%.0f\t\n", s.Case, s.Params.Strategy, verified, float64(s.MaxPeakRSSBytes)/(1<<20))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%.0f\t\n", s.Case, s.Params.Strategy, verified, float64(s.MaxPeakRSSBytes)/(1<<20))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f-%.2f\t%s\t%s\t%.1f\t%.0f\t%s\t%.2f\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f-%.2f\t%s\t%s\t%.1f\t%.0f\t%s\t%.2f\t%.0f\t\n",
 			s.Case, s.Params.Strategy, verified, s.MedianSeconds, s.MinSeconds, s.MaxSeconds, ready, total,
-			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, bp99, float64(s.MaxPeakRSSBytes)/(1<<20))
+			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, s.MaxBatchWriteP99Ms, float64(s.MaxPeakRSSBytes)/(1<<20))
 	}
-	w.Flush()
+	tw.Flush()
+	printUnverified(w, res.Restores)
 	for _, r := range res.Restores {
-		if r.Verification.Mode == "unverified" {
-			fmt.Printf("note: %s #%d was NOT verified: %s\n", r.Case, r.Repeat, r.Verification.Problem)
-		} else if !r.Verified {
-			fmt.Printf("FAILED: %s #%d: %s\n", r.Case, r.Repeat, r.Error)
+		if r.Verification.Mode != verify.ModeUnverified && !r.Verified {
+			fmt.Fprintf(w, "FAILED: %s #%d: %s\n", r.Case, r.Repeat, r.Error)
 		}
 	}
-	fmt.Printf("results: %s\n", filepath.Join(out, "results.json"))
+	if !res.Complete {
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", incompleteReason(res))
+	}
+	fmt.Fprintf(w, "results: %s\n", path)
 }
+
+// printUnverified prints, for restores of a topic restorebench did not
+// fill, what a user restoring a copy of their own changelog came for: time,
+// throughput, records, live keys and bytes, with the note that nothing was
+// checked against an expected state.
+func printUnverified(w io.Writer, restores []runs.Restore) {
+	first := true
+	for _, r := range restores {
+		if r.Verification.Mode != verify.ModeUnverified || r.Error != "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "not verified (a topic restorebench did not fill; its contents were counted, not checked):")
+			first = false
+		}
+		keys, live := r.Verification.Totals()
+		ready := ""
+		if r.Ready != nil {
+			ready = fmt.Sprintf(", ready after %.2fs more", r.Ready.Seconds)
+		}
+		fmt.Fprintf(w, "  %s #%d: %d records (%.1f MB) restored in %.2fs (%.1f MB/s, %.0f records/s)%s; %d live keys, %.1f MB live\n",
+			r.Case, r.Repeat, r.Records, float64(r.Bytes)/1e6, r.DurationSeconds, r.MBPerSec, r.RecordsPerSec, ready, keys, float64(live)/1e6)
+	}
+}
+
+// incompleteReason says why a run's results are partial.
+func incompleteReason(res *runs.Results) string {
+	switch {
+	case res.Error == runs.ErrorInProgress:
+		return fmt.Sprintf("run %s never finished (the process was killed or is still running); %d restore(s) were recorded before that", res.RunID, len(res.Restores))
+	case res.Error != "":
+		return fmt.Sprintf("run %s stopped early: %s; %d restore(s) finished", res.RunID, res.Error, len(res.Restores))
+	}
+	return fmt.Sprintf("run %s is marked incomplete; %d restore(s) finished", res.RunID, len(res.Restores))
+}
+
+// errIncomplete makes summary and plot exit non-zero on partial results,
+// after showing them.
+var errIncomplete = errors.New("the results are incomplete")
 
 func newSummaryCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "summary RESULTS.json|RUN-DIR",
 		Short: "Print a run's summary table again, from its results.json alone",
-		Args:  cobra.ExactArgs(1),
+		Example: `  restorebench summary results/20261129-114156-quick
+  restorebench summary copied-from-prod.json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			if st, err := os.Stat(path); err == nil && st.IsDir() {
-				path = filepath.Join(path, "results.json")
-			}
-			res, err := measure.Load(path)
+			path, err := resultsPath(args[0])
 			if err != nil {
 				return err
 			}
-			printSummary(res, filepath.Dir(path))
+			res, err := runs.Load(path)
+			if err != nil {
+				return err
+			}
+			if len(res.Restores) == 0 {
+				reason := "it records no restore"
+				if !res.Complete {
+					reason += "; " + incompleteReason(res)
+				}
+				return fmt.Errorf("%s: nothing to summarize: %s", path, reason)
+			}
+			printSummary(cmd.OutOrStdout(), res, path)
+			if !res.Complete {
+				return fmt.Errorf("%s: %w: %s", path, errIncomplete, incompleteReason(res))
+			}
 			return nil
 		},
 	}

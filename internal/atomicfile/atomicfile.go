@@ -1,4 +1,3 @@
-// Package atomicfile writes files so that readers never see half of one.
 package atomicfile
 
 import (

@@ -1,4 +1,4 @@
-package measure
+package compare
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/restorebench/restorebench/runs"
 )
 
 // BenchfmtPkg is the pkg: configuration line WriteBenchfmt writes.
@@ -34,7 +36,7 @@ var benchfmtUnits = []string{
 // the excluded restores. Case names and parameter values are made
 // benchfmt-safe: characters other than ASCII letters, digits and ._+,:@~-
 // become "_"; names that then collide get a hash of the original appended.
-func WriteBenchfmt(w io.Writer, r *Results) error {
+func WriteBenchfmt(w io.Writer, r *runs.Results) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# restorebench run %s (tool %s, host %s, %d CPUs, %s, RocksDB %s)\n",
 		benchfmtComment(r.RunID), benchfmtComment(r.ToolVersion), benchfmtComment(r.Host.Hostname),
@@ -52,7 +54,7 @@ func WriteBenchfmt(w io.Writer, r *Results) error {
 	for _, u := range benchfmtUnits {
 		fmt.Fprintln(ew, u)
 	}
-	names := benchfmtCaseNames(CaseNames(r.Restores))
+	names := benchfmtCaseNames(runs.CaseNames(r.Restores))
 	for _, x := range r.Restores {
 		if !countsForCompare(x) {
 			why := "not verified"
@@ -71,10 +73,10 @@ func WriteBenchfmt(w io.Writer, r *Results) error {
 
 // BenchfmtLine is one restore's benchmark line under the benchfmt-safe case
 // name safeCase.
-func BenchfmtLine(safeCase string, x Restore) string {
+func BenchfmtLine(safeCase string, x runs.Restore) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "BenchmarkRestore/case=%s/strategy=%s/threads=%d/batch=%d 1",
-		safeCase, BenchfmtSafe(x.Params.Strategy), max(x.Params.Threads, 0), max(x.Params.BatchRecords, 0))
+		safeCase, BenchfmtSafe(string(x.Params.Strategy)), max(x.Params.Threads, 0), max(x.Params.BatchRecords, 0))
 	fmt.Fprintf(&b, " %.0f ns/op", x.DurationSeconds*1e9)
 	fmt.Fprintf(&b, " %s MB/s", strconv.FormatFloat(x.MBPerSec, 'f', -1, 64))
 	fmt.Fprintf(&b, " %s records/s", strconv.FormatFloat(x.RecordsPerSec, 'f', -1, 64))

@@ -1,4 +1,4 @@
-package measure
+package runs
 
 import (
 	"encoding/json"
@@ -7,8 +7,17 @@ import (
 	"sort"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/verify"
 )
+
+// ErrorInProgress is the error a results.json carries while its run goes
+// on: a file that still says so after the run ended belongs to a run that
+// was killed.
+const ErrorInProgress = "run in progress"
 
 // SchemaVersion is the version of the results.json layout. It changes when a
 // field is renamed, removed or changes meaning; adding fields keeps it.
@@ -88,43 +97,17 @@ type Fill struct {
 	MBPerSec        float64                    `json:"mb_per_sec"`
 	Offsets         []loadgen.PartitionOffsets `json:"offsets"`
 	Expected        []loadgen.PartitionState   `json:"expected,omitempty"`
-	Series          []Point                    `json:"series,omitempty"`
-}
-
-// CaseParams are the settings one restore case ran with.
-type CaseParams struct {
-	// Scenario is the restore kind; "cold" for now.
-	Scenario string `json:"scenario"`
-	// Strategy is how records reach the store: "put" (one WriteBatch per
-	// poll), "bulk" (KIP-167 bulk loading), "ingest" (sorted SST files
-	// ingested) or "memory" (in-memory store).
-	Strategy string `json:"strategy"`
-	// FetchMaxBytes is the restore consumer's fetch.max.bytes.
-	FetchMaxBytes int32 `json:"fetch_max_bytes,omitempty"`
-	// MaxPartitionFetchBytes is max.partition.fetch.bytes.
-	MaxPartitionFetchBytes int32 `json:"max_partition_fetch_bytes,omitempty"`
-	// SortBufferBytes bounds the ingest strategy's in-memory sort run.
-	SortBufferBytes int64 `json:"sort_buffer_bytes,omitempty"`
-	// RocksDBOptions are the resolved RocksDB options (preset plus overrides).
-	RocksDBOptions *RocksDBOptions `json:"rocksdb_options,omitempty"`
-	// BatchRecords is the restore consumer's max.poll.records.
-	BatchRecords int `json:"batch_records"`
-	// Threads is the number of restore consumers (stream threads) in parallel.
-	Threads int `json:"threads"`
-	// RocksDB is the option preset name.
-	RocksDB string `json:"rocksdb"`
-	// Store is "rocksdb" or "memory".
-	Store string `json:"store"`
+	Series          []measure.Point            `json:"series,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.
 type Restore struct {
-	Case       string     `json:"case"`
-	Repeat     int        `json:"repeat"`
-	Params     CaseParams `json:"params"`
-	Topic      string     `json:"topic"`
-	Partitions int        `json:"partitions"`
-	StartedAt  time.Time  `json:"started_at"`
+	Case       string      `json:"case"`
+	Repeat     int         `json:"repeat"`
+	Params     config.Case `json:"params"`
+	Topic      string      `json:"topic"`
+	Partitions int         `json:"partitions"`
+	StartedAt  time.Time   `json:"started_at"`
 	// DurationSeconds is the restore phase: LoadSeconds plus FinishSeconds.
 	DurationSeconds float64 `json:"duration_seconds"`
 	// LoadSeconds runs from opening the stores to the last record written.
@@ -140,15 +123,15 @@ type Restore struct {
 	TotalSeconds float64 `json:"total_seconds"`
 	Records      int64   `json:"records"`
 	// Bytes is key+value bytes read from the changelog.
-	Bytes         int64   `json:"bytes"`
-	RecordsPerSec float64 `json:"records_per_sec"`
-	MBPerSec      float64 `json:"mb_per_sec"`
-	Series        []Point `json:"series"`
+	Bytes         int64           `json:"bytes"`
+	RecordsPerSec float64         `json:"records_per_sec"`
+	MBPerSec      float64         `json:"mb_per_sec"`
+	Series        []measure.Point `json:"series"`
 	// PollWait is the time each poll waited for records; BatchWrite the time
 	// each WriteBatch took to apply.
-	PollWait   Latency      `json:"poll_wait"`
-	BatchWrite Latency      `json:"batch_write"`
-	RocksDB    RocksDBStats `json:"rocksdb"`
+	PollWait   measure.Latency    `json:"poll_wait"`
+	BatchWrite measure.Latency    `json:"batch_write"`
+	RocksDB    measure.StoreStats `json:"rocksdb"`
 	// DiskBytes is the size of the stores' directories after the ready phase.
 	DiskBytes int64 `json:"disk_bytes"`
 	// Limits compares the restore with what fetching alone and writing
@@ -161,9 +144,9 @@ type Restore struct {
 	// restore kept busy (with the embedded broker, the broker's work counts too).
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// Verified is true only when every store matched the expected state.
-	Verified     bool         `json:"verified"`
-	Verification Verification `json:"verification"`
-	Error        string       `json:"error,omitempty"`
+	Verified     bool          `json:"verified"`
+	Verification verify.Result `json:"verification"`
+	Error        string        `json:"error,omitempty"`
 }
 
 // ReadyPhase is what happens after the last record until the store can
@@ -177,10 +160,10 @@ type ReadyPhase struct {
 	Seconds float64 `json:"seconds"`
 	// Reads are the point reads of up to 10,000 sampled keys after settling,
 	// and ReadProbeSeconds how long they took in all.
-	Reads            Latency `json:"reads"`
-	ReadProbeSeconds float64 `json:"read_probe_seconds"`
+	Reads            measure.Latency `json:"reads"`
+	ReadProbeSeconds float64         `json:"read_probe_seconds"`
 	// After are RocksDB's figures once settled.
-	After RocksDBStats `json:"rocksdb_after"`
+	After measure.StoreStats `json:"rocksdb_after"`
 }
 
 // Limits are the machine's limits for one case, measured in the same run:
@@ -206,47 +189,28 @@ type Limits struct {
 	Efficiency float64 `json:"efficiency"`
 }
 
-// RocksDBStats are RocksDB's own figures after the restore, summed over stores.
-type RocksDBStats struct {
-	LiveSSTBytes           int64   `json:"live_sst_bytes"`
-	TotalSSTBytes          int64   `json:"total_sst_bytes"`
-	L0Files                int64   `json:"l0_files"`
-	PendingCompactionBytes int64   `json:"pending_compaction_bytes"`
-	MemtableBytes          int64   `json:"memtable_bytes"`
-	EstimatedKeys          int64   `json:"estimated_keys"`
-	StallSeconds           float64 `json:"stall_seconds"`
-	// FlushBytes and CompactionWriteBytes are what RocksDB wrote to SST files
-	// by flushing memtables and by compacting.
-	FlushBytes           int64 `json:"flush_bytes"`
-	CompactionWriteBytes int64 `json:"compaction_write_bytes"`
-	// IngestedBytes are SST bytes added by file ingestion.
-	IngestedBytes int64 `json:"ingested_bytes,omitempty"`
-	// SortSpillBytes are the ingest strategy's external-sort run files.
-	SortSpillBytes int64 `json:"sort_spill_bytes,omitempty"`
-	// WriteAmplification is (flush + compaction + ingested + sort spill
-	// bytes) over the key+value bytes the restore wrote: what the disk
-	// absorbed per byte restored.
-	WriteAmplification float64 `json:"write_amplification"`
+// NewLimits states a case's fetch-only and write-only limits (each the
+// fastest of runs measurements) and which of them bounds a restore.
+func NewLimits(fetch, write measure.Limit, runs int) Limits {
+	fs, ws := fetch.Duration.Seconds(), write.Duration.Seconds()
+	l := Limits{
+		FetchOnlySeconds: fs, FetchOnlyMBPerSec: MBPerSec(fetch.Bytes, fs), FetchOnlyCPU: fetch.CPU.Seconds(),
+		WriteOnlySeconds: ws, WriteOnlyMBPerSec: MBPerSec(write.Bytes, ws), WriteOnlyCPU: write.CPU.Seconds(),
+		Runs: runs,
+	}
+	l.BoundMBPerSec, l.Bound = l.FetchOnlyMBPerSec, "fetch"
+	if l.WriteOnlyMBPerSec < l.BoundMBPerSec {
+		l.BoundMBPerSec, l.Bound = l.WriteOnlyMBPerSec, "write"
+	}
+	return l
 }
 
-// Verification is the check of restored stores against the expected state.
-type Verification struct {
-	// Mode is "expected-state" (checked against the generator's state) or
-	// "unverified" (a topic the tool did not fill: only counted).
-	Mode       string           `json:"mode"`
-	Partitions []PartitionCheck `json:"partitions"`
-	Problem    string           `json:"problem,omitempty"`
-}
-
-// PartitionCheck compares one store with its expected state.
-type PartitionCheck struct {
-	Partition      int32          `json:"partition"`
-	ExpectedKeys   int64          `json:"expected_keys"`
-	ActualKeys     int64          `json:"actual_keys"`
-	ExpectedDigest loadgen.Digest `json:"expected_digest"`
-	ActualDigest   loadgen.Digest `json:"actual_digest"`
-	LiveBytes      int64          `json:"live_bytes"`
-	OK             bool           `json:"ok"`
+// For returns the limits with the efficiency of a restore at restoreMBps.
+func (l Limits) For(restoreMBps float64) *Limits {
+	if l.BoundMBPerSec > 0 {
+		l.Efficiency = restoreMBps / l.BoundMBPerSec
+	}
+	return &l
 }
 
 // MBPerSec converts bytes over seconds to MB/s (10^6 bytes).
@@ -271,7 +235,7 @@ func (r *Results) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // Load reads a results.json, refusing a schema it does not know.
@@ -287,13 +251,51 @@ func Load(path string) (*Results, error) {
 	if r.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d, this build reads %d", path, r.SchemaVersion, SchemaVersion)
 	}
+	for i := range r.Restores {
+		r.Restores[i].Params.Name = r.Restores[i].Case
+	}
 	return &r, nil
 }
+
+// CaseRestores are one case's restores, in the order they ran.
+type CaseRestores struct {
+	Case     string
+	Restores []Restore
+}
+
+// GroupByCase groups restores by case name, cases in first-seen order.
+func GroupByCase(restores []Restore) []CaseRestores {
+	var out []CaseRestores
+	index := map[string]int{}
+	for _, r := range restores {
+		i, ok := index[r.Case]
+		if !ok {
+			i = len(out)
+			index[r.Case] = i
+			out = append(out, CaseRestores{Case: r.Case})
+		}
+		out[i].Restores = append(out[i].Restores, r)
+	}
+	return out
+}
+
+// CaseNames lists the case names in first-seen order.
+func CaseNames(restores []Restore) []string {
+	var names []string
+	for _, g := range GroupByCase(restores) {
+		names = append(names, g.Case)
+	}
+	return names
+}
+
+// Counts reports whether a restore's figures count in summaries and
+// comparisons: only a verified, error-free restore does.
+func (r Restore) Counts() bool { return r.Verified && r.Error == "" }
 
 // CaseSummary aggregates one case's repeats.
 type CaseSummary struct {
 	Case                string
-	Params              CaseParams
+	Params              config.Case
 	Repeats             int
 	Verified            int
 	MedianSeconds       float64
@@ -302,6 +304,8 @@ type CaseSummary struct {
 	MedianMBPerSec      float64
 	MedianRecordsPerSec float64
 	MaxPeakRSSBytes     int64
+	// MaxBatchWriteP99Ms is the worst p99 WriteBatch latency of any repeat.
+	MaxBatchWriteP99Ms float64
 	// MedianReadySeconds and MedianTotalSeconds cover the ready phase; zero
 	// (and HasReady false) when no verified repeat measured it.
 	HasReady           bool
@@ -316,24 +320,16 @@ type CaseSummary struct {
 // Summarize groups restores by case, in first-seen order, and takes the
 // median, min and max over the verified, error-free repeats.
 func Summarize(restores []Restore) []CaseSummary {
-	var order []string
-	byCase := map[string][]Restore{}
-	for _, r := range restores {
-		if _, ok := byCase[r.Case]; !ok {
-			order = append(order, r.Case)
-		}
-		byCase[r.Case] = append(byCase[r.Case], r)
-	}
-	out := make([]CaseSummary, 0, len(order))
-	for _, name := range order {
-		rs := byCase[name]
-		s := CaseSummary{Case: name, Params: rs[0].Params, Repeats: len(rs)}
+	groups := GroupByCase(restores)
+	out := make([]CaseSummary, 0, len(groups))
+	for _, g := range groups {
+		rs := g.Restores
+		s := CaseSummary{Case: g.Case, Params: rs[0].Params, Repeats: len(rs)}
 		var secs, mbs, rps, ready, total, eff []float64
 		for _, r := range rs {
-			if r.PeakRSSBytes > s.MaxPeakRSSBytes {
-				s.MaxPeakRSSBytes = r.PeakRSSBytes
-			}
-			if !r.Verified || r.Error != "" {
+			s.MaxPeakRSSBytes = max(s.MaxPeakRSSBytes, r.PeakRSSBytes)
+			s.MaxBatchWriteP99Ms = max(s.MaxBatchWriteP99Ms, r.BatchWrite.P99Ms)
+			if !r.Counts() {
 				continue
 			}
 			s.Verified++
@@ -349,7 +345,7 @@ func Summarize(restores []Restore) []CaseSummary {
 			}
 		}
 		if len(secs) > 0 {
-			s.MedianSeconds, s.MinSeconds, s.MaxSeconds = Median(secs), minOf(secs), maxOf(secs)
+			s.MedianSeconds, s.MinSeconds, s.MaxSeconds = Median(secs), Min(secs), Max(secs)
 			s.MedianMBPerSec, s.MedianRecordsPerSec = Median(mbs), Median(rps)
 		}
 		if len(ready) > 0 {
@@ -377,7 +373,8 @@ func Median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func minOf(xs []float64) float64 {
+// Min returns the smallest of xs (which must not be empty).
+func Min(xs []float64) float64 {
 	m := xs[0]
 	for _, x := range xs[1:] {
 		m = min(m, x)
@@ -385,7 +382,8 @@ func minOf(xs []float64) float64 {
 	return m
 }
 
-func maxOf(xs []float64) float64 {
+// Max returns the largest of xs (which must not be empty).
+func Max(xs []float64) float64 {
 	m := xs[0]
 	for _, x := range xs[1:] {
 		m = max(m, x)

@@ -1,6 +1,8 @@
-package engine
+package extsort
 
 import (
+	"github.com/restorebench/restorebench/internal/kvtest"
+
 	"bytes"
 	"context"
 	"errors"
@@ -9,107 +11,33 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
-type kv struct {
-	k, v []byte
-}
-
 // sortAndCollect adds ops to a sorter, checking the buffer bound after every
 // add, and returns the merged output.
-func sortAndCollect(t *testing.T, s *extSort, ops []kv) []kv {
+func sortAndCollect(t *testing.T, s *Sorter, ops []kvtest.KV) []kvtest.KV {
 	t.Helper()
 	for _, op := range ops {
-		if err := s.Add(op.k, op.v); err != nil {
+		if err := s.Add(op.K, op.V); err != nil {
 			t.Fatal(err)
 		}
 		if h, bound := s.Held(), s.limit+s.Stats().MaxEntry; h > bound {
 			t.Fatalf("buffer holds %d bytes, over the %d-byte limit by more than one entry", h, s.limit)
 		}
 	}
-	var out []kv
+	var out []kvtest.KV
 	err := s.Merge(context.Background(), func(k, v []byte) error {
 		if v == nil {
 			return fmt.Errorf("key %q emitted with a nil value", k)
 		}
-		out = append(out, kv{bytes.Clone(k), bytes.Clone(v)})
+		out = append(out, kvtest.KV{K: bytes.Clone(k), V: bytes.Clone(v)})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// replay is the expected state: a map replay of ops, in key order.
-func replay(ops []kv) []kv {
-	m := map[string][]byte{}
-	for _, op := range ops {
-		if op.v == nil {
-			delete(m, string(op.k))
-		} else {
-			m[string(op.k)] = op.v
-		}
-	}
-	out := make([]kv, 0, len(m))
-	for k, v := range m {
-		out = append(out, kv{[]byte(k), v})
-	}
-	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
-	return out
-}
-
-// randomOps are puts, overwrites and tombstones over keys distinct keys of
-// varied lengths (some sharing 8-byte prefixes, one empty), with values of
-// 0-maxValue bytes (some empty but live).
-func randomOps(r *rand.Rand, n, keys, maxValue int, tombRatio float64) []kv {
-	ops := make([]kv, n)
-	for i := range ops {
-		id := r.IntN(keys)
-		var k []byte
-		switch id % 4 {
-		case 0:
-			k = fmt.Appendf(nil, "k%d", id) // short: prefix padding
-		case 1:
-			k = fmt.Appendf(nil, "sharedprefix-%08d", id) // long common prefix
-		case 2:
-			k = []byte{byte(id), byte(id >> 8)}
-		default:
-			k = fmt.Appendf(nil, "%016x", id*7919)
-		}
-		if id == 0 {
-			k = []byte{}
-		}
-		ops[i].k = k
-		if r.Float64() < tombRatio {
-			continue
-		}
-		v := make([]byte, r.IntN(maxValue+1))
-		for j := range v {
-			v[j] = byte(r.Uint32())
-		}
-		ops[i].v = v
-	}
-	return ops
-}
-
-func checkSorted(t *testing.T, got, want []kv) {
-	t.Helper()
-	for i := 1; i < len(got); i++ {
-		if bytes.Compare(got[i-1].k, got[i].k) >= 0 {
-			t.Fatalf("output not strictly increasing at %d: %q then %q", i, got[i-1].k, got[i].k)
-		}
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d keys, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if !bytes.Equal(got[i].k, want[i].k) || !bytes.Equal(got[i].v, want[i].v) {
-			t.Fatalf("entry %d: got %q=%q, want %q=%q", i, got[i].k, got[i].v, want[i].k, want[i].v)
-		}
-	}
 }
 
 func TestExtSortMatchesReplay(t *testing.T) {
@@ -134,14 +62,14 @@ func TestExtSortMatchesReplay(t *testing.T) {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/seed%d", c.name, seed), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(seed, 42))
-				ops := randomOps(r, c.n, c.keys, c.maxValue, c.tomb)
+				ops := kvtest.RandomOps(r, c.n, c.keys, c.maxValue, c.tomb)
 				dir := filepath.Join(t.TempDir(), "spill")
-				s := newExtSort(dir, c.limit)
+				s := New(dir, c.limit)
 				if c.fanIn > 0 {
 					s.fanIn = c.fanIn
 				}
 				got := sortAndCollect(t, s, ops)
-				checkSorted(t, got, replay(ops))
+				kvtest.CheckSorted(t, got, kvtest.Replay(ops))
 				st := s.Stats()
 				if (st.Spills > 0) != c.wantSpills {
 					t.Errorf("%d spills, want spills: %v", st.Spills, c.wantSpills)
@@ -176,12 +104,12 @@ func TestExtSortMatchesReplay(t *testing.T) {
 // the entries, and the reported figures add up.
 func TestExtSortBufferBound(t *testing.T) {
 	const limit = 64 << 10
-	s := newExtSort(t.TempDir()+"/spill", limit)
+	s := New(t.TempDir()+"/spill", limit)
 	defer s.Close()
 	r := rand.New(rand.NewPCG(7, 7))
-	ops := randomOps(r, 50_000, 5_000, 300, 0.05)
+	ops := kvtest.RandomOps(r, 50_000, 5_000, 300, 0.05)
 	got := sortAndCollect(t, s, ops)
-	checkSorted(t, got, replay(ops))
+	kvtest.CheckSorted(t, got, kvtest.Replay(ops))
 	st := s.Stats()
 	if st.PeakHeld > limit+st.MaxEntry || st.PeakHeld < limit/2 {
 		t.Errorf("peak buffer %d bytes with a %d-byte limit", st.PeakHeld, limit)
@@ -193,11 +121,11 @@ func TestExtSortBufferBound(t *testing.T) {
 
 func TestExtSortTruncatedRunFails(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "spill")
-	s := newExtSort(dir, 4<<10)
+	s := New(dir, 4<<10)
 	defer s.Close()
 	r := rand.New(rand.NewPCG(3, 3))
-	for _, op := range randomOps(r, 2_000, 1_000, 100, 0) {
-		if err := s.Add(op.k, op.v); err != nil {
+	for _, op := range kvtest.RandomOps(r, 2_000, 1_000, 100, 0) {
+		if err := s.Add(op.K, op.V); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -219,7 +147,7 @@ func TestExtSortTruncatedRunFails(t *testing.T) {
 }
 
 func TestExtSortMergeStopsOnCallbackError(t *testing.T) {
-	s := newExtSort(filepath.Join(t.TempDir(), "spill"), 4<<10)
+	s := New(filepath.Join(t.TempDir(), "spill"), 4<<10)
 	defer s.Close()
 	for i := range 1000 {
 		s.Add(fmt.Appendf(nil, "%05d", i), []byte("v"))
@@ -259,9 +187,9 @@ func BenchmarkExternalSort(b *testing.B) {
 	}
 	b.SetBytes(int64(records * (keyLen + valLen)))
 	b.ReportAllocs()
-	var st extSortStats
+	var st Stats
 	for b.Loop() {
-		s := newExtSort(filepath.Join(b.TempDir(), "spill"), 64<<20)
+		s := New(filepath.Join(b.TempDir(), "spill"), 64<<20)
 		for i := 0; i < len(keyBytes); i += keyLen {
 			if err := s.Add(keyBytes[i:i+keyLen], val); err != nil {
 				b.Fatal(err)

@@ -1,4 +1,4 @@
-package engine
+package extsort
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"unsafe"
 )
 
-// extSort is an external sort for one partition's changelog: records arrive
+// Sorter is an external sort for one partition's changelog: records arrive
 // in offset order and come out once each, in increasing key order, as the
 // state the log describes (the last write per key wins; a key whose last
 // write is a tombstone is gone).
@@ -43,7 +43,7 @@ import (
 // (sortMergeReadBuf per open run, at most fanIn+1 open at a time) and each run
 // sortCursor's largest record, and the garbage left behind when the sortRec slice
 // grows during the first run.
-type extSort struct {
+type Sorter struct {
 	dir   string
 	limit int64
 	fanIn int // most runs merged at once; more need intermediate passes
@@ -61,11 +61,11 @@ type extSort struct {
 	bw      *bufio.Writer
 	closed  bool
 
-	stats extSortStats
+	stats Stats
 }
 
-// extSortStats are an extSort's figures, for tests and reports.
-type extSortStats struct {
+// Stats are a Sorter's figures, for tests and reports.
+type Stats struct {
 	Records   int64 // records added
 	Spills    int   // runs spilled from memory
 	Merges    int   // intermediate merge passes' output runs
@@ -105,21 +105,21 @@ type sortRun struct {
 	records int64
 }
 
-// newExtSort returns a sorter buffering up to limit bytes in memory and
+// New returns a sorter buffering up to limit bytes in memory and
 // spilling to dir (created on the first spill, removed by Close).
-func newExtSort(dir string, limit int64) *extSort {
+func New(dir string, limit int64) *Sorter {
 	if limit < 1 {
 		limit = 1
 	}
 	// Chunks are small next to the limit so the last one wastes little, and
 	// capped so a chunk is cheap to allocate.
 	cs := min(max(limit/16, 256), 1<<20)
-	return &extSort{dir: dir, limit: limit, fanIn: sortMergeFanIn, chunkSize: int(cs)}
+	return &Sorter{dir: dir, limit: limit, fanIn: sortMergeFanIn, chunkSize: int(cs)}
 }
 
 // Add buffers one record; a nil value is a tombstone. key and value are
 // copied, so they may be reused after the call.
-func (s *extSort) Add(key, value []byte) error {
+func (s *Sorter) Add(key, value []byte) error {
 	if s.closed {
 		return errors.New("extsort: add after close")
 	}
@@ -159,7 +159,7 @@ func (s *extSort) Add(key, value []byte) error {
 
 // reserve makes room for one more sortRec and need arena bytes in the last
 // used chunk, spilling the buffer when the limit would be passed.
-func (s *extSort) reserve(need int) error {
+func (s *Sorter) reserve(need int) error {
 	for {
 		if s.tryReserve(need, false) {
 			return nil
@@ -179,7 +179,7 @@ func (s *extSort) reserve(need int) error {
 
 // tryReserve reports whether room was found within the limit (or beyond it,
 // when force is set).
-func (s *extSort) tryReserve(need int, force bool) bool {
+func (s *Sorter) tryReserve(need int, force bool) bool {
 	room := func(n int64) bool { return force || s.held+n <= s.limit }
 	if len(s.recs) == cap(s.recs) {
 		grow := int64(cap(s.recs))
@@ -231,14 +231,14 @@ func (s *extSort) tryReserve(need int, force bool) bool {
 	return true
 }
 
-func (s *extSort) notePeak() {
+func (s *Sorter) notePeak() {
 	if s.held > s.stats.PeakHeld {
 		s.stats.PeakHeld = s.held
 	}
 }
 
 // releaseFree drops the kept empty chunks.
-func (s *extSort) releaseFree() {
+func (s *Sorter) releaseFree() {
 	for _, c := range s.free {
 		s.held -= int64(cap(c))
 	}
@@ -248,7 +248,7 @@ func (s *extSort) releaseFree() {
 
 // resetBuffer empties the buffer after a spill, keeping its chunks (those of
 // the usual size) and the sortRec slice for the next run.
-func (s *extSort) resetBuffer() {
+func (s *Sorter) resetBuffer() {
 	for _, c := range s.used {
 		if cap(c) <= s.chunkSize {
 			s.free = append(s.free, c[:0])
@@ -262,15 +262,15 @@ func (s *extSort) resetBuffer() {
 }
 
 // Held is the bytes the in-memory buffer holds now.
-func (s *extSort) Held() int64 { return s.held }
+func (s *Sorter) Held() int64 { return s.held }
 
 // Stats returns the sorter's figures so far.
-func (s *extSort) Stats() extSortStats { return s.stats }
+func (s *Sorter) Stats() Stats { return s.stats }
 
 // compareSortKeys orders two buffered records' keys: by the two prefix
 // words, then, when both keys fit in them, by length (the shorter is then a
 // prefix of the longer), else by the full keys.
-func compareSortKeys(s *extSort, a, b *sortRec) int {
+func compareSortKeys(s *Sorter, a, b *sortRec) int {
 	if a.prefix != b.prefix {
 		if a.prefix < b.prefix {
 			return -1
@@ -312,12 +312,12 @@ func sortKeyPrefix(k []byte) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-func (s *extSort) key(r *sortRec) []byte {
+func (s *Sorter) key(r *sortRec) []byte {
 	return s.used[r.chunk][r.off : r.off+r.klen]
 }
 
 // value returns r's value, nil for a tombstone and non-nil when empty.
-func (s *extSort) value(r *sortRec) []byte {
+func (s *Sorter) value(r *sortRec) []byte {
 	if r.vlen < 0 {
 		return nil
 	}
@@ -326,7 +326,7 @@ func (s *extSort) value(r *sortRec) []byte {
 }
 
 // sortBuffer orders the buffer by key, then by sequence.
-func (s *extSort) sortBuffer() {
+func (s *Sorter) sortBuffer() {
 	slices.SortFunc(s.recs, func(a, b sortRec) int {
 		if c := compareSortKeys(s, &a, &b); c != 0 {
 			return c
@@ -344,7 +344,7 @@ func (s *extSort) sortBuffer() {
 // spill sorts the buffer and writes the last entry of every key to a new
 // run file. The first run has nothing older to shadow, so its tombstones are
 // dropped.
-func (s *extSort) spill() error {
+func (s *Sorter) spill() error {
 	s.sortBuffer()
 	mem := &sortMemCursor{s: s}
 	dropTombs := len(s.runs) == 0
@@ -373,14 +373,14 @@ func (s *extSort) spill() error {
 
 // sortRunWriter writes one run file.
 type sortRunWriter struct {
-	s    *extSort
+	s    *Sorter
 	f    *os.File
 	path string
 	n    int64
 	tmp  [3 * binary.MaxVarintLen64]byte
 }
 
-func (s *extSort) createRun() (*sortRunWriter, error) {
+func (s *Sorter) createRun() (*sortRunWriter, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("extsort: spill dir: %w", err)
 	}
@@ -443,7 +443,7 @@ func (w *sortRunWriter) abort() {
 // in strictly increasing key order. The slices are only valid during the
 // call. With more runs than the fan-in, groups of runs are first merged into
 // longer runs. Merge may be called once; Close still has to follow.
-func (s *extSort) Merge(ctx context.Context, fn func(key, value []byte) error) error {
+func (s *Sorter) Merge(ctx context.Context, fn func(key, value []byte) error) error {
 	if s.closed {
 		return errors.New("extsort: merge after close")
 	}
@@ -475,7 +475,7 @@ func (s *extSort) Merge(ctx context.Context, fn func(key, value []byte) error) e
 // mergePass merges consecutive groups of fanIn runs into one run each,
 // keeping sequences and tombstones (dropping tombstones only in the group
 // holding the oldest run).
-func (s *extSort) mergePass(ctx context.Context) error {
+func (s *Sorter) mergePass(ctx context.Context) error {
 	fan := max(s.fanIn, 2)
 	var out []sortRun
 	for i := 0; i < len(s.runs); i += fan {
@@ -497,7 +497,7 @@ func (s *extSort) mergePass(ctx context.Context) error {
 	return nil
 }
 
-func (s *extSort) mergeGroup(ctx context.Context, group []sortRun, dropTombs bool) (sortRun, error) {
+func (s *Sorter) mergeGroup(ctx context.Context, group []sortRun, dropTombs bool) (sortRun, error) {
 	curs := make([]sortCursor, 0, len(group))
 	defer func() {
 		for _, c := range curs {
@@ -529,7 +529,7 @@ func (s *extSort) mergeGroup(ctx context.Context, group []sortRun, dropTombs boo
 
 // Close removes the run files and the spill dir and drops the buffer. It is
 // safe to call more than once.
-func (s *extSort) Close() error {
+func (s *Sorter) Close() error {
 	if s.closed {
 		return nil
 	}
@@ -555,7 +555,7 @@ type sortCursor interface {
 // sortMemCursor walks the sorted in-memory buffer, yielding the last entry of
 // each run of equal keys.
 type sortMemCursor struct {
-	s    *extSort
+	s    *Sorter
 	i    int
 	k, v []byte
 	tomb bool

@@ -1,12 +1,15 @@
-package measure
+package compare
 
 import (
+	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
+	"sort"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // Metric names one figure compare reports for every case.
@@ -14,16 +17,16 @@ type Metric string
 
 // The metrics compare reports, in CompareMetrics order.
 const (
-	// MetricRestoreSeconds is Restore.DurationSeconds.
+	// MetricRestoreSeconds is runs.Restore.DurationSeconds.
 	MetricRestoreSeconds Metric = "restore_seconds"
-	// MetricTotalSeconds is Restore.TotalSeconds, the time until the store
+	// MetricTotalSeconds is runs.Restore.TotalSeconds, the time until the store
 	// is ready; DurationSeconds when the ready phase was not measured.
 	MetricTotalSeconds Metric = "total_seconds"
-	// MetricMBPerSec is Restore.MBPerSec.
+	// MetricMBPerSec is runs.Restore.MBPerSec.
 	MetricMBPerSec Metric = "mb_per_sec"
-	// MetricPeakRSS is Restore.PeakRSSBytes (absent when 0).
+	// MetricPeakRSS is runs.Restore.PeakRSSBytes (absent when 0).
 	MetricPeakRSS Metric = "peak_rss_bytes"
-	// MetricEfficiency is Restore.Limits.Efficiency (absent when Limits is nil).
+	// MetricEfficiency is runs.Restore.Limits.Efficiency (absent when Limits is nil).
 	MetricEfficiency Metric = "efficiency"
 )
 
@@ -59,7 +62,7 @@ func (m Metric) HigherIsBetter() bool {
 
 // Value returns the metric's value for one restore, and false when the
 // restore does not carry it (no Limits, no peak RSS).
-func (m Metric) Value(r Restore) (float64, bool) {
+func (m Metric) Value(r runs.Restore) (float64, bool) {
 	switch m {
 	case MetricRestoreSeconds:
 		return r.DurationSeconds, true
@@ -83,7 +86,7 @@ func (m Metric) Value(r Restore) (float64, bool) {
 
 // totalSeconds is the time until the store was ready to serve; without a
 // measured ready phase it falls back to the restore's DurationSeconds.
-func totalSeconds(r Restore) float64 {
+func totalSeconds(r runs.Restore) float64 {
 	if r.Ready == nil {
 		return r.DurationSeconds
 	}
@@ -95,7 +98,7 @@ func totalSeconds(r Restore) float64 {
 
 // countsForCompare reports whether a restore's figures are used: only a
 // verified, error-free restore counts.
-func countsForCompare(r Restore) bool { return r.Verified && r.Error == "" }
+func countsForCompare(r runs.Restore) bool { return r.Verified && r.Error == "" }
 
 // Stat summarizes one metric over one side's verified repeats.
 type Stat struct {
@@ -108,7 +111,7 @@ func statOf(xs []float64) Stat {
 	if len(xs) == 0 {
 		return Stat{}
 	}
-	return Stat{N: len(xs), Median: Median(xs), Min: minOf(xs), Max: maxOf(xs)}
+	return Stat{N: len(xs), Median: runs.Median(xs), Min: runs.Min(xs), Max: runs.Max(xs)}
 }
 
 // Verdict says how a metric's difference relates to the run-to-run spread.
@@ -201,7 +204,7 @@ type CaseSide struct {
 	// total seconds fall back to their restore seconds.
 	NoReady int
 	// Params are the first restore's parameters.
-	Params CaseParams
+	Params config.Case
 }
 
 // CaseRow is one compared case.
@@ -234,26 +237,13 @@ type Comparison struct {
 	Notes []string
 }
 
-// groupCases groups restores by case in first-seen order.
-func groupCases(restores []Restore) ([]string, map[string][]Restore) {
-	var order []string
-	by := map[string][]Restore{}
-	for _, r := range restores {
-		if _, ok := by[r.Case]; !ok {
-			order = append(order, r.Case)
-		}
-		by[r.Case] = append(by[r.Case], r)
-	}
-	return order, by
-}
-
-func sideOf(name string, rs []Restore) CaseSide {
+func sideOf(name string, rs []runs.Restore) CaseSide {
 	s := CaseSide{Case: name, Present: len(rs) > 0, Repeats: len(rs)}
 	if len(rs) > 0 {
 		s.Params = rs[0].Params
 	}
 	for _, r := range rs {
-		if !countsForCompare(r) {
+		if !r.Counts() {
 			s.Excluded = append(s.Excluded, r.Repeat)
 			continue
 		}
@@ -265,10 +255,10 @@ func sideOf(name string, rs []Restore) CaseSide {
 	return s
 }
 
-func metricStat(m Metric, rs []Restore) Stat {
+func metricStat(m Metric, rs []runs.Restore) Stat {
 	var xs []float64
 	for _, r := range rs {
-		if !countsForCompare(r) {
+		if !r.Counts() {
 			continue
 		}
 		if v, ok := m.Value(r); ok {
@@ -287,7 +277,7 @@ func disjointChance(n, m int) float64 {
 	return math.Min(1, 2/c)
 }
 
-func diffOf(m Metric, base, other CaseSide, b, o []Restore) MetricDiff {
+func diffOf(m Metric, base, other CaseSide, b, o []runs.Restore) MetricDiff {
 	d := MetricDiff{Metric: m, Base: metricStat(m, b), Other: metricStat(m, o)}
 	if d.Base.N > 0 && d.Other.N > 0 && d.Base.Median != 0 {
 		d.ChangePct = (d.Other.Median - d.Base.Median) / d.Base.Median * 100
@@ -315,7 +305,7 @@ func diffOf(m Metric, base, other CaseSide, b, o []Restore) MetricDiff {
 	return d
 }
 
-func rowOf(name, baseName string, b, o []Restore) CaseRow {
+func rowOf(name, baseName string, b, o []runs.Restore) CaseRow {
 	row := CaseRow{Case: name, BaseCase: baseName, Base: sideOf(baseName, b), Other: sideOf(name, o)}
 	for _, m := range CompareMetrics {
 		row.Metrics = append(row.Metrics, diffOf(m, row.Base, row.Other, b, o))
@@ -326,46 +316,49 @@ func rowOf(name, baseName string, b, o []Restore) CaseRow {
 // Compare compares two runs' restores case by case, matching cases by
 // name: one row per case present in either run, in base's order and then
 // the cases only other has. Only verified, error-free restores count.
-func Compare(base, other []Restore) []CaseRow {
-	bOrder, bBy := groupCases(base)
-	oOrder, oBy := groupCases(other)
+func Compare(base, other []runs.Restore) []CaseRow {
+	bGroups, oGroups := runs.GroupByCase(base), runs.GroupByCase(other)
+	bBy, oBy := byName(bGroups), byName(oGroups)
 	var rows []CaseRow
-	for _, name := range bOrder {
-		row := rowOf(name, name, bBy[name], oBy[name])
+	for _, g := range bGroups {
+		row := rowOf(g.Case, g.Case, g.Restores, oBy[g.Case])
 		if row.Base.Present && row.Other.Present {
 			row.ParamDiffs = paramDiffs(row.Base.Params, row.Other.Params)
 		}
 		rows = append(rows, row)
 	}
-	for _, name := range oOrder {
-		if _, ok := bBy[name]; !ok {
-			rows = append(rows, rowOf(name, name, nil, oBy[name]))
+	for _, g := range oGroups {
+		if _, ok := bBy[g.Case]; !ok {
+			rows = append(rows, rowOf(g.Case, g.Case, nil, g.Restores))
 		}
 	}
 	return rows
 }
 
+func byName(groups []runs.CaseRestores) map[string][]runs.Restore {
+	m := make(map[string][]runs.Restore, len(groups))
+	for _, g := range groups {
+		m[g.Case] = g.Restores
+	}
+	return m
+}
+
 // CompareCases compares every other case of one run with the baseline case:
 // one row per case except the baseline, in first-seen order. A baseline
 // that is not among the restores is an error listing the cases there are.
-func CompareCases(restores []Restore, baseline string) ([]CaseRow, error) {
-	order, by := groupCases(restores)
+func CompareCases(restores []runs.Restore, baseline string) ([]CaseRow, error) {
+	groups := runs.GroupByCase(restores)
+	by := byName(groups)
 	if _, ok := by[baseline]; !ok {
-		return nil, fmt.Errorf("baseline case %q not found; cases: %s", baseline, quoteList(order))
+		return nil, fmt.Errorf("baseline case %q not found; cases: %s", baseline, quoteList(runs.CaseNames(restores)))
 	}
 	var rows []CaseRow
-	for _, name := range order {
-		if name != baseline {
-			rows = append(rows, rowOf(name, baseline, by[baseline], by[name]))
+	for _, g := range groups {
+		if g.Case != baseline {
+			rows = append(rows, rowOf(g.Case, baseline, by[baseline], g.Restores))
 		}
 	}
 	return rows, nil
-}
-
-// CaseNames lists the case names of restores in first-seen order.
-func CaseNames(restores []Restore) []string {
-	order, _ := groupCases(restores)
-	return order
 }
 
 func quoteList(names []string) string {
@@ -379,32 +372,57 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// paramDiffs lists the CaseParams fields that differ, by JSON name.
-func paramDiffs(a, b CaseParams) []string {
-	var out []string
-	add := func(name string, x, y any) {
-		if !reflect.DeepEqual(x, y) {
-			out = append(out, fmt.Sprintf("%s %v -> %v", name, x, y))
-		}
+// paramDiffs lists the case settings that differ, by their results.json
+// names, so a setting added to config.Case is compared without a change here.
+func paramDiffs(a, b config.Case) []string {
+	flat := func(c config.Case) map[string]any {
+		raw, _ := json.Marshal(c)
+		var m map[string]any
+		json.Unmarshal(raw, &m)
+		return m
 	}
-	add("scenario", a.Scenario, b.Scenario)
-	add("strategy", a.Strategy, b.Strategy)
-	add("store", a.Store, b.Store)
-	add("rocksdb", a.RocksDB, b.RocksDB)
-	add("batch_records", a.BatchRecords, b.BatchRecords)
-	add("threads", a.Threads, b.Threads)
-	add("fetch_max_bytes", a.FetchMaxBytes, b.FetchMaxBytes)
-	add("max_partition_fetch_bytes", a.MaxPartitionFetchBytes, b.MaxPartitionFetchBytes)
-	add("sort_buffer_bytes", a.SortBufferBytes, b.SortBufferBytes)
-	if !reflect.DeepEqual(a.RocksDBOptions, b.RocksDBOptions) {
-		out = append(out, "rocksdb_options differ")
+	fa, fb := flat(a), flat(b)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var names []string
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, k := range names {
+		x, y := fa[k], fb[k]
+		if reflect.DeepEqual(x, y) {
+			continue
+		}
+		if _, nested := x.(map[string]any); nested {
+			out = append(out, k+" differ")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %v -> %v", k, show(x), show(y)))
 	}
 	return out
 }
 
+// show prints a JSON value as compare's notes do: numbers without exponents.
+func show(v any) any {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return int64(f)
+	}
+	if v == nil {
+		return "(unset)"
+	}
+	return v
+}
+
 // CompareRuns compares two runs and notes what makes them hard to compare:
 // different hosts, different changelogs, incomplete runs.
-func CompareRuns(base, other *Results, baseLabel, otherLabel string) *Comparison {
+func CompareRuns(base, other *runs.Results, baseLabel, otherLabel string) *Comparison {
 	c := &Comparison{BaseLabel: baseLabel, OtherLabel: otherLabel, Rows: Compare(base.Restores, other.Restores)}
 	bh, oh := base.Host, other.Host
 	if bh.Hostname != oh.Hostname || bh.OS != oh.OS || bh.Arch != oh.Arch || bh.CPUs != oh.CPUs || bh.MemoryBytes != oh.MemoryBytes {
@@ -425,7 +443,7 @@ func CompareRuns(base, other *Results, baseLabel, otherLabel string) *Comparison
 }
 
 // CompareRunCases compares the cases of one run with its baseline case.
-func CompareRunCases(r *Results, label, baseline string) (*Comparison, error) {
+func CompareRunCases(r *runs.Results, label, baseline string) (*Comparison, error) {
 	rows, err := CompareCases(r.Restores, baseline)
 	if err != nil {
 		return nil, err
@@ -440,7 +458,7 @@ func CompareRunCases(r *Results, label, baseline string) (*Comparison, error) {
 	return c, nil
 }
 
-func runNotes(side string, r *Results) []string {
+func runNotes(side string, r *runs.Results) []string {
 	if r.Complete {
 		return nil
 	}
@@ -451,251 +469,10 @@ func runNotes(side string, r *Results) []string {
 	return []string{n}
 }
 
-func hostText(h Host) string {
+func hostText(h runs.Host) string {
 	return fmt.Sprintf("%s (%s/%s, %d CPUs, %d bytes memory)", h.Hostname, h.OS, h.Arch, h.CPUs, h.MemoryBytes)
 }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// Reporter writes a rendering of a comparison.
-type Reporter func(io.Writer) error
-
-// formatValue formats a metric value in its display unit.
-func formatValue(m Metric, v float64) string {
-	switch m {
-	case MetricRestoreSeconds, MetricTotalSeconds:
-		switch a := math.Abs(v); {
-		case a >= 100:
-			return fmt.Sprintf("%.1f", v)
-		case a >= 1:
-			return fmt.Sprintf("%.2f", v)
-		default:
-			return fmt.Sprintf("%.3f", v)
-		}
-	case MetricMBPerSec:
-		return fmt.Sprintf("%.1f", v)
-	case MetricPeakRSS:
-		return fmt.Sprintf("%.0f", v/(1<<20))
-	case MetricEfficiency:
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%g", v)
-}
-
-// medianText is a side's median, or why there is none.
-func medianText(m Metric, side CaseSide, s Stat) string {
-	switch {
-	case !side.Present:
-		return "-"
-	case side.Verified == 0:
-		return "no verified repeats"
-	case s.N == 0:
-		return "not measured"
-	}
-	return formatValue(m, s.Median)
-}
-
-// rangeText is a side's [min..max] and count, or "" when there are no values.
-func rangeText(m Metric, side CaseSide, s Stat) string {
-	if !side.Present || side.Verified == 0 || s.N == 0 {
-		return ""
-	}
-	if s.N == 1 {
-		return "n=1"
-	}
-	return fmt.Sprintf("%s..%s n=%d", formatValue(m, s.Min), formatValue(m, s.Max), s.N)
-}
-
-func changeText(d MetricDiff) string {
-	if !d.HasChange {
-		return ""
-	}
-	return fmt.Sprintf("%+.1f%%", d.ChangePct)
-}
-
-func verifiedText(s CaseSide) string {
-	if !s.Present {
-		return "absent"
-	}
-	t := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
-	if len(s.Excluded) > 0 {
-		t += fmt.Sprintf(" (%d excluded)", len(s.Excluded))
-	}
-	return t
-}
-
-// SpreadDefinition explains the verdicts, for the renderers' footers.
-const SpreadDefinition = `Only verified, error-free repeats count; medians over them. A difference
-"exceeds spread" when the two sides' [min, max] ranges do not overlap (touching
-counts as overlap) and that is unlikely by chance: p = 2/C(n+m, n) at most 0.05, the
-exact Mann-Whitney p-value for disjoint samples (needs e.g. 4+4 or 3+5
-repeats). Disjoint ranges with fewer repeats say "too few repeats"; a side
-with one value says "n=1, spread unknown". Change is (other - base) / base.`
-
-// NewTableReporter renders c as an aligned terminal table: one line per
-// case and metric.
-func NewTableReporter(c *Comparison) Reporter {
-	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
-		fmt.Fprintf(ew, "base:  %s\nother: %s\n", c.BaseLabel, c.OtherLabel)
-		for _, n := range c.Notes {
-			fmt.Fprintf(ew, "note: %s\n", n)
-		}
-		fmt.Fprintln(ew)
-		if len(c.Rows) == 0 {
-			fmt.Fprintln(ew, "no cases to compare")
-			return ew.err
-		}
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "case\tmetric\tbase\tbase range\tother\tother range\tchange\tvs spread")
-		for _, row := range c.Rows {
-			name := row.Case
-			if c.WithinRun {
-				name = row.Case + " vs " + row.BaseCase
-			}
-			fmt.Fprintf(tw, "%s\tverified\t%s\t\t%s\t\t\t\n", name, verifiedText(row.Base), verifiedText(row.Other))
-			for _, d := range row.Metrics {
-				fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric.Label(),
-					medianText(d.Metric, row.Base, d.Base), rangeText(d.Metric, row.Base, d.Base),
-					medianText(d.Metric, row.Other, d.Other), rangeText(d.Metric, row.Other, d.Other),
-					changeText(d), d.VerdictText())
-			}
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintln(ew)
-		for _, n := range rowNotes(c) {
-			fmt.Fprintf(ew, "note: %s\n", n)
-		}
-		fmt.Fprintln(ew, SpreadDefinition)
-		return ew.err
-	}
-}
-
-// rowNotes lists per-case remarks: excluded repeats, missing ready phases,
-// parameters that differ between runs.
-func rowNotes(c *Comparison) []string {
-	var out []string
-	// Without any measured ready phase, one note says so for all cases.
-	allNoReady, anyVerified := true, false
-	for _, row := range c.Rows {
-		for _, s := range []CaseSide{row.Base, row.Other} {
-			anyVerified = anyVerified || s.Verified > 0
-			allNoReady = allNoReady && s.NoReady == s.Verified
-		}
-	}
-	if anyVerified && allNoReady {
-		out = append(out, "no verified repeat has a measured ready phase: total s is restore s throughout")
-	}
-	seen := map[string]bool{}
-	side := func(label string, s CaseSide) {
-		if !s.Present {
-			return
-		}
-		key := label + "\x00" + s.Case
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-		if len(s.Excluded) > 0 {
-			out = append(out, fmt.Sprintf("%s %s: repeats %v excluded (not verified or failed)", label, s.Case, s.Excluded))
-		}
-		if s.NoReady > 0 && !(anyVerified && allNoReady) {
-			out = append(out, fmt.Sprintf("%s %s: %d of %d verified repeats have no ready phase; their total s is their restore s",
-				label, s.Case, s.NoReady, s.Verified))
-		}
-	}
-	for _, row := range c.Rows {
-		if c.WithinRun {
-			side("case", row.Base)
-			side("case", row.Other)
-		} else {
-			side("base", row.Base)
-			side("other", row.Other)
-			if len(row.ParamDiffs) > 0 {
-				out = append(out, fmt.Sprintf("%s: params differ between runs: %s", row.Case, strings.Join(row.ParamDiffs, ", ")))
-			}
-		}
-	}
-	return out
-}
-
-// NewMarkdownReporter renders c as a Markdown table: a header row and one
-// row per case, each metric cell "base → other (change, verdict)".
-func NewMarkdownReporter(c *Comparison) Reporter {
-	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
-		fmt.Fprintf(ew, "Base: %s  \nOther: %s\n\n", mdEscape(c.BaseLabel), mdEscape(c.OtherLabel))
-		for _, n := range c.Notes {
-			fmt.Fprintf(ew, "- **note:** %s\n", mdEscape(n))
-		}
-		if len(c.Notes) > 0 {
-			fmt.Fprintln(ew)
-		}
-		if len(c.Rows) == 0 {
-			fmt.Fprintln(ew, "No cases to compare.")
-			return ew.err
-		}
-		head := []string{"case", "verified base", "verified other"}
-		for _, m := range CompareMetrics {
-			head = append(head, m.Label())
-		}
-		fmt.Fprintf(ew, "| %s |\n", strings.Join(head, " | "))
-		fmt.Fprintf(ew, "|%s\n", strings.Repeat(" --- |", len(head)))
-		for _, row := range c.Rows {
-			name := row.Case
-			if c.WithinRun {
-				name = row.Case + " vs " + row.BaseCase
-			}
-			cells := []string{mdEscape(name), verifiedText(row.Base), verifiedText(row.Other)}
-			for _, d := range row.Metrics {
-				cells = append(cells, mdCell(d, row)) // numbers and fixed words only
-			}
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
-		}
-		fmt.Fprintln(ew)
-		if notes := rowNotes(c); len(notes) > 0 {
-			for _, n := range notes {
-				fmt.Fprintf(ew, "- %s\n", mdEscape(n))
-			}
-			fmt.Fprintln(ew)
-		}
-		fmt.Fprintf(ew, "%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
-		return ew.err
-	}
-}
-
-func mdCell(d MetricDiff, row CaseRow) string {
-	b := medianText(d.Metric, row.Base, d.Base)
-	o := medianText(d.Metric, row.Other, d.Other)
-	if !d.HasChange && b == o {
-		return d.VerdictText()
-	}
-	s := b + " → " + o
-	if ch := changeText(d); ch != "" {
-		return s + " (" + ch + ", " + d.VerdictText() + ")"
-	}
-	return s + " (" + d.VerdictText() + ")"
-}
-
-var mdReplacer = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;")
-
-func mdEscape(s string) string { return mdReplacer.Replace(s) }
-
-// errWriter keeps the first write error and drops later writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

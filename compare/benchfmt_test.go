@@ -1,4 +1,4 @@
-package measure
+package compare
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/restorebench/restorebench/runs"
 )
 
 // benchLine is the Go benchmark format's result line as restorebench
@@ -17,7 +19,7 @@ var benchLine = regexp.MustCompile(`^BenchmarkRestore/case=([A-Za-z0-9._+,:@~-]+
 // lower-case letter, without spaces or upper case, then ": value".
 var configLine = regexp.MustCompile(`^[a-z][^\sA-Z:]*: \S.*$`)
 
-func benchResults() *Results {
+func benchResults() *runs.Results {
 	a1 := withReady(restore("put b1000", 1, 2.5, 100, 200), 3, 0.9)
 	a2 := restore("put b1000", 2, 2.75, 90.5, 210)
 	bad := restore("put b1000", 3, 1, 500, 210)
@@ -25,10 +27,10 @@ func benchResults() *Results {
 	bad.Verification.Problem = "key count\nmismatch"
 	slash := restore("threads/2=x", 1, 1.25, 200, 300)
 	slash.Params.Threads = 2
-	return &Results{
-		SchemaVersion: SchemaVersion, RunID: "run-1", Complete: true,
-		Host:     Host{Hostname: "vm", OS: "linux", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8", RocksDBVersion: "7.8.3"},
-		Restores: []Restore{a1, a2, bad, slash},
+	return &runs.Results{
+		SchemaVersion: runs.SchemaVersion, RunID: "run-1", Complete: true,
+		Host:     runs.Host{Hostname: "vm", OS: "linux", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8", RocksDBVersion: "7.8.3"},
+		Restores: []runs.Restore{a1, a2, bad, slash},
 	}
 }
 

@@ -1,28 +1,32 @@
-package measure
+package compare
 
 import (
 	"bytes"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
 )
 
 // restore builds a verified restore of case c with the given seconds,
 // MB/s and peak RSS in MiB.
-func restore(c string, repeat int, secs, mbps float64, rssMiB int64) Restore {
-	return Restore{
+func restore(c string, repeat int, secs, mbps float64, rssMiB int64) runs.Restore {
+	return runs.Restore{
 		Case: c, Repeat: repeat,
-		Params:          CaseParams{Scenario: "cold", Strategy: "put", BatchRecords: 1000, Threads: 1, RocksDB: "kstreams", Store: "rocksdb"},
+		Params:          config.DefaultCase(),
 		DurationSeconds: secs, MBPerSec: mbps, RecordsPerSec: mbps * 1000,
 		PeakRSSBytes: rssMiB << 20, Verified: true,
-		Verification: Verification{Mode: "expected-state"},
+		Verification: verify.Result{Mode: "expected-state"},
 	}
 }
 
-func withReady(r Restore, total, eff float64) Restore {
-	r.Ready = &ReadyPhase{Seconds: total - r.DurationSeconds}
+func withReady(r runs.Restore, total, eff float64) runs.Restore {
+	r.Ready = &runs.ReadyPhase{Seconds: total - r.DurationSeconds}
 	r.TotalSeconds = total
-	r.Limits = &Limits{Efficiency: eff}
+	r.Limits = &runs.Limits{Efficiency: eff}
 	return r
 }
 
@@ -40,13 +44,13 @@ func metric(t *testing.T, row CaseRow, m Metric) MetricDiff {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestCompareMedianAndChange(t *testing.T) {
-	base := []Restore{
+	base := []runs.Restore{
 		withReady(restore("a", 1, 10, 100, 200), 12, 0.8),
 		withReady(restore("a", 2, 12, 90, 220), 14, 0.7),
 		withReady(restore("a", 3, 11, 95, 210), 13, 0.75),
 		withReady(restore("a", 4, 13, 85, 230), 15, 0.65),
 	}
-	other := []Restore{
+	other := []runs.Restore{
 		withReady(restore("a", 1, 6, 160, 300), 7, 0.95),
 		withReady(restore("a", 2, 5, 170, 310), 6, 0.97),
 		withReady(restore("a", 3, 7, 150, 320), 8, 0.9),
@@ -113,7 +117,7 @@ func TestCompareSpreadVerdicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var b, o []Restore
+			var b, o []runs.Restore
 			for i, s := range tc.base {
 				b = append(b, restore("x", i+1, s, 100, 100))
 			}
@@ -143,11 +147,11 @@ func TestCompareExcludesUnverified(t *testing.T) {
 	bad.Verification.Problem = "digest mismatch"
 	failed := restore("a", 4, 2, 900, 100)
 	failed.Error = "broker went away"
-	base := []Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 12, 90, 100), bad, failed}
+	base := []runs.Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 12, 90, 100), bad, failed}
 
 	unverified := restore("b", 1, 3, 300, 100)
 	unverified.Verified = false
-	other := []Restore{restore("a", 1, 11, 95, 100), restore("a", 2, 13, 85, 100), unverified}
+	other := []runs.Restore{restore("a", 1, 11, 95, 100), restore("a", 2, 13, 85, 100), unverified}
 	base = append(base, restore("b", 1, 4, 250, 100))
 
 	rows := Compare(base, other)
@@ -203,8 +207,8 @@ func TestCompareExcludesUnverified(t *testing.T) {
 }
 
 func TestCompareMissingMetricAndCase(t *testing.T) {
-	base := []Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 11, 100, 100), restore("only-base", 1, 5, 100, 100)}
-	other := []Restore{
+	base := []runs.Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 11, 100, 100), restore("only-base", 1, 5, 100, 100)}
+	other := []runs.Restore{
 		withReady(restore("a", 1, 10, 100, 100), 11, 0.9),
 		withReady(restore("a", 2, 11, 100, 100), 12, 0.9),
 		restore("only-other", 1, 5, 100, 100),
@@ -234,7 +238,7 @@ func TestCompareMissingMetricAndCase(t *testing.T) {
 }
 
 func TestCompareCasesBaseline(t *testing.T) {
-	rs := []Restore{
+	rs := []runs.Restore{
 		restore("put", 1, 10, 100, 100), restore("put", 2, 12, 90, 100),
 		restore("bulk", 1, 5, 200, 100), restore("bulk", 2, 6, 190, 100),
 		restore("ingest", 1, 4, 250, 100),
@@ -260,8 +264,8 @@ func TestCompareCasesBaseline(t *testing.T) {
 }
 
 func TestMarkdownOneRowPerCase(t *testing.T) {
-	base := []Restore{restore("a", 1, 10, 100, 100), restore("b|pipe", 1, 10, 100, 100)}
-	other := []Restore{restore("a", 1, 9, 110, 100), restore("c", 1, 8, 120, 100)}
+	base := []runs.Restore{restore("a", 1, 10, 100, 100), restore("b|pipe", 1, 10, 100, 100)}
+	other := []runs.Restore{restore("a", 1, 9, 110, 100), restore("c", 1, 8, 120, 100)}
 	c := &Comparison{BaseLabel: "base.json", OtherLabel: "other.json", Rows: Compare(base, other)}
 	var buf bytes.Buffer
 	if err := NewMarkdownReporter(c)(&buf); err != nil {
@@ -299,8 +303,8 @@ func TestMarkdownOneRowPerCase(t *testing.T) {
 }
 
 func TestTableReporter(t *testing.T) {
-	base := []Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 11, 100, 100)}
-	other := []Restore{restore("a", 1, 10.5, 100, 100), restore("a", 2, 12, 100, 100)}
+	base := []runs.Restore{restore("a", 1, 10, 100, 100), restore("a", 2, 11, 100, 100)}
+	other := []runs.Restore{restore("a", 1, 10.5, 100, 100), restore("a", 2, 12, 100, 100)}
 	c := &Comparison{BaseLabel: "A", OtherLabel: "B", Rows: Compare(base, other)}
 	var buf bytes.Buffer
 	if err := NewTableReporter(c)(&buf); err != nil {
@@ -339,8 +343,8 @@ func TestDisjointChance(t *testing.T) {
 }
 
 func TestCompareRunsNotes(t *testing.T) {
-	a := &Results{Complete: true, Host: Host{Hostname: "h1", OS: "linux", Arch: "amd64", CPUs: 2}, Fill: &Fill{Records: 10, Bytes: 100}}
-	b := &Results{RunID: "r2", Error: "interrupted", Host: Host{Hostname: "h2", OS: "linux", Arch: "amd64", CPUs: 8}, Fill: &Fill{Records: 20, Bytes: 200}}
+	a := &runs.Results{Complete: true, Host: runs.Host{Hostname: "h1", OS: "linux", Arch: "amd64", CPUs: 2}, Fill: &runs.Fill{Records: 10, Bytes: 100}}
+	b := &runs.Results{RunID: "r2", Error: "interrupted", Host: runs.Host{Hostname: "h2", OS: "linux", Arch: "amd64", CPUs: 8}, Fill: &runs.Fill{Records: 20, Bytes: 200}}
 	c := CompareRuns(a, b, "A", "B")
 	notes := strings.Join(c.Notes, "\n")
 	for _, want := range []string{"hosts differ", "changelogs differ", "other run r2 is incomplete: interrupted"} {
@@ -354,7 +358,7 @@ func TestCompareParamDiffs(t *testing.T) {
 	a := restore("a", 1, 10, 100, 100)
 	b := restore("a", 1, 10, 100, 100)
 	b.Params.BatchRecords = 10000
-	rows := Compare([]Restore{a}, []Restore{b})
+	rows := Compare([]runs.Restore{a}, []runs.Restore{b})
 	if len(rows[0].ParamDiffs) != 1 || rows[0].ParamDiffs[0] != "batch_records 1000 -> 10000" {
 		t.Fatalf("param diffs %v", rows[0].ParamDiffs)
 	}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// settingFlags binds flags directly to settings that start at their
+// defaults, and remembers which flag sets which setting, so a
+// *config.FieldError (named by the setting's profile path) is reported
+// under the flag the user typed.
+type settingFlags struct {
+	fs     *pflag.FlagSet
+	byPath map[string]string // setting path -> flag name
+}
+
+func newSettingFlags(fs *pflag.FlagSet) *settingFlags {
+	return &settingFlags{fs: fs, byPath: map[string]string{}}
+}
+
+// note records that flag sets the setting at path.
+func (s *settingFlags) note(flag, path string) { s.byPath[path] = flag }
+
+func (s *settingFlags) intVar(p *int, flag, path, usage string) {
+	s.fs.IntVar(p, flag, *p, usage)
+	s.note(flag, path)
+}
+
+func (s *settingFlags) int64Var(p *int64, flag, path, usage string) {
+	s.fs.Int64Var(p, flag, *p, usage)
+	s.note(flag, path)
+}
+
+func (s *settingFlags) int32Var(p *int32, flag, path, usage string) {
+	s.fs.Int32Var(p, flag, *p, usage)
+	s.note(flag, path)
+}
+
+func (s *settingFlags) stringVar(p *string, flag, path, usage string) {
+	s.fs.StringVar(p, flag, *p, usage)
+	s.note(flag, path)
+}
+
+func (s *settingFlags) value(v pflag.Value, flag, path, usage string) {
+	s.fs.Var(v, flag, usage)
+	s.note(flag, path)
+}
+
+// changed reports whether the user gave flag.
+func (s *settingFlags) changed(flag string) bool { return s.fs.Changed(flag) }
+
+// rename reports err under the flag that set its setting: "--batch-records:
+// 0 must be positive". Errors of settings no flag sets are returned as they are.
+func (s *settingFlags) rename(err error) error {
+	var fe *config.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if flag, ok := s.byPath[fe.Path]; ok {
+		return fmt.Errorf("--%s: %s", flag, fe.Msg)
+	}
+	return err
+}
+
+// stringValue adapts a named string type (config.Strategy, ...) to pflag.
+type stringValue[T ~string] struct{ p *T }
+
+func (v stringValue[T]) String() string     { return string(*v.p) }
+func (v stringValue[T]) Set(s string) error { *v.p = T(s); return nil }
+func (v stringValue[T]) Type() string       { return "string" }
+
+// caseFlags binds the flags of one case's settings to c, which holds the
+// defaults (config.DefaultCase), and resolves them with Finalize.
+func caseFlags(s *settingFlags, c *config.Case) func() error {
+	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
+	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store kind: rocksdb or memory")
+	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")
+	s.intVar(&c.Threads, "threads", "threads", "stream threads (num.stream.threads), each with its own restore consumer and a share of the tasks")
+	s.value(&c.FetchMaxBytes, "fetch-max-bytes", "fetch_max_bytes", "the restore consumer's fetch.max.bytes")
+	s.value(&c.MaxPartitionFetchBytes, "max-partition-fetch-bytes", "max_partition_fetch_bytes", "the restore consumer's max.partition.fetch.bytes")
+	s.value(&c.SortBuffer, "sort-buffer", "sort_buffer", "memory for the ingest strategy's external sort, shared by the partitions")
+	preset := c.RocksDBPreset
+	s.stringVar(&preset, "rocksdb", "rocksdb", "RocksDB option preset (kstreams = Kafka Streams' RocksDBStore defaults)")
+	return func() error {
+		if preset != c.RocksDBPreset {
+			c.RocksDBPreset = preset
+			if o, ok := config.RocksDBPreset(preset); ok {
+				c.RocksDB = o
+			}
+		}
+		return s.rename(c.Finalize())
+	}
+}

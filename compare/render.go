@@ -1,0 +1,250 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// Reporter writes a rendering of a comparison.
+type Reporter func(io.Writer) error
+
+// formatValue formats a metric value in its display unit.
+func formatValue(m Metric, v float64) string {
+	switch m {
+	case MetricRestoreSeconds, MetricTotalSeconds:
+		switch a := math.Abs(v); {
+		case a >= 100:
+			return fmt.Sprintf("%.1f", v)
+		case a >= 1:
+			return fmt.Sprintf("%.2f", v)
+		default:
+			return fmt.Sprintf("%.3f", v)
+		}
+	case MetricMBPerSec:
+		return fmt.Sprintf("%.1f", v)
+	case MetricPeakRSS:
+		return fmt.Sprintf("%.0f", v/(1<<20))
+	case MetricEfficiency:
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// medianText is a side's median, or why there is none.
+func medianText(m Metric, side CaseSide, s Stat) string {
+	switch {
+	case !side.Present:
+		return "-"
+	case side.Verified == 0:
+		return "no verified repeats"
+	case s.N == 0:
+		return "not measured"
+	}
+	return formatValue(m, s.Median)
+}
+
+// rangeText is a side's [min..max] and count, or "" when there are no values.
+func rangeText(m Metric, side CaseSide, s Stat) string {
+	if !side.Present || side.Verified == 0 || s.N == 0 {
+		return ""
+	}
+	if s.N == 1 {
+		return "n=1"
+	}
+	return fmt.Sprintf("%s..%s n=%d", formatValue(m, s.Min), formatValue(m, s.Max), s.N)
+}
+
+func changeText(d MetricDiff) string {
+	if !d.HasChange {
+		return ""
+	}
+	return fmt.Sprintf("%+.1f%%", d.ChangePct)
+}
+
+func verifiedText(s CaseSide) string {
+	if !s.Present {
+		return "absent"
+	}
+	t := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
+	if len(s.Excluded) > 0 {
+		t += fmt.Sprintf(" (%d excluded)", len(s.Excluded))
+	}
+	return t
+}
+
+// SpreadDefinition explains the verdicts, for the renderers' footers.
+const SpreadDefinition = `Only verified, error-free repeats count; medians over them. A difference
+"exceeds spread" when the two sides' [min, max] ranges do not overlap (touching
+counts as overlap) and that is unlikely by chance: p = 2/C(n+m, n) at most 0.05, the
+exact Mann-Whitney p-value for disjoint samples (needs e.g. 4+4 or 3+5
+repeats). Disjoint ranges with fewer repeats say "too few repeats"; a side
+with one value says "n=1, spread unknown". Change is (other - base) / base.`
+
+// NewTableReporter renders c as an aligned terminal table: one line per
+// case and metric.
+func NewTableReporter(c *Comparison) Reporter {
+	return func(w io.Writer) error {
+		ew := &errWriter{w: w}
+		fmt.Fprintf(ew, "base:  %s\nother: %s\n", c.BaseLabel, c.OtherLabel)
+		for _, n := range c.Notes {
+			fmt.Fprintf(ew, "note: %s\n", n)
+		}
+		fmt.Fprintln(ew)
+		if len(c.Rows) == 0 {
+			fmt.Fprintln(ew, "no cases to compare")
+			return ew.err
+		}
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "case\tmetric\tbase\tbase range\tother\tother range\tchange\tvs spread")
+		for _, row := range c.Rows {
+			name := row.Case
+			if c.WithinRun {
+				name = row.Case + " vs " + row.BaseCase
+			}
+			fmt.Fprintf(tw, "%s\tverified\t%s\t\t%s\t\t\t\n", name, verifiedText(row.Base), verifiedText(row.Other))
+			for _, d := range row.Metrics {
+				fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric.Label(),
+					medianText(d.Metric, row.Base, d.Base), rangeText(d.Metric, row.Base, d.Base),
+					medianText(d.Metric, row.Other, d.Other), rangeText(d.Metric, row.Other, d.Other),
+					changeText(d), d.VerdictText())
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(ew)
+		for _, n := range rowNotes(c) {
+			fmt.Fprintf(ew, "note: %s\n", n)
+		}
+		fmt.Fprintln(ew, SpreadDefinition)
+		return ew.err
+	}
+}
+
+// rowNotes lists per-case remarks: excluded repeats, missing ready phases,
+// parameters that differ between runs.
+func rowNotes(c *Comparison) []string {
+	var out []string
+	// Without any measured ready phase, one note says so for all cases.
+	allNoReady, anyVerified := true, false
+	for _, row := range c.Rows {
+		for _, s := range []CaseSide{row.Base, row.Other} {
+			anyVerified = anyVerified || s.Verified > 0
+			allNoReady = allNoReady && s.NoReady == s.Verified
+		}
+	}
+	if anyVerified && allNoReady {
+		out = append(out, "no verified repeat has a measured ready phase: total s is restore s throughout")
+	}
+	seen := map[string]bool{}
+	side := func(label string, s CaseSide) {
+		if !s.Present {
+			return
+		}
+		key := label + "\x00" + s.Case
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if len(s.Excluded) > 0 {
+			out = append(out, fmt.Sprintf("%s %s: repeats %v excluded (not verified or failed)", label, s.Case, s.Excluded))
+		}
+		if s.NoReady > 0 && !(anyVerified && allNoReady) {
+			out = append(out, fmt.Sprintf("%s %s: %d of %d verified repeats have no ready phase; their total s is their restore s",
+				label, s.Case, s.NoReady, s.Verified))
+		}
+	}
+	for _, row := range c.Rows {
+		if c.WithinRun {
+			side("case", row.Base)
+			side("case", row.Other)
+		} else {
+			side("base", row.Base)
+			side("other", row.Other)
+			if len(row.ParamDiffs) > 0 {
+				out = append(out, fmt.Sprintf("%s: params differ between runs: %s", row.Case, strings.Join(row.ParamDiffs, ", ")))
+			}
+		}
+	}
+	return out
+}
+
+// NewMarkdownReporter renders c as a Markdown table: a header row and one
+// row per case, each metric cell "base → other (change, verdict)".
+func NewMarkdownReporter(c *Comparison) Reporter {
+	return func(w io.Writer) error {
+		ew := &errWriter{w: w}
+		fmt.Fprintf(ew, "Base: %s  \nOther: %s\n\n", mdEscape(c.BaseLabel), mdEscape(c.OtherLabel))
+		for _, n := range c.Notes {
+			fmt.Fprintf(ew, "- **note:** %s\n", mdEscape(n))
+		}
+		if len(c.Notes) > 0 {
+			fmt.Fprintln(ew)
+		}
+		if len(c.Rows) == 0 {
+			fmt.Fprintln(ew, "No cases to compare.")
+			return ew.err
+		}
+		head := []string{"case", "verified base", "verified other"}
+		for _, m := range CompareMetrics {
+			head = append(head, m.Label())
+		}
+		fmt.Fprintf(ew, "| %s |\n", strings.Join(head, " | "))
+		fmt.Fprintf(ew, "|%s\n", strings.Repeat(" --- |", len(head)))
+		for _, row := range c.Rows {
+			name := row.Case
+			if c.WithinRun {
+				name = row.Case + " vs " + row.BaseCase
+			}
+			cells := []string{mdEscape(name), verifiedText(row.Base), verifiedText(row.Other)}
+			for _, d := range row.Metrics {
+				cells = append(cells, mdCell(d, row)) // numbers and fixed words only
+			}
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
+		}
+		fmt.Fprintln(ew)
+		if notes := rowNotes(c); len(notes) > 0 {
+			for _, n := range notes {
+				fmt.Fprintf(ew, "- %s\n", mdEscape(n))
+			}
+			fmt.Fprintln(ew)
+		}
+		fmt.Fprintf(ew, "%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
+		return ew.err
+	}
+}
+
+func mdCell(d MetricDiff, row CaseRow) string {
+	b := medianText(d.Metric, row.Base, d.Base)
+	o := medianText(d.Metric, row.Other, d.Other)
+	if !d.HasChange && b == o {
+		return d.VerdictText()
+	}
+	s := b + " → " + o
+	if ch := changeText(d); ch != "" {
+		return s + " (" + ch + ", " + d.VerdictText() + ")"
+	}
+	return s + " (" + d.VerdictText() + ")"
+}
+
+var mdReplacer = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;")
+
+func mdEscape(s string) string { return mdReplacer.Replace(s) }
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

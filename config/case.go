@@ -1,0 +1,202 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Engine names what runs a case.
+type Engine string
+
+const (
+	// EngineModel is the Go model of Kafka Streams' restore: franz-go's
+	// consumer and RocksDB through grocksdb, in process. The default.
+	EngineModel Engine = "model"
+	// EngineKafkaStreams runs the real Kafka Streams client as separate JVM
+	// processes the tool starts and watches.
+	EngineKafkaStreams Engine = "kafka-streams"
+)
+
+// Engines lists the engine names.
+var Engines = []Engine{EngineModel, EngineKafkaStreams}
+
+// Scenario names what a case measures.
+type Scenario string
+
+const (
+	// ScenarioCold is a cold restore: an instance with an empty state
+	// directory is assigned every task and restores it from the changelog.
+	ScenarioCold Scenario = "cold"
+)
+
+// Scenarios lists the scenarios that can run.
+var Scenarios = []Scenario{ScenarioCold}
+
+// Strategy is how changelog records reach a store during a restore.
+type Strategy string
+
+const (
+	// StrategyPut writes each poll's records as one WriteBatch, as Kafka
+	// Streams restores today.
+	StrategyPut Strategy = "put"
+	// StrategyBulk is Kafka Streams' old bulk-load mode (KIP-167, removed by
+	// KAFKA-10005): auto compactions off and L0 triggers out of reach while
+	// loading, then one manual full compaction.
+	StrategyBulk Strategy = "bulk"
+	// StrategyIngest sorts and de-duplicates the changelog by key with an
+	// external sort, writes SST files and ingests them. Kafka Streams has no
+	// such path: it is an upper bound on what a restore could be.
+	StrategyIngest Strategy = "ingest"
+	// StrategyMemory restores into an in-memory store (Kafka Streams'
+	// InMemoryKeyValueStore): the baseline without RocksDB.
+	StrategyMemory Strategy = "memory"
+)
+
+// Strategies lists the strategies.
+var Strategies = []Strategy{StrategyPut, StrategyBulk, StrategyIngest, StrategyMemory}
+
+// StoreType is the kind of state store.
+type StoreType string
+
+const (
+	// StoreRocksDB is a persistent RocksDB store per task, Kafka Streams' default.
+	StoreRocksDB StoreType = "rocksdb"
+	// StoreMemory is Kafka Streams' in-memory key-value store.
+	StoreMemory StoreType = "memory"
+)
+
+// StoreTypes lists the store types.
+var StoreTypes = []StoreType{StoreRocksDB, StoreMemory}
+
+// Case is every setting of one benchmark case, resolved: profiles and flags
+// start from DefaultCase and overwrite what they set, Finalize applies the
+// rules that tie settings together and validates, the engines run it, and
+// results.json records it as the restore's "params".
+//
+// YAML names are the profile's; JSON names are results.json's.
+type Case struct {
+	// Name identifies the case in results and plots.
+	Name string `json:"-" yaml:"name"`
+	// Engine is "model" (default) or "kafka-streams".
+	Engine Engine `json:"engine,omitempty" yaml:"engine"`
+	// Scenario is what the case measures. Default "cold".
+	Scenario Scenario `json:"scenario" yaml:"scenario"`
+	// Strategy is how records reach the store: put (default), bulk, ingest
+	// or memory. memory implies store memory.
+	Strategy Strategy `json:"strategy" yaml:"strategy"`
+	// Store is "rocksdb" (default) or "memory". A memory store restores with
+	// the memory strategy.
+	Store StoreType `json:"store" yaml:"store"`
+	// BatchRecords is the restore consumer's max.poll.records: each poll's
+	// records become one WriteBatch per store. Kafka Streams'
+	// restore.consumer.max.poll.records; default 1000.
+	BatchRecords int `json:"batch_records" yaml:"batch_records"`
+	// Threads is the number of stream threads (num.stream.threads), each
+	// restoring a share of the tasks with its own restore consumer. Default 1.
+	Threads int `json:"threads" yaml:"threads"`
+	// FetchMaxBytes is the restore consumer's fetch.max.bytes. Default
+	// 52428800 (Kafka's).
+	FetchMaxBytes Size `json:"fetch_max_bytes,omitempty" yaml:"fetch_max_bytes"`
+	// MaxPartitionFetchBytes is max.partition.fetch.bytes. Default 1048576
+	// (Kafka's).
+	MaxPartitionFetchBytes Size `json:"max_partition_fetch_bytes,omitempty" yaml:"max_partition_fetch_bytes"`
+	// SortBuffer bounds the ingest strategy's in-memory external sort for
+	// the whole restore, shared by the partitions (at least 1 MiB each).
+	// Default 64 MiB.
+	SortBuffer Size `json:"sort_buffer_bytes,omitempty" yaml:"sort_buffer"`
+	// RocksDBPreset names the option preset the RocksDB options start from.
+	// Default "kstreams" (Kafka Streams' RocksDBStore defaults).
+	RocksDBPreset string `json:"rocksdb" yaml:"rocksdb"`
+	// RocksDB are the resolved RocksDB options: the preset plus the case's
+	// overrides, written at the case level by RocksDB's names.
+	RocksDB RocksDB `json:"rocksdb_options" yaml:",inline"`
+}
+
+// DefaultCase returns Kafka Streams' defaults: the model engine, a cold
+// restore with put, 1000 records per poll, one thread, Kafka's fetch sizes
+// and the kstreams RocksDB preset.
+func DefaultCase() Case {
+	return Case{
+		Name:                   "default",
+		Engine:                 EngineModel,
+		Scenario:               ScenarioCold,
+		Strategy:               StrategyPut,
+		Store:                  StoreRocksDB,
+		BatchRecords:           1000,
+		Threads:                1,
+		FetchMaxBytes:          52428800,
+		MaxPartitionFetchBytes: 1048576,
+		SortBuffer:             64 << 20,
+		RocksDBPreset:          "kstreams",
+		RocksDB:                KStreamsRocksDB(),
+	}
+}
+
+// maxBatchRecords bounds max.poll.records: beyond it a poll is a memory hazard.
+const maxBatchRecords = 1_000_000
+
+var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Finalize applies the rules that tie settings together (the memory
+// strategy restores a memory store, and a memory store restores with the
+// memory strategy) and validates the result.
+func (c *Case) Finalize() error {
+	if c.Strategy == StrategyMemory {
+		c.Store = StoreMemory
+	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {
+		c.Strategy = StrategyMemory
+	}
+	return c.Validate()
+}
+
+// Validate returns a *FieldError naming the first setting out of range.
+func (c Case) Validate() error {
+	switch {
+	case !caseName.MatchString(c.Name):
+		return fieldErr("name", "%q may hold only letters, digits, '.', '_' and '-', starting with a letter or digit", c.Name)
+	case !oneOf(c.Engine, Engines):
+		return fieldErr("engine", "%q is not one of %s", c.Engine, list(Engines))
+	case !oneOf(c.Scenario, Scenarios):
+		return fieldErr("scenario", "%q is not one of %s", c.Scenario, list(Scenarios))
+	case !oneOf(c.Strategy, Strategies):
+		return fieldErr("strategy", "%q is not one of %s", c.Strategy, list(Strategies))
+	case !oneOf(c.Store, StoreTypes):
+		return fieldErr("store", "%q is not one of %s", c.Store, list(StoreTypes))
+	case c.Store == StoreMemory && c.Strategy != StrategyMemory:
+		return fieldErr("strategy", "%s needs a rocksdb store", c.Strategy)
+	case c.BatchRecords <= 0:
+		return fieldErr("batch_records", "%d must be positive", c.BatchRecords)
+	case c.BatchRecords > maxBatchRecords:
+		return fieldErr("batch_records", "%d is over 1,000,000", c.BatchRecords)
+	case c.Threads <= 0:
+		return fieldErr("threads", "%d must be positive", c.Threads)
+	case c.FetchMaxBytes <= 0 || c.FetchMaxBytes > 1<<31-1:
+		return fieldErr("fetch_max_bytes", "%d must be positive and at most 2 GiB", c.FetchMaxBytes)
+	case c.MaxPartitionFetchBytes <= 0 || c.MaxPartitionFetchBytes > 1<<31-1:
+		return fieldErr("max_partition_fetch_bytes", "%d must be positive and at most 2 GiB", c.MaxPartitionFetchBytes)
+	case c.SortBuffer < 1<<20:
+		return fieldErr("sort_buffer", "%s is under 1 MiB", c.SortBuffer)
+	}
+	if _, ok := RocksDBPresets[c.RocksDBPreset]; !ok {
+		return fieldErr("rocksdb", "preset %q is unknown (known: %s)", c.RocksDBPreset, presetNames())
+	}
+	return c.RocksDB.Validate()
+}
+
+// Memory reports whether the case restores an in-memory store.
+func (c Case) Memory() bool { return c.Store == StoreMemory }
+
+// Describe is a one-line account of the case's settings for progress lines.
+func (c Case) Describe() string {
+	return fmt.Sprintf("engine=%s strategy=%s batch_records=%d threads=%d rocksdb=%s store=%s",
+		c.Engine, c.Strategy, c.BatchRecords, c.Threads, c.RocksDBPreset, c.Store)
+}
+
+func list[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ", ")
+}

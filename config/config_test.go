@@ -1,0 +1,22 @@
+package config
+
+import "testing"
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int64{"100": 100, "1KB": 1000, "1KiB": 1024, "2GiB": 2 << 30, "1.5MB": 1_500_000, "256mb": 256e6, "3 G": 3 << 30}
+	for in, want := range good {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "-2GiB", "GB", "1XB", "NaN"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): no error", in)
+		}
+	}
+	lo, hi, err := ParseValueSize("100-1KiB")
+	if err != nil || lo != 100 || hi != 1024 {
+		t.Errorf("ParseValueSize = %d, %d, %v", lo, hi, err)
+	}
+}

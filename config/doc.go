@@ -1,0 +1,9 @@
+// Package config owns every setting of a benchmark once: the fill a changelog
+// holds, and the case a restore runs with (engine, scenario, strategy,
+// consumer settings, RocksDB options and presets, Kafka Streams properties),
+// with their defaults and one validation that names the field at fault.
+//
+// Profiles (YAML) and command-line flags both build these types, the engines
+// consume them, and results.json records them. The package links no cgo, so
+// reading a profile never loads RocksDB.
+package config

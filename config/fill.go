@@ -1,0 +1,116 @@
+package config
+
+import (
+	"errors"
+	"regexp"
+
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// Fill is what a changelog holds: the generator's parameters as a profile's
+// fill section and the fill command's flags write them.
+type Fill struct {
+	// Topic overrides the changelog's name, <application_id>-<store>-changelog.
+	Topic string `yaml:"topic"`
+	// Size stops the fill at this many key+value bytes ("512MB", "2GiB").
+	// Exactly one of Size and Records is required.
+	Size *Size `yaml:"size"`
+	// Records is the number of records to write.
+	Records *int64 `yaml:"records"`
+	// Keys is the number of distinct keys. Default 100,000.
+	Keys int64 `yaml:"keys"`
+	// ValueSize is each value's size: fixed ("200") or a uniform range
+	// ("100-1000"). A value of 0 bytes is an empty, live value, not a
+	// tombstone. Default 100.
+	ValueSize ValueRange `yaml:"value_size"`
+	// TombstoneRatio is the fraction of records that are deletes. Default 0.
+	TombstoneRatio float64 `yaml:"tombstone_ratio"`
+	// KeyOrder is uniform (default), zipf (s=1.1) or sequential.
+	KeyOrder loadgen.KeyOrder `yaml:"key_order"`
+	// Partitions of the changelog: one task and one store each. Default 1.
+	Partitions int32 `yaml:"partitions"`
+	// Compression is the producer's compression.type: none (default), gzip,
+	// snappy, lz4 or zstd.
+	Compression string `yaml:"compression"`
+	// Seed makes the fill reproducible: equal seeds and parameters give
+	// identical changelogs. Default 1.
+	Seed uint64 `yaml:"seed"`
+}
+
+// DefaultFill returns the defaults documented on Fill's fields; it sets
+// neither Size nor Records.
+func DefaultFill() Fill {
+	d := loadgen.DefaultSpec()
+	return Fill{
+		Keys: d.Keys, ValueSize: ValueRange{d.ValueMin, d.ValueMax}, KeyOrder: d.KeyOrder,
+		Partitions: d.Partitions, Compression: "none", Seed: d.Seed,
+	}
+}
+
+// Spec validates the fill and returns the generator's spec. Errors are
+// *FieldErrors with paths relative to the fill section ("size", "keys").
+func (f Fill) Spec() (loadgen.Spec, error) {
+	spec := loadgen.Spec{
+		Seed: f.Seed, Keys: f.Keys, ValueMin: f.ValueSize.Min, ValueMax: f.ValueSize.Max,
+		TombstoneRatio: f.TombstoneRatio, KeyOrder: f.KeyOrder, Partitions: f.Partitions,
+	}
+	switch {
+	case f.Size != nil && f.Records != nil:
+		return spec, fieldErr("size", "set size or records, not both")
+	case f.Size == nil && f.Records == nil:
+		return spec, fieldErr("size", "one of size or records is required")
+	case f.Size != nil && *f.Size <= 0:
+		return spec, fieldErr("size", "%d must be positive", *f.Size)
+	case f.Records != nil && *f.Records <= 0:
+		return spec, fieldErr("records", "%d must be positive", *f.Records)
+	}
+	if f.Size != nil {
+		spec.TargetBytes = int64(*f.Size)
+	} else {
+		spec.Records = *f.Records
+	}
+	if !oneOf(f.Compression, loadgen.Compressions) {
+		return spec, fieldErr("compression", "%q is not one of none, gzip, snappy, lz4, zstd", f.Compression)
+	}
+	if err := spec.Validate(); err != nil {
+		var se *loadgen.SpecError
+		if errors.As(err, &se) {
+			return spec, &FieldError{Path: se.Field, Msg: se.Msg}
+		}
+		return spec, err
+	}
+	return spec, nil
+}
+
+// ChangelogTopic is Kafka Streams' changelog name for a store.
+func ChangelogTopic(appID, store string) string { return appID + "-" + store + "-changelog" }
+
+// Defaults shared by the commands and the engines.
+const (
+	// DefaultAppID is the application.id restorebench uses unless told.
+	DefaultAppID = "restorebench"
+	// DefaultStore is the state store's name unless told (the domain
+	// card's balances).
+	DefaultStore = "balances"
+)
+
+var legalTopicChars = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// CheckNames validates an application.id, a store name and the changelog
+// topic they make (or topic, when set): Kafka allows letters, digits, '.',
+// '_' and '-', at most 249 characters. Errors are *FieldErrors naming
+// application_id, store or topic.
+func CheckNames(appID, store, topic string) error {
+	for _, f := range []struct{ path, v string }{{"application_id", appID}, {"store", store}} {
+		if !legalTopicChars.MatchString(f.v) {
+			return fieldErr(f.path, "%q may hold only letters, digits, '.', '_' and '-' (it names Kafka topics)", f.v)
+		}
+	}
+	if topic == "" {
+		topic = ChangelogTopic(appID, store)
+	}
+	if !legalTopicChars.MatchString(topic) || len(topic) > 249 || topic == "." || topic == ".." {
+		return fieldErr("topic", "%q is not a legal Kafka topic name (letters, digits, '.', '_', '-'; at most 249)", topic)
+	}
+	return nil
+}

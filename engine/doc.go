@@ -1,0 +1,13 @@
+// Package engine is the model engine: a Go model of how a Kafka Streams
+// instance restores its state stores from their changelogs (franz-go's
+// consumer and RocksDB through grocksdb), with strategies Kafka Streams
+// lacks, the machine's limits, and the check of restored stores against the
+// expected state.
+//
+// Its vocabulary is Kafka Streams': a task (sub-topology, partition) owns a
+// store and restores it from its changelog partition between two offsets; an
+// instance (a Kafka Streams client, with stream threads and a state
+// directory) is assigned tasks and restores them. A cold restore is an
+// instance with an empty state directory assigned every task from the log
+// start.
+package engine

@@ -1,0 +1,2 @@
+// Package atomicfile writes files so that readers never see half of one.
+package atomicfile

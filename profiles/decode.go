@@ -1,0 +1,191 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// decodeOnto decodes a YAML mapping onto dst, which already holds the
+// defaults: keys present overwrite, keys absent keep their default, so an
+// explicit value (even 0) is always the user's and is validated as such.
+// Unknown keys and values of the wrong type are *config.FieldErrors naming
+// path.key and the line.
+func decodeOnto(n *yaml.Node, dst any, path string) error {
+	if n == nil || n.Kind == 0 {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return &config.FieldError{Path: path, Line: n.Line, Msg: "want a mapping of field: value"}
+	}
+	known := yamlKeys(reflect.TypeOf(dst).Elem())
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !known[k.Value] {
+			return &config.FieldError{Path: join(path, k.Value), Line: k.Line, Msg: "unknown field" + suggest(k.Value, known)}
+		}
+		// One key at a time, so a type error is pinned to its key even in
+		// a flow mapping written on one line.
+		pair := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: k.Line, Content: []*yaml.Node{k, v}}
+		if err := pair.Decode(dst); err != nil {
+			return typeErrorAt(k, v, path, err)
+		}
+	}
+	return nil
+}
+
+// yamlKeys are the YAML names of a struct's fields, inline structs included.
+func yamlKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "-":
+		case opts == "inline":
+			for k := range yamlKeys(f.Type) {
+				keys[k] = true
+			}
+		case name != "":
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
+var (
+	lineOfTypeErr = regexp.MustCompile(`^line (\d+): (.*)$`)
+	cannotDecode  = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+)
+
+// typeErrorAt turns yaml.v3's "line N: cannot unmarshal ..." for the pair
+// (k, v) into a FieldError naming k.
+func typeErrorAt(k, v *yaml.Node, path string, err error) error {
+	fe := &config.FieldError{Path: join(path, k.Value), Line: v.Line, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return fe
+	}
+	fe.Msg = te.Errors[0]
+	if m := lineOfTypeErr.FindStringSubmatch(te.Errors[0]); m != nil {
+		fe.Line, _ = strconv.Atoi(m[1])
+		fe.Msg = m[2]
+	}
+	if c := cannotDecode.FindStringSubmatch(fe.Msg); c != nil {
+		fe.Msg = fmt.Sprintf("%q is not %s", c[2], goTypeWord(c[3]))
+	}
+	return fe
+}
+
+func goTypeWord(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "string" || strings.HasPrefix(t, "config."):
+		return "a single value"
+	case strings.HasPrefix(t, "map"):
+		return "a mapping"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return "of type " + t
+}
+
+// lineOf is the line of key's value in mapping n, or n's own line.
+func lineOf(n *yaml.Node, key string) int {
+	if n == nil {
+		return 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1].Line
+		}
+	}
+	return n.Line
+}
+
+// located prefixes err's path with parent and, when it has no line yet,
+// gives it the line of its first path element in mapping n.
+func located(err error, n *yaml.Node, parent string) error {
+	var fe *config.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	out := *fe
+	if out.Line == 0 {
+		key, _, _ := strings.Cut(out.Path, ".")
+		out.Line = lineOf(n, key)
+	}
+	out.Path = join(parent, out.Path)
+	return &out
+}
+
+// mappingValue returns the value node of key in mapping n, or nil.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func join(parent, key string) string {
+	switch {
+	case parent == "":
+		return key
+	case key == "":
+		return parent
+	}
+	return parent + "." + key
+}
+
+// suggest names a known field spelled almost like name.
+func suggest(name string, known map[string]bool) string {
+	best, bestD := "", 3
+	for k := range known {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+var reflectCase = reflect.TypeOf(config.Case{})

@@ -1,0 +1,164 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
+)
+
+// readyTimeout bounds the wait for compactions to settle.
+const readyTimeout = 30 * time.Minute
+
+// ColdModel is a cold restore on the model engine: an instance with an
+// empty state directory is assigned every task of the changelog and
+// restores it from the log start to the end offsets captured as it begins;
+// then (optionally) the ready phase; then the stores are verified.
+type ColdModel struct{}
+
+// Run runs one cold restore and verifies it.
+func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
+	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return rec, err
+	}
+	rec.Partitions = len(offsets.End)
+	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
+		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
+	}
+	in := &engine.Instance{
+		Cluster: env.Cluster, StateDir: req.StateDir, AppID: t.AppID, StoreName: t.StoreName,
+		Case: req.Case, StallTimeout: env.StallTimeout,
+	}
+	var want int64
+	for _, task := range engine.ColdTasks(offsets) {
+		want += task.Records()
+	}
+	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d", req.Case.Name, req.Repeat), want, progress.Records)
+	in.Progress = func(records, _ int64) {
+		bar.Set(records)
+		if env.OnProgress != nil {
+			env.OnProgress(records)
+		}
+	}
+	// Return the heap earlier restores left behind to the OS, so this
+	// restore's peak RSS is its own.
+	debug.FreeOSMemory()
+	measure.ResetPeakRSS()
+	cpu0 := measure.CPUTime()
+	restored, err := in.ColdRestore(ctx, offsets)
+	rec.CPUSeconds = (measure.CPUTime() - cpu0).Seconds()
+	bar.Done()
+	rec.PeakRSSBytes = measure.PeakRSS()
+	cleanup := func() {
+		if !req.KeepState {
+			os.RemoveAll(in.AppDir())
+		}
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		cleanup()
+		return rec, err
+	}
+	defer cleanup()
+	defer restored.Close()
+	rec.DurationSeconds = restored.Duration.Seconds()
+	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
+	rec.TotalSeconds = rec.DurationSeconds
+	rec.Records, rec.Bytes = restored.Records, restored.Bytes
+	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
+	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	rec.Series = restored.Series
+	rec.PollWait = restored.PollWait.Summary()
+	rec.BatchWrite = restored.BatchWrite.Summary()
+	rec.RocksDB = restored.StoreStats()
+	if req.Ready {
+		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", req.Case.Name, req.Repeat, rec.DurationSeconds)
+		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
+		if err != nil {
+			rec.Error = "ready phase: " + err.Error()
+			return rec, fmt.Errorf("case %s #%d: ready phase: %w", req.Case.Name, req.Repeat, err)
+		}
+		rec.Ready = &runs.ReadyPhase{
+			Seconds:          ready.Settle.Seconds(),
+			Reads:            ready.Reads.Summary(),
+			ReadProbeSeconds: (ready.Total - ready.Settle).Seconds(),
+			After:            restored.StoreStats(),
+		}
+		rec.TotalSeconds = rec.DurationSeconds + rec.Ready.Seconds
+		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)
+	}
+	rec.RocksDB.WriteAmplification = writeAmp(rec.RocksDB, rec.Bytes)
+	rec.DiskBytes = dirBytes(in.AppDir())
+	if req.Limits != nil {
+		rec.Limits = req.Limits.For(rec.MBPerSec)
+	}
+	actual, err := engine.ScanAll(restored.Stores)
+	if err != nil {
+		rec.Error = err.Error()
+		return rec, err
+	}
+	return verifyInto(&rec, t, actual)
+}
+
+// verifyInto checks what a restore holds against the target's expected
+// state and records the outcome; a topic without one is only counted.
+func verifyInto(rec *runs.Restore, t Target, actual []loadgen.PartitionState) (runs.Restore, error) {
+	if t.Expected == nil {
+		rec.Verification = verify.Census(actual)
+		return *rec, nil
+	}
+	ok, v := verify.Check(t.Expected, actual)
+	rec.Verified, rec.Verification = ok, v
+	if !ok {
+		rec.Error = "verification failed: " + v.Problem
+		return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, v.Problem)
+	}
+	return *rec, nil
+}
+
+// writeAmp is what RocksDB wrote to disk per key+value byte restored.
+func writeAmp(st measure.StoreStats, userBytes int64) float64 {
+	if userBytes == 0 {
+		return 0
+	}
+	return float64(st.WrittenBytes()) / float64(userBytes)
+}
+
+// dirBytes is the total size of the regular files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// sameEnds reports whether the topic still ends at the recorded offsets.
+func sameEnds(recorded map[int32]int64, now cluster.TopicOffsets) bool {
+	if len(recorded) != len(now.End) {
+		return false
+	}
+	for p, end := range recorded {
+		if got, ok := now.End[p]; !ok || got != end {
+			return false
+		}
+	}
+	return true
+}
