@@ -1,0 +1,149 @@
+package restorebench.kstreams;
+
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The driver's configuration, read from the CONFIG.properties file the Go
+ * tool writes (PROTOCOL.md). Keys starting with "restorebench." configure the
+ * driver and are checked strictly (an unknown one is a config error, so a typo
+ * cannot silently change a benchmark); every other key goes to StreamsConfig
+ * unchanged. The restorebench.rocksdb.* keys are also passed on, because
+ * that is how they reach {@link RocksConfigSetter}.
+ */
+final class DriverConfig {
+    /** A bad configuration: the driver reports it and exits 3. */
+    static final class ConfigError extends Exception {
+        ConfigError(String message) {
+            super(message);
+        }
+    }
+
+    enum Topology { KV, LEDGER }
+
+    enum StoreType { ROCKSDB, TIMESTAMPED, MEMORY }
+
+    static final String P = "restorebench.";
+
+    private static final Set<String> KEYS = Set.of(
+            "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
+            "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare");
+
+    String instanceId;
+    Topology topology = Topology.KV;
+    String store = "balances";
+    StoreType storeType = StoreType.ROCKSDB;
+    String inputTopic;
+    String outputTopic;
+    long tasksIntervalMs = 100;
+    long processedIntervalMs = 100;
+    long lagsIntervalMs = 1000;
+    long processIntervalMs = 1000;
+    boolean bare;
+    RocksOptions rocksdb = new RocksOptions();
+    /** What StreamsConfig gets. */
+    final Properties streams = new Properties();
+
+    /** Parses and checks a loaded properties file. */
+    static DriverConfig parse(Properties props) throws ConfigError {
+        DriverConfig c = new DriverConfig();
+        for (String key : props.stringPropertyNames()) {
+            String value = props.getProperty(key).trim();
+            if (!key.startsWith(P)) {
+                c.streams.setProperty(key, props.getProperty(key));
+                continue;
+            }
+            if (key.startsWith(RocksOptions.PREFIX)) {
+                c.streams.setProperty(key, value);
+                continue;
+            }
+            String name = key.substring(P.length());
+            if (!KEYS.contains(name)) {
+                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", restorebench.rocksdb.*)");
+            }
+            if (value.isEmpty()) {
+                continue; // empty = unset, the default applies
+            }
+            switch (name) {
+                case "instance.id": c.instanceId = value; break;
+                case "topology":
+                    switch (value.toLowerCase(Locale.ROOT)) {
+                        case "kv": c.topology = Topology.KV; break;
+                        case "ledger": c.topology = Topology.LEDGER; break;
+                        default: throw new ConfigError(key + "=" + value + ": must be kv or ledger");
+                    }
+                    break;
+                case "store": c.store = value; break;
+                case "store.type":
+                    switch (value.toLowerCase(Locale.ROOT)) {
+                        case "rocksdb": c.storeType = StoreType.ROCKSDB; break;
+                        case "timestamped": c.storeType = StoreType.TIMESTAMPED; break;
+                        case "memory": c.storeType = StoreType.MEMORY; break;
+                        default: throw new ConfigError(key + "=" + value + ": must be rocksdb, timestamped or memory");
+                    }
+                    break;
+                case "input.topic": c.inputTopic = value; break;
+                case "output.topic": c.outputTopic = value; break;
+                case "tasks.interval.ms": c.tasksIntervalMs = interval(key, value); break;
+                case "processed.interval.ms": c.processedIntervalMs = interval(key, value); break;
+                case "lags.interval.ms": c.lagsIntervalMs = interval(key, value); break;
+                case "process.interval.ms": c.processIntervalMs = interval(key, value); break;
+                case "bare":
+                    switch (value.toLowerCase(Locale.ROOT)) {
+                        case "true": c.bare = true; break;
+                        case "false": c.bare = false; break;
+                        default: throw new ConfigError(key + "=" + value + ": must be true or false");
+                    }
+                    break;
+                default:
+                    throw new AssertionError(name);
+            }
+        }
+        if (c.instanceId == null) {
+            throw new ConfigError("restorebench.instance.id is required");
+        }
+        if (c.inputTopic == null) {
+            throw new ConfigError("restorebench.input.topic is required");
+        }
+        if (c.outputTopic != null && c.topology != Topology.LEDGER) {
+            throw new ConfigError("restorebench.output.topic is for the ledger topology only");
+        }
+        try {
+            c.rocksdb = RocksOptions.parse(props);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError(e.getMessage());
+        }
+        if (!c.rocksdb.isEmpty()) {
+            if (c.streams.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
+                throw new ConfigError("restorebench.rocksdb.* and " + StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + " cannot both be set");
+            }
+            c.streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
+        }
+        for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
+            if (c.streams.getProperty(required, "").isBlank()) {
+                throw new ConfigError(required + " is required");
+            }
+        }
+        return c;
+    }
+
+    /** The changelog topic Kafka Streams keeps the store in. */
+    String changelogTopic() {
+        return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
+    }
+
+    private static long interval(String key, String value) throws ConfigError {
+        try {
+            long v = Long.parseLong(value);
+            if (v >= 0) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new ConfigError(key + "=" + value + ": must be a whole number of milliseconds >= 0 (0 = never)");
+    }
+}

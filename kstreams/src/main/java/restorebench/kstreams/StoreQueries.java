@@ -1,0 +1,184 @@
+package restorebench.kstreams;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreType;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+
+/**
+ * The `digest` and `balances` commands: read the instance's own store
+ * partitions through interactive queries, one partition at a time
+ * (StoreQueryParameters.withPartition). The partitions are those of the local
+ * tasks in metadataForLocalThreads(): active ones, plus standby ones for
+ * "digest all" (stale stores allowed). Both topologies have one
+ * sub-topology, so task 0_P owns store partition P. Keys and values are
+ * turned back into the bytes the changelog holds: kv keys are Bytes, ledger
+ * keys UTF-8 strings; a timestamped store's value is digested without its
+ * timestamp.
+ */
+final class StoreQueries {
+    /** One live entry as changelog bytes. */
+    interface EntryVisitor {
+        void visit(byte[] key, byte[] value);
+    }
+
+    private final KafkaStreams streams;
+    private final DriverConfig config;
+    private final Events events;
+
+    StoreQueries(KafkaStreams streams, DriverConfig config, Events events) {
+        this.streams = streams;
+        this.config = config;
+        this.events = events;
+    }
+
+    /** Whether the store is read as a timestamped store (values are ValueAndTimestamp). */
+    private boolean timestamped() {
+        return config.topology == DriverConfig.Topology.LEDGER || config.storeType == DriverConfig.StoreType.TIMESTAMPED;
+    }
+
+    /** The store partitions of the local active tasks, plus standby ones when withStandby. */
+    SortedSet<Integer> partitions(boolean withStandby) {
+        SortedSet<Integer> ps = new TreeSet<>();
+        for (ThreadMetadata t : streams.metadataForLocalThreads()) {
+            for (TaskMetadata m : t.activeTasks()) {
+                ps.add(m.taskId().partition());
+            }
+            if (withStandby) {
+                for (TaskMetadata m : t.standbyTasks()) {
+                    ps.add(m.taskId().partition());
+                }
+            }
+        }
+        return ps;
+    }
+
+    /** Visits every live entry of one store partition. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void forEach(int partition, boolean stale, EntryVisitor v) {
+        QueryableStoreType<ReadOnlyKeyValueStore<Object, Object>> type = timestamped()
+                ? (QueryableStoreType) QueryableStoreTypes.timestampedKeyValueStore()
+                : (QueryableStoreType) QueryableStoreTypes.keyValueStore();
+        StoreQueryParameters<ReadOnlyKeyValueStore<Object, Object>> q =
+                StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
+        if (stale) {
+            q = q.enableStaleStores();
+        }
+        ReadOnlyKeyValueStore<Object, Object> store = streams.store(q);
+        try (KeyValueIterator<Object, Object> it = store.all()) {
+            while (it.hasNext()) {
+                KeyValue<Object, Object> kv = it.next();
+                byte[] value = valueBytes(kv.value);
+                if (value != null) {
+                    v.visit(keyBytes(kv.key), value);
+                }
+            }
+        }
+    }
+
+    static byte[] keyBytes(Object k) {
+        if (k instanceof Bytes) {
+            return ((Bytes) k).get();
+        }
+        if (k instanceof String) {
+            return ((String) k).getBytes(StandardCharsets.UTF_8);
+        }
+        if (k instanceof byte[]) {
+            return (byte[]) k;
+        }
+        throw new IllegalStateException("unexpected key type " + k.getClass().getName());
+    }
+
+    static byte[] valueBytes(Object v) {
+        if (v instanceof ValueAndTimestamp) {
+            v = ((ValueAndTimestamp<?>) v).value();
+        }
+        if (v == null || v instanceof byte[]) {
+            return (byte[]) v;
+        }
+        throw new IllegalStateException("unexpected value type " + v.getClass().getName());
+    }
+
+    /** The `digest` command: digests every local (active, or all) store partition. */
+    void digest(boolean all) {
+        long t0 = System.nanoTime();
+        List<Map<String, Object>> parts = new ArrayList<>();
+        for (int p : partitions(all)) {
+            Digest d = new Digest();
+            forEach(p, all, d::add);
+            parts.add(Json.obj("partition", p, "keys", d.keys(), "live_bytes", d.liveBytes(), "digest", d.hex()));
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        events.emit("digest", Json.obj("store", config.store, "scope", all ? "all" : "active",
+                "seconds", seconds, "partitions", parts));
+    }
+
+    /**
+     * The `balances PATH` command (ledger): writes account, balance and count
+     * of every account in the active tasks' stores to PATH, through a
+     * temporary file renamed into place so a reader never sees half a file.
+     */
+    void balances(String path) throws IOException {
+        if (config.topology != DriverConfig.Topology.LEDGER) {
+            throw new IllegalStateException("balances: the " + config.topology.name().toLowerCase() + " topology has no balances (ledger only)");
+        }
+        long t0 = System.nanoTime();
+        Path dst = Paths.get(path);
+        Path dir = dst.toAbsolutePath().getParent();
+        Path tmp = Files.createTempFile(dir, dst.getFileName().toString() + ".", ".tmp");
+        long[] totals = new long[2]; // accounts, transactions
+        try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8), 1 << 16)) {
+            IOException[] failed = new IOException[1];
+            for (int p : partitions(false)) {
+                forEach(p, false, (key, value) -> {
+                    if (failed[0] != null) {
+                        return;
+                    }
+                    long[] bc = LedgerTopology.decode(value);
+                    try {
+                        w.write(new String(key, StandardCharsets.UTF_8));
+                        w.write('\t');
+                        w.write(Long.toString(bc[0]));
+                        w.write('\t');
+                        w.write(Long.toString(bc[1]));
+                        w.write('\n');
+                    } catch (IOException e) {
+                        failed[0] = e;
+                    }
+                    totals[0]++;
+                    totals[1] += bc[1];
+                });
+            }
+            if (failed[0] != null) {
+                throw failed[0];
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, dst, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        events.emit("balances", Json.obj("path", path, "accounts", totals[0], "transactions", totals[1], "seconds", seconds));
+    }
+}

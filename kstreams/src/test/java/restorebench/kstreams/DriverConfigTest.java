@@ -1,0 +1,148 @@
+package restorebench.kstreams;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+import org.rocksdb.CompactionStyle;
+import org.rocksdb.CompressionType;
+
+class DriverConfigTest {
+    private static Properties base() {
+        Properties p = new Properties();
+        p.setProperty("restorebench.instance.id", "i0");
+        p.setProperty("restorebench.input.topic", "in");
+        p.setProperty("application.id", "app");
+        p.setProperty("bootstrap.servers", "127.0.0.1:9092");
+        return p;
+    }
+
+    @Test
+    void defaults() throws Exception {
+        DriverConfig c = DriverConfig.parse(base());
+        assertEquals("i0", c.instanceId);
+        assertEquals(DriverConfig.Topology.KV, c.topology);
+        assertEquals("balances", c.store);
+        assertEquals(DriverConfig.StoreType.ROCKSDB, c.storeType);
+        assertEquals(100, c.tasksIntervalMs);
+        assertEquals(100, c.processedIntervalMs);
+        assertEquals(1000, c.lagsIntervalMs);
+        assertEquals(1000, c.processIntervalMs);
+        assertFalse(c.bare);
+        assertNull(c.outputTopic);
+        assertEquals("app-balances-changelog", c.changelogTopic());
+        // Only non-driver keys reach StreamsConfig; no setter without options.
+        assertEquals(2, c.streams.size());
+        assertNull(c.streams.getProperty("rocksdb.config.setter"));
+    }
+
+    @Test
+    void driverKeys() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "ledger");
+        p.setProperty("restorebench.store", "acc");
+        p.setProperty("restorebench.output.topic", "out");
+        p.setProperty("restorebench.bare", "true");
+        p.setProperty("restorebench.lags.interval.ms", "0");
+        p.setProperty("num.standby.replicas", "1");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(DriverConfig.Topology.LEDGER, c.topology);
+        assertEquals("acc", c.store);
+        assertEquals("out", c.outputTopic);
+        assertTrue(c.bare);
+        assertEquals(0, c.lagsIntervalMs);
+        assertEquals("1", c.streams.getProperty("num.standby.replicas"));
+    }
+
+    @Test
+    void rocksOptionsInstallSetter() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.rocksdb.block_cache_size", "1048576");
+        p.setProperty("restorebench.rocksdb.compaction_style", "level");
+        p.setProperty("restorebench.rocksdb.compression", "lz4");
+        p.setProperty("restorebench.rocksdb.bloom_bits_per_key", "0");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(RocksConfigSetter.class.getName(), c.streams.getProperty("rocksdb.config.setter"));
+        assertEquals("1048576", c.streams.getProperty("restorebench.rocksdb.block_cache_size"));
+        RocksOptions o = RocksOptions.parse(Map.of("restorebench.rocksdb.block_cache_size", 1048576L,
+                "restorebench.rocksdb.compaction_style", "level", "restorebench.rocksdb.compression", "lz4",
+                "application.id", "x"));
+        assertEquals(1048576L, o.blockCacheSize);
+        assertEquals(CompactionStyle.LEVEL, o.compactionStyle);
+        assertEquals(CompressionType.LZ4_COMPRESSION, o.compression);
+        assertNull(o.blockSize);
+    }
+
+    @Test
+    void sizesAsGoParsesThem() {
+        assertEquals(1048576L, RocksOptions.parseSize("1048576"));
+        assertEquals(64L << 20, RocksOptions.parseSize("64MiB"));
+        assertEquals(64L << 20, RocksOptions.parseSize("64m"));
+        assertEquals(4096L, RocksOptions.parseSize("4 KiB"));
+        assertEquals(1_500_000_000L, RocksOptions.parseSize("1.5GB"));
+        assertEquals(3L << 29, RocksOptions.parseSize("1.5GiB"));
+        assertEquals(10L, RocksOptions.parseSize("10B"));
+        assertThrows(IllegalArgumentException.class, () -> RocksOptions.parseSize("MiB"));
+        assertThrows(IllegalArgumentException.class, () -> RocksOptions.parseSize("NaN"));
+    }
+
+    @Test
+    void errors() {
+        for (String[] kv : new String[][] {
+                {"restorebench.topology", "graph"},
+                {"restorebench.store.type", "lsm"},
+                {"restorebench.bare", "yes"},
+                {"restorebench.tasks.interval.ms", "-1"},
+                {"restorebench.nonsense", "1"},
+                {"restorebench.rocksdb.nonsense", "1"},
+                {"restorebench.rocksdb.block_size", "4 parsecs"},
+                {"restorebench.rocksdb.block_size", "-4KiB"},
+                {"restorebench.rocksdb.block_size", "0"},
+                {"restorebench.rocksdb.compression", "gzip"},
+                {"restorebench.output.topic", "out"}, // kv has no output
+        }) {
+            Properties p = base();
+            p.setProperty(kv[0], kv[1]);
+            assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p), kv[0]);
+        }
+        Properties p = base();
+        p.remove("restorebench.instance.id");
+        assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p));
+        Properties q = base();
+        q.remove("application.id");
+        assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(q));
+    }
+
+    @Test
+    void ledgerValues() {
+        byte[] b = new byte[16];
+        byte[] tx = java.nio.ByteBuffer.allocate(16).putLong(7).putLong(-250).array();
+        b = LedgerTopology.apply("a", tx, b);
+        b = LedgerTopology.apply("a", tx, b);
+        long[] bc = LedgerTopology.decode(b);
+        assertEquals(-500, bc[0]);
+        assertEquals(2, bc[1]);
+        assertThrows(IllegalArgumentException.class, () -> LedgerTopology.apply("a", new byte[3], new byte[16]));
+    }
+
+    @Test
+    void cpuSplitNames() {
+        ProcessStats s = new ProcessStats();
+        s.setStreamThreadPrefix(Pollers.clientIdOf("app-0f3c2a9e-1b7d-4c39-9d0e-5b8a3f1e2c44-StreamThread-1"));
+        assertEquals(ProcessStats.Kind.STREAM, s.classify("app-0f3c2a9e-1b"));
+        assertEquals(ProcessStats.Kind.JIT, s.classify("C2 CompilerThre"));
+        assertEquals(ProcessStats.Kind.JIT, s.classify("C1 CompilerThre"));
+        assertEquals(ProcessStats.Kind.GC, s.classify("GC Thread#0"));
+        assertEquals(ProcessStats.Kind.GC, s.classify("G1 Conc#0"));
+        assertEquals(ProcessStats.Kind.GC, s.classify("VM Thread"));
+        assertEquals(ProcessStats.Kind.OTHER, s.classify("kafka-producer-"));
+        assertEquals(ProcessStats.Kind.OTHER, s.classify("rocksdb:low"));
+        assertEquals(ProcessStats.Kind.OTHER, s.classify("main"));
+    }
+}
