@@ -15,9 +15,14 @@ KAFKA_BOOTSTRAP := 127.0.0.1:19092
 # Its SASL_PLAINTEXT listener (users made by scripts/kafka.sh).
 KAFKA_SASL_BOOTSTRAP := 127.0.0.1:19094
 PROFILE ?= quick
-GOTEST_FLAGS ?= -count=1 -timeout 20m
+GOTEST_FLAGS ?= -count=1 -race -timeout 20m
+# FUZZTIME is how long each fuzz target runs: briefly in make test, longer
+# in make fuzz (FUZZTIME=10m make fuzz).
+FUZZTIME ?= 2m
+FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
+	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
 
-.PHONY: all deps deps-kafka build run test test-hermetic kafka-up kafka-down bench vet clean
+.PHONY: all deps deps-kafka build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
 
 all: build
 
@@ -48,11 +53,29 @@ vet: deps
 
 # test: every test, hermetic ones on the in-process broker and integration
 # ones on a real Kafka broker started here and stopped afterwards.
+# A broker that was already running (make kafka-up) is left running.
 test: deps deps-kafka vet
-	@scripts/kafka.sh up
-	@set -o pipefail; status=0; \
+	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up && started=1; fi; \
+	set -o pipefail; status=0; \
 	RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
-	scripts/kafka.sh down; exit $$status
+	[ $$status = 0 ] && { $(MAKE) --no-print-directory fuzz-brief || status=$$?; }; \
+	[ $$started = 1 ] && scripts/kafka.sh down; exit $$status
+
+# fuzz-brief runs every fuzz target for a few seconds (part of make test);
+# fuzz runs each for FUZZTIME. Inputs that fail are kept in the package's
+# testdata/fuzz and replayed by every go test.
+fuzz-brief:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=8s
+
+fuzz: deps
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+		log=$$(mktemp); \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg >$$log 2>&1 || \
+			{ grep -v '^fuzz: elapsed' $$log | tail -30; rm -f $$log; exit 1; }; \
+		rm -f $$log; \
+	done
 
 # test-hermetic: only what needs no real broker.
 test-hermetic: deps

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -138,7 +137,10 @@ func TestRestoreTopicNotFilledByUsIsCountedNotVerified(t *testing.T) {
 	}
 }
 
-func TestRestoreTopicRefusesNonEmptyStateDirWithoutForce(t *testing.T) {
+// TestRestoreTopicStateDirOwnership: --force wipes only stores restorebench
+// left behind; a directory it did not create is refused, force or not, and
+// left as it was.
+func TestRestoreTopicStateDirOwnership(t *testing.T) {
 	env := connect(t, t.TempDir())
 	defer env.Close()
 	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
@@ -146,14 +148,27 @@ func TestRestoreTopicRefusesNonEmptyStateDirWithoutForce(t *testing.T) {
 	if _, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: "none"}); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(env.Opts.StateDir, "restorebench", "0_0")
-	if err := os.MkdirAll(stale, 0o755); err != nil {
+	foreign := filepath.Join(env.Opts.StateDir, "someone-else", "0_0")
+	if err := os.MkdirAll(foreign, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	params := config.DefaultCase()
-	opts := RestoreTopicOptions{Topic: plan.Topic, AppID: "restorebench", StoreName: "balances", Case: params, OutDir: t.TempDir()}
-	if _, err := env.RestoreTopic(ctx, opts); !errors.Is(err, engine.ErrStateDirNotEmpty) {
-		t.Fatalf("got %v, want ErrStateDirNotEmpty", err)
+	opts := RestoreTopicOptions{Topic: plan.Topic, AppID: "someone-else", StoreName: "balances", Case: config.DefaultCase(), OutDir: t.TempDir()}
+	for _, force := range []bool{false, true} {
+		opts.Force = force
+		if _, err := env.RestoreTopic(ctx, opts); err == nil || !strings.Contains(err.Error(), "did not create") {
+			t.Fatalf("force=%v: got %v, want a refusal of a directory restorebench did not create", force, err)
+		}
+		if _, err := os.Stat(foreign); err != nil {
+			t.Fatalf("force=%v: the foreign directory was touched: %v", force, err)
+		}
+	}
+	opts = RestoreTopicOptions{Topic: plan.Topic, AppID: "restorebench", StoreName: "balances", Case: config.DefaultCase(), OutDir: t.TempDir(), KeepState: true}
+	if res, err := env.RestoreTopic(ctx, opts); err != nil || !res.Restores[0].Verified {
+		t.Fatalf("first restore: %v", err)
+	}
+	opts.KeepState = false
+	if _, err := env.RestoreTopic(ctx, opts); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("over kept stores without --force: got %v, want an error suggesting --force", err)
 	}
 	opts.Force = true
 	res, err := env.RestoreTopic(ctx, opts)

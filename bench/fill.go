@@ -29,36 +29,43 @@ type FillRequest struct {
 
 // FillOutcome is a fill made now or found and reused.
 type FillOutcome struct {
+	// Manifest records where and when the fill was made.
 	Manifest *loadgen.Manifest
-	Reused   bool
-	Series   []measure.Point
+	// Derived is what the fill's spec determines: the expected state, the
+	// record counts. It is computed from the spec, never read from a file.
+	Derived loadgen.Derived
+	Reused  bool
+	Series  []measure.Point
 }
 
 // ToResults converts the outcome for results.json.
 func (o FillOutcome) ToResults() *runs.Fill {
 	m := o.Manifest
 	spec := m.Spec
+	tot := o.Derived.Totals
 	return &runs.Fill{
 		Topic:           m.Topic,
 		Spec:            &spec,
 		Compression:     m.Compression,
 		Reused:          o.Reused,
 		FilledAt:        m.FilledAt,
-		Records:         m.Totals.Records,
-		Tombstones:      m.Totals.Tombstones,
-		Bytes:           m.Totals.Bytes,
+		Records:         tot.Records,
+		Tombstones:      tot.Tombstones,
+		Bytes:           tot.Bytes,
 		DurationSeconds: m.DurationSeconds,
-		RecordsPerSec:   runs.PerSec(m.Totals.Records, m.DurationSeconds),
-		MBPerSec:        runs.MBPerSec(m.Totals.Bytes, m.DurationSeconds),
+		RecordsPerSec:   runs.PerSec(tot.Records, m.DurationSeconds),
+		MBPerSec:        runs.MBPerSec(tot.Bytes, m.DurationSeconds),
 		Offsets:         m.Offsets,
-		Expected:        m.Expected,
+		Expected:        o.Derived.Expected,
 		Series:          o.Series,
 	}
 }
 
-// EnsureFill makes the topic hold the requested fill: it reuses an earlier
-// fill whose manifest matches and whose topic still ends at the recorded
-// offsets, and otherwise creates and fills the topic.
+// EnsureFill makes the topic hold the requested fill. It reuses a topic
+// only when the broker shows it holds exactly this fill (see holdsFill);
+// a fill manifest alone is never trusted, since a file can be edited or go
+// stale. Otherwise it creates and fills the topic, and a topic that exists
+// but holds something else is deleted only with Refill.
 func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, error) {
 	if err := req.Spec.Validate(); err != nil {
 		return FillOutcome{}, err
@@ -71,7 +78,11 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 	path := loadgen.ManifestPath(e.Opts.DataDir, e.ClusterID, req.Topic)
 	m, err := loadgen.LoadManifest(path)
 	if err != nil {
-		return FillOutcome{}, err
+		if !req.Refill {
+			return FillOutcome{}, fmt.Errorf("%w; pass --refill to refill the topic and replace it, or delete the file", err)
+		}
+		e.Logf("fill: ignoring %v (--refill)", err)
+		m = nil
 	}
 	offsets, err := cluster.Offsets(ctx, adm, req.Topic)
 	exists := err == nil
@@ -80,18 +91,40 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 	}
 	if exists {
 		why := "no fill manifest for it in " + e.Opts.DataDir
-		if m != nil {
+		refill := req.Refill
+		if m != nil && m.Changes != nil {
+			// restorebench's own scenario changed it: refill it, provided
+			// the broker shows it holds exactly the fill plus those changes.
+			holds, err := e.holdsChangedFill(ctx, m, offsets)
+			if err != nil {
+				return FillOutcome{}, err
+			}
+			if holds == "" {
+				why, refill = fmt.Sprintf("scenario %s changed it after the fill", m.Changes.By), true
+			} else {
+				why = "it does not hold what its manifest says a scenario left there: " + holds
+			}
+		} else if m != nil {
 			if ok, reason := m.Matches(req.Spec, req.Compression); !ok {
 				why = reason
-			} else if !sameEnds(m.Offsets, offsets) {
-				why = "its end offsets changed since it was filled"
 			} else {
-				e.Logf("fill: reusing %s (%d records, %s, filled %s)", req.Topic, m.Totals.Records,
-					formatBytes(m.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
-				return FillOutcome{Manifest: m, Reused: true}, nil
+				e.Logf("fill: %s has a matching manifest; checking the topic really holds that fill", req.Topic)
+				d, err := loadgen.Derive(req.Spec)
+				if err != nil {
+					return FillOutcome{}, err
+				}
+				why, err = e.holdsFill(ctx, req.Topic, req.Spec, d, offsets)
+				if err != nil {
+					return FillOutcome{}, err
+				}
+				if why == "" {
+					e.Logf("fill: reusing %s (%d records, %s, filled %s)", req.Topic, d.Totals.Records,
+						formatBytes(d.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
+					return FillOutcome{Manifest: m, Derived: d, Reused: true}, nil
+				}
 			}
 		}
-		if !req.Refill {
+		if !refill {
 			return FillOutcome{}, fmt.Errorf("topic %s already exists and does not hold this fill (%s); pass --refill to delete and refill it", req.Topic, why)
 		}
 		e.Logf("fill: deleting %s to refill it (%s)", req.Topic, why)
@@ -99,10 +132,25 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 			return FillOutcome{}, err
 		}
 	}
+	// A manifest describes the topic's current fill: none until this one
+	// is done, so an interrupted fill is never mistaken for a whole one.
+	if err := loadgen.RemoveManifest(path); err != nil {
+		return FillOutcome{}, err
+	}
 	if err := createWithRetry(ctx, adm, req); err != nil {
 		return FillOutcome{}, err
 	}
 	return e.fill(ctx, req, path)
+}
+
+// holdsChangedFill checks that a topic a scenario changed holds exactly
+// its fill plus the changes its manifest records ("" if so, else why not).
+func (e *Env) holdsChangedFill(ctx context.Context, m *loadgen.Manifest, offsets cluster.TopicOffsets) (string, error) {
+	spec, d, err := currentContents(m)
+	if err != nil {
+		return "", err
+	}
+	return e.holdsFill(ctx, m.Topic, spec, d, offsets)
 }
 
 // createWithRetry creates the topic, retrying while a just-deleted topic of
@@ -155,6 +203,11 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	series := counter.Stop()
 	bar.Done()
 	if err != nil {
+		if e.Embedded != nil {
+			if serr := e.Embedded.StorageError(); serr != nil {
+				err = serr
+			}
+		}
 		return FillOutcome{}, fmt.Errorf("fill %s: %w (the partial fill is left without a manifest and will not be reused)", req.Topic, err)
 	}
 	offsets, err := e.Offsets(ctx, req.Topic)
@@ -163,12 +216,19 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	}
 	e.Logf("fill: %d records, %s in %s (%.1f MB/s); deriving the expected state from the generator",
 		tot.Records, formatBytes(tot.Bytes), dur.Round(time.Millisecond), runs.MBPerSec(tot.Bytes, dur.Seconds()))
-	expected, gen, err := loadgen.Expect(req.Spec)
+	d, err := loadgen.Derive(req.Spec)
 	if err != nil {
 		return FillOutcome{}, err
 	}
-	if gen.Records != tot.Records {
-		return FillOutcome{}, fmt.Errorf("fill %s: produced %d records but the generator derives %d", req.Topic, tot.Records, gen.Records)
+	if d.Totals.Records != tot.Records {
+		return FillOutcome{}, fmt.Errorf("fill %s: produced %d records but the generator derives %d", req.Topic, tot.Records, d.Totals.Records)
+	}
+	why, err := e.holdsFill(ctx, req.Topic, req.Spec, d, offsets)
+	if err != nil {
+		return FillOutcome{}, err
+	}
+	if why != "" {
+		return FillOutcome{}, fmt.Errorf("fill %s: the broker does not hold what was produced: %s", req.Topic, why)
 	}
 	m := &loadgen.Manifest{
 		Version:         loadgen.ManifestVersion,
@@ -178,31 +238,12 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		Compression:     req.Compression,
 		FilledAt:        start.UTC(),
 		DurationSeconds: dur.Seconds(),
-		Totals:          tot,
 		Offsets:         toPartitionOffsets(offsets),
-		Expected:        expected,
-	}
-	if err := checkOffsetsCoverRecords(m); err != nil {
-		return FillOutcome{}, err
 	}
 	if err := m.Save(manifestPath); err != nil {
 		return FillOutcome{}, err
 	}
-	return FillOutcome{Manifest: m, Series: series}, nil
-}
-
-// checkOffsetsCoverRecords catches a fill the broker did not fully keep:
-// each partition must have grown by at least the records produced to it.
-func checkOffsetsCoverRecords(m *loadgen.Manifest) error {
-	for _, pc := range m.Totals.PerPart {
-		for _, o := range m.Offsets {
-			if o.Partition == pc.Partition && o.End-o.Start < pc.Records {
-				return fmt.Errorf("fill %s: partition %d holds offsets %d..%d but %d records were produced to it",
-					m.Topic, o.Partition, o.Start, o.End, pc.Records)
-			}
-		}
-	}
-	return nil
+	return FillOutcome{Manifest: m, Derived: d, Series: series}, nil
 }
 
 func toPartitionOffsets(o cluster.TopicOffsets) []loadgen.PartitionOffsets {
@@ -211,27 +252,6 @@ func toPartitionOffsets(o cluster.TopicOffsets) []loadgen.PartitionOffsets {
 		out = append(out, loadgen.PartitionOffsets{Partition: p, Start: o.Start[p], End: o.End[p]})
 	}
 	return out
-}
-
-func sameEnds(recorded []loadgen.PartitionOffsets, now cluster.TopicOffsets) bool {
-	if len(recorded) != len(now.End) {
-		return false
-	}
-	for _, r := range recorded {
-		if end, ok := now.End[r.Partition]; !ok || end != r.End {
-			return false
-		}
-	}
-	return true
-}
-
-// endsOf are a manifest's recorded end offsets by partition.
-func endsOf(recorded []loadgen.PartitionOffsets) map[int32]int64 {
-	m := make(map[int32]int64, len(recorded))
-	for _, r := range recorded {
-		m[r.Partition] = r.End
-	}
-	return m
 }
 
 func formatBytes(b int64) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Security holds TLS and SASL options; nil connects in plaintext.
 	Security []kgo.Opt
+	// Login names the SASL identity for errors ("user alice
+	// (SASL/SCRAM-SHA-512)", see Security.Login); empty without SASL.
+	Login string
 }
 
 // ParseBrokers splits a comma-separated broker list and checks each is host:port.
@@ -75,6 +79,9 @@ func Ping(ctx context.Context, cfg Config) (int, error) {
 	defer cancel()
 	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
 	if err != nil {
+		if authErr := authFailure(cfg, err); authErr != nil {
+			return 0, authErr
+		}
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			return 0, fmt.Errorf("brokers %s did not answer within %s: %w", strings.Join(cfg.Brokers, ","), timeout, err)
 		}
@@ -167,6 +174,26 @@ func DeleteTopic(ctx context.Context, adm *kadm.Client, topic string) error {
 	}
 	if resp.Err != nil && !errors.Is(resp.Err, kerr.UnknownTopicOrPartition) {
 		return fmt.Errorf("delete topic %s: %w", topic, resp.Err)
+	}
+	return nil
+}
+
+// authFailure turns what a failed SASL login looks like on the wire into
+// one clear error: the broker's SASL_AUTHENTICATION_FAILED, a broker that
+// closed the connection mid-login (EOF), or a listener that does not speak
+// SASL (ILLEGAL_SASL_STATE). Other errors give nil.
+func authFailure(cfg Config, err error) error {
+	if cfg.Login == "" {
+		return nil
+	}
+	at := strings.Join(cfg.Brokers, ",")
+	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed):
+		return fmt.Errorf("authentication failed for %s at %s: %v", cfg.Login, at, err)
+	case errors.Is(err, kerr.IllegalSaslState), errors.Is(err, kerr.UnsupportedSaslMechanism):
+		return fmt.Errorf("authentication failed for %s at %s: %v (is this a SASL listener offering that mechanism?)", cfg.Login, at, err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("authentication failed for %s at %s: the broker closed the connection during the login (wrong user or password, or not a SASL listener)", cfg.Login, at)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -17,8 +19,37 @@ import (
 type Embedded struct {
 	cluster *kfake.Cluster
 	lock    *os.File
+	log     *storageErrors
 	// DataDir is where the broker keeps its log; empty when in memory.
 	DataDir string
+}
+
+// storageErrors keeps the last error the broker logged about writing its
+// log: kfake answers a produce it could not persist with
+// UNKNOWN_SERVER_ERROR, and this says why (no space left on device, ...).
+type storageErrors struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (s *storageErrors) Logf(level kfake.LogLevel, msg string, args ...any) {
+	if level > kfake.LogLevelWarn || !strings.HasPrefix(msg, "persist") {
+		return
+	}
+	s.mu.Lock()
+	s.last = fmt.Sprintf(msg, args...)
+	s.mu.Unlock()
+}
+
+// StorageError returns the last error the broker hit writing its log to
+// disk, or nil.
+func (e *Embedded) StorageError() error {
+	e.log.mu.Lock()
+	defer e.log.mu.Unlock()
+	if e.log.last == "" {
+		return nil
+	}
+	return fmt.Errorf("the embedded broker could not write its log in %s: %s", e.DataDir, e.log.last)
 }
 
 // StartEmbedded starts a one-node embedded broker on a free 127.0.0.1 port.
@@ -33,7 +64,8 @@ func StartEmbedded(dataDir string) (*Embedded, error) {
 		// many times, so compaction is left to the user's own topic settings.
 		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": "3600000"}),
 	}
-	e := &Embedded{DataDir: dataDir}
+	e := &Embedded{DataDir: dataDir, log: &storageErrors{}}
+	opts = append(opts, kfake.WithLogger(e.log))
 	if dataDir != "" {
 		if err := os.MkdirAll(dataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("embedded broker data dir: %w", err)

@@ -361,6 +361,15 @@ func keyPair(certData, keyData []byte, certName, keyName string) (tls.Certificat
 	return cert, nil
 }
 
+// Login names who authenticates and how, for errors: "user alice
+// (SASL/SCRAM-SHA-512)"; empty without SASL.
+func (s Security) Login() string {
+	if !s.UsesSASL() {
+		return ""
+	}
+	return fmt.Sprintf("user %s (SASL/%s)", s.Username, s.mechanism())
+}
+
 // Opts validates s and returns the franz-go options that apply it:
 // kgo.DialTLSConfig for SSL and SASL_SSL, kgo.SASL for SASL_PLAINTEXT and
 // SASL_SSL. PLAINTEXT returns no options. The result goes in Config.Security.

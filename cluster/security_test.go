@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/javaprops"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -646,7 +647,7 @@ func pingWith(t *testing.T, brokers []string, sec Security) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err = Ping(ctx, Config{Brokers: brokers, ConnectTimeout: 10 * time.Second, Security: opts})
+	_, err = Ping(ctx, Config{Brokers: brokers, ConnectTimeout: 10 * time.Second, Security: opts, Login: sec.Login()})
 	return err
 }
 
@@ -695,6 +696,9 @@ func TestSecurityAgainstKfake(t *testing.T) {
 					t.Errorf("error contains a password: %v", err)
 				}
 				t.Logf("wrong password: %v", err)
+				if want := "authentication failed for user " + user + " (SASL/" + mech + ")"; !strings.Contains(err.Error(), want) {
+					t.Errorf("wrong password: %q does not say %q", err, want)
+				}
 			})
 		}
 		if useTLS {
@@ -752,9 +756,60 @@ func TestSecurityAgainstBroker(t *testing.T) {
 				t.Fatalf("%s: wrong password accepted", sec.Describe())
 			}
 			t.Logf("wrong password: %v", err)
+			if want := "authentication failed for user " + user + " (SASL/" + mech + ")"; !strings.Contains(err.Error(), want) {
+				t.Errorf("wrong password: %q does not say %q", err, want)
+			}
 			if strings.Contains(err.Error(), pass) || strings.Contains(err.Error(), wrong) {
 				t.Errorf("error contains a password: %v", err)
 			}
 		})
 	}
+}
+
+// FuzzClientProperties: reading a client properties file never panics, and
+// an error never quotes the value of a setting that holds a secret.
+func FuzzClientProperties(f *testing.F) {
+	const secret = "s3cret-Pa55"
+	f.Add("bootstrap.servers=a:9092\nsecurity.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n" +
+		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="` + secret + `";` + "\n")
+	f.Add(`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=u password=` + secret + "\n")
+	f.Add("ssl.truststore.type=JKS\nssl.keystore.password=" + secret + "\n")
+	f.Add("sasl.jaas.config=Bogus required password=\"" + secret + "\n")
+	secretKeys := map[string]bool{"sasl.jaas.config": true, "ssl.key.password": true, "ssl.keystore.password": true,
+		"ssl.truststore.password": true, "ssl.keystore.key": true}
+	f.Fuzz(func(t *testing.T, body string) {
+		props, err := javaprops.Parse([]byte(body))
+		if err != nil {
+			return
+		}
+		_, err = clientPropertiesFrom(props)
+		if err == nil {
+			return
+		}
+		for _, p := range props {
+			if secretKeys[p.Key] && len(p.Value) >= 6 && strings.Contains(err.Error(), p.Value) && !strings.Contains(body, p.Value+"=") {
+				t.Fatalf("error quotes the value of %s: %v", p.Key, err)
+			}
+		}
+	})
+}
+
+// FuzzJAAS: the JAAS parser never panics and its errors never quote the
+// password, wherever it sits in a well- or ill-formed configuration.
+func FuzzJAAS(f *testing.F) {
+	f.Add(`org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="`, `p4ss"w`, `";`)
+	f.Add(`org.apache.kafka.common.security.plain.PlainLoginModule required username=u password=`, "pw0rd", `;`)
+	f.Add(`x.y.SomeLoginModule optional a="`, "b1b1b1", `" ;`)
+	f.Add(`"unterminated `, "s3cret", "")
+	f.Fuzz(func(t *testing.T, head, pw, tail string) {
+		// Only passwords no error template could contain by chance: the
+		// templates hold no digits.
+		if len(pw) < 6 || !strings.ContainsAny(pw, "0123456789") {
+			return
+		}
+		_, err := parseJAAS(head + pw + tail)
+		if err != nil && strings.Contains(err.Error(), pw) {
+			t.Fatalf("error quotes the password %q: %v", pw, err)
+		}
+	})
 }

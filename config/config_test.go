@@ -20,3 +20,25 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("ParseValueSize = %d, %d, %v", lo, hi, err)
 	}
 }
+
+// FuzzParseSize: the size parser never panics, never returns a negative
+// size, and whatever it accepts prints (Size.String) as a size it reads back
+// to the same number of bytes.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"100", "1KB", "1KiB", "2GiB", "1.5MB", "256mb", "3 G", "-1", "NaN", "1e3", "0x10", "1.5", "9999999999999TiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
+		}
+		back, err := ParseSize(Size(n).String())
+		if err != nil || back != n {
+			t.Fatalf("ParseSize(%q) = %d, printed %q, read back %d, %v", s, n, Size(n).String(), back, err)
+		}
+	})
+}

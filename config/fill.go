@@ -102,6 +102,9 @@ var legalTopicChars = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 // application_id, store or topic.
 func CheckNames(appID, store, topic string) error {
 	for _, f := range []struct{ path, v string }{{"application_id", appID}, {"store", store}} {
+		if f.v == "." || f.v == ".." {
+			return fieldErr(f.path, "%q is not a name (it also names a directory under state.dir)", f.v)
+		}
 		if !legalTopicChars.MatchString(f.v) {
 			return fieldErr(f.path, "%q may hold only letters, digits, '.', '_' and '-' (it names Kafka topics)", f.v)
 		}

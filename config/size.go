@@ -46,6 +46,9 @@ func ParseSize(s string) (int64, error) {
 	if b > math.MaxInt64/2 {
 		return 0, fmt.Errorf("size %q is too large", s)
 	}
+	if b != math.Trunc(b) {
+		return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
+	}
 	return int64(b), nil
 }
 

@@ -75,18 +75,66 @@ type PartitionCount struct {
 // maxExpectKeys bounds the key space Expect will track (8 bytes per key).
 const maxExpectKeys = 400_000_000
 
+// Derived is what a spec determines about its fill, computed from the spec
+// alone: the state a correct restore ends with, the record counts, and the
+// landmarks a topic holding the fill must show.
+type Derived struct {
+	Expected  []PartitionState
+	Totals    FillTotals
+	Landmarks Landmarks
+}
+
+// Landmarks are records a topic holding a fill has at known offsets. A fill
+// writes each partition's records in generator order to a fresh topic, so
+// the record at offset k of partition p is the k-th generated record of p:
+// Head[p] are the generator indexes of p's first records (offsets 0, 1, ...)
+// and Tail[p] those of its last ones (offsets count-len(Tail[p]) .. count-1).
+// Compaction may remove some of them, never the newest record of a key.
+type Landmarks struct {
+	Head [][]int64
+	Tail [][]int64
+}
+
+// LandmarkWindow is how many leading and trailing records per partition
+// Landmarks keeps: enough that some survive compaction.
+const LandmarkWindow = 64
+
+// IndexAt returns the generator index of the record at offset o of
+// partition p holding count records, when o is a landmark.
+func (m Landmarks) IndexAt(p int32, o, count int64) (int64, bool) {
+	if head := m.Head[p]; o >= 0 && o < int64(len(head)) {
+		return head[o], true
+	}
+	tail := m.Tail[p]
+	if i := o - (count - int64(len(tail))); i >= 0 && i < int64(len(tail)) {
+		return tail[i], true
+	}
+	return 0, false
+}
+
 // Expect derives, from the spec alone, the final state of every partition's
 // store: the last write per key wins and a tombstone removes the key.
 func Expect(spec Spec) ([]PartitionState, FillTotals, error) {
+	d, err := Derive(spec)
+	return d.Expected, d.Totals, err
+}
+
+// Derive computes everything the spec determines about its fill (see
+// Derived) in one pass over the generated records.
+func Derive(spec Spec) (Derived, error) { return DeriveFrom(spec, nil) }
+
+// DeriveFrom is Derive for a log whose partitions now start at the given
+// offsets (records below them deleted, by retention or DeleteRecords): the
+// expected state is that of the records left; totals and landmarks still
+// describe everything the fill wrote.
+func DeriveFrom(spec Spec, starts map[int32]int64) (Derived, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
-		return nil, FillTotals{}, err
-	}
-	if spec.Keys > maxExpectKeys {
-		return nil, FillTotals{}, fmt.Errorf("keys: %d is more than the %d keys expected state can be derived for", spec.Keys, maxExpectKeys)
+		return Derived{}, err
 	}
 	last := make([]int64, spec.Keys) // last record index + 1 per key; 0 = never written
 	tot := FillTotals{PerPart: make([]PartitionCount, spec.Partitions)}
+	marks := Landmarks{Head: make([][]int64, spec.Partitions), Tail: make([][]int64, spec.Partitions)}
 	for p := range tot.PerPart {
 		tot.PerPart[p].Partition = int32(p)
 	}
@@ -95,12 +143,31 @@ func Expect(spec Spec) ([]PartitionState, FillTotals, error) {
 		if !ok {
 			break
 		}
-		last[r.KeyID] = r.Index + 1
+		if tot.PerPart[r.Partition].Records >= starts[r.Partition] {
+			last[r.KeyID] = r.Index + 1 // a record deleted from the log sets nothing
+		}
 		tot.Records++
 		tot.Bytes += int64(len(r.Key) + len(r.Value))
 		tot.PerPart[r.Partition].Records++
 		if r.Value == nil {
 			tot.Tombstones++
+		}
+		if h := marks.Head[r.Partition]; len(h) < LandmarkWindow {
+			marks.Head[r.Partition] = append(h, r.Index)
+		}
+		// The tail is a ring of the last LandmarkWindow indexes, put in
+		// order below.
+		if t := marks.Tail[r.Partition]; len(t) < LandmarkWindow {
+			marks.Tail[r.Partition] = append(t, r.Index)
+		} else {
+			t[(tot.PerPart[r.Partition].Records-1)%LandmarkWindow] = r.Index
+		}
+	}
+	for p, t := range marks.Tail {
+		if n := tot.PerPart[p].Records; n > LandmarkWindow {
+			// Rotate the ring so the oldest index comes first.
+			k := int(n % LandmarkWindow)
+			marks.Tail[p] = append(append([]int64{}, t[k:]...), t[:k]...)
 		}
 	}
 	states := make([]PartitionState, spec.Partitions)
@@ -120,5 +187,5 @@ func Expect(spec Spec) ([]PartitionState, FillTotals, error) {
 		st.LiveBytes += int64(len(r.Key) + len(r.Value))
 		st.Digest.Add(r.Key, r.Value)
 	}
-	return states, tot, nil
+	return Derived{Expected: states, Totals: tot, Landmarks: marks}, nil
 }

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,8 +56,29 @@ type Progress func(records, bytes int64)
 // ProducerOpts) and returns when all are acknowledged or the first fails.
 // The topic must already exist with spec.Partitions partitions.
 func Produce(ctx context.Context, cl *kgo.Client, topic string, spec Spec, progress Progress) (FillTotals, error) {
+	return ProduceFrom(ctx, cl, topic, spec, 0, progress)
+}
+
+// ProduceFrom writes the records of spec from index from on: with from set
+// to the number of records a topic already holds from spec's generator, it
+// extends that fill (a longer Records) as if it had been written in one go.
+// The totals count only what it wrote.
+func ProduceFrom(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, progress Progress) (FillTotals, error) {
+	return ProduceAt(ctx, cl, topic, spec, from, 0, nil, progress)
+}
+
+// ProduceAt is ProduceFrom at a steady rate: perSecond records a second
+// (0: as fast as the producer goes), as an application writing its
+// changelog would. When the producer cannot keep up it writes as fast as it
+// can: the totals' records over the elapsed time say what rate it reached.
+// Closing stop ends the writing early but cleanly: what was handed to the
+// producer is flushed, so the totals are exactly what the topic received.
+func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
+		return FillTotals{}, err
+	}
+	if err := g.SkipTo(from); err != nil {
 		return FillTotals{}, err
 	}
 	tot := FillTotals{PerPart: make([]PartitionCount, spec.Partitions)}
@@ -86,18 +108,32 @@ func Produce(ctx context.Context, cl *kgo.Client, topic string, spec Spec, progr
 			progress(acked.records, acked.bytes)
 		}
 	}
+	start := time.Now()
 	for {
 		rec, ok := g.Next()
 		if !ok {
 			break
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || stopped(stop) {
 			break
 		}
-		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: append([]byte(nil), rec.Key...)}
-		if rec.Value != nil {
-			kr.Value = append([]byte(nil), rec.Value...)
-		} else {
+		if perSecond > 0 {
+			// Pace: the n-th record is due n/perSecond after the start.
+			if due := start.Add(time.Duration(float64(tot.Records) / perSecond * float64(time.Second))); time.Until(due) > time.Millisecond {
+				select {
+				case <-time.After(time.Until(due)):
+				case <-ctx.Done():
+				case <-stop:
+				}
+				if ctx.Err() != nil || stopped(stop) {
+					break
+				}
+			}
+		}
+		// bytes.Clone keeps an empty value empty (a live key with an empty
+		// value) and a nil one nil (a tombstone): in Kafka they differ.
+		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(rec.Key), Value: bytes.Clone(rec.Value)}
+		if rec.Value == nil {
 			tot.Tombstones++
 		}
 		tot.Records++
@@ -122,4 +158,13 @@ func Produce(ctx context.Context, cl *kgo.Client, topic string, spec Spec, progr
 		return tot, fmt.Errorf("produce to %s: %w", topic, err)
 	}
 	return tot, nil
+}
+
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

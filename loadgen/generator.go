@@ -65,6 +65,19 @@ func (g *Generator) Next() (Record, bool) {
 	return r, true
 }
 
+// SkipTo makes Next continue at index i. Only a Records spec can skip: a
+// size-bounded one would need the bytes of the records skipped.
+func (g *Generator) SkipTo(i int64) error {
+	if i == 0 {
+		return nil
+	}
+	if g.spec.TargetBytes > 0 {
+		return fmt.Errorf("generator: cannot skip in a size-bounded spec (use records)")
+	}
+	g.next = i
+	return nil
+}
+
 // At returns the record at index i. Records are pure functions of (seed, i).
 func (g *Generator) At(i int64) Record {
 	g.src.reset(g.spec.Seed, uint64(i))

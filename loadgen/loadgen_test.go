@@ -194,3 +194,47 @@ func TestSpecValidateNamesField(t *testing.T) {
 		}
 	}
 }
+
+// TestLandmarksMapOffsetsToRecords checks that Landmarks name, for the
+// first and last offsets of every partition, exactly the record a fill
+// writes there: the records of a partition in generator order.
+func TestLandmarksMapOffsetsToRecords(t *testing.T) {
+	spec := DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions = 5000, 700, 3
+	d, err := Derive(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := NewGenerator(spec)
+	perPart := make([][]int64, spec.Partitions) // offset -> generator index
+	for {
+		r, ok := g.Next()
+		if !ok {
+			break
+		}
+		perPart[r.Partition] = append(perPart[r.Partition], r.Index)
+	}
+	for p, idxs := range perPart {
+		n := int64(len(idxs))
+		if n != d.Totals.PerPart[p].Records || n <= 2*LandmarkWindow {
+			t.Fatalf("partition %d: %d records, totals say %d", p, n, d.Totals.PerPart[p].Records)
+		}
+		checked := 0
+		for o := int64(0); o < n; o++ {
+			idx, ok := d.Landmarks.IndexAt(int32(p), o, n)
+			inWindow := o < LandmarkWindow || o >= n-LandmarkWindow
+			if ok != inWindow {
+				t.Fatalf("partition %d offset %d: landmark %v, want %v", p, o, ok, inWindow)
+			}
+			if ok {
+				if idx != idxs[o] {
+					t.Fatalf("partition %d offset %d: landmark index %d, the fill writes record %d there", p, o, idx, idxs[o])
+				}
+				checked++
+			}
+		}
+		if checked != 2*LandmarkWindow {
+			t.Fatalf("partition %d: %d landmarks", p, checked)
+		}
+	}
+}

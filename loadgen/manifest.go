@@ -15,9 +15,10 @@ import (
 // ManifestVersion is the version of the fill manifest layout.
 const ManifestVersion = 1
 
-// Manifest records a finished fill: what was generated, where, and the state
-// a restore of it must produce. A run whose fill parameters match a manifest
-// (and whose topic still ends at the recorded offsets) reuses the fill.
+// Manifest records a finished fill: which spec was written to which topic,
+// when, and how long it took. It is a claim, not evidence: before a fill is
+// reused the broker must show it holds it, and the expected state is always
+// derived from the spec, never read from here (files can be edited).
 type Manifest struct {
 	Version     int       `json:"version"`
 	Topic       string    `json:"topic"`
@@ -27,9 +28,32 @@ type Manifest struct {
 	FilledAt    time.Time `json:"filled_at"`
 	// DurationSeconds is the time from the first produce to the last ack.
 	DurationSeconds float64            `json:"duration_seconds"`
-	Totals          FillTotals         `json:"totals"`
 	Offsets         []PartitionOffsets `json:"offsets"`
-	Expected        []PartitionState   `json:"expected"`
+	// Changes are what restorebench's own scenarios did to the topic after
+	// the fill (warm restarts append records, a fallback test deletes a log
+	// prefix). A changed fill is never reused as the fill: the next run
+	// refills it, without --refill, once the broker shows the topic holds
+	// exactly the fill plus these changes. Nil when unchanged.
+	Changes *Changes `json:"changes,omitempty"`
+}
+
+// Changes are a scenario's changes to a filled topic.
+type Changes struct {
+	// By names the scenario that made them.
+	By string `json:"by"`
+	// Appended is how many records of the fill's generator, continued,
+	// were written after the fill's own.
+	Appended int64 `json:"appended,omitempty"`
+	// Starts are partitions' log start offsets after records below them
+	// were deleted.
+	Starts map[int32]int64 `json:"starts,omitempty"`
+}
+
+// Extended is spec continued by n more records of its generator: a Records
+// spec of total+n records, where total is what spec itself writes.
+func Extended(spec Spec, total, n int64) Spec {
+	spec.TargetBytes, spec.Records = 0, total+n
+	return spec
 }
 
 // PartitionOffsets is a partition's log start and end offsets.
@@ -59,7 +83,16 @@ func (m *Manifest) Save(path string) error {
 	return atomicfile.Write(path, append(b, '\n'))
 }
 
-// LoadManifest reads a manifest; a missing file returns (nil, nil).
+// RemoveManifest deletes the manifest at path; a missing one is no error.
+func RemoveManifest(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("fill manifest %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadManifest reads a manifest; a missing file returns (nil, nil). A file
+// that does not parse is an error naming it.
 func LoadManifest(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -70,7 +103,7 @@ func LoadManifest(path string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("fill manifest %s: %w", path, err)
+		return nil, fmt.Errorf("fill manifest %s is broken (%v)", path, err)
 	}
 	if m.Version != ManifestVersion {
 		return nil, fmt.Errorf("fill manifest %s: version %d, this build reads %d", path, m.Version, ManifestVersion)

@@ -85,7 +85,7 @@ func (s Spec) Validate() error {
 		return specErr("value_size", "maximum %d is below minimum %d", s.ValueMax, s.ValueMin)
 	case s.ValueMax > maxValueSize:
 		return specErr("value_size", "maximum %d is over %d bytes (Kafka's message.max.bytes)", s.ValueMax, maxValueSize)
-	case s.TombstoneRatio < 0 || s.TombstoneRatio >= 1:
+	case !(s.TombstoneRatio >= 0 && s.TombstoneRatio < 1): // NaN fails too
 		return specErr("tombstone_ratio", "%v must be in [0, 1)", s.TombstoneRatio)
 	case s.Partitions <= 0:
 		return specErr("partitions", "%d must be positive", s.Partitions)

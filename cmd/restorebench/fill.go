@@ -92,14 +92,14 @@ holds is reused, not rewritten.`,
 			if err != nil {
 				return err
 			}
-			m := out.Manifest
+			m, tot := out.Manifest, out.Derived.Totals
 			state := "filled"
 			if out.Reused {
 				state = "reused"
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d records (%d tombstones), %d key+value bytes, %d partitions; fill took %.2fs (%.1f MB/s)\n",
-				state, m.Topic, m.Totals.Records, m.Totals.Tombstones, m.Totals.Bytes, len(m.Offsets), m.DurationSeconds,
-				float64(m.Totals.Bytes)/1e6/max(m.DurationSeconds, 1e-9))
+				state, m.Topic, tot.Records, tot.Tombstones, tot.Bytes, len(m.Offsets), m.DurationSeconds,
+				float64(tot.Bytes)/1e6/max(m.DurationSeconds, 1e-9))
 			return nil
 		},
 	}

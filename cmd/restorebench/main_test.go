@@ -15,6 +15,7 @@ import (
 // run executes the CLI in-process with args and returns its error.
 func run(t *testing.T, args ...string) error {
 	t.Helper()
+	t.Chdir(t.TempDir()) // default output paths land there, not in the source tree
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
 	cmd.SetOut(new(bytes.Buffer))

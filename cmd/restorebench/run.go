@@ -115,8 +115,8 @@ func newPlotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(res.Restores) == 0 && (res.Fill == nil || len(res.Fill.Series) == 0) {
-				return fmt.Errorf("%s: nothing to plot: it records no restore and no fill series", path)
+			if len(res.Restores) == 0 {
+				return fmt.Errorf("%s: nothing to plot: it records no restore", path)
 			}
 			if out == "" {
 				out = filepath.Dir(path)

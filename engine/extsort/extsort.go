@@ -587,8 +587,10 @@ type sortRunCursor struct {
 	run  sortRun
 	f    *os.File
 	r    *bufio.Reader
+	size int64 // the file's size: no record can be longer
 	left int64
 	buf  []byte
+	prev []byte // the previous key: keys must strictly increase
 	k, v []byte
 	tomb bool
 	sq   uint64
@@ -600,7 +602,12 @@ func openSortRunCursor(run sortRun) (*sortRunCursor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extsort: %w", err)
 	}
-	c := &sortRunCursor{run: run, f: f, r: bufio.NewReaderSize(f, sortMergeReadBuf), left: run.records, buf: make([]byte, 0, 64)}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("extsort: %w", err)
+	}
+	c := &sortRunCursor{run: run, f: f, r: bufio.NewReaderSize(f, sortMergeReadBuf), size: st.Size(), left: run.records, buf: make([]byte, 0, 64)}
 	var magic [len(sortRunMagic)]byte
 	if _, err := io.ReadFull(c.r, magic[:]); err != nil || string(magic[:]) != sortRunMagic {
 		f.Close()
@@ -632,7 +639,7 @@ func (c *sortRunCursor) next() bool {
 	if err != nil {
 		return fail(err)
 	}
-	if klen > sortMaxEntryBytes || vl > sortMaxEntryBytes+1 {
+	if klen > sortMaxEntryBytes || vl > sortMaxEntryBytes+1 || int64(klen)+int64(vl) > c.size {
 		return fail(errors.New("corrupt record length"))
 	}
 	vlen := uint64(0)
@@ -647,6 +654,10 @@ func (c *sortRunCursor) next() bool {
 	if _, err := io.ReadFull(c.r, c.buf); err != nil {
 		return fail(err)
 	}
+	if c.run.records-c.left > 0 && bytes.Compare(c.buf[:klen], c.prev) <= 0 {
+		return fail(errors.New("corrupt: keys out of order"))
+	}
+	c.prev = append(c.prev[:0], c.buf[:klen]...)
 	c.k = c.buf[:klen:klen]
 	c.tomb = vl == 0
 	if c.tomb {

@@ -76,6 +76,26 @@ func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, top
 	}
 }
 
+// Append writes the records of spec from index from on to topic, extending
+// a fill of the same generator.
+func Append(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, from int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	opts, err := loadgen.ProducerOpts("lz4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcl, err := cluster.NewClient(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pcl.Close()
+	if _, err := loadgen.ProduceFrom(ctx, pcl, topic, spec, from, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Offsets returns topic's offsets.
 func Offsets(t testing.TB, cfg cluster.Config, topic string) cluster.TopicOffsets {
 	t.Helper()

@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// OffsetRange is a half-open range of offsets [From, To).
+type OffsetRange struct{ From, To int64 }
+
+// ReadRange returns, per partition, the records of topic whose offsets lie
+// in the partition's range, as the log holds them now (compaction may have
+// removed some). It returns once every partition has delivered a record at
+// or past its last offset in range, or when nothing new arrived for idle.
+func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration) (map[int32][]*kgo.Record, error) {
+	out := map[int32][]*kgo.Record{}
+	assign := map[int32]kgo.Offset{}
+	for p, r := range ranges {
+		if r.To > r.From {
+			assign[p] = kgo.NewOffset().At(r.From)
+		}
+	}
+	if len(assign) == 0 {
+		return out, nil
+	}
+	cl, err := NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	lastSeen := time.Now()
+	for len(assign) > 0 {
+		pollCtx, cancel := context.WithTimeout(ctx, idle)
+		fetches := cl.PollFetches(pollCtx)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var ferr error
+		fetches.EachError(func(_ string, p int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) && ferr == nil {
+				ferr = fmt.Errorf("topic %s partition %d: %w", topic, p, err)
+			}
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		got := false
+		fetches.EachRecord(func(r *kgo.Record) {
+			rg, ok := ranges[r.Partition]
+			if !ok || r.Offset < rg.From {
+				return
+			}
+			got = true
+			if r.Offset < rg.To {
+				out[r.Partition] = append(out[r.Partition], r)
+			}
+			if r.Offset >= rg.To-1 {
+				delete(assign, r.Partition) // the range is behind us
+			}
+		})
+		if got {
+			lastSeen = time.Now()
+		} else if time.Since(lastSeen) >= idle {
+			break
+		}
+	}
+	return out, nil
+}
