@@ -203,7 +203,8 @@ public final class Driver {
 
     /**
      * Closes the client (60 s at most; a clean close writes the checkpoints;
-     * after `stop` it also leaves the consumer group),
+     * after `stop` it also leaves the consumer group unless
+     * restorebench.close.leave.group=false),
      * stops the pollers, flushes the last processed counts and emits
      * `stopped`, the last event.
      */
@@ -211,12 +212,16 @@ public final class Driver {
         long t0 = System.nanoTime();
         boolean closed;
         try {
-            // Leave the group on a requested stop: Kafka Streams otherwise stays
-            // a member until session.timeout.ms expires, and the next instance
-            // of the same application.id would wait that long in REBALANCING.
+            // Leave the group on a requested stop (unless
+            // restorebench.close.leave.group=false): Kafka Streams otherwise
+            // stays a member until session.timeout.ms expires, and the next
+            // instance of the same application.id would wait that long in
+            // REBALANCING. Staying is what a static member's rolling restart needs.
             CloseOptions options = CloseOptions.timeout(CLOSE_TIMEOUT);
             if (code == EXIT_OK) {
-                options = options.withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+                options = options.withGroupMembershipOperation(config.closeLeaveGroup
+                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP);
             }
             closed = streams.close(options);
         } catch (RuntimeException e) {

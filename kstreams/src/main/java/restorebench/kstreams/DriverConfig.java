@@ -30,7 +30,8 @@ final class DriverConfig {
 
     private static final Set<String> KEYS = Set.of(
             "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
-            "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare");
+            "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare",
+            "close.leave.group");
 
     String instanceId;
     Topology topology = Topology.KV;
@@ -43,6 +44,12 @@ final class DriverConfig {
     long lagsIntervalMs = 1000;
     long processIntervalMs = 1000;
     boolean bare;
+    /**
+     * Whether `stop` leaves the consumer group (true, the default) or stays a
+     * member until session.timeout.ms, as a statically configured member
+     * (group.instance.id) does in a rolling restart.
+     */
+    boolean closeLeaveGroup = true;
     RocksOptions rocksdb = new RocksOptions();
     /** What StreamsConfig gets. */
     final Properties streams = new Properties();
@@ -91,13 +98,8 @@ final class DriverConfig {
                 case "processed.interval.ms": c.processedIntervalMs = interval(key, value); break;
                 case "lags.interval.ms": c.lagsIntervalMs = interval(key, value); break;
                 case "process.interval.ms": c.processIntervalMs = interval(key, value); break;
-                case "bare":
-                    switch (value.toLowerCase(Locale.ROOT)) {
-                        case "true": c.bare = true; break;
-                        case "false": c.bare = false; break;
-                        default: throw new ConfigError(key + "=" + value + ": must be true or false");
-                    }
-                    break;
+                case "bare": c.bare = bool(key, value); break;
+                case "close.leave.group": c.closeLeaveGroup = bool(key, value); break;
                 default:
                     throw new AssertionError(name);
             }
@@ -133,6 +135,14 @@ final class DriverConfig {
     /** The changelog topic Kafka Streams keeps the store in. */
     String changelogTopic() {
         return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
+    }
+
+    private static boolean bool(String key, String value) throws ConfigError {
+        switch (value.toLowerCase(Locale.ROOT)) {
+            case "true": return true;
+            case "false": return false;
+            default: throw new ConfigError(key + "=" + value + ": must be true or false");
+        }
     }
 
     private static long interval(String key, String value) throws ConfigError {

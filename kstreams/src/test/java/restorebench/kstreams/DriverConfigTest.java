@@ -35,6 +35,7 @@ class DriverConfigTest {
         assertEquals(1000, c.lagsIntervalMs);
         assertEquals(1000, c.processIntervalMs);
         assertFalse(c.bare);
+        assertTrue(c.closeLeaveGroup);
         assertNull(c.outputTopic);
         assertEquals("app-balances-changelog", c.changelogTopic());
         // Only non-driver keys reach StreamsConfig; no setter without options.
@@ -50,8 +51,10 @@ class DriverConfigTest {
         p.setProperty("restorebench.output.topic", "out");
         p.setProperty("restorebench.bare", "true");
         p.setProperty("restorebench.lags.interval.ms", "0");
+        p.setProperty("restorebench.close.leave.group", "false");
         p.setProperty("num.standby.replicas", "1");
         DriverConfig c = DriverConfig.parse(p);
+        assertFalse(c.closeLeaveGroup);
         assertEquals(DriverConfig.Topology.LEDGER, c.topology);
         assertEquals("acc", c.store);
         assertEquals("out", c.outputTopic);

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/plots"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
+)
+
+// pairedResults is a run of one setting on both engines, two repeats each,
+// with kafka-streams records shaped as the engine writes them (no batch
+// histograms, RocksDB figures or ready phase).
+func pairedResults() *runs.Results {
+	res := &runs.Results{SchemaVersion: runs.SchemaVersion, RunID: "cal", Complete: true, StartedAt: time.Now()}
+	for rep := 1; rep <= 2; rep++ {
+		for _, e := range []config.Engine{config.EngineModel, config.EngineKafkaStreams} {
+			c := config.DefaultCase()
+			c.Engine, c.Name = e, "t1-"+string(e)
+			secs := 8.0 + float64(rep)
+			r := runs.Restore{Case: c.Name, Repeat: rep, Params: c, DurationSeconds: secs, TotalSeconds: secs,
+				Records: 1000, Bytes: 500_000, MBPerSec: 0.5 / secs, Verified: true, PeakRSSBytes: 300 << 20,
+				Verification: verify.Result{Mode: verify.ModeExpectedState},
+				Series:       []measure.Point{{T: 1, Records: 500, Bytes: 250_000}, {T: secs, Records: 500, Bytes: 250_000}}}
+			if e == config.EngineKafkaStreams {
+				r.DurationSeconds, r.TotalSeconds = secs*1.25, secs*1.25
+				r.KafkaStreams = &runs.KafkaStreamsRun{Version: "4.4.0", Instances: 1, BytesFrom: "changelog"}
+			}
+			res.Restores = append(res.Restores, r)
+		}
+	}
+	return res
+}
+
+func TestCalibrationCommandPrintsRatioPerSetting(t *testing.T) {
+	dir := t.TempDir()
+	if err := pairedResults().Save(filepath.Join(dir, "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := newCalibrationCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{dir})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"default", "0.800", "0.800..0.800", "model/KS"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	var printed bytes.Buffer
+	printCalibration(&printed, pairedResults())
+	if !strings.Contains(printed.String(), "model vs kafka-streams") {
+		t.Fatalf("printCalibration:\n%s", printed.String())
+	}
+}
+
+// Records of the kafka-streams engine summarize and plot like the model's.
+func TestKafkaStreamsRecordsSummarizeAndPlot(t *testing.T) {
+	res := pairedResults()
+	var out bytes.Buffer
+	printSummary(&out, res, "results.json")
+	if !strings.Contains(out.String(), "t1-kafka-streams") || !strings.Contains(out.String(), "2/2") {
+		t.Fatalf("summary:\n%s", out.String())
+	}
+	dir := t.TempDir()
+	files, err := plots.WriteAll(res, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no plots")
+	}
+	if st, err := os.Stat(filepath.Join(dir, "restore-throughput.png")); err != nil || st.Size() < 1000 {
+		t.Fatalf("throughput plot: %v", err)
+	}
+}

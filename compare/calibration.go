@@ -1,0 +1,248 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// EnginePair is one setting run on both engines in one results file: the
+// model's restore seconds against real Kafka Streams', the figure that
+// calibrates the model (issue 9: a model prediction scaled by a measured
+// factor is labelled calibrated).
+type EnginePair struct {
+	// Setting names the pair by the settings that differ between the
+	// file's pairs ("batch_records=1000 threads=2"); "default" when there
+	// is one setting.
+	Setting string
+	// ModelCase and KafkaStreamsCase are the two cases' names.
+	ModelCase, KafkaStreamsCase string
+	// Model and KafkaStreams are each side's restore seconds over its
+	// verified, error-free repeats.
+	Model, KafkaStreams Stat
+	// Ratios are model / kafka-streams restore seconds of repeat pairs:
+	// repeat i of one case with repeat i of the other, both verified, in
+	// repeat order. With an interleaved run these ran next to each other.
+	Ratios []float64
+	// Ratio summarizes Ratios (median, min, max, N pairs); without any
+	// repeat pair it is the ratio of the two medians, with N 0.
+	Ratio Stat
+}
+
+// Factor is the calibration factor of the setting: Kafka Streams' time is
+// the model's divided by it. 0 when either side has no verified repeat.
+func (p EnginePair) Factor() float64 { return p.Ratio.Median }
+
+// engineOf is a restore's engine; files from before engines were recorded
+// hold model restores.
+func engineOf(c config.Case) config.Engine {
+	if c.Engine == "" {
+		return config.EngineModel
+	}
+	return c.Engine
+}
+
+// settingKeys are the results.json names of a case's settings that do not
+// say which engine ran it: what two cases must share to be a pair.
+func settingKeys(c config.Case) map[string]any {
+	raw, _ := json.Marshal(c)
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	for _, k := range []string{"engine", "jvm_heap", "jvm_flags", "streams"} {
+		delete(m, k)
+	}
+	flat := map[string]any{}
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			for sk, sv := range sub {
+				flat[k+"."+sk] = sv
+			}
+			continue
+		}
+		flat[k] = v
+	}
+	return flat
+}
+
+func settingID(c config.Case) string {
+	b, _ := json.Marshal(settingKeys(c)) // maps marshal with sorted keys
+	return string(b)
+}
+
+// EnginePairs pairs every kafka-streams case of the restores with the model
+// case of the same settings (everything but the engine, the JVM settings
+// and the Kafka Streams-only properties), in the order the model cases
+// first ran. Cases without a counterpart are left out.
+func EnginePairs(restores []runs.Restore) []EnginePair {
+	groups := runs.GroupByCase(restores)
+	var models []runs.CaseRestores
+	ks := map[string][]runs.CaseRestores{}
+	for _, g := range groups {
+		p := g.Restores[0].Params
+		if engineOf(p) == config.EngineKafkaStreams {
+			ks[settingID(p)] = append(ks[settingID(p)], g)
+		} else {
+			models = append(models, g)
+		}
+	}
+	var out []EnginePair
+	var params []config.Case
+	for _, m := range models {
+		for _, k := range ks[settingID(m.Restores[0].Params)] {
+			out = append(out, pairOf(m, k))
+			params = append(params, m.Restores[0].Params)
+		}
+	}
+	labels := settingLabels(params)
+	for i := range out {
+		out[i].Setting = labels[i]
+	}
+	return out
+}
+
+// pairOf compares one model case with one kafka-streams case.
+func pairOf(m, k runs.CaseRestores) EnginePair {
+	p := EnginePair{ModelCase: m.Case, KafkaStreamsCase: k.Case,
+		Model: metricStat(MetricRestoreSeconds, m.Restores), KafkaStreams: metricStat(MetricRestoreSeconds, k.Restores)}
+	byRepeat := map[int]runs.Restore{}
+	for _, r := range k.Restores {
+		if r.Counts() && r.DurationSeconds > 0 {
+			byRepeat[r.Repeat] = r
+		}
+	}
+	for _, r := range m.Restores {
+		if o, ok := byRepeat[r.Repeat]; ok && r.Counts() {
+			p.Ratios = append(p.Ratios, r.DurationSeconds/o.DurationSeconds)
+		}
+	}
+	p.Ratio = statOf(p.Ratios)
+	if p.Ratio.N == 0 && p.Model.N > 0 && p.KafkaStreams.N > 0 && p.KafkaStreams.Median > 0 {
+		r := p.Model.Median / p.KafkaStreams.Median
+		p.Ratio = Stat{Median: r, Min: r, Max: r}
+	}
+	return p
+}
+
+// settingLabels names each setting by the keys whose values differ
+// between them, as key=value in key order; "default" when none do.
+func settingLabels(cs []config.Case) []string {
+	flats := make([]map[string]any, len(cs))
+	varying := map[string]bool{}
+	for i, c := range cs {
+		flats[i] = settingKeys(c)
+	}
+	for _, f := range flats {
+		for k, v := range f {
+			for _, g := range flats {
+				if !reflect.DeepEqual(v, g[k]) {
+					varying[k] = true
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(varying))
+	for k := range varying {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(cs))
+	for i, f := range flats {
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "rocksdb_options."), show(f[k])))
+		}
+		out[i] = strings.Join(parts, " ")
+		if out[i] == "" {
+			out[i] = "default"
+		}
+	}
+	return out
+}
+
+// CalibrationDefinition explains the calibration table, for its footer.
+const CalibrationDefinition = `ratio = model restore s / kafka-streams restore s of repeat pairs (repeat i of both
+cases, both verified), median and min-max over the pairs; below 1 the model is faster.
+A model time divided by the ratio predicts Kafka Streams' time for that setting.`
+
+// NewCalibrationReporter renders engine pairs as a terminal table, or as
+// Markdown when markdown is set.
+func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
+	return func(w io.Writer) error {
+		ew := &errWriter{w: w}
+		if len(pairs) == 0 {
+			fmt.Fprintln(ew, "no setting ran on both engines (a pair is a model case and a kafka-streams case with the same settings)")
+			return ew.err
+		}
+		head := []string{"setting", "model s", "model range", "kafka-streams s", "kafka-streams range", "model/KS", "ratio range", "pairs"}
+		var rows [][]string
+		for _, p := range pairs {
+			rows = append(rows, []string{p.Setting,
+				secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
+				ratioText(p), ratioRange(p.Ratio), fmt.Sprint(p.Ratio.N)})
+		}
+		if markdown {
+			writeMarkdownTable(ew, head, rows)
+			fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(CalibrationDefinition, "\n", " ")))
+			return ew.err
+		}
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(ew, "\n%s\n", CalibrationDefinition)
+		return ew.err
+	}
+}
+
+func secondsText(s Stat) string {
+	if s.N == 0 {
+		return "no verified repeats"
+	}
+	return formatValue(MetricRestoreSeconds, s.Median)
+}
+
+func rangeOf(s Stat) string {
+	if s.N < 2 {
+		return fmt.Sprintf("n=%d", s.N)
+	}
+	return fmt.Sprintf("%s..%s n=%d", formatValue(MetricRestoreSeconds, s.Min), formatValue(MetricRestoreSeconds, s.Max), s.N)
+}
+
+func ratioText(p EnginePair) string {
+	if p.Model.N == 0 || p.KafkaStreams.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", p.Ratio.Median)
+}
+
+func ratioRange(s Stat) string {
+	switch {
+	case s.N == 0:
+		return "ratio of medians"
+	case s.N == 1:
+		return "n=1"
+	}
+	return fmt.Sprintf("%.3f..%.3f", s.Min, s.Max)
+}
+
+func writeMarkdownTable(w io.Writer, head []string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = mdEscape(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}

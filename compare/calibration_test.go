@@ -1,0 +1,77 @@
+package compare
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// engineRestore is a verified restore of case c on engine e at the given
+// threads, taking secs.
+func engineRestore(c string, e config.Engine, threads, repeat int, secs float64) runs.Restore {
+	r := restore(c, repeat, secs, 100, 100)
+	r.Params.Engine, r.Params.Threads = e, threads
+	if e == config.EngineKafkaStreams {
+		r.Params.Streams = map[string]string{"group.protocol": "classic"} // KS-only: not part of the setting
+		r.Params.JVMFlags = []string{"-XX:+UseG1GC"}
+	}
+	return r
+}
+
+func TestEnginePairsRatioPerSettingWithSpread(t *testing.T) {
+	m, k := config.EngineModel, config.EngineKafkaStreams
+	rs := []runs.Restore{
+		engineRestore("t1-model", m, 1, 1, 9), engineRestore("t1-ks", k, 1, 1, 10),
+		engineRestore("t2-model", m, 2, 1, 6), engineRestore("t2-ks", k, 2, 1, 6),
+		engineRestore("t2-ks", k, 2, 2, 7.5), engineRestore("t2-model", m, 2, 2, 6),
+		engineRestore("t1-ks", k, 1, 2, 10), engineRestore("t1-model", m, 1, 2, 8),
+		engineRestore("t1-model", m, 1, 3, 8.5), engineRestore("t1-ks", k, 1, 3, 10),
+		engineRestore("lonely-model", m, 4, 1, 3), // no kafka-streams counterpart
+	}
+	rs = append(rs, engineRestore("t1-ks", k, 1, 4, 99))
+	rs[len(rs)-1].Verified = false // an unverified repeat never counts
+	pairs := EnginePairs(rs)
+	if len(pairs) != 2 {
+		t.Fatalf("%d pairs, want 2: %+v", len(pairs), pairs)
+	}
+	p1, p2 := pairs[0], pairs[1]
+	if p1.Setting != "threads=1" || p1.ModelCase != "t1-model" || p1.KafkaStreamsCase != "t1-ks" || p2.Setting != "threads=2" {
+		t.Fatalf("pairs %+v / %+v", p1, p2)
+	}
+	if p1.Ratio.N != 3 || !near(p1.Ratio.Median, 0.85) || !near(p1.Ratio.Min, 0.8) || !near(p1.Ratio.Max, 0.9) {
+		t.Fatalf("t1 ratio %+v from %v", p1.Ratio, p1.Ratios)
+	}
+	if p1.KafkaStreams.N != 3 || !near(p1.Factor(), 0.85) {
+		t.Fatalf("t1 kafka-streams %+v", p1.KafkaStreams)
+	}
+	if p2.Ratio.N != 2 || !near(p2.Ratio.Min, 0.8) || !near(p2.Ratio.Max, 1) {
+		t.Fatalf("t2 ratio %+v", p2.Ratio)
+	}
+	var buf bytes.Buffer
+	if err := NewCalibrationReporter(pairs, false)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"threads=1", "0.850", "0.800..0.900", "model/KS"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := NewCalibrationReporter(pairs, true)(&buf); err != nil || !strings.Contains(buf.String(), "| threads=1 |") {
+		t.Fatalf("markdown (%v):\n%s", err, buf.String())
+	}
+}
+
+func TestEnginePairsWithoutPairs(t *testing.T) {
+	if p := EnginePairs([]runs.Restore{restore("a", 1, 1, 1, 1)}); len(p) != 0 {
+		t.Fatalf("pairs from a model-only run: %+v", p)
+	}
+	var buf bytes.Buffer
+	NewCalibrationReporter(nil, false)(&buf)
+	if !strings.Contains(buf.String(), "no setting ran on both engines") {
+		t.Fatalf("empty table: %s", buf.String())
+	}
+}

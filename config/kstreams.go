@@ -1,0 +1,233 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultJVMHeap is a kafka-streams instance's -Xmx unless a case says
+// otherwise: enough for Kafka Streams' buffers and the restore consumer's
+// fetches, well below the RocksDB memory, which lives off heap.
+const DefaultJVMHeap Size = 1 << 30
+
+// minJVMHeap is the smallest heap a Kafka Streams instance can start with.
+const minJVMHeap Size = 32 << 20
+
+// Kafka Streams properties the common case settings map to on the
+// kafka-streams engine, so that one case means the same on both engines.
+const (
+	// PropNumStreamThreads is what Threads maps to.
+	PropNumStreamThreads = "num.stream.threads"
+	// PropRestoreMaxPollRecords is what BatchRecords maps to: the restore
+	// consumer's max.poll.records, i.e. records per restored batch.
+	PropRestoreMaxPollRecords = "restore.consumer.max.poll.records"
+	// PropRestoreFetchMaxBytes is what FetchMaxBytes maps to.
+	PropRestoreFetchMaxBytes = "restore.consumer.fetch.max.bytes"
+	// PropRestoreMaxPartitionFetchBytes is what MaxPartitionFetchBytes maps to.
+	PropRestoreMaxPartitionFetchBytes = "restore.consumer.max.partition.fetch.bytes"
+	// DriverRocksDBPrefix prefixes the RocksDB options the Kafka Streams
+	// driver applies through its RocksDBConfigSetter (kstreams/PROTOCOL.md).
+	DriverRocksDBPrefix = "restorebench.rocksdb."
+	// DriverStoreType is the driver's store type key (rocksdb or memory).
+	DriverStoreType = "restorebench.store.type"
+)
+
+// mappedStreams are the common settings a Kafka Streams property maps to:
+// each reads the setting as the property's text and writes it back.
+var mappedStreams = []struct {
+	key string
+	get func(Case) int64
+	set func(*Case, int64)
+}{
+	{PropNumStreamThreads, func(c Case) int64 { return int64(c.Threads) }, func(c *Case, v int64) { c.Threads = int(v) }},
+	{PropRestoreMaxPollRecords, func(c Case) int64 { return int64(c.BatchRecords) }, func(c *Case, v int64) { c.BatchRecords = int(v) }},
+	{PropRestoreFetchMaxBytes, func(c Case) int64 { return int64(c.FetchMaxBytes) }, func(c *Case, v int64) { c.FetchMaxBytes = Size(v) }},
+	{PropRestoreMaxPartitionFetchBytes, func(c Case) int64 { return int64(c.MaxPartitionFetchBytes) }, func(c *Case, v int64) {
+		c.MaxPartitionFetchBytes = Size(v)
+	}},
+}
+
+// reservedStreams are the properties restorebench sets itself, with why.
+var reservedStreams = map[string]string{
+	"application.id":    "restorebench sets it to the profile's application_id, so the changelog the instance restores is exactly the topic restorebench filled",
+	"bootstrap.servers": "restorebench sets it from --brokers (or the embedded broker), the cluster the fill lives on",
+	"state.dir":         "restorebench sets it to a fresh directory under --state-dir for every restore (a cold restore starts from nothing)",
+}
+
+// KafkaStreamsProperties are the StreamsConfig properties (and the driver's
+// restorebench.* store keys) a kafka-streams instance of this case runs with,
+// so the case means what it means on the model engine:
+//
+//	threads                    -> num.stream.threads
+//	batch_records              -> restore.consumer.max.poll.records
+//	fetch_max_bytes            -> restore.consumer.fetch.max.bytes
+//	max_partition_fetch_bytes  -> restore.consumer.max.partition.fetch.bytes
+//	RocksDB options            -> restorebench.rocksdb.<name>, only those that
+//	                              differ from Kafka Streams' own defaults (the
+//	                              kstreams preset), so that preset runs Kafka
+//	                              Streams untouched
+//	store memory               -> restorebench.store.type=memory
+//
+// then every key of Streams over them (an explicit key wins). application.id,
+// bootstrap.servers and state.dir are not included: the scenario sets them.
+func (c Case) KafkaStreamsProperties() map[string]string {
+	p := map[string]string{}
+	for _, m := range mappedStreams {
+		p[m.key] = strconv.FormatInt(m.get(c), 10)
+	}
+	for name, v := range c.RocksDB.DiffFrom(KStreamsRocksDB()) {
+		p[DriverRocksDBPrefix+name] = v
+	}
+	if c.Store == StoreMemory {
+		p[DriverStoreType] = string(StoreMemory)
+	}
+	for k, v := range c.Streams {
+		p[k] = v
+	}
+	return p
+}
+
+// adoptMappedStreams writes the Streams properties a common setting maps to
+// back into that setting, so the explicit property wins and the record of
+// the case says what ran.
+func (c *Case) adoptMappedStreams() error {
+	for _, m := range mappedStreams {
+		v, ok := c.Streams[m.key]
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fieldErr("streams."+m.key, "%q is not a whole number", v)
+		}
+		m.set(c, n)
+	}
+	return nil
+}
+
+// isMappedStream reports whether key is a property a common setting maps to.
+func isMappedStream(key string) bool {
+	for _, m := range mappedStreams {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// validateKafkaStreams checks what only the kafka-streams engine needs: a
+// strategy Kafka Streams has, RocksDB options its setter can apply, Streams
+// keys that are the user's to set, and a JVM that can start.
+func (c Case) validateKafkaStreams() error {
+	switch c.Strategy {
+	case StrategyBulk, StrategyIngest:
+		return fieldErr("strategy", "%s is model-only: Kafka Streams restores with put (one WriteBatch per poll) or into a memory store (strategy memory)", c.Strategy)
+	}
+	if !c.RocksDB.DisableWAL {
+		return fieldErr("disable_wal", "Kafka Streams always writes its stores without RocksDB's WAL (the changelog is the log); the kafka-streams engine cannot turn it on")
+	}
+	if err := c.validateStreamsKeys(); err != nil {
+		return err
+	}
+	if _, ok := c.Streams["rocksdb.config.setter"]; ok && len(c.RocksDB.DiffFrom(KStreamsRocksDB())) > 0 {
+		return fieldErr("streams.rocksdb.config.setter", "cannot be combined with RocksDB options that differ from Kafka Streams' defaults (restorebench applies those with its own setter)")
+	}
+	if c.JVMHeap < minJVMHeap {
+		return fieldErr("jvm_heap", "%s is under %s", c.JVMHeap, minJVMHeap)
+	}
+	for i, f := range c.JVMFlags {
+		switch {
+		case !strings.HasPrefix(f, "-"):
+			return fieldErr(fmt.Sprintf("jvm_flags[%d]", i), "%q is not a JVM flag (flags start with '-')", f)
+		case f == "-cp" || f == "-classpath" || f == "--class-path" || f == "-jar":
+			return fieldErr(fmt.Sprintf("jvm_flags[%d]", i), "%s: restorebench sets the driver's class path itself", f)
+		}
+	}
+	return nil
+}
+
+// validateStreamsKeys refuses Streams keys restorebench must control or that
+// would put a secret into results.json, and mapped keys that are not numbers.
+func (c Case) validateStreamsKeys() error {
+	for _, k := range sortedKeys(c.Streams) {
+		path := "streams." + k
+		switch lk := strings.ToLower(k); {
+		case strings.TrimSpace(k) == "":
+			return fieldErr("streams", "an empty property name")
+		case reservedStreams[k] != "":
+			return fieldErr(path, "must not be set here: %s", reservedStreams[k])
+		case strings.HasPrefix(k, "restorebench."):
+			return fieldErr(path, "driver keys are restorebench's: they follow from the case's settings (store, RocksDB options)")
+		case strings.Contains(lk, "password") || strings.Contains(lk, "jaas") || strings.Contains(lk, "secret"):
+			return fieldErr(path, "a secret does not belong in a profile: results.json records every streams property")
+		case isMappedStream(k):
+			if _, err := strconv.ParseInt(strings.TrimSpace(c.Streams[k]), 10, 64); err != nil {
+				return fieldErr(path, "%q is not a whole number", c.Streams[k])
+			}
+		}
+	}
+	return nil
+}
+
+// validateModelStreams refuses, on the model engine, Streams keys it has no
+// setting for: a case must mean the same on both engines, and a property the
+// model ignored would silently not.
+func (c Case) validateModelStreams() error {
+	if err := c.validateStreamsKeys(); err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(c.Streams) {
+		if !isMappedStream(k) {
+			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s); set it on kafka-streams cases only", mappedNames())
+		}
+	}
+	return nil
+}
+
+func mappedNames() string {
+	names := make([]string, len(mappedStreams))
+	for i, m := range mappedStreams {
+		names[i] = m.key
+	}
+	return strings.Join(names, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// DiffFrom returns, by RocksDB option name, the options of o that differ
+// from base, as text the Kafka Streams driver reads (sizes in bytes).
+// disable_wal, which no RocksDBConfigSetter can change, is never included.
+func (o RocksDB) DiffFrom(base RocksDB) map[string]string {
+	out := map[string]string{}
+	v, b := reflect.ValueOf(o), reflect.ValueOf(base)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || name == "disable_wal" {
+			continue
+		}
+		x, y := v.Field(i), b.Field(i)
+		if x.Equal(y) {
+			continue
+		}
+		switch x.Kind() {
+		case reflect.Int, reflect.Int64:
+			out[name] = strconv.FormatInt(x.Int(), 10)
+		case reflect.Float64:
+			out[name] = strconv.FormatFloat(x.Float(), 'g', -1, 64)
+		default:
+			out[name] = fmt.Sprint(x.Interface())
+		}
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package ksdriver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// builtDriver returns the driver's lib directory and java. Without a built
+// driver the test is skipped, except under CI=true, where it fails: CI must
+// test the driver (make test builds it).
+func builtDriver(t *testing.T) (lib, java string) {
+	t.Helper()
+	lib, err := FindLib()
+	if err == nil {
+		java, err = FindJava()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the Kafka Streams driver cannot run under CI=true: %v", err)
+		}
+		t.Skipf("Kafka Streams driver not available: %v", err)
+	}
+	return lib, java
+}
+
+// TestDriverDigestMatchesGoVerifier runs the driver's --digest-vectors mode
+// on the shared vectors and checks every entry hash, and the digest, key
+// count and live bytes of all of them as one partition, against
+// loadgen.EntryHash: a Kafka Streams restore is verified exactly as the
+// model's only if both sides hash alike.
+func TestDriverDigestMatchesGoVerifier(t *testing.T) {
+	lib, java := builtDriver(t)
+	vectors := filepath.Join("..", "testdata", "digest_vectors.tsv")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, java, "-cp", Classpath(lib), MainClass, "--digest-vectors", vectors).Output()
+	if err != nil {
+		t.Fatalf("--digest-vectors: %v", err)
+	}
+	var want loadgen.Digest
+	var keys, live int64
+	lines := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if f[0] == "digest" {
+			if len(f) != 6 || f[1] != want.String() || f[3] != strconv.FormatInt(keys, 10) || f[5] != strconv.FormatInt(live, 10) {
+				t.Fatalf("driver's total %q, Go's digest %s keys %d live_bytes %d", sc.Text(), want, keys, live)
+			}
+			if lines == 0 {
+				t.Fatal("no vectors were hashed")
+			}
+			return
+		}
+		k, v := mustHex(t, f[0]), mustHex(t, f[1])
+		if got, exp := f[2], fmt.Sprintf("%016x", loadgen.EntryHash(k, v)); got != exp {
+			t.Errorf("key %q value %q: driver %s, Go %s", f[0], f[1], got, exp)
+		}
+		want.Add(k, v)
+		keys++
+		live += int64(len(k) + len(v))
+		lines++
+	}
+	t.Fatalf("no digest line in the driver's output:\n%s", out)
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatalf("hex %q: %v", s, err)
+	}
+	return b
+}
+
+// TestDriverRefusingItsConfigIsOneClearError starts the real driver with a
+// configuration it refuses (no input topic): Start must return one error
+// naming the problem and the exit status, and leave no JVM behind.
+func TestDriverRefusingItsConfigIsOneClearError(t *testing.T) {
+	lib, java := builtDriver(t)
+	dir := t.TempDir()
+	_, err := Start(context.Background(), Options{
+		ID: "bad", Dir: dir, Lib: lib, Java: java, JVMFlags: []string{"-Xmx64m"},
+		Properties: map[string]string{"application.id": "x", "bootstrap.servers": "127.0.0.1:1"},
+	})
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("err = %v, want an *ExitError", err)
+	}
+	for _, want := range []string{"instance bad", "exit status 3", "restorebench.input.topic is required"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if out, _ := exec.Command("pgrep", "-f", filepath.Join(dir, ConfigFile)).Output(); len(out) > 0 {
+		t.Fatalf("a JVM of the refused instance is still running: pid %s", out)
+	}
+}

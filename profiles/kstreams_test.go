@@ -1,0 +1,77 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// The calibrate profile pairs every setting on both engines, engine varying
+// fastest, and interleaves its repeats.
+func TestCalibrateProfilePairsEngines(t *testing.T) {
+	p, err := Load("calibrate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Interleave || p.Ready || p.Repeats < 3 || p.Spec.Partitions != 4 || p.Spec.Keys != 2_000_000 {
+		t.Fatalf("calibrate: interleave %v ready %v repeats %d partitions %d keys %d", p.Interleave, p.Ready, p.Repeats, p.Spec.Partitions, p.Spec.Keys)
+	}
+	if len(p.Cases) != 8 {
+		t.Fatalf("%d cases, want 2 threads x 2 batch sizes x 2 engines", len(p.Cases))
+	}
+	for i := 0; i < len(p.Cases); i += 2 {
+		m, k := p.Cases[i], p.Cases[i+1]
+		if m.Engine != config.EngineModel || k.Engine != config.EngineKafkaStreams {
+			t.Fatalf("cases %d,%d: engines %s, %s", i, i+1, m.Engine, k.Engine)
+		}
+		if m.Threads != k.Threads || m.BatchRecords != k.BatchRecords || !strings.HasSuffix(k.Name, "-kafka-streams") {
+			t.Fatalf("cases %s and %s are not one setting", m.Name, k.Name)
+		}
+	}
+}
+
+// A case's streams mapping merges onto the restore section's and never
+// leaks into another case; YAML numbers and booleans are taken as text.
+func TestStreamsMergeWithoutLeaking(t *testing.T) {
+	p, err := Parse([]byte(`
+fill: {size: 1MB}
+restore:
+  engine: kafka-streams
+  streams: {num.standby.replicas: 1, acceptable.recovery.lag: 10000}
+cases:
+  - name: a
+    streams: {group.protocol: streams, num.stream.threads: 2}
+  - name: b
+    jvm_heap: 2GiB
+    jvm_flags: [-XX:+UseParallelGC]
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Cases[0], p.Cases[1]
+	if a.Streams["group.protocol"] != "streams" || a.Streams["num.standby.replicas"] != "1" || a.Threads != 2 {
+		t.Fatalf("a: streams %v threads %d", a.Streams, a.Threads)
+	}
+	if len(b.Streams) != 2 || b.Streams["group.protocol"] != "" || b.Threads != 1 {
+		t.Fatalf("b inherited a's streams: %v threads %d", b.Streams, b.Threads)
+	}
+	if b.JVMHeap != 2<<30 || len(b.JVMFlags) != 1 || a.JVMHeap != config.DefaultJVMHeap {
+		t.Fatalf("jvm: a %v, b %v %v", a.JVMHeap, b.JVMHeap, b.JVMFlags)
+	}
+}
+
+func TestKafkaStreamsProfileErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"fill: {size: 1MB}\ncases:\n  - name: a\n    engine: kafka-streams\n    strategy: ingest\n", "line 5: cases[0].strategy: ingest is model-only"},
+		{"fill: {size: 1MB}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams: {state.dir: /tmp/x}\n", "cases[0].streams.state.dir: must not be set here"},
+		{"fill: {size: 1MB}\ncases:\n  - name: a\n    streams: {group.protocol: streams}\n", "cases[0].streams.group.protocol: the model engine has no such setting"},
+		{"fill: {size: 1MB}\ncases:\n  - name: a\n    streams: [a]\n", "cases[0].streams"},
+		{"fill: {size: 1MB}\ninterleave: maybe\n", "interleave"},
+	} {
+		_, err := Parse([]byte(tc.yaml), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+}

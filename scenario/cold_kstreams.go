@@ -1,0 +1,235 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Bounds of a kafka-streams cold restore's waits besides the stall timeout.
+const (
+	// ksDigestTimeout bounds the digest of the restored stores.
+	ksDigestTimeout = 30 * time.Minute
+	// ksProcessWait bounds the wait for the process event after the restore
+	// that closes its CPU split (the driver sends one a second).
+	ksProcessWait = 3 * time.Second
+	// ksInstanceID names the single instance of a cold restore.
+	ksInstanceID = "i0"
+)
+
+// ColdKafkaStreams is a cold restore on the kafka-streams engine: one real
+// Kafka Streams instance (a JVM running the driver in kstreams/) with an
+// empty state directory and application.id = the target's, so its store's
+// changelog is exactly the topic restorebench filled, joins its group, is
+// assigned every task and restores them. restorebench waits until every
+// partition's restore ended and the client is RUNNING, then has the
+// instance digest its stores (interactive queries, the Go verifier's
+// algorithm), stops it, and verifies the digest as ColdModel verifies its
+// stores.
+//
+// The kv topology needs an input topic, <application.id>-<store>-input, with
+// as many partitions as the changelog: it is created if missing and left in
+// place (it stays empty, so the changelog never changes, and the next repeat
+// or run reuses it instead of racing Kafka Streams' metadata refresh).
+//
+// What the record holds on this engine is documented on
+// runs.KafkaStreamsRun: times come from the instance's events (first
+// restore_start to last restore_end), CPU and peak RSS from /proc/<pid>, and
+// bytes from the changelog itself, read once per topic and offsets.
+type ColdKafkaStreams struct{}
+
+// Run runs one cold restore on a Kafka Streams instance and verifies it.
+func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
+	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	fail := func(err error) (runs.Restore, error) {
+		rec.Error = err.Error()
+		return rec, err
+	}
+	if err := checkKafkaStreamsTarget(env, t); err != nil {
+		return fail(err)
+	}
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return fail(err)
+	}
+	rec.Partitions = len(offsets.End)
+	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
+		return fail(fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic))
+	}
+	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
+		return fail(err)
+	}
+	input, err := ensureInputTopic(ctx, env, t, int32(len(offsets.End)))
+	if err != nil {
+		return fail(err)
+	}
+	appDir := filepath.Join(req.StateDir, t.AppID)
+	if err := (&engine.Instance{StateDir: req.StateDir, AppID: t.AppID}).CheckStateDirEmpty(); err != nil {
+		return fail(err)
+	}
+	props, err := instanceProperties(env, t, req, input)
+	if err != nil {
+		return fail(err)
+	}
+	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
+	rec.KafkaStreams = ks
+	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, JVMFlags: JVMFlags(req.Case)})
+	if err != nil {
+		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+	}
+	defer inst.Kill() // whatever happens below, no JVM outlives the restore
+	recordHello(ks, inst.Hello())
+	owed := map[int32]int64{}
+	var want int64
+	for p, end := range offsets.End {
+		owed[p] = end - offsets.Start[p]
+		want += owed[p]
+	}
+	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d (kafka-streams)", req.Case.Name, req.Repeat), want, progress.Records)
+	w, err := awaitRestored(ctx, env, inst, t.Topic, owed, bar)
+	bar.Done()
+	if err != nil {
+		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+	}
+	w.record(&rec, inst)
+	rec.DiskBytes = dirBytes(appDir)
+	actual, err := digestStores(ctx, inst, t.StoreName)
+	if err != nil {
+		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+	}
+	ks.DigestSeconds = actual.Seconds
+	stopInstance(ctx, env, inst, ks)
+	if rec.Bytes, err = changelogBytes(ctx, env, offsets); err != nil {
+		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
+	}
+	finishRates(&rec, &w.restores)
+	if req.Limits != nil {
+		rec.Limits = req.Limits.For(rec.MBPerSec)
+	}
+	if !req.KeepState {
+		os.RemoveAll(appDir)
+		os.RemoveAll(instDir)
+	}
+	return verifyInto(&rec, t, actual.States())
+}
+
+// checkKafkaStreamsTarget refuses what the kafka-streams engine cannot
+// restore: a changelog Kafka Streams would not name after the store (its
+// store's changelog is always <application.id>-<store>-changelog), and a
+// secured cluster, whose client settings the JVM is not given yet.
+func checkKafkaStreamsTarget(env *Env, t Target) error {
+	if want := config.ChangelogTopic(t.AppID, t.StoreName); t.Topic != want {
+		return fmt.Errorf("the kafka-streams engine restores store %s of application %s from %s, the changelog Kafka Streams names for it; topic %s is not that (fill it under that name, or restore it on the model engine)",
+			t.StoreName, t.AppID, want, t.Topic)
+	}
+	if len(env.Cluster.Security) > 0 {
+		return errors.New("the kafka-streams engine does not pass TLS/SASL client settings to its JVM yet: use a PLAINTEXT listener, or the model engine")
+	}
+	return nil
+}
+
+// ColdDriverProperties are the driver settings of a cold restore: its
+// restore listeners and the process (CPU, RSS) poller, and none of the
+// pollers a cold restore has no use for (tasks, processed records, lags:
+// those are for standby and failover timelines), so the instance does as
+// little besides restoring as a bare Kafka Streams app.
+var ColdDriverProperties = map[string]string{
+	"restorebench.tasks.interval.ms":     "0",
+	"restorebench.processed.interval.ms": "0",
+	"restorebench.lags.interval.ms":      "0",
+}
+
+// InputTopic is the kv topology's input topic for a store.
+func InputTopic(appID, store string) string { return appID + "-" + store + "-input" }
+
+// instanceProperties are the instance's CONFIG.properties: the case's
+// Kafka Streams properties, the ones restorebench owns, and the driver's.
+func instanceProperties(env *Env, t Target, req Request, input string) (map[string]string, error) {
+	stateDir, err := filepath.Abs(req.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	props := req.Case.KafkaStreamsProperties()
+	props["application.id"] = t.AppID
+	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
+	props["state.dir"] = stateDir
+	props["restorebench.topology"] = "kv"
+	props["restorebench.store"] = t.StoreName
+	props["restorebench.input.topic"] = input
+	maps.Copy(props, ColdDriverProperties)
+	return props, nil
+}
+
+// JVMFlags are the JVM flags of a case's instances: -Xmx from jvm_heap,
+// then jvm_flags (a later -Xmx wins).
+func JVMFlags(c config.Case) []string {
+	heap := c.JVMHeap
+	if heap <= 0 {
+		heap = config.DefaultJVMHeap
+	}
+	xmx := fmt.Sprintf("-Xmx%dk", (heap+1023)/1024)
+	if heap%(1<<20) == 0 {
+		xmx = fmt.Sprintf("-Xmx%dm", heap>>20)
+	}
+	return append([]string{xmx}, c.JVMFlags...)
+}
+
+// recordHello copies what the instance said about itself into the record.
+func recordHello(ks *runs.KafkaStreamsRun, h *ksdriver.Hello) {
+	ks.Version, ks.JavaVersion = h.KafkaStreamsVersion, h.JavaVersion
+	ks.JVMArgs, ks.MaxHeapBytes, ks.GC = h.JVMArgs, h.MaxHeapBytes, h.GC
+}
+
+// digestStores asks the instance for the digest of its active stores.
+func digestStores(ctx context.Context, inst *ksdriver.Instance, store string) (*ksdriver.Digest, error) {
+	dctx, cancel := context.WithTimeout(ctx, ksDigestTimeout)
+	defer cancel()
+	e, err := inst.Request(dctx, "digest", ksdriver.EvDigest)
+	if err != nil {
+		return nil, fmt.Errorf("digest of the restored stores: %w", err)
+	}
+	d := e.(*ksdriver.Digest)
+	if d.Store != store {
+		return nil, fmt.Errorf("digest of store %s, expected %s", d.Store, store)
+	}
+	return d, nil
+}
+
+// stopInstance stops the instance; a stop that is not clean is reported
+// but does not undo a restore that was measured and digested.
+func stopInstance(ctx context.Context, env *Env, inst *ksdriver.Instance, ks *runs.KafkaStreamsRun) {
+	err := inst.Stop(ctx)
+	for _, e := range inst.Events() {
+		if s, ok := e.(*ksdriver.Stopped); ok {
+			ks.StopSeconds = s.Seconds
+		}
+	}
+	if err != nil {
+		env.Logf("restore: warning: the Kafka Streams instance did not stop cleanly: %v", err)
+	}
+}
+
+// finishRates fills in the figures that follow from the others.
+func finishRates(rec *runs.Restore, r *ksdriver.Restores) {
+	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
+	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	if first, last, ok := r.Span(); ok {
+		perRecord := 0.0
+		if rec.Records > 0 {
+			perRecord = float64(rec.Bytes) / float64(rec.Records)
+		}
+		rec.Series = r.Series(first, last, time.Second, perRecord)
+	}
+}
