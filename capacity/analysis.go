@@ -1,0 +1,241 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// Options are the questions an analysis answers.
+type Options struct {
+	// RTOs are the recovery-time objectives. Default DefaultRTOs.
+	RTOs []time.Duration
+	// Threads is num.stream.threads per instance for the per-instance
+	// figures. Default 1, Kafka Streams' default.
+	Threads int
+	// Case names the configuration the rates come from. Default: the one
+	// with Kafka Streams' default settings.
+	Case string
+	// Deployment is the application being planned; zero when unknown.
+	Deployment Deployment
+}
+
+func (o Options) withDefaults() Options {
+	if len(o.RTOs) == 0 {
+		o.RTOs = DefaultRTOs
+	}
+	if o.Threads <= 0 {
+		o.Threads = 1
+	}
+	return o
+}
+
+// Analysis is everything a report shows and a plan prints, computed once
+// from the runs.
+type Analysis struct {
+	Options Options
+	Runs    []*Run
+	// Obs are the verified, error-free restores; Setups group them.
+	Obs    []Obs
+	Setups []*Setup
+	// Fits are per cold setup with enough sizes, against the changelog size
+	// then the live state size; NeedSizes the setups without enough.
+	Fits      []*Fit
+	NeedSizes []*NeedSizes
+	// Holdouts check the changelog fits of setups with a size to spare.
+	Holdouts    []*Holdout
+	Calibration *Calibration
+	// Rate is the cold-restore rate the answers use; RateErr says why
+	// there is none.
+	Rate    *Rate
+	RateErr error
+	RTO     RTOTable
+	// Comparisons are each run's cases against its baseline.
+	Comparisons     []*RunComparison
+	Recommendations []Recommendation
+	// Unknowns are what the inputs cannot tell.
+	Unknowns   []string
+	Answers    []Answer
+	Unanswered []Unanswered
+}
+
+// Analyze computes every answer from the runs.
+func Analyze(rs []*Run, o Options) *Analysis {
+	a := &Analysis{Options: o.withDefaults(), Runs: rs}
+	a.Obs = Observations(rs)
+	a.Setups = Setups(a.Obs)
+	a.fit()
+	a.Calibration = Calibrate(rs)
+	a.Rate, a.RateErr = ChooseRate(a.Setups, a.Options.Case, a.Calibration)
+	a.RTO = buildRTOTable(a)
+	a.Comparisons = compareRuns(rs)
+	a.Recommendations = recommendations(a)
+	a.Answers, a.Unanswered = buildAnswers(a)
+	a.Unknowns = unknowns(a)
+	return a
+}
+
+// fit fits every cold setup against both axes and checks the changelog fit
+// by holding out its largest size.
+func (a *Analysis) fit() {
+	for _, axis := range []Axis{AxisChangelog, AxisLive} {
+		for _, s := range a.Setups {
+			if s.Params.Scenario != config.ScenarioCold {
+				continue
+			}
+			f, err := FitSetup(s, axis)
+			if need, ok := err.(*NeedSizes); ok && axis == AxisChangelog {
+				a.NeedSizes = append(a.NeedSizes, need)
+			}
+			if f != nil {
+				a.Fits = append(a.Fits, f)
+			}
+			if h := HoldOut(s, axis); h != nil && axis == AxisChangelog {
+				a.Holdouts = append(a.Holdouts, h)
+			}
+		}
+	}
+}
+
+// FitsOn are the fits against one axis.
+func (a *Analysis) FitsOn(axis Axis) []*Fit {
+	var out []*Fit
+	for _, f := range a.Fits {
+		if f.Axis == axis {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// unknowns lists what the inputs cannot tell, each with what would.
+func unknowns(a *Analysis) []string {
+	var out []string
+	if r := a.Rate; r != nil {
+		out = append(out, rangeUnknown(a))
+		out = append(out, fitQuality(a)...)
+	}
+	if emb := runsWhere(a.Runs, func(r *Run) bool { return r.Results.Broker.Kind == "embedded" }); len(emb) > 0 {
+		out = append(out, fmt.Sprintf("%s ran on the embedded broker (kfake, in the same process): fetches cross no network and its log shares this host's disk and CPUs, so the figures do not reflect a real cluster's disks, network or load. Run with --brokers against the cluster you plan for.", labels(emb)))
+	}
+	if r := a.Rate; r != nil && r.Setup.Params.Engine == config.EngineModel && r.Calibration == nil {
+		out = append(out, "The rate comes from the model engine (franz-go's consumer and RocksDB in Go), not from Kafka Streams, and no run restored the same settings on both engines to calibrate it: add a run of the built-in profile `calibrate` (it needs --brokers) to the inputs.")
+	}
+	var missing []string
+	for _, row := range a.RTO.Rows {
+		if !row.Measured && row.Scenario != ScenarioCold {
+			missing = append(missing, row.Scenario)
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, fmt.Sprintf("Scenarios not measured in the inputs: %s. Their recovery times are not estimated here.", strings.Join(missing, ", ")))
+	}
+	out = append(out, "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. These fills were restored as written (see the fills' records per live key); a changelog with more overwrites per key than these restores more bytes for the same state.")
+	if n := excluded(a.Runs); n > 0 {
+		out = append(out, fmt.Sprintf("%s in the inputs did not verify or failed; none of their figures count.", Plural(n, "restore")))
+	}
+	if inc := runsWhere(a.Runs, func(r *Run) bool { return !r.Results.Complete }); len(inc) > 0 {
+		out = append(out, fmt.Sprintf("%s did not finish: only the restores they recorded count.", labels(inc)))
+	}
+	if envs := environments(a.Setups); len(envs) > 1 {
+		out = append(out, fmt.Sprintf("The inputs come from %d environments (%s); fits and rates never mix them.", len(envs), strings.Join(envs, "; ")))
+	}
+	return out
+}
+
+// rangeUnknown says how far the answers reach beyond the measured sizes.
+func rangeUnknown(a *Analysis) string {
+	r := a.Rate
+	var beyond []string
+	for _, c := range a.RTO.Row(ScenarioCold).Cells {
+		if c.Task.Extrapolated {
+			beyond = append(beyond, FormatRTO(c.RTO))
+		}
+	}
+	s := fmt.Sprintf("Sizes beyond the measured range: the rate was measured up to %s per thread", FormatBytes(r.Hi))
+	if len(beyond) == 0 {
+		return s + "; every RTO figure lies within it."
+	}
+	return s + fmt.Sprintf("; the per-task limits for %s lie beyond it and are extrapolations (RocksDB compaction and memory behave differently at larger sizes). Run a fill near the size you plan for to confirm.", strings.Join(beyond, ", "))
+}
+
+func runsWhere(rs []*Run, f func(*Run) bool) []*Run {
+	var out []*Run
+	for _, r := range rs {
+		if f(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// labels writes runs as "R1", "R1 and R2" or "R1-R4 (4 runs)".
+func labels(rs []*Run) string {
+	switch len(rs) {
+	case 1:
+		return "Run " + rs[0].Label
+	case 2:
+		return "Runs " + rs[0].Label + " and " + rs[1].Label
+	}
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Label
+	}
+	return "Runs " + strings.Join(names, ", ")
+}
+
+func excluded(rs []*Run) int {
+	n := 0
+	for _, run := range rs {
+		for _, r := range run.Results.Restores {
+			if !r.Counts() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func environments(setups []*Setup) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range setups {
+		if e := s.Env.String(); !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Thresholds below which the rate's fit is called out as unreliable: the
+// line explains too little of the variation, or missed a held-out size.
+const (
+	minGoodR2         = 0.95
+	maxHoldoutPercent = 15
+)
+
+// fitQuality warns when the rate's fit is noisy or its hold-out check
+// missed, since every extrapolated answer leans on it.
+func fitQuality(a *Analysis) []string {
+	r := a.Rate
+	if r.Fit == nil {
+		return nil
+	}
+	var out []string
+	if r.Fit.R2 < minGoodR2 {
+		out = append(out, fmt.Sprintf("The fit the rate comes from explains only %.0f%% of the variation in time to ready (R² %.3f): repeats varied a lot, as on a busy machine. Repeat the runs on a quiet host, or with more repeats, before relying on extrapolations.", 100*r.Fit.R2, r.Fit.R2))
+	}
+	for _, h := range a.Holdouts {
+		if h.Fit.Setup == r.Setup && math.Abs(h.ErrorPercent()) > maxHoldoutPercent {
+			out = append(out, fmt.Sprintf("Fitted without its largest size, the line predicted %s for %s where %s was measured (%+.0f%%): predictions beyond the measured sizes may be off by as much.",
+				FormatSeconds(h.Predicted.Value), FormatBytes(h.Size), FormatSeconds(h.Measured), h.ErrorPercent()))
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/restorebench/restorebench/compare"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Run is one results file as the planner reads it.
+type Run struct {
+	// Label is the short name figures cite: "R1", "R2", … in input order.
+	Label string
+	// Path is the results.json the run was read from.
+	Path    string
+	Results *runs.Results
+}
+
+// Name is the run's label and id, e.g. "R1 (20261129-184502-size-512MB)".
+func (r *Run) Name() string { return fmt.Sprintf("%s (%s)", r.Label, r.Results.RunID) }
+
+// ResultsPath resolves arg to a results.json: the file itself, or
+// DIR/results.json for a run directory.
+func ResultsPath(arg string) (string, error) {
+	fi, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: no such results file or run directory", arg)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return arg, nil
+	}
+	p := filepath.Join(arg, "results.json")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s is a directory without results.json", arg)
+	}
+	return p, nil
+}
+
+// LoadRuns reads each argument (a results.json or a run directory) and
+// labels the runs R1, R2, … in argument order.
+func LoadRuns(args []string) ([]*Run, error) {
+	out := make([]*Run, 0, len(args))
+	for i, a := range args {
+		p, err := ResultsPath(a)
+		if err != nil {
+			return nil, err
+		}
+		r, err := runs.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &Run{Label: fmt.Sprintf("R%d", i+1), Path: p, Results: r})
+	}
+	return out, nil
+}
+
+// Obs is one verified, error-free restore: the unit every fit, rate and
+// calibration is made of. Unverified or failed restores never count.
+type Obs struct {
+	Run     *Run
+	Restore *runs.Restore
+	// ChangelogBytes is the key+value bytes the restore read.
+	ChangelogBytes float64
+	// LiveBytes is the key+value bytes live in the stores afterwards.
+	LiveBytes float64
+	// Seconds is the time until the stores could serve: compare's total
+	// seconds (the restore plus the ready phase when it was measured).
+	Seconds float64
+}
+
+// Ref cites the restore: "R2 kstreams-default #3".
+func (o Obs) Ref() string {
+	return fmt.Sprintf("%s %s #%d", o.Run.Label, o.Restore.Case, o.Restore.Repeat)
+}
+
+// Observations lists the verified, error-free restores of rs, in input order.
+func Observations(rs []*Run) []Obs {
+	var out []Obs
+	for _, run := range rs {
+		for i := range run.Results.Restores {
+			r := &run.Results.Restores[i]
+			if !r.Counts() {
+				continue
+			}
+			secs, _ := compare.MetricTotalSeconds.Value(*r)
+			_, live := r.Verification.Totals()
+			out = append(out, Obs{Run: run, Restore: r, ChangelogBytes: float64(r.Bytes), LiveBytes: float64(live), Seconds: secs})
+		}
+	}
+	return out
+}

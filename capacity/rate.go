@@ -1,0 +1,201 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Rate is what every cold-restore answer rests on: one setup's restore time
+// for one stream thread, Seconds = Factor × (Overhead + bytes / PerThread).
+type Rate struct {
+	Setup *Setup
+	// Threads is how many stream threads restored in parallel in the
+	// measurements: min(num.stream.threads, partitions).
+	Threads int
+	// PerThread is the bytes per second one thread restores; Overhead the
+	// fixed seconds of a restore (the fit's intercept; 0 without a fit).
+	PerThread, Overhead float64
+	// Fit is the fit the rate comes from; nil when it is the median rate of
+	// the largest size measured.
+	Fit *Fit
+	// Obs are the restores the rate rests on.
+	Obs []Obs
+	// Lo and Hi bound the bytes per thread measured; estimates outside are
+	// extrapolations.
+	Lo, Hi float64
+	// Calibration, when set, scales the model engine's times to Kafka
+	// Streams'; nil for a kafka-streams setup or without a calibration.
+	Calibration *Calibration
+}
+
+// Factor is the calibration factor applied (1 without one).
+func (r *Rate) Factor() float64 {
+	if r.Calibration == nil {
+		return 1
+	}
+	return r.Calibration.Factor
+}
+
+// Seconds is the time one thread takes to restore bytes and serve.
+func (r *Rate) Seconds(bytes float64) Estimate {
+	return Estimate{Value: r.Factor() * (r.Overhead + bytes/r.PerThread), Extrapolated: outside(bytes, r.Lo, r.Hi)}
+}
+
+// BytesWithin is the most one thread restores within seconds (0 when the
+// fixed overhead alone takes longer).
+func (r *Rate) BytesWithin(seconds float64) Estimate {
+	b := math.Max(0, (seconds/r.Factor()-r.Overhead)*r.PerThread)
+	return Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi)}
+}
+
+// Summary is the rate in one line: "102 MB/s per thread + 0.81 s per restore".
+func (r *Rate) Summary() string {
+	s := FormatRate(r.PerThread) + " per stream thread"
+	if r.Overhead != 0 {
+		s += fmt.Sprintf(" + %s per restore", FormatSeconds(r.Overhead))
+	}
+	if r.Calibration != nil {
+		s += fmt.Sprintf(", calibrated %s to Kafka Streams", r.Calibration)
+	}
+	return s
+}
+
+// Basis says what the rate was derived from, with its range.
+func (r *Rate) Basis() string {
+	var s string
+	if f := r.Fit; f != nil {
+		s = fmt.Sprintf("least-squares fit of time to ready against changelog size over %d restores at %d sizes (%s to %s), R² %.3f: %s",
+			len(f.Points), len(f.Sizes), FormatBytes(f.Min()), FormatBytes(f.Max()), f.R2, f.Equation())
+	} else {
+		s = fmt.Sprintf("median of %d restores of %s (no fit: it needs %d sizes; no fixed overhead separated)",
+			len(r.Obs), FormatBytes(r.Obs[0].ChangelogBytes), MinFitSizes)
+	}
+	if r.Threads > 1 {
+		s += fmt.Sprintf(", divided by the %d threads restoring in parallel", r.Threads)
+	}
+	return s
+}
+
+// Label names the setup and engine, with "calibrated" when it applies.
+func (r *Rate) Label() string {
+	l := r.Setup.Label()
+	if r.Calibration != nil {
+		l += ", calibrated"
+	}
+	return l
+}
+
+// ErrNoRestores is returned when the inputs hold no verified cold restore.
+var ErrNoRestores = errors.New("the inputs hold no verified cold restore: a rate needs at least one (`restorebench run quick` makes some)")
+
+// ChooseRate picks the setup the capacity answers rest on and derives its
+// rate: the setup of case caseName when given, else the one with Kafka
+// Streams' default settings; the kafka-streams engine before the model, then
+// the setup with the most sizes and restores. A model setup is calibrated
+// when calib is set.
+func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, error) {
+	cands, err := candidates(setups, caseName)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
+	s := cands[0]
+	r := rateOf(s)
+	if s.Params.Engine == config.EngineModel {
+		r.Calibration = calib
+	}
+	return r, nil
+}
+
+// candidates are the cold setups of caseName, or with default settings.
+func candidates(setups []*Setup, caseName string) ([]*Setup, error) {
+	var cold, out []*Setup
+	for _, s := range setups {
+		if s.Params.Scenario == config.ScenarioCold {
+			cold = append(cold, s)
+		}
+	}
+	if len(cold) == 0 {
+		return nil, ErrNoRestores
+	}
+	for _, s := range cold {
+		if (caseName != "" && contains(s.Cases, caseName)) || (caseName == "" && IsKafkaStreamsDefault(s.Params)) {
+			out = append(out, s)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	if caseName != "" {
+		return nil, fmt.Errorf("no verified cold restore of case %q in the inputs (cases: %s)", caseName, caseList(cold))
+	}
+	return nil, fmt.Errorf("no verified cold restore with Kafka Streams' default settings in the inputs: name the configuration to plan with (--case; cases: %s)", caseList(cold))
+}
+
+func caseList(setups []*Setup) string {
+	var names []string
+	for _, s := range setups {
+		for _, c := range s.Cases {
+			if !contains(names, c) {
+				names = append(names, c)
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// better orders setups for ChooseRate: the real client, more sizes, more restores.
+func better(a, b *Setup) bool {
+	ka, kb := a.Params.Engine == config.EngineKafkaStreams, b.Params.Engine == config.EngineKafkaStreams
+	if ka != kb {
+		return ka
+	}
+	na, nb := len(BySize(a.Obs, AxisChangelog)), len(BySize(b.Obs, AxisChangelog))
+	if na != nb {
+		return na > nb
+	}
+	return len(a.Obs) > len(b.Obs)
+}
+
+// rateOf derives a setup's rate: from its fit when it has enough sizes and
+// the fit rises with size, else from the median of its largest size.
+func rateOf(s *Setup) *Rate {
+	r := &Rate{Setup: s, Threads: parallelThreads(s)}
+	t := float64(r.Threads)
+	if f, err := FitSetup(s, AxisChangelog); err == nil && f.Slope > 0 {
+		r.Fit, r.Obs = f, f.Points
+		r.PerThread, r.Overhead = f.Rate()/t, f.Intercept
+		r.Lo, r.Hi = f.Min()/t, f.Max()/t
+		return r
+	}
+	groups := BySize(s.Obs, AxisChangelog)
+	largest := groups[len(groups)-1]
+	rates := make([]float64, len(largest))
+	for i, o := range largest {
+		rates[i] = o.ChangelogBytes / o.Seconds
+	}
+	r.Obs = largest
+	r.PerThread = runs.Median(rates) / t
+	r.Lo = largest[0].ChangelogBytes / t
+	r.Hi = r.Lo
+	return r
+}
+
+// parallelThreads is min(threads, partitions) over the setup's restores:
+// a stream thread restores its tasks one poll at a time, and a partition is
+// one task, so more threads than partitions add nothing.
+func parallelThreads(s *Setup) int {
+	t := max(1, s.Params.Threads)
+	for _, o := range s.Obs {
+		if p := o.Restore.Partitions; p > 0 {
+			t = min(t, p)
+		}
+	}
+	return t
+}

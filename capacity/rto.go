@@ -1,0 +1,147 @@
+package capacity
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// DefaultRTOs are the recovery-time objectives a table shows unless told
+// otherwise.
+var DefaultRTOs = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
+
+// RTOTable is the recovery-time table: per scenario, the largest state per
+// task and per instance that comes back within each objective.
+type RTOTable struct {
+	RTOs []time.Duration
+	// Threads is the stream threads per instance the instance column assumes.
+	Threads int
+	Rows    []RTORow
+}
+
+// RTORow is one scenario's line of the table.
+type RTORow struct {
+	// Scenario names how the state comes back, e.g. "cold restore".
+	Scenario string
+	// Measured is false when the inputs lack what the row needs; Missing
+	// then says what and how to measure it.
+	Measured bool
+	Missing  string
+	// Cells has one entry per RTO, in the table's order.
+	Cells []RTOCell
+	// Basis lists the figures the row rests on; Sources cites the restores.
+	Basis   []string
+	Sources string
+}
+
+// RTOCell is the largest state that meets one objective.
+type RTOCell struct {
+	RTO time.Duration
+	// Task is the largest changelog one task (partition) may have; Instance
+	// the largest an instance restores with the table's threads.
+	Task, Instance Estimate
+}
+
+// scenarioRow computes one scenario's row. A scenario joins the table by
+// adding its function to scenarioRows: nothing else changes.
+type scenarioRow func(a *Analysis) RTORow
+
+// scenarioRows are the table's rows, in order.
+var scenarioRows = []scenarioRow{coldRestoreRow, warmRestartRow, standbyFailoverRow, scaleOutRow}
+
+// buildRTOTable computes every scenario's row.
+func buildRTOTable(a *Analysis) RTOTable {
+	t := RTOTable{RTOs: a.Options.RTOs, Threads: a.Options.Threads}
+	for _, row := range scenarioRows {
+		t.Rows = append(t.Rows, row(a))
+	}
+	return t
+}
+
+// Row returns the row of the named scenario, or nil.
+func (t RTOTable) Row(scenario string) *RTORow {
+	for i := range t.Rows {
+		if t.Rows[i].Scenario == scenario {
+			return &t.Rows[i]
+		}
+	}
+	return nil
+}
+
+// ScenarioCold names the cold-restore row.
+const ScenarioCold = "cold restore"
+
+// coldRestoreRow: a task restores its whole changelog into an empty state
+// directory at the measured per-thread rate; an instance's threads restore
+// their tasks in parallel.
+func coldRestoreRow(a *Analysis) RTORow {
+	row := RTORow{Scenario: ScenarioCold}
+	r := a.Rate
+	if r == nil {
+		row.Missing = a.RateErr.Error()
+		return row
+	}
+	row.Measured = true
+	threads := a.Options.Threads
+	for _, rto := range a.Options.RTOs {
+		task := r.BytesWithin(rto.Seconds())
+		inst := Estimate{Value: task.Value * float64(threads), Extrapolated: task.Extrapolated}
+		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: task, Instance: inst})
+	}
+	row.Basis = append(row.Basis, fmt.Sprintf("%s: %s", r.Label(), r.Summary()), r.Basis())
+	row.Basis = append(row.Basis, threadsBasis(r, threads))
+	if r.Calibration != nil {
+		row.Basis = append(row.Basis, fmt.Sprintf("model times multiplied by the calibration factor %s", r.Calibration))
+	}
+	row.Sources = Refs(r.Obs)
+	return row
+}
+
+// threadsBasis says what the instance column assumes about threads.
+func threadsBasis(r *Rate, threads int) string {
+	s := fmt.Sprintf("per instance: num.stream.threads=%d, each thread restoring its own tasks at the per-thread rate", threads)
+	if threads > r.Threads {
+		s += fmt.Sprintf(" (an assumption: the measurements ran %s in parallel; scaling beyond that on this host's %d cores was not measured)",
+			Plural(r.Threads, "thread"), r.Setup.Env.CPUs)
+	}
+	return s
+}
+
+// warmRestartRow: an instance restarts with its state directory kept and
+// replays only the records after its checkpoint (issue 10).
+func warmRestartRow(a *Analysis) RTORow {
+	return notMeasured(a, "warm restart", "warm", "a warm-restart run (`restorebench run warm`: restarts with the state directory kept, issue 10)")
+}
+
+// standbyFailoverRow: a standby replica takes over once within
+// acceptable.recovery.lag (issue 10).
+func standbyFailoverRow(a *Analysis) RTORow {
+	return notMeasured(a, "standby failover", "standby", "a standby run (`restorebench run standby`: standby catch-up and failover, issue 10)")
+}
+
+// scaleOutRow: a new instance warms up (KIP-441) before a task moves to it
+// (issue 11).
+func scaleOutRow(a *Analysis) RTORow {
+	return notMeasured(a, "scale-out (warmup)", "scaleout", "a scale-out run (`restorebench run scaleout`: KIP-441 warmups, issue 11)")
+}
+
+// notMeasured is the row of a scenario the report cannot compute: it says
+// whether the inputs hold restores of it at all, and what to run.
+func notMeasured(a *Analysis, name string, scenario config.Scenario, run string) RTORow {
+	n := 0
+	for _, run := range a.Runs {
+		for _, r := range run.Results.Restores {
+			if r.Params.Scenario == scenario {
+				n++
+			}
+		}
+	}
+	row := RTORow{Scenario: name}
+	if n > 0 {
+		row.Missing = fmt.Sprintf("the inputs hold %s of scenario %s, but this version of the report cannot use them yet", Plural(n, "restore"), scenario)
+	} else {
+		row.Missing = "not measured in the inputs: needs " + run
+	}
+	return row
+}

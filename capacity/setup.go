@@ -1,0 +1,219 @@
+package capacity
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// Env is where restores were measured. Restores from different hosts or
+// broker kinds never share a fit or a rate: one line through two machines
+// describes neither.
+type Env struct {
+	Host     string
+	CPUs     int
+	CPUModel string
+	// Broker is "embedded" or "external".
+	Broker string
+}
+
+// String is e.g. "vm (2 cores), embedded broker".
+func (e Env) String() string {
+	return fmt.Sprintf("%s (%d cores), %s broker", e.Host, e.CPUs, e.Broker)
+}
+
+func envOf(o Obs) Env {
+	h := o.Run.Results.Host
+	return Env{Host: h.Hostname, CPUs: h.CPUs, CPUModel: h.CPUModel, Broker: o.Run.Results.Broker.Kind}
+}
+
+// Setup is one configuration measured in one environment: the restores whose
+// settings (every config.Case field but the case name) are equal, on the same
+// host and broker kind, across all runs. Fits and rates are per Setup.
+type Setup struct {
+	// Params are the settings (with the first restore's case name).
+	Params config.Case
+	Env    Env
+	// Cases are the case names the setup's restores ran under.
+	Cases []string
+	Obs   []Obs
+	key   string
+}
+
+// Label names the setup: its case names and how its settings differ from
+// Kafka Streams' defaults, e.g. "threads-2 (model, threads=2)".
+func (s *Setup) Label() string {
+	return fmt.Sprintf("%s (%s)", strings.Join(s.Cases, "/"), Describe(s.Params))
+}
+
+// Setups groups observations by environment and settings, in first-seen order.
+func Setups(obs []Obs) []*Setup {
+	var out []*Setup
+	index := map[string]*Setup{}
+	for _, o := range obs {
+		p := normalize(o.Restore.Params)
+		env := envOf(o)
+		key := fmt.Sprintf("%+v|%s", env, settingsKey(p))
+		s, ok := index[key]
+		if !ok {
+			s = &Setup{Params: p, Env: env, key: key}
+			index[key] = s
+			out = append(out, s)
+		}
+		if !contains(s.Cases, o.Restore.Case) {
+			s.Cases = append(s.Cases, o.Restore.Case)
+		}
+		s.Obs = append(s.Obs, o)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsKey is the settings as results.json records them (the case name is
+// not among them), as one comparable string.
+func settingsKey(c config.Case) string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// normalize fills the settings older results files leave at zero (they were
+// written before the fields existed) with the defaults they ran with, so an
+// old and a new restore of the same settings compare equal. Top-level
+// numbers and strings at zero take the default (none of them has zero as a
+// valid setting; settings added to config.Case later are covered too), empty
+// lists and maps count as absent, and the RocksDB options older files left
+// at zero are named one by one (bloom_bits_per_key 0 is a real setting).
+func normalize(c config.Case) config.Case {
+	d := config.DefaultCase()
+	cv, dv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
+	for i := range cv.NumField() {
+		f := cv.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64, reflect.String:
+			if f.IsZero() && cv.Type().Field(i).Name != "Name" {
+				f.Set(dv.Field(i))
+			}
+		case reflect.Slice, reflect.Map:
+			if f.Len() == 0 {
+				f.Set(reflect.Zero(f.Type()))
+			}
+		}
+	}
+	r, dr := &c.RocksDB, d.RocksDB
+	if r.Level0FileNumCompactionTrigger == 0 {
+		r.Level0FileNumCompactionTrigger = dr.Level0FileNumCompactionTrigger
+	}
+	if r.Level0SlowdownWritesTrigger == 0 {
+		r.Level0SlowdownWritesTrigger = dr.Level0SlowdownWritesTrigger
+	}
+	if r.Level0StopWritesTrigger == 0 {
+		r.Level0StopWritesTrigger = dr.Level0StopWritesTrigger
+	}
+	if r.MaxBackgroundJobs == 0 {
+		r.MaxBackgroundJobs = r.Parallelism
+	}
+	return c
+}
+
+// defaultsFor is Kafka Streams' default case as it would have run where c
+// ran: on c's engine, with c's machine-dependent RocksDB parallelism.
+func defaultsFor(c config.Case) config.Case {
+	d := config.DefaultCase()
+	d.Engine = c.Engine
+	d.RocksDB.Parallelism = c.RocksDB.Parallelism
+	d.RocksDB.MaxBackgroundJobs = c.RocksDB.Parallelism
+	if c.Strategy != config.StrategyIngest {
+		d.SortBuffer = c.SortBuffer // only ingest uses it
+	}
+	return d
+}
+
+// Differences lists the settings in which c differs from Kafka Streams'
+// defaults (engine aside), by their results.json names (RocksDB options by
+// RocksDB's): "threads=2", "compaction_style=level".
+func Differences(c config.Case) []string {
+	c = normalize(c)
+	a, b := flatten(c), flatten(defaultsFor(c))
+	var out []string
+	for _, k := range sortedKeys(a) {
+		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) && k != "rocksdb_options.preset" {
+			// RocksDB options go by RocksDB's own names, which users know.
+			out = append(out, fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "rocksdb_options."), show(a[k])))
+		}
+	}
+	return out
+}
+
+// IsKafkaStreamsDefault reports whether c runs with Kafka Streams' default
+// settings (on either engine): put, 1000 records per poll, one thread,
+// Kafka's fetch sizes, the RocksDBStore defaults.
+func IsKafkaStreamsDefault(c config.Case) bool { return len(Differences(c)) == 0 }
+
+// Describe is the engine and the settings that differ from Kafka Streams'
+// defaults: "model, Kafka Streams defaults" or "model, strategy=ingest".
+func Describe(c config.Case) string {
+	d := Differences(c)
+	if len(d) == 0 {
+		return fmt.Sprintf("%s, Kafka Streams defaults", engineOf(c))
+	}
+	return fmt.Sprintf("%s, %s", engineOf(c), strings.Join(d, ", "))
+}
+
+func engineOf(c config.Case) config.Engine {
+	if c.Engine == "" {
+		return config.EngineModel
+	}
+	return c.Engine
+}
+
+// flatten turns c's JSON into dotted keys and scalar values.
+func flatten(c config.Case) map[string]any {
+	raw, _ := json.Marshal(c)
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	out := map[string]any{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if sub, ok := v.(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			out[prefix+k] = v
+		}
+	}
+	walk("", m)
+	delete(out, "engine")
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// show prints a JSON number without an exponent when it is whole.
+func show(v any) any {
+	if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		return int64(f)
+	}
+	return v
+}

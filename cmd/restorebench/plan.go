@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
+	rpt "github.com/restorebench/restorebench/report"
+)
+
+// capacityFlags are the questions report and plan share: the objectives,
+// the deployment and which measured configuration to take rates from.
+type capacityFlags struct {
+	rtos       []time.Duration
+	threads    int
+	caseName   string
+	state      config.Size
+	partitions int
+	instances  int
+	standbys   int
+	writeRate  rateValue
+}
+
+func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
+	fl.DurationSliceVar(&f.rtos, "rto", rtos, "recovery-time objectives, e.g. 1m,5m,15m")
+	fl.IntVar(&f.threads, "threads", 1, "num.stream.threads per instance, for the per-instance answers")
+	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from (default: the one with Kafka Streams' default settings)")
+	fl.Var(&f.state, "state", "changelog bytes of the store across all partitions, e.g. 50GiB")
+	fl.IntVar(&f.partitions, "partitions", 0, "changelog partitions (tasks)")
+	fl.IntVar(&f.instances, "instances", 0, "application instances sharing the tasks")
+	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
+	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
+}
+
+// options validates the flags into the planner's options.
+func (f *capacityFlags) options() (capacity.Options, error) {
+	for _, c := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"--threads", f.threads, 1}, {"--partitions", f.partitions, 0}, {"--instances", f.instances, 0}, {"--standbys", f.standbys, 0}} {
+		if c.v < c.min {
+			return capacity.Options{}, fmt.Errorf("%s: %d must be at least %d", c.name, c.v, c.min)
+		}
+	}
+	for _, d := range f.rtos {
+		if d <= 0 {
+			return capacity.Options{}, fmt.Errorf("--rto: %s must be positive", d)
+		}
+	}
+	if f.state < 0 {
+		return capacity.Options{}, fmt.Errorf("--state: %s is negative", f.state)
+	}
+	return capacity.Options{
+		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
+		Deployment: capacity.Deployment{StateBytes: float64(f.state), Partitions: f.partitions, Instances: f.instances,
+			Standbys: f.standbys, WriteRate: float64(f.writeRate)},
+	}, nil
+}
+
+// rateValue is a --write-rate: a size per second ("20MB/s", "1GiB/s", "5MB").
+type rateValue float64
+
+func (r *rateValue) String() string {
+	if *r == 0 {
+		return ""
+	}
+	return capacity.FormatRate(float64(*r))
+}
+
+func (r *rateValue) Set(s string) error {
+	b, err := config.ParseSize(strings.TrimSuffix(strings.TrimSpace(s), "/s"))
+	if err != nil {
+		return err
+	}
+	if b < 0 {
+		return fmt.Errorf("rate %q is negative", s)
+	}
+	*r = rateValue(b)
+	return nil
+}
+
+func (r *rateValue) Type() string { return "size/s" }
+
+// errNoRuns is plan's error without results to take rates from.
+var errNoRuns = errors.New("plan needs measured restore rates: give --from RUN (a results.json or a run directory made by `restorebench run`)")
+
+// newPlanCmd returns `restorebench plan`: the report's capacity answers on
+// the terminal, from flags and measured runs.
+func newPlanCmd() *cobra.Command {
+	var from []string
+	var f capacityFlags
+	cmd := &cobra.Command{
+		Use:   "plan --from RUN... [--state SIZE --partitions N --threads N --instances N --rto D]",
+		Short: "Answer capacity questions (partitions, instances, state per task for an RTO) from measured runs",
+		Long: `plan prints the capacity answers a report gives, for the deployment its flags
+describe: the cold-restore rate per stream thread measured in the --from runs,
+the largest changelog per task and per instance that restores within each
+--rto, the partitions a --state needs, and with --partitions and --instances
+how long one task's and one instance's cold restore takes and whether that
+meets the objective. Each answer names its inputs and the runs it came from.
+
+Runs may also be given as arguments. Nothing is run: the rates come from
+the results files alone, and 'restorebench report' with the same flags shows
+the same numbers in its "Your deployment" section. plan exits
+non-zero, naming what is missing, when the inputs cannot answer a question
+(no run to take a rate from, a standby question without a standby run).`,
+		Example: `  restorebench plan --from results/size-1GB --from results/size-4GB --state 50GiB --partitions 16 --threads 4 --instances 6 --rto 5m
+  restorebench plan --from results/tuning --case threads-2 --rto 1m,5m`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inputs := append(append([]string(nil), from...), args...)
+			if len(inputs) == 0 {
+				return errNoRuns
+			}
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			rs, err := capacity.LoadRuns(inputs)
+			if err != nil {
+				return err
+			}
+			a := capacity.Analyze(rs, opts)
+			if a.Rate == nil {
+				return a.RateErr
+			}
+			if err := rpt.NewPlanReporter(a)(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if n := len(a.Unanswered); n > 0 {
+				return fmt.Errorf("%d question(s) cannot be answered from the inputs: %s", n, unansweredText(a.Unanswered))
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured rates from (repeatable)")
+	f.register(fl, []time.Duration{5 * time.Minute})
+	return cmd
+}
+
+func unansweredText(us []capacity.Unanswered) string {
+	parts := make([]string, len(us))
+	for i, u := range us {
+		parts[i] = u.Question
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/restorebench/restorebench/capacity"
+	rpt "github.com/restorebench/restorebench/report"
+)
+
+// newReportCmd returns `restorebench report`: report.md and a
+// self-contained report.html from one or more runs' results.
+func newReportCmd() *cobra.Command {
+	var out string
+	var f capacityFlags
+	cmd := &cobra.Command{
+		Use:   "report RUN...",
+		Short: "Write a capacity report (report.md, report.html) from one or more runs' results",
+		Long: `report reads results.json files (or run directories holding one), possibly
+from several runs and other machines, and writes report.md and report.html:
+the key answers first (restore rate per stream thread, the largest state per
+task and per instance for each recovery-time objective, the fastest verified
+configuration against Kafka Streams' defaults), then the recovery-time table,
+what the inputs cannot tell, fits of restore time against changelog and live
+state size (least squares, R², residuals, a hold-out check), throughput per
+configuration with compare's verdicts, the environments and fills.
+
+report.html is one file: charts inline as SVG, no scripts, nothing loaded from
+elsewhere. Nothing is re-run; give --state/--partitions/--instances to add the
+answers 'restorebench plan' prints for that deployment.`,
+		Example: `  restorebench report results/size-128MB results/size-256MB results/size-512MB results/size-1GB --out capacity
+  restorebench report results/tuning --rto 30s,2m --threads 4`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			rs, err := capacity.LoadRuns(args)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = filepath.Dir(rs[0].Path)
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
+			}
+			a := capacity.Analyze(rs, opts)
+			if a.Rate == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: without a cold-restore rate the report has no capacity answers: %v\n", a.RateErr)
+			}
+			doc, err := rpt.Build(a)
+			if err != nil {
+				return err
+			}
+			written, err := rpt.Write(out, doc)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%d charts) in %s\n", rpt.MarkdownFile, rpt.HTMLFile, len(written)-2, out)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's directory)")
+	f.register(fl, capacity.DefaultRTOs)
+	return cmd
+}

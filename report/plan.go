@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/restorebench/restorebench/capacity"
+)
+
+// NewPlanReporter writes the analysis' answers for a terminal: each answer
+// with its value, whether it meets the objective, the inputs it was computed
+// from and the runs it rests on; then what cannot be answered and why.
+func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
+	return func(w io.Writer) error {
+		ew := &errWriter{w: w}
+		fmt.Fprintf(ew, "inputs: %s\n", runList(a.Runs))
+		for _, ans := range a.Answers {
+			fmt.Fprintf(ew, "\n%s\n  = %s%s\n", ans.Question, ans.Value, verdict(ans))
+			for i, in := range ans.Inputs {
+				label := "        "
+				if i == 0 {
+					label = "inputs: "
+				}
+				fmt.Fprintf(ew, "  %s%s\n", label, in)
+			}
+			if ans.Sources != "" {
+				fmt.Fprintf(ew, "  runs:   %s\n", ans.Sources)
+			}
+		}
+		if len(a.Unanswered) > 0 {
+			fmt.Fprintln(ew, "\ncannot answer:")
+			for _, u := range a.Unanswered {
+				fmt.Fprintf(ew, "  %s: %s\n", u.Question, u.Reason)
+			}
+		}
+		return ew.err
+	}
+}
+
+// verdict is the answer's qualifiers: meets or misses the objective, and
+// whether it is an extrapolation.
+func verdict(a capacity.Answer) string {
+	var q []string
+	for _, c := range a.Checks {
+		if c.Meets {
+			q = append(q, "meets the "+capacity.FormatRTO(c.RTO)+" RTO")
+		} else {
+			q = append(q, "MISSES the "+capacity.FormatRTO(c.RTO)+" RTO")
+		}
+	}
+	if a.Extrapolated {
+		q = append(q, "extrapolated beyond the sizes measured")
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(q, "; ") + ")"
+}
+
+// runList names the runs: "R1 /tmp/a/results.json (run 2026…), R2 …".
+func runList(rs []*capacity.Run) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s = %s (run %s)", r.Label, r.Path, r.Results.RunID)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
