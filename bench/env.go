@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -29,6 +31,8 @@ type Options struct {
 	Security []kgo.Opt
 	// SecurityDescription says how the client authenticates, without secrets.
 	SecurityDescription string
+	// Login names the SASL identity for errors (cluster.Security.Login).
+	Login string
 	// DataDir holds the embedded broker's log and the fill manifests.
 	// Default ".restorebench".
 	DataDir string
@@ -93,9 +97,12 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		}
 		e.Embedded = emb
 		e.Cluster = cluster.Config{Brokers: emb.Addrs(), ConnectTimeout: o.ConnectTimeout}
-		e.Broker = runs.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir}
+		e.Broker = runs.Broker{Kind: "embedded", Bootstrap: emb.Addrs(), DataDir: dir, Version: embeddedBrokerVersion()}
+		if dir != "" {
+			e.Broker.LogDisk = DiskOf(dir)
+		}
 	} else {
-		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security}
+		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security, Login: o.Login}
 		e.Broker = runs.Broker{Kind: "external", Bootstrap: o.Brokers, Security: o.SecurityDescription}
 	}
 	if _, err := cluster.Ping(ctx, e.Cluster); err != nil {
@@ -117,7 +124,53 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 	if e.ClusterID == "" {
 		e.ClusterID = "unknown"
 	}
+	if e.Embedded == nil {
+		e.Broker.Version = externalBrokerVersion(ctx, adm)
+	}
 	return e, nil
+}
+
+// embeddedBrokerVersion names the embedded broker by the kfake module this
+// binary was built with, e.g. "kfake v0.0.0-20260918054303-01f206a7e32c",
+// so a report can say its figures come from kfake, not Apache Kafka.
+func embeddedBrokerVersion() string {
+	const kfake = "github.com/twmb/franz-go/pkg/kfake"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == kfake {
+				return "kfake " + m.Version
+			}
+		}
+	}
+	return "kfake (version unknown)"
+}
+
+// externalBrokerVersion is franz-go's guess of the Kafka version from the
+// first answering broker's ApiVersions (Kafka has no request that returns
+// its version string), e.g. "v3.9" or "at least v4.1"; "unknown" when no
+// broker answers in time. Brokers that guess differently are listed.
+func externalBrokerVersion(ctx context.Context, adm *kadm.Client) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	vs, err := adm.ApiVersions(ctx)
+	if err != nil {
+		return "unknown"
+	}
+	seen := map[string]bool{}
+	var guesses []string
+	for _, v := range vs.Sorted() {
+		if v.Err != nil {
+			continue
+		}
+		if g := v.VersionGuess(); !seen[g] {
+			seen[g] = true
+			guesses = append(guesses, g)
+		}
+	}
+	if len(guesses) == 0 {
+		return "unknown"
+	}
+	return "Apache Kafka " + strings.Join(guesses, " / ") + " (guessed from ApiVersions)"
 }
 
 // Close stops the embedded broker, if any.
@@ -154,7 +207,7 @@ func (e *Env) newResults(runID string) *runs.Results {
 		RunID:         runID,
 		ToolVersion:   ToolVersion,
 		StartedAt:     time.Now().UTC(),
-		Host:          HostInfo(),
+		Host:          e.hostInfo(),
 		Broker:        e.Broker,
 		Restores:      []runs.Restore{},
 	}
@@ -171,7 +224,16 @@ func (e *Env) scenarioEnv() *scenario.Env {
 		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
 }
 
-// HostInfo describes this machine for results.json.
+// hostInfo is HostInfo with the disk under this environment's state.dir,
+// where restored stores are written.
+func (e *Env) hostInfo() runs.Host {
+	h := HostInfo()
+	h.Disk = DiskOf(e.Opts.StateDir)
+	return h
+}
+
+// HostInfo describes this machine for results.json (without a disk: see
+// DiskOf).
 func HostInfo() runs.Host {
 	h, _ := os.Hostname()
 	return runs.Host{
@@ -182,7 +244,141 @@ func HostInfo() runs.Host {
 		MemoryBytes:    totalMemory(),
 		GoVersion:      runtime.Version(),
 		RocksDBVersion: engine.RocksDBVersion(),
+		CPUModel:       cpuModel(),
 	}
+}
+
+// cpuModel is the first processor's model name in /proc/cpuinfo ("model
+// name" on x86, "Model" or "Hardware" on ARM), or "" when there is none.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, key := range []string{"model name", "Model", "Hardware"} {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && strings.TrimSpace(k) == key {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return ""
+}
+
+// DiskOf describes the filesystem and block device holding dir (or its
+// nearest existing parent): the mount from /proc/self/mountinfo, the
+// device's model and rotational flag from sysfs, size and free space from
+// statfs. It returns what it finds; nil only for an empty dir.
+func DiskOf(dir string) *runs.Disk {
+	if dir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	d := &runs.Disk{Path: abs}
+	p := existingParent(abs)
+	var st syscall.Statfs_t
+	if syscall.Statfs(p, &st) == nil {
+		d.SizeBytes = int64(st.Blocks) * int64(st.Bsize)
+		d.FreeBytes = int64(st.Bavail) * int64(st.Bsize)
+	}
+	if m, ok := mountOf(p); ok {
+		d.MountPoint, d.Device, d.Filesystem = m.point, m.source, m.fstype
+		d.Model, d.Rotational = blockDevice(m.majorMinor)
+	}
+	return d
+}
+
+// existingParent returns p or its nearest ancestor that exists.
+func existingParent(p string) string {
+	for {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return p
+		}
+		p = parent
+	}
+}
+
+// mount is one line of /proc/self/mountinfo.
+type mount struct{ majorMinor, point, fstype, source string }
+
+// mountOf finds the mount holding path: the longest mount point that is
+// path or one of its parents.
+func mountOf(path string) (mount, bool) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return mount{}, false
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	var best mount
+	found := false
+	for _, line := range strings.Split(string(b), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 2 {
+			continue
+		}
+		m := mount{majorMinor: f[2], point: unescapeMount(f[4]), fstype: g[0], source: g[1]}
+		if within(path, m.point) && (!found || len(m.point) >= len(best.point)) {
+			best, found = m, true
+		}
+	}
+	return best, found
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	return dir == "/" || path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var c int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%o", &c); err == nil {
+				out.WriteByte(byte(c))
+				i += 3
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// blockDevice reads the model and rotational flag of the disk behind the
+// device major:minor (the whole disk for a partition); zero values for a
+// device sysfs does not know (overlay, tmpfs, network filesystems).
+func blockDevice(majorMinor string) (model string, rotational *bool) {
+	dev, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", majorMinor))
+	if err != nil {
+		return "", nil
+	}
+	if _, err := os.Stat(filepath.Join(dev, "partition")); err == nil {
+		dev = filepath.Dir(dev)
+	}
+	if b, err := os.ReadFile(filepath.Join(dev, "device", "model")); err == nil {
+		model = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(dev, "queue", "rotational")); err == nil {
+		r := strings.TrimSpace(string(b)) == "1"
+		rotational = &r
+	}
+	return model, rotational
 }
 
 func totalMemory() int64 {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -68,15 +67,22 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		return out.res, err
 	}
 	stateRoot := filepath.Join(e.Opts.StateDir, o.RunID)
+	root, err := e.claimRunState(stateRoot)
+	if err != nil {
+		return out.fail(err)
+	}
 	defer func() {
-		if !o.KeepState {
-			os.RemoveAll(stateRoot)
+		if o.KeepState {
+			root.Release()
+		} else {
+			root.Remove()
 		}
 	}()
 	r := caseRunner{
 		env: e, out: out, repeats: repeats, ready: plan.Ready, keepState: o.KeepState, after: o.AfterRestore,
-		target: scenario.Target{Topic: plan.Topic, AppID: plan.AppID, StoreName: plan.StoreName,
-			Expected: fill.Manifest.Expected, Ends: endsOf(fill.Manifest.Offsets)},
+		interleave: plan.Interleave,
+		target:     fill.target(plan.AppID, plan.StoreName),
+		changer:    e.NewChanger(fill),
 		stateDir: func(c config.Case, rep int) string {
 			return filepath.Join(stateRoot, fmt.Sprintf("%s-%d", c.Name, rep))
 		},
@@ -114,38 +120,44 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")
 	}
-	in := engine.Instance{StateDir: e.Opts.StateDir, AppID: o.AppID}
-	if err := in.CheckStateDirEmpty(); err != nil {
-		if !o.Force {
-			return nil, fmt.Errorf("%w (use --force to wipe it)", err)
-		}
-		e.Logf("restore: --force: wiping %s", in.AppDir())
-		if err := os.RemoveAll(in.AppDir()); err != nil {
-			return nil, err
-		}
+	appDir, err := e.claimRestoreState(o.AppID, o.Force)
+	if err != nil {
+		return nil, err
 	}
+	defer appDir.Release()
 	offsets, err := e.Offsets(ctx, o.Topic)
 	if err != nil {
 		return nil, err
 	}
 	manifest, err := loadgen.LoadManifest(loadgen.ManifestPath(e.Opts.DataDir, e.ClusterID, o.Topic))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; refill the topic (restorebench fill ... --refill) or delete the file to restore it unverified", err)
 	}
 	out, err := e.startResults(o.OutDir, o.RunID)
 	if err != nil {
 		return nil, err
 	}
 	target := scenario.Target{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}
-	if manifest != nil && sameEnds(manifest.Offsets, offsets) {
-		out.res.Fill = FillOutcome{Manifest: manifest, Reused: true}.ToResults()
-		target.Expected, target.Ends = manifest.Expected, endsOf(manifest.Offsets)
-	} else {
-		if manifest != nil {
-			e.Logf("restore: %s changed since restorebench filled it; it will be counted, not verified", o.Topic)
-		} else {
-			e.Logf("restore: %s was not filled by restorebench here; it will be counted, not verified", o.Topic)
+	why := "it was not filled by restorebench here (no fill manifest)"
+	if manifest != nil {
+		spec, d, err := currentContents(manifest)
+		if err != nil {
+			return nil, fmt.Errorf("fill manifest of %s: %w", o.Topic, err)
 		}
+		if why, err = e.holdsFill(ctx, o.Topic, spec, d, offsets); err != nil {
+			return nil, err
+		}
+		if why == "" {
+			fill := FillOutcome{Manifest: manifest, Derived: d, Reused: true}
+			out.res.Fill = fill.ToResults()
+			target = fill.target(o.AppID, o.StoreName)
+			target.Topic = o.Topic
+		} else {
+			why = "it no longer holds the fill its manifest names: " + why
+		}
+	}
+	if why != "" {
+		e.Logf("restore: %s will be counted, not verified: %s", o.Topic, why)
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
 	}
 	o.Case.Name = "restore"
@@ -203,59 +215,103 @@ type caseRunner struct {
 	stateDir    func(c config.Case, rep int) string
 	limits      *limitMeter
 	after       func(runs.Restore)
+	// interleave runs repeat 1 of every case, then repeat 2 in reverse
+	// order, ... (ABBA) instead of all repeats of one case first.
+	interleave bool
+	// changer lets scenarios change the filled topic (nil for a topic
+	// restorebench did not fill: scenarios that need changes refuse it).
+	changer *Changer
+}
+
+// job is one case × repeat of a run.
+type job struct {
+	c   config.Case
+	rep int
+}
+
+// schedule orders the run's jobs: case by case, or with interleave repeat
+// by repeat, every other repeat in reverse case order, so compared cases
+// alternate and none always runs right after the same other one.
+func (r *caseRunner) schedule(cases []config.Case) []job {
+	var jobs []job
+	if !r.interleave {
+		for _, c := range cases {
+			for rep := 1; rep <= r.repeats; rep++ {
+				jobs = append(jobs, job{c, rep})
+			}
+		}
+		return jobs
+	}
+	for rep := 1; rep <= r.repeats; rep++ {
+		for i := range cases {
+			if rep%2 == 0 {
+				i = len(cases) - 1 - i
+			}
+			jobs = append(jobs, job{cases[i], rep})
+		}
+	}
+	return jobs
 }
 
 func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Results, error) {
 	e := r.env
 	var failures []string
+	scenarios := map[string]scenario.Scenario{}
 	for _, c := range cases {
 		sc, err := scenario.For(c)
 		if err != nil {
 			return r.out.fail(err)
 		}
-		var limits *runs.Limits
-		for rep := 1; rep <= r.repeats; rep++ {
-			if err := ctx.Err(); err != nil {
-				return r.out.fail(fmt.Errorf("interrupted before case %s #%d: %w", c.Name, rep, err))
+		scenarios[c.Name] = sc
+	}
+	limitsOf := map[string]*runs.Limits{}
+	for _, j := range r.schedule(cases) {
+		c, rep, sc := j.c, j.rep, scenarios[j.c.Name]
+		if err := ctx.Err(); err != nil {
+			return r.out.fail(fmt.Errorf("interrupted before case %s #%d: %w", c.Name, rep, err))
+		}
+		limits := limitsOf[c.Name]
+		if r.limits != nil && limits == nil {
+			var err error
+			if limits, err = r.limits.forCase(ctx, c); err != nil {
+				return r.out.fail(fmt.Errorf("case %s: limits: %w", c.Name, err))
 			}
-			if r.limits != nil && limits == nil {
-				if limits, err = r.limits.forCase(ctx, c); err != nil {
-					return r.out.fail(fmt.Errorf("case %s: limits: %w", c.Name, err))
-				}
+			limitsOf[c.Name] = limits
+		}
+		keep := r.keepState
+		if r.keepStateOf != nil {
+			keep = r.keepStateOf(rep)
+		}
+		e.Logf("restore: case %s #%d (%s)", c.Name, rep, c.Describe())
+		req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
+		if r.changer != nil {
+			req.Changer = r.changer
+		}
+		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, req)
+		if ctx.Err() != nil {
+			// An interrupted restore is not a measurement: keep what finished.
+			r.out.res.Restores = append(r.out.res.Restores, finished(recs, err)...)
+			return r.out.fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
+		}
+		r.out.res.Restores = append(r.out.res.Restores, recs...)
+		for i, rec := range recs {
+			var recErr error
+			if i == len(recs)-1 {
+				recErr = err
 			}
-			keep := r.keepState
-			if r.keepStateOf != nil {
-				keep = r.keepStateOf(rep)
-			}
-			e.Logf("restore: case %s #%d (%s)", c.Name, rep, c.Describe())
-			rec, err := sc.Run(ctx, e.scenarioEnv(), r.target, scenario.Request{
-				Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits,
-			})
-			if ctx.Err() != nil {
-				// An interrupted restore is not a measurement: keep what finished.
-				return r.out.fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
-			}
-			r.out.res.Restores = append(r.out.res.Restores, rec)
-			switch {
-			case errors.Is(err, scenario.ErrUnverified):
-				e.Logf("restore: case %s #%d VERIFICATION FAILED: %s", c.Name, rep, rec.Verification.Problem)
-				failures = append(failures, fmt.Sprintf("%s #%d did not verify", c.Name, rep))
-			case err != nil:
-				e.Logf("restore: case %s #%d FAILED: %v", c.Name, rep, err)
-				failures = append(failures, fmt.Sprintf("%s #%d failed: %v", c.Name, rep, err))
-			case rec.Verified:
-				e.Logf("restore: case %s #%d verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
-					c.Name, rep, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)
-			default:
-				e.Logf("restore: case %s #%d restored, NOT verified (%s): %d records in %.2fs",
-					c.Name, rep, rec.Verification.Problem, rec.Records, rec.DurationSeconds)
+			if f := r.logRecord(rec, recErr); f != "" {
+				failures = append(failures, f)
 			}
 			if r.after != nil {
 				r.after(rec)
 			}
-			if err := r.out.save(errInProgress); err != nil {
-				return r.out.res, err
-			}
+		}
+		if err != nil && len(recs) == 0 {
+			e.Logf("restore: case %s #%d FAILED: %v", c.Name, rep, err)
+			failures = append(failures, fmt.Sprintf("%s #%d failed: %v", c.Name, rep, err))
+		}
+		if err := r.out.save(errInProgress); err != nil {
+			return r.out.res, err
 		}
 	}
 	var runErr error
@@ -268,6 +324,36 @@ func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Result
 	return r.out.res, runErr
 }
 
+// logRecord says how one measurement went and returns, for a failed one,
+// the line the run's error lists.
+func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
+	e, name := r.env, fmt.Sprintf("%s #%d", rec.Case, rec.Repeat)
+	switch {
+	case errors.Is(err, scenario.ErrUnverified):
+		e.Logf("restore: case %s VERIFICATION FAILED: %s", name, rec.Verification.Problem)
+		return name + " did not verify"
+	case err != nil:
+		e.Logf("restore: case %s FAILED: %v", name, err)
+		return fmt.Sprintf("%s failed: %v", name, err)
+	case rec.Verified:
+		e.Logf("restore: case %s verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
+			name, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)
+	default:
+		e.Logf("restore: case %s restored, NOT verified (%s): %d records in %.2fs",
+			name, rec.Verification.Problem, rec.Records, rec.DurationSeconds)
+	}
+	return ""
+}
+
+// finished are the records of an interrupted request that were complete
+// before the interruption: all but the last, which the interruption cut.
+func finished(recs []runs.Restore, err error) []runs.Restore {
+	if err != nil && len(recs) > 0 {
+		return recs[:len(recs)-1]
+	}
+	return recs
+}
+
 // RunCase runs one case once against a fill, with its scenario, in
 // stateDir: the building block of Run, for tests and tools that drive cases
 // one at a time.
@@ -276,7 +362,33 @@ func (e *Env) RunCase(ctx context.Context, fill FillOutcome, appID, storeName st
 	if err != nil {
 		return runs.Restore{}, err
 	}
-	m := fill.Manifest
-	t := scenario.Target{Topic: m.Topic, AppID: appID, StoreName: storeName, Expected: m.Expected, Ends: endsOf(m.Offsets)}
-	return sc.Run(ctx, e.scenarioEnv(), t, scenario.Request{Case: c, Repeat: 1, StateDir: stateDir})
+	recs, err := sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), scenario.Request{Case: c, Repeat: 1, StateDir: stateDir,
+		Changer: e.NewChanger(fill)})
+	if len(recs) == 0 {
+		return runs.Restore{}, err
+	}
+	return recs[len(recs)-1], err
+}
+
+// target is what a restore of this fill must produce: the state derived
+// from its spec, and the end offsets its record counts imply.
+func (o FillOutcome) target(appID, storeName string) scenario.Target {
+	ends := map[int32]int64{}
+	for _, pc := range o.Derived.Totals.PerPart {
+		ends[pc.Partition] = pc.Records
+	}
+	return scenario.Target{Topic: o.Manifest.Topic, AppID: appID, StoreName: storeName, Expected: o.Derived.Expected, Ends: ends}
+}
+
+// currentContents is what a filled topic holds now by its manifest: the
+// fill, plus any changes restorebench's scenarios recorded (appended
+// records, a deleted prefix), as a spec and what it derives.
+func currentContents(m *loadgen.Manifest) (loadgen.Spec, loadgen.Derived, error) {
+	base, err := loadgen.Derive(m.Spec)
+	if err != nil || m.Changes == nil {
+		return m.Spec, base, err
+	}
+	spec := loadgen.Extended(m.Spec, base.Totals.Records, m.Changes.Appended)
+	d, err := loadgen.DeriveFrom(spec, m.Changes.Starts)
+	return spec, d, err
 }

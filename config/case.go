@@ -28,10 +28,27 @@ const (
 	// ScenarioCold is a cold restore: an instance with an empty state
 	// directory is assigned every task and restores it from the changelog.
 	ScenarioCold Scenario = "cold"
+	// ScenarioWarm is a restart with the state directory kept (a persistent
+	// volume): records are written while the instance is down, and it
+	// restores only those, from the offsets its stores committed.
+	ScenarioWarm Scenario = "warm"
+	// ScenarioStandby is a standby replica keeping up with a changelog
+	// written at set rates, and catching up after a pause.
+	ScenarioStandby Scenario = "standby"
+	// ScenarioFailover kills an active instance mid-stream and measures how
+	// long its tasks are not processed until a survivor takes over, then
+	// verifies every balance of the domain card's ledger.
+	ScenarioFailover Scenario = "failover"
+	// ScenarioScaleOut adds instances to a running application and measures
+	// the warmup-assignment time (KIP-441 warmups).
+	ScenarioScaleOut Scenario = "scaleout"
+	// ScenarioRolling restarts an application's instances one at a time and
+	// measures the downtime.
+	ScenarioRolling Scenario = "rolling"
 )
 
 // Scenarios lists the scenarios that can run.
-var Scenarios = []Scenario{ScenarioCold}
+var Scenarios = []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioScaleOut, ScenarioRolling}
 
 // Strategy is how changelog records reach a store during a restore.
 type Strategy string
@@ -111,6 +128,33 @@ type Case struct {
 	// RocksDB are the resolved RocksDB options: the preset plus the case's
 	// overrides, written at the case level by RocksDB's names.
 	RocksDB RocksDB `json:"rocksdb_options" yaml:",inline"`
+
+	// Streams are Kafka Streams properties (StreamsConfig names:
+	// num.standby.replicas, group.protocol, acceptable.recovery.lag, ...)
+	// passed to the kafka-streams engine's instances unchanged, over the
+	// properties the common settings map to (see KafkaStreamsProperties): an
+	// explicit key here wins, and Finalize writes the mapped ones back into
+	// their common setting (num.stream.threads into threads, ...) so the
+	// record never contradicts itself. Default none. The model engine takes
+	// only the mapped keys; application.id, bootstrap.servers, state.dir and
+	// restorebench.* are restorebench's to set.
+	Streams map[string]string `json:"streams,omitempty" yaml:"streams"`
+	// JVMHeap is each kafka-streams instance JVM's maximum heap (-Xmx).
+	// Default 1 GiB. Ignored by the model engine.
+	JVMHeap Size `json:"jvm_heap,omitempty" yaml:"jvm_heap"`
+	// JVMFlags are extra JVM flags for each kafka-streams instance, after
+	// -Xmx (so an -Xmx here wins), e.g. [-XX:+UseParallelGC]. Default none
+	// (the JVM's defaults: G1 on a server-class machine). Ignored by the
+	// model engine.
+	JVMFlags []string `json:"jvm_flags,omitempty" yaml:"jvm_flags"`
+
+	// Warm, Standby, Failover, ScaleOut and Rolling are the settings of
+	// their scenarios (see scenarios.go); each is used only by its own.
+	Warm     *WarmSettings     `json:"warm,omitempty" yaml:"warm"`
+	Standby  *StandbySettings  `json:"standby,omitempty" yaml:"standby"`
+	Failover *FailoverSettings `json:"failover,omitempty" yaml:"failover"`
+	ScaleOut *ScaleOutSettings `json:"scaleout,omitempty" yaml:"scaleout"`
+	Rolling  *RollingSettings  `json:"rolling,omitempty" yaml:"rolling"`
 }
 
 // DefaultCase returns Kafka Streams' defaults: the model engine, a cold
@@ -130,6 +174,7 @@ func DefaultCase() Case {
 		SortBuffer:             64 << 20,
 		RocksDBPreset:          "kstreams",
 		RocksDB:                KStreamsRocksDB(),
+		JVMHeap:                DefaultJVMHeap,
 	}
 }
 
@@ -141,7 +186,14 @@ var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // Finalize applies the rules that tie settings together (the memory
 // strategy restores a memory store, and a memory store restores with the
 // memory strategy) and validates the result.
+//
+// Kafka Streams properties in Streams that a common setting maps to win
+// over it and are written back into it (see KafkaStreamsProperties).
 func (c *Case) Finalize() error {
+	if err := c.adoptMappedStreams(); err != nil {
+		return err
+	}
+	c.scenarioDefaults()
 	if c.Strategy == StrategyMemory {
 		c.Store = StoreMemory
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {
@@ -181,7 +233,16 @@ func (c Case) Validate() error {
 	if _, ok := RocksDBPresets[c.RocksDBPreset]; !ok {
 		return fieldErr("rocksdb", "preset %q is unknown (known: %s)", c.RocksDBPreset, presetNames())
 	}
-	return c.RocksDB.Validate()
+	if err := c.RocksDB.Validate(); err != nil {
+		return err
+	}
+	if err := c.validateScenario(); err != nil {
+		return err
+	}
+	if c.Engine == EngineKafkaStreams {
+		return c.validateKafkaStreams()
+	}
+	return c.validateModelStreams()
 }
 
 // Memory reports whether the case restores an in-memory store.

@@ -14,15 +14,17 @@ import (
 	"github.com/restorebench/restorebench/measure"
 )
 
-// restoreConsumer is one stream thread's restore consumer: it owns tasks,
-// is assigned their changelog partitions directly (no group), and runs
-// until each has reached its captured end offset.
+// restoreConsumer is one stream thread's restore consumer: it owns tasks
+// and is assigned their changelog partitions directly (no group). Restoring,
+// it runs until each has reached its captured end offset; following (a
+// standby), it applies the changelog as it grows until told to stop.
 //
 // Fetching and writing overlap as in Kafka's Java consumer, which refetches
 // each partition as soon as its buffered data is drained while the stream
 // thread writes: a fetcher goroutine drains the client into a queue one
-// fetch deep, and run takes "polls" of up to BatchRecords records from it
-// (max.poll.records), writing each poll's records as one WriteBatch per store.
+// fetch deep, and the loop takes "polls" of up to BatchRecords records from
+// it (max.poll.records), writing each poll's records as one WriteBatch per
+// store.
 type restoreConsumer struct {
 	in      *Instance
 	tasks   []Task
@@ -30,6 +32,30 @@ type restoreConsumer struct {
 	res     *Restored
 	counter *measure.Counter
 	sampler *keySampler
+	// follow, when set, makes the consumer a standby's: no end offsets,
+	// lag reported, stopped by closing follow.stop.
+	follow *follower
+}
+
+// follower is a standby consumer's state: the partitions' high watermarks
+// and the next offset each has to apply.
+type follower struct {
+	stop <-chan struct{}
+	mu   sync.Mutex
+	hwm  map[int32]int64
+	next map[int32]int64
+}
+
+// lag is, per partition, the records the broker holds that the store has
+// not applied yet.
+func (f *follower) lag() map[int32]int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[int32]int64, len(f.next))
+	for p, n := range f.next {
+		out[p] = max(f.hwm[p]-n, 0)
+	}
+	return out
 }
 
 func (c *restoreConsumer) run(ctx context.Context) error {
@@ -40,7 +66,7 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 	assign := map[int32]kgo.Offset{}
 	remaining := map[int32]int64{} // partition -> end offset still owed
 	for _, t := range c.tasks {
-		if t.To <= t.From {
+		if c.follow == nil && t.To <= t.From {
 			continue // nothing to restore
 		}
 		assign[t.ID.Partition] = kgo.NewOffset().At(t.From)
@@ -50,14 +76,20 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 		return nil
 	}
 	cs := c.in.Case
-	cl, err := cluster.NewClient(c.in.Cluster,
+	opts := []kgo.Opt{
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.FetchMaxBytes(int32(cs.FetchMaxBytes)),
 		kgo.FetchMaxPartitionBytes(int32(cs.MaxPartitionFetchBytes)),
 		// Control records (transaction markers) are kept so a partition whose
 		// log ends in a marker is still seen to reach its end offset.
 		kgo.KeepControlRecords(),
-	)
+	}
+	if c.follow != nil {
+		// A standby waits for new records: answer within half a second so
+		// its lag is current (Kafka's fetch.max.wait.ms is 500 ms too).
+		opts = append(opts, kgo.FetchMaxWait(500*time.Millisecond))
+	}
+	cl, err := cluster.NewClient(c.in.Cluster, opts...)
 	if err != nil {
 		return err
 	}
@@ -80,6 +112,10 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 	}
 	batches := map[int32][]Entry{}
 	var queue []*kgo.Record
+	var stop <-chan struct{}
+	if c.follow != nil {
+		stop = c.follow.stop
+	}
 	lastProgress := time.Now()
 	for len(remaining) > 0 {
 		t0 := time.Now()
@@ -87,16 +123,22 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("restore of %s interrupted: %w", topic, ctx.Err())
+			case <-stop:
+				return nil
 			case f := <-fetched:
 				if f.err != nil {
 					return f.err
 				}
+				c.noteWatermarks(f.hwm)
 				queue = f.records
 			case <-time.After(time.Second):
-				if time.Since(lastProgress) > stall {
+				if c.follow == nil && time.Since(lastProgress) > stall {
 					return fmt.Errorf("restore of %s stalled: no records for %s with %s still owed; is the broker up?",
 						topic, stall.Round(time.Second), describeOwed(remaining))
 				}
+				continue
+			}
+			if len(queue) == 0 {
 				continue
 			}
 		}
@@ -105,41 +147,11 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 		queue = queue[len(take):]
 		c.res.PollWait.Record(time.Since(t0))
 		lastProgress = time.Now()
-		for p := range batches {
-			batches[p] = batches[p][:0]
+		if err := c.apply(take, remaining, batches); err != nil {
+			return err
 		}
-		var n, b int64
-		for _, r := range take {
-			end, owed := remaining[r.Partition]
-			if !owed || r.Offset >= end {
-				continue // beyond the captured end offset: not part of this restore
-			}
-			if r.Offset == end-1 {
-				delete(remaining, r.Partition)
-			}
-			if r.Attrs.IsControl() {
-				continue
-			}
-			batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
-			if r.Value != nil {
-				c.sampler.offer(r.Partition, r.Key)
-			}
-			n++
-			b += int64(len(r.Key) + len(r.Value))
-		}
-		for p, entries := range batches {
-			if len(entries) == 0 {
-				continue
-			}
-			t1 := time.Now()
-			if err := c.loaders[p].Write(entries); err != nil {
-				return err
-			}
-			c.res.BatchWrite.Record(time.Since(t1))
-		}
-		c.counter.Add(n, b)
-		if c.in.Progress != nil {
-			c.in.Progress(c.counter.Totals())
+		if c.follow != nil {
+			continue
 		}
 		// Stop fetching partitions that are done, as Kafka Streams pauses
 		// restored changelogs.
@@ -157,10 +169,86 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 	return nil
 }
 
-// fetchResult is what the fetcher hands the restore loop: the records of
-// everything the client had buffered, or the fetch error that ends the restore.
+// apply writes one poll's records, each partition's as one WriteBatch. A
+// restore takes records only below the end offsets it captured and drops a
+// partition from remaining once it reached it; a standby takes them all.
+func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, batches map[int32][]Entry) error {
+	for p := range batches {
+		batches[p] = batches[p][:0]
+	}
+	var n, b int64
+	next := map[int32]int64{}
+	for _, r := range take {
+		if c.follow == nil {
+			end, owed := remaining[r.Partition]
+			if !owed || r.Offset >= end {
+				continue // beyond the captured end offset: not part of this restore
+			}
+			if r.Offset == end-1 {
+				delete(remaining, r.Partition)
+			}
+		}
+		next[r.Partition] = r.Offset + 1
+		if r.Attrs.IsControl() {
+			continue
+		}
+		batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
+		if r.Value != nil {
+			c.sampler.offer(r.Partition, r.Key)
+		}
+		n++
+		b += int64(len(r.Key) + len(r.Value))
+	}
+	for p, entries := range batches {
+		if len(entries) == 0 {
+			continue
+		}
+		t1 := time.Now()
+		if err := c.loaders[p].Write(entries); err != nil {
+			return err
+		}
+		c.res.BatchWrite.Record(time.Since(t1))
+	}
+	c.counter.Add(n, b)
+	c.res.mu.Lock()
+	for p, entries := range batches {
+		c.res.restored[p] += int64(len(entries))
+	}
+	for p, o := range next {
+		c.res.applied[p] = o
+	}
+	c.res.mu.Unlock()
+	if c.follow != nil {
+		c.follow.mu.Lock()
+		for p, o := range next {
+			c.follow.next[p] = o
+		}
+		c.follow.mu.Unlock()
+	}
+	if c.in.Progress != nil {
+		c.in.Progress(c.counter.Totals())
+	}
+	return nil
+}
+
+// noteWatermarks records the partitions' high watermarks a fetch reported.
+func (c *restoreConsumer) noteWatermarks(hwm map[int32]int64) {
+	if c.follow == nil || len(hwm) == 0 {
+		return
+	}
+	c.follow.mu.Lock()
+	for p, w := range hwm {
+		c.follow.hwm[p] = max(c.follow.hwm[p], w)
+	}
+	c.follow.mu.Unlock()
+}
+
+// fetchResult is what the fetcher hands the loop: the records of everything
+// the client had buffered with the partitions' high watermarks, or the
+// fetch error that ends the restore.
 type fetchResult struct {
 	records []*kgo.Record
+	hwm     map[int32]int64
 	err     error
 }
 
@@ -184,8 +272,16 @@ func fetchLoop(ctx context.Context, cl *kgo.Client, topic string, out chan<- fet
 			}
 		})
 		if res.err == nil {
+			fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+				if p.Err == nil {
+					if res.hwm == nil {
+						res.hwm = map[int32]int64{}
+					}
+					res.hwm[p.Partition] = p.HighWatermark
+				}
+			})
 			res.records = fetches.Records()
-			if len(res.records) == 0 {
+			if len(res.records) == 0 && len(res.hwm) == 0 {
 				continue
 			}
 		}

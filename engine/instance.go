@@ -14,6 +14,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/measure"
 )
 
@@ -59,8 +60,10 @@ func (in *Instance) CheckStateDirEmpty() error {
 	if err != nil {
 		return err
 	}
-	if len(ents) > 0 {
-		return fmt.Errorf("%s: %w", dir, ErrStateDirNotEmpty)
+	for _, e := range ents {
+		if !statedir.IsOwnFile(e.Name()) {
+			return fmt.Errorf("%s: %w", dir, ErrStateDirNotEmpty)
+		}
 	}
 	return nil
 }
@@ -70,6 +73,9 @@ func (in *Instance) CheckStateDirEmpty() error {
 type Restored struct {
 	// Stores are the restored stores by partition (task 0_<partition>).
 	Stores map[int32]Store
+	// Tasks are the tasks restored: the offsets each read, whether it
+	// restored warm, and the records it applied.
+	Tasks []Task
 	// Duration is the restore phase: Load plus Finish.
 	Duration time.Duration
 	// Load runs from opening the stores to the last record written.
@@ -85,6 +91,10 @@ type Restored struct {
 	Series     []measure.Point
 	PollWait   *measure.Histogram
 	BatchWrite *measure.Histogram
+
+	mu       sync.Mutex
+	restored map[int32]int64 // records applied per partition, as the consumers report them
+	applied  map[int32]int64 // the next offset each partition has to apply
 }
 
 // Close closes every store.
@@ -115,65 +125,253 @@ func (in *Instance) ColdRestore(ctx context.Context, offsets cluster.TopicOffset
 	return in.restore(ctx, ColdTasks(offsets), loaderSpec{Mode: LoadStores})
 }
 
+// Checkpointer is a store that records which changelog offset it has
+// applied (RocksDB stores; an in-memory store restores fully every time).
+type Checkpointer interface {
+	CommitOffset(key string, offset int64) error
+	CommittedOffset(key string) (int64, bool, error)
+}
+
+// WarmRestore is the restart of an instance whose state directory was kept
+// (a persistent volume): each task's store is reopened and restored from
+// the offset it committed up to the end offsets captured now. As Kafka
+// Streams does, a store without a committed offset, or whose offset lies
+// below the changelog's log start (compacted or deleted away), is wiped and
+// restored from the log start; the task's Fallback says so. A task without
+// a store on disk, and every in-memory store, restores from the log start.
+func (in *Instance) WarmRestore(ctx context.Context, offsets cluster.TopicOffsets) (*Restored, error) {
+	if s := in.Case.Strategy; s != config.StrategyPut && s != config.StrategyMemory {
+		return nil, fmt.Errorf("a warm restore writes into the kept stores with put; strategy %s cannot", s)
+	}
+	tasks, existing, err := in.openKept(offsets)
+	if err != nil {
+		return nil, err
+	}
+	return in.restore(ctx, tasks, loaderSpec{Mode: LoadStores, Existing: existing})
+}
+
+// openKept reopens the stores kept in the state directory and decides
+// where each task's restore starts (see WarmRestore).
+func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]Store, error) {
+	tasks := ColdTasks(offsets)
+	existing := map[int32]Store{}
+	closeAll := func() {
+		for _, st := range existing {
+			st.Close()
+		}
+	}
+	for i := range tasks {
+		t := &tasks[i]
+		if in.Case.Memory() {
+			t.Fallback = "in-memory stores restore from the log start"
+			continue
+		}
+		path := storePath(in.AppDir(), t.ID, in.StoreName)
+		if _, err := os.Stat(path); err != nil {
+			t.Fallback = "no store on disk"
+			continue
+		}
+		st, err := OpenRocks(path, in.Case.RocksDB)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		off, ok, err := st.CommittedOffset(t.OffsetKey())
+		switch {
+		case err != nil:
+			st.Close()
+			closeAll()
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+		case !ok:
+			t.Fallback = "the store has no committed offset: wiped, as Kafka Streams does with a corrupted task"
+		case off+1 < t.From:
+			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: wiped and restored from the log start", off, t.From)
+		case off+1 > t.To:
+			t.Fallback = fmt.Sprintf("committed offset %d lies beyond the end offset %d (a different changelog?): wiped", off, t.To)
+		default:
+			t.From, t.Warm = off+1, true
+			existing[t.ID.Partition] = st
+			continue
+		}
+		st.Close()
+		if err := os.RemoveAll(taskDir(in.AppDir(), t.ID)); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+	}
+	return tasks, existing, nil
+}
+
 // restore runs the tasks' restores with loaders of the given mode and
-// finishes them; on success the stores are open in the result.
+// finishes them; on success the stores are open in the result, with the
+// offsets they applied committed.
 func (in *Instance) restore(ctx context.Context, tasks []Task, spec loaderSpec) (*Restored, error) {
+	r, err := in.start(ctx, tasks, spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.wait(ctx)
+}
+
+// run is a restore (or a standby) under way: its consumers, one per stream
+// thread, and what they write into.
+type run struct {
+	in       *Instance
+	tasks    []Task
+	spec     loaderSpec
+	res      *Restored
+	loaders  map[int32]Loader
+	counter  measure.Counter
+	samplers []*keySampler
+	g        *errgroup.Group
+	start    time.Time
+}
+
+// start opens the tasks' loaders and starts a consumer per stream thread;
+// follow, when set, makes them a standby's.
+func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, follow *follower) (*run, error) {
 	if err := in.Case.Validate(); err != nil {
+		for _, st := range spec.Existing {
+			st.Close()
+		}
 		return nil, err
 	}
 	spec.Case, spec.AppDir, spec.Store, spec.Tasks = in.Case, in.AppDir(), in.StoreName, len(tasks)
-	res := &Restored{Stores: map[int32]Store{}, PollWait: measure.NewHistogram(), BatchWrite: measure.NewHistogram()}
-	loaders := map[int32]Loader{}
-	abort := func() {
-		for _, l := range loaders {
-			l.Abort()
-		}
+	r := &run{in: in, tasks: tasks, spec: spec, loaders: map[int32]Loader{}}
+	r.res = &Restored{Stores: map[int32]Store{}, PollWait: measure.NewHistogram(), BatchWrite: measure.NewHistogram(),
+		restored: map[int32]int64{}, applied: map[int32]int64{}}
+	for p, st := range spec.Existing {
+		r.loaders[p] = storeLoader{st}
 	}
-	var counter measure.Counter
-	counter.Start(time.Second)
-	start := time.Now()
 	for _, t := range tasks {
+		if _, ok := r.loaders[t.ID.Partition]; ok {
+			continue
+		}
 		l, err := newLoader(spec, t.ID)
 		if err != nil {
-			counter.Stop()
-			abort()
+			r.abort()
 			return nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
-		loaders[t.ID.Partition] = l
+		r.loaders[t.ID.Partition] = l
 	}
+	r.counter.Start(time.Second)
+	r.start = time.Now()
 	threads := in.threadTasks(tasks)
-	samplers := make([]*keySampler, len(threads))
+	r.samplers = make([]*keySampler, len(threads))
 	g, gctx := errgroup.WithContext(ctx)
+	r.g = g
 	for i, ts := range threads {
 		if spec.Mode == LoadStores {
 			// Limit measurements serve no reads: no sampling on their hot path.
-			samplers[i] = newKeySampler(maxSampleKeys/len(threads)+1, int64(i)+1)
+			r.samplers[i] = newKeySampler(maxSampleKeys/len(threads)+1, int64(i)+1)
 		}
-		c := restoreConsumer{in: in, tasks: ts, loaders: loaders, res: res, counter: &counter, sampler: samplers[i]}
+		c := restoreConsumer{in: in, tasks: ts, loaders: r.loaders, res: r.res, counter: &r.counter, sampler: r.samplers[i], follow: follow}
 		g.Go(func() error { return c.run(gctx) })
 	}
-	err := g.Wait()
-	res.Load = time.Since(start)
-	res.Series = counter.Stop()
-	res.Records, res.Bytes = counter.Totals()
+	return r, nil
+}
+
+func (r *run) abort() {
+	for _, l := range r.loaders {
+		l.Abort()
+	}
+}
+
+// wait waits for the consumers, finishes the loads and commits each
+// store's applied offset: the offset before a task's end offset for a
+// restore, the last offset applied for a standby.
+func (r *run) wait(ctx context.Context) (*Restored, error) {
+	res := r.res
+	err := r.g.Wait()
+	res.Load = time.Since(r.start)
+	res.Series = r.counter.Stop()
+	res.Records, res.Bytes = r.counter.Totals()
 	if err != nil {
-		abort()
+		r.abort()
 		return nil, err
 	}
 	finishStart := time.Now()
-	if err := in.finishAll(ctx, tasks, loaders, res); err != nil {
-		abort()
+	if err := r.in.finishAll(ctx, r.tasks, r.loaders, res); err != nil {
+		r.abort()
 		res.Close()
 		return nil, err
 	}
 	res.Finish = time.Since(finishStart)
 	res.Duration = res.Load + res.Finish
-	for _, ks := range samplers {
+	res.Tasks = append([]Task(nil), r.tasks...)
+	for i := range res.Tasks {
+		t := &res.Tasks[i]
+		t.Restored = res.restored[t.ID.Partition]
+		if next, ok := res.applied[t.ID.Partition]; ok && next > t.To {
+			t.To = next // a standby went past the end offsets it started with
+		}
+		if r.spec.Mode != LoadStores || t.To <= 0 {
+			continue
+		}
+		if cp, ok := res.Stores[t.ID.Partition].(Checkpointer); ok {
+			if err := cp.CommitOffset(t.OffsetKey(), t.To-1); err != nil {
+				res.Close()
+				return nil, err
+			}
+		}
+	}
+	for _, ks := range r.samplers {
 		if ks != nil {
 			res.SampleKeys = append(res.SampleKeys, ks.keys...)
 		}
 	}
 	return res, nil
+}
+
+// Standby is an instance's standby tasks at work: their stores follow the
+// changelog as it grows, as Kafka Streams' standby replicas do, until Stop.
+type Standby struct {
+	run    *run
+	follow *follower
+	stop   chan struct{}
+	ctx    context.Context
+}
+
+// StartStandby opens the tasks' stores (reopening kept ones from their
+// committed offsets, as WarmRestore does) and starts applying the changelog
+// from there on, without an end.
+func (in *Instance) StartStandby(ctx context.Context, offsets cluster.TopicOffsets) (*Standby, error) {
+	tasks, existing, err := in.openKept(offsets)
+	if err != nil {
+		return nil, err
+	}
+	f := &follower{hwm: map[int32]int64{}, next: map[int32]int64{}}
+	for _, t := range tasks {
+		f.next[t.ID.Partition] = t.From
+		f.hwm[t.ID.Partition] = t.To
+	}
+	stop := make(chan struct{})
+	f.stop = stop
+	r, err := in.start(ctx, tasks, loaderSpec{Mode: LoadStores, Existing: existing}, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Standby{run: r, follow: f, stop: stop, ctx: ctx}, nil
+}
+
+// Lag returns, per partition and in all, the records the broker holds that
+// the standby has not applied yet (as of the last fetch's high watermark).
+func (s *Standby) Lag() (total int64, perPartition map[int32]int64) {
+	perPartition = s.follow.lag()
+	for _, l := range perPartition {
+		total += l
+	}
+	return total, perPartition
+}
+
+// Applied returns the records and key+value bytes applied so far.
+func (s *Standby) Applied() (records, bytes int64) { return s.run.counter.Totals() }
+
+// Stop stops applying, commits each store's applied offset and returns the
+// stores, open, with what was applied (Load is the time the standby ran).
+func (s *Standby) Stop() (*Restored, error) {
+	close(s.stop)
+	return s.run.wait(s.ctx)
 }
 
 // threadTasks deals the tasks round-robin to the stream threads, as Kafka

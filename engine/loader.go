@@ -43,6 +43,9 @@ type loaderSpec struct {
 	DumpDir string // LoadDump's directory
 	// Tasks is how many tasks share the ingest sort budget.
 	Tasks int
+	// Existing are stores already open (a warm restore's), by partition:
+	// their tasks restore into them with the put strategy.
+	Existing map[int32]Store
 }
 
 // newLoader opens the loader for task id.
@@ -52,6 +55,9 @@ func newLoader(s loaderSpec, id TaskID) (Loader, error) {
 		return discardLoader{}, nil
 	case LoadDump:
 		return newDumpLoader(dumpFile(s.DumpDir, id.Partition))
+	}
+	if st, ok := s.Existing[id.Partition]; ok {
+		return storeLoader{st}, nil
 	}
 	path := storePath(s.AppDir, id, s.Store)
 	switch s.Case.Strategy {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -189,5 +191,114 @@ func TestRocksStoreLayoutFollowsKafkaStreams(t *testing.T) {
 	if o.BlockCacheSize != 50<<20 || o.BlockSize != 4096 || o.WriteBufferSize != 16<<20 || o.MaxWriteBufferNumber != 3 ||
 		o.CompactionStyle != "universal" || o.Compression != "none" || !o.DisableWAL || o.BloomBitsPerKey <= 0 {
 		t.Fatalf("kstreams preset differs from RocksDBStore defaults: %+v", o)
+	}
+}
+
+// TestEmptyValuesAreLiveKeys: an empty value is a live key with an empty
+// value, not a tombstone, from the producer to every store and strategy.
+func TestEmptyValuesAreLiveKeys(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	for _, vs := range [][2]int{{0, 0}, {0, 8}} {
+		spec := loadgen.DefaultSpec()
+		spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio = 20_000, 3_000, 2, 0.1
+		spec.ValueMin, spec.ValueMax = vs[0], vs[1]
+		topic := fmt.Sprintf("empty-%d-%d", vs[0], vs[1])
+		testkafka.Fill(t, cfg, topic, spec, nil)
+		expected, _, err := loadgen.Expect(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var live int64
+		for _, e := range expected {
+			live += e.Keys
+		}
+		if live == 0 {
+			t.Fatal("the fill left no live key")
+		}
+		for _, strategy := range config.Strategies {
+			rc := testInstance(cfg, topic, t.TempDir())
+			rc.Case.Strategy = strategy
+			if err := rc.Case.Finalize(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := rc.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, topic))
+			if err != nil {
+				t.Fatalf("values %v, %s: %v", vs, strategy, err)
+			}
+			if ok, v := check(t, res.Stores, expected); !ok {
+				t.Errorf("values %v, %s: empty values lost: %s", vs, strategy, v.Problem)
+			}
+			res.Close()
+		}
+	}
+}
+
+// TestWarmRestoreReadsOnlyWhatChanged: an instance restarted with its state
+// directory kept restores only the records written since its stores
+// committed their offsets, and ends with exactly the state of the longer
+// log; a committed offset below the log start falls back to a full restore.
+func TestWarmRestoreReadsOnlyWhatChanged(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	spec := spec100k()
+	testkafka.Fill(t, cfg, "w", spec, nil)
+	state := t.TempDir()
+	in := testInstance(cfg, "w", state)
+	cold, err := in.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold.Close()
+	// Nothing changed: nothing to read.
+	warm, err := in.WarmRestore(context.Background(), testkafka.Offsets(t, cfg, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Records != 0 {
+		t.Fatalf("warm restore with nothing changed read %d records", warm.Records)
+	}
+	for _, task := range warm.Tasks {
+		if !task.Warm || task.Fallback != "" {
+			t.Fatalf("task %s: warm=%v fallback=%q", task.ID, task.Warm, task.Fallback)
+		}
+	}
+	warm.Close()
+	// Append 5,000 more records of the same generator: the warm restore
+	// reads exactly those and ends in the longer log's state.
+	longer := spec
+	longer.Records += 5000
+	testkafka.Append(t, cfg, "w", longer, spec.Records)
+	warm, err = in.WarmRestore(context.Background(), testkafka.Offsets(t, cfg, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Records != 5000 {
+		t.Fatalf("warm restore read %d records, 5000 were appended", warm.Records)
+	}
+	expected, _, _ := loadgen.Expect(longer)
+	if ok, v := check(t, warm.Stores, expected); !ok {
+		t.Fatalf("warm restore did not verify: %s", v.Problem)
+	}
+	warm.Close()
+	// A committed offset below the log start: full restore, said so. The
+	// log start is moved past partition 0's committed offset, as retention
+	// or DeleteRecords would after more writes.
+	evenLonger := longer
+	evenLonger.Records += 2000
+	testkafka.Append(t, cfg, "w", evenLonger, longer.Records)
+	offsets := testkafka.Offsets(t, cfg, "w")
+	offsets.Start[0] = offsets.End[0] - 10
+	warm, err = in.WarmRestore(context.Background(), offsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer warm.Close()
+	if !strings.Contains(warm.Tasks[0].Fallback, "below the log start") || warm.Tasks[0].Warm {
+		t.Fatalf("task 0: warm=%v fallback=%q", warm.Tasks[0].Warm, warm.Tasks[0].Fallback)
+	}
+	if warm.Tasks[1].Fallback != "" || !warm.Tasks[1].Warm {
+		t.Fatalf("task 1 fell back: %q", warm.Tasks[1].Fallback)
+	}
+	if warm.Tasks[0].Restored != 10 {
+		t.Fatalf("task 0 restored %d records from the new log start, want 10", warm.Tasks[0].Restored)
 	}
 }

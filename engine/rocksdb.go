@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"regexp"
@@ -25,6 +26,11 @@ type RocksStore struct {
 	cache *grocksdb.Cache
 	wo    *grocksdb.WriteOptions
 	wb    *grocksdb.WriteBatch
+	// cfs are the column families: [0] default (the store's entries), [1]
+	// offsets (the changelog offsets the store has applied, as Kafka
+	// Streams 4.3+ keeps them in the store itself, KIP-1035).
+	cfs     []*grocksdb.ColumnFamilyHandle
+	offsOpt *grocksdb.Options
 	// carried are flush, compaction and ingestion bytes from before a
 	// reopen (bulk loading reopens the store), so Stats covers the whole restore.
 	carried measure.StoreStats
@@ -91,12 +97,17 @@ func openRocksWith(path string, o config.RocksDB, tune func(*grocksdb.Options)) 
 	if tune != nil {
 		tune(s.dbo)
 	}
-	db, err := grocksdb.OpenDb(s.dbo, path)
+	// The offsets column family is flushed atomically with the data (the
+	// WAL is off), so after a crash the data and its offset agree.
+	s.dbo.SetCreateIfMissingColumnFamilies(true)
+	s.dbo.SetAtomicFlush(true)
+	s.offsOpt = grocksdb.NewDefaultOptions()
+	db, cfs, err := grocksdb.OpenDbColumnFamilies(s.dbo, path, []string{"default", offsetsCF}, []*grocksdb.Options{s.dbo, s.offsOpt})
 	if err != nil {
 		s.free()
 		return nil, fmt.Errorf("open rocksdb %s: %w", path, err)
 	}
-	s.db = db
+	s.db, s.cfs = db, cfs
 	s.wo = grocksdb.NewDefaultWriteOptions()
 	s.wo.DisableWAL(o.DisableWAL)
 	s.wb = grocksdb.NewWriteBatch()
@@ -255,12 +266,49 @@ func (s *RocksStore) Path() string { return s.path }
 // Close flushes nothing (as Kafka Streams with the WAL off, the changelog is
 // the durable copy) and releases the store.
 func (s *RocksStore) Close() error {
+	for _, cf := range s.cfs {
+		cf.Destroy()
+	}
+	s.cfs = nil
 	if s.db != nil {
-		s.db.Close()
+		s.db.Close() // flushes the memtables (avoid_flush_during_shutdown is off)
 		s.db = nil
 	}
 	s.free()
 	return nil
+}
+
+// offsetsCF is the column family of the changelog offsets a store applied.
+const offsetsCF = "offsets"
+
+// CommitOffset records that the store has applied its changelog up to and
+// including offset, under key (Kafka Streams' "topic-partition").
+func (s *RocksStore) CommitOffset(key string, offset int64) error {
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(offset))
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	wb.PutCF(s.cfs[1], []byte(key), v[:])
+	if err := s.db.Write(s.wo, wb); err != nil {
+		return fmt.Errorf("store %s: commit offset: %w", s.path, err)
+	}
+	return nil
+}
+
+// CommittedOffset returns the offset recorded under key, and false when the
+// store has none.
+func (s *RocksStore) CommittedOffset(key string) (int64, bool, error) {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	sl, err := s.db.GetCF(ro, s.cfs[1], []byte(key))
+	if err != nil {
+		return 0, false, err
+	}
+	defer sl.Free()
+	if !sl.Exists() || len(sl.Data()) != 8 {
+		return 0, false, nil
+	}
+	return int64(binary.BigEndian.Uint64(sl.Data())), true, nil
 }
 
 func (s *RocksStore) free() {
@@ -275,6 +323,10 @@ func (s *RocksStore) free() {
 	if s.dbo != nil {
 		s.dbo.Destroy()
 		s.dbo = nil
+	}
+	if s.offsOpt != nil {
+		s.offsOpt.Destroy()
+		s.offsOpt = nil
 	}
 	if s.bbto != nil {
 		s.bbto.Destroy()

@@ -28,7 +28,20 @@ type Task struct {
 	ID        TaskID
 	Changelog string
 	From, To  int64
+	// Warm is true when the task's store was found on disk with a
+	// committed offset and the restore continues from it.
+	Warm bool
+	// Fallback says why a warm restore of the task started from the log
+	// start instead ("" when it did not).
+	Fallback string
+	// Restored counts the records the restore applied to the task's store
+	// (control records and records past To excluded); set by the restore.
+	Restored int64
 }
+
+// OffsetKey is how the store records its changelog offset: Kafka Streams'
+// "topic-partition".
+func (t Task) OffsetKey() string { return t.Changelog + "-" + strconv.Itoa(int(t.ID.Partition)) }
 
 // Records is the offsets the restore reads (control records included).
 func (t Task) Records() int64 { return max(t.To-t.From, 0) }

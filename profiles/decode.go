@@ -16,8 +16,9 @@ import (
 // decodeOnto decodes a YAML mapping onto dst, which already holds the
 // defaults: keys present overwrite, keys absent keep their default, so an
 // explicit value (even 0) is always the user's and is validated as such.
-// Unknown keys and values of the wrong type are *config.FieldErrors naming
-// path.key and the line.
+// Nested mappings (a scenario's settings) are decoded the same way onto
+// their own defaults. Unknown keys and values of the wrong type are
+// *config.FieldErrors naming path.key and the line.
 func decodeOnto(n *yaml.Node, dst any, path string) error {
 	if n == nil || n.Kind == 0 {
 		return nil
@@ -25,11 +26,18 @@ func decodeOnto(n *yaml.Node, dst any, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return &config.FieldError{Path: path, Line: n.Line, Msg: "want a mapping of field: value"}
 	}
-	known := yamlKeys(reflect.TypeOf(dst).Elem())
+	rv := reflect.ValueOf(dst).Elem()
+	known := yamlKeys(rv.Type())
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !known[k.Value] {
 			return &config.FieldError{Path: join(path, k.Value), Line: k.Line, Msg: "unknown field" + suggest(k.Value, known)}
+		}
+		if sub, ok := nestedStruct(rv, k.Value); ok && v.Kind == yaml.MappingNode {
+			if err := decodeOnto(v, sub, join(path, k.Value)); err != nil {
+				return err
+			}
+			continue
 		}
 		// One key at a time, so a type error is pinned to its key even in
 		// a flow mapping written on one line.
@@ -39,6 +47,51 @@ func decodeOnto(n *yaml.Node, dst any, path string) error {
 		}
 	}
 	return nil
+}
+
+var (
+	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+	yamlNodeType    = reflect.TypeOf(yaml.Node{})
+)
+
+// nestedStruct returns a pointer to the struct field of rv named key in
+// YAML, when that field is a struct or a pointer to one (allocated with its
+// zero value if nil) without its own YAML decoding.
+func nestedStruct(rv reflect.Value, key string) (any, bool) {
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" {
+			if sub, ok := nestedStruct(rv.Field(i), key); ok {
+				return sub, true
+			}
+			continue
+		}
+		if name != key {
+			continue
+		}
+		fv := rv.Field(i)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() != reflect.Struct || ft == yamlNodeType || reflect.PointerTo(ft).Implements(unmarshalerType) {
+			return nil, false
+		}
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				nv := reflect.New(ft)
+				if d, ok := nv.Interface().(interface{ SetDefaults() }); ok {
+					d.SetDefaults() // what the profile does not say keeps its default
+				}
+				fv.Set(nv)
+			}
+			return fv.Interface(), true
+		}
+		return fv.Addr().Interface(), true
+	}
+	return nil, false
 }
 
 // yamlKeys are the YAML names of a struct's fields, inline structs included.

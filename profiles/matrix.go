@@ -91,7 +91,7 @@ func expandMatrix(base config.Case, m *yaml.Node, exclude []map[string]string) (
 			name = append(name, namePart(ax.key.Value, v.Value))
 		}
 		if !excluded(combo, exclude) {
-			c := base
+			c := base.Clone()
 			c.Name = strings.Join(name, "-")
 			path := "matrix[" + c.Name + "]"
 			if err := decodeCase(node, &c, path); err != nil {

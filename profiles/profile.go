@@ -4,8 +4,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,6 +51,12 @@ type document struct {
 	// Ready measures the phase after the restore until the store can serve
 	// (flush, settled compactions, point reads). Default true.
 	Ready bool `yaml:"ready"`
+	// Interleave runs repeat 1 of every case, then repeat 2 of every case in
+	// the reverse order, and so on (ABBA), instead of all repeats of one case
+	// before the next: cases compared with each other (the engines in
+	// calibrate) then alternate, and drift on the machine or the broker falls
+	// on all of them alike. Default false.
+	Interleave bool `yaml:"interleave"`
 }
 
 // Plan is a validated profile, expanded into what a run executes.
@@ -67,6 +75,8 @@ type Plan struct {
 	// Limits and Ready say which extra phases each case measures.
 	Limits bool
 	Ready  bool
+	// Interleave alternates the cases repeat by repeat (see document).
+	Interleave bool
 }
 
 // Builtins lists the built-in profile names.
@@ -127,6 +137,7 @@ func parse(b []byte, source string) (*Plan, error) {
 	plan := &Plan{
 		Name: doc.Name, Description: doc.Description, Source: source, YAML: string(b),
 		AppID: doc.AppID, StoreName: doc.Store, Repeats: doc.Repeats, Limits: doc.Limits, Ready: doc.Ready,
+		Interleave: doc.Interleave,
 	}
 	if plan.Name == "" {
 		plan.Name = strings.TrimSuffix(filepath.Base(source), ".yaml")
@@ -204,7 +215,7 @@ func expandCases(base config.Case, doc *document) ([]config.Case, error) {
 		if mappingValue(n, "name") == nil {
 			return nil, &config.FieldError{Path: path + ".name", Line: n.Line, Msg: "missing"}
 		}
-		c := base
+		c := base.Clone()
 		if err := decodeCase(n, &c, path); err != nil {
 			return nil, err
 		}
@@ -223,7 +234,13 @@ func expandCases(base config.Case, doc *document) ([]config.Case, error) {
 // decodeCase overlays the case settings in mapping n on c. A rocksdb preset
 // named there replaces c's RocksDB options before the other keys apply, so
 // options written beside it override the preset, not the other way round.
+//
+// A streams mapping merges onto the one c inherited (a case adds to or
+// overrides the restore section's properties); c gets its own copy first, so
+// decoding one case never changes another.
 func decodeCase(n *yaml.Node, c *config.Case, path string) error {
+	c.Streams = maps.Clone(c.Streams)
+	c.JVMFlags = slices.Clone(c.JVMFlags)
 	if v := mappingValue(n, "rocksdb"); v != nil && v.Value != c.RocksDBPreset {
 		o, ok := config.RocksDBPreset(v.Value)
 		if !ok {

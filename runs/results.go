@@ -56,6 +56,35 @@ type Host struct {
 	MemoryBytes    int64  `json:"memory_bytes"`
 	GoVersion      string `json:"go_version"`
 	RocksDBVersion string `json:"rocksdb_version"`
+	// CPUModel is the processor's model name (/proc/cpuinfo); empty in
+	// files written before it was recorded or where the OS does not say.
+	CPUModel string `json:"cpu_model,omitempty"`
+	// Disk is the filesystem holding state.dir, where restored stores are
+	// written: what a restore's write side runs on. Nil when not recorded.
+	Disk *Disk `json:"disk,omitempty"`
+}
+
+// Disk describes the filesystem and block device under a directory, as far
+// as the OS tells (Linux: /proc/self/mountinfo and /sys/class/block).
+type Disk struct {
+	// Path is the directory described (it may not exist yet: then its
+	// nearest existing parent was looked at).
+	Path string `json:"path"`
+	// MountPoint, Device and Filesystem are from the mount holding Path,
+	// e.g. "/", "/dev/nvme0n1p2", "ext4".
+	MountPoint string `json:"mount_point,omitempty"`
+	Device     string `json:"device,omitempty"`
+	Filesystem string `json:"filesystem,omitempty"`
+	// Model is the block device's model (/sys/block/<disk>/device/model),
+	// empty for virtual disks that do not say.
+	Model string `json:"model,omitempty"`
+	// Rotational is the kernel's queue/rotational flag: true for spinning
+	// disks; nil when unknown (no block device, e.g. overlay or tmpfs).
+	Rotational *bool `json:"rotational,omitempty"`
+	// SizeBytes and FreeBytes are the filesystem's size and free space
+	// (for unprivileged users) when the run started.
+	SizeBytes int64 `json:"size_bytes,omitempty"`
+	FreeBytes int64 `json:"free_bytes,omitempty"`
 }
 
 // Broker names the Kafka the run used.
@@ -68,6 +97,14 @@ type Broker struct {
 	// Security says how the client connected (protocol, mechanism, user),
 	// never with a password.
 	Security string `json:"security,omitempty"`
+	// Version is the broker software: "kfake <franz-go version>" for the
+	// embedded broker, for an external one the Kafka version franz-go
+	// guesses from the brokers' ApiVersions ("v4.0", "at least v4.1"), or
+	// "unknown". Empty in files written before it was recorded.
+	Version string `json:"version,omitempty"`
+	// LogDisk is the filesystem holding the embedded broker's log; nil for
+	// an external broker (its disks are the cluster's, not this host's).
+	LogDisk *Disk `json:"log_disk,omitempty"`
 }
 
 // ProfileInfo records which profile a run expanded.
@@ -147,6 +184,72 @@ type Restore struct {
 	Verified     bool          `json:"verified"`
 	Verification verify.Result `json:"verification"`
 	Error        string        `json:"error,omitempty"`
+	// Warm and Standby are a warm-restart or standby measurement's own
+	// figures (Params.Scenario); nil for the other scenarios.
+	Warm    *WarmRecord    `json:"warm,omitempty"`
+	Standby *StandbyRecord `json:"standby,omitempty"`
+	// KafkaStreams describes the real Kafka Streams instance(s) of a
+	// restore on the kafka-streams engine (Params.Engine); nil on the model.
+	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`
+}
+
+// KafkaStreamsRun is what a kafka-streams engine restore ran and what only
+// it measures. On that engine the Restore's own figures come from the
+// instance's events: DurationSeconds (= LoadSeconds = TotalSeconds) runs
+// from the first restore_start to the last restore_end (CLOCK_MONOTONIC,
+// both on the instance); Records is the sum of restore_end's restored counts;
+// Series buckets restore_batch records per second; CPUSeconds and
+// PeakRSSBytes are the JVM process's (/proc/<pid>) over the restore;
+// DiskBytes is the application's state directory once restored. PollWait,
+// BatchWrite, RocksDB and Ready are not measured (zero / nil): the stores
+// live in the JVM.
+type KafkaStreamsRun struct {
+	// Version is the kafka-streams jar the driver ran, JavaVersion the JVM's.
+	Version     string `json:"kafka_streams_version"`
+	JavaVersion string `json:"java_version"`
+	// JVMArgs are the JVM's input arguments as it reports them (-Xmx and
+	// the case's jvm_flags); MaxHeapBytes is Runtime.maxMemory(); GC names
+	// the garbage collectors.
+	JVMArgs      []string `json:"jvm_args"`
+	MaxHeapBytes int64    `json:"max_heap_bytes"`
+	GC           []string `json:"gc"`
+	// Properties are the instance's CONFIG.properties: the StreamsConfig
+	// properties it ran with (the case's mapped settings and streams, and
+	// application.id, bootstrap.servers, state.dir) and the driver's keys.
+	Properties map[string]string `json:"properties"`
+	// Instances is how many instance processes ran.
+	Instances int `json:"instances"`
+	// StartSeconds runs from launching the JVM to the first restore_start
+	// (JVM start, group join, assignment, store open); RunningSeconds from
+	// launching it until every restore ended and the instance was RUNNING.
+	StartSeconds   float64 `json:"start_seconds"`
+	RunningSeconds float64 `json:"running_seconds"`
+	// RestoreBatches counts restore_batch events (onBatchRestored calls).
+	RestoreBatches int64 `json:"restore_batches"`
+	// CPUSplit is the JVM's CPU time over the restore by thread kind, from
+	// the driver's 1-second process events around it (so at 1 s
+	// resolution); nil when none bracket the restore.
+	CPUSplit *CPUSplit `json:"cpu_split,omitempty"`
+	// BytesFrom says where Restore.Bytes comes from: "changelog" (the key +
+	// value bytes of the records between the offsets restored, read once
+	// per topic and end offsets by the Go side, since the instance reports
+	// only record counts).
+	BytesFrom string `json:"bytes_from"`
+	// DigestSeconds is how long the driver took to digest the stores
+	// through interactive queries; StopSeconds how long close took.
+	DigestSeconds float64 `json:"digest_seconds"`
+	StopSeconds   float64 `json:"stop_seconds"`
+}
+
+// CPUSplit is CPU seconds by thread kind (kstreams/PROTOCOL.md, process
+// event): Kafka Streams' own threads (stream threads, state updaters), the
+// JIT compilers, the garbage collector, and the rest (RocksDB's background
+// threads, the consumer's network thread, exited threads).
+type CPUSplit struct {
+	Stream float64 `json:"stream"`
+	JIT    float64 `json:"jit"`
+	GC     float64 `json:"gc"`
+	Other  float64 `json:"other"`
 }
 
 // ReadyPhase is what happens after the last record until the store can

@@ -28,7 +28,7 @@ type ColdModel struct{}
 
 // Run runs one cold restore and verifies it.
 func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	rec := newRecord(t, req)
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return rec, err
@@ -37,15 +37,50 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
 	}
-	in := &engine.Instance{
+	in := modelInstance(env, t, req)
+	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
+	if err != nil {
+		return rec, err
+	}
+	defer cleanupState(in, req)
+	defer restored.Close()
+	return verifyStores(&rec, t.Expected, restored)
+}
+
+// newRecord starts the record of one measurement of req against t.
+func newRecord(t Target, req Request) runs.Restore {
+	return runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+}
+
+// modelInstance is the model instance a request runs.
+func modelInstance(env *Env, t Target, req Request) *engine.Instance {
+	return &engine.Instance{
 		Cluster: env.Cluster, StateDir: req.StateDir, AppID: t.AppID, StoreName: t.StoreName,
 		Case: req.Case, StallTimeout: env.StallTimeout,
+	}
+}
+
+// cleanupState removes the instance's stores unless the request keeps them.
+func cleanupState(in *engine.Instance, req Request) {
+	if !req.KeepState {
+		os.RemoveAll(in.AppDir())
+	}
+}
+
+// measureModel runs one restore of the model instance (restore does it)
+// with a progress display, and records in rec its phases, throughput,
+// latencies, RocksDB figures, CPU, peak RSS and, when the request asks,
+// the ready phase. On success the stores are left open in the result.
+func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instance, rec *runs.Restore, restore func() (*engine.Restored, error)) (*engine.Restored, error) {
+	offsets, err := env.Offsets(ctx, rec.Topic)
+	if err != nil {
+		return nil, err
 	}
 	var want int64
 	for _, task := range engine.ColdTasks(offsets) {
 		want += task.Records()
 	}
-	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d", req.Case.Name, req.Repeat), want, progress.Records)
+	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d", rec.Case, rec.Repeat), want, progress.Records)
 	in.Progress = func(records, _ int64) {
 		bar.Set(records)
 		if env.OnProgress != nil {
@@ -57,22 +92,15 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	debug.FreeOSMemory()
 	measure.ResetPeakRSS()
 	cpu0 := measure.CPUTime()
-	restored, err := in.ColdRestore(ctx, offsets)
+	restored, err := restore()
 	rec.CPUSeconds = (measure.CPUTime() - cpu0).Seconds()
 	bar.Done()
 	rec.PeakRSSBytes = measure.PeakRSS()
-	cleanup := func() {
-		if !req.KeepState {
-			os.RemoveAll(in.AppDir())
-		}
-	}
 	if err != nil {
 		rec.Error = err.Error()
-		cleanup()
-		return rec, err
+		cleanupState(in, req)
+		return nil, err
 	}
-	defer cleanup()
-	defer restored.Close()
 	rec.DurationSeconds = restored.Duration.Seconds()
 	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
 	rec.TotalSeconds = rec.DurationSeconds
@@ -84,11 +112,13 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	rec.BatchWrite = restored.BatchWrite.Summary()
 	rec.RocksDB = restored.StoreStats()
 	if req.Ready {
-		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", req.Case.Name, req.Repeat, rec.DurationSeconds)
+		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", rec.Case, rec.Repeat, rec.DurationSeconds)
 		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
 		if err != nil {
 			rec.Error = "ready phase: " + err.Error()
-			return rec, fmt.Errorf("case %s #%d: ready phase: %w", req.Case.Name, req.Repeat, err)
+			restored.Close()
+			cleanupState(in, req)
+			return nil, fmt.Errorf("case %s #%d: ready phase: %w", rec.Case, rec.Repeat, err)
 		}
 		rec.Ready = &runs.ReadyPhase{
 			Seconds:          ready.Settle.Seconds(),
@@ -104,12 +134,18 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
+	return restored, nil
+}
+
+// verifyStores scans the restored stores and verifies them against
+// expected (a nil expected only counts them).
+func verifyStores(rec *runs.Restore, expected []loadgen.PartitionState, restored *engine.Restored) (runs.Restore, error) {
 	actual, err := engine.ScanAll(restored.Stores)
 	if err != nil {
 		rec.Error = err.Error()
-		return rec, err
+		return *rec, err
 	}
-	return verifyInto(&rec, t, actual)
+	return verifyInto(rec, Target{Expected: expected}, actual)
 }
 
 // verifyInto checks what a restore holds against the target's expected

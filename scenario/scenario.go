@@ -57,12 +57,44 @@ type Request struct {
 	// Limits, if set, are the case's fetch-only and write-only limits; the
 	// restore's efficiency is computed against them.
 	Limits *runs.Limits
+	// Changer changes the filled topic for scenarios that write to it
+	// (warm restarts, standbys); nil when the topic may not be changed.
+	Changer Changer
 }
 
-// Scenario runs one request and returns its record, filled in as far as
-// the run got, also on error.
+// Changer changes a topic restorebench filled, recording every change so
+// what the topic must hold stays known (bench.Changer).
+type Changer interface {
+	// Append writes n more records of the fill's generator at perSecond
+	// records a second (0: as fast as it goes) and returns how many it
+	// wrote; closing stop (nil: never) ends the writing early but cleanly.
+	Append(ctx context.Context, by string, n int64, perSecond float64, stop <-chan struct{}) (int64, error)
+	// DeletePrefix deletes each partition's records below the offsets given.
+	DeletePrefix(ctx context.Context, by string, below map[int32]int64) error
+	// Expected derives the state a restore of the topic must end with now.
+	Expected() ([]loadgen.PartitionState, error)
+	// FillRecords is how many records the fill itself wrote.
+	FillRecords() int64
+}
+
+// Scenario runs one request and returns its records, one per measurement
+// it makes (a cold restore makes one; a warm-restart sequence one per
+// restart), filled in as far as the run got, also on error.
 type Scenario interface {
+	Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error)
+}
+
+// oneMeasurement is a scenario that makes one measurement per request.
+type oneMeasurement interface {
 	Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error)
+}
+
+// single adapts a one-measurement scenario to Scenario.
+type single struct{ s oneMeasurement }
+
+func (s single) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	rec, err := s.s.Run(ctx, env, t, req)
+	return []runs.Restore{rec}, err
 }
 
 // ErrUnverified marks a restore whose contents did not match the expected state.
@@ -72,7 +104,13 @@ var ErrUnverified = errors.New("restore did not verify")
 func For(c config.Case) (Scenario, error) {
 	switch {
 	case c.Scenario == config.ScenarioCold && c.Engine == config.EngineModel:
-		return ColdModel{}, nil
+		return single{ColdModel{}}, nil
+	case c.Scenario == config.ScenarioCold && c.Engine == config.EngineKafkaStreams:
+		return single{ColdKafkaStreams{}}, nil
+	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineModel:
+		return WarmModel{}, nil
+	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineModel:
+		return StandbyModel{}, nil
 	}
 	return nil, fmt.Errorf("case %s: scenario %s is not available on the %s engine", c.Name, c.Scenario, c.Engine)
 }

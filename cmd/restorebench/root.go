@@ -96,7 +96,8 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.StringVar(&g.sec.ServerName, "tls-server-name", "", "host name to verify the brokers' certificates against")
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd())
+	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd(),
+		newCalibrationCmd(), newReportCmd(), newPlanCmd())
 	return root, g
 }
 
@@ -137,7 +138,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Security, o.SecurityDescription = opts, sec.Describe()
+		o.Security, o.SecurityDescription, o.Login = opts, sec.Describe(), sec.Login()
 	}
 	env, err := bench.Connect(ctx, o)
 	if err != nil {

@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// Changer lets a scenario change a filled topic the way its measurement
+// needs (append records, delete a log prefix) while keeping what the topic
+// must hold known: every change is recorded in the fill's manifest before
+// the next step reads it, and the expected state is derived anew.
+type Changer struct {
+	env   *Env
+	path  string // the manifest's path
+	fill  FillOutcome
+	total int64 // records the fill itself wrote
+}
+
+// NewChanger returns a changer for a fill made or verified by EnsureFill.
+func (e *Env) NewChanger(fill FillOutcome) *Changer {
+	return &Changer{env: e, path: loadgen.ManifestPath(e.Opts.DataDir, e.ClusterID, fill.Manifest.Topic), fill: fill,
+		total: fill.Derived.Totals.Records}
+}
+
+// FillRecords is how many records the fill itself wrote.
+func (c *Changer) FillRecords() int64 { return c.total }
+
+// Spec is the generator spec of everything the topic holds now.
+func (c *Changer) Spec() loadgen.Spec {
+	ch := c.fill.Manifest.Changes
+	if ch == nil || ch.Appended == 0 {
+		return c.fill.Manifest.Spec
+	}
+	return loadgen.Extended(c.fill.Manifest.Spec, c.total, ch.Appended)
+}
+
+// Expected derives the state a restore of the topic must end with now.
+func (c *Changer) Expected() ([]loadgen.PartitionState, error) {
+	var starts map[int32]int64
+	if ch := c.fill.Manifest.Changes; ch != nil {
+		starts = ch.Starts
+	}
+	d, err := loadgen.DeriveFrom(c.Spec(), starts)
+	return d.Expected, err
+}
+
+// mark records the scenario's changes in the manifest (atomically).
+func (c *Changer) mark(by string, edit func(*loadgen.Changes)) error {
+	m := c.fill.Manifest
+	if m.Changes == nil {
+		m.Changes = &loadgen.Changes{By: by}
+	}
+	edit(m.Changes)
+	return m.Save(c.path)
+}
+
+// Append writes n more records of the fill's generator to the topic at
+// perSecond records a second (0: as fast as it goes), as an application
+// still writing its changelog would, and returns how many it wrote. Closing
+// stop (nil: never) ends the writing early; the manifest then records what
+// was written.
+func (c *Changer) Append(ctx context.Context, by string, n int64, perSecond float64, stop <-chan struct{}) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	from := c.Spec().Records
+	if c.fill.Manifest.Changes == nil || c.fill.Manifest.Changes.Appended == 0 {
+		from = c.total
+	}
+	// Record the intent first: a topic changed without its manifest saying
+	// so would later look like someone else's.
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n }); err != nil {
+		return 0, err
+	}
+	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
+	if err != nil {
+		return 0, err
+	}
+	cl, err := cluster.NewClient(c.env.Cluster, popts...)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	tot, err := loadgen.ProduceAt(ctx, cl, c.fill.Manifest.Topic, c.Spec(), from, perSecond, stop, nil)
+	if err != nil {
+		return tot.Records, fmt.Errorf("append to %s: %w", c.fill.Manifest.Topic, err)
+	}
+	if short := n - tot.Records; short > 0 {
+		if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended -= short }); err != nil {
+			return tot.Records, err
+		}
+	}
+	return tot.Records, nil
+}
+
+// DeletePrefix deletes, in every partition, the records below the given
+// offsets (as retention or DeleteRecords would), so that a store whose
+// committed offset lies below them must restore from the new log start.
+// The topic's cleanup policy is widened to compact,delete for the call:
+// Kafka deletes records only from topics whose policy includes delete.
+func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]int64) error {
+	adm, closeAdm, err := c.env.Admin()
+	if err != nil {
+		return err
+	}
+	defer closeAdm()
+	topic := c.fill.Manifest.Topic
+	if err := c.mark(by, func(ch *loadgen.Changes) {
+		if ch.Starts == nil {
+			ch.Starts = map[int32]int64{}
+		}
+		for p, o := range below {
+			ch.Starts[p] = max(ch.Starts[p], o)
+		}
+	}); err != nil {
+		return err
+	}
+	if err := setCleanupPolicy(ctx, adm, topic, "compact,delete"); err != nil {
+		return err
+	}
+	var os kadm.Offsets
+	for p, o := range below {
+		os.AddOffset(topic, p, o, -1)
+	}
+	resp, derr := adm.DeleteRecords(ctx, os)
+	if derr == nil {
+		derr = resp.Error()
+	}
+	if err := setCleanupPolicy(ctx, adm, topic, "compact"); err != nil {
+		return errors.Join(derr, err)
+	}
+	if derr != nil {
+		return fmt.Errorf("delete records of %s: %w", topic, derr)
+	}
+	return nil
+}
+
+func setCleanupPolicy(ctx context.Context, adm *kadm.Client, topic, policy string) error {
+	resp, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "cleanup.policy", Value: kadm.StringPtr(policy)}}, topic)
+	if err == nil {
+		for _, r := range resp {
+			if r.Err != nil {
+				err = r.Err
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("set cleanup.policy=%s on %s: %w", policy, topic, err)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/profiles"
+)
+
+const warmProfile = `
+name: warm-test
+fill:
+  records: 40000
+  keys: 6000
+  value_size: 20-200
+  tombstone_ratio: 0.05
+  partitions: 3
+cases:
+  - name: warm
+    scenario: warm
+    warm:
+      changed: [0, 2000, 10%]
+`
+
+// TestWarmSequenceVerifiesEveryRestart: a warm-restart case restores cold,
+// then restarts after 0, 2,000 and 4,000 changed records, reading exactly
+// those, and finally falls back to the log start when its committed offsets
+// lie below it; every restore verifies against what the changelog holds
+// then. The next run refills the changed topic by itself.
+func TestWarmSequenceVerifiesEveryRestart(t *testing.T) {
+	plan, err := profiles.Parse([]byte(warmProfile), "warm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	env := connect(t, dataDir)
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	env.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Restores) != 5 {
+		t.Fatalf("%d records, want cold + 3 warm + fallback", len(res.Restores))
+	}
+	want := []struct {
+		step    string
+		records int64
+	}{{"cold", 40000}, {"warm", 0}, {"warm", 2000}, {"warm", 4000}}
+	for i, w := range want {
+		r := res.Restores[i]
+		if !r.Verified || r.Warm == nil || r.Warm.Step != w.step || r.Records != w.records {
+			t.Fatalf("record %d: verified=%v step=%v records=%d, want %s with %d records (%s)", i, r.Verified, r.Warm, r.Records, w.step, w.records, r.Error)
+		}
+		if w.step == "warm" && (r.Warm.WarmTasks != 3 || r.Warm.FallbackTasks != 0 || r.Warm.Changed != w.records) {
+			t.Fatalf("record %d: %+v", i, r.Warm)
+		}
+	}
+	fb := res.Restores[4]
+	if !fb.Verified || fb.Warm.Step != "fallback" || fb.Warm.FallbackTasks == 0 || !strings.Contains(strings.Join(fb.Warm.Fallbacks, " "), "below the log start") {
+		t.Fatalf("fallback: verified=%v %+v (%s)", fb.Verified, fb.Warm, fb.Error)
+	}
+	env = connect(t, dataDir)
+	defer env.Close()
+	out, err := env.EnsureFill(context.Background(), FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: plan.Compression})
+	if err != nil || out.Reused {
+		t.Fatalf("the changed topic was not refilled: reused=%v, %v", out.Reused, err)
+	}
+}
+
+const standbyProfile = `
+name: standby-test
+fill:
+  records: 30000
+  keys: 5000
+  value_size: 20-200
+  partitions: 2
+cases:
+  - name: standby
+    scenario: standby
+    standby:
+      rates: [2000, 5000]
+      duration: 2s
+      pauses: [1s]
+      pause_rate: 3000
+      find_max: false
+`
+
+// TestStandbyFollowsAndCatchesUp: a model standby restores, follows the
+// changelog written at two rates, catches up after a pause, and verifies
+// after every step; its lag is sampled and the catch-up time recorded.
+func TestStandbyFollowsAndCatchesUp(t *testing.T) {
+	plan, err := profiles.Parse([]byte(standbyProfile), "standby.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []string{"initial", "rate", "rate", "pause"}
+	if len(res.Restores) != len(steps) {
+		t.Fatalf("%d records, want %d", len(res.Restores), len(steps))
+	}
+	for i, r := range res.Restores {
+		if !r.Verified || r.Standby == nil || r.Standby.Step != steps[i] {
+			t.Fatalf("record %d: verified=%v %+v (%s)", i, r.Verified, r.Standby, r.Error)
+		}
+		sb := r.Standby
+		switch sb.Step {
+		case "rate":
+			if len(sb.Lag) < 4 || sb.WrittenRate < 0.5*sb.TargetRate || sb.AppliedRate <= 0 || r.Records < int64(sb.TargetRate) {
+				t.Fatalf("rate step %d: %d lag samples, written %.0f of %.0f/s, applied %.0f/s, %d records", i, len(sb.Lag), sb.WrittenRate, sb.TargetRate, sb.AppliedRate, r.Records)
+			}
+		case "pause":
+			if sb.PauseSeconds != 1 || sb.CatchUpSeconds <= 0 || !sb.Sustained {
+				t.Fatalf("pause step: %+v", sb)
+			}
+		}
+	}
+}

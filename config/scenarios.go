@@ -1,0 +1,432 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Duration is a time span that profiles write as Go durations ("5s",
+// "1m30s") and results.json records the same way.
+type Duration time.Duration
+
+// D is the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalYAML reads "5s", "250ms", "1m".
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return typeError(n, fmt.Sprintf("%q is not a duration such as 5s or 250ms", n.Value))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string, "5s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Set parses a flag value (pflag.Value).
+func (d *Duration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Type names the flag's value kind in help (pflag.Value).
+func (d *Duration) Type() string { return "duration" }
+
+// Count is a number of records, absolute (10000) or a percentage of the
+// fill's records ("10%").
+type Count struct {
+	N       int64
+	Percent float64
+}
+
+// Of resolves the count against a fill of total records.
+func (c Count) Of(total int64) int64 {
+	if c.Percent > 0 {
+		return int64(float64(total) * c.Percent / 100)
+	}
+	return c.N
+}
+
+func (c Count) String() string {
+	if c.Percent > 0 {
+		return strconv.FormatFloat(c.Percent, 'g', -1, 64) + "%"
+	}
+	return strconv.FormatInt(c.N, 10)
+}
+
+// UnmarshalYAML reads 10000 or "10%".
+func (c *Count) UnmarshalYAML(n *yaml.Node) error {
+	v := strings.TrimSpace(n.Value)
+	if p, ok := strings.CutSuffix(v, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(f > 0 && f <= 1000) {
+			return typeError(n, fmt.Sprintf("%q is not a percentage such as 10%%", v))
+		}
+		*c = Count{Percent: f}
+		return nil
+	}
+	i, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || i < 0 {
+		return typeError(n, fmt.Sprintf("%q is not a record count (a whole number, or a percentage such as 10%%)", v))
+	}
+	*c = Count{N: i}
+	return nil
+}
+
+// MarshalJSON writes the count as a number or "10%".
+func (c Count) MarshalJSON() ([]byte, error) {
+	if c.Percent > 0 {
+		return json.Marshal(c.String())
+	}
+	return json.Marshal(c.N)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Count) UnmarshalJSON(b []byte) error {
+	var n yaml.Node
+	if err := yaml.Unmarshal(b, &n); err != nil || len(n.Content) == 0 {
+		return fmt.Errorf("count %s: %v", b, err)
+	}
+	return c.UnmarshalYAML(n.Content[0])
+}
+
+// WarmSettings are the warm-restart scenario's: an instance restores cold,
+// stops cleanly with its state directory kept, records are written while it
+// is down, and it restarts and restores only those.
+type WarmSettings struct {
+	// Changed are the records written while the instance is down, one
+	// restart each, in order: counts or percentages of the fill's records.
+	// Default [0, 10000, 100000, 1000000, 10%].
+	Changed []Count `json:"changed" yaml:"changed"`
+	// Rate is how fast the changes are written, records a second; 0 (the
+	// default) writes them as fast as the producer goes.
+	Rate float64 `json:"rate,omitempty" yaml:"rate"`
+	// Fallback adds a last restart whose committed offsets lie below the
+	// changelog's log start (a prefix deleted, as retention or
+	// DeleteRecords would): Kafka Streams then restores from the log start.
+	// Default true.
+	Fallback bool `json:"fallback" yaml:"fallback"`
+}
+
+// SetDefaults fills s with the defaults: a profile's settings start from
+// them, so what it does not say keeps its default.
+func (s *WarmSettings) SetDefaults() { *s = *DefaultWarm() }
+
+// DefaultWarm returns the warm scenario's defaults.
+func DefaultWarm() *WarmSettings {
+	return &WarmSettings{Changed: []Count{{N: 0}, {N: 10_000}, {N: 100_000}, {N: 1_000_000}, {Percent: 10}}, Fallback: true}
+}
+
+// StandbySettings are the standby scenario's: a standby keeps a copy of
+// the stores while the changelog is written at set rates; it is then
+// paused (stopped with its state kept) and restarted, and the time until
+// it is caught up again is measured.
+type StandbySettings struct {
+	// Rates are the changelog write rates, records a second, one step each.
+	// Default [2000, 10000, 50000].
+	Rates []float64 `json:"rates" yaml:"rates"`
+	// Duration is how long each rate is written. Default 15s.
+	Duration Duration `json:"duration" yaml:"duration"`
+	// Pauses are how long the standby is stopped while writes go on, one
+	// catch-up measurement each. Default [5s, 20s].
+	Pauses []Duration `json:"pauses" yaml:"pauses"`
+	// PauseRate is the write rate during the pause measurements, records
+	// a second. Default 10000.
+	PauseRate float64 `json:"pause_rate" yaml:"pause_rate"`
+	// AcceptableRecoveryLag is Kafka Streams' acceptable.recovery.lag: a
+	// standby within it counts as caught up. Default 10000.
+	AcceptableRecoveryLag int64 `json:"acceptable_recovery_lag" yaml:"acceptable_recovery_lag"`
+	// FindMax searches, after the rates, for the highest write rate the
+	// standby sustains (its lag stays bounded), doubling then bisecting.
+	// Default true.
+	FindMax bool `json:"find_max" yaml:"find_max"`
+	// Sample is how often the standby's lag is read. Default 250ms.
+	Sample Duration `json:"sample" yaml:"sample"`
+}
+
+// SetDefaults fills s with the defaults: a profile's settings start from
+// them, so what it does not say keeps its default.
+func (s *StandbySettings) SetDefaults() { *s = *DefaultStandby() }
+
+// DefaultStandby returns the standby scenario's defaults.
+func DefaultStandby() *StandbySettings {
+	return &StandbySettings{
+		Rates: []float64{2000, 10_000, 50_000}, Duration: Duration(15 * time.Second),
+		Pauses: []Duration{Duration(5 * time.Second), Duration(20 * time.Second)}, PauseRate: 10_000,
+		AcceptableRecoveryLag: 10_000, FindMax: true, Sample: Duration(250 * time.Millisecond),
+	}
+}
+
+// FailoverSettings are the failover scenario's (kafka-streams engine, the
+// domain card's ledger): an active instance and optionally a standby run
+// while a producer writes deposits and withdrawals; the active is killed
+// with SIGKILL mid-stream and a survivor takes over.
+type FailoverSettings struct {
+	// Rate is the transactions written a second. Default 1000.
+	Rate float64 `json:"rate" yaml:"rate"`
+	// Accounts is the number of accounts the transactions spread over.
+	// Default 1000.
+	Accounts int `json:"accounts" yaml:"accounts"`
+	// Kills is how many times an active instance is killed, at random
+	// moments, in one measurement. Default 5.
+	Kills int `json:"kills" yaml:"kills"`
+	// Standby runs a standby instance beside the active one (with
+	// num.standby.replicas=1). Default true.
+	Standby bool `json:"standby" yaml:"standby"`
+	// Persistent keeps a killed instance's state directory when it comes
+	// back (a persistent volume); false wipes it (ephemeral storage).
+	// Default true.
+	Persistent bool `json:"persistent" yaml:"persistent"`
+	// Run is how long the producer writes before the first kill and
+	// between kills. Default 10s.
+	Run Duration `json:"run" yaml:"run"`
+}
+
+// SetDefaults fills s with the defaults: a profile's settings start from
+// them, so what it does not say keeps its default.
+func (s *FailoverSettings) SetDefaults() { *s = *DefaultFailover() }
+
+// DefaultFailover returns the failover scenario's defaults.
+func DefaultFailover() *FailoverSettings {
+	return &FailoverSettings{Rate: 1000, Accounts: 1000, Kills: 5, Standby: true, Persistent: true, Run: Duration(10 * time.Second)}
+}
+
+// ScaleOutSettings are the scale-out scenario's (kafka-streams engine):
+// Before instances run with state and a steady write load, then instances
+// are added to reach After.
+type ScaleOutSettings struct {
+	// Before and After are the instance counts. Default 2 and 4.
+	Before int `json:"before" yaml:"before"`
+	After  int `json:"after" yaml:"after"`
+	// Rate is the records written a second while scaling. Default 1000.
+	Rate float64 `json:"rate" yaml:"rate"`
+	// Topology is "kv" (the filled changelog) or "ledger". Default kv.
+	Topology string `json:"topology" yaml:"topology"`
+	// Timeout bounds the wait for a balanced assignment. Default 15m.
+	Timeout Duration `json:"timeout" yaml:"timeout"`
+}
+
+// SetDefaults fills s with the defaults: a profile's settings start from
+// them, so what it does not say keeps its default.
+func (s *ScaleOutSettings) SetDefaults() { *s = *DefaultScaleOut() }
+
+// DefaultScaleOut returns the scale-out scenario's defaults.
+func DefaultScaleOut() *ScaleOutSettings {
+	return &ScaleOutSettings{Before: 2, After: 4, Rate: 1000, Topology: "kv", Timeout: Duration(15 * time.Minute)}
+}
+
+// RollingSettings are the rolling-restart scenario's (kafka-streams
+// engine): Instances are restarted one at a time.
+type RollingSettings struct {
+	// Instances is the application's instance count. Default 3.
+	Instances int `json:"instances" yaml:"instances"`
+	// Persistent keeps each instance's state directory across its restart;
+	// false wipes it (ephemeral pod storage). Default true.
+	Persistent bool `json:"persistent" yaml:"persistent"`
+	// StaticMembership gives each instance a group.instance.id, so a
+	// restart within session.timeout.ms causes no rebalance. Default false.
+	StaticMembership bool `json:"static_membership" yaml:"static_membership"`
+	// Rate is the records written a second during the restarts. Default 1000.
+	Rate float64 `json:"rate" yaml:"rate"`
+	// Down is how long each instance stays stopped. Default 5s.
+	Down Duration `json:"down" yaml:"down"`
+}
+
+// SetDefaults fills s with the defaults: a profile's settings start from
+// them, so what it does not say keeps its default.
+func (s *RollingSettings) SetDefaults() { *s = *DefaultRolling() }
+
+// DefaultRolling returns the rolling-restart scenario's defaults.
+func DefaultRolling() *RollingSettings {
+	return &RollingSettings{Instances: 3, Persistent: true, Rate: 1000, Down: Duration(5 * time.Second)}
+}
+
+// scenarioDefaults gives a case the settings of its scenario when it
+// names none, so every record says what ran, and drops the settings of
+// other scenarios, which do not apply to it.
+func (c *Case) scenarioDefaults() {
+	keep := map[Scenario]bool{c.Scenario: true}
+	if !keep[ScenarioWarm] {
+		c.Warm = nil
+	}
+	if !keep[ScenarioStandby] {
+		c.Standby = nil
+	}
+	if !keep[ScenarioFailover] {
+		c.Failover = nil
+	}
+	if !keep[ScenarioScaleOut] {
+		c.ScaleOut = nil
+	}
+	if !keep[ScenarioRolling] {
+		c.Rolling = nil
+	}
+	switch c.Scenario {
+	case ScenarioWarm:
+		if c.Warm == nil {
+			c.Warm = DefaultWarm()
+		}
+	case ScenarioStandby:
+		if c.Standby == nil {
+			c.Standby = DefaultStandby()
+		}
+	case ScenarioFailover:
+		if c.Failover == nil {
+			c.Failover = DefaultFailover()
+		}
+	case ScenarioScaleOut:
+		if c.ScaleOut == nil {
+			c.ScaleOut = DefaultScaleOut()
+		}
+	case ScenarioRolling:
+		if c.Rolling == nil {
+			c.Rolling = DefaultRolling()
+		}
+	}
+}
+
+// kafkaStreamsOnly are the scenarios only the real client can run: they
+// are about its group protocol, assignor and processing.
+var kafkaStreamsOnly = map[Scenario]bool{ScenarioFailover: true, ScenarioScaleOut: true, ScenarioRolling: true}
+
+// validateScenario checks the scenario's settings, and that the engine runs it.
+func (c Case) validateScenario() error {
+	if kafkaStreamsOnly[c.Scenario] && c.Engine != EngineKafkaStreams {
+		return fieldErr("engine", "scenario %s runs on the kafka-streams engine only (it measures the real client's group and assignor)", c.Scenario)
+	}
+	if c.Scenario != ScenarioCold && c.Strategy != StrategyPut && c.Strategy != StrategyMemory {
+		return fieldErr("strategy", "scenario %s keeps stores across restarts and writes into them with put; %s cannot", c.Scenario, c.Strategy)
+	}
+	switch {
+	case c.Warm != nil:
+		for i, n := range c.Warm.Changed {
+			if n.N < 0 {
+				return fieldErr(fmt.Sprintf("warm.changed[%d]", i), "%s is negative", n)
+			}
+		}
+		if len(c.Warm.Changed) == 0 {
+			return fieldErr("warm.changed", "want at least one count of records to change")
+		}
+		if c.Warm.Rate < 0 {
+			return fieldErr("warm.rate", "%v is negative", c.Warm.Rate)
+		}
+	}
+	if s := c.Standby; s != nil {
+		for i, r := range s.Rates {
+			if !(r > 0) {
+				return fieldErr(fmt.Sprintf("standby.rates[%d]", i), "%v must be positive", r)
+			}
+		}
+		for i, p := range s.Pauses {
+			if p <= 0 {
+				return fieldErr(fmt.Sprintf("standby.pauses[%d]", i), "%s must be positive", p)
+			}
+		}
+		switch {
+		case len(s.Rates) == 0 && !s.FindMax:
+			return fieldErr("standby.rates", "want at least one rate (or find_max: true)")
+		case s.Duration < Duration(time.Second):
+			return fieldErr("standby.duration", "%s is under 1s", s.Duration)
+		case len(s.Pauses) > 0 && !(s.PauseRate > 0):
+			return fieldErr("standby.pause_rate", "%v must be positive", s.PauseRate)
+		case s.AcceptableRecoveryLag < 0:
+			return fieldErr("standby.acceptable_recovery_lag", "%d is negative", s.AcceptableRecoveryLag)
+		case s.Sample < Duration(10*time.Millisecond):
+			return fieldErr("standby.sample", "%s is under 10ms", s.Sample)
+		}
+	}
+	if f := c.Failover; f != nil {
+		switch {
+		case !(f.Rate > 0):
+			return fieldErr("failover.rate", "%v must be positive", f.Rate)
+		case f.Accounts <= 0:
+			return fieldErr("failover.accounts", "%d must be positive", f.Accounts)
+		case f.Kills <= 0:
+			return fieldErr("failover.kills", "%d must be positive", f.Kills)
+		case f.Run < Duration(time.Second):
+			return fieldErr("failover.run", "%s is under 1s", f.Run)
+		}
+	}
+	if s := c.ScaleOut; s != nil {
+		switch {
+		case s.Before <= 0:
+			return fieldErr("scaleout.before", "%d must be positive", s.Before)
+		case s.After <= s.Before:
+			return fieldErr("scaleout.after", "%d must be more than before (%d)", s.After, s.Before)
+		case s.Rate < 0:
+			return fieldErr("scaleout.rate", "%v is negative", s.Rate)
+		case s.Topology != "kv" && s.Topology != "ledger":
+			return fieldErr("scaleout.topology", "%q is not kv or ledger", s.Topology)
+		case s.Timeout <= 0:
+			return fieldErr("scaleout.timeout", "%s must be positive", s.Timeout)
+		}
+	}
+	if r := c.Rolling; r != nil {
+		switch {
+		case r.Instances <= 0:
+			return fieldErr("rolling.instances", "%d must be positive", r.Instances)
+		case r.Rate < 0:
+			return fieldErr("rolling.rate", "%v is negative", r.Rate)
+		case r.Down < 0:
+			return fieldErr("rolling.down", "%s is negative", r.Down)
+		}
+	}
+	return nil
+}
+
+// Clone returns a copy of c that shares nothing with it: its scenario
+// settings, Kafka Streams properties and JVM flags are copied too, so a
+// profile's cases can start from one base and change their own.
+func (c Case) Clone() Case {
+	out := c
+	if c.Streams != nil {
+		out.Streams = make(map[string]string, len(c.Streams))
+		for k, v := range c.Streams {
+			out.Streams[k] = v
+		}
+	}
+	out.JVMFlags = append([]string(nil), c.JVMFlags...)
+	if c.JVMFlags == nil {
+		out.JVMFlags = nil
+	}
+	out.Warm = clonePtr(c.Warm)
+	if out.Warm != nil {
+		out.Warm.Changed = append([]Count(nil), c.Warm.Changed...)
+	}
+	out.Standby = clonePtr(c.Standby)
+	if out.Standby != nil {
+		out.Standby.Rates = append([]float64(nil), c.Standby.Rates...)
+		out.Standby.Pauses = append([]Duration(nil), c.Standby.Pauses...)
+	}
+	out.Failover, out.ScaleOut, out.Rolling = clonePtr(c.Failover), clonePtr(c.ScaleOut), clonePtr(c.Rolling)
+	return out
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

@@ -1,0 +1,65 @@
+package runs
+
+// WarmRecord is what a warm-restart measurement adds to its restore
+// record: the step of the sequence (a cold baseline, then restarts with the
+// state directory kept) and what changed while the instance was down.
+type WarmRecord struct {
+	// Step is "cold" (the baseline: a cold restore of the same state),
+	// "warm" (a restart after Changed records were written), or "fallback"
+	// (a restart whose committed offsets lay below the log start).
+	Step string `json:"step"`
+	// Changed is the records written to the changelog while the instance
+	// was down.
+	Changed int64 `json:"changed"`
+	// WarmTasks restored from their committed offsets; FallbackTasks from
+	// the log start, with Fallbacks saying why (one line per task).
+	WarmTasks     int      `json:"warm_tasks"`
+	FallbackTasks int      `json:"fallback_tasks"`
+	Fallbacks     []string `json:"fallbacks,omitempty"`
+	// ColdSeconds is the same repeat's cold baseline restore time, so a
+	// warm restore reads against the state it resumed.
+	ColdSeconds float64 `json:"cold_seconds"`
+	// LiveBytes is the key+value bytes of the state the restore ended with.
+	LiveBytes int64 `json:"live_bytes"`
+}
+
+// LagPoint is a standby's lag at T seconds into its step: the records the
+// broker held that the standby had not applied.
+type LagPoint struct {
+	T   float64 `json:"t"`
+	Lag int64   `json:"lag"`
+}
+
+// StandbyRecord is what a standby measurement adds to its record.
+type StandbyRecord struct {
+	// Step is "rate" (the changelog written at TargetRate for Seconds),
+	// "max" (a step of the search for the highest sustained rate) or
+	// "pause" (the standby stopped for PauseSeconds while writes went on,
+	// then restarted).
+	Step string `json:"step"`
+	// TargetRate is the write rate asked for; WrittenRate what the producer
+	// reached; AppliedRate what the standby applied, records a second.
+	TargetRate  float64 `json:"target_rate"`
+	WrittenRate float64 `json:"written_rate"`
+	AppliedRate float64 `json:"applied_rate"`
+	// Seconds is how long the step wrote.
+	Seconds float64 `json:"seconds"`
+	// Lag is the standby's lag over the step, and its distribution.
+	Lag    []LagPoint `json:"lag"`
+	LagP50 int64      `json:"lag_p50"`
+	LagP99 int64      `json:"lag_p99"`
+	LagMax int64      `json:"lag_max"`
+	// Sustained says the standby kept up: its lag stayed bounded (within
+	// AcceptableRecoveryLag, or not growing over the step's second half)
+	// and it caught up within a second of the writes stopping.
+	Sustained bool `json:"sustained"`
+	// ProducerLimited says the producer wrote below TargetRate: the step
+	// measured the standby at WrittenRate, not at the target.
+	ProducerLimited bool `json:"producer_limited"`
+	// PauseSeconds is how long a "pause" step kept the standby stopped;
+	// CatchUpSeconds the time from its restart until its lag was within
+	// AcceptableRecoveryLag (Kafka Streams' acceptable.recovery.lag).
+	PauseSeconds          float64 `json:"pause_seconds,omitempty"`
+	CatchUpSeconds        float64 `json:"catch_up_seconds,omitempty"`
+	AcceptableRecoveryLag int64   `json:"acceptable_recovery_lag"`
+}

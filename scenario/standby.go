@@ -1,0 +1,355 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// StandbyModel is the standby scenario on the model engine: a standby
+// instance first restores the changelog (the "initial" record), then keeps
+// its stores current while the changelog is written at each rate (a "rate"
+// record each), searches for the highest rate it sustains ("max" records),
+// and is paused, stopped with its state kept while writes go on, then
+// restarted ("pause" records: the time until its lag is within
+// acceptable.recovery.lag again). After every step the standby catches up,
+// stops cleanly and is verified against what the changelog holds, then
+// restarts from its committed offsets for the next step.
+type StandbyModel struct{}
+
+// catchUpLimit bounds the wait for a standby to catch up after a step.
+const catchUpLimit = 2 * time.Minute
+
+// Run runs the standby scenario and returns one record per step.
+func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	if req.Changer == nil {
+		return nil, errNoChanger
+	}
+	in := modelInstance(env, t, req)
+	defer cleanupState(in, req)
+	keep := req
+	keep.KeepState = true
+	s := &standbyRun{ctx: ctx, env: env, t: t, req: req, in: in}
+
+	// The initial restore: a standby starts by restoring the changelog.
+	rec := newRecord(t, req)
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	rec.Partitions = len(offsets.End)
+	expected, err := req.Changer.Expected()
+	if err != nil {
+		return nil, err
+	}
+	restored, err := measureModel(ctx, env, keep, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
+	if err != nil {
+		return []runs.Restore{rec}, err
+	}
+	rec.Standby = &runs.StandbyRecord{Step: "initial", AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
+	rec, err = verifyStores(&rec, expected, restored)
+	restored.Close()
+	s.out = append(s.out, rec)
+	if err != nil {
+		return s.out, err
+	}
+	st := req.Case.Standby
+	best := 0.0 // the highest rate sustained so far
+	for _, rate := range st.Rates {
+		r, err := s.rateStep("rate", rate)
+		if err != nil {
+			return s.out, err
+		}
+		if r.Sustained {
+			best = max(best, rate)
+		}
+	}
+	if st.FindMax {
+		if err := s.findMax(best); err != nil {
+			return s.out, err
+		}
+	}
+	for _, p := range st.Pauses {
+		if err := s.pauseStep(p.D()); err != nil {
+			return s.out, err
+		}
+	}
+	return s.out, nil
+}
+
+// standbyRun is one standby scenario under way.
+type standbyRun struct {
+	ctx context.Context
+	env *Env
+	t   Target
+	req Request
+	in  *engine.Instance
+	out []runs.Restore
+}
+
+// findMax doubles the write rate from the best sustained one until the
+// standby falls behind (or the producer cannot write faster), then bisects
+// twice between the last sustained and the first unsustained rate.
+func (s *standbyRun) findMax(best float64) error {
+	lo, hi := best, 0.0
+	rate := max(best*2, 1000)
+	for i := 0; i < 8 && hi == 0; i++ {
+		r, err := s.rateStep("max", rate)
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.Sustained && r.ProducerLimited:
+			// The producer, not the standby, is the limit: the standby
+			// sustains at least what was written.
+			lo = max(lo, r.WrittenRate)
+			s.env.Logf("standby: the producer reached %.0f of %.0f records/s; the standby kept up: its limit lies above what this machine can write", r.WrittenRate, rate)
+			return nil
+		case r.Sustained:
+			lo, rate = rate, rate*2
+		default:
+			hi = rate
+		}
+	}
+	for i := 0; i < 2 && hi > 0 && hi-lo > 0.1*hi; i++ {
+		mid := (lo + hi) / 2
+		r, err := s.rateStep("max", mid)
+		if err != nil {
+			return err
+		}
+		if r.Sustained {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return nil
+}
+
+// rateStep writes the changelog at rate for the step's duration while the
+// standby follows it, then waits for the standby to catch up, stops it and
+// verifies it. It returns the step's standby figures.
+func (s *standbyRun) rateStep(step string, rate float64) (*runs.StandbyRecord, error) {
+	st := s.req.Case.Standby
+	sb, err := s.start()
+	if err != nil {
+		return nil, err
+	}
+	n := int64(rate * st.Duration.D().Seconds())
+	s.env.Logf("standby: case %s #%d: %s step, %.0f records/s for %s", s.req.Case.Name, s.req.Repeat, step, rate, st.Duration)
+	lag := sampleLag(sb, st.Sample.D())
+	applied0, _ := sb.Applied()
+	start := time.Now()
+	written, werr := s.req.Changer.Append(s.ctx, "standby", n, rate, nil)
+	writeSecs := time.Since(start).Seconds()
+	caught := waitCaughtUp(s.ctx, sb, 0, time.Second)
+	points := lag.stop()
+	applied1, _ := sb.Applied()
+	sr := &runs.StandbyRecord{
+		Step: step, TargetRate: rate, WrittenRate: float64(written) / writeSecs, Seconds: writeSecs,
+		AppliedRate: float64(applied1-applied0) / max(writeSecs, time.Since(start).Seconds()),
+		Lag:         points, AcceptableRecoveryLag: st.AcceptableRecoveryLag,
+	}
+	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+	sr.ProducerLimited = sr.WrittenRate < 0.95*rate
+	sr.Sustained = caught && lagBounded(points, writeSecs, rate, st.AcceptableRecoveryLag)
+	if werr != nil {
+		err = werr
+	}
+	return sr, s.finish(sb, sr, err)
+}
+
+// pauseStep stops the standby for pause while the changelog is written at
+// the pause rate, restarts it with the writes going on, and measures the
+// time until its lag is within acceptable.recovery.lag.
+func (s *standbyRun) pauseStep(pause time.Duration) error {
+	st := s.req.Case.Standby
+	s.env.Logf("standby: case %s #%d: paused for %s at %.0f records/s", s.req.Case.Name, s.req.Repeat, pause, st.PauseRate)
+	if _, err := s.req.Changer.Append(s.ctx, "standby", int64(st.PauseRate*pause.Seconds()), st.PauseRate, nil); err != nil {
+		return err
+	}
+	// Writes go on while the standby restarts and catches up.
+	stop := make(chan struct{})
+	stopWrites := sync.OnceFunc(func() { close(stop) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.req.Changer.Append(s.ctx, "standby", int64(st.PauseRate*catchUpLimit.Seconds()), st.PauseRate, stop)
+		done <- err
+	}()
+	restart := time.Now()
+	sb, err := s.start()
+	if err != nil {
+		stopWrites()
+		<-done
+		return err
+	}
+	lag := sampleLag(sb, st.Sample.D())
+	caught := waitCaughtUp(s.ctx, sb, st.AcceptableRecoveryLag, catchUpLimit)
+	catchUp := time.Since(restart)
+	stopWrites()
+	if werr := <-done; werr != nil {
+		err = werr
+	}
+	waitCaughtUp(s.ctx, sb, 0, catchUpLimit) // drain what the writes left, to verify
+	points := lag.stop()
+	applied, _ := sb.Applied()
+	sr := &runs.StandbyRecord{
+		Step: "pause", TargetRate: st.PauseRate, WrittenRate: st.PauseRate, PauseSeconds: pause.Seconds(),
+		Lag: points, AcceptableRecoveryLag: st.AcceptableRecoveryLag, Sustained: caught,
+		AppliedRate: float64(applied) / time.Since(restart).Seconds(),
+	}
+	if caught {
+		sr.CatchUpSeconds = catchUp.Seconds()
+	}
+	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+	if !caught && err == nil {
+		err = fmt.Errorf("standby did not get within acceptable.recovery.lag %d within %s of its restart", st.AcceptableRecoveryLag, catchUpLimit)
+	}
+	return s.finish(sb, sr, err)
+}
+
+// start (re)starts the standby from its stores' committed offsets.
+func (s *standbyRun) start() (*engine.Standby, error) {
+	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	return s.in.StartStandby(s.ctx, offsets)
+}
+
+// finish stops the standby cleanly, verifies its stores against what the
+// changelog holds and records the step.
+func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr error) error {
+	rec := newRecord(s.t, s.req)
+	rec.Standby = sr
+	restored, err := sb.Stop()
+	if err != nil {
+		rec.Error = err.Error()
+		s.out = append(s.out, rec)
+		return err
+	}
+	defer restored.Close()
+	rec.Partitions = len(restored.Stores)
+	rec.Records, rec.Bytes = restored.Records, restored.Bytes
+	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = restored.Load.Seconds(), restored.Load.Seconds(), restored.Load.Seconds()
+	rec.RecordsPerSec, rec.MBPerSec = runs.PerSec(rec.Records, rec.DurationSeconds), runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	rec.Series = restored.Series
+	rec.BatchWrite, rec.PollWait = restored.BatchWrite.Summary(), restored.PollWait.Summary()
+	rec.RocksDB = restored.StoreStats()
+	if stepErr != nil {
+		rec.Error = stepErr.Error()
+		s.out = append(s.out, rec)
+		return stepErr
+	}
+	expected, err := s.req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	verified, err := verifyStores(&rec, expected, restored)
+	s.out = append(s.out, verified)
+	return err
+}
+
+// lagSampler reads a standby's lag at an interval.
+type lagSampler struct {
+	stopc  chan struct{}
+	done   chan []runs.LagPoint
+	start  time.Time
+	points []runs.LagPoint
+}
+
+func sampleLag(sb *engine.Standby, every time.Duration) *lagSampler {
+	l := &lagSampler{stopc: make(chan struct{}), done: make(chan []runs.LagPoint, 1), start: time.Now()}
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		var pts []runs.LagPoint
+		for {
+			total, _ := sb.Lag()
+			pts = append(pts, runs.LagPoint{T: time.Since(l.start).Seconds(), Lag: total})
+			select {
+			case <-tick.C:
+			case <-l.stopc:
+				l.done <- pts
+				return
+			}
+		}
+	}()
+	return l
+}
+
+func (l *lagSampler) stop() []runs.LagPoint {
+	close(l.stopc)
+	return <-l.done
+}
+
+// waitCaughtUp waits until the standby's lag is at most within, for up to
+// limit; it reports whether it got there.
+func waitCaughtUp(ctx context.Context, sb *engine.Standby, within int64, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		if total, _ := sb.Lag(); total <= within {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lagBounded says whether a standby kept up with writes at rate over
+// seconds: its lag stayed within the acceptable recovery lag, or did not
+// grow over the second half of the step by more than 5% of the rate.
+func lagBounded(points []runs.LagPoint, seconds, rate float64, acceptable int64) bool {
+	_, _, maxLag := lagPercentiles(points)
+	if maxLag <= acceptable {
+		return true
+	}
+	var xs, ys []float64
+	for _, p := range points {
+		if p.T >= seconds/2 && p.T <= seconds {
+			xs, ys = append(xs, p.T), append(ys, float64(p.Lag))
+		}
+	}
+	return len(xs) >= 3 && slope(xs, ys) <= 0.05*rate
+}
+
+// slope is the least-squares slope of ys over xs.
+func slope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/float64(len(xs)), my/float64(len(xs))
+	var num, den float64
+	for i := range xs {
+		num += (xs[i] - mx) * (ys[i] - my)
+		den += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// lagPercentiles are the p50, p99 and max of the sampled lags.
+func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
+	if len(points) == 0 {
+		return 0, 0, 0
+	}
+	lags := make([]int64, len(points))
+	for i, p := range points {
+		lags[i] = p.Lag
+	}
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	at := func(q float64) int64 { return lags[int(math.Ceil(q*float64(len(lags))))-1] }
+	return at(0.5), at(0.99), lags[len(lags)-1]
+}

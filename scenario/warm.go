@@ -1,0 +1,153 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// WarmModel is the warm-restart sequence on the model engine: a cold
+// restore (the baseline), then for each count of changes, the instance
+// stops cleanly with its state directory kept, that many records are
+// written to the changelog, and it restarts and restores only them, from
+// the offsets its stores committed; with the fallback setting, a last
+// restart whose committed offsets lie below the log start (a prefix of the
+// changelog deleted) restores from the log start. Every restore is
+// verified against the state the changelog holds at that moment.
+type WarmModel struct{}
+
+// errNoChanger is a warm or standby run on a topic that may not be changed.
+var errNoChanger = errors.New("this scenario writes to the changelog, which must be one restorebench filled (run it from a profile)")
+
+// Run runs the sequence and returns one record per restore.
+func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	if req.Changer == nil {
+		return nil, errNoChanger
+	}
+	ws := req.Case.Warm
+	in := modelInstance(env, t, req)
+	defer cleanupState(in, req)
+	keep := req
+	keep.KeepState = true // the restarts need the stores; cleanupState above removes them at the end
+	var out []runs.Restore
+	var coldSeconds float64
+	step := func(name string, changed int64, restore func() (*engine.Restored, error)) error {
+		rec := newRecord(t, req)
+		offsets, err := env.Offsets(ctx, t.Topic)
+		if err != nil {
+			return err
+		}
+		rec.Partitions = len(offsets.End)
+		expected, err := req.Changer.Expected()
+		if err != nil {
+			return err
+		}
+		restored, err := measureModel(ctx, env, keep, in, &rec, restore)
+		if err != nil {
+			out = append(out, rec)
+			return err
+		}
+		rec.Warm = warmRecord(name, changed, restored, coldSeconds)
+		for _, e := range expected {
+			rec.Warm.LiveBytes += e.LiveBytes
+		}
+		verified, err := verifyStores(&rec, expected, restored)
+		restored.Close() // a clean stop: the stores flush, offsets committed
+		out = append(out, verified)
+		if name == "cold" {
+			coldSeconds = verified.DurationSeconds
+		}
+		return err
+	}
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := step("cold", 0, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) }); err != nil {
+		return out, err
+	}
+	for _, c := range ws.Changed {
+		n := c.Of(req.Changer.FillRecords())
+		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
+		if _, err := req.Changer.Append(ctx, "warm", n, ws.Rate, nil); err != nil {
+			return out, err
+		}
+		if err := step("warm", n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+			return out, err
+		}
+	}
+	if !ws.Fallback {
+		return out, nil
+	}
+	n, err := deleteBelowCommitted(ctx, env, t, req)
+	if err != nil {
+		return out, err
+	}
+	if err := step("fallback", n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// warmRestore restarts the instance on the changelog as it is now.
+func warmRestore(ctx context.Context, env *Env, in *engine.Instance, t Target) (*engine.Restored, error) {
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	return in.WarmRestore(ctx, offsets)
+}
+
+// deleteBelowCommitted makes the stores' committed offsets fall below the
+// log start: it writes one more record per partition's worth (a few
+// thousand in all) and deletes each partition's records up to and
+// including the first new one, as retention would have. It returns the
+// records written.
+func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) (int64, error) {
+	before, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return 0, err
+	}
+	n := max(int64(len(before.End))*1000, 5000)
+	if _, err := req.Changer.Append(ctx, "warm", n, 0, nil); err != nil {
+		return 0, err
+	}
+	after, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return 0, err
+	}
+	below := map[int32]int64{}
+	for p, end := range before.End {
+		if after.End[p] > end+1 {
+			// The store committed end-1: deleting below end+1 leaves
+			// offset end, its next record, outside the log.
+			below[p] = end + 1
+		}
+	}
+	if len(below) == 0 {
+		return 0, fmt.Errorf("warm fallback: %d records appended reached no partition twice", n)
+	}
+	env.Logf("warm: case %s #%d: deleting each partition's log below its stores' committed offsets", req.Case.Name, req.Repeat)
+	return n, req.Changer.DeletePrefix(ctx, "warm", below)
+}
+
+// warmRecord describes one restore of the sequence.
+func warmRecord(step string, changed int64, restored *engine.Restored, coldSeconds float64) *runs.WarmRecord {
+	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
+	for _, task := range restored.Tasks {
+		switch {
+		case task.Warm:
+			w.WarmTasks++
+		case step != "cold":
+			w.FallbackTasks++
+			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task %s: %s", task.ID, task.Fallback))
+		}
+	}
+	if step == "cold" {
+		w.ColdSeconds = restored.Duration.Seconds()
+	}
+	return w
+}
