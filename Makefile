@@ -22,7 +22,7 @@ FUZZTIME ?= 2m
 FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
 	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
 
-.PHONY: all deps deps-kafka build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
+.PHONY: all deps deps-kafka deps-chromium kstreams build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
 
 all: build
 
@@ -41,6 +41,19 @@ deps-kafka:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq default-jdk-headless maven >/dev/null; \
 	fi
 
+# deps-chromium installs Debian's Chromium for the report's browser test
+# (the test drives it headless over the DevTools protocol; no browser download).
+deps-chromium:
+	@if ! command -v chromium >/dev/null; then \
+		echo "installing chromium (headless browser for the report test)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# kstreams builds the Kafka Streams driver (Java, kstreams/pom.xml) into
+# .cache/kstreams/lib, for the kafka-streams engine; a no-op when up to date.
+kstreams: deps-kafka
+	@scripts/kstreams.sh build
+
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/restorebench
 
@@ -54,7 +67,7 @@ vet: deps
 # test: every test, hermetic ones on the in-process broker and integration
 # ones on a real Kafka broker started here and stopped afterwards.
 # A broker that was already running (make kafka-up) is left running.
-test: deps deps-kafka vet
+test: deps deps-kafka deps-chromium kstreams vet
 	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up && started=1; fi; \
 	set -o pipefail; status=0; \
 	RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \

@@ -50,6 +50,13 @@ func (c *Changer) Expected() ([]loadgen.PartitionState, error) {
 	return d.Expected, err
 }
 
+// ExpectedApplied derives the state of a store that applied only the
+// records at the offsets applied accepts.
+func (c *Changer) ExpectedApplied(applied func(p int32, offset int64) bool) ([]loadgen.PartitionState, error) {
+	d, err := loadgen.DeriveApplied(c.Spec(), applied)
+	return d.Expected, err
+}
+
 // mark records the scenario's changes in the manifest (atomically).
 func (c *Changer) mark(by string, edit func(*loadgen.Changes)) error {
 	m := c.fill.Manifest

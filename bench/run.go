@@ -354,6 +354,18 @@ func finished(recs []runs.Restore, err error) []runs.Restore {
 	return recs
 }
 
+// RunCaseAll runs one case once against a fill, with its scenario, in
+// stateDir, and returns every record it made (a warm-restart sequence makes
+// one per restart).
+func (e *Env) RunCaseAll(ctx context.Context, fill FillOutcome, appID, storeName string, c config.Case, stateDir string) ([]runs.Restore, error) {
+	sc, err := scenario.For(c)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), scenario.Request{Case: c, Repeat: 1, StateDir: stateDir,
+		Changer: e.NewChanger(fill)})
+}
+
 // RunCase runs one case once against a fill, with its scenario, in
 // stateDir: the building block of Run, for tests and tools that drive cases
 // one at a time.

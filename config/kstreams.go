@@ -180,12 +180,24 @@ func (c Case) validateModelStreams() error {
 		return err
 	}
 	for _, k := range sortedKeys(c.Streams) {
+		if k == PropProcessingGuarantee {
+			if !oneOf(c.Streams[k], processingGuarantees) {
+				return fieldErr("streams."+k, "%q is not one of %s", c.Streams[k], strings.Join(processingGuarantees, ", "))
+			}
+			continue
+		}
 		if !isMappedStream(k) {
-			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s); set it on kafka-streams cases only", mappedNames())
+			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s, %s); set it on kafka-streams cases only", mappedNames(), PropProcessingGuarantee)
 		}
 	}
 	return nil
 }
+
+// PropProcessingGuarantee is Kafka Streams' processing.guarantee: the model
+// engine follows it where it changes restores (see ExactlyOnce).
+const PropProcessingGuarantee = "processing.guarantee"
+
+var processingGuarantees = []string{"at_least_once", "exactly_once_v2", "exactly_once", "exactly_once_beta"}
 
 func mappedNames() string {
 	names := make([]string, len(mappedStreams))
@@ -230,4 +242,17 @@ func (o RocksDB) DiffFrom(base RocksDB) map[string]string {
 		}
 	}
 	return out
+}
+
+// ExactlyOnce reports whether the case runs under exactly-once processing
+// (processing.guarantee exactly_once_v2, or the older exactly_once names).
+// It decides, on both engines, what a store whose committed offset fell
+// below the log start keeps: exactly-once wipes it, at-least-once keeps its
+// data and only resets its offsets.
+func (c Case) ExactlyOnce() bool {
+	switch c.Streams[PropProcessingGuarantee] {
+	case "exactly_once_v2", "exactly_once", "exactly_once_beta":
+		return true
+	}
+	return false
 }

@@ -135,10 +135,12 @@ type Checkpointer interface {
 // WarmRestore is the restart of an instance whose state directory was kept
 // (a persistent volume): each task's store is reopened and restored from
 // the offset it committed up to the end offsets captured now. As Kafka
-// Streams does, a store without a committed offset, or whose offset lies
-// below the changelog's log start (compacted or deleted away), is wiped and
-// restored from the log start; the task's Fallback says so. A task without
-// a store on disk, and every in-memory store, restores from the log start.
+// Streams 4.4 does, a store whose offset lies below the changelog's log
+// start (deleted away) restores from the log start: under exactly-once
+// wiped first, under at-least-once on top of what it kept; a store without
+// a committed offset is wiped. The task's Fallback says which. A task
+// without a store on disk, and every in-memory store, restores from the
+// log start.
 func (in *Instance) WarmRestore(ctx context.Context, offsets cluster.TopicOffsets) (*Restored, error) {
 	if s := in.Case.Strategy; s != config.StrategyPut && s != config.StrategyMemory {
 		return nil, fmt.Errorf("a warm restore writes into the kept stores with put; strategy %s cannot", s)
@@ -184,8 +186,15 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		case !ok:
 			t.Fallback = "the store has no committed offset: wiped, as Kafka Streams does with a corrupted task"
+		case off+1 < t.From && !in.Case.ExactlyOnce():
+			// Kafka Streams under at_least_once resets only the offsets of
+			// a task whose offset is out of range: the store keeps its data
+			// and the log is applied on top, from its new start.
+			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: offsets reset, the log restored from its start on top of the kept store (at_least_once)", off, t.From)
+			existing[t.ID.Partition] = st
+			continue
 		case off+1 < t.From:
-			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: wiped and restored from the log start", off, t.From)
+			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: store wiped (exactly-once) and restored from the log start", off, t.From)
 		case off+1 > t.To:
 			t.Fallback = fmt.Sprintf("committed offset %d lies beyond the end offset %d (a different changelog?): wiped", off, t.To)
 		default:

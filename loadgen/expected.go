@@ -128,6 +128,15 @@ func Derive(spec Spec) (Derived, error) { return DeriveFrom(spec, nil) }
 // expected state is that of the records left; totals and landmarks still
 // describe everything the fill wrote.
 func DeriveFrom(spec Spec, starts map[int32]int64) (Derived, error) {
+	return DeriveApplied(spec, func(p int32, offset int64) bool { return offset >= starts[p] })
+}
+
+// DeriveApplied is Derive for a store that applied only some of the log's
+// records: those at offsets applied(partition, offset) accepts, in order.
+// (A store whose offsets fell below a deleted log prefix and that Kafka
+// Streams kept, under at_least_once, holds its old records plus the log
+// from its new start, but not the records deleted in between.)
+func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
 		return Derived{}, err
@@ -143,8 +152,8 @@ func DeriveFrom(spec Spec, starts map[int32]int64) (Derived, error) {
 		if !ok {
 			break
 		}
-		if tot.PerPart[r.Partition].Records >= starts[r.Partition] {
-			last[r.KeyID] = r.Index + 1 // a record deleted from the log sets nothing
+		if applied(r.Partition, tot.PerPart[r.Partition].Records) {
+			last[r.KeyID] = r.Index + 1 // a record not applied sets nothing
 		}
 		tot.Records++
 		tot.Bytes += int64(len(r.Key) + len(r.Value))

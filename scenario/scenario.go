@@ -73,6 +73,9 @@ type Changer interface {
 	DeletePrefix(ctx context.Context, by string, below map[int32]int64) error
 	// Expected derives the state a restore of the topic must end with now.
 	Expected() ([]loadgen.PartitionState, error)
+	// ExpectedApplied derives the state of a store that applied only the
+	// records at the offsets applied accepts (of everything written).
+	ExpectedApplied(applied func(p int32, offset int64) bool) ([]loadgen.PartitionState, error)
 	// FillRecords is how many records the fill itself wrote.
 	FillRecords() int64
 }
@@ -111,6 +114,8 @@ func For(c config.Case) (Scenario, error) {
 		return WarmModel{}, nil
 	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineModel:
 		return StandbyModel{}, nil
+	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:
+		return WarmKafkaStreams{}, nil
 	}
 	return nil, fmt.Errorf("case %s: scenario %s is not available on the %s engine", c.Name, c.Scenario, c.Engine)
 }

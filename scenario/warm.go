@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -34,6 +35,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	keep.KeepState = true // the restarts need the stores; cleanupState above removes them at the end
 	var out []runs.Restore
 	var coldSeconds float64
+	expectedNow := req.Changer.Expected
 	step := func(name string, changed int64, restore func() (*engine.Restored, error)) error {
 		rec := newRecord(t, req)
 		offsets, err := env.Offsets(ctx, t.Topic)
@@ -41,7 +43,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 			return err
 		}
 		rec.Partitions = len(offsets.End)
-		expected, err := req.Changer.Expected()
+		expected, err := expectedNow()
 		if err != nil {
 			return err
 		}
@@ -82,11 +84,12 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if !ws.Fallback {
 		return out, nil
 	}
-	n, err := deleteBelowCommitted(ctx, env, t, req)
+	fb, err := deleteBelowCommitted(ctx, env, t, req)
 	if err != nil {
 		return out, err
 	}
-	if err := step("fallback", n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+	expectedNow = fb.expected
+	if err := step("fallback", fb.written, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -101,37 +104,60 @@ func warmRestore(ctx context.Context, env *Env, in *engine.Instance, t Target) (
 	return in.WarmRestore(ctx, offsets)
 }
 
+// fallbackStep is the changelog a fallback restart finds: records written
+// while it was down, and each partition's prefix deleted past the offset
+// its store holds.
+type fallbackStep struct {
+	written int64
+	// kept[p] is where the store's applied records end (its offset + 1);
+	// start[p] the partition's new log start, beyond kept[p].
+	kept, start map[int32]int64
+	// expected derives the state the restart must end with: under
+	// exactly-once the store is wiped, so that of the log from its new
+	// start; under at-least-once Kafka Streams keeps the store and applies
+	// the log from its new start on top, so the records deleted between
+	// kept and start are the only ones missing.
+	expected func() ([]loadgen.PartitionState, error)
+}
+
 // deleteBelowCommitted makes the stores' committed offsets fall below the
-// log start: it writes one more record per partition's worth (a few
-// thousand in all) and deletes each partition's records up to and
-// including the first new one, as retention would have. It returns the
-// records written.
-func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) (int64, error) {
+// log start: it writes a few thousand more records and deletes each
+// partition's records up to and including the first new one, as retention
+// would have.
+func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) (*fallbackStep, error) {
 	before, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	n := max(int64(len(before.End))*1000, 5000)
 	if _, err := req.Changer.Append(ctx, "warm", n, 0, nil); err != nil {
-		return 0, err
+		return nil, err
 	}
 	after, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	below := map[int32]int64{}
+	fb := &fallbackStep{written: n, kept: map[int32]int64{}, start: map[int32]int64{}}
 	for p, end := range before.End {
-		if after.End[p] > end+1 {
-			// The store committed end-1: deleting below end+1 leaves
-			// offset end, its next record, outside the log.
-			below[p] = end + 1
+		if after.End[p] <= end+1 {
+			return nil, fmt.Errorf("warm fallback: the %d records appended reached partition %d less than twice", n, p)
 		}
-	}
-	if len(below) == 0 {
-		return 0, fmt.Errorf("warm fallback: %d records appended reached no partition twice", n)
+		// The store committed end-1: deleting below end+1 leaves offset
+		// end, its next record, outside the log.
+		fb.kept[p], fb.start[p] = end, end+1
 	}
 	env.Logf("warm: case %s #%d: deleting each partition's log below its stores' committed offsets", req.Case.Name, req.Repeat)
-	return n, req.Changer.DeletePrefix(ctx, "warm", below)
+	if err := req.Changer.DeletePrefix(ctx, "warm", fb.start); err != nil {
+		return nil, err
+	}
+	if req.Case.ExactlyOnce() {
+		fb.expected = req.Changer.Expected
+	} else {
+		fb.expected = func() ([]loadgen.PartitionState, error) {
+			return req.Changer.ExpectedApplied(func(p int32, o int64) bool { return o < fb.kept[p] || o >= fb.start[p] })
+		}
+	}
+	return fb, nil
 }
 
 // warmRecord describes one restore of the sequence.

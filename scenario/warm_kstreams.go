@@ -1,0 +1,217 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// WarmKafkaStreams is the warm-restart sequence on the real client, the
+// same steps as WarmModel: a Kafka Streams instance restores cold and stops
+// cleanly (Kafka Streams 4.4 keeps each store's changelog offset in the
+// store itself, KIP-1035); records are written to the changelog while it
+// is down; it starts again on the same state directory and restores only
+// those. The fallback step deletes each changelog partition's prefix past
+// the offsets the stores hold: Kafka Streams then finds its offsets out of
+// range, wipes the stores and restores from the log start. Every restart is
+// verified by the instance's digest against what the changelog holds.
+type WarmKafkaStreams struct{}
+
+// Run runs the sequence and returns one record per restore.
+func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	if req.Changer == nil {
+		return nil, errNoChanger
+	}
+	if err := checkKafkaStreamsTarget(env, t); err != nil {
+		return nil, err
+	}
+	offsets, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
+		return nil, err
+	}
+	input, err := ensureInputTopic(ctx, env, t, int32(len(offsets.End)))
+	if err != nil {
+		return nil, err
+	}
+	props, err := instanceProperties(env, t, req, input)
+	if err != nil {
+		return nil, err
+	}
+	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
+	if !req.KeepState {
+		defer os.RemoveAll(filepath.Join(req.StateDir, t.AppID))
+		defer os.RemoveAll(instDir)
+	}
+	w := &ksWarm{ctx: ctx, env: env, t: t, req: req, props: props, instDir: instDir}
+	// The cold baseline: every partition owes its whole log.
+	owed := map[int32]int64{}
+	for p, end := range offsets.End {
+		owed[p] = end - offsets.Start[p]
+	}
+	if err := w.step("cold", 0, offsets, owed); err != nil {
+		return w.out, err
+	}
+	for _, c := range req.Case.Warm.Changed {
+		n := c.Of(req.Changer.FillRecords())
+		before, err := env.Offsets(ctx, t.Topic)
+		if err != nil {
+			return w.out, err
+		}
+		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
+		if _, err := req.Changer.Append(ctx, "warm", n, req.Case.Warm.Rate, nil); err != nil {
+			return w.out, err
+		}
+		after, err := env.Offsets(ctx, t.Topic)
+		if err != nil {
+			return w.out, err
+		}
+		// A clean stop left every store at its partition's end: a restart
+		// owes each partition exactly the records written since.
+		owed := map[int32]int64{}
+		for p, end := range after.End {
+			if d := end - before.End[p]; d > 0 {
+				owed[p] = d
+			}
+		}
+		if err := w.step("warm", n, after, owed); err != nil {
+			return w.out, err
+		}
+	}
+	if !req.Case.Warm.Fallback {
+		return w.out, nil
+	}
+	fb, err := deleteBelowCommitted(ctx, env, t, req)
+	if err != nil {
+		return w.out, err
+	}
+	now, err := env.Offsets(ctx, t.Topic)
+	if err != nil {
+		return w.out, err
+	}
+	owed = map[int32]int64{}
+	for p, end := range now.End {
+		owed[p] = end - now.Start[p]
+	}
+	w.expected = fb.expected
+	return w.out, w.step("fallback", fb.written, now, owed)
+}
+
+// ksWarm is a warm-restart sequence under way on the real client.
+type ksWarm struct {
+	ctx         context.Context
+	env         *Env
+	t           Target
+	req         Request
+	props       map[string]string
+	instDir     string
+	out         []runs.Restore
+	coldSeconds float64
+	// expected derives what the next restart must end with (nil: what the
+	// changelog holds now).
+	expected func() ([]loadgen.PartitionState, error)
+}
+
+// step starts the instance on the kept state directory, waits until it
+// restored what owed says each partition owes and is RUNNING, digests and
+// verifies its stores, stops it cleanly and records the restart.
+func (w *ksWarm) step(name string, changed int64, offsets cluster.TopicOffsets, owed map[int32]int64) error {
+	rec := newRecord(w.t, w.req)
+	rec.Partitions = len(offsets.End)
+	fail := func(err error) error {
+		rec.Error = err.Error()
+		w.out = append(w.out, rec)
+		return err
+	}
+	derive := w.req.Changer.Expected
+	if w.expected != nil {
+		derive = w.expected
+	}
+	expected, err := derive()
+	if err != nil {
+		return fail(err)
+	}
+	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
+	rec.KafkaStreams = ks
+	inst, err := ksdriver.Start(w.ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, JVMFlags: JVMFlags(w.req.Case)})
+	if err != nil {
+		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
+	}
+	defer inst.Kill()
+	recordHello(ks, inst.Hello())
+	var want int64
+	for _, n := range owed {
+		want += n
+	}
+	bar := w.env.Progress.Start(fmt.Sprintf("restore %s #%d %s (kafka-streams)", w.req.Case.Name, w.req.Repeat, name), want, progress.Records)
+	watch, err := awaitRestored(w.ctx, w.env, inst, w.t.Topic, owed, bar)
+	bar.Done()
+	if err != nil {
+		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, name, err))
+	}
+	watch.record(&rec, inst)
+	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
+	rec.Warm = ksWarmRecord(name, changed, &watch.restores, offsets, w.coldSeconds)
+	if name == "cold" {
+		w.coldSeconds = rec.DurationSeconds
+		rec.Warm.ColdSeconds = w.coldSeconds
+	}
+	for _, e := range expected {
+		rec.Warm.LiveBytes += e.LiveBytes
+	}
+	actual, err := digestStores(w.ctx, inst, w.t.StoreName)
+	if err != nil {
+		return fail(err)
+	}
+	ks.DigestSeconds = actual.Seconds
+	stopInstance(w.ctx, w.env, inst, ks)
+	if rec.Bytes, err = changelogBytes(w.ctx, w.env, restoredRange(offsets, &watch.restores)); err != nil {
+		return fail(fmt.Errorf("counting the restored records' bytes: %w", err))
+	}
+	finishRates(&rec, &watch.restores)
+	verified, err := verifyInto(&rec, Target{Expected: expected}, actual.States())
+	w.out = append(w.out, verified)
+	return err
+}
+
+// restoredRange is the part of the changelog the instance restored: each
+// partition from the offset its restore started at to the end.
+func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.TopicOffsets {
+	out := cluster.TopicOffsets{Topic: offsets.Topic, Start: map[int32]int64{}, End: map[int32]int64{}}
+	for p, end := range offsets.End {
+		out.Start[p], out.End[p] = end, end
+		if pr, ok := r.Of(offsets.Topic, p); ok {
+			out.Start[p] = pr.StartOffset
+		}
+	}
+	return out
+}
+
+// ksWarmRecord says, from the restore events, which tasks resumed from
+// their stores' offsets and which restored from the log start.
+func ksWarmRecord(step string, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64) *runs.WarmRecord {
+	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
+	if step == "cold" {
+		return w
+	}
+	for p := range offsets.End {
+		pr, restored := r.Of(offsets.Topic, p)
+		switch {
+		case !restored || pr.StartOffset > offsets.Start[p]:
+			w.WarmTasks++ // nothing to restore, or resumed past the log start
+		default:
+			w.FallbackTasks++
+			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task 0_%d: restored from the log start offset %d (its store's offset lay below it)", p, pr.StartOffset))
+		}
+	}
+	return w
+}
