@@ -28,6 +28,23 @@ func (e *Env) NewChanger(fill FillOutcome) *Changer {
 		total: fill.Derived.Totals.Records}
 }
 
+// Reset makes the topic hold exactly the fill again, refilling it when a
+// scenario changed it, so each repeat of a scenario starts from the same
+// state (a deleted prefix cannot be undone otherwise).
+func (c *Changer) Reset(ctx context.Context) error {
+	if c.fill.Manifest.Changes == nil {
+		return nil
+	}
+	m := c.fill.Manifest
+	c.env.Logf("fill: refilling %s to undo what scenario %s changed", m.Topic, m.Changes.By)
+	out, err := c.env.EnsureFill(ctx, FillRequest{Topic: m.Topic, Spec: m.Spec, Compression: m.Compression, Refill: true})
+	if err != nil {
+		return err
+	}
+	c.fill, c.total = out, out.Derived.Totals.Records
+	return nil
+}
+
 // FillRecords is how many records the fill itself wrote.
 func (c *Changer) FillRecords() int64 { return c.total }
 

@@ -22,6 +22,7 @@ cases:
     scenario: warm
     warm:
       changed: [0, 2000, 10%]
+repeats: 2
 `
 
 // TestWarmSequenceVerifiesEveryRestart: a warm-restart case restores cold,
@@ -41,8 +42,14 @@ func TestWarmSequenceVerifiesEveryRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Restores) != 5 {
-		t.Fatalf("%d records, want cold + 3 warm + fallback", len(res.Restores))
+	if len(res.Restores) != 10 {
+		t.Fatalf("%d records, want 2 × (cold + 3 warm + fallback)", len(res.Restores))
+	}
+	// The second repeat starts from the fill again: the same sequence.
+	for i := 0; i < 5; i++ {
+		if a, b := res.Restores[i], res.Restores[i+5]; a.Case != b.Case || a.Records != b.Records || !b.Verified {
+			t.Fatalf("repeat 2 step %d: %s with %d records (verified %v), repeat 1 had %s with %d", i, b.Case, b.Records, b.Verified, a.Case, a.Records)
+		}
 	}
 	want := []struct {
 		step    string

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // Embedded is the in-process broker (franz-go's kfake) used when no
@@ -64,6 +65,13 @@ func StartEmbedded(dataDir string) (*Embedded, error) {
 		// many times, so compaction is left to the user's own topic settings.
 		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": "3600000"}),
 	}
+	// Kafka Streams' admin client cannot read kfake's DescribeTopicPartitions
+	// answers (they lack the eligible leader replicas of KIP-966): without
+	// the API it falls back to Metadata, so the kafka-streams engine runs
+	// against the embedded broker too.
+	versions := kversion.Stable()
+	versions.SetMaxKeyVersion(75, -1) // DescribeTopicPartitions
+	opts = append(opts, kfake.MaxVersions(versions))
 	e := &Embedded{DataDir: dataDir, log: &storageErrors{}}
 	opts = append(opts, kfake.WithLogger(e.log))
 	if dataDir != "" {

@@ -198,9 +198,16 @@ type FailoverSettings struct {
 	// back (a persistent volume); false wipes it (ephemeral storage).
 	// Default true.
 	Persistent bool `json:"persistent" yaml:"persistent"`
-	// Run is how long the producer writes before the first kill and
-	// between kills. Default 10s.
+	// Run bounds the wait before each kill: once the group is stable (both
+	// instances RUNNING, every task assigned), the kill comes after a random
+	// time between Run/2 and Run. Default 10s.
 	Run Duration `json:"run" yaml:"run"`
+	// Partitions is the ledger input topic's partition count, i.e. the
+	// number of tasks (and store partitions). Default 4.
+	Partitions int `json:"partitions" yaml:"partitions"`
+	// Seed makes the transactions and the kill moments reproducible; each
+	// repeat derives its own from it. Default 1.
+	Seed int64 `json:"seed" yaml:"seed"`
 }
 
 // SetDefaults fills s with the defaults: a profile's settings start from
@@ -209,7 +216,8 @@ func (s *FailoverSettings) SetDefaults() { *s = *DefaultFailover() }
 
 // DefaultFailover returns the failover scenario's defaults.
 func DefaultFailover() *FailoverSettings {
-	return &FailoverSettings{Rate: 1000, Accounts: 1000, Kills: 5, Standby: true, Persistent: true, Run: Duration(10 * time.Second)}
+	return &FailoverSettings{Rate: 1000, Accounts: 1000, Kills: 5, Standby: true, Persistent: true, Run: Duration(10 * time.Second),
+		Partitions: 4, Seed: 1}
 }
 
 // ScaleOutSettings are the scale-out scenario's (kafka-streams engine):
@@ -225,6 +233,16 @@ type ScaleOutSettings struct {
 	Topology string `json:"topology" yaml:"topology"`
 	// Timeout bounds the wait for a balanced assignment. Default 15m.
 	Timeout Duration `json:"timeout" yaml:"timeout"`
+	// Lead is how long the write load runs before instances are added, so
+	// processing is steady when they come. Default 5s.
+	Lead Duration `json:"lead" yaml:"lead"`
+	// Settle is how long the assignment must stay balanced, with every
+	// task running and no warmups, to count as done (the time recorded is
+	// when it began). Default 5s.
+	Settle Duration `json:"settle" yaml:"settle"`
+	// GapThreshold is the shortest pause in a task's processing (while
+	// its input has records) that counts as not processing. Default 1s.
+	GapThreshold Duration `json:"gap_threshold" yaml:"gap_threshold"`
 }
 
 // SetDefaults fills s with the defaults: a profile's settings start from
@@ -233,7 +251,8 @@ func (s *ScaleOutSettings) SetDefaults() { *s = *DefaultScaleOut() }
 
 // DefaultScaleOut returns the scale-out scenario's defaults.
 func DefaultScaleOut() *ScaleOutSettings {
-	return &ScaleOutSettings{Before: 2, After: 4, Rate: 1000, Topology: "kv", Timeout: Duration(15 * time.Minute)}
+	return &ScaleOutSettings{Before: 2, After: 4, Rate: 1000, Topology: "kv", Timeout: Duration(15 * time.Minute),
+		Lead: Duration(5 * time.Second), Settle: Duration(5 * time.Second), GapThreshold: Duration(time.Second)}
 }
 
 // RollingSettings are the rolling-restart scenario's (kafka-streams
@@ -251,6 +270,16 @@ type RollingSettings struct {
 	Rate float64 `json:"rate" yaml:"rate"`
 	// Down is how long each instance stays stopped. Default 5s.
 	Down Duration `json:"down" yaml:"down"`
+	// Timeout bounds the wait for the application to be ready again after
+	// each restart (the restarted instance RUNNING, every task active and
+	// running). Default 10m.
+	Timeout Duration `json:"timeout" yaml:"timeout"`
+	// Settle is how long the application must stay ready before the next
+	// restart. Default 5s.
+	Settle Duration `json:"settle" yaml:"settle"`
+	// GapThreshold is the shortest pause in a task's processing (while
+	// its input has records) that counts as downtime. Default 1s.
+	GapThreshold Duration `json:"gap_threshold" yaml:"gap_threshold"`
 }
 
 // SetDefaults fills s with the defaults: a profile's settings start from
@@ -259,7 +288,8 @@ func (s *RollingSettings) SetDefaults() { *s = *DefaultRolling() }
 
 // DefaultRolling returns the rolling-restart scenario's defaults.
 func DefaultRolling() *RollingSettings {
-	return &RollingSettings{Instances: 3, Persistent: true, Rate: 1000, Down: Duration(5 * time.Second)}
+	return &RollingSettings{Instances: 3, Persistent: true, Rate: 1000, Down: Duration(5 * time.Second),
+		Timeout: Duration(10 * time.Minute), Settle: Duration(5 * time.Second), GapThreshold: Duration(time.Second)}
 }
 
 // scenarioDefaults gives a case the settings of its scenario when it
@@ -366,6 +396,8 @@ func (c Case) validateScenario() error {
 			return fieldErr("failover.kills", "%d must be positive", f.Kills)
 		case f.Run < Duration(time.Second):
 			return fieldErr("failover.run", "%s is under 1s", f.Run)
+		case f.Partitions <= 0:
+			return fieldErr("failover.partitions", "%d must be positive", f.Partitions)
 		}
 	}
 	if s := c.ScaleOut; s != nil {
@@ -380,6 +412,14 @@ func (c Case) validateScenario() error {
 			return fieldErr("scaleout.topology", "%q is not kv or ledger", s.Topology)
 		case s.Timeout <= 0:
 			return fieldErr("scaleout.timeout", "%s must be positive", s.Timeout)
+		case s.Topology != "kv":
+			return fieldErr("scaleout.topology", "ledger is not measured yet: the scale-out writes its load through the kv topology's input topic")
+		case s.Lead < 0:
+			return fieldErr("scaleout.lead", "%s is negative", s.Lead)
+		case s.Settle < Duration(time.Second):
+			return fieldErr("scaleout.settle", "%s is under 1s", s.Settle)
+		case s.GapThreshold < Duration(100*time.Millisecond):
+			return fieldErr("scaleout.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", s.GapThreshold)
 		}
 	}
 	if r := c.Rolling; r != nil {
@@ -390,6 +430,12 @@ func (c Case) validateScenario() error {
 			return fieldErr("rolling.rate", "%v is negative", r.Rate)
 		case r.Down < 0:
 			return fieldErr("rolling.down", "%s is negative", r.Down)
+		case r.Timeout <= 0:
+			return fieldErr("rolling.timeout", "%s must be positive", r.Timeout)
+		case r.Settle < 0:
+			return fieldErr("rolling.settle", "%s is negative", r.Settle)
+		case r.GapThreshold < Duration(100*time.Millisecond):
+			return fieldErr("rolling.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", r.GapThreshold)
 		}
 	}
 	return nil

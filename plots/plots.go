@@ -302,11 +302,15 @@ func WriteAll(r *runs.Results, dir string) ([]string, error) {
 		{RestoreTimeByBatchFile, RestoreTimeByBatch},
 		{RestorePhasesFile, RestorePhases},
 		{FillThroughputFile, FillThroughput},
+		{WarmVsColdFile, WarmVsCold},
+		{StandbyLagFile, StandbyLag},
+		{StandbyCatchUpFile, StandbyCatchUp},
+		{FailoverGapFile, FailoverGaps},
 	}
 	var written []string
 	for _, c := range charts {
 		p, err := c.draw(r)
-		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) {
+		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) || errors.Is(err, ErrNotApplicable) {
 			continue
 		}
 		if err != nil {

@@ -186,8 +186,11 @@ type Restore struct {
 	Error        string        `json:"error,omitempty"`
 	// Warm and Standby are a warm-restart or standby measurement's own
 	// figures (Params.Scenario); nil for the other scenarios.
-	Warm    *WarmRecord    `json:"warm,omitempty"`
-	Standby *StandbyRecord `json:"standby,omitempty"`
+	Warm     *WarmRecord     `json:"warm,omitempty"`
+	Standby  *StandbyRecord  `json:"standby,omitempty"`
+	Failover *FailoverRecord `json:"failover,omitempty"`
+	ScaleOut *ScaleOutRecord `json:"scaleout,omitempty"`
+	Rolling  *RollingRecord  `json:"rolling,omitempty"`
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`

@@ -69,6 +69,11 @@ type Changer interface {
 	// records a second (0: as fast as it goes) and returns how many it
 	// wrote; closing stop (nil: never) ends the writing early but cleanly.
 	Append(ctx context.Context, by string, n int64, perSecond float64, stop <-chan struct{}) (int64, error)
+	// AppendVia is Append through topic (the kv topology's input topic,
+	// partitioned as the changelog): Kafka Streams puts each record into its
+	// store and so appends it to the changelog; the records count as
+	// appended to the changelog.
+	AppendVia(ctx context.Context, by, topic string, n int64, perSecond float64, stop <-chan struct{}) (int64, error)
 	// DeletePrefix deletes each partition's records below the offsets given.
 	DeletePrefix(ctx context.Context, by string, below map[int32]int64) error
 	// Expected derives the state a restore of the topic must end with now.
@@ -78,6 +83,9 @@ type Changer interface {
 	ExpectedApplied(applied func(p int32, offset int64) bool) ([]loadgen.PartitionState, error)
 	// FillRecords is how many records the fill itself wrote.
 	FillRecords() int64
+	// Reset makes the topic hold exactly the fill again (refilling it if a
+	// scenario changed it).
+	Reset(ctx context.Context) error
 }
 
 // Scenario runs one request and returns its records, one per measurement
@@ -114,6 +122,8 @@ func For(c config.Case) (Scenario, error) {
 		return WarmModel{}, nil
 	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineModel:
 		return StandbyModel{}, nil
+	case c.Scenario == config.ScenarioFailover && c.Engine == config.EngineKafkaStreams:
+		return FailoverKafkaStreams{}, nil
 	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:
 		return WarmKafkaStreams{}, nil
 	}

@@ -53,6 +53,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 		return []runs.Restore{rec}, err
 	}
 	rec.Standby = &runs.StandbyRecord{Step: "initial", AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
+	rec.Case = req.Case.Name + "/initial"
 	rec, err = verifyStores(&rec, expected, restored)
 	restored.Close()
 	s.out = append(s.out, rec)
@@ -228,6 +229,7 @@ func (s *standbyRun) start() (*engine.Standby, error) {
 func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr error) error {
 	rec := newRecord(s.t, s.req)
 	rec.Standby = sr
+	rec.Case = standbyStepName(s.req.Case.Name, sr)
 	restored, err := sb.Stop()
 	if err != nil {
 		rec.Error = err.Error()
@@ -352,4 +354,13 @@ func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 	at := func(q float64) int64 { return lags[int(math.Ceil(q*float64(len(lags))))-1] }
 	return at(0.5), at(0.99), lags[len(lags)-1]
+}
+
+// standbyStepName names a step's records so each groups apart:
+// "<case>/rate=2000", "<case>/max=40000", "<case>/pause=5s".
+func standbyStepName(c string, sr *runs.StandbyRecord) string {
+	if sr.Step == "pause" {
+		return fmt.Sprintf("%s/pause=%gs", c, sr.PauseSeconds)
+	}
+	return fmt.Sprintf("%s/%s=%.0f", c, sr.Step, sr.TargetRate)
 }

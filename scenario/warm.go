@@ -28,6 +28,11 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if req.Changer == nil {
 		return nil, errNoChanger
 	}
+	// Every repeat starts from the fill itself: an earlier repeat's
+	// fallback step deleted a prefix of the log.
+	if err := req.Changer.Reset(ctx); err != nil {
+		return nil, err
+	}
 	ws := req.Case.Warm
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
@@ -53,6 +58,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 			return err
 		}
 		rec.Warm = warmRecord(name, changed, restored, coldSeconds)
+		rec.Case = stepName(req.Case.Name, name, changed)
 		for _, e := range expected {
 			rec.Warm.LiveBytes += e.LiveBytes
 		}
@@ -109,9 +115,10 @@ func warmRestore(ctx context.Context, env *Env, in *engine.Instance, t Target) (
 // its store holds.
 type fallbackStep struct {
 	written int64
-	// kept[p] is where the store's applied records end (its offset + 1);
+	// from[p] is where the partition's log started when the store was
+	// restored, kept[p] where its applied records end (its offset + 1),
 	// start[p] the partition's new log start, beyond kept[p].
-	kept, start map[int32]int64
+	from, kept, start map[int32]int64
 	// expected derives the state the restart must end with: under
 	// exactly-once the store is wiped, so that of the log from its new
 	// start; under at-least-once Kafka Streams keeps the store and applies
@@ -137,7 +144,7 @@ func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) 
 	if err != nil {
 		return nil, err
 	}
-	fb := &fallbackStep{written: n, kept: map[int32]int64{}, start: map[int32]int64{}}
+	fb := &fallbackStep{written: n, kept: map[int32]int64{}, start: map[int32]int64{}, from: before.Start}
 	for p, end := range before.End {
 		if after.End[p] <= end+1 {
 			return nil, fmt.Errorf("warm fallback: the %d records appended reached partition %d less than twice", n, p)
@@ -154,10 +161,21 @@ func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) 
 		fb.expected = req.Changer.Expected
 	} else {
 		fb.expected = func() ([]loadgen.PartitionState, error) {
-			return req.Changer.ExpectedApplied(func(p int32, o int64) bool { return o < fb.kept[p] || o >= fb.start[p] })
+			return req.Changer.ExpectedApplied(func(p int32, o int64) bool {
+				return (o >= fb.from[p] && o < fb.kept[p]) || o >= fb.start[p]
+			})
 		}
 	}
 	return fb, nil
+}
+
+// stepName names a step's records: "<case>/cold", "<case>/changed=10000",
+// "<case>/fallback", so summaries and comparisons group each step apart.
+func stepName(c, step string, changed int64) string {
+	if step == "warm" {
+		return fmt.Sprintf("%s/changed=%d", c, changed)
+	}
+	return c + "/" + step
 }
 
 // warmRecord describes one restore of the sequence.

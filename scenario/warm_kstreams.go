@@ -32,6 +32,10 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := checkKafkaStreamsTarget(env, t); err != nil {
 		return nil, err
 	}
+	// Every repeat starts from the fill itself (see WarmModel).
+	if err := req.Changer.Reset(ctx); err != nil {
+		return nil, err
+	}
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return nil, err
@@ -161,6 +165,7 @@ func (w *ksWarm) step(name string, changed int64, offsets cluster.TopicOffsets, 
 	watch.record(&rec, inst)
 	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
 	rec.Warm = ksWarmRecord(name, changed, &watch.restores, offsets, w.coldSeconds)
+	rec.Case = stepName(w.req.Case.Name, name, changed)
 	if name == "cold" {
 		w.coldSeconds = rec.DurationSeconds
 		rec.Warm.ColdSeconds = w.coldSeconds

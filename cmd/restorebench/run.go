@@ -74,6 +74,7 @@ an interrupted run keeps what finished.`,
 			}
 			if res.Fill != nil {
 				printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
+				printCalibration(cmd.OutOrStdout(), res)
 			}
 			return runErr
 		},

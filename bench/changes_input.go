@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// AppendVia is Append through another topic: it writes the next n records
+// of the fill's generator (each to the partition the generator names) to
+// topic instead of the changelog, at perSecond records a second (0: as
+// fast as it goes), and records them in the manifest as appended to the
+// changelog. It is for Kafka Streams' kv topology, whose input topic has
+// the changelog's partitions and whose processor puts every record into
+// the store, so Kafka Streams itself appends each one to the changelog, in
+// order per partition: the state the changelog must hold stays derivable
+// from the fill's spec. Closing stop (nil: never) ends the writing early;
+// the manifest then records what was written.
+func (c *Changer) AppendVia(ctx context.Context, by, topic string, n int64, perSecond float64, stop <-chan struct{}) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	from := c.Spec().Records
+	if c.fill.Manifest.Changes == nil || c.fill.Manifest.Changes.Appended == 0 {
+		from = c.total
+	}
+	// The intent first, as Append does: a changelog that grew without its
+	// manifest saying so would later look like someone else's.
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n }); err != nil {
+		return 0, err
+	}
+	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
+	if err != nil {
+		return 0, err
+	}
+	cl, err := cluster.NewClient(c.env.Cluster, popts...)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	tot, err := loadgen.ProduceAt(ctx, cl, topic, c.Spec(), from, perSecond, stop, nil)
+	if short := n - tot.Records; short > 0 {
+		if merr := c.mark(by, func(ch *loadgen.Changes) { ch.Appended -= short }); merr != nil && err == nil {
+			err = merr
+		}
+	}
+	if err != nil {
+		return tot.Records, fmt.Errorf("append to %s through %s: %w", c.fill.Manifest.Topic, topic, err)
+	}
+	return tot.Records, nil
+}

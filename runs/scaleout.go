@@ -1,0 +1,237 @@
+package runs
+
+import "github.com/restorebench/restorebench/warmup"
+
+// Task roles a timeline segment can have on an instance.
+const (
+	// RoleActive: the instance runs the task (it is processed there).
+	RoleActive = "active"
+	// RoleRestoring: the instance owns the task as active and restores its
+	// store before it can process.
+	RoleRestoring = "restoring"
+	// RoleWarmup: a KIP-441 warmup replica, a standby the assignor added
+	// beyond num.standby.replicas so the instance can catch up first.
+	RoleWarmup = "warmup"
+	// RoleStandby: one of the num.standby.replicas standbys.
+	RoleStandby = "standby"
+)
+
+// TaskSegment is a span of time a task had one role on one instance;
+// times are seconds from the record's origin (ScaleOutRecord: the new
+// instances' start; RollingRecord: the first stop).
+type TaskSegment struct {
+	Instance string  `json:"instance"`
+	Role     string  `json:"role"`
+	Start    float64 `json:"start"`
+	End      float64 `json:"end"`
+}
+
+// Gap is a span in which a task processed nothing although its input had
+// records (longer than the record's gap threshold).
+type Gap struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// TaskTimeline is one task's history in a scale-out or rolling restart,
+// built from every instance's events. Times are seconds from the record's
+// origin; -1 means it did not happen.
+type TaskTimeline struct {
+	// Task is Kafka Streams' task id (0_3); Partition its changelog and
+	// input partition.
+	Task      string `json:"task"`
+	Partition int32  `json:"partition"`
+	// Offsets is its changelog's size when the measurement started (end
+	// minus start offset): what a restore from scratch reads.
+	Offsets int64 `json:"offsets"`
+	// From and To are the instance running it at the origin and at the end.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// WarmupStart is when a warmup (or standby) of it started updating on
+	// To; CaughtUp when that replica's lag was first within
+	// acceptable.recovery.lag.
+	WarmupStart float64 `json:"warmup_start"`
+	CaughtUp    float64 `json:"caught_up"`
+	// Moved is when To became its active owner (the rebalance that moved
+	// it); Running when To had restored it and ran it.
+	Moved   float64 `json:"moved"`
+	Running float64 `json:"running"`
+	// AssignmentSeconds is Running for a moved task (0 for one that stayed).
+	AssignmentSeconds float64 `json:"assignment_seconds"`
+	// NotProcessingSeconds is the sum of its Gaps; MaxGapSeconds the longest.
+	NotProcessingSeconds float64 `json:"not_processing_seconds"`
+	MaxGapSeconds        float64 `json:"max_gap_seconds"`
+	Gaps                 []Gap   `json:"gaps,omitempty"`
+	// Segments are its roles on every instance over time.
+	Segments []TaskSegment `json:"segments"`
+}
+
+// LagSeries is a replica's lag over time: a warmup, standby or restoring
+// active of Task on Instance, from the instance's lags events (1 s).
+type LagSeries struct {
+	Task     string     `json:"task"`
+	Instance string     `json:"instance"`
+	Role     string     `json:"role"`
+	Points   []LagPoint `json:"points"`
+}
+
+// ScaleInstance is one instance process of a scale-out or rolling restart.
+type ScaleInstance struct {
+	ID string `json:"id"`
+	// ProcessID is Kafka Streams' process id (a UUID kept in the state
+	// directory), whose order the classic assignor's target follows.
+	ProcessID string `json:"process_id,omitempty"`
+	// New is true for the instances the scale-out added.
+	New bool `json:"new"`
+	// Started and Stopped are seconds from the origin (Stopped -1 while
+	// it ran to the end).
+	Started float64 `json:"started"`
+	Stopped float64 `json:"stopped"`
+}
+
+// WriteLoad is the write load that ran during a measurement: records of the
+// fill's generator written to the kv topology's input topic, which Kafka
+// Streams puts into the store and so appends to the changelog.
+type WriteLoad struct {
+	Topic      string  `json:"topic"`
+	TargetRate float64 `json:"target_rate"`
+	Records    int64   `json:"records"`
+	Seconds    float64 `json:"seconds"`
+	// Rate is Records over Seconds: what the producer reached.
+	Rate float64 `json:"rate"`
+}
+
+// ScaleOutRecord is what a scale-out measurement adds to its record: Before
+// instances ran with their state restored and a write load, After-Before
+// were started at the origin, and the timeline of every task follows.
+//
+// On this record's Restore, DurationSeconds (= TotalSeconds) is
+// WarmupAssignmentSeconds, Records the offsets restored and applied by
+// restores and warmups after the origin, and Verified says every task's
+// store (active stores, digested across the instances at the end)
+// matched the state the changelog must hold.
+type ScaleOutRecord struct {
+	// Protocol is group.protocol: classic or streams.
+	Protocol string `json:"protocol"`
+	Before   int    `json:"before"`
+	After    int    `json:"after"`
+	Tasks    int    `json:"tasks"`
+	// Threads, Standbys, MaxWarmupReplicas, AcceptableRecoveryLag and
+	// ProbingIntervalSeconds are the Kafka Streams settings in effect
+	// (num.stream.threads, num.standby.replicas, max.warmup.replicas,
+	// acceptable.recovery.lag, probing.rebalance.interval.ms); under the
+	// streams protocol the last four are ignored by Kafka Streams 4.4.
+	Threads                int     `json:"threads"`
+	Standbys               int     `json:"standbys"`
+	MaxWarmupReplicas      int     `json:"max_warmup_replicas"`
+	AcceptableRecoveryLag  int64   `json:"acceptable_recovery_lag"`
+	ProbingIntervalSeconds float64 `json:"probing_interval_seconds"`
+	// SetupSeconds is how long the Before instances took to restore and
+	// settle; RestoreRate the offsets a second one of their stream threads
+	// restored then (the model's input), BytesPerOffset the changelog's
+	// key+value bytes per offset.
+	SetupSeconds   float64    `json:"setup_seconds"`
+	RestoreRate    float64    `json:"restore_offsets_per_sec_per_thread"`
+	BytesPerOffset float64    `json:"bytes_per_offset"`
+	Load           *WriteLoad `json:"load,omitempty"`
+	// Balanced is true when the assignment was balanced and every task
+	// running before the timeout; BalancedRule says what that means.
+	Balanced     bool   `json:"balanced"`
+	BalancedRule string `json:"balanced_rule"`
+	// WarmupAssignmentSeconds runs from the new instances' start until
+	// the assignment was balanced and every task ran (the first moment of
+	// a state that then held for the settle time).
+	WarmupAssignmentSeconds float64 `json:"warmup_assignment_seconds"`
+	// StartupSeconds runs from the new instances' start to the first
+	// rebalance they took part in.
+	StartupSeconds float64 `json:"startup_seconds"`
+	// Rebalances counts group rebalances after the origin (transitions to
+	// REBALANCING on any instance, those within a second counted once);
+	// ProbingRounds those that came a probing interval after the one
+	// before (KIP-441's probing rebalances).
+	Rebalances     int       `json:"rebalances"`
+	ProbingRounds  int       `json:"probing_rounds"`
+	RebalanceTimes []float64 `json:"rebalance_times"`
+	ProbingTimes   []float64 `json:"probing_times,omitempty"`
+	// Warmups counts the warmup replicas seen (task x instance); Moved the
+	// tasks whose active instance changed.
+	Warmups int `json:"warmups"`
+	Moved   int `json:"moved"`
+	// NotProcessingSeconds sums every task's gaps in processing after the
+	// origin, MaxNotProcessingSeconds is the longest one task had;
+	// GapThresholdSeconds the shortest pause that counts as a gap.
+	NotProcessingSeconds    float64 `json:"not_processing_seconds"`
+	MaxNotProcessingSeconds float64 `json:"max_not_processing_seconds"`
+	GapThresholdSeconds     float64 `json:"gap_threshold_seconds"`
+	// RestoredOffsets were restored by actives after the origin;
+	// WarmupOffsets applied by warmups and standbys.
+	RestoredOffsets int64           `json:"restored_offsets"`
+	WarmupOffsets   int64           `json:"warmup_offsets"`
+	Instances       []ScaleInstance `json:"instances"`
+	TaskTimelines   []TaskTimeline  `json:"task_timelines"`
+	Lags            []LagSeries     `json:"lags,omitempty"`
+	// Prediction is the warmup model's for this scale-out, from the inputs
+	// measured here (sizes, restore rate in the setup, process ids, write
+	// rate, startup and rebalance times); PredictionErrorPct is
+	// (predicted - measured) / measured in percent.
+	Prediction         *warmup.Prediction `json:"prediction,omitempty"`
+	PredictionErrorPct float64            `json:"prediction_error_pct"`
+	// Notes say what the protocol did that the figures do not (for the
+	// streams protocol: no warmups; moved tasks restored from scratch).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Restart is one instance's restart in a rolling restart; times are
+// seconds from the first stop.
+type Restart struct {
+	Instance string `json:"instance"`
+	// Stop is when it was asked to stop, Start when it was launched again,
+	// Ready when it was RUNNING again with every task of the application
+	// active and running somewhere.
+	Stop  float64 `json:"stop"`
+	Start float64 `json:"start"`
+	Ready float64 `json:"ready"`
+	// CloseSeconds is how long Kafka Streams' close took.
+	CloseSeconds float64 `json:"close_seconds"`
+	// DowntimeSeconds is the longest any task processed nothing between
+	// Stop and Ready (its gaps summed); TaskDowntimeSeconds the sum over
+	// the tasks; TasksDown how many had a gap.
+	DowntimeSeconds     float64 `json:"downtime_seconds"`
+	TaskDowntimeSeconds float64 `json:"task_downtime_seconds"`
+	TasksDown           int     `json:"tasks_down"`
+	// Rebalances counts group rebalances between Stop and Ready.
+	Rebalances int `json:"rebalances"`
+	// RestoredOffsets were restored by actives between Stop and Ready.
+	RestoredOffsets int64 `json:"restored_offsets"`
+}
+
+// RollingRecord is what a rolling restart adds to its record: Instances
+// instances restarted one at a time under a write load.
+//
+// On this record's Restore, DurationSeconds (= TotalSeconds) is
+// DowntimeSeconds, Records the offsets restored during the restarts, and
+// Verified says every store matched at the end.
+type RollingRecord struct {
+	Protocol         string  `json:"protocol"`
+	Instances        int     `json:"instances"`
+	Persistent       bool    `json:"persistent"`
+	StaticMembership bool    `json:"static_membership"`
+	Standbys         int     `json:"standbys"`
+	DownSeconds      float64 `json:"down_seconds"`
+	// SessionTimeoutSeconds is the consumer's session.timeout.ms: a static
+	// member back within it rejoins without a rebalance.
+	SessionTimeoutSeconds float64    `json:"session_timeout_seconds"`
+	SetupSeconds          float64    `json:"setup_seconds"`
+	Load                  *WriteLoad `json:"load,omitempty"`
+	Restarts              []Restart  `json:"restarts"`
+	// DowntimeSeconds sums the restarts' DowntimeSeconds;
+	// TaskDowntimeSeconds their TaskDowntimeSeconds; Rebalances theirs.
+	DowntimeSeconds     float64         `json:"downtime_seconds"`
+	TaskDowntimeSeconds float64         `json:"task_downtime_seconds"`
+	Rebalances          int             `json:"rebalances"`
+	GapThresholdSeconds float64         `json:"gap_threshold_seconds"`
+	RebalanceTimes      []float64       `json:"rebalance_times"`
+	Processes           []ScaleInstance `json:"processes"`
+	TaskTimelines       []TaskTimeline  `json:"task_timelines"`
+	Notes               []string        `json:"notes,omitempty"`
+}

@@ -1,0 +1,717 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/ledger"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
+)
+
+// FailoverKafkaStreams is the failover scenario on the real client, the
+// domain card's practice: "kill an instance mid-stream, and verify
+// balances remain correct on the other instance".
+//
+// Two Kafka Streams instances (two JVM processes, i1 and i2) run the
+// ledger topology under one application.id made for the measurement
+// (<profile application_id>-failover-<case>-r<repeat>-<stamp>), each with
+// its own state.dir; failover.standby gives them num.standby.replicas=1,
+// else 0 (then a survivor restores the victim's tasks, or promotes the
+// KIP-441 warmups it may hold). The scenario creates the input topic
+// <app>-transactions with failover.partitions partitions; Kafka Streams
+// creates the store's changelog. Both, and the consumer group, are deleted
+// afterwards (kept with --keep-state). The profile's fill is not used: a
+// failover profile fills a token changelog only because every profile has
+// one.
+//
+// A producer (package ledger, idempotent) writes deposits and withdrawals
+// at failover.rate over failover.accounts accounts, and books every
+// acknowledged one. Then, failover.kills times: once the group is stable
+// (both RUNNING, every task active once, with standbys every task also a
+// standby), wait a random time between failover.run/2 and failover.run
+// (seeded), SIGKILL the instance holding the most active tasks, and wait
+// until the survivor has processed a record of each of them and is RUNNING
+// again. Per task, the gap runs from the last record the killed instance
+// processed to the first the survivor processed (known to within the
+// driver's processed interval, 20 ms). The killed instance then starts
+// again, with its state directory kept (failover.persistent) or wiped,
+// except after the last kill.
+//
+// Failure detection waits for session.timeout.ms, as a killed member never
+// leaves its group: the scenario runs the instances with 6000 ms (the
+// broker's minimum, group.min.session.timeout.ms; Kafka's default is 45 s)
+// and a 2000 ms heartbeat unless the case's streams set them.
+//
+// After the last kill the producer stops, the survivor (now active for
+// every task) processes every acknowledged transaction, and its balances
+// (interactive queries over every account) are checked against the sums
+// of the acknowledged transactions. Under exactly_once_v2 every account
+// must match; under at_least_once duplicates are reported, not verified
+// and not a failure; a lost transaction, or any difference under exactly
+// once, fails the run (ErrUnverified).
+//
+// One record per kill; the balance check is on the last, and every record
+// of the sequence carries its verdict.
+type FailoverKafkaStreams struct{}
+
+// failoverStreamsDefaults are the Kafka Streams properties the scenario
+// sets unless the case's streams do: a short session so that a killed
+// member is noticed in seconds, not 45.
+var failoverStreamsDefaults = map[string]string{
+	"session.timeout.ms":    "6000",
+	"heartbeat.interval.ms": "2000",
+}
+
+// failoverDriverProperties are the driver settings of a failover
+// instance: the ledger, processed events every 20 ms (the precision of a
+// gap), task lists every 50 ms, no lag polling.
+var failoverDriverProperties = map[string]string{
+	"restorebench.topology":              "ledger",
+	"restorebench.processed.interval.ms": "20",
+	"restorebench.tasks.interval.ms":     "50",
+	"restorebench.lags.interval.ms":      "0",
+}
+
+// Bounds of a failover measurement's waits.
+const (
+	// foPoll is how often waits look at the events.
+	foPoll = 25 * time.Millisecond
+	// foQuiet is how long the group's states and task lists must stay as
+	// they are, and fit, to count as stable.
+	foQuiet = time.Second
+	// foStableTimeout bounds the wait for a stable group.
+	foStableTimeout = 3 * time.Minute
+	// foTakeoverTimeout bounds the wait for a survivor to take over.
+	foTakeoverTimeout = 3 * time.Minute
+	// foDrainTimeout bounds the wait for every acknowledged transaction to
+	// be processed after the producer stopped.
+	foDrainTimeout = 3 * time.Minute
+	// foCleanupTimeout bounds deleting the topics and the group.
+	foCleanupTimeout = 30 * time.Second
+)
+
+// Run runs one failover sequence and returns one record per kill.
+func (FailoverKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	r, err := newFailoverRun(ctx, env, t, req)
+	if err != nil {
+		return nil, err
+	}
+	defer r.cleanup()
+	err = r.run()
+	if err != nil && !errors.Is(err, ErrUnverified) {
+		r.markUnfinished(err)
+	}
+	return r.out, err
+}
+
+// foInstance is one of the two instances: its directories and its current
+// process.
+type foInstance struct {
+	id       string
+	root     string // <state dir>/failover-<id>: its runs' directories and its state.dir
+	stateDir string
+	starts   int
+	inst     *ksdriver.Instance
+}
+
+// failoverRun is one failover sequence under way.
+type failoverRun struct {
+	ctx context.Context
+	env *Env
+	req Request
+	set config.FailoverSettings
+
+	app, input, changelog string
+	props                 map[string]string // without state.dir
+	guarantee             string
+	sessionMs             int64
+	rng                   *rand.Rand
+
+	insts    [2]*foInstance
+	ks       runs.KafkaStreamsRun
+	book     *ledger.Book
+	prodCl   *kgo.Client
+	producer *ledger.Producer
+	startNs  int64 // the producer's start
+	out      []runs.Restore
+}
+
+// newFailoverRun checks the request and works out names and properties.
+func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*failoverRun, error) {
+	if req.Case.Failover == nil {
+		return nil, fmt.Errorf("case %s: no failover settings", req.Case.Name)
+	}
+	if len(env.Cluster.Security) > 0 {
+		return nil, errors.New("the kafka-streams engine does not pass TLS/SASL client settings to its JVM yet: use a PLAINTEXT listener")
+	}
+	app := fmt.Sprintf("%s-failover-%s-r%d-%s", t.AppID, req.Case.Name, req.Repeat, strconv.FormatInt(time.Now().UnixMilli(), 36))
+	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: app,
+		input: app + "-transactions", changelog: config.ChangelogTopic(app, t.StoreName), book: ledger.NewBook()}
+	seed := failoverSeed(r.set.Seed, req.Repeat)
+	r.rng = rand.New(rand.NewPCG(seed, 0x6b696c6c)) // "kill": the stream of kill moments
+	props, err := failoverProperties(env, req, app, t.StoreName, r.input)
+	if err != nil {
+		return nil, err
+	}
+	r.props = props
+	r.guarantee = props["processing.guarantee"]
+	if r.guarantee == "" {
+		r.guarantee = "at_least_once"
+	}
+	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
+	for i := range r.insts {
+		id := fmt.Sprintf("i%d", i+1)
+		root := filepath.Join(req.StateDir, "failover-"+id)
+		abs, err := filepath.Abs(filepath.Join(root, "state"))
+		if err != nil {
+			return nil, err
+		}
+		r.insts[i] = &foInstance{id: id, root: root, stateDir: abs}
+	}
+	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2, BytesFrom: "changelog"}
+	return r, nil
+}
+
+// failoverSeed is a repeat's seed: distinct per repeat, fixed per seed.
+func failoverSeed(seed int64, repeat int) uint64 {
+	return uint64(seed)*0x9e3779b97f4a7c15 + uint64(repeat)
+}
+
+// failoverProperties are the instances' CONFIG.properties but state.dir:
+// the case's Kafka Streams properties over the scenario's defaults, the
+// standby count from failover.standby, and the driver's ledger settings.
+func failoverProperties(env *Env, req Request, app, store, input string) (map[string]string, error) {
+	props := maps.Clone(failoverStreamsDefaults)
+	maps.Copy(props, req.Case.KafkaStreamsProperties())
+	standbys := "0"
+	if req.Case.Failover.Standby {
+		standbys = "1"
+	}
+	if v, ok := req.Case.Streams["num.standby.replicas"]; ok && strings.TrimSpace(v) != standbys {
+		return nil, fmt.Errorf("case %s: streams num.standby.replicas=%s contradicts failover.standby=%v; set failover.standby only",
+			req.Case.Name, v, req.Case.Failover.Standby)
+	}
+	props["num.standby.replicas"] = standbys
+	props["application.id"] = app
+	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
+	props["restorebench.store"] = store
+	props["restorebench.input.topic"] = input
+	maps.Copy(props, failoverDriverProperties)
+	return props, nil
+}
+
+// run is the sequence: topics, instances, producer, kills, check.
+func (r *failoverRun) run() error {
+	if err := r.createInput(); err != nil {
+		return err
+	}
+	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input); err != nil {
+		return err
+	}
+	for _, fi := range r.insts {
+		if err := r.launch(fi); err != nil {
+			return err
+		}
+	}
+	if _, err := r.awaitStable(); err != nil {
+		return fmt.Errorf("case %s #%d: the instances did not settle: %w", r.req.Case.Name, r.req.Repeat, err)
+	}
+	if err := r.startProducer(); err != nil {
+		return err
+	}
+	r.env.Logf("failover: case %s #%d: %s, %d partitions, %.0f transactions/s over %d accounts, %s, standby %v, persistent %v",
+		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, r.set.Rate, r.set.Accounts, r.guarantee, r.set.Standby, r.set.Persistent)
+	var survivor *foInstance
+	for k := 1; k <= r.set.Kills; k++ {
+		victim, surv, err := r.killOnce(k)
+		if err != nil {
+			return err
+		}
+		survivor = surv
+		if k == r.set.Kills {
+			break
+		}
+		secs, err := r.restart(victim)
+		if err != nil {
+			return fmt.Errorf("case %s #%d: restarting %s after kill %d: %w", r.req.Case.Name, r.req.Repeat, victim.id, k, err)
+		}
+		r.out[len(r.out)-1].Failover.RestartSeconds = secs
+	}
+	return r.check(survivor)
+}
+
+// createInput creates the ledger's input topic.
+func (r *failoverRun) createInput() error {
+	return r.withAdmin(r.ctx, func(adm *kadm.Client) error {
+		resp, err := adm.CreateTopic(r.ctx, int32(r.set.Partitions), -1, nil, r.input)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			return fmt.Errorf("create the ledger input topic %s: %w", r.input, err)
+		}
+		return nil
+	})
+}
+
+func (r *failoverRun) withAdmin(ctx context.Context, f func(*kadm.Client) error) error {
+	cl, err := cluster.NewClient(r.env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return f(kadm.NewClient(cl))
+}
+
+// launch starts a new process of fi on its state directory, in a fresh
+// run directory (so each process keeps its own log).
+func (r *failoverRun) launch(fi *foInstance) error {
+	fi.starts++
+	props := maps.Clone(r.props)
+	props["state.dir"] = fi.stateDir
+	dir := filepath.Join(fi.root, fmt.Sprintf("run-%d", fi.starts))
+	inst, err := ksdriver.Start(r.ctx, ksdriver.Options{ID: fi.id, Dir: dir, Properties: props, JVMFlags: JVMFlags(r.req.Case)})
+	if err != nil {
+		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
+	}
+	fi.inst = inst
+	if r.ks.Version == "" {
+		recordHello(&r.ks, inst.Hello())
+	}
+	return nil
+}
+
+// startProducer starts writing transactions.
+func (r *failoverRun) startProducer() error {
+	cl, err := cluster.NewClient(r.env.Cluster, ledger.ClientOptions()...)
+	if err != nil {
+		return err
+	}
+	r.prodCl = cl
+	gen := ledger.NewGenerator(failoverSeed(r.set.Seed, r.req.Repeat), r.set.Accounts)
+	r.startNs = ksdriver.NowMonoNs()
+	r.producer = ledger.Start(r.ctx, cl, r.input, gen, r.set.Rate, r.book)
+	return nil
+}
+
+// killOnce waits the random time, kills the instance holding the most
+// active tasks, waits for the survivor to take over and records the kill.
+func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) {
+	run := r.set.Run.D()
+	wait := run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
+	if err := r.sleep(wait); err != nil {
+		return nil, nil, err
+	}
+	victim, survivor = r.pickVictim()
+	tasks := latestTasks(victim.inst.Events()).active
+	mark := survivor.inst.Len()
+	startedAt := time.Now().UTC()
+	killNs := victim.inst.KillNow()
+	kill := foKill{killNs: killNs, victim: victim.inst.Events(), victimTasks: tasks, input: r.input, store: r.changelog}
+	if err := r.awaitTakeover(&kill, survivor, mark); err != nil {
+		return victim, survivor, fmt.Errorf("case %s #%d: kill %d of %s (tasks %s): %w", r.req.Case.Name, r.req.Repeat, k, victim.id, strings.Join(tasks, ", "), err)
+	}
+	fr, err := kill.measure()
+	if err != nil {
+		return victim, survivor, err
+	}
+	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.starts
+	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
+	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
+	fr.SessionTimeoutMs, fr.ProcessedIntervalMs = r.sessionMs, 20
+	r.out = append(r.out, r.record(fr, startedAt))
+	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
+		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,
+		fr.RestoredRecords, fr.MaxGapSeconds, fr.DetectionSeconds, fr.RunningSeconds)
+	return victim, survivor, nil
+}
+
+// sleep waits d unless the context ends or an instance exits.
+func (r *failoverRun) sleep(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		if err := r.aliveErr(); err != nil {
+			return err
+		}
+		select {
+		case <-t.C:
+			return nil
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		case <-time.After(foPoll * 4):
+		}
+	}
+}
+
+// pickVictim returns the instance with the most active tasks (a seeded
+// coin decides a tie) and the other one.
+func (r *failoverRun) pickVictim() (victim, survivor *foInstance) {
+	a, b := r.insts[0], r.insts[1]
+	na, nb := len(latestTasks(a.inst.Events()).active), len(latestTasks(b.inst.Events()).active)
+	if nb > na || nb == na && r.rng.IntN(2) == 1 {
+		a, b = b, a
+	}
+	return a, b
+}
+
+// awaitTakeover waits until the survivor has taken every victim task over.
+func (r *failoverRun) awaitTakeover(k *foKill, survivor *foInstance, mark int) error {
+	deadline := time.Now().Add(foTakeoverTimeout + time.Duration(r.sessionMs)*time.Millisecond)
+	for {
+		k.survivor = survivor.inst.Events()[mark:]
+		ok, waiting := k.takenOver()
+		if ok {
+			return nil
+		}
+		if err := instanceFailed(survivor); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("survivor %s did not take over within %s: %s", survivor.id, foTakeoverTimeout, waiting)
+		}
+		if err := r.pause(); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits one poll interval, or returns the context's error.
+func (r *failoverRun) pause() error {
+	select {
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	case <-time.After(foPoll):
+		return nil
+	}
+}
+
+// instanceFailed is an error when fi's process exited or reported a
+// failure it will not survive.
+func instanceFailed(fi *foInstance) error {
+	select {
+	case <-fi.inst.Done():
+		_, err := fi.inst.Next(context.Background(), 1<<30)
+		return fmt.Errorf("instance %s ended: %w", fi.id, err)
+	default:
+	}
+	if latestState(fi.inst.Events()) == ksdriver.StateError {
+		return fmt.Errorf("instance %s is in state ERROR: %w", fi.id, waitExit(context.Background(), fi.inst))
+	}
+	return nil
+}
+
+// aliveErr is an error when an instance that should run does not.
+func (r *failoverRun) aliveErr() error {
+	for _, fi := range r.insts {
+		if fi.inst == nil {
+			continue
+		}
+		if err := instanceFailed(fi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restart starts the killed instance again (its state directory wiped
+// unless persistent) and waits for the group to be stable; it returns the
+// seconds that took.
+func (r *failoverRun) restart(fi *foInstance) (float64, error) {
+	if !r.set.Persistent {
+		if err := os.RemoveAll(fi.stateDir); err != nil {
+			return 0, err
+		}
+	}
+	t0 := time.Now()
+	if err := r.launch(fi); err != nil {
+		return 0, err
+	}
+	if _, err := r.awaitStable(); err != nil {
+		return 0, err
+	}
+	return time.Since(t0).Seconds(), nil
+}
+
+// awaitStable waits until both instances are RUNNING, every task is
+// active on exactly one of them (with standbys, also a standby on the
+// other), and that has held for foQuiet. It returns the moment it held.
+func (r *failoverRun) awaitStable() (time.Time, error) {
+	deadline := time.Now().Add(foStableTimeout)
+	var since time.Time
+	var last, why string
+	for {
+		if err := r.aliveErr(); err != nil {
+			return time.Time{}, err
+		}
+		views := make([]foView, len(r.insts))
+		for i, fi := range r.insts {
+			evs := fi.inst.Events()
+			views[i] = foView{state: latestState(evs), tasks: latestTasks(evs)}
+		}
+		sig, ok, reason := stableSignature(views, r.set.Partitions, r.set.Standby)
+		switch {
+		case !ok:
+			since, why = time.Time{}, reason
+		case sig != last || since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= foQuiet:
+			return since, nil
+		}
+		last = sig
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("no stable assignment within %s: %s", foStableTimeout, why)
+		}
+		if err := r.pause(); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// foView is an instance's latest state and tasks.
+type foView struct {
+	state string
+	tasks foTasks
+}
+
+// stableSignature says whether the instances' views form a stable group
+// for partitions tasks (every one active exactly once; with standby, each
+// also a standby on another instance; every instance RUNNING), why not,
+// and a signature that changes when any view does.
+func stableSignature(views []foView, partitions int, standby bool) (sig string, ok bool, why string) {
+	active, onStandby := map[string][]int{}, map[string][]int{}
+	var b strings.Builder
+	for i, v := range views {
+		fmt.Fprintf(&b, "%d:%s:%v:%v;", i, v.state, v.tasks.active, v.tasks.standby)
+		if v.state != ksdriver.StateRunning {
+			why = fmt.Sprintf("instance %d is %s", i+1, orNone(v.state))
+		}
+		for _, t := range v.tasks.active {
+			active[t] = append(active[t], i)
+		}
+		for _, t := range v.tasks.standby {
+			onStandby[t] = append(onStandby[t], i)
+		}
+	}
+	for p := 0; p < partitions && why == ""; p++ {
+		task := fmt.Sprintf("0_%d", p)
+		switch a := active[task]; {
+		case len(a) != 1:
+			why = fmt.Sprintf("task %s is active on %d instances", task, len(a))
+		case standby && !otherThan(onStandby[task], a[0]):
+			why = fmt.Sprintf("task %s has no standby", task)
+		}
+	}
+	return b.String(), why == "", why
+}
+
+// otherThan reports whether xs holds an element other than x.
+func otherThan(xs []int, x int) bool {
+	for _, v := range xs {
+		if v != x {
+			return true
+		}
+	}
+	return false
+}
+
+// record makes a kill's restore record.
+func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.Restore {
+	ks := r.ks
+	ks.Properties = maps.Clone(r.ks.Properties)
+	rec := runs.Restore{Case: r.req.Case.Name, Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
+		Partitions: r.set.Partitions, StartedAt: startedAt, KafkaStreams: &ks, Failover: &fr}
+	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = fr.MaxGapSeconds, fr.MaxGapSeconds, fr.MaxGapSeconds
+	rec.Records = fr.RestoredRecords
+	return rec
+}
+
+// check stops the producer, waits until the survivor processed every
+// acknowledged transaction, reads its balances and judges them.
+func (r *failoverRun) check(survivor *foInstance) error {
+	res, err := r.producer.Stop()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := r.awaitDrained(survivor); err != nil {
+		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
+	}
+	waited := time.Since(t0).Seconds()
+	path, err := filepath.Abs(filepath.Join(r.req.StateDir, "balances-"+survivor.id+".tsv"))
+	if err != nil {
+		return err
+	}
+	if _, err := survivor.inst.Request(r.ctx, "balances "+path, ksdriver.EvBalances); err != nil {
+		return err
+	}
+	actual, err := readBalances(path)
+	if err != nil {
+		return err
+	}
+	c := checkLedger(r.book.Sums(), actual)
+	c.ProducerSeconds, c.ProducerRate, c.WaitSeconds = res.Seconds, res.Rate, waited
+	if err := survivor.inst.Stop(r.ctx); err != nil {
+		r.env.Logf("failover: warning: instance %s did not stop cleanly: %v", survivor.id, err)
+	}
+	return r.judge(c)
+}
+
+// awaitDrained waits until the survivor is RUNNING, active for every task,
+// and has processed each partition up to its last acknowledged record.
+func (r *failoverRun) awaitDrained(survivor *foInstance) error {
+	offsets, err := r.env.Offsets(r.ctx, r.input)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(foDrainTimeout)
+	for {
+		evs := survivor.inst.Events()
+		behind := drainBehind(evs, r.input, offsets, r.set.Partitions)
+		if behind == "" {
+			return nil
+		}
+		if err := instanceFailed(survivor); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("instance %s did not process every acknowledged transaction within %s: %s", survivor.id, foDrainTimeout, behind)
+		}
+		if err := r.pause(); err != nil {
+			return err
+		}
+	}
+}
+
+// drainBehind says what keeps an instance from having processed every
+// record of topic up to offsets' ends ("" when nothing does): its state,
+// tasks not active on it, partitions behind.
+func drainBehind(evs []ksdriver.Event, topic string, offsets cluster.TopicOffsets, partitions int) string {
+	if s := latestState(evs); s != ksdriver.StateRunning {
+		return "state " + orNone(s)
+	}
+	active := map[string]bool{}
+	for _, t := range latestTasks(evs).active {
+		active[t] = true
+	}
+	done := maxProcessedOffset(evs, topic)
+	var behind []string
+	for p := int32(0); int(p) < partitions; p++ {
+		if !active[fmt.Sprintf("0_%d", p)] {
+			behind = append(behind, fmt.Sprintf("task 0_%d not active", p))
+			continue
+		}
+		end := offsets.End[p]
+		if end <= offsets.Start[p] {
+			continue
+		}
+		if got, ok := done[p]; !ok || got < end-1 {
+			behind = append(behind, fmt.Sprintf("partition %d at offset %d of %d", p, got, end-1))
+		}
+	}
+	return strings.Join(behind, ", ")
+}
+
+// judge puts the ledger check on the last record and its verdict on every
+// record of the sequence; a broken guarantee is an ErrUnverified error.
+func (r *failoverRun) judge(c runs.LedgerCheck) error {
+	verified, failed, problem := ledgerVerdict(c, r.guarantee)
+	for i := range r.out {
+		rec := &r.out[i]
+		rec.Verified = verified
+		rec.Verification = verify.Result{Mode: runs.VerificationLedger, Problem: problem}
+		if !verified {
+			rec.Error = "ledger not verified: " + problem
+		}
+	}
+	last := &r.out[len(r.out)-1]
+	last.Failover.Ledger = &c
+	r.env.Logf("failover: case %s #%d: ledger: %d acknowledged transactions over %d accounts, %d counted, %d duplicates, %d lost, %d accounts differ",
+		r.req.Case.Name, r.req.Repeat, c.Acked, c.Accounts, c.Counted, c.Duplicates, c.Lost, c.Mismatched)
+	if failed {
+		return fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, r.req.Case.Name, r.req.Repeat, problem)
+	}
+	return nil
+}
+
+// markUnfinished marks the records of a sequence that broke off: none is
+// verified, each says why.
+func (r *failoverRun) markUnfinished(err error) {
+	for i := range r.out {
+		r.out[i].Verified = false
+		r.out[i].Error = "the failover sequence did not finish: " + err.Error()
+	}
+}
+
+// cleanup kills what still runs, stops the producer, and removes the
+// topics, the group and the state directories unless they are to be kept.
+func (r *failoverRun) cleanup() {
+	for _, fi := range r.insts {
+		if fi.inst != nil {
+			fi.inst.Kill()
+		}
+	}
+	if r.producer != nil {
+		r.producer.Stop()
+	}
+	if r.prodCl != nil {
+		r.prodCl.Close()
+	}
+	if r.req.KeepState {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout)
+	defer cancel()
+	err := r.withAdmin(ctx, func(adm *kadm.Client) error {
+		return errors.Join(cluster.DeleteTopic(ctx, adm, r.input), cluster.DeleteTopic(ctx, adm, r.changelog), deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second))
+	})
+	if err != nil {
+		r.env.Logf("failover: warning: could not remove %s's topics or group: %v", r.app, err)
+	}
+	for _, fi := range r.insts {
+		os.RemoveAll(fi.root)
+	}
+	os.Remove(filepath.Join(r.req.StateDir, "balances-i1.tsv"))
+	os.Remove(filepath.Join(r.req.StateDir, "balances-i2.tsv"))
+}
+
+// deleteGroup deletes a consumer group; a missing one is not an error. A
+// killed member stays in the group until its session times out, so a
+// group that is not empty yet is retried until within.
+func deleteGroup(ctx context.Context, adm *kadm.Client, group string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := adm.DeleteGroup(ctx, group)
+		if err == nil {
+			err = resp.Err
+		}
+		switch {
+		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
+			return nil
+		case errors.Is(err, kerr.NonEmptyGroup) && time.Now().Before(deadline):
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+		default:
+			return fmt.Errorf("delete group %s: %w", group, err)
+		}
+	}
+}

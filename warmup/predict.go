@@ -1,0 +1,126 @@
+package warmup
+
+import (
+	"math/rand/v2"
+	"sort"
+)
+
+// Label marks every model output: it was simulated, not measured.
+const Label = "prediction (warmup model, not measured)"
+
+// Prediction is the model's answer for one set of inputs.
+type Prediction struct {
+	// Label is always the Label constant: this is a prediction.
+	Label  string `json:"label"`
+	Inputs Inputs `json:"inputs"`
+	// Converged is false when the warmups never catch up (each warmup's
+	// share of its thread's restore rate is below its task's write rate):
+	// TotalSeconds is then when the simulation gave up.
+	Converged bool `json:"converged"`
+	// TotalSeconds is the warmup-assignment time: from starting the new
+	// instances until the assignment is balanced and every task runs.
+	TotalSeconds float64 `json:"total_seconds"`
+	// ProbingRounds counts the probing rebalances; Rebalances every
+	// rebalance, with the cooperative follow-up of a round that moved actives.
+	ProbingRounds int `json:"probing_rounds"`
+	Rebalances    int `json:"rebalances"`
+	// Movements counts the tasks that end on another client; MaxWarmups
+	// the most warmups one round assigned.
+	Movements  int `json:"movements"`
+	MaxWarmups int `json:"max_warmups"`
+	// MaxDownSeconds is the longest a moved task was not processed (its new
+	// owner restoring what it lacked).
+	MaxDownSeconds float64    `json:"max_down_seconds"`
+	Rounds         []Round    `json:"rounds"`
+	Tasks          []TaskPlan `json:"tasks"`
+	// Spread is set when the process-id order was not known: the totals
+	// over the sampled orders. The prediction itself is the median one.
+	Spread *Spread `json:"spread,omitempty"`
+}
+
+// Spread summarises predictions over sampled process-id orders.
+type Spread struct {
+	Samples       int     `json:"samples"`
+	MinSeconds    float64 `json:"min_seconds"`
+	MedianSeconds float64 `json:"median_seconds"`
+	MaxSeconds    float64 `json:"max_seconds"`
+	MinRounds     int     `json:"min_probing_rounds"`
+	MaxRounds     int     `json:"max_probing_rounds"`
+}
+
+// Predict simulates the scale-out the inputs describe. With a known
+// process-id order (or the streams protocol, where it does not matter) it
+// simulates once; otherwise it simulates Samples random orders (seeded)
+// and returns the one with the median total, with the spread.
+func Predict(in Inputs) (Prediction, error) {
+	if err := in.Validate(); err != nil {
+		return Prediction{}, err
+	}
+	if len(in.Order) > 0 || in.Protocol == ProtocolStreams {
+		order := in.Order
+		if len(order) == 0 {
+			order = identity(in.After)
+		}
+		return simulateOnce(in, order), nil
+	}
+	n := in.Samples
+	if n <= 0 {
+		n = DefaultSamples
+	}
+	rng := rand.New(rand.NewPCG(in.Seed, 0x5ca1e))
+	preds := make([]Prediction, n)
+	for i := range preds {
+		order := identity(in.After)
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		preds[i] = simulateOnce(in, order)
+	}
+	sort.SliceStable(preds, func(i, j int) bool { return preds[i].TotalSeconds < preds[j].TotalSeconds })
+	med := preds[len(preds)/2]
+	med.Spread = &Spread{Samples: n, MinSeconds: preds[0].TotalSeconds, MedianSeconds: med.TotalSeconds, MaxSeconds: preds[n-1].TotalSeconds,
+		MinRounds: preds[0].ProbingRounds, MaxRounds: preds[0].ProbingRounds}
+	for _, p := range preds {
+		med.Spread.MinRounds = min(med.Spread.MinRounds, p.ProbingRounds)
+		med.Spread.MaxRounds = max(med.Spread.MaxRounds, p.ProbingRounds)
+	}
+	med.Inputs.Order = nil // sampled, not an input
+	return med, nil
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// simulateOnce runs one simulation with the clients in order.
+func simulateOnce(in Inputs, order []int) Prediction {
+	s := newSim(in, order)
+	var ok bool
+	if in.Protocol == ProtocolStreams {
+		ok = s.runStreams()
+	} else {
+		ok = s.runClassic()
+	}
+	s.finishPlans()
+	in.Order = order
+	p := Prediction{Label: Label, Inputs: in, Converged: ok, TotalSeconds: s.now, Rounds: s.rounds, Tasks: s.plans}
+	for _, r := range s.rounds {
+		if r.Probing {
+			p.ProbingRounds++
+		}
+		p.Rebalances++
+		if r.Moved > 0 && in.Protocol == ProtocolClassic {
+			p.Rebalances++ // the cooperative follow-up that hands revoked tasks over
+		}
+		p.MaxWarmups = max(p.MaxWarmups, len(r.Warmups))
+	}
+	for _, t := range s.plans {
+		if t.To != t.From {
+			p.Movements++
+		}
+		p.MaxDownSeconds = max(p.MaxDownSeconds, t.DownSeconds)
+	}
+	return p
+}

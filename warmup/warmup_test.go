@@ -1,0 +1,202 @@
+package warmup
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// small is a scale-out of tasks tasks of 100k offsets each, with warmups
+// restoring at rate offsets a second, no writes, a 60 s probing interval,
+// 5 s startup and 2 s rebalances, and a known process-id order.
+func small(tasks, before, after, budget int, rate float64, order ...int) Inputs {
+	in := Defaults()
+	in.TaskOffsets = Uniform(tasks, 100_000)
+	in.Before, in.After, in.MaxWarmupReplicas, in.RestoreRate = before, after, budget, rate
+	in.ProbingIntervalSeconds, in.StartupSeconds, in.RebalanceSeconds = 60, 5, 2
+	in.Order = order
+	return in
+}
+
+func predict(t *testing.T, in Inputs) Prediction {
+	t.Helper()
+	p, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Label != Label || !p.Converged {
+		t.Fatalf("label %q converged %v", p.Label, p.Converged)
+	}
+	return p
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 0.05 }
+
+// TestBudgetOfOneTakesTwoProbingRounds: 4 tasks on one instance, a second
+// joins, max.warmup.replicas 1. The target gives the newcomer tasks 1 and
+// 3; the first rebalance (at 5 s) warms task 1 up, the probing rebalance at
+// 65 s moves it and warms task 3 up, the one at 125 s moves task 3 and
+// needs no further probing: 2 probing rounds, balanced at 127 s.
+func TestBudgetOfOneTakesTwoProbingRounds(t *testing.T) {
+	p := predict(t, small(4, 1, 2, 1, 1e6, 0, 1))
+	if p.ProbingRounds != 2 || len(p.Rounds) != 3 || !near(p.TotalSeconds, 127) {
+		t.Fatalf("rounds %d (%d), total %v: %+v", p.ProbingRounds, len(p.Rounds), p.TotalSeconds, p.Rounds)
+	}
+	want := [][]string{{"0_1@1"}, {"0_3@1"}, nil}
+	for i, r := range p.Rounds {
+		if strings.Join(r.Warmups, ",") != strings.Join(want[i], ",") {
+			t.Fatalf("round %d warmups %v, want %v", i, r.Warmups, want[i])
+		}
+	}
+	if p.Movements != 2 || p.Tasks[1].To != 1 || p.Tasks[3].To != 1 || p.Tasks[0].To != 0 || !near(p.Tasks[3].Moved, 127) || !near(p.Tasks[1].WarmupStart, 7) {
+		t.Fatalf("tasks %+v", p.Tasks)
+	}
+	if p.Rebalances != 5 { // 3 rounds, 2 of them with a cooperative follow-up
+		t.Fatalf("rebalances %d", p.Rebalances)
+	}
+}
+
+// TestBudgetOfTwoTakesOneRound: the same with max.warmup.replicas 2: both
+// warmups start at once and move at the first probing rebalance.
+func TestBudgetOfTwoTakesOneRound(t *testing.T) {
+	p := predict(t, small(4, 1, 2, 2, 1e6, 1, 0))
+	if p.ProbingRounds != 1 || !near(p.TotalSeconds, 67) || p.Movements != 2 {
+		t.Fatalf("rounds %d total %v movements %d", p.ProbingRounds, p.TotalSeconds, p.Movements)
+	}
+	// Order [1 0]: the newcomer sorts first and is given tasks 0 and 2.
+	if p.Tasks[0].To != 1 || p.Tasks[2].To != 1 {
+		t.Fatalf("tasks %+v", p.Tasks)
+	}
+}
+
+// TestSlowWarmupsNeedMoreRounds: two warmups sharing one thread at 1000
+// offsets/s (500 each) from 7 s must restore 90,000 of 100,000 offsets to
+// be within acceptable.recovery.lag: 187 s, so the probing rebalances at
+// 65, 125 and 185 s find them behind and the one at 245 s moves them.
+func TestSlowWarmupsNeedMoreRounds(t *testing.T) {
+	p := predict(t, small(4, 1, 2, 2, 1000, 0, 1))
+	if p.ProbingRounds != 4 || !near(p.TotalSeconds, 247) {
+		t.Fatalf("rounds %d total %v", p.ProbingRounds, p.TotalSeconds)
+	}
+	if c := p.Tasks[1].CaughtUp; !near(c, 187) {
+		t.Fatalf("caught up at %v, want 187", c)
+	}
+}
+
+// TestWritesDelayCatchingUp: the changelogs growing at 250 records/s per
+// task leave each warmup 250 net offsets/s; at its start (7 s) each task
+// holds 101,750 offsets, so it is within the acceptable lag 367 s later,
+// at 374 s, after the probing rebalance at 365 s: the one at 425 s (the
+// 7th) moves it.
+func TestWritesDelayCatchingUp(t *testing.T) {
+	in := small(4, 1, 2, 2, 1000, 0, 1)
+	in.WriteRate = 1000
+	p := predict(t, in)
+	if c := p.Tasks[1].CaughtUp; !near(c, 374) {
+		t.Fatalf("caught up at %v, want 374", c)
+	}
+	if p.ProbingRounds != 7 {
+		t.Fatalf("rounds %d", p.ProbingRounds)
+	}
+}
+
+// TestNeverConverges: a warmup slower than its task's writes never catches up.
+func TestNeverConverges(t *testing.T) {
+	in := small(2, 1, 2, 1, 100, 0, 1)
+	in.WriteRate = 1000
+	in.ProbingIntervalSeconds = 1e6 // few rounds: the simulation gives up quickly
+	p, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Converged {
+		t.Fatalf("converged: %+v", p)
+	}
+}
+
+// TestStreamsProtocolMovesAtOnce: 8 tasks, 2 -> 4 under the streams
+// protocol: the old instances keep 2 tasks each, the newcomers restore 2
+// each from scratch (200,000 offsets at 100,000/s on one thread): done
+// 5 + 2 + 2 s after the start, each moved task down 2 s, no probing.
+func TestStreamsProtocolMovesAtOnce(t *testing.T) {
+	in := small(8, 2, 4, 2, 100_000)
+	in.Protocol = ProtocolStreams
+	p := predict(t, in)
+	if !near(p.TotalSeconds, 9) || p.ProbingRounds != 0 || p.Movements != 4 || !near(p.MaxDownSeconds, 2) {
+		t.Fatalf("total %v rounds %d moved %d down %v", p.TotalSeconds, p.ProbingRounds, p.Movements, p.MaxDownSeconds)
+	}
+	got := []int{p.Tasks[4].To, p.Tasks[5].To, p.Tasks[6].To, p.Tasks[7].To}
+	if got[0] != 2 || got[1] != 3 || got[2] != 2 || got[3] != 3 || p.Tasks[0].To != 0 || p.Tasks[1].To != 1 {
+		t.Fatalf("owners %v / %+v", got, p.Tasks)
+	}
+}
+
+// TestUnknownOrderSpreads: 8 tasks, 2 -> 4 with budget 2 and fast
+// warmups. Where the newcomers' process ids fall decides how many tasks
+// the round-robin target moves: 4, 6 or 8, i.e. 2, 3 or 4 probing rounds.
+func TestUnknownOrderSpreads(t *testing.T) {
+	in := small(8, 2, 4, 2, 1e6)
+	in.Seed = 7
+	p := predict(t, in)
+	s := p.Spread
+	if s == nil || s.Samples != DefaultSamples || s.MinRounds != 2 || s.MaxRounds != 4 || !near(s.MinSeconds, 127) || !near(s.MaxSeconds, 247) {
+		t.Fatalf("spread %+v", s)
+	}
+	if p.Inputs.Order != nil || p.TotalSeconds != s.MedianSeconds {
+		t.Fatalf("median prediction %v order %v", p.TotalSeconds, p.Inputs.Order)
+	}
+}
+
+// TestCaughtUpStandbySwapsWithoutWarmup: a caught-up standby on the target
+// takes the task at once; one that is not caught up swaps with the active
+// and the assignor asks for a probing rebalance.
+func TestCaughtUpStandbySwapsWithoutWarmup(t *testing.T) {
+	r := rebalance{clients: []int{1, 0}, capacity: 1, standbys: 1, budget: 2, acceptable: 10_000,
+		lag: [][]int64{{lagRunning}, {5}}}
+	a := hataAssign(r)
+	if a.owner[0] != 1 || a.movements != 0 {
+		t.Fatalf("owner %d movements %d", a.owner[0], a.movements)
+	}
+	r.lag[1][0] = 50_000
+	a = hataAssign(r)
+	if a.owner[0] != 0 || !a.standby[1][0] || a.warmup[1][0] || a.movements != 1 {
+		t.Fatalf("owner %d standby %v warmup %v movements %d", a.owner[0], a.standby[1][0], a.warmup[1][0], a.movements)
+	}
+}
+
+func TestInputsNameWhatIsWrong(t *testing.T) {
+	in := small(4, 1, 2, 1, 1000)
+	in.ProbingIntervalSeconds = 30
+	if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "minimum of 60s") {
+		t.Fatalf("err %v", err)
+	}
+	in = small(4, 2, 2, 1, 1000)
+	if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "after") {
+		t.Fatalf("err %v", err)
+	}
+	in = small(4, 1, 2, 1, 1000, 0, 0)
+	if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "permutation") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestSummarySaysPredictionAndInputs(t *testing.T) {
+	in := small(200, 6, 12, 2, 50e6/1000)
+	in.TaskOffsets = Uniform(200, 20_000_000)
+	in.BytesPerOffset, in.ProbingIntervalSeconds, in.WriteRate, in.Samples = 1000, 600, 1000, 5
+	p := predict(t, in)
+	var b bytes.Buffer
+	if err := p.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"PREDICTION (warmup model, not measured)", "tasks 200", "20.0 GB per task", "max.warmup.replicas 2", "probing.rebalance.interval.ms 600000", "5 random process-id orders", "predicted warmup-assignment time"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if p.TotalSeconds < 3600 {
+		t.Fatalf("200 tasks of 20 GB, 2 warmups per 10 minutes, in %v s?", p.TotalSeconds)
+	}
+}
