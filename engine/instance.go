@@ -373,6 +373,31 @@ func (s *Standby) Lag() (total int64, perPartition map[int32]int64) {
 	return total, perPartition
 }
 
+// WaitApplied waits until the standby has applied every partition up to
+// the given end offsets (taken from the broker: a fetch's high watermark can
+// lag behind writes), for up to limit; it reports whether it got there.
+func (s *Standby) WaitApplied(ctx context.Context, ends map[int32]int64, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		s.follow.mu.Lock()
+		done := true
+		for p, end := range ends {
+			if s.follow.next[p] < end {
+				done = false
+				break
+			}
+		}
+		s.follow.mu.Unlock()
+		if done {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Applied returns the records and key+value bytes applied so far.
 func (s *Standby) Applied() (records, bytes int64) { return s.run.counter.Totals() }
 

@@ -106,7 +106,7 @@ type WriteLoad struct {
 // were started at the origin, and the timeline of every task follows.
 //
 // On this record's Restore, DurationSeconds (= TotalSeconds) is
-// WarmupAssignmentSeconds, Records the offsets restored and applied by
+// WarmupAssignmentSeconds, Records the records restored and applied by
 // restores and warmups after the origin, and Verified says every task's
 // store (active stores, digested across the instances at the end)
 // matched the state the changelog must hold.
@@ -163,10 +163,10 @@ type ScaleOutRecord struct {
 	NotProcessingSeconds    float64 `json:"not_processing_seconds"`
 	MaxNotProcessingSeconds float64 `json:"max_not_processing_seconds"`
 	GapThresholdSeconds     float64 `json:"gap_threshold_seconds"`
-	// RestoredOffsets were restored by actives after the origin;
-	// WarmupOffsets applied by warmups and standbys.
-	RestoredOffsets int64           `json:"restored_offsets"`
-	WarmupOffsets   int64           `json:"warmup_offsets"`
+	// RestoredRecords were restored by actives after the origin;
+	// WarmupRecords applied by warmups and standbys.
+	RestoredRecords int64           `json:"restored_records"`
+	WarmupRecords   int64           `json:"warmup_records"`
 	Instances       []ScaleInstance `json:"instances"`
 	TaskTimelines   []TaskTimeline  `json:"task_timelines"`
 	Lags            []LagSeries     `json:"lags,omitempty"`
@@ -201,15 +201,15 @@ type Restart struct {
 	TasksDown           int     `json:"tasks_down"`
 	// Rebalances counts group rebalances between Stop and Ready.
 	Rebalances int `json:"rebalances"`
-	// RestoredOffsets were restored by actives between Stop and Ready.
-	RestoredOffsets int64 `json:"restored_offsets"`
+	// RestoredRecords were restored by actives between Stop and Ready.
+	RestoredRecords int64 `json:"restored_records"`
 }
 
 // RollingRecord is what a rolling restart adds to its record: Instances
 // instances restarted one at a time under a write load.
 //
 // On this record's Restore, DurationSeconds (= TotalSeconds) is
-// DowntimeSeconds, Records the offsets restored during the restarts, and
+// DowntimeSeconds, Records the records restored during the restarts, and
 // Verified says every store matched at the end.
 type RollingRecord struct {
 	Protocol         string  `json:"protocol"`

@@ -95,6 +95,7 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 	restored, err := restore()
 	rec.CPUSeconds = (measure.CPUTime() - cpu0).Seconds()
 	bar.Done()
+	in.Progress = nil // later steps on this instance (a standby's) show their own progress
 	rec.PeakRSSBytes = measure.PeakRSS()
 	if err != nil {
 		rec.Error = err.Error()

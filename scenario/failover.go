@@ -632,16 +632,21 @@ func drainBehind(evs []ksdriver.Event, topic string, offsets cluster.TopicOffset
 // record of the sequence; a broken guarantee is an ErrUnverified error.
 func (r *failoverRun) judge(c runs.LedgerCheck) error {
 	verified, failed, problem := ledgerVerdict(c, r.guarantee)
+	last := len(r.out) - 1
 	for i := range r.out {
 		rec := &r.out[i]
 		rec.Verified = verified
 		rec.Verification = verify.Result{Mode: runs.VerificationLedger, Problem: problem}
-		if !verified {
+		switch {
+		case verified:
+		case i == last:
 			rec.Error = "ledger not verified: " + problem
+		default:
+			rec.Error = fmt.Sprintf("ledger not verified after the sequence: %d counted twice, %d lost, %d accounts differ (kill %d's record has the check)",
+				c.Duplicates, c.Lost, c.Mismatched, last+1)
 		}
 	}
-	last := &r.out[len(r.out)-1]
-	last.Failover.Ledger = &c
+	r.out[last].Failover.Ledger = &c
 	r.env.Logf("failover: case %s #%d: ledger: %d acknowledged transactions over %d accounts, %d counted, %d duplicates, %d lost, %d accounts differ",
 		r.req.Case.Name, r.req.Repeat, c.Acked, c.Accounts, c.Counted, c.Duplicates, c.Lost, c.Mismatched)
 	if failed {

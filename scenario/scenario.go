@@ -126,6 +126,10 @@ func For(c config.Case) (Scenario, error) {
 		return FailoverKafkaStreams{}, nil
 	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:
 		return WarmKafkaStreams{}, nil
+	case c.Scenario == config.ScenarioScaleOut && c.Engine == config.EngineKafkaStreams:
+		return single{ScaleOutKafkaStreams{}}, nil
+	case c.Scenario == config.ScenarioRolling && c.Engine == config.EngineKafkaStreams:
+		return RollingKafkaStreams{}, nil
 	}
 	return nil, fmt.Errorf("case %s: scenario %s is not available on the %s engine", c.Name, c.Scenario, c.Engine)
 }

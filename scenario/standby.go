@@ -197,7 +197,6 @@ func (s *standbyRun) pauseStep(pause time.Duration) error {
 	if werr := <-done; werr != nil {
 		err = werr
 	}
-	waitCaughtUp(s.ctx, sb, 0, catchUpLimit) // drain what the writes left, to verify
 	points := lag.stop()
 	applied, _ := sb.Applied()
 	sr := &runs.StandbyRecord{
@@ -224,12 +223,21 @@ func (s *standbyRun) start() (*engine.Standby, error) {
 	return s.in.StartStandby(s.ctx, offsets)
 }
 
-// finish stops the standby cleanly, verifies its stores against what the
-// changelog holds and records the step.
+// finish waits until the standby has applied everything written (the
+// broker's end offsets), stops it cleanly, verifies its stores against what
+// the changelog holds and records the step.
 func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr error) error {
 	rec := newRecord(s.t, s.req)
 	rec.Standby = sr
 	rec.Case = standbyStepName(s.req.Case.Name, sr)
+	if stepErr == nil {
+		ends, err := s.env.Offsets(s.ctx, s.t.Topic)
+		if err != nil {
+			stepErr = err
+		} else if !sb.WaitApplied(s.ctx, ends.End, catchUpLimit) {
+			stepErr = fmt.Errorf("the standby did not apply everything written within %s of the writes stopping", catchUpLimit)
+		}
+	}
 	restored, err := sb.Stop()
 	if err != nil {
 		rec.Error = err.Error()

@@ -51,6 +51,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, s.MaxBatchWriteP99Ms, float64(s.MaxPeakRSSBytes)/(1<<20))
 	}
 	tw.Flush()
+	printScenarios(w, res)
 	printUnverified(w, res.Restores)
 	for _, r := range res.Restores {
 		if r.Verification.Mode != verify.ModeUnverified && !r.Verified {

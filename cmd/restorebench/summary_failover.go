@@ -80,7 +80,9 @@ func takeoverCounts(m map[string]int) string {
 	for k := range m {
 		kinds = append(kinds, k)
 	}
-	sort.Slice(kinds, func(i, j int) bool { return m[kinds[i]] > m[kinds[j]] || m[kinds[i]] == m[kinds[j]] && kinds[i] < kinds[j] })
+	sort.Slice(kinds, func(i, j int) bool {
+		return m[kinds[i]] > m[kinds[j]] || m[kinds[i]] == m[kinds[j]] && kinds[i] < kinds[j]
+	})
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])

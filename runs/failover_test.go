@@ -1,0 +1,61 @@
+package runs
+
+import (
+	"slices"
+	"testing"
+)
+
+// failoverKill is a kill record of case c, repeat rep, with max gap gap.
+func failoverKill(c string, rep int, gap float64, takeover string, ledger *LedgerCheck) Restore {
+	return Restore{Case: c, Repeat: rep, DurationSeconds: gap, Failover: &FailoverRecord{
+		Tasks: []FailoverTask{{Task: "0_0", GapSeconds: gap}}, MaxGapSeconds: gap, Takeover: takeover,
+		DetectionSeconds: gap - 0.5, RunningSeconds: gap - 0.2, Guarantee: "at_least_once", Standby: true, Persistent: true, Ledger: ledger,
+	}}
+}
+
+func TestSummarizeFailover(t *testing.T) {
+	rs := []Restore{
+		{Case: "cold"}, // another scenario: left out
+		failoverKill("alos", 1, 6, TakeoverPromoted, nil),
+		failoverKill("alos", 1, 8, TakeoverPromoted, nil),
+		failoverKill("alos", 1, 7, TakeoverMixed, &LedgerCheck{Acked: 1000, Counted: 1040, Duplicates: 40, Mismatched: 30}),
+		failoverKill("alos", 2, 5, TakeoverPromoted, &LedgerCheck{Acked: 900, Counted: 900, Exact: true}),
+		failoverKill("eos", 1, 9, TakeoverRestored, &LedgerCheck{Acked: 800, Counted: 800, Exact: true}),
+	}
+	ss := SummarizeFailover(rs)
+	if len(ss) != 2 {
+		t.Fatalf("%d summaries, want alos and eos", len(ss))
+	}
+	a := ss[0]
+	if a.Case != "alos" || a.Kills != 4 || !slices.Equal(a.Gaps, []float64{6, 8, 7, 5}) || a.MedianGap != 6.5 || a.MinGap != 5 || a.MaxGap != 8 {
+		t.Fatalf("alos gaps %+v", a)
+	}
+	if a.MedianDetection != 6 || a.MedianRunning != 6.3 || a.Takeovers[TakeoverPromoted] != 3 || a.Takeovers[TakeoverMixed] != 1 {
+		t.Fatalf("alos times and takeovers %+v", a)
+	}
+	if a.Sequences != 2 || a.Checked != 2 || a.Exact != 1 || a.Acked != 1900 || a.Duplicates != 40 || a.Verdict() != "40 duplicates" {
+		t.Fatalf("alos ledger %+v verdict %q", a, a.Verdict())
+	}
+	if e := ss[1]; e.Verdict() != "verified" || e.Kills != 1 || e.MedianGap != 9 {
+		t.Fatalf("eos %+v verdict %q", e, e.Verdict())
+	}
+	if SummarizeFailover([]Restore{{Case: "cold"}}) != nil {
+		t.Fatal("a summary without failover records")
+	}
+}
+
+func TestFailoverVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		s    FailoverSummary
+		want string
+	}{
+		{FailoverSummary{Sequences: 1, Checked: 1, Lost: 3, Duplicates: 2}, "2 duplicates, LOST 3"},
+		{FailoverSummary{Sequences: 2, Checked: 1, Exact: 1}, "verified, 1 unchecked"},
+		{FailoverSummary{Sequences: 1}, "1 unchecked"},
+		{FailoverSummary{Sequences: 1, Checked: 1}, "MISMATCH"},
+	} {
+		if got := c.s.Verdict(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,368 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/warmup"
+)
+
+// RollingKafkaStreams is the rolling-restart scenario on the kafka-streams
+// engine: Instances instances of the application (kv topology) restore the
+// filled changelog and settle, balanced and running (with their standbys
+// caught up when num.standby.replicas > 0); a write load starts on the
+// input topic; then each instance in turn is stopped, stays down for Down,
+// and starts again on its kept (persistent) or wiped (ephemeral) state
+// directory, and the next restart waits until the application is ready
+// again: the restarted instance RUNNING and every task active and running
+// somewhere, held for the settle time (standbys caught up too, when there
+// are standbys). With static membership every instance has
+// group.instance.id <application.id>-<instance> and its stop does not
+// leave the group, so a restart within session.timeout.ms gets its tasks
+// back without a rebalance.
+//
+// Downtime is measured from the tasks' processing: a gap longer than the
+// threshold in a partition's processed records while the load writes to
+// it. Each restart is charged the gaps that began between its stop and
+// the next restart's stop. At the end the load stops, its last records
+// are processed, and every store is verified. One record for the whole
+// sequence (runs.RollingRecord), with a row per restart.
+type RollingKafkaStreams struct{}
+
+// rolling is one rolling restart under way.
+type rolling struct {
+	ctx   context.Context
+	env   *Env
+	t     Target
+	req   Request
+	st    streamsSettings
+	f     *fleet
+	input string
+	rec   *runs.Restore
+	rr    *runs.RollingRecord
+	tasks int
+	// stops and readies are each restart's stop and ready times (mono ns).
+	stops, starts, readies []int64
+}
+
+// Run runs the rolling restart and returns its one record.
+func (RollingKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	fail := func(err error) ([]runs.Restore, error) {
+		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+		rec.Error = err.Error()
+		return []runs.Restore{rec}, err
+	}
+	if req.Changer == nil {
+		return fail(errNoChanger)
+	}
+	st, err := settingsOf(req.Case)
+	if err != nil {
+		return fail(err)
+	}
+	rs := req.Case.Rolling
+	r := &rolling{ctx: ctx, env: env, t: t, req: req, st: st, rec: &rec}
+	r.rr = &runs.RollingRecord{Protocol: st.protocol, Instances: rs.Instances, Persistent: rs.Persistent, StaticMembership: rs.StaticMembership,
+		Standbys: st.standbys, DownSeconds: rs.Down.D().Seconds(), SessionTimeoutSeconds: st.session.Seconds(), GapThresholdSeconds: rs.GapThreshold.D().Seconds()}
+	rec.Rolling = r.rr
+	if err := r.prepare(); err != nil {
+		return fail(err)
+	}
+	defer r.f.removeStateUnlessKept()
+	defer r.f.killAll()
+	if err := r.run(); err != nil {
+		return fail(err)
+	}
+	return []runs.Restore{rec}, nil
+}
+
+// groupInstanceID is instance id's group.instance.id under static membership.
+func (r *rolling) groupInstanceID(id string) string { return r.t.AppID + "-" + id }
+
+// staticIDs are every instance's consumer group.instance.ids (empty
+// without static membership), to remove static members left in the group.
+func (r *rolling) staticIDs() []string {
+	if !r.rr.StaticMembership {
+		return nil
+	}
+	var out []string
+	for _, id := range ids(0, r.rr.Instances) {
+		out = append(out, staticInstanceIDs(r.groupInstanceID(id), r.st.threads)...)
+	}
+	return out
+}
+
+// extra are instance id's own properties: static membership's.
+func (r *rolling) extra(id string) map[string]string {
+	if !r.rr.StaticMembership {
+		return nil
+	}
+	return map[string]string{propGroupInstanceID: r.groupInstanceID(id), propCloseLeaveGroup: "false"}
+}
+
+// prepare checks the target and broker, creates the input topic, clears
+// the group and builds the fleet.
+func (r *rolling) prepare() error {
+	if err := checkKafkaStreamsTarget(r.env, r.t); err != nil {
+		return err
+	}
+	offsets, err := r.env.Offsets(r.ctx, r.t.Topic)
+	if err != nil {
+		return err
+	}
+	r.tasks, r.rec.Partitions = len(offsets.End), len(offsets.End)
+	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.t.Topic); err != nil {
+		return err
+	}
+	if r.input, err = ensureInputTopic(r.ctx, r.env, r.t, int32(len(offsets.End))); err != nil {
+		return err
+	}
+	if r.f, err = newFleet(r.env, r.t, r.req, r.input); err != nil {
+		return err
+	}
+	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.base, Instances: r.rr.Instances, BytesFrom: "changelog"}
+	if r.rr.StaticMembership && r.rr.DownSeconds >= r.rr.SessionTimeoutSeconds {
+		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops each static member while it is down, and it rejoins with a rebalance",
+			r.rr.DownSeconds, r.rr.SessionTimeoutSeconds))
+	}
+	return r.f.resetGroup(r.ctx, r.input, r.staticIDs())
+}
+
+// run is the scenario after preparation.
+func (r *rolling) run() error {
+	rs := r.req.Case.Rolling
+	names := ids(0, rs.Instances)
+	setup := time.Now()
+	if err := r.setup(names); err != nil {
+		return fmt.Errorf("setup (%d instances): %w", rs.Instances, err)
+	}
+	r.rr.SetupSeconds = time.Since(setup).Seconds()
+	ld := startLoad(r.ctx, r.req.Changer, "rolling", r.input, rs.Rate)
+	defer ld.finish()
+	if err := r.pause(rs.Settle.D()); err != nil {
+		return err
+	}
+	var runErr error
+	for _, id := range names {
+		if runErr = r.restart(id); runErr != nil {
+			break
+		}
+	}
+	if _, err := ld.finish(); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("write load: %w", err))
+	}
+	r.rr.Load = ld.record()
+	verifyErr := r.verify(runErr)
+	r.f.stopAll(r.ctx)
+	r.record(ld)
+	if cerr := r.f.resetGroup(r.ctx, r.input, r.staticIDs()); cerr != nil {
+		r.env.Logf("rolling: warning: cleaning up after the run: %v", cerr)
+	}
+	r.logResult()
+	return errors.Join(runErr, verifyErr)
+}
+
+// setup brings the instances up restored, balanced and running (classic:
+// first with acceptable.recovery.lag unbounded, as the scale-out does),
+// with standbys caught up.
+func (r *rolling) setup(names []string) error {
+	timeout := r.req.Case.Rolling.Timeout.D()
+	if r.st.protocol == warmup.ProtocolClassic {
+		seed := func(id string) map[string]string {
+			m := r.extra(id)
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[propAcceptableLag] = unboundedLag
+			return m
+		}
+		if err := r.startSettled(names, seed, timeout); err != nil {
+			return fmt.Errorf("first start (acceptable.recovery.lag unbounded): %w", err)
+		}
+		r.f.stopAll(r.ctx)
+	}
+	return r.startSettled(names, r.extra, timeout)
+}
+
+// startSettled starts instances and waits until balanced with standbys
+// caught up.
+func (r *rolling) startSettled(names []string, extra func(string) map[string]string, timeout time.Duration) error {
+	if _, err := r.f.startAll(r.ctx, names, extra); err != nil {
+		return err
+	}
+	_, err := r.f.watchUntil(r.ctx, time.Now().Add(timeout), time.Second, func() (bool, string) {
+		rd := r.f.readinessNow(r.tasks, r.st.standbys)
+		if !rd.balanced {
+			return false, rd.why
+		}
+		return r.f.standbysCaughtUp(r.tasks, r.st.standbys, r.st.acceptable)
+	})
+	return err
+}
+
+// pause waits d, watching for failures.
+func (r *rolling) pause(d time.Duration) error {
+	_, err := r.f.watchUntil(r.ctx, time.Now().Add(d), d, func() (bool, string) { return true, "" })
+	return err
+}
+
+// restart stops instance id, keeps it down, starts it again on its kept
+// or wiped state, and waits until the application is ready.
+func (r *rolling) restart(id string) error {
+	rs := r.req.Case.Rolling
+	p := r.f.live[id]
+	if p == nil {
+		return fmt.Errorf("instance %s is not running", id)
+	}
+	r.env.Logf("rolling: case %s #%d: restarting %s (down %s, %s state, static membership %v)", r.req.Case.Name, r.req.Repeat, id, rs.Down,
+		map[bool]string{true: "persistent", false: "ephemeral"}[rs.Persistent], rs.StaticMembership)
+	r.stops = append(r.stops, ksdriver.NowMonoNs())
+	if _, err := r.f.stop(r.ctx, p); err != nil {
+		r.env.Logf("rolling: warning: %s did not stop cleanly: %v", id, err)
+	}
+	if !rs.Persistent {
+		if err := os.RemoveAll(p.stateDir); err != nil {
+			return err
+		}
+	}
+	if err := r.pause(rs.Down.D()); err != nil {
+		return err
+	}
+	r.starts = append(r.starts, ksdriver.NowMonoNs())
+	np, err := r.f.start(r.ctx, id, r.extra(id))
+	if err != nil {
+		return err
+	}
+	ready, err := r.f.watchUntil(r.ctx, time.Now().Add(rs.Timeout.D()), rs.Settle.D(), func() (bool, string) { return r.ready(np) })
+	if err != nil {
+		return fmt.Errorf("after restarting %s: %w", id, err)
+	}
+	r.readies = append(r.readies, ready)
+	return nil
+}
+
+// ready is the rolling restart's readiness after restarting p.
+func (r *rolling) ready(p *proc) (bool, string) {
+	if p.view.State != ksdriver.StateRunning {
+		return false, fmt.Sprintf("%s is %s", p.id, orNone(p.view.State))
+	}
+	if rd := r.f.readinessNow(r.tasks, r.st.standbys); !rd.ready {
+		return false, rd.why
+	}
+	if r.st.standbys > 0 {
+		return r.f.standbysCaughtUp(r.tasks, r.st.standbys, r.st.acceptable)
+	}
+	return true, ""
+}
+
+// verify waits for the last records to be processed and checks every store.
+func (r *rolling) verify(runErr error) error {
+	if runErr != nil {
+		return nil // the run failed already; its stores are not a measurement
+	}
+	if err := r.f.awaitProcessed(r.ctx, r.input, drainTimeout); err != nil {
+		return err
+	}
+	expected, err := r.req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	actual, err := r.f.digestAll(r.ctx)
+	if err != nil {
+		return err
+	}
+	t := r.t
+	t.Expected = expected
+	_, err = verifyInto(r.rec, t, actual)
+	return err
+}
+
+// record builds the timeline and the per-restart rows.
+func (r *rolling) record(ld *load) {
+	rs, rr := r.req.Case.Rolling, r.rr
+	if len(r.stops) == 0 {
+		return
+	}
+	origin := r.stops[0]
+	spec := timelineSpec{origin: origin, end: ld.endNs, store: r.t.StoreName, input: r.input, partitions: r.tasks, standbys: r.st.standbys,
+		acceptable: r.st.acceptable, gap: rs.GapThreshold.D()}
+	if rs.Rate > 0 {
+		spec.gapFrom, spec.gapTo = origin, ld.endNs
+	}
+	insts := r.f.instanceEvents()
+	tl := buildTimeline(spec, insts)
+	rr.TaskTimelines, rr.Processes = tl.tasks, r.f.processes(origin)
+	for _, ns := range tl.rebalances {
+		rr.RebalanceTimes = append(rr.RebalanceTimes, secsFrom(origin, ns))
+	}
+	for i := range r.stops {
+		row := r.restartRow(i, spec, tl, insts)
+		rr.Restarts = append(rr.Restarts, row)
+		rr.DowntimeSeconds += row.DowntimeSeconds
+		rr.TaskDowntimeSeconds += row.TaskDowntimeSeconds
+		rr.Rebalances += row.Rebalances
+	}
+	r.rec.DurationSeconds, r.rec.TotalSeconds = rr.DowntimeSeconds, rr.DowntimeSeconds
+	r.rec.Records = tl.restored
+}
+
+// restartRow charges restart i with what happened from its stop to the
+// next restart's stop (or the end).
+func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []instanceEvents) runs.Restart {
+	from, to := r.stops[i], spec.end
+	if i+1 < len(r.stops) {
+		to = r.stops[i+1]
+	}
+	row := runs.Restart{Instance: fmt.Sprintf("i%d", i), Stop: spec.secs(from), Start: -1, Ready: -1}
+	if i < len(r.starts) {
+		row.Start = spec.secs(r.starts[i])
+	}
+	if i < len(r.readies) {
+		row.Ready = spec.secs(r.readies[i])
+	}
+	for _, p := range r.f.procs {
+		if p.id == row.Instance && p.stopNs == from {
+			for _, e := range p.inst.Events() {
+				if s, ok := e.(*ksdriver.Stopped); ok {
+					row.CloseSeconds = s.Seconds
+				}
+			}
+		}
+	}
+	lo, hi := spec.secs(from), spec.secs(to)
+	for _, t := range tl.tasks {
+		var down float64
+		for _, g := range t.Gaps {
+			if g.Start >= lo && g.Start < hi {
+				down += g.End - g.Start
+			}
+		}
+		if down > 0 {
+			row.TasksDown++
+			row.TaskDowntimeSeconds += down
+			row.DowntimeSeconds = max(row.DowntimeSeconds, down)
+		}
+	}
+	for _, ns := range tl.rebalances {
+		if ns >= from && ns < to {
+			row.Rebalances++
+		}
+	}
+	sub := spec
+	sub.origin, sub.end = from, to
+	row.RestoredRecords, _ = batchRecords(sub, insts)
+	return row
+}
+
+// logResult prints the sequence's headline.
+func (r *rolling) logResult() {
+	rr := r.rr
+	r.env.Logf("rolling: case %s #%d (%s, %s state, static %v, standbys %d): %d restarts, downtime %.1fs in all (longest task per restart summed), %.1f task-seconds, %d rebalances",
+		r.req.Case.Name, r.req.Repeat, rr.Protocol, map[bool]string{true: "persistent", false: "ephemeral"}[rr.Persistent], rr.StaticMembership, rr.Standbys,
+		len(rr.Restarts), rr.DowntimeSeconds, rr.TaskDowntimeSeconds, rr.Rebalances)
+}

@@ -1,0 +1,515 @@
+package scenario
+
+import (
+	"sort"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// rebalanceGap separates two group rebalances: transitions to REBALANCING
+// on any instance closer together than this are one rebalance.
+const rebalanceGap = time.Second
+
+// standbyGrace is how long after a standby_start a `tasks` event may still
+// omit the standby: metadataForLocalThreads() refreshes only when a thread
+// becomes RUNNING, so a snapshot can predate the standby.
+const standbyGrace = 2 * time.Second
+
+// timelineSpec says what a timeline is built from besides the events.
+// Times are CLOCK_MONOTONIC nanoseconds, the clock of every event.
+type timelineSpec struct {
+	// origin is time 0 of the record; end where the timeline ends.
+	origin, end int64
+	// store is the state store; input the kv topology's input topic.
+	store, input string
+	// partitions is the task count; standbys num.standby.replicas;
+	// acceptable acceptable.recovery.lag.
+	partitions int
+	standbys   int
+	acceptable int64
+	// gap is the shortest pause in processing counted as a gap, within
+	// [gapFrom, gapTo] (the write load's span after the origin; gapTo 0:
+	// no load, no gaps measured).
+	gap            time.Duration
+	gapFrom, gapTo int64
+	// offsets are each partition's changelog size at the origin.
+	offsets map[int32]int64
+}
+
+// instanceEvents are one instance process's events, in its order.
+type instanceEvents struct {
+	id     string
+	events []ksdriver.Event
+}
+
+// timeline is what buildTimeline makes of every instance's events.
+type timeline struct {
+	tasks []runs.TaskTimeline
+	lags  []runs.LagSeries
+	// rebalances are the start times of group rebalances after the origin.
+	rebalances []int64
+	// restored and applied are the records restore_batch and standby_batch
+	// events reported after the origin.
+	restored, applied int64
+	// warmups counts warmup segments (task x instance) after the origin.
+	warmups int
+}
+
+// segment is one role of one task on one instance, in monotonic ns.
+type segment struct {
+	inst       string
+	partition  int32
+	role       string
+	start, end int64
+}
+
+// buildTimeline turns every instance's events into per-task timelines,
+// lag series, rebalances and gaps in processing.
+func buildTimeline(spec timelineSpec, insts []instanceEvents) timeline {
+	var segs []segment
+	for _, in := range insts {
+		segs = append(segs, roleSegments(spec, in)...)
+	}
+	classifyStandbys(segs, spec.standbys)
+	var tl timeline
+	for _, s := range segs {
+		if s.role == runs.RoleWarmup && s.end > spec.origin {
+			tl.warmups++
+		}
+	}
+	gaps := processingGaps(spec, insts)
+	for p := int32(0); p < int32(spec.partitions); p++ {
+		tl.tasks = append(tl.tasks, taskTimeline(spec, p, segsOf(segs, p), gaps[p]))
+	}
+	tl.lags = lagSeries(spec, insts, segs)
+	tl.rebalances = rebalanceStarts(spec, insts)
+	tl.restored, tl.applied = batchRecords(spec, insts)
+	return tl
+}
+
+// roleTracker builds one instance's segments as its events come.
+type roleTracker struct {
+	inst      string
+	open      map[int32]*segment
+	done      []segment
+	listening map[int32]int64 // standby_start time of updating standbys
+}
+
+// set gives partition p role from ns on ("" for none), closing the
+// segment of its previous role.
+func (r *roleTracker) set(p int32, role string, ns int64) {
+	cur := r.open[p]
+	if cur != nil && cur.role == role {
+		return
+	}
+	if cur != nil {
+		cur.end = ns
+		r.done = append(r.done, *cur)
+		delete(r.open, p)
+	}
+	if role != "" {
+		r.open[p] = &segment{inst: r.inst, partition: p, role: role, start: ns}
+	}
+}
+
+func (r *roleTracker) role(p int32) string {
+	if s := r.open[p]; s != nil {
+		return s.role
+	}
+	return ""
+}
+
+// roleSegments replays one instance's events into role segments: the
+// listeners (restore_*, standby_*) say at once when a restore or standby
+// starts and ends; `tasks` snapshots say which tasks the instance runs and
+// end the roles of tasks it lost (but never a restore in progress, nor a
+// standby that started too recently to be in the snapshot).
+func roleSegments(spec timelineSpec, in instanceEvents) []segment {
+	r := &roleTracker{inst: in.id, open: map[int32]*segment{}, listening: map[int32]int64{}}
+	last := spec.end
+	for _, e := range in.events {
+		ns := e.Head().MonoNs
+		if ns > spec.end {
+			break
+		}
+		if r.apply(spec, e, ns) {
+			last = ns
+			break
+		}
+	}
+	for _, p := range sortedOpen(r.open) {
+		r.set(p, "", last)
+	}
+	return r.done
+}
+
+// apply folds one event in and reports whether the instance stopped.
+func (r *roleTracker) apply(spec timelineSpec, e ksdriver.Event, ns int64) bool {
+	switch e := e.(type) {
+	case *ksdriver.RestoreStart:
+		if e.Store == spec.store {
+			r.set(e.Partition, runs.RoleRestoring, ns)
+		}
+	case *ksdriver.RestoreEnd:
+		if e.Store == spec.store && r.role(e.Partition) == runs.RoleRestoring {
+			r.set(e.Partition, runs.RoleActive, ns)
+		}
+	case *ksdriver.RestoreSuspended:
+		if e.Store == spec.store && r.role(e.Partition) == runs.RoleRestoring {
+			r.set(e.Partition, "", ns)
+		}
+	case *ksdriver.StandbyStart:
+		if e.Store == spec.store {
+			r.listening[e.Partition] = ns
+			if role := r.role(e.Partition); role != runs.RoleActive && role != runs.RoleRestoring {
+				r.set(e.Partition, runs.RoleStandby, ns)
+			}
+		}
+	case *ksdriver.StandbySuspended:
+		if e.Store == spec.store {
+			delete(r.listening, e.Partition)
+			if r.role(e.Partition) == runs.RoleStandby {
+				next := ""
+				if e.Reason == "PROMOTED" {
+					next = runs.RoleRestoring
+				}
+				r.set(e.Partition, next, ns)
+			}
+		}
+	case *ksdriver.Tasks:
+		r.snapshot(e, ns)
+	case *ksdriver.Stopped:
+		return true
+	}
+	return false
+}
+
+// snapshot applies a `tasks` event.
+func (r *roleTracker) snapshot(e *ksdriver.Tasks, ns int64) {
+	active, standby := map[int32]bool{}, map[int32]bool{}
+	for _, th := range e.Threads {
+		for _, t := range th.Active {
+			if p, ok := ksdriver.TaskPartition(t); ok {
+				active[p] = true
+			}
+		}
+		for _, t := range th.Standby {
+			if p, ok := ksdriver.TaskPartition(t); ok {
+				standby[p] = true
+			}
+		}
+	}
+	for _, p := range sortedKeys(active) {
+		if r.role(p) != runs.RoleRestoring {
+			r.set(p, runs.RoleActive, ns)
+		}
+	}
+	for _, p := range sortedKeys(standby) {
+		if r.role(p) != runs.RoleRestoring {
+			r.set(p, runs.RoleStandby, ns)
+		}
+	}
+	for _, p := range sortedOpen(r.open) {
+		if active[p] || standby[p] {
+			continue
+		}
+		switch r.role(p) {
+		case runs.RoleActive:
+			r.set(p, "", ns)
+		case runs.RoleStandby:
+			if at, ok := r.listening[p]; !ok || ns-at > standbyGrace.Nanoseconds() {
+				r.set(p, "", ns)
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[int32]bool) []int32 {
+	out := make([]int32, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func sortedOpen(m map[int32]*segment) []int32 {
+	out := make([]int32, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// classifyStandbys marks as warmups the standby segments beyond
+// num.standby.replicas: a standby that starts while standbys other
+// instances hold of its task already number num.standby.replicas is a
+// KIP-441 warmup (the assignor encodes warmups as standbys).
+func classifyStandbys(segs []segment, standbys int) {
+	for i := range segs {
+		s := &segs[i]
+		if s.role != runs.RoleStandby {
+			continue
+		}
+		others := 0
+		for _, o := range segs {
+			if o.partition == s.partition && o.inst != s.inst && (o.role == runs.RoleStandby || o.role == runs.RoleWarmup) &&
+				o.start <= s.start && o.end > s.start {
+				others++
+			}
+		}
+		if others >= standbys {
+			s.role = runs.RoleWarmup
+		}
+	}
+}
+
+func segsOf(segs []segment, p int32) []segment {
+	var out []segment
+	for _, s := range segs {
+		if s.partition == p {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
+}
+
+// secs is ns as seconds from the origin.
+func (spec timelineSpec) secs(ns int64) float64 { return float64(ns-spec.origin) / 1e9 }
+
+// owns reports whether a segment is the task's active (running or restoring).
+func owns(s segment) bool { return s.role == runs.RoleActive || s.role == runs.RoleRestoring }
+
+// taskTimeline assembles one task's timeline from its segments (sorted by
+// start) and gaps. From is the instance that owned it at the origin, To the
+// one that owned it last; for a task that moved, Moved is when To became
+// its owner, Running when To first ran it after that, WarmupStart when the
+// warmup (or standby) To held before that began.
+func taskTimeline(spec timelineSpec, p int32, segs []segment, gaps []runs.Gap) runs.TaskTimeline {
+	t := runs.TaskTimeline{Task: ksdriver.TaskName(p), Partition: p, Offsets: spec.offsets[p], WarmupStart: -1, CaughtUp: -1, Moved: -1, Running: -1, Gaps: gaps}
+	for _, s := range segs {
+		t.Segments = append(t.Segments, runs.TaskSegment{Instance: s.inst, Role: s.role, Start: spec.secs(s.start), End: spec.secs(s.end)})
+		if owns(s) && s.start <= spec.origin {
+			t.From = s.inst
+		}
+		if owns(s) {
+			t.To = s.inst
+		}
+	}
+	for _, g := range gaps {
+		t.NotProcessingSeconds += g.End - g.Start
+		t.MaxGapSeconds = max(t.MaxGapSeconds, g.End-g.Start)
+	}
+	if t.To == "" || t.To == t.From {
+		return t
+	}
+	moved := -1
+	for i, s := range segs {
+		if s.inst == t.To && owns(s) && s.end > spec.origin {
+			moved = i
+			break
+		}
+	}
+	if moved < 0 {
+		return t
+	}
+	t.Moved = spec.secs(segs[moved].start)
+	for _, s := range segs[moved:] {
+		if s.inst == t.To && s.role == runs.RoleActive {
+			t.Running = spec.secs(s.start)
+			t.AssignmentSeconds = t.Running
+			break
+		}
+	}
+	for _, s := range segs[:moved] {
+		if s.inst == t.To && (s.role == runs.RoleWarmup || s.role == runs.RoleStandby) && s.end > spec.origin {
+			t.WarmupStart = spec.secs(s.start)
+		}
+	}
+	return t
+}
+
+// roleAt is the role of partition p on inst at ns ("" for none).
+func roleAt(segs []segment, inst string, p int32, ns int64) string {
+	for _, s := range segs {
+		if s.inst == inst && s.partition == p && s.start <= ns && ns < s.end {
+			return s.role
+		}
+	}
+	return ""
+}
+
+// lagSeries collects, from lags events after the origin, the lag of every
+// replica that is not a running active: warmups, standbys, restores. A
+// warmup's first lag within acceptable.recovery.lag on the task's final
+// owner is when it caught up.
+func lagSeries(spec timelineSpec, insts []instanceEvents, segs []segment) []runs.LagSeries {
+	type key struct {
+		inst string
+		p    int32
+	}
+	series := map[key]*runs.LagSeries{}
+	var order []key
+	for _, in := range insts {
+		for _, e := range in.events {
+			l, ok := e.(*ksdriver.Lags)
+			if !ok || l.MonoNs < spec.origin || l.MonoNs > spec.end {
+				continue
+			}
+			for _, sl := range l.Lags {
+				role := roleAt(segs, in.id, sl.Partition, l.MonoNs)
+				if sl.Store != spec.store || role == "" || role == runs.RoleActive {
+					continue
+				}
+				k := key{in.id, sl.Partition}
+				s := series[k]
+				if s == nil {
+					s = &runs.LagSeries{Task: ksdriver.TaskName(sl.Partition), Instance: in.id, Role: role}
+					series[k] = s
+					order = append(order, k)
+				}
+				s.Points = append(s.Points, runs.LagPoint{T: spec.secs(l.MonoNs), Lag: sl.Lag})
+			}
+		}
+	}
+	out := make([]runs.LagSeries, 0, len(order))
+	for _, k := range order {
+		out = append(out, *series[k])
+	}
+	return out
+}
+
+// caughtUpAt fills in each moved task's CaughtUp: the first lag within
+// acceptable.recovery.lag its final owner reported while it warmed up.
+func caughtUpAt(spec timelineSpec, tasks []runs.TaskTimeline, lags []runs.LagSeries) {
+	for i := range tasks {
+		t := &tasks[i]
+		if t.To == t.From || t.To == "" {
+			continue
+		}
+		for _, s := range lags {
+			if s.Task != t.Task || s.Instance != t.To || (s.Role != runs.RoleWarmup && s.Role != runs.RoleStandby) {
+				continue
+			}
+			for _, pt := range s.Points {
+				if pt.Lag <= spec.acceptable && (t.Moved < 0 || pt.T <= t.Moved) {
+					t.CaughtUp = pt.T
+					break
+				}
+			}
+		}
+	}
+}
+
+// interval is a span in which a partition's records were processed.
+type interval struct{ first, last int64 }
+
+// processingGaps finds, per input partition, the pauses in processing
+// longer than the threshold within [gapFrom, gapTo], from every
+// instance's processed events together (a task that moves is processed
+// by its new owner).
+func processingGaps(spec timelineSpec, insts []instanceEvents) map[int32][]runs.Gap {
+	out := map[int32][]runs.Gap{}
+	if spec.gapTo <= spec.gapFrom {
+		return out
+	}
+	spans := map[int32][]interval{}
+	for _, in := range insts {
+		for _, e := range in.events {
+			pr, ok := e.(*ksdriver.Processed)
+			if !ok {
+				continue
+			}
+			for _, pp := range pr.Partitions {
+				if pp.Topic == spec.input && pp.Records > 0 {
+					spans[pp.Partition] = append(spans[pp.Partition], interval{pp.FirstMonoNs, pp.LastMonoNs})
+				}
+			}
+		}
+	}
+	for p := int32(0); p < int32(spec.partitions); p++ {
+		out[p] = gapsIn(spans[p], spec)
+	}
+	return out
+}
+
+// gapsIn walks one partition's processing spans in time order.
+func gapsIn(spans []interval, spec timelineSpec) []runs.Gap {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].first < spans[j].first })
+	var gaps []runs.Gap
+	cursor, limit := spec.gapFrom, spec.gap.Nanoseconds()
+	add := func(from, to int64) {
+		if to-from > limit {
+			gaps = append(gaps, runs.Gap{Start: spec.secs(from), End: spec.secs(to)})
+		}
+	}
+	for _, s := range spans {
+		if s.last < cursor {
+			continue
+		}
+		if s.first > spec.gapTo {
+			break
+		}
+		add(cursor, s.first)
+		cursor = max(cursor, s.last)
+	}
+	add(cursor, spec.gapTo)
+	return gaps
+}
+
+// rebalanceStarts clusters every instance's transitions to REBALANCING
+// after the origin into group rebalances and returns when each began.
+func rebalanceStarts(spec timelineSpec, insts []instanceEvents) []int64 {
+	var at []int64
+	for _, in := range insts {
+		for _, e := range in.events {
+			if s, ok := e.(*ksdriver.StateChange); ok && s.To == ksdriver.StateRebalancing && s.MonoNs >= spec.origin && s.MonoNs <= spec.end {
+				at = append(at, s.MonoNs)
+			}
+		}
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+	var starts []int64
+	for i, ns := range at {
+		if i == 0 || ns-at[i-1] >= rebalanceGap.Nanoseconds() {
+			starts = append(starts, ns)
+		}
+	}
+	return starts
+}
+
+// probingRounds picks the rebalances that came at least three quarters of
+// a probing interval after the one before: KIP-441's probing rebalances
+// (nothing else starts a rebalance while the group only warms up).
+func probingRounds(starts []int64, interval time.Duration) []int64 {
+	var out []int64
+	for i := 1; i < len(starts); i++ {
+		if starts[i]-starts[i-1] >= interval.Nanoseconds()*3/4 {
+			out = append(out, starts[i])
+		}
+	}
+	return out
+}
+
+// batchRecords sums the records restore_batch and standby_batch events
+// reported between the origin and the end.
+func batchRecords(spec timelineSpec, insts []instanceEvents) (restored, applied int64) {
+	for _, in := range insts {
+		for _, e := range in.events {
+			if ns := e.Head().MonoNs; ns < spec.origin || ns > spec.end {
+				continue
+			}
+			switch e := e.(type) {
+			case *ksdriver.RestoreBatch:
+				restored += e.Records
+			case *ksdriver.StandbyBatch:
+				applied += e.Records
+			}
+		}
+	}
+	return restored, applied
+}
