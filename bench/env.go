@@ -220,8 +220,12 @@ func (e *Env) Logf(format string, args ...any) {
 
 // scenarioEnv is what scenarios need from this environment.
 func (e *Env) scenarioEnv() *scenario.Env {
-	return &scenario.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
+	env := &scenario.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
 		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
+	if e.Embedded != nil {
+		env.CompactNow = e.Embedded.Compact
+	}
+	return env
 }
 
 // hostInfo is HostInfo with the disk under this environment's state.dir,

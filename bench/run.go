@@ -58,14 +58,6 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		return nil, err
 	}
 	out.res.Profile = &runs.ProfileInfo{Name: plan.Name, Source: plan.Source, Repeats: repeats, YAML: plan.YAML}
-	fill, err := e.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: plan.Compression, Refill: o.Refill})
-	if err != nil {
-		return out.fail(fmt.Errorf("fill: %w", err))
-	}
-	out.res.Fill = fill.ToResults()
-	if err := out.save(errInProgress); err != nil {
-		return out.res, err
-	}
 	stateRoot := filepath.Join(e.Opts.StateDir, o.RunID)
 	root, err := e.claimRunState(stateRoot)
 	if err != nil {
@@ -78,20 +70,98 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 			root.Remove()
 		}
 	}()
-	r := caseRunner{
-		env: e, out: out, repeats: repeats, ready: plan.Ready, keepState: o.KeepState, after: o.AfterRestore,
-		interleave: plan.Interleave,
-		target:     fill.target(plan.AppID, plan.StoreName),
-		changer:    e.NewChanger(fill),
-		stateDir: func(c config.Case, rep int) string {
-			return filepath.Join(stateRoot, fmt.Sprintf("%s-%d", c.Name, rep))
-		},
+	var failures []string
+	var r *caseRunner
+	for i, fillPlan := range fillsOf(plan) {
+		fill, err := e.EnsureFill(ctx, FillRequest{Topic: fillPlan.topic, Spec: fillPlan.spec, Compression: plan.Compression, Refill: o.Refill})
+		if err != nil {
+			return out.fail(fmt.Errorf("fill: %w", err))
+		}
+		fr := fill.ToResults()
+		if out.res.Fill == nil {
+			out.res.Fill = fr
+		}
+		if len(plan.Sizes) > 0 {
+			out.res.Fills = append(out.res.Fills, fr)
+		}
+		if err := out.save(errInProgress); err != nil {
+			return out.res, err
+		}
+		dir := filepath.Join(stateRoot, fillPlan.label)
+		r = &caseRunner{
+			env: e, out: out, repeats: repeats, ready: plan.Ready, keepState: o.KeepState, after: o.AfterRestore,
+			interleave: plan.Interleave, suffix: fillPlan.suffix(),
+			target:  fill.target(fillPlan.appID, plan.StoreName),
+			changer: e.NewChanger(fill),
+			stateDir: func(c config.Case, rep int) string {
+				return filepath.Join(dir, fmt.Sprintf("%s-%d", c.Name, rep))
+			},
+		}
+		if plan.Limits {
+			r.limits = newLimitMeter(e, fillPlan.topic, fillPlan.appID, plan.StoreName, filepath.Join(dir, "limits"))
+		}
+		cases := plan.Cases
+		if i > 0 {
+			cases = coldCases(cases)
+		}
+		f, err := r.runSome(ctx, cases)
+		if r.limits != nil {
+			r.limits.close()
+		}
+		failures = append(failures, f...)
+		if err != nil {
+			return out.res, err
+		}
 	}
-	if plan.Limits {
-		r.limits = newLimitMeter(e, plan.Topic, plan.AppID, plan.StoreName, filepath.Join(stateRoot, "limits"))
-		defer r.limits.close()
+	return r.finish(failures)
+}
+
+// coldCases are the cold-restore cases: in a size sweep only they run at
+// every size (the fit needs them); the other scenarios run once, at the
+// first size.
+func coldCases(cases []config.Case) []config.Case {
+	var out []config.Case
+	for _, c := range cases {
+		if c.Scenario == config.ScenarioCold {
+			out = append(out, c)
+		}
 	}
-	return r.run(ctx, plan.Cases)
+	return out
+}
+
+// fillPlan is one fill a run restores: the plan's, or one size of a sweep.
+type fillPlan struct {
+	label, appID, topic string
+	spec                loadgen.Spec
+}
+
+// suffix is what a size sweep appends to its records' case names.
+func (f fillPlan) suffix() string {
+	if f.label == "" {
+		return ""
+	}
+	return "@" + f.label
+}
+
+// fillsOf lists a plan's fills: its one fill, or one per size of its sweep,
+// each on its own application id (and so its own changelog topic), the
+// size appended: restorebench-256MB-balances-changelog.
+func fillsOf(plan *profiles.Plan) []fillPlan {
+	if len(plan.Sizes) == 0 {
+		return []fillPlan{{appID: plan.AppID, topic: plan.Topic, spec: plan.Spec}}
+	}
+	var out []fillPlan
+	for _, size := range plan.Sizes {
+		label := config.Size(size).String()
+		f := fillPlan{label: label, appID: plan.AppID + "-" + label, spec: plan.Spec}
+		f.spec.TargetBytes, f.spec.Records = size, 0
+		f.topic = config.ChangelogTopic(f.appID, plan.StoreName)
+		if plan.Topic != config.ChangelogTopic(plan.AppID, plan.StoreName) {
+			f.topic = plan.Topic + "-" + label
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // RestoreTopicOptions configure a one-off restore of an existing topic.
@@ -221,6 +291,9 @@ type caseRunner struct {
 	// changer lets scenarios change the filled topic (nil for a topic
 	// restorebench did not fill: scenarios that need changes refuse it).
 	changer *Changer
+	// suffix is appended to every record's case name ("@256MB" in a size
+	// sweep), after the case and before a scenario step's "/step".
+	suffix string
 }
 
 // job is one case × repeat of a run.
@@ -254,13 +327,39 @@ func (r *caseRunner) schedule(cases []config.Case) []job {
 }
 
 func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Results, error) {
+	failures, err := r.runSome(ctx, cases)
+	if err != nil {
+		return r.out.res, err
+	}
+	return r.finish(failures)
+}
+
+// finish saves the run's results, complete, with the failures as its error.
+func (r *caseRunner) finish(failures []string) (*runs.Results, error) {
+	var runErr error
+	if len(failures) > 0 {
+		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))
+	}
+	if err := r.out.save(runErr); err != nil {
+		return r.out.res, errors.Join(runErr, err)
+	}
+	return r.out.res, runErr
+}
+
+// runSome runs the cases × repeats and returns the measurements that
+// failed; an error means the run stopped (and was saved as such).
+func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string, error) {
 	e := r.env
 	var failures []string
+	fail := func(err error) ([]string, error) {
+		_, err = r.out.fail(err)
+		return failures, err
+	}
 	scenarios := map[string]scenario.Scenario{}
 	for _, c := range cases {
 		sc, err := scenario.For(c)
 		if err != nil {
-			return r.out.fail(err)
+			return fail(err)
 		}
 		scenarios[c.Name] = sc
 	}
@@ -268,13 +367,13 @@ func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Result
 	for _, j := range r.schedule(cases) {
 		c, rep, sc := j.c, j.rep, scenarios[j.c.Name]
 		if err := ctx.Err(); err != nil {
-			return r.out.fail(fmt.Errorf("interrupted before case %s #%d: %w", c.Name, rep, err))
+			return fail(fmt.Errorf("interrupted before case %s #%d: %w", c.Name, rep, err))
 		}
 		limits := limitsOf[c.Name]
 		if r.limits != nil && limits == nil {
 			var err error
 			if limits, err = r.limits.forCase(ctx, c); err != nil {
-				return r.out.fail(fmt.Errorf("case %s: limits: %w", c.Name, err))
+				return fail(fmt.Errorf("case %s: limits: %w", c.Name, err))
 			}
 			limitsOf[c.Name] = limits
 		}
@@ -286,12 +385,17 @@ func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Result
 		req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
 		if r.changer != nil {
 			req.Changer = r.changer
+			spec := r.changer.fill.Manifest.Spec
+			req.Spec = &spec
 		}
 		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, req)
 		if ctx.Err() != nil {
 			// An interrupted restore is not a measurement: keep what finished.
 			r.out.res.Restores = append(r.out.res.Restores, finished(recs, err)...)
-			return r.out.fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
+			return fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
+		}
+		for i := range recs {
+			recs[i].Case = withSuffix(recs[i].Case, c.Name, r.suffix)
 		}
 		r.out.res.Restores = append(r.out.res.Restores, recs...)
 		for i, rec := range recs {
@@ -311,17 +415,19 @@ func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Result
 			failures = append(failures, fmt.Sprintf("%s #%d failed: %v", c.Name, rep, err))
 		}
 		if err := r.out.save(errInProgress); err != nil {
-			return r.out.res, err
+			return failures, err
 		}
 	}
-	var runErr error
-	if len(failures) > 0 {
-		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))
+	return failures, nil
+}
+
+// withSuffix puts suffix after the case name in a record's case name:
+// "warm/cold" becomes "warm@256MB/cold".
+func withSuffix(name, caseName, suffix string) string {
+	if suffix == "" || !strings.HasPrefix(name, caseName) {
+		return name
 	}
-	if err := r.out.save(runErr); err != nil {
-		return r.out.res, errors.Join(runErr, err)
-	}
-	return r.out.res, runErr
+	return caseName + suffix + name[len(caseName):]
 }
 
 // logRecord says how one measurement went and returns, for a failed one,

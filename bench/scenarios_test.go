@@ -129,3 +129,61 @@ func TestStandbyFollowsAndCatchesUp(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeSweepRunsEveryCasePerSize: a profile with sizes fills one topic
+// per size and runs every case on each, naming the records by size.
+func TestSizeSweepRunsEveryCasePerSize(t *testing.T) {
+	plan, err := profiles.Parse([]byte("fill: {keys: 3000, partitions: 2}\nsizes: [200KB, 600KB]\ncases: [{name: a}, {name: b, threads: 2}]\n"), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fills) != 2 || res.Fills[0].Bytes >= res.Fills[1].Bytes || res.Fills[0].Topic == res.Fills[1].Topic {
+		t.Fatalf("fills %+v", res.Fills)
+	}
+	var names []string
+	for _, r := range res.Restores {
+		if !r.Verified {
+			t.Fatalf("%s not verified: %s", r.Case, r.Error)
+		}
+		names = append(names, r.Case)
+	}
+	if got, want := strings.Join(names, " "), "a@200KB b@200KB a@600KB b@600KB"; got != want {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+}
+
+// TestCompactionMeasuresRestoreAmplification: an overwrite-heavy fill
+// written to a changelog the cleaner compacts is restored from what the
+// cleaner left: fewer records than written, verified, amplification ≥ 1
+// and within the bound the settings allow.
+func TestCompactionMeasuresRestoreAmplification(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 50000, keys: 500, partitions: 2, value_size: 50}
+cases:
+  - name: compacted
+    scenario: compaction
+    compaction:
+      settle: 0s
+      topic_configs: {segment.bytes: "102400", min.cleanable.dirty.ratio: "0.01"}
+`), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Restores[0]
+	c := r.Compaction
+	if !r.Verified || c == nil || c.Written != 50000 || c.Read >= c.Written || c.LiveKeys != 500 || c.Amplification < 1 || c.Amplification > c.Bound {
+		t.Fatalf("verified=%v %+v (%s)", r.Verified, c, r.Error)
+	}
+}

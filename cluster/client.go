@@ -197,3 +197,21 @@ func authFailure(cfg Config, err error) error {
 	}
 	return nil
 }
+
+// LogBytes is the size of topic's log on the brokers, summed over
+// partitions and log directories (DescribeLogDirs).
+func LogBytes(ctx context.Context, adm *kadm.Client, topic string) (int64, error) {
+	dirs, err := adm.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: log dirs: %w", topic, err)
+	}
+	var size int64
+	for _, d := range dirs {
+		for _, ld := range d {
+			for _, p := range ld.Topics[topic] {
+				size += p.Size
+			}
+		}
+	}
+	return size, nil
+}

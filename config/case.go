@@ -45,10 +45,14 @@ const (
 	// ScenarioRolling restarts an application's instances one at a time and
 	// measures the downtime.
 	ScenarioRolling Scenario = "rolling"
+	// ScenarioCompaction writes the fill to a changelog with the case's
+	// cleaner settings, lets the log cleaner run, and measures what a cold
+	// restore then reads against the live keys (restore amplification).
+	ScenarioCompaction Scenario = "compaction"
 )
 
 // Scenarios lists the scenarios that can run.
-var Scenarios = []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioScaleOut, ScenarioRolling}
+var Scenarios = []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioScaleOut, ScenarioRolling, ScenarioCompaction}
 
 // Strategy is how changelog records reach a store during a restore.
 type Strategy string
@@ -155,6 +159,8 @@ type Case struct {
 	Failover *FailoverSettings `json:"failover,omitempty" yaml:"failover"`
 	ScaleOut *ScaleOutSettings `json:"scaleout,omitempty" yaml:"scaleout"`
 	Rolling  *RollingSettings  `json:"rolling,omitempty" yaml:"rolling"`
+	// Compaction are the compaction scenario's settings.
+	Compaction *CompactionSettings `json:"compaction,omitempty" yaml:"compaction"`
 }
 
 // DefaultCase returns Kafka Streams' defaults: the model engine, a cold

@@ -292,6 +292,28 @@ func DefaultRolling() *RollingSettings {
 		Timeout: Duration(10 * time.Minute), Settle: Duration(5 * time.Second), GapThreshold: Duration(time.Second)}
 }
 
+// CompactionSettings are the compaction scenario's: the fill is written to a
+// changelog of its own with these cleaner settings, the cleaner runs, and a
+// cold restore reads what it left.
+type CompactionSettings struct {
+	// TopicConfigs are the changelog topic's settings, by Kafka's names:
+	// min.cleanable.dirty.ratio (default 0.5), segment.bytes (1 GiB),
+	// segment.ms (7 days), min.compaction.lag.ms (0), ... Default none:
+	// Kafka's defaults.
+	TopicConfigs map[string]string `json:"topic_configs,omitempty" yaml:"topic_configs"`
+	// Settle is how long the cleaner gets after the writes before the
+	// restore. Default 30s.
+	Settle Duration `json:"settle" yaml:"settle"`
+}
+
+// SetDefaults fills s with the defaults.
+func (s *CompactionSettings) SetDefaults() { *s = *DefaultCompaction() }
+
+// DefaultCompaction returns the compaction scenario's defaults.
+func DefaultCompaction() *CompactionSettings {
+	return &CompactionSettings{Settle: Duration(30 * time.Second)}
+}
+
 // scenarioDefaults gives a case the settings of its scenario when it
 // names none, so every record says what ran, and drops the settings of
 // other scenarios, which do not apply to it.
@@ -311,6 +333,9 @@ func (c *Case) scenarioDefaults() {
 	}
 	if !keep[ScenarioRolling] {
 		c.Rolling = nil
+	}
+	if !keep[ScenarioCompaction] {
+		c.Compaction = nil
 	}
 	switch c.Scenario {
 	case ScenarioWarm:
@@ -332,6 +357,10 @@ func (c *Case) scenarioDefaults() {
 	case ScenarioRolling:
 		if c.Rolling == nil {
 			c.Rolling = DefaultRolling()
+		}
+	case ScenarioCompaction:
+		if c.Compaction == nil {
+			c.Compaction = DefaultCompaction()
 		}
 	}
 }
@@ -422,6 +451,16 @@ func (c Case) validateScenario() error {
 			return fieldErr("scaleout.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", s.GapThreshold)
 		}
 	}
+	if cs := c.Compaction; cs != nil {
+		if cs.Settle < 0 {
+			return fieldErr("compaction.settle", "%s is negative", cs.Settle)
+		}
+		for k := range cs.TopicConfigs {
+			if k == "cleanup.policy" {
+				return fieldErr("compaction.topic_configs.cleanup.policy", "a changelog is compacted: restorebench sets cleanup.policy=compact")
+			}
+		}
+	}
 	if r := c.Rolling; r != nil {
 		switch {
 		case r.Instances <= 0:
@@ -466,6 +505,13 @@ func (c Case) Clone() Case {
 		out.Standby.Pauses = append([]Duration(nil), c.Standby.Pauses...)
 	}
 	out.Failover, out.ScaleOut, out.Rolling = clonePtr(c.Failover), clonePtr(c.ScaleOut), clonePtr(c.Rolling)
+	out.Compaction = clonePtr(c.Compaction)
+	if c.Compaction != nil && c.Compaction.TopicConfigs != nil {
+		out.Compaction.TopicConfigs = make(map[string]string, len(c.Compaction.TopicConfigs))
+		for k, v := range c.Compaction.TopicConfigs {
+			out.Compaction.TopicConfigs[k] = v
+		}
+	}
 	return out
 }
 

@@ -59,7 +59,7 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 		return nil, nil
 	}
 	p := newPlot("Failover gap per configuration (median, min–max over kills)")
-	p.Y.Label.Text = "processing gap (s)"
+	p.Y.Label.Text = "gap (s): killed instance's last record → survivor's first"
 
 	var bars [gapClasses]*plotter.BarChart
 	var vals [gapClasses]plotter.Values
@@ -85,6 +85,13 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 			legend = append(legend, legendEntry{name: gapClassNames[k], thumb: b})
 		}
 	}
+	session, err := sessionLine(sums)
+	if err != nil {
+		return nil, err
+	}
+	if session != nil {
+		legend = append(legend, legendEntry{name: "session.timeout.ms", thumb: session})
+	}
 	legend = append(legend, legendEntry{name: "above bar: median gap, ledger"})
 	legendOutside(p, legend)
 
@@ -96,6 +103,9 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 		b.Width = barWidth
 	}
 	p.Add(hGrid(), bars[0], bars[1], bars[2])
+	if session != nil {
+		p.Add(session)
+	}
 	if err := addGapRanges(p, sums, barWidth); err != nil {
 		return nil, err
 	}
@@ -104,6 +114,28 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 	}
 	finishCaseAxes(p, len(sums))
 	return p, nil
+}
+
+// sessionLine is a dashed line across the chart at the largest
+// session.timeout.ms of the cases: a killed member is noticed only after
+// it, so no gap is much shorter. Nil when no case recorded one.
+func sessionLine(sums []runs.FailoverSummary) (*plotter.Line, error) {
+	var ms int64
+	for _, s := range sums {
+		ms = max(ms, s.SessionTimeoutMs)
+	}
+	if ms <= 0 {
+		return nil, nil
+	}
+	y := float64(ms) / 1000
+	l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: y}, {X: float64(len(sums)) - 0.5, Y: y}})
+	if err != nil {
+		return nil, fmt.Errorf("plots: session line: %w", err)
+	}
+	l.Color = color.Gray{Y: 0x40}
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	l.Width = vg.Points(1)
+	return l, nil
 }
 
 // addGapRanges draws the min–max error bar of every case with more than

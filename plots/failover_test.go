@@ -19,7 +19,7 @@ func failoverResults() *runs.Results {
 	r.Restores = nil
 	add := func(c string, gaps []float64, l *runs.LedgerCheck) {
 		for i, g := range gaps {
-			f := &runs.FailoverRecord{Kill: i + 1, Tasks: []runs.FailoverTask{{Task: "0_0", GapSeconds: g}}, MaxGapSeconds: g, Takeover: runs.TakeoverPromoted}
+			f := &runs.FailoverRecord{Kill: i + 1, Tasks: []runs.FailoverTask{{Task: "0_0", GapSeconds: g}}, MaxGapSeconds: g, Takeover: runs.TakeoverPromoted, SessionTimeoutMs: 6000}
 			if i == len(gaps)-1 {
 				f.Ledger = l
 			}
@@ -52,7 +52,7 @@ func TestFailoverGapsBarsAndVerdicts(t *testing.T) {
 		t.Errorf("bar heights in ratio %.4f, want 12/7", ratio)
 	}
 	got := texts(rec)
-	for _, s := range []string{"7 s", "verified", "12 s", "31 duplicates", "eos-standby", "alos-no-standby", "ledger verified", "duplicates (at-least-once)"} {
+	for _, s := range []string{"7 s", "verified", "12 s", "31 duplicates", "eos-standby", "alos-no-standby", "ledger verified", "duplicates (at-least-once)", "session.timeout.ms"} {
 		if countEq(got, s) != 1 {
 			t.Errorf("text %q not drawn once; texts %q", s, got)
 		}

@@ -34,6 +34,11 @@ type document struct {
 	Repeats int `yaml:"repeats"`
 	// Fill is what the changelog holds (config.Fill).
 	Fill yaml.Node `yaml:"fill"`
+	// Sizes, when set, runs the cold-restore cases once per changelog size
+	// (fill.size then must not be set), each size on its own topic: the
+	// size sweep a capacity report fits restore time against. Cases of
+	// other scenarios run once, at the first size.
+	Sizes []config.Size `yaml:"sizes"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`
 	// Matrix expands into one case per combination of its values (cartesian
@@ -71,7 +76,10 @@ type Plan struct {
 	Spec        loadgen.Spec
 	Compression string
 	Repeats     int
-	Cases       []config.Case
+	// Sizes are the changelog sizes of a size sweep (key+value bytes), in
+	// order; empty for a single fill (Spec).
+	Sizes []int64
+	Cases []config.Case
 	// Limits and Ready say which extra phases each case measures.
 	Limits bool
 	Ready  bool
@@ -152,6 +160,19 @@ func parse(b []byte, source string) (*Plan, error) {
 	}
 	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
 		return nil, err
+	}
+	if len(doc.Sizes) > 0 {
+		if fill.Size != nil || fill.Records != nil {
+			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
+		}
+		for i, sz := range doc.Sizes {
+			if sz <= 0 {
+				return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d must be positive", sz)}
+			}
+			plan.Sizes = append(plan.Sizes, int64(sz))
+		}
+		first := doc.Sizes[0]
+		fill.Size = &first
 	}
 	spec, err := fill.Spec()
 	if err != nil {

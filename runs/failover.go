@@ -182,6 +182,9 @@ type FailoverSummary struct {
 	Guarantee  string
 	Standby    bool
 	Persistent bool
+	// SessionTimeoutMs is the instances' session.timeout.ms (the largest,
+	// should repeats differ): the floor under failure detection.
+	SessionTimeoutMs int64
 	// Kills counts the kills measured; Gaps are their max gaps, in order.
 	Kills int
 	Gaps  []float64
@@ -238,6 +241,7 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 				continue
 			}
 			s.Guarantee, s.Standby, s.Persistent = f.Guarantee, f.Standby, f.Persistent
+			s.SessionTimeoutMs = max(s.SessionTimeoutMs, f.SessionTimeoutMs)
 			seqs[r.Repeat] = true
 			if len(f.Tasks) > 0 {
 				s.Kills++

@@ -43,6 +43,9 @@ type Results struct {
 	Broker  Broker       `json:"broker"`
 	Profile *ProfileInfo `json:"profile,omitempty"`
 	Fill    *Fill        `json:"fill,omitempty"`
+	// Fills are every fill of a size sweep (Fill is then the first); nil
+	// for a run of one fill.
+	Fills []*Fill `json:"fills,omitempty"`
 
 	Restores []Restore `json:"restores"`
 }
@@ -191,6 +194,8 @@ type Restore struct {
 	Failover *FailoverRecord `json:"failover,omitempty"`
 	ScaleOut *ScaleOutRecord `json:"scaleout,omitempty"`
 	Rolling  *RollingRecord  `json:"rolling,omitempty"`
+	// Compaction is a compaction measurement's own figures.
+	Compaction *CompactionRecord `json:"compaction,omitempty"`
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`

@@ -1,6 +1,11 @@
 package runs
 
-import "github.com/restorebench/restorebench/warmup"
+import (
+	"fmt"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/warmup"
+)
 
 // Task roles a timeline segment can have on an instance.
 const (
@@ -234,4 +239,40 @@ type RollingRecord struct {
 	Processes           []ScaleInstance `json:"processes"`
 	TaskTimelines       []TaskTimeline  `json:"task_timelines"`
 	Notes               []string        `json:"notes,omitempty"`
+}
+
+// ThreadRate is how fast one stream thread restores, as a run measured it:
+// the warmup model's restore rate.
+type ThreadRate struct {
+	// OffsetsPerSec are changelog offsets restored a second per thread;
+	// BytesPerOffset the key+value bytes per offset (0 when unknown).
+	OffsetsPerSec  float64
+	BytesPerOffset float64
+	// From says which records it came from.
+	From string
+}
+
+// RestoreRateOf finds a run's restore rate per stream thread: a
+// scale-out's, measured in its setup, if the run has one; else the median
+// over verified cold restores (kafka-streams engine first, else the
+// model's) of records a second per thread, a record being an offset.
+func RestoreRateOf(res *Results) (ThreadRate, bool) {
+	for _, r := range res.Restores {
+		if so := r.ScaleOut; so != nil && so.RestoreRate > 0 {
+			return ThreadRate{so.RestoreRate, so.BytesPerOffset, "the setup of scale-out case " + r.Case}, true
+		}
+	}
+	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
+		var rates, sizes []float64
+		for _, r := range res.Restores {
+			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 {
+				rates = append(rates, r.RecordsPerSec/float64(max(r.Params.Threads, 1)))
+				sizes = append(sizes, float64(r.Bytes)/float64(r.Records))
+			}
+		}
+		if len(rates) > 0 {
+			return ThreadRate{Median(rates), Median(sizes), fmt.Sprintf("%d verified cold restores on the %s engine (median per thread)", len(rates), engine)}, true
+		}
+	}
+	return ThreadRate{}, false
 }

@@ -63,3 +63,30 @@ type StandbyRecord struct {
 	CatchUpSeconds        float64 `json:"catch_up_seconds,omitempty"`
 	AcceptableRecoveryLag int64   `json:"acceptable_recovery_lag"`
 }
+
+// CompactionRecord is what a compaction measurement adds to its record: how
+// much of what was written the log cleaner left for a restore to read.
+type CompactionRecord struct {
+	// TopicConfigs are the changelog's cleaner settings.
+	TopicConfigs map[string]string `json:"topic_configs,omitempty"`
+	// Written is the records written; Read the records the restore read
+	// (what the cleaner left); LiveKeys the keys live afterwards.
+	Written  int64 `json:"written"`
+	Read     int64 `json:"read"`
+	LiveKeys int64 `json:"live_keys"`
+	// Amplification is Read over LiveKeys: records a restore reads per live
+	// key. 1 is a fully compacted log.
+	Amplification float64 `json:"amplification"`
+	// Bound is the most a restore could read per live key with these
+	// settings (see the scenario): the planner's default when nothing was
+	// measured, labelled as such.
+	Bound float64 `json:"bound"`
+	// LogBytesAfterWrite and LogBytesBeforeRestore are the topic's size on
+	// the broker after the writes and after the cleaner had SettleSeconds.
+	LogBytesAfterWrite    int64   `json:"log_bytes_after_write"`
+	LogBytesBeforeRestore int64   `json:"log_bytes_before_restore"`
+	SettleSeconds         float64 `json:"settle_seconds"`
+	// Cleaner says who cleaned: "kafka" (the broker's log cleaner) or
+	// "kfake" (the embedded broker, compacted once on request).
+	Cleaner string `json:"cleaner"`
+}

@@ -184,7 +184,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		}
 		r.insts[i] = &foInstance{id: id, root: root, stateDir: abs}
 	}
-	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2, BytesFrom: "changelog"}
+	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2} // no restore bytes: BytesFrom stays empty
 	return r, nil
 }
 
@@ -320,6 +320,9 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	}
 	victim, survivor = r.pickVictim()
 	tasks := latestTasks(victim.inst.Events()).active
+	if len(tasks) == 0 {
+		return victim, survivor, fmt.Errorf("case %s #%d: kill %d: no instance has an active task to lose", r.req.Case.Name, r.req.Repeat, k)
+	}
 	mark := survivor.inst.Len()
 	startedAt := time.Now().UTC()
 	killNs := victim.inst.KillNow()
@@ -334,7 +337,8 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.starts
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
-	fr.SessionTimeoutMs, fr.ProcessedIntervalMs = r.sessionMs, 20
+	fr.SessionTimeoutMs = r.sessionMs
+	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties["restorebench.processed.interval.ms"], 10, 64)
 	r.out = append(r.out, r.record(fr, startedAt))
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
 		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,
@@ -633,17 +637,18 @@ func drainBehind(evs []ksdriver.Event, topic string, offsets cluster.TopicOffset
 func (r *failoverRun) judge(c runs.LedgerCheck) error {
 	verified, failed, problem := ledgerVerdict(c, r.guarantee)
 	last := len(r.out) - 1
+	short := fmt.Sprintf("the ledger after the sequence: %d counted twice, %d lost, %d accounts differ (kill %d's record has the check)",
+		c.Duplicates, c.Lost, c.Mismatched, last+1)
 	for i := range r.out {
 		rec := &r.out[i]
 		rec.Verified = verified
-		rec.Verification = verify.Result{Mode: runs.VerificationLedger, Problem: problem}
+		rec.Verification = verify.Result{Mode: runs.VerificationLedger}
 		switch {
 		case verified:
 		case i == last:
-			rec.Error = "ledger not verified: " + problem
+			rec.Verification.Problem, rec.Error = problem, "ledger not verified: "+problem
 		default:
-			rec.Error = fmt.Sprintf("ledger not verified after the sequence: %d counted twice, %d lost, %d accounts differ (kill %d's record has the check)",
-				c.Duplicates, c.Lost, c.Mismatched, last+1)
+			rec.Verification.Problem, rec.Error = short, "ledger not verified: "+short
 		}
 	}
 	r.out[last].Failover.Ledger = &c

@@ -210,8 +210,9 @@ type foKill struct {
 }
 
 // takenOver reports whether the survivor has processed a record of every
-// victim task since the kill and is RUNNING after a rebalance, and if not
-// what it still waits for.
+// victim task since the kill, is RUNNING after a rebalance and has listed
+// every victim task active (its task list is polled, so it may come a
+// moment after the first record), and if not what it still waits for.
 func (k foKill) takenOver() (bool, string) {
 	first := firstProcessedAfter(k.survivor, k.input, k.killNs)
 	var waiting []string
@@ -229,6 +230,9 @@ func (k foKill) takenOver() (bool, string) {
 	}
 	if k.runningNs() == 0 {
 		return false, "not RUNNING again yet"
+	}
+	if firstActiveAll(k.survivor, k.victimTasks) < k.killNs {
+		return false, "its task list does not show every victim task active yet"
 	}
 	return true, ""
 }

@@ -144,14 +144,12 @@ func (r *rolling) run() error {
 	r.rr.SetupSeconds = time.Since(setup).Seconds()
 	ld := startLoad(r.ctx, r.req.Changer, "rolling", r.input, rs.Rate)
 	defer ld.finish()
-	if err := r.pause(rs.Settle.D()); err != nil {
-		return err
-	}
-	var runErr error
+	runErr := r.f.wait(r.ctx, rs.Settle.D())
 	for _, id := range names {
-		if runErr = r.restart(id); runErr != nil {
+		if runErr != nil {
 			break
 		}
+		runErr = r.restart(id)
 	}
 	if _, err := ld.finish(); err != nil {
 		runErr = errors.Join(runErr, fmt.Errorf("write load: %w", err))
@@ -205,12 +203,6 @@ func (r *rolling) startSettled(names []string, extra func(string) map[string]str
 	return err
 }
 
-// pause waits d, watching for failures.
-func (r *rolling) pause(d time.Duration) error {
-	_, err := r.f.watchUntil(r.ctx, time.Now().Add(d), d, func() (bool, string) { return true, "" })
-	return err
-}
-
 // restart stops instance id, keeps it down, starts it again on its kept
 // or wiped state, and waits until the application is ready.
 func (r *rolling) restart(id string) error {
@@ -230,7 +222,7 @@ func (r *rolling) restart(id string) error {
 			return err
 		}
 	}
-	if err := r.pause(rs.Down.D()); err != nil {
+	if err := r.f.wait(r.ctx, rs.Down.D()); err != nil {
 		return err
 	}
 	r.starts = append(r.starts, ksdriver.NowMonoNs())
@@ -260,13 +252,12 @@ func (r *rolling) ready(p *proc) (bool, string) {
 	return true, ""
 }
 
-// verify waits for the last records to be processed and checks every store.
+// verify waits for the last records to be processed (so the changelog
+// holds what the manifest says was appended, also after a failure) and
+// checks every store.
 func (r *rolling) verify(runErr error) error {
-	if runErr != nil {
-		return nil // the run failed already; its stores are not a measurement
-	}
-	if err := r.f.awaitProcessed(r.ctx, r.input, drainTimeout); err != nil {
-		return err
+	if err := r.f.awaitProcessed(r.ctx, r.input, drainTimeout); err != nil || runErr != nil {
+		return err // after a failure the stores are not a measurement
 	}
 	expected, err := r.req.Changer.Expected()
 	if err != nil {
@@ -292,7 +283,7 @@ func (r *rolling) record(ld *load) {
 	spec := timelineSpec{origin: origin, end: ld.endNs, store: r.t.StoreName, input: r.input, partitions: r.tasks, standbys: r.st.standbys,
 		acceptable: r.st.acceptable, gap: rs.GapThreshold.D()}
 	if rs.Rate > 0 {
-		spec.gapFrom, spec.gapTo = origin, ld.endNs
+		spec.gapFrom, spec.gapTo, spec.produced = origin, ld.endNs, inputProduced(r.ctx, r.env, r.input)
 	}
 	insts := r.f.instanceEvents()
 	tl := buildTimeline(spec, insts)

@@ -158,22 +158,26 @@ func (s *scaleOut) run() error {
 		s.req.Case.Name, s.req.Repeat, so.Before, s.sr.SetupSeconds, s.sr.RestoreRate, so.Rate)
 	ld := startLoad(s.ctx, s.req.Changer, "scaleout", s.input, so.Rate)
 	defer ld.finish()
-	if err := s.lead(so.Lead.D()); err != nil {
-		return err
+	var origin, endNs int64
+	var atOrigin offsetsAt
+	watchErr := s.f.wait(s.ctx, so.Lead.D())
+	if watchErr == nil {
+		origin = ksdriver.NowMonoNs()
+		if atOrigin, watchErr = s.env.Offsets(s.ctx, s.t.Topic); watchErr == nil {
+			endNs, watchErr = s.scale(ids(so.Before, so.After))
+		}
 	}
-	origin := ksdriver.NowMonoNs()
-	atOrigin, err := s.env.Offsets(s.ctx, s.t.Topic)
-	if err != nil {
-		return err
-	}
-	endNs, watchErr := s.scale(ids(so.Before, so.After))
 	if _, err := ld.finish(); err != nil {
-		return errors.Join(watchErr, fmt.Errorf("write load: %w", err))
+		watchErr = errors.Join(watchErr, fmt.Errorf("write load: %w", err))
 	}
 	s.sr.Load = ld.record()
+	// Verify (or at least let the load's records be processed, so the
+	// changelog holds what the manifest says was appended) whatever happened.
 	verifyErr := s.verify()
 	s.f.stopAll(s.ctx)
-	s.record(origin, endNs, ld, atOrigin)
+	if origin != 0 {
+		s.record(origin, endNs, ld, atOrigin)
+	}
 	if cerr := s.f.resetGroup(s.ctx, s.input, nil); cerr != nil {
 		s.env.Logf("scaleout: warning: cleaning up after the run: %v", cerr)
 	}
@@ -219,12 +223,6 @@ func nonNil(ps []*proc) []*proc {
 func (s *scaleOut) balanced() (bool, string) {
 	r := s.f.readinessNow(s.sr.Tasks, s.st.standbys)
 	return r.balanced, r.why
-}
-
-// lead lets the load run before the scale-out, watching for failures.
-func (s *scaleOut) lead(d time.Duration) error {
-	_, err := s.f.watchUntil(s.ctx, time.Now().Add(d), d, func() (bool, string) { return true, "" })
-	return err
 }
 
 // scale starts the new instances and waits for the balanced end; it
@@ -276,7 +274,7 @@ func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
 	spec := timelineSpec{origin: origin, end: end, store: s.t.StoreName, input: s.input, partitions: sr.Tasks, standbys: s.st.standbys,
 		acceptable: s.st.acceptable, gap: so.GapThreshold.D(), offsets: sizes(atOrigin)}
 	if so.Rate > 0 {
-		spec.gapFrom, spec.gapTo = origin, end
+		spec.gapFrom, spec.gapTo, spec.produced = origin, end, inputProduced(s.ctx, s.env, s.input)
 	}
 	insts := s.f.instanceEvents()
 	tl := buildTimeline(spec, insts)

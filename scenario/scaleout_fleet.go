@@ -215,6 +215,11 @@ func (f *fleet) liveProcs() []*proc {
 func (f *fleet) newEvents() []procEvent {
 	var out []procEvent
 	for _, p := range f.liveProcs() {
+		if p.processID == "" {
+			// Kafka Streams writes it when it constructs the client, which
+			// can be just after the driver's hello.
+			p.processID, _ = ksdriver.ReadProcessID(p.stateDir, f.t.AppID)
+		}
 		evs := p.inst.Events()
 		for _, e := range evs[p.seen:] {
 			out = append(out, procEvent{p, e})
@@ -340,6 +345,29 @@ func (f *fleet) watchUntil(ctx context.Context, deadline time.Time, settle time.
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-tick.C:
+		}
+	}
+}
+
+// wait lets d pass, folding events into the views and failing as soon
+// as an instance fails.
+func (f *fleet) wait(ctx context.Context, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		for _, pe := range f.newEvents() {
+			pe.p.note(pe.e)
+		}
+		if err := f.failure(ctx); err != nil {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(left, 100*time.Millisecond)):
 		}
 	}
 }

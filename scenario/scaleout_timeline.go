@@ -36,7 +36,15 @@ type timelineSpec struct {
 	gapFrom, gapTo int64
 	// offsets are each partition's changelog size at the origin.
 	offsets map[int32]int64
+	// produced, if set, says when input record (partition, offset) was
+	// written (monotonic ns): a pause in processing counts only from when
+	// the first record processed after it was there to process.
+	produced producedAt
 }
+
+// producedAt looks up when input records were written: for each
+// partition, the times of the offsets asked for (missing when unknown).
+type producedAt func(want map[int32][]int64) map[int32]map[int64]int64
 
 // instanceEvents are one instance process's events, in its order.
 type instanceEvents struct {
@@ -405,13 +413,20 @@ func caughtUpAt(spec timelineSpec, tasks []runs.TaskTimeline, lags []runs.LagSer
 	}
 }
 
-// interval is a span in which a partition's records were processed.
-type interval struct{ first, last int64 }
+// interval is a span in which a partition's records were processed, and
+// the first offset it processed.
+type interval struct{ first, last, firstOffset int64 }
+
+// rawGap is a pause in one partition's processing and the offset of the
+// first record processed after it (-1 at the end of the window).
+type rawGap struct{ start, end, next int64 }
 
 // processingGaps finds, per input partition, the pauses in processing
 // longer than the threshold within [gapFrom, gapTo], from every
-// instance's processed events together (a task that moves is processed
-// by its new owner).
+// instance's processed events together (a task that moves is processed by
+// its new owner). With spec.produced, a pause counts only from when the
+// first record processed after it had been written: a pause of the load
+// itself is not the application's.
 func processingGaps(spec timelineSpec, insts []instanceEvents) map[int32][]runs.Gap {
 	out := map[int32][]runs.Gap{}
 	if spec.gapTo <= spec.gapFrom {
@@ -426,25 +441,37 @@ func processingGaps(spec timelineSpec, insts []instanceEvents) map[int32][]runs.
 			}
 			for _, pp := range pr.Partitions {
 				if pp.Topic == spec.input && pp.Records > 0 {
-					spans[pp.Partition] = append(spans[pp.Partition], interval{pp.FirstMonoNs, pp.LastMonoNs})
+					spans[pp.Partition] = append(spans[pp.Partition], interval{pp.FirstMonoNs, pp.LastMonoNs, pp.LastOffset - pp.Records + 1})
 				}
 			}
 		}
 	}
+	raw := map[int32][]rawGap{}
 	for p := int32(0); p < int32(spec.partitions); p++ {
-		out[p] = gapsIn(spans[p], spec)
+		raw[p] = gapsIn(spans[p], spec)
+	}
+	if spec.produced != nil {
+		trimToProduced(raw, spec.produced)
+	}
+	for p, gs := range raw {
+		for _, g := range gs {
+			if g.end-g.start > spec.gap.Nanoseconds() {
+				out[p] = append(out[p], runs.Gap{Start: spec.secs(g.start), End: spec.secs(g.end)})
+			}
+		}
 	}
 	return out
 }
 
-// gapsIn walks one partition's processing spans in time order.
-func gapsIn(spans []interval, spec timelineSpec) []runs.Gap {
+// gapsIn walks one partition's processing spans in time order and returns
+// its pauses longer than the threshold.
+func gapsIn(spans []interval, spec timelineSpec) []rawGap {
 	sort.Slice(spans, func(i, j int) bool { return spans[i].first < spans[j].first })
-	var gaps []runs.Gap
+	var gaps []rawGap
 	cursor, limit := spec.gapFrom, spec.gap.Nanoseconds()
-	add := func(from, to int64) {
+	add := func(from, to, next int64) {
 		if to-from > limit {
-			gaps = append(gaps, runs.Gap{Start: spec.secs(from), End: spec.secs(to)})
+			gaps = append(gaps, rawGap{from, to, next})
 		}
 	}
 	for _, s := range spans {
@@ -454,20 +481,48 @@ func gapsIn(spans []interval, spec timelineSpec) []runs.Gap {
 		if s.first > spec.gapTo {
 			break
 		}
-		add(cursor, s.first)
+		add(cursor, s.first, s.firstOffset)
 		cursor = max(cursor, s.last)
 	}
-	add(cursor, spec.gapTo)
+	add(cursor, spec.gapTo, -1)
 	return gaps
 }
 
+// trimToProduced starts each gap no earlier than the first record
+// processed after it was written.
+func trimToProduced(raw map[int32][]rawGap, produced producedAt) {
+	want := map[int32][]int64{}
+	for p, gs := range raw {
+		for _, g := range gs {
+			if g.next >= 0 {
+				want[p] = append(want[p], g.next)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	at := produced(want)
+	for p, gs := range raw {
+		for i := range gs {
+			if ns, ok := at[p][gs[i].next]; ok && gs[i].next >= 0 && ns > gs[i].start {
+				gs[i].start = min(ns, gs[i].end)
+			}
+		}
+	}
+}
+
 // rebalanceStarts clusters every instance's transitions to REBALANCING
-// after the origin into group rebalances and returns when each began.
+// after the origin (but a client's first, from CREATED) into group
+// rebalances and returns when each began.
 func rebalanceStarts(spec timelineSpec, insts []instanceEvents) []int64 {
 	var at []int64
 	for _, in := range insts {
 		for _, e := range in.events {
-			if s, ok := e.(*ksdriver.StateChange); ok && s.To == ksdriver.StateRebalancing && s.MonoNs >= spec.origin && s.MonoNs <= spec.end {
+			s, ok := e.(*ksdriver.StateChange)
+			// CREATED -> REBALANCING is a client starting, not a rebalance:
+			// its joining shows as the members' transitions.
+			if ok && s.To == ksdriver.StateRebalancing && s.From != ksdriver.StateCreated && s.MonoNs >= spec.origin && s.MonoNs <= spec.end {
 				at = append(at, s.MonoNs)
 			}
 		}

@@ -28,6 +28,9 @@ type Env struct {
 	// OnProgress, if set, is told the records restored so far as a restore
 	// goes (tests use it to act mid-restore).
 	OnProgress func(records int64)
+	// CompactNow, on the embedded broker, runs its log cleaner at once (its
+	// own runs hourly); nil on a real broker, whose cleaner runs by itself.
+	CompactNow func()
 }
 
 // Target is the changelog a case restores and what it must hold.
@@ -60,6 +63,9 @@ type Request struct {
 	// Changer changes the filled topic for scenarios that write to it
 	// (warm restarts, standbys); nil when the topic may not be changed.
 	Changer Changer
+	// Spec is the fill's generator spec; nil for a topic restorebench did
+	// not fill.
+	Spec *loadgen.Spec
 }
 
 // Changer changes a topic restorebench filled, recording every change so
@@ -126,6 +132,8 @@ func For(c config.Case) (Scenario, error) {
 		return FailoverKafkaStreams{}, nil
 	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:
 		return WarmKafkaStreams{}, nil
+	case c.Scenario == config.ScenarioCompaction && c.Engine == config.EngineModel:
+		return single{CompactionModel{}}, nil
 	case c.Scenario == config.ScenarioScaleOut && c.Engine == config.EngineKafkaStreams:
 		return single{ScaleOutKafkaStreams{}}, nil
 	case c.Scenario == config.ScenarioRolling && c.Engine == config.EngineKafkaStreams:

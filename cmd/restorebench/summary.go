@@ -16,7 +16,11 @@ import (
 // from res, i.e. from results.json at path. Times are medians over verified
 // repeats; efficiency is the restore's MB/s over min(fetch-only, write-only).
 func printSummary(w io.Writer, res *runs.Results, path string) {
-	if f := res.Fill; f != nil {
+	fills := res.Fills
+	if len(fills) == 0 && res.Fill != nil {
+		fills = []*runs.Fill{res.Fill}
+	}
+	for _, f := range fills {
 		how := "filled now"
 		if f.Reused {
 			how = "reused fill"

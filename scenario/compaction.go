@@ -1,0 +1,139 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// CompactionModel measures how a changelog's cleaner settings decide what a
+// restore reads. It writes the fill's records (the same generator) to a
+// changelog of its own, created with the case's topic configs, gives the
+// log cleaner the settle time, then cold-restores that changelog on the
+// model engine and verifies it: the records read against the live keys are
+// the restore amplification those settings leave. The topic is deleted
+// afterwards.
+//
+// On the embedded broker the log cleaner is kfake's, run once on request
+// after the settle time; the record says so.
+type CompactionModel struct{}
+
+// Run makes one measurement.
+func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
+	cs := req.Case.Compaction
+	topic := fmt.Sprintf("%s-compaction-%s-%d", t.Topic, req.Case.Name, req.Repeat)
+	rec := newRecord(t, req)
+	rec.Topic = topic
+	fail := func(err error) (runs.Restore, error) {
+		rec.Error = err.Error()
+		return rec, err
+	}
+	if req.Spec == nil {
+		return fail(errNoChanger)
+	}
+	cl, err := cluster.NewClient(env.Cluster)
+	if err != nil {
+		return fail(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	cluster.DeleteTopic(ctx, adm, topic)
+	if err := cluster.CreateChangelog(ctx, adm, topic, req.Spec.Partitions, cs.TopicConfigs); err != nil {
+		return fail(err)
+	}
+	defer cluster.DeleteTopic(context.WithoutCancel(ctx), adm, topic)
+	env.Logf("compaction: case %s #%d: writing the fill to %s with %v", req.Case.Name, req.Repeat, topic, cs.TopicConfigs)
+	popts, err := loadgen.ProducerOpts("lz4")
+	if err != nil {
+		return fail(err)
+	}
+	pcl, err := cluster.NewClient(env.Cluster, popts...)
+	if err != nil {
+		return fail(err)
+	}
+	tot, err := loadgen.Produce(ctx, pcl, topic, *req.Spec, nil)
+	pcl.Close()
+	if err != nil {
+		return fail(err)
+	}
+	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, Cleaner: "kafka"}
+	rec.Compaction = cr
+	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
+		return fail(err)
+	}
+	env.Logf("compaction: case %s #%d: giving the log cleaner %s", req.Case.Name, req.Repeat, cs.Settle)
+	select {
+	case <-time.After(cs.Settle.D()):
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
+	if env.CompactNow != nil {
+		env.CompactNow()
+		cr.Cleaner = "kfake"
+	}
+	cr.SettleSeconds = cs.Settle.D().Seconds()
+	if cr.LogBytesBeforeRestore, err = cluster.LogBytes(ctx, adm, topic); err != nil {
+		return fail(err)
+	}
+	offsets, err := env.Offsets(ctx, topic)
+	if err != nil {
+		return fail(err)
+	}
+	rec.Partitions = len(offsets.End)
+	in := modelInstance(env, t, req)
+	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
+	if err != nil {
+		return fail(err)
+	}
+	defer cleanupState(in, req)
+	defer restored.Close()
+	out, verr := verifyStores(&rec, t.Expected, restored)
+	keys, _ := out.Verification.Totals()
+	cr.Read, cr.LiveKeys = out.Records, keys
+	if keys > 0 {
+		cr.Amplification = float64(cr.Read) / float64(keys)
+	}
+	cr.Bound = amplificationBound(cs.TopicConfigs, tot, keys)
+	out.Compaction = cr
+	return out, verr
+}
+
+// amplificationBound is the most a restore can read per live key under
+// the cleaner settings, for a log that received written records: the cleaner
+// leaves a partition alone until its dirty part is min.cleanable.dirty.ratio
+// of the log, so up to live/(1-ratio) records stay; on top, the active
+// segment is never cleaned: up to segment.bytes per partition plus the
+// batch that overflows it (segments roll between batches; the fill's
+// producer batches up to 1 MiB). Records newer than min.compaction.lag.ms
+// are not cleaned either: not bounded here (that depends on the write
+// rate), so the bound assumes the lag has passed. It never exceeds what was
+// written.
+// maxBatchBytes is the largest batch the fill's producer writes
+// (loadgen.ProducerOpts' batch max bytes).
+const maxBatchBytes = 1 << 20
+
+func amplificationBound(configs map[string]string, written loadgen.FillTotals, liveKeys int64) float64 {
+	if liveKeys == 0 || written.Records == 0 {
+		return 0
+	}
+	ratio := 0.5
+	if v, err := strconv.ParseFloat(configs["min.cleanable.dirty.ratio"], 64); err == nil && v > 0 && v < 1 {
+		ratio = v
+	}
+	segment := int64(1 << 30)
+	if v, err := strconv.ParseInt(configs["segment.bytes"], 10, 64); err == nil && v > 0 {
+		segment = v
+	}
+	perRecord := float64(written.Bytes) / float64(written.Records)
+	active := float64(len(written.PerPart)) * float64(segment+maxBatchBytes) / perRecord
+	bound := float64(liveKeys)/(1-ratio) + active
+	return min(bound, float64(written.Records)) / float64(liveKeys)
+}
