@@ -167,8 +167,8 @@ func addGapRanges(p *plot.Plot, sums []runs.FailoverSummary, barWidth vg.Length)
 }
 
 // addGapLabels writes above each bar its median gap and the ledger's
-// verdict, on two lines; in a slot too narrow for the verdict, the gap
-// alone (the colour still tells the verdict).
+// verdict, the verdict wrapped at spaces to the slot's width; in a slot too
+// narrow for the verdict, the gap alone (the colour still tells it).
 func addGapLabels(p *plot.Plot, sums []runs.FailoverSummary, slot vg.Length) error {
 	xys := make(plotter.XYs, len(sums))
 	lbls := make([]string, len(sums))
@@ -184,14 +184,18 @@ func addGapLabels(p *plot.Plot, sums []runs.FailoverSummary, slot vg.Length) err
 	if err != nil {
 		return fmt.Errorf("plots: labels: %w", err)
 	}
+	fit := slot * 0.95
 	for i := range labels.TextStyle {
 		sty := &labels.TextStyle[i]
 		sty.Font.Size = vg.Points(8)
 		sty.XAlign = draw.XCenter
-		if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
-			labels.Labels[i], _, _ = strings.Cut(labels.Labels[i], "\n")
+		gap, verdict, _ := strings.Cut(labels.Labels[i], "\n")
+		if verdict = wrapLabel(verdict, fit, *sty); labelWidth(verdict, *sty) <= fit {
+			labels.Labels[i] = gap + "\n" + verdict
+		} else {
+			labels.Labels[i] = gap
 		}
-		if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
+		if labelWidth(labels.Labels[i], *sty) > fit {
 			labels.Labels[i] = ""
 		}
 	}

@@ -94,3 +94,24 @@ func tallRects(rs []vg.Rectangle) []vg.Rectangle {
 	}
 	return out
 }
+
+// With six cases a long verdict wraps at its space rather than vanish.
+func TestFailoverGapsWrapsLongVerdicts(t *testing.T) {
+	r := failoverResults()
+	base := r.Restores[len(r.Restores)-1]
+	for _, c := range []string{"alos-standby-nocache", "c4", "c5", "c6"} {
+		rs := base
+		f := *base.Failover
+		f.Ledger = &runs.LedgerCheck{Acked: 100754, Counted: 131971, Duplicates: 31217, Mismatched: 1000}
+		rs.Case, rs.Failover = c, &f
+		r.Restores = append(r.Restores, rs)
+	}
+	p, err := FailoverGaps(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := texts(drawn(t, p))
+	if countEq(got, "31217") != 4 || countEq(got, "duplicates") != 4 {
+		t.Errorf("long verdicts not wrapped onto their bars; texts %q", got)
+	}
+}

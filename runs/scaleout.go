@@ -276,3 +276,21 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 	}
 	return ThreadRate{}, false
 }
+
+// followUpWindow bounds the delay between two rebalances that counts as a
+// follow-up (s).
+const followUpWindow = 10
+
+// FollowUpSeconds is the median delay between consecutive rebalances less
+// than 10 s apart: the cooperative follow-up rebalance that hands revoked
+// tasks over, or a second member's join, both of which wait for a
+// heartbeat. 0 when the record has none.
+func (so *ScaleOutRecord) FollowUpSeconds() float64 {
+	var ds []float64
+	for i := 1; i < len(so.RebalanceTimes); i++ {
+		if d := so.RebalanceTimes[i] - so.RebalanceTimes[i-1]; d < followUpWindow {
+			ds = append(ds, d)
+		}
+	}
+	return Median(ds)
+}

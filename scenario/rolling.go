@@ -73,11 +73,12 @@ func (RollingKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Requ
 	if err := r.prepare(); err != nil {
 		return fail(err)
 	}
-	defer r.f.removeStateUnlessKept()
 	defer r.f.killAll()
 	if err := r.run(); err != nil {
-		return fail(err)
+		return fail(err) // the instances' directories stay, with their logs
 	}
+	r.f.killAll()
+	r.f.removeStateUnlessKept()
 	return []runs.Restore{rec}, nil
 }
 
@@ -213,8 +214,9 @@ func (r *rolling) restart(id string) error {
 	}
 	r.env.Logf("rolling: case %s #%d: restarting %s (down %s, %s state, static membership %v)", r.req.Case.Name, r.req.Repeat, id, rs.Down,
 		map[bool]string{true: "persistent", false: "ephemeral"}[rs.Persistent], rs.StaticMembership)
-	r.stops = append(r.stops, ksdriver.NowMonoNs())
-	if _, err := r.f.stop(r.ctx, p); err != nil {
+	_, err := r.f.stop(r.ctx, p)
+	r.stops = append(r.stops, p.stopNs)
+	if err != nil {
 		r.env.Logf("rolling: warning: %s did not stop cleanly: %v", id, err)
 	}
 	if !rs.Persistent {

@@ -89,11 +89,12 @@ func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Req
 	if err := s.prepare(); err != nil {
 		return fail(err)
 	}
-	defer s.f.removeStateUnlessKept()
 	defer s.f.killAll()
 	if err := s.run(); err != nil {
-		return fail(err)
+		return fail(err) // the instances' directories stay, with their logs
 	}
+	s.f.killAll()
+	s.f.removeStateUnlessKept()
 	return rec, nil
 }
 

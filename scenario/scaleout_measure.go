@@ -163,9 +163,12 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, origin int64) {
 	rb := rebalanceSeconds(insts, tl.rebalances)
 	in.RebalanceSeconds = rb
 	in.StartupSeconds = max(sr.StartupSeconds-rb, 0)
+	if f := sr.FollowUpSeconds(); f > 0 {
+		in.FollowUpSeconds = f
+	}
 	in.Order, in.Initial = s.processOrder(), initialOwners(tl.tasks)
-	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, startup %.1fs and rebalance %.1fs measured, process ids from the state directories)",
-		s.req.Case.Name, s.req.Repeat, sr.StartupSeconds, rb)
+	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, startup, rebalance and follow-up times measured, process ids from the state directories)",
+		s.req.Case.Name, s.req.Repeat)
 	if sr.ProbingIntervalSeconds < warmup.MinProbingIntervalSeconds && sr.Protocol == warmup.ProtocolClassic {
 		sr.Notes = append(sr.Notes, "no model prediction: probing interval under Kafka Streams' minimum")
 		return

@@ -64,7 +64,8 @@ func (p Prediction) inputLines() []string {
 	} else {
 		lines = append(lines, "streams protocol (KIP-1071, Kafka 4.4): no warmups, tasks move at once and restore from scratch")
 	}
-	lines = append(lines, fmt.Sprintf("startup %s, rebalance %s", FormatSeconds(in.StartupSeconds), FormatSeconds(in.RebalanceSeconds)))
+	lines = append(lines, fmt.Sprintf("startup %s, rebalance %s, follow-up rebalance after %s", FormatSeconds(in.StartupSeconds),
+		FormatSeconds(in.RebalanceSeconds), FormatSeconds(in.FollowUpSeconds)))
 	switch {
 	case in.Protocol == ProtocolStreams:
 	case p.Spread != nil:

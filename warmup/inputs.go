@@ -32,6 +32,11 @@ const (
 	// take effect (join, sync, and under cooperative rebalancing the
 	// follow-up rebalance that hands over revoked tasks), when not measured.
 	DefaultRebalanceSeconds = 3
+	// DefaultFollowUpSeconds is the assumed delay of the cooperative
+	// follow-up rebalance after one that revokes active tasks: the other
+	// members hear of it at their next heartbeat (heartbeat.interval.ms,
+	// 3000 by default under the classic protocol).
+	DefaultFollowUpSeconds = 3
 	// DefaultSamples is how many random process-id orders are simulated
 	// when the order is not known.
 	DefaultSamples = 200
@@ -80,6 +85,12 @@ type Inputs struct {
 	StartupSeconds float64 `json:"startup_seconds"`
 	// RebalanceSeconds is how long a rebalance takes to take effect.
 	RebalanceSeconds float64 `json:"rebalance_seconds"`
+	// FollowUpSeconds is how long after a rebalance that revokes active
+	// tasks (a probing rebalance that moves some) the follow-up rebalance
+	// comes, which hands them to their new owners: under cooperative
+	// rebalancing about a heartbeat interval. The next probing rebalance
+	// counts from the follow-up, which sets a new deadline.
+	FollowUpSeconds float64 `json:"follow_up_seconds"`
 	// Order lists the clients (0..Before-1 the instances that ran before,
 	// Before..After-1 the new ones) in process-id order, the order the
 	// assignor's round-robin target follows. Empty: unknown, sampled.
@@ -108,12 +119,12 @@ func Uniform(n int, offsets int64) []int64 {
 // Defaults returns inputs with Kafka Streams' defaults for the settings
 // the caller does not know: classic protocol, 1 thread, no standbys,
 // max.warmup.replicas 2, acceptable.recovery.lag 10000, a 10-minute
-// probing interval, and the assumed startup and rebalance times.
+// probing interval, and the assumed startup, rebalance and follow-up times.
 func Defaults() Inputs {
 	return Inputs{
 		Protocol: ProtocolClassic, Threads: 1, MaxWarmupReplicas: DefaultMaxWarmupReplicas,
 		AcceptableRecoveryLag: DefaultAcceptableRecoveryLag, ProbingIntervalSeconds: DefaultProbingIntervalSeconds,
-		StartupSeconds: DefaultStartupSeconds, RebalanceSeconds: DefaultRebalanceSeconds,
+		StartupSeconds: DefaultStartupSeconds, RebalanceSeconds: DefaultRebalanceSeconds, FollowUpSeconds: DefaultFollowUpSeconds,
 	}
 }
 
@@ -142,8 +153,8 @@ func (in Inputs) Validate() error {
 		return fmt.Errorf("probing.rebalance.interval.ms: %gs is under Kafka Streams' minimum of 60s", in.ProbingIntervalSeconds)
 	case in.Standbys < 0 || in.Standbys >= in.After:
 		return fmt.Errorf("num.standby.replicas: %d must be between 0 and after-1 (%d)", in.Standbys, in.After-1)
-	case in.StartupSeconds < 0 || in.RebalanceSeconds < 0:
-		return errors.New("startup and rebalance seconds must not be negative")
+	case in.StartupSeconds < 0 || in.RebalanceSeconds < 0 || in.FollowUpSeconds < 0:
+		return errors.New("startup, rebalance and follow-up seconds must not be negative")
 	}
 	for i, n := range in.TaskOffsets {
 		if n < 0 {

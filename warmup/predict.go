@@ -21,7 +21,8 @@ type Prediction struct {
 	// instances until the assignment is balanced and every task runs.
 	TotalSeconds float64 `json:"total_seconds"`
 	// ProbingRounds counts the probing rebalances; Rebalances every
-	// rebalance, with the cooperative follow-up of a round that moved actives.
+	// rebalance, a round that moves actives counting twice (its
+	// cooperative follow-up hands the revoked tasks over).
 	ProbingRounds int `json:"probing_rounds"`
 	Rebalances    int `json:"rebalances"`
 	// Movements counts the tasks that end on another client; MaxWarmups
@@ -111,8 +112,8 @@ func simulateOnce(in Inputs, order []int) Prediction {
 			p.ProbingRounds++
 		}
 		p.Rebalances++
-		if r.Moved > 0 && in.Protocol == ProtocolClassic {
-			p.Rebalances++ // the cooperative follow-up that hands revoked tasks over
+		if r.Moved > 0 {
+			p.Rebalances++ // the follow-up that hands the revoked tasks over
 		}
 		p.MaxWarmups = max(p.MaxWarmups, len(r.Warmups))
 	}

@@ -368,13 +368,31 @@ func (s *sim) runClassic() (converged bool) {
 	for round := 0; round < maxRounds; round++ {
 		at := s.now
 		a := hataAssign(s.rebalanceNow())
-		s.progress(min(s.in.RebalanceSeconds, s.in.ProbingIntervalSeconds))
+		// Actives that change owner are revoked first and handed over by
+		// the cooperative follow-up rebalance, which also sets the next
+		// probing deadline.
+		deadline, wait := at, min(s.in.RebalanceSeconds, s.in.ProbingIntervalSeconds)
+		if movesActives(s.owner, a.owner) {
+			deadline += s.in.FollowUpSeconds
+			wait += s.in.FollowUpSeconds
+		}
+		s.progress(wait)
 		moved := s.apply(a)
 		s.rounds = append(s.rounds, Round{Seconds: at, Probing: round > 0, Warmups: warmupNames(a), Moved: moved, Pending: a.movements})
 		if a.movements == 0 {
 			return s.tail()
 		}
-		s.progress(at + s.in.ProbingIntervalSeconds - s.now)
+		s.progress(deadline + s.in.ProbingIntervalSeconds - s.now)
+	}
+	return false
+}
+
+// movesActives reports whether an assignment gives any task a new owner.
+func movesActives(owner, next []int) bool {
+	for t := range owner {
+		if owner[t] != next[t] {
+			return true
+		}
 	}
 	return false
 }
@@ -387,7 +405,8 @@ func (s *sim) runStreams() bool {
 	s.progress(s.in.StartupSeconds)
 	at := s.now
 	a := stickyAssign(s.owner, s.in.After)
-	s.progress(s.in.RebalanceSeconds)
+	s.progress(s.in.RebalanceSeconds + s.in.FollowUpSeconds) // revoked first, then handed over
+
 	moved := s.apply(a)
 	s.rounds = append(s.rounds, Round{Seconds: at, Moved: moved})
 	return s.tail()

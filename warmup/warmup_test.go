@@ -9,12 +9,13 @@ import (
 
 // small is a scale-out of tasks tasks of 100k offsets each, with warmups
 // restoring at rate offsets a second, no writes, a 60 s probing interval,
-// 5 s startup and 2 s rebalances, and a known process-id order.
+// 5 s startup, 2 s rebalances and no follow-up delay, and a known
+// process-id order.
 func small(tasks, before, after, budget int, rate float64, order ...int) Inputs {
 	in := Defaults()
 	in.TaskOffsets = Uniform(tasks, 100_000)
 	in.Before, in.After, in.MaxWarmupReplicas, in.RestoreRate = before, after, budget, rate
-	in.ProbingIntervalSeconds, in.StartupSeconds, in.RebalanceSeconds = 60, 5, 2
+	in.ProbingIntervalSeconds, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = 60, 5, 2, 0
 	in.Order = order
 	return in
 }
@@ -52,8 +53,21 @@ func TestBudgetOfOneTakesTwoProbingRounds(t *testing.T) {
 	if p.Movements != 2 || p.Tasks[1].To != 1 || p.Tasks[3].To != 1 || p.Tasks[0].To != 0 || !near(p.Tasks[3].Moved, 127) || !near(p.Tasks[1].WarmupStart, 7) {
 		t.Fatalf("tasks %+v", p.Tasks)
 	}
-	if p.Rebalances != 5 { // 3 rounds, 2 of them with a cooperative follow-up
+	if p.Rebalances != 5 { // 3 rounds, 2 with a cooperative follow-up
 		t.Fatalf("rebalances %d", p.Rebalances)
+	}
+}
+
+// TestFollowUpDelaysTheNextRound: a probing rebalance that moves a task
+// revokes it first; the follow-up rebalance 3 s later hands it over and
+// sets the next probing deadline: the second probing round comes at 128 s
+// (65 + 3 + 60), its move takes effect at 133 s.
+func TestFollowUpDelaysTheNextRound(t *testing.T) {
+	in := small(4, 1, 2, 1, 1e6, 0, 1)
+	in.FollowUpSeconds = 3
+	p := predict(t, in)
+	if len(p.Rounds) != 3 || !near(p.Rounds[2].Seconds, 128) || !near(p.TotalSeconds, 133) || !near(p.Tasks[1].Moved, 70) {
+		t.Fatalf("rounds %+v total %v", p.Rounds, p.TotalSeconds)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +35,7 @@ type predictFlags struct {
 	taskOffsets                                      int64
 	writeRate                                        float64
 	acceptable                                       int64
-	probing, startup, rebalance                      time.Duration
+	probing, startup, rebalance, followUp            time.Duration
 	protocol                                         string
 	samples                                          int
 	seed                                             uint64
@@ -91,6 +93,7 @@ scale-out is predicted again and shown beside what was measured.`,
 	fl.StringVar(&f.protocol, "protocol", warmup.ProtocolClassic, "group.protocol: classic or streams")
 	fl.DurationVar(&f.startup, "startup", warmup.DefaultStartupSeconds*time.Second, "new instances' start to their first rebalance")
 	fl.DurationVar(&f.rebalance, "rebalance", warmup.DefaultRebalanceSeconds*time.Second, "how long a rebalance takes to take effect")
+	fl.DurationVar(&f.followUp, "follow-up", warmup.DefaultFollowUpSeconds*time.Second, "delay of the follow-up rebalance that hands revoked tasks over (about heartbeat.interval.ms)")
 	fl.IntVar(&f.samples, "samples", warmup.DefaultSamples, "random process-id orders to simulate")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the sampled orders")
 	fl.BoolVar(&f.asJSON, "json", false, "print the prediction as JSON")
@@ -130,10 +133,13 @@ func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inp
 	in := warmup.Defaults()
 	in.Protocol, in.Before, in.After, in.Threads, in.Standbys = f.protocol, f.before, f.after, f.threads, f.standbys
 	in.MaxWarmupReplicas, in.AcceptableRecoveryLag, in.ProbingIntervalSeconds = f.warmups, f.acceptable, f.probing.Seconds()
-	in.WriteRate, in.StartupSeconds, in.RebalanceSeconds = f.writeRate, f.startup.Seconds(), f.rebalance.Seconds()
+	in.WriteRate, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = f.writeRate, f.startup.Seconds(), f.rebalance.Seconds(), f.followUp.Seconds()
 	in.Samples, in.Seed, in.Source = f.samples, f.seed, "flags"
-	if !cmd.Flags().Changed("startup") || !cmd.Flags().Changed("rebalance") {
-		in.Source += " (startup and rebalance times assumed unless given)"
+	if f.protocol == warmup.ProtocolStreams && !cmd.Flags().Changed("follow-up") {
+		in.FollowUpSeconds = 5 // group.streams.heartbeat.interval.ms' default
+	}
+	if !cmd.Flags().Changed("startup") || !cmd.Flags().Changed("rebalance") || !cmd.Flags().Changed("follow-up") {
+		in.Source += " (startup, rebalance and follow-up times assumed unless given)"
 	}
 	if f.tasks <= 0 {
 		return in, errors.New("--tasks: say how many tasks (changelog partitions)")
@@ -204,7 +210,11 @@ func replayScaleOuts(cmd *cobra.Command, res *runs.Results) error {
 		if so == nil || so.Prediction == nil {
 			continue
 		}
-		p, err := warmup.Predict(so.Prediction.Inputs)
+		in := so.Prediction.Inputs
+		if in.FollowUpSeconds == 0 {
+			in.FollowUpSeconds = so.FollowUpSeconds() // files written before the model had it
+		}
+		p, err := warmup.Predict(in)
 		if err != nil {
 			return fmt.Errorf("case %s #%d: %w", r.Case, r.Repeat, err)
 		}
@@ -234,4 +244,48 @@ func printPrediction(cmd *cobra.Command, p warmup.Prediction, asJSON bool) error
 		return enc.Encode(p)
 	}
 	return p.WriteSummary(cmd.OutOrStdout())
+}
+
+// printScaleOutTables prints a run's scale-out and rolling-restart figures,
+// one row per measurement, and nothing for a run without them: what `run`
+// and `summary` add after their restore table.
+func printScaleOutTables(w io.Writer, res *runs.Results) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := false
+	for _, r := range res.Restores {
+		so := r.ScaleOut
+		if so == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nscale-out\tprotocol\tinstances\tmax.warmup.replicas\tverified\tbalanced\twarmup-assignment s\tprobing rounds\trebalances\twarmups\tmoved\tlongest not processing s\tmodel s (prediction)\tmodel error\t")
+			header = true
+		}
+		model, modelErr := "-", "-"
+		if p := so.Prediction; p != nil {
+			model, modelErr = fmt.Sprintf("%.1f", p.TotalSeconds), fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
+		}
+		fmt.Fprintf(tw, "%s #%d\t%s\t%d -> %d\t%d\t%v\t%v\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Case, r.Repeat, so.Protocol, so.Before, so.After,
+			so.MaxWarmupReplicas, r.Verified, so.Balanced, so.WarmupAssignmentSeconds, so.ProbingRounds, so.Rebalances, so.Warmups, so.Moved,
+			so.MaxNotProcessingSeconds, model, modelErr)
+	}
+	header = false
+	for _, r := range res.Restores {
+		ro := r.Rolling
+		if ro == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nrolling restart\tstate\tstandbys\tstatic membership\tverified\tdowntime s per restart\ttotal downtime s\ttask-seconds down\trebalances\t")
+			header = true
+		}
+		var per []string
+		for _, rs := range ro.Restarts {
+			per = append(per, fmt.Sprintf("%.1f", rs.DowntimeSeconds))
+		}
+		state := map[bool]string{true: "persistent", false: "ephemeral"}[ro.Persistent]
+		fmt.Fprintf(tw, "%s #%d\t%s\t%d\t%v\t%v\t%s\t%.1f\t%.1f\t%d\t\n", r.Case, r.Repeat, state, ro.Standbys, ro.StaticMembership, r.Verified,
+			strings.Join(per, " / "), ro.DowntimeSeconds, ro.TaskDowntimeSeconds, ro.Rebalances)
+	}
+	tw.Flush()
 }

@@ -15,6 +15,7 @@ import (
 func printScenarios(w io.Writer, res *runs.Results) {
 	printWarm(w, res.Restores)
 	printStandby(w, res.Restores)
+	printFailover(w, res)
 }
 
 func printWarm(w io.Writer, restores []runs.Restore) {

@@ -1,0 +1,44 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScaleOutAndRollingSettingsNameTheField: the defaults validate; each
+// setting out of range is an error naming it.
+func TestScaleOutAndRollingSettingsNameTheField(t *testing.T) {
+	ks := func(s Scenario) Case {
+		c := DefaultCase()
+		c.Engine, c.Scenario = EngineKafkaStreams, s
+		return c
+	}
+	for _, s := range []Scenario{ScenarioScaleOut, ScenarioRolling} {
+		c := ks(s)
+		if err := c.Finalize(); err != nil {
+			t.Fatalf("%s defaults: %v", s, err)
+		}
+	}
+	d := DefaultScaleOut()
+	if d.Lead != Duration(5*time.Second) || d.Settle != Duration(5*time.Second) || d.GapThreshold != Duration(time.Second) {
+		t.Fatalf("scale-out defaults %+v", d)
+	}
+	for _, bad := range []struct {
+		edit func(*Case)
+		want string
+	}{
+		{func(c *Case) { c.ScaleOut = DefaultScaleOut(); c.ScaleOut.Settle = Duration(time.Millisecond) }, "scaleout.settle"},
+		{func(c *Case) { c.ScaleOut = DefaultScaleOut(); c.ScaleOut.GapThreshold = Duration(time.Millisecond) }, "scaleout.gap_threshold"},
+		{func(c *Case) { c.ScaleOut = DefaultScaleOut(); c.ScaleOut.Lead = Duration(-time.Second) }, "scaleout.lead"},
+		{func(c *Case) { c.ScaleOut = DefaultScaleOut(); c.ScaleOut.Topology = "ledger" }, "scaleout.topology"},
+		{func(c *Case) { c.Scenario = ScenarioRolling; c.Rolling = DefaultRolling(); c.Rolling.Timeout = 0 }, "rolling.timeout"},
+		{func(c *Case) { c.Scenario = ScenarioRolling; c.Rolling = DefaultRolling(); c.Rolling.GapThreshold = 0 }, "rolling.gap_threshold"},
+	} {
+		c := ks(ScenarioScaleOut)
+		bad.edit(&c)
+		if err := c.Finalize(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("got %v, want an error naming %s", err, bad.want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/restorebench/restorebench/runs"
+)
+
+// File base names of the scale-out and rolling charts.
+const (
+	WarmupLagFile       = "scaleout-warmup-lag"
+	ModelVsMeasuredFile = "scaleout-model-vs-measured"
+	RollingDowntimeFile = "rolling-downtime"
+)
+
+// WarmupLag charts every warmup's lag (records behind its changelog's end,
+// from the instances' lags events) against seconds from the new instances'
+// start, a colour per scale-out record, with acceptable.recovery.lag as a
+// dashed line: a warmup below it is caught up, and moves at the next
+// probing rebalance. (nil, nil) for results without warmup lags.
+func WarmupLag(r *runs.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	p := newPlot("Warmup lag over time")
+	p.Add(plotter.NewGrid())
+	p.X.Label.Text = "seconds from the new instances' start"
+	p.Y.Label.Text = "lag (records behind the changelog's end)"
+	var legend []legendEntry
+	var acceptable int64 = -1
+	xMax := 0.0
+	n := 0
+	for _, rs := range r.Restores {
+		so := rs.ScaleOut
+		if so == nil {
+			continue
+		}
+		var thumb plot.Thumbnailer
+		for _, s := range so.Lags {
+			if s.Role != runs.RoleWarmup || len(s.Points) == 0 {
+				continue
+			}
+			xys := make(plotter.XYs, len(s.Points))
+			for i, pt := range s.Points {
+				xys[i] = plotter.XY{X: pt.T, Y: float64(pt.Lag)}
+				xMax = max(xMax, pt.T)
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, fmt.Errorf("plots: warmup lag: %w", err)
+			}
+			l.Color, l.Width = palette[n%len(palette)], vg.Points(1.2)
+			p.Add(l)
+			thumb = l
+		}
+		if thumb != nil {
+			legend = append(legend, legendEntry{name: fmt.Sprintf("%s #%d", rs.Case, rs.Repeat), suffix: " warmups", thumb: thumb})
+			acceptable = so.AcceptableRecoveryLag
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	al, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(acceptable)}, {X: xMax, Y: float64(acceptable)}})
+	if err != nil {
+		return nil, err
+	}
+	al.Color, al.Dashes, al.Width = color.Black, []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1)
+	p.Add(al)
+	legend = append(legend, legendEntry{name: fmt.Sprintf("acceptable.recovery.lag %d", acceptable), thumb: al})
+	finishAxes(p, xMax)
+	legendOutside(p, legend)
+	return p, nil
+}
+
+// ModelVsMeasured charts per scale-out record the measured
+// warmup-assignment time beside the warmup model's prediction from the
+// inputs measured in the same run, with the prediction's error above.
+// (nil, nil) for results without a prediction.
+func ModelVsMeasured(r *runs.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	var names, errs []string
+	var measured, predicted plotter.Values
+	for _, rs := range r.Restores {
+		so := rs.ScaleOut
+		if so == nil || so.Prediction == nil {
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s #%d", rs.Case, rs.Repeat))
+		measured = append(measured, so.WarmupAssignmentSeconds)
+		predicted = append(predicted, so.Prediction.TotalSeconds)
+		errs = append(errs, fmt.Sprintf("%+.0f%%", so.PredictionErrorPct))
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	p := newPlot("Warmup-assignment time: measured vs model (prediction)")
+	p.Y.Label.Text = "seconds until balanced, every task running"
+	slot := caseTicks(p, names)
+	w := min(max(slot*0.3, vg.Points(3)), vg.Points(30))
+	mb, err := plotter.NewBarChart(measured, w)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := plotter.NewBarChart(predicted, w)
+	if err != nil {
+		return nil, err
+	}
+	mb.Color, pb.Color = palette[0], palette[1]
+	mb.LineStyle.Width, pb.LineStyle.Width = 0, 0
+	mb.Offset, pb.Offset = -w/2, w/2
+	p.Add(hGrid(), mb, pb)
+	var xys plotter.XYs
+	for i := range names {
+		xys = append(xys, plotter.XY{X: float64(i), Y: max(measured[i], predicted[i])})
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: errs})
+	if err != nil {
+		return nil, err
+	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Font.Size = vg.Points(8)
+		labels.TextStyle[i].XAlign = draw.XCenter
+	}
+	labels.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(labels)
+	finishCaseAxes(p, len(names))
+	legendOutside(p, []legendEntry{{name: "measured", thumb: mb}, {name: "model (prediction)", thumb: pb}, {name: "above: model error"}})
+	return p, nil
+}
+
+// RollingDowntime charts per rolling-restart record (a configuration:
+// state persistent or ephemeral, standbys, static membership) the downtime
+// of each restart as a bar (the longest any task processed nothing), one
+// colour per restart in order, with the total above. (nil, nil) for
+// results without a rolling restart.
+func RollingDowntime(r *runs.Results) (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResults
+	}
+	var names []string
+	var recs []*runs.RollingRecord
+	restarts := 0
+	for _, rs := range r.Restores {
+		if ro := rs.Rolling; ro != nil && len(ro.Restarts) > 0 {
+			names = append(names, fmt.Sprintf("%s #%d", rs.Case, rs.Repeat))
+			recs = append(recs, ro)
+			restarts = max(restarts, len(ro.Restarts))
+		}
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	p := newPlot("Rolling restart: downtime per restart")
+	p.Y.Label.Text = "downtime (s, longest a task processed nothing)"
+	slot := caseTicks(p, names)
+	w := min(max(slot*0.8/vg.Length(restarts), vg.Points(2)), vg.Points(24))
+	var legend []legendEntry
+	var all []plot.Plotter
+	for k := 0; k < restarts; k++ {
+		vals := make(plotter.Values, len(recs))
+		for i, ro := range recs {
+			if k < len(ro.Restarts) {
+				vals[i] = ro.Restarts[k].DowntimeSeconds
+			}
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color, b.LineStyle.Width = palette[k%len(palette)], 0
+		b.Offset = w * vg.Length(float64(k)-float64(restarts-1)/2)
+		all = append(all, b)
+		legend = append(legend, legendEntry{name: fmt.Sprintf("restart %d", k+1), thumb: b})
+	}
+	p.Add(hGrid())
+	p.Add(all...)
+	var xys plotter.XYs
+	var totals []string
+	for i, ro := range recs {
+		top := 0.0
+		for _, rst := range ro.Restarts {
+			top = max(top, rst.DowntimeSeconds)
+		}
+		xys = append(xys, plotter.XY{X: float64(i), Y: top})
+		totals = append(totals, strings.TrimSpace(formatSeconds(ro.DowntimeSeconds)+" s"))
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: totals})
+	if err != nil {
+		return nil, err
+	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Font.Size = vg.Points(8)
+		labels.TextStyle[i].XAlign = draw.XCenter
+	}
+	labels.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(labels)
+	finishCaseAxes(p, len(names))
+	legendOutside(p, append(legend, legendEntry{name: "above: total of the restarts"}))
+	return p, nil
+}
