@@ -311,6 +311,7 @@ func WriteAll(r *runs.Results, dir string) ([]string, error) {
 		{StandbyLagFile, StandbyLag},
 		{StandbyCatchUpFile, StandbyCatchUp},
 		{FailoverGapFile, FailoverGaps},
+		{CompactionFile, CompactionAmplification},
 	}
 	var written []string
 	for _, c := range charts {

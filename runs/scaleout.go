@@ -147,8 +147,8 @@ type ScaleOutRecord struct {
 	// the assignment was balanced and every task ran (the first moment of
 	// a state that then held for the settle time).
 	WarmupAssignmentSeconds float64 `json:"warmup_assignment_seconds"`
-	// StartupSeconds runs from the new instances' start to the first
-	// rebalance they took part in.
+	// StartupSeconds runs from the new instances' start to the start of
+	// the rebalance that gave the last of them its first assignment.
 	StartupSeconds float64 `json:"startup_seconds"`
 	// Rebalances counts group rebalances after the origin (transitions to
 	// REBALANCING on any instance, those within a second counted once);

@@ -285,7 +285,9 @@ func (r *rolling) record(ld *load) {
 	spec := timelineSpec{origin: origin, end: ld.endNs, store: r.t.StoreName, input: r.input, partitions: r.tasks, standbys: r.st.standbys,
 		acceptable: r.st.acceptable, gap: rs.GapThreshold.D()}
 	if rs.Rate > 0 {
-		spec.gapFrom, spec.gapTo, spec.produced = origin, ld.endNs, inputProduced(r.ctx, r.env, r.input)
+		// From a little before the first stop: processing may end a moment
+		// before the stop command (see restartRow).
+		spec.gapFrom, spec.gapTo, spec.produced = origin-2*spec.gap.Nanoseconds(), ld.endNs, inputProduced(r.ctx, r.env, r.input)
 	}
 	insts := r.f.instanceEvents()
 	tl := buildTimeline(spec, insts)
@@ -305,7 +307,8 @@ func (r *rolling) record(ld *load) {
 }
 
 // restartRow charges restart i with what happened from its stop to the
-// next restart's stop (or the end).
+// next restart's stop (or the end): the gaps in processing that began then,
+// rebalances, restores.
 func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []instanceEvents) runs.Restart {
 	from, to := r.stops[i], spec.end
 	if i+1 < len(r.stops) {
@@ -327,7 +330,11 @@ func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []inst
 			}
 		}
 	}
-	lo, hi := spec.secs(from), spec.secs(to)
+	// A gap starts at the last record processed before it, which can be a
+	// moment before the stop command (processing ends within the driver's
+	// 100 ms reporting): the window reaches back by the gap threshold.
+	slack := spec.gap.Seconds()
+	lo, hi := spec.secs(from)-slack, spec.secs(to)-slack
 	for _, t := range tl.tasks {
 		var down float64
 		for _, g := range t.Gaps {

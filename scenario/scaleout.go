@@ -303,7 +303,7 @@ func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
 	if endNs > 0 {
 		sr.WarmupAssignmentSeconds = secsFrom(origin, endNs)
 	}
-	sr.StartupSeconds = startupSeconds(s.f.procs, origin)
+	sr.StartupSeconds = startupSeconds(s.f.procs, tl.rebalances, origin)
 	s.rec.DurationSeconds, s.rec.TotalSeconds = sr.WarmupAssignmentSeconds, sr.WarmupAssignmentSeconds
 	s.rec.Records = tl.restored + tl.applied
 	s.rec.RecordsPerSec = runs.PerSec(s.rec.Records, s.rec.DurationSeconds)

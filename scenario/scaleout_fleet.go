@@ -533,7 +533,9 @@ func (f *fleet) resetGroup(ctx context.Context, input string, staticIDs []string
 			if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
 				return nil
 			}
-			if !errors.Is(err, kerr.NonEmptyGroup) || time.Now().After(deadline) {
+			// A group with members waits for them to leave or time out; a
+			// coordinator still loading (a broker just started) is retried.
+			if !errors.Is(err, kerr.NonEmptyGroup) && !kerr.IsRetriable(err) || time.Now().After(deadline) {
 				return fmt.Errorf("deleting consumer group %s before the run: %w (is another instance of application %s running?)", f.t.AppID, err, f.t.AppID)
 			}
 			select {

@@ -90,30 +90,46 @@ func restoredOffsets(events []ksdriver.Event, store string) (offsets, first, las
 	return offsets, first, last
 }
 
-// firstRunning is when a process first reached RUNNING (0 if never).
-func firstRunning(events []ksdriver.Event) int64 {
+// firstAssigned is when a process first showed an assignment: its first
+// standby_start or restore_start, or its first RUNNING (an instance given
+// nothing to restore); 0 if never.
+func firstAssigned(events []ksdriver.Event) int64 {
 	for _, e := range events {
-		if s, ok := e.(*ksdriver.StateChange); ok && s.To == ksdriver.StateRunning {
-			return s.MonoNs
+		switch e := e.(type) {
+		case *ksdriver.StandbyStart, *ksdriver.RestoreStart:
+			return e.Head().MonoNs
+		case *ksdriver.StateChange:
+			if e.To == ksdriver.StateRunning {
+				return e.MonoNs
+			}
 		}
 	}
 	return 0
 }
 
-// startupSeconds is how long, from the origin, the new instances took to
-// reach RUNNING for the first time (their first assignment done): the
-// latest of them.
-func startupSeconds(procs []*proc, origin int64) float64 {
+// startupSeconds is, from the origin, when the rebalance that gave the
+// last of the new instances its first assignment began: the latest group
+// rebalance before that assignment showed (rebalance starts are
+// monotonic ns). 0 when a new instance never got one.
+func startupSeconds(procs []*proc, rebalances []int64, origin int64) float64 {
 	var latest int64
 	for _, p := range procs {
-		if p.newcomer {
-			latest = max(latest, firstRunning(p.inst.Events()))
+		if !p.newcomer {
+			continue
+		}
+		at := firstAssigned(p.inst.Events())
+		if at == 0 {
+			return 0
+		}
+		latest = max(latest, at)
+	}
+	start := latest
+	for _, r := range rebalances {
+		if r <= latest {
+			start = r
 		}
 	}
-	if latest == 0 {
-		return 0
-	}
-	return secsFrom(origin, latest)
+	return secsFrom(origin, start)
 }
 
 // rebalanceSeconds is the median time from a rebalance's start until every
@@ -162,7 +178,7 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, origin int64) {
 	}
 	rb := rebalanceSeconds(insts, tl.rebalances)
 	in.RebalanceSeconds = rb
-	in.StartupSeconds = max(sr.StartupSeconds-rb, 0)
+	in.StartupSeconds = sr.StartupSeconds
 	if f := sr.FollowUpSeconds(); f > 0 {
 		in.FollowUpSeconds = f
 	}

@@ -82,21 +82,17 @@ func (p Prediction) inputLines() []string {
 // writeRounds prints the rounds, the first and last few when there are many.
 func (p Prediction) writeRounds(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tat\tkind\twarmups\tactives moved\tmovements pending\t")
+	fmt.Fprintln(tw, "rebalance\tat\tkind\twarmups\trevoked\thanded over\tmovements pending\t")
 	for i, r := range p.Rounds {
 		if len(p.Rounds) > 2*shownRounds && i == shownRounds {
-			fmt.Fprintf(tw, "...\t\t\t\t\t\t\n")
+			fmt.Fprintf(tw, "...\t\t\t\t\t\t\t\n")
 		}
 		if len(p.Rounds) > 2*shownRounds && i >= shownRounds && i < len(p.Rounds)-shownRounds {
 			continue
 		}
-		kind := "first"
-		if r.Probing {
-			kind = "probing"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t\n", i, FormatSeconds(r.Seconds), kind, len(r.Warmups), r.Moved, r.Pending)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\t\n", i, FormatSeconds(r.Seconds), r.Kind, len(r.Warmups), r.Revoked, r.Moved, r.Pending)
 	}
-	fmt.Fprintf(tw, "end\t%s\tbalanced, all running\t\t\t\t\n", FormatSeconds(p.TotalSeconds))
+	fmt.Fprintf(tw, "end\t%s\tbalanced, all running\t\t\t\t\t\n", FormatSeconds(p.TotalSeconds))
 	return tw.Flush()
 }
 

@@ -21,8 +21,7 @@ type Prediction struct {
 	// instances until the assignment is balanced and every task runs.
 	TotalSeconds float64 `json:"total_seconds"`
 	// ProbingRounds counts the probing rebalances; Rebalances every
-	// rebalance, a round that moves actives counting twice (its
-	// cooperative follow-up hands the revoked tasks over).
+	// rebalance: the first, probing ones and cooperative follow-ups.
 	ProbingRounds int `json:"probing_rounds"`
 	Rebalances    int `json:"rebalances"`
 	// Movements counts the tasks that end on another client; MaxWarmups
@@ -112,9 +111,6 @@ func simulateOnce(in Inputs, order []int) Prediction {
 			p.ProbingRounds++
 		}
 		p.Rebalances++
-		if r.Moved > 0 {
-			p.Rebalances++ // the follow-up that hands the revoked tasks over
-		}
 		p.MaxWarmups = max(p.MaxWarmups, len(r.Warmups))
 	}
 	for _, t := range s.plans {

@@ -21,13 +21,21 @@ const minStep = 1e-3
 type Round struct {
 	// Seconds is when the assignor ran, from the new instances' start.
 	Seconds float64 `json:"seconds"`
-	// Probing is true for a probing rebalance (every round after the first).
+	// Kind is "first" (the new instances' join), "probing" (a probing
+	// rebalance, probing.rebalance.interval.ms after the last one) or
+	// "follow-up" (the cooperative rebalance right after one that revoked
+	// actives: it hands them over and, assigning with a fresh warmup
+	// budget, may move more tasks whose warmups caught up meanwhile).
+	Kind string `json:"kind"`
+	// Probing is true for a probing rebalance.
 	Probing bool `json:"probing"`
 	// Warmups are the warmup replicas assigned ("0_3@4": task 0_3 warming
 	// up on client 4).
 	Warmups []string `json:"warmups,omitempty"`
-	// Moved counts the actives this round gave a new owner.
-	Moved int `json:"moved"`
+	// Moved counts the actives this round gave a new owner; Revoked those
+	// it took from their owner for the follow-up to hand over.
+	Moved   int `json:"moved"`
+	Revoked int `json:"revoked"`
 	// Pending counts the movements the assignor still wanted (0 ends the
 	// warmup phase: no probing rebalance follows).
 	Pending int `json:"pending"`
@@ -48,8 +56,8 @@ type TaskPlan struct {
 	// restored what it lacked and ran it.
 	Moved   float64 `json:"moved"`
 	Running float64 `json:"running"`
-	// DownSeconds is how long it was not processed (its new owner
-	// restoring it).
+	// DownSeconds is how long it was not processed: from its revocation
+	// until its new owner had restored it.
 	DownSeconds float64 `json:"down_seconds"`
 }
 
@@ -70,13 +78,19 @@ type sim struct {
 	// warmStart is when each client's warmup of each task first began.
 	warmStart [][]float64
 	caughtAt  [][]float64
+	// revokedAt is when each task was last revoked from its owner.
+	revokedAt []float64
 }
+
+// noOwner is the owner of a task revoked and not yet handed over.
+const noOwner = -1
 
 // newSim sets up the group before the scale-out: the Before clients run
 // their tasks, caught up; order is every client in process-id order.
 func newSim(in Inputs, order []int) *sim {
 	tasks := len(in.TaskOffsets)
-	s := &sim{in: in, w: in.writePerTask(), end: make([]float64, tasks), owner: make([]int, tasks), running: make([]bool, tasks)}
+	s := &sim{in: in, w: in.writePerTask(), end: make([]float64, tasks), owner: make([]int, tasks), running: make([]bool, tasks),
+		revokedAt: make([]float64, tasks)}
 	s.pos, s.standby, s.warmup = grid(in.After, tasks, -1), boolGrid(in.After, tasks), boolGrid(in.After, tasks)
 	s.warmStart, s.caughtAt = grid(in.After, tasks, -1), grid(in.After, tasks, -1)
 	before := filter(order, func(c int) bool { return c < in.Before })
@@ -147,17 +161,38 @@ func (s *sim) rebalanceNow() rebalance {
 	return r
 }
 
-// apply makes an assignment current: a task on a new owner restores from
-// the state that owner holds; standbys and warmups update from theirs.
+// revoke takes from their owners the actives the assignment gives to
+// another client (cooperative rebalancing hands them over in a follow-up
+// rebalance) and returns how many.
+func (s *sim) revoke(a assignment) int {
+	n := 0
+	for t, o := range a.owner {
+		if s.owner[t] != noOwner && o != s.owner[t] {
+			s.owner[t], s.running[t], s.revokedAt[t] = noOwner, false, s.now
+			n++
+		}
+	}
+	return n
+}
+
+// apply makes an assignment current: a task without an owner goes to its
+// assigned client and restores from the state that client holds;
+// standbys and warmups update from theirs.
 func (s *sim) apply(a assignment) (moved int) {
 	for t, o := range a.owner {
-		if o != s.owner[t] {
+		if s.owner[t] == noOwner {
 			moved++
 			s.owner[t], s.running[t] = o, false
 			s.plans[t].Moved = s.now
 			s.pos[o][t] = max(s.pos[o][t], 0)
 		}
 	}
+	s.applyStandbys(a)
+	return moved
+}
+
+// applyStandbys makes an assignment's standbys and warmups current.
+func (s *sim) applyStandbys(a assignment) {
 	for c := range a.standby {
 		for t, sb := range a.standby[c] {
 			s.standby[c][t], s.warmup[c][t] = sb, a.warmup[c][t]
@@ -169,7 +204,6 @@ func (s *sim) apply(a assignment) (moved int) {
 			}
 		}
 	}
-	return moved
 }
 
 // work is one task a thread updates: an active restoring, or a standby.
@@ -320,7 +354,7 @@ func (s *sim) advance(w work, rate, step float64) {
 // settle marks restored actives running.
 func (s *sim) settle() {
 	for t := range s.end {
-		if !s.running[t] && s.end[t]-s.pos[s.owner[t]][t] <= eps*10 {
+		if !s.running[t] && s.owner[t] != noOwner && s.end[t]-s.pos[s.owner[t]][t] <= eps*10 {
 			s.running[t] = true
 			s.plans[t].Running = s.now
 		}
@@ -360,29 +394,38 @@ func warmupNames(a assignment) []string {
 	return out
 }
 
-// runClassic plays the classic protocol's rounds: the first rebalance
-// with every new instance, then a probing rebalance every probing interval
-// for as long as the assignor wants to move tasks, then the last restores.
+// runClassic plays the classic protocol's rebalances: the first with every
+// new instance; after one that revokes actives, the cooperative follow-up
+// FollowUpSeconds later, which hands them over and assigns again (with a
+// fresh warmup budget, so it may revoke more); otherwise, while the
+// assignor still wants to move tasks, a probing rebalance
+// ProbingIntervalSeconds later. Then the last restores.
+//
+// The assignor sees each member's lags as of the member's JoinGroup, which
+// comes when a heartbeat tells it of the rebalance: on average half a
+// heartbeat interval (FollowUpSeconds/2) before the assignment.
 func (s *sim) runClassic() (converged bool) {
-	s.progress(s.in.StartupSeconds)
+	next, kind := s.in.StartupSeconds, "first"
+	joined := s.in.FollowUpSeconds / 2
 	for round := 0; round < maxRounds; round++ {
+		s.progress(next - joined - s.now)
+		view := s.rebalanceNow()
+		s.progress(next - s.now)
 		at := s.now
-		a := hataAssign(s.rebalanceNow())
-		// Actives that change owner are revoked first and handed over by
-		// the cooperative follow-up rebalance, which also sets the next
-		// probing deadline.
-		deadline, wait := at, min(s.in.RebalanceSeconds, s.in.ProbingIntervalSeconds)
-		if movesActives(s.owner, a.owner) {
-			deadline += s.in.FollowUpSeconds
-			wait += s.in.FollowUpSeconds
-		}
-		s.progress(wait)
+		a := hataAssign(view)
+		s.progress(min(s.in.RebalanceSeconds, s.in.ProbingIntervalSeconds))
 		moved := s.apply(a)
-		s.rounds = append(s.rounds, Round{Seconds: at, Probing: round > 0, Warmups: warmupNames(a), Moved: moved, Pending: a.movements})
-		if a.movements == 0 {
+		revoked := s.revoke(a)
+		s.rounds = append(s.rounds, Round{Seconds: at, Kind: kind, Probing: kind == "probing", Warmups: warmupNames(a),
+			Moved: moved, Revoked: revoked, Pending: a.movements})
+		switch {
+		case revoked > 0:
+			next, kind = at+s.in.FollowUpSeconds, "follow-up"
+		case a.movements == 0:
 			return s.tail()
+		default:
+			next, kind = at+s.in.ProbingIntervalSeconds, "probing"
 		}
-		s.progress(deadline + s.in.ProbingIntervalSeconds - s.now)
 	}
 	return false
 }
@@ -397,18 +440,20 @@ func movesActives(owner, next []int) bool {
 	return false
 }
 
-// runStreams plays the streams protocol in 4.4: one assignment by the
-// broker's sticky assignor (previous owners keep tasks up to an even
-// share, the rest go to the least-loaded members), no warmups, and the new
-// owners restore from scratch.
+// runStreams plays the streams protocol in 4.4: the broker's sticky
+// assignor (previous owners keep tasks up to an even share, the rest go to
+// the least-loaded members), no warmups; moved tasks are revoked, handed
+// over FollowUpSeconds later, and restored from scratch.
 func (s *sim) runStreams() bool {
 	s.progress(s.in.StartupSeconds)
 	at := s.now
 	a := stickyAssign(s.owner, s.in.After)
-	s.progress(s.in.RebalanceSeconds + s.in.FollowUpSeconds) // revoked first, then handed over
-
+	s.progress(s.in.RebalanceSeconds)
+	revoked := s.revoke(a)
+	s.rounds = append(s.rounds, Round{Seconds: at, Kind: "first", Revoked: revoked})
+	s.progress(s.in.FollowUpSeconds)
 	moved := s.apply(a)
-	s.rounds = append(s.rounds, Round{Seconds: at, Moved: moved})
+	s.rounds = append(s.rounds, Round{Seconds: at + s.in.FollowUpSeconds, Kind: "follow-up", Moved: moved})
 	return s.tail()
 }
 
@@ -452,7 +497,7 @@ func (s *sim) finishPlans() {
 		}
 		p.WarmupStart, p.CaughtUp = s.warmStart[p.To][t], s.caughtAt[p.To][t]
 		if p.Running >= 0 && p.Moved >= 0 {
-			p.DownSeconds = p.Running - p.Moved
+			p.DownSeconds = p.Running - s.revokedAt[t]
 		}
 	}
 }
