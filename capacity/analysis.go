@@ -53,7 +53,22 @@ type Analysis struct {
 	// there is none.
 	Rate    *Rate
 	RateErr error
-	RTO     RTOTable
+	// Warm is the warm-restart rate (WarmErr says why there is none);
+	// Standby and Failover what the standby and failover records say;
+	// ScaleOuts the measured scale-outs; Amplifications the measured
+	// restore amplification per cleaner setting. Each is nil or empty
+	// when the inputs hold no records of it.
+	Warm           *WarmRate
+	WarmErr        error
+	Standby        *StandbyEvidence
+	Failover       *FailoverEvidence
+	ScaleOuts      []*ScaleOut
+	Amplifications []*Amplification
+	// State is the deployment's changelog estimated from its live state
+	// (Deployment.LiveBytes), StateErr why it could not be.
+	State    *StateEstimate
+	StateErr *Unanswered
+	RTO      RTOTable
 	// Comparisons are each run's cases against its baseline.
 	Comparisons     []*RunComparison
 	Recommendations []Recommendation
@@ -71,12 +86,25 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	a.fit()
 	a.Calibration = Calibrate(rs)
 	a.Rate, a.RateErr = ChooseRate(a.Setups, a.Options.Case, a.Calibration)
+	a.scenarios()
 	a.RTO = buildRTOTable(a)
 	a.Comparisons = compareRuns(rs)
 	a.Recommendations = recommendations(a)
 	a.Answers, a.Unanswered = buildAnswers(a)
 	a.Unknowns = unknowns(a)
 	return a
+}
+
+// scenarios reads what the warm-restart, standby, failover, scale-out and
+// compaction records say, and the deployment's changelog from its live
+// state when that is how it was given.
+func (a *Analysis) scenarios() {
+	a.Warm, a.WarmErr = warmRate(a)
+	a.Standby = standbyEvidence(a.Obs)
+	a.Failover = failoverEvidence(a.Obs)
+	a.ScaleOuts = scaleOuts(a.Obs)
+	a.Amplifications = amplifications(a.Obs)
+	a.State, a.StateErr = resolveState(a)
 }
 
 // fit fits every cold setup against both axes and checks the changelog fit
@@ -134,7 +162,7 @@ func unknowns(a *Analysis) []string {
 	if len(missing) > 0 {
 		out = append(out, fmt.Sprintf("Scenarios not measured in the inputs: %s. Their recovery times are not estimated here.", strings.Join(missing, ", ")))
 	}
-	out = append(out, "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. These fills were restored as written (see the fills' records per live key); a changelog with more overwrites per key than these restores more bytes for the same state.")
+	out = append(out, compactionUnknown(a))
 	if n := excluded(a.Runs); n > 0 {
 		out = append(out, fmt.Sprintf("%s in the inputs did not verify or failed; none of their figures count.", Plural(n, "restore")))
 	}
@@ -145,6 +173,15 @@ func unknowns(a *Analysis) []string {
 		out = append(out, fmt.Sprintf("The inputs come from %d environments (%s); fits and rates never mix them.", len(envs), strings.Join(envs, "; ")))
 	}
 	return out
+}
+
+// compactionUnknown says what the report knows of the log cleaner.
+func compactionUnknown(a *Analysis) string {
+	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores read their fills as written (see the fills' records per live key)"
+	if len(a.Amplifications) == 0 {
+		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings allow."
+	}
+	return s + "; the compaction cases measured what the cleaner left for their write pattern and size (see Changelog compaction). Your amplification depends on your overwrites per key and how far the cleaner is behind: a small changelog's active segment, never cleaned, is a larger share of it."
 }
 
 // rangeUnknown says how far the answers reach beyond the measured sizes.

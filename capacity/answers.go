@@ -12,6 +12,14 @@ type Deployment struct {
 	// StateBytes is the changelog bytes of one store across all its
 	// partitions: what restoring every task would read.
 	StateBytes float64
+	// LiveBytes is the store's live state (key+value bytes of its current
+	// records) when StateBytes is not known: the changelog is then
+	// estimated from the restore amplification of the Cleaner settings.
+	LiveBytes float64
+	// Cleaner is the changelog topic's cleaner settings by Kafka's names
+	// (min.cleanable.dirty.ratio, segment.bytes, ...); those left out are
+	// Kafka's defaults.
+	Cleaner map[string]string
 	// Partitions is the changelog's partition count: one task each.
 	Partitions int
 	// Instances is the number of application instances sharing the tasks.
@@ -20,6 +28,11 @@ type Deployment struct {
 	Standbys int
 	// WriteRate is the bytes per second written to the changelog.
 	WriteRate float64
+}
+
+// IsZero reports whether nothing about the deployment is known.
+func (d Deployment) IsZero() bool {
+	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.Cleaner) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
 }
 
 // Answer is one capacity answer with everything it rests on.
@@ -53,22 +66,26 @@ type Unanswered struct {
 type answerer func(a *Analysis) ([]Answer, []Unanswered)
 
 // answerers are asked in order.
-var answerers = []answerer{taskAnswers, deploymentAnswers, standbyAnswers}
+var answerers = []answerer{compactionAnswers, taskAnswers, deploymentAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
 
-// buildAnswers asks every answerer, after the rate answer.
+// buildAnswers asks every answerer, after the rate answer. Without a
+// cold-restore rate only the answers that do not rest on it are given.
 func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
-	if a.Rate == nil {
-		return nil, []Unanswered{{Question: "cold-restore rate", Reason: a.RateErr.Error()}}
-	}
-	r := a.Rate
-	out := []Answer{{
-		Question: "Cold-restore rate (" + r.Label() + ")",
-		Value:    r.Summary(),
-		Inputs:   []string{r.Basis()},
-		Sources:  Refs(r.Obs),
-	}}
+	var out []Answer
 	var missing []Unanswered
-	for _, f := range answerers {
+	asks := answerers
+	if r := a.Rate; r == nil {
+		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
+		asks = []answerer{compactionAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
+	} else {
+		out = append(out, Answer{
+			Question: "Cold-restore rate (" + r.Label() + ")",
+			Value:    r.Summary(),
+			Inputs:   []string{r.Basis()},
+			Sources:  Refs(r.Obs),
+		})
+	}
+	for _, f := range asks {
 		as, ms := f(a)
 		out = append(out, as...)
 		missing = appendNew(missing, ms...)
@@ -121,8 +138,8 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Sources:      RunLabels(r.Obs),
 		},
 	}
-	d := a.Options.Deployment
-	if d.StateBytes <= 0 {
+	state := a.ChangelogBytes()
+	if state <= 0 {
 		return out, nil
 	}
 	q := "Partitions needed so each task restores within " + rtoText
@@ -131,9 +148,9 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	return append(out, Answer{
 		Question:     q,
-		Value:        fmt.Sprint(int(math.Ceil(d.StateBytes / task.Value))),
+		Value:        fmt.Sprint(int(math.Ceil(state / task.Value))),
 		Extrapolated: task.Extrapolated,
-		Inputs:       []string{"state " + FormatBytes(d.StateBytes), "largest changelog per task " + FormatBytes(task.Value)},
+		Inputs:       []string{a.stateText(), "largest changelog per task " + FormatBytes(task.Value)},
 		Sources:      RunLabels(r.Obs),
 	}), nil
 }
@@ -143,22 +160,25 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 // instances it needs.
 func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	d, r, t := a.Options.Deployment, a.Rate, a.Options.Threads
+	state := a.ChangelogBytes()
 	switch {
-	case d.Partitions > 0 && d.StateBytes <= 0:
-		return nil, []Unanswered{{Question: "per-task restore time", Reason: "--partitions needs --state (the changelog bytes of the store) to size a task"}}
+	case d.Partitions > 0 && state <= 0 && d.LiveBytes > 0:
+		return nil, nil // resolveState said why there is no changelog size
+	case d.Partitions > 0 && state <= 0:
+		return nil, []Unanswered{{Question: "per-task restore time", Reason: "--partitions needs --state (the changelog bytes of the store) or --live-state to size a task"}}
 	case d.Instances > 0 && d.Partitions <= 0:
 		return nil, []Unanswered{{Question: "per-instance restore time", Reason: "--instances needs --partitions and --state (tasks per instance and their size)"}}
 	case d.Partitions <= 0:
 		return nil, nil
 	}
-	taskBytes := d.StateBytes / float64(d.Partitions)
+	taskBytes := state / float64(d.Partitions)
 	taskSecs := r.Seconds(taskBytes)
 	out := []Answer{{
 		Question:     fmt.Sprintf("Cold restore of one task (%s of changelog)", FormatBytes(taskBytes)),
 		Value:        FormatSeconds(taskSecs.Value),
 		Checks:       checks(taskSecs.Value, a.Options.RTOs),
 		Extrapolated: taskSecs.Extrapolated,
-		Inputs:       []string{fmt.Sprintf("state %s / %d partitions", FormatBytes(d.StateBytes), d.Partitions), r.Summary()},
+		Inputs:       []string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary()},
 		Sources:      RunLabels(r.Obs),
 	}}
 	if d.Instances <= 0 {
@@ -210,20 +230,25 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 	}, nil
 }
 
-// standbyAnswers: questions about standbys need a standby run, which the
-// inputs cannot have yet; they say so.
-func standbyAnswers(a *Analysis) ([]Answer, []Unanswered) {
-	d := a.Options.Deployment
-	var missing []Unanswered
-	if d.Standbys > 0 {
-		row := a.RTO.Row("standby failover")
-		missing = append(missing, Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: row.Missing})
+// ChangelogBytes is the deployment's changelog across all partitions: as
+// given (--state), or estimated from its live state and cleaner settings;
+// 0 when unknown.
+func (a *Analysis) ChangelogBytes() float64 {
+	if d := a.Options.Deployment; d.StateBytes > 0 {
+		return d.StateBytes
 	}
-	if d.WriteRate > 0 {
-		missing = append(missing, Unanswered{Question: fmt.Sprintf("whether a standby keeps up with %s of writes", FormatRate(d.WriteRate)),
-			Reason: "the highest write rate a standby sustains is not measured in the inputs: needs a standby run (`restorebench run standby`, issue 10)"})
+	if a.State != nil {
+		return a.State.Changelog
 	}
-	return nil, missing
+	return 0
+}
+
+// stateText says where the changelog size comes from.
+func (a *Analysis) stateText() string {
+	if a.State != nil {
+		return fmt.Sprintf("changelog %s (estimated from %s of live state)", FormatBytes(a.State.Changelog), FormatBytes(a.State.Live))
+	}
+	return "state " + FormatBytes(a.ChangelogBytes())
 }
 
 // checks compares a restore time with each objective.

@@ -199,7 +199,7 @@ func TestUnanswerable(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{Deployment: Deployment{Standbys: 1}}, "needs a standby run"},
+		{Options{Deployment: Deployment{Standbys: 1}}, "needs a failover run with a standby"},
 		{Options{Deployment: Deployment{WriteRate: 20e6}}, "highest write rate a standby sustains is not measured"},
 		{Options{Deployment: Deployment{Partitions: 8}}, "--partitions needs --state"},
 		{Options{Deployment: Deployment{Instances: 3}}, "--instances needs --partitions"},

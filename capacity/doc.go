@@ -12,11 +12,16 @@
 // Analysis as report.md and report.html; `restorebench plan` prints the
 // same Answers, so the two never disagree.
 //
-// Adding a scenario (warm restart, standby failover, scale-out): write a
-// scenarioRow (rto.go) that computes its line of the recovery-time table from
-// the Analysis (its restores are among a.Setups with their Params.Scenario)
-// and put it in scenarioRows in place of the notMeasured row; questions the
-// planner should answer about it (e.g. a standby's sustained write rate) go in
-// an answerer in answers.go. Nothing else changes: report and plan show the
-// new row and answers.
+// Beside cold restores the table and the answers read the other
+// scenarios' records: warm restarts (warm.go: a line of restart time
+// against the bytes of changes replayed), standby steps and failover kills
+// (standby.go: the highest sustained write rate, catch-up after pauses, the
+// processing gap of a promoted standby), scale-outs (scaleout.go: measured
+// warmup-assignment time, and package warmup's prediction for larger
+// tasks, labelled a prediction) and compaction cases (compaction.go: the
+// restore amplification of each cleaner setting, which turns a live state
+// into the changelog a restore reads, or the worst case the settings allow
+// when none was measured on Kafka). A scenario's row is a scenarioRow
+// (rto.go) in scenarioRows, its questions an answerer in answers.go:
+// report and plan show both, so they never disagree.
 package capacity

@@ -165,16 +165,20 @@ func better(a, b *Setup) bool {
 
 // rateOf derives a setup's rate: from its fit when it has enough sizes and
 // the fit rises with size, else from the median of its largest size.
-func rateOf(s *Setup) *Rate {
+func rateOf(s *Setup) *Rate { return rateFrom(s, s.Obs) }
+
+// rateFrom is rateOf over some of the setup's restores (a warm restart's
+// steps, say), with sizes on the changelog axis: the bytes each read.
+func rateFrom(s *Setup, obs []Obs) *Rate {
 	r := &Rate{Setup: s, Threads: parallelThreads(s)}
 	t := float64(r.Threads)
-	if f, err := FitSetup(s, AxisChangelog); err == nil && f.Slope > 0 {
+	if f, err := fitObs(s, AxisChangelog, obs); err == nil && f.Slope > 0 {
 		r.Fit, r.Obs = f, f.Points
 		r.PerThread, r.Overhead = f.Rate()/t, f.Intercept
 		r.Lo, r.Hi = f.Min()/t, f.Max()/t
 		return r
 	}
-	groups := BySize(s.Obs, AxisChangelog)
+	groups := BySize(obs, AxisChangelog)
 	largest := groups[len(groups)-1]
 	rates := make([]float64, len(largest))
 	for i, o := range largest {

@@ -10,38 +10,86 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// RunComparison is one run's cases compared with its baseline by package
-// compare: medians, spread and significance verdicts come from there.
+// RunComparison is one run's cold-restore cases compared with its
+// baseline by package compare: medians, spread and significance verdicts
+// come from there. A size sweep's run is compared size by size.
 type RunComparison struct {
 	Run *Run
+	// Size is the sweep size compared ("1GiB"), "" for a run of one fill.
+	Size string
+	// Restores are the cold restores compared (of Size, in a sweep).
+	Restores []runs.Restore
 	// Baseline is the case compared against: the first with Kafka Streams'
-	// default settings (IsDefault), else the run's first case.
+	// default settings (IsDefault), else the first case.
 	Baseline  string
 	IsDefault bool
-	// Comparison is nil when the run has a single case.
+	// Comparison is nil when there is a single case.
 	Comparison *compare.Comparison
 }
 
-// compareRuns compares each run's cases with its baseline.
+// Label names the comparison: "R1", or "R1@1GiB" in a sweep.
+func (rc *RunComparison) Label() string {
+	if rc.Size == "" {
+		return rc.Run.Label
+	}
+	return rc.Run.Label + "@" + rc.Size
+}
+
+// Results are the run's results holding only the compared restores, for
+// the functions that take a whole run (compare, plots).
+func (rc *RunComparison) Results() *runs.Results {
+	res := *rc.Run.Results
+	res.Restores = rc.Restores
+	return &res
+}
+
+// compareRuns compares each run's cold-restore cases with its baseline,
+// each size of a sweep apart: a case at 2 GB against the defaults at
+// 256 MB says nothing. Other scenarios have their own sections.
 func compareRuns(rs []*Run) []*RunComparison {
 	var out []*RunComparison
 	for _, run := range rs {
-		res := run.Results
-		names := runs.CaseNames(res.Restores)
-		if len(names) == 0 {
+		for _, g := range coldBySize(run.Results.Restores) {
+			rc := &RunComparison{Run: run, Size: g.size, Restores: g.restores}
+			names := runs.CaseNames(g.restores)
+			rc.Baseline = names[0]
+			for _, c := range runs.GroupByCase(g.restores) {
+				if IsKafkaStreamsDefault(c.Restores[0].Params) {
+					rc.Baseline, rc.IsDefault = c.Case, true
+					break
+				}
+			}
+			if len(names) > 1 {
+				rc.Comparison, _ = compare.CompareRunCases(rc.Results(), rc.Label(), rc.Baseline)
+			}
+			out = append(out, rc)
+		}
+	}
+	return out
+}
+
+// sizeGroup is the cold restores of one sweep size.
+type sizeGroup struct {
+	size     string
+	restores []runs.Restore
+}
+
+// coldBySize groups the cold restores by sweep size, in first-seen order.
+func coldBySize(restores []runs.Restore) []sizeGroup {
+	var out []sizeGroup
+	index := map[string]int{}
+	for _, r := range restores {
+		if r.Params.Scenario != config.ScenarioCold && r.Params.Scenario != "" {
 			continue
 		}
-		rc := &RunComparison{Run: run, Baseline: names[0]}
-		for _, g := range runs.GroupByCase(res.Restores) {
-			if IsKafkaStreamsDefault(g.Restores[0].Params) {
-				rc.Baseline, rc.IsDefault = g.Case, true
-				break
-			}
+		size := SweepSize(r.Case)
+		i, ok := index[size]
+		if !ok {
+			i = len(out)
+			index[size] = i
+			out = append(out, sizeGroup{size: size})
 		}
-		if len(names) > 1 {
-			rc.Comparison, _ = compare.CompareRunCases(res, run.Name(), rc.Baseline)
-		}
-		out = append(out, rc)
+		out[i].restores = append(out[i].restores, r)
 	}
 	return out
 }
@@ -88,7 +136,7 @@ func metric(row compare.CaseRow, m compare.Metric) compare.MetricDiff {
 // Evidence cites the win: "R3: threads-2 −21.3% time to ready vs
 // kstreams-default (exceeds spread, better, p=0.029)".
 func (w *Win) Evidence() string {
-	return fmt.Sprintf("%s: %s %+.1f%% time to ready vs %s (%s; %s → %s)", w.Run.Run.Label, w.Row.Case, w.Diff.ChangePct, w.Row.BaseCase,
+	return fmt.Sprintf("%s: %s %+.1f%% time to ready vs %s (%s; %s → %s)", w.Run.Label(), w.Row.Case, w.Diff.ChangePct, w.Row.BaseCase,
 		w.Diff.VerdictText(), FormatSeconds(w.Diff.Base.Median), FormatSeconds(w.Diff.Other.Median))
 }
 
@@ -126,9 +174,10 @@ func recommendations(a *Analysis) []Recommendation {
 	if up := fastestRecommendation(a.Comparisons, anyCase, "Upper bound: fastest of all strategies", "strategy"); up.Case != "" && up.Case != settable.Case {
 		out = append(out, up)
 	}
-	out = append(out, partitionRecommendation(a))
-	out = append(out, Recommendation{Title: "Standbys", Text: "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " +
-		a.RTO.Row("standby failover").Missing + "."})
+	out = append(out, partitionRecommendation(a), standbyRecommendation(a))
+	if rec, ok := compactionRecommendation(a); ok {
+		out = append(out, rec)
+	}
 	return out
 }
 
@@ -147,24 +196,25 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 		compared++
 		w := rc.Fastest(keep)
 		if w == nil {
-			rec.Evidence = append(rec.Evidence, fmt.Sprintf("%s: no %s restored faster than %s", rc.Run.Label, what, rc.Baseline))
+			rec.Evidence = append(rec.Evidence, fmt.Sprintf("%s: no %s restored faster than %s", rc.Label(), what, rc.Baseline))
 			continue
 		}
 		rec.Evidence = append(rec.Evidence, w.Evidence())
-		if w.Diff.Significant() {
-			if _, ok := wins[w.Row.Case]; !ok {
-				order = append(order, w.Row.Case)
+		if name := CaseName(w.Row.Case); w.Diff.Significant() {
+			if _, ok := wins[name]; !ok {
+				order = append(order, name)
 			}
-			wins[w.Row.Case] = append(wins[w.Row.Case], w)
+			wins[name] = append(wins[name], w)
 		}
 	}
+	unit := comparisonUnit(rcs)
 	switch {
 	case compared == 0:
 		rec.Text = "No run compares other settings with Kafka Streams' defaults: add a case with the defaults (e.g. `- name: kstreams-default`) next to the settings to try."
 		rec.Evidence = nil
 	case len(order) == 0:
-		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in any of %s; keep the defaults.", what, Plural(compared, "run"))
-		rec.Short, rec.ShortDetail = "Kafka Streams' defaults", "nothing beat them beyond the spread in "+Plural(compared, "run")
+		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in any of %s; keep the defaults.", what, Plural(compared, unit))
+		rec.Short, rec.ShortDetail = "Kafka Streams' defaults", "nothing beat them beyond the spread in "+Plural(compared, unit)
 	default:
 		sort.SliceStable(order, func(i, j int) bool { return len(wins[order[i]]) > len(wins[order[j]]) })
 		best := wins[order[0]]
@@ -174,15 +224,26 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 		}
 		rec.Case = order[0]
 		rec.Short = order[0]
-		rec.ShortDetail = fmt.Sprintf("%s time to ready than the defaults, beyond the spread in %d of %d runs", marginText(lo, hi), len(best), compared)
+		rec.ShortDetail = fmt.Sprintf("%s time to ready than the defaults, beyond the spread in %d of %d %ss", marginText(lo, hi), len(best), compared, unit)
 		rec.Text = fmt.Sprintf("%s (%s): %s.", order[0], Describe(best[0].Row.Other.Params), rec.ShortDetail)
 		if 2*len(best) <= compared {
-			rec.Text += " In the other runs the difference stayed within the spread or reversed: not a consistent gain on this host; measure it again (more repeats, a quieter machine) before relying on it."
+			rec.Text += " In the others the difference stayed within the spread or reversed: not a consistent gain on this host; measure it again (more repeats, a quieter machine) before relying on it."
 			rec.Short = "no consistent winner"
-			rec.ShortDetail = fmt.Sprintf("%s beat the defaults beyond the spread in only %d of %d runs", order[0], len(best), compared)
+			rec.ShortDetail = fmt.Sprintf("%s beat the defaults beyond the spread in only %d of %d %ss", order[0], len(best), compared, unit)
 		}
 	}
 	return rec
+}
+
+// comparisonUnit names what fastestRecommendation counts: runs, or sizes
+// when a run sweeps sizes (each size is compared on its own).
+func comparisonUnit(rcs []*RunComparison) string {
+	for _, rc := range rcs {
+		if rc.Size != "" {
+			return "size"
+		}
+	}
+	return "run"
 }
 
 // marginText is a change range as a speed-up: "21% less" or "18-25% less".
@@ -207,7 +268,7 @@ func partitionRecommendation(a *Analysis) Recommendation {
 		if c.Task.Extrapolated {
 			p += " (extrapolated)"
 		}
-		if s := a.Options.Deployment.StateBytes; s > 0 && c.Task.Value > 0 {
+		if s := a.ChangelogBytes(); s > 0 && c.Task.Value > 0 {
 			p += fmt.Sprintf(", so %d partitions for %s", int(ceilF(s/c.Task.Value)), FormatBytes(s))
 		}
 		parts = append(parts, p)
@@ -224,4 +285,80 @@ func ceilF(x float64) float64 {
 		n++
 	}
 	return n
+}
+
+// standbyRecommendation says when a standby is needed: when a task's cold
+// restore misses the objective, since a promoted standby's gap does not
+// grow with the state; and how fast a standby keeps up.
+func standbyRecommendation(a *Analysis) Recommendation {
+	rec := Recommendation{Title: "Standbys"}
+	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(ScenarioCold)
+	if f == nil && ev == nil {
+		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(ScenarioStandby).Missing + "."
+		return rec
+	}
+	var parts []string
+	if f != nil && cold.Measured {
+		var limits []string
+		for _, c := range cold.Cells {
+			limits = append(limits, fmt.Sprintf("%s per task for %s", FormatBytes(c.Task.Value), FormatRTO(c.RTO)))
+		}
+		parts = append(parts, fmt.Sprintf("Use num.standby.replicas=1 when a task's changelog exceeds what restores cold within the objective (%s, before failure detection): a promoted standby brought the tasks back within %s at worst, whatever their size.",
+			strings.Join(limits, "; "), FormatSeconds(f.Worst)))
+		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")", "takeovers: "+f.TakeoverText())
+	} else if f != nil {
+		parts = append(parts, fmt.Sprintf("A promoted standby brought the tasks back within %s at worst, whatever their size.", FormatSeconds(f.Worst)))
+		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")")
+	} else {
+		parts = append(parts, "No failover run measured a standby taking over ("+failoverRun+").")
+	}
+	if ev != nil && ev.Best != nil {
+		parts = append(parts, fmt.Sprintf("A standby kept up with %s of writes here; above that its lag grows and a failover turns into a restore of the lag.", ev.Sustained()))
+		rec.Evidence = append(rec.Evidence, ev.SustainedBasis()+" ("+Refs(ev.Steps)+")")
+		if len(ev.CatchUps) > 0 {
+			rec.Evidence = append(rec.Evidence, "catch-up after a pause: "+ev.CatchUpText())
+		}
+	}
+	rec.Text = strings.Join(parts, " ")
+	return rec
+}
+
+// compactionRecommendation compares the restore amplification of the
+// cleaner settings measured by Kafka's own cleaner: the records a restore
+// reads per live key. Measurements on the embedded broker, which ignores
+// the settings, only say so.
+func compactionRecommendation(a *Analysis) (Recommendation, bool) {
+	if len(a.Amplifications) == 0 {
+		return Recommendation{}, false
+	}
+	rec := Recommendation{Title: "Changelog cleaner settings"}
+	var real []*Amplification
+	for _, amp := range a.Amplifications {
+		rec.Evidence = append(rec.Evidence, amp.Text()+" ("+Refs(amp.Obs)+")")
+		if amp.OfSettings() {
+			real = append(real, amp)
+		}
+	}
+	if len(real) == 0 {
+		rec.Text = "The compaction cases ran on the embedded broker, which compacts every changelog fully on request whatever its settings: they show the floor (one record per live key), not what Kafka's cleaner leaves. " +
+			"Run them with --brokers against Kafka to measure your settings; until then the planner uses the worst case the settings allow."
+		return rec, true
+	}
+	best, worst := real[0], real[0]
+	for _, amp := range real {
+		if amp.Median < best.Median {
+			best = amp
+		}
+		if amp.Median > worst.Median {
+			worst = amp
+		}
+	}
+	if best == worst {
+		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Cleaner)
+		return rec, true
+	}
+	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
+		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans sooner, at the cost of more cleaning work on the brokers.",
+		worst.Median, worst.Cleaner, best.Median, best.Cleaner, worst.Median/best.Median)
+	return rec, true
 }

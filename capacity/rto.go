@@ -3,8 +3,6 @@ package capacity
 import (
 	"fmt"
 	"time"
-
-	"github.com/restorebench/restorebench/config"
 )
 
 // DefaultRTOs are the recovery-time objectives a table shows unless told
@@ -28,6 +26,13 @@ type RTORow struct {
 	// then says what and how to measure it.
 	Measured bool
 	Missing  string
+	// Quantity says what the cells' sizes are: QuantityChangelog (the
+	// changelog a task restores) or QuantityChanges (the records written
+	// while an instance was down: a backlog, not the state's size).
+	Quantity Quantity
+	// Predicted marks cells that come from a model (the warmup model),
+	// not from a measurement of that size.
+	Predicted bool
 	// Cells has one entry per RTO, in the table's order.
 	Cells []RTOCell
 	// Basis lists the figures the row rests on; Sources cites the restores.
@@ -35,12 +40,30 @@ type RTORow struct {
 	Sources string
 }
 
+// Quantity is what an RTO row's sizes measure.
+type Quantity string
+
+const (
+	// QuantityChangelog: the changelog bytes a task restores (its state as
+	// the log cleaner left it).
+	QuantityChangelog Quantity = ""
+	// QuantityChanges: the bytes written to a task's changelog while its
+	// instance was down, which a warm restart replays; any state size.
+	QuantityChanges Quantity = "changes"
+)
+
 // RTOCell is the largest state that meets one objective.
 type RTOCell struct {
 	RTO time.Duration
 	// Task is the largest changelog one task (partition) may have; Instance
 	// the largest an instance restores with the table's threads.
 	Task, Instance Estimate
+	// Text, when set, is the cell's answer in words instead of a size: a
+	// standby failover's recovery does not depend on the state's size, so
+	// its cells say whether the objective is met and at what gap.
+	Text string
+	// Meets is whether a Text cell's objective is met.
+	Meets bool
 }
 
 // scenarioRow computes one scenario's row. A scenario joins the table by
@@ -106,42 +129,4 @@ func threadsBasis(r *Rate, threads int) string {
 			Plural(r.Threads, "thread"), r.Setup.Env.CPUs)
 	}
 	return s
-}
-
-// warmRestartRow: an instance restarts with its state directory kept and
-// replays only the records after its checkpoint (issue 10).
-func warmRestartRow(a *Analysis) RTORow {
-	return notMeasured(a, "warm restart", "warm", "a warm-restart run (`restorebench run warm`: restarts with the state directory kept, issue 10)")
-}
-
-// standbyFailoverRow: a standby replica takes over once within
-// acceptable.recovery.lag (issue 10).
-func standbyFailoverRow(a *Analysis) RTORow {
-	return notMeasured(a, "standby failover", "standby", "a standby run (`restorebench run standby`: standby catch-up and failover, issue 10)")
-}
-
-// scaleOutRow: a new instance warms up (KIP-441) before a task moves to it
-// (issue 11).
-func scaleOutRow(a *Analysis) RTORow {
-	return notMeasured(a, "scale-out (warmup)", "scaleout", "a scale-out run (`restorebench run scaleout`: KIP-441 warmups, issue 11)")
-}
-
-// notMeasured is the row of a scenario the report cannot compute: it says
-// whether the inputs hold restores of it at all, and what to run.
-func notMeasured(a *Analysis, name string, scenario config.Scenario, run string) RTORow {
-	n := 0
-	for _, run := range a.Runs {
-		for _, r := range run.Results.Restores {
-			if r.Params.Scenario == scenario {
-				n++
-			}
-		}
-	}
-	row := RTORow{Scenario: name}
-	if n > 0 {
-		row.Missing = fmt.Sprintf("the inputs hold %s of scenario %s, but this version of the report cannot use them yet", Plural(n, "restore"), scenario)
-	} else {
-		row.Missing = "not measured in the inputs: needs " + run
-	}
-	return row
 }

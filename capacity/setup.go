@@ -50,6 +50,12 @@ func (s *Setup) Label() string {
 	return fmt.Sprintf("%s (%s)", strings.Join(s.Cases, "/"), Describe(s.Params))
 }
 
+// ScenarioLabel names a scenario's setup by its case names and engine,
+// e.g. "warm (model engine)": its scenario settings are in the records.
+func (s *Setup) ScenarioLabel() string {
+	return fmt.Sprintf("%s (%s engine)", strings.Join(s.Cases, "/"), engineOf(s.Params))
+}
+
 // Setups groups observations by environment and settings, in first-seen order.
 func Setups(obs []Obs) []*Setup {
 	var out []*Setup
@@ -64,12 +70,30 @@ func Setups(obs []Obs) []*Setup {
 			index[key] = s
 			out = append(out, s)
 		}
-		if !contains(s.Cases, o.Restore.Case) {
-			s.Cases = append(s.Cases, o.Restore.Case)
+		if name := CaseName(o.Restore.Case); !contains(s.Cases, name) {
+			s.Cases = append(s.Cases, name)
 		}
 		s.Obs = append(s.Obs, o)
 	}
 	return out
+}
+
+// CaseName is the profile case a record belongs to: its name without the
+// size a sweep appends ("kstreams-default@1GiB") or the step a scenario
+// appends ("warm@256MiB/changed=10000", "standby/rate=10000"). Restores of
+// one case at several sizes then share a setup under one name.
+func CaseName(record string) string {
+	name, _, _ := strings.Cut(record, "/")
+	name, _, _ = strings.Cut(name, "@")
+	return name
+}
+
+// SweepSize is the size label a sweep appended to a record's name ("1GiB"
+// of "kstreams-default@1GiB"), or "" outside a sweep.
+func SweepSize(record string) string {
+	name, _, _ := strings.Cut(record, "/")
+	_, size, _ := strings.Cut(name, "@")
+	return size
 }
 
 func contains(xs []string, x string) bool {

@@ -18,7 +18,8 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	d := &Document{Title: "Kafka Streams restore capacity report", Subtitle: subtitle(a), Facts: facts(a)}
 	sections := []func(*capacity.Analysis) (Section, error){
 		recommendationsSection, rtoSection, deploymentSection, unknownsSection,
-		fitsSection, throughputSection, environmentSection, fillsSection, methodSection,
+		fitsSection, throughputSection, warmSection, standbySection, scaleOutSection, compactionSection,
+		environmentSection, fillsSection, methodSection,
 	}
 	for _, f := range sections {
 		s, err := f(a)
@@ -99,6 +100,7 @@ func facts(a *capacity.Analysis) []Fact {
 		out = append(out, Fact{Label: "Prediction check", Value: fmt.Sprintf("%+.1f%% at %s", h.ErrorPercent(), capacity.FormatBytes(h.Size)),
 			Detail: fmt.Sprintf("a fit without the largest size predicted %s, measured %s", capacity.FormatSeconds(h.Predicted.Value), capacity.FormatSeconds(h.Measured))})
 	}
+	out = append(out, scenarioFacts(a)...)
 	var missing []string
 	for _, row := range a.RTO.Rows {
 		if !row.Measured && row.Scenario != capacity.ScenarioCold {
@@ -116,6 +118,67 @@ func facts(a *capacity.Analysis) []Fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// scenarioFacts are the key answers of the warm-restart, standby,
+// failover, scale-out and compaction measurements the inputs hold.
+func scenarioFacts(a *capacity.Analysis) []Fact {
+	var out []Fact
+	if w := a.Warm; w != nil {
+		row := a.RTO.Row(capacity.ScenarioWarm)
+		var rtos, vals []string
+		for _, c := range row.Cells {
+			rtos = append(rtos, capacity.FormatRTO(c.RTO))
+			vals = append(vals, capacity.FormatBytes(c.Task.Value))
+		}
+		out = append(out, Fact{Label: "Warm restart within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / ") + " of changes",
+			Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold", capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
+	}
+	if f := a.Failover; f != nil {
+		out = append(out, Fact{Label: "Failover with a standby", Value: "gap ≤ " + capacity.FormatSeconds(f.Worst),
+			Detail: fmt.Sprintf("median %s over %s; does not grow with state", capacity.FormatSeconds(f.Median), capacity.Plural(len(f.Kills), "SIGKILL"))})
+	}
+	if ev := a.Standby; ev != nil && ev.Best != nil {
+		detail := "highest write rate a standby kept up with"
+		if len(ev.CatchUps) > 0 {
+			detail += "; catch-up after " + ev.CatchUpText()
+		}
+		out = append(out, Fact{Label: "A standby keeps up with", Value: ev.Sustained(), Detail: detail})
+	}
+	if f, ok := amplificationFact(a.Amplifications); ok {
+		out = append(out, f)
+	}
+	for _, so := range a.ScaleOuts {
+		r := so.Record
+		detail := fmt.Sprintf("%s of %s, %s", capacity.Plural(r.Tasks, "task"), capacity.FormatBytes(so.TaskBytes), capacity.Plural(r.ProbingRounds, "probing round"))
+		if p := r.Prediction; p != nil {
+			detail += fmt.Sprintf("; warmup model %s (%+.0f%%)", capacity.FormatSeconds(p.TotalSeconds), r.PredictionErrorPct)
+		}
+		out = append(out, Fact{Label: fmt.Sprintf("Scale-out %d → %d instances", r.Before, r.After), Value: capacity.FormatSeconds(r.WarmupAssignmentSeconds), Detail: detail})
+		break // the first; the section lists every one
+	}
+	return out
+}
+
+// amplificationFact is the restore amplification measured by Kafka's own
+// cleaner per setting; a warning when only the embedded broker, which
+// ignores the settings, compacted.
+func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
+	if len(amps) == 0 {
+		return Fact{}, false
+	}
+	var vals, names []string
+	for _, amp := range amps {
+		if amp.OfSettings() {
+			vals = append(vals, fmt.Sprintf("×%.2f", amp.Median))
+			names = append(names, amp.Cleaner.String())
+		}
+	}
+	if len(vals) == 0 {
+		return Fact{Label: "Restore amplification", Value: "not measured on Kafka", Warn: true,
+			Detail: "the embedded broker compacts fully whatever the cleaner settings; run the compaction cases with --brokers"}, true
+	}
+	return Fact{Label: "Restore amplification", Value: strings.Join(vals, " / "), Detail: "records read per live key under " + strings.Join(names, " / ")}, true
 }
 
 // limitsFact is the per-task limit for each RTO in one line.
@@ -166,30 +229,13 @@ func recommendationsSection(a *capacity.Analysis) (Section, error) {
 func rtoSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "rto", Title: "Recovery-time table"}
 	t := a.RTO
-	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("The largest changelog per task (partition) and per instance (num.stream.threads=%d) that comes back within each recovery-time objective. "+
-		"A cold restore reads a task's whole changelog into an empty state directory; an instance's threads restore their tasks in parallel.", t.Threads)})
-	head := []string{"scenario"}
-	right := []bool{false}
-	for _, rto := range t.RTOs {
-		head = append(head, capacity.FormatRTO(rto)+" per task", capacity.FormatRTO(rto)+" per instance")
-		right = append(right, true, true)
-	}
-	tab := &Table{Head: head, Right: right}
-	for _, row := range t.Rows {
-		cells := []string{row.Scenario}
-		for i := range t.RTOs {
-			if !row.Measured {
-				cells = append(cells, "not measured", "not measured")
-				continue
-			}
-			c := row.Cells[i]
-			cells = append(cells, estimate(c.Task), estimate(c.Instance))
-		}
-		tab.Rows = append(tab.Rows, cells)
-	}
-	s.Blocks = append(s.Blocks, tab)
-	if a.Rate != nil {
-		s.Blocks = append(s.Blocks, &Para{Text: extrapolationNote(a.Rate), Note: true})
+	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("The largest state per task (partition) and per instance (num.stream.threads=%d) that comes back within each recovery-time objective, by how it comes back. "+
+		"A cold restore reads a task's whole changelog into an empty state directory; an instance's threads restore their tasks in parallel. "+
+		"A warm restart replays only the changes written while the instance was down, so its sizes are that backlog, whatever the state. "+
+		"A promoted standby restores only its lag, so its recovery does not depend on the state's size.", t.Threads)})
+	s.Blocks = append(s.Blocks, rtoTable(t))
+	if notes := rtoNotes(a); len(notes) > 0 {
+		s.Blocks = append(s.Blocks, &Para{Text: strings.Join(notes, " "), Note: true})
 	}
 	if f, err := figure("rto", "Largest changelog per task within a time", rtoChart, a,
 		"Solid: within the measured sizes; dashed: extrapolated from the fit."); err != nil {
@@ -203,13 +249,79 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 			for _, b := range row.Basis {
 				basis = append(basis, row.Scenario+": "+b)
 			}
-			basis = append(basis, fmt.Sprintf("%s, restores used: %s", row.Scenario, row.Sources))
+			basis = append(basis, fmt.Sprintf("%s, records used: %s", row.Scenario, row.Sources))
 		} else {
 			basis = append(basis, fmt.Sprintf("%s: %s", row.Scenario, row.Missing))
 		}
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "What each row rests on:"}, &List{Items: basis})
 	return s, nil
+}
+
+// rtoTable is the table itself: two columns per objective.
+func rtoTable(t capacity.RTOTable) *Table {
+	head := []string{"scenario"}
+	right := []bool{false}
+	for _, rto := range t.RTOs {
+		head = append(head, capacity.FormatRTO(rto)+" per task", capacity.FormatRTO(rto)+" per instance")
+		right = append(right, true, true)
+	}
+	tab := &Table{Head: head, Right: right}
+	for _, row := range t.Rows {
+		cells := []string{rowName(row)}
+		for i := range t.RTOs {
+			if !row.Measured {
+				cells = append(cells, "not measured", "not measured")
+				continue
+			}
+			cells = append(cells, rtoCells(row, row.Cells[i])...)
+		}
+		tab.Rows = append(tab.Rows, cells)
+	}
+	return tab
+}
+
+// rowName names a row, saying what its sizes are when not a changelog.
+func rowName(row capacity.RTORow) string {
+	if row.Quantity == capacity.QuantityChanges {
+		return row.Scenario + " (changes while down) §"
+	}
+	return row.Scenario
+}
+
+// rtoCells are one objective's task and instance cells: sizes, or the
+// cell's answer in words (in both columns), with the row's marks.
+func rtoCells(row capacity.RTORow, c capacity.RTOCell) []string {
+	if c.Text != "" {
+		text := c.Text
+		if !c.Meets && !row.Predicted {
+			text = "**" + text + "**"
+		}
+		return []string{text, text}
+	}
+	task, inst := estimate(c.Task), estimate(c.Instance)
+	if row.Predicted {
+		task, inst = task+" ‡", inst+" ‡"
+	}
+	return []string{task, inst}
+}
+
+// rtoNotes explain the table's marks for the rows that use them.
+func rtoNotes(a *capacity.Analysis) []string {
+	var notes []string
+	if a.Rate != nil {
+		notes = append(notes, extrapolationNote(a.Rate))
+	}
+	for _, row := range a.RTO.Rows {
+		switch {
+		case !row.Measured:
+		case row.Quantity == capacity.QuantityChanges:
+			notes = append(notes, "§ "+row.Scenario+": bytes of changes written while the instance was down (what a warm restart replays), not the state's size.")
+		case row.Predicted:
+			notes = append(notes, "‡ "+row.Scenario+": predicted by the warmup model for the measured scale-out's shape (not measured at these sizes); † beyond the measured task size.")
+		}
+	}
+	return notes
 }
 
 // estimate formats an estimated size, marking extrapolations with a dagger.
@@ -230,7 +342,7 @@ func extrapolationNote(r *capacity.Rate) string {
 
 func deploymentSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "deployment", Title: "Your deployment"}
-	if a.Options.Deployment == (capacity.Deployment{}) {
+	if a.Options.Deployment.IsZero() {
 		return s, nil
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "The same answers `restorebench plan` prints for these settings."})

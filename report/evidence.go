@@ -172,9 +172,11 @@ func throughputSection(a *capacity.Analysis) (Section, error) {
 // runThroughput is one run's table, and its per-case chart when the
 // report has no cross-size chart.
 func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
-	res := rc.Run.Results
-	title := fmt.Sprintf("%s · %s", rc.Run.Label, res.RunID)
-	if res.Fill != nil {
+	res := rc.Results()
+	title := fmt.Sprintf("%s · %s", rc.Label(), res.RunID)
+	if len(res.Restores) > 0 {
+		title += " · " + capacity.FormatBytes(float64(res.Restores[0].Bytes)) + " changelog"
+	} else if res.Fill != nil {
 		title += " · " + capacity.FormatBytes(float64(res.Fill.Bytes)) + " changelog"
 	}
 	out := []Block{&Heading{Text: title}}
@@ -211,13 +213,13 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 	if chart && len(res.Restores) > 0 {
 		p, err := plots.RestoreTimePerCase(res)
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", rc.Run.Label, err)
+			return nil, fmt.Errorf("report: %s: %w", rc.Label(), err)
 		}
 		svg, err := svgOf(p)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &Figure{Name: "time-per-case-" + strings.ToLower(rc.Run.Label), Title: "Restore time per case, " + rc.Run.Label, SVG: svg,
+		out = append(out, &Figure{Name: "time-per-case-" + strings.ToLower(strings.ReplaceAll(rc.Label(), "@", "-")), Title: "Restore time per case, " + rc.Label(), SVG: svg,
 			Caption: "Median restore phase per case (package plots), min–max over verified repeats."})
 	}
 	return out, nil
@@ -355,26 +357,35 @@ func fillsSection(a *capacity.Analysis) (Section, error) {
 	t := &Table{Head: []string{"run", "changelog topic", "records", "key+value", "partitions", "live keys", "live state", "records per live key", "generated", "fill rate"},
 		Right: []bool{false, false, true, true, true, true, true, true, false, true}}
 	for _, r := range a.Runs {
-		f := r.Results.Fill
-		if f == nil {
-			t.Rows = append(t.Rows, []string{r.Label, notRecorded, "", "", "", "", "", "", "", ""})
-			continue
+		fills := r.Results.Fills
+		if len(fills) == 0 {
+			fills = []*runs.Fill{r.Results.Fill}
 		}
-		row := []string{r.Label, f.Topic, thousands(f.Records), capacity.FormatBytes(float64(f.Bytes)), fmt.Sprint(len(f.Offsets))}
-		keys, live := expected(f)
-		if keys > 0 {
-			row = append(row, thousands(keys), capacity.FormatBytes(float64(live)), fmt.Sprintf("%.2f", float64(f.Records)/float64(keys)))
-		} else {
-			row = append(row, "", "", "")
+		for _, f := range fills {
+			t.Rows = append(t.Rows, fillRow(r.Label, f))
 		}
-		rate := fmt.Sprintf("%.1f MB/s", f.MBPerSec)
-		if f.Reused {
-			rate += " (reused)"
-		}
-		t.Rows = append(t.Rows, append(row, generated(f), rate))
 	}
 	s.Blocks = append(s.Blocks, t)
 	return s, nil
+}
+
+// fillRow describes one changelog a run filled (or reused).
+func fillRow(label string, f *runs.Fill) []string {
+	if f == nil {
+		return []string{label, notRecorded, "", "", "", "", "", "", "", ""}
+	}
+	row := []string{label, f.Topic, thousands(f.Records), capacity.FormatBytes(float64(f.Bytes)), fmt.Sprint(len(f.Offsets))}
+	keys, live := expected(f)
+	if keys > 0 {
+		row = append(row, thousands(keys), capacity.FormatBytes(float64(live)), fmt.Sprintf("%.2f", float64(f.Records)/float64(keys)))
+	} else {
+		row = append(row, "", "", "")
+	}
+	rate := fmt.Sprintf("%.1f MB/s", f.MBPerSec)
+	if f.Reused {
+		rate += " (reused)"
+	}
+	return append(row, generated(f), rate)
 }
 
 // generated describes the generator's parameters in one cell.
@@ -418,7 +429,12 @@ func methodSection(a *capacity.Analysis) (Section, error) {
 		"Time to ready is the restore phase plus the ready phase (memtables flushed, compactions settled), compare's `total_seconds`; where a run did not measure the ready phase it is the restore alone.",
 		"Only verified, error-free restores count: each restored store matched the state its fill must produce.",
 		"Per-thread rate: a fit's marginal rate (1/slope), or the median rate at the largest size without a fit, divided by the threads that restored in parallel (min(num.stream.threads, partitions)). Largest state within an RTO: (RTO ÷ calibration − fixed) × per-thread rate.",
-		"Restores are cited as `run case #repeats`, e.g. `R1 kstreams-default #1-4`.",
+		"Restores are cited as `run case #repeats`, e.g. `R1 kstreams-default #1-4`; a size sweep's as `R1 kstreams-default@1GiB #1-3`, a scenario's steps as `R1 warm/changed=10000 #2`, failover kills as `R2 eos-standby #1 kills 1-5`.",
+		"Warm restart: a restart with the state directory kept; its rate is a least-squares line of time to ready against the bytes of changes written while the instance was down, its fixed part the restart with nothing changed.",
+		"Standby: a step kept up when the standby's lag stayed bounded and it caught up within a second of the writes stopping; catch-up is from a paused standby's restart until its lag was within acceptable.recovery.lag.",
+		"Failover gap: per task, from the last record the killed instance processed to the first its survivor processed; a kill's gap is its longest task's.",
+		"Warmup-assignment time: from a scale-out's new instances starting until the assignment is balanced and every task runs on its final owner. Figures from the warmup model are labelled predictions.",
+		"Restore amplification: records a restore read per live key after the log cleaner ran; the bound is what the cleaner settings allow: live ÷ (1 − min.cleanable.dirty.ratio) plus the never-cleaned active segment (segment.bytes) per partition.",
 	}})
 	t := &Table{Head: []string{"run", "run id", "profile", "started", "results file", "restores (verified/all)", "complete"}}
 	for _, r := range a.Runs {

@@ -20,11 +20,13 @@ import (
 // go test ./report -run Golden -update
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md from the current output")
 
-// syntheticRuns are capacitytest's runs, labelled and pathed as LoadRuns
-// would, with paths that do not depend on the machine.
+// syntheticRuns are capacitytest's runs at four sizes and its scenario
+// run, labelled and pathed as LoadRuns would, with paths that do not
+// depend on the machine.
 func syntheticRuns() []*capacity.Run {
 	var out []*capacity.Run
-	for i, r := range capacitytest.Runs() {
+	rs := append(capacitytest.Runs(), capacitytest.ScenarioRun(len(capacitytest.Sizes)))
+	for i, r := range rs {
 		out = append(out, &capacity.Run{Label: "R" + strconv.Itoa(i+1), Path: "testdata/runs/" + r.RunID + "/results.json", Results: r})
 	}
 	return out
@@ -188,6 +190,59 @@ func TestCalibratedReport(t *testing.T) {
 	}
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
 	for _, want := range []string{"| R1 | default (kstreams-default vs ks-default) |", "model engine, calibrated — times scaled to Kafka Streams' by ×1.2", "kstreams-default (model, Kafka Streams defaults), calibrated"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestScenarioSectionsAndRows: the scenario run gives the recovery-time
+// table its warm, standby and scale-out rows with their marks, a section
+// per scenario with package plots' charts, and the answers plan prints.
+func TestScenarioSectionsAndRows(t *testing.T) {
+	d := build(t, capacity.Options{})
+	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
+	for _, want := range []string{
+		"| warm restart (changes while down) § | 3.56 GB † |",
+		"| standby failover | any size (gap ≤ 9.60 s) | any size (gap ≤ 9.60 s) |",
+		"| scale-out (warmup) | 4.92 MB ‡ |",
+		"§ warm restart: bytes of changes written while the instance was down",
+		"## Warm restarts", "## Standbys and failover", "## Scale-out and rolling restarts", "## Changelog compaction",
+		"- **Failover with a standby:** gap ≤ 9.60 s", "- **A standby keeps up with:** 41.3 MB/s (80,000 records/s)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	var names []string
+	for _, f := range d.Figures() {
+		names = append(names, f.Name)
+	}
+	for _, want := range []string{"warm-vs-cold-r5", "standby-lag-r5", "standby-catch-up-r5", "failover-gap-r5", "scaleout-timeline-r5", "scaleout-warmup-lag-r5", "scaleout-model-r5", "compaction-r5"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("no figure %s among %v", want, names)
+		}
+	}
+}
+
+// TestEmbeddedCompactionIsNotASetting: compaction measured on the embedded
+// broker, which compacts fully whatever the settings, is reported as such
+// and never used as a setting's amplification.
+func TestEmbeddedCompactionIsNotASetting(t *testing.T) {
+	rs := syntheticRuns()
+	last := rs[len(rs)-1].Results
+	for i := range last.Restores {
+		if c := last.Restores[i].Compaction; c != nil {
+			c.Cleaner = "kfake"
+		}
+	}
+	a := capacity.Analyze(rs, capacity.Options{Deployment: capacity.Deployment{LiveBytes: 10e9, Partitions: 8}})
+	d, err := Build(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
+	for _, want := range []string{"- **Restore amplification:** not measured on Kafka", "compacts every changelog fully on request whatever its settings", "(WORST CASE these settings allow, not measured)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,8 @@ type capacityFlags struct {
 	threads    int
 	caseName   string
 	state      config.Size
+	liveState  config.Size
+	cleaner    map[string]string
 	partitions int
 	instances  int
 	standbys   int
@@ -32,6 +35,8 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.IntVar(&f.threads, "threads", 1, "num.stream.threads per instance, for the per-instance answers")
 	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from (default: the one with Kafka Streams' default settings)")
 	fl.Var(&f.state, "state", "changelog bytes of the store across all partitions, e.g. 50GiB")
+	fl.Var(&f.liveState, "live-state", "live state of the store across all partitions (key+value bytes of its current records) instead of --state: the changelog is estimated with the restore amplification of --cleaner")
+	fl.StringToStringVar(&f.cleaner, "cleaner", nil, "the changelog topic's cleaner settings by Kafka's names, e.g. min.cleanable.dirty.ratio=0.1,segment.bytes=67108864 (default: Kafka's)")
 	fl.IntVar(&f.partitions, "partitions", 0, "changelog partitions (tasks)")
 	fl.IntVar(&f.instances, "instances", 0, "application instances sharing the tasks")
 	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
@@ -54,14 +59,38 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 			return capacity.Options{}, fmt.Errorf("--rto: %s must be positive", d)
 		}
 	}
-	if f.state < 0 {
-		return capacity.Options{}, fmt.Errorf("--state: %s is negative", f.state)
+	if err := f.checkState(); err != nil {
+		return capacity.Options{}, err
 	}
 	return capacity.Options{
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
-		Deployment: capacity.Deployment{StateBytes: float64(f.state), Partitions: f.partitions, Instances: f.instances,
-			Standbys: f.standbys, WriteRate: float64(f.writeRate)},
+		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), Cleaner: f.cleaner,
+			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate)},
 	}, nil
+}
+
+// checkState validates --state, --live-state and --cleaner: one size, not
+// negative, and cleaner settings that are numbers.
+func (f *capacityFlags) checkState() error {
+	switch {
+	case f.state < 0:
+		return fmt.Errorf("--state: %s is negative", f.state)
+	case f.liveState < 0:
+		return fmt.Errorf("--live-state: %s is negative", f.liveState)
+	case f.state > 0 && f.liveState > 0:
+		return errors.New("--state and --live-state: give one (the changelog's size, or the live state to estimate it from)")
+	case len(f.cleaner) > 0 && f.liveState <= 0:
+		return errors.New("--cleaner: the cleaner settings turn --live-state into a changelog size; give --live-state too")
+	}
+	for k, v := range f.cleaner {
+		if k == "cleanup.policy" {
+			return errors.New("--cleaner cleanup.policy: a changelog is compacted; give its cleaner settings (min.cleanable.dirty.ratio, segment.bytes, ...)")
+		}
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Errorf("--cleaner %s=%s: want a number", k, v)
+		}
+	}
+	return nil
 }
 
 // rateValue is a --write-rate: a size per second ("20MB/s", "1GiB/s", "5MB").
@@ -106,13 +135,26 @@ the largest changelog per task and per instance that restores within each
 how long one task's and one instance's cold restore takes and whether that
 meets the objective. Each answer names its inputs and the runs it came from.
 
+With warm-restart, standby, failover, scale-out or compaction runs among the
+inputs it also answers: the backlog of changes a warm restart replays within
+each --rto; the highest write rate a standby sustained and, with
+--write-rate, whether a standby keeps up with yours; with --standbys, the
+processing gap of a failover to a standby; with --state (or --live-state)
+and --partitions, whether a standby is needed for each --rto; and the
+measured scale-outs. --live-state gives the store's live state instead of
+its changelog: the changelog is estimated from the restore amplification
+measured for the --cleaner settings (Kafka's defaults unless given), or,
+without a measurement, from the worst case those settings allow, labelled so.
+
 Runs may also be given as arguments. Nothing is run: the rates come from
 the results files alone, and 'restorebench report' with the same flags shows
 the same numbers in its "Your deployment" section. plan exits
 non-zero, naming what is missing, when the inputs cannot answer a question
-(no run to take a rate from, a standby question without a standby run).`,
+(no run to take a rate from, --standbys without a failover run, --write-rate
+without a standby run).`,
 		Example: `  restorebench plan --from results/size-1GB --from results/size-4GB --state 50GiB --partitions 16 --threads 4 --instances 6 --rto 5m
-  restorebench plan --from results/tuning --case threads-2 --rto 1m,5m`,
+  restorebench plan --from results/tuning --case threads-2 --rto 1m,5m
+  restorebench plan --from results/capacity --from results/failover --live-state 20GB --cleaner segment.bytes=67108864 --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s --rto 1m,5m`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inputs := append(append([]string(nil), from...), args...)

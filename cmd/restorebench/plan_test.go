@@ -38,6 +38,60 @@ func syntheticRunDirs(t *testing.T) []string {
 	return dirs
 }
 
+// scenarioRunDirs are syntheticRunDirs and capacitytest's scenario run
+// (warm restarts, standby steps, failovers, a scale-out, compaction).
+func scenarioRunDirs(t *testing.T) []string {
+	t.Helper()
+	rs := append(capacitytest.Runs(), capacitytest.ScenarioRun(len(capacitytest.Sizes)))
+	dirs, err := capacitytest.Write(t.TempDir(), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// TestPlanScenarioFlags: --standbys, --write-rate and --live-state are
+// answered when the runs hold failover, standby and compaction records,
+// and plan exits non-zero naming what is missing when they do not.
+func TestPlanScenarioFlags(t *testing.T) {
+	cold := "--from=" + strings.Join(syntheticRunDirs(t), ",")
+	all := "--from=" + strings.Join(scenarioRunDirs(t), ",")
+	cases := []struct {
+		args    []string
+		wantErr string
+		wantOut []string
+	}{
+		{args: []string{all, "--standbys", "1"}, wantOut: []string{"Failover with num.standby.replicas=1 (SIGKILL of an active instance)\n  = 9.60 s processing gap (median 8.10 s), any state size  (meets the 5 min RTO)",
+			"runs:   R5 eos-standby #1 kills 1-3"}},
+		{args: []string{all, "--write-rate", "20MB/s"}, wantOut: []string{"Does a standby keep up with 20.0 MB/s of writes?\n  = yes: 41.3 MB/s (80,000 records/s) measured"}},
+		{args: []string{all, "--write-rate", "100MB/s"}, wantOut: []string{"= no: it sustained 41.3 MB/s"}},
+		{args: []string{cold, "--write-rate", "20MB/s"}, wantErr: "whether a standby keeps up with 20.0 MB/s of writes", wantOut: []string{"needs a standby run"}},
+		{args: []string{all, "--live-state", "10GB", "--partitions", "16", "--instances", "4", "--standbys", "1", "--rto", "1m,5m"},
+			wantOut: []string{"Changelog to restore for 10.0 GB of live state\n  = 37.2 GB (the bound of these settings", "Is a standby needed for the RTO?", "Cold restore of one task (2.32 GB of changelog)"}},
+		{args: []string{cold, "--live-state", "10GB", "--partitions", "16"}, wantOut: []string{"(WORST CASE these settings allow, not measured)"}},
+		{args: []string{cold, "--live-state", "10GB"}, wantErr: "Changelog to restore for 10.0 GB of live state", wantOut: []string{"needs --partitions"}},
+		{args: []string{all, "--live-state", "10GB", "--cleaner", "segment.bytes=8388608,min.cleanable.dirty.ratio=0.1"}, wantOut: []string{"= 13.6 GB (measured amplification ×1.36)"}},
+		{args: []string{all, "--live-state", "10GB", "--state", "20GB"}, wantErr: "--state and --live-state: give one"},
+		{args: []string{all, "--live-state", "1GB", "--cleaner", "segment.bytes=big"}, wantErr: "--cleaner segment.bytes=big: want a number"},
+		{args: []string{all, "--cleaner", "segment.bytes=1"}, wantErr: "--cleaner: the cleaner settings turn --live-state"},
+	}
+	for _, c := range cases {
+		out, _, err := execCmd(t, newPlanCmd(), c.args...)
+		name := strings.Join(c.args[1:], " ")
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("plan %s: %v", name, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("plan %s: error %v, want one containing %q", name, err, c.wantErr)
+		}
+		for _, w := range c.wantOut {
+			if !strings.Contains(out, w) {
+				t.Errorf("plan %s: output lacks %q:\n%s", name, w, out)
+			}
+		}
+	}
+}
+
 // TestPlanExitCodesAndMessages: plan answers what its inputs can answer,
 // and fails with a message naming what is missing otherwise.
 func TestPlanExitCodesAndMessages(t *testing.T) {
@@ -55,7 +109,7 @@ func TestPlanExitCodesAndMessages(t *testing.T) {
 		{args: []string{from}, wantOut: []string{"Cold-restore rate (kstreams-default (model, Kafka Streams defaults))", "Largest changelog per task restored within 5 min", "runs:   R1, R2, R3, R4"}},
 		{args: []string{from, "--case", "nosuch"}, wantErr: `no verified cold restore of case "nosuch" in the inputs (cases: kstreams-default, threads-2, ingest)`, noOutput: true},
 		{args: []string{from, "--standbys", "1"}, wantErr: "1 question(s) cannot be answered from the inputs: failover with num.standby.replicas=1",
-			wantOut: []string{"cannot answer:", "needs a standby run", "Largest changelog per task"}},
+			wantOut: []string{"cannot answer:", "needs a failover run with a standby", "Largest changelog per task"}},
 		{args: []string{from, "--write-rate", "20MB/s"}, wantErr: "whether a standby keeps up with 20.0 MB/s of writes"},
 		{args: []string{from, "--partitions", "8"}, wantErr: "per-task restore time", wantOut: []string{"--partitions needs --state"}},
 		{args: []string{from, "--partitions", "-1"}, wantErr: "--partitions: -1 must be at least 0", noOutput: true},
@@ -86,8 +140,9 @@ func TestPlanExitCodesAndMessages(t *testing.T) {
 // TestPlanAndReportGiveTheSameNumbers: every answer plan prints appears,
 // with the same value, in the report made with the same flags.
 func TestPlanAndReportGiveTheSameNumbers(t *testing.T) {
-	dirs := syntheticRunDirs(t)
-	flags := []string{"--state", "48GB", "--partitions", "16", "--threads", "4", "--instances", "6", "--rto", "1m,5m"}
+	dirs := scenarioRunDirs(t)
+	flags := []string{"--live-state", "20GB", "--cleaner", "segment.bytes=8388608,min.cleanable.dirty.ratio=0.1", "--partitions", "16", "--threads", "4", "--instances", "6",
+		"--standbys", "1", "--write-rate", "20MB/s", "--rto", "1m,5m"}
 	out, _, err := execCmd(t, newPlanCmd(), append([]string{"--from", strings.Join(dirs, ",")}, flags...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +169,8 @@ func TestPlanAndReportGiveTheSameNumbers(t *testing.T) {
 		}
 		n++
 	}
-	if n < 10 {
-		t.Errorf("compared %d answers, want the full deployment's (10 or more)", n)
+	if n < 20 {
+		t.Errorf("compared %d answers, want the full deployment's with every scenario (20 or more)", n)
 	}
 }
 

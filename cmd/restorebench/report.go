@@ -25,12 +25,24 @@ task and per instance for each recovery-time objective, the fastest verified
 configuration against Kafka Streams' defaults), then the recovery-time table,
 what the inputs cannot tell, fits of restore time against changelog and live
 state size (least squares, R², residuals, a hold-out check), throughput per
-configuration with compare's verdicts, the environments and fills.
+configuration with compare's verdicts (size by size in a size sweep), the
+environments and fills.
+
+Runs of the other scenarios add their rows to the recovery-time table and
+sections of their own: warm restarts (the backlog of changes a restart
+replays within each objective), standbys and failover (the highest write
+rate a standby sustains, its catch-up after a pause, the processing gap of a
+SIGKILL with and without one), scale-outs (measured warmup-assignment time,
+and the warmup model's prediction for larger tasks, labelled so) and
+changelog compaction (the restore amplification each cleaner setting left).
 
 report.html is one file: charts inline as SVG, no scripts, nothing loaded from
-elsewhere. Nothing is re-run; give --state/--partitions/--instances to add the
-answers 'restorebench plan' prints for that deployment.`,
-		Example: `  restorebench report results/size-128MB results/size-256MB results/size-512MB results/size-1GB --out capacity
+elsewhere. Nothing is re-run; give --state (or --live-state), --partitions,
+--instances, --standbys, --write-rate to add the answers 'restorebench plan'
+prints for that deployment.`,
+		Example: `  restorebench report results/20261129-120000-capacity
+  restorebench report results/size-128MB results/size-256MB results/size-512MB results/size-1GB --out capacity
+  restorebench report results/capacity results/failover --live-state 20GB --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s
   restorebench report results/tuning --rto 30s,2m --threads 4`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,256 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/restorebench/restorebench/runs"
+)
+
+// cleanerDefaults are Kafka's topic defaults for the settings that decide
+// what a compacted changelog keeps (the broker's log.cleaner.* and log.*
+// defaults): a setting left out means these.
+var cleanerDefaults = map[string]string{
+	"min.cleanable.dirty.ratio": "0.5",
+	"segment.bytes":             "1073741824",
+	"segment.ms":                "604800000",
+	"min.compaction.lag.ms":     "0",
+	"max.compaction.lag.ms":     "9223372036854775807",
+	"delete.retention.ms":       "86400000",
+}
+
+// activeSegmentSlack is the batch that may overflow a segment before it
+// rolls (the fill's producer writes batches of up to 1 MiB).
+const activeSegmentSlack = 1 << 20
+
+// Cleaner is a changelog topic's cleaner settings by Kafka's names, with
+// Kafka's defaults filled in, so equal settings compare equal however they
+// were written.
+type Cleaner map[string]string
+
+// NewCleaner fills the settings given with Kafka's defaults and writes
+// numbers one way ("0.50" and "0.5" are the same setting).
+func NewCleaner(given map[string]string) Cleaner {
+	c := Cleaner{}
+	for k, v := range cleanerDefaults {
+		c[k] = v
+	}
+	for k, v := range given {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			v = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		c[k] = v
+	}
+	return c
+}
+
+// key is the settings as one comparable string.
+func (c Cleaner) key() string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + c[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// String names the settings that differ from Kafka's defaults, or "Kafka's
+// defaults": "min.cleanable.dirty.ratio=0.1, segment.bytes=8388608".
+func (c Cleaner) String() string {
+	var diff []string
+	for k, v := range c {
+		if cleanerDefaults[k] != v {
+			diff = append(diff, k+"="+v)
+		}
+	}
+	if len(diff) == 0 {
+		return "Kafka's default cleaner settings"
+	}
+	sort.Strings(diff)
+	return strings.Join(diff, ", ")
+}
+
+func (c Cleaner) float(k string) float64 {
+	f, _ := strconv.ParseFloat(c[k], 64)
+	return f
+}
+
+// Bound is the most changelog the settings let a log of live bytes hold
+// over partitions, in bytes: the cleaner leaves a log alone until its
+// dirty part is min.cleanable.dirty.ratio of it, so up to live/(1-ratio)
+// stays after cleaning; the active segment is never cleaned, up to
+// segment.bytes (plus a batch) per partition; and records younger than
+// min.compaction.lag.ms are not cleaned, writeRate × lag (when the write
+// rate is known). Records assumed of one average size.
+func (c Cleaner) Bound(live float64, partitions int, writeRate float64) float64 {
+	ratio := c.float("min.cleanable.dirty.ratio")
+	if !(ratio > 0 && ratio < 1) {
+		ratio = 0.5
+	}
+	b := live/(1-ratio) + float64(partitions)*(c.float("segment.bytes")+activeSegmentSlack)
+	return b + writeRate*c.float("min.compaction.lag.ms")/1000
+}
+
+// Amplification is the measured restore amplification of one cleaner
+// setting on one broker kind: records a restore read per live key, after
+// the log cleaner had its settle time.
+type Amplification struct {
+	Cleaner Cleaner
+	// Cleaner is who cleaned the measured log, as the record says: "kafka"
+	// (the broker's log cleaner) or "kfake" (the embedded broker, once on
+	// request).
+	Broker string
+	Obs    []Obs
+	// Median is the median amplification over Obs; Bound the most the
+	// settings allowed for the measured log (the scenario's bound).
+	Median, Bound float64
+	// Written is the key+value bytes written to the measured changelog,
+	// Partitions its partition count.
+	Written    float64
+	Partitions int
+}
+
+// amplifications groups the compaction records by cleaner settings and
+// who cleaned, in first-seen order.
+func amplifications(obs []Obs) []*Amplification {
+	var out []*Amplification
+	index := map[string]*Amplification{}
+	for _, o := range obs {
+		cr := o.Restore.Compaction
+		if cr == nil || cr.LiveKeys == 0 {
+			continue
+		}
+		c := NewCleaner(cr.TopicConfigs)
+		broker := cr.Cleaner
+		k := broker + "|" + c.key()
+		amp, ok := index[k]
+		if !ok {
+			amp = &Amplification{Cleaner: c, Broker: broker, Bound: cr.Bound, Partitions: o.Restore.Partitions}
+			index[k] = amp
+			out = append(out, amp)
+		}
+		amp.Obs = append(amp.Obs, o)
+		amp.Written = float64(cr.Written) * recordBytes(o)
+	}
+	for _, amp := range out {
+		xs := make([]float64, len(amp.Obs))
+		for i, o := range amp.Obs {
+			xs[i] = o.Restore.Compaction.Amplification
+		}
+		amp.Median = runs.Median(xs)
+	}
+	return out
+}
+
+// Cleaned says who cleaned the measured log.
+func (amp *Amplification) Cleaned() string {
+	if !amp.OfSettings() {
+		return "the embedded broker (kfake), which compacts all but the last batch whatever the settings: a floor, not what these settings leave"
+	}
+	return "Kafka's log cleaner"
+}
+
+// OfSettings reports whether the measurement shows what its cleaner
+// settings leave: only Kafka's own log cleaner applies them; the embedded
+// broker compacts everything it can on request.
+func (amp *Amplification) OfSettings() bool { return amp.Broker != "kfake" }
+
+// Text is the measurement in one line: "×6.02 records read per live key
+// (bound ×6.05) under Kafka's default cleaner settings, 268 MB written
+// over 4 partitions, cleaned by Kafka's log cleaner".
+func (amp *Amplification) Text() string {
+	return fmt.Sprintf("×%.2f records read per live key (the settings allowed up to ×%.2f) under %s, %s written over %s, cleaned by %s",
+		amp.Median, amp.Bound, amp.Cleaner, FormatBytes(amp.Written), Plural(amp.Partitions, "partition"), amp.Cleaned())
+}
+
+// amplificationFor is the measurement of the settings c made by Kafka's
+// own log cleaner; nil when none matches (the embedded broker's do not
+// show what settings leave).
+func amplificationFor(amps []*Amplification, c Cleaner) *Amplification {
+	for _, amp := range amps {
+		if amp.OfSettings() && amp.Cleaner.key() == c.key() {
+			return amp
+		}
+	}
+	return nil
+}
+
+// StateEstimate is the changelog bytes the answers use for a deployment
+// given by its live state: live × the measured amplification for its
+// cleaner settings (capped by their bound), or the bound alone.
+type StateEstimate struct {
+	Live, Changelog float64
+	// Amplification is the measurement used; nil when Changelog is the
+	// worst case the settings allow.
+	Amplification *Amplification
+	Answer        Answer
+}
+
+// resolveState turns --live-state into changelog bytes with the cleaner
+// settings, when the deployment gives live state rather than changelog.
+func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
+	d := a.Options.Deployment
+	if d.LiveBytes <= 0 || d.StateBytes > 0 {
+		return nil, nil
+	}
+	c := NewCleaner(d.Cleaner)
+	q := fmt.Sprintf("Changelog to restore for %s of live state", FormatBytes(d.LiveBytes))
+	est := &StateEstimate{Live: d.LiveBytes, Amplification: amplificationFor(a.Amplifications, c)}
+	bound := math.Inf(1)
+	boundText := "no bound: it needs --partitions (each partition's active segment is never cleaned)"
+	if d.Partitions > 0 {
+		bound = c.Bound(d.LiveBytes, d.Partitions, d.WriteRate)
+		boundText = fmt.Sprintf("the most %s allow for it: %s (live ÷ (1 − min.cleanable.dirty.ratio) + %d partitions × (segment.bytes + 1 MiB)%s)",
+			c, FormatBytes(bound), d.Partitions, lagText(c, d.WriteRate))
+	}
+	ans := Answer{Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
+	switch amp := est.Amplification; {
+	case amp != nil:
+		est.Changelog = math.Min(d.LiveBytes*amp.Median, bound)
+		ans.Value = fmt.Sprintf("%s (measured amplification ×%.2f)", FormatBytes(est.Changelog), amp.Median)
+		if est.Changelog < d.LiveBytes*amp.Median {
+			ans.Value = fmt.Sprintf("%s (the bound of these settings; the measured ×%.2f exceeds it at this size)", FormatBytes(est.Changelog), amp.Median)
+		}
+		ans.Inputs = append(ans.Inputs, "measured: "+amp.Text(), boundText)
+		ans.Sources = Refs(amp.Obs)
+	case d.Partitions <= 0:
+		return nil, &Unanswered{Question: q, Reason: fmt.Sprintf("no compaction run on a real broker in the inputs measured %s, and the worst case they allow needs --partitions (each partition's active segment is never cleaned)", c)}
+	default:
+		est.Changelog = bound
+		ans.Value = fmt.Sprintf("%s (WORST CASE these settings allow, not measured)", FormatBytes(bound))
+		ans.Inputs = append(ans.Inputs, boundText, fmt.Sprintf("no compaction run on a real broker in the inputs measured %s: run the capacity profile's compaction cases with them and --brokers", c))
+	}
+	est.Answer = ans
+	return est, nil
+}
+
+// lagText is the min.compaction.lag.ms term of a bound, in words.
+func lagText(c Cleaner, writeRate float64) string {
+	lag := c.float("min.compaction.lag.ms")
+	switch {
+	case lag == 0:
+		return ""
+	case writeRate > 0:
+		return fmt.Sprintf(" + the write rate × min.compaction.lag.ms %.0f", lag)
+	}
+	return fmt.Sprintf("; records written within min.compaction.lag.ms %.0f are not cleaned either: give --write-rate to count them", lag)
+}
+
+// compactionAnswers: the changelog the deployment's live state makes, when
+// it was given as live state.
+func compactionAnswers(a *Analysis) ([]Answer, []Unanswered) {
+	if a.State != nil {
+		return []Answer{a.State.Answer}, nil
+	}
+	if a.StateErr != nil {
+		return nil, []Unanswered{*a.StateErr}
+	}
+	return nil, nil
+}

@@ -1,0 +1,206 @@
+package capacity
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// scenarioRuns are the synthetic cold runs R1-R4 and the scenario run R5.
+func scenarioRuns() []*Run {
+	rs := syntheticRuns()
+	return append(rs, &Run{Label: "R" + strconv.Itoa(len(rs)+1), Path: "x", Results: capacitytest.ScenarioRun(len(rs))})
+}
+
+func answerOf(a *Analysis, prefix string) (Answer, bool) {
+	for _, ans := range a.Answers {
+		if strings.HasPrefix(ans.Question, prefix) {
+			return ans, true
+		}
+	}
+	return Answer{}, false
+}
+
+// TestWarmRestartRow: the warm row is the warm line's arithmetic over the
+// bytes of changes, says it is changes, not state, and cites the restart
+// with nothing changed; the cold baseline and the fallback stay out of the
+// line.
+func TestWarmRestartRow(t *testing.T) {
+	a := Analyze(scenarioRuns(), Options{Threads: 2})
+	w := a.Warm
+	if w == nil {
+		t.Fatalf("no warm rate: %v", a.WarmErr)
+	}
+	if !near(w.PerThread, capacitytest.WarmRate, 0.02) || math.Abs(w.Overhead-capacitytest.WarmFixed) > 0.03 || w.Fit == nil || len(w.Obs) != 12 {
+		t.Errorf("warm rate %s over %d restarts, want about %g MB/s + %g s over the 12 warm steps", w.Summary(), len(w.Obs), capacitytest.WarmRate/1e6, capacitytest.WarmFixed)
+	}
+	row := a.RTO.Row(ScenarioWarm)
+	if !row.Measured || row.Quantity != QuantityChanges {
+		t.Fatalf("warm row %+v, want measured, in changes", row)
+	}
+	for i, rto := range DefaultRTOs {
+		want := (rto.Seconds() - w.Overhead) * w.PerThread
+		if c := row.Cells[i]; !near(c.Task.Value, want, 1e-12) || !near(c.Instance.Value, 2*want, 1e-12) {
+			t.Errorf("%s: cell %+v, want %.4g per task, twice per instance", rto, c, want)
+		}
+	}
+	basis := strings.Join(row.Basis, "\n")
+	for _, want := range []string{"not the size of the state", "a restart with 0 records changed took 0.4 s (R5 warm/changed=0 #1-3)", "R5 warm/fallback #1-3", "R5 warm/cold #1-3"} {
+		if !strings.Contains(basis, want) {
+			t.Errorf("warm basis lacks %q:\n%s", want, basis)
+		}
+	}
+	ans, ok := answerOf(a, "Largest backlog of changes per task a warm restart replays within 5 min")
+	if !ok || ans.Value != FormatBytes(row.Cells[1].Task.Value)+" of changes (34.7 M records; any state size)" {
+		t.Errorf("warm answer %+v, want the 5 min cell in changes", ans)
+	}
+}
+
+// TestStandbyFailoverRow: with a standby the gap does not depend on the
+// state: each cell says whether the objective is met, at what gap.
+func TestStandbyFailoverRow(t *testing.T) {
+	rtos := []time.Duration{5 * time.Second, 8500 * time.Millisecond, time.Minute}
+	a := Analyze(scenarioRuns(), Options{RTOs: rtos})
+	row := a.RTO.Row(ScenarioStandby)
+	if !row.Measured || row.Sources != "R5 eos-standby #1 kills 1-3" {
+		t.Fatalf("standby row %+v", row)
+	}
+	want := []string{"missed: median gap 8.10 s", "not always: gap up to 9.60 s (median 8.10 s)", "any size (gap ≤ 9.60 s)"}
+	for i, c := range row.Cells {
+		if c.Text != want[i] || c.Meets != (i == 2) {
+			t.Errorf("%s: %q (meets %v), want %q", c.RTO, c.Text, c.Meets, want[i])
+		}
+	}
+	if f := a.Failover; !near(f.NoStandbyMedian, 16.55, 1e-9) || f.Takeovers[runs.TakeoverPromoted] != 3 {
+		t.Errorf("failover evidence %+v", f)
+	}
+}
+
+// TestScaleOutRow: the measured scale-out is cited, and each cell is the
+// largest task the warmup model predicts within the objective: the model
+// says yes there and no a little above.
+func TestScaleOutRow(t *testing.T) {
+	a := Analyze(scenarioRuns(), Options{})
+	row := a.RTO.Row(ScenarioScaleOut)
+	if !row.Measured || !row.Predicted || !strings.Contains(strings.Join(row.Basis, " "), "1 probing round: 62.8 s") {
+		t.Fatalf("scale-out row %+v", row)
+	}
+	in := a.ScaleOuts[0].Record.Prediction.Inputs
+	for _, c := range row.Cells {
+		offsets := int64(c.Task.Value / in.BytesPerOffset)
+		if got := predictSeconds(in, offsets); got > c.RTO.Seconds() {
+			t.Errorf("%s: the model predicts %.1f s for the cell's %d offsets", c.RTO, got, offsets)
+		}
+		if got := predictSeconds(in, offsets*102/100+10); got <= c.RTO.Seconds() {
+			t.Errorf("%s: 2%% more than the cell (%d offsets) still predicted within: %.1f s", c.RTO, offsets, got)
+		}
+	}
+	if c := row.Cells[2]; !c.Task.Extrapolated || c.Instance.Value != 2*c.Task.Value {
+		t.Errorf("15 min cell %+v: want beyond the measured 64 MB, 2 tasks per instance", c)
+	}
+}
+
+// TestStandbyAnswers: the planner answers the standby questions from the
+// records: the sustained rate against the user's, the failover gap, and
+// whether a standby is needed at each objective.
+func TestStandbyAnswers(t *testing.T) {
+	rtos := []time.Duration{time.Minute, 15 * time.Minute}
+	d := Deployment{StateBytes: 480e9, Partitions: 16, Instances: 4, Standbys: 1, WriteRate: 20e6}
+	a := Analyze(scenarioRuns(), Options{RTOs: rtos, Threads: 2, Deployment: d})
+	for _, u := range a.Unanswered {
+		if strings.Contains(u.Question+u.Reason, "standby") {
+			t.Errorf("unanswered: %+v", u)
+		}
+	}
+	best := float64(capacitytest.StandbyBest) * 516
+	for prefix, want := range map[string]string{
+		"Highest write rate a standby sustained":    "41.3 MB/s (80,000 records/s)",
+		"Does a standby keep up with 20.0 MB/s":     "yes: 41.3 MB/s (80,000 records/s) measured, 2.1× your rate",
+		"Failover with num.standby.replicas=1":      "9.60 s processing gap (median 8.10 s), any state size",
+		"Is a standby needed for the RTO?":          "yes for 1 min; no for 15 min",
+		"Recovery after an instance fails, without": FormatSeconds(6.4 + a.Rate.Seconds(480e9/16).Value), // 4 tasks over 3 survivors × 2 threads: 1 each,
+	} {
+		ans, ok := answerOf(a, prefix)
+		if !ok || ans.Value != want {
+			t.Errorf("%s: %+v, want %q", prefix, ans, want)
+		}
+	}
+	if ans, _ := answerOf(a, "Failover with"); len(ans.Checks) != 2 || !ans.Checks[0].Meets {
+		t.Errorf("failover checks %+v, want the 9.6 s gap to meet both", ans.Checks)
+	}
+	fast := Analyze(scenarioRuns(), Options{Deployment: Deployment{WriteRate: 2 * best}})
+	if ans, _ := answerOf(fast, "Does a standby keep up"); !strings.HasPrefix(ans.Value, "no: it sustained 41.3 MB/s") {
+		t.Errorf("at twice the sustained rate: %q", ans.Value)
+	}
+}
+
+// TestLiveStateToChangelog: live state becomes changelog bytes with the
+// measured amplification of the cleaner settings, capped by what the
+// settings allow at that size; unmeasured settings give the bound,
+// labelled the worst case; without partitions there is no bound.
+func TestLiveStateToChangelog(t *testing.T) {
+	live := 10e9
+	cases := []struct {
+		cleaner map[string]string
+		parts   int
+		want    float64
+		label   string
+	}{
+		{nil, 0, live * 6.03, "measured amplification ×6.03"},
+		{nil, 16, live/(1-0.5) + 16*(1073741824+1<<20), "the bound of these settings; the measured ×6.03 exceeds it"},
+		{map[string]string{"segment.bytes": "8388608", "min.cleanable.dirty.ratio": "0.10"}, 0, live * 1.3575, "measured amplification ×1.36"},
+		{map[string]string{"segment.bytes": "67108864"}, 16, live/(1-0.5) + 16*(67108864+1<<20), "WORST CASE these settings allow, not measured"},
+	}
+	for _, c := range cases {
+		a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: c.cleaner, Partitions: c.parts}})
+		if a.State == nil || !near(a.State.Changelog, c.want, 1e-3) || !strings.Contains(a.State.Answer.Value, c.label) {
+			t.Errorf("%v over %d partitions: %+v (%+v), want %.4g labelled %q", c.cleaner, c.parts, a.State, a.StateErr, c.want, c.label)
+			continue
+		}
+		if ans, ok := answerOf(a, "Changelog to restore for 10.0 GB of live state"); !ok || ans.Value != a.State.Answer.Value {
+			t.Errorf("no live-state answer among %d", len(a.Answers))
+		}
+	}
+	a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: map[string]string{"segment.bytes": "67108864"}}})
+	if a.State != nil || a.StateErr == nil || !strings.Contains(a.StateErr.Reason, "needs --partitions") {
+		t.Errorf("unmeasured settings without partitions: %+v %+v", a.State, a.StateErr)
+	}
+	if a := Analyze(syntheticRuns(), Options{Deployment: Deployment{LiveBytes: live, Partitions: 8}}); a.State == nil || !strings.Contains(a.State.Answer.Value, "WORST CASE") {
+		t.Errorf("no compaction runs: %+v", a.State)
+	}
+}
+
+// TestSweepComparedSizeBySize: a run that sweeps sizes is compared size by
+// size, its cases share a setup under their profile names, and only cold
+// restores are compared.
+func TestSweepComparedSizeBySize(t *testing.T) {
+	sweep := capacitytest.Run(0, capacitytest.Sizes[0], nil)
+	for i, size := range capacitytest.Sizes {
+		r := capacitytest.Run(i, size, capacitytest.Cases[:2])
+		for _, x := range r.Restores {
+			x.Case += "@" + strconv.Itoa(i) + "MB"
+			sweep.Restores = append(sweep.Restores, x)
+		}
+	}
+	sweep.Restores = append(sweep.Restores, capacitytest.ScenarioRun(0).Restores...)
+	a := Analyze([]*Run{{Label: "R1", Results: sweep}}, Options{})
+	if len(a.Comparisons) != len(capacitytest.Sizes) || a.Comparisons[1].Label() != "R1@1MB" || a.Comparisons[1].Baseline != "kstreams-default@1MB" {
+		t.Fatalf("%d comparisons (first %q), want one per size", len(a.Comparisons), a.Comparisons[0].Label())
+	}
+	for _, rc := range a.Comparisons {
+		if n := len(rc.Restores); n != 8 {
+			t.Errorf("%s compares %d restores, want the 8 cold ones of its size", rc.Label(), n)
+		}
+	}
+	if r := a.Rate; r == nil || r.Fit == nil || strings.Join(r.Setup.Cases, ",") != "kstreams-default" {
+		t.Errorf("rate %+v: want one fitted setup named kstreams-default over the sweep", r)
+	}
+	if first := a.Recommendations[0]; first.Case != "threads-2" || !strings.Contains(first.Text, "in 4 of 4 sizes") {
+		t.Errorf("recommendation %q", first.Text)
+	}
+}

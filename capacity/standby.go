@@ -1,0 +1,486 @@
+package capacity
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// ScenarioStandby names the standby-failover row.
+const ScenarioStandby = "standby failover"
+
+// failoverRun is what the failover scenario needs: the real client and a
+// broker that lets it create its topics.
+const failoverRun = "a failover run with a standby (kafka-streams engine on a real broker: `restorebench --brokers HOST:PORT run failover`)"
+
+// standbyRun is what the standby questions need.
+const standbyRunText = "a standby run (`restorebench run standby`, or the capacity profile)"
+
+// StandbyEvidence is what the standby records say: the highest write rate
+// a standby kept up with and how fast it caught up after pauses.
+type StandbyEvidence struct {
+	// Steps are the verified rate steps (fixed rates and the search for the
+	// highest), of one engine: the kafka-streams engine's when there are any.
+	Steps []Obs
+	// Best is the step at the highest rate the standby sustained (nil when
+	// it sustained none); BestRecords its written rate in records/s and
+	// BestBytes in key+value bytes/s.
+	Best                   *Obs
+	BestRecords, BestBytes float64
+	// AtLeast is true when the standby kept up with every rate tried, or
+	// the producer, not the standby, limited Best: the standby's own limit
+	// lies above it.
+	AtLeast bool
+	// Behind is the step at the lowest rate the standby fell behind at;
+	// nil when it kept up with every rate tried.
+	Behind *Obs
+	// CatchUps are the pause steps, by pause length.
+	CatchUps []CatchUp
+	// AcceptableRecoveryLag is the acceptable.recovery.lag the steps used.
+	AcceptableRecoveryLag int64
+}
+
+// CatchUp is a standby's catch-up after being stopped for PauseSeconds
+// while the changelog was written at Rate records/s: Seconds (median over
+// Obs) from its restart until its lag was within acceptable.recovery.lag.
+type CatchUp struct {
+	PauseSeconds, Rate, Seconds float64
+	Obs                         []Obs
+}
+
+// standbyEvidence collects the standby steps; nil without any.
+func standbyEvidence(obs []Obs) *StandbyEvidence {
+	steps, pauses := standbySteps(obs)
+	if len(steps) == 0 && len(pauses) == 0 {
+		return nil
+	}
+	ev := &StandbyEvidence{Steps: steps}
+	for i := range steps {
+		o := &steps[i]
+		sb := o.Restore.Standby
+		ev.AcceptableRecoveryLag = sb.AcceptableRecoveryLag
+		switch {
+		case sb.Sustained && (ev.Best == nil || sb.WrittenRate > ev.BestRecords):
+			ev.Best, ev.BestRecords, ev.AtLeast = o, sb.WrittenRate, sb.ProducerLimited
+			ev.BestBytes = sb.WrittenRate * recordBytes(*o)
+		case !sb.Sustained && (ev.Behind == nil || sb.TargetRate < ev.Behind.Restore.Standby.TargetRate):
+			ev.Behind = o
+		}
+	}
+	// Kept up with every rate tried: its own limit lies above the best.
+	ev.AtLeast = ev.AtLeast || (ev.Best != nil && ev.Behind == nil)
+	ev.CatchUps = catchUps(pauses)
+	return ev
+}
+
+// standbySteps splits the verified standby records into rate steps and
+// pause steps, keeping one engine: the real client's when it has steps.
+func standbySteps(obs []Obs) (steps, pauses []Obs) {
+	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
+		for _, o := range obs {
+			sb := o.Restore.Standby
+			if sb == nil || engineOf(o.Restore.Params) != engine {
+				continue
+			}
+			switch sb.Step {
+			case "rate", "max":
+				steps = append(steps, o)
+			case "pause":
+				pauses = append(pauses, o)
+			}
+		}
+		if len(steps)+len(pauses) > 0 {
+			return steps, pauses
+		}
+	}
+	return nil, nil
+}
+
+// recordBytes is the key+value bytes per record a step applied.
+func recordBytes(o Obs) float64 {
+	if o.Restore.Records > 0 {
+		return o.ChangelogBytes / float64(o.Restore.Records)
+	}
+	return 0
+}
+
+// catchUps groups pause steps by pause length, shortest first.
+func catchUps(pauses []Obs) []CatchUp {
+	index := map[float64]int{}
+	var out []CatchUp
+	for _, o := range pauses {
+		sb := o.Restore.Standby
+		if sb.CatchUpSeconds <= 0 {
+			continue
+		}
+		i, ok := index[sb.PauseSeconds]
+		if !ok {
+			i = len(out)
+			index[sb.PauseSeconds] = i
+			out = append(out, CatchUp{PauseSeconds: sb.PauseSeconds, Rate: sb.TargetRate})
+		}
+		out[i].Obs = append(out[i].Obs, o)
+	}
+	for i := range out {
+		secs := make([]float64, len(out[i].Obs))
+		for j, o := range out[i].Obs {
+			secs[j] = o.Restore.Standby.CatchUpSeconds
+		}
+		out[i].Seconds = runs.Median(secs)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PauseSeconds < out[j].PauseSeconds })
+	return out
+}
+
+// Sustained is the highest sustained rate in words: "37.0 MB/s (80,000
+// records/s)", with "at least" when the producer was the limit.
+func (ev *StandbyEvidence) Sustained() string {
+	if ev.Best == nil {
+		return "none of the rates tried"
+	}
+	s := fmt.Sprintf("%s (%s records/s)", FormatRate(ev.BestBytes), count(ev.BestRecords))
+	if ev.AtLeast {
+		s = "at least " + s
+	}
+	return s
+}
+
+// SustainedBasis says what the sustained rate rests on.
+func (ev *StandbyEvidence) SustainedBasis() string {
+	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second of the writes stopping, over %s on the %s engine",
+		Plural(len(ev.Steps), "rate step"), engineOf(ev.Steps[0].Restore.Params))
+	switch {
+	case ev.AtLeast && ev.Best.Restore.Standby.ProducerLimited:
+		s += "; the producer could not write faster here, so the standby's own limit lies above it"
+	case ev.AtLeast:
+		s += "; it kept up with every rate tried, so its own limit lies above it"
+	}
+	if b := ev.Behind; b != nil {
+		s += fmt.Sprintf("; it fell behind at %s records/s (%s)", count(b.Restore.Standby.TargetRate), b.Ref())
+	}
+	return s
+}
+
+// CatchUpText lists the catch-ups: "5 s pause: 0.61 s; 15 s pause: 1.32 s".
+func (ev *StandbyEvidence) CatchUpText() string {
+	var parts []string
+	for _, c := range ev.CatchUps {
+		parts = append(parts, fmt.Sprintf("%s pause: %s", FormatSeconds(c.PauseSeconds), FormatSeconds(c.Seconds)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// FailoverEvidence is what the failover records with a standby say: per
+// SIGKILL, the processing gap until the survivor processed the killed
+// instance's tasks again.
+type FailoverEvidence struct {
+	// Kills are the verified kill records with a standby; Gaps their
+	// longest task gaps, Median and Worst over them.
+	Kills         []Obs
+	Gaps          []float64
+	Median, Worst float64
+	// Detection is the median time from a kill to the survivor's
+	// rebalance; SessionTimeoutMs the session.timeout.ms that bounds it.
+	Detection        float64
+	SessionTimeoutMs int64
+	// Takeovers counts the kills by how the survivor took over.
+	Takeovers map[string]int
+	// NoStandby are the verified kills without a standby, NoStandbyMedian
+	// their median gap, for contrast.
+	NoStandby       []Obs
+	NoStandbyMedian float64
+}
+
+// failoverEvidence collects the failover kills; nil without a verified
+// kill with a standby.
+func failoverEvidence(obs []Obs) *FailoverEvidence {
+	ev := &FailoverEvidence{Takeovers: map[string]int{}}
+	var det, without []float64
+	for _, o := range obs {
+		f := o.Restore.Failover
+		if f == nil || len(f.Tasks) == 0 {
+			continue
+		}
+		if !f.Standby {
+			ev.NoStandby = append(ev.NoStandby, o)
+			without = append(without, f.MaxGapSeconds)
+			continue
+		}
+		ev.Kills = append(ev.Kills, o)
+		ev.Gaps = append(ev.Gaps, f.MaxGapSeconds)
+		ev.Takeovers[f.Takeover]++
+		ev.SessionTimeoutMs = max(ev.SessionTimeoutMs, f.SessionTimeoutMs)
+		if f.DetectionSeconds > 0 {
+			det = append(det, f.DetectionSeconds)
+		}
+	}
+	if len(ev.Kills) == 0 {
+		return nil
+	}
+	ev.Median, ev.Worst, ev.Detection = runs.Median(ev.Gaps), runs.Max(ev.Gaps), runs.Median(det)
+	ev.NoStandbyMedian = runs.Median(without)
+	return ev
+}
+
+// Summary is the gaps in one line: "median 7.9 s, worst 9.8 s over 5 kills".
+func (ev *FailoverEvidence) Summary() string {
+	return fmt.Sprintf("processing gap median %s, worst %s over %s", FormatSeconds(ev.Median), FormatSeconds(ev.Worst), Plural(len(ev.Kills), "SIGKILL"))
+}
+
+// TakeoverText lists how the survivors took over: "5 standby promoted".
+func (ev *FailoverEvidence) TakeoverText() string {
+	names := map[string]string{runs.TakeoverPromoted: "standby promoted", runs.TakeoverWarm: "warm restore", runs.TakeoverRestored: "restored from scratch",
+		runs.TakeoverNone: "nothing to restore", runs.TakeoverMixed: "mixed"}
+	var kinds []string
+	for k := range ev.Takeovers {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		name := names[k]
+		if name == "" {
+			name = k
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", ev.Takeovers[k], name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// KillRefs cites kill records by run, case and repeat with their kill
+// numbers: "R5 eos-standby #1 kills 1-5".
+func KillRefs(obs []Obs) string {
+	type group struct {
+		key   string
+		kills []int
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, o := range obs {
+		k := fmt.Sprintf("%s %s #%d", o.Run.Label, o.Restore.Case, o.Restore.Repeat)
+		g, ok := index[k]
+		if !ok {
+			g = &group{key: k}
+			index[k] = g
+			groups = append(groups, g)
+		}
+		g.kills = append(g.kills, o.Restore.Failover.Kill)
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = fmt.Sprintf("%s kills %s", g.key, ranges(g.kills))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// standbyFailoverRow: a survivor holding a caught-up standby promotes it
+// and restores only its lag, so the recovery time does not grow with the
+// state: each cell says whether the objective is met, and at what gap.
+func standbyFailoverRow(a *Analysis) RTORow {
+	row := RTORow{Scenario: ScenarioStandby}
+	f := a.Failover
+	if f == nil {
+		row.Missing = "not measured in the inputs: needs " + failoverRun
+		if a.Standby != nil {
+			row.Missing = "the inputs measure a standby keeping up (see the answers) but no failover: needs " + failoverRun
+		}
+		return row
+	}
+	row.Measured = true
+	for _, rto := range a.Options.RTOs {
+		c := RTOCell{RTO: rto, Meets: f.Worst <= rto.Seconds()}
+		switch {
+		case c.Meets:
+			c.Text = "any size (gap ≤ " + FormatSeconds(f.Worst) + ")"
+		case f.Median <= rto.Seconds():
+			c.Text = fmt.Sprintf("not always: gap up to %s (median %s)", FormatSeconds(f.Worst), FormatSeconds(f.Median))
+		default:
+			c.Text = "missed: median gap " + FormatSeconds(f.Median)
+		}
+		row.Cells = append(row.Cells, c)
+	}
+	row.Basis = failoverBasis(a)
+	row.Sources = KillRefs(f.Kills)
+	return row
+}
+
+// failoverBasis says what the standby row rests on and what it assumes.
+func failoverBasis(a *Analysis) []string {
+	f := a.Failover
+	out := []string{
+		fmt.Sprintf("%s (last record the killed instance processed to the first its survivor processed, per task); takeovers: %s", f.Summary(), f.TakeoverText()),
+		fmt.Sprintf("with a caught-up standby the survivor restores only the standby's lag, so the gap is failure detection and a rebalance and does not grow with the state: detection took %s (median; session.timeout.ms=%d in these runs, Kafka's default is 45000)",
+			FormatSeconds(f.Detection), f.SessionTimeoutMs),
+		"the standby must keep up with the write rate for this to hold: " + standbyKeepUpText(a),
+	}
+	if len(f.NoStandby) > 0 {
+		out = append(out, fmt.Sprintf("without a standby the same kills left a median gap of %s (%s)", FormatSeconds(f.NoStandbyMedian), KillRefs(f.NoStandby)))
+	}
+	return out
+}
+
+// standbyKeepUpText is the standby's measured limit, or its absence.
+func standbyKeepUpText(a *Analysis) string {
+	if ev := a.Standby; ev != nil {
+		return "it sustained " + ev.Sustained() + " here (" + Refs(ev.Steps) + ")"
+	}
+	return "no standby run in the inputs measures the rate it sustains (" + standbyRunText + ")"
+}
+
+// standbyAnswers: the highest write rate a standby sustains, against the
+// deployment's write rate; a failover with num.standby.replicas; and per
+// RTO whether a standby is needed at all.
+func standbyAnswers(a *Analysis) ([]Answer, []Unanswered) {
+	d := a.Options.Deployment
+	var out []Answer
+	var missing []Unanswered
+	if ev := a.Standby; ev != nil {
+		out = append(out, sustainedAnswer(ev))
+	}
+	if d.Standbys > 0 {
+		if ans, miss := failoverAnswer(a); miss != nil {
+			missing = append(missing, *miss)
+		} else {
+			out = append(out, ans)
+		}
+	}
+	if d.WriteRate > 0 {
+		if ans, miss := keepUpAnswer(a); miss != nil {
+			missing = append(missing, *miss)
+		} else {
+			out = append(out, ans)
+		}
+	}
+	as, ms := standbyNeededAnswers(a)
+	return append(out, as...), append(missing, ms...)
+}
+
+func sustainedAnswer(ev *StandbyEvidence) Answer {
+	ans := Answer{
+		Question: "Highest write rate a standby sustained (measured)",
+		Value:    ev.Sustained(),
+		Inputs:   []string{ev.SustainedBasis()},
+		Sources:  Refs(ev.Steps),
+	}
+	if len(ev.CatchUps) > 0 {
+		ans.Inputs = append(ans.Inputs, fmt.Sprintf("catch-up to acceptable.recovery.lag %d after a pause: %s", ev.AcceptableRecoveryLag, ev.CatchUpText()))
+	}
+	return ans
+}
+
+func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
+	d, f := a.Options.Deployment, a.Failover
+	q := fmt.Sprintf("Failover with num.standby.replicas=%d (SIGKILL of an active instance)", d.Standbys)
+	if f == nil {
+		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(ScenarioStandby).Missing}
+	}
+	return Answer{
+		Question: q,
+		Value:    fmt.Sprintf("%s processing gap (median %s), any state size", FormatSeconds(f.Worst), FormatSeconds(f.Median)),
+		Checks:   checks(f.Worst, a.Options.RTOs),
+		Inputs: []string{f.Summary(), "takeovers: " + f.TakeoverText(),
+			fmt.Sprintf("session.timeout.ms=%d in the runs; failure detection took %s (median)", f.SessionTimeoutMs, FormatSeconds(f.Detection)),
+			"holds while the standby keeps up: " + standbyKeepUpText(a)},
+		Sources: KillRefs(f.Kills),
+	}, nil
+}
+
+func keepUpAnswer(a *Analysis) (Answer, *Unanswered) {
+	d, ev := a.Options.Deployment, a.Standby
+	q := fmt.Sprintf("Does a standby keep up with %s of writes?", FormatRate(d.WriteRate))
+	if ev == nil || ev.Best == nil {
+		reason := "the highest write rate a standby sustains is not measured in the inputs: needs " + standbyRunText
+		if ev != nil {
+			reason = "the standby run in the inputs sustained none of the rates it tried: lower standby.rates"
+		}
+		return Answer{}, &Unanswered{Question: fmt.Sprintf("whether a standby keeps up with %s of writes", FormatRate(d.WriteRate)), Reason: reason}
+	}
+	var v string
+	switch {
+	case d.WriteRate <= ev.BestBytes:
+		v = fmt.Sprintf("yes: %s measured, %.1f× your rate", ev.Sustained(), ev.BestBytes/d.WriteRate)
+	case ev.AtLeast:
+		v = fmt.Sprintf("unknown: the standby kept up with all this machine could write, %s, below your rate", ev.Sustained())
+	default:
+		v = fmt.Sprintf("no: it sustained %s, below your rate; its lag grows and a failover becomes a restore of that lag", ev.Sustained())
+	}
+	return Answer{
+		Question: q,
+		Value:    v,
+		Inputs:   []string{"write rate " + FormatRate(d.WriteRate), ev.SustainedBasis()},
+		Sources:  Refs(ev.Steps),
+	}, nil
+}
+
+// standbyNeededAnswers: without a standby a failed instance's tasks are
+// restored cold by the survivors after failure detection; a standby is
+// needed for an objective that this misses. They need the deployment's
+// state and partitions.
+func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
+	d, r := a.Options.Deployment, a.Rate
+	state := a.ChangelogBytes()
+	if r == nil || state <= 0 || d.Partitions <= 0 {
+		return nil, nil
+	}
+	taskBytes := state / float64(d.Partitions)
+	tasks, how := coldRecoveryShape(d, a.Options.Threads, taskBytes)
+	restore := r.Seconds(float64(tasks) * taskBytes)
+	detect, detectText := 0.0, "failure detection not included: no failover run in the inputs measured it (it waits for session.timeout.ms, 45 s by default)"
+	if f := a.Failover; f != nil {
+		detect = f.Detection
+		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
+	}
+	total := restore.Value + detect
+	inputs := []string{how, r.Summary(), detectText}
+	recovery := Answer{
+		Question:     "Recovery after an instance fails, without a standby",
+		Value:        FormatSeconds(total),
+		Checks:       checks(total, a.Options.RTOs),
+		Extrapolated: restore.Extrapolated,
+		Inputs:       inputs,
+		Sources:      RunLabels(r.Obs),
+	}
+	var verdicts []string
+	for _, c := range recovery.Checks {
+		v := "yes for " + FormatRTO(c.RTO)
+		if c.Meets {
+			v = "no for " + FormatRTO(c.RTO)
+		}
+		verdicts = append(verdicts, v)
+	}
+	needed := Answer{
+		Question:     "Is a standby needed for the RTO?",
+		Value:        strings.Join(verdicts, "; "),
+		Extrapolated: restore.Extrapolated,
+		Inputs:       append([]string{"recovery without a standby " + FormatSeconds(total)}, inputs...),
+		Sources:      RunLabels(r.Obs),
+	}
+	if f := a.Failover; f != nil {
+		needed.Inputs = append(needed.Inputs, "with a standby: "+f.Summary())
+		needed.Sources += ", " + KillRefs(f.Kills)
+	}
+	return []Answer{recovery, needed}, nil
+}
+
+// coldRecoveryShape is how many tasks of taskBytes one stream thread
+// restores after an instance fails, and how that was derived: the failed
+// instance's tasks spread over the survivors' threads, or with a single
+// instance its own tasks over its threads after a restart.
+func coldRecoveryShape(d Deployment, threads int, taskBytes float64) (int, string) {
+	switch {
+	case d.Instances > 1:
+		perInstance := ceilDiv(d.Partitions, d.Instances)
+		survivors := (d.Instances - 1) * threads
+		n := ceilDiv(perInstance, survivors)
+		return n, fmt.Sprintf("the failed instance's %s of %s restored cold by the %d survivors' %s: %s per thread",
+			Plural(perInstance, "task"), FormatBytes(taskBytes), d.Instances-1, Plural(survivors, "thread"), Plural(n, "task"))
+	case d.Instances == 1:
+		n := ceilDiv(d.Partitions, threads)
+		return n, fmt.Sprintf("the instance's %s of %s restored cold on its %s after a restart: %s per thread",
+			Plural(d.Partitions, "task"), FormatBytes(taskBytes), Plural(threads, "thread"), Plural(n, "task"))
+	}
+	return 1, fmt.Sprintf("one task of %s restored cold (give --instances for a whole instance's tasks)", FormatBytes(taskBytes))
+}
