@@ -16,6 +16,8 @@ func printScenarios(w io.Writer, res *runs.Results) {
 	printWarm(w, res.Restores)
 	printStandby(w, res.Restores)
 	printFailover(w, res)
+	printScaleOut(w, res.Restores)
+	printRolling(w, res.Restores)
 }
 
 func printWarm(w io.Writer, restores []runs.Restore) {
@@ -77,5 +79,77 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 	tw.Flush()
 	if best > 0 {
 		fmt.Fprintf(w, "highest write rate a standby sustained here: %.0f records/s (verified steps only)\n", best)
+	}
+}
+
+// printScaleOut prints one row per scale-out: the warmup-assignment time
+// measured, the rebalances and probing rounds it took, the longest any task
+// processed nothing, and the warmup model's prediction beside it (labelled).
+func printScaleOut(w io.Writer, restores []runs.Restore) {
+	var rows []runs.Restore
+	for _, r := range restores {
+		if r.ScaleOut != nil {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nscale-out (seconds from the new instances' start until balanced with every task running):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified\t")
+	for _, r := range rows {
+		so := r.ScaleOut
+		predicted, errPct := "-", "-"
+		if so.Prediction != nil && so.Prediction.TotalSeconds > 0 {
+			predicted = fmt.Sprintf("%.1f", so.Prediction.TotalSeconds)
+			errPct = fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d->%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%s\t%s\t%v\t%v\t\n", r.Case, r.Repeat, so.Protocol,
+			so.Before, so.After, so.Tasks, so.Warmups, so.Moved, so.Rebalances, so.ProbingRounds, so.WarmupAssignmentSeconds,
+			so.MaxNotProcessingSeconds, predicted, errPct, so.Balanced, r.Verified)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "predicted: the warmup model's prediction from inputs measured in the same run (restore rate, sizes, write rate, rebalance times)")
+	for _, r := range rows {
+		for _, n := range r.ScaleOut.Notes {
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
+		}
+	}
+}
+
+// printRolling prints one row per rolling restart: the downtime (longest
+// time a task processed nothing per restart, summed over the restarts), the
+// rebalances and the records restored, per state-dir kind and membership.
+func printRolling(w io.Writer, restores []runs.Restore) {
+	var rows []runs.Restore
+	for _, r := range restores {
+		if r.Rolling != nil {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nrolling restarts (downtime: per restart the longest any task processed nothing, summed):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified\t")
+	for _, r := range rows {
+		rr := r.Rolling
+		worst := 0.0
+		var restored int64
+		for _, x := range rr.Restarts {
+			worst = max(worst, x.DowntimeSeconds)
+			restored += x.RestoredRecords
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%v\t\n", r.Case, r.Repeat, stateKind(rr.Persistent),
+			rr.Standbys, onOff(rr.StaticMembership), len(rr.Restarts), rr.DowntimeSeconds, worst, rr.TaskDowntimeSeconds,
+			rr.Rebalances, restored, r.Verified)
+	}
+	tw.Flush()
+	for _, r := range rows {
+		for _, n := range r.Rolling.Notes {
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
+		}
 	}
 }
