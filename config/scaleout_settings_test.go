@@ -42,3 +42,23 @@ func TestScaleOutAndRollingSettingsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioOnAnEngineThatLacksItNamesTheEngine: a scenario the chosen
+// engine does not run is refused when the profile is read, naming engine,
+// not halfway through a run.
+func TestScenarioOnAnEngineThatLacksItNamesTheEngine(t *testing.T) {
+	for _, tc := range []struct {
+		engine   Engine
+		scenario Scenario
+	}{
+		{EngineModel, ScenarioFailover}, {EngineModel, ScenarioScaleOut}, {EngineModel, ScenarioRolling},
+		{EngineKafkaStreams, ScenarioStandby}, {EngineKafkaStreams, ScenarioCompaction},
+	} {
+		c := DefaultCase()
+		c.Engine, c.Scenario = tc.engine, tc.scenario
+		err := c.Finalize()
+		if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), string(tc.scenario)) {
+			t.Errorf("%s on %s: got %v, want an error naming engine and the scenario", tc.scenario, tc.engine, err)
+		}
+	}
+}
