@@ -53,6 +53,12 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	if o.Repeats > 0 {
 		repeats = o.Repeats
 	}
+	// Refuse a case this broker cannot run before filling anything.
+	for _, c := range plan.Cases {
+		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
+			return nil, err
+		}
+	}
 	out, err := e.startResults(o.OutDir, o.RunID)
 	if err != nil {
 		return nil, err
@@ -339,6 +345,7 @@ func (r *caseRunner) finish(failures []string) (*runs.Results, error) {
 	var runErr error
 	if len(failures) > 0 {
 		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))
+		r.out.res.Failed = len(failures)
 	}
 	if err := r.out.save(runErr); err != nil {
 		return r.out.res, errors.Join(runErr, err)

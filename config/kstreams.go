@@ -197,7 +197,9 @@ func (c Case) validateModelStreams() error {
 // engine follows it where it changes restores (see ExactlyOnce).
 const PropProcessingGuarantee = "processing.guarantee"
 
-var processingGuarantees = []string{"at_least_once", "exactly_once_v2", "exactly_once", "exactly_once_beta"}
+// processingGuarantees are the values Kafka Streams 4.x accepts (exactly_once
+// and exactly_once_beta were removed in 4.0).
+var processingGuarantees = []string{"at_least_once", "exactly_once_v2"}
 
 func mappedNames() string {
 	names := make([]string, len(mappedStreams))
@@ -245,14 +247,11 @@ func (o RocksDB) DiffFrom(base RocksDB) map[string]string {
 }
 
 // ExactlyOnce reports whether the case runs under exactly-once processing
-// (processing.guarantee exactly_once_v2, or the older exactly_once names).
+// (processing.guarantee exactly_once_v2; Kafka Streams 4.x refuses the
+// older exactly_once names).
 // It decides, on both engines, what a store whose committed offset fell
 // below the log start keeps: exactly-once wipes it, at-least-once keeps its
 // data and only resets its offsets.
 func (c Case) ExactlyOnce() bool {
-	switch c.Streams[PropProcessingGuarantee] {
-	case "exactly_once_v2", "exactly_once", "exactly_once_beta":
-		return true
-	}
-	return false
+	return c.Streams[PropProcessingGuarantee] == "exactly_once_v2"
 }

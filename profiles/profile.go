@@ -101,7 +101,13 @@ func Builtins() []string {
 // Load reads a profile by path, or by built-in name ("quick", "large").
 // A path that exists wins over a built-in of the same name.
 func Load(nameOrPath string) (*Plan, error) {
-	if b, err := os.ReadFile(nameOrPath); err == nil {
+	// A directory of the same name (the repository's capacity/ package
+	// beside the capacity profile) is not a profile file: fall through to
+	// the built-ins, and name it only when no built-in matches.
+	isDir := false
+	if fi, err := os.Stat(nameOrPath); err == nil && fi.IsDir() {
+		isDir = true
+	} else if b, err := os.ReadFile(nameOrPath); err == nil {
 		return Parse(b, nameOrPath)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("profile %s: %w", nameOrPath, err)
@@ -111,6 +117,9 @@ func Load(nameOrPath string) (*Plan, error) {
 		if b, err := builtin.ReadFile(name + ".yaml"); err == nil {
 			return Parse(b, "builtin")
 		}
+	}
+	if isDir {
+		return nil, fmt.Errorf("profile %s: is a directory, not a profile file, and no built-in profile has that name (built-in: %s)", nameOrPath, strings.Join(Builtins(), ", "))
 	}
 	return nil, fmt.Errorf("profile %q: no such file and no built-in profile of that name (built-in: %s)", nameOrPath, strings.Join(Builtins(), ", "))
 }
@@ -270,5 +279,19 @@ func decodeCase(n *yaml.Node, c *config.Case, path string) error {
 		}
 		c.RocksDBPreset, c.RocksDB = v.Value, o
 	}
-	return decodeOnto(n, c, path)
+	if err := decodeOnto(n, c, path); err != nil {
+		return err
+	}
+	if path == "restore" {
+		// The restore section may hold one scenario's settings for the
+		// cases that choose it.
+		return nil
+	}
+	for _, sc := range config.Scenarios {
+		if v := mappingValue(n, string(sc)); v != nil && sc != c.Scenario {
+			return &config.FieldError{Path: path + "." + string(sc), Line: lineOf(n, string(sc)),
+				Msg: fmt.Sprintf("settings of scenario %s, but this case's scenario is %s (add scenario: %s, or remove them)", sc, c.Scenario, sc)}
+		}
+	}
+	return nil
 }

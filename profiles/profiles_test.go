@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,23 @@ func TestMatrixErrorsNameTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error containing %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestBuiltinNameBesideADirectoryOfThatName: from the repository root a
+// directory named like a built-in (capacity/) must not hide the profile;
+// a directory that matches no built-in is one clear error.
+func TestBuiltinNameBesideADirectoryOfThatName(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, d := range []string{"capacity", "mine"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, err := Load("capacity"); err != nil || len(p.Cases) == 0 {
+		t.Fatalf("Load(capacity) beside a capacity/ directory: %v", err)
+	}
+	if _, err := Load("mine"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("Load(mine) of a directory: got %v, want an error saying it is a directory", err)
 	}
 }

@@ -32,6 +32,9 @@ func TestScenarioSettingsKeepTheirDefaults(t *testing.T) {
 		{"fill: {records: 1}\ncases:\n  - name: s\n    scenario: standby\n    standby:\n      duration: forever\n", "line 6: cases[0].standby.duration"},
 		{"fill: {records: 1}\ncases:\n  - name: f\n    scenario: failover\n", "cases[0].engine: scenario failover runs on the kafka-streams engine only"},
 		{"fill: {records: 1}\ncases:\n  - name: w\n    scenario: warm\n    strategy: ingest\n", "cases[0].strategy"},
+		{"fill: {records: 1}\ncases:\n  - name: c\n    warm: {changed: [10]}\n", "line 4: cases[0].warm: settings of scenario warm, but this case's scenario is cold"},
+		{"fill: {records: 1}\ncases:\n  - name: s\n    scenario: warm\n    standby: {rates: [10]}\n", "line 5: cases[0].standby: settings of scenario standby, but this case's scenario is warm"},
+		{"fill: {records: 1}\ncases:\n  - name: g\n    streams: {processing.guarantee: exactly_once}\n", "cases[0].streams.processing.guarantee"},
 	} {
 		_, err := Parse([]byte(bad.yaml), "s.yaml")
 		if err == nil || !strings.Contains(err.Error(), bad.want) {

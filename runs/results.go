@@ -34,10 +34,14 @@ type Results struct {
 	ToolVersion   string    `json:"tool_version"`
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
-	// Complete is false when the run was interrupted or failed part-way; the
-	// restores present were still measured and verified as recorded.
+	// Complete is false when the run was interrupted or stopped part-way,
+	// or when it ran to the end but some measurements failed (Failed > 0);
+	// the restores present were still measured and verified as recorded.
 	Complete bool   `json:"complete"`
 	Error    string `json:"error,omitempty"`
+	// Failed counts the measurements that failed (did not verify, or
+	// errored) in a run that went on past them to its end; Error lists them.
+	Failed int `json:"failed,omitempty"`
 
 	Host    Host         `json:"host"`
 	Broker  Broker       `json:"broker"`

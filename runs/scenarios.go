@@ -32,7 +32,8 @@ type LagPoint struct {
 
 // StandbyRecord is what a standby measurement adds to its record.
 type StandbyRecord struct {
-	// Step is "rate" (the changelog written at TargetRate for Seconds),
+	// Step is "initial" (the standby's first restore of the changelog,
+	// before any writes), "rate" (the changelog written at TargetRate for Seconds),
 	// "max" (a step of the search for the highest sustained rate) or
 	// "pause" (the standby stopped for PauseSeconds while writes went on,
 	// then restarted).

@@ -1,5 +1,6 @@
 // Package scenario drives instances of an engine through what a case
-// measures (a cold restore today; warm restarts, standby catch-up, failover,
-// scale-out and rolling restarts next) and records each run's phases and
-// figures as a results.json restore record.
+// measures (cold restore, warm restart, standby catch-up, compaction,
+// failover, scale-out and rolling restarts, each on the engines that run it;
+// see For) and records each run's phases and figures as results.json
+// restore records.
 package scenario

@@ -141,3 +141,14 @@ func For(c config.Case) (Scenario, error) {
 	}
 	return nil, fmt.Errorf("case %s: scenario %s is not available on the %s engine", c.Name, c.Scenario, c.Engine)
 }
+
+// CheckBroker says, before anything runs, whether a case can run on this
+// broker: the failover scenario's ledger topology has Kafka Streams create
+// its own changelog topic, which the embedded broker (kfake) refuses, so it
+// needs a real broker.
+func CheckBroker(c config.Case, embedded bool) error {
+	if embedded && c.Scenario == config.ScenarioFailover {
+		return fmt.Errorf("case %s: the failover scenario needs a real broker (Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses): make kafka-up, then --brokers 127.0.0.1:19092", c.Name)
+	}
+	return nil
+}

@@ -303,6 +303,8 @@ func TestHostileMisleadingResults(t *testing.T) {
 	}
 	_, _, err := cli(t, "-q", "--data-dir", dir, "run", prof, "--out", out, "--no-plots")
 	wantErr(t, "a second run into the same --out", err, "already holds a run's results")
+	_, _, err = cli(t, "-q", "--data-dir", dir, "restore", "--application-id", "x", "--topic", "none", "--out", out)
+	wantErr(t, "a restore into a run's --out", err, "already holds a run's results")
 
 	path := filepath.Join(out, "results.json")
 	res, err := runs.Load(path)
@@ -436,4 +438,15 @@ func du(t *testing.T, dir string) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n
+}
+
+// TestHostileFailoverOnTheEmbeddedBroker: the failover profile on the
+// embedded broker is refused before any fill, with the way to a real one.
+func TestHostileFailoverOnTheEmbeddedBroker(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := cli(t, "-q", "--data-dir", dir, "run", "failover", "--out", filepath.Join(dir, "out"))
+	wantErr(t, "failover on the embedded broker", err, "needs a real broker", "--brokers")
+	if _, statErr := os.Stat(filepath.Join(dir, "out", "results.json")); statErr == nil {
+		t.Fatal("a refused run wrote results")
+	}
 }

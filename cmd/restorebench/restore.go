@@ -44,7 +44,7 @@ changelog) is restored and counted, and reported as not verified.`,
 	sf.stringVar(&store, "store", "store", "state store name")
 	sf.intVar(&repeats, "repeats", "repeats", "restores to run, each into fresh stores")
 	fl.BoolVar(&noReady, "no-ready", false, "skip the ready phase (flush, settled compactions, point reads)")
-	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>)")
+	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>); must not hold another run's results")
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -68,6 +68,9 @@ changelog) is restored and counted, and reported as not verified.`,
 		runID := bench.NewRunID("restore")
 		if out == "" {
 			out = filepath.Join("results", runID)
+		}
+		if err := claimOutDir(out); err != nil {
+			return err
 		}
 		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,

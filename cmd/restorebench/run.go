@@ -25,9 +25,10 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Use:   "run PROFILE",
 		Short: "Run a profile: fill (or reuse) the changelog, then every case, verified",
 		Long: `run reads a profile (a YAML file, or a built-in name: ` + fmt.Sprint(profiles.Builtins()) + `),
-fills its changelog or reuses an earlier identical fill, runs each case × repeat
-as a cold restore into fresh stores, verifies each, and writes results.json and
-plots (PNG and SVG) to --out. results.json is rewritten after every restore, so
+fills its changelog or reuses an earlier identical fill (after checking the topic
+still holds it), runs each case × repeat as its scenario asks (a cold restore into
+fresh stores unless the case names another scenario), verifies each, and writes
+results.json and plots (PNG and SVG) to --out. results.json is rewritten after every restore, so
 an interrupted run keeps what finished.`,
 		Example: `  restorebench run quick
   restorebench --brokers 127.0.0.1:19092 run tuning --repeats 4

@@ -102,6 +102,8 @@ func incompleteReason(res *runs.Results) string {
 	switch {
 	case res.Error == runs.ErrorInProgress:
 		return fmt.Sprintf("run %s never finished (the process was killed or is still running); %d restore(s) were recorded before that", res.RunID, len(res.Restores))
+	case res.Failed > 0:
+		return fmt.Sprintf("run %s ran every case, but %s", res.RunID, res.Error)
 	case res.Error != "":
 		return fmt.Sprintf("run %s stopped early: %s; %d restore(s) finished", res.RunID, res.Error, len(res.Restores))
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/runs"
@@ -15,6 +17,7 @@ import (
 func printScenarios(w io.Writer, res *runs.Results) {
 	printWarm(w, res.Restores)
 	printStandby(w, res.Restores)
+	printCompaction(w, res.Restores)
 	printFailover(w, res)
 	printScaleOut(w, res.Restores)
 	printRolling(w, res.Restores)
@@ -150,6 +153,47 @@ func printRolling(w io.Writer, restores []runs.Restore) {
 	for _, r := range rows {
 		for _, n := range r.Rolling.Notes {
 			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
+		}
+	}
+}
+
+// printCompaction prints one row per compaction measurement: the cleaner
+// settings, what the restore read against the live keys (the restore
+// amplification), the most those settings allow, and the restore time.
+func printCompaction(w io.Writer, restores []runs.Restore) {
+	var rows []runs.Restore
+	for _, r := range restores {
+		if r.Compaction != nil {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncompaction (restore amplification: records read per live key after the cleaner ran):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified\t")
+	for _, r := range rows {
+		cr := r.Compaction
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v\t\n", r.Case, r.Repeat, cr.Cleaner, cr.Written, cr.Read,
+			cr.LiveKeys, cr.Amplification, cr.Bound, float64(cr.LogBytesAfterWrite)/1e6, float64(cr.LogBytesBeforeRestore)/1e6,
+			r.DurationSeconds, r.Verified)
+	}
+	tw.Flush()
+	for _, r := range rows {
+		if cfg := r.Compaction.TopicConfigs; len(cfg) > 0 {
+			keys := make([]string, 0, len(cfg))
+			for k := range cfg {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			parts := make([]string, len(keys))
+			for i, k := range keys {
+				parts[i] = k + "=" + cfg[k]
+			}
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, strings.Join(parts, " "))
+		} else {
+			fmt.Fprintf(w, "  %s: Kafka's default cleaner settings\n", r.Case)
 		}
 	}
 }
