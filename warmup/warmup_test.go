@@ -235,3 +235,27 @@ func TestSummarySaysPredictionAndInputs(t *testing.T) {
 		t.Fatalf("200 tasks of 20 GB, 2 warmups per 10 minutes, in %v s?", p.TotalSeconds)
 	}
 }
+
+// TestWarmupOnTheRevokingMemberWaitsForTheNextProbingRound replays the
+// measured 2 -> 4 scale-out with max.warmup.replicas 1 (8 tasks of ~59k
+// offsets, restore 69.8k offsets/s per thread, 1,000 writes/s, the
+// measured startup, rebalance and follow-up times and process-id order).
+// Kafka Streams 4.4 took 206.8 s, 3 probing rounds and 10 rebalances: a
+// member that gives up an active rejoins at once, so a warmup the probing
+// round gave that member is not yet caught up in the follow-up and waits a
+// whole probing interval; a warmup on another member is, and moves in the
+// follow-up. A model that let every follow-up see the warmup caught up
+// predicted 83.8 s.
+func TestWarmupOnTheRevokingMemberWaitsForTheNextProbingRound(t *testing.T) {
+	in := Defaults()
+	in.TaskOffsets = []int64{59435, 59422, 58539, 59916, 59548, 59153, 58739, 59442}
+	in.Before, in.After, in.MaxWarmupReplicas = 2, 4, 1
+	in.RestoreRate, in.WriteRate = 69787.8, 999.7
+	in.ProbingIntervalSeconds, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = 60, 5.46, 0.26, 3.01
+	in.Order, in.Initial = []int{3, 1, 2, 0}, []int{1, 0, 1, 0, 1, 0, 1, 0}
+	p := predict(t, in)
+	const measured = 206.8
+	if p.ProbingRounds != 3 || p.Rebalances != 10 || math.Abs(p.TotalSeconds-measured)/measured > 0.05 {
+		t.Fatalf("predicted %.1fs, %d probing rounds, %d rebalances; measured %.1fs, 3, 10", p.TotalSeconds, p.ProbingRounds, p.Rebalances, measured)
+	}
+}
