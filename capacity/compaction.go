@@ -2,7 +2,9 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,17 +50,14 @@ func NewCleaner(given map[string]string) Cleaner {
 }
 
 // key is the settings as one comparable string.
-func (c Cleaner) key() string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
+func (c Cleaner) key() string { return c.join(",") }
+
+func (c Cleaner) join(sep string) string {
+	parts := make([]string, 0, len(c))
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, k+"="+c[k])
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + c[k]
-	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, sep)
 }
 
 // String names the settings that differ from Kafka's defaults, or "Kafka's

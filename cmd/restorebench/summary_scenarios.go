@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -23,13 +22,20 @@ func printScenarios(w io.Writer, res *runs.Results) {
 	printRolling(w, res.Restores)
 }
 
-func printWarm(w io.Writer, restores []runs.Restore) {
+// having returns the restores has picks, in order: those with one kind of
+// scenario record.
+func having(restores []runs.Restore, has func(runs.Restore) bool) []runs.Restore {
 	var rows []runs.Restore
 	for _, r := range restores {
-		if r.Warm != nil {
+		if has(r) {
 			rows = append(rows, r)
 		}
 	}
+	return rows
+}
+
+func printWarm(w io.Writer, restores []runs.Restore) {
+	rows := having(restores, func(r runs.Restore) bool { return r.Warm != nil })
 	if len(rows) == 0 {
 		return
 	}
@@ -48,12 +54,7 @@ func printWarm(w io.Writer, restores []runs.Restore) {
 }
 
 func printStandby(w io.Writer, restores []runs.Restore) {
-	var rows []runs.Restore
-	for _, r := range restores {
-		if r.Standby != nil && r.Standby.Step != "initial" {
-			rows = append(rows, r)
-		}
-	}
+	rows := having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" })
 	if len(rows) == 0 {
 		return
 	}
@@ -89,12 +90,7 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 // measured, the rebalances and probing rounds it took, the longest any task
 // processed nothing, and the warmup model's prediction beside it (labelled).
 func printScaleOut(w io.Writer, restores []runs.Restore) {
-	var rows []runs.Restore
-	for _, r := range restores {
-		if r.ScaleOut != nil {
-			rows = append(rows, r)
-		}
-	}
+	rows := having(restores, func(r runs.Restore) bool { return r.ScaleOut != nil })
 	if len(rows) == 0 {
 		return
 	}
@@ -125,12 +121,7 @@ func printScaleOut(w io.Writer, restores []runs.Restore) {
 // time a task processed nothing per restart, summed over the restarts), the
 // rebalances and the records restored, per state-dir kind and membership.
 func printRolling(w io.Writer, restores []runs.Restore) {
-	var rows []runs.Restore
-	for _, r := range restores {
-		if r.Rolling != nil {
-			rows = append(rows, r)
-		}
-	}
+	rows := having(restores, func(r runs.Restore) bool { return r.Rolling != nil })
 	if len(rows) == 0 {
 		return
 	}
@@ -161,12 +152,7 @@ func printRolling(w io.Writer, restores []runs.Restore) {
 // settings, what the restore read against the live keys (the restore
 // amplification), the most those settings allow, and the restore time.
 func printCompaction(w io.Writer, restores []runs.Restore) {
-	var rows []runs.Restore
-	for _, r := range restores {
-		if r.Compaction != nil {
-			rows = append(rows, r)
-		}
-	}
+	rows := having(restores, func(r runs.Restore) bool { return r.Compaction != nil })
 	if len(rows) == 0 {
 		return
 	}
@@ -181,19 +167,6 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 	}
 	tw.Flush()
 	for _, r := range rows {
-		if cfg := r.Compaction.TopicConfigs; len(cfg) > 0 {
-			keys := make([]string, 0, len(cfg))
-			for k := range cfg {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			parts := make([]string, len(keys))
-			for i, k := range keys {
-				parts[i] = k + "=" + cfg[k]
-			}
-			fmt.Fprintf(w, "  %s: %s\n", r.Case, strings.Join(parts, " "))
-		} else {
-			fmt.Fprintf(w, "  %s: Kafka's default cleaner settings\n", r.Case)
-		}
+		fmt.Fprintf(w, "  %s: %s\n", r.Case, capacity.Cleaner(r.Compaction.TopicConfigs))
 	}
 }
