@@ -448,6 +448,10 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 	case err != nil:
 		e.Logf("restore: case %s FAILED: %v", name, err)
 		return fmt.Sprintf("%s failed: %v", name, err)
+	case rec.Verified && rec.ScaleOut != nil:
+		e.Logf("restore: case %s verified: every task's store after the scale-out (%d records restored or applied)", name, rec.Records)
+	case rec.Verified && rec.Rolling != nil:
+		e.Logf("restore: case %s verified: every task's store after %d restarts (%d records restored)", name, len(rec.Rolling.Restarts), rec.Records)
 	case rec.Verified:
 		e.Logf("restore: case %s verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
 			name, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)
