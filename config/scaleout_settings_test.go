@@ -52,7 +52,7 @@ func TestScenarioOnAnEngineThatLacksItNamesTheEngine(t *testing.T) {
 		scenario Scenario
 	}{
 		{EngineModel, ScenarioFailover}, {EngineModel, ScenarioScaleOut}, {EngineModel, ScenarioRolling},
-		{EngineKafkaStreams, ScenarioStandby}, {EngineKafkaStreams, ScenarioCompaction},
+		{EngineKafkaStreams, ScenarioCompaction},
 	} {
 		c := DefaultCase()
 		c.Engine, c.Scenario = tc.engine, tc.scenario

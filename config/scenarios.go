@@ -369,10 +369,9 @@ func (c *Case) scenarioDefaults() {
 // are about its group protocol, assignor and processing.
 var kafkaStreamsOnly = map[Scenario]bool{ScenarioFailover: true, ScenarioScaleOut: true, ScenarioRolling: true}
 
-// modelOnly are the scenarios only the model engine runs so far: a real
-// Kafka Streams standby and the compaction sweep are not built on the
-// kafka-streams engine yet.
-var modelOnly = map[Scenario]bool{ScenarioStandby: true, ScenarioCompaction: true}
+// modelOnly are the scenarios only the model engine runs so far: the
+// compaction sweep is not built on the kafka-streams engine yet.
+var modelOnly = map[Scenario]bool{ScenarioCompaction: true}
 
 // validateScenario checks the scenario's settings, and that the engine runs it.
 func (c Case) validateScenario() error {

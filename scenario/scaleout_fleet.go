@@ -198,6 +198,13 @@ func (f *fleet) killAll() {
 	}
 }
 
+// liveProc is the running instance id, or nil.
+func (f *fleet) liveProc(id string) *proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.live[id]
+}
+
 // liveProcs are the running instances, by id.
 func (f *fleet) liveProcs() []*proc {
 	f.mu.Lock()

@@ -128,6 +128,8 @@ func For(c config.Case) (Scenario, error) {
 		return WarmModel{}, nil
 	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineModel:
 		return StandbyModel{}, nil
+	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineKafkaStreams:
+		return StandbyKafkaStreams{}, nil
 	case c.Scenario == config.ScenarioFailover && c.Engine == config.EngineKafkaStreams:
 		return FailoverKafkaStreams{}, nil
 	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:

@@ -72,7 +72,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 		}
 	}
 	if st.FindMax {
-		if err := s.findMax(best); err != nil {
+		if err := findMaxRate(best, s.rateStep, env.Logf); err != nil {
 			return s.out, err
 		}
 	}
@@ -94,14 +94,15 @@ type standbyRun struct {
 	out []runs.Restore
 }
 
-// findMax doubles the write rate from the best sustained one until the
-// standby falls behind (or the producer cannot write faster), then bisects
-// twice between the last sustained and the first unsustained rate.
-func (s *standbyRun) findMax(best float64) error {
+// findMaxRate doubles the write rate from the best sustained one until
+// the standby falls behind (or the writes cannot go faster), then bisects
+// twice between the last sustained and the first unsustained rate; step
+// runs one rate step of an engine's standby scenario.
+func findMaxRate(best float64, step func(step string, rate float64) (*runs.StandbyRecord, error), logf func(string, ...any)) error {
 	lo, hi := best, 0.0
 	rate := max(best*2, 1000)
 	for i := 0; i < 8 && hi == 0; i++ {
-		r, err := s.rateStep("max", rate)
+		r, err := step("max", rate)
 		if err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func (s *standbyRun) findMax(best float64) error {
 			// The producer, not the standby, is the limit: the standby
 			// sustains at least what was written.
 			lo = max(lo, r.WrittenRate)
-			s.env.Logf("standby: the producer reached %.0f of %.0f records/s; the standby kept up: its limit lies above what this machine can write", r.WrittenRate, rate)
+			logf("standby: the writes reached %.0f of %.0f records/s; the standby kept up: its limit lies above what this machine can write", r.WrittenRate, rate)
 			return nil
 		case r.Sustained:
 			lo, rate = rate, rate*2
@@ -120,7 +121,7 @@ func (s *standbyRun) findMax(best float64) error {
 	}
 	for i := 0; i < 2 && hi > 0 && hi-lo > 0.1*hi; i++ {
 		mid := (lo + hi) / 2
-		r, err := s.rateStep("max", mid)
+		r, err := step("max", mid)
 		if err != nil {
 			return err
 		}

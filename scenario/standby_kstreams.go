@@ -1,0 +1,443 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/warmup"
+)
+
+// Instance ids of the standby scenario on the kafka-streams engine.
+const (
+	ksActiveID  = "i0"
+	ksStandbyID = "i1"
+)
+
+// Settings the scenario gives Kafka Streams unless the case names them,
+// so the standby instance stays a standby for the whole scenario: with
+// acceptable.recovery.lag 0 a client is caught up only with no lag at all,
+// which it never has at a rebalance while writes go on, and the hour-long
+// probing interval leaves no probing rebalance within the steps. Neither
+// changes how a standby applies the changelog.
+const (
+	standbyAssignorLag   = "0"
+	standbyProbingMillis = "3600000"
+)
+
+// standbySetupTimeout bounds each wait of the setup: the active's restore,
+// then the standby's first restore of the whole changelog.
+const standbySetupTimeout = 15 * time.Minute
+
+// StandbyKafkaStreams is the standby scenario on the kafka-streams engine:
+// the real client's standby replicas (num.standby.replicas 1, the kv
+// topology). Instance i0 starts alone and restores every task as active;
+// instance i1 joins and gets a standby of every task (the classic
+// assignor keeps the actives on the caught-up client), which restores the
+// changelog: the "initial" record. Then the input topic is written at each
+// rate (the active processes it and appends to the changelog, which the
+// standby follows: a "rate" record each), the highest rate the standby
+// sustains is searched for ("max"), and i1 is stopped with its state
+// directory kept while writes go on, then started again ("pause": the time
+// from its start until every standby's lag is within
+// acceptable.recovery.lag). After every step the writes stop, the
+// standby applies everything and its stores are digested through
+// interactive queries (stale stores) and verified.
+//
+// Lags are the instance's allLocalStorePartitionLags() at the settings'
+// sample interval, summed over its standby tasks; the rate written is the
+// changelog's, what the standby had to follow.
+type StandbyKafkaStreams struct{}
+
+// ksStandby is one standby scenario on the kafka-streams engine under way.
+type ksStandby struct {
+	ctx   context.Context
+	env   *Env
+	t     Target
+	req   Request
+	st    config.StandbySettings
+	f     *fleet
+	input string
+	parts int
+	// acceptable is the lag within which the standby counts as caught up.
+	acceptable int64
+	ks         runs.KafkaStreamsRun
+	out        []runs.Restore
+}
+
+// Run runs the steps and returns one record per step.
+func (StandbyKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+	if req.Changer == nil {
+		return nil, errNoChanger
+	}
+	s := &ksStandby{ctx: ctx, env: env, t: t, req: req, st: *req.Case.Standby}
+	if err := s.prepare(); err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	defer s.f.killAll()
+	err := s.run()
+	s.f.stopAll(ctx)
+	if cerr := s.f.resetGroup(ctx, s.input, nil); cerr != nil {
+		env.Logf("standby: warning: cleaning up after the run: %v", cerr)
+	}
+	if err != nil {
+		// The instances' directories stay, with their logs.
+		return s.out, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	s.f.killAll()
+	s.f.removeStateUnlessKept()
+	return s.out, nil
+}
+
+// prepare checks the target and the broker, creates the input topic,
+// works out the instances' properties and clears the group.
+func (s *ksStandby) prepare() error {
+	if err := checkKafkaStreamsTarget(s.env, s.t); err != nil {
+		return err
+	}
+	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
+	if err != nil {
+		return err
+	}
+	s.parts = len(offsets.End)
+	if err := checkBrokerForKafkaStreams(s.ctx, s.env.Cluster, s.t.Topic); err != nil {
+		return err
+	}
+	st, err := settingsOf(s.req.Case)
+	if err != nil {
+		return err
+	}
+	if st.protocol != warmup.ProtocolClassic {
+		return fmt.Errorf("streams.%s: the standby scenario needs the classic protocol, whose assignor keeps the actives on the caught-up instance; under %s Kafka Streams 4.4 moves tasks to the new instance at once", propGroupProtocol, st.protocol)
+	}
+	if v, ok := s.req.Case.Streams[propStandbys]; ok && v != "1" {
+		return fmt.Errorf("streams.%s: the standby scenario runs one active and one standby instance: num.standby.replicas must be 1 (or unset), not %s", propStandbys, v)
+	}
+	if s.input, err = ensureInputTopic(s.ctx, s.env, s.t, int32(s.parts)); err != nil {
+		return err
+	}
+	if s.f, err = newFleet(s.env, s.t, s.req, s.input); err != nil {
+		return err
+	}
+	s.acceptable = s.st.AcceptableRecoveryLag
+	defaults := map[string]string{
+		propStandbys:        "1",
+		propAcceptableLag:   standbyAssignorLag,
+		propProbingInterval: standbyProbingMillis,
+	}
+	for k, v := range defaults {
+		if _, ok := s.req.Case.Streams[k]; !ok {
+			s.f.base[k] = v
+		}
+	}
+	s.f.base["restorebench.lags.interval.ms"] = strconv.FormatInt(max(s.st.Sample.D().Milliseconds(), 100), 10)
+	s.ks = runs.KafkaStreamsRun{Properties: maps.Clone(s.f.base), Instances: 2, BytesFrom: "changelog"}
+	return s.f.resetGroup(s.ctx, s.input, nil)
+}
+
+// run is the scenario after preparation.
+func (s *ksStandby) run() error {
+	if err := s.initial(); err != nil {
+		return err
+	}
+	best := 0.0
+	for _, rate := range s.st.Rates {
+		r, err := s.rateStep("rate", rate)
+		if err != nil {
+			return err
+		}
+		if r.Sustained {
+			best = max(best, rate)
+		}
+	}
+	if s.st.FindMax {
+		if err := findMaxRate(best, s.rateStep, s.env.Logf); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.st.Pauses {
+		if err := s.pauseStep(p.D()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// initial starts the active instance, waits for its restore, then starts
+// the standby instance and records its first restore of the changelog.
+func (s *ksStandby) initial() error {
+	active, err := s.f.start(s.ctx, ksActiveID, nil)
+	if err != nil {
+		return err
+	}
+	recordHello(&s.ks, active.inst.Hello())
+	if _, err := s.f.watchUntil(s.ctx, time.Now().Add(standbySetupTimeout), time.Second, func() (bool, string) {
+		r := s.f.readinessNow(s.parts, 0)
+		return r.ready, r.why
+	}); err != nil {
+		return fmt.Errorf("the active instance's restore: %w", err)
+	}
+	s.env.Logf("standby: case %s #%d: %s restored every task; starting the standby instance %s", s.req.Case.Name, s.req.Repeat, ksActiveID, ksStandbyID)
+	sb, err := s.f.start(s.ctx, ksStandbyID, nil)
+	if err != nil {
+		return err
+	}
+	from := sb.inst.LaunchMonoNs()
+	caughtNs, err := s.f.watchUntil(s.ctx, time.Now().Add(standbySetupTimeout), 0, s.standbyWithin(0))
+	if err != nil {
+		return fmt.Errorf("the standby's first restore: %w", err)
+	}
+	sr := &runs.StandbyRecord{Step: "initial", AcceptableRecoveryLag: s.acceptable, Sustained: true}
+	secs := secsFrom(from, caughtNs)
+	applied := s.applied(sb, from, caughtNs)
+	sr.AppliedRate = runs.PerSec(applied, secs)
+	return s.finish(sr, applied, secs, nil)
+}
+
+// standbyWithin is the condition "the standby instance runs, is standby
+// for every task and active for none, and each standby's lag is at most
+// lag". It fails the wait when the assignor made the standby active.
+func (s *ksStandby) standbyWithin(lag int64) func() (bool, string) {
+	return func() (bool, string) {
+		sb := s.f.liveProc(ksStandbyID)
+		if sb == nil {
+			return false, ksStandbyID + " is not running"
+		}
+		if sb.view.State != ksdriver.StateRunning {
+			return false, fmt.Sprintf("%s is %s", ksStandbyID, orNone(sb.view.State))
+		}
+		if len(sb.view.Active) > 0 {
+			return false, fmt.Sprintf("%s is active for %d tasks: the assignor moved tasks to it (the case's acceptable.recovery.lag or probing.rebalance.interval.ms let it)", ksStandbyID, len(sb.view.Active))
+		}
+		if len(sb.view.Standby) < s.parts {
+			return false, fmt.Sprintf("%s is standby for %d of %d tasks", ksStandbyID, len(sb.view.Standby), s.parts)
+		}
+		for task := range sb.view.Standby {
+			part, _ := ksdriver.TaskPartition(task)
+			if l, ok := sb.lags[part]; !ok || l > lag {
+				return false, fmt.Sprintf("standby %s lags %s (want at most %d)", task, lagText(l, ok), lag)
+			}
+		}
+		return true, ""
+	}
+}
+
+// rateStep writes the input at rate for the step's duration while the
+// standby follows the changelog, then stops the writes and waits for the
+// standby to apply everything, and verifies it.
+func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, error) {
+	s.env.Logf("standby: case %s #%d: %s step, %.0f records/s for %s (through the active's processing)", s.req.Case.Name, s.req.Repeat, step, rate, s.st.Duration)
+	before, err := s.env.Offsets(s.ctx, s.t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	sb := s.f.liveProc(ksStandbyID)
+	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, rate)
+	waitErr := s.f.wait(s.ctx, s.st.Duration.D())
+	_, loadErr := ld.finish()
+	if err := errors.Join(waitErr, loadErr); err != nil {
+		return nil, err
+	}
+	writeSecs := secsFrom(ld.startNs, ld.endNs)
+	caughtNs, drainErr := s.drain()
+	sr := &runs.StandbyRecord{Step: step, TargetRate: rate, Seconds: writeSecs, AcceptableRecoveryLag: s.acceptable}
+	sr.Lag = s.lagPoints(sb, ld.startNs, ld.endNs)
+	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(sr.Lag)
+	if drainErr == nil {
+		after, err := s.env.Offsets(s.ctx, s.t.Topic)
+		if err != nil {
+			return nil, err
+		}
+		sr.WrittenRate = runs.PerSec(sumEnds(after)-sumEnds(before), writeSecs)
+		sr.ProducerLimited = sr.WrittenRate < 0.95*rate
+		// Caught up within a second (and a lag sample) of the last record
+		// reaching the changelog, and the lag bounded while writing.
+		settled := secsFrom(ld.endNs, caughtNs) <= 1+2*s.st.Sample.D().Seconds()
+		sr.Sustained = settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.acceptable)
+	}
+	applied := s.applied(sb, ld.startNs, max(caughtNs, ld.endNs))
+	sr.AppliedRate = runs.PerSec(applied, secsFrom(ld.startNs, max(caughtNs, ld.endNs)))
+	return sr, s.finish(sr, applied, secsFrom(ld.startNs, max(caughtNs, ld.endNs)), drainErr)
+}
+
+// pauseStep stops the standby instance (its state directory kept) while
+// the input is written at the pause rate, starts it again with the writes
+// going on, and measures the time until every standby is within
+// acceptable.recovery.lag.
+func (s *ksStandby) pauseStep(pause time.Duration) error {
+	s.env.Logf("standby: case %s #%d: standby stopped for %s at %.0f records/s", s.req.Case.Name, s.req.Repeat, pause, s.st.PauseRate)
+	if _, err := s.f.stop(s.ctx, s.f.liveProc(ksStandbyID)); err != nil {
+		return fmt.Errorf("stopping the standby instance: %w", err)
+	}
+	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, s.st.PauseRate)
+	defer ld.finish()
+	if err := s.f.wait(s.ctx, pause); err != nil {
+		return err
+	}
+	sb, err := s.f.start(s.ctx, ksStandbyID, nil)
+	if err != nil {
+		return err
+	}
+	restart := sb.inst.LaunchMonoNs()
+	caughtNs, watchErr := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.acceptable))
+	_, loadErr := ld.finish()
+	sr := &runs.StandbyRecord{Step: "pause", TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.acceptable}
+	rec := ld.record()
+	sr.WrittenRate, sr.Seconds = rec.Rate, rec.Seconds
+	end := ksdriver.NowMonoNs()
+	sr.Lag = s.lagPoints(sb, restart, end)
+	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(sr.Lag)
+	if watchErr == nil {
+		sr.Sustained, sr.CatchUpSeconds = true, secsFrom(restart, caughtNs)
+	} else {
+		watchErr = fmt.Errorf("the restarted standby did not get within acceptable.recovery.lag %d within %s: %w", s.acceptable, catchUpLimit, watchErr)
+	}
+	var drainErr error
+	if err := errors.Join(watchErr, loadErr); err == nil {
+		_, drainErr = s.drain()
+	} else {
+		drainErr = err
+	}
+	applied := s.applied(sb, restart, ksdriver.NowMonoNs())
+	secs := secsFrom(restart, ksdriver.NowMonoNs())
+	sr.AppliedRate = runs.PerSec(applied, secs)
+	return s.finish(sr, applied, secs, drainErr)
+}
+
+// drain waits until the active processed every input record written and
+// the standby applied every changelog record, and returns when the
+// standby's lag first read 0.
+func (s *ksStandby) drain() (int64, error) {
+	if err := s.f.awaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
+		return 0, err
+	}
+	ns, err := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.drainLag()))
+	if err != nil {
+		return 0, fmt.Errorf("the standby did not apply everything written within %s: %w", catchUpLimit, err)
+	}
+	return ns, nil
+}
+
+// drainLag is the lag a standby that applied everything shows: 0, or
+// under exactly-once 1, the marker of the last transaction, which is an
+// offset but not a record.
+func (s *ksStandby) drainLag() int64 {
+	if s.req.Case.ExactlyOnce() {
+		return 1
+	}
+	return 0
+}
+
+// sumEnds is the sum of a topic's end offsets.
+func sumEnds(o offsetsAt) int64 {
+	var n int64
+	for _, e := range o.End {
+		n += e
+	}
+	return n
+}
+
+// lagPoints are the standby's summed standby lags from its lags events
+// between from and to, times in seconds from from.
+func (s *ksStandby) lagPoints(sb *proc, from, to int64) []runs.LagPoint {
+	var out []runs.LagPoint
+	for _, e := range sb.inst.Events() {
+		l, ok := e.(*ksdriver.Lags)
+		if !ok || l.MonoNs < from || l.MonoNs > to {
+			continue
+		}
+		var total int64
+		for _, sl := range l.Lags {
+			if sl.Store == s.t.StoreName {
+				total += sl.Lag
+			}
+		}
+		out = append(out, runs.LagPoint{T: secsFrom(from, l.MonoNs), Lag: total})
+	}
+	return out
+}
+
+// applied sums the records the standby instance's standbys applied
+// between from and to (StandbyUpdateListener.onBatchLoaded).
+func (s *ksStandby) applied(sb *proc, from, to int64) int64 {
+	var n int64
+	for _, e := range sb.inst.Events() {
+		if b, ok := e.(*ksdriver.StandbyBatch); ok && b.MonoNs >= from && b.MonoNs <= to {
+			n += b.Records
+		}
+	}
+	return n
+}
+
+// finish digests the standby's stores and verifies them against what the
+// changelog holds, and records the step (with stepErr, unverified).
+func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, stepErr error) error {
+	rec := newRecord(s.t, s.req)
+	rec.Standby = sr
+	rec.Case = standbyStepName(s.req.Case.Name, sr)
+	if sr.Step == "initial" {
+		rec.Case = s.req.Case.Name + "/initial"
+	}
+	ks := s.ks
+	rec.KafkaStreams = &ks
+	rec.Partitions = s.parts
+	rec.Records = applied
+	rec.DurationSeconds, rec.TotalSeconds = secs, secs
+	rec.RecordsPerSec = runs.PerSec(applied, secs)
+	if stepErr != nil {
+		rec.Error = stepErr.Error()
+		s.out = append(s.out, rec)
+		return stepErr
+	}
+	actual, err := s.standbyStates()
+	if err != nil {
+		rec.Error = err.Error()
+		s.out = append(s.out, rec)
+		return err
+	}
+	expected, err := s.req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	t := s.t
+	t.Expected = expected
+	verified, err := verifyInto(&rec, t, actual)
+	s.out = append(s.out, verified)
+	return err
+}
+
+// standbyStates digests the standby instance's stores ("digest all":
+// standby stores through stale-store queries) and keeps its standby
+// partitions, one each.
+func (s *ksStandby) standbyStates() ([]loadgen.PartitionState, error) {
+	sb := s.f.liveProc(ksStandbyID)
+	dctx, cancel := context.WithTimeout(s.ctx, ksDigestTimeout)
+	defer cancel()
+	e, err := sb.inst.Request(dctx, "digest all", ksdriver.EvDigest)
+	if err != nil {
+		return nil, fmt.Errorf("digest of the standby's stores: %w", err)
+	}
+	d := e.(*ksdriver.Digest)
+	if d.Store != s.t.StoreName {
+		return nil, fmt.Errorf("digest of store %s, expected %s", d.Store, s.t.StoreName)
+	}
+	var out []loadgen.PartitionState
+	for _, st := range d.States() {
+		if sb.view.Standby[ksdriver.TaskName(st.Partition)] {
+			out = append(out, st)
+		}
+	}
+	if len(out) != s.parts {
+		return nil, fmt.Errorf("the standby instance digested %d standby partitions of %d", len(out), s.parts)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	return out, nil
+}
