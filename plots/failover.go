@@ -95,9 +95,7 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 	legend = append(legend, legendEntry{name: "above bar: median gap, ledger"})
 	legendOutside(p, legend)
 
-	lr := p.Legend.Rectangle(draw.Canvas{})
-	width := vg.Points(dataWidth) - (lr.Max.X - lr.Min.X) - (-p.Legend.XOffs + vg.Points(10))
-	slot := caseTicksIn(p, names, width)
+	slot := caseTicksIn(p, names, besideLegend(p))
 	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
 	for _, b := range bars {
 		b.Width = barWidth

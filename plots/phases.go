@@ -128,9 +128,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	})
 
 	// The legend column takes its width from the data area.
-	lr := p.Legend.Rectangle(draw.Canvas{})
-	width := vg.Points(dataWidth) - (lr.Max.X - lr.Min.X) - (-p.Legend.XOffs + vg.Points(10))
-	slot := caseTicksIn(p, names, width)
+	slot := caseTicksIn(p, names, besideLegend(p))
 	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
 	for _, b := range bars {
 		b.Width = barWidth

@@ -386,6 +386,13 @@ func caseTicks(p *plot.Plot, names []string) (slot vg.Length) {
 	return caseTicksIn(p, names, vg.Points(dataWidth))
 }
 
+// besideLegend is the data area's width once the legend column that
+// legendOutside placed has taken its share.
+func besideLegend(p *plot.Plot) vg.Length {
+	lr := p.Legend.Rectangle(draw.Canvas{})
+	return vg.Points(dataWidth) - (lr.Max.X - lr.Min.X) - (-p.Legend.XOffs + vg.Points(10))
+}
+
 // caseTicksIn is caseTicks for a data area about width wide (narrower than
 // dataWidth when a legend column shares the chart).
 func caseTicksIn(p *plot.Plot, names []string, width vg.Length) (slot vg.Length) {

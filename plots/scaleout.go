@@ -163,10 +163,9 @@ func RollingDowntime(r *runs.Results) (*plot.Plot, error) {
 	}
 	p := newPlot("Rolling restart: downtime per restart")
 	p.Y.Label.Text = "downtime (s, longest a task processed nothing)"
-	slot := caseTicks(p, names)
-	w := min(max(slot*0.8/vg.Length(restarts), vg.Points(2)), vg.Points(24))
 	var legend []legendEntry
 	var all []plot.Plotter
+	var bars []*plotter.BarChart
 	for k := 0; k < restarts; k++ {
 		vals := make(plotter.Values, len(recs))
 		for i, ro := range recs {
@@ -174,12 +173,12 @@ func RollingDowntime(r *runs.Results) (*plot.Plot, error) {
 				vals[i] = ro.Restarts[k].DowntimeSeconds
 			}
 		}
-		b, err := plotter.NewBarChart(vals, w)
+		b, err := plotter.NewBarChart(vals, vg.Points(1)) // widened below, once the legend has its column
 		if err != nil {
 			return nil, err
 		}
 		b.Color, b.LineStyle.Width = palette[k%len(palette)], 0
-		b.Offset = w * vg.Length(float64(k)-float64(restarts-1)/2)
+		bars = append(bars, b)
 		all = append(all, b)
 		legend = append(legend, legendEntry{name: fmt.Sprintf("restart %d", k+1), thumb: b})
 	}
@@ -205,7 +204,12 @@ func RollingDowntime(r *runs.Results) (*plot.Plot, error) {
 	}
 	labels.Offset = vg.Point{Y: vg.Points(3)}
 	p.Add(labels)
-	finishCaseAxes(p, len(names))
 	legendOutside(p, append(legend, legendEntry{name: "above: total of the restarts"}))
+	slot := caseTicksIn(p, names, besideLegend(p))
+	w := min(max(slot*0.8/vg.Length(restarts), vg.Points(2)), vg.Points(24))
+	for k, b := range bars {
+		b.Width, b.Offset = w, w*vg.Length(float64(k)-float64(restarts-1)/2)
+	}
+	finishCaseAxes(p, len(names))
 	return p, nil
 }
