@@ -63,6 +63,8 @@ type scaleOut struct {
 	// setupProcs are the processes of the setup, whose restores give the
 	// restore rate.
 	setupProcs []*proc
+	// logStartAt is each changelog partition's log start at the origin.
+	logStartAt map[int32]int64
 }
 
 // Run runs one scale-out and verifies every store at the end.
@@ -312,6 +314,7 @@ func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
 			sr.BytesPerOffset = float64(b) / float64(n)
 		}
 	}
+	s.logStartAt = atOrigin.Start
 	s.predict(insts, tl, origin)
 }
 

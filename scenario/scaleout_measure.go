@@ -175,6 +175,7 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, origin int64) {
 	}
 	for _, t := range tl.tasks {
 		in.TaskOffsets = append(in.TaskOffsets, t.Offsets)
+		in.TaskLogStart = append(in.TaskLogStart, s.logStartAt[t.Partition])
 	}
 	rb := rebalanceSeconds(insts, tl.rebalances)
 	in.RebalanceSeconds = rb

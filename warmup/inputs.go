@@ -53,6 +53,14 @@ type Inputs struct {
 	// TaskOffsets are the tasks' sizes, one entry per task, in task order
 	// (0_0, 0_1, ...).
 	TaskOffsets []int64 `json:"task_offsets"`
+	// TaskLogStart are the tasks' changelog log start offsets (summed over
+	// a task's changelog partitions), in task order; empty: all 0. A client
+	// with no state for a task reports an offset sum of 0, so the assignor
+	// sees its lag as the absolute end offset sum, log start plus size
+	// (ClientState.computeTaskLags), not the records a restore reads: a
+	// changelog whose head was deleted or compacted away looks further
+	// behind than it is.
+	TaskLogStart []int64 `json:"task_log_start,omitempty"`
 	// BytesPerOffset converts offsets into bytes for the report (the
 	// changelog's key+value bytes per record); 0 when unknown.
 	BytesPerOffset float64 `json:"bytes_per_offset,omitempty"`
@@ -167,6 +175,14 @@ func (in Inputs) Validate() error {
 	for t, c := range in.Initial {
 		if c < 0 || c >= in.Before {
 			return fmt.Errorf("initial owner of task %d: client %d is not one of the %d before", t, c, in.Before)
+		}
+	}
+	if len(in.TaskLogStart) != 0 && len(in.TaskLogStart) != len(in.TaskOffsets) {
+		return fmt.Errorf("log start offsets: %d for %d tasks", len(in.TaskLogStart), len(in.TaskOffsets))
+	}
+	for i, n := range in.TaskLogStart {
+		if n < 0 {
+			return fmt.Errorf("task %d: log start %d is negative", i, n)
 		}
 	}
 	if len(in.Initial) != 0 && len(in.Initial) != len(in.TaskOffsets) {

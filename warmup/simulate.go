@@ -65,6 +65,9 @@ type TaskPlan struct {
 type sim struct {
 	in      Inputs
 	w       float64 // records a second per task
+	// logStart is each task's changelog log start: what a client with no
+	// state adds to its lag (positions count from the log start).
+	logStart []float64
 	members []int   // clients in the group, in process-id order
 	end     []float64
 	pos     [][]float64 // [client][task] offsets its state holds; -1: none
@@ -90,7 +93,10 @@ const noOwner = -1
 func newSim(in Inputs, order []int) *sim {
 	tasks := len(in.TaskOffsets)
 	s := &sim{in: in, w: in.writePerTask(), end: make([]float64, tasks), owner: make([]int, tasks), running: make([]bool, tasks),
-		revokedAt: make([]float64, tasks)}
+		revokedAt: make([]float64, tasks), logStart: make([]float64, tasks)}
+	for t, n := range in.TaskLogStart {
+		s.logStart[t] = float64(n)
+	}
 	s.pos, s.standby, s.warmup = grid(in.After, tasks, -1), boolGrid(in.After, tasks), boolGrid(in.After, tasks)
 	s.warmStart, s.caughtAt = grid(in.After, tasks, -1), grid(in.After, tasks, -1)
 	before := filter(order, func(c int) bool { return c < in.Before })
@@ -144,8 +150,11 @@ func (s *sim) lag(c, t int) int64 {
 	if s.owner[t] == c && s.running[t] {
 		return lagRunning
 	}
-	p := max(s.pos[c][t], 0) // no state: an offset sum of 0
-	return int64(math.Ceil(max(s.end[t]-p, 0) - eps))
+	if s.pos[c][t] < 0 {
+		// No state: an offset sum of 0 against the absolute end.
+		return int64(math.Ceil(s.logStart[t] + s.end[t] - eps))
+	}
+	return int64(math.Ceil(max(s.end[t]-s.pos[c][t], 0) - eps))
 }
 
 // rebalanceNow is the assignor's view of the group now.

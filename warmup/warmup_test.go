@@ -259,3 +259,26 @@ func TestWarmupOnTheRevokingMemberWaitsForTheNextProbingRound(t *testing.T) {
 		t.Fatalf("predicted %.1fs, %d probing rounds, %d rebalances; measured %.1fs, 3, 10", p.TotalSeconds, p.ProbingRounds, p.Rebalances, measured)
 	}
 }
+
+// TestEmptyClientLagCountsFromOffsetZero: the assignor sees a client with
+// no state for a task as lagging by the task's absolute end offset. Two
+// tasks of 5,000 offsets each are within acceptable.recovery.lag (10,000)
+// of nothing when their changelogs start at 0, so the newcomer takes its
+// task at the first rebalance; when their log starts at 100,000 (a head
+// deleted or compacted away) the newcomer must warm up and wait for a
+// probing rebalance, as Kafka Streams 4.4 did in the capacity run.
+func TestEmptyClientLagCountsFromOffsetZero(t *testing.T) {
+	in := small(2, 1, 2, 2, 50_000, 0, 1)
+	in.TaskOffsets = Uniform(2, 5000)
+	fresh := predict(t, in)
+	in.TaskLogStart = []int64{100_000, 100_000}
+	deleted := predict(t, in)
+	if fresh.ProbingRounds != 0 || deleted.ProbingRounds != 1 || deleted.TotalSeconds < in.ProbingIntervalSeconds {
+		t.Fatalf("log from 0: %d probing rounds in %.1fs; log from 100k: %d in %.1fs; want 0, then 1 after the %gs interval",
+			fresh.ProbingRounds, fresh.TotalSeconds, deleted.ProbingRounds, deleted.TotalSeconds, in.ProbingIntervalSeconds)
+	}
+	in.TaskLogStart = []int64{1}
+	if _, err := Predict(in); err == nil {
+		t.Fatal("log start offsets for 1 of 2 tasks accepted")
+	}
+}
