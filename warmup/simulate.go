@@ -63,21 +63,21 @@ type TaskPlan struct {
 
 // sim is one simulation under way.
 type sim struct {
-	in      Inputs
-	w       float64 // records a second per task
+	in Inputs
+	w  float64 // records a second per task
 	// logStart is each task's changelog log start: what a client with no
 	// state adds to its lag (positions count from the log start).
 	logStart []float64
-	members []int   // clients in the group, in process-id order
-	end     []float64
-	pos     [][]float64 // [client][task] offsets its state holds; -1: none
-	owner   []int
-	running []bool
-	standby [][]bool
-	warmup  [][]bool
-	now     float64
-	plans   []TaskPlan
-	rounds  []Round
+	members  []int // clients in the group, in process-id order
+	end      []float64
+	pos      [][]float64 // [client][task] offsets its state holds; -1: none
+	owner    []int
+	running  []bool
+	standby  [][]bool
+	warmup   [][]bool
+	now      float64
+	plans    []TaskPlan
+	rounds   []Round
 	// warmStart is when each client's warmup of each task first began.
 	warmStart [][]float64
 	caughtAt  [][]float64
