@@ -166,7 +166,11 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 			r.DurationSeconds, r.Verified)
 	}
 	tw.Flush()
+	named := map[string]bool{}
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %s: %s\n", r.Case, capacity.Cleaner(r.Compaction.TopicConfigs))
+		if !named[r.Case] {
+			named[r.Case] = true
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, capacity.Cleaner(r.Compaction.TopicConfigs))
+		}
 	}
 }
