@@ -324,6 +324,9 @@ func (s *scaleOut) logResult() {
 	model := "no prediction"
 	if p := sr.Prediction; p != nil {
 		model = fmt.Sprintf("model predicts %.1fs (%+.1f%%)", p.TotalSeconds, sr.PredictionErrorPct)
+		if im := p.Immediate; im != nil {
+			model += fmt.Sprintf(", or %.1fs if follow-up rebalances come at once", im.TotalSeconds)
+		}
 	}
 	s.env.Logf("scaleout: case %s #%d (%s): warmup-assignment %.1fs, balanced %v, %d probing rounds, %d rebalances, %d warmups, %d tasks moved, longest not processing %.1fs; %s",
 		s.req.Case.Name, s.req.Repeat, sr.Protocol, sr.WarmupAssignmentSeconds, sr.Balanced, sr.ProbingRounds, sr.Rebalances, sr.Warmups, sr.Moved,

@@ -35,6 +35,10 @@ func (p Prediction) WriteSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "probing rounds %s; rebalances %d; tasks moved %d; most warmups in one round %d; longest a moved task was not processed %s\n",
 		rounds, p.Rebalances, p.Movements, p.MaxWarmups, FormatSeconds(p.MaxDownSeconds))
+	if im := p.Immediate; im != nil {
+		fmt.Fprintf(&b, "if follow-up rebalances come at once instead of a heartbeat later: %s, %d probing rounds (a warmup that just caught up waits a probing interval more)\n",
+			FormatSeconds(im.TotalSeconds), im.ProbingRounds)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}

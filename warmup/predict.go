@@ -36,6 +36,18 @@ type Prediction struct {
 	// Spread is set when the process-id order was not known: the totals
 	// over the sampled orders. The prediction itself is the median one.
 	Spread *Spread `json:"spread,omitempty"`
+	// Immediate is the same scale-out when every follow-up rebalance comes
+	// at once rather than a heartbeat interval later (nil when that changes
+	// nothing): the members that gave up nothing then join before a warmup
+	// the previous round assigned has caught up, so it waits a probing
+	// interval more. Kafka Streams 4.4 did both in identical runs here.
+	Immediate *Alternative `json:"immediate_follow_ups,omitempty"`
+}
+
+// Alternative is a prediction's total under another assumption.
+type Alternative struct {
+	TotalSeconds  float64 `json:"total_seconds"`
+	ProbingRounds int     `json:"probing_rounds"`
 }
 
 // Spread summarises predictions over sampled process-id orders.
@@ -61,7 +73,7 @@ func Predict(in Inputs) (Prediction, error) {
 		if len(order) == 0 {
 			order = identity(in.After)
 		}
-		return simulateOnce(in, order), nil
+		return withImmediate(simulateOnce(in, order), order), nil
 	}
 	n := in.Samples
 	if n <= 0 {
@@ -82,8 +94,24 @@ func Predict(in Inputs) (Prediction, error) {
 		med.Spread.MinRounds = min(med.Spread.MinRounds, p.ProbingRounds)
 		med.Spread.MaxRounds = max(med.Spread.MaxRounds, p.ProbingRounds)
 	}
+	med = withImmediate(med, med.Inputs.Order)
 	med.Inputs.Order = nil // sampled, not an input
 	return med, nil
+}
+
+// withImmediate adds p's alternative with immediate follow-up rebalances
+// (classic protocol), when it differs.
+func withImmediate(p Prediction, order []int) Prediction {
+	in := p.Inputs
+	if in.Protocol != ProtocolClassic || in.FollowUpSeconds == 0 {
+		return p
+	}
+	in.FollowUpSeconds = 0
+	alt := simulateOnce(in, order)
+	if alt.ProbingRounds != p.ProbingRounds {
+		p.Immediate = &Alternative{TotalSeconds: alt.TotalSeconds, ProbingRounds: alt.ProbingRounds}
+	}
+	return p
 }
 
 func identity(n int) []int {

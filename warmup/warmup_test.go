@@ -282,3 +282,28 @@ func TestEmptyClientLagCountsFromOffsetZero(t *testing.T) {
 		t.Fatal("log start offsets for 1 of 2 tasks accepted")
 	}
 }
+
+// TestImmediateFollowUpsCostAProbingInterval replays a 2 -> 4 scale-out
+// with Kafka Streams' default two warmups, as measured in the second of
+// two identical runs: the first took 74.8 s (the follow-up came a
+// heartbeat after the probing rebalance, when the two new warmups had
+// caught up, and moved them), the second 126.0 s (the follow-up came at
+// once, before they had: they waited for the next probing rebalance). The
+// prediction gives the first, and the second as its alternative.
+func TestImmediateFollowUpsCostAProbingInterval(t *testing.T) {
+	in := Defaults()
+	in.TaskOffsets = []int64{48740, 48861, 48183, 49203, 48869, 48485, 48230, 48825}
+	in.Before, in.After = 2, 4
+	in.RestoreRate, in.WriteRate = 81528, 999.7
+	in.ProbingIntervalSeconds, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = 60, 5.48, 0.1, 3
+	in.Order, in.Initial = []int{1, 0, 2, 3}, []int{1, 0, 1, 0, 1, 0, 1, 0}
+	p := predict(t, in)
+	im := p.Immediate
+	if p.ProbingRounds != 1 || math.Abs(p.TotalSeconds-74.8)/74.8 > 0.1 || im == nil || im.ProbingRounds != 2 || math.Abs(im.TotalSeconds-126.0)/126.0 > 0.05 {
+		t.Fatalf("predicted %.1fs in %d probing rounds, immediate follow-ups %+v; measured 74.8 s (1) and 126.0 s (2)", p.TotalSeconds, p.ProbingRounds, im)
+	}
+	var b bytes.Buffer
+	if err := p.WriteSummary(&b); err != nil || !strings.Contains(b.String(), "if follow-up rebalances come at once") {
+		t.Fatalf("summary lacks the alternative: %v\n%s", err, b.String())
+	}
+}

@@ -100,8 +100,11 @@ func printScaleOut(w io.Writer, restores []runs.Restore) {
 	for _, r := range rows {
 		so := r.ScaleOut
 		predicted, errPct := "-", "-"
-		if so.Prediction != nil && so.Prediction.TotalSeconds > 0 {
-			predicted = fmt.Sprintf("%.1f", so.Prediction.TotalSeconds)
+		if p := so.Prediction; p != nil && p.TotalSeconds > 0 {
+			predicted = fmt.Sprintf("%.1f", p.TotalSeconds)
+			if p.Immediate != nil {
+				predicted += fmt.Sprintf(" (or %.1f)", p.Immediate.TotalSeconds)
+			}
 			errPct = fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d->%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%s\t%s\t%v\t%v\t\n", r.Case, r.Repeat, so.Protocol,
@@ -109,7 +112,8 @@ func printScaleOut(w io.Writer, restores []runs.Restore) {
 			so.MaxNotProcessingSeconds, predicted, errPct, so.Balanced, r.Verified)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "predicted: the warmup model's prediction from inputs measured in the same run (restore rate, sizes, write rate, rebalance times)")
+	fmt.Fprintln(w, "predicted: the warmup model's prediction from inputs measured in the same run (restore rate, sizes, write rate, rebalance times);")
+	fmt.Fprintln(w, "  (or N): the same if follow-up rebalances come at once, before a warmup that just caught up is seen (it then waits a probing interval)")
 	for _, r := range rows {
 		for _, n := range r.ScaleOut.Notes {
 			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
