@@ -174,6 +174,10 @@ func (s *ksStandby) run() error {
 // initial starts the active instance, waits for its restore, then starts
 // the standby instance and records its first restore of the changelog.
 func (s *ksStandby) initial() error {
+	if offsets, err := s.env.Offsets(s.ctx, s.t.Topic); err == nil {
+		s.env.Logf("standby: case %s #%d: %s restores the changelog (%d offsets) as active; then %s joins and its standbys restore it too",
+			s.req.Case.Name, s.req.Repeat, ksActiveID, totalOffsets(offsets), ksStandbyID)
+	}
 	active, err := s.f.start(s.ctx, ksActiveID, nil)
 	if err != nil {
 		return err
