@@ -204,3 +204,18 @@ func TestSweepComparedSizeBySize(t *testing.T) {
 		t.Errorf("recommendation %q", first.Text)
 	}
 }
+
+// TestKafkaStreamsStandbyBytesFromTheFill: a kafka-streams standby step
+// reports records only; its bytes a second come from the fill's bytes per
+// record (its records continue the fill's generator), never 0 MB/s.
+func TestKafkaStreamsStandbyBytesFromTheFill(t *testing.T) {
+	run := &Run{Label: "R1", Results: &runs.Results{Fill: &runs.Fill{Records: 1000, Bytes: 416_000}}}
+	o := Obs{Run: run, Restore: &runs.Restore{Records: 50_000}}
+	if got := recordBytes(o); got != 416 {
+		t.Fatalf("bytes per record %v, want the fill's 416", got)
+	}
+	o.ChangelogBytes = 50_000 * 500
+	if got := recordBytes(o); got != 500 {
+		t.Fatalf("bytes per record %v, want the restore's own 500", got)
+	}
+}

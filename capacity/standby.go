@@ -100,9 +100,15 @@ func standbySteps(obs []Obs) (steps, pauses []Obs) {
 }
 
 // recordBytes is the key+value bytes per record a step applied.
+//
+// A kafka-streams standby reports records, not bytes: its records are the
+// fill's generator continued, so they take the fill's bytes per record.
 func recordBytes(o Obs) float64 {
-	if o.Restore.Records > 0 {
+	if o.Restore.Records > 0 && o.ChangelogBytes > 0 {
 		return o.ChangelogBytes / float64(o.Restore.Records)
+	}
+	if f := o.Run.Results.Fill; f != nil && f.Records > 0 {
+		return float64(f.Bytes) / float64(f.Records)
 	}
 	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -61,14 +62,14 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 	fmt.Fprintln(w, "\nstandby (records/s; lag in records not yet applied):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified\t")
-	best := 0.0
+	best := map[config.Engine]float64{}
 	for _, r := range rows {
 		sb := r.Standby
 		kept := "yes"
 		if !sb.Sustained {
 			kept = "no"
 		} else if sb.Step != "pause" && r.Verified {
-			best = max(best, sb.WrittenRate)
+			best[r.Params.Engine] = max(best[r.Params.Engine], sb.WrittenRate)
 		}
 		if sb.ProducerLimited {
 			kept += " (producer-limited)"
@@ -81,8 +82,10 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 			sb.AppliedRate, sb.LagP50, sb.LagP99, sb.LagMax, kept, catch, r.Verified)
 	}
 	tw.Flush()
-	if best > 0 {
-		fmt.Fprintf(w, "highest write rate a standby sustained here: %.0f records/s (verified steps only)\n", best)
+	for _, e := range config.Engines {
+		if best[e] > 0 {
+			fmt.Fprintf(w, "highest write rate a standby sustained here on the %s engine: %.0f records/s (verified steps only)\n", e, best[e])
+		}
 	}
 }
 
