@@ -244,6 +244,9 @@ func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, er
 		return nil, err
 	}
 	sb := s.f.liveProc(ksStandbyID)
+	if sb == nil {
+		return nil, fmt.Errorf("the standby instance %s is not running", ksStandbyID)
+	}
 	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, rate)
 	waitErr := s.f.wait(s.ctx, s.st.Duration.D())
 	_, loadErr := ld.finish()
@@ -278,7 +281,11 @@ func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, er
 // acceptable.recovery.lag.
 func (s *ksStandby) pauseStep(pause time.Duration) error {
 	s.env.Logf("standby: case %s #%d: standby stopped for %s at %.0f records/s", s.req.Case.Name, s.req.Repeat, pause, s.st.PauseRate)
-	if _, err := s.f.stop(s.ctx, s.f.liveProc(ksStandbyID)); err != nil {
+	running := s.f.liveProc(ksStandbyID)
+	if running == nil {
+		return fmt.Errorf("the standby instance %s is not running", ksStandbyID)
+	}
+	if _, err := s.f.stop(s.ctx, running); err != nil {
 		return fmt.Errorf("stopping the standby instance: %w", err)
 	}
 	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, s.st.PauseRate)
@@ -423,6 +430,9 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 // partitions, one each.
 func (s *ksStandby) standbyStates() ([]loadgen.PartitionState, error) {
 	sb := s.f.liveProc(ksStandbyID)
+	if sb == nil {
+		return nil, fmt.Errorf("the standby instance %s is not running", ksStandbyID)
+	}
 	dctx, cancel := context.WithTimeout(s.ctx, ksDigestTimeout)
 	defer cancel()
 	e, err := sb.inst.Request(dctx, "digest all", ksdriver.EvDigest)
