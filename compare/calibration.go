@@ -40,6 +40,46 @@ type EnginePair struct {
 // the model's divided by it. 0 when either side has no verified repeat.
 func (p EnginePair) Factor() float64 { return p.Ratio.Median }
 
+// HoldOut is one setting's Kafka Streams time predicted from the model's
+// with the calibration factor of the other settings: how well a
+// calibration carries to a setting it was not measured on.
+type HoldOut struct {
+	Setting string
+	// Factor is the median of the other settings' factors; Predicted the
+	// model's median seconds divided by it; Measured Kafka Streams' median.
+	Factor, Predicted, Measured float64
+	// ErrorPct is (Predicted - Measured) / Measured in percent.
+	ErrorPct float64
+}
+
+// HoldOuts predicts each setting's Kafka Streams time from the factor of
+// the others (nil with fewer than two complete pairs).
+func HoldOuts(pairs []EnginePair) []HoldOut {
+	var complete []EnginePair
+	for _, p := range pairs {
+		if p.Model.N > 0 && p.KafkaStreams.N > 0 && p.Factor() > 0 {
+			complete = append(complete, p)
+		}
+	}
+	if len(complete) < 2 {
+		return nil
+	}
+	out := make([]HoldOut, 0, len(complete))
+	for i, p := range complete {
+		var others []float64
+		for j, q := range complete {
+			if j != i {
+				others = append(others, q.Factor())
+			}
+		}
+		h := HoldOut{Setting: p.Setting, Factor: runs.Median(others), Measured: p.KafkaStreams.Median}
+		h.Predicted = p.Model.Median / h.Factor
+		h.ErrorPct = (h.Predicted - h.Measured) / h.Measured * 100
+		out = append(out, h)
+	}
+	return out
+}
+
 // engineOf is a restore's engine; files from before engines were recorded
 // hold model restores.
 func engineOf(c config.Case) config.Engine {
@@ -187,22 +227,44 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 				secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
 				ratioText(p), ratioRange(p.Ratio), fmt.Sprint(p.Ratio.N)})
 		}
+		holdHead := []string{"held-out setting", "factor of the others", "predicted kafka-streams s", "measured kafka-streams s", "error"}
+		var holdRows [][]string
+		for _, h := range HoldOuts(pairs) {
+			holdRows = append(holdRows, []string{h.Setting, fmt.Sprintf("%.3f", h.Factor),
+				formatValue(MetricRestoreSeconds, h.Predicted), formatValue(MetricRestoreSeconds, h.Measured), fmt.Sprintf("%+.1f%%", h.ErrorPct)})
+		}
 		if markdown {
 			writeMarkdownTable(ew, head, rows)
 			fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(CalibrationDefinition, "\n", " ")))
+			if len(holdRows) > 0 {
+				fmt.Fprintln(ew)
+				writeMarkdownTable(ew, holdHead, holdRows)
+				fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(HoldOutDefinition, "\n", " ")))
+			}
 			return ew.err
 		}
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		writeTable(ew, head, rows)
 		fmt.Fprintf(ew, "\n%s\n", CalibrationDefinition)
+		if len(holdRows) > 0 {
+			fmt.Fprintln(ew)
+			writeTable(ew, holdHead, holdRows)
+			fmt.Fprintf(ew, "\n%s\n", HoldOutDefinition)
+		}
 		return ew.err
 	}
+}
+
+// HoldOutDefinition says what the hold-out table shows.
+const HoldOutDefinition = `held out: each setting's Kafka Streams time predicted as its model time divided by the
+median factor of the other settings, against what Kafka Streams measured.`
+
+func writeTable(w io.Writer, head []string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
 }
 
 func secondsText(s Stat) string {

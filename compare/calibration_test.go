@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -73,5 +74,27 @@ func TestEnginePairsWithoutPairs(t *testing.T) {
 	NewCalibrationReporter(nil, false)(&buf)
 	if !strings.Contains(buf.String(), "no setting ran on both engines") {
 		t.Fatalf("empty table: %s", buf.String())
+	}
+}
+
+// TestHoldOutsPredictEachSettingFromTheOthers: each setting's Kafka
+// Streams time is its model time over the median factor of the others.
+func TestHoldOutsPredictEachSettingFromTheOthers(t *testing.T) {
+	pair := func(setting string, model, ks float64) EnginePair {
+		return EnginePair{Setting: setting, Model: Stat{N: 3, Median: model}, KafkaStreams: Stat{N: 3, Median: ks},
+			Ratio: Stat{N: 3, Median: model / ks}}
+	}
+	pairs := []EnginePair{pair("a", 9, 10), pair("b", 8, 10), pair("c", 7, 10)}
+	hs := HoldOuts(pairs)
+	if len(hs) != 3 {
+		t.Fatalf("%d hold-outs, want 3", len(hs))
+	}
+	// a: the others' factors 0.8 and 0.7, median 0.75; 9 / 0.75 = 12 s
+	// against 10 s measured: +20%.
+	if h := hs[0]; math.Abs(h.Factor-0.75) > 1e-9 || math.Abs(h.Predicted-12) > 1e-9 || math.Abs(h.ErrorPct-20) > 1e-9 {
+		t.Fatalf("hold-out a: %+v", h)
+	}
+	if HoldOuts(pairs[:1]) != nil {
+		t.Fatal("a hold-out from a single pair")
 	}
 }
