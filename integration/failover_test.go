@@ -28,10 +28,7 @@ func TestFailoverExactlyOnceVerifies(t *testing.T) {
 	app := ksApp(t, env)
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.Partitions = 100, 10, 1
-	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: config.ChangelogTopic(app, ksStore), Spec: spec, Compression: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fill := ksFill(t, env, app, spec, "none")
 	c := config.DefaultCase()
 	c.Name, c.Engine, c.Scenario = "eos", config.EngineKafkaStreams, config.ScenarioFailover
 	c.Streams = map[string]string{"processing.guarantee": "exactly_once_v2"}

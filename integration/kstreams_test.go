@@ -57,6 +57,17 @@ func ksApp(t *testing.T, env *bench.Env) string {
 	return app
 }
 
+// ksFill fills app's changelog (store ksStore) with spec, the fill a
+// kafka-streams case of app restores.
+func ksFill(t *testing.T, env *bench.Env, app string, spec loadgen.Spec, compression string) bench.FillOutcome {
+	t.Helper()
+	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: config.ChangelogTopic(app, ksStore), Spec: spec, Compression: compression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fill
+}
+
 func ksCase(name string, threads int) config.Case {
 	c := config.DefaultCase()
 	c.Name, c.Engine, c.Threads = name, config.EngineKafkaStreams, threads

@@ -24,10 +24,7 @@ func TestScaleOutEndsBalancedAndVerifies(t *testing.T) {
 	app := ksApp(t, env)
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 80_000, 20_000, 100, 300, 4
-	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: config.ChangelogTopic(app, ksStore), Spec: spec, Compression: "lz4"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fill := ksFill(t, env, app, spec, "lz4")
 	c := ksCase("scaleout", 1)
 	c.Scenario = config.ScenarioScaleOut
 	c.ScaleOut = config.DefaultScaleOut()

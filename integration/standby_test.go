@@ -23,10 +23,7 @@ func TestRealKafkaStreamsStandbyFollowsAndCatchesUp(t *testing.T) {
 	app := ksApp(t, env)
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 40_000, 10_000, 50, 200, 4
-	fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: config.ChangelogTopic(app, ksStore), Spec: spec, Compression: "lz4"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fill := ksFill(t, env, app, spec, "lz4")
 	c := config.DefaultCase()
 	c.Name, c.Engine, c.Scenario = "standby", config.EngineKafkaStreams, config.ScenarioStandby
 	c.Standby = config.DefaultStandby()

@@ -30,10 +30,7 @@ func TestWarmRestartOnBothEngines(t *testing.T) {
 			app := ksApp(t, env)
 			spec := loadgen.DefaultSpec()
 			spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 30_000, 5_000, 20, 200, 3
-			fill, err := env.EnsureFill(context.Background(), bench.FillRequest{Topic: config.ChangelogTopic(app, ksStore), Spec: spec, Compression: "lz4"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			fill := ksFill(t, env, app, spec, "lz4")
 			c := config.DefaultCase()
 			c.Name, c.Engine, c.Scenario = "warm", engine, config.ScenarioWarm
 			c.Warm = &config.WarmSettings{Changed: []config.Count{{N: 0}, {N: 3000}}, Fallback: true}
