@@ -3,7 +3,10 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -50,7 +53,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 		return fail(err)
 	}
 	defer cluster.DeleteTopic(context.WithoutCancel(ctx), adm, topic)
-	env.Logf("compaction: case %s #%d: writing the fill to %s with %v", req.Case.Name, req.Repeat, topic, cs.TopicConfigs)
+	env.Logf("compaction: case %s #%d: writing the fill to %s with %s", req.Case.Name, req.Repeat, topic, cleanerText(cs.TopicConfigs))
 	popts, err := loadgen.ProducerOpts("lz4")
 	if err != nil {
 		return fail(err)
@@ -136,4 +139,17 @@ func amplificationBound(configs map[string]string, written loadgen.FillTotals, l
 	active := float64(len(written.PerPart)) * float64(segment+maxBatchBytes) / perRecord
 	bound := float64(liveKeys)/(1-ratio) + active
 	return min(bound, float64(written.Records)) / float64(liveKeys)
+}
+
+// cleanerText names topic settings for a progress line: "segment.bytes=8388608
+// min.cleanable.dirty.ratio=0.1" in name order, or the broker's defaults.
+func cleanerText(cfg map[string]string) string {
+	if len(cfg) == 0 {
+		return "the broker's default cleaner settings"
+	}
+	parts := make([]string, 0, len(cfg))
+	for _, k := range slices.Sorted(maps.Keys(cfg)) {
+		parts = append(parts, k+"="+cfg[k])
+	}
+	return strings.Join(parts, " ")
 }
