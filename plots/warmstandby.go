@@ -143,8 +143,15 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	var legend []legendEntry
 	maxT := 0.0
+	// Each case (an engine's standby) draws its own dash pattern, so two
+	// cases' lines stay apart when the palette's colours come round again.
+	dashOf := map[string][]vg.Length{}
+	caseDashes := [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
 	for i, rec := range steps {
 		sb := rec.Standby
+		if _, ok := dashOf[caseOf(rec)]; !ok {
+			dashOf[caseOf(rec)] = caseDashes[len(dashOf)%len(caseDashes)]
+		}
 		xys := make(plotter.XYs, len(sb.Lag))
 		for j, pt := range sb.Lag {
 			xys[j] = plotter.XY{X: pt.T, Y: float64(pt.Lag)}
@@ -156,6 +163,7 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 		}
 		line.Color = palette[i%len(palette)]
 		line.Width = vg.Points(1.5)
+		line.Dashes = dashOf[caseOf(rec)]
 		p.Add(line)
 		kept := "kept up"
 		if !sb.Sustained {
