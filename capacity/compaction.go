@@ -203,11 +203,19 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 	q := fmt.Sprintf("Changelog to restore for %s of live state", FormatBytes(d.LiveBytes))
 	est := &StateEstimate{Live: d.LiveBytes, Amplification: amplificationFor(a.Amplifications, c)}
 	bound := math.Inf(1)
-	boundText := "no bound: it needs --partitions (each partition's active segment is never cleaned)"
-	if d.Partitions > 0 {
+	// needs names the input a worst case lacks ("" when it has them all).
+	needs := ""
+	switch {
+	case d.Partitions <= 0:
+		needs = "--partitions (each partition's active segment is never cleaned)"
+	case c.float("min.compaction.lag.ms") > 0 && d.WriteRate <= 0:
+		needs = fmt.Sprintf("--write-rate (records written within min.compaction.lag.ms %.0f are never cleaned, however many that is)", c.float("min.compaction.lag.ms"))
+	}
+	boundText := "no bound: it needs " + needs
+	if needs == "" {
 		bound = c.Bound(d.LiveBytes, d.Partitions, d.WriteRate)
 		boundText = fmt.Sprintf("the most %s allow for it: %s (live ÷ (1 − min.cleanable.dirty.ratio) + %d partitions × (segment.bytes + 1 MiB)%s)",
-			c, FormatBytes(bound), d.Partitions, lagText(c, d.WriteRate))
+			c, FormatBytes(bound), d.Partitions, lagText(c))
 	}
 	ans := Answer{Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
 	switch amp := est.Amplification; {
@@ -219,8 +227,8 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 		}
 		ans.Inputs = append(ans.Inputs, "measured: "+amp.Text(), boundText)
 		ans.Sources = Refs(amp.Obs)
-	case d.Partitions <= 0:
-		return nil, &Unanswered{Question: q, Reason: fmt.Sprintf("no compaction run on a real broker in the inputs measured %s, and the worst case they allow needs --partitions (each partition's active segment is never cleaned)", c)}
+	case needs != "":
+		return nil, &Unanswered{Question: q, Reason: fmt.Sprintf("no compaction run on a real broker in the inputs measured %s, and the worst case they allow needs %s", c, needs)}
 	default:
 		est.Changelog = bound
 		ans.Value = fmt.Sprintf("%s (WORST CASE these settings allow, not measured)", FormatBytes(bound))
@@ -231,15 +239,11 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 }
 
 // lagText is the min.compaction.lag.ms term of a bound, in words.
-func lagText(c Cleaner, writeRate float64) string {
-	lag := c.float("min.compaction.lag.ms")
-	switch {
-	case lag == 0:
-		return ""
-	case writeRate > 0:
+func lagText(c Cleaner) string {
+	if lag := c.float("min.compaction.lag.ms"); lag > 0 {
 		return fmt.Sprintf(" + the write rate × min.compaction.lag.ms %.0f", lag)
 	}
-	return fmt.Sprintf("; records written within min.compaction.lag.ms %.0f are not cleaned either: give --write-rate to count them", lag)
+	return ""
 }
 
 // compactionAnswers: the changelog the deployment's live state makes, when

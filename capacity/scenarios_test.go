@@ -219,3 +219,21 @@ func TestKafkaStreamsStandbyBytesFromTheFill(t *testing.T) {
 		t.Fatalf("bytes per record %v, want the restore's own 500", got)
 	}
 }
+
+// TestWorstCaseWithACompactionLagNeedsTheWriteRate: records younger than
+// min.compaction.lag.ms are never cleaned, so without a write rate the
+// settings allow any amount of changelog: the planner says what it needs
+// rather than give a worst case too small.
+func TestWorstCaseWithACompactionLagNeedsTheWriteRate(t *testing.T) {
+	opts := Options{Deployment: Deployment{LiveBytes: 10e9, Partitions: 8,
+		Cleaner: map[string]string{"min.compaction.lag.ms": "600000"}}}
+	a := &Analysis{Options: opts}
+	if _, un := resolveState(a); un == nil || !strings.Contains(un.Reason, "--write-rate") {
+		t.Fatalf("worst case without a write rate: %+v", un)
+	}
+	a.Options.Deployment.WriteRate = 1e6
+	est, un := resolveState(a)
+	if un != nil || est.Changelog < 10e9/(1-0.5)+600*1e6 {
+		t.Fatalf("worst case with 1 MB/s written and a 10-minute lag: %+v %+v", est, un)
+	}
+}

@@ -62,7 +62,9 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	if err != nil {
 		return fail(err)
 	}
+	writeStart := time.Now()
 	tot, err := loadgen.Produce(ctx, pcl, topic, *req.Spec, nil)
+	writeEnd := time.Now()
 	pcl.Close()
 	if err != nil {
 		return fail(err)
@@ -91,6 +93,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 		return fail(err)
 	}
 	rec.Partitions = len(offsets.End)
+	young := youngFraction(cs.TopicConfigs, writeStart, writeEnd, time.Now())
 	in := modelInstance(env, t, req)
 	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
 	if err != nil {
@@ -104,7 +107,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	if keys > 0 {
 		cr.Amplification = float64(cr.Read) / float64(keys)
 	}
-	cr.Bound = amplificationBound(cs.TopicConfigs, tot, keys)
+	cr.Bound = amplificationBound(cs.TopicConfigs, tot, keys, young)
 	out.Compaction = cr
 	return out, verr
 }
@@ -116,14 +119,14 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 // segment is never cleaned: up to segment.bytes per partition plus the
 // batch that overflows it (segments roll between batches; the fill's
 // producer batches up to 1 MiB). Records newer than min.compaction.lag.ms
-// are not cleaned either: not bounded here (that depends on the write
-// rate), so the bound assumes the lag has passed. It never exceeds what was
-// written.
+// are not cleaned either: young is the share of the written records still
+// within that lag when the restore began (youngFraction), all of which may
+// stay. It never exceeds what was written.
 // maxBatchBytes is the largest batch the fill's producer writes
 // (loadgen.ProducerOpts' batch max bytes).
 const maxBatchBytes = 1 << 20
 
-func amplificationBound(configs map[string]string, written loadgen.FillTotals, liveKeys int64) float64 {
+func amplificationBound(configs map[string]string, written loadgen.FillTotals, liveKeys int64, young float64) float64 {
 	if liveKeys == 0 || written.Records == 0 {
 		return 0
 	}
@@ -137,8 +140,26 @@ func amplificationBound(configs map[string]string, written loadgen.FillTotals, l
 	}
 	perRecord := float64(written.Bytes) / float64(written.Records)
 	active := float64(len(written.PerPart)) * float64(segment+maxBatchBytes) / perRecord
-	bound := float64(liveKeys)/(1-ratio) + active
+	bound := float64(liveKeys)/(1-ratio) + active + young*float64(written.Records)
 	return min(bound, float64(written.Records)) / float64(liveKeys)
+}
+
+// youngFraction is the share of records written evenly between start and
+// end that were younger than min.compaction.lag.ms at restore (0 without
+// the setting): the cleaner may not touch them, whatever else it does.
+func youngFraction(configs map[string]string, start, end, restore time.Time) float64 {
+	ms, err := strconv.ParseInt(configs["min.compaction.lag.ms"], 10, 64)
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	cleanableBefore := restore.Add(-time.Duration(ms) * time.Millisecond)
+	switch {
+	case !cleanableBefore.After(start):
+		return 1
+	case !cleanableBefore.Before(end):
+		return 0
+	}
+	return float64(end.Sub(cleanableBefore)) / float64(end.Sub(start))
 }
 
 // cleanerText names topic settings for a progress line: "segment.bytes=8388608
