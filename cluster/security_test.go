@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -786,10 +787,19 @@ func FuzzClientProperties(f *testing.F) {
 		if err == nil {
 			return
 		}
-		for _, p := range props {
-			if secretKeys[p.Key] && len(p.Value) >= 6 && strings.Contains(err.Error(), p.Value) && !strings.Contains(body, p.Value+"=") {
-				t.Fatalf("error quotes the value of %s: %v", p.Key, err)
+		for i, p := range props {
+			if !secretKeys[p.Key] || len(p.Value) < 6 || !strings.Contains(err.Error(), p.Value) || strings.Contains(body, p.Value+"=") {
+				continue
 			}
+			// The value may be part of the message's own text (a value
+			// "rname=" is in `username="..."`): with the value replaced,
+			// a message that still holds it did not quote it.
+			other := slices.Clone(props)
+			other[i].Value = strings.Repeat("q", len(p.Value))
+			if _, err2 := clientPropertiesFrom(other); err2 != nil && strings.Contains(err2.Error(), p.Value) {
+				continue
+			}
+			t.Fatalf("error quotes the value of %s: %v", p.Key, err)
 		}
 	})
 }
