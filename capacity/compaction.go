@@ -2,13 +2,12 @@ package capacity
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -50,15 +49,7 @@ func NewCleaner(given map[string]string) Cleaner {
 }
 
 // key is the settings as one comparable string.
-func (c Cleaner) key() string { return c.join(",") }
-
-func (c Cleaner) join(sep string) string {
-	parts := make([]string, 0, len(c))
-	for _, k := range slices.Sorted(maps.Keys(c)) {
-		parts = append(parts, k+"="+c[k])
-	}
-	return strings.Join(parts, sep)
-}
+func (c Cleaner) key() string { return config.Pairs(c, ",") }
 
 // String names the settings that differ from Kafka's defaults, or "Kafka's
 // defaults": "min.cleanable.dirty.ratio=0.1, segment.bytes=8388608".

@@ -82,7 +82,7 @@ func predictSeconds(in warmup.Inputs, offsets int64) float64 {
 	if len(in.Order) == 0 {
 		in.Samples = predictedSamples
 	}
-	p, err := warmup.Predict(in)
+	p, err := warmup.PredictTotal(in)
 	if err != nil || !p.Converged {
 		return math.Inf(1)
 	}

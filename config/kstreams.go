@@ -218,6 +218,16 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// Pairs writes properties as "name=value" in name order, joined by sep:
+// topic configs and Streams properties in logs and reports.
+func Pairs(m map[string]string, sep string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, sep)
+}
+
 // DiffFrom returns, by RocksDB option name, the options of o that differ
 // from base, as text the Kafka Streams driver reads (sizes in bytes).
 // disable_wal, which no RocksDBConfigSetter can change, is never included.

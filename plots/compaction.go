@@ -5,8 +5,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/restorebench/restorebench/runs"
 )
@@ -51,43 +49,14 @@ func CompactionAmplification(r *runs.Results) (*plot.Plot, error) {
 	}
 	p := newPlot("Restore amplification per cleaner setting (median over repeats)")
 	p.Y.Label.Text = "records read at restore per live key"
-	slot := caseTicks(p, names)
-	w := min(max(slot*0.3, vg.Points(3)), vg.Points(30))
-	mb, err := plotter.NewBarChart(measured, w)
+	mb, bb, w, err := pairedBars(p, caseTicks(p, names), measured, bound, palette[0], palette[9])
 	if err != nil {
 		return nil, err
 	}
-	bb, err := plotter.NewBarChart(bound, w)
-	if err != nil {
-		return nil, err
-	}
-	mb.Color, bb.Color = palette[0], palette[9]
-	mb.LineStyle.Width, bb.LineStyle.Width = 0, 0
-	mb.Offset, bb.Offset = -w/2, w/2
-	p.Add(hGrid(), mb, bb)
 	if err := addBarLabels(p, measured, labels, -w/2); err != nil {
 		return nil, err
 	}
 	finishCaseAxes(p, len(names))
 	legendOutside(p, []legendEntry{{name: "measured", thumb: mb}, {name: "bound the settings allow", thumb: bb}})
 	return p, nil
-}
-
-// addBarLabels writes labels above bars at values, shifted by offset.
-func addBarLabels(p *plot.Plot, values plotter.Values, texts []string, offset vg.Length) error {
-	xys := make(plotter.XYs, len(values))
-	for i, v := range values {
-		xys[i] = plotter.XY{X: float64(i), Y: v}
-	}
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
-	if err != nil {
-		return err
-	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].Font.Size = vg.Points(8)
-		labels.TextStyle[i].XAlign = draw.XCenter
-	}
-	labels.Offset = vg.Point{X: offset, Y: vg.Points(3)}
-	p.Add(labels)
-	return nil
 }

@@ -643,3 +643,39 @@ func finishCaseAxes(p *plot.Plot, cases int) {
 	p.Y.Tick.Marker = niceTicks{n: 5}
 	p.X.Min, p.X.Max = -0.5, float64(cases)-0.5
 }
+
+// addBarLabels writes labels above bars at values, shifted by offset.
+func addBarLabels(p *plot.Plot, values plotter.Values, texts []string, offset vg.Length) error {
+	xys := make(plotter.XYs, len(values))
+	for i, v := range values {
+		xys[i] = plotter.XY{X: float64(i), Y: v}
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		return err
+	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Font.Size = vg.Points(8)
+		labels.TextStyle[i].XAlign = draw.XCenter
+	}
+	labels.Offset = vg.Point{X: offset, Y: vg.Points(3)}
+	p.Add(labels)
+	return nil
+}
+
+// pairedBars adds two bar series side by side in each case's slot, a on
+// the left and b on the right, with a grid behind; w is each bar's width.
+func pairedBars(p *plot.Plot, slot vg.Length, a, b plotter.Values, ca, cb color.Color) (left, right *plotter.BarChart, w vg.Length, err error) {
+	w = min(max(slot*0.3, vg.Points(3)), vg.Points(30))
+	if left, err = plotter.NewBarChart(a, w); err != nil {
+		return nil, nil, 0, err
+	}
+	if right, err = plotter.NewBarChart(b, w); err != nil {
+		return nil, nil, 0, err
+	}
+	left.Color, right.Color = ca, cb
+	left.LineStyle.Width, right.LineStyle.Width = 0, 0
+	left.Offset, right.Offset = -w/2, w/2
+	p.Add(hGrid(), left, right)
+	return left, right, w, nil
+}

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/restorebench/restorebench/runs"
 )
@@ -106,34 +105,17 @@ func ModelVsMeasured(r *runs.Results) (*plot.Plot, error) {
 	}
 	p := newPlot("Warmup-assignment time: measured vs model (prediction)")
 	p.Y.Label.Text = "seconds until balanced, every task running"
-	slot := caseTicks(p, names)
-	w := min(max(slot*0.3, vg.Points(3)), vg.Points(30))
-	mb, err := plotter.NewBarChart(measured, w)
+	mb, pb, _, err := pairedBars(p, caseTicks(p, names), measured, predicted, palette[0], palette[1])
 	if err != nil {
 		return nil, err
 	}
-	pb, err := plotter.NewBarChart(predicted, w)
-	if err != nil {
-		return nil, err
-	}
-	mb.Color, pb.Color = palette[0], palette[1]
-	mb.LineStyle.Width, pb.LineStyle.Width = 0, 0
-	mb.Offset, pb.Offset = -w/2, w/2
-	p.Add(hGrid(), mb, pb)
-	var xys plotter.XYs
+	tops := make(plotter.Values, len(names))
 	for i := range names {
-		xys = append(xys, plotter.XY{X: float64(i), Y: max(measured[i], predicted[i])})
+		tops[i] = max(measured[i], predicted[i])
 	}
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: errs})
-	if err != nil {
+	if err := addBarLabels(p, tops, errs, 0); err != nil {
 		return nil, err
 	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].Font.Size = vg.Points(8)
-		labels.TextStyle[i].XAlign = draw.XCenter
-	}
-	labels.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(labels)
 	finishCaseAxes(p, len(names))
 	legendOutside(p, []legendEntry{{name: "measured", thumb: mb}, {name: "model (prediction)", thumb: pb}, {name: "above: model error"}})
 	return p, nil
@@ -184,26 +166,17 @@ func RollingDowntime(r *runs.Results) (*plot.Plot, error) {
 	}
 	p.Add(hGrid())
 	p.Add(all...)
-	var xys plotter.XYs
-	var totals []string
+	tops := make(plotter.Values, len(recs))
+	totals := make([]string, len(recs))
 	for i, ro := range recs {
-		top := 0.0
 		for _, rst := range ro.Restarts {
-			top = max(top, rst.DowntimeSeconds)
+			tops[i] = max(tops[i], rst.DowntimeSeconds)
 		}
-		xys = append(xys, plotter.XY{X: float64(i), Y: top})
-		totals = append(totals, strings.TrimSpace(formatSeconds(ro.DowntimeSeconds)+" s"))
+		totals[i] = strings.TrimSpace(formatSeconds(ro.DowntimeSeconds) + " s")
 	}
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: totals})
-	if err != nil {
+	if err := addBarLabels(p, tops, totals, 0); err != nil {
 		return nil, err
 	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].Font.Size = vg.Points(8)
-		labels.TextStyle[i].XAlign = draw.XCenter
-	}
-	labels.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(labels)
 	legendOutside(p, append(legend, legendEntry{name: "above: total of the restarts"}))
 	slot := caseTicksIn(p, names, besideLegend(p))
 	w := min(max(slot*0.8/vg.Length(restarts), vg.Points(2)), vg.Points(24))

@@ -94,9 +94,9 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
 	}
 	s.Blocks = append(s.Blocks, warmTable(recs))
-	figs, err := runFigures(a, runChart{name: "warm-vs-cold", title: "Warm restart vs cold restore", draw: plots.WarmVsCold,
+	err := s.addFigures(a, runChart{name: "warm-vs-cold", title: "Warm restart vs cold restore", draw: plots.WarmVsCold,
 		caption: "Restore time against the records written while the instance was down (log scale), median over repeats; dashed: the cold restore of the same state"})
-	return appendBlocks(s, figs), err
+	return s, err
 }
 
 // warmTable is one row per step and case: the medians over repeats.
@@ -140,15 +140,13 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 			s.Blocks = append(s.Blocks, &Para{Text: "**Highest write rate sustained:** " + ev.Sustained() + ": " + ev.SustainedBasis() + "."})
 		}
 		s.Blocks = append(s.Blocks, standbyTable(steps))
-		figs, err := runFigures(a,
+		if err := s.addFigures(a,
 			runChart{name: "standby-lag", title: "Standby lag while the changelog is written", draw: plots.StandbyLag,
 				caption: "Records not yet applied, per rate step (first repeat); dotted: acceptable.recovery.lag"},
 			runChart{name: "standby-catch-up", title: "Standby catch-up after a pause", draw: plots.StandbyCatchUp,
-				caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"})
-		if err != nil {
+				caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"}); err != nil {
 			return s, err
 		}
-		s = appendBlocks(s, figs)
 	}
 	if len(kills) > 0 {
 		blocks, err := failoverBlocks(a)
@@ -238,26 +236,22 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "Instances are added to a running application under a write load. Under the classic protocol (KIP-441) a task moves to a new instance only once a warmup replica there is within acceptable.recovery.lag, at a probing rebalance. " +
 			"The warmup-assignment time runs from the new instances' start until the assignment is balanced and every task runs on its final owner. The warmup model's prediction from the same run's inputs is shown beside it."},
 			scaleOutTable(outs))
-		figs, err := runFigures(a,
+		if err := s.addFigures(a,
 			runChart{name: "scaleout-timeline", title: "Scale-out: each task's roles over time", draw: plots.ScaleOutTimeline,
 				caption: "Per task where it was active, restoring or warming up, with gaps in processing; dashed: probing rebalances"},
 			runChart{name: "scaleout-warmup-lag", title: "Warmup lag during the scale-out", draw: plots.WarmupLag,
 				caption: "Each warmup's lag against seconds from the new instances' start; dashed: acceptable.recovery.lag"},
 			runChart{name: "scaleout-model", title: "Warmup-assignment time: measured vs model", draw: plots.ModelVsMeasured,
-				caption: "Measured beside the warmup model's prediction from the same run's inputs"})
-		if err != nil {
+				caption: "Measured beside the warmup model's prediction from the same run's inputs"}); err != nil {
 			return s, err
 		}
-		s = appendBlocks(s, figs)
 	}
 	if len(rolls) > 0 {
 		s.Blocks = append(s.Blocks, &Heading{Text: "Rolling restarts"}, rollingTable(rolls))
-		figs, err := runFigures(a, runChart{name: "rolling-downtime", title: "Rolling restart downtime", draw: plots.RollingDowntime,
-			caption: "Per restart the longest any task processed nothing"})
-		if err != nil {
+		if err := s.addFigures(a, runChart{name: "rolling-downtime", title: "Rolling restart downtime", draw: plots.RollingDowntime,
+			caption: "Per restart the longest any task processed nothing"}); err != nil {
 			return s, err
 		}
-		s = appendBlocks(s, figs)
 	}
 	return s, nil
 }
@@ -311,14 +305,16 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), capacity.FormatSeconds(x.r.TotalSeconds)})
 	}
 	s.Blocks = append(s.Blocks, t)
-	figs, err := runFigures(a, runChart{name: "compaction", title: "Restore amplification per cleaner setting", draw: plots.CompactionAmplification,
+	err := s.addFigures(a, runChart{name: "compaction", title: "Restore amplification per cleaner setting", draw: plots.CompactionAmplification,
 		caption: "Records read at restore per live key, median over repeats, beside the bound the settings allow"})
-	return appendBlocks(s, figs), err
+	return s, err
 }
 
-func appendBlocks(s Section, blocks []Block) Section {
-	s.Blocks = append(s.Blocks, blocks...)
-	return s
+// addFigures adds runFigures' figures to the section.
+func (s *Section) addFigures(a *capacity.Analysis, charts ...runChart) error {
+	figs, err := runFigures(a, charts...)
+	s.Blocks = append(s.Blocks, figs...)
+	return err
 }
 
 // groupRecords groups restores by run and record name, in first-seen order.

@@ -3,15 +3,13 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -168,9 +166,5 @@ func cleanerText(cfg map[string]string) string {
 	if len(cfg) == 0 {
 		return "the broker's default cleaner settings"
 	}
-	parts := make([]string, 0, len(cfg))
-	for _, k := range slices.Sorted(maps.Keys(cfg)) {
-		parts = append(parts, k+"="+cfg[k])
-	}
-	return strings.Join(parts, " ")
+	return config.Pairs(cfg, " ")
 }

@@ -109,21 +109,11 @@ func (r *rolling) extra(id string) map[string]string {
 // prepare checks the target and broker, creates the input topic, clears
 // the group and builds the fleet.
 func (r *rolling) prepare() error {
-	if err := checkKafkaStreamsTarget(r.env, r.t); err != nil {
-		return err
-	}
-	offsets, err := r.env.Offsets(r.ctx, r.t.Topic)
-	if err != nil {
-		return err
-	}
+	var offsets offsetsAt
+	var err error
+	r.f, r.input, offsets, err = openFleet(r.ctx, r.env, r.t, r.req)
 	r.tasks, r.rec.Partitions = len(offsets.End), len(offsets.End)
-	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.t.Topic); err != nil {
-		return err
-	}
-	if r.input, err = ensureInputTopic(r.ctx, r.env, r.t, int32(len(offsets.End))); err != nil {
-		return err
-	}
-	if r.f, err = newFleet(r.env, r.t, r.req, r.input); err != nil {
+	if err != nil {
 		return err
 	}
 	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.base, Instances: r.rr.Instances, BytesFrom: "changelog"}

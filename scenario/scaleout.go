@@ -63,8 +63,6 @@ type scaleOut struct {
 	// setupProcs are the processes of the setup, whose restores give the
 	// restore rate.
 	setupProcs []*proc
-	// logStartAt is each changelog partition's log start at the origin.
-	logStartAt map[int32]int64
 }
 
 // Run runs one scale-out and verifies every store at the end.
@@ -103,21 +101,11 @@ func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Req
 // prepare checks the target and the broker, creates the input topic,
 // clears the group and builds the fleet.
 func (s *scaleOut) prepare() error {
-	if err := checkKafkaStreamsTarget(s.env, s.t); err != nil {
-		return err
-	}
-	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
-	if err != nil {
-		return err
-	}
+	var offsets offsetsAt
+	var err error
+	s.f, s.input, offsets, err = openFleet(s.ctx, s.env, s.t, s.req)
 	s.rec.Partitions, s.sr.Tasks = len(offsets.End), len(offsets.End)
-	if err := checkBrokerForKafkaStreams(s.ctx, s.env.Cluster, s.t.Topic); err != nil {
-		return err
-	}
-	if s.input, err = ensureInputTopic(s.ctx, s.env, s.t, int32(len(offsets.End))); err != nil {
-		return err
-	}
-	if s.f, err = newFleet(s.env, s.t, s.req, s.input); err != nil {
+	if err != nil {
 		return err
 	}
 	s.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: s.f.base, Instances: s.req.Case.ScaleOut.After, BytesFrom: "changelog"}
@@ -314,8 +302,7 @@ func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
 			sr.BytesPerOffset = float64(b) / float64(n)
 		}
 	}
-	s.logStartAt = atOrigin.Start
-	s.predict(insts, tl, origin)
+	s.predict(insts, tl, atOrigin)
 }
 
 // logResult prints the measurement's headline.

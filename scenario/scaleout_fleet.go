@@ -107,6 +107,27 @@ func newFleet(env *Env, t Target, req Request, input string) (*fleet, error) {
 	return &fleet{env: env, t: t, req: req, root: root, base: props, live: map[string]*proc{}}, nil
 }
 
+// openFleet does what every fleet scenario does first: checks the target
+// and the broker, creates the kv topology's input topic and builds the
+// fleet. It returns the changelog's offsets, also when a later step failed
+// (their zero value when reading them did).
+func openFleet(ctx context.Context, env *Env, t Target, req Request) (f *fleet, input string, offsets cluster.TopicOffsets, err error) {
+	if err = checkKafkaStreamsTarget(env, t); err != nil {
+		return nil, "", offsets, err
+	}
+	if offsets, err = env.Offsets(ctx, t.Topic); err != nil {
+		return nil, "", offsets, err
+	}
+	if err = checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
+		return nil, "", offsets, err
+	}
+	if input, err = ensureInputTopic(ctx, env, t, int32(len(offsets.End))); err != nil {
+		return nil, "", offsets, err
+	}
+	f, err = newFleet(env, t, req, input)
+	return f, input, offsets, err
+}
+
 // stateDirOf is instance id's state.dir, kept across its restarts.
 func (f *fleet) stateDirOf(id string) string { return filepath.Join(f.root, id+"-state") }
 

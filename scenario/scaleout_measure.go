@@ -159,7 +159,7 @@ func rebalanceSeconds(insts []instanceEvents, starts []int64) float64 {
 
 // predict runs the warmup model on the inputs this run measured and
 // records its prediction next to the measurement.
-func (s *scaleOut) predict(insts []instanceEvents, tl timeline, origin int64) {
+func (s *scaleOut) predict(insts []instanceEvents, tl timeline, atOrigin offsetsAt) {
 	sr := s.sr
 	if sr.RestoreRate <= 0 || !sr.Balanced {
 		sr.Notes = append(sr.Notes, "no model prediction: the run did not measure a restore rate or did not end balanced")
@@ -175,7 +175,7 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, origin int64) {
 	}
 	for _, t := range tl.tasks {
 		in.TaskOffsets = append(in.TaskOffsets, t.Offsets)
-		in.TaskLogStart = append(in.TaskLogStart, s.logStartAt[t.Partition])
+		in.TaskLogStart = append(in.TaskLogStart, atOrigin.Start[t.Partition])
 	}
 	rb := rebalanceSeconds(insts, tl.rebalances)
 	in.RebalanceSeconds = rb

@@ -53,7 +53,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 		return []runs.Restore{rec}, err
 	}
 	rec.Standby = &runs.StandbyRecord{Step: "initial", AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
-	rec.Case = req.Case.Name + "/initial"
+	rec.Case = standbyStepName(req.Case.Name, rec.Standby)
 	rec, err = verifyStores(&rec, expected, restored)
 	restored.Close()
 	s.out = append(s.out, rec)
@@ -155,10 +155,10 @@ func (s *standbyRun) rateStep(step string, rate float64) (*runs.StandbyRecord, e
 	applied1, _ := sb.Applied()
 	sr := &runs.StandbyRecord{
 		Step: step, TargetRate: rate, WrittenRate: float64(written) / writeSecs, Seconds: writeSecs,
-		AppliedRate: float64(applied1-applied0) / max(writeSecs, time.Since(start).Seconds()),
-		Lag:         points, AcceptableRecoveryLag: st.AcceptableRecoveryLag,
+		AppliedRate:           float64(applied1-applied0) / max(writeSecs, time.Since(start).Seconds()),
+		AcceptableRecoveryLag: st.AcceptableRecoveryLag,
 	}
-	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+	setLag(sr, points)
 	sr.ProducerLimited = sr.WrittenRate < 0.95*rate
 	sr.Sustained = caught && lagBounded(points, writeSecs, rate, st.AcceptableRecoveryLag)
 	if werr != nil {
@@ -202,13 +202,13 @@ func (s *standbyRun) pauseStep(pause time.Duration) error {
 	applied, _ := sb.Applied()
 	sr := &runs.StandbyRecord{
 		Step: "pause", TargetRate: st.PauseRate, WrittenRate: st.PauseRate, PauseSeconds: pause.Seconds(),
-		Lag: points, AcceptableRecoveryLag: st.AcceptableRecoveryLag, Sustained: caught,
+		AcceptableRecoveryLag: st.AcceptableRecoveryLag, Sustained: caught,
 		AppliedRate: float64(applied) / time.Since(restart).Seconds(),
 	}
 	if caught {
 		sr.CatchUpSeconds = catchUp.Seconds()
 	}
-	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+	setLag(sr, points)
 	if !caught && err == nil {
 		err = fmt.Errorf("standby did not get within acceptable.recovery.lag %d within %s of its restart", st.AcceptableRecoveryLag, catchUpLimit)
 	}
@@ -351,6 +351,12 @@ func slope(xs, ys []float64) float64 {
 	return num / den
 }
 
+// setLag records a step's lag samples and their percentiles.
+func setLag(sr *runs.StandbyRecord, points []runs.LagPoint) {
+	sr.Lag = points
+	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+}
+
 // lagPercentiles are the p50, p99 and max of the sampled lags.
 func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
 	if len(points) == 0 {
@@ -366,9 +372,12 @@ func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
 }
 
 // standbyStepName names a step's records so each groups apart:
-// "<case>/rate=2000", "<case>/max=40000", "<case>/pause=5s".
+// "<case>/initial", "<case>/rate=2000", "<case>/max=40000", "<case>/pause=5s".
 func standbyStepName(c string, sr *runs.StandbyRecord) string {
-	if sr.Step == "pause" {
+	switch sr.Step {
+	case "initial":
+		return c + "/initial"
+	case "pause":
 		return fmt.Sprintf("%s/pause=%gs", c, sr.PauseSeconds)
 	}
 	return fmt.Sprintf("%s/%s=%.0f", c, sr.Step, sr.TargetRate)

@@ -67,10 +67,10 @@ type ksStandby struct {
 	f     *fleet
 	input string
 	parts int
-	// acceptable is the lag within which the standby counts as caught up.
-	acceptable int64
-	ks         runs.KafkaStreamsRun
-	out        []runs.Restore
+	// changelogOffsets is the changelog's size when the scenario began.
+	changelogOffsets int64
+	ks               runs.KafkaStreamsRun
+	out              []runs.Restore
 }
 
 // Run runs the steps and returns one record per step.
@@ -100,17 +100,6 @@ func (StandbyKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Requ
 // prepare checks the target and the broker, creates the input topic,
 // works out the instances' properties and clears the group.
 func (s *ksStandby) prepare() error {
-	if err := checkKafkaStreamsTarget(s.env, s.t); err != nil {
-		return err
-	}
-	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
-	if err != nil {
-		return err
-	}
-	s.parts = len(offsets.End)
-	if err := checkBrokerForKafkaStreams(s.ctx, s.env.Cluster, s.t.Topic); err != nil {
-		return err
-	}
 	st, err := settingsOf(s.req.Case)
 	if err != nil {
 		return err
@@ -121,13 +110,11 @@ func (s *ksStandby) prepare() error {
 	if v, ok := s.req.Case.Streams[propStandbys]; ok && v != "1" {
 		return fmt.Errorf("streams.%s: the standby scenario runs one active and one standby instance: num.standby.replicas must be 1 (or unset), not %s", propStandbys, v)
 	}
-	if s.input, err = ensureInputTopic(s.ctx, s.env, s.t, int32(s.parts)); err != nil {
+	var offsets offsetsAt
+	if s.f, s.input, offsets, err = openFleet(s.ctx, s.env, s.t, s.req); err != nil {
 		return err
 	}
-	if s.f, err = newFleet(s.env, s.t, s.req, s.input); err != nil {
-		return err
-	}
-	s.acceptable = s.st.AcceptableRecoveryLag
+	s.parts, s.changelogOffsets = len(offsets.End), totalOffsets(offsets)
 	defaults := map[string]string{
 		propStandbys:        "1",
 		propAcceptableLag:   standbyAssignorLag,
@@ -174,10 +161,8 @@ func (s *ksStandby) run() error {
 // initial starts the active instance, waits for its restore, then starts
 // the standby instance and records its first restore of the changelog.
 func (s *ksStandby) initial() error {
-	if offsets, err := s.env.Offsets(s.ctx, s.t.Topic); err == nil {
-		s.env.Logf("standby: case %s #%d: %s restores the changelog (%d offsets) as active; then %s joins and its standbys restore it too",
-			s.req.Case.Name, s.req.Repeat, ksActiveID, totalOffsets(offsets), ksStandbyID)
-	}
+	s.env.Logf("standby: case %s #%d: %s restores the changelog (%d offsets) as active; then %s joins and its standbys restore it too",
+		s.req.Case.Name, s.req.Repeat, ksActiveID, s.changelogOffsets, ksStandbyID)
 	active, err := s.f.start(s.ctx, ksActiveID, nil)
 	if err != nil {
 		return err
@@ -199,7 +184,7 @@ func (s *ksStandby) initial() error {
 	if err != nil {
 		return fmt.Errorf("the standby's first restore: %w", err)
 	}
-	sr := &runs.StandbyRecord{Step: "initial", AcceptableRecoveryLag: s.acceptable, Sustained: true}
+	sr := &runs.StandbyRecord{Step: "initial", AcceptableRecoveryLag: s.st.AcceptableRecoveryLag, Sustained: true}
 	secs := secsFrom(from, caughtNs)
 	applied := s.applied(sb, from, caughtNs)
 	sr.AppliedRate = runs.PerSec(applied, secs)
@@ -255,9 +240,8 @@ func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, er
 	}
 	writeSecs := secsFrom(ld.startNs, ld.endNs)
 	caughtNs, drainErr := s.drain()
-	sr := &runs.StandbyRecord{Step: step, TargetRate: rate, Seconds: writeSecs, AcceptableRecoveryLag: s.acceptable}
-	sr.Lag = s.lagPoints(sb, ld.startNs, ld.endNs)
-	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(sr.Lag)
+	sr := &runs.StandbyRecord{Step: step, TargetRate: rate, Seconds: writeSecs, AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
+	setLag(sr, s.lagPoints(sb, ld.startNs, ld.endNs))
 	if drainErr == nil {
 		after, err := s.env.Offsets(s.ctx, s.t.Topic)
 		if err != nil {
@@ -268,11 +252,12 @@ func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, er
 		// Caught up within a second (and a lag sample) of the last record
 		// reaching the changelog, and the lag bounded while writing.
 		settled := secsFrom(ld.endNs, caughtNs) <= 1+2*s.st.Sample.D().Seconds()
-		sr.Sustained = settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.acceptable)
+		sr.Sustained = settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.st.AcceptableRecoveryLag)
 	}
-	applied := s.applied(sb, ld.startNs, max(caughtNs, ld.endNs))
-	sr.AppliedRate = runs.PerSec(applied, secsFrom(ld.startNs, max(caughtNs, ld.endNs)))
-	return sr, s.finish(sr, applied, secsFrom(ld.startNs, max(caughtNs, ld.endNs)), drainErr)
+	stepEnd := max(caughtNs, ld.endNs)
+	applied, secs := s.applied(sb, ld.startNs, stepEnd), secsFrom(ld.startNs, stepEnd)
+	sr.AppliedRate = runs.PerSec(applied, secs)
+	return sr, s.finish(sr, applied, secs, drainErr)
 }
 
 // pauseStep stops the standby instance (its state directory kept) while
@@ -298,18 +283,16 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 		return err
 	}
 	restart := sb.inst.LaunchMonoNs()
-	caughtNs, watchErr := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.acceptable))
+	caughtNs, watchErr := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.st.AcceptableRecoveryLag))
 	_, loadErr := ld.finish()
-	sr := &runs.StandbyRecord{Step: "pause", TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.acceptable}
+	sr := &runs.StandbyRecord{Step: "pause", TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
 	rec := ld.record()
 	sr.WrittenRate, sr.Seconds = rec.Rate, rec.Seconds
-	end := ksdriver.NowMonoNs()
-	sr.Lag = s.lagPoints(sb, restart, end)
-	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(sr.Lag)
+	setLag(sr, s.lagPoints(sb, restart, ksdriver.NowMonoNs()))
 	if watchErr == nil {
 		sr.Sustained, sr.CatchUpSeconds = true, secsFrom(restart, caughtNs)
 	} else {
-		watchErr = fmt.Errorf("the restarted standby did not get within acceptable.recovery.lag %d within %s: %w", s.acceptable, catchUpLimit, watchErr)
+		watchErr = fmt.Errorf("the restarted standby did not get within acceptable.recovery.lag %d within %s: %w", s.st.AcceptableRecoveryLag, catchUpLimit, watchErr)
 	}
 	var drainErr error
 	if err := errors.Join(watchErr, loadErr); err == nil {
@@ -317,8 +300,8 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 	} else {
 		drainErr = err
 	}
-	applied := s.applied(sb, restart, ksdriver.NowMonoNs())
-	secs := secsFrom(restart, ksdriver.NowMonoNs())
+	end := ksdriver.NowMonoNs()
+	applied, secs := s.applied(sb, restart, end), secsFrom(restart, end)
 	sr.AppliedRate = runs.PerSec(applied, secs)
 	return s.finish(sr, applied, secs, drainErr)
 }
@@ -394,21 +377,17 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 	rec := newRecord(s.t, s.req)
 	rec.Standby = sr
 	rec.Case = standbyStepName(s.req.Case.Name, sr)
-	if sr.Step == "initial" {
-		rec.Case = s.req.Case.Name + "/initial"
-	}
 	ks := s.ks
 	rec.KafkaStreams = &ks
 	rec.Partitions = s.parts
 	rec.Records = applied
 	rec.DurationSeconds, rec.TotalSeconds = secs, secs
 	rec.RecordsPerSec = runs.PerSec(applied, secs)
-	if stepErr != nil {
-		rec.Error = stepErr.Error()
-		s.out = append(s.out, rec)
-		return stepErr
+	var actual []loadgen.PartitionState
+	err := stepErr
+	if err == nil {
+		actual, err = s.standbyStates()
 	}
-	actual, err := s.standbyStates()
 	if err != nil {
 		rec.Error = err.Error()
 		s.out = append(s.out, rec)

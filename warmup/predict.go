@@ -64,7 +64,13 @@ type Spread struct {
 // process-id order (or the streams protocol, where it does not matter) it
 // simulates once; otherwise it simulates Samples random orders (seeded)
 // and returns the one with the median total, with the spread.
-func Predict(in Inputs) (Prediction, error) {
+func Predict(in Inputs) (Prediction, error) { return simulate(in, true) }
+
+// PredictTotal is Predict without the Immediate alternative, which doubles
+// the simulations: for searches that read only the total.
+func PredictTotal(in Inputs) (Prediction, error) { return simulate(in, false) }
+
+func simulate(in Inputs, alternatives bool) (Prediction, error) {
 	if err := in.Validate(); err != nil {
 		return Prediction{}, err
 	}
@@ -73,7 +79,11 @@ func Predict(in Inputs) (Prediction, error) {
 		if len(order) == 0 {
 			order = identity(in.After)
 		}
-		return withImmediate(simulateOnce(in, order), order), nil
+		p := simulateOnce(in, order)
+		if alternatives {
+			p = withImmediate(p, order)
+		}
+		return p, nil
 	}
 	n := in.Samples
 	if n <= 0 {
@@ -94,7 +104,9 @@ func Predict(in Inputs) (Prediction, error) {
 		med.Spread.MinRounds = min(med.Spread.MinRounds, p.ProbingRounds)
 		med.Spread.MaxRounds = max(med.Spread.MaxRounds, p.ProbingRounds)
 	}
-	med = withImmediate(med, med.Inputs.Order)
+	if alternatives {
+		med = withImmediate(med, med.Inputs.Order)
+	}
 	med.Inputs.Order = nil // sampled, not an input
 	return med, nil
 }

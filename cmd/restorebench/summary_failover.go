@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/runs"
 )
@@ -21,19 +20,17 @@ func printFailover(w io.Writer, res *runs.Results) {
 	if len(sums) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nfailover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger\t")
-	for _, s := range sums {
-		gap, span, det, run := "-", "-", "-", "-"
-		if s.Kills > 0 {
-			gap, span = fmt.Sprintf("%.2f", s.MedianGap), fmt.Sprintf("%.2f-%.2f", s.MinGap, s.MaxGap)
-			det, run = fmt.Sprintf("%.2f", s.MedianDetection), fmt.Sprintf("%.2f", s.MedianRunning)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
-			s.Kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
-	}
-	tw.Flush()
+	table(w, "failover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):",
+		"case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger",
+		sums, func(s runs.FailoverSummary) string {
+			gap, span, det, run := "-", "-", "-", "-"
+			if s.Kills > 0 {
+				gap, span = fmt.Sprintf("%.2f", s.MedianGap), fmt.Sprintf("%.2f-%.2f", s.MinGap, s.MaxGap)
+				det, run = fmt.Sprintf("%.2f", s.MedianDetection), fmt.Sprintf("%.2f", s.MedianRunning)
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
+				s.Kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
+		})
 	for _, r := range res.Restores {
 		if l := failedLedger(r); l != nil {
 			fmt.Fprintf(w, "  %s #%d: %d of %d accounts differ:\n", r.Case, r.Repeat, l.Mismatched, l.Accounts)

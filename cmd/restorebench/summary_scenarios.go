@@ -35,53 +35,71 @@ func having(restores []runs.Restore, has func(runs.Restore) bool) []runs.Restore
 	return rows
 }
 
-func printWarm(w io.Writer, restores []runs.Restore) {
-	rows := having(restores, func(r runs.Restore) bool { return r.Warm != nil })
+// table prints title, then a right-aligned table of header (tab-separated
+// columns) and one line per row; nothing at all, and false, without rows.
+func table[T any](w io.Writer, title, header string, rows []T, line func(T) string) bool {
 	if len(rows) == 0 {
-		return
+		return false
 	}
-	fmt.Fprintln(w, "\nwarm restarts (state directory kept; restore time against the same repeat's cold restore):")
+	fmt.Fprintf(w, "\n%s\n", title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified\t")
+	fmt.Fprintln(tw, header+"\t")
 	for _, r := range rows {
-		ofCold := "-"
-		if r.Warm.Step != "cold" && r.Warm.ColdSeconds > 0 {
-			ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v\t\n", r.Case, r.Repeat, r.Warm.Changed, r.Records,
-			r.DurationSeconds, r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
+		fmt.Fprintln(tw, line(r)+"\t")
 	}
 	tw.Flush()
+	return true
+}
+
+// printNotes prints each row's notes under its table, named by case.
+func printNotes(w io.Writer, rows []runs.Restore, notes func(runs.Restore) []string) {
+	for _, r := range rows {
+		for _, n := range notes(r) {
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
+		}
+	}
+}
+
+func printWarm(w io.Writer, restores []runs.Restore) {
+	table(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
+		"step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified",
+		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
+		func(r runs.Restore) string {
+			ofCold := "-"
+			if r.Warm.Step != "cold" && r.Warm.ColdSeconds > 0 {
+				ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
+			}
+			return fmt.Sprintf("%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, r.Warm.Changed, r.Records,
+				r.DurationSeconds, r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
+		})
 }
 
 func printStandby(w io.Writer, restores []runs.Restore) {
-	rows := having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" })
-	if len(rows) == 0 {
+	best := map[config.Engine]float64{}
+	printed := table(w, "standby (records/s; lag in records not yet applied):",
+		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified",
+		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" }),
+		func(r runs.Restore) string {
+			sb := r.Standby
+			kept := "yes"
+			if !sb.Sustained {
+				kept = "no"
+			} else if sb.Step != "pause" && r.Verified {
+				best[r.Params.Engine] = max(best[r.Params.Engine], sb.WrittenRate)
+			}
+			if sb.ProducerLimited {
+				kept += " (producer-limited)"
+			}
+			catch := "-"
+			if sb.Step == "pause" && sb.CatchUpSeconds > 0 {
+				catch = fmt.Sprintf("%.2f", sb.CatchUpSeconds)
+			}
+			return fmt.Sprintf("%s\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%s\t%s\t%v", r.Case, r.Repeat, sb.TargetRate, sb.WrittenRate,
+				sb.AppliedRate, sb.LagP50, sb.LagP99, sb.LagMax, kept, catch, r.Verified)
+		})
+	if !printed {
 		return
 	}
-	fmt.Fprintln(w, "\nstandby (records/s; lag in records not yet applied):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified\t")
-	best := map[config.Engine]float64{}
-	for _, r := range rows {
-		sb := r.Standby
-		kept := "yes"
-		if !sb.Sustained {
-			kept = "no"
-		} else if sb.Step != "pause" && r.Verified {
-			best[r.Params.Engine] = max(best[r.Params.Engine], sb.WrittenRate)
-		}
-		if sb.ProducerLimited {
-			kept += " (producer-limited)"
-		}
-		catch := "-"
-		if sb.Step == "pause" && sb.CatchUpSeconds > 0 {
-			catch = fmt.Sprintf("%.2f", sb.CatchUpSeconds)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%s\t%s\t%v\t\n", r.Case, r.Repeat, sb.TargetRate, sb.WrittenRate,
-			sb.AppliedRate, sb.LagP50, sb.LagP99, sb.LagMax, kept, catch, r.Verified)
-	}
-	tw.Flush()
 	for _, e := range config.Engines {
 		if best[e] > 0 {
 			fmt.Fprintf(w, "highest write rate a standby sustained here on the %s engine: %.0f records/s (verified steps only)\n", e, best[e])
@@ -94,34 +112,27 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 // processed nothing, and the warmup model's prediction beside it (labelled).
 func printScaleOut(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.ScaleOut != nil })
-	if len(rows) == 0 {
+	if !table(w, "scale-out (seconds from the new instances' start until balanced with every task running):",
+		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified",
+		rows, func(r runs.Restore) string {
+			so := r.ScaleOut
+			predicted, errPct := "-", "-"
+			if p := so.Prediction; p != nil && p.TotalSeconds > 0 {
+				predicted = fmt.Sprintf("%.1f", p.TotalSeconds)
+				if p.Immediate != nil {
+					predicted += fmt.Sprintf(" (or %.1f)", p.Immediate.TotalSeconds)
+				}
+				errPct = fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%d->%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%s\t%s\t%v\t%v", r.Case, r.Repeat, so.Protocol,
+				so.Before, so.After, so.Tasks, so.Warmups, so.Moved, so.Rebalances, so.ProbingRounds, so.WarmupAssignmentSeconds,
+				so.MaxNotProcessingSeconds, predicted, errPct, so.Balanced, r.Verified)
+		}) {
 		return
 	}
-	fmt.Fprintln(w, "\nscale-out (seconds from the new instances' start until balanced with every task running):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified\t")
-	for _, r := range rows {
-		so := r.ScaleOut
-		predicted, errPct := "-", "-"
-		if p := so.Prediction; p != nil && p.TotalSeconds > 0 {
-			predicted = fmt.Sprintf("%.1f", p.TotalSeconds)
-			if p.Immediate != nil {
-				predicted += fmt.Sprintf(" (or %.1f)", p.Immediate.TotalSeconds)
-			}
-			errPct = fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d->%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%s\t%s\t%v\t%v\t\n", r.Case, r.Repeat, so.Protocol,
-			so.Before, so.After, so.Tasks, so.Warmups, so.Moved, so.Rebalances, so.ProbingRounds, so.WarmupAssignmentSeconds,
-			so.MaxNotProcessingSeconds, predicted, errPct, so.Balanced, r.Verified)
-	}
-	tw.Flush()
 	fmt.Fprintln(w, "predicted: the warmup model's prediction from inputs measured in the same run (restore rate, sizes, write rate, rebalance times);")
 	fmt.Fprintln(w, "  (or N): the same if follow-up rebalances come at once, before a warmup that just caught up is seen (it then waits a probing interval)")
-	for _, r := range rows {
-		for _, n := range r.ScaleOut.Notes {
-			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
-		}
-	}
+	printNotes(w, rows, func(r runs.Restore) []string { return r.ScaleOut.Notes })
 }
 
 // printRolling prints one row per rolling restart: the downtime (longest
@@ -129,30 +140,21 @@ func printScaleOut(w io.Writer, restores []runs.Restore) {
 // rebalances and the records restored, per state-dir kind and membership.
 func printRolling(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Rolling != nil })
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nrolling restarts (downtime: per restart the longest any task processed nothing, summed):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified\t")
-	for _, r := range rows {
-		rr := r.Rolling
-		worst := 0.0
-		var restored int64
-		for _, x := range rr.Restarts {
-			worst = max(worst, x.DowntimeSeconds)
-			restored += x.RestoredRecords
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%v\t\n", r.Case, r.Repeat, stateKind(rr.Persistent),
-			rr.Standbys, onOff(rr.StaticMembership), len(rr.Restarts), rr.DowntimeSeconds, worst, rr.TaskDowntimeSeconds,
-			rr.Rebalances, restored, r.Verified)
-	}
-	tw.Flush()
-	for _, r := range rows {
-		for _, n := range r.Rolling.Notes {
-			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
-		}
-	}
+	table(w, "rolling restarts (downtime: per restart the longest any task processed nothing, summed):",
+		"case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified",
+		rows, func(r runs.Restore) string {
+			rr := r.Rolling
+			worst := 0.0
+			var restored int64
+			for _, x := range rr.Restarts {
+				worst = max(worst, x.DowntimeSeconds)
+				restored += x.RestoredRecords
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%v", r.Case, r.Repeat, stateKind(rr.Persistent),
+				rr.Standbys, onOff(rr.StaticMembership), len(rr.Restarts), rr.DowntimeSeconds, worst, rr.TaskDowntimeSeconds,
+				rr.Rebalances, restored, r.Verified)
+		})
+	printNotes(w, rows, func(r runs.Restore) []string { return r.Rolling.Notes })
 }
 
 // printCompaction prints one row per compaction measurement: the cleaner
@@ -160,24 +162,21 @@ func printRolling(w io.Writer, restores []runs.Restore) {
 // amplification), the most those settings allow, and the restore time.
 func printCompaction(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Compaction != nil })
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\ncompaction (restore amplification: records read per live key after the cleaner ran):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified\t")
-	for _, r := range rows {
-		cr := r.Compaction
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v\t\n", r.Case, r.Repeat, cr.Cleaner, cr.Written, cr.Read,
-			cr.LiveKeys, cr.Amplification, cr.Bound, float64(cr.LogBytesAfterWrite)/1e6, float64(cr.LogBytesBeforeRestore)/1e6,
-			r.DurationSeconds, r.Verified)
-	}
-	tw.Flush()
+	table(w, "compaction (restore amplification: records read per live key after the cleaner ran):",
+		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified",
+		rows, func(r runs.Restore) string {
+			cr := r.Compaction
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v", r.Case, r.Repeat, cr.Cleaner, cr.Written, cr.Read,
+				cr.LiveKeys, cr.Amplification, cr.Bound, float64(cr.LogBytesAfterWrite)/1e6, float64(cr.LogBytesBeforeRestore)/1e6,
+				r.DurationSeconds, r.Verified)
+		})
+	// The settings once per case: its repeats share them.
 	named := map[string]bool{}
-	for _, r := range rows {
-		if !named[r.Case] {
-			named[r.Case] = true
-			fmt.Fprintf(w, "  %s: %s\n", r.Case, capacity.Cleaner(r.Compaction.TopicConfigs))
+	printNotes(w, rows, func(r runs.Restore) []string {
+		if named[r.Case] {
+			return nil
 		}
-	}
+		named[r.Case] = true
+		return []string{capacity.Cleaner(r.Compaction.TopicConfigs).String()}
+	})
 }
