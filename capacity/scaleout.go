@@ -76,9 +76,11 @@ const predictedSamples = 25
 
 // predictSeconds is the warmup model's warmup-assignment time for the
 // recorded scale-out with every task offsets long; +Inf when the warmups
-// never catch up.
+// never catch up. The tasks are hypothetical changelogs starting at offset
+// 0: the measured run's log start offsets belong to its sizes, not these.
 func predictSeconds(in warmup.Inputs, offsets int64) float64 {
 	in.TaskOffsets = warmup.Uniform(len(in.TaskOffsets), offsets)
+	in.TaskLogStart = nil
 	if len(in.Order) == 0 {
 		in.Samples = predictedSamples
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // scenarioRuns are the synthetic cold runs R1-R4 and the scenario run R5.
@@ -235,5 +236,19 @@ func TestWorstCaseWithACompactionLagNeedsTheWriteRate(t *testing.T) {
 	est, un := resolveState(a)
 	if un != nil || est.Changelog < 10e9/(1-0.5)+600*1e6 {
 		t.Fatalf("worst case with 1 MB/s written and a 10-minute lag: %+v %+v", est, un)
+	}
+}
+
+// TestHypotheticalTasksStartAtOffsetZero: the RTO row sizes hypothetical
+// tasks from a measured scale-out's inputs; the measured changelog's log
+// start (a deleted head) must not make them look further behind.
+func TestHypotheticalTasksStartAtOffsetZero(t *testing.T) {
+	in := warmup.Defaults()
+	in.TaskOffsets, in.Before, in.After, in.RestoreRate = warmup.Uniform(4, 1000), 1, 2, 50_000
+	in.ProbingIntervalSeconds, in.Order = 60, []int{0, 1}
+	fresh := predictSeconds(in, 5000)
+	in.TaskLogStart = []int64{130_000, 130_000, 130_000, 130_000}
+	if got := predictSeconds(in, 5000); got != fresh {
+		t.Fatalf("tasks of 5000 offsets: %.1fs after a measured log start of 130k, %.1fs without", got, fresh)
 	}
 }
