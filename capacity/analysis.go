@@ -72,15 +72,30 @@ type Analysis struct {
 	// Comparisons are each run's cases against its baseline.
 	Comparisons     []*RunComparison
 	Recommendations []Recommendation
+	// Incomplete names each input run that is partial (interrupted, killed,
+	// or holding failed measurements), with why: every answer rests only on
+	// what those runs finished, and says so.
+	Incomplete []Partial
 	// Unknowns are what the inputs cannot tell.
 	Unknowns   []string
 	Answers    []Answer
 	Unanswered []Unanswered
 }
 
+// Partial is an input run whose results are partial, and why.
+type Partial struct {
+	Run    *Run
+	Reason string
+}
+
 // Analyze computes every answer from the runs.
 func Analyze(rs []*Run, o Options) *Analysis {
 	a := &Analysis{Options: o.withDefaults(), Runs: rs}
+	for _, r := range rs {
+		if why := r.Results.IncompleteReason(); why != "" {
+			a.Incomplete = append(a.Incomplete, Partial{Run: r, Reason: why})
+		}
+	}
 	a.Obs = Observations(rs)
 	a.Setups = Setups(a.Obs)
 	a.fit()
@@ -166,8 +181,8 @@ func unknowns(a *Analysis) []string {
 	if n := excluded(a.Runs); n > 0 {
 		out = append(out, fmt.Sprintf("%s in the inputs did not verify or failed; none of their figures count.", Plural(n, "restore")))
 	}
-	if inc := runsWhere(a.Runs, func(r *Run) bool { return !r.Results.Complete }); len(inc) > 0 {
-		out = append(out, fmt.Sprintf("%s did not finish: only the restores they recorded count.", labels(inc)))
+	for _, p := range a.Incomplete {
+		out = append(out, fmt.Sprintf("%s is partial (%s): only the measurements it finished count.", p.Run.Label, p.Reason))
 	}
 	if envs := environments(a.Setups); len(envs) > 1 {
 		out = append(out, fmt.Sprintf("The inputs come from %d environments (%s); fits and rates never mix them.", len(envs), strings.Join(envs, "; ")))

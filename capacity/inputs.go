@@ -44,9 +44,12 @@ func ResultsPath(arg string) (string, error) {
 }
 
 // LoadRuns reads each argument (a results.json or a run directory) and
-// labels the runs R1, R2, … in argument order.
+// labels the runs R1, R2, … in argument order. A run given twice (the same
+// run id, under any path) is an error: its restores would count twice in
+// every median, test and fit.
 func LoadRuns(args []string) ([]*Run, error) {
 	out := make([]*Run, 0, len(args))
+	byID := map[string]int{}
 	for i, a := range args {
 		p, err := ResultsPath(a)
 		if err != nil {
@@ -56,6 +59,10 @@ func LoadRuns(args []string) ([]*Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if j, dup := byID[r.RunID]; dup {
+			return nil, fmt.Errorf("%s: run %s is given twice (also as %s): each run counts once", a, r.RunID, args[j])
+		}
+		byID[r.RunID] = i
 		out = append(out, &Run{Label: fmt.Sprintf("R%d", i+1), Path: p, Results: r})
 	}
 	return out, nil

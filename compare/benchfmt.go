@@ -41,8 +41,8 @@ func WriteBenchfmt(w io.Writer, r *runs.Results) error {
 	fmt.Fprintf(ew, "# restorebench run %s (tool %s, host %s, %d CPUs, %s, RocksDB %s)\n",
 		benchfmtComment(r.RunID), benchfmtComment(r.ToolVersion), benchfmtComment(r.Host.Hostname),
 		r.Host.CPUs, benchfmtComment(r.Host.GoVersion), benchfmtComment(r.Host.RocksDBVersion))
-	if !r.Complete {
-		fmt.Fprintf(ew, "# run incomplete: %s\n", benchfmtComment(r.Error))
+	if why := r.IncompleteReason(); why != "" {
+		fmt.Fprintf(ew, "# run incomplete: %s\n", benchfmtComment(why))
 	}
 	if v := benchfmtConfigValue(r.Host.OS); v != "" {
 		fmt.Fprintf(ew, "goos: %s\n", v)

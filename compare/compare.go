@@ -459,14 +459,11 @@ func CompareRunCases(r *runs.Results, label, baseline string) (*Comparison, erro
 }
 
 func runNotes(side string, r *runs.Results) []string {
-	if r.Complete {
+	why := r.IncompleteReason()
+	if why == "" {
 		return nil
 	}
-	n := fmt.Sprintf("%s run %s is incomplete", side, r.RunID)
-	if r.Error != "" {
-		n += ": " + oneLine(r.Error)
-	}
-	return []string{n}
+	return []string{fmt.Sprintf("%s run is incomplete: %s", side, oneLine(why))}
 }
 
 func hostText(h runs.Host) string {

@@ -347,7 +347,7 @@ func TestCompareRunsNotes(t *testing.T) {
 	b := &runs.Results{RunID: "r2", Error: "interrupted", Host: runs.Host{Hostname: "h2", OS: "linux", Arch: "amd64", CPUs: 8}, Fill: &runs.Fill{Records: 20, Bytes: 200}}
 	c := CompareRuns(a, b, "A", "B")
 	notes := strings.Join(c.Notes, "\n")
-	for _, want := range []string{"hosts differ", "changelogs differ", "other run r2 is incomplete: interrupted"} {
+	for _, want := range []string{"hosts differ", "changelogs differ", "other run is incomplete: run r2 stopped early: interrupted"} {
 		if !strings.Contains(notes, want) {
 			t.Fatalf("notes lack %q:\n%s", want, notes)
 		}

@@ -174,10 +174,16 @@ func parse(b []byte, source string) (*Plan, error) {
 		if fill.Size != nil || fill.Records != nil {
 			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
 		}
+		seen := map[config.Size]int{}
 		for i, sz := range doc.Sizes {
 			if sz <= 0 {
 				return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d must be positive", sz)}
 			}
+			if j, dup := seen[sz]; dup {
+				return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"),
+					Msg: fmt.Sprintf("%d bytes repeats sizes[%d]: each size is measured once (use repeats for more measurements)", int64(sz), j)}
+			}
+			seen[sz] = i
 			plan.Sizes = append(plan.Sizes, int64(sz))
 		}
 		first := doc.Sizes[0]

@@ -81,6 +81,10 @@ func appendUnique(xs []string, x string) []string {
 // facts are the summary's key answers.
 func facts(a *capacity.Analysis) []Fact {
 	var out []Fact
+	for _, p := range a.Incomplete {
+		out = append(out, Fact{Label: "Incomplete input", Value: p.Run.Label + " is partial",
+			Detail: p.Reason + "; every answer rests only on what it finished", Warn: true})
+	}
 	r := a.Rate
 	if r == nil {
 		out = append(out, Fact{Label: "Cold-restore rate", Value: "not available", Detail: a.RateErr.Error(), Warn: true})

@@ -449,7 +449,7 @@ func methodSection(a *capacity.Analysis) (Section, error) {
 		if res.Profile != nil {
 			profile = res.Profile.Name
 		}
-		t.Rows = append(t.Rows, []string{r.Label, res.RunID, profile, day(res.StartedAt), "`" + r.Path + "`", fmt.Sprintf("%d/%d", verified, len(res.Restores)), yesNo(res.Complete)})
+		t.Rows = append(t.Rows, []string{r.Label, res.RunID, profile, day(res.StartedAt), "`" + r.Path + "`", fmt.Sprintf("%d/%d", verified, len(res.Restores)), yesNo(res.IncompleteReason() == "")})
 	}
 	s.Blocks = append(s.Blocks, t)
 	return s, nil

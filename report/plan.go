@@ -15,6 +15,9 @@ func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
 	return func(w io.Writer) error {
 		ew := &errWriter{w: w}
 		fmt.Fprintf(ew, "inputs: %s\n", runList(a.Runs))
+		for _, p := range a.Incomplete {
+			fmt.Fprintf(ew, "INCOMPLETE INPUT %s: %s; the answers rest only on what it finished\n", p.Run.Label, p.Reason)
+		}
 		for _, ans := range a.Answers {
 			fmt.Fprintf(ew, "\n%s\n  = %s%s\n", ans.Question, ans.Value, verdict(ans))
 			for i, in := range ans.Inputs {

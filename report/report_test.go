@@ -165,7 +165,7 @@ func TestReportWithoutVerifiedRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
-	for _, want := range []string{"no verified cold restore", "12 restores in the inputs did not verify", "Run R2 did not finish"} {
+	for _, want := range []string{"no verified cold restore", "12 restores in the inputs did not verify", "R2 is partial (run 20261101-101000-size-256MB never finished"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -346,6 +346,9 @@ func PerSec(n int64, seconds float64) float64 {
 
 // Save writes results as indented JSON to path atomically.
 func (r *Results) Save(path string) error {
+	if err := r.Check(); err != nil {
+		return fmt.Errorf("%s: not written: %w", path, err)
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -368,6 +371,9 @@ func Load(path string) (*Results, error) {
 	}
 	for i := range r.Restores {
 		r.Restores[i].Params.Name = r.Restores[i].Case
+	}
+	if err := r.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
 }

@@ -133,7 +133,7 @@ func newPlotCmd() *cobra.Command {
 			for _, f := range files {
 				fmt.Fprintln(cmd.OutOrStdout(), f)
 			}
-			if !res.Complete {
+			if res.IncompleteReason() != "" {
 				return fmt.Errorf("%s: %w: %s (the charts show what finished)", path, errIncomplete, incompleteReason(res))
 			}
 			return nil

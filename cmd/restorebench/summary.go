@@ -67,8 +67,8 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			fmt.Fprintf(w, "FAILED: %s #%d: %s\n", r.Case, r.Repeat, r.Error)
 		}
 	}
-	if !res.Complete {
-		fmt.Fprintf(w, "INCOMPLETE: %s\n", incompleteReason(res))
+	if reason := res.IncompleteReason(); reason != "" {
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", reason)
 	}
 	fmt.Fprintf(w, "results: %s\n", path)
 }
@@ -98,17 +98,7 @@ func printUnverified(w io.Writer, restores []runs.Restore) {
 }
 
 // incompleteReason says why a run's results are partial.
-func incompleteReason(res *runs.Results) string {
-	switch {
-	case res.Error == runs.ErrorInProgress:
-		return fmt.Sprintf("run %s never finished (the process was killed or is still running); %d restore(s) were recorded before that", res.RunID, len(res.Restores))
-	case res.Failed > 0:
-		return fmt.Sprintf("run %s ran every case, but %s", res.RunID, res.Error)
-	case res.Error != "":
-		return fmt.Sprintf("run %s stopped early: %s; %d restore(s) finished", res.RunID, res.Error, len(res.Restores))
-	}
-	return fmt.Sprintf("run %s is marked incomplete; %d restore(s) finished", res.RunID, len(res.Restores))
-}
+func incompleteReason(res *runs.Results) string { return res.IncompleteReason() }
 
 // errIncomplete makes summary and plot exit non-zero on partial results,
 // after showing them.
@@ -138,7 +128,7 @@ func newSummaryCmd() *cobra.Command {
 				return fmt.Errorf("%s: nothing to summarize: %s", path, reason)
 			}
 			printSummary(cmd.OutOrStdout(), res, path)
-			if !res.Complete {
+			if res.IncompleteReason() != "" {
 				return fmt.Errorf("%s: %w: %s", path, errIncomplete, incompleteReason(res))
 			}
 			return nil

@@ -1,0 +1,211 @@
+package main
+
+// Hostile results files: crafted or corrupted results.json files given to
+// every command that reads them. A file the tool could not have written is
+// refused, naming the record; a partial run is said to be partial wherever
+// an answer is drawn from it.
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// writeRaw writes r as dir/<name>/results.json without the checks Save
+// makes, as a crafted file would be, and returns the run directory.
+func writeRaw(t *testing.T, dir, name string, r *runs.Results) string {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "results.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// readers are the commands that read a results file, as argument lists
+// ending in the file's place.
+var readers = [][]string{
+	{"summary"},
+	{"compare"},
+	{"calibration"},
+	{"plan", "--state", "50GiB", "--partitions", "16", "--from"},
+	{"report", "--out", "OUT"},
+	{"plot", "--out", "OUT"},
+}
+
+// runReaders runs every reader on dir and returns each one's error.
+func runReaders(t *testing.T, dir string) map[string]error {
+	t.Helper()
+	out := map[string]error{}
+	for _, r := range readers {
+		args := append([]string(nil), r...)
+		for i, a := range args {
+			if a == "OUT" {
+				args[i] = t.TempDir()
+			}
+		}
+		_, _, err := cli(t, append(args, dir)...)
+		out[r[0]] = err
+	}
+	return out
+}
+
+// TestHostileResultsContradictions: a record repeated, a verdict its own
+// verification contradicts, or figures no measurement gives are refused by
+// every reader with an error naming the record and the field.
+func TestHostileResultsContradictions(t *testing.T) {
+	base := func() *runs.Results { return capacitytest.Run(0, 128e6, capacitytest.Cases) }
+	cases := []struct {
+		name   string
+		modify func(*runs.Results)
+		want   []string
+	}{
+		{"duplicate case and repeat", func(r *runs.Results) {
+			r.Restores = append(r.Restores, r.Restores[1])
+		}, []string{"repeats restores[1]", `case "kstreams-default" repeat 2`}},
+		{"verified but every partition not ok", func(r *runs.Results) {
+			v := &r.Restores[0].Verification
+			for i := range v.Partitions {
+				v.Partitions[i].OK, v.Partitions[i].ActualKeys = false, 0
+				v.Partitions[i].ActualDigest ^= 0xff
+			}
+		}, []string{"restores[0]", "says verified", "partition 0 holds 0 keys"}},
+		{"verified and ok but digest differs", func(r *runs.Results) {
+			r.Restores[2].Verification.Partitions[1].ActualDigest ^= 1 << 40
+		}, []string{"restores[2]", "partition 1"}},
+		{"verified with no partition checked", func(r *runs.Results) {
+			r.Restores[0].Verification.Partitions = nil
+		}, []string{"restores[0]", "checked no partition"}},
+		{"verified with an error", func(r *runs.Results) {
+			r.Restores[1].Error = "restore did not finish"
+		}, []string{"restores[1]", "restore did not finish"}},
+		{"verified but counted only", func(r *runs.Results) {
+			r.Restores[1].Verification.Mode = "unverified"
+		}, []string{"restores[1]", "only counted"}},
+		{"negative duration", func(r *runs.Results) {
+			r.Restores[0].DurationSeconds, r.Restores[0].TotalSeconds = -9.95, -9.65
+		}, []string{"restores[0]", "duration_seconds is -9.95", "never negative"}},
+		{"absurd duration", func(r *runs.Results) {
+			r.Restores[3].TotalSeconds = 1e308
+		}, []string{"restores[3]", "total_seconds", "plausible"}},
+		{"absurd bytes", func(r *runs.Results) {
+			r.Restores[3].Bytes = math.MaxInt64
+		}, []string{"restores[3]", "bytes"}},
+		{"negative records", func(r *runs.Results) {
+			r.Restores[2].Records = -1
+		}, []string{"restores[2]", "records is -1"}},
+		{"negative fill", func(r *runs.Results) {
+			r.Fill.Bytes = -5
+		}, []string{"fill: bytes is -5"}},
+		{"repeat zero", func(r *runs.Results) {
+			r.Restores[0].Repeat = 0
+		}, []string{"restores[0]", "repeat 0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := base()
+			c.modify(r)
+			dir := writeRaw(t, t.TempDir(), "run", r)
+			for cmd, err := range runReaders(t, dir) {
+				wantErr(t, cmd, err, c.want...)
+			}
+		})
+	}
+}
+
+// TestHostileResultsSameRunTwice: the same run given twice (by two paths)
+// to report or plan counts once or not at all: it is an error naming both.
+func TestHostileResultsSameRunTwice(t *testing.T) {
+	r := capacitytest.Run(0, 128e6, capacitytest.Cases)
+	dir := t.TempDir()
+	a := writeRaw(t, dir, "a", r)
+	b := writeRaw(t, dir, "b", r)
+	for _, args := range [][]string{
+		{"report", "--out", t.TempDir(), a, a},
+		{"report", "--out", t.TempDir(), a, b, a},
+		{"plan", "--state", "10GB", "--from", a, "--from", b},
+	} {
+		_, _, err := cli(t, args...)
+		wantErr(t, strings.Join(args, " "), err, "run "+r.RunID+" is given twice")
+	}
+}
+
+// TestHostileSizesRepeated: a size sweep that names a size twice would
+// record every case of it twice; the profile is refused.
+func TestHostileSizesRepeated(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(p, []byte("name: dup\nrepeats: 1\nsizes: [1MB, 1000000B, 2MB]\nfill: {keys: 100, partitions: 1}\ncases:\n  - name: a\n"), 0o644)
+	_, _, err := cli(t, "run", p)
+	wantErr(t, "run", err, "sizes[1]", "repeats sizes[0]")
+}
+
+// TestHostilePartialRunsSaySo: a run that was killed, stopped or holds a
+// failed measurement (even when it claims to be complete) is named as
+// partial by plan and report, and summary exits non-zero on it.
+func TestHostilePartialRunsSaySo(t *testing.T) {
+	cases := []struct {
+		name   string
+		modify func(*runs.Results)
+		want   string
+	}{
+		{"killed", func(r *runs.Results) { r.Complete, r.Error = false, runs.ErrorInProgress }, "never finished"},
+		{"stopped", func(r *runs.Results) { r.Complete, r.Error = false, "interrupted" }, "stopped early: interrupted"},
+		{"complete with a failed record", func(r *runs.Results) {
+			f := &r.Restores[len(r.Restores)-1]
+			f.Verified, f.Error = false, "verification failed: partition 2 differs"
+		}, "says it is complete, but 1 measurement(s) failed: ingest #4"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sizes := []int64{128e6, 256e6, 512e6}
+			dir := t.TempDir()
+			var dirs []string
+			for i, size := range sizes {
+				r := capacitytest.Run(i, size, capacitytest.Cases)
+				if i == 1 {
+					c.modify(r)
+				}
+				dirs = append(dirs, writeRaw(t, dir, r.RunID, r))
+			}
+			out, _, err := cli(t, "summary", dirs[1])
+			wantErr(t, "summary", err, c.want)
+			if !strings.Contains(out, "INCOMPLETE: ") {
+				t.Errorf("summary does not print INCOMPLETE:\n%s", out)
+			}
+			out, _, err = cli(t, "plan", "--state", "10GB", "--from", strings.Join(dirs, ","))
+			if err != nil {
+				t.Fatalf("plan: %v", err)
+			}
+			if !strings.Contains(out, "INCOMPLETE INPUT R2: ") || !strings.Contains(out, c.want) {
+				t.Errorf("plan does not say R2 is partial (%q):\n%s", c.want, out)
+			}
+			rep := t.TempDir()
+			if _, _, err := cli(t, append([]string{"report", "--out", rep}, dirs...)...); err != nil {
+				t.Fatalf("report: %v", err)
+			}
+			md, _ := os.ReadFile(filepath.Join(rep, "report.md"))
+			summary := string(md)
+			if i := strings.Index(summary, "\n## "); i >= 0 {
+				if j := strings.Index(summary[i+4:], "\n## "); j >= 0 {
+					summary = summary[:i+4+j]
+				}
+			}
+			if !strings.Contains(summary, "**Incomplete input:** R2 is partial") || !strings.Contains(summary, c.want) {
+				t.Errorf("report's summary does not say R2 is partial (%q):\n%s", c.want, summary)
+			}
+		})
+	}
+}
