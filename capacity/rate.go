@@ -105,13 +105,24 @@ func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, er
 		return nil, err
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
-	s := cands[0]
-	r := rateOf(s)
-	if s.Params.Engine == config.EngineModel {
-		r.Calibration = calib
+	for _, s := range cands {
+		r := rateOf(s)
+		if !measurable(r.PerThread) {
+			continue
+		}
+		if s.Params.Engine == config.EngineModel {
+			r.Calibration = calib
+		}
+		return r, nil
 	}
-	return r, nil
+	r := rateOf(cands[0])
+	return nil, fmt.Errorf("no rate: the verified cold restores of %s give %v bytes/s per thread (they read %s in %s): a rate needs restores that read bytes over a measured time",
+		cands[0].Label(), r.PerThread, FormatBytes(r.Lo*float64(r.Threads)), FormatSeconds(r.Obs[0].Seconds))
 }
+
+// measurable reports whether a rate is one: positive and finite (a restore
+// that read no bytes, or took no time, measures none).
+func measurable(rate float64) bool { return rate > 0 && !math.IsInf(rate, 0) && !math.IsNaN(rate) }
 
 // candidates are the cold setups of caseName, or with default settings.
 func candidates(setups []*Setup, caseName string) ([]*Setup, error) {

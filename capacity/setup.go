@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // Env is where restores were measured. Restores from different hosts or
@@ -63,7 +64,7 @@ func Setups(obs []Obs) []*Setup {
 	for _, o := range obs {
 		p := normalize(o.Restore.Params)
 		env := envOf(o)
-		key := fmt.Sprintf("%+v|%s", env, settingsKey(p))
+		key := fmt.Sprintf("%+v|%s|%s", env, settingsKey(p), shapeOf(o))
 		s, ok := index[key]
 		if !ok {
 			s = &Setup{Params: p, Env: env, key: key}
@@ -76,6 +77,31 @@ func Setups(obs []Obs) []*Setup {
 		s.Obs = append(s.Obs, o)
 	}
 	return out
+}
+
+// shapeOf is what the changelog a restore read was made of, besides its
+// size: partitions, key order, value sizes, tombstone share, compression.
+// Restores of changelogs of different shapes never share a fit or a rate
+// (records per byte and per key change the rate; a fit through them would
+// blame the shapes' difference on noise).
+func shapeOf(o Obs) string {
+	f := fillOf(o.Run.Results, o.Restore.Topic)
+	if f == nil || f.Spec == nil {
+		return fmt.Sprintf("partitions=%d", o.Restore.Partitions)
+	}
+	sp := f.Spec
+	return fmt.Sprintf("partitions=%d keys=%s values=%d-%d tombstones=%g compression=%s",
+		sp.Partitions, sp.KeyOrder, sp.ValueMin, sp.ValueMax, sp.TombstoneRatio, f.Compression)
+}
+
+// fillOf is the fill of topic in res, or nil.
+func fillOf(res *runs.Results, topic string) *runs.Fill {
+	for _, f := range append([]*runs.Fill{res.Fill}, res.Fills...) {
+		if f != nil && f.Topic == topic {
+			return f
+		}
+	}
+	return nil
 }
 
 // CaseName is the profile case a record belongs to: its name without the

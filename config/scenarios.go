@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -386,10 +387,15 @@ func (c Case) validateScenario() error {
 	}
 	switch {
 	case c.Warm != nil:
+		seen := map[Count]int{}
 		for i, n := range c.Warm.Changed {
 			if n.N < 0 {
 				return fieldErr(fmt.Sprintf("warm.changed[%d]", i), "%s is negative", n)
 			}
+			if j, dup := seen[n]; dup {
+				return fieldErr(fmt.Sprintf("warm.changed[%d]", i), "%s repeats warm.changed[%d]: each step is measured once (use repeats for more)", n, j)
+			}
+			seen[n] = i
 		}
 		if len(c.Warm.Changed) == 0 {
 			return fieldErr("warm.changed", "want at least one count of records to change")
@@ -399,15 +405,25 @@ func (c Case) validateScenario() error {
 		}
 	}
 	if s := c.Standby; s != nil {
+		rates := map[float64]int{}
 		for i, r := range s.Rates {
 			if !(r > 0) {
 				return fieldErr(fmt.Sprintf("standby.rates[%d]", i), "%v must be positive", r)
 			}
+			if j, dup := rates[r]; dup {
+				return fieldErr(fmt.Sprintf("standby.rates[%d]", i), "%v repeats standby.rates[%d]: each step is measured once (use repeats for more)", r, j)
+			}
+			rates[r] = i
 		}
+		pauses := map[Duration]int{}
 		for i, p := range s.Pauses {
 			if p <= 0 {
 				return fieldErr(fmt.Sprintf("standby.pauses[%d]", i), "%s must be positive", p)
 			}
+			if j, dup := pauses[p]; dup {
+				return fieldErr(fmt.Sprintf("standby.pauses[%d]", i), "%s repeats standby.pauses[%d]: each step is measured once (use repeats for more)", p, j)
+			}
+			pauses[p] = i
 		}
 		switch {
 		case len(s.Rates) == 0 && !s.FindMax:
@@ -462,9 +478,14 @@ func (c Case) validateScenario() error {
 		if cs.Settle < 0 {
 			return fieldErr("compaction.settle", "%s is negative", cs.Settle)
 		}
+		keys := make([]string, 0, len(cs.TopicConfigs))
 		for k := range cs.TopicConfigs {
-			if k == "cleanup.policy" {
-				return fieldErr("compaction.topic_configs.cleanup.policy", "a changelog is compacted: restorebench sets cleanup.policy=compact")
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := CheckTopicConfig(k, cs.TopicConfigs[k]); err != nil {
+				return fieldErr("compaction.topic_configs."+k, "%v", err)
 			}
 		}
 	}

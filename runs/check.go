@@ -20,18 +20,32 @@ const (
 	MaxPlausibleRecords = 1e13
 )
 
-// Identity names one record of a run: its case and repeat. A run holds each
-// identity at most once; a second record of the same case and repeat would
-// be counted twice by every median, test and fit.
+// Identity names one record of a run: its case, repeat and, for a
+// scenario that records several steps under one case name, the step (a
+// failover's kill). A run holds each identity at most once; a second record
+// of it would be counted twice by every median, test and fit.
 type Identity struct {
 	Case   string
 	Repeat int
+	Step   string
 }
 
-func (id Identity) String() string { return fmt.Sprintf("case %q repeat %d", id.Case, id.Repeat) }
+func (id Identity) String() string {
+	s := fmt.Sprintf("case %q repeat %d", id.Case, id.Repeat)
+	if id.Step != "" {
+		s += " " + id.Step
+	}
+	return s
+}
 
 // ID is the record's identity within its run.
-func (r Restore) ID() Identity { return Identity{Case: r.Case, Repeat: r.Repeat} }
+func (r Restore) ID() Identity {
+	id := Identity{Case: r.Case, Repeat: r.Repeat}
+	if r.Failover != nil {
+		id.Step = fmt.Sprintf("kill %d", r.Failover.Kill)
+	}
+	return id
+}
 
 // Check reports the first thing in r that a results file written by this
 // tool cannot hold: a repeated (case, repeat), a verdict its own parts

@@ -151,8 +151,8 @@ func (in Inputs) Validate() error {
 		return fmt.Errorf("threads: %d must be positive", in.Threads)
 	case !(in.RestoreRate > 0) || math.IsInf(in.RestoreRate, 0):
 		return fmt.Errorf("restore rate: %v offsets/s must be positive", in.RestoreRate)
-	case in.WriteRate < 0:
-		return fmt.Errorf("write rate: %v is negative", in.WriteRate)
+	case !(in.WriteRate >= 0) || math.IsInf(in.WriteRate, 0):
+		return fmt.Errorf("write rate: %v records/s must be a finite number, 0 or more", in.WriteRate)
 	case in.MaxWarmupReplicas < 1:
 		return fmt.Errorf("max.warmup.replicas: %d must be at least 1 (Kafka Streams' validator)", in.MaxWarmupReplicas)
 	case in.AcceptableRecoveryLag < 0:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
 	"github.com/restorebench/restorebench/warmup"
 )
 
@@ -175,7 +176,7 @@ func failoverRecords(name string, standby bool, gaps []float64, start time.Time)
 			f.Ledger = &runs.LedgerCheck{Accounts: 1000, AccountsQueried: 1000, Acked: 30000, Counted: 30000, Exact: true}
 		}
 		out = append(out, runs.Restore{Case: name, Repeat: 1, Params: p, Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
-			DurationSeconds: gap, TotalSeconds: gap, Verified: true, Failover: f})
+			DurationSeconds: gap, TotalSeconds: gap, Verified: true, Verification: verify.Result{Mode: runs.VerificationLedger}, Failover: f})
 	}
 	return out
 }

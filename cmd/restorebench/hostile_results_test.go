@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,13 +144,26 @@ func TestHostileResultsSameRunTwice(t *testing.T) {
 	}
 }
 
-// TestHostileSizesRepeated: a size sweep that names a size twice would
-// record every case of it twice; the profile is refused.
-func TestHostileSizesRepeated(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "p.yaml")
-	os.WriteFile(p, []byte("name: dup\nrepeats: 1\nsizes: [1MB, 1000000B, 2MB]\nfill: {keys: 100, partitions: 1}\ncases:\n  - name: a\n"), 0o644)
-	_, _, err := cli(t, "run", p)
-	wantErr(t, "run", err, "sizes[1]", "repeats sizes[0]")
+// TestHostileRepeatedSteps: a size sweep, warm restart or standby that
+// names a size or step twice would record it twice under one identity; the
+// profile is refused, naming the repeated entry.
+func TestHostileRepeatedSteps(t *testing.T) {
+	cases := []struct {
+		body string
+		want []string
+	}{
+		{"sizes: [1MB, 1000000B, 2MB]\nfill: {keys: 100, partitions: 1}\ncases:\n  - name: a\n", []string{"sizes[1]", "repeats sizes[0]"}},
+		{"fill: {records: 1000, keys: 100}\ncases:\n  - name: a\n    scenario: warm\n    warm: {changed: [10, 5%, 10]}\n", []string{"warm.changed[2]", "repeats warm.changed[0]"}},
+		{"fill: {records: 1000, keys: 100}\ncases:\n  - name: a\n    scenario: warm\n    warm: {changed: [5%, 5%]}\n", []string{"warm.changed[1]", "repeats warm.changed[0]"}},
+		{"fill: {records: 1000, keys: 100}\ncases:\n  - name: a\n    scenario: standby\n    standby: {rates: [1000, 2000, 1000]}\n", []string{"standby.rates[2]", "repeats standby.rates[0]"}},
+		{"fill: {records: 1000, keys: 100}\ncases:\n  - name: a\n    scenario: standby\n    standby: {rates: [1000], pauses: [5s, 5000ms]}\n", []string{"standby.pauses[1]", "repeats standby.pauses[0]"}},
+	}
+	for i, c := range cases {
+		p := filepath.Join(t.TempDir(), "p.yaml")
+		os.WriteFile(p, []byte("name: dup\nrepeats: 1\n"+c.body), 0o644)
+		_, _, err := cli(t, "run", p)
+		wantErr(t, fmt.Sprintf("case %d", i), err, c.want...)
+	}
 }
 
 // TestHostilePartialRunsSaySo: a run that was killed, stopped or holds a
@@ -207,5 +221,50 @@ func TestHostilePartialRunsSaySo(t *testing.T) {
 				t.Errorf("report's summary does not say R2 is partial (%q):\n%s", c.want, summary)
 			}
 		})
+	}
+}
+
+// TestHostileImplausibleInputs: figures no measurement or deployment has
+// (zero-byte restores as a rate, NaN or infinite rates, cleaner settings
+// Kafka refuses, topic configs that are not numbers or not settings) give
+// an error naming them, never an answer.
+func TestHostileImplausibleInputs(t *testing.T) {
+	dir := t.TempDir()
+	var dirs []string
+	for i, size := range []int64{128e6, 256e6} {
+		r := capacitytest.Run(i, size, capacitytest.Cases)
+		for j := range r.Restores {
+			r.Restores[j].Bytes, r.Restores[j].MBPerSec = 0, 0
+		}
+		dirs = append(dirs, writeRaw(t, dir, r.RunID, r))
+	}
+	zero := "--from=" + strings.Join(dirs, ",")
+	good := "--from=" + strings.Join(syntheticRunDirs(t), ",")
+	profile := func(topicConfigs string) string {
+		p := filepath.Join(t.TempDir(), "p.yaml")
+		os.WriteFile(p, []byte("name: tc\nrepeats: 1\nfill: {records: 1000, keys: 100, partitions: 1}\ncases:\n  - name: c\n    scenario: compaction\n    compaction:\n      topic_configs: {"+topicConfigs+"}\n"), 0o644)
+		return p
+	}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"plan", zero, "--state", "50GiB", "--partitions", "16", "--instances", "4", "--rto", "2m"}, []string{"no rate", "0 B"}},
+		{[]string{"plan", good, "--write-rate", "NaN"}, []string{"--write-rate", "NaN"}},
+		{[]string{"plan", good, "--write-rate", "Inf"}, []string{"--write-rate", "Inf"}},
+		{[]string{"plan", good, "--write-rate", "1e30B/s"}, []string{"--write-rate"}},
+		{[]string{"predict", "scaleout", "--tasks", "8", "--task-size", "1GB", "--before", "2", "--after", "4", "--restore-rate", "50MB", "--write-rate", "NaN"}, []string{"write rate", "NaN"}},
+		{[]string{"predict", "scaleout", "--tasks", "8", "--task-size", "1GB", "--before", "2", "--after", "4", "--restore-rate", "50MB", "--write-rate", "+Inf"}, []string{"write rate", "Inf"}},
+		{[]string{"plan", good, "--live-state", "10GB", "--cleaner", "min.cleanable.dirty.ratio=7"}, []string{"--cleaner min.cleanable.dirty.ratio=7", "outside [0, 1]"}},
+		{[]string{"plan", good, "--live-state", "10GB", "--cleaner", "segment.bytes=-5"}, []string{"--cleaner segment.bytes=-5", "outside"}},
+		{[]string{"plan", good, "--live-state", "10GB", "--cleaner", "segmnet.bytes=1048576"}, []string{"segmnet.bytes", "not a changelog topic setting"}},
+		{[]string{"plan", good, "--live-state", "10GB", "--cleaner", "min.cleanable.dirty.ratio=NaN"}, []string{"min.cleanable.dirty.ratio=NaN", "want a number"}},
+		{[]string{"run", profile(`segment.bytes: "abc"`)}, []string{"compaction.topic_configs.segment.bytes", "want a whole number"}},
+		{[]string{"run", profile(`segmnet.bytes: "1048576"`)}, []string{"compaction.topic_configs.segmnet.bytes", "not a changelog topic setting"}},
+		{[]string{"run", profile(`min.cleanable.dirty.ratio: "1.5"`)}, []string{"min.cleanable.dirty.ratio", "outside [0, 1]"}},
+	}
+	for _, c := range cases {
+		_, _, err := cli(t, c.args...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
 	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	"sort"
 	"strings"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	rpt "github.com/restorebench/restorebench/report"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // capacityFlags are the questions report and plan share: the objectives,
@@ -82,12 +83,14 @@ func (f *capacityFlags) checkState() error {
 	case len(f.cleaner) > 0 && f.liveState <= 0:
 		return errors.New("--cleaner: the cleaner settings turn --live-state into a changelog size; give --live-state too")
 	}
-	for k, v := range f.cleaner {
-		if k == "cleanup.policy" {
-			return errors.New("--cleaner cleanup.policy: a changelog is compacted; give its cleaner settings (min.cleanable.dirty.ratio, segment.bytes, ...)")
-		}
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return fmt.Errorf("--cleaner %s=%s: want a number", k, v)
+	keys := make([]string, 0, len(f.cleaner))
+	for k := range f.cleaner {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := config.CheckTopicConfig(k, f.cleaner[k]); err != nil {
+			return fmt.Errorf("--cleaner %s=%s: %w", k, f.cleaner[k], err)
 		}
 	}
 	return nil
@@ -110,6 +113,9 @@ func (r *rateValue) Set(s string) error {
 	}
 	if b < 0 {
 		return fmt.Errorf("rate %q is negative", s)
+	}
+	if b > runs.MaxPlausibleBytes {
+		return fmt.Errorf("rate %q is above %s/s, more than any changelog is written at", s, capacity.FormatBytes(runs.MaxPlausibleBytes))
 	}
 	*r = rateValue(b)
 	return nil

@@ -72,7 +72,7 @@ func TestPlanScenarioFlags(t *testing.T) {
 		{args: []string{cold, "--live-state", "10GB"}, wantErr: "Changelog to restore for 10.0 GB of live state", wantOut: []string{"needs --partitions"}},
 		{args: []string{all, "--live-state", "10GB", "--cleaner", "segment.bytes=8388608,min.cleanable.dirty.ratio=0.1"}, wantOut: []string{"= 13.6 GB (measured amplification ×1.36)"}},
 		{args: []string{all, "--live-state", "10GB", "--state", "20GB"}, wantErr: "--state and --live-state: give one"},
-		{args: []string{all, "--live-state", "1GB", "--cleaner", "segment.bytes=big"}, wantErr: "--cleaner segment.bytes=big: want a number"},
+		{args: []string{all, "--live-state", "1GB", "--cleaner", "segment.bytes=big"}, wantErr: "--cleaner segment.bytes=big: \"big\": want a whole number"},
 		{args: []string{all, "--cleaner", "segment.bytes=1"}, wantErr: "--cleaner: the cleaner settings turn --live-state"},
 	}
 	for _, c := range cases {
