@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -293,4 +295,40 @@ cases:
 	}
 	res := interruptAt(t, plan, "paused for 1s")
 	wantSteps(t, res, "s/initial", "s/rate=2000")
+}
+
+// TestStandbyTooSparseSamplingRefusedByTheEngine: settings that give a
+// rate step fewer lag samples than a verdict needs (one sample, at the
+// step's start, which reads 0 whatever follows) are refused by the model
+// engine too, not only by a profile: driven past the profile's validation
+// the case runs no step and claims nothing sustained.
+func TestStandbyTooSparseSamplingRefusedByTheEngine(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 20000, keys: 3000, partitions: 2, value_size: 10-200}
+cases:
+  - name: s
+    scenario: standby
+    standby: {rates: [2000], duration: 2s, pauses: [], find_max: false}
+`), "standby.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	fill, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: plan.Compression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Cases[0].Clone()
+	c.Standby.Sample = config.Duration(10 * time.Hour)
+	recs, err := env.RunCaseAll(ctx, fill, plan.AppID, plan.StoreName, c, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "standby.sample") || !strings.Contains(err.Error(), "standby.duration") {
+		t.Fatalf("got %v, want a refusal naming standby.sample and standby.duration", err)
+	}
+	for _, r := range recs {
+		if r.Standby != nil && r.Standby.Step != "initial" {
+			t.Fatalf("a %s step ran: sustained=%v with %d lag samples", r.Standby.Step, r.Standby.Sustained, len(r.Standby.Lag))
+		}
+	}
 }

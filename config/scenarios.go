@@ -169,6 +169,30 @@ type StandbySettings struct {
 // them, so what it does not say keeps its default.
 func (s *StandbySettings) SetDefaults() { *s = *DefaultStandby() }
 
+// MinStandbyLagSamples is the fewest lag samples a standby rate step must
+// take while it writes for its verdict (kept up or fell behind) to be a
+// measurement; standby.duration must hold that many standby.sample
+// intervals.
+const MinStandbyLagSamples = 5
+
+// Lag sampling limits on the kafka-streams engine: its driver reports lags
+// at most every MinKafkaStreamsLagInterval; the catch-up it times from
+// those reports needs one at least every MaxStandbyKafkaStreamsSample.
+const (
+	MinKafkaStreamsLagInterval   = 100 * time.Millisecond
+	MaxStandbyKafkaStreamsSample = time.Second
+)
+
+// StandbyLagInterval is how often a standby's lag is read on engine with
+// the setting sample: the kafka-streams driver reports it at most every
+// MinKafkaStreamsLagInterval.
+func StandbyLagInterval(engine Engine, sample Duration) time.Duration {
+	if engine == EngineKafkaStreams {
+		return max(sample.D(), MinKafkaStreamsLagInterval)
+	}
+	return sample.D()
+}
+
 // DefaultStandby returns the standby scenario's defaults.
 func DefaultStandby() *StandbySettings {
 	return &StandbySettings{
@@ -420,6 +444,21 @@ func (c Case) validateScenario() error {
 			return fieldErr("standby.acceptable_recovery_lag", "%d is negative", s.AcceptableRecoveryLag)
 		case s.Sample < Duration(10*time.Millisecond):
 			return fieldErr("standby.sample", "%s is under 10ms", s.Sample)
+		}
+		// A rate step's verdict rests on its lag samples: the settings
+		// must give enough of them within a step.
+		every := StandbyLagInterval(c.Engine, s.Sample)
+		if n := int64(s.Duration.D() / every); n < MinStandbyLagSamples {
+			at := ""
+			if every != s.Sample.D() {
+				at = fmt.Sprintf(" (the %s engine reports lags every %s at the least)", c.Engine, every)
+			}
+			return fieldErr("standby.sample", "%s%s gives %d lag sample(s) over standby.duration %s; a rate step needs at least %d to say whether the standby kept up: make standby.duration at least %d × standby.sample",
+				s.Sample, at, n, s.Duration, MinStandbyLagSamples, MinStandbyLagSamples)
+		}
+		if c.Engine == EngineKafkaStreams && s.Sample > Duration(MaxStandbyKafkaStreamsSample) {
+			return fieldErr("standby.sample", "%s is over %s: on the kafka-streams engine the lag samples also time the standby's catch-up (within a second of a rate step's writes stopping, and after a pause), so they must come at least every %s",
+				s.Sample, MaxStandbyKafkaStreamsSample, MaxStandbyKafkaStreamsSample)
 		}
 	}
 	if f := c.Failover; f != nil {
