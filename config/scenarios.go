@@ -495,6 +495,10 @@ func (c Case) validateScenario() error {
 			return fieldErr("scaleout.settle", "%s is under 1s", s.Settle)
 		case s.GapThreshold < Duration(100*time.Millisecond):
 			return fieldErr("scaleout.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", s.GapThreshold)
+		case s.Settle >= s.Timeout:
+			return fieldErr("scaleout.settle", "%s is not under scaleout.timeout %s: the assignment must stay balanced for scaleout.settle within scaleout.timeout, which it never can", s.Settle, s.Timeout)
+		case s.GapThreshold >= s.Timeout:
+			return fieldErr("scaleout.gap_threshold", "%s is not under scaleout.timeout %s: no pause in processing within the scale-out could count, and its longest gap would read 0", s.GapThreshold, s.Timeout)
 		}
 	}
 	if cs := c.Compaction; cs != nil {
@@ -521,6 +525,10 @@ func (c Case) validateScenario() error {
 			return fieldErr("rolling.settle", "%s is negative", r.Settle)
 		case r.GapThreshold < Duration(100*time.Millisecond):
 			return fieldErr("rolling.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", r.GapThreshold)
+		case r.Settle >= r.Timeout:
+			return fieldErr("rolling.settle", "%s is not under rolling.timeout %s: the application must stay ready for rolling.settle within rolling.timeout of each restart, which it never can", r.Settle, r.Timeout)
+		case r.GapThreshold >= r.Timeout:
+			return fieldErr("rolling.gap_threshold", "%s is not under rolling.timeout %s: no pause in processing within a restart could count, and its downtime would read 0", r.GapThreshold, r.Timeout)
 		}
 	}
 	return nil

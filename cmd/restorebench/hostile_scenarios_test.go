@@ -137,3 +137,38 @@ func lineWith(s, sub string) string {
 	}
 	return ""
 }
+
+// TestHostileWindowsLongerThanTheirWait: the same class in the other
+// scenarios' settings: a settle window or gap threshold that cannot fit
+// in the wait it is measured within (a 10h gap threshold makes every
+// downtime read 0) is refused, naming both settings.
+func TestHostileWindowsLongerThanTheirWait(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		scenario, settings string
+		want               []string
+	}{
+		{"scaleout", "{gap_threshold: 10h}", []string{"scaleout.gap_threshold", "scaleout.timeout"}},
+		{"scaleout", "{settle: 20m}", []string{"scaleout.settle", "scaleout.timeout"}},
+		{"scaleout", "{settle: 5s, timeout: 5s}", []string{"scaleout.settle", "scaleout.timeout"}},
+		{"rolling", "{gap_threshold: 10h}", []string{"rolling.gap_threshold", "rolling.timeout"}},
+		{"rolling", "{settle: 11m}", []string{"rolling.settle", "rolling.timeout"}},
+		{"scaleout", "{gap_threshold: 2s, settle: 10s, timeout: 1m}", nil},
+		{"rolling", "{gap_threshold: 2s, settle: 10s, timeout: 1m}", nil},
+	} {
+		body := fmt.Sprintf("fill: {records: 1000}\ncases:\n  - name: x\n    scenario: %s\n    engine: kafka-streams\n    %s: %s\n", c.scenario, c.scenario, c.settings)
+		what := c.scenario + " " + c.settings
+		if c.want == nil {
+			if _, err := profiles.Parse([]byte(body), "x.yaml"); err != nil {
+				t.Errorf("%s: refused: %v", what, err)
+			}
+			continue
+		}
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", i))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := cli(t, "--data-dir", dir, "run", p)
+		wantErr(t, what, err, append([]string{"line 6: cases[0]."}, c.want...)...)
+	}
+}
