@@ -396,18 +396,19 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			req.Spec = &spec
 		}
 		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, req)
-		if ctx.Err() != nil {
-			// An interrupted restore is not a measurement: keep what finished.
-			r.out.res.Restores = append(r.out.res.Restores, finished(recs, err)...)
-			return fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
-		}
 		for i := range recs {
 			recs[i].Case = withSuffix(recs[i].Case, c.Name, r.suffix)
 		}
+		if ctx.Err() != nil {
+			// An interrupted restore is not a measurement: keep what finished.
+			r.out.res.Restores = append(r.out.res.Restores, finished(recs)...)
+			return fail(fmt.Errorf("interrupted during case %s #%d: %w", c.Name, rep, ctx.Err()))
+		}
+		failed := failedRecord(recs, err)
 		r.out.res.Restores = append(r.out.res.Restores, recs...)
 		for i, rec := range recs {
 			var recErr error
-			if i == len(recs)-1 {
+			if i == failed {
 				recErr = err
 			}
 			if f := r.logRecord(rec, recErr); f != "" {
@@ -417,8 +418,10 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 				r.after(rec)
 			}
 		}
-		if err != nil && len(recs) == 0 {
-			e.Logf("restore: case %s #%d FAILED: %v", c.Name, rep, err)
+		if err != nil && failed < 0 {
+			// The step that failed left no record (a write between two
+			// measured steps, say): the case failed after what it finished.
+			e.Logf("restore: case %s #%d FAILED after %d finished measurement(s): %v", c.Name, rep, len(recs), err)
 			failures = append(failures, fmt.Sprintf("%s #%d failed: %v", c.Name, rep, err))
 		}
 		if err := r.out.save(errInProgress); err != nil {
@@ -462,13 +465,48 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 	return ""
 }
 
+// A scenario returns every measurement it finished (each verified, or
+// with the verification's failure in its Error) and, when a step failed,
+// that step's error, with the step's partial record last (its Error set)
+// if it made one: a step can fail without a record of its own, as the
+// write before a warm restart does, and the measurements before it still
+// stand.
+
+// isFinished says whether a record is a finished measurement: it was
+// verified (or counted, on a topic restorebench did not fill) and carries
+// no error.
+func isFinished(rec runs.Restore) bool {
+	return rec.Error == "" && rec.Verification.Mode != ""
+}
+
 // finished are the records of an interrupted request that were complete
-// before the interruption: all but the last, which the interruption cut.
-func finished(recs []runs.Restore, err error) []runs.Restore {
-	if err != nil && len(recs) > 0 {
-		return recs[:len(recs)-1]
+// before the interruption: the finished measurements, not the step the
+// interruption cut (or anything it left unverified).
+func finished(recs []runs.Restore) []runs.Restore {
+	var out []runs.Restore
+	for _, rec := range recs {
+		if isFinished(rec) {
+			out = append(out, rec)
+		}
 	}
-	return recs
+	return out
+}
+
+// failedRecord is the index of the record err belongs to, -1 for none:
+// the last record, when it is not a finished measurement (the failed
+// step's own); the error then is in its Error too.
+func failedRecord(recs []runs.Restore, err error) int {
+	if err == nil || len(recs) == 0 {
+		return -1
+	}
+	last := &recs[len(recs)-1]
+	if isFinished(*last) {
+		return -1
+	}
+	if last.Error == "" {
+		last.Error = err.Error()
+	}
+	return len(recs) - 1
 }
 
 // RunCaseAll runs one case once against a fill, with its scenario, in

@@ -2,11 +2,16 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/runs"
 )
 
 const warmProfile = `
@@ -185,5 +190,145 @@ cases:
 	c := r.Compaction
 	if !r.Verified || c == nil || c.Written != 50000 || c.Read >= c.Written || c.LiveKeys != 500 || c.Amplification < 1 || c.Amplification > c.Bound {
 		t.Fatalf("verified=%v %+v (%s)", r.Verified, c, r.Error)
+	}
+}
+
+// hookLog is a run's log that calls on with each line as it is written
+// (tests use it to act at a point of a scenario, as Ctrl-C would).
+type hookLog struct {
+	mu sync.Mutex
+	on func(line string)
+}
+
+func (h *hookLog) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.on(string(b))
+	return len(b), nil
+}
+
+// interruptAt runs plan and cancels its context when the log says when
+// (the start of a step), returning what results.json kept.
+func interruptAt(t *testing.T, plan *profiles.Plan, when string) *runs.Results {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := false
+	log := &hookLog{on: func(line string) {
+		if strings.Contains(line, when) {
+			cancelled = true
+			cancel()
+		}
+	}}
+	env, err := Connect(context.Background(), Options{DataDir: t.TempDir(), Log: log, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	out := t.TempDir()
+	_, err = env.Run(ctx, plan, RunOptions{OutDir: out})
+	if !cancelled {
+		t.Fatalf("the run never logged %q (%v)", when, err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	res, err := runs.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete {
+		t.Fatal("an interrupted run saved as complete")
+	}
+	return res
+}
+
+// wantSteps fails t unless res holds exactly the verified records named.
+func wantSteps(t *testing.T, res *runs.Results, names ...string) {
+	t.Helper()
+	var got []string
+	for _, r := range res.Restores {
+		got = append(got, r.Case)
+		if !r.Counts() {
+			t.Errorf("%s kept but not a verified measurement: verified=%v error=%q", r.Case, r.Verified, r.Error)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Fatalf("results.json kept %q, want %q", got, names)
+	}
+}
+
+// TestInterruptedWarmKeepsFinishedSteps: Ctrl-C during the write before a
+// warm restart keeps every restart that finished and verified before it,
+// the last one included (the write that failed made no record of its own).
+func TestInterruptedWarmKeepsFinishedSteps(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 20000, keys: 3000, partitions: 2, value_size: 10-200}
+cases:
+  - name: a
+    scenario: warm
+    warm: {changed: [1000, 15000], fallback: false}
+`), "warm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := interruptAt(t, plan, "writing 15000 records while the instance is down")
+	wantSteps(t, res, "a/cold", "a/changed=1000")
+	if w := res.Restores[1].Warm; w == nil || w.Changed != 1000 || res.Restores[1].Records != 1000 {
+		t.Fatalf("the kept restart: %+v, %d records", w, res.Restores[1].Records)
+	}
+}
+
+// TestInterruptedStandbyKeepsFinishedSteps: Ctrl-C at the start of a
+// standby's pause step (before it has a record) keeps the initial restore
+// and the rate step that finished and verified before it.
+func TestInterruptedStandbyKeepsFinishedSteps(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 20000, keys: 3000, partitions: 2, value_size: 10-200}
+cases:
+  - name: s
+    scenario: standby
+    standby: {rates: [2000], duration: 1s, sample: 100ms, pauses: [1s], pause_rate: 2000, find_max: false}
+`), "standby.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := interruptAt(t, plan, "paused for 1s")
+	wantSteps(t, res, "s/initial", "s/rate=2000")
+}
+
+// TestStandbyTooSparseSamplingRefusedByTheEngine: settings that give a
+// rate step fewer lag samples than a verdict needs (one sample, at the
+// step's start, which reads 0 whatever follows) are refused by the model
+// engine too, not only by a profile: driven past the profile's validation
+// the case runs no step and claims nothing sustained.
+func TestStandbyTooSparseSamplingRefusedByTheEngine(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 20000, keys: 3000, partitions: 2, value_size: 10-200}
+cases:
+  - name: s
+    scenario: standby
+    standby: {rates: [2000], duration: 2s, pauses: [], find_max: false}
+`), "standby.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	fill, err := env.EnsureFill(ctx, FillRequest{Topic: plan.Topic, Spec: plan.Spec, Compression: plan.Compression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Cases[0].Clone()
+	c.Standby.Sample = config.Duration(10 * time.Hour)
+	recs, err := env.RunCaseAll(ctx, fill, plan.AppID, plan.StoreName, c, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "standby.sample") || !strings.Contains(err.Error(), "standby.duration") {
+		t.Fatalf("got %v, want a refusal naming standby.sample and standby.duration", err)
+	}
+	for _, r := range recs {
+		if r.Standby != nil && r.Standby.Step != "initial" {
+			t.Fatalf("a %s step ran: sustained=%v with %d lag samples", r.Standby.Step, r.Standby.Sustained, len(r.Standby.Lag))
+		}
 	}
 }

@@ -23,8 +23,12 @@ const standbyRunText = "a standby run (`restorebench run standby`, or the capaci
 // a standby kept up with and how fast it caught up after pauses.
 type StandbyEvidence struct {
 	// Steps are the verified rate steps (fixed rates and the search for the
-	// highest), of one engine: the kafka-streams engine's when there are any.
-	Steps []Obs
+	// highest) with a verdict, of one engine: the kafka-streams engine's
+	// when there are any. Unjudged are that engine's rate steps that took
+	// too few lag samples for one (runs.MinLagSamples): they count neither
+	// way.
+	Steps    []Obs
+	Unjudged []Obs
 	// Best is the step at the highest rate the standby sustained (nil when
 	// it sustained none); BestRecords its written rate in records/s and
 	// BestBytes in key+value bytes/s.
@@ -53,11 +57,19 @@ type CatchUp struct {
 
 // standbyEvidence collects the standby steps; nil without any.
 func standbyEvidence(obs []Obs) *StandbyEvidence {
-	steps, pauses := standbySteps(obs)
-	if len(steps) == 0 && len(pauses) == 0 {
+	all, pauses := standbySteps(obs)
+	if len(all) == 0 && len(pauses) == 0 {
 		return nil
 	}
-	ev := &StandbyEvidence{Steps: steps}
+	var steps, unjudged []Obs
+	for _, o := range all {
+		if o.Restore.Standby.Judged() {
+			steps = append(steps, o)
+		} else {
+			unjudged = append(unjudged, o)
+		}
+	}
+	ev := &StandbyEvidence{Steps: steps, Unjudged: unjudged}
 	for i := range steps {
 		o := &steps[i]
 		sb := o.Restore.Standby
@@ -144,6 +156,9 @@ func catchUps(pauses []Obs) []CatchUp {
 // Sustained is the highest sustained rate in words: "37.0 MB/s (80,000
 // records/s)", with "at least" when the producer was the limit.
 func (ev *StandbyEvidence) Sustained() string {
+	if ev.Best == nil && len(ev.Steps) == 0 {
+		return "not measured"
+	}
 	if ev.Best == nil {
 		return "none of the rates tried"
 	}
@@ -156,6 +171,13 @@ func (ev *StandbyEvidence) Sustained() string {
 
 // SustainedBasis says what the sustained rate rests on.
 func (ev *StandbyEvidence) SustainedBasis() string {
+	if len(ev.Steps) == 0 {
+		if len(ev.Unjudged) > 0 {
+			return fmt.Sprintf("no rate step took the %d lag samples while writing that a verdict needs (%s without: lengthen standby.duration or shorten standby.sample)",
+				runs.MinLagSamples, Plural(len(ev.Unjudged), "step"))
+		}
+		return "no rate step measured it (only pauses)"
+	}
 	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second of the writes stopping, over %s on the %s engine",
 		Plural(len(ev.Steps), "rate step"), engineOf(ev.Steps[0].Restore.Params))
 	switch {
@@ -166,6 +188,9 @@ func (ev *StandbyEvidence) SustainedBasis() string {
 	}
 	if b := ev.Behind; b != nil {
 		s += fmt.Sprintf("; it fell behind at %s records/s (%s)", count(b.Restore.Standby.TargetRate), b.Ref())
+	}
+	if n := len(ev.Unjudged); n > 0 {
+		s += fmt.Sprintf("; %s with fewer than %d lag samples while writing not counted", Plural(n, "step"), runs.MinLagSamples)
 	}
 	return s
 }
@@ -330,6 +355,9 @@ func failoverBasis(a *Analysis) []string {
 
 // standbyKeepUpText is the standby's measured limit, or its absence.
 func standbyKeepUpText(a *Analysis) string {
+	if ev := a.Standby; ev != nil && len(ev.Steps) == 0 {
+		return "the standby run in the inputs does not measure the rate it sustains: " + ev.SustainedBasis()
+	}
 	if ev := a.Standby; ev != nil {
 		return "it sustained " + ev.Sustained() + " here (" + Refs(ev.Steps) + ")"
 	}
@@ -399,7 +427,10 @@ func keepUpAnswer(a *Analysis) (Answer, *Unanswered) {
 	q := fmt.Sprintf("Does a standby keep up with %s of writes?", FormatRate(d.WriteRate))
 	if ev == nil || ev.Best == nil {
 		reason := "the highest write rate a standby sustains is not measured in the inputs: needs " + standbyRunText
-		if ev != nil {
+		switch {
+		case ev != nil && len(ev.Steps) == 0:
+			reason = "the standby run in the inputs has no rate step with a verdict: " + ev.SustainedBasis()
+		case ev != nil:
 			reason = "the standby run in the inputs sustained none of the rates it tried: lower standby.rates"
 		}
 		return Answer{}, &Unanswered{Question: fmt.Sprintf("whether a standby keeps up with %s of writes", FormatRate(d.WriteRate)), Reason: reason}

@@ -170,6 +170,30 @@ type StandbySettings struct {
 // them, so what it does not say keeps its default.
 func (s *StandbySettings) SetDefaults() { *s = *DefaultStandby() }
 
+// MinStandbyLagSamples is the fewest lag samples a standby rate step must
+// take while it writes for its verdict (kept up or fell behind) to be a
+// measurement; standby.duration must hold that many standby.sample
+// intervals.
+const MinStandbyLagSamples = 5
+
+// Lag sampling limits on the kafka-streams engine: its driver reports lags
+// at most every MinKafkaStreamsLagInterval; the catch-up it times from
+// those reports needs one at least every MaxStandbyKafkaStreamsSample.
+const (
+	MinKafkaStreamsLagInterval   = 100 * time.Millisecond
+	MaxStandbyKafkaStreamsSample = time.Second
+)
+
+// StandbyLagInterval is how often a standby's lag is read on engine with
+// the setting sample: the kafka-streams driver reports it at most every
+// MinKafkaStreamsLagInterval.
+func StandbyLagInterval(engine Engine, sample Duration) time.Duration {
+	if engine == EngineKafkaStreams {
+		return max(sample.D(), MinKafkaStreamsLagInterval)
+	}
+	return sample.D()
+}
+
 // DefaultStandby returns the standby scenario's defaults.
 func DefaultStandby() *StandbySettings {
 	return &StandbySettings{
@@ -437,6 +461,21 @@ func (c Case) validateScenario() error {
 		case s.Sample < Duration(10*time.Millisecond):
 			return fieldErr("standby.sample", "%s is under 10ms", s.Sample)
 		}
+		// A rate step's verdict rests on its lag samples: the settings
+		// must give enough of them within a step.
+		every := StandbyLagInterval(c.Engine, s.Sample)
+		if n := int64(s.Duration.D() / every); n < MinStandbyLagSamples {
+			at := ""
+			if every != s.Sample.D() {
+				at = fmt.Sprintf(" (the %s engine reports lags every %s at the least)", c.Engine, every)
+			}
+			return fieldErr("standby.sample", "%s%s gives %d lag sample(s) over standby.duration %s; a rate step needs at least %d to say whether the standby kept up: make standby.duration at least %d × standby.sample",
+				s.Sample, at, n, s.Duration, MinStandbyLagSamples, MinStandbyLagSamples)
+		}
+		if c.Engine == EngineKafkaStreams && s.Sample > Duration(MaxStandbyKafkaStreamsSample) {
+			return fieldErr("standby.sample", "%s is over %s: on the kafka-streams engine the lag samples also time the standby's catch-up (within a second of a rate step's writes stopping, and after a pause), so they must come at least every %s",
+				s.Sample, MaxStandbyKafkaStreamsSample, MaxStandbyKafkaStreamsSample)
+		}
 	}
 	if f := c.Failover; f != nil {
 		switch {
@@ -472,6 +511,10 @@ func (c Case) validateScenario() error {
 			return fieldErr("scaleout.settle", "%s is under 1s", s.Settle)
 		case s.GapThreshold < Duration(100*time.Millisecond):
 			return fieldErr("scaleout.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", s.GapThreshold)
+		case s.Settle >= s.Timeout:
+			return fieldErr("scaleout.settle", "%s is not under scaleout.timeout %s: the assignment must stay balanced for scaleout.settle within scaleout.timeout, which it never can", s.Settle, s.Timeout)
+		case s.GapThreshold >= s.Timeout:
+			return fieldErr("scaleout.gap_threshold", "%s is not under scaleout.timeout %s: no pause in processing within the scale-out could count, and its longest gap would read 0", s.GapThreshold, s.Timeout)
 		}
 	}
 	if cs := c.Compaction; cs != nil {
@@ -503,6 +546,10 @@ func (c Case) validateScenario() error {
 			return fieldErr("rolling.settle", "%s is negative", r.Settle)
 		case r.GapThreshold < Duration(100*time.Millisecond):
 			return fieldErr("rolling.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", r.GapThreshold)
+		case r.Settle >= r.Timeout:
+			return fieldErr("rolling.settle", "%s is not under rolling.timeout %s: the application must stay ready for rolling.settle within rolling.timeout of each restart, which it never can", r.Settle, r.Timeout)
+		case r.GapThreshold >= r.Timeout:
+			return fieldErr("rolling.gap_threshold", "%s is not under rolling.timeout %s: no pause in processing within a restart could count, and its downtime would read 0", r.GapThreshold, r.Timeout)
 		}
 	}
 	return nil

@@ -129,7 +129,7 @@ func horizontal(y, x0, x1 float64) *plotter.Line {
 func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 	var steps []runs.Restore
 	for _, rec := range r.Restores {
-		if rec.Standby != nil && (rec.Standby.Step == "rate" || rec.Standby.Step == "max") && rec.Repeat == 1 && len(rec.Standby.Lag) > 0 {
+		if rec.Standby != nil && rec.Standby.RateStep() && rec.Repeat == 1 && len(rec.Standby.Lag) > 0 {
 			steps = append(steps, rec)
 		}
 	}
@@ -166,7 +166,10 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 		line.Dashes = dashOf[caseOf(rec)]
 		p.Add(line)
 		kept := "kept up"
-		if !sb.Sustained {
+		switch {
+		case !sb.Judged():
+			kept = fmt.Sprintf("no verdict (%d lag samples)", sb.WriteSamples())
+		case !sb.Sustained:
 			kept = "fell behind"
 		}
 		written := ""

@@ -163,8 +163,16 @@ func standbyTable(steps []runRestore) *Table {
 	t := &Table{Caption: "Standby steps (rates in records/s, lag in records)",
 		Head:  []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
 		Right: []bool{false, true, true, true, true, true, true, false, true, false}}
+	unjudged := 0
 	for _, x := range steps {
 		sb := x.r.Standby
+		if !sb.Judged() {
+			// Too few lag samples: no verdict, and no lag figures.
+			unjudged++
+			t.Rows = append(t.Rows, []string{x.ref(), perSec(sb.TargetRate), perSec(sb.WrittenRate), perSec(sb.AppliedRate),
+				noFigure, noFigure, noFigure, noFigure, "", yesNo(x.r.Counts())})
+			continue
+		}
 		kept := yesNo(sb.Sustained)
 		if sb.ProducerLimited {
 			kept += " (producer-limited)"
@@ -176,8 +184,14 @@ func standbyTable(steps []runRestore) *Table {
 		t.Rows = append(t.Rows, []string{x.ref(), perSec(sb.TargetRate), perSec(sb.WrittenRate), perSec(sb.AppliedRate),
 			thousands(sb.LagP50), thousands(sb.LagP99), thousands(sb.LagMax), kept, catch, yesNo(x.r.Counts())})
 	}
+	if unjudged > 0 {
+		t.Caption += fmt.Sprintf("; %s: the step took fewer than %d lag samples while it wrote, so it has no verdict", noFigure, runs.MinLagSamples)
+	}
 	return t
 }
+
+// noFigure stands in for a figure a step did not measure.
+const noFigure = "–"
 
 // failoverBlocks: per case the processing gaps of its kills, how the
 // survivors took over and what the ledger check found.

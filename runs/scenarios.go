@@ -1,5 +1,7 @@
 package runs
 
+import "github.com/restorebench/restorebench/config"
+
 // WarmRecord is what a warm-restart measurement adds to its restore
 // record: the step of the sequence (a cold baseline, then restarts with the
 // state directory kept) and what changed while the instance was down.
@@ -50,9 +52,14 @@ type StandbyRecord struct {
 	LagP50 int64      `json:"lag_p50"`
 	LagP99 int64      `json:"lag_p99"`
 	LagMax int64      `json:"lag_max"`
+	// LagSamples is how many lag samples the step took while it wrote
+	// (the points of Lag within its Seconds); a rate step with fewer than
+	// MinLagSamples has no verdict (see Judged).
+	LagSamples int `json:"lag_samples"`
 	// Sustained says the standby kept up: its lag stayed bounded (within
 	// AcceptableRecoveryLag, or not growing over the step's second half)
-	// and it caught up within a second of the writes stopping.
+	// and it caught up within a second of the writes stopping. A rate
+	// step without a verdict (Judged false) is not sustained.
 	Sustained bool `json:"sustained"`
 	// ProducerLimited says the producer wrote below TargetRate: the step
 	// measured the standby at WrittenRate, not at the target.
@@ -91,3 +98,37 @@ type CompactionRecord struct {
 	// "kfake" (the embedded broker, compacted once on request).
 	Cleaner string `json:"cleaner"`
 }
+
+// MinLagSamples is the fewest lag samples a standby's rate step must take
+// while it writes for its verdict, kept up or fell behind, to be a
+// measurement: fewer say nothing of how the lag moved (one sample at the
+// step's start reads 0 whatever follows).
+const MinLagSamples = config.MinStandbyLagSamples
+
+// WriteSamples counts the step's lag samples taken while it wrote: the
+// points of Lag within its Seconds (what LagSamples records).
+func (s *StandbyRecord) WriteSamples() int {
+	n := 0
+	for _, p := range s.Lag {
+		if p.T >= 0 && p.T <= s.Seconds {
+			n++
+		}
+	}
+	return n
+}
+
+// RateStep says whether the record is a step at a set write rate ("rate",
+// or "max" of the search for the highest), which its lag samples judge.
+func (s *StandbyRecord) RateStep() bool { return s.Step == "rate" || s.Step == "max" }
+
+// Judged says whether the step's verdict rests on a measurement: a rate
+// step needs MinLagSamples lag samples while it wrote, counted from its
+// lag series (a record's own LagSamples is not taken on trust); the
+// initial restore and the pause steps' catch-up are judged otherwise.
+func (s *StandbyRecord) Judged() bool {
+	return !s.RateStep() || s.WriteSamples() >= MinLagSamples
+}
+
+// KeptUp says the standby sustained the step, as measured: Sustained,
+// with a verdict.
+func (s *StandbyRecord) KeptUp() bool { return s.Sustained && s.Judged() }

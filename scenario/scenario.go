@@ -96,7 +96,13 @@ type Changer interface {
 
 // Scenario runs one request and returns its records, one per measurement
 // it makes (a cold restore makes one; a warm-restart sequence one per
-// restart), filled in as far as the run got, also on error.
+// restart), filled in as far as the run got, also on error. On error it
+// returns every measurement it finished before the failed step (each
+// verified, or carrying its verification's failure in Error) and that
+// step's error; the failed step's partial record, if it made one, comes
+// last with Error set. A step can fail without a record of its own (the
+// write before a warm restart): the finished measurements still stand,
+// and the bench keeps them, also when the run is interrupted.
 type Scenario interface {
 	Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error)
 }

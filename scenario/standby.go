@@ -107,6 +107,9 @@ func findMaxRate(best float64, step func(step string, rate float64) (*runs.Stand
 			return err
 		}
 		switch {
+		case !r.Judged():
+			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the search stops", rate, r.LagSamples, runs.MinLagSamples)
+			return nil
 		case r.Sustained && r.ProducerLimited:
 			// The producer, not the standby, is the limit: the standby
 			// sustains at least what was written.
@@ -124,6 +127,10 @@ func findMaxRate(best float64, step func(step string, rate float64) (*runs.Stand
 		r, err := step("max", mid)
 		if err != nil {
 			return err
+		}
+		if !r.Judged() {
+			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the search stops", mid, r.LagSamples, runs.MinLagSamples)
+			return nil
 		}
 		if r.Sustained {
 			lo = mid
@@ -160,7 +167,7 @@ func (s *standbyRun) rateStep(step string, rate float64) (*runs.StandbyRecord, e
 	}
 	setLag(sr, points)
 	sr.ProducerLimited = sr.WrittenRate < 0.95*rate
-	sr.Sustained = caught && lagBounded(points, writeSecs, rate, st.AcceptableRecoveryLag)
+	judge(sr, caught && lagBounded(points, writeSecs, rate, st.AcceptableRecoveryLag), s.env.Logf)
 	if werr != nil {
 		err = werr
 	}
@@ -351,10 +358,25 @@ func slope(xs, ys []float64) float64 {
 	return num / den
 }
 
-// setLag records a step's lag samples and their percentiles.
+// setLag records a step's lag samples and their percentiles, and for a
+// rate step (its Seconds set) how many it took while writing.
 func setLag(sr *runs.StandbyRecord, points []runs.LagPoint) {
 	sr.Lag = points
 	sr.LagP50, sr.LagP99, sr.LagMax = lagPercentiles(points)
+	if sr.RateStep() {
+		sr.LagSamples = sr.WriteSamples()
+	}
+}
+
+// judge gives a rate step its verdict: sustained when kept says its lag
+// stayed bounded and it caught up, and only when it took enough lag
+// samples while writing to say so; without them it has none (Judged).
+func judge(sr *runs.StandbyRecord, kept bool, logf func(string, ...any)) {
+	sr.Sustained = kept && sr.Judged()
+	if !sr.Judged() {
+		logf("standby: %s step at %.0f records/s took %d lag samples while writing, fewer than %d: no verdict on whether the standby kept up",
+			sr.Step, sr.TargetRate, sr.LagSamples, runs.MinLagSamples)
+	}
 }
 
 // lagPercentiles are the p50, p99 and max of the sampled lags.

@@ -125,9 +125,15 @@ func (s *ksStandby) prepare() error {
 			s.f.base[k] = v
 		}
 	}
-	s.f.base["restorebench.lags.interval.ms"] = strconv.FormatInt(max(s.st.Sample.D().Milliseconds(), 100), 10)
+	s.f.base["restorebench.lags.interval.ms"] = strconv.FormatInt(s.sampleInterval().Milliseconds(), 10)
 	s.ks = runs.KafkaStreamsRun{Properties: maps.Clone(s.f.base), Instances: 2, BytesFrom: "changelog"}
 	return s.f.resetGroup(s.ctx, s.input, nil)
+}
+
+// sampleInterval is how often the instances report their lags: the
+// settings' sample, at least the driver's shortest interval.
+func (s *ksStandby) sampleInterval() time.Duration {
+	return config.StandbyLagInterval(config.EngineKafkaStreams, s.st.Sample)
 }
 
 // run is the scenario after preparation.
@@ -251,8 +257,8 @@ func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, er
 		sr.ProducerLimited = sr.WrittenRate < 0.95*rate
 		// Caught up within a second (and a lag sample) of the last record
 		// reaching the changelog, and the lag bounded while writing.
-		settled := secsFrom(ld.endNs, caughtNs) <= 1+2*s.st.Sample.D().Seconds()
-		sr.Sustained = settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.st.AcceptableRecoveryLag)
+		settled := secsFrom(ld.endNs, caughtNs) <= 1+2*s.sampleInterval().Seconds()
+		judge(sr, settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.st.AcceptableRecoveryLag), s.env.Logf)
 	}
 	stepEnd := max(caughtNs, ld.endNs)
 	applied, secs := s.applied(sb, ld.startNs, stepEnd), secsFrom(ld.startNs, stepEnd)

@@ -74,17 +74,27 @@ func printWarm(w io.Writer, restores []runs.Restore) {
 		})
 }
 
+// noFigure stands in for a figure a step did not measure.
+const noFigure = "–"
+
 func printStandby(w io.Writer, restores []runs.Restore) {
 	best := map[config.Engine]float64{}
+	unjudged := 0
 	printed := table(w, "standby (records/s; lag in records not yet applied):",
 		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified",
 		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" }),
 		func(r runs.Restore) string {
 			sb := r.Standby
+			if !sb.Judged() {
+				// Too few lag samples: no verdict, and no lag figures.
+				unjudged++
+				return fmt.Sprintf("%s\t%d\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%v", r.Case, r.Repeat, sb.TargetRate, sb.WrittenRate,
+					sb.AppliedRate, noFigure, noFigure, noFigure, noFigure, "-", r.Verified)
+			}
 			kept := "yes"
 			if !sb.Sustained {
 				kept = "no"
-			} else if sb.Step != "pause" && r.Verified {
+			} else if sb.RateStep() && r.Counts() {
 				best[r.Params.Engine] = max(best[r.Params.Engine], sb.WrittenRate)
 			}
 			if sb.ProducerLimited {
@@ -99,6 +109,9 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 		})
 	if !printed {
 		return
+	}
+	if unjudged > 0 {
+		fmt.Fprintf(w, "%s: the step took fewer than %d lag samples while it wrote: no verdict on whether the standby kept up, and not counted below\n", noFigure, runs.MinLagSamples)
 	}
 	for _, e := range config.Engines {
 		if best[e] > 0 {
