@@ -245,11 +245,12 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Pairs writes properties as "name=value" in name order, joined by sep:
-// topic configs and Streams properties in logs and reports.
+// topic configs and Streams properties in logs and reports. Secrets are
+// [hidden] (RedactValue).
 func Pairs(m map[string]string, sep string) string {
 	parts := make([]string, 0, len(m))
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
+		parts = append(parts, k+"="+RedactValue(k, m[k]))
 	}
 	return strings.Join(parts, sep)
 }

@@ -217,3 +217,26 @@ func checkNoSecrets(path string, m map[string]string) error {
 	}
 	return nil
 }
+
+// RedactText hides the credentials free text (an error, a profile's YAML)
+// may carry: URL userinfo, and PEM blocks from their BEGIN line to their
+// END line (or to the end of the text).
+func RedactText(s string) string {
+	s = hideUserinfo(s)
+	for {
+		i := strings.Index(s, "-----BEGIN")
+		if i < 0 {
+			return s
+		}
+		end := len(s)
+		if j := strings.Index(s[i:], "-----END"); j >= 0 {
+			end = i + j + len("-----END")
+			if k := strings.Index(s[end:], "-----"); k >= 0 {
+				end += k + len("-----")
+			} else {
+				end = len(s)
+			}
+		}
+		s = s[:i] + Hidden + s[end:]
+	}
+}

@@ -100,6 +100,12 @@ func TestRedact(t *testing.T) {
 			t.Fatalf("Redact changed its input at %s", k)
 		}
 	}
+	if got := Pairs(in, " "); strings.Contains(got, "pw") || strings.Contains(got, "BEGIN") || !strings.Contains(got, "num.standby.replicas=1") {
+		t.Errorf("Pairs shows %q", got)
+	}
+	if RedactText("x -----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY----- y http://u:p@h") != "x [hidden] y http://[hidden]@h" {
+		t.Errorf("RedactText: %q", RedactText("x -----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY----- y http://u:p@h"))
+	}
 	if m := map[string]string{"a": "b"}; Redact(m)["a"] != "b" {
 		t.Fatal("a map without secrets changed")
 	}
