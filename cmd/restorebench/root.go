@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
 // globalFlags are the connection and directory flags every command shares.
@@ -63,7 +64,11 @@ writes results.json plus plots.
 With no --brokers it starts an embedded broker whose log lives on disk under
 --data-dir, so fills survive between runs and are reused.`,
 		SilenceUsage: true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Whatever a command prints on stdout reaches the terminal
+			// without control characters (termsafe.Lines).
+			root := cmd.Root()
+			root.SetOut(termsafe.NewWriter(root.OutOrStdout()))
 			if g.cpuProfile == "" {
 				return nil
 			}
