@@ -37,7 +37,7 @@ changelog) is restored and counted, and reported as not verified.`,
 		Args: cobra.NoArgs,
 	}
 	sf := newSettingFlags(cmd.Flags())
-	resolve := caseFlags(sf, &c)
+	resolve := caseFlags(cmd.Flags(), &c)
 	fl := cmd.Flags()
 	fl.StringVar(&topic, "topic", "", "changelog topic to restore (default <application-id>-<store>-changelog)")
 	sf.stringVar(&appID, "application-id", "application_id", "Kafka Streams application.id (state.dir/<application.id>/...)")
