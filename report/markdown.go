@@ -86,8 +86,8 @@ func mdCells(cells []string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
 		// A pipe splits GFM table cells before any inline parsing, inside
-		// code too; \| is GFM's one way to keep it in its cell.
-		out[i] = strings.ReplaceAll(mdText(c, false), "|", `\|`)
+		// code too: mdText escapes every one (\|, or &#124; in <code>).
+		out[i] = mdText(c, false)
 	}
 	return out
 }
@@ -126,9 +126,10 @@ func mdText(s string, lineStart bool) string {
 var mdSpan = regexp.MustCompile("`([^`]+)`|\\*\\*([^*]+)\\*\\*")
 
 // mdPlainReplacer escapes what Markdown (GFM) would read as markup inside
-// a line: emphasis, code, links, raw HTML and entities, strikethrough.
+// a line: emphasis, code, links, raw HTML and entities, strikethrough, and
+// the pipes that split a table's cells.
 var mdPlainReplacer = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "~", `\~`,
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "~", `\~`, "|", `\|`,
 	"&", "&amp;", "<", "&lt;", ">", "&gt;",
 	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
 )
@@ -162,6 +163,7 @@ func keepBreaks(s string) string {
 func mdCode(b *strings.Builder, s string) {
 	safe := termsafe.String(s)
 	if safe == s && !strings.ContainsAny(s, "<>&|") {
+		// Nothing in it Markdown would read.
 		b.WriteString("`" + s + "`")
 		return
 	}

@@ -19,8 +19,9 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		noReady          bool
 	)
 	cmd := &cobra.Command{
-		Use:   "restore",
-		Short: "Cold-restore a changelog topic into fresh stores, measure it and verify it",
+		Annotations: map[string]string{drawsProgress: "true"},
+		Use:         "restore",
+		Short:       "Cold-restore a changelog topic into fresh stores, measure it and verify it",
 		Long: `restore reads every partition of a changelog from its log start to the end
 offsets captured when the restore begins, into one store per partition, as a
 Kafka Streams instance with no local state does. A topic restorebench filled is

@@ -42,6 +42,10 @@ func (g *globalFlags) stopProfile() {
 	}
 }
 
+// drawsProgress annotates the commands that draw progress bars on stderr,
+// which must stay the terminal itself.
+const drawsProgress = "draws-progress"
+
 // newRootCmd returns the command tree (for tests that need no CPU profile).
 func newRootCmd() *cobra.Command {
 	root, _ := newRoot()
@@ -65,10 +69,14 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 --data-dir, so fills survive between runs and are reused.`,
 		SilenceUsage: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			// Whatever a command prints on stdout reaches the terminal
-			// without control characters (termsafe.Lines).
+			// Whatever a command prints reaches the terminal without
+			// control characters (termsafe.Lines); stderr too, but where
+			// progress bars draw on it (they need the terminal itself).
 			root := cmd.Root()
 			root.SetOut(termsafe.NewWriter(root.OutOrStdout()))
+			if cmd.Annotations[drawsProgress] == "" {
+				root.SetErr(termsafe.NewWriter(root.ErrOrStderr()))
+			}
 			if g.cpuProfile == "" {
 				return nil
 			}
