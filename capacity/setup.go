@@ -248,6 +248,17 @@ func flatten(c config.Case) map[string]any {
 	}
 	walk("", m)
 	delete(out, "engine")
+	// Property values show as results.json records them: secrets hidden,
+	// also for settings that never went through a file.
+	for k, v := range out {
+		for _, p := range []string{"streams.", "compaction.topic_configs."} {
+			if name, ok := strings.CutPrefix(k, p); ok {
+				if s, isText := v.(string); isText {
+					out[k] = config.RedactValue(name, s)
+				}
+			}
+		}
+	}
 	return out
 }
 

@@ -39,6 +39,13 @@ func ParseBrokers(s string) ([]string, error) {
 		if b == "" {
 			continue
 		}
+		// A user name or password in an address (user:pass@host:9092)
+		// would be logged and recorded with it, and Kafka has no such
+		// syntax: credentials go in --command-config or the --sasl-* flags.
+		// The address is not quoted, as it holds the secret.
+		if strings.ContainsRune(b, '@') {
+			return nil, errors.New("a broker address holds a user name or password (user@host): Kafka addresses are host:port; give credentials with --command-config or --sasl-username and --sasl-password-file")
+		}
 		i := strings.LastIndexByte(b, ':')
 		if i <= 0 || i == len(b)-1 {
 			return nil, fmt.Errorf("broker address %q is not host:port", b)

@@ -825,3 +825,16 @@ func FuzzJAAS(f *testing.F) {
 		}
 	})
 }
+
+// A broker address with userinfo is refused without quoting it, from
+// --brokers and from a command-config's bootstrap.servers alike.
+func TestBrokerAddressWithCredentialsIsRefused(t *testing.T) {
+	for _, s := range []string{"alice:s3cr3t@broker:9092", "ok:9092,bob@broker:9092"} {
+		if _, err := ParseBrokers(s); err == nil || strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "bob") {
+			t.Errorf("ParseBrokers(%q): %v", s, err)
+		}
+	}
+	if _, err := parseBootstrap("SASL_SSL://alice:s3cr3t@broker:9092"); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("parseBootstrap: %v", err)
+	}
+}

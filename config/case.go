@@ -195,7 +195,12 @@ var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 //
 // Kafka Streams properties in Streams that a common setting maps to win
 // over it and are written back into it (see KafkaStreamsProperties).
+//
+// Secrets are refused first, before any message could quote their value.
 func (c *Case) Finalize() error {
+	if err := c.checkSecrets(); err != nil {
+		return err
+	}
 	if err := c.adoptMappedStreams(); err != nil {
 		return err
 	}
@@ -205,7 +210,19 @@ func (c *Case) Finalize() error {
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {
 		c.Strategy = StrategyMemory
 	}
-	return c.Validate()
+	return c.streamsPath(c.Validate())
+}
+
+// checkSecrets refuses a secret in any property map of the case: its
+// streams and its compaction topic configs (see checkNoSecrets).
+func (c Case) checkSecrets() error {
+	if err := checkNoSecrets("streams", c.Streams); err != nil {
+		return err
+	}
+	if c.Compaction != nil {
+		return checkNoSecrets("compaction.topic_configs", c.Compaction.TopicConfigs)
+	}
+	return nil
 }
 
 // Validate returns a *FieldError naming the first setting out of range.
@@ -240,6 +257,9 @@ func (c Case) Validate() error {
 		return fieldErr("rocksdb", "preset %q is unknown (known: %s)", c.RocksDBPreset, presetNames())
 	}
 	if err := c.RocksDB.Validate(); err != nil {
+		return err
+	}
+	if err := c.checkSecrets(); err != nil {
 		return err
 	}
 	if err := c.validateScenario(); err != nil {

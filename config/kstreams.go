@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -36,18 +37,37 @@ const (
 )
 
 // mappedStreams are the common settings a Kafka Streams property maps to:
-// each reads the setting as the property's text and writes it back.
+// each reads the setting as the property's text and writes it back. field
+// is the setting's profile name, under which Validate reports it.
 var mappedStreams = []struct {
-	key string
-	get func(Case) int64
-	set func(*Case, int64)
+	key, field string
+	get        func(Case) int64
+	set        func(*Case, int64)
 }{
-	{PropNumStreamThreads, func(c Case) int64 { return int64(c.Threads) }, func(c *Case, v int64) { c.Threads = int(v) }},
-	{PropRestoreMaxPollRecords, func(c Case) int64 { return int64(c.BatchRecords) }, func(c *Case, v int64) { c.BatchRecords = int(v) }},
-	{PropRestoreFetchMaxBytes, func(c Case) int64 { return int64(c.FetchMaxBytes) }, func(c *Case, v int64) { c.FetchMaxBytes = Size(v) }},
-	{PropRestoreMaxPartitionFetchBytes, func(c Case) int64 { return int64(c.MaxPartitionFetchBytes) }, func(c *Case, v int64) {
+	{PropNumStreamThreads, "threads", func(c Case) int64 { return int64(c.Threads) }, func(c *Case, v int64) { c.Threads = int(v) }},
+	{PropRestoreMaxPollRecords, "batch_records", func(c Case) int64 { return int64(c.BatchRecords) }, func(c *Case, v int64) { c.BatchRecords = int(v) }},
+	{PropRestoreFetchMaxBytes, "fetch_max_bytes", func(c Case) int64 { return int64(c.FetchMaxBytes) }, func(c *Case, v int64) { c.FetchMaxBytes = Size(v) }},
+	{PropRestoreMaxPartitionFetchBytes, "max_partition_fetch_bytes", func(c Case) int64 { return int64(c.MaxPartitionFetchBytes) }, func(c *Case, v int64) {
 		c.MaxPartitionFetchBytes = Size(v)
 	}},
+}
+
+// streamsPath is where an error of the common setting field belongs when
+// a streams property set it: "threads" becomes "streams.num.stream.threads"
+// when that key wrote threads, so the error names what the user wrote.
+func (c Case) streamsPath(err error) error {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	for _, m := range mappedStreams {
+		if _, ok := c.Streams[m.key]; ok && fe.Path == m.field {
+			out := *fe
+			out.Path = "streams." + m.key
+			return &out
+		}
+	}
+	return err
 }
 
 // reservedStreams are the properties restorebench sets itself, with why.
@@ -149,20 +169,26 @@ func (c Case) validateKafkaStreams() error {
 	return nil
 }
 
-// validateStreamsKeys refuses Streams keys restorebench must control or that
-// would put a secret into results.json, and mapped keys that are not numbers.
+// validateStreamsKeys refuses Streams keys restorebench must control (also
+// under a client prefix: consumer.bootstrap.servers would point a client at
+// another cluster), secrets, which results.json would record (see
+// checkNoSecrets), and mapped keys that are not numbers.
 func (c Case) validateStreamsKeys() error {
+	if err := checkNoSecrets("streams", c.Streams); err != nil {
+		return err
+	}
 	for _, k := range sortedKeys(c.Streams) {
 		path := "streams." + k
-		switch lk := strings.ToLower(k); {
+		base := ClientBaseName(k)
+		switch {
 		case strings.TrimSpace(k) == "":
 			return fieldErr("streams", "an empty property name")
 		case reservedStreams[k] != "":
 			return fieldErr(path, "must not be set here: %s", reservedStreams[k])
-		case strings.HasPrefix(k, "restorebench."):
+		case reservedStreams[base] != "":
+			return fieldErr(path, "must not be set here, for any client: %s", reservedStreams[base])
+		case strings.HasPrefix(k, "restorebench.") || strings.HasPrefix(base, "restorebench."):
 			return fieldErr(path, "driver keys are restorebench's: they follow from the case's settings (store, RocksDB options)")
-		case strings.Contains(lk, "password") || strings.Contains(lk, "jaas") || strings.Contains(lk, "secret"):
-			return fieldErr(path, "a secret does not belong in a profile: results.json records every streams property")
 		case isMappedStream(k):
 			if _, err := strconv.ParseInt(strings.TrimSpace(c.Streams[k]), 10, 64); err != nil {
 				return fieldErr(path, "%q is not a whole number", c.Streams[k])
@@ -219,11 +245,12 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // Pairs writes properties as "name=value" in name order, joined by sep:
-// topic configs and Streams properties in logs and reports.
+// topic configs and Streams properties in logs and reports. Secrets are
+// [hidden] (RedactValue).
 func Pairs(m map[string]string, sep string) string {
 	parts := make([]string, 0, len(m))
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
+		parts = append(parts, k+"="+RedactValue(k, m[k]))
 	}
 	return strings.Join(parts, sep)
 }

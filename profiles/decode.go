@@ -169,7 +169,9 @@ func lineOf(n *yaml.Node, key string) int {
 }
 
 // located prefixes err's path with parent and, when it has no line yet,
-// gives it the line of its first path element in mapping n.
+// gives it the line of the deepest node of its path written in mapping n
+// (see lineAt): "streams.num.stream.threads" is the line of that key's
+// value, not of the streams mapping.
 func located(err error, n *yaml.Node, parent string) error {
 	var fe *config.FieldError
 	if !errors.As(err, &fe) {
@@ -177,11 +179,52 @@ func located(err error, n *yaml.Node, parent string) error {
 	}
 	out := *fe
 	if out.Line == 0 {
-		key, _, _ := strings.Cut(out.Path, ".")
-		out.Line = lineOf(n, key)
+		out.Line = lineAt(n, out.Path)
 	}
 	out.Path = join(parent, out.Path)
 	return &out
+}
+
+// lineAt is the line of the node at path ("warm.changed[2]",
+// "streams.num.stream.threads": keys may hold dots, so the longest key that
+// matches wins) under n, or of the deepest node on the way that the profile
+// wrote; n's own line when it wrote none of it.
+func lineAt(n *yaml.Node, path string) int {
+	if n == nil {
+		return 0
+	}
+	line := n.Line
+	for path != "" && n != nil {
+		var next *yaml.Node
+		rest := ""
+		switch n.Kind {
+		case yaml.MappingNode:
+			best := -1
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if k == path || strings.HasPrefix(path, k+".") || strings.HasPrefix(path, k+"[") {
+					if best < 0 || len(k) > len(n.Content[best].Value) {
+						best = i
+					}
+				}
+			}
+			if best >= 0 {
+				k := n.Content[best].Value
+				next, rest = n.Content[best+1], strings.TrimPrefix(strings.TrimPrefix(path, k), ".")
+			}
+		case yaml.SequenceNode:
+			if idx, after, ok := strings.Cut(strings.TrimPrefix(path, "["), "]"); ok && strings.HasPrefix(path, "[") {
+				if i, err := strconv.Atoi(idx); err == nil && i >= 0 && i < len(n.Content) {
+					next, rest = n.Content[i], strings.TrimPrefix(after, ".")
+				}
+			}
+		}
+		if next == nil {
+			break
+		}
+		n, path, line = next, rest, next.Line
+	}
+	return line
 }
 
 // mappingValue returns the value node of key in mapping n, or nil.

@@ -75,3 +75,26 @@ func TestKafkaStreamsProfileErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// Errors inside a case's streams mapping and warm counts name the key's
+// own path and line, whichever common setting it maps to; prefixed client
+// overrides of what restorebench owns and secrets are profile errors.
+func TestStreamsAndWarmErrorsNameTheirLine(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams:\n      group.protocol: classic\n      num.stream.threads: \"0\"\n",
+			"line 7: cases[0].streams.num.stream.threads: 0 must be positive"},
+		{"fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams:\n      acceptable.recovery.lag: \"1\"\n      consumer.bootstrap.servers: other:9092\n",
+			"line 7: cases[0].streams.consumer.bootstrap.servers: must not be set here"},
+		{"fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams:\n      acceptable.recovery.lag: \"1\"\n      ssl.keystore.key: |\n        -----BEGIN PRIVATE KEY-----\n        MIIE\n",
+			"line 7: cases[0].streams.ssl.keystore.key: a secret does not belong in a profile"},
+		{"fill: {records: 2500}\ncases:\n  - name: w\n    scenario: warm\n    warm:\n      changed:\n        - 10\n        - 10000000\n",
+			"line 8: cases[0].warm.changed[1]: 10000000 records is over 10 times the fill's 2500 records (at most 25000"},
+		{"fill: {size: 1MB, value_size: 400}\ncases:\n  - name: w\n    scenario: warm\n    warm: {changed: [10000000]}\n",
+			"line 5: cases[0].warm.changed[0]: 10000000 records is over 10 times the fill's about 2403 records"},
+	} {
+		_, err := Parse([]byte(c.yaml), "p.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s\nerror %v\nwant %q", c.yaml, err, c.want)
+		}
+	}
+}

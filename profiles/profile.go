@@ -62,6 +62,35 @@ type document struct {
 	// calibrate) then alternate, and drift on the machine or the broker falls
 	// on all of them alike. Default false.
 	Interleave bool `yaml:"interleave"`
+
+	// fill bounds the warm cases' changed counts (config.FitWarmToFill).
+	fill fillRecords `yaml:"-"`
+}
+
+// fillRecords is how many records the (first) fill holds: exact for a fill
+// by records, estimated from the mean record size for a fill by size.
+type fillRecords struct {
+	n     int64
+	about bool
+}
+
+func fillRecordsOf(spec loadgen.Spec) fillRecords {
+	if spec.Records > 0 {
+		return fillRecords{n: spec.Records}
+	}
+	mean := 16 + (1-spec.TombstoneRatio)*float64(spec.ValueMin+spec.ValueMax)/2
+	if spec.TargetBytes <= 0 || mean <= 0 {
+		return fillRecords{}
+	}
+	return fillRecords{n: int64(float64(spec.TargetBytes) / mean), about: true}
+}
+
+// fitWarm bounds case c's warm counts by the fill, locating an error in n.
+func (d *document) fitWarm(c *config.Case, n *yaml.Node, path string) error {
+	if err := c.FitWarmToFill(d.fill.n, d.fill.about); err != nil {
+		return located(err, n, path)
+	}
+	return nil
 }
 
 // Plan is a validated profile, expanded into what a run executes.
@@ -194,6 +223,7 @@ func parse(b []byte, source string) (*Plan, error) {
 		return nil, located(err, &doc.Fill, "fill")
 	}
 	plan.Spec, plan.Compression, plan.Topic = spec, fill.Compression, fill.Topic
+	doc.fill = fillRecordsOf(spec)
 	if err := config.CheckNames(plan.AppID, plan.StoreName, plan.Topic); err != nil {
 		var fe *config.FieldError
 		if errors.As(err, &fe) && fe.Path == "topic" && fill.Topic != "" {
@@ -237,12 +267,19 @@ func expandCases(base config.Case, doc *document) ([]config.Case, error) {
 				return nil, &config.FieldError{Path: "matrix", Line: doc.Matrix.Line, Msg: fmt.Sprintf("two combinations are both named %q", c.Name)}
 			}
 			seen[c.Name] = true
+			// The matrix's warm settings come from the restore section.
+			if err := doc.fitWarm(&c, &doc.Restore, "restore"); err != nil {
+				return nil, err
+			}
 			cases = append(cases, c)
 		}
 	} else if len(doc.Exclude) > 0 {
 		return nil, &config.FieldError{Path: "exclude", Msg: "there is no matrix to exclude from"}
 	}
 	if len(doc.Cases) == 0 && len(cases) == 0 {
+		if err := doc.fitWarm(&base, &doc.Restore, "restore"); err != nil {
+			return nil, err
+		}
 		return []config.Case{base}, nil
 	}
 	for i := range doc.Cases {
@@ -261,6 +298,9 @@ func expandCases(base config.Case, doc *document) ([]config.Case, error) {
 		seen[c.Name] = true
 		if err := c.Finalize(); err != nil {
 			return nil, located(err, n, path)
+		}
+		if err := doc.fitWarm(&c, n, path); err != nil {
+			return nil, err
 		}
 		cases = append(cases, c)
 	}

@@ -9,7 +9,7 @@ import (
 // scenario's settings keeps the defaults of the others; cases do not share
 // settings; unknown or ill-typed nested settings name their path and line.
 func TestScenarioSettingsKeepTheirDefaults(t *testing.T) {
-	p, err := Parse([]byte("fill: {records: 1000}\ncases:\n  - name: w\n    scenario: warm\n    warm: {rate: 5}\n  - name: w2\n    scenario: warm\n  - name: s\n    scenario: standby\n    standby: {rates: [100]}\n  - name: c\n"), "s.yaml")
+	p, err := Parse([]byte("fill: {records: 200000}\ncases:\n  - name: w\n    scenario: warm\n    warm: {rate: 5}\n  - name: w2\n    scenario: warm\n  - name: s\n    scenario: standby\n    standby: {rates: [100]}\n  - name: c\n"), "s.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -354,7 +354,10 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 	for _, ans := range a.Answers {
 		tab.Rows = append(tab.Rows, []string{ans.Question, answerValue(ans), check(ans), strings.Join(ans.Inputs, "; "), ans.Sources})
 	}
-	s.Blocks = append(s.Blocks, tab, &Para{Text: extrapolationNote(a.Rate), Note: true})
+	s.Blocks = append(s.Blocks, tab)
+	if a.Rate != nil { // no rate (no default case verified): no dagger to explain
+		s.Blocks = append(s.Blocks, &Para{Text: extrapolationNote(a.Rate), Note: true})
+	}
 	if len(a.Unanswered) > 0 {
 		var items []string
 		for _, u := range a.Unanswered {

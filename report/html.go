@@ -7,6 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
 // NewHTMLReporter renders d as one self-contained HTML page: styles inline,
@@ -16,7 +18,7 @@ import (
 func NewHTMLReporter(d *Document) func(io.Writer) error {
 	return func(w io.Writer) error {
 		ew := &errWriter{w: w}
-		fmt.Fprintf(ew, htmlHead, html.EscapeString(d.Title), css)
+		fmt.Fprintf(ew, htmlHead, html.EscapeString(termsafe.String(d.Title)), css)
 		fmt.Fprintf(ew, "<header>\n<h1>%s</h1>\n<p class=\"subtitle\">%s</p>\n</header>\n", inline(d.Title), inline(d.Subtitle))
 		htmlFacts(ew, d.Facts)
 		htmlTOC(ew, d.Sections)
@@ -131,10 +133,11 @@ var (
 	boldSpan = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 )
 
-// inline escapes s and turns `code` and **bold** into their elements;
+// inline escapes s (control characters shown as \x1b, as termsafe does)
+// and turns `code` and **bold** into their elements;
 // line breaks become <br>.
 func inline(s string) string {
-	s = html.EscapeString(s)
+	s = html.EscapeString(termsafe.Lines(s))
 	s = codeSpan.ReplaceAllString(s, "<code>$1</code>")
 	s = boldSpan.ReplaceAllString(s, "<strong>$1</strong>")
 	return strings.ReplaceAll(s, "\n", "<br>")
@@ -146,6 +149,7 @@ var svgSize = regexp.MustCompile(`\s(width|height)="[^"]*"`)
 // comments dropped, fixed width and height removed (the viewBox stays, so
 // CSS scales it), and labelled for screen readers.
 func inlineSVG(svg []byte, title string) string {
+	svg = svgSafe(svg)
 	i := bytes.Index(svg, []byte("<svg"))
 	if i < 0 {
 		return ""
@@ -153,5 +157,16 @@ func inlineSVG(svg []byte, title string) string {
 	svg = svg[i:]
 	end := bytes.IndexByte(svg, '>')
 	tag := svgSize.ReplaceAll(svg[:end], nil)
-	return fmt.Sprintf("%s role=\"img\" aria-label=\"%s\"%s", tag, html.EscapeString(title), svg[end:])
+	return fmt.Sprintf("%s role=\"img\" aria-label=\"%s\"%s", tag, html.EscapeString(termsafe.String(title)), svg[end:])
+}
+
+// svgSafe shows the control characters a chart's labels took from a
+// results file (a case name) escaped, as termsafe does: XML 1.0 forbids
+// them, and an escape sequence has no business in a page or a file.
+func svgSafe(svg []byte) []byte {
+	s := string(svg)
+	if t := termsafe.Lines(s); t != s {
+		return []byte(t)
+	}
+	return svg
 }

@@ -43,7 +43,7 @@ func Write(dir string, d *Document) ([]string, error) {
 		return written, err
 	}
 	for _, f := range d.Figures() {
-		svg := f.SVG
+		svg := svgSafe(f.SVG)
 		if err := put(FigureFile(f), func(w io.Writer) error { _, err := w.Write(svg); return err }); err != nil {
 			return written, err
 		}

@@ -344,12 +344,13 @@ func PerSec(n int64, seconds float64) float64 {
 	return float64(n) / seconds
 }
 
-// Save writes results as indented JSON to path atomically.
+// Save writes results as indented JSON to path atomically, with every
+// secret a property or message may hold hidden (see redacted).
 func (r *Results) Save(path string) error {
 	if err := r.Check(); err != nil {
 		return fmt.Errorf("%s: not written: %w", path, err)
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.MarshalIndent(r.redacted(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -375,7 +376,8 @@ func Load(path string) (*Results, error) {
 	if err := r.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &r, nil
+	// A file written before secrets were hidden shows none either.
+	return r.redacted(), nil
 }
 
 // CaseRestores are one case's restores, in the order they ran.

@@ -37,7 +37,7 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if err != nil {
 				return err
 			}
-			res, err := runs.Load(path)
+			res, err := loadForTerminal(path)
 			if err != nil {
 				return err
 			}

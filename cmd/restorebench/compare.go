@@ -12,6 +12,7 @@ import (
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -58,7 +59,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 				if err != nil {
 					return err
 				}
-				r, err := runs.Load(p)
+				r, err := loadForTerminal(p)
 				if err != nil {
 					return err
 				}
@@ -134,6 +135,19 @@ func report(c *compare.Comparison, format string) compare.Reporter {
 
 // resultsPath resolves an argument to a results.json: the file itself, or
 // DIR/results.json for a run directory.
+// loadForTerminal reads a results.json for a command that prints from it:
+// every string in it passes termsafe.String, so no case name, run id, host
+// or error read from a file (which anyone may have written) reaches the
+// terminal as an escape sequence or as lines of its own.
+func loadForTerminal(path string) (*runs.Results, error) {
+	res, err := runs.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	termsafe.Scrub(res)
+	return res, nil
+}
+
 func resultsPath(arg string) (string, error) {
 	fi, err := os.Stat(arg)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -65,8 +65,9 @@ func (f *fillFlags) request() (bench.FillRequest, error) {
 func newFillCmd(g *globalFlags) *cobra.Command {
 	f := &fillFlags{}
 	cmd := &cobra.Command{
-		Use:   "fill",
-		Short: "Create a compacted changelog topic and fill it with deterministic records",
+		Annotations: map[string]string{drawsProgress: "true"},
+		Use:         "fill",
+		Short:       "Create a compacted changelog topic and fill it with deterministic records",
 		Long: `fill creates <application-id>-<store>-changelog (cleanup.policy=compact) and
 writes records generated from --seed, then records a fill manifest with the
 per-partition end offsets. The state a correct restore must produce is derived

@@ -22,8 +22,18 @@ func newSettingFlags(fs *pflag.FlagSet) *settingFlags {
 	return &settingFlags{fs: fs, byPath: map[string]string{}}
 }
 
-// note records that flag sets the setting at path.
-func (s *settingFlags) note(flag, path string) { s.byPath[path] = flag }
+// note records that flag sets the setting at path. A path is named by one
+// flag only: two flags noting one path would report one's errors under the
+// other (as --store-type's once were under --store), so that panics at
+// start-up, where any test of the command sees it. Settings of another
+// scope (a case's, beside the profile's top level) take their own
+// settingFlags over the same flag set (see caseFlags).
+func (s *settingFlags) note(flag, path string) {
+	if other, ok := s.byPath[path]; ok && other != flag {
+		panic(fmt.Sprintf("flags --%s and --%s both set %q", other, flag, path))
+	}
+	s.byPath[path] = flag
+}
 
 func (s *settingFlags) intVar(p *int, flag, path, usage string) {
 	s.fs.IntVar(p, flag, *p, usage)
@@ -74,8 +84,12 @@ func (v stringValue[T]) Set(s string) error { *v.p = T(s); return nil }
 func (v stringValue[T]) Type() string       { return "string" }
 
 // caseFlags binds the flags of one case's settings to c, which holds the
-// defaults (config.DefaultCase), and resolves them with Finalize.
-func caseFlags(s *settingFlags, c *config.Case) func() error {
+// defaults (config.DefaultCase), and resolves them with Finalize. The case's
+// settings are a scope of their own (a case's "store" is its store type, the
+// top level's the store's name), so they are renamed through their own
+// settingFlags over fs.
+func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
+	s := newSettingFlags(fs)
 	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
 	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store kind: rocksdb or memory")
 	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
 func main() {
@@ -26,10 +28,17 @@ func main() {
 	close(finished)
 	stop()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "restorebench: %v\n", err)
+		fmt.Fprint(os.Stderr, errorLine(err))
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
 		}
 		os.Exit(1)
 	}
+}
+
+// errorLine is how a failed command's error is printed: an error may quote
+// a results file or a profile, so its control characters are escaped
+// (termsafe.Lines) before they reach the terminal.
+func errorLine(err error) string {
+	return "restorebench: " + termsafe.Lines(err.Error()) + "\n"
 }

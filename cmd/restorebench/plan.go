@@ -12,6 +12,7 @@ import (
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -174,6 +175,9 @@ without a standby run).`,
 			rs, err := capacity.LoadRuns(inputs)
 			if err != nil {
 				return err
+			}
+			for _, r := range rs {
+				termsafe.Scrub(r.Results)
 			}
 			a := capacity.Analyze(rs, opts)
 			if a.Rate == nil {

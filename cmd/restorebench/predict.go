@@ -108,7 +108,7 @@ func runPredictScaleOut(cmd *cobra.Command, f *predictFlags) error {
 		if err != nil {
 			return err
 		}
-		if res, err = runs.Load(path); err != nil {
+		if res, err = loadForTerminal(path); err != nil {
 			return err
 		}
 	}

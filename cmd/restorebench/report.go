@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	rpt "github.com/restorebench/restorebench/report"
 )
 
@@ -60,7 +61,8 @@ prints for that deployment.`,
 			}
 			a := capacity.Analyze(rs, opts)
 			if a.Rate == nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "report: without a cold-restore rate the report has no capacity answers: %v\n", a.RateErr)
+				// The reason quotes case names from the files: one line, escaped.
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: without a cold-restore rate the report has no capacity answers: %s\n", termsafe.String(a.RateErr.Error()))
 			}
 			doc, err := rpt.Build(a)
 			if err != nil {

@@ -19,8 +19,9 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		noReady          bool
 	)
 	cmd := &cobra.Command{
-		Use:   "restore",
-		Short: "Cold-restore a changelog topic into fresh stores, measure it and verify it",
+		Annotations: map[string]string{drawsProgress: "true"},
+		Use:         "restore",
+		Short:       "Cold-restore a changelog topic into fresh stores, measure it and verify it",
 		Long: `restore reads every partition of a changelog from its log start to the end
 offsets captured when the restore begins, into one store per partition, as a
 Kafka Streams instance with no local state does. A topic restorebench filled is
@@ -37,7 +38,7 @@ changelog) is restored and counted, and reported as not verified.`,
 		Args: cobra.NoArgs,
 	}
 	sf := newSettingFlags(cmd.Flags())
-	resolve := caseFlags(sf, &c)
+	resolve := caseFlags(cmd.Flags(), &c)
 	fl := cmd.Flags()
 	fl.StringVar(&topic, "topic", "", "changelog topic to restore (default <application-id>-<store>-changelog)")
 	sf.stringVar(&appID, "application-id", "application_id", "Kafka Streams application.id (state.dir/<application.id>/...)")

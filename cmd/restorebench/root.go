@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
 // globalFlags are the connection and directory flags every command shares.
@@ -41,6 +42,10 @@ func (g *globalFlags) stopProfile() {
 	}
 }
 
+// drawsProgress annotates the commands that draw progress bars on stderr,
+// which must stay the terminal itself.
+const drawsProgress = "draws-progress"
+
 // newRootCmd returns the command tree (for tests that need no CPU profile).
 func newRootCmd() *cobra.Command {
 	root, _ := newRoot()
@@ -63,7 +68,15 @@ writes results.json plus plots.
 With no --brokers it starts an embedded broker whose log lives on disk under
 --data-dir, so fills survive between runs and are reused.`,
 		SilenceUsage: true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Whatever a command prints reaches the terminal without
+			// control characters (termsafe.Lines); stderr too, but where
+			// progress bars draw on it (they need the terminal itself).
+			root := cmd.Root()
+			root.SetOut(termsafe.NewWriter(root.OutOrStdout()))
+			if cmd.Annotations[drawsProgress] == "" {
+				root.SetErr(termsafe.NewWriter(root.ErrOrStderr()))
+			}
 			if g.cpuProfile == "" {
 				return nil
 			}

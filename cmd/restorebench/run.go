@@ -22,8 +22,9 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		noPlots      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run PROFILE",
-		Short: "Run a profile: fill (or reuse) the changelog, then every case, verified",
+		Annotations: map[string]string{drawsProgress: "true"},
+		Use:         "run PROFILE",
+		Short:       "Run a profile: fill (or reuse) the changelog, then every case, verified",
 		Long: `run reads a profile (a YAML file, or a built-in name: ` + fmt.Sprint(profiles.Builtins()) + `),
 fills its changelog or reuses an earlier identical fill (after checking the topic
 still holds it), runs each case × repeat as its scenario asks (a cold restore into

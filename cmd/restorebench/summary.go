@@ -116,7 +116,7 @@ func newSummaryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := runs.Load(path)
+			res, err := loadForTerminal(path)
 			if err != nil {
 				return err
 			}

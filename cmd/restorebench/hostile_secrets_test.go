@@ -1,0 +1,271 @@
+package main
+
+// Hostile input, round two: secrets that must never be recorded, results
+// files whose text carries markup or terminal escapes, and messages that
+// must name what the user wrote. Each test is one class, table-driven.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// writeRawRuns writes results as another build (or anyone) could have: plain
+// JSON, without Save's redaction, one directory per run; it returns the
+// results.json paths.
+func writeRawRuns(t *testing.T, rs []*runs.Results) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, r := range rs {
+		d := filepath.Join(dir, fmt.Sprintf("run%d", i+1))
+		os.MkdirAll(d, 0o755)
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(d, "results.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// readOutputs is everything a command left: its stdout, stderr, error and
+// the files it wrote under dir.
+func readOutputs(t *testing.T, dir, stdout, stderr string, err error) map[string]string {
+	t.Helper()
+	out := map[string]string{"stdout": stdout, "stderr": stderr}
+	if err != nil {
+		out["error"] = err.Error()
+		out["printed error"] = errorLine(err)
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			b, _ := os.ReadFile(p)
+			out[p] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+const testKey = "-----BEGIN PRIVATE KEY-----\n        MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDTOPSECRET\n        -----END PRIVATE KEY-----"
+
+// TestHostileSecretsNeverRecorded: a secret (one of Kafka's PASSWORD
+// configs, under any client prefix, or a credential-shaped value) in a
+// profile is refused at profile read, naming the key and line but not the
+// value; a broker address with credentials is refused unquoted; and a
+// results.json that holds secrets anyway (an older build's, or edited)
+// shows none of them in summary, compare, calibration, plan or report.
+func TestHostileSecretsNeverRecorded(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(streams string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte("fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams:\n      num.standby.replicas: \"0\"\n"+streams), 0o644)
+		return p
+	}
+	for _, c := range []struct{ streams, want string }{
+		{"      ssl.keystore.key: |\n        " + testKey + "\n", "line 7: cases[0].streams.ssl.keystore.key: a secret"},
+		{"      ssl.keystore.certificate.chain: TOPSECRET\n", "line 7: cases[0].streams.ssl.keystore.certificate.chain"},
+		{"      ssl.truststore.certificates: TOPSECRET\n", "line 7: cases[0].streams.ssl.truststore.certificates"},
+		{"      basic.auth.user.info: alice:TOPSECRET\n", "line 7: cases[0].streams.basic.auth.user.info"},
+		{"      main.consumer.ssl.key.password: TOPSECRET\n", "line 7: cases[0].streams.main.consumer.ssl.key.password"},
+		{"      producer.sasl.oauthbearer.client.credentials.client.secret: TOPSECRET\n", "line 7: cases[0].streams.producer.sasl.oauthbearer.client.credentials.client.secret"},
+		{"      schema.registry.url: http://alice:TOPSECRET@registry:8081\n", "line 7: cases[0].streams.schema.registry.url: the value looks like a credential"},
+		{"      my.plugin.config: |\n        " + testKey + "\n", "line 7: cases[0].streams.my.plugin.config: the value looks like a credential (a PEM block"},
+	} {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", n+1))
+		stdout, stderr, err := cli(t, "-q", "--data-dir", dir, "run", profile(c.streams), "--out", out, "--no-plots")
+		wantErr(t, c.streams, err, c.want)
+		for name, text := range readOutputs(t, out, stdout, stderr, err) {
+			if strings.Contains(text, "TOPSECRET") || strings.Contains(text, "BEGIN PRIVATE") {
+				t.Errorf("%s: %s holds the secret:\n%s", c.streams, name, text)
+			}
+		}
+		if exists(filepath.Join(out, "results.json")) {
+			t.Errorf("%s: a refused profile wrote results", c.streams)
+		}
+	}
+	for _, b := range []string{"alice:TOPSECRET@localhost:1", "localhost:1,bob:TOPSECRET@localhost:2"} {
+		if _, _, err := cli(t, "-q", "--brokers", b, "restore"); err == nil || strings.Contains(err.Error(), "TOPSECRET") {
+			t.Errorf("--brokers %s: %v", b, err)
+		}
+	}
+
+	// A results file holding secrets in every map a setting reaches.
+	rs := capacitytest.Runs()
+	for _, r := range rs {
+		r.Profile = &runs.ProfileInfo{Name: "p", Source: "p.yaml", YAML: "streams:\n  ssl.keystore.key: |\n    " + testKey + "\n"}
+		for i := range r.Restores {
+			x := &r.Restores[i]
+			if x.Case == "kstreams-default" {
+				continue // the rate comes from the defaults; the other cases' labels show their streams
+			}
+			x.Params.Streams = map[string]string{"ssl.keystore.key": testKey, "consumer.basic.auth.user.info": "alice:TOPSECRET",
+				"schema.registry.url": "http://alice:TOPSECRET@registry:8081"}
+			x.KafkaStreams = &runs.KafkaStreamsRun{Properties: map[string]string{"sasl.jaas.config": "x password=TOPSECRET;", "ssl.truststore.certificates": testKey}}
+		}
+	}
+	paths := writeRawRuns(t, rs)
+	rep := filepath.Join(dir, "report")
+	for _, args := range [][]string{
+		{"summary", paths[0]},
+		{"compare", paths[0], paths[1]},
+		{"compare", "--format", "markdown", paths[0], paths[1]},
+		{"compare", "--format", "benchfmt", paths[0]},
+		{"calibration", paths[0]},
+		{"plan", "--state", "10GB", paths[0], paths[1], paths[2], paths[3]},
+		{"report", "--out", rep, "--state", "10GB", paths[0], paths[1], paths[2], paths[3]},
+	} {
+		stdout, stderr, err := cli(t, args...)
+		for name, text := range readOutputs(t, rep, stdout, stderr, err) {
+			if strings.Contains(text, "TOPSECRET") || strings.Contains(text, "BEGIN PRIVATE") {
+				i := strings.Index(text, "TOPSECRET")
+				if i < 0 {
+					i = strings.Index(text, "BEGIN PRIVATE")
+				}
+				t.Errorf("%s: %s holds a secret: …%s…", strings.Join(args, " "), name, text[max(0, i-100):min(len(text), i+60)])
+			}
+		}
+	}
+	// The setting is named, its value hidden (report.md escapes the brackets).
+	if b, err := os.ReadFile(filepath.Join(rep, "report.md")); err != nil || !strings.Contains(string(b), `streams.ssl.keystore.key=\[hidden\]`) {
+		t.Errorf("report.md does not say the setting was hidden (%v)", err)
+	}
+}
+
+// hostileText is what any text field of a results.json may hold.
+const hostileText = "x\x1b[31m\x1b]0;pwned\x07\u009b2J|cell\n# injected <script>alert(1)</script>\u202e"
+
+// TestHostileMarkupAndEscapesInResults: a results file whose case names,
+// run id, host fields, profile name and streams values carry terminal
+// escapes, table pipes, newlines and HTML reaches no terminal, report.md,
+// report.html or compare markdown raw.
+func TestHostileMarkupAndEscapesInResults(t *testing.T) {
+	rs := capacitytest.Runs()
+	for _, r := range rs {
+		r.RunID += hostileText
+		r.Host.Hostname, r.Host.CPUModel = "host"+hostileText, "cpu"+hostileText
+		r.Profile = &runs.ProfileInfo{Name: "profile" + hostileText, Source: "p.yaml"}
+		r.Error, r.Complete = "stopped"+hostileText, false
+		for i := range r.Restores {
+			x := &r.Restores[i]
+			x.Case += hostileText
+			x.Params.Streams = map[string]string{"x.custom": "v" + hostileText}
+			if i == 0 {
+				x.Verified, x.Error = false, "failed"+hostileText
+			}
+		}
+	}
+	paths := writeRawRuns(t, rs)
+	dir := t.TempDir()
+	rep, md := filepath.Join(dir, "report"), filepath.Join(dir, "compare.md")
+	base := runs.CaseNames(rs[0].Restores)[0]
+	for _, args := range [][]string{
+		{"summary", paths[0]},
+		{"compare", paths[0], paths[1]},
+		{"compare", "--baseline", base, paths[0]},
+		{"compare", "--baseline", "no-such" + hostileText, paths[0]},
+		{"compare", "--format", "markdown", "--out", md, paths[0], paths[1]},
+		{"compare", "--format", "benchfmt", paths[0]},
+		{"calibration", paths[0]},
+		{"calibration", "--format", "markdown", paths[0]},
+		{"plan", "--state", "10GB", paths[0], paths[1], paths[2], paths[3]},
+		{"predict", "scaleout", "--from", paths[0]},
+		{"report", "--out", rep, "--state", "10GB", paths[0], paths[1], paths[2], paths[3]},
+	} {
+		stdout, stderr, err := cli(t, args...)
+		outs := readOutputs(t, dir, stdout, stderr, err)
+		delete(outs, "error") // what main prints is "printed error"
+		for name, text := range outs {
+			for _, raw := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+				if strings.Contains(text, raw) {
+					t.Errorf("%s: %s holds %q raw", strings.Join(args, " "), name, raw)
+				}
+			}
+			if strings.Contains(text, "\n# injected") {
+				t.Errorf("%s: %s holds a line of the results' own", strings.Join(args, " "), name)
+			}
+			if strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".html") || strings.HasSuffix(name, ".svg") {
+				if strings.Contains(text, "<script>") {
+					t.Errorf("%s: %s holds raw HTML", strings.Join(args, " "), name)
+				}
+			}
+			if strings.HasSuffix(name, ".md") {
+				for _, line := range strings.Split(text, "\n") {
+					if strings.Contains(line, "|cell") && !strings.Contains(line, `\|cell`) {
+						t.Errorf("%s: %s splits a table row: %q", strings.Join(args, " "), name, line)
+					}
+				}
+			}
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(rep, "report.md")); !strings.Contains(string(b), `\\x1b`) {
+		t.Error("report.md does not show the escape escaped: the test may test nothing")
+	}
+}
+
+// TestHostileMisleadingMessages: an error names the setting the user
+// wrote, at its own line, and stops at the profile instead of a stall:
+// prefixed client overrides of bootstrap.servers, a mapped streams key's
+// bad value, --store-type, and a warm.changed out of proportion to the
+// fill.
+func TestHostileMisleadingMessages(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("m%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	ks := func(streams string) string {
+		return profile("fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n    streams:\n      acceptable.recovery.lag: \"100\"\n" + streams)
+	}
+	type tc struct {
+		args []string
+		want []string
+	}
+	var cases []tc
+	for _, p := range []string{"consumer.", "main.consumer.", "restore.consumer.", "global.consumer.", "producer.", "admin."} {
+		cases = append(cases, tc{[]string{"run", ks("      " + p + "bootstrap.servers: elsewhere:9092\n")},
+			[]string{"line 7: cases[0].streams." + p + "bootstrap.servers: must not be set here"}})
+	}
+	cases = append(cases,
+		tc{[]string{"run", profile("fill: {records: 1000}\ncases:\n  - name: a\n    engine: model\n    streams:\n      restore.consumer.bootstrap.servers: x:1\n")},
+			[]string{"line 6: cases[0].streams.restore.consumer.bootstrap.servers"}},
+		tc{[]string{"run", ks("      num.stream.threads: \"0\"\n")}, []string{"line 7: cases[0].streams.num.stream.threads: 0 must be positive"}},
+		tc{[]string{"run", ks("      restore.consumer.max.poll.records: \"0\"\n")}, []string{"line 7: cases[0].streams.restore.consumer.max.poll.records: 0 must be positive"}},
+		tc{[]string{"run", profile("fill: {records: 1000}\nrestore:\n  streams:\n    num.stream.threads: \"-1\"\n")}, []string{"line 4: restore.streams.num.stream.threads"}},
+		tc{[]string{"restore", "--store-type", "disk"}, []string{"--store-type: \"disk\" is not one of rocksdb, memory"}},
+		tc{[]string{"restore", "--strategy", "fast"}, []string{"--strategy:"}},
+		tc{[]string{"run", profile("fill: {records: 1000}\ncases:\n  - name: w\n    scenario: warm\n    warm:\n      changed: [0, 4000000000]\n")},
+			[]string{"line 6: cases[0].warm.changed[1]: 4000000000 records is over 10 times the fill's 1000 records (at most 10000"}},
+		tc{[]string{"run", profile("fill: {size: 1MB}\ncases:\n  - name: w\n    scenario: warm\n    warm: {changed: [4000000000]}\n")},
+			[]string{"cases[0].warm.changed[0]: 4000000000 records is over 10 times the fill's about", "records (at most"}},
+		tc{[]string{"run", profile("fill: {records: 1000}\ncases:\n  - name: w\n    scenario: warm\n    warm: {changed: [2000%]}\n")}, []string{"line 5: cases[0].warm.changed"}},
+	)
+	for _, c := range cases {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", n))
+		args := append([]string{"-q", "--data-dir", dir}, c.args...)
+		if c.args[0] == "run" {
+			args = append(args, "--out", out, "--no-plots")
+		}
+		_, _, err := cli(t, args...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+		if exists(filepath.Join(out, "results.json")) {
+			t.Errorf("%s: a refused profile wrote results", strings.Join(c.args, " "))
+		}
+	}
+}

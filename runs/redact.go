@@ -1,0 +1,69 @@
+package runs
+
+import "github.com/restorebench/restorebench/config"
+
+// redacted returns r as results.json may record it: every property map a
+// restore carries (its case's streams and topic configs, the Kafka Streams
+// instances' properties, a compaction's topic configs) through
+// config.Redact, and the free text (the profile's YAML, errors) through
+// config.RedactText. Profiles refuse secrets; this is the defence behind
+// that, for whatever path a secret took around it. r itself, whose maps
+// the run may still be using, is not changed: what needs a change is copied.
+func (r *Results) redacted() *Results {
+	out := *r
+	out.Error = config.RedactText(r.Error)
+	if r.Profile != nil {
+		p := *r.Profile
+		p.YAML = config.RedactText(p.YAML)
+		out.Profile = &p
+	}
+	out.Restores = make([]Restore, len(r.Restores))
+	for i, x := range r.Restores {
+		out.Restores[i] = x.redacted()
+	}
+	return &out
+}
+
+func (x Restore) redacted() Restore {
+	x.Error = config.RedactText(x.Error)
+	x.Params.Streams = config.Redact(x.Params.Streams)
+	if c := x.Params.Compaction; c != nil {
+		if m := config.Redact(c.TopicConfigs); !sameMap(m, c.TopicConfigs) {
+			cc := *c
+			cc.TopicConfigs = m
+			x.Params.Compaction = &cc
+		}
+	}
+	if k := x.KafkaStreams; k != nil {
+		if m := config.Redact(k.Properties); !sameMap(m, k.Properties) {
+			kk := *k
+			kk.Properties = m
+			x.KafkaStreams = &kk
+		}
+	}
+	if c := x.Compaction; c != nil {
+		if m := config.Redact(c.TopicConfigs); !sameMap(m, c.TopicConfigs) {
+			cc := *c
+			cc.TopicConfigs = m
+			x.Compaction = &cc
+		}
+	}
+	return x
+}
+
+// sameMap reports whether a and b are the same map (Redact returns its
+// argument when nothing needed hiding).
+func sameMap(a, b map[string]string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
