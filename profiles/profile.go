@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -107,7 +108,7 @@ func Load(nameOrPath string) (*Plan, error) {
 	isDir := false
 	if fi, err := os.Stat(nameOrPath); err == nil && fi.IsDir() {
 		isDir = true
-	} else if b, err := os.ReadFile(nameOrPath); err == nil {
+	} else if b, err := boundedread.ReadFile(nameOrPath, boundedread.Profile); err == nil {
 		return Parse(b, nameOrPath)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("profile %s: %w", nameOrPath, err)
