@@ -53,6 +53,10 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	if o.Repeats > 0 {
 		repeats = o.Repeats
 	}
+	// The schedule is built in memory: refuse a runaway one before it is.
+	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+		return nil, err
+	}
 	// Refuse a case this broker cannot run before filling anything.
 	for _, c := range plan.Cases {
 		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
@@ -192,6 +196,9 @@ type RestoreTopicOptions struct {
 func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Results, error) {
 	if o.Repeats <= 0 {
 		o.Repeats = 1
+	}
+	if o.Repeats > profiles.MaxRepeats {
+		return nil, fmt.Errorf("repeats: %d is over %d", o.Repeats, profiles.MaxRepeats)
 	}
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")

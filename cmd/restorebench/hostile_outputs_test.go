@@ -8,6 +8,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,13 +44,18 @@ func cliWithin(t *testing.T, d time.Duration, args ...string) (stdout, stderr st
 // cliNoChdir is cli without its fresh working directory (the caller sets
 // one), safe to call from a goroutine other than the test's.
 func cliNoChdir(args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return cliCtx(ctx, args...)
+}
+
+// cliCtx runs the CLI in-process under ctx (cancelling it is Ctrl-C).
+func cliCtx(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
 	var o, e bytes.Buffer
 	cmd.SetOut(&o)
 	cmd.SetErr(&e)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	err = cmd.ExecuteContext(ctx)
 	return o.String(), e.String(), err
 }
@@ -83,5 +90,61 @@ func TestHostileInputsThatAreNotFiles(t *testing.T) {
 	} {
 		_, _, err := cliWithin(t, 30*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
 		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+}
+
+// TestHostileRunawayCounts: a count no run or simulation can complete is
+// refused before anything of its size is built, with the bound in the
+// error; a zero or negative count is an error, never the default; and a
+// long simulation stops at Ctrl-C.
+func TestHostileRunawayCounts(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	predict := []string{"predict", "scaleout", "--task-size", "1GB", "--before", "2", "--after", "4", "--restore-rate", "50MB"}
+	p := func(args ...string) []string { return append(append([]string{}, predict...), args...) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", profile("fill: {records: 10}\nrepeats: 1000000000\n")}, "line 2: repeats: 1000000000 is over 100"},
+		{[]string{"run", profile("fill: {records: 10}\ncases:\n  - name: a\n    engine: kafka-streams\n    scenario: scaleout\n    scaleout: {after: 100000}\n")}, "cases[0].scaleout.after: 100000 is over 64"},
+		{[]string{"run", profile("fill: {records: 10}\nmatrix:\n  batch_records: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100]\n  threads: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100]\n")}, "line 3: matrix: more than 500 combinations"},
+		{[]string{"run", "quick", "--repeats", "1000000000"}, "--repeats: 1000000000 is over 100"},
+		{[]string{"run", profile("fill: {records: 10}\nmatrix: {batch_records: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]}\n"), "--repeats", "100"}, "--repeats: 51 cases × 100 repeats is 5100 restores, over the 5000"},
+		{[]string{"restore", "--repeats", "1000000000"}, "--repeats: 1000000000 is over 100"},
+		{[]string{"restore", "--threads", "1000000"}, "--threads: 1000000 is over 1024"},
+		{p("--tasks", "1000000000"), "--tasks: 1000000000 is over 100000"},
+		{p("--tasks", "0"), "--tasks: 0 must be positive"},
+		{p("--tasks", "-5"), "--tasks: -5 must be positive"},
+		{p("--tasks", "8", "--samples", "100000000"), "--samples: 100000000 must be between 1 and 10000"},
+		{p("--tasks", "8", "--samples", "0"), "--samples: 0 must be between 1 and 10000"},
+		{p("--tasks", "8", "--samples", "-1"), "--samples: -1 must be between 1 and 10000"},
+		{p("--tasks", "8", "--after", "1000000"), "--after: 1000000 is over 1000"},
+		{p("--tasks", "100000", "--after", "1000"), "--after × --tasks: 1000 × 100000 is over 10000000"},
+		{p("--tasks", "8", "--threads", "100000000"), "--threads: 100000000 is over 1024"},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want)
+	}
+	if _, _, err := cliWithin(t, 30*time.Second, p("--tasks", "8", "--samples", "1")...); err != nil {
+		t.Fatalf("--samples 1: %v", err)
+	}
+
+	// Ctrl-C stops a simulation of many minutes within seconds.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	start := time.Now()
+	_, _, err := cliCtx(ctx, p("--tasks", "100000")...)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("predict interrupted: error %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("predict stopped %s after its start, cancelled after 1s", d)
 	}
 }

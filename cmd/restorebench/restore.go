@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
 )
 
 func newRestoreCmd(g *globalFlags) *cobra.Command {
@@ -53,6 +55,9 @@ changelog) is restored and counted, and reported as not verified.`,
 		}
 		if repeats <= 0 {
 			return sf.rename(&config.FieldError{Path: "repeats", Msg: "must be positive"})
+		}
+		if repeats > profiles.MaxRepeats {
+			return sf.rename(&config.FieldError{Path: "repeats", Msg: fmt.Sprintf("%d is over %d", repeats, profiles.MaxRepeats)})
 		}
 		if err := config.CheckNames(appID, store, topic); err != nil {
 			return sf.rename(err)

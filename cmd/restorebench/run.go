@@ -42,6 +42,11 @@ an interrupted run keeps what finished.`,
 			if cmd.Flags().Changed("repeats") && repeats <= 0 {
 				return fmt.Errorf("--repeats: %d must be positive", repeats)
 			}
+			if repeats > 0 {
+				if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+					return fmt.Errorf("--%w", err)
+				}
+			}
 			runID := bench.NewRunID(plan.Name)
 			if out == "" {
 				out = filepath.Join("results", runID)
