@@ -148,3 +148,61 @@ func TestHostileRunawayCounts(t *testing.T) {
 		t.Fatalf("predict stopped %s after its start, cancelled after 1s", d)
 	}
 }
+
+// TestHostileSymlinkedStateDir: a --state-dir that reaches the embedded
+// broker's log or the fill manifests through a symlink (the dir itself, a
+// parent, a link to a directory not made yet) is refused like the real
+// path, and the broker's log is left as it was.
+func TestHostileSymlinkedStateDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	broker := filepath.Join(dir, "broker")
+	before := du(t, broker)
+	links := t.TempDir()
+	link := func(name, target string) string {
+		p := filepath.Join(links, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	toBroker := link("to-broker", broker)
+	toData := link("to-data", dir)
+	toFills := link("to-fills", filepath.Join(dir, "fills"))
+	dangling := link("dangling", filepath.Join(broker, "not-yet"))
+	relative := link("relative", "to-broker")
+	prof := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(prof, []byte("fill: {records: 4000, keys: 500}\ncases: [{name: a}]\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state-dir", toBroker, "restore", "--application-id", "x"}, "inside"},
+		{[]string{"--state-dir", toBroker, "restore"}, "inside"},
+		{[]string{"--state-dir", toData, "restore", "--application-id", "broker"}, "is"},
+		{[]string{"--state-dir", filepath.Join(toBroker, "deeper", "still"), "restore"}, "inside"},
+		{[]string{"--state-dir", toFills, "restore"}, "inside"},
+		{[]string{"--state-dir", dangling, "restore"}, "inside"},
+		{[]string{"--state-dir", relative, "restore"}, "inside"},
+		{[]string{"--state-dir", toBroker, "run", prof, "--out", filepath.Join(dir, "out1"), "--no-plots"}, "inside"},
+		{[]string{"--state-dir", filepath.Join(toData, "sub"), "restore", "--out", filepath.Join(dir, "out2")}, ""},
+	} {
+		_, _, err := cli(t, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		if c.want == "" {
+			// The data dir's own state/ sibling is fine: not inside the log.
+			if err != nil {
+				t.Fatalf("%s: %v", strings.Join(c.args, " "), err)
+			}
+			continue
+		}
+		wantErr(t, strings.Join(c.args, " "), err, c.want, "refusing", broker[:len(dir)])
+	}
+	if after := du(t, broker); after != before {
+		t.Fatalf("the broker's log changed: %d bytes before, %d after", before, after)
+	}
+	if exists(filepath.Join(broker, "x")) || exists(filepath.Join(broker, "not-yet")) || exists(filepath.Join(broker, "restorebench")) {
+		t.Fatal("a state dir was made inside the broker's log")
+	}
+}
