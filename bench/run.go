@@ -40,6 +40,15 @@ func NewRunID(profile string) string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + profile
 }
 
+// checkRunID refuses a run id that is not one path element: it names the
+// run's state root under the state dir.
+func checkRunID(id string) error {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`+"\x00") {
+		return fmt.Errorf("run id %q is not one path element", id)
+	}
+	return nil
+}
+
 // Run executes a plan: it ensures the fill, then runs every case × repeat
 // with its scenario on a fresh state directory, verifying each. results.json
 // is rewritten atomically after every restore, so an interrupted run keeps
@@ -48,6 +57,9 @@ func NewRunID(profile string) string {
 func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs.Results, error) {
 	if o.RunID == "" {
 		o.RunID = NewRunID(plan.Name)
+	}
+	if err := checkRunID(o.RunID); err != nil {
+		return nil, err
 	}
 	repeats := plan.Repeats
 	if o.Repeats > 0 {
@@ -68,11 +80,15 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		return nil, err
 	}
 	out.res.Profile = &runs.ProfileInfo{Name: plan.Name, Source: plan.Source, Repeats: repeats, YAML: plan.YAML}
-	stateRoot := filepath.Join(e.Opts.StateDir, o.RunID)
-	root, err := e.claimRunState(stateRoot)
+	root, runID, err := e.claimRunState(o.RunID)
 	if err != nil {
 		return out.fail(err)
 	}
+	if runID != o.RunID {
+		e.Logf("run: %s is another run's (its state dir exists); this run is %s", o.RunID, runID)
+		o.RunID, out.res.RunID = runID, runID
+	}
+	stateRoot := root.Path
 	defer func() {
 		if o.KeepState {
 			root.Release()

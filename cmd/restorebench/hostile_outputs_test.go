@@ -206,3 +206,128 @@ func TestHostileSymlinkedStateDir(t *testing.T) {
 		t.Fatal("a state dir was made inside the broker's log")
 	}
 }
+
+// TestHostileOutputsNeverOverwrite: no command writes over a run's
+// results or into a directory another process is writing: a second run
+// into a live run's --out is refused before any work (not once the first
+// has written results.json), default run ids never collide, and compare,
+// calibration, plot, report and --cpuprofile refuse to replace a results
+// file (by name or by content) with their output.
+func TestHostileOutputsNeverOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	if _, _, err := cli(t, "-q", "--data-dir", dir, "restore", "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(run, "results.json")
+	orig, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(dir, "copy-of-results.txt")
+	os.WriteFile(copied, orig, 0o644)
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "results.json"), orig, 0o644)
+	reportDir := filepath.Join(dir, "rep")
+	os.MkdirAll(reportDir, 0o755)
+	os.WriteFile(filepath.Join(reportDir, "report.md"), orig, 0o644)
+	input := filepath.Join(dir, "input.yaml")
+	os.WriteFile(input, []byte("fill: {records: 4000, keys: 500}\n"), 0o644)
+	oldProfile := filepath.Join(dir, "old.prof")
+	os.WriteFile(oldProfile, []byte{0x1f, 0x8b, 8, 0}, 0o644)
+
+	// A run in progress holds its --out (as a live process does).
+	live := filepath.Join(dir, "live")
+	held, err := lockOut("--out", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.release()
+
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", input, "--out", live, "--no-plots"}, []string{"--out " + live, "in use by another restorebench process"}},
+		{[]string{"restore", "--out", live}, []string{"--out " + live, "in use"}},
+		{[]string{"plot", results, "--out", live}, []string{live, "in use"}},
+		{[]string{"report", run, "--out", live}, []string{live, "in use"}},
+		{[]string{"run", input, "--out", run, "--no-plots"}, []string{"already holds a run's results"}},
+		{[]string{"compare", run, "--out", results}, []string{results, "results"}},
+		{[]string{"compare", run, "--out", copied}, []string{copied, "holds a run's results"}},
+		{[]string{"compare", run, "--out", filepath.Join(dir, "new", "results.json")}, []string{"results file"}},
+		{[]string{"calibration", run, "--out", results}, []string{results, "results"}},
+		{[]string{"calibration", run, "--out", copied}, []string{copied, "holds a run's results"}},
+		{[]string{"--cpuprofile", results, "summary", run}, []string{"--cpuprofile", results}},
+		{[]string{"--cpuprofile", copied, "summary", run}, []string{"--cpuprofile", copied, "holds a run's results"}},
+		{[]string{"--cpuprofile", input, "run", input}, []string{"--cpuprofile", input, "not a Go profile"}},
+		{[]string{"plot", results, "--out", other}, []string{other, "another run's results"}},
+		{[]string{"report", run, "--out", reportDir}, []string{"report.md", "holds a run's results"}},
+	} {
+		root, g := newRoot()
+		root.SetArgs(append([]string{"-q", "--data-dir", dir}, c.args...))
+		root.SetOut(new(bytes.Buffer))
+		root.SetErr(new(bytes.Buffer))
+		err := root.Execute()
+		g.stopProfile()
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+	for _, f := range []string{results, copied, filepath.Join(other, "results.json"), filepath.Join(reportDir, "report.md")} {
+		if b, _ := os.ReadFile(f); !bytes.Equal(b, orig) {
+			t.Fatalf("%s was changed", f)
+		}
+	}
+	if b, _ := os.ReadFile(input); string(b) != "fill: {records: 4000, keys: 500}\n" {
+		t.Fatalf("the input profile was overwritten: %q", b)
+	}
+	if ents, _ := os.ReadDir(live); len(ents) != 0 {
+		t.Fatalf("a refused command wrote into the live run's directory: %v", ents)
+	}
+	// An earlier CPU profile may be replaced.
+	root, g := newRoot()
+	root.SetArgs([]string{"--cpuprofile", oldProfile, "profiles"})
+	root.SetOut(new(bytes.Buffer))
+	err = root.Execute()
+	g.stopProfile()
+	if err != nil {
+		t.Fatalf("--cpuprofile over an earlier profile: %v", err)
+	}
+
+	// Restores started in the same second (here: results dirs of this
+	// second and the next two already taken by finished restores) get run
+	// ids of their own instead of failing or sharing a directory.
+	t.Chdir(t.TempDir())
+	now := time.Now()
+	for s := range 3 {
+		id := now.Add(time.Duration(s)*time.Second).UTC().Format("20060102-150405") + "-restore"
+		os.MkdirAll(filepath.Join("results", id), 0o755)
+		os.WriteFile(filepath.Join("results", id, "results.json"), orig, 0o644)
+	}
+	seen := map[string]bool{}
+	for range 2 {
+		_, stderr, err := cliNoChdir("-q", "--data-dir", dir, "restore")
+		if err != nil {
+			t.Fatalf("a restore in the same second as others: %v\n%s", err, stderr)
+		}
+	}
+	ents, _ := os.ReadDir("results")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("results", e.Name(), "results.json"))
+		if err != nil {
+			t.Fatalf("results/%s: %v", e.Name(), err)
+		}
+		if !bytes.Equal(b, orig) {
+			if seen[string(b)] {
+				t.Fatal("two restores wrote the same results")
+			}
+			seen[string(b)] = true
+		}
+	}
+	if len(ents) != 5 || len(seen) != 2 {
+		t.Fatalf("results dirs %d (want 5), new results %d (want 2)", len(ents), len(seen))
+	}
+}

@@ -65,18 +65,16 @@ changelog) is restored and counted, and reported as not verified.`,
 		if topic == "" {
 			topic = config.ChangelogTopic(appID, store)
 		}
+		runID, out, claim, err := claimRunOut("restore", out)
+		if err != nil {
+			return err
+		}
+		defer claim.release()
 		env, err := g.connect(cmd)
 		if err != nil {
 			return err
 		}
 		defer env.Close()
-		runID := bench.NewRunID("restore")
-		if out == "" {
-			out = filepath.Join("results", runID)
-		}
-		if err := claimOutDir(out); err != nil {
-			return err
-		}
 		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,
 			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,
