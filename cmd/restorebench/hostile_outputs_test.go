@@ -331,3 +331,28 @@ func TestHostileOutputsNeverOverwrite(t *testing.T) {
 		t.Fatalf("results dirs %d (want 5), new results %d (want 2)", len(ents), len(seen))
 	}
 }
+
+// TestHostileProfileNameEscapes: a profile's name becomes its run id, and
+// so results/<run-id> and the state root: one that would climb out of
+// results/ or make nested directories is refused naming the field and
+// line, and nothing is written outside results/.
+func TestHostileProfileNameEscapes(t *testing.T) {
+	dir := t.TempDir()
+	work := t.TempDir()
+	t.Chdir(work)
+	victim := filepath.Join(filepath.Dir(work), "victim")
+	os.MkdirAll(victim, 0o755)
+	os.WriteFile(filepath.Join(victim, "results.json"), []byte("mine"), 0o644)
+	for i, name := range []string{"../victim", "../../../../victim", "x<script>alert(1)</script>", "a/b/c", "/tmp/abs", ".."} {
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", i))
+		os.WriteFile(p, []byte(fmt.Sprintf("description: hostile\nname: %q\nfill: {records: 4000, keys: 500}\n", name)), 0o644)
+		_, _, err := cliNoChdir("-q", "--data-dir", dir, "run", p, "--no-plots")
+		wantErr(t, "name "+name, err, "line 2: name: ", "may hold only")
+	}
+	if b, _ := os.ReadFile(filepath.Join(victim, "results.json")); string(b) != "mine" {
+		t.Fatalf("a file outside results/ was replaced: %q", b)
+	}
+	if exists(filepath.Join(work, "results")) || exists(filepath.Join(dir, "state", "x<script>alert(1)<")) {
+		t.Fatal("a refused profile made directories")
+	}
+}
