@@ -40,6 +40,15 @@ func NewRunID(profile string) string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + profile
 }
 
+// checkRunID refuses a run id that is not one path element: it names the
+// run's state root under the state dir.
+func checkRunID(id string) error {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`+"\x00") {
+		return fmt.Errorf("run id %q is not one path element", id)
+	}
+	return nil
+}
+
 // Run executes a plan: it ensures the fill, then runs every case × repeat
 // with its scenario on a fresh state directory, verifying each. results.json
 // is rewritten atomically after every restore, so an interrupted run keeps
@@ -49,9 +58,16 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	if o.RunID == "" {
 		o.RunID = NewRunID(plan.Name)
 	}
+	if err := checkRunID(o.RunID); err != nil {
+		return nil, err
+	}
 	repeats := plan.Repeats
 	if o.Repeats > 0 {
 		repeats = o.Repeats
+	}
+	// The schedule is built in memory: refuse a runaway one before it is.
+	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+		return nil, err
 	}
 	// Refuse a case this broker cannot run before filling anything.
 	for _, c := range plan.Cases {
@@ -64,11 +80,15 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		return nil, err
 	}
 	out.res.Profile = &runs.ProfileInfo{Name: plan.Name, Source: plan.Source, Repeats: repeats, YAML: plan.YAML}
-	stateRoot := filepath.Join(e.Opts.StateDir, o.RunID)
-	root, err := e.claimRunState(stateRoot)
+	root, runID, err := e.claimRunState(o.RunID)
 	if err != nil {
 		return out.fail(err)
 	}
+	if runID != o.RunID {
+		e.Logf("run: %s is another run's (its state dir exists); this run is %s", o.RunID, runID)
+		o.RunID, out.res.RunID = runID, runID
+	}
+	stateRoot := root.Path
 	defer func() {
 		if o.KeepState {
 			root.Release()
@@ -192,6 +212,9 @@ type RestoreTopicOptions struct {
 func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Results, error) {
 	if o.Repeats <= 0 {
 		o.Repeats = 1
+	}
+	if o.Repeats > profiles.MaxRepeats {
+		return nil, fmt.Errorf("repeats: %d is over %d", o.Repeats, profiles.MaxRepeats)
 	}
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")

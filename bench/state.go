@@ -3,6 +3,8 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -18,24 +20,46 @@ func (e *Env) protected() statedir.Protected {
 	}}
 }
 
-// claimRunState takes a run's state root, after removing the roots of runs
-// that were killed (marked, and held by no process) and saying so.
-func (e *Env) claimRunState(root string) (*statedir.Dir, error) {
-	if err := e.protected().Check(root); err != nil {
-		return nil, err
+// claimRunState takes a run's state root, <state-dir>/<run-id>, after
+// removing the roots of runs that were killed (marked, and held by no
+// process) and saying so. The root is a directory this process creates
+// (an exclusive mkdir): when runID's is taken (a run of the same profile
+// started in the same second, or one whose state was kept), the run id
+// becomes runID-2, runID-3, ... It returns the run id it took.
+func (e *Env) claimRunState(runID string) (*statedir.Dir, string, error) {
+	parent := e.Opts.StateDir
+	if err := e.protected().Check(filepath.Join(parent, runID)); err != nil {
+		return nil, "", err
 	}
-	orphans, err := statedir.Orphans(filepath.Dir(root), "run")
+	orphans, err := statedir.Orphans(parent, "run")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, o := range orphans {
 		e.Logf("state: removing %s, %s of stores left by a run that did not finish (pid %d, started %s)",
 			o.Path, formatBytes(o.Bytes), o.Marker.PID, o.Marker.Started.Format(time.RFC3339))
 		if err := (&statedir.Dir{Path: o.Path}).Remove(); err != nil {
-			return nil, fmt.Errorf("removing orphaned state %s: %w", o.Path, err)
+			return nil, "", fmt.Errorf("removing orphaned state %s: %w", o.Path, err)
 		}
 	}
-	return statedir.Claim(root, "run")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, "", fmt.Errorf("state dir %s: %w", parent, err)
+	}
+	for n := 1; n <= 1000; n++ {
+		id := runID
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", runID, n)
+		}
+		root := filepath.Join(parent, id)
+		if err := os.Mkdir(root, 0o755); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
+			return nil, "", fmt.Errorf("state dir %s: %w", root, err)
+		}
+		d, err := statedir.Claim(root, "run")
+		return d, id, err
+	}
+	return nil, "", fmt.Errorf("state dir %s: 1000 runs of id %s already", parent, runID)
 }
 
 // claimRestoreState takes <state.dir>/<application.id> for the restore

@@ -187,7 +187,31 @@ func DefaultCase() Case {
 // maxBatchRecords bounds max.poll.records: beyond it a poll is a memory hazard.
 const maxBatchRecords = 1_000_000
 
+// maxThreads bounds num.stream.threads: each is a goroutine (or a JVM
+// thread) with its own restore consumer on this host.
+const maxThreads = 1024
+
 var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// MaxNameLen bounds a case's or a profile's name: each names a directory
+// (results/<run-id>, <state-dir>/<run-id>/<case>-<repeat>), and a file name
+// is at most 255 bytes.
+const MaxNameLen = 200
+
+// CheckName validates a name that becomes one path element (a case's, a
+// profile's): letters, digits, '.', '_' and '-', starting with a letter or
+// digit, at most MaxNameLen characters, so it can neither climb out of its
+// directory ("../x") nor make nested ones ("a/b"). The error is a
+// *FieldError for path.
+func CheckName(path, name string) error {
+	switch {
+	case !caseName.MatchString(name):
+		return fieldErr(path, "%q may hold only letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	case len(name) > MaxNameLen:
+		return fieldErr(path, "%d characters is over %d", len(name), MaxNameLen)
+	}
+	return nil
+}
 
 // Finalize applies the rules that tie settings together (the memory
 // strategy restores a memory store, and a memory store restores with the
@@ -228,8 +252,8 @@ func (c Case) checkSecrets() error {
 // Validate returns a *FieldError naming the first setting out of range.
 func (c Case) Validate() error {
 	switch {
-	case !caseName.MatchString(c.Name):
-		return fieldErr("name", "%q may hold only letters, digits, '.', '_' and '-', starting with a letter or digit", c.Name)
+	case CheckName("name", c.Name) != nil:
+		return CheckName("name", c.Name)
 	case !oneOf(c.Engine, Engines):
 		return fieldErr("engine", "%q is not one of %s", c.Engine, list(Engines))
 	case !oneOf(c.Scenario, Scenarios):
@@ -246,6 +270,8 @@ func (c Case) Validate() error {
 		return fieldErr("batch_records", "%d is over 1,000,000", c.BatchRecords)
 	case c.Threads <= 0:
 		return fieldErr("threads", "%d must be positive", c.Threads)
+	case c.Threads > maxThreads:
+		return fieldErr("threads", "%d is over %d", c.Threads, maxThreads)
 	case c.FetchMaxBytes <= 0 || c.FetchMaxBytes > 1<<31-1:
 		return fieldErr("fetch_max_bytes", "%d must be positive and at most 2 GiB", c.FetchMaxBytes)
 	case c.MaxPartitionFetchBytes <= 0 || c.MaxPartitionFetchBytes > 1<<31-1:

@@ -441,6 +441,23 @@ var kafkaStreamsOnly = map[Scenario]bool{ScenarioFailover: true, ScenarioScaleOu
 // compaction sweep is not built on the kafka-streams engine yet.
 var modelOnly = map[Scenario]bool{ScenarioCompaction: true}
 
+// Bounds on a scenario's counts: what one host can run in one run.
+const (
+	// MaxInstances bounds the Kafka Streams instances a scenario starts
+	// (scaleout.after, rolling.instances): each is a process with its own
+	// stores, on this host.
+	MaxInstances = 64
+	// maxKills bounds failover.kills; each kill waits for a recovery.
+	maxKills = 1000
+	// maxAccounts bounds failover.accounts, the ledger's keys held in memory.
+	maxAccounts = 10_000_000
+	// maxScenarioPartitions bounds failover.partitions, as fill.partitions is.
+	maxScenarioPartitions = 10_000
+	// maxSteps bounds the lists a scenario steps through (warm.changed,
+	// standby.rates, standby.pauses): each step is a measurement.
+	maxSteps = 100
+)
+
 // validateScenario checks the scenario's settings, and that the engine runs it.
 func (c Case) validateScenario() error {
 	if kafkaStreamsOnly[c.Scenario] && c.Engine != EngineKafkaStreams {
@@ -470,6 +487,9 @@ func (c Case) validateScenario() error {
 		if len(c.Warm.Changed) == 0 {
 			return fieldErr("warm.changed", "want at least one count of records to change")
 		}
+		if len(c.Warm.Changed) > maxSteps {
+			return fieldErr("warm.changed", "%d counts is over %d", len(c.Warm.Changed), maxSteps)
+		}
 		if c.Warm.Rate < 0 {
 			return fieldErr("warm.rate", "%v is negative", c.Warm.Rate)
 		}
@@ -496,6 +516,10 @@ func (c Case) validateScenario() error {
 			pauses[p] = i
 		}
 		switch {
+		case len(s.Rates) > maxSteps:
+			return fieldErr("standby.rates", "%d rates is over %d", len(s.Rates), maxSteps)
+		case len(s.Pauses) > maxSteps:
+			return fieldErr("standby.pauses", "%d pauses is over %d", len(s.Pauses), maxSteps)
 		case len(s.Rates) == 0 && !s.FindMax:
 			return fieldErr("standby.rates", "want at least one rate (or find_max: true)")
 		case s.Duration < Duration(time.Second):
@@ -531,10 +555,16 @@ func (c Case) validateScenario() error {
 			return fieldErr("failover.accounts", "%d must be positive", f.Accounts)
 		case f.Kills <= 0:
 			return fieldErr("failover.kills", "%d must be positive", f.Kills)
+		case f.Kills > maxKills:
+			return fieldErr("failover.kills", "%d is over %d", f.Kills, maxKills)
+		case f.Accounts > maxAccounts:
+			return fieldErr("failover.accounts", "%d is over %d", f.Accounts, maxAccounts)
 		case f.Run < Duration(time.Second):
 			return fieldErr("failover.run", "%s is under 1s", f.Run)
 		case f.Partitions <= 0:
 			return fieldErr("failover.partitions", "%d must be positive", f.Partitions)
+		case f.Partitions > maxScenarioPartitions:
+			return fieldErr("failover.partitions", "%d is over %d", f.Partitions, maxScenarioPartitions)
 		}
 	}
 	if s := c.ScaleOut; s != nil {
@@ -543,6 +573,8 @@ func (c Case) validateScenario() error {
 			return fieldErr("scaleout.before", "%d must be positive", s.Before)
 		case s.After <= s.Before:
 			return fieldErr("scaleout.after", "%d must be more than before (%d)", s.After, s.Before)
+		case s.After > MaxInstances:
+			return fieldErr("scaleout.after", "%d is over %d (instances one host runs)", s.After, MaxInstances)
 		case s.Rate < 0:
 			return fieldErr("scaleout.rate", "%v is negative", s.Rate)
 		case s.Topology != "kv" && s.Topology != "ledger":
@@ -582,6 +614,8 @@ func (c Case) validateScenario() error {
 		switch {
 		case r.Instances <= 0:
 			return fieldErr("rolling.instances", "%d must be positive", r.Instances)
+		case r.Instances > MaxInstances:
+			return fieldErr("rolling.instances", "%d is over %d (instances one host runs)", r.Instances, MaxInstances)
 		case r.Rate < 0:
 			return fieldErr("rolling.rate", "%v is negative", r.Rate)
 		case r.Down < 0:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/boundedread"
 )
 
 // ManifestVersion is the version of the fill manifest layout.
@@ -94,7 +95,7 @@ func RemoveManifest(path string) error {
 // LoadManifest reads a manifest; a missing file returns (nil, nil). A file
 // that does not parse is an error naming it.
 func LoadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, boundedread.Manifest)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -71,6 +71,15 @@ func expandMatrix(base config.Case, m *yaml.Node, exclude []map[string]string) (
 	if len(axes) == 0 {
 		return nil, &config.FieldError{Path: "matrix", Line: m.Line, Msg: "empty"}
 	}
+	// Count the combinations before making any: a matrix of a few long
+	// lists multiplies into more cases than any run can make.
+	combos := 1
+	for _, ax := range axes {
+		combos *= len(ax.values)
+		if combos > MaxCases {
+			return nil, &config.FieldError{Path: "matrix", Line: m.Line, Msg: fmt.Sprintf("more than %d combinations (cases one run may make)", MaxCases)}
+		}
+	}
 	for i, ex := range exclude {
 		for k := range ex {
 			if !caseFields[k] {

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -136,7 +137,7 @@ func Load(nameOrPath string) (*Plan, error) {
 	isDir := false
 	if fi, err := os.Stat(nameOrPath); err == nil && fi.IsDir() {
 		isDir = true
-	} else if b, err := os.ReadFile(nameOrPath); err == nil {
+	} else if b, err := boundedread.ReadFile(nameOrPath, boundedread.Profile); err == nil {
 		return Parse(b, nameOrPath)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("profile %s: %w", nameOrPath, err)
@@ -186,10 +187,17 @@ func parse(b []byte, source string) (*Plan, error) {
 		Interleave: doc.Interleave,
 	}
 	if plan.Name == "" {
-		plan.Name = strings.TrimSuffix(filepath.Base(source), ".yaml")
+		plan.Name = nameFromFile(source)
+	} else if err := config.CheckName("name", plan.Name); err != nil {
+		// The name becomes the run id and so a directory under results/
+		// and the state dir: "../../x" would escape them.
+		return nil, located(err, top, "")
 	}
 	if doc.Repeats <= 0 {
 		return nil, &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d must be positive", doc.Repeats)}
+	}
+	if doc.Repeats > MaxRepeats {
+		return nil, &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d is over %d", doc.Repeats, MaxRepeats)}
 	}
 
 	fill := config.DefaultFill()
@@ -202,6 +210,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if len(doc.Sizes) > 0 {
 		if fill.Size != nil || fill.Records != nil {
 			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
+		}
+		if len(doc.Sizes) > MaxSizes {
+			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d sizes is over %d", len(doc.Sizes), MaxSizes)}
 		}
 		seen := map[config.Size]int{}
 		for i, sz := range doc.Sizes {
@@ -245,16 +256,78 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := base.Finalize(); err != nil {
 		return nil, located(err, &doc.Restore, "restore")
 	}
-	plan.Cases, err = expandCases(base, &doc)
+	plan.Cases, err = expandCases(base, &doc, top)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
+		return nil, located(err, top, "")
 	}
 	return plan, nil
 }
 
+// Bounds on what one run may ask for: each job is at least one restore
+// (seconds to hours), so a count past these is a typo or an attack, and a
+// run would build its schedule, and results, for it in memory.
+const (
+	// MaxRepeats bounds repeats (the profile's, or run's --repeats).
+	MaxRepeats = 100
+	// MaxCases bounds a profile's cases after the matrix's expansion.
+	MaxCases = 500
+	// MaxSizes bounds a size sweep's sizes.
+	MaxSizes = 50
+	// MaxJobs bounds cases × repeats × sizes: the restores one run makes.
+	MaxJobs = 5000
+)
+
+// CheckJobs refuses a run of more restores than MaxJobs: cases × repeats
+// (× sizes in a size sweep; 0 sizes is a single fill). The error is a
+// *config.FieldError naming repeats.
+func CheckJobs(cases, sizes, repeats int) error {
+	if sizes < 1 {
+		sizes = 1
+	}
+	if repeats > MaxRepeats {
+		return &config.FieldError{Path: "repeats", Msg: fmt.Sprintf("%d is over %d", repeats, MaxRepeats)}
+	}
+	if jobs := cases * sizes * repeats; jobs > MaxJobs {
+		what := fmt.Sprintf("%d cases × %d repeats", cases, repeats)
+		if sizes > 1 {
+			what = fmt.Sprintf("%d cases × %d sizes × %d repeats", cases, sizes, repeats)
+		}
+		return &config.FieldError{Path: "repeats", Msg: fmt.Sprintf("%s is %d restores, over the %d one run may make", what, jobs, MaxJobs)}
+	}
+	return nil
+}
+
+// nameFromFile is the name of a profile without one: its file name without
+// .yaml, with anything a name may not hold replaced by '-', so it is one
+// path element like any name.
+func nameFromFile(source string) string {
+	base := strings.TrimSuffix(filepath.Base(source), ".yaml")
+	b := []byte(base)
+	for i, c := range b {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		switch {
+		case i == 0 && !alnum:
+			b[i] = 'x'
+		case !alnum && c != '.' && c != '_' && c != '-':
+			b[i] = '-'
+		}
+	}
+	if len(b) > config.MaxNameLen {
+		b = b[:config.MaxNameLen]
+	}
+	if len(b) == 0 {
+		return "profile"
+	}
+	return string(b)
+}
+
 // expandCases makes the plan's cases: the matrix's combinations, then the
 // explicit cases, each over base; or base alone when there are neither.
-func expandCases(base config.Case, doc *document) ([]config.Case, error) {
+// top is the profile's top-level mapping, for the lines of errors.
+func expandCases(base config.Case, doc *document, top *yaml.Node) ([]config.Case, error) {
 	var cases []config.Case
 	seen := map[string]bool{}
 	if doc.Matrix.Kind != 0 {
@@ -281,6 +354,9 @@ func expandCases(base config.Case, doc *document) ([]config.Case, error) {
 			return nil, err
 		}
 		return []config.Case{base}, nil
+	}
+	if n := len(cases) + len(doc.Cases); n > MaxCases {
+		return nil, &config.FieldError{Path: "cases", Line: lineOf(top, "cases"), Msg: fmt.Sprintf("%d cases (matrix and cases) is over the %d one run may make", n, MaxCases)}
 	}
 	for i := range doc.Cases {
 		n := &doc.Cases[i]

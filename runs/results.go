@@ -3,12 +3,12 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/verify"
@@ -359,7 +359,7 @@ func (r *Results) Save(path string) error {
 
 // Load reads a results.json, refusing a schema it does not know.
 func Load(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, boundedread.Results)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package warmup
 
 import (
+	"context"
 	"math"
 	"sort"
 )
@@ -22,7 +23,13 @@ type rebalance struct {
 	// acceptable is acceptable.recovery.lag.
 	standbys, budget int
 	acceptable       int64
+	// ctx, when done, cuts the assignment short: each of its loops is
+	// O(tasks²) on a large group, and the simulation it serves stops.
+	ctx context.Context
 }
+
+// stopped reports whether the simulation this rebalance serves was stopped.
+func (r rebalance) stopped() bool { return r.ctx != nil && r.ctx.Err() != nil }
 
 // assignment is the outcome of one rebalance.
 type assignment struct {
@@ -101,6 +108,9 @@ func (a assignment) leastLoaded(r rebalance, ok func(c int) bool) int {
 // least-loaded clients that do not hold it (DefaultStandbyTaskAssignor).
 func (a assignment) placeStandbys(r rebalance) {
 	for t := range a.owner {
+		if r.stopped() {
+			break
+		}
 		for k := 0; k < r.standbys; k++ {
 			c := a.leastLoaded(r, func(c int) bool { return !a.holds(c, t) })
 			if c < 0 {
@@ -183,6 +193,9 @@ func (a assignment) moveActives(r rebalance, caught [][]bool, budget *int) int {
 	}
 	sortMovements(ms)
 	for _, m := range ms {
+		if r.stopped() {
+			break
+		}
 		t := m.task
 		if src := a.leastLoaded(r, func(c int) bool { return caught[t][c] && a.standby[c][t] }); src >= 0 {
 			a.swap(t, src, m.dest)
@@ -244,6 +257,9 @@ func (a assignment) moveStandbys(r rebalance, caught [][]bool, budget *int) int 
 	sortMovements(ms)
 	moved := 0
 	for _, m := range ms {
+		if r.stopped() {
+			break
+		}
 		t := m.task
 		free := func(c int) bool { return !a.holds(c, t) }
 		src := a.leastLoaded(r, func(c int) bool { return caught[t][c] && free(c) })

@@ -42,6 +42,22 @@ const (
 	DefaultSamples = 200
 )
 
+// Bounds on what one prediction may simulate: past them a simulation takes
+// hours or more memory than a host has, and no deployment is that size.
+const (
+	// MaxTasks bounds the tasks (changelog partitions).
+	MaxTasks = 100_000
+	// MaxClients bounds the instances after the scale-out.
+	MaxClients = 1000
+	// MaxCells bounds clients × tasks: the simulation keeps several
+	// [client][task] grids (about 40 bytes a cell in all).
+	MaxCells = 10_000_000
+	// MaxSamples bounds the sampled process-id orders.
+	MaxSamples = 10_000
+	// MaxThreads bounds num.stream.threads per instance.
+	MaxThreads = 1024
+)
+
 // Inputs are everything a prediction is made from; a Prediction carries
 // them. Offsets are Kafka offsets, the unit of lag and of
 // acceptable.recovery.lag: a task's size is the offsets a restore from
@@ -143,6 +159,16 @@ func (in Inputs) Validate() error {
 		return fmt.Errorf("protocol %q is not classic or streams", in.Protocol)
 	case len(in.TaskOffsets) == 0:
 		return errors.New("tasks: want at least one")
+	case len(in.TaskOffsets) > MaxTasks:
+		return fmt.Errorf("tasks: %d is over %d", len(in.TaskOffsets), MaxTasks)
+	case in.After > MaxClients:
+		return fmt.Errorf("after: %d is over %d", in.After, MaxClients)
+	case in.After*len(in.TaskOffsets) > MaxCells:
+		return fmt.Errorf("after × tasks: %d × %d is over %d (the simulation's state)", in.After, len(in.TaskOffsets), MaxCells)
+	case in.Threads > MaxThreads:
+		return fmt.Errorf("threads: %d is over %d", in.Threads, MaxThreads)
+	case in.Samples < 0 || in.Samples > MaxSamples:
+		return fmt.Errorf("samples: %d must be between 1 and %d (0: the default, %d)", in.Samples, MaxSamples, DefaultSamples)
 	case in.Before <= 0:
 		return fmt.Errorf("before: %d must be positive", in.Before)
 	case in.After <= in.Before:

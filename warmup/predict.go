@@ -1,6 +1,7 @@
 package warmup
 
 import (
+	"context"
 	"math/rand/v2"
 	"sort"
 )
@@ -64,13 +65,19 @@ type Spread struct {
 // process-id order (or the streams protocol, where it does not matter) it
 // simulates once; otherwise it simulates Samples random orders (seeded)
 // and returns the one with the median total, with the spread.
-func Predict(in Inputs) (Prediction, error) { return simulate(in, true) }
+func Predict(in Inputs) (Prediction, error) { return simulate(context.Background(), in, true) }
+
+// PredictContext is Predict that stops, with ctx's error, when ctx is done:
+// a large simulation can take minutes.
+func PredictContext(ctx context.Context, in Inputs) (Prediction, error) {
+	return simulate(ctx, in, true)
+}
 
 // PredictTotal is Predict without the Immediate alternative, which doubles
 // the simulations: for searches that read only the total.
-func PredictTotal(in Inputs) (Prediction, error) { return simulate(in, false) }
+func PredictTotal(in Inputs) (Prediction, error) { return simulate(context.Background(), in, false) }
 
-func simulate(in Inputs, alternatives bool) (Prediction, error) {
+func simulate(ctx context.Context, in Inputs, alternatives bool) (Prediction, error) {
 	if err := in.Validate(); err != nil {
 		return Prediction{}, err
 	}
@@ -79,47 +86,62 @@ func simulate(in Inputs, alternatives bool) (Prediction, error) {
 		if len(order) == 0 {
 			order = identity(in.After)
 		}
-		p := simulateOnce(in, order)
+		p := simulateOnce(ctx, in, order)
 		if alternatives {
-			p = withImmediate(p, order)
+			p = withImmediate(ctx, p, order)
 		}
-		return p, nil
+		return p, ctx.Err()
 	}
 	n := in.Samples
 	if n <= 0 {
 		n = DefaultSamples
 	}
+	// Keep each sample's total, rounds and order, not its whole prediction
+	// (a plan per task): the median one is simulated again, which gives the
+	// same prediction, as the simulation is deterministic.
+	type sample struct {
+		total  float64
+		rounds int
+		order  []int
+	}
 	rng := rand.New(rand.NewPCG(in.Seed, 0x5ca1e))
-	preds := make([]Prediction, n)
-	for i := range preds {
+	samples := make([]sample, n)
+	for i := range samples {
+		if err := ctx.Err(); err != nil {
+			return Prediction{}, err
+		}
 		order := identity(in.After)
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		preds[i] = simulateOnce(in, order)
+		p := simulateOnce(ctx, in, order)
+		samples[i] = sample{p.TotalSeconds, p.ProbingRounds, order}
 	}
-	sort.SliceStable(preds, func(i, j int) bool { return preds[i].TotalSeconds < preds[j].TotalSeconds })
-	med := preds[len(preds)/2]
-	med.Spread = &Spread{Samples: n, MinSeconds: preds[0].TotalSeconds, MedianSeconds: med.TotalSeconds, MaxSeconds: preds[n-1].TotalSeconds,
-		MinRounds: preds[0].ProbingRounds, MaxRounds: preds[0].ProbingRounds}
-	for _, p := range preds {
-		med.Spread.MinRounds = min(med.Spread.MinRounds, p.ProbingRounds)
-		med.Spread.MaxRounds = max(med.Spread.MaxRounds, p.ProbingRounds)
+	if err := ctx.Err(); err != nil {
+		return Prediction{}, err
+	}
+	sort.SliceStable(samples, func(i, j int) bool { return samples[i].total < samples[j].total })
+	med := simulateOnce(ctx, in, samples[n/2].order)
+	med.Spread = &Spread{Samples: n, MinSeconds: samples[0].total, MedianSeconds: med.TotalSeconds, MaxSeconds: samples[n-1].total,
+		MinRounds: samples[0].rounds, MaxRounds: samples[0].rounds}
+	for _, p := range samples {
+		med.Spread.MinRounds = min(med.Spread.MinRounds, p.rounds)
+		med.Spread.MaxRounds = max(med.Spread.MaxRounds, p.rounds)
 	}
 	if alternatives {
-		med = withImmediate(med, med.Inputs.Order)
+		med = withImmediate(ctx, med, med.Inputs.Order)
 	}
 	med.Inputs.Order = nil // sampled, not an input
-	return med, nil
+	return med, ctx.Err()
 }
 
 // withImmediate adds p's alternative with immediate follow-up rebalances
 // (classic protocol), when it differs.
-func withImmediate(p Prediction, order []int) Prediction {
+func withImmediate(ctx context.Context, p Prediction, order []int) Prediction {
 	in := p.Inputs
 	if in.Protocol != ProtocolClassic || in.FollowUpSeconds == 0 {
 		return p
 	}
 	in.FollowUpSeconds = 0
-	alt := simulateOnce(in, order)
+	alt := simulateOnce(ctx, in, order)
 	if alt.ProbingRounds != p.ProbingRounds {
 		p.Immediate = &Alternative{TotalSeconds: alt.TotalSeconds, ProbingRounds: alt.ProbingRounds}
 	}
@@ -135,13 +157,19 @@ func identity(n int) []int {
 }
 
 // simulateOnce runs one simulation with the clients in order.
-func simulateOnce(in Inputs, order []int) Prediction {
+// simulateOnce simulates one process-id order; when ctx is done it stops
+// early (the caller returns ctx's error, not the prediction).
+func simulateOnce(ctx context.Context, in Inputs, order []int) Prediction {
 	s := newSim(in, order)
+	s.ctx = ctx
 	var ok bool
 	if in.Protocol == ProtocolStreams {
 		ok = s.runStreams()
 	} else {
 		ok = s.runClassic()
+	}
+	if ctx.Err() != nil {
+		return Prediction{} // stopped part-way: nothing to report
 	}
 	s.finishPlans()
 	in.Order = order

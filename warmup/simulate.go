@@ -1,6 +1,7 @@
 package warmup
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -63,8 +64,10 @@ type TaskPlan struct {
 
 // sim is one simulation under way.
 type sim struct {
-	in Inputs
-	w  float64 // records a second per task
+	// ctx stops the simulation early when done.
+	ctx context.Context
+	in  Inputs
+	w   float64 // records a second per task
 	// logStart is each task's changelog log start: what a client with no
 	// state adds to its lag (positions count from the log start).
 	logStart []float64
@@ -92,7 +95,7 @@ const noOwner = -1
 // their tasks, caught up; order is every client in process-id order.
 func newSim(in Inputs, order []int) *sim {
 	tasks := len(in.TaskOffsets)
-	s := &sim{in: in, w: in.writePerTask(), end: make([]float64, tasks), owner: make([]int, tasks), running: make([]bool, tasks),
+	s := &sim{ctx: context.Background(), in: in, w: in.writePerTask(), end: make([]float64, tasks), owner: make([]int, tasks), running: make([]bool, tasks),
 		revokedAt: make([]float64, tasks), logStart: make([]float64, tasks)}
 	for t, n := range in.TaskLogStart {
 		s.logStart[t] = float64(n)
@@ -159,7 +162,7 @@ func (s *sim) lag(c, t int) int64 {
 
 // rebalanceNow is the assignor's view of the group now.
 func (s *sim) rebalanceNow() rebalance {
-	r := rebalance{clients: s.members, capacity: s.in.Threads, standbys: s.in.Standbys, budget: s.in.MaxWarmupReplicas, acceptable: s.in.AcceptableRecoveryLag}
+	r := rebalance{ctx: s.ctx, clients: s.members, capacity: s.in.Threads, standbys: s.in.Standbys, budget: s.in.MaxWarmupReplicas, acceptable: s.in.AcceptableRecoveryLag}
 	r.lag = make([][]int64, s.in.After)
 	for c := range r.lag {
 		r.lag[c] = make([]int64, len(s.end))
@@ -307,7 +310,7 @@ func (s *sim) progress(d float64) { s.progressUntil(d, func() bool { return fals
 // progressUntil is progress that stops early, at the end of the step in
 // which done became true.
 func (s *sim) progressUntil(d float64, done func() bool) {
-	for s.settle(); d > eps && !done(); s.settle() {
+	for s.settle(); d > eps && !done() && s.ctx.Err() == nil; s.settle() {
 		step := s.step(d)
 		s.now += step
 		d -= step
@@ -384,7 +387,7 @@ func (s *sim) allRunning() bool {
 // tail runs the simulation until every active runs (the restores after
 // the last rebalance); false if that never happens.
 func (s *sim) tail() bool {
-	for i := 0; i < maxRounds && !s.allRunning(); i++ {
+	for i := 0; i < maxRounds && !s.allRunning() && s.ctx.Err() == nil; i++ {
 		s.progressUntil(max(s.in.ProbingIntervalSeconds, 1), s.allRunning)
 	}
 	return s.allRunning()
@@ -425,7 +428,7 @@ func (s *sim) runClassic() (converged bool) {
 	joined := s.in.FollowUpSeconds / 2
 	var rejoined *rebalance // the revoking members' lags as they rejoined
 	var revokers map[int]bool
-	for round := 0; round < maxRounds; round++ {
+	for round := 0; round < maxRounds && s.ctx.Err() == nil; round++ {
 		s.progress(next - joined - s.now)
 		view := s.rebalanceNow()
 		if rejoined != nil {

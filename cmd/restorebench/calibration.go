@@ -33,6 +33,11 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if format != "table" && format != "markdown" {
 				return fmt.Errorf("--format %q: want table or markdown", format)
 			}
+			if out != "" {
+				if err := checkOutFile("--out", out); err != nil {
+					return err
+				}
+			}
 			path, err := resultsPath(args[0])
 			if err != nil {
 				return err

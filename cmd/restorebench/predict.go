@@ -120,7 +120,7 @@ func runPredictScaleOut(cmd *cobra.Command, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	p, err := warmup.Predict(in)
+	p, err := warmup.PredictContext(cmd.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -141,8 +141,22 @@ func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inp
 	if !cmd.Flags().Changed("startup") || !cmd.Flags().Changed("rebalance") || !cmd.Flags().Changed("follow-up") {
 		in.Source += " (startup, rebalance and follow-up times assumed unless given)"
 	}
-	if f.tasks <= 0 {
+	switch {
+	case f.tasks <= 0 && cmd.Flags().Changed("tasks"):
+		return in, fmt.Errorf("--tasks: %d must be positive", f.tasks)
+	case f.tasks <= 0:
 		return in, errors.New("--tasks: say how many tasks (changelog partitions)")
+	case f.tasks > warmup.MaxTasks:
+		// Refused before the tasks' sizes are allocated.
+		return in, fmt.Errorf("--tasks: %d is over %d", f.tasks, warmup.MaxTasks)
+	case f.samples < 1 || f.samples > warmup.MaxSamples:
+		return in, fmt.Errorf("--samples: %d must be between 1 and %d", f.samples, warmup.MaxSamples)
+	case f.after > warmup.MaxClients:
+		return in, fmt.Errorf("--after: %d is over %d", f.after, warmup.MaxClients)
+	case f.after*f.tasks > warmup.MaxCells:
+		return in, fmt.Errorf("--after × --tasks: %d × %d is over %d (the simulation's state)", f.after, f.tasks, warmup.MaxCells)
+	case f.threads > warmup.MaxThreads:
+		return in, fmt.Errorf("--threads: %d is over %d", f.threads, warmup.MaxThreads)
 	}
 	recordSize := 1000.0
 	rate := 0.0
@@ -214,7 +228,7 @@ func replayScaleOuts(cmd *cobra.Command, res *runs.Results) error {
 		if in.FollowUpSeconds == 0 {
 			in.FollowUpSeconds = so.FollowUpSeconds() // files written before the model had it
 		}
-		p, err := warmup.Predict(in)
+		p, err := warmup.PredictContext(cmd.Context(), in)
 		if err != nil {
 			return fmt.Errorf("case %s #%d: %w", r.Case, r.Repeat, err)
 		}

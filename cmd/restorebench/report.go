@@ -59,6 +59,11 @@ prints for that deployment.`,
 				out = filepath.Dir(rs[0].Path)
 				fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
 			}
+			claim, err := lockOut("--out", out)
+			if err != nil {
+				return err
+			}
+			defer claim.release()
 			a := capacity.Analyze(rs, opts)
 			if a.Rate == nil {
 				// The reason quotes case names from the files: one line, escaped.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
 )
 
 func newRestoreCmd(g *globalFlags) *cobra.Command {
@@ -55,24 +57,25 @@ changelog) is restored and counted, and reported as not verified.`,
 		if repeats <= 0 {
 			return sf.rename(&config.FieldError{Path: "repeats", Msg: "must be positive"})
 		}
+		if repeats > profiles.MaxRepeats {
+			return sf.rename(&config.FieldError{Path: "repeats", Msg: fmt.Sprintf("%d is over %d", repeats, profiles.MaxRepeats)})
+		}
 		if err := config.CheckNames(appID, store, topic); err != nil {
 			return sf.rename(err)
 		}
 		if topic == "" {
 			topic = config.ChangelogTopic(appID, store)
 		}
+		runID, out, claim, err := claimRunOut("restore", out)
+		if err != nil {
+			return err
+		}
+		defer claim.release()
 		env, err := g.connect(cmd)
 		if err != nil {
 			return err
 		}
 		defer env.Close()
-		runID := bench.NewRunID("restore")
-		if out == "" {
-			out = filepath.Join("results", runID)
-		}
-		if err := claimOutDir(out); err != nil {
-			return err
-		}
 		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,
 			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,

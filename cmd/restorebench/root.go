@@ -80,6 +80,9 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 			if g.cpuProfile == "" {
 				return nil
 			}
+			if err := checkProfileOut("--cpuprofile", g.cpuProfile); err != nil {
+				return err
+			}
 			f, err := os.Create(g.cpuProfile)
 			if err != nil {
 				return fmt.Errorf("--cpuprofile: %w", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -43,13 +42,16 @@ an interrupted run keeps what finished.`,
 			if cmd.Flags().Changed("repeats") && repeats <= 0 {
 				return fmt.Errorf("--repeats: %d must be positive", repeats)
 			}
-			runID := bench.NewRunID(plan.Name)
-			if out == "" {
-				out = filepath.Join("results", runID)
+			if repeats > 0 {
+				if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+					return fmt.Errorf("--%w", err)
+				}
 			}
-			if err := claimOutDir(out); err != nil {
+			runID, out, claim, err := claimRunOut(plan.Name, out)
+			if err != nil {
 				return err
 			}
+			defer claim.release()
 			env, err := g.connect(cmd)
 			if err != nil {
 				return err
@@ -90,17 +92,6 @@ an interrupted run keeps what finished.`,
 	return cmd
 }
 
-// claimOutDir refuses an output directory that already holds a run's
-// results: a second run there would replace them and leave the first run's
-// plots beside the second's numbers.
-func claimOutDir(dir string) error {
-	p := filepath.Join(dir, "results.json")
-	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("--out %s already holds a run's results (%s); choose another directory or remove it", dir, p)
-	}
-	return nil
-}
-
 func newPlotCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
@@ -124,9 +115,11 @@ func newPlotCmd() *cobra.Command {
 			if out == "" {
 				out = filepath.Dir(path)
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			claim, err := claimPlotDir(out, path)
+			if err != nil {
 				return err
 			}
+			defer claim.release()
 			files, err := plots.WriteAll(res, out)
 			if err != nil {
 				return err

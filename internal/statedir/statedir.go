@@ -248,15 +248,38 @@ func du(dir string) int64 {
 	return n
 }
 
+// absPath is p absolute with every symlink resolved: those in p itself
+// and, for a path that does not exist yet, those in its nearest existing
+// parent (a state dir that will be created under a link into the broker's
+// log lies inside the log).
 func absPath(p string) (string, error) {
 	a, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
-	if r, err := filepath.EvalSymlinks(a); err == nil {
-		return r, nil
+	rest := ""
+	for dir, hops := a, 0; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		// A dangling link: follow it to where it points, which is where
+		// a directory made through it would be.
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && hops < 40 {
+			if target, err := os.Readlink(dir); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(dir), target)
+				}
+				dir, hops = filepath.Clean(target), hops+1
+				continue
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return a, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
 	}
-	return filepath.Clean(a), nil
 }
 
 // within reports whether path lies strictly inside dir.

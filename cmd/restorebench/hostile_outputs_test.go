@@ -1,0 +1,358 @@
+package main
+
+// Hostile tests of what the CLI reads and writes: inputs that are not
+// regular files or are runaway large, counts no run can complete, outputs
+// that would land on another run's, and names that would climb out of
+// results/.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cliWithin runs cli and fails t if it has not returned within d: a
+// command that blocks on a FIFO or builds a runaway schedule never returns.
+func cliWithin(t *testing.T, d time.Duration, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	type result struct {
+		o, e string
+		err  error
+	}
+	t.Chdir(t.TempDir())
+	done := make(chan result, 1)
+	go func() {
+		o, e, err := cliNoChdir(args...)
+		done <- result{o, e, err}
+	}()
+	select {
+	case r := <-done:
+		return r.o, r.e, r.err
+	case <-time.After(d):
+		t.Fatalf("%s: still running after %s", strings.Join(args, " "), d)
+		return "", "", nil
+	}
+}
+
+// cliNoChdir is cli without its fresh working directory (the caller sets
+// one), safe to call from a goroutine other than the test's.
+func cliNoChdir(args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return cliCtx(ctx, args...)
+}
+
+// cliCtx runs the CLI in-process under ctx (cancelling it is Ctrl-C).
+func cliCtx(ctx context.Context, args ...string) (stdout, stderr string, err error) {
+	cmd := newRootCmd()
+	cmd.SetArgs(args)
+	var o, e bytes.Buffer
+	cmd.SetOut(&o)
+	cmd.SetErr(&e)
+	err = cmd.ExecuteContext(ctx)
+	return o.String(), e.String(), err
+}
+
+// TestHostileInputsThatAreNotFiles: a profile or results file that is a
+// FIFO, a device or huge is refused at once, naming the file and what it
+// is, instead of blocking forever or dying out of memory.
+func TestHostileInputsThatAreNotFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "results.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.yaml")
+	os.WriteFile(huge, []byte("fill: {size: 1MB}\n#"+strings.Repeat("x", 2<<20)+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "/dev/zero"}, []string{"/dev/zero", "character device, not a regular file"}},
+		{[]string{"run", fifo}, []string{fifo, "named pipe (FIFO), not a regular file"}},
+		{[]string{"run", huge}, []string{huge, "over the 1 MiB"}},
+		{[]string{"profiles", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"summary", "/dev/zero"}, []string{"/dev/zero", "character device"}},
+		{[]string{"summary", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"plot", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"compare", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"calibration", "/dev/zero"}, []string{"/dev/zero", "character device"}},
+		{[]string{"predict", "scaleout", "--from", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"plan", fifo}, []string{fifo, "named pipe"}},
+		{[]string{"report", "/dev/zero", "--out", filepath.Join(dir, "rep")}, []string{"/dev/zero", "character device"}},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+}
+
+// TestHostileRunawayCounts: a count no run or simulation can complete is
+// refused before anything of its size is built, with the bound in the
+// error; a zero or negative count is an error, never the default; and a
+// long simulation stops at Ctrl-C.
+func TestHostileRunawayCounts(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	predict := []string{"predict", "scaleout", "--task-size", "1GB", "--before", "2", "--after", "4", "--restore-rate", "50MB"}
+	p := func(args ...string) []string { return append(append([]string{}, predict...), args...) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", profile("fill: {records: 10}\nrepeats: 1000000000\n")}, "line 2: repeats: 1000000000 is over 100"},
+		{[]string{"run", profile("fill: {records: 10}\ncases:\n  - name: a\n    engine: kafka-streams\n    scenario: scaleout\n    scaleout: {after: 100000}\n")}, "cases[0].scaleout.after: 100000 is over 64"},
+		{[]string{"run", profile("fill: {records: 10}\nmatrix:\n  batch_records: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100]\n  threads: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100]\n")}, "line 3: matrix: more than 500 combinations"},
+		{[]string{"run", "quick", "--repeats", "1000000000"}, "--repeats: 1000000000 is over 100"},
+		{[]string{"run", profile("fill: {records: 10}\nmatrix: {batch_records: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]}\n"), "--repeats", "100"}, "--repeats: 51 cases × 100 repeats is 5100 restores, over the 5000"},
+		{[]string{"restore", "--repeats", "1000000000"}, "--repeats: 1000000000 is over 100"},
+		{[]string{"restore", "--threads", "1000000"}, "--threads: 1000000 is over 1024"},
+		{p("--tasks", "1000000000"), "--tasks: 1000000000 is over 100000"},
+		{p("--tasks", "0"), "--tasks: 0 must be positive"},
+		{p("--tasks", "-5"), "--tasks: -5 must be positive"},
+		{p("--tasks", "8", "--samples", "100000000"), "--samples: 100000000 must be between 1 and 10000"},
+		{p("--tasks", "8", "--samples", "0"), "--samples: 0 must be between 1 and 10000"},
+		{p("--tasks", "8", "--samples", "-1"), "--samples: -1 must be between 1 and 10000"},
+		{p("--tasks", "8", "--after", "1000000"), "--after: 1000000 is over 1000"},
+		{p("--tasks", "100000", "--after", "1000"), "--after × --tasks: 1000 × 100000 is over 10000000"},
+		{p("--tasks", "8", "--threads", "100000000"), "--threads: 100000000 is over 1024"},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want)
+	}
+	if _, _, err := cliWithin(t, 30*time.Second, p("--tasks", "8", "--samples", "1")...); err != nil {
+		t.Fatalf("--samples 1: %v", err)
+	}
+
+	// Ctrl-C stops a simulation of many minutes within seconds.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	start := time.Now()
+	_, _, err := cliCtx(ctx, p("--tasks", "100000")...)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("predict interrupted: error %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("predict stopped %s after its start, cancelled after 1s", d)
+	}
+}
+
+// TestHostileSymlinkedStateDir: a --state-dir that reaches the embedded
+// broker's log or the fill manifests through a symlink (the dir itself, a
+// parent, a link to a directory not made yet) is refused like the real
+// path, and the broker's log is left as it was.
+func TestHostileSymlinkedStateDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	broker := filepath.Join(dir, "broker")
+	before := du(t, broker)
+	links := t.TempDir()
+	link := func(name, target string) string {
+		p := filepath.Join(links, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	toBroker := link("to-broker", broker)
+	toData := link("to-data", dir)
+	toFills := link("to-fills", filepath.Join(dir, "fills"))
+	dangling := link("dangling", filepath.Join(broker, "not-yet"))
+	relative := link("relative", "to-broker")
+	prof := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(prof, []byte("fill: {records: 4000, keys: 500}\ncases: [{name: a}]\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state-dir", toBroker, "restore", "--application-id", "x"}, "inside"},
+		{[]string{"--state-dir", toBroker, "restore"}, "inside"},
+		{[]string{"--state-dir", toData, "restore", "--application-id", "broker"}, "is"},
+		{[]string{"--state-dir", filepath.Join(toBroker, "deeper", "still"), "restore"}, "inside"},
+		{[]string{"--state-dir", toFills, "restore"}, "inside"},
+		{[]string{"--state-dir", dangling, "restore"}, "inside"},
+		{[]string{"--state-dir", relative, "restore"}, "inside"},
+		{[]string{"--state-dir", toBroker, "run", prof, "--out", filepath.Join(dir, "out1"), "--no-plots"}, "inside"},
+		{[]string{"--state-dir", filepath.Join(toData, "sub"), "restore", "--out", filepath.Join(dir, "out2")}, ""},
+	} {
+		_, _, err := cli(t, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		if c.want == "" {
+			// The data dir's own state/ sibling is fine: not inside the log.
+			if err != nil {
+				t.Fatalf("%s: %v", strings.Join(c.args, " "), err)
+			}
+			continue
+		}
+		wantErr(t, strings.Join(c.args, " "), err, c.want, "refusing", broker[:len(dir)])
+	}
+	if after := du(t, broker); after != before {
+		t.Fatalf("the broker's log changed: %d bytes before, %d after", before, after)
+	}
+	if exists(filepath.Join(broker, "x")) || exists(filepath.Join(broker, "not-yet")) || exists(filepath.Join(broker, "restorebench")) {
+		t.Fatal("a state dir was made inside the broker's log")
+	}
+}
+
+// TestHostileOutputsNeverOverwrite: no command writes over a run's
+// results or into a directory another process is writing: a second run
+// into a live run's --out is refused before any work (not once the first
+// has written results.json), default run ids never collide, and compare,
+// calibration, plot, report and --cpuprofile refuse to replace a results
+// file (by name or by content) with their output.
+func TestHostileOutputsNeverOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	if _, _, err := cli(t, "-q", "--data-dir", dir, "restore", "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(run, "results.json")
+	orig, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(dir, "copy-of-results.txt")
+	os.WriteFile(copied, orig, 0o644)
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "results.json"), orig, 0o644)
+	reportDir := filepath.Join(dir, "rep")
+	os.MkdirAll(reportDir, 0o755)
+	os.WriteFile(filepath.Join(reportDir, "report.md"), orig, 0o644)
+	input := filepath.Join(dir, "input.yaml")
+	os.WriteFile(input, []byte("fill: {records: 4000, keys: 500}\n"), 0o644)
+	oldProfile := filepath.Join(dir, "old.prof")
+	os.WriteFile(oldProfile, []byte{0x1f, 0x8b, 8, 0}, 0o644)
+
+	// A run in progress holds its --out (as a live process does).
+	live := filepath.Join(dir, "live")
+	held, err := lockOut("--out", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.release()
+
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", input, "--out", live, "--no-plots"}, []string{"--out " + live, "in use by another restorebench process"}},
+		{[]string{"restore", "--out", live}, []string{"--out " + live, "in use"}},
+		{[]string{"plot", results, "--out", live}, []string{live, "in use"}},
+		{[]string{"report", run, "--out", live}, []string{live, "in use"}},
+		{[]string{"run", input, "--out", run, "--no-plots"}, []string{"already holds a run's results"}},
+		{[]string{"compare", run, "--out", results}, []string{results, "results"}},
+		{[]string{"compare", run, "--out", copied}, []string{copied, "holds a run's results"}},
+		{[]string{"compare", run, "--out", filepath.Join(dir, "new", "results.json")}, []string{"results file"}},
+		{[]string{"calibration", run, "--out", results}, []string{results, "results"}},
+		{[]string{"calibration", run, "--out", copied}, []string{copied, "holds a run's results"}},
+		{[]string{"--cpuprofile", results, "summary", run}, []string{"--cpuprofile", results}},
+		{[]string{"--cpuprofile", copied, "summary", run}, []string{"--cpuprofile", copied, "holds a run's results"}},
+		{[]string{"--cpuprofile", input, "run", input}, []string{"--cpuprofile", input, "not a Go profile"}},
+		{[]string{"plot", results, "--out", other}, []string{other, "another run's results"}},
+		{[]string{"report", run, "--out", reportDir}, []string{"report.md", "holds a run's results"}},
+	} {
+		root, g := newRoot()
+		root.SetArgs(append([]string{"-q", "--data-dir", dir}, c.args...))
+		root.SetOut(new(bytes.Buffer))
+		root.SetErr(new(bytes.Buffer))
+		err := root.Execute()
+		g.stopProfile()
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+	for _, f := range []string{results, copied, filepath.Join(other, "results.json"), filepath.Join(reportDir, "report.md")} {
+		if b, _ := os.ReadFile(f); !bytes.Equal(b, orig) {
+			t.Fatalf("%s was changed", f)
+		}
+	}
+	if b, _ := os.ReadFile(input); string(b) != "fill: {records: 4000, keys: 500}\n" {
+		t.Fatalf("the input profile was overwritten: %q", b)
+	}
+	if ents, _ := os.ReadDir(live); len(ents) != 0 {
+		t.Fatalf("a refused command wrote into the live run's directory: %v", ents)
+	}
+	// An earlier CPU profile may be replaced.
+	root, g := newRoot()
+	root.SetArgs([]string{"--cpuprofile", oldProfile, "profiles"})
+	root.SetOut(new(bytes.Buffer))
+	err = root.Execute()
+	g.stopProfile()
+	if err != nil {
+		t.Fatalf("--cpuprofile over an earlier profile: %v", err)
+	}
+
+	// Restores started in the same second (here: results dirs of this
+	// second and the next two already taken by finished restores) get run
+	// ids of their own instead of failing or sharing a directory.
+	t.Chdir(t.TempDir())
+	now := time.Now()
+	for s := range 3 {
+		id := now.Add(time.Duration(s)*time.Second).UTC().Format("20060102-150405") + "-restore"
+		os.MkdirAll(filepath.Join("results", id), 0o755)
+		os.WriteFile(filepath.Join("results", id, "results.json"), orig, 0o644)
+	}
+	seen := map[string]bool{}
+	for range 2 {
+		_, stderr, err := cliNoChdir("-q", "--data-dir", dir, "restore")
+		if err != nil {
+			t.Fatalf("a restore in the same second as others: %v\n%s", err, stderr)
+		}
+	}
+	ents, _ := os.ReadDir("results")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("results", e.Name(), "results.json"))
+		if err != nil {
+			t.Fatalf("results/%s: %v", e.Name(), err)
+		}
+		if !bytes.Equal(b, orig) {
+			if seen[string(b)] {
+				t.Fatal("two restores wrote the same results")
+			}
+			seen[string(b)] = true
+		}
+	}
+	if len(ents) != 5 || len(seen) != 2 {
+		t.Fatalf("results dirs %d (want 5), new results %d (want 2)", len(ents), len(seen))
+	}
+}
+
+// TestHostileProfileNameEscapes: a profile's name becomes its run id, and
+// so results/<run-id> and the state root: one that would climb out of
+// results/ or make nested directories is refused naming the field and
+// line, and nothing is written outside results/.
+func TestHostileProfileNameEscapes(t *testing.T) {
+	dir := t.TempDir()
+	work := t.TempDir()
+	t.Chdir(work)
+	victim := filepath.Join(filepath.Dir(work), "victim")
+	os.MkdirAll(victim, 0o755)
+	os.WriteFile(filepath.Join(victim, "results.json"), []byte("mine"), 0o644)
+	for i, name := range []string{"../victim", "../../../../victim", "x<script>alert(1)</script>", "a/b/c", "/tmp/abs", ".."} {
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", i))
+		os.WriteFile(p, []byte(fmt.Sprintf("description: hostile\nname: %q\nfill: {records: 4000, keys: 500}\n", name)), 0o644)
+		_, _, err := cliNoChdir("-q", "--data-dir", dir, "run", p, "--no-plots")
+		wantErr(t, "name "+name, err, "line 2: name: ", "may hold only")
+	}
+	if b, _ := os.ReadFile(filepath.Join(victim, "results.json")); string(b) != "mine" {
+		t.Fatalf("a file outside results/ was replaced: %q", b)
+	}
+	if exists(filepath.Join(work, "results")) || exists(filepath.Join(dir, "state", "x<script>alert(1)<")) {
+		t.Fatal("a refused profile made directories")
+	}
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/internal/atomicfile"
+)
+
+// outDir is an output directory this process holds: flocked (the
+// directory itself, so nothing is left in it) until release, and by the
+// kernel only as long as the process lives, so a killed run leaves no
+// stale claim.
+type outDir struct {
+	path string
+	lock *os.File
+	// created: this process made the directory, and removes it at release
+	// if nothing was written there (a command that failed first).
+	created bool
+}
+
+// release lets other processes claim the directory.
+func (o *outDir) release() {
+	if o != nil && o.lock != nil {
+		if o.created {
+			os.Remove(o.path) // only when empty
+		}
+		o.lock.Close() // closing the last descriptor drops the flock
+		o.lock = nil
+	}
+}
+
+// errOutInUse is the error for an output directory another process holds.
+var errOutInUse = errors.New("is in use by another restorebench process (a run or restore writing there now); choose another directory or wait for it to finish")
+
+// lockOut creates dir if needed and locks it; another process holding it
+// is an error naming flag.
+func lockOut(flag, dir string) (*outDir, error) {
+	_, statErr := os.Stat(dir)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s %s: not a directory", flag, dir)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s %s %w", flag, dir, errOutInUse)
+		}
+		return nil, fmt.Errorf("%s %s: lock: %w", flag, dir, err)
+	}
+	return &outDir{path: dir, lock: f, created: created}, nil
+}
+
+// claimOutDir takes a run's output directory before any work: locked, so
+// a second run started before the first has written anything is refused,
+// and without results.json, so a run never replaces another's results
+// (and leaves the first run's plots beside the second's numbers).
+func claimOutDir(dir string) (*outDir, error) {
+	o, err := lockOut("--out", dir)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, atomicfile.ResultsName)
+	if _, err := os.Lstat(p); err == nil {
+		o.release()
+		return nil, fmt.Errorf("--out %s already holds a run's results (%s); choose another directory or remove it", dir, p)
+	}
+	return o, nil
+}
+
+// claimDefaultOut makes results/<run-id> for a run without --out, with a
+// run id of its own: base, else base-2, base-3, ... for the first
+// directory this process creates (an exclusive mkdir), so runs started in
+// the same second neither share a directory nor fail.
+func claimDefaultOut(base string) (runID string, o *outDir, err error) {
+	if err := os.MkdirAll("results", 0o755); err != nil {
+		return "", nil, fmt.Errorf("results directory: %w", err)
+	}
+	for n := 1; n <= 1000; n++ {
+		id := base
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", base, n)
+		}
+		dir := filepath.Join("results", id)
+		if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
+			return "", nil, fmt.Errorf("results directory: %w", err)
+		}
+		o, err := claimOutDir(dir)
+		if o != nil {
+			o.created = true
+		}
+		return id, o, err
+	}
+	return "", nil, fmt.Errorf("results/%s: 1000 runs of that id already; remove old ones", base)
+}
+
+// claimRunOut claims the output of a run or restore named name: --out as
+// given, or a fresh results/<run-id>. It returns the run id, the directory
+// and its claim, which the caller releases when the command ends.
+func claimRunOut(name, out string) (runID, dir string, o *outDir, err error) {
+	runID = bench.NewRunID(name)
+	if out != "" {
+		o, err = claimOutDir(out)
+		return runID, out, o, err
+	}
+	runID, o, err = claimDefaultOut(runID)
+	if err != nil {
+		return "", "", nil, err
+	}
+	return runID, o.path, o, nil
+}
+
+// checkOutFile refuses an output file (--out of compare, calibration,
+// --cpuprofile) that would replace a run's results.
+func checkOutFile(flag, path string) error {
+	if err := atomicfile.CheckNotResults(path, nil); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return nil
+}
+
+// checkProfileOut refuses a profile output (--cpuprofile) that would
+// replace anything but an earlier profile: a run's results, a profile
+// YAML given as input, a device. Go profiles are gzip-compressed; an empty
+// file is a profile that was never written.
+func checkProfileOut(flag, path string) error {
+	if err := checkOutFile(flag, path); err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s %s: not a regular file; refusing to write a profile there", flag, path)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	defer f.Close()
+	magic := make([]byte, 2)
+	if _, err := io.ReadFull(f, magic); err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		return fmt.Errorf("%s %s: exists and is not a Go profile; refusing to overwrite it (choose another file or remove it)", flag, path)
+	}
+	return nil
+}
+
+// claimPlotDir takes the directory plot writes charts into: not one
+// another process is writing, and not one holding another run's results
+// (their charts would be replaced by these). results is the file plotted.
+func claimPlotDir(dir, results string) (*outDir, error) {
+	other := filepath.Join(dir, atomicfile.ResultsName)
+	if a, err := os.Stat(other); err == nil {
+		if b, err := os.Stat(results); err != nil || !os.SameFile(a, b) {
+			return nil, fmt.Errorf("--out %s holds another run's results (%s): its charts would be replaced by those of %s; choose another directory", dir, other, results)
+		}
+	}
+	return lockOut("--out", dir)
+}
