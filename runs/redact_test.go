@@ -23,7 +23,7 @@ func secretsResults() *Results {
 		SchemaVersion: SchemaVersion, RunID: "r", Error: "connect http://bob:TOPSECRETPW@h failed",
 		Profile: &ProfileInfo{Name: "p", YAML: "streams:\n  ssl.keystore.key: |\n    " + strings.ReplaceAll(pem, "\n", "\n    ") + "\n"},
 		Restores: []Restore{{
-			Case: "a", Params: c, Error: "instance said " + pem,
+			Case: "a", Repeat: 1, Params: c, Error: "instance said " + pem,
 			KafkaStreams: &KafkaStreamsRun{Properties: map[string]string{"consumer.basic.auth.user.info": "alice:TOPSECRETPW", "state.dir": "/tmp/x"}},
 			Compaction:   &CompactionRecord{TopicConfigs: map[string]string{"segment.bytes": "1024", "sasl.jaas.config": "TOPSECRETPW"}},
 		}},
