@@ -437,6 +437,14 @@ func CompareRuns(base, other *runs.Results, baseLabel, otherLabel string) *Compa
 		c.Notes = append(c.Notes, fmt.Sprintf("changelogs differ: base %d records / %d bytes / %d tombstones, other %d records / %d bytes / %d tombstones",
 			bf.Records, bf.Bytes, bf.Tombstones, of.Records, of.Bytes, of.Tombstones))
 	}
+	for _, side := range []struct {
+		name string
+		r    *runs.Results
+	}{{"base", base}, {"other", other}} {
+		if rb := side.r.ReadBackOf(side.r.Fill); rb.Compacted(side.r.Fill) {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s changelog %s", side.name, rb.Describe(side.r.Fill)))
+		}
+	}
 	c.Notes = append(c.Notes, runNotes("base", base)...)
 	c.Notes = append(c.Notes, runNotes("other", other)...)
 	return c

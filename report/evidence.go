@@ -366,6 +366,21 @@ func fillsSection(a *capacity.Analysis) (Section, error) {
 		}
 	}
 	s.Blocks = append(s.Blocks, t)
+	var compacted []string
+	for _, r := range a.Runs {
+		fills := r.Results.Fills
+		if len(fills) == 0 {
+			fills = []*runs.Fill{r.Results.Fill}
+		}
+		for _, f := range fills {
+			if rb := r.Results.ReadBackOf(f); rb.Compacted(f) {
+				compacted = append(compacted, fmt.Sprintf("%s %s: %s.", r.Label, f.Topic, rb.Describe(f)))
+			}
+		}
+	}
+	if len(compacted) > 0 {
+		s.Blocks = append(s.Blocks, &List{Items: compacted})
+	}
 	return s, nil
 }
 

@@ -30,6 +30,9 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 		} else {
 			fmt.Fprintf(w, "\nchangelog %s (%s): %d records, %.1f MB key+value, fill %.1f MB/s, %.0f records/s\n",
 				f.Topic, how, f.Records, float64(f.Bytes)/1e6, f.MBPerSec, f.RecordsPerSec)
+			if rb := res.ReadBackOf(f); rb.Compacted(f) {
+				fmt.Fprintf(w, "  %s\n", rb.Describe(f))
+			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
