@@ -85,6 +85,15 @@ func (o *Options) defaults() error {
 			return err
 		}
 	}
+	// The JVM runs in Dir and is handed paths under it: a relative Dir (the
+	// default state directory, .restorebench/state, is one) or Lib would
+	// resolve against Dir a second time.
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return fmt.Errorf("ksdriver: instance directory: %w", err)
+	}
+	if o.Lib, err = filepath.Abs(o.Lib); err != nil {
+		return fmt.Errorf("ksdriver: driver lib: %w", err)
+	}
 	if o.Java == "" {
 		if o.Java, err = FindJava(); err != nil {
 			return err

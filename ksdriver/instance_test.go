@@ -226,3 +226,28 @@ func TestMissingJavaIsAClearError(t *testing.T) {
 		t.Fatalf("Start without java: %v", err)
 	}
 }
+
+// TestInstanceInARelativeDirectoryStarts: the default state directory is
+// relative (.restorebench/state); the JVM runs in the instance directory,
+// so the paths it is given must not resolve against it a second time.
+func TestInstanceInARelativeDirectoryStarts(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("java", []byte(fakeDriver), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Start(context.Background(), Options{
+		ID: "i0", Dir: filepath.Join(".restorebench", "state", "i0"), Java: filepath.Join(dir, "java"), Lib: ".",
+		Properties:   map[string]string{"fake.mode": "ok"},
+		StartTimeout: 2 * time.Second, StopTimeout: 500 * time.Millisecond, KillGrace: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("an instance in a relative directory: %v", err)
+	}
+	if !filepath.IsAbs(in.ConfigPath()) {
+		t.Errorf("config path %s is relative", in.ConfigPath())
+	}
+	if err := in.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
