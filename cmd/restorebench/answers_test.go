@@ -54,3 +54,28 @@ func TestCompactedFillIsSaidWhereItsSizeIsPrinted(t *testing.T) {
 		t.Errorf("a whole fill is called compacted:\n%s", out)
 	}
 }
+
+// TestRunNamesTheNextCommand: a run ends by naming the command that
+// answers a capacity question from it, with its own directory.
+func TestRunNamesTheNextCommand(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(p, []byte("name: tiny\nrepeats: 1\nfill: {records: 2000, keys: 300, partitions: 1}\ncases:\n  - name: a\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "run")
+	stdout, _, err := cli(t, "run", p, "--out", out, "--no-plots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"restorebench plan --from " + out + " --state", "restorebench report " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run's output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The command it names reads the run and answers from it.
+	planOut, _, err := cli(t, "plan", "--from", out, "--state", "50GiB", "--partitions", "16", "--instances", "4", "--rto", "2m")
+	if err != nil && !strings.Contains(err.Error(), "cannot be answered from the inputs") {
+		t.Fatalf("the plan it names: %v", err)
+	}
+	if !strings.Contains(planOut, "Cold-restore rate") {
+		t.Errorf("the plan it names gives no rate:\n%s", planOut)
+	}
+}

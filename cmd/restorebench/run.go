@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -80,6 +81,7 @@ an interrupted run keeps what finished.`,
 				printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
 				printCalibration(cmd.OutOrStdout(), res)
 			}
+			printNextSteps(cmd.OutOrStdout(), res, out)
 			return runErr
 		},
 	}
@@ -90,6 +92,24 @@ an interrupted run keeps what finished.`,
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
 	return cmd
+}
+
+// printNextSteps names the commands that answer a capacity question from
+// the run just made, with the run's own directory in them: the shortest way
+// from a first run to a first answer.
+func printNextSteps(w io.Writer, res *runs.Results, out string) {
+	verified := 0
+	for _, r := range res.Restores {
+		if r.Counts() {
+			verified++
+		}
+	}
+	if verified == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nnext: answer a capacity question for your store from this run, e.g.\n")
+	fmt.Fprintf(w, "  restorebench plan --from %s --state 50GiB --partitions 16 --instances 4 --rto 2m\n", out)
+	fmt.Fprintf(w, "  restorebench report %s          # the same answers with their evidence, as report.md and report.html\n", out)
 }
 
 func newPlotCmd() *cobra.Command {
