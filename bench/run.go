@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -74,6 +75,9 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkKafkaStreamsEngine(plan.Cases); err != nil {
+		return nil, err
 	}
 	out, err := e.startResults(o.OutDir, o.RunID)
 	if err != nil {
@@ -452,6 +456,26 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 		}
 	}
 	return failures, nil
+}
+
+// checkKafkaStreamsEngine refuses, before any fill, a plan with a case on
+// the kafka-streams engine when the driver is not built or no JVM is
+// found: otherwise the run would fail only when it reached that case, maybe
+// after many minutes of filling and restoring.
+func checkKafkaStreamsEngine(cases []config.Case) error {
+	for _, c := range cases {
+		if c.Engine != config.EngineKafkaStreams {
+			continue
+		}
+		if _, err := ksdriver.FindLib(); err != nil {
+			return fmt.Errorf("case %s runs on the kafka-streams engine: %w", c.Name, err)
+		}
+		if _, err := ksdriver.FindJava(); err != nil {
+			return fmt.Errorf("case %s runs on the kafka-streams engine: %w", c.Name, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 // withSuffix puts suffix after the case name in a record's case name:

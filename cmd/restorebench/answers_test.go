@@ -79,3 +79,18 @@ func TestRunNamesTheNextCommand(t *testing.T) {
 		t.Errorf("the plan it names gives no rate:\n%s", planOut)
 	}
 }
+
+// TestKafkaStreamsProfileWithoutTheDriverIsRefusedFirst: a profile with a
+// kafka-streams case is refused before any fill when the driver is not
+// built, naming the case and the way out.
+func TestKafkaStreamsProfileWithoutTheDriverIsRefusedFirst(t *testing.T) {
+	t.Setenv("RESTOREBENCH_KSTREAMS_LIB", t.TempDir())
+	p := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(p, []byte("name: ks\nrepeats: 1\nfill: {records: 2000000, keys: 300, partitions: 1}\ncases:\n  - name: model\n  - name: real\n    engine: kafka-streams\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "run")
+	_, stderr, err := cli(t, "run", p, "--out", out)
+	wantErr(t, "run", err, "case real runs on the kafka-streams engine", "make kstreams")
+	if strings.Contains(stderr, "fill: writing") {
+		t.Errorf("the fill started before the refusal:\n%s", stderr)
+	}
+}
