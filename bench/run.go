@@ -132,7 +132,7 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		}
 		cases := plan.Cases
 		if i > 0 {
-			cases = coldCases(cases)
+			cases = everySizeCases(cases)
 		}
 		f, err := r.runSome(ctx, cases)
 		if r.limits != nil {
@@ -146,13 +146,13 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	return r.finish(failures)
 }
 
-// coldCases are the cold-restore cases: in a size sweep only they run at
-// every size (the fit needs them); the other scenarios run once, at the
-// first size.
-func coldCases(cases []config.Case) []config.Case {
+// everySizeCases are the cases whose scenario runs at every size of a size
+// sweep (config.ScenarioDef.EverySize: the cold restores, which the fit
+// needs); the other scenarios run once, at the first size.
+func everySizeCases(cases []config.Case) []config.Case {
 	var out []config.Case
 	for _, c := range cases {
-		if c.Scenario == config.ScenarioCold {
+		if d, ok := config.ScenarioDefOf(c.Scenario); ok && d.EverySize {
 			out = append(out, c)
 		}
 	}

@@ -21,38 +21,10 @@ const (
 // Engines lists the engine names.
 var Engines = []Engine{EngineModel, EngineKafkaStreams}
 
-// Scenario names what a case measures.
+// Scenario names what a case measures. Each scenario is one ScenarioDef
+// in the registry (scenarios.go), defined in its own file
+// (scenario_<name>.go) with its Scenario constant and settings.
 type Scenario string
-
-const (
-	// ScenarioCold is a cold restore: an instance with an empty state
-	// directory is assigned every task and restores it from the changelog.
-	ScenarioCold Scenario = "cold"
-	// ScenarioWarm is a restart with the state directory kept (a persistent
-	// volume): records are written while the instance is down, and it
-	// restores only those, from the offsets its stores committed.
-	ScenarioWarm Scenario = "warm"
-	// ScenarioStandby is a standby replica keeping up with a changelog
-	// written at set rates, and catching up after a pause.
-	ScenarioStandby Scenario = "standby"
-	// ScenarioFailover kills an active instance mid-stream and measures how
-	// long its tasks are not processed until a survivor takes over, then
-	// verifies every balance of the domain card's ledger.
-	ScenarioFailover Scenario = "failover"
-	// ScenarioScaleOut adds instances to a running application and measures
-	// the warmup-assignment time (KIP-441 warmups).
-	ScenarioScaleOut Scenario = "scaleout"
-	// ScenarioRolling restarts an application's instances one at a time and
-	// measures the downtime.
-	ScenarioRolling Scenario = "rolling"
-	// ScenarioCompaction writes the fill to a changelog with the case's
-	// cleaner settings, lets the log cleaner run, and measures what a cold
-	// restore then reads against the live keys (restore amplification).
-	ScenarioCompaction Scenario = "compaction"
-)
-
-// Scenarios lists the scenarios that can run.
-var Scenarios = []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioScaleOut, ScenarioRolling, ScenarioCompaction}
 
 // Strategy is how changelog records reach a store during a restore.
 type Strategy string
@@ -153,7 +125,8 @@ type Case struct {
 	JVMFlags []string `json:"jvm_flags,omitempty" yaml:"jvm_flags"`
 
 	// Warm, Standby, Failover, ScaleOut and Rolling are the settings of
-	// their scenarios (see scenarios.go); each is used only by its own.
+	// their scenarios (see scenario_<name>.go, whose ScenarioDef points at
+	// its field here); each is used only by its own.
 	Warm     *WarmSettings     `json:"warm,omitempty" yaml:"warm"`
 	Standby  *StandbySettings  `json:"standby,omitempty" yaml:"standby"`
 	Failover *FailoverSettings `json:"failover,omitempty" yaml:"failover"`
@@ -238,15 +211,13 @@ func (c *Case) Finalize() error {
 }
 
 // checkSecrets refuses a secret in any property map of the case: its
-// streams and its compaction topic configs (see checkNoSecrets).
+// streams and its scenario settings' (compaction topic configs; see
+// checkNoSecrets).
 func (c Case) checkSecrets() error {
 	if err := checkNoSecrets("streams", c.Streams); err != nil {
 		return err
 	}
-	if c.Compaction != nil {
-		return checkNoSecrets("compaction.topic_configs", c.Compaction.TopicConfigs)
-	}
-	return nil
+	return c.checkScenarioSecrets()
 }
 
 // Validate returns a *FieldError naming the first setting out of range.

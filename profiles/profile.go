@@ -409,10 +409,13 @@ func decodeCase(n *yaml.Node, c *config.Case, path string) error {
 		// cases that choose it.
 		return nil
 	}
-	for _, sc := range config.Scenarios {
-		if v := mappingValue(n, string(sc)); v != nil && sc != c.Scenario {
-			return &config.FieldError{Path: path + "." + string(sc), Line: lineOf(n, string(sc)),
-				Msg: fmt.Sprintf("settings of scenario %s, but this case's scenario is %s (add scenario: %s, or remove them)", sc, c.Scenario, sc)}
+	for _, d := range config.ScenarioDefs() {
+		if d.Settings == nil || d.Name == c.Scenario {
+			continue
+		}
+		if key := d.Settings.Key(); mappingValue(n, key) != nil {
+			return &config.FieldError{Path: path + "." + key, Line: lineOf(n, key),
+				Msg: fmt.Sprintf("settings of scenario %s, but this case's scenario is %s (add scenario: %s, or remove them)", d.Name, c.Scenario, d.Name)}
 		}
 	}
 	return nil

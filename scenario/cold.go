@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/loadgen"
@@ -25,6 +26,8 @@ const readyTimeout = 30 * time.Minute
 // restores it from the log start to the end offsets captured as it begins;
 // then (optionally) the ready phase; then the stores are verified.
 type ColdModel struct{}
+
+func init() { register(config.ScenarioCold, config.EngineModel, single{ColdModel{}}) }
 
 // Run runs one cold restore and verifies it.
 func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {

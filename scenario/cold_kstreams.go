@@ -49,6 +49,8 @@ const (
 // bytes from the changelog itself, read once per topic and offsets.
 type ColdKafkaStreams struct{}
 
+func init() { register(config.ScenarioCold, config.EngineKafkaStreams, single{ColdKafkaStreams{}}) }
+
 // Run runs one cold restore on a Kafka Streams instance and verifies it.
 func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
 	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}

@@ -27,6 +27,8 @@ import (
 // after the settle time; the record says so.
 type CompactionModel struct{}
 
+func init() { register(config.ScenarioCompaction, config.EngineModel, single{CompactionModel{}}) }
+
 // Run makes one measurement.
 func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
 	cs := req.Case.Compaction

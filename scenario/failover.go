@@ -70,6 +70,8 @@ import (
 // of the sequence carries its verdict.
 type FailoverKafkaStreams struct{}
 
+func init() { register(config.ScenarioFailover, config.EngineKafkaStreams, FailoverKafkaStreams{}) }
+
 // failoverStreamsDefaults are the Kafka Streams properties the scenario
 // sets unless the case's streams do: a short session so that a killed
 // member is noticed in seconds, not 45.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
@@ -33,6 +34,8 @@ import (
 // are processed, and every store is verified. One record for the whole
 // sequence (runs.RollingRecord), with a row per restart.
 type RollingKafkaStreams struct{}
+
+func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }
 
 // rolling is one rolling restart under way.
 type rolling struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
@@ -48,6 +49,10 @@ const balancedRule = "every instance RUNNING; every task active on exactly one i
 // warmup lags, rebalances and probing rounds, gaps in processing, and the
 // warmup model's prediction from the inputs measured here.
 type ScaleOutKafkaStreams struct{}
+
+func init() {
+	register(config.ScenarioScaleOut, config.EngineKafkaStreams, single{ScaleOutKafkaStreams{}})
+}
 
 // scaleOut is one scale-out under way.
 type scaleOut struct {

@@ -123,40 +123,49 @@ func (s single) Run(ctx context.Context, env *Env, t Target, req Request) ([]run
 // ErrUnverified marks a restore whose contents did not match the expected state.
 var ErrUnverified = errors.New("restore did not verify")
 
+// runner is one entry of the runner table: a scenario on an engine.
+type runner struct {
+	scenario config.Scenario
+	engine   config.Engine
+}
+
+// runners is the runner table, filled by register from each runner file's
+// init (cold.go registers ColdModel, cold_kstreams.go ColdKafkaStreams, ...).
+var runners = map[runner]Scenario{}
+
+// register adds the runner of scenario sc on engine e. It panics, when the
+// program starts, unless config registers sc and names e among its engines
+// (config.ScenarioDef.Engines), or when sc already has a runner on e: the
+// runner table and config's scenario registry cannot disagree.
+func register(sc config.Scenario, e config.Engine, s Scenario) {
+	def, ok := config.ScenarioDefOf(sc)
+	switch {
+	case !ok:
+		panic(fmt.Sprintf("scenario: register %s on %s: config registers no such scenario", sc, e))
+	case !def.RunsOn(e):
+		panic(fmt.Sprintf("scenario: register %s on %s: config's scenario %s names only the engines %v", sc, e, sc, def.Engines))
+	case runners[runner{sc, e}] != nil:
+		panic(fmt.Sprintf("scenario: register %s on %s: registered twice", sc, e))
+	}
+	runners[runner{sc, e}] = s
+}
+
 // For returns the scenario a case asks for on its engine.
 func For(c config.Case) (Scenario, error) {
-	switch {
-	case c.Scenario == config.ScenarioCold && c.Engine == config.EngineModel:
-		return single{ColdModel{}}, nil
-	case c.Scenario == config.ScenarioCold && c.Engine == config.EngineKafkaStreams:
-		return single{ColdKafkaStreams{}}, nil
-	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineModel:
-		return WarmModel{}, nil
-	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineModel:
-		return StandbyModel{}, nil
-	case c.Scenario == config.ScenarioStandby && c.Engine == config.EngineKafkaStreams:
-		return StandbyKafkaStreams{}, nil
-	case c.Scenario == config.ScenarioFailover && c.Engine == config.EngineKafkaStreams:
-		return FailoverKafkaStreams{}, nil
-	case c.Scenario == config.ScenarioWarm && c.Engine == config.EngineKafkaStreams:
-		return WarmKafkaStreams{}, nil
-	case c.Scenario == config.ScenarioCompaction && c.Engine == config.EngineModel:
-		return single{CompactionModel{}}, nil
-	case c.Scenario == config.ScenarioScaleOut && c.Engine == config.EngineKafkaStreams:
-		return single{ScaleOutKafkaStreams{}}, nil
-	case c.Scenario == config.ScenarioRolling && c.Engine == config.EngineKafkaStreams:
-		return RollingKafkaStreams{}, nil
+	if s := runners[runner{c.Scenario, c.Engine}]; s != nil {
+		return s, nil
 	}
 	return nil, fmt.Errorf("case %s: scenario %s is not available on the %s engine", c.Name, c.Scenario, c.Engine)
 }
 
 // CheckBroker says, before anything runs, whether a case can run on this
-// broker: the failover scenario's ledger topology has Kafka Streams create
-// its own changelog topic, which the embedded broker (kfake) refuses, so it
-// needs a real broker.
+// broker: a scenario whose descriptor needs a real broker
+// (config.BrokerReal: the failover scenario's ledger topology has Kafka
+// Streams create its own changelog topic, which the embedded broker, kfake,
+// refuses) is refused on the embedded one.
 func CheckBroker(c config.Case, embedded bool) error {
-	if embedded && c.Scenario == config.ScenarioFailover {
-		return fmt.Errorf("case %s: the failover scenario needs a real broker (Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses): make kafka-up, then --brokers 127.0.0.1:19092", c.Name)
+	if def, ok := config.ScenarioDefOf(c.Scenario); ok && embedded && def.Broker == config.BrokerReal {
+		return fmt.Errorf("case %s: the %s scenario needs a real broker (%s): make kafka-up, then --brokers 127.0.0.1:19092", c.Name, c.Scenario, def.BrokerWhy)
 	}
 	return nil
 }

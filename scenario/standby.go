@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -22,6 +23,8 @@ import (
 // stops cleanly and is verified against what the changelog holds, then
 // restarts from its committed offsets for the next step.
 type StandbyModel struct{}
+
+func init() { register(config.ScenarioStandby, config.EngineModel, StandbyModel{}) }
 
 // catchUpLimit bounds the wait for a standby to catch up after a step.
 const catchUpLimit = 2 * time.Minute

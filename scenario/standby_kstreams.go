@@ -57,6 +57,8 @@ const standbySetupTimeout = 15 * time.Minute
 // changelog's, what the standby had to follow.
 type StandbyKafkaStreams struct{}
 
+func init() { register(config.ScenarioStandby, config.EngineKafkaStreams, StandbyKafkaStreams{}) }
+
 // ksStandby is one standby scenario on the kafka-streams engine under way.
 type ksStandby struct {
 	ctx   context.Context

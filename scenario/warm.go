@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -19,6 +20,8 @@ import (
 // changelog deleted) restores from the log start. Every restore is
 // verified against the state the changelog holds at that moment.
 type WarmModel struct{}
+
+func init() { register(config.ScenarioWarm, config.EngineModel, WarmModel{}) }
 
 // errNoChanger is a warm or standby run on a topic that may not be changed.
 var errNoChanger = errors.New("this scenario writes to the changelog, which must be one restorebench filled (run it from a profile)")

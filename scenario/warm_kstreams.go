@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
@@ -23,6 +24,8 @@ import (
 // range, wipes the stores and restores from the log start. Every restart is
 // verified by the instance's digest against what the changelog holds.
 type WarmKafkaStreams struct{}
+
+func init() { register(config.ScenarioWarm, config.EngineKafkaStreams, WarmKafkaStreams{}) }
 
 // Run runs the sequence and returns one record per restore.
 func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {

@@ -1,0 +1,14 @@
+package config
+
+// ScenarioCold is a cold restore: an instance with an empty state
+// directory is assigned every task and restores it from the changelog.
+const ScenarioCold Scenario = "cold"
+
+// coldDef registers the cold scenario: both engines, any strategy, every
+// size of a sweep, no settings of its own (the case's common settings are
+// its settings).
+var coldDef = ScenarioDef{
+	Name:      ScenarioCold,
+	Engines:   []Engine{EngineModel, EngineKafkaStreams},
+	EverySize: true,
+}
