@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -187,9 +188,9 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 func count(n float64) string {
 	switch {
 	case n >= 1e9:
-		return sig3(n/1e9) + " G"
+		return units.Sig3(n/1e9) + " G"
 	case n >= 1e6:
-		return sig3(n/1e6) + " M"
+		return units.Sig3(n/1e6) + " M"
 	}
 	s := fmt.Sprintf("%.0f", n)
 	for i := len(s) - 3; i > 0; i -= 3 {

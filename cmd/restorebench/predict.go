@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
 )
@@ -237,7 +238,7 @@ func replayScaleOuts(cmd *cobra.Command, res *runs.Results) error {
 		}
 		n++
 		fmt.Fprintf(w, "case %s #%d: MEASURED warmup-assignment %s, %d probing rounds, %d rebalances (verified %v)\n",
-			r.Case, r.Repeat, warmup.FormatSeconds(so.WarmupAssignmentSeconds), so.ProbingRounds, so.Rebalances, r.Verified)
+			r.Case, r.Repeat, units.SecondsTerse(so.WarmupAssignmentSeconds), so.ProbingRounds, so.Rebalances, r.Verified)
 		if err := printPrediction(cmd, p, false); err != nil {
 			return err
 		}
