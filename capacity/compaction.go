@@ -11,22 +11,6 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// cleanerDefaults are Kafka's topic defaults for the settings that decide
-// what a compacted changelog keeps (the broker's log.cleaner.* and log.*
-// defaults): a setting left out means these.
-var cleanerDefaults = map[string]string{
-	"min.cleanable.dirty.ratio": "0.5",
-	"segment.bytes":             "1073741824",
-	"segment.ms":                "604800000",
-	"min.compaction.lag.ms":     "0",
-	"max.compaction.lag.ms":     "9223372036854775807",
-	"delete.retention.ms":       "86400000",
-}
-
-// activeSegmentSlack is the batch that may overflow a segment before it
-// rolls (the fill's producer writes batches of up to 1 MiB).
-const activeSegmentSlack = 1 << 20
-
 // Cleaner is a changelog topic's cleaner settings by Kafka's names, with
 // Kafka's defaults filled in, so equal settings compare equal however they
 // were written.
@@ -35,10 +19,7 @@ type Cleaner map[string]string
 // NewCleaner fills the settings given with Kafka's defaults and writes
 // numbers one way ("0.50" and "0.5" are the same setting).
 func NewCleaner(given map[string]string) Cleaner {
-	c := Cleaner{}
-	for k, v := range cleanerDefaults {
-		c[k] = v
-	}
+	c := Cleaner(runs.CleanerDefaults())
 	for k, v := range given {
 		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 			v = strconv.FormatFloat(f, 'f', -1, 64)
@@ -55,8 +36,9 @@ func (c Cleaner) key() string { return config.Pairs(c, ",") }
 // defaults": "min.cleanable.dirty.ratio=0.1, segment.bytes=8388608".
 func (c Cleaner) String() string {
 	var diff []string
+	defaults := runs.CleanerDefaults()
 	for k, v := range c {
-		if cleanerDefaults[k] != v {
+		if defaults[k] != v {
 			diff = append(diff, k+"="+v)
 		}
 	}
@@ -73,19 +55,12 @@ func (c Cleaner) float(k string) float64 {
 }
 
 // Bound is the most changelog the settings let a log of live bytes hold
-// over partitions, in bytes: the cleaner leaves a log alone until its
-// dirty part is min.cleanable.dirty.ratio of it, so up to live/(1-ratio)
-// stays after cleaning; the active segment is never cleaned, up to
-// segment.bytes (plus a batch) per partition; and records younger than
-// min.compaction.lag.ms are not cleaned, writeRate × lag (when the write
-// rate is known). Records assumed of one average size.
+// over partitions, in bytes (runs.CleanerBound): records younger than
+// min.compaction.lag.ms are writeRate × lag (when the write rate is known).
+// Records assumed of one average size.
 func (c Cleaner) Bound(live float64, partitions int, writeRate float64) float64 {
-	ratio := c.float("min.cleanable.dirty.ratio")
-	if !(ratio > 0 && ratio < 1) {
-		ratio = 0.5
-	}
-	b := live/(1-ratio) + float64(partitions)*(c.float("segment.bytes")+activeSegmentSlack)
-	return b + writeRate*c.float("min.compaction.lag.ms")/1000
+	b := runs.NewCleanerBound(c)
+	return b.Bytes(live, partitions, writeRate*b.MinCompactionLagMs/1000)
 }
 
 // Amplification is the measured restore amplification of one cleaner
