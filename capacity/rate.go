@@ -202,15 +202,13 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 	return r
 }
 
-// parallelThreads is min(threads, partitions) over the setup's restores:
-// a stream thread restores its tasks one poll at a time, and a partition is
-// one task, so more threads than partitions add nothing.
+// parallelThreads is the fewest threads that restored in parallel in any
+// of the setup's restores (runs.Restore.RestoringThreads: min(threads,
+// partitions)).
 func parallelThreads(s *Setup) int {
 	t := max(1, s.Params.Threads)
 	for _, o := range s.Obs {
-		if p := o.Restore.Partitions; p > 0 {
-			t = min(t, p)
-		}
+		t = min(t, o.Restore.RestoringThreads())
 	}
 	return t
 }
