@@ -255,7 +255,8 @@ type ThreadRate struct {
 // RestoreRateOf finds a run's restore rate per stream thread: a
 // scale-out's, measured in its setup, if the run has one; else the median
 // over verified cold restores (kafka-streams engine first, else the
-// model's) of records a second per thread, a record being an offset.
+// model's) of records a second per restoring thread (RestoringThreads), a
+// record being an offset.
 func RestoreRateOf(res *Results) (ThreadRate, bool) {
 	for _, r := range res.Restores {
 		if so := r.ScaleOut; so != nil && so.RestoreRate > 0 {
@@ -266,7 +267,7 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 		var rates, sizes []float64
 		for _, r := range res.Restores {
 			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 {
-				rates = append(rates, r.RecordsPerSec/float64(max(r.Params.Threads, 1)))
+				rates = append(rates, r.PerThread(r.RecordsPerSec))
 				sizes = append(sizes, float64(r.Bytes)/float64(r.Records))
 			}
 		}
