@@ -278,6 +278,27 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 	return ThreadRate{}, false
 }
 
+// ModelInputs are the warmup model's inputs for the scale-out the record
+// measured, from what it measured: its Kafka Streams settings and
+// instance counts, the restore rate of its setup, the bytes per offset,
+// the write load's rate, the startup time and, when it saw any, the
+// follow-up delay (FollowUpSeconds; else the model's default). The task
+// sizes, the rebalance time, the process-id order and where the figures
+// came from are the caller's to add.
+func (so *ScaleOutRecord) ModelInputs() warmup.Inputs {
+	in := warmup.Settings{Protocol: so.Protocol, Before: so.Before, After: so.After, Threads: so.Threads, Standbys: so.Standbys,
+		MaxWarmupReplicas: so.MaxWarmupReplicas, AcceptableRecoveryLag: so.AcceptableRecoveryLag, ProbingIntervalSeconds: so.ProbingIntervalSeconds}.Inputs()
+	in.RestoreRate, in.BytesPerOffset = so.RestoreRate, so.BytesPerOffset
+	if so.Load != nil {
+		in.WriteRate = so.Load.Rate
+	}
+	in.StartupSeconds = so.StartupSeconds
+	if f := so.FollowUpSeconds(); f > 0 {
+		in.FollowUpSeconds = f
+	}
+	return in
+}
+
 // followUpWindow bounds the delay between two rebalances that counts as a
 // follow-up (s).
 const followUpWindow = 10
