@@ -144,7 +144,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	q := "Partitions needed so each task restores within " + rtoText
 	if task.Value <= 0 {
-		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.Factor()*r.Overhead), rtoText)}}
+		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.CalibrationFactor()*r.Overhead), rtoText)}}
 	}
 	return append(out, Answer{
 		Question:     q,

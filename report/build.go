@@ -203,11 +203,11 @@ func limitsFact(a *capacity.Analysis) Fact {
 }
 
 // holdoutOf is the hold-out check of the rate's setup, if any.
-func holdoutOf(a *capacity.Analysis) *capacity.Holdout {
+func holdoutOf(a *capacity.Analysis) *capacity.SizeHoldOut {
 	if a.Rate == nil {
 		return nil
 	}
-	for _, h := range a.Holdouts {
+	for _, h := range a.SizeHoldOuts {
 		if h.Fit.Setup == a.Rate.Setup {
 			return h
 		}
