@@ -14,12 +14,12 @@ type Deployment struct {
 	StateBytes float64
 	// LiveBytes is the store's live state (key+value bytes of its current
 	// records) when StateBytes is not known: the changelog is then
-	// estimated from the restore amplification of the Cleaner settings.
+	// estimated from the restore amplification of the CleanerSettings.
 	LiveBytes float64
-	// Cleaner is the changelog topic's cleaner settings by Kafka's names
+	// CleanerSettings are the changelog topic's cleaner settings by Kafka's names
 	// (min.cleanable.dirty.ratio, segment.bytes, ...); those left out are
 	// Kafka's defaults.
-	Cleaner map[string]string
+	CleanerSettings map[string]string
 	// Partitions is the changelog's partition count: one task each.
 	Partitions int
 	// Instances is the number of application instances sharing the tasks.
@@ -32,7 +32,7 @@ type Deployment struct {
 
 // IsZero reports whether nothing about the deployment is known.
 func (d Deployment) IsZero() bool {
-	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.Cleaner) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
+	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
 }
 
 // Answer is one capacity answer with everything it rests on.

@@ -354,11 +354,11 @@ func compactionRecommendation(a *Analysis) (Recommendation, bool) {
 		}
 	}
 	if best == worst {
-		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Cleaner)
+		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Settings)
 		return rec, true
 	}
 	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
 		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans sooner, at the cost of more cleaning work on the brokers.",
-		worst.Median, worst.Cleaner, best.Median, best.Cleaner, worst.Median/best.Median)
+		worst.Median, worst.Settings, best.Median, best.Settings, worst.Median/best.Median)
 	return rec, true
 }

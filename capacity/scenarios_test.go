@@ -158,7 +158,7 @@ func TestLiveStateToChangelog(t *testing.T) {
 		{map[string]string{"segment.bytes": "67108864"}, 16, live/(1-0.5) + 16*(67108864+1<<20), "WORST CASE these settings allow, not measured"},
 	}
 	for _, c := range cases {
-		a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: c.cleaner, Partitions: c.parts}})
+		a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, CleanerSettings: c.cleaner, Partitions: c.parts}})
 		if a.State == nil || !near(a.State.Changelog, c.want, 1e-3) || !strings.Contains(a.State.Answer.Value, c.label) {
 			t.Errorf("%v over %d partitions: %+v (%+v), want %.4g labelled %q", c.cleaner, c.parts, a.State, a.StateErr, c.want, c.label)
 			continue
@@ -167,7 +167,7 @@ func TestLiveStateToChangelog(t *testing.T) {
 			t.Errorf("no live-state answer among %d", len(a.Answers))
 		}
 	}
-	a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: map[string]string{"segment.bytes": "67108864"}}})
+	a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, CleanerSettings: map[string]string{"segment.bytes": "67108864"}}})
 	if a.State != nil || a.StateErr == nil || !strings.Contains(a.StateErr.Reason, "needs --partitions") {
 		t.Errorf("unmeasured settings without partitions: %+v %+v", a.State, a.StateErr)
 	}
@@ -227,7 +227,7 @@ func TestKafkaStreamsStandbyBytesFromTheFill(t *testing.T) {
 // rather than give a worst case too small.
 func TestWorstCaseWithACompactionLagNeedsTheWriteRate(t *testing.T) {
 	opts := Options{Deployment: Deployment{LiveBytes: 10e9, Partitions: 8,
-		Cleaner: map[string]string{"min.compaction.lag.ms": "600000"}}}
+		CleanerSettings: map[string]string{"min.compaction.lag.ms": "600000"}}}
 	a := &Analysis{Options: opts}
 	if _, un := resolveState(a); un == nil || !strings.Contains(un.Reason, "--write-rate") {
 		t.Fatalf("worst case without a write rate: %+v", un)

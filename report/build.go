@@ -175,7 +175,7 @@ func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
 	for _, amp := range amps {
 		if amp.OfSettings() {
 			vals = append(vals, fmt.Sprintf("×%.2f", amp.Median))
-			names = append(names, amp.Cleaner.String())
+			names = append(names, amp.Settings.String())
 		}
 	}
 	if len(vals) == 0 {

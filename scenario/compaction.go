@@ -67,7 +67,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	if err != nil {
 		return fail(err)
 	}
-	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, Cleaner: "kafka"}
+	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, CleanedBy: runs.CleanedByKafka}
 	rec.Compaction = cr
 	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
 		return fail(err)
@@ -80,7 +80,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	}
 	if env.CompactNow != nil {
 		env.CompactNow()
-		cr.Cleaner = "kfake"
+		cr.CleanedBy = runs.CleanedByKfake
 	}
 	cr.SettleSeconds = cs.Settle.D().Seconds()
 	if cr.LogBytesBeforeRestore, err = cluster.LogBytes(ctx, adm, topic); err != nil {
