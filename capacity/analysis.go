@@ -170,7 +170,7 @@ func unknowns(a *Analysis) []string {
 	}
 	var missing []string
 	for _, row := range a.RTO.Rows {
-		if !row.Measured && row.Scenario != ScenarioCold {
+		if !row.Measured && row.Scenario != RowColdRestore {
 			missing = append(missing, row.Scenario)
 		}
 	}
@@ -203,7 +203,7 @@ func compactionUnknown(a *Analysis) string {
 func rangeUnknown(a *Analysis) string {
 	r := a.Rate
 	var beyond []string
-	for _, c := range a.RTO.Row(ScenarioCold).Cells {
+	for _, c := range a.RTO.Row(RowColdRestore).Cells {
 		if c.Task.Extrapolated {
 			beyond = append(beyond, FormatRTO(c.RTO))
 		}

@@ -135,7 +135,7 @@ func TestRTOTableArithmetic(t *testing.T) {
 	if !near(r.PerThread, 100e6, 0.02) || math.Abs(r.Overhead-0.5) > 0.05 {
 		t.Errorf("rate %s, want about 100 MB/s + 0.5 s", r.Summary())
 	}
-	cold := a.RTO.Row(ScenarioCold)
+	cold := a.RTO.Row(RowColdRestore)
 	for i, rto := range DefaultRTOs {
 		c := cold.Cells[i]
 		task := (rto.Seconds() - r.Overhead) * r.PerThread

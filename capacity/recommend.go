@@ -257,7 +257,7 @@ func marginText(lo, hi float64) string {
 // partitionRecommendation turns the cold-restore row into a partition rule.
 func partitionRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Partitions for a recovery-time objective"}
-	row := a.RTO.Row(ScenarioCold)
+	row := a.RTO.Row(RowColdRestore)
 	if !row.Measured {
 		rec.Text = "Cannot say: " + row.Missing + "."
 		return rec
@@ -292,9 +292,9 @@ func ceilF(x float64) float64 {
 // grow with the state; and how fast a standby keeps up.
 func standbyRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Standbys"}
-	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(ScenarioCold)
+	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(RowColdRestore)
 	if f == nil && ev == nil {
-		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(ScenarioStandby).Missing + "."
+		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
 		return rec
 	}
 	var parts []string

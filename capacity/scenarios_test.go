@@ -40,7 +40,7 @@ func TestWarmRestartRow(t *testing.T) {
 	if !near(w.PerThread, capacitytest.WarmRate, 0.02) || math.Abs(w.Overhead-capacitytest.WarmFixed) > 0.03 || w.Fit == nil || len(w.Obs) != 12 {
 		t.Errorf("warm rate %s over %d restarts, want about %g MB/s + %g s over the 12 warm steps", w.Summary(), len(w.Obs), capacitytest.WarmRate/1e6, capacitytest.WarmFixed)
 	}
-	row := a.RTO.Row(ScenarioWarm)
+	row := a.RTO.Row(RowWarmRestart)
 	if !row.Measured || row.Quantity != QuantityChanges {
 		t.Fatalf("warm row %+v, want measured, in changes", row)
 	}
@@ -67,7 +67,7 @@ func TestWarmRestartRow(t *testing.T) {
 func TestStandbyFailoverRow(t *testing.T) {
 	rtos := []time.Duration{5 * time.Second, 8500 * time.Millisecond, time.Minute}
 	a := Analyze(scenarioRuns(), Options{RTOs: rtos})
-	row := a.RTO.Row(ScenarioStandby)
+	row := a.RTO.Row(RowStandbyFailover)
 	if !row.Measured || row.Sources != "R5 eos-standby #1 kills 1-3" {
 		t.Fatalf("standby row %+v", row)
 	}
@@ -87,7 +87,7 @@ func TestStandbyFailoverRow(t *testing.T) {
 // says yes there and no a little above.
 func TestScaleOutRow(t *testing.T) {
 	a := Analyze(scenarioRuns(), Options{})
-	row := a.RTO.Row(ScenarioScaleOut)
+	row := a.RTO.Row(RowScaleOut)
 	if !row.Measured || !row.Predicted || !strings.Contains(strings.Join(row.Basis, " "), "1 probing round: 62.8 s") {
 		t.Fatalf("scale-out row %+v", row)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// ScenarioStandby names the standby-failover row.
-const ScenarioStandby = "standby failover"
+// RowStandbyFailover is the standby-failover row's label in the RTO table.
+const RowStandbyFailover = "standby failover"
 
 // failoverRun is what the failover scenario needs: the real client and a
 // broker that lets it create its topics.
@@ -311,7 +311,7 @@ func KillRefs(obs []Obs) string {
 // and restores only its lag, so the recovery time does not grow with the
 // state: each cell says whether the objective is met, and at what gap.
 func standbyFailoverRow(a *Analysis) RTORow {
-	row := RTORow{Scenario: ScenarioStandby}
+	row := RTORow{Scenario: RowStandbyFailover}
 	f := a.Failover
 	if f == nil {
 		row.Missing = "not measured in the inputs: needs " + failoverRun
@@ -409,7 +409,7 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 	d, f := a.Options.Deployment, a.Failover
 	q := fmt.Sprintf("Failover with num.standby.replicas=%d (SIGKILL of an active instance)", d.Standbys)
 	if f == nil {
-		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(ScenarioStandby).Missing}
+		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
 	}
 	return Answer{
 		Question: q,

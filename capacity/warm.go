@@ -10,8 +10,9 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// ScenarioWarm names the warm-restart row.
-const ScenarioWarm = "warm restart"
+// RowWarmRestart is the warm-restart row's label in the RTO table (not
+// config.ScenarioWarm, the case setting "warm").
+const RowWarmRestart = "warm restart"
 
 // Warm-restart steps as runs.WarmRecord names them.
 const (
@@ -111,9 +112,9 @@ func (w *WarmRate) Summary() string {
 func warmRestartRow(a *Analysis) RTORow {
 	w := a.Warm
 	if w == nil {
-		return RTORow{Scenario: ScenarioWarm, Missing: a.WarmErr.Error()}
+		return RTORow{Scenario: RowWarmRestart, Missing: a.WarmErr.Error()}
 	}
-	row := RTORow{Scenario: ScenarioWarm, Measured: true, Quantity: QuantityChanges}
+	row := RTORow{Scenario: RowWarmRestart, Measured: true, Quantity: QuantityChanges}
 	threads := a.Options.Threads
 	for _, rto := range a.Options.RTOs {
 		task := w.BytesWithin(rto.Seconds())

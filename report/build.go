@@ -107,7 +107,7 @@ func facts(a *capacity.Analysis) []Fact {
 	out = append(out, scenarioFacts(a)...)
 	var missing []string
 	for _, row := range a.RTO.Rows {
-		if !row.Measured && row.Scenario != capacity.ScenarioCold {
+		if !row.Measured && row.Scenario != capacity.RowColdRestore {
 			missing = append(missing, row.Scenario)
 		}
 	}
@@ -129,7 +129,7 @@ func facts(a *capacity.Analysis) []Fact {
 func scenarioFacts(a *capacity.Analysis) []Fact {
 	var out []Fact
 	if w := a.Warm; w != nil {
-		row := a.RTO.Row(capacity.ScenarioWarm)
+		row := a.RTO.Row(capacity.RowWarmRestart)
 		var rtos, vals []string
 		for _, c := range row.Cells {
 			rtos = append(rtos, capacity.FormatRTO(c.RTO))
@@ -187,7 +187,7 @@ func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
 
 // limitsFact is the per-task limit for each RTO in one line.
 func limitsFact(a *capacity.Analysis) Fact {
-	row := a.RTO.Row(capacity.ScenarioCold)
+	row := a.RTO.Row(capacity.RowColdRestore)
 	var rtos, vals []string
 	extrap := false
 	for _, c := range row.Cells {
