@@ -62,21 +62,32 @@ type Unanswered struct {
 	Question, Reason string
 }
 
-// answerer adds the answers of one kind; a later scenario adds its own.
-type answerer func(a *Analysis) ([]Answer, []Unanswered)
+// answerer adds the answers of one kind; a later scenario adds its own
+// entry to answerers.
+type answerer struct {
+	answer func(a *Analysis) ([]Answer, []Unanswered)
+	// needsRate is set for the answers that rest on the cold-restore rate:
+	// without one they are not asked (the rate's absence is said once).
+	needsRate bool
+}
 
-// answerers are asked in order.
-var answerers = []answerer{compactionAnswers, taskAnswers, deploymentAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
+// answerers are asked in order: the one list of the planner's answers.
+var answerers = []answerer{
+	{answer: compactionAnswers},
+	{answer: taskAnswers, needsRate: true},
+	{answer: deploymentAnswers, needsRate: true},
+	{answer: warmAnswers},
+	{answer: standbyAnswers},
+	{answer: scaleOutAnswers},
+}
 
 // buildAnswers asks every answerer, after the rate answer. Without a
 // cold-restore rate only the answers that do not rest on it are given.
 func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	var out []Answer
 	var missing []Unanswered
-	asks := answerers
 	if r := a.Rate; r == nil {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
-		asks = []answerer{compactionAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
 	} else {
 		out = append(out, Answer{
 			Question: "Cold-restore rate (" + r.Label() + ")",
@@ -85,8 +96,11 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			Sources:  Refs(r.Obs),
 		})
 	}
-	for _, f := range asks {
-		as, ms := f(a)
+	for _, f := range answerers {
+		if f.needsRate && a.Rate == nil {
+			continue
+		}
+		as, ms := f.answer(a)
 		out = append(out, as...)
 		missing = appendNew(missing, ms...)
 	}

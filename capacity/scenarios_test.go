@@ -252,3 +252,43 @@ func TestHypotheticalTasksStartAtOffsetZero(t *testing.T) {
 		t.Fatalf("tasks of 5000 offsets: %.1fs after a measured log start of 130k, %.1fs without", got, fresh)
 	}
 }
+
+// TestAnswersWithoutARate: with no cold restore in the inputs, the answers
+// that rest on the cold-restore rate are left out (its absence said once)
+// and every other answerer still answers; with the cold runs added the
+// rate's answers come back.
+func TestAnswersWithoutARate(t *testing.T) {
+	d := Deployment{StateBytes: 8e9, Partitions: 8, Instances: 2}
+	scen := []*Run{{Label: "R1", Path: "x", Results: capacitytest.ScenarioRun(0)}}
+	a := Analyze(scen, Options{Deployment: d})
+	if a.Rate != nil {
+		t.Fatal("a rate from a run without cold restores")
+	}
+	if len(a.Unanswered) == 0 || a.Unanswered[0].Question != "cold-restore rate" {
+		t.Fatalf("unanswered %+v, want the rate's absence first", a.Unanswered)
+	}
+	for _, prefix := range []string{"Largest changelog per task", "Cold restore of one task"} {
+		if ans, ok := answerOf(a, prefix); ok {
+			t.Errorf("answered %q without a rate", ans.Question)
+		}
+	}
+	for _, prefix := range []string{"Largest backlog of changes per task", "Highest write rate a standby sustained", "Scale-out"} {
+		if _, ok := answerOf(a, prefix); !ok {
+			t.Errorf("no %q answer without a rate: %v", prefix, questions(a))
+		}
+	}
+	with := Analyze(scenarioRuns(), Options{Deployment: d})
+	for _, prefix := range []string{"Cold-restore rate", "Largest changelog per task", "Cold restore of one task"} {
+		if _, ok := answerOf(with, prefix); !ok {
+			t.Errorf("no %q answer with a rate: %v", prefix, questions(with))
+		}
+	}
+}
+
+func questions(a *Analysis) []string {
+	var qs []string
+	for _, ans := range a.Answers {
+		qs = append(qs, ans.Question)
+	}
+	return qs
+}
