@@ -94,7 +94,7 @@ func standbySteps(obs []Obs) (steps, pauses []Obs) {
 	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
 		for _, o := range obs {
 			sb := o.Restore.Standby
-			if sb == nil || engineOf(o.Restore.Params) != engine {
+			if sb == nil || runs.EngineOf(o.Restore.Params) != engine {
 				continue
 			}
 			switch sb.Step {
@@ -179,7 +179,7 @@ func (ev *StandbyEvidence) SustainedBasis() string {
 		return "no rate step measured it (only pauses)"
 	}
 	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second of the writes stopping, over %s on the %s engine",
-		Plural(len(ev.Steps), "rate step"), engineOf(ev.Steps[0].Restore.Params))
+		Plural(len(ev.Steps), "rate step"), runs.EngineOf(ev.Steps[0].Restore.Params))
 	switch {
 	case ev.AtLeast && ev.Best.Restore.Standby.ProducerLimited:
 		s += "; the producer could not write faster here, so the standby's own limit lies above it"

@@ -82,15 +82,6 @@ func SettingHoldOuts(pairs []EnginePair) []SettingHoldOut {
 	return out
 }
 
-// engineOf is a restore's engine; files from before engines were recorded
-// hold model restores.
-func engineOf(c config.Case) config.Engine {
-	if c.Engine == "" {
-		return config.EngineModel
-	}
-	return c.Engine
-}
-
 // settingKeys are the results.json names of a case's settings that do not
 // say which engine ran it: what two cases must share to be a pair.
 func settingKeys(c config.Case) map[string]any {
@@ -128,7 +119,7 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 	ks := map[string][]runs.CaseRestores{}
 	for _, g := range groups {
 		p := g.Restores[0].Params
-		if engineOf(p) == config.EngineKafkaStreams {
+		if runs.EngineOf(p) == config.EngineKafkaStreams {
 			ks[settingID(p)] = append(ks[settingID(p)], g)
 		} else {
 			models = append(models, g)

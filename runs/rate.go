@@ -1,5 +1,16 @@
 package runs
 
+import "github.com/restorebench/restorebench/config"
+
+// EngineOf is the engine a restore's settings ran on; files from before
+// engines were recorded hold model restores.
+func EngineOf(c config.Case) config.Engine {
+	if c.Engine == "" {
+		return config.EngineModel
+	}
+	return c.Engine
+}
+
 // RestoringThreads is how many stream threads restored the record's tasks
 // at once: num.stream.threads (at least 1), and no more than the
 // changelog's partitions when the record knows them: a partition is one
