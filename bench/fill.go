@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/runs"
@@ -119,7 +120,7 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 				}
 				if why == "" {
 					e.Logf("fill: reusing %s (%d records, %s, filled %s)", req.Topic, d.Totals.Records,
-						formatBytes(d.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
+						units.BytesTenths(d.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
 					return FillOutcome{Manifest: m, Derived: d, Reused: true}, nil
 				}
 			}
@@ -186,7 +187,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		total = req.Spec.Records * int64(16+(req.Spec.ValueMin+req.Spec.ValueMax)/2)
 	}
 	e.Logf("fill: writing %s to %s (%d partitions, %d keys, values %d-%d B, %s compression)",
-		formatBytes(total), req.Topic, req.Spec.Partitions, req.Spec.Keys, req.Spec.ValueMin, req.Spec.ValueMax, req.Compression)
+		units.BytesTenths(total), req.Topic, req.Spec.Partitions, req.Spec.Keys, req.Spec.ValueMin, req.Spec.ValueMax, req.Compression)
 	bar := e.progress.Start("fill", total, progress.Bytes)
 	var counter measure.Counter
 	counter.Start(time.Second)
@@ -215,7 +216,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		return FillOutcome{}, err
 	}
 	e.Logf("fill: %d records, %s in %s (%.1f MB/s); deriving the expected state from the generator",
-		tot.Records, formatBytes(tot.Bytes), dur.Round(time.Millisecond), runs.MBPerSec(tot.Bytes, dur.Seconds()))
+		tot.Records, units.BytesTenths(tot.Bytes), dur.Round(time.Millisecond), runs.MBPerSec(tot.Bytes, dur.Seconds()))
 	d, err := loadgen.Derive(req.Spec)
 	if err != nil {
 		return FillOutcome{}, err
@@ -252,17 +253,4 @@ func toPartitionOffsets(o cluster.TopicOffsets) []loadgen.PartitionOffsets {
 		out = append(out, loadgen.PartitionOffsets{Partition: p, Start: o.Start[p], End: o.End[p]})
 	}
 	return out
-}
-
-func formatBytes(b int64) string {
-	const unit = 1000
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(b)/float64(div), "kMGTPE"[exp])
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/internal/statedir"
+	"github.com/restorebench/restorebench/internal/units"
 )
 
 // protected are the paths no state directory may be, lie in or contain:
@@ -37,7 +38,7 @@ func (e *Env) claimRunState(runID string) (*statedir.Dir, string, error) {
 	}
 	for _, o := range orphans {
 		e.Logf("state: removing %s, %s of stores left by a run that did not finish (pid %d, started %s)",
-			o.Path, formatBytes(o.Bytes), o.Marker.PID, o.Marker.Started.Format(time.RFC3339))
+			o.Path, units.BytesTenths(o.Bytes), o.Marker.PID, o.Marker.Started.Format(time.RFC3339))
 		if err := (&statedir.Dir{Path: o.Path}).Remove(); err != nil {
 			return nil, "", fmt.Errorf("removing orphaned state %s: %w", o.Path, err)
 		}

@@ -46,9 +46,9 @@ type Analysis struct {
 	// then the live state size; NeedSizes the setups without enough.
 	Fits      []*Fit
 	NeedSizes []*NeedSizes
-	// Holdouts check the changelog fits of setups with a size to spare.
-	Holdouts    []*Holdout
-	Calibration *Calibration
+	// SizeHoldOuts check the changelog fits of setups with a size to spare.
+	SizeHoldOuts []*SizeHoldOut
+	Calibration  *Calibration
 	// Rate is the cold-restore rate the answers use; RateErr says why
 	// there is none.
 	Rate    *Rate
@@ -137,8 +137,8 @@ func (a *Analysis) fit() {
 			if f != nil {
 				a.Fits = append(a.Fits, f)
 			}
-			if h := HoldOut(s, axis); h != nil && axis == AxisChangelog {
-				a.Holdouts = append(a.Holdouts, h)
+			if h := HoldOutLargestSize(s, axis); h != nil && axis == AxisChangelog {
+				a.SizeHoldOuts = append(a.SizeHoldOuts, h)
 			}
 		}
 	}
@@ -170,7 +170,7 @@ func unknowns(a *Analysis) []string {
 	}
 	var missing []string
 	for _, row := range a.RTO.Rows {
-		if !row.Measured && row.Scenario != ScenarioCold {
+		if !row.Measured && row.Scenario != RowColdRestore {
 			missing = append(missing, row.Scenario)
 		}
 	}
@@ -203,7 +203,7 @@ func compactionUnknown(a *Analysis) string {
 func rangeUnknown(a *Analysis) string {
 	r := a.Rate
 	var beyond []string
-	for _, c := range a.RTO.Row(ScenarioCold).Cells {
+	for _, c := range a.RTO.Row(RowColdRestore).Cells {
 		if c.Task.Extrapolated {
 			beyond = append(beyond, FormatRTO(c.RTO))
 		}
@@ -268,8 +268,8 @@ func environments(setups []*Setup) []string {
 // Thresholds below which the rate's fit is called out as unreliable: the
 // line explains too little of the variation, or missed a held-out size.
 const (
-	minGoodR2         = 0.95
-	maxHoldoutPercent = 15
+	minGoodR2             = 0.95
+	maxSizeHoldOutPercent = 15
 )
 
 // fitQuality warns when the rate's fit is noisy or its hold-out check
@@ -283,8 +283,8 @@ func fitQuality(a *Analysis) []string {
 	if r.Fit.R2 < minGoodR2 {
 		out = append(out, fmt.Sprintf("The fit the rate comes from explains only %.0f%% of the variation in time to ready (R² %.3f): repeats varied a lot, as on a busy machine. Repeat the runs on a quiet host, or with more repeats, before relying on extrapolations.", 100*r.Fit.R2, r.Fit.R2))
 	}
-	for _, h := range a.Holdouts {
-		if h.Fit.Setup == r.Setup && math.Abs(h.ErrorPercent()) > maxHoldoutPercent {
+	for _, h := range a.SizeHoldOuts {
+		if h.Fit.Setup == r.Setup && math.Abs(h.ErrorPercent()) > maxSizeHoldOutPercent {
 			out = append(out, fmt.Sprintf("Fitted without its largest size, the line predicted %s for %s where %s was measured (%+.0f%%): predictions beyond the measured sizes may be off by as much.",
 				FormatSeconds(h.Predicted.Value), FormatBytes(h.Size), FormatSeconds(h.Measured), h.ErrorPercent()))
 		}

@@ -14,12 +14,12 @@ type Deployment struct {
 	StateBytes float64
 	// LiveBytes is the store's live state (key+value bytes of its current
 	// records) when StateBytes is not known: the changelog is then
-	// estimated from the restore amplification of the Cleaner settings.
+	// estimated from the restore amplification of the CleanerSettings.
 	LiveBytes float64
-	// Cleaner is the changelog topic's cleaner settings by Kafka's names
+	// CleanerSettings are the changelog topic's cleaner settings by Kafka's names
 	// (min.cleanable.dirty.ratio, segment.bytes, ...); those left out are
 	// Kafka's defaults.
-	Cleaner map[string]string
+	CleanerSettings map[string]string
 	// Partitions is the changelog's partition count: one task each.
 	Partitions int
 	// Instances is the number of application instances sharing the tasks.
@@ -32,7 +32,7 @@ type Deployment struct {
 
 // IsZero reports whether nothing about the deployment is known.
 func (d Deployment) IsZero() bool {
-	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.Cleaner) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
+	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
 }
 
 // Answer is one capacity answer with everything it rests on.
@@ -62,21 +62,32 @@ type Unanswered struct {
 	Question, Reason string
 }
 
-// answerer adds the answers of one kind; a later scenario adds its own.
-type answerer func(a *Analysis) ([]Answer, []Unanswered)
+// answerer adds the answers of one kind; a later scenario adds its own
+// entry to answerers.
+type answerer struct {
+	answer func(a *Analysis) ([]Answer, []Unanswered)
+	// needsRate is set for the answers that rest on the cold-restore rate:
+	// without one they are not asked (the rate's absence is said once).
+	needsRate bool
+}
 
-// answerers are asked in order.
-var answerers = []answerer{compactionAnswers, taskAnswers, deploymentAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
+// answerers are asked in order: the one list of the planner's answers.
+var answerers = []answerer{
+	{answer: compactionAnswers},
+	{answer: taskAnswers, needsRate: true},
+	{answer: deploymentAnswers, needsRate: true},
+	{answer: warmAnswers},
+	{answer: standbyAnswers},
+	{answer: scaleOutAnswers},
+}
 
 // buildAnswers asks every answerer, after the rate answer. Without a
 // cold-restore rate only the answers that do not rest on it are given.
 func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	var out []Answer
 	var missing []Unanswered
-	asks := answerers
 	if r := a.Rate; r == nil {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
-		asks = []answerer{compactionAnswers, warmAnswers, standbyAnswers, scaleOutAnswers}
 	} else {
 		out = append(out, Answer{
 			Question: "Cold-restore rate (" + r.Label() + ")",
@@ -85,8 +96,11 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			Sources:  Refs(r.Obs),
 		})
 	}
-	for _, f := range asks {
-		as, ms := f(a)
+	for _, f := range answerers {
+		if f.needsRate && a.Rate == nil {
+			continue
+		}
+		as, ms := f.answer(a)
 		out = append(out, as...)
 		missing = appendNew(missing, ms...)
 	}
@@ -144,7 +158,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	q := "Partitions needed so each task restores within " + rtoText
 	if task.Value <= 0 {
-		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.Factor()*r.Overhead), rtoText)}}
+		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.CalibrationFactor()*r.Overhead), rtoText)}}
 	}
 	return append(out, Answer{
 		Question:     q,

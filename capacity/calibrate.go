@@ -15,10 +15,11 @@ type EnginePair struct {
 	Pair compare.EnginePair
 }
 
-// Factor is how many times the model's restore time Kafka Streams takes:
-// 1 / compare's ratio (model / Kafka Streams). 0 when the pair has none.
-func (p EnginePair) Factor() float64 {
-	if r := p.Pair.Factor(); r > 0 {
+// KafkaStreamsOverModel is how many times the model's restore time Kafka
+// Streams takes: 1 / compare's ratio (EnginePair.ModelOverKafkaStreams).
+// 0 when the pair has none.
+func (p EnginePair) KafkaStreamsOverModel() float64 {
+	if r := p.Pair.ModelOverKafkaStreams(); r > 0 {
 		return 1 / r
 	}
 	return 0
@@ -30,7 +31,8 @@ func (p EnginePair) Factor() float64 {
 // phase (Kafka Streams reports no separate ready phase) and applied to the
 // time to ready: an approximation the report states.
 type Calibration struct {
-	// Factor is the median of the pairs' factors; Min and Max their spread.
+	// Factor is the median of the pairs' KafkaStreamsOverModel, the
+	// multiplier a model time takes; Min and Max their spread.
 	Factor, Min, Max float64
 	Pairs            []EnginePair
 }
@@ -51,7 +53,7 @@ func Calibrate(rs []*Run) *Calibration {
 	for _, run := range rs {
 		for _, p := range compare.EnginePairs(run.Results.Restores) {
 			ep := EnginePair{Run: run, Pair: p}
-			if f := ep.Factor(); f > 0 {
+			if f := ep.KafkaStreamsOverModel(); f > 0 {
 				pairs = append(pairs, ep)
 				fs = append(fs, f)
 			}

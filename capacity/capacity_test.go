@@ -55,7 +55,7 @@ func TestFitRecoversExactLine(t *testing.T) {
 	if e := f.Predict(3e8); e.Extrapolated {
 		t.Errorf("Predict(300 MB) is marked extrapolated inside 100-800 MB")
 	}
-	if h := HoldOut(s, AxisChangelog); h == nil || math.Abs(h.ErrorPercent()) > 1e-9 {
+	if h := HoldOutLargestSize(s, AxisChangelog); h == nil || math.Abs(h.ErrorPercent()) > 1e-9 {
 		t.Errorf("hold-out of an exact line: %+v, want 0%% error", h)
 	}
 }
@@ -135,7 +135,7 @@ func TestRTOTableArithmetic(t *testing.T) {
 	if !near(r.PerThread, 100e6, 0.02) || math.Abs(r.Overhead-0.5) > 0.05 {
 		t.Errorf("rate %s, want about 100 MB/s + 0.5 s", r.Summary())
 	}
-	cold := a.RTO.Row(ScenarioCold)
+	cold := a.RTO.Row(RowColdRestore)
 	for i, rto := range DefaultRTOs {
 		c := cold.Cells[i]
 		task := (rto.Seconds() - r.Overhead) * r.PerThread
@@ -258,8 +258,8 @@ func TestCalibration(t *testing.T) {
 	for _, n := range []float64{1.00, 1.03, 0.98, 1.015} {
 		ratios = append(ratios, ((0.5+size/100e6)*n-0.3)/((0.6+size/80e6)*n-0.3))
 	}
-	if want := 1 / runs.Median(ratios); !near(c.Pairs[0].Factor(), want, 1e-9) {
-		t.Errorf("factor at 128 MB %v, want %v", c.Pairs[0].Factor(), want)
+	if want := 1 / runs.Median(ratios); !near(c.Pairs[0].KafkaStreamsOverModel(), want, 1e-9) {
+		t.Errorf("factor at 128 MB %v, want %v", c.Pairs[0].KafkaStreamsOverModel(), want)
 	}
 	if a.Rate.Setup.Params.Engine != config.EngineKafkaStreams || a.Rate.Calibration != nil {
 		t.Errorf("the default rate should come from Kafka Streams itself, uncalibrated: %s", a.Rate.Label())

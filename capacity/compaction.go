@@ -11,34 +11,15 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// cleanerDefaults are Kafka's topic defaults for the settings that decide
-// what a compacted changelog keeps (the broker's log.cleaner.* and log.*
-// defaults): a setting left out means these.
-var cleanerDefaults = map[string]string{
-	"min.cleanable.dirty.ratio": "0.5",
-	"segment.bytes":             "1073741824",
-	"segment.ms":                "604800000",
-	"min.compaction.lag.ms":     "0",
-	"max.compaction.lag.ms":     "9223372036854775807",
-	"delete.retention.ms":       "86400000",
-}
-
-// activeSegmentSlack is the batch that may overflow a segment before it
-// rolls (the fill's producer writes batches of up to 1 MiB).
-const activeSegmentSlack = 1 << 20
-
-// Cleaner is a changelog topic's cleaner settings by Kafka's names, with
+// CleanerSettings are a changelog topic's cleaner settings by Kafka's names, with
 // Kafka's defaults filled in, so equal settings compare equal however they
 // were written.
-type Cleaner map[string]string
+type CleanerSettings map[string]string
 
-// NewCleaner fills the settings given with Kafka's defaults and writes
+// NewCleanerSettings fills the settings given with Kafka's defaults and writes
 // numbers one way ("0.50" and "0.5" are the same setting).
-func NewCleaner(given map[string]string) Cleaner {
-	c := Cleaner{}
-	for k, v := range cleanerDefaults {
-		c[k] = v
-	}
+func NewCleanerSettings(given map[string]string) CleanerSettings {
+	c := CleanerSettings(runs.CleanerDefaults())
 	for k, v := range given {
 		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 			v = strconv.FormatFloat(f, 'f', -1, 64)
@@ -49,14 +30,15 @@ func NewCleaner(given map[string]string) Cleaner {
 }
 
 // key is the settings as one comparable string.
-func (c Cleaner) key() string { return config.Pairs(c, ",") }
+func (c CleanerSettings) key() string { return config.Pairs(c, ",") }
 
 // String names the settings that differ from Kafka's defaults, or "Kafka's
 // defaults": "min.cleanable.dirty.ratio=0.1, segment.bytes=8388608".
-func (c Cleaner) String() string {
+func (c CleanerSettings) String() string {
 	var diff []string
+	defaults := runs.CleanerDefaults()
 	for k, v := range c {
-		if cleanerDefaults[k] != v {
+		if defaults[k] != v {
 			diff = append(diff, k+"="+v)
 		}
 	}
@@ -67,37 +49,29 @@ func (c Cleaner) String() string {
 	return strings.Join(diff, ", ")
 }
 
-func (c Cleaner) float(k string) float64 {
+func (c CleanerSettings) float(k string) float64 {
 	f, _ := strconv.ParseFloat(c[k], 64)
 	return f
 }
 
 // Bound is the most changelog the settings let a log of live bytes hold
-// over partitions, in bytes: the cleaner leaves a log alone until its
-// dirty part is min.cleanable.dirty.ratio of it, so up to live/(1-ratio)
-// stays after cleaning; the active segment is never cleaned, up to
-// segment.bytes (plus a batch) per partition; and records younger than
-// min.compaction.lag.ms are not cleaned, writeRate × lag (when the write
-// rate is known). Records assumed of one average size.
-func (c Cleaner) Bound(live float64, partitions int, writeRate float64) float64 {
-	ratio := c.float("min.cleanable.dirty.ratio")
-	if !(ratio > 0 && ratio < 1) {
-		ratio = 0.5
-	}
-	b := live/(1-ratio) + float64(partitions)*(c.float("segment.bytes")+activeSegmentSlack)
-	return b + writeRate*c.float("min.compaction.lag.ms")/1000
+// over partitions, in bytes (runs.CleanerBound): records younger than
+// min.compaction.lag.ms are writeRate × lag (when the write rate is known).
+// Records assumed of one average size.
+func (c CleanerSettings) Bound(live float64, partitions int, writeRate float64) float64 {
+	b := runs.NewCleanerBound(c)
+	return b.Bytes(live, partitions, writeRate*b.MinCompactionLagMs/1000)
 }
 
 // Amplification is the measured restore amplification of one cleaner
 // setting on one broker kind: records a restore read per live key, after
 // the log cleaner had its settle time.
 type Amplification struct {
-	Cleaner Cleaner
-	// Cleaner is who cleaned the measured log, as the record says: "kafka"
-	// (the broker's log cleaner) or "kfake" (the embedded broker, once on
-	// request).
-	Broker string
-	Obs    []Obs
+	Settings CleanerSettings
+	// CleanedBy is who cleaned the measured log, as the record says
+	// (runs.CleanedByKafka or runs.CleanedByKfake).
+	CleanedBy string
+	Obs       []Obs
 	// Median is the median amplification over Obs; Bound the most the
 	// settings allowed for the measured log (the scenario's bound).
 	Median, Bound float64
@@ -117,12 +91,11 @@ func amplifications(obs []Obs) []*Amplification {
 		if cr == nil || cr.LiveKeys == 0 {
 			continue
 		}
-		c := NewCleaner(cr.TopicConfigs)
-		broker := cr.Cleaner
-		k := broker + "|" + c.key()
+		c := NewCleanerSettings(cr.TopicConfigs)
+		k := cr.CleanedBy + "|" + c.key()
 		amp, ok := index[k]
 		if !ok {
-			amp = &Amplification{Cleaner: c, Broker: broker, Bound: cr.Bound, Partitions: o.Restore.Partitions}
+			amp = &Amplification{Settings: c, CleanedBy: cr.CleanedBy, Bound: cr.Bound, Partitions: o.Restore.Partitions}
 			index[k] = amp
 			out = append(out, amp)
 		}
@@ -139,8 +112,8 @@ func amplifications(obs []Obs) []*Amplification {
 	return out
 }
 
-// Cleaned says who cleaned the measured log.
-func (amp *Amplification) Cleaned() string {
+// CleanedByText says who cleaned the measured log, in words.
+func (amp *Amplification) CleanedByText() string {
 	if !amp.OfSettings() {
 		return "the embedded broker (kfake), which compacts all but the last batch whatever the settings: a floor, not what these settings leave"
 	}
@@ -150,22 +123,22 @@ func (amp *Amplification) Cleaned() string {
 // OfSettings reports whether the measurement shows what its cleaner
 // settings leave: only Kafka's own log cleaner applies them; the embedded
 // broker compacts everything it can on request.
-func (amp *Amplification) OfSettings() bool { return amp.Broker != "kfake" }
+func (amp *Amplification) OfSettings() bool { return amp.CleanedBy != runs.CleanedByKfake }
 
 // Text is the measurement in one line: "×6.02 records read per live key
 // (bound ×6.05) under Kafka's default cleaner settings, 268 MB written
 // over 4 partitions, cleaned by Kafka's log cleaner".
 func (amp *Amplification) Text() string {
 	return fmt.Sprintf("×%.2f records read per live key (the settings allowed up to ×%.2f) under %s, %s written over %s, cleaned by %s",
-		amp.Median, amp.Bound, amp.Cleaner, FormatBytes(amp.Written), Plural(amp.Partitions, "partition"), amp.Cleaned())
+		amp.Median, amp.Bound, amp.Settings, FormatBytes(amp.Written), Plural(amp.Partitions, "partition"), amp.CleanedByText())
 }
 
 // amplificationFor is the measurement of the settings c made by Kafka's
 // own log cleaner; nil when none matches (the embedded broker's do not
 // show what settings leave).
-func amplificationFor(amps []*Amplification, c Cleaner) *Amplification {
+func amplificationFor(amps []*Amplification, c CleanerSettings) *Amplification {
 	for _, amp := range amps {
-		if amp.OfSettings() && amp.Cleaner.key() == c.key() {
+		if amp.OfSettings() && amp.Settings.key() == c.key() {
 			return amp
 		}
 	}
@@ -190,7 +163,7 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 	if d.LiveBytes <= 0 || d.StateBytes > 0 {
 		return nil, nil
 	}
-	c := NewCleaner(d.Cleaner)
+	c := NewCleanerSettings(d.CleanerSettings)
 	q := fmt.Sprintf("Changelog to restore for %s of live state", FormatBytes(d.LiveBytes))
 	est := &StateEstimate{Live: d.LiveBytes, Amplification: amplificationFor(a.Amplifications, c)}
 	bound := math.Inf(1)
@@ -230,7 +203,7 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 }
 
 // lagText is the min.compaction.lag.ms term of a bound, in words.
-func lagText(c Cleaner) string {
+func lagText(c CleanerSettings) string {
 	if lag := c.float("min.compaction.lag.ms"); lag > 0 {
 		return fmt.Sprintf(" + the write rate × min.compaction.lag.ms %.0f", lag)
 	}

@@ -186,9 +186,9 @@ func (f *Fit) Equation() string {
 	return fmt.Sprintf("%s + size / %s", FormatSeconds(f.Intercept), FormatRate(f.Rate()))
 }
 
-// Holdout checks a fit's predictions: fitted without the largest size, how
+// SizeHoldOut checks a fit's predictions: fitted without the largest size, how
 // far off is its prediction of that size from the measurement?
-type Holdout struct {
+type SizeHoldOut struct {
 	// Fit is the fit over the smaller sizes.
 	Fit *Fit
 	// Size is the held-out size, Measured its median seconds and Obs its
@@ -199,11 +199,13 @@ type Holdout struct {
 }
 
 // ErrorPercent is (predicted - measured) / measured × 100.
-func (h *Holdout) ErrorPercent() float64 { return 100 * (h.Predicted.Value - h.Measured) / h.Measured }
+func (h *SizeHoldOut) ErrorPercent() float64 {
+	return 100 * (h.Predicted.Value - h.Measured) / h.Measured
+}
 
-// HoldOut fits the setup without its largest size and predicts that size.
+// HoldOutLargestSize fits the setup without its largest size and predicts that size.
 // It needs MinFitSizes+1 sizes; with fewer it returns nil.
-func HoldOut(s *Setup, axis Axis) *Holdout {
+func HoldOutLargestSize(s *Setup, axis Axis) *SizeHoldOut {
 	groups := BySize(s.Obs, axis)
 	if len(groups) < MinFitSizes+1 {
 		return nil
@@ -222,5 +224,5 @@ func HoldOut(s *Setup, axis Axis) *Holdout {
 		secs[i] = o.Seconds
 	}
 	x := axis.Of(last[0])
-	return &Holdout{Fit: f, Size: x, Measured: runs.Median(secs), Obs: last, Predicted: f.Predict(x)}
+	return &SizeHoldOut{Fit: f, Size: x, Measured: runs.Median(secs), Obs: last, Predicted: f.Predict(x)}
 }

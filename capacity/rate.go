@@ -12,7 +12,7 @@ import (
 )
 
 // Rate is what every cold-restore answer rests on: one setup's restore time
-// for one stream thread, Seconds = Factor × (Overhead + bytes / PerThread).
+// for one stream thread, Seconds = CalibrationFactor × (Overhead + bytes / PerThread).
 type Rate struct {
 	Setup *Setup
 	// Threads is how many stream threads restored in parallel in the
@@ -34,8 +34,9 @@ type Rate struct {
 	Calibration *Calibration
 }
 
-// Factor is the calibration factor applied (1 without one).
-func (r *Rate) Factor() float64 {
+// CalibrationFactor is the calibration's factor applied to the model's
+// times, Kafka Streams over model (1 without a calibration).
+func (r *Rate) CalibrationFactor() float64 {
 	if r.Calibration == nil {
 		return 1
 	}
@@ -44,13 +45,13 @@ func (r *Rate) Factor() float64 {
 
 // Seconds is the time one thread takes to restore bytes and serve.
 func (r *Rate) Seconds(bytes float64) Estimate {
-	return Estimate{Value: r.Factor() * (r.Overhead + bytes/r.PerThread), Extrapolated: outside(bytes, r.Lo, r.Hi)}
+	return Estimate{Value: r.CalibrationFactor() * (r.Overhead + bytes/r.PerThread), Extrapolated: outside(bytes, r.Lo, r.Hi)}
 }
 
 // BytesWithin is the most one thread restores within seconds (0 when the
 // fixed overhead alone takes longer).
 func (r *Rate) BytesWithin(seconds float64) Estimate {
-	b := math.Max(0, (seconds/r.Factor()-r.Overhead)*r.PerThread)
+	b := math.Max(0, (seconds/r.CalibrationFactor()-r.Overhead)*r.PerThread)
 	return Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi)}
 }
 
@@ -202,15 +203,13 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 	return r
 }
 
-// parallelThreads is min(threads, partitions) over the setup's restores:
-// a stream thread restores its tasks one poll at a time, and a partition is
-// one task, so more threads than partitions add nothing.
+// parallelThreads is the fewest threads that restored in parallel in any
+// of the setup's restores (runs.Restore.RestoringThreads: min(threads,
+// partitions)).
 func parallelThreads(s *Setup) int {
 	t := max(1, s.Params.Threads)
 	for _, o := range s.Obs {
-		if p := o.Restore.Partitions; p > 0 {
-			t = min(t, p)
-		}
+		t = min(t, o.Restore.RestoringThreads())
 	}
 	return t
 }

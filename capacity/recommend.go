@@ -257,7 +257,7 @@ func marginText(lo, hi float64) string {
 // partitionRecommendation turns the cold-restore row into a partition rule.
 func partitionRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Partitions for a recovery-time objective"}
-	row := a.RTO.Row(ScenarioCold)
+	row := a.RTO.Row(RowColdRestore)
 	if !row.Measured {
 		rec.Text = "Cannot say: " + row.Missing + "."
 		return rec
@@ -292,9 +292,9 @@ func ceilF(x float64) float64 {
 // grow with the state; and how fast a standby keeps up.
 func standbyRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Standbys"}
-	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(ScenarioCold)
+	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(RowColdRestore)
 	if f == nil && ev == nil {
-		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(ScenarioStandby).Missing + "."
+		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
 		return rec
 	}
 	var parts []string
@@ -354,11 +354,11 @@ func compactionRecommendation(a *Analysis) (Recommendation, bool) {
 		}
 	}
 	if best == worst {
-		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Cleaner)
+		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Settings)
 		return rec, true
 	}
 	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
 		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans sooner, at the cost of more cleaning work on the brokers.",
-		worst.Median, worst.Cleaner, best.Median, best.Cleaner, worst.Median/best.Median)
+		worst.Median, worst.Settings, best.Median, best.Settings, worst.Median/best.Median)
 	return rec, true
 }

@@ -92,14 +92,15 @@ func (t RTOTable) Row(scenario string) *RTORow {
 	return nil
 }
 
-// ScenarioCold names the cold-restore row.
-const ScenarioCold = "cold restore"
+// RowColdRestore is the cold-restore row's label in the RTO table (not a
+// config.Scenario: that is the case setting, "cold").
+const RowColdRestore = "cold restore"
 
 // coldRestoreRow: a task restores its whole changelog into an empty state
 // directory at the measured per-thread rate; an instance's threads restore
 // their tasks in parallel.
 func coldRestoreRow(a *Analysis) RTORow {
-	row := RTORow{Scenario: ScenarioCold}
+	row := RTORow{Scenario: RowColdRestore}
 	r := a.Rate
 	if r == nil {
 		row.Missing = a.RateErr.Error()

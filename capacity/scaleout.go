@@ -9,8 +9,8 @@ import (
 	"github.com/restorebench/restorebench/warmup"
 )
 
-// ScenarioScaleOut names the scale-out row.
-const ScenarioScaleOut = "scale-out (warmup)"
+// RowScaleOut is the scale-out row's label in the RTO table.
+const RowScaleOut = "scale-out (warmup)"
 
 // scaleOutRunText is what the scale-out row needs.
 const scaleOutRunText = "a scale-out run (kafka-streams engine: `restorebench run scaleout`, or the capacity profile)"
@@ -120,7 +120,7 @@ func largestWithin(in warmup.Inputs, seconds float64) int64 {
 // largest task the warmup model predicts the same scale-out finishes
 // within: a prediction, labelled so.
 func scaleOutRow(a *Analysis) RTORow {
-	row := RTORow{Scenario: ScenarioScaleOut}
+	row := RTORow{Scenario: RowScaleOut}
 	if len(a.ScaleOuts) == 0 {
 		row.Missing = "not measured in the inputs: needs " + scaleOutRunText
 		return row

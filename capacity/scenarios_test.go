@@ -40,7 +40,7 @@ func TestWarmRestartRow(t *testing.T) {
 	if !near(w.PerThread, capacitytest.WarmRate, 0.02) || math.Abs(w.Overhead-capacitytest.WarmFixed) > 0.03 || w.Fit == nil || len(w.Obs) != 12 {
 		t.Errorf("warm rate %s over %d restarts, want about %g MB/s + %g s over the 12 warm steps", w.Summary(), len(w.Obs), capacitytest.WarmRate/1e6, capacitytest.WarmFixed)
 	}
-	row := a.RTO.Row(ScenarioWarm)
+	row := a.RTO.Row(RowWarmRestart)
 	if !row.Measured || row.Quantity != QuantityChanges {
 		t.Fatalf("warm row %+v, want measured, in changes", row)
 	}
@@ -67,7 +67,7 @@ func TestWarmRestartRow(t *testing.T) {
 func TestStandbyFailoverRow(t *testing.T) {
 	rtos := []time.Duration{5 * time.Second, 8500 * time.Millisecond, time.Minute}
 	a := Analyze(scenarioRuns(), Options{RTOs: rtos})
-	row := a.RTO.Row(ScenarioStandby)
+	row := a.RTO.Row(RowStandbyFailover)
 	if !row.Measured || row.Sources != "R5 eos-standby #1 kills 1-3" {
 		t.Fatalf("standby row %+v", row)
 	}
@@ -87,7 +87,7 @@ func TestStandbyFailoverRow(t *testing.T) {
 // says yes there and no a little above.
 func TestScaleOutRow(t *testing.T) {
 	a := Analyze(scenarioRuns(), Options{})
-	row := a.RTO.Row(ScenarioScaleOut)
+	row := a.RTO.Row(RowScaleOut)
 	if !row.Measured || !row.Predicted || !strings.Contains(strings.Join(row.Basis, " "), "1 probing round: 62.8 s") {
 		t.Fatalf("scale-out row %+v", row)
 	}
@@ -158,7 +158,7 @@ func TestLiveStateToChangelog(t *testing.T) {
 		{map[string]string{"segment.bytes": "67108864"}, 16, live/(1-0.5) + 16*(67108864+1<<20), "WORST CASE these settings allow, not measured"},
 	}
 	for _, c := range cases {
-		a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: c.cleaner, Partitions: c.parts}})
+		a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, CleanerSettings: c.cleaner, Partitions: c.parts}})
 		if a.State == nil || !near(a.State.Changelog, c.want, 1e-3) || !strings.Contains(a.State.Answer.Value, c.label) {
 			t.Errorf("%v over %d partitions: %+v (%+v), want %.4g labelled %q", c.cleaner, c.parts, a.State, a.StateErr, c.want, c.label)
 			continue
@@ -167,7 +167,7 @@ func TestLiveStateToChangelog(t *testing.T) {
 			t.Errorf("no live-state answer among %d", len(a.Answers))
 		}
 	}
-	a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, Cleaner: map[string]string{"segment.bytes": "67108864"}}})
+	a := Analyze(scenarioRuns(), Options{Deployment: Deployment{LiveBytes: live, CleanerSettings: map[string]string{"segment.bytes": "67108864"}}})
 	if a.State != nil || a.StateErr == nil || !strings.Contains(a.StateErr.Reason, "needs --partitions") {
 		t.Errorf("unmeasured settings without partitions: %+v %+v", a.State, a.StateErr)
 	}
@@ -227,7 +227,7 @@ func TestKafkaStreamsStandbyBytesFromTheFill(t *testing.T) {
 // rather than give a worst case too small.
 func TestWorstCaseWithACompactionLagNeedsTheWriteRate(t *testing.T) {
 	opts := Options{Deployment: Deployment{LiveBytes: 10e9, Partitions: 8,
-		Cleaner: map[string]string{"min.compaction.lag.ms": "600000"}}}
+		CleanerSettings: map[string]string{"min.compaction.lag.ms": "600000"}}}
 	a := &Analysis{Options: opts}
 	if _, un := resolveState(a); un == nil || !strings.Contains(un.Reason, "--write-rate") {
 		t.Fatalf("worst case without a write rate: %+v", un)
@@ -251,4 +251,44 @@ func TestHypotheticalTasksStartAtOffsetZero(t *testing.T) {
 	if got := predictSeconds(in, 5000); got != fresh {
 		t.Fatalf("tasks of 5000 offsets: %.1fs after a measured log start of 130k, %.1fs without", got, fresh)
 	}
+}
+
+// TestAnswersWithoutARate: with no cold restore in the inputs, the answers
+// that rest on the cold-restore rate are left out (its absence said once)
+// and every other answerer still answers; with the cold runs added the
+// rate's answers come back.
+func TestAnswersWithoutARate(t *testing.T) {
+	d := Deployment{StateBytes: 8e9, Partitions: 8, Instances: 2}
+	scen := []*Run{{Label: "R1", Path: "x", Results: capacitytest.ScenarioRun(0)}}
+	a := Analyze(scen, Options{Deployment: d})
+	if a.Rate != nil {
+		t.Fatal("a rate from a run without cold restores")
+	}
+	if len(a.Unanswered) == 0 || a.Unanswered[0].Question != "cold-restore rate" {
+		t.Fatalf("unanswered %+v, want the rate's absence first", a.Unanswered)
+	}
+	for _, prefix := range []string{"Largest changelog per task", "Cold restore of one task"} {
+		if ans, ok := answerOf(a, prefix); ok {
+			t.Errorf("answered %q without a rate", ans.Question)
+		}
+	}
+	for _, prefix := range []string{"Largest backlog of changes per task", "Highest write rate a standby sustained", "Scale-out"} {
+		if _, ok := answerOf(a, prefix); !ok {
+			t.Errorf("no %q answer without a rate: %v", prefix, questions(a))
+		}
+	}
+	with := Analyze(scenarioRuns(), Options{Deployment: d})
+	for _, prefix := range []string{"Cold-restore rate", "Largest changelog per task", "Cold restore of one task"} {
+		if _, ok := answerOf(with, prefix); !ok {
+			t.Errorf("no %q answer with a rate: %v", prefix, questions(with))
+		}
+	}
+}
+
+func questions(a *Analysis) []string {
+	var qs []string
+	for _, ans := range a.Answers {
+		qs = append(qs, ans.Question)
+	}
+	return qs
 }

@@ -54,7 +54,7 @@ func (s *Setup) Label() string {
 // ScenarioLabel names a scenario's setup by its case names and engine,
 // e.g. "warm (model engine)": its scenario settings are in the records.
 func (s *Setup) ScenarioLabel() string {
-	return fmt.Sprintf("%s (%s engine)", strings.Join(s.Cases, "/"), engineOf(s.Params))
+	return fmt.Sprintf("%s (%s engine)", strings.Join(s.Cases, "/"), runs.EngineOf(s.Params))
 }
 
 // Setups groups observations by environment and settings, in first-seen order.
@@ -218,16 +218,9 @@ func IsKafkaStreamsDefault(c config.Case) bool { return len(Differences(c)) == 0
 func Describe(c config.Case) string {
 	d := Differences(c)
 	if len(d) == 0 {
-		return fmt.Sprintf("%s, Kafka Streams defaults", engineOf(c))
+		return fmt.Sprintf("%s, Kafka Streams defaults", runs.EngineOf(c))
 	}
-	return fmt.Sprintf("%s, %s", engineOf(c), strings.Join(d, ", "))
-}
-
-func engineOf(c config.Case) config.Engine {
-	if c.Engine == "" {
-		return config.EngineModel
-	}
-	return c.Engine
+	return fmt.Sprintf("%s, %s", runs.EngineOf(c), strings.Join(d, ", "))
 }
 
 // flatten turns c's JSON into dotted keys and scalar values.

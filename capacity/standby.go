@@ -9,8 +9,8 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// ScenarioStandby names the standby-failover row.
-const ScenarioStandby = "standby failover"
+// RowStandbyFailover is the standby-failover row's label in the RTO table.
+const RowStandbyFailover = "standby failover"
 
 // failoverRun is what the failover scenario needs: the real client and a
 // broker that lets it create its topics.
@@ -94,7 +94,7 @@ func standbySteps(obs []Obs) (steps, pauses []Obs) {
 	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
 		for _, o := range obs {
 			sb := o.Restore.Standby
-			if sb == nil || engineOf(o.Restore.Params) != engine {
+			if sb == nil || runs.EngineOf(o.Restore.Params) != engine {
 				continue
 			}
 			switch sb.Step {
@@ -179,7 +179,7 @@ func (ev *StandbyEvidence) SustainedBasis() string {
 		return "no rate step measured it (only pauses)"
 	}
 	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second of the writes stopping, over %s on the %s engine",
-		Plural(len(ev.Steps), "rate step"), engineOf(ev.Steps[0].Restore.Params))
+		Plural(len(ev.Steps), "rate step"), runs.EngineOf(ev.Steps[0].Restore.Params))
 	switch {
 	case ev.AtLeast && ev.Best.Restore.Standby.ProducerLimited:
 		s += "; the producer could not write faster here, so the standby's own limit lies above it"
@@ -311,7 +311,7 @@ func KillRefs(obs []Obs) string {
 // and restores only its lag, so the recovery time does not grow with the
 // state: each cell says whether the objective is met, and at what gap.
 func standbyFailoverRow(a *Analysis) RTORow {
-	row := RTORow{Scenario: ScenarioStandby}
+	row := RTORow{Scenario: RowStandbyFailover}
 	f := a.Failover
 	if f == nil {
 		row.Missing = "not measured in the inputs: needs " + failoverRun
@@ -409,7 +409,7 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 	d, f := a.Options.Deployment, a.Failover
 	q := fmt.Sprintf("Failover with num.standby.replicas=%d (SIGKILL of an active instance)", d.Standbys)
 	if f == nil {
-		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(ScenarioStandby).Missing}
+		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
 	}
 	return Answer{
 		Question: q,

@@ -6,11 +6,13 @@ import (
 	"sort"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/runs"
 )
 
-// ScenarioWarm names the warm-restart row.
-const ScenarioWarm = "warm restart"
+// RowWarmRestart is the warm-restart row's label in the RTO table (not
+// config.ScenarioWarm, the case setting "warm").
+const RowWarmRestart = "warm restart"
 
 // Warm-restart steps as runs.WarmRecord names them.
 const (
@@ -110,9 +112,9 @@ func (w *WarmRate) Summary() string {
 func warmRestartRow(a *Analysis) RTORow {
 	w := a.Warm
 	if w == nil {
-		return RTORow{Scenario: ScenarioWarm, Missing: a.WarmErr.Error()}
+		return RTORow{Scenario: RowWarmRestart, Missing: a.WarmErr.Error()}
 	}
-	row := RTORow{Scenario: ScenarioWarm, Measured: true, Quantity: QuantityChanges}
+	row := RTORow{Scenario: RowWarmRestart, Measured: true, Quantity: QuantityChanges}
 	threads := a.Options.Threads
 	for _, rto := range a.Options.RTOs {
 		task := w.BytesWithin(rto.Seconds())
@@ -187,9 +189,9 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 func count(n float64) string {
 	switch {
 	case n >= 1e9:
-		return sig3(n/1e9) + " G"
+		return units.Sig3(n/1e9) + " G"
 	case n >= 1e6:
-		return sig3(n/1e6) + " M"
+		return units.Sig3(n/1e6) + " M"
 	}
 	s := fmt.Sprintf("%.0f", n)
 	for i := len(s) - 3; i > 0; i -= 3 {

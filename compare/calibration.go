@@ -36,57 +36,50 @@ type EnginePair struct {
 	Ratio Stat
 }
 
-// Factor is the calibration factor of the setting: Kafka Streams' time is
-// the model's divided by it. 0 when either side has no verified repeat.
-func (p EnginePair) Factor() float64 { return p.Ratio.Median }
+// ModelOverKafkaStreams is the setting's ratio, model time / Kafka Streams
+// time (the median repeat-pair ratio): Kafka Streams' time is the model's
+// divided by it. 0 when either side has no verified repeat.
+func (p EnginePair) ModelOverKafkaStreams() float64 { return p.Ratio.Median }
 
-// HoldOut is one setting's Kafka Streams time predicted from the model's
+// SettingHoldOut is one setting's Kafka Streams time predicted from the model's
 // with the calibration factor of the other settings: how well a
 // calibration carries to a setting it was not measured on.
-type HoldOut struct {
+type SettingHoldOut struct {
 	Setting string
-	// Factor is the median of the other settings' factors; Predicted the
-	// model's median seconds divided by it; Measured Kafka Streams' median.
-	Factor, Predicted, Measured float64
+	// ModelOverKafkaStreams is the median of the other settings' ratios
+	// (EnginePair.ModelOverKafkaStreams); Predicted the model's median
+	// seconds divided by it; Measured Kafka Streams' median.
+	ModelOverKafkaStreams, Predicted, Measured float64
 	// ErrorPct is (Predicted - Measured) / Measured in percent.
 	ErrorPct float64
 }
 
-// HoldOuts predicts each setting's Kafka Streams time from the factor of
+// SettingHoldOuts predicts each setting's Kafka Streams time from the factor of
 // the others (nil with fewer than two complete pairs).
-func HoldOuts(pairs []EnginePair) []HoldOut {
+func SettingHoldOuts(pairs []EnginePair) []SettingHoldOut {
 	var complete []EnginePair
 	for _, p := range pairs {
-		if p.Model.N > 0 && p.KafkaStreams.N > 0 && p.Factor() > 0 {
+		if p.Model.N > 0 && p.KafkaStreams.N > 0 && p.ModelOverKafkaStreams() > 0 {
 			complete = append(complete, p)
 		}
 	}
 	if len(complete) < 2 {
 		return nil
 	}
-	out := make([]HoldOut, 0, len(complete))
+	out := make([]SettingHoldOut, 0, len(complete))
 	for i, p := range complete {
 		var others []float64
 		for j, q := range complete {
 			if j != i {
-				others = append(others, q.Factor())
+				others = append(others, q.ModelOverKafkaStreams())
 			}
 		}
-		h := HoldOut{Setting: p.Setting, Factor: runs.Median(others), Measured: p.KafkaStreams.Median}
-		h.Predicted = p.Model.Median / h.Factor
+		h := SettingHoldOut{Setting: p.Setting, ModelOverKafkaStreams: runs.Median(others), Measured: p.KafkaStreams.Median}
+		h.Predicted = p.Model.Median / h.ModelOverKafkaStreams
 		h.ErrorPct = (h.Predicted - h.Measured) / h.Measured * 100
 		out = append(out, h)
 	}
 	return out
-}
-
-// engineOf is a restore's engine; files from before engines were recorded
-// hold model restores.
-func engineOf(c config.Case) config.Engine {
-	if c.Engine == "" {
-		return config.EngineModel
-	}
-	return c.Engine
 }
 
 // settingKeys are the results.json names of a case's settings that do not
@@ -126,7 +119,7 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 	ks := map[string][]runs.CaseRestores{}
 	for _, g := range groups {
 		p := g.Restores[0].Params
-		if engineOf(p) == config.EngineKafkaStreams {
+		if runs.EngineOf(p) == config.EngineKafkaStreams {
 			ks[settingID(p)] = append(ks[settingID(p)], g)
 		} else {
 			models = append(models, g)
@@ -229,8 +222,8 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 		}
 		holdHead := []string{"held-out setting", "factor of the others", "predicted kafka-streams s", "measured kafka-streams s", "error"}
 		var holdRows [][]string
-		for _, h := range HoldOuts(pairs) {
-			holdRows = append(holdRows, []string{h.Setting, fmt.Sprintf("%.3f", h.Factor),
+		for _, h := range SettingHoldOuts(pairs) {
+			holdRows = append(holdRows, []string{h.Setting, fmt.Sprintf("%.3f", h.ModelOverKafkaStreams),
 				formatValue(MetricRestoreSeconds, h.Predicted), formatValue(MetricRestoreSeconds, h.Measured), fmt.Sprintf("%+.1f%%", h.ErrorPct)})
 		}
 		if markdown {
@@ -239,7 +232,7 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 			if len(holdRows) > 0 {
 				fmt.Fprintln(ew)
 				writeMarkdownTable(ew, holdHead, holdRows)
-				fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(HoldOutDefinition, "\n", " ")))
+				fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(SettingHoldOutDefinition, "\n", " ")))
 			}
 			return ew.err
 		}
@@ -248,14 +241,14 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 		if len(holdRows) > 0 {
 			fmt.Fprintln(ew)
 			writeTable(ew, holdHead, holdRows)
-			fmt.Fprintf(ew, "\n%s\n", HoldOutDefinition)
+			fmt.Fprintf(ew, "\n%s\n", SettingHoldOutDefinition)
 		}
 		return ew.err
 	}
 }
 
-// HoldOutDefinition says what the hold-out table shows.
-const HoldOutDefinition = `held out: each setting's Kafka Streams time predicted as its model time divided by the
+// SettingHoldOutDefinition says what the hold-out table shows.
+const SettingHoldOutDefinition = `held out: each setting's Kafka Streams time predicted as its model time divided by the
 median factor of the other settings, against what Kafka Streams measured.`
 
 func writeTable(w io.Writer, head []string, rows [][]string) {

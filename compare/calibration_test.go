@@ -45,7 +45,7 @@ func TestEnginePairsRatioPerSettingWithSpread(t *testing.T) {
 	if p1.Ratio.N != 3 || !near(p1.Ratio.Median, 0.85) || !near(p1.Ratio.Min, 0.8) || !near(p1.Ratio.Max, 0.9) {
 		t.Fatalf("t1 ratio %+v from %v", p1.Ratio, p1.Ratios)
 	}
-	if p1.KafkaStreams.N != 3 || !near(p1.Factor(), 0.85) {
+	if p1.KafkaStreams.N != 3 || !near(p1.ModelOverKafkaStreams(), 0.85) {
 		t.Fatalf("t1 kafka-streams %+v", p1.KafkaStreams)
 	}
 	if p2.Ratio.N != 2 || !near(p2.Ratio.Min, 0.8) || !near(p2.Ratio.Max, 1) {
@@ -77,24 +77,24 @@ func TestEnginePairsWithoutPairs(t *testing.T) {
 	}
 }
 
-// TestHoldOutsPredictEachSettingFromTheOthers: each setting's Kafka
+// TestSettingHoldOutsPredictEachSettingFromTheOthers: each setting's Kafka
 // Streams time is its model time over the median factor of the others.
-func TestHoldOutsPredictEachSettingFromTheOthers(t *testing.T) {
+func TestSettingHoldOutsPredictEachSettingFromTheOthers(t *testing.T) {
 	pair := func(setting string, model, ks float64) EnginePair {
 		return EnginePair{Setting: setting, Model: Stat{N: 3, Median: model}, KafkaStreams: Stat{N: 3, Median: ks},
 			Ratio: Stat{N: 3, Median: model / ks}}
 	}
 	pairs := []EnginePair{pair("a", 9, 10), pair("b", 8, 10), pair("c", 7, 10)}
-	hs := HoldOuts(pairs)
+	hs := SettingHoldOuts(pairs)
 	if len(hs) != 3 {
 		t.Fatalf("%d hold-outs, want 3", len(hs))
 	}
-	// a: the others' factors 0.8 and 0.7, median 0.75; 9 / 0.75 = 12 s
+	// a: the others' ratios 0.8 and 0.7, median 0.75; 9 / 0.75 = 12 s
 	// against 10 s measured: +20%.
-	if h := hs[0]; math.Abs(h.Factor-0.75) > 1e-9 || math.Abs(h.Predicted-12) > 1e-9 || math.Abs(h.ErrorPct-20) > 1e-9 {
+	if h := hs[0]; math.Abs(h.ModelOverKafkaStreams-0.75) > 1e-9 || math.Abs(h.Predicted-12) > 1e-9 || math.Abs(h.ErrorPct-20) > 1e-9 {
 		t.Fatalf("hold-out a: %+v", h)
 	}
-	if HoldOuts(pairs[:1]) != nil {
+	if SettingHoldOuts(pairs[:1]) != nil {
 		t.Fatal("a hold-out from a single pair")
 	}
 }

@@ -15,7 +15,7 @@ import (
 func compactionResults() *runs.Results {
 	rec := func(name string, rep int, amp, bound float64, ok bool) runs.Restore {
 		return runs.Restore{Case: name, Repeat: rep, Verified: ok,
-			Compaction: &runs.CompactionRecord{Written: 500_000, LiveKeys: 80_000, Read: int64(80_000 * amp), Amplification: amp, Bound: bound, Cleaner: "kafka"}}
+			Compaction: &runs.CompactionRecord{Written: 500_000, LiveKeys: 80_000, Read: int64(80_000 * amp), Amplification: amp, Bound: bound, CleanedBy: "kafka"}}
 	}
 	return &runs.Results{Restores: []runs.Restore{
 		rec("compaction-kafka-defaults", 1, 6.1, 6.25, true), rec("compaction-kafka-defaults", 2, 6.0, 6.25, true),

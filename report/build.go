@@ -107,7 +107,7 @@ func facts(a *capacity.Analysis) []Fact {
 	out = append(out, scenarioFacts(a)...)
 	var missing []string
 	for _, row := range a.RTO.Rows {
-		if !row.Measured && row.Scenario != capacity.ScenarioCold {
+		if !row.Measured && row.Scenario != capacity.RowColdRestore {
 			missing = append(missing, row.Scenario)
 		}
 	}
@@ -129,7 +129,7 @@ func facts(a *capacity.Analysis) []Fact {
 func scenarioFacts(a *capacity.Analysis) []Fact {
 	var out []Fact
 	if w := a.Warm; w != nil {
-		row := a.RTO.Row(capacity.ScenarioWarm)
+		row := a.RTO.Row(capacity.RowWarmRestart)
 		var rtos, vals []string
 		for _, c := range row.Cells {
 			rtos = append(rtos, capacity.FormatRTO(c.RTO))
@@ -175,7 +175,7 @@ func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
 	for _, amp := range amps {
 		if amp.OfSettings() {
 			vals = append(vals, fmt.Sprintf("×%.2f", amp.Median))
-			names = append(names, amp.Cleaner.String())
+			names = append(names, amp.Settings.String())
 		}
 	}
 	if len(vals) == 0 {
@@ -187,7 +187,7 @@ func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
 
 // limitsFact is the per-task limit for each RTO in one line.
 func limitsFact(a *capacity.Analysis) Fact {
-	row := a.RTO.Row(capacity.ScenarioCold)
+	row := a.RTO.Row(capacity.RowColdRestore)
 	var rtos, vals []string
 	extrap := false
 	for _, c := range row.Cells {
@@ -203,11 +203,11 @@ func limitsFact(a *capacity.Analysis) Fact {
 }
 
 // holdoutOf is the hold-out check of the rate's setup, if any.
-func holdoutOf(a *capacity.Analysis) *capacity.Holdout {
+func holdoutOf(a *capacity.Analysis) *capacity.SizeHoldOut {
 	if a.Rate == nil {
 		return nil
 	}
-	for _, h := range a.Holdouts {
+	for _, h := range a.SizeHoldOuts {
 		if h.Fit.Setup == a.Rate.Setup {
 			return h
 		}

@@ -223,7 +223,7 @@ func rtoChart(a *capacity.Analysis) (*plot.Plot, error) {
 	}
 	var marks plotter.XYs
 	var texts []string
-	for _, c := range a.RTO.Row(capacity.ScenarioCold).Cells {
+	for _, c := range a.RTO.Row(capacity.RowColdRestore).Cells {
 		marks = append(marks, plotter.XY{X: c.RTO.Minutes(), Y: c.Task.Value / scale})
 		texts = append(texts, capacity.FormatBytes(c.Task.Value))
 	}

@@ -61,8 +61,8 @@ func axisBlocks(a *capacity.Analysis, axis capacity.Axis) ([]Block, error) {
 	}
 	name := setupNamer(a)
 	out = append(out, fitTable(fits, name), residualTable(fits, name))
-	if axis == capacity.AxisChangelog && len(a.Holdouts) > 0 {
-		out = append(out, holdoutTable(a.Holdouts, name))
+	if axis == capacity.AxisChangelog && len(a.SizeHoldOuts) > 0 {
+		out = append(out, holdoutTable(a.SizeHoldOuts, name))
 	}
 	return out, nil
 }
@@ -107,7 +107,7 @@ func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Tab
 	return t
 }
 
-func holdoutTable(hs []*capacity.Holdout, name func(*capacity.Setup) string) *Table {
+func holdoutTable(hs []*capacity.SizeHoldOut, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Prediction check: fitted without the largest size, predicting it",
 		Head:  []string{"configuration", "fitted on", "held out", "predicted", "measured (median)", "error"},
 		Right: []bool{false, false, true, true, true, true}}
@@ -136,7 +136,7 @@ func calibrationBlocks(a *capacity.Analysis) []Block {
 		cp := p.Pair
 		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
 			capacity.FormatSeconds(cp.Model.Median), capacity.FormatSeconds(cp.KafkaStreams.Median),
-			fmt.Sprintf("%.3f (%.3f–%.3f, %d)", cp.Ratio.Median, cp.Ratio.Min, cp.Ratio.Max, cp.Ratio.N), fmt.Sprintf("×%.3f", p.Factor())})
+			fmt.Sprintf("%.3f (%.3f–%.3f, %d)", cp.Ratio.Median, cp.Ratio.Min, cp.Ratio.Max, cp.Ratio.N), fmt.Sprintf("×%.3f", p.KafkaStreamsOverModel())})
 	}
 	return append(out, t, &Para{Text: strings.ReplaceAll(compare.CalibrationDefinition, "\n", " "), Note: true})
 }

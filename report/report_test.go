@@ -233,7 +233,7 @@ func TestEmbeddedCompactionIsNotASetting(t *testing.T) {
 	last := rs[len(rs)-1].Results
 	for i := range last.Restores {
 		if c := last.Restores[i].Compaction; c != nil {
-			c.Cleaner = "kfake"
+			c.CleanedBy = "kfake"
 		}
 	}
 	a := capacity.Analyze(rs, capacity.Options{Deployment: capacity.Deployment{LiveBytes: 10e9, Partitions: 8}})

@@ -314,7 +314,7 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 		Right: []bool{false, false, false, true, true, true, true, true, true, true, true}}
 	for _, x := range recs {
 		cr := x.r.Compaction
-		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleaner(cr.TopicConfigs).String(), cr.Cleaner, thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
+		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleanerSettings(cr.TopicConfigs).String(), cr.CleanedBy, thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
 			fmt.Sprintf("×%.2f", cr.Amplification), fmt.Sprintf("×%.2f", cr.Bound), capacity.FormatBytes(float64(cr.LogBytesAfterWrite)),
 			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), capacity.FormatSeconds(x.r.TotalSeconds)})
 	}

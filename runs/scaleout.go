@@ -255,7 +255,8 @@ type ThreadRate struct {
 // RestoreRateOf finds a run's restore rate per stream thread: a
 // scale-out's, measured in its setup, if the run has one; else the median
 // over verified cold restores (kafka-streams engine first, else the
-// model's) of records a second per thread, a record being an offset.
+// model's) of records a second per restoring thread (RestoringThreads), a
+// record being an offset.
 func RestoreRateOf(res *Results) (ThreadRate, bool) {
 	for _, r := range res.Restores {
 		if so := r.ScaleOut; so != nil && so.RestoreRate > 0 {
@@ -266,7 +267,7 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 		var rates, sizes []float64
 		for _, r := range res.Restores {
 			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 {
-				rates = append(rates, r.RecordsPerSec/float64(max(r.Params.Threads, 1)))
+				rates = append(rates, r.PerThread(r.RecordsPerSec))
 				sizes = append(sizes, float64(r.Bytes)/float64(r.Records))
 			}
 		}
@@ -275,6 +276,27 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 		}
 	}
 	return ThreadRate{}, false
+}
+
+// ModelInputs are the warmup model's inputs for the scale-out the record
+// measured, from what it measured: its Kafka Streams settings and
+// instance counts, the restore rate of its setup, the bytes per offset,
+// the write load's rate, the startup time and, when it saw any, the
+// follow-up delay (FollowUpSeconds; else the model's default). The task
+// sizes, the rebalance time, the process-id order and where the figures
+// came from are the caller's to add.
+func (so *ScaleOutRecord) ModelInputs() warmup.Inputs {
+	in := warmup.Settings{Protocol: so.Protocol, Before: so.Before, After: so.After, Threads: so.Threads, Standbys: so.Standbys,
+		MaxWarmupReplicas: so.MaxWarmupReplicas, AcceptableRecoveryLag: so.AcceptableRecoveryLag, ProbingIntervalSeconds: so.ProbingIntervalSeconds}.Inputs()
+	in.RestoreRate, in.BytesPerOffset = so.RestoreRate, so.BytesPerOffset
+	if so.Load != nil {
+		in.WriteRate = so.Load.Rate
+	}
+	in.StartupSeconds = so.StartupSeconds
+	if f := so.FollowUpSeconds(); f > 0 {
+		in.FollowUpSeconds = f
+	}
+	return in
 }
 
 // followUpWindow bounds the delay between two rebalances that counts as a

@@ -94,10 +94,21 @@ type CompactionRecord struct {
 	LogBytesAfterWrite    int64   `json:"log_bytes_after_write"`
 	LogBytesBeforeRestore int64   `json:"log_bytes_before_restore"`
 	SettleSeconds         float64 `json:"settle_seconds"`
-	// Cleaner says who cleaned: "kafka" (the broker's log cleaner) or
-	// "kfake" (the embedded broker, compacted once on request).
-	Cleaner string `json:"cleaner"`
+	// CleanedBy says who cleaned: CleanedByKafka (the broker's log
+	// cleaner) or CleanedByKfake (the embedded broker, compacted once on
+	// request). Its JSON name is "cleaner".
+	CleanedBy string `json:"cleaner"`
 }
+
+// Who cleaned a compaction measurement's log (CompactionRecord.CleanedBy).
+const (
+	// CleanedByKafka is a Kafka broker's log cleaner, which applies the
+	// topic's cleaner settings.
+	CleanedByKafka = "kafka"
+	// CleanedByKfake is the embedded broker (kfake), which compacts all it
+	// can once on request, whatever the settings.
+	CleanedByKfake = "kfake"
+)
 
 // MinLagSamples is the fewest lag samples a standby's rate step must take
 // while it writes for its verdict, kept up or fell behind, to be a

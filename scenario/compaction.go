@@ -69,7 +69,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	if err != nil {
 		return fail(err)
 	}
-	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, Cleaner: "kafka"}
+	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, CleanedBy: runs.CleanedByKafka}
 	rec.Compaction = cr
 	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
 		return fail(err)
@@ -82,7 +82,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	}
 	if env.CompactNow != nil {
 		env.CompactNow()
-		cr.Cleaner = "kfake"
+		cr.CleanedBy = runs.CleanedByKfake
 	}
 	cr.SettleSeconds = cs.Settle.D().Seconds()
 	if cr.LogBytesBeforeRestore, err = cluster.LogBytes(ctx, adm, topic); err != nil {
@@ -121,26 +121,14 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 // producer batches up to 1 MiB). Records newer than min.compaction.lag.ms
 // are not cleaned either: young is the share of the written records still
 // within that lag when the restore began (youngFraction), all of which may
-// stay. It never exceeds what was written.
-// maxBatchBytes is the largest batch the fill's producer writes
-// (loadgen.ProducerOpts' batch max bytes).
-const maxBatchBytes = 1 << 20
-
+// stay. It never exceeds what was written. The bound itself is
+// runs.CleanerBound's, in records.
 func amplificationBound(configs map[string]string, written loadgen.FillTotals, liveKeys int64, young float64) float64 {
 	if liveKeys == 0 || written.Records == 0 {
 		return 0
 	}
-	ratio := 0.5
-	if v, err := strconv.ParseFloat(configs["min.cleanable.dirty.ratio"], 64); err == nil && v > 0 && v < 1 {
-		ratio = v
-	}
-	segment := int64(1 << 30)
-	if v, err := strconv.ParseInt(configs["segment.bytes"], 10, 64); err == nil && v > 0 {
-		segment = v
-	}
 	perRecord := float64(written.Bytes) / float64(written.Records)
-	active := float64(len(written.PerPart)) * float64(segment+maxBatchBytes) / perRecord
-	bound := float64(liveKeys)/(1-ratio) + active + young*float64(written.Records)
+	bound := runs.NewCleanerBound(configs).Records(float64(liveKeys), len(written.PerPart), perRecord, young*float64(written.Records))
 	return min(bound, float64(written.Records)) / float64(liveKeys)
 }
 

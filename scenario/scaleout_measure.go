@@ -165,24 +165,13 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, atOrigin offsets
 		sr.Notes = append(sr.Notes, "no model prediction: the run did not measure a restore rate or did not end balanced")
 		return
 	}
-	in := warmup.Defaults()
-	in.Protocol, in.Before, in.After, in.Threads, in.Standbys = sr.Protocol, sr.Before, sr.After, sr.Threads, sr.Standbys
-	in.MaxWarmupReplicas, in.AcceptableRecoveryLag, in.ProbingIntervalSeconds = sr.MaxWarmupReplicas, sr.AcceptableRecoveryLag, sr.ProbingIntervalSeconds
-	in.RestoreRate, in.BytesPerOffset = sr.RestoreRate, sr.BytesPerOffset
+	in := sr.ModelInputs()
 	in.RestoreRateFrom = fmt.Sprintf("this run's setup (%d instances restoring the changelog)", sr.Before)
-	if sr.Load != nil {
-		in.WriteRate = sr.Load.Rate
-	}
 	for _, t := range tl.tasks {
 		in.TaskOffsets = append(in.TaskOffsets, t.Offsets)
 		in.TaskLogStart = append(in.TaskLogStart, atOrigin.Start[t.Partition])
 	}
-	rb := rebalanceSeconds(insts, tl.rebalances)
-	in.RebalanceSeconds = rb
-	in.StartupSeconds = sr.StartupSeconds
-	if f := sr.FollowUpSeconds(); f > 0 {
-		in.FollowUpSeconds = f
-	}
+	in.RebalanceSeconds = rebalanceSeconds(insts, tl.rebalances)
 	in.Order, in.Initial = s.processOrder(), initialOwners(tl.tasks)
 	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, startup, rebalance and follow-up times measured, process ids from the state directories)",
 		s.req.Case.Name, s.req.Repeat)

@@ -3,10 +3,10 @@ package warmup
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
-	"time"
+
+	"github.com/restorebench/restorebench/internal/units"
 )
 
 // shownRounds is how many rounds at each end the summary lists when there
@@ -21,9 +21,9 @@ func (p Prediction) WriteSummary(w io.Writer) error {
 	fmt.Fprintf(&b, "PREDICTION (warmup model, not measured): scale-out %d -> %d instances, %d tasks, %s protocol\n",
 		in.Before, in.After, len(in.TaskOffsets), in.Protocol)
 	fmt.Fprintf(&b, "inputs: %s\n", strings.Join(p.inputLines(), "\n        "))
-	fmt.Fprintf(&b, "predicted warmup-assignment time: %s", FormatSeconds(p.TotalSeconds))
+	fmt.Fprintf(&b, "predicted warmup-assignment time: %s", units.SecondsTerse(p.TotalSeconds))
 	if s := p.Spread; s != nil {
-		fmt.Fprintf(&b, " (median over %d random process-id orders; %s to %s)", s.Samples, FormatSeconds(s.MinSeconds), FormatSeconds(s.MaxSeconds))
+		fmt.Fprintf(&b, " (median over %d random process-id orders; %s to %s)", s.Samples, units.SecondsTerse(s.MinSeconds), units.SecondsTerse(s.MaxSeconds))
 	}
 	if !p.Converged {
 		b.WriteString(" -- NEVER CONVERGES: a warmup's share of its thread's restore rate does not exceed its task's write rate")
@@ -34,10 +34,10 @@ func (p Prediction) WriteSummary(w io.Writer) error {
 		rounds += fmt.Sprintf(" (%d to %d)", s.MinRounds, s.MaxRounds)
 	}
 	fmt.Fprintf(&b, "probing rounds %s; rebalances %d; tasks moved %d; most warmups in one round %d; longest a moved task was not processed %s\n",
-		rounds, p.Rebalances, p.Movements, p.MaxWarmups, FormatSeconds(p.MaxDownSeconds))
+		rounds, p.Rebalances, p.Movements, p.MaxWarmups, units.SecondsTerse(p.MaxDownSeconds))
 	if im := p.Immediate; im != nil {
 		fmt.Fprintf(&b, "if follow-up rebalances come at once instead of a heartbeat later: %s, %d probing rounds (a warmup that just caught up waits a probing interval more)\n",
-			FormatSeconds(im.TotalSeconds), im.ProbingRounds)
+			units.SecondsTerse(im.TotalSeconds), im.ProbingRounds)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -51,7 +51,7 @@ func (p Prediction) inputLines() []string {
 	size := sizeRange(in.TaskOffsets)
 	lines := []string{fmt.Sprintf("tasks %d, %s offsets each", len(in.TaskOffsets), size)}
 	if in.BytesPerOffset > 0 {
-		lines[0] += fmt.Sprintf(" (%.0f bytes/record: %s per task)", in.BytesPerOffset, bytesText(float64(in.TaskOffsets[0])*in.BytesPerOffset))
+		lines[0] += fmt.Sprintf(" (%.0f bytes/record: %s per task)", in.BytesPerOffset, units.BytesTenthsMBGB(float64(in.TaskOffsets[0])*in.BytesPerOffset))
 	}
 	rate := fmt.Sprintf("restore %.0f offsets/s per stream thread", in.RestoreRate)
 	if in.BytesPerOffset > 0 {
@@ -68,8 +68,8 @@ func (p Prediction) inputLines() []string {
 	} else {
 		lines = append(lines, "streams protocol (KIP-1071, Kafka 4.4): no warmups, tasks move at once and restore from scratch")
 	}
-	lines = append(lines, fmt.Sprintf("startup %s, rebalance %s, follow-up rebalance after %s", FormatSeconds(in.StartupSeconds),
-		FormatSeconds(in.RebalanceSeconds), FormatSeconds(in.FollowUpSeconds)))
+	lines = append(lines, fmt.Sprintf("startup %s, rebalance %s, follow-up rebalance after %s", units.SecondsTerse(in.StartupSeconds),
+		units.SecondsTerse(in.RebalanceSeconds), units.SecondsTerse(in.FollowUpSeconds)))
 	switch {
 	case in.Protocol == ProtocolStreams:
 	case p.Spread != nil:
@@ -94,9 +94,9 @@ func (p Prediction) writeRounds(w io.Writer) error {
 		if len(p.Rounds) > 2*shownRounds && i >= shownRounds && i < len(p.Rounds)-shownRounds {
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\t\n", i, FormatSeconds(r.Seconds), r.Kind, len(r.Warmups), r.Revoked, r.Moved, r.Pending)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\t\n", i, units.SecondsTerse(r.Seconds), r.Kind, len(r.Warmups), r.Revoked, r.Moved, r.Pending)
 	}
-	fmt.Fprintf(tw, "end\t%s\tbalanced, all running\t\t\t\t\t\n", FormatSeconds(p.TotalSeconds))
+	fmt.Fprintf(tw, "end\t%s\tbalanced, all running\t\t\t\t\t\n", units.SecondsTerse(p.TotalSeconds))
 	return tw.Flush()
 }
 
@@ -109,29 +109,4 @@ func sizeRange(xs []int64) string {
 		return fmt.Sprintf("%d", lo)
 	}
 	return fmt.Sprintf("%d-%d", lo, hi)
-}
-
-func bytesText(b float64) string {
-	switch {
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", b/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	}
-	return fmt.Sprintf("%.0f bytes", b)
-}
-
-// FormatSeconds writes a duration for people: "42.3s", "12m 5s", "14h 10m".
-func FormatSeconds(s float64) string {
-	if math.IsInf(s, 0) || math.IsNaN(s) {
-		return "never"
-	}
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", s)
-	case d < time.Hour:
-		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 }

@@ -152,6 +152,33 @@ func Defaults() Inputs {
 	}
 }
 
+// Settings are the Kafka Streams settings a scale-out runs with and the
+// instance counts it goes between: the part of the inputs that a measured
+// scale-out (runs.ScaleOutRecord.ModelInputs) and predict's flags both
+// give, by Kafka Streams' names where they have one.
+type Settings struct {
+	// Protocol is group.protocol: classic or streams.
+	Protocol      string
+	Before, After int
+	// Threads is num.stream.threads, Standbys num.standby.replicas.
+	Threads, Standbys int
+	// MaxWarmupReplicas is max.warmup.replicas, AcceptableRecoveryLag
+	// acceptable.recovery.lag, ProbingIntervalSeconds
+	// probing.rebalance.interval.ms in seconds.
+	MaxWarmupReplicas      int
+	AcceptableRecoveryLag  int64
+	ProbingIntervalSeconds float64
+}
+
+// Inputs are Defaults with the settings applied: a scale-out's inputs
+// before its task sizes, rates and times are filled in.
+func (s Settings) Inputs() Inputs {
+	in := Defaults()
+	in.Protocol, in.Before, in.After, in.Threads, in.Standbys = s.Protocol, s.Before, s.After, s.Threads, s.Standbys
+	in.MaxWarmupReplicas, in.AcceptableRecoveryLag, in.ProbingIntervalSeconds = s.MaxWarmupReplicas, s.AcceptableRecoveryLag, s.ProbingIntervalSeconds
+	return in
+}
+
 // Validate names the first input that cannot be simulated.
 func (in Inputs) Validate() error {
 	switch {

@@ -234,6 +234,6 @@ func compactionRecord(c string, rep int, fill *runs.Fill, start time.Time) runs.
 	rec := record(c, rep, p, fill, start, 0.5+float64(read*recordBytes)/100e6, read, read*recordBytes)
 	rec.Compaction = &runs.CompactionRecord{TopicConfigs: p.Compaction.TopicConfigs, Written: fill.Records, Read: read, LiveKeys: keys,
 		Amplification: float64(read) / float64(keys), Bound: bound, LogBytesAfterWrite: fill.Bytes, LogBytesBeforeRestore: read * recordBytes,
-		SettleSeconds: 15, Cleaner: "kafka"}
+		SettleSeconds: 15, CleanedBy: runs.CleanedByKafka}
 	return rec
 }

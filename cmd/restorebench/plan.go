@@ -66,7 +66,7 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	}
 	return capacity.Options{
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
-		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), Cleaner: f.cleaner,
+		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
 			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate)},
 	}, nil
 }

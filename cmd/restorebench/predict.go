@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
 )
@@ -130,9 +131,8 @@ func runPredictScaleOut(cmd *cobra.Command, f *predictFlags) error {
 // inputs turns the flags (and the rate a results file gives) into the
 // model's inputs.
 func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inputs, error) {
-	in := warmup.Defaults()
-	in.Protocol, in.Before, in.After, in.Threads, in.Standbys = f.protocol, f.before, f.after, f.threads, f.standbys
-	in.MaxWarmupReplicas, in.AcceptableRecoveryLag, in.ProbingIntervalSeconds = f.warmups, f.acceptable, f.probing.Seconds()
+	in := warmup.Settings{Protocol: f.protocol, Before: f.before, After: f.after, Threads: f.threads, Standbys: f.standbys,
+		MaxWarmupReplicas: f.warmups, AcceptableRecoveryLag: f.acceptable, ProbingIntervalSeconds: f.probing.Seconds()}.Inputs()
 	in.WriteRate, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = f.writeRate, f.startup.Seconds(), f.rebalance.Seconds(), f.followUp.Seconds()
 	in.Samples, in.Seed, in.Source = f.samples, f.seed, "flags"
 	if f.protocol == warmup.ProtocolStreams && !cmd.Flags().Changed("follow-up") {
@@ -237,7 +237,7 @@ func replayScaleOuts(cmd *cobra.Command, res *runs.Results) error {
 		}
 		n++
 		fmt.Fprintf(w, "case %s #%d: MEASURED warmup-assignment %s, %d probing rounds, %d rebalances (verified %v)\n",
-			r.Case, r.Repeat, warmup.FormatSeconds(so.WarmupAssignmentSeconds), so.ProbingRounds, so.Rebalances, r.Verified)
+			r.Case, r.Repeat, units.SecondsTerse(so.WarmupAssignmentSeconds), so.ProbingRounds, so.Rebalances, r.Verified)
 		if err := printPrediction(cmd, p, false); err != nil {
 			return err
 		}

@@ -179,7 +179,7 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified",
 		rows, func(r runs.Restore) string {
 			cr := r.Compaction
-			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v", r.Case, r.Repeat, cr.Cleaner, cr.Written, cr.Read,
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v", r.Case, r.Repeat, cr.CleanedBy, cr.Written, cr.Read,
 				cr.LiveKeys, cr.Amplification, cr.Bound, float64(cr.LogBytesAfterWrite)/1e6, float64(cr.LogBytesBeforeRestore)/1e6,
 				r.DurationSeconds, r.Verified)
 		})
@@ -190,6 +190,6 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 			return nil
 		}
 		named[r.Case] = true
-		return []string{capacity.Cleaner(r.Compaction.TopicConfigs).String()}
+		return []string{capacity.CleanerSettings(r.Compaction.TopicConfigs).String()}
 	})
 }
