@@ -51,10 +51,32 @@ type Answer struct {
 	Sources string
 }
 
-// Check is whether a restore time meets one recovery-time objective.
+// Check is whether a restore time meets one recovery-time objective, by
+// how much, and whether the inputs can decide it at all.
 type Check struct {
 	RTO   time.Duration
 	Meets bool
+	// Margin is the objective minus the time, in seconds: the time to
+	// spare when positive, by how much it misses when negative.
+	Margin float64
+	// Inconclusive says the inputs cannot decide: the objective lies inside
+	// the estimate's interval, or the estimate rests on a wide
+	// extrapolation; Why says which. Meets is then the point estimate's
+	// side, not a verdict.
+	Inconclusive bool
+	Why          string
+}
+
+// Verdict is the check in words: "meets the 2 min RTO by 20.0 s",
+// "MISSES the 2 min RTO by 33.1 s" or "INCONCLUSIVE for the 2 min RTO: …".
+func (c Check) Verdict() string {
+	switch {
+	case c.Inconclusive:
+		return "INCONCLUSIVE for the " + FormatRTO(c.RTO) + " RTO: " + c.Why
+	case c.Meets:
+		return "meets the " + FormatRTO(c.RTO) + " RTO by " + FormatSeconds(c.Margin)
+	}
+	return "MISSES the " + FormatRTO(c.RTO) + " RTO by " + FormatSeconds(-c.Margin)
 }
 
 // Unanswered is a question the inputs cannot answer, and why.
@@ -190,9 +212,9 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	out := []Answer{{
 		Question:     fmt.Sprintf("Cold restore of one task (%s of changelog)", FormatBytes(taskBytes)),
 		Value:        FormatSeconds(taskSecs.Value),
-		Checks:       checks(taskSecs.Value, a.Options.RTOs),
+		Checks:       checks(taskSecs, a.Options.RTOs),
 		Extrapolated: taskSecs.Extrapolated,
-		Inputs:       []string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary()},
+		Inputs:       []string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs, r)},
 		Sources:      RunLabels(r.Obs),
 	}}
 	if d.Instances <= 0 {
@@ -204,10 +226,10 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	out = append(out, Answer{
 		Question:     fmt.Sprintf("Cold restore of one instance (%s on %s: %s per thread)", Plural(perInstance, "task"), Plural(t, "thread"), Plural(perThread, "task")),
 		Value:        FormatSeconds(instSecs.Value),
-		Checks:       checks(instSecs.Value, a.Options.RTOs),
+		Checks:       checks(instSecs, a.Options.RTOs),
 		Extrapolated: instSecs.Extrapolated,
 		Inputs: []string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
-			r.Summary(), threadsBasis(r, t)},
+			r.Summary(), threadsBasis(r, t), intervalText(instSecs, r)},
 		Sources: RunLabels(r.Obs),
 	})
 	var missing []Unanswered
@@ -266,12 +288,44 @@ func (a *Analysis) stateText() string {
 }
 
 // checks compares a restore time with each objective.
-func checks(seconds float64, rtos []time.Duration) []Check {
+// checks compares an estimated time with each objective: inconclusive when
+// the objective lies within the estimate's interval or the estimate rests
+// on a wide extrapolation.
+func checks(e Estimate, rtos []time.Duration) []Check {
 	out := make([]Check, len(rtos))
 	for i, rto := range rtos {
-		out[i] = Check{RTO: rto, Meets: seconds <= rto.Seconds()}
+		obj := rto.Seconds()
+		c := Check{RTO: rto, Meets: e.Value <= obj, Margin: obj - e.Value}
+		switch {
+		case e.Wide():
+			c.Inconclusive = true
+			c.Why = fmt.Sprintf("%s estimated %.0f× beyond the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), e.Beyond)
+		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
+			c.Inconclusive = true
+			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
+		}
+		out[i] = c
 	}
 	return out
+}
+
+// intervalText says what bounds an estimate: its interval and where it
+// comes from, and how far beyond the measured sizes it lies.
+func intervalText(e Estimate, r *Rate) string {
+	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(r))
+	if e.Beyond > 1.05 {
+		s += fmt.Sprintf("; %.1f× beyond the sizes measured", e.Beyond)
+		if e.Wide() {
+			s += fmt.Sprintf(" (past %.0f×: the interval does not bound it)", WideExtrapolation)
+		}
+	}
+	return s
+}
+
+// measured is an estimate that is a measurement: a median with its
+// range, no extrapolation.
+func measured(median, lo, hi float64) Estimate {
+	return Estimate{Value: median, Lo: lo, Hi: hi, Beyond: 1}
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

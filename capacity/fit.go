@@ -52,6 +52,52 @@ type Estimate struct {
 	// Extrapolated is true when the figure needs sizes (or times) beyond
 	// the measured range.
 	Extrapolated bool
+	// Lo and Hi bound Value by what the inputs measured: the spread of the
+	// restores the rate rests on around it, and the calibration's spread
+	// when one applies. Both 0 when no interval was derived.
+	Lo, Hi float64
+	// Beyond is how many times beyond the measured sizes the figure lies
+	// (2 is twice the largest size, or half the smallest); 1 inside them,
+	// 0 when not derived.
+	Beyond float64
+}
+
+// WideExtrapolation is how far beyond the measured sizes a restore-time
+// estimate may lie and still decide a verdict: past 4 times the largest
+// size (or a quarter of the smallest) nothing measured bounds its error,
+// and a verdict from it is inconclusive.
+const WideExtrapolation = 4.0
+
+// Wide reports whether the estimate rests on a wide extrapolation.
+func (e Estimate) Wide() bool { return e.Beyond > WideExtrapolation }
+
+// HasInterval reports whether Lo and Hi were derived.
+func (e Estimate) HasInterval() bool { return e.Hi > 0 }
+
+// Plus is the estimate shifted by a fixed term (failure detection, say).
+func (e Estimate) Plus(seconds float64) Estimate {
+	e.Value += seconds
+	if e.HasInterval() {
+		e.Lo, e.Hi = e.Lo+seconds, e.Hi+seconds
+	}
+	return e
+}
+
+// Times is the estimate scaled by k (threads' shares, tasks).
+func (e Estimate) Times(k float64) Estimate {
+	e.Value, e.Lo, e.Hi = e.Value*k, e.Lo*k, e.Hi*k
+	return e
+}
+
+// beyond is how many times beyond [lo, hi] x lies (1 inside).
+func beyond(x, lo, hi float64) float64 {
+	switch {
+	case hi > 0 && x > hi:
+		return x / hi
+	case x > 0 && lo > 0 && x < lo:
+		return lo / x
+	}
+	return 1
 }
 
 // Fit is restore time (seconds until the stores serve) against size, a

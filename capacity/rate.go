@@ -32,6 +32,10 @@ type Rate struct {
 	// Calibration, when set, scales the model engine's times to Kafka
 	// Streams'; nil for a kafka-streams setup or without a calibration.
 	Calibration *Calibration
+	// SpreadLo and SpreadHi are the least and the most a restore the rate
+	// rests on took, as a share of what the rate says it takes (1 is on
+	// the line): the band every estimate from the rate carries.
+	SpreadLo, SpreadHi float64
 }
 
 // CalibrationFactor is the calibration's factor applied to the model's
@@ -43,9 +47,37 @@ func (r *Rate) CalibrationFactor() float64 {
 	return r.Calibration.Factor
 }
 
-// Seconds is the time one thread takes to restore bytes and serve.
+// Seconds is the time one thread takes to restore bytes and serve, with
+// the interval the measured spread and the calibration's spread give it.
 func (r *Rate) Seconds(bytes float64) Estimate {
-	return Estimate{Value: r.CalibrationFactor() * (r.Overhead + bytes/r.PerThread), Extrapolated: outside(bytes, r.Lo, r.Hi)}
+	v := r.CalibrationFactor() * (r.Overhead + bytes/r.PerThread)
+	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi)}
+	lo, hi := r.SpreadLo, r.SpreadHi
+	if lo <= 0 || hi <= 0 {
+		lo, hi = 1, 1
+	}
+	if c := r.Calibration; c != nil && c.Factor > 0 {
+		lo, hi = lo*c.Min/c.Factor, hi*c.Max/c.Factor
+	}
+	e.Lo, e.Hi = v*lo, v*hi
+	return e
+}
+
+// spread is the least and most the restores took as a share of what
+// predict says they take.
+func spread(obs []Obs, predict func(Obs) float64) (lo, hi float64) {
+	for _, o := range obs {
+		p := predict(o)
+		if !(p > 0) || !(o.Seconds > 0) {
+			continue
+		}
+		rel := o.Seconds / p
+		if lo == 0 || rel < lo {
+			lo = rel
+		}
+		hi = max(hi, rel)
+	}
+	return lo, hi
 }
 
 // BytesWithin is the most one thread restores within seconds (0 when the
@@ -188,6 +220,7 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 		r.Fit, r.Obs = f, f.Points
 		r.PerThread, r.Overhead = f.Rate()/t, f.Intercept
 		r.Lo, r.Hi = f.Min()/t, f.Max()/t
+		r.SpreadLo, r.SpreadHi = spread(f.Points, func(o Obs) float64 { return f.Intercept + f.Slope*AxisChangelog.Of(o) })
 		return r
 	}
 	groups := BySize(obs, AxisChangelog)
@@ -200,6 +233,7 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 	r.PerThread = runs.Median(rates) / t
 	r.Lo = largest[0].ChangelogBytes / t
 	r.Hi = r.Lo
+	r.SpreadLo, r.SpreadHi = spread(largest, func(o Obs) float64 { return o.ChangelogBytes / (r.PerThread * t) })
 	return r
 }
 

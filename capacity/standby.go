@@ -414,7 +414,7 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 	return Answer{
 		Question: q,
 		Value:    fmt.Sprintf("%s processing gap (median %s), any state size", FormatSeconds(f.Worst), FormatSeconds(f.Median)),
-		Checks:   checks(f.Worst, a.Options.RTOs),
+		Checks:   checks(measured(f.Worst, f.Worst, f.Worst), a.Options.RTOs),
 		Inputs: []string{f.Summary(), "takeovers: " + f.TakeoverText(),
 			fmt.Sprintf("session.timeout.ms=%d in the runs; failure detection took %s (median)", f.SessionTimeoutMs, FormatSeconds(f.Detection)),
 			"holds while the standby keeps up: " + standbyKeepUpText(a)},
@@ -465,16 +465,20 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskBytes := state / float64(d.Partitions)
 	tasks, how := coldRecoveryShape(d, a.Options.Threads, taskBytes)
 	restore := r.Seconds(float64(tasks) * taskBytes)
-	detect, detectText := 0.0, "failure detection not included: no failover run in the inputs measured it (it waits for session.timeout.ms, 45 s by default)"
+	detect, detectText := DefaultFailureDetectionSeconds, fmt.Sprintf("plus failure detection, %s ASSUMED: Kafka's default session timeout (session.timeout.ms, classic protocol; group.streams.session.timeout.ms, streams protocol); no failover run in the inputs measured it",
+		FormatSeconds(DefaultFailureDetectionSeconds))
 	if f := a.Failover; f != nil {
 		detect = f.Detection
-		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
+		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d there; yours may differ)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
 	}
-	total := restore.Value + detect
+	total := restore.Plus(detect)
 	inputs := []string{how, r.Summary(), detectText}
+	if total.HasInterval() {
+		inputs = append(inputs, intervalText(total, r))
+	}
 	recovery := Answer{
 		Question:     "Recovery after an instance fails, without a standby",
-		Value:        FormatSeconds(total),
+		Value:        FormatSeconds(total.Value),
 		Checks:       checks(total, a.Options.RTOs),
 		Extrapolated: restore.Extrapolated,
 		Inputs:       inputs,
@@ -482,9 +486,14 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	var verdicts []string
 	for _, c := range recovery.Checks {
-		v := "yes for " + FormatRTO(c.RTO)
-		if c.Meets {
-			v = "no for " + FormatRTO(c.RTO)
+		var v string
+		switch {
+		case c.Inconclusive:
+			v = "inconclusive for " + FormatRTO(c.RTO) + " (" + c.Why + ")"
+		case c.Meets:
+			v = fmt.Sprintf("no for %s (%s to spare)", FormatRTO(c.RTO), FormatSeconds(c.Margin))
+		default:
+			v = fmt.Sprintf("yes for %s (without one it misses by %s)", FormatRTO(c.RTO), FormatSeconds(-c.Margin))
 		}
 		verdicts = append(verdicts, v)
 	}
@@ -492,7 +501,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Question:     "Is a standby needed for the RTO?",
 		Value:        strings.Join(verdicts, "; "),
 		Extrapolated: restore.Extrapolated,
-		Inputs:       append([]string{"recovery without a standby " + FormatSeconds(total)}, inputs...),
+		Inputs:       append([]string{"recovery without a standby " + FormatSeconds(total.Value) + ", failure detection included"}, inputs...),
 		Sources:      RunLabels(r.Obs),
 	}
 	if f := a.Failover; f != nil {
@@ -500,6 +509,20 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		needed.Sources += ", " + KillRefs(f.Kills)
 	}
 	return []Answer{recovery, needed}, nil
+}
+
+// DefaultFailureDetectionSeconds is how long Kafka takes by default to
+// notice a dead instance: session.timeout.ms (classic protocol) and
+// group.streams.session.timeout.ms (streams protocol) both default to 45 s.
+const DefaultFailureDetectionSeconds = 45.0
+
+// calibrationSpreadText names the calibration's spread when the rate's
+// interval includes it.
+func calibrationSpreadText(r *Rate) string {
+	if r.Calibration == nil {
+		return ""
+	}
+	return " and the calibration's spread " + r.Calibration.String()
 }
 
 // coldRecoveryShape is how many tasks of taskBytes one stream thread
@@ -519,5 +542,5 @@ func coldRecoveryShape(d Deployment, threads int, taskBytes float64) (int, strin
 		return n, fmt.Sprintf("the instance's %s of %s restored cold on its %s after a restart: %s per thread",
 			Plural(d.Partitions, "task"), FormatBytes(taskBytes), Plural(threads, "thread"), Plural(n, "task"))
 	}
-	return 1, fmt.Sprintf("one task of %s restored cold (give --instances for a whole instance's tasks)", FormatBytes(taskBytes))
+	return 1, fmt.Sprintf("ASSUMED one task per survivor thread: one task of %s restored cold (give --instances for the failed instance's tasks spread over the survivors)", FormatBytes(taskBytes))
 }

@@ -379,10 +379,13 @@ func answerValue(a capacity.Answer) string {
 func check(a capacity.Answer) string {
 	var parts []string
 	for _, c := range a.Checks {
-		if c.Meets {
-			parts = append(parts, "meets "+capacity.FormatRTO(c.RTO))
-		} else {
-			parts = append(parts, "**misses "+capacity.FormatRTO(c.RTO)+"**")
+		switch {
+		case c.Inconclusive:
+			parts = append(parts, "**inconclusive for "+capacity.FormatRTO(c.RTO)+"** ("+c.Why+")")
+		case c.Meets:
+			parts = append(parts, "meets "+capacity.FormatRTO(c.RTO)+" by "+capacity.FormatSeconds(c.Margin))
+		default:
+			parts = append(parts, "**misses "+capacity.FormatRTO(c.RTO)+"** by "+capacity.FormatSeconds(-c.Margin))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -46,11 +46,7 @@ func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
 func verdict(a capacity.Answer) string {
 	var q []string
 	for _, c := range a.Checks {
-		if c.Meets {
-			q = append(q, "meets the "+capacity.FormatRTO(c.RTO)+" RTO")
-		} else {
-			q = append(q, "MISSES the "+capacity.FormatRTO(c.RTO)+" RTO")
-		}
+		q = append(q, c.Verdict())
 	}
 	if a.Extrapolated {
 		q = append(q, "extrapolated beyond the sizes measured")

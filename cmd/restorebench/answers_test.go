@@ -94,3 +94,43 @@ func TestKafkaStreamsProfileWithoutTheDriverIsRefusedFirst(t *testing.T) {
 		t.Errorf("the fill started before the refusal:\n%s", stderr)
 	}
 }
+
+// TestStandbyVerdictCountsDetectionAndSaysInconclusive: the standby verdict
+// adds failure detection (Kafka's 45 s default, labelled assumed, when no
+// failover run measured it), shows its margin, and is inconclusive when it
+// rests on a wide extrapolation.
+func TestStandbyVerdictCountsDetectionAndSaysInconclusive(t *testing.T) {
+	dir := writeRaw(t, t.TempDir(), "quick", capacitytest.Run(0, 512e6, capacitytest.Cases))
+	plan := func(args ...string) string {
+		out, _, err := cli(t, append([]string{"plan", "--from", dir, "--partitions", "16", "--instances", "4"}, args...)...)
+		if err != nil && !strings.Contains(err.Error(), "cannot be answered") {
+			t.Fatalf("plan %v: %v", args, err)
+		}
+		return out
+	}
+	answer := func(out, question string) string {
+		i := strings.Index(out, question+"\n  = ")
+		if i < 0 {
+			t.Fatalf("no answer to %q:\n%s", question, out)
+		}
+		line := out[i+len(question)+5:]
+		return line[:strings.Index(line, "\n")]
+	}
+	// 4 GiB over 16 tasks: the survivors restore about what was measured;
+	// the restore alone fits 50 s, detection makes it miss.
+	out := plan("--state", "4GiB", "--rto", "50s,2m")
+	if !strings.Contains(out, "plus failure detection, 45.0 s ASSUMED: Kafka's default session timeout") {
+		t.Errorf("detection not counted as Kafka's default:\n%s", out)
+	}
+	if got := answer(out, "Is a standby needed for the RTO?"); !strings.HasPrefix(got, "yes for 50 s (without one it misses by ") || !strings.Contains(got, "no for 2 min (") {
+		t.Errorf("standby needed: %q", got)
+	}
+	// 50 GiB from a 512 MB run: 13 times beyond the size measured decides nothing.
+	out = plan("--state", "50GiB", "--rto", "2m")
+	if got := answer(out, "Is a standby needed for the RTO?"); !strings.HasPrefix(got, "inconclusive for 2 min (") || !strings.Contains(got, "beyond the sizes measured") {
+		t.Errorf("standby needed from a 13× extrapolation: %q", got)
+	}
+	if got := answer(out, "Recovery after an instance fails, without a standby"); !strings.Contains(got, "INCONCLUSIVE for the 2 min RTO") {
+		t.Errorf("recovery verdict from a 13× extrapolation: %q", got)
+	}
+}
