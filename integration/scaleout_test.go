@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +44,9 @@ func TestScaleOutEndsBalancedAndVerifies(t *testing.T) {
 	so := rec.ScaleOut
 	if !rec.Verified || so == nil || !so.Balanced {
 		t.Fatalf("verified %v (%s), record %+v", rec.Verified, rec.Verification.Problem, so)
+	}
+	if ks := rec.KafkaStreams; ks == nil || !strings.HasPrefix(ks.Version, "4.") || ks.JavaVersion == "" {
+		t.Fatalf("the record does not say which Kafka Streams and Java ran: %+v", ks)
 	}
 	perInstance := map[string]int{}
 	for _, task := range so.TaskTimelines {

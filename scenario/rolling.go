@@ -120,6 +120,7 @@ func (r *rolling) prepare() error {
 		return err
 	}
 	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.base, Instances: r.rr.Instances, BytesFrom: "changelog"}
+	r.f.ks = r.rec.KafkaStreams
 	if r.rr.StaticMembership && r.rr.DownSeconds >= r.rr.SessionTimeoutSeconds {
 		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops each static member while it is down, and it rejoins with a rebalance",
 			r.rr.DownSeconds, r.rr.SessionTimeoutSeconds))

@@ -114,6 +114,7 @@ func (s *scaleOut) prepare() error {
 		return err
 	}
 	s.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: s.f.base, Instances: s.req.Case.ScaleOut.After, BytesFrom: "changelog"}
+	s.f.ks = s.rec.KafkaStreams
 	if s.st.protocol == warmup.ProtocolStreams {
 		s.sr.Notes = append(s.sr.Notes, streamsProtocolNotes(s.st)...)
 	}

@@ -89,6 +89,9 @@ type fleet struct {
 	procs []*proc
 	live  map[string]*proc
 	mu    sync.Mutex
+	// ks, when set, is the record's Kafka Streams description: the first
+	// instance to start fills in what its JVM said about itself.
+	ks *runs.KafkaStreamsRun
 }
 
 // newFleet prepares a fleet for the request: the case's Kafka Streams
@@ -153,6 +156,9 @@ func (f *fleet) start(ctx context.Context, id string, extra map[string]string) (
 	p := &proc{id: id, inst: inst, stateDir: props["state.dir"]}
 	p.processID, _ = ksdriver.ReadProcessID(p.stateDir, f.t.AppID)
 	f.mu.Lock()
+	if f.ks != nil && f.ks.Version == "" && inst.Hello() != nil {
+		recordHello(f.ks, inst.Hello())
+	}
 	f.procs = append(f.procs, p)
 	f.live[id] = p
 	f.mu.Unlock()
