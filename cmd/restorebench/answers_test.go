@@ -134,3 +134,25 @@ func TestStandbyVerdictCountsDetectionAndSaysInconclusive(t *testing.T) {
 		t.Errorf("recovery verdict from a 13× extrapolation: %q", got)
 	}
 }
+
+// TestWriteRateMeansBytesEverywhere: --write-rate is bytes a second in
+// predict as in plan and report ("5MB/s" works); records a second are
+// --write-records, and both give the same prediction.
+func TestWriteRateMeansBytesEverywhere(t *testing.T) {
+	base := []string{"predict", "scaleout", "--tasks", "8", "--task-size", "100MB", "--before", "2", "--after", "4",
+		"--restore-rate", "50MB", "--record-size", "500", "--samples", "5", "--json"}
+	bytesOut, _, err := cli(t, append(base, "--write-rate", "5MB/s")...)
+	if err != nil {
+		t.Fatalf("--write-rate 5MB/s: %v", err)
+	}
+	recordsOut, _, err := cli(t, append(base, "--write-records", "10000")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytesOut != recordsOut {
+		t.Errorf("5 MB/s of 500-byte records and 10,000 records/s predict differently:\n%s\n%s", bytesOut, recordsOut)
+	}
+	if !strings.Contains(bytesOut, `"write_records_per_sec": 10000,`) {
+		t.Errorf("the prediction's inputs do not show 10,000 records/s:\n%s", bytesOut)
+	}
+}

@@ -34,7 +34,8 @@ type predictFlags struct {
 	tasks, before, after, threads, standbys, warmups int
 	taskSize, recordSize, restoreRate                string
 	taskOffsets                                      int64
-	writeRate                                        float64
+	writeRate                                        rateValue
+	writeRecords                                     float64
 	acceptable                                       int64
 	probing, startup, rebalance, followUp            time.Duration
 	protocol                                         string
@@ -85,7 +86,8 @@ scale-out is predicted again and shown beside what was measured.`,
 	fl.IntVar(&f.before, "before", 0, "instances before the scale-out")
 	fl.IntVar(&f.after, "after", 0, "instances after it")
 	fl.StringVar(&f.restoreRate, "restore-rate", "", "bytes a second one stream thread restores (50MB, 80MiB; \"/s\" optional)")
-	fl.Float64Var(&f.writeRate, "write-rate", 0, "records a second written to the changelogs in all")
+	fl.Var(&f.writeRate, "write-rate", "bytes a second written to the changelogs in all, e.g. 5MB/s (as in plan and report; converted to records with the record size)")
+	fl.Float64Var(&f.writeRecords, "write-records", 0, "records a second written to the changelogs in all (instead of --write-rate)")
 	fl.IntVar(&f.warmups, "max-warmup-replicas", warmup.DefaultMaxWarmupReplicas, "max.warmup.replicas: warmups per rebalance, group-wide")
 	fl.DurationVar(&f.probing, "probing-interval", warmup.DefaultProbingIntervalSeconds*time.Second, "probing.rebalance.interval.ms (at least 1m)")
 	fl.Int64Var(&f.acceptable, "acceptable-recovery-lag", warmup.DefaultAcceptableRecoveryLag, "acceptable.recovery.lag, in offsets")
@@ -133,7 +135,10 @@ func runPredictScaleOut(cmd *cobra.Command, f *predictFlags) error {
 func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inputs, error) {
 	in := warmup.Settings{Protocol: f.protocol, Before: f.before, After: f.after, Threads: f.threads, Standbys: f.standbys,
 		MaxWarmupReplicas: f.warmups, AcceptableRecoveryLag: f.acceptable, ProbingIntervalSeconds: f.probing.Seconds()}.Inputs()
-	in.WriteRate, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = f.writeRate, f.startup.Seconds(), f.rebalance.Seconds(), f.followUp.Seconds()
+	in.WriteRate, in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds = f.writeRecords, f.startup.Seconds(), f.rebalance.Seconds(), f.followUp.Seconds()
+	if f.writeRate > 0 && f.writeRecords > 0 {
+		return in, errors.New("--write-rate and --write-records: give one (bytes a second, or records a second)")
+	}
 	in.Samples, in.Seed, in.Source = f.samples, f.seed, "flags"
 	if f.protocol == warmup.ProtocolStreams && !cmd.Flags().Changed("follow-up") {
 		in.FollowUpSeconds = 5 // group.streams.heartbeat.interval.ms' default
@@ -178,6 +183,9 @@ func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inp
 		recordSize = float64(n)
 	}
 	in.BytesPerOffset = recordSize
+	if f.writeRate > 0 {
+		in.WriteRate = float64(f.writeRate) / recordSize
+	}
 	if f.restoreRate != "" {
 		n, err := config.ParseSize(strings.TrimSuffix(strings.TrimSpace(f.restoreRate), "/s"))
 		if err != nil || n <= 0 {

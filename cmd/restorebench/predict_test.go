@@ -27,7 +27,7 @@ func predict(t *testing.T, args ...string) (string, error) {
 // 6 -> 12 instances, answered as a labelled prediction with its inputs.
 func TestPredictScaleOutFromFlags(t *testing.T) {
 	out, err := predict(t, "scaleout", "--tasks", "200", "--task-size", "20GB", "--before", "6", "--after", "12",
-		"--restore-rate", "50MB/s", "--write-rate", "2000", "--samples", "20")
+		"--restore-rate", "50MB/s", "--write-records", "2000", "--samples", "20")
 	if err != nil {
 		t.Fatal(err)
 	}
