@@ -156,3 +156,12 @@ func TestWriteRateMeansBytesEverywhere(t *testing.T) {
 		t.Errorf("the prediction's inputs do not show 10,000 records/s:\n%s", bytesOut)
 	}
 }
+
+// TestPlanAndReportShareTheirDefaults: --rto means the same objectives in
+// plan and report when not given.
+func TestPlanAndReportShareTheirDefaults(t *testing.T) {
+	p, r := newPlanCmd().Flags().Lookup("rto"), newReportCmd().Flags().Lookup("rto")
+	if p == nil || r == nil || p.DefValue != r.DefValue {
+		t.Fatalf("--rto defaults: plan %v, report %v", p, r)
+	}
+}

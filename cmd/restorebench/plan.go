@@ -194,7 +194,7 @@ without a standby run).`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured rates from (repeatable)")
-	f.register(fl, []time.Duration{5 * time.Minute})
+	f.register(fl, capacity.DefaultRTOs)
 	return cmd
 }
 
