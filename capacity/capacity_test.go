@@ -322,3 +322,28 @@ func TestOldAndNewFilesShareASetup(t *testing.T) {
 		t.Error("bloom_bits_per_key 0 is a setting of its own, not the default")
 	}
 }
+
+// TestRecommendationWithTooFewRepeatsIsInconclusive: with 3 repeats a
+// side, disjoint ranges reach p = 0.10 at best, so the test cannot
+// conclude: the recommendation says inconclusive and how many repeats it
+// needs, not "keep the defaults".
+func TestRecommendationWithTooFewRepeatsIsInconclusive(t *testing.T) {
+	var rs []*Run
+	for _, r := range syntheticRuns() {
+		kept := r.Results.Restores[:0]
+		for _, rec := range r.Results.Restores {
+			if rec.Repeat <= 3 && rec.Counts() {
+				kept = append(kept, rec)
+			}
+		}
+		r.Results.Restores = kept
+		r.Results.Complete, r.Results.Failed, r.Results.Error = true, 0, ""
+		rs = append(rs, r)
+	}
+	a := Analyze(rs, Options{})
+	first := a.Recommendations[0]
+	if first.Short != "inconclusive" || !strings.HasPrefix(first.Text, "Inconclusive: threads-2 restored faster") ||
+		!strings.Contains(first.Text, "at least 4 repeats per case") || strings.Contains(first.Text, "keep the defaults") {
+		t.Errorf("with 3 repeats: %+v", first)
+	}
+}

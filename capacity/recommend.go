@@ -189,6 +189,7 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 	wins := map[string][]*Win{}
 	var order []string
 	compared := 0
+	var undecided []*Win // faster with disjoint ranges, but too few repeats to decide
 	for _, rc := range rcs {
 		if !rc.IsDefault || rc.Comparison == nil {
 			continue
@@ -200,6 +201,9 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 			continue
 		}
 		rec.Evidence = append(rec.Evidence, w.Evidence())
+		if w.Diff.Verdict == compare.VerdictDisjointFewRepeats {
+			undecided = append(undecided, w)
+		}
 		if name := CaseName(w.Row.Case); w.Diff.Significant() {
 			if _, ok := wins[name]; !ok {
 				order = append(order, name)
@@ -212,6 +216,11 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 	case compared == 0:
 		rec.Text = "No run compares other settings with Kafka Streams' defaults: add a case with the defaults (e.g. `- name: kstreams-default`) next to the settings to try."
 		rec.Evidence = nil
+	case len(order) == 0 && len(undecided) > 0:
+		w := undecided[0]
+		rec.Text = fmt.Sprintf("Inconclusive: %s restored faster than Kafka Streams' defaults with ranges that do not overlap in %d of %s, but with %d and %d repeats that happens by chance with p = %.2f at best (the test needs p ≤ %.2f): run with at least %d repeats per case to decide. Nothing here shows the defaults are the fastest.",
+			CaseName(w.Row.Case), len(undecided), Plural(compared, unit), w.Diff.Base.N, w.Diff.Other.N, w.Diff.P, compare.SpreadAlpha, compare.RepeatsToDecide())
+		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide", CaseName(w.Row.Case), compare.RepeatsToDecide())
 	case len(order) == 0:
 		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in any of %s; keep the defaults.", what, Plural(compared, unit))
 		rec.Short, rec.ShortDetail = "Kafka Streams' defaults", "nothing beat them beyond the spread in "+Plural(compared, unit)

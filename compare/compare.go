@@ -178,7 +178,7 @@ func (d MetricDiff) VerdictText() string {
 	case VerdictWithinSpread:
 		return "within spread"
 	case VerdictDisjointFewRepeats:
-		return fmt.Sprintf("disjoint, too few repeats, n=%d/%d, p=%.2f", d.Base.N, d.Other.N, d.P)
+		return fmt.Sprintf("inconclusive: disjoint, but n=%d/%d repeats reach at best p=%.2f; needs %d per side", d.Base.N, d.Other.N, d.P, RepeatsToDecide())
 	case VerdictExceedsSpread:
 		dir := "worse"
 		if d.Better() {
@@ -269,6 +269,17 @@ func metricStat(m Metric, rs []runs.Restore) Stat {
 }
 
 // disjointChance is 2 / C(n+m, n), capped at 1.
+// RepeatsToDecide is the fewest repeats per side at which disjoint ranges
+// can reach SpreadAlpha (4: 2/C(8,4) = 0.029), the least a comparison
+// needs before it can conclude anything.
+func RepeatsToDecide() int {
+	for n := 2; ; n++ {
+		if disjointChance(n, n) <= SpreadAlpha {
+			return n
+		}
+	}
+}
+
 func disjointChance(n, m int) float64 {
 	c := 1.0
 	for i := 1; i <= m; i++ {
