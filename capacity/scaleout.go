@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"github.com/restorebench/restorebench/config"
 	"math"
 	"strings"
 
@@ -133,6 +134,8 @@ func scaleOutRow(a *Analysis) RTORow {
 	}
 	row.Measured, row.Predicted = true, true
 	in := s.Record.Prediction.Inputs
+	rateNote := ""
+	in.RestoreRate, rateNote = scaleOutRestoreRate(a, s, in)
 	perInstance := float64(ceilDiv(len(in.TaskOffsets), in.After))
 	for _, rto := range a.Options.RTOs {
 		task := float64(largestWithin(in, rto.Seconds())) * in.BytesPerOffset
@@ -143,13 +146,44 @@ func scaleOutRow(a *Analysis) RTORow {
 		}
 		row.Cells = append(row.Cells, c)
 	}
-	row.Basis = scaleOutBasis(a.ScaleOuts, s)
+	row.Basis = scaleOutBasis(a.ScaleOuts, s, in)
+	if rateNote != "" {
+		row.Basis = append(row.Basis, rateNote)
+	}
 	var obs []Obs
 	for _, so := range a.ScaleOuts {
 		obs = append(obs, so.Obs)
 	}
 	row.Sources = Refs(obs)
 	return row
+}
+
+// scaleOutRestoreRate is the restore rate per thread the scale-out row's
+// predictions use: the scale-out setup's, unless the cold-restore rate the
+// other answers use was measured on more bytes a thread and disagrees with
+// it by more than runs.DisagreeFactor; then that one (a rate from little
+// work is mostly fixed cost), with a note naming both.
+func scaleOutRestoreRate(a *Analysis, s *ScaleOut, in warmup.Inputs) (float64, string) {
+	r := a.Rate
+	if r == nil || in.BytesPerOffset <= 0 || in.RestoreRate <= 0 {
+		return in.RestoreRate, ""
+	}
+	var offsets int64
+	for _, n := range in.TaskOffsets {
+		offsets += n
+	}
+	setupWork := float64(offsets) * in.BytesPerOffset / float64(max(1, in.Before*max(1, in.Threads)))
+	cold := r.PerThread / r.CalibrationFactor() / in.BytesPerOffset
+	ratio := cold / in.RestoreRate
+	if r.Hi <= setupWork || (ratio <= runs.DisagreeFactor && ratio >= 1/runs.DisagreeFactor) {
+		return in.RestoreRate, ""
+	}
+	if runs.EngineOf(r.Setup.Params) != config.EngineKafkaStreams && r.Calibration == nil {
+		return in.RestoreRate, fmt.Sprintf("restore rate: the scale-out setup's %.0f offsets/s (%s, on %s a thread) disagrees by ×%.1f with the cold-restore rate %s (%s, up to %s a thread), which was measured on more work but on the model engine, uncalibrated, so it is not used: add a calibrate run, or cold restores on the kafka-streams engine",
+			in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatBytes(setupWork), ratio, FormatRate(cold*in.BytesPerOffset), r.Label(), FormatBytes(r.Hi))
+	}
+	return cold, fmt.Sprintf("restore rate: the cold-restore rate %s (%s, measured up to %s a thread) rather than the scale-out setup's %.0f offsets/s (%s, on %s a thread): they disagree by ×%.1f, and a rate measured on little work is mostly fixed cost",
+		FormatRate(cold*in.BytesPerOffset), r.Label(), FormatBytes(r.Hi), in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatBytes(setupWork), ratio)
 }
 
 // scaleOutList lists the measured scale-outs.
@@ -162,8 +196,7 @@ func scaleOutList(sos []*ScaleOut) string {
 }
 
 // scaleOutBasis: what was measured, and what the predictions assume.
-func scaleOutBasis(sos []*ScaleOut, s *ScaleOut) []string {
-	in := s.Record.Prediction.Inputs
+func scaleOutBasis(sos []*ScaleOut, s *ScaleOut, in warmup.Inputs) []string {
 	out := []string{"measured warmup-assignment time (new instances started → assignment balanced, every task running on its final owner): " + scaleOutList(sos)}
 	out = append(out, fmt.Sprintf("the sizes are the warmup model's predictions, not measured at these sizes, for the scale-out of %s: %d → %d instances, %s, num.stream.threads=%d, max.warmup.replicas=%d, acceptable.recovery.lag=%d, probing.rebalance.interval.ms=%.0f, %.0f records/s written; restore %.0f offsets/s per thread (%s), startup %s, rebalance %s as measured there; per instance is the task × the %d tasks each of the %d instances ends with",
 		s.Obs.Ref(), in.Before, in.After, Plural(len(in.TaskOffsets), "task"), in.Threads, in.MaxWarmupReplicas, in.AcceptableRecoveryLag,

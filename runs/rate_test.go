@@ -2,6 +2,7 @@ package runs
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
@@ -48,5 +49,34 @@ func TestScaleOutModelInputs(t *testing.T) {
 	so.RebalanceTimes = []float64{1, 4.5, 70}
 	if got := so.ModelInputs().FollowUpSeconds; got != 3.5 {
 		t.Errorf("follow-up %v, want the measured 3.5", got)
+	}
+}
+
+// TestRestoreRateOfPrefersTheLargerWork: a scale-out's setup that restored
+// under 1 MB a thread measures mostly start-up; beside cold restores of
+// 500 MB at 100 times its rate, the cold rate is used and the setup's is
+// named as disagreeing. With only the setup, it is used.
+func TestRestoreRateOfPrefersTheLargerWork(t *testing.T) {
+	c := config.DefaultCase()
+	c.Name, c.Engine = "cold", config.EngineKafkaStreams
+	so := config.DefaultCase()
+	so.Name, so.Engine, so.Scenario = "scaleout", config.EngineKafkaStreams, config.ScenarioScaleOut
+	res := &Results{Restores: []Restore{
+		{Case: "scaleout", Repeat: 1, Params: so, Verified: true, ScaleOut: &ScaleOutRecord{Before: 1, Threads: 1, RestoreRate: 3584, BytesPerOffset: 500,
+			TaskTimelines: []TaskTimeline{{Offsets: 900}, {Offsets: 900}}}},
+		{Case: "cold", Repeat: 1, Params: c, Partitions: 1, Verified: true, Records: 1_000_000, Bytes: 500e6, RecordsPerSec: 358_400},
+	}}
+	tr, ok := RestoreRateOf(res)
+	if !ok || tr.OffsetsPerSec != 358_400 {
+		t.Fatalf("rate %+v, want the cold restores' 358400 offsets/s", tr)
+	}
+	for _, want := range []string{"verified cold restores", "the setup of scale-out case scaleout gave 3584 offsets/s, ×0.01 of it, on 0.9 MB a thread", "not used"} {
+		if !strings.Contains(tr.From, want) {
+			t.Errorf("From %q lacks %q", tr.From, want)
+		}
+	}
+	res.Restores = res.Restores[:1]
+	if tr, _ := RestoreRateOf(res); tr.OffsetsPerSec != 3584 || strings.Contains(tr.From, "not used") {
+		t.Errorf("setup alone: %+v", tr)
 	}
 }

@@ -252,30 +252,76 @@ type ThreadRate struct {
 	From string
 }
 
-// RestoreRateOf finds a run's restore rate per stream thread: a
-// scale-out's, measured in its setup, if the run has one; else the median
-// over verified cold restores (kafka-streams engine first, else the
-// model's) of records a second per restoring thread (RestoringThreads), a
-// record being an offset.
+// RestoreRateOf finds a run's restore rate per stream thread, the warmup
+// model's input. Its sources are a scale-out's setup (the Before instances
+// restoring the changelog) and the verified cold restores (kafka-streams
+// engine first, else the model's; the median per restoring thread). A rate
+// measured on little work is mostly fixed cost (JVM start, group join,
+// store open), so of the two the one measured on more bytes per thread is
+// used; when they disagree by more than DisagreeFactor, From says so and
+// names the other.
 func RestoreRateOf(res *Results) (ThreadRate, bool) {
-	for _, r := range res.Restores {
-		if so := r.ScaleOut; so != nil && so.RestoreRate > 0 {
-			return ThreadRate{so.RestoreRate, so.BytesPerOffset, "the setup of scale-out case " + r.Case}, true
+	setup, setupWork, okSetup := setupRateOf(res)
+	cold, coldWork, okCold := coldRateOf(res)
+	switch {
+	case okSetup && okCold:
+		use, other, useWork, otherWork := setup, cold, setupWork, coldWork
+		if coldWork > setupWork {
+			use, other, useWork, otherWork = cold, setup, coldWork, setupWork
 		}
+		if r := use.OffsetsPerSec / other.OffsetsPerSec; r > DisagreeFactor || r < 1/DisagreeFactor {
+			use.From += fmt.Sprintf(" (measured on %.1f MB a thread; %s gave %.0f offsets/s, ×%.2f of it, on %.1f MB a thread: a rate from less work is mostly fixed cost, not used)",
+				useWork/1e6, other.From, other.OffsetsPerSec, other.OffsetsPerSec/use.OffsetsPerSec, otherWork/1e6)
+		}
+		return use, true
+	case okSetup:
+		return setup, true
+	case okCold:
+		return cold, true
 	}
+	return ThreadRate{}, false
+}
+
+// DisagreeFactor is how far apart two measured rates of one run may be
+// before a prediction says they disagree: twice.
+const DisagreeFactor = 2.0
+
+// setupRateOf is the first scale-out's setup rate and the bytes each of
+// its threads restored (the changelog over Before × threads).
+func setupRateOf(res *Results) (ThreadRate, float64, bool) {
+	for _, r := range res.Restores {
+		so := r.ScaleOut
+		if so == nil || so.RestoreRate <= 0 {
+			continue
+		}
+		var offsets int64
+		for _, t := range so.TaskTimelines {
+			offsets += t.Offsets
+		}
+		work := float64(offsets) * so.BytesPerOffset / float64(max(1, so.Before*max(1, so.Threads)))
+		return ThreadRate{so.RestoreRate, so.BytesPerOffset, "the setup of scale-out case " + r.Case}, work, true
+	}
+	return ThreadRate{}, 0, false
+}
+
+// coldRateOf is the median cold-restore rate per restoring thread, on the
+// kafka-streams engine if any ran, else the model's, and the median bytes
+// each thread restored.
+func coldRateOf(res *Results) (ThreadRate, float64, bool) {
 	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
-		var rates, sizes []float64
+		var rates, sizes, work []float64
 		for _, r := range res.Restores {
 			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 {
 				rates = append(rates, r.PerThread(r.RecordsPerSec))
 				sizes = append(sizes, float64(r.Bytes)/float64(r.Records))
+				work = append(work, float64(r.Bytes)/float64(r.RestoringThreads()))
 			}
 		}
 		if len(rates) > 0 {
-			return ThreadRate{Median(rates), Median(sizes), fmt.Sprintf("%d verified cold restores on the %s engine (median per thread)", len(rates), engine)}, true
+			return ThreadRate{Median(rates), Median(sizes), fmt.Sprintf("%d verified cold restores on the %s engine (median per thread)", len(rates), engine)}, Median(work), true
 		}
 	}
-	return ThreadRate{}, false
+	return ThreadRate{}, 0, false
 }
 
 // ModelInputs are the warmup model's inputs for the scale-out the record
