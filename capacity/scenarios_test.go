@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
-	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
 )
 
