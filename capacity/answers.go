@@ -28,11 +28,16 @@ type Deployment struct {
 	Standbys int
 	// WriteRate is the bytes per second written to the changelog.
 	WriteRate float64
+	// RecordsPerKey is the changelog's records per live key (1 for a fully
+	// compacted one, more where overwrites wait for the cleaner); 0 when
+	// unknown. Restore rates depend on it: the answers warn when theirs was
+	// measured far from it.
+	RecordsPerKey float64
 }
 
 // IsZero reports whether nothing about the deployment is known.
 func (d Deployment) IsZero() bool {
-	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0
+	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0 && d.RecordsPerKey == 0
 }
 
 // Answer is one capacity answer with everything it rests on.
@@ -49,6 +54,10 @@ type Answer struct {
 	// Inputs are the figures it was computed from; Sources cites restores.
 	Inputs  []string
 	Sources string
+	// RateBased is set on answers computed from the cold-restore rate:
+	// they carry the rate's warnings (a changelog shape far from the
+	// deployment's).
+	RateBased bool
 }
 
 // Check is whether a restore time meets one recovery-time objective, by
@@ -112,10 +121,11 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
 	} else {
 		out = append(out, Answer{
-			Question: "Cold-restore rate (" + r.Label() + ")",
-			Value:    r.Summary(),
-			Inputs:   []string{r.Basis()},
-			Sources:  Refs(r.Obs),
+			Question:  "Cold-restore rate (" + r.Label() + ")",
+			Value:     r.Summary(),
+			Inputs:    []string{r.Basis()},
+			Sources:   Refs(r.Obs),
+			RateBased: true,
 		})
 	}
 	for _, f := range answerers {
@@ -123,8 +133,20 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			continue
 		}
 		as, ms := f.answer(a)
+		for i := range as {
+			as[i].RateBased = as[i].RateBased || f.needsRate
+		}
 		out = append(out, as...)
 		missing = appendNew(missing, ms...)
+	}
+	if a.Rate != nil {
+		if w := a.Rate.FarFrom(a.Options.Deployment); w != "" {
+			for i := range out {
+				if out[i].RateBased {
+					out[i].Inputs = append(out[i].Inputs, w)
+				}
+			}
+		}
 	}
 	return out, missing
 }

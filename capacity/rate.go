@@ -36,6 +36,56 @@ type Rate struct {
 	// rests on took, as a share of what the rate says it takes (1 is on
 	// the line): the band every estimate from the rate carries.
 	SpreadLo, SpreadHi float64
+	// Shape is what the changelogs the rate was measured on held: restore
+	// rates depend on it, not only on bytes.
+	Shape ChangelogShape
+}
+
+// ChangelogShape is what a changelog holds, as far as a restore rate
+// depends on it: records per live key (overwrites and tombstones a restore
+// reads but that leave no state), bytes per record, the tombstone share.
+type ChangelogShape struct {
+	RecordsPerKey, BytesPerRecord, TombstoneShare float64
+}
+
+// String is e.g. "2.0 records per live key, 516 B a record, 2% tombstones".
+func (s ChangelogShape) String() string {
+	if s.RecordsPerKey <= 0 {
+		return "records per live key not recorded"
+	}
+	return fmt.Sprintf("%.1f records per live key, %s a record, %.0f%% tombstones", s.RecordsPerKey, FormatBytes(s.BytesPerRecord), 100*s.TombstoneShare)
+}
+
+// shapeOfObs is the median shape of the restores: records read per live
+// key restored, bytes per record read, and the fill's tombstone share.
+func shapeOfObs(obs []Obs) ChangelogShape {
+	var rpk, bpr, ts []float64
+	for _, o := range obs {
+		r := o.Restore
+		keys, _ := r.Verification.Totals()
+		if keys > 0 && r.Records > 0 {
+			rpk = append(rpk, float64(r.Records)/float64(keys))
+			bpr = append(bpr, float64(r.Bytes)/float64(r.Records))
+		}
+		if f := fillOf(o.Run.Results, r.Topic); f != nil && f.Spec != nil {
+			ts = append(ts, f.Spec.TombstoneRatio)
+		}
+	}
+	return ChangelogShape{RecordsPerKey: runs.Median(rpk), BytesPerRecord: runs.Median(bpr), TombstoneShare: runs.Median(ts)}
+}
+
+// FarFrom says how a deployment's records per live key differs from the
+// rate's when by more than DisagreeFactor, or "" when it does not (or
+// either is unknown).
+func (r *Rate) FarFrom(d Deployment) string {
+	have, want := r.Shape.RecordsPerKey, d.RecordsPerKey
+	if have <= 0 || want <= 0 {
+		return ""
+	}
+	if k := want / have; k > runs.DisagreeFactor || k < 1/runs.DisagreeFactor {
+		return fmt.Sprintf("WARNING: the rate was measured at %.1f records per live key, yours is %.1f (×%.1f): a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys against the records) before relying on these answers", have, want, k)
+	}
+	return ""
 }
 
 // CalibrationFactor is the calibration's factor applied to the model's
@@ -111,6 +161,9 @@ func (r *Rate) Basis() string {
 	}
 	if r.Threads > 1 {
 		s += fmt.Sprintf(", divided by the %d threads restoring in parallel", r.Threads)
+	}
+	if r.Shape.RecordsPerKey > 0 {
+		s += "; measured on changelogs of " + r.Shape.String()
 	}
 	return s
 }
@@ -221,6 +274,7 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 		r.PerThread, r.Overhead = f.Rate()/t, f.Intercept
 		r.Lo, r.Hi = f.Min()/t, f.Max()/t
 		r.SpreadLo, r.SpreadHi = spread(f.Points, func(o Obs) float64 { return f.Intercept + f.Slope*AxisChangelog.Of(o) })
+		r.Shape = shapeOfObs(f.Points)
 		return r
 	}
 	groups := BySize(obs, AxisChangelog)
@@ -234,6 +288,7 @@ func rateFrom(s *Setup, obs []Obs) *Rate {
 	r.Lo = largest[0].ChangelogBytes / t
 	r.Hi = r.Lo
 	r.SpreadLo, r.SpreadHi = spread(largest, func(o Obs) float64 { return o.ChangelogBytes / (r.PerThread * t) })
+	r.Shape = shapeOfObs(largest)
 	return r
 }
 

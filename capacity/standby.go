@@ -477,6 +477,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		inputs = append(inputs, intervalText(total, r))
 	}
 	recovery := Answer{
+		RateBased:    true,
 		Question:     "Recovery after an instance fails, without a standby",
 		Value:        FormatSeconds(total.Value),
 		Checks:       checks(total, a.Options.RTOs),
@@ -498,6 +499,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		verdicts = append(verdicts, v)
 	}
 	needed := Answer{
+		RateBased:    true,
 		Question:     "Is a standby needed for the RTO?",
 		Value:        strings.Join(verdicts, "; "),
 		Extrapolated: restore.Extrapolated,

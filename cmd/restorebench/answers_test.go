@@ -165,3 +165,29 @@ func TestPlanAndReportShareTheirDefaults(t *testing.T) {
 		t.Fatalf("--rto defaults: plan %v, report %v", p, r)
 	}
 }
+
+// TestRatesSayWhatTheyWereMeasuredOn: the rate names the records per live
+// key (and record size, tombstone share) of the changelogs it was measured
+// on, and every answer from it warns when --records-per-key is far off.
+func TestRatesSayWhatTheyWereMeasuredOn(t *testing.T) {
+	dir := writeRaw(t, t.TempDir(), "run", capacitytest.Run(0, 512e6, capacitytest.Cases))
+	out, _, err := cli(t, "plan", "--from", dir, "--state", "4GiB", "--partitions", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "measured on changelogs of 2.4 records per live key, 516 B a record, 2% tombstones") {
+		t.Errorf("the rate does not say what it was measured on:\n%s", out)
+	}
+	if strings.Contains(out, "WARNING: the rate was measured at") {
+		t.Errorf("a warning without --records-per-key:\n%s", out)
+	}
+	out, _, err = cli(t, "plan", "--from", dir, "--state", "4GiB", "--partitions", "16", "--records-per-key", "8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "WARNING: the rate was measured at 2.4 records per live key, yours is 8.0"); n < 3 {
+		t.Errorf("%d answers warn of the far shape, want every rate-based one:\n%s", n, out)
+	}
+	_, _, err = cli(t, "plan", "--from", dir, "--records-per-key", "0.5")
+	wantErr(t, "--records-per-key 0.5", err, "--records-per-key", "at least 1")
+}

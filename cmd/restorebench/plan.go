@@ -30,6 +30,8 @@ type capacityFlags struct {
 	instances  int
 	standbys   int
 	writeRate  rateValue
+	// recordsPerKey is the user's changelog's records per live key.
+	recordsPerKey float64
 }
 
 func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
@@ -43,6 +45,7 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.IntVar(&f.instances, "instances", 0, "application instances sharing the tasks")
 	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
 	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
+	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully compacted; its record count over its distinct keys): the answers warn when the rate was measured far from it")
 }
 
 // options validates the flags into the planner's options.
@@ -56,6 +59,9 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 			return capacity.Options{}, fmt.Errorf("%s: %d must be at least %d", c.name, c.v, c.min)
 		}
 	}
+	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
+		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
+	}
 	for _, d := range f.rtos {
 		if d <= 0 {
 			return capacity.Options{}, fmt.Errorf("--rto: %s must be positive", d)
@@ -67,7 +73,8 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	return capacity.Options{
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
 		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
-			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate)},
+			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate),
+			RecordsPerKey: f.recordsPerKey},
 	}, nil
 }
 
