@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/runs"
@@ -50,6 +51,7 @@ func ResultsPath(arg string) (string, error) {
 func LoadRuns(args []string) ([]*Run, error) {
 	out := make([]*Run, 0, len(args))
 	byID := map[string]int{}
+	byMeasurement := map[measurementKey]int{}
 	for i, a := range args {
 		p, err := ResultsPath(a)
 		if err != nil {
@@ -63,9 +65,29 @@ func LoadRuns(args []string) ([]*Run, error) {
 			return nil, fmt.Errorf("%s: run %s is given twice (also as %s): each run counts once", a, r.RunID, args[j])
 		}
 		byID[r.RunID] = i
+		for _, rec := range r.Restores {
+			if rec.StartedAt.IsZero() {
+				continue
+			}
+			k := measurementKey{rec.Case, rec.Repeat, rec.StartedAt.UnixNano(), rec.DurationSeconds}
+			if j, dup := byMeasurement[k]; dup && j != i {
+				return nil, fmt.Errorf("%s: %s #%d is the measurement %s holds (same start %s, same %v s): the same run under another run id counts once",
+					a, rec.Case, rec.Repeat, args[j], rec.StartedAt.Format(time.RFC3339Nano), rec.DurationSeconds)
+			}
+			byMeasurement[k] = i
+		}
 		out = append(out, &Run{Label: fmt.Sprintf("R%d", i+1), Path: p, Results: r})
 	}
 	return out, nil
+}
+
+// measurementKey identifies one measurement across runs: two runs never
+// start the same case and repeat at the same nanosecond and time it alike.
+type measurementKey struct {
+	Case     string
+	Repeat   int
+	StartNs  int64
+	Duration float64
 }
 
 // Obs is one verified, error-free restore: the unit every fit, rate and

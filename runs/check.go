@@ -3,7 +3,12 @@ package runs
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
 
 	"github.com/restorebench/restorebench/verify"
 )
@@ -63,6 +68,15 @@ func (r *Results) Check() error {
 		if err := rec.check(); err != nil {
 			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
 		}
+		if err := rec.checkAgainstFill(r.fillOfTopic(rec.Topic), r.Fill != nil || len(r.Fills) > 0); err != nil {
+			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
+		}
+		if p := r.Profile; p != nil && p.Repeats > 0 && rec.Repeat > p.Repeats {
+			return fmt.Errorf("restores[%d] (%s): repeat %d, but the run's profile ran %d repeats", i, id, rec.Repeat, p.Repeats)
+		}
+	}
+	if err := r.checkRun(); err != nil {
+		return err
 	}
 	for i, f := range append([]*Fill{r.Fill}, r.Fills...) {
 		if f == nil {
@@ -78,10 +92,197 @@ func (r *Results) Check() error {
 	return nil
 }
 
+// fillOfTopic is the run's fill of topic, or nil.
+func (r *Results) fillOfTopic(topic string) *Fill {
+	for _, f := range append([]*Fill{r.Fill}, r.Fills...) {
+		if f != nil && f.Topic == topic {
+			return f
+		}
+	}
+	return nil
+}
+
+// checkRun checks what the run says of itself: it finished after it
+// started, its host is one, and a complete run holds every repeat of each
+// cold-restore case it names.
+func (r *Results) checkRun() error {
+	if !r.FinishedAt.IsZero() && !r.StartedAt.IsZero() && r.FinishedAt.Before(r.StartedAt) {
+		return fmt.Errorf("finished_at %s is before started_at %s", r.FinishedAt.Format(time.RFC3339), r.StartedAt.Format(time.RFC3339))
+	}
+	if r.Host.CPUs < 0 || r.Host.MemoryBytes < 0 {
+		return fmt.Errorf("host: %d CPUs, %d bytes of memory: not a machine", r.Host.CPUs, r.Host.MemoryBytes)
+	}
+	if r.Complete && r.Profile != nil && r.Profile.Repeats > 0 {
+		repeats := map[string]map[int]bool{}
+		for _, rec := range r.Restores {
+			if isCold(rec) {
+				if repeats[rec.Case] == nil {
+					repeats[rec.Case] = map[int]bool{}
+				}
+				repeats[rec.Case][rec.Repeat] = true
+			}
+		}
+		for c, reps := range repeats {
+			if len(reps) != r.Profile.Repeats {
+				return fmt.Errorf("case %q: the run says it is complete, but holds %d of the %d repeats its profile ran", c, len(reps), r.Profile.Repeats)
+			}
+		}
+	}
+	return nil
+}
+
+// isCold reports whether the record is a cold restore (files from before
+// scenarios were recorded hold cold restores only).
+func isCold(r Restore) bool {
+	return r.Params.Scenario == config.ScenarioCold || r.Params.Scenario == ""
+}
+
+// checkAgainstFill checks a record against the fill it restored, when the
+// run recorded one: restorebench verified it against that fill's expected
+// state, so a verification whose partitions or expected values are not the
+// fill's, or a cold restore that read fewer records than it restored keys,
+// or a rate its own bytes and time do not give, is not one this tool wrote.
+func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
+	v := r.Verification
+	if err := r.checkFigures(); err != nil {
+		return err
+	}
+	if f == nil || f.Spec == nil {
+		if hasFills && v.Mode == verify.ModeExpectedState && r.Verified && isCold(*r) {
+			return fmt.Errorf("verified against an expected state, but topic %q is not a fill this run recorded", r.Topic)
+		}
+		return nil
+	}
+	if v.Mode == verify.ModeUnverified {
+		return fmt.Errorf("verification mode unverified on topic %q, which this run filled (its contents are always checked)", r.Topic)
+	}
+	if v.Mode != verify.ModeExpectedState {
+		return nil
+	}
+	parts := int(f.Spec.Partitions)
+	if r.Partitions > 0 && parts > 0 && r.Partitions != parts {
+		return fmt.Errorf("restored %d partitions of a fill of %d", r.Partitions, parts)
+	}
+	seen := map[int32]bool{}
+	for _, p := range v.Partitions {
+		if seen[p.Partition] {
+			return fmt.Errorf("its verification lists partition %d twice", p.Partition)
+		}
+		seen[p.Partition] = true
+		if p.Partition < 0 || (parts > 0 && int(p.Partition) >= parts) {
+			return fmt.Errorf("its verification checks partition %d of a fill of %d partitions", p.Partition, parts)
+		}
+	}
+	if !r.Verified || !isCold(*r) {
+		return nil
+	}
+	if len(f.Expected) > 0 {
+		want := map[int32]PartitionExpected{}
+		for _, e := range f.Expected {
+			want[e.Partition] = PartitionExpected{e.Keys, e.LiveBytes, uint64(e.Digest)}
+		}
+		if len(v.Partitions) != len(want) {
+			return fmt.Errorf("says verified, but checked %d of the fill's %d partitions", len(v.Partitions), len(want))
+		}
+		for _, p := range v.Partitions {
+			w, ok := want[p.Partition]
+			if !ok || w != (PartitionExpected{p.ExpectedKeys, p.ExpectedLiveBytes, uint64(p.ExpectedDigest)}) {
+				return fmt.Errorf("says verified, but partition %d was checked against %d keys, %d live bytes (digest %s), not the fill's expected state", p.Partition, p.ExpectedKeys, p.ExpectedLiveBytes, p.ExpectedDigest)
+			}
+		}
+	}
+	if keys, _ := v.Totals(); r.Records < keys {
+		return fmt.Errorf("a cold restore read %d records but restored %d keys", r.Records, keys)
+	}
+	return nil
+}
+
+// PartitionExpected is one partition's expected state as a comparable value.
+type PartitionExpected struct {
+	Keys, LiveBytes int64
+	Digest          uint64
+}
+
+// checkFigures checks a cold restore's rates against its own records,
+// bytes and time: they are computed from them, never measured apart.
+func (r *Restore) checkFigures() error {
+	if !isCold(*r) || !r.Verified {
+		return nil
+	}
+	if r.Records > 0 && !(r.DurationSeconds > 0) {
+		return fmt.Errorf("restored %d records in %v s: a restore takes time", r.Records, r.DurationSeconds)
+	}
+	if r.DurationSeconds <= 0 {
+		return nil
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 0.01+0.01*math.Abs(want) }
+	if mb := MBPerSec(r.Bytes, r.DurationSeconds); !near(r.MBPerSec, mb) {
+		return fmt.Errorf("mb_per_sec %v, but %d bytes in %v s is %v", r.MBPerSec, r.Bytes, r.DurationSeconds, mb)
+	}
+	if rps := PerSec(r.Records, r.DurationSeconds); !near(r.RecordsPerSec, rps) && math.Abs(r.RecordsPerSec-rps) > 1 {
+		return fmt.Errorf("records_per_sec %v, but %d records in %v s is %v", r.RecordsPerSec, r.Records, r.DurationSeconds, rps)
+	}
+	return nil
+}
+
+// checkParams checks the record's settings name a case this tool runs.
+func (r *Restore) checkParams() error {
+	p := r.Params
+	switch {
+	case r.Case == "":
+		return fmt.Errorf("no case name")
+	case p.Engine != "" && !slices.Contains(config.Engines, p.Engine):
+		return fmt.Errorf("engine %q is not one of %v", p.Engine, config.Engines)
+	case p.Scenario != "" && !slices.Contains(config.Scenarios, p.Scenario):
+		return fmt.Errorf("scenario %q is not one of %v", p.Scenario, config.Scenarios)
+	case p.Threads < 0 || p.BatchRecords < 0:
+		return fmt.Errorf("threads %d, batch_records %d: not settings a restore ran with", p.Threads, p.BatchRecords)
+	}
+	return nil
+}
+
+// nonNegative checks every number of a figures struct (latencies, RocksDB
+// counters): none of them is ever negative, NaN or infinite.
+func nonNegative(name string, v any) error {
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		f := rv.Field(i)
+		var x float64
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			x = float64(f.Int())
+		case reflect.Float64, reflect.Float32:
+			x = f.Float()
+		default:
+			continue
+		}
+		if err := plausible(name+"."+rv.Type().Field(i).Name, x, math.MaxFloat64); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // check reports a figure out of bounds or a verdict its parts contradict.
 func (r *Restore) check() error {
 	if r.Repeat < 1 {
 		return fmt.Errorf("repeat %d: repeats count from 1", r.Repeat)
+	}
+	if err := r.checkParams(); err != nil {
+		return err
+	}
+	for name, v := range map[string]any{"poll_wait": r.PollWait, "batch_write": r.BatchWrite, "rocksdb": r.RocksDB} {
+		if err := nonNegative(name, v); err != nil {
+			return err
+		}
+	}
+	if r.Ready != nil {
+		if err := nonNegative("ready.reads", r.Ready.Reads); err != nil {
+			return err
+		}
+		if err := nonNegative("ready.rocksdb_after", r.Ready.After); err != nil {
+			return err
+		}
 	}
 	for _, f := range []struct {
 		name  string
@@ -159,6 +360,9 @@ func (r *Restore) checkVerdict() error {
 			return contradiction(strings.Join(bad, "; "))
 		}
 	case VerificationLedger:
+		if r.Failover == nil {
+			return contradiction("a ledger verification belongs to a failover measurement, and it has none")
+		}
 		if f := r.Failover; f != nil && f.Ledger != nil {
 			c := f.Ledger
 			if !c.Exact || c.Duplicates != 0 || c.Lost != 0 || c.Mismatched != 0 || c.Unexplained != 0 {
@@ -176,11 +380,18 @@ func (r *Restore) checkVerdict() error {
 
 // check reports a fill figure out of bounds.
 func (f *Fill) check() error {
+	if f.Spec != nil {
+		if err := f.Spec.Validate(); err != nil {
+			return fmt.Errorf("spec: %w", err)
+		}
+	}
 	for _, x := range []struct {
 		name  string
 		value float64
 		max   float64
 	}{
+		{"records_per_sec", f.RecordsPerSec, MaxPlausibleRecords},
+		{"mb_per_sec", f.MBPerSec, MaxPlausibleBytes / 1e6},
 		{"records", float64(f.Records), MaxPlausibleRecords},
 		{"tombstones", float64(f.Tombstones), MaxPlausibleRecords},
 		{"bytes", float64(f.Bytes), MaxPlausibleBytes},
@@ -223,7 +434,7 @@ func quoteShort(s string) string {
 func (r Restore) Failed() bool {
 	switch r.Verification.Mode {
 	case VerificationLedger:
-		return false
+		return r.Failover == nil && (r.Error != "" || !r.Verified)
 	case verify.ModeUnverified:
 		return r.Error != ""
 	}
@@ -244,6 +455,8 @@ func (r *Results) IncompleteReason() string {
 		return fmt.Sprintf("run %s stopped early: %s; %d restore(s) finished", r.RunID, r.Error, len(r.Restores))
 	case !r.Complete:
 		return fmt.Sprintf("run %s is marked incomplete; %d restore(s) finished", r.RunID, len(r.Restores))
+	case r.Error != "":
+		return fmt.Sprintf("run %s says it is complete, but records the error %s", r.RunID, quoteShort(r.Error))
 	}
 	var failed []string
 	for _, rec := range r.Restores {

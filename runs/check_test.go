@@ -37,7 +37,8 @@ func TestFailedIsDerivedFromTheRecord(t *testing.T) {
 		{Restore{Error: "boom"}, true},
 		{Restore{Verification: verify.Result{Mode: verify.ModeUnverified}}, false},
 		{Restore{Error: "scan failed", Verification: verify.Result{Mode: verify.ModeUnverified}}, true},
-		{Restore{Error: "ledger not verified: at-least-once", Verification: verify.Result{Mode: VerificationLedger}}, false},
+		{Restore{Error: "ledger not verified: at-least-once", Verification: verify.Result{Mode: VerificationLedger}, Failover: &FailoverRecord{Kill: 1}}, false},
+		{Restore{Verification: verify.Result{Mode: VerificationLedger}}, true},
 	} {
 		if got := c.r.Failed(); got != c.want {
 			t.Errorf("%+v: Failed() = %t, want %t", c.r, got, c.want)

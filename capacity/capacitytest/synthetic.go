@@ -68,6 +68,7 @@ func Runs() []*runs.Results {
 	// As the tool writes such a run: it went on to its end, but is not
 	// complete, and its error names the failed measurement.
 	out[1].Complete, out[1].Failed, out[1].Error = false, 1, "1 measurement failed: kstreams-default #5 did not verify"
+	out[1].Profile.Repeats = len(noise) + 1 // the run asked for 5 repeats; the others' fifth was never run
 	return out
 }
 

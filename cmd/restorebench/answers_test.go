@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // TestCompactedFillIsSaidWhereItsSizeIsPrinted: a reused fill that the
@@ -20,8 +21,9 @@ func TestCompactedFillIsSaidWhereItsSizeIsPrinted(t *testing.T) {
 	r := capacitytest.Run(0, 128e6, capacitytest.Cases)
 	r.Fill.Reused = true
 	for i := range r.Restores {
-		r.Restores[i].Records = r.Fill.Records * 43 / 100
-		r.Restores[i].Bytes = r.Fill.Bytes * 43 / 100
+		rec := &r.Restores[i]
+		rec.Records, rec.Bytes = r.Fill.Records*43/100, r.Fill.Bytes*43/100
+		rec.MBPerSec, rec.RecordsPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds), runs.PerSec(rec.Records, rec.DurationSeconds)
 	}
 	dir := writeRaw(t, t.TempDir(), "run", r)
 	want := "compacted since the fill: the cold restores read 106666 of its 248062 records"

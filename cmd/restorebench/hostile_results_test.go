@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
 )
 
 // writeRaw writes r as dir/<name>/results.json without the checks Save
@@ -114,6 +116,79 @@ func TestHostileResultsContradictions(t *testing.T) {
 		{"repeat zero", func(r *runs.Results) {
 			r.Restores[0].Repeat = 0
 		}, []string{"restores[0]", "repeat 0"}},
+		{"one partition of two checked", func(r *runs.Results) {
+			v := &r.Restores[0].Verification
+			v.Partitions = v.Partitions[:1]
+		}, []string{"restores[0]", "checked 1 of the fill's 4 partitions"}},
+		{"a partition checked twice", func(r *runs.Results) {
+			v := &r.Restores[0].Verification
+			v.Partitions[1] = v.Partitions[0]
+		}, []string{"restores[0]", "lists partition 0 twice"}},
+		{"a partition the fill has not", func(r *runs.Results) {
+			r.Restores[0].Verification.Partitions[3].Partition = 99
+		}, []string{"restores[0]", "partition 99 of a fill of 4 partitions"}},
+		{"checked against its own expected state", func(r *runs.Results) {
+			p := &r.Restores[0].Verification.Partitions[2]
+			p.ExpectedKeys, p.ActualKeys, p.ExpectedDigest, p.ActualDigest = 5, 5, 0xdeadbeef, 0xdeadbeef
+		}, []string{"restores[0]", "partition 2 was checked against 5 keys", "not the fill's expected state"}},
+		{"fewer records read than keys restored", func(r *runs.Results) {
+			rec := &r.Restores[1]
+			rec.Records, rec.RecordsPerSec = 5, 5/rec.DurationSeconds
+		}, []string{"restores[1]", "read 5 records but restored"}},
+		{"partitions unlike the fill's", func(r *runs.Results) {
+			r.Restores[0].Partitions = 7
+		}, []string{"restores[0]", "restored 7 partitions of a fill of 4"}},
+		{"verified on a topic not filled", func(r *runs.Results) {
+			r.Restores[0].Topic = "someone-elses"
+		}, []string{"restores[0]", `topic "someone-elses" is not a fill`}},
+		{"counted only on the run's own fill", func(r *runs.Results) {
+			r.Restores[0].Verified, r.Restores[0].Verification.Mode = false, "unverified"
+		}, []string{"restores[0]", "mode unverified on topic"}},
+		{"a ledger verdict on a cold restore", func(r *runs.Results) {
+			r.Restores[0].Verification = verify.Result{Mode: runs.VerificationLedger}
+		}, []string{"restores[0]", "belongs to a failover measurement"}},
+		{"records in no time", func(r *runs.Results) {
+			rec := &r.Restores[0]
+			rec.DurationSeconds, rec.LoadSeconds, rec.MBPerSec, rec.RecordsPerSec = 0, 0, 0, 0
+		}, []string{"restores[0]", "a restore takes time"}},
+		{"a rate its bytes and time do not give", func(r *runs.Results) {
+			r.Restores[0].MBPerSec = 9e8
+		}, []string{"restores[0]", "mb_per_sec 9e+08, but"}},
+		{"negative latency", func(r *runs.Results) {
+			r.Restores[0].BatchWrite.P99Ms = -5
+		}, []string{"restores[0]", "batch_write.P99Ms is -5"}},
+		{"negative RocksDB figure", func(r *runs.Results) {
+			r.Restores[0].RocksDB.StallSeconds = -4
+		}, []string{"restores[0]", "rocksdb.StallSeconds is -4"}},
+		{"a fill spec no fill has", func(r *runs.Results) {
+			r.Fill.Spec.Keys = -5
+		}, []string{"fill: spec", "keys"}},
+		{"negative CPUs", func(r *runs.Results) {
+			r.Host.CPUs = -2
+		}, []string{"host: -2 CPUs"}},
+		{"finished before it started", func(r *runs.Results) {
+			r.FinishedAt = r.StartedAt.Add(-time.Hour)
+		}, []string{"finished_at", "is before started_at"}},
+		{"an engine this tool has not", func(r *runs.Results) {
+			r.Restores[0].Params.Engine = "quantum"
+		}, []string{"restores[0]", `engine "quantum" is not one of`}},
+		{"a scenario this tool has not", func(r *runs.Results) {
+			r.Restores[0].Params.Scenario = "bogus"
+		}, []string{"restores[0]", `scenario "bogus" is not one of`}},
+		{"negative threads", func(r *runs.Results) {
+			r.Restores[0].Params.Threads = -3
+		}, []string{"restores[0]", "threads -3"}},
+		{"no case name", func(r *runs.Results) {
+			r.Restores[0].Case = ""
+		}, []string{"restores[0]", "no case name"}},
+		{"a repeat the profile did not run", func(r *runs.Results) {
+			extra := r.Restores[0]
+			extra.Repeat = 5
+			r.Restores = append(r.Restores, extra)
+		}, []string{"repeat 5, but the run's profile ran 4 repeats"}},
+		{"complete with a repeat missing", func(r *runs.Results) {
+			r.Restores = r.Restores[1:]
+		}, []string{`case "kstreams-default": the run says it is complete, but holds 3 of the 4 repeats`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -134,6 +209,16 @@ func TestHostileResultsSameRunTwice(t *testing.T) {
 	dir := t.TempDir()
 	a := writeRaw(t, dir, "a", r)
 	b := writeRaw(t, dir, "b", r)
+	renamed := capacitytest.Run(0, 128e6, capacitytest.Cases)
+	renamed.RunID += "-copy"
+	c := writeRaw(t, dir, "c", renamed)
+	for _, args := range [][]string{
+		{"report", "--out", t.TempDir(), a, c},
+		{"plan", "--from", a, "--from", c},
+	} {
+		_, _, err := cli(t, args...)
+		wantErr(t, strings.Join(args, " ")+" (renamed)", err, "is the measurement", "the same run under another run id")
+	}
 	for _, args := range [][]string{
 		{"report", "--out", t.TempDir(), a, a},
 		{"report", "--out", t.TempDir(), a, b, a},
@@ -177,6 +262,7 @@ func TestHostilePartialRunsSaySo(t *testing.T) {
 	}{
 		{"killed", func(r *runs.Results) { r.Complete, r.Error = false, runs.ErrorInProgress }, "never finished"},
 		{"stopped", func(r *runs.Results) { r.Complete, r.Error = false, "interrupted" }, "stopped early: interrupted"},
+		{"complete with an error", func(r *runs.Results) { r.Error = "interrupted" }, "says it is complete, but records the error \"interrupted\""},
 		{"complete with a failed record", func(r *runs.Results) {
 			f := &r.Restores[len(r.Restores)-1]
 			f.Verified, f.Error = false, "verification failed: partition 2 differs"
