@@ -55,7 +55,7 @@ var Charts = []Chart{
 		Caption: "Measured beside the warmup model's prediction from the same run's inputs"},
 	{Name: "rolling-timeline", File: RollingTimelineFile, Scenario: config.ScenarioRolling, Draw: RollingTimeline, Report: true,
 		Title:   "Rolling restart: each task's roles over time",
-		Caption: "Per task where it was active, restoring or a standby, with gaps in processing, against seconds from the first stop; dashed: each restart's stop, solid: the last ready"},
+		Caption: "Per task where it was active, restoring, warming up or a standby, with gaps in processing, against seconds from the first stop; dashed: each restart's stop; solid: the last restart's ready"},
 	{Name: "rolling-downtime", File: RollingDowntimeFile, Scenario: config.ScenarioRolling, Draw: RollingDowntime, Report: true,
 		Title:   "Rolling restart downtime",
 		Caption: "Per restart the longest any task processed nothing"},
