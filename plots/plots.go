@@ -279,9 +279,10 @@ func FillThroughput(r *runs.Results) (*plot.Plot, error) {
 	return p, nil
 }
 
-// WriteAll draws every chart the results have data for into dir (created if
-// missing) as <name>.png and <name>.svg, each Width×Height and each written
-// atomically, and returns the paths written, in chart order. The restore
+// WriteAll draws every chart of the registry (Charts) the results have
+// data for into dir (created if missing) as <File>.png and <File>.svg, each
+// Width×Height and each written atomically, and returns the paths written,
+// in registry order. The restore
 // charts are skipped, not an error, for results without restores,
 // RestoreTimeByBatch also for results that do not sweep the batch size, and
 // the fill chart for results without a fill series. On error it returns the
@@ -293,42 +294,22 @@ func WriteAll(r *runs.Results, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
-	charts := []struct {
-		name string
-		draw func(*runs.Results) (*plot.Plot, error)
-	}{
-		{RestoreThroughputFile, RestoreThroughput},
-		{RestoreTimePerCaseFile, RestoreTimePerCase},
-		{RestoreTimeByBatchFile, RestoreTimeByBatch},
-		{RestorePhasesFile, RestorePhases},
-		{FillThroughputFile, FillThroughput},
-		{ScaleOutTimelineFile, ScaleOutTimeline},
-		{WarmupLagFile, WarmupLag},
-		{ModelVsMeasuredFile, ModelVsMeasured},
-		{RollingTimelineFile, RollingTimeline},
-		{RollingDowntimeFile, RollingDowntime},
-		{WarmVsColdFile, WarmVsCold},
-		{StandbyLagFile, StandbyLag},
-		{StandbyCatchUpFile, StandbyCatchUp},
-		{FailoverGapFile, FailoverGaps},
-		{CompactionFile, CompactionAmplification},
-	}
 	var written []string
-	for _, c := range charts {
-		p, err := c.draw(r)
+	for _, c := range Charts {
+		p, err := c.Draw(r)
 		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) || errors.Is(err, ErrNotApplicable) {
 			continue
 		}
 		if err != nil {
-			return written, fmt.Errorf("plots: %s: %w", c.name, err)
+			return written, fmt.Errorf("plots: %s: %w", c.File, err)
 		}
 		if p == nil {
 			continue
 		}
 		for _, ext := range formats {
-			path := filepath.Join(dir, c.name+"."+ext)
+			path := filepath.Join(dir, c.File+"."+ext)
 			if err := save(p, ext, path); err != nil {
-				return written, fmt.Errorf("plots: %s: %w", c.name, err)
+				return written, fmt.Errorf("plots: %s: %w", c.File, err)
 			}
 			written = append(written, path)
 		}

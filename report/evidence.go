@@ -169,6 +169,10 @@ func throughputSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
+// timePerCase is the registered chart (package plots) of a run's time per
+// case that the throughput section shows when it has no cross-size chart.
+const timePerCase = "time-per-case"
+
 // runThroughput is one run's table, and its per-case chart when the
 // report has no cross-size chart.
 func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
@@ -210,8 +214,8 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 		t.Rows = append(t.Rows, cells)
 	}
 	out = append(out, t)
-	if chart && len(res.Restores) > 0 {
-		p, err := plots.RestoreTimePerCase(res)
+	if c, ok := plots.ChartNamed(timePerCase); ok && c.Report && chart && len(res.Restores) > 0 {
+		p, err := c.Draw(res)
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", rc.Label(), err)
 		}
@@ -219,8 +223,8 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &Figure{Name: "time-per-case-" + strings.ToLower(strings.ReplaceAll(rc.Label(), "@", "-")), Title: "Restore time per case, " + rc.Label(), SVG: svg,
-			Caption: "Median restore phase per case (package plots), min–max over verified repeats."})
+		out = append(out, &Figure{Name: c.Name + "-" + strings.ToLower(strings.ReplaceAll(rc.Label(), "@", "-")), Title: c.Title + ", " + rc.Label(), SVG: svg,
+			Caption: c.Caption})
 	}
 	return out, nil
 }

@@ -6,22 +6,27 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot"
-
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/runs"
 )
 
-// runChart is one of package plots' charts of a whole run.
-type runChart struct {
-	name, title, caption string
-	draw                 func(*runs.Results) (*plot.Plot, error)
+// scenarioCharts are the charts of package plots' registry that the
+// report shows for scenario s, in registry order.
+func scenarioCharts(s config.Scenario) []plots.Chart {
+	var out []plots.Chart
+	for _, c := range plots.ChartsOf(s) {
+		if c.Report {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // runFigures draws each chart for every run that has data for it, named
 // "<chart>-<run label>" so figures of several runs stay apart.
-func runFigures(a *capacity.Analysis, charts ...runChart) ([]Block, error) {
+func runFigures(a *capacity.Analysis, charts ...plots.Chart) ([]Block, error) {
 	var out []Block
 	for _, c := range charts {
 		for _, run := range a.Runs {
@@ -38,20 +43,20 @@ func runFigures(a *capacity.Analysis, charts ...runChart) ([]Block, error) {
 }
 
 // runFigure draws one chart of one run; nil when the run has nothing for it.
-func runFigure(run *capacity.Run, c runChart) (*Figure, error) {
-	p, err := c.draw(run.Results)
+func runFigure(run *capacity.Run, c plots.Chart) (*Figure, error) {
+	p, err := c.Draw(run.Results)
 	if errors.Is(err, plots.ErrNotApplicable) || errors.Is(err, plots.ErrNoRestores) || (err == nil && p == nil) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("report: chart %s of %s: %w", c.name, run.Label, err)
+		return nil, fmt.Errorf("report: chart %s of %s: %w", c.Name, run.Label, err)
 	}
 	svg, err := svgOf(p)
 	if err != nil {
-		return nil, fmt.Errorf("report: chart %s of %s: %w", c.name, run.Label, err)
+		return nil, fmt.Errorf("report: chart %s of %s: %w", c.Name, run.Label, err)
 	}
-	name := c.name + "-" + strings.ToLower(run.Label)
-	return &Figure{Name: name, Title: c.title + ", " + run.Label, Caption: c.caption + " (package plots, " + run.Label + ")", SVG: svg}, nil
+	name := c.Name + "-" + strings.ToLower(run.Label)
+	return &Figure{Name: name, Title: c.Title + ", " + run.Label, Caption: c.Caption + " (package plots, " + run.Label + ")", SVG: svg}, nil
 }
 
 // restoresWhere lists the restores of every run that keep accepts, with
@@ -94,8 +99,7 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
 	}
 	s.Blocks = append(s.Blocks, warmTable(recs))
-	err := s.addFigures(a, runChart{name: "warm-vs-cold", title: "Warm restart vs cold restore", draw: plots.WarmVsCold,
-		caption: "Restore time against the records written while the instance was down (log scale), median over repeats; dashed: the cold restore of the same state"})
+	err := s.addFigures(a, config.ScenarioWarm)
 	return s, err
 }
 
@@ -140,11 +144,7 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 			s.Blocks = append(s.Blocks, &Para{Text: "**Highest write rate sustained:** " + ev.Sustained() + ": " + ev.SustainedBasis() + "."})
 		}
 		s.Blocks = append(s.Blocks, standbyTable(steps))
-		if err := s.addFigures(a,
-			runChart{name: "standby-lag", title: "Standby lag while the changelog is written", draw: plots.StandbyLag,
-				caption: "Records not yet applied, per rate step (first repeat); dotted: acceptable.recovery.lag"},
-			runChart{name: "standby-catch-up", title: "Standby catch-up after a pause", draw: plots.StandbyCatchUp,
-				caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"}); err != nil {
+		if err := s.addFigures(a, config.ScenarioStandby); err != nil {
 			return s, err
 		}
 	}
@@ -218,8 +218,7 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 		}
 	}
 	out = append(out, t)
-	figs, err := runFigures(a, runChart{name: "failover-gap", title: "Processing gap after a SIGKILL", draw: plots.FailoverGaps,
-		caption: "Per case the gap of its kills, median with min–max, coloured by the ledger check; dashed: session.timeout.ms"})
+	figs, err := runFigures(a, scenarioCharts(config.ScenarioFailover)...)
 	return append(out, figs...), err
 }
 
@@ -250,20 +249,13 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "Instances are added to a running application under a write load. Under the classic protocol (KIP-441) a task moves to a new instance only once a warmup replica there is within acceptable.recovery.lag, at a probing rebalance. " +
 			"The warmup-assignment time runs from the new instances' start until the assignment is balanced and every task runs on its final owner. The warmup model's prediction from the same run's inputs is shown beside it."},
 			scaleOutTable(outs))
-		if err := s.addFigures(a,
-			runChart{name: "scaleout-timeline", title: "Scale-out: each task's roles over time", draw: plots.ScaleOutTimeline,
-				caption: "Per task where it was active, restoring or warming up, with gaps in processing; dashed: probing rebalances"},
-			runChart{name: "scaleout-warmup-lag", title: "Warmup lag during the scale-out", draw: plots.WarmupLag,
-				caption: "Each warmup's lag against seconds from the new instances' start; dashed: acceptable.recovery.lag"},
-			runChart{name: "scaleout-model", title: "Warmup-assignment time: measured vs model", draw: plots.ModelVsMeasured,
-				caption: "Measured beside the warmup model's prediction from the same run's inputs"}); err != nil {
+		if err := s.addFigures(a, config.ScenarioScaleOut); err != nil {
 			return s, err
 		}
 	}
 	if len(rolls) > 0 {
 		s.Blocks = append(s.Blocks, &Heading{Text: "Rolling restarts"}, rollingTable(rolls))
-		if err := s.addFigures(a, runChart{name: "rolling-downtime", title: "Rolling restart downtime", draw: plots.RollingDowntime,
-			caption: "Per restart the longest any task processed nothing"}); err != nil {
+		if err := s.addFigures(a, config.ScenarioRolling); err != nil {
 			return s, err
 		}
 	}
@@ -319,14 +311,14 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), capacity.FormatSeconds(x.r.TotalSeconds)})
 	}
 	s.Blocks = append(s.Blocks, t)
-	err := s.addFigures(a, runChart{name: "compaction", title: "Restore amplification per cleaner setting", draw: plots.CompactionAmplification,
-		caption: "Records read at restore per live key, median over repeats, beside the bound the settings allow"})
+	err := s.addFigures(a, config.ScenarioCompaction)
 	return s, err
 }
 
-// addFigures adds runFigures' figures to the section.
-func (s *Section) addFigures(a *capacity.Analysis, charts ...runChart) error {
-	figs, err := runFigures(a, charts...)
+// addFigures adds the figures of every run for the charts of scenario sc
+// (runFigures of scenarioCharts) to the section.
+func (s *Section) addFigures(a *capacity.Analysis, sc config.Scenario) error {
+	figs, err := runFigures(a, scenarioCharts(sc)...)
 	s.Blocks = append(s.Blocks, figs...)
 	return err
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -266,48 +264,4 @@ func printPrediction(cmd *cobra.Command, p warmup.Prediction, asJSON bool) error
 		return enc.Encode(p)
 	}
 	return p.WriteSummary(cmd.OutOrStdout())
-}
-
-// printScaleOutTables prints a run's scale-out and rolling-restart figures,
-// one row per measurement, and nothing for a run without them: what `run`
-// and `summary` add after their restore table.
-func printScaleOutTables(w io.Writer, res *runs.Results) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := false
-	for _, r := range res.Restores {
-		so := r.ScaleOut
-		if so == nil {
-			continue
-		}
-		if !header {
-			fmt.Fprintln(tw, "\nscale-out\tprotocol\tinstances\tmax.warmup.replicas\tverified\tbalanced\twarmup-assignment s\tprobing rounds\trebalances\twarmups\tmoved\tlongest not processing s\tmodel s (prediction)\tmodel error\t")
-			header = true
-		}
-		model, modelErr := "-", "-"
-		if p := so.Prediction; p != nil {
-			model, modelErr = fmt.Sprintf("%.1f", p.TotalSeconds), fmt.Sprintf("%+.1f%%", so.PredictionErrorPct)
-		}
-		fmt.Fprintf(tw, "%s #%d\t%s\t%d -> %d\t%d\t%v\t%v\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Case, r.Repeat, so.Protocol, so.Before, so.After,
-			so.MaxWarmupReplicas, r.Verified, so.Balanced, so.WarmupAssignmentSeconds, so.ProbingRounds, so.Rebalances, so.Warmups, so.Moved,
-			so.MaxNotProcessingSeconds, model, modelErr)
-	}
-	header = false
-	for _, r := range res.Restores {
-		ro := r.Rolling
-		if ro == nil {
-			continue
-		}
-		if !header {
-			fmt.Fprintln(tw, "\nrolling restart\tstate\tstandbys\tstatic membership\tverified\tdowntime s per restart\ttotal downtime s\ttask-seconds down\trebalances\t")
-			header = true
-		}
-		var per []string
-		for _, rs := range ro.Restarts {
-			per = append(per, fmt.Sprintf("%.1f", rs.DowntimeSeconds))
-		}
-		state := map[bool]string{true: "persistent", false: "ephemeral"}[ro.Persistent]
-		fmt.Fprintf(tw, "%s #%d\t%s\t%d\t%v\t%v\t%s\t%.1f\t%.1f\t%d\t\n", r.Case, r.Repeat, state, ro.Standbys, ro.StaticMembership, r.Verified,
-			strings.Join(per, " / "), ro.DowntimeSeconds, ro.TaskDowntimeSeconds, ro.Rebalances)
-	}
-	tw.Flush()
 }

@@ -83,25 +83,3 @@ func TestPredictScaleOutNamesTheBadFlag(t *testing.T) {
 		}
 	}
 }
-
-func TestScaleOutTablesListEachMeasurement(t *testing.T) {
-	res := &runs.Results{Restores: []runs.Restore{
-		{Case: "warmups-2", Repeat: 1, Verified: true, ScaleOut: &runs.ScaleOutRecord{Protocol: "classic", Before: 2, After: 4, MaxWarmupReplicas: 2,
-			Balanced: true, WarmupAssignmentSeconds: 137.1, ProbingRounds: 2, Rebalances: 6, Warmups: 6, Moved: 4}},
-		{Case: "persistent-static", Repeat: 1, Verified: true, Rolling: &runs.RollingRecord{Persistent: true, StaticMembership: true,
-			Restarts: []runs.Restart{{DowntimeSeconds: 6.2}, {DowntimeSeconds: 7}}, DowntimeSeconds: 13.2}},
-	}}
-	var b bytes.Buffer
-	printScaleOutTables(&b, res)
-	out := b.String()
-	for _, want := range []string{"warmups-2 #1", "2 -> 4", "137.1", "persistent-static #1", "6.2 / 7.0", "13.2"} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("tables lack %q:\n%s", want, out)
-		}
-	}
-	b.Reset()
-	printScaleOutTables(&b, &runs.Results{Restores: []runs.Restore{{Case: "cold"}}})
-	if b.Len() != 0 {
-		t.Fatalf("tables for a run without scale-outs: %q", b.String())
-	}
-}

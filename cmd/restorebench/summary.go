@@ -12,9 +12,9 @@ import (
 	"github.com/restorebench/restorebench/verify"
 )
 
-// printSummary prints the per-case table of a run; every figure is read
-// from res, i.e. from results.json at path. Times are medians over verified
-// repeats; efficiency is the restore's MB/s over min(fetch-only, write-only).
+// printSummary prints a run's fills, then one table per scenario it
+// measured (printScenarios), then what did not verify; every figure is
+// read from res, i.e. from results.json at path.
 func printSummary(w io.Writer, res *runs.Results, path string) {
 	fills := res.Fills
 	if len(fills) == 0 && res.Fill != nil {
@@ -35,9 +35,35 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			}
 		}
 	}
+	printScenarios(w, res)
+	printUnverified(w, res.Restores)
+	for _, r := range res.Restores {
+		// A ledger check's outcome is in the failover table (at-least-once
+		// duplicates are reported there, not as failures).
+		if r.Verification.Mode == runs.VerificationLedger {
+			continue
+		}
+		if r.Verification.Mode != verify.ModeUnverified && !r.Verified {
+			fmt.Fprintf(w, "FAILED: %s #%d: %s\n", r.Case, r.Repeat, r.Error)
+		}
+	}
+	if reason := res.IncompleteReason(); reason != "" {
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", reason)
+	}
+	fmt.Fprintf(w, "results: %s\n", path)
+}
+
+// printCold prints the cold restores' table, one line per case: medians
+// over its verified repeats of the restore phase, the ready phase and the
+// throughput; efficiency is the restore's MB/s over min(fetch-only,
+// write-only). Nothing without cold restores.
+func printCold(w io.Writer, restores []runs.Restore) {
+	if len(restores) == 0 {
+		return
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tpeak RSS MiB\t")
-	for _, s := range runs.Summarize(res.Restores) {
+	for _, s := range runs.Summarize(restores) {
 		verified := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
 		if s.Verified < s.Repeats {
 			verified += " !"
@@ -58,22 +84,6 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, s.MaxBatchWriteP99Ms, float64(s.MaxPeakRSSBytes)/(1<<20))
 	}
 	tw.Flush()
-	printScenarios(w, res)
-	printUnverified(w, res.Restores)
-	for _, r := range res.Restores {
-		// A ledger check's outcome is in the failover table (at-least-once
-		// duplicates are reported there, not as failures).
-		if r.Verification.Mode == runs.VerificationLedger {
-			continue
-		}
-		if r.Verification.Mode != verify.ModeUnverified && !r.Verified {
-			fmt.Fprintf(w, "FAILED: %s #%d: %s\n", r.Case, r.Repeat, r.Error)
-		}
-	}
-	if reason := res.IncompleteReason(); reason != "" {
-		fmt.Fprintf(w, "INCOMPLETE: %s\n", reason)
-	}
-	fmt.Fprintf(w, "results: %s\n", path)
 }
 
 // printUnverified prints, for restores of a topic restorebench did not

@@ -15,8 +15,8 @@ import (
 // how the survivors took over, and what the balance checks found; then
 // the accounts that differ in checks that failed. Nothing for runs
 // without failover records.
-func printFailover(w io.Writer, res *runs.Results) {
-	sums := runs.SummarizeFailover(res.Restores)
+func printFailover(w io.Writer, restores []runs.Restore) {
+	sums := runs.SummarizeFailover(restores)
 	if len(sums) == 0 {
 		return
 	}
@@ -31,7 +31,7 @@ func printFailover(w io.Writer, res *runs.Results) {
 			return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
 				s.Kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
 		})
-	for _, r := range res.Restores {
+	for _, r := range restores {
 		if l := failedLedger(r); l != nil {
 			fmt.Fprintf(w, "  %s #%d: %d of %d accounts differ:\n", r.Case, r.Repeat, l.Mismatched, l.Accounts)
 			for _, d := range l.Differences {

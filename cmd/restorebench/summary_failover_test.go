@@ -32,7 +32,7 @@ func TestPrintFailover(t *testing.T) {
 		Differences: []runs.AccountDifference{{Account: "acct-000007", Balance: 100, ExpectedBalance: 150, Count: 2, ExpectedCount: 3}}}
 	res.Restores = append(res.Restores, failoverKills("eos-broken", "exactly_once_v2", true, 6, 1, lost)...)
 	var out bytes.Buffer
-	printFailover(&out, res)
+	printFailover(&out, res.Restores)
 	s := out.String()
 	rows := map[string]string{
 		"eos-standby": "eos-standby exactly_once_v2 on kept 3 7.00 6.00-8.00 6.00 6.50 promoted 3 900 verified",
@@ -63,7 +63,7 @@ func TestPrintFailover(t *testing.T) {
 		t.Errorf("duplicates alone are listed as a failed check:\n%s", s)
 	}
 	var none bytes.Buffer
-	printFailover(&none, &runs.Results{Restores: []runs.Restore{{Case: "cold"}}})
+	printFailover(&none, []runs.Restore{{Case: "cold"}})
 	if none.Len() != 0 {
 		t.Errorf("printed %q for a run without failovers", none.String())
 	}

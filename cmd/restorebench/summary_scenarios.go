@@ -10,17 +10,57 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// printScenarios prints what the warm-restart and standby steps measured
-// beyond a restore's time: per warm restart the records changed against
-// the cold baseline, per standby step the rates, lag and catch-up. Every
-// figure is read from the records.
+// scenarioTable is one scenario's table in the summary.
+type scenarioTable struct {
+	scenario config.Scenario
+	// holds says whether a restore carries this scenario's record; nil for
+	// the cold restore, which has none.
+	holds func(runs.Restore) bool
+	// print prints the table of the scenario's restores, in run order:
+	// nothing without rows.
+	print func(w io.Writer, restores []runs.Restore)
+}
+
+// scenarioTables are the summary's tables, one per scenario, in the order
+// printed. Adding a scenario to the summary is adding its entry.
+var scenarioTables = []scenarioTable{
+	{config.ScenarioCold, nil, printCold},
+	{config.ScenarioWarm, func(r runs.Restore) bool { return r.Warm != nil }, printWarm},
+	{config.ScenarioStandby, func(r runs.Restore) bool { return r.Standby != nil }, printStandby},
+	{config.ScenarioCompaction, func(r runs.Restore) bool { return r.Compaction != nil }, printCompaction},
+	{config.ScenarioFailover, func(r runs.Restore) bool { return r.Failover != nil }, printFailover},
+	{config.ScenarioScaleOut, func(r runs.Restore) bool { return r.ScaleOut != nil }, printScaleOut},
+	{config.ScenarioRolling, func(r runs.Restore) bool { return r.Rolling != nil }, printRolling},
+}
+
+// printScenarios prints a table per scenario the run measured, each with
+// its own columns and over its own records only: the cold restores' (a
+// restore with no scenario record), then what the warm restarts, standby
+// steps, compaction cases, failovers, scale-outs and rolling restarts
+// measured. Every figure is read from the records.
 func printScenarios(w io.Writer, res *runs.Results) {
-	printWarm(w, res.Restores)
-	printStandby(w, res.Restores)
-	printCompaction(w, res.Restores)
-	printFailover(w, res)
-	printScaleOut(w, res.Restores)
-	printRolling(w, res.Restores)
+	for _, t := range scenarioTables {
+		t.print(w, restoresOf(res.Restores, t.scenario))
+	}
+}
+
+// scenarioOf is the scenario whose table shows r: the one whose record r
+// carries, else its Params.Scenario, else (a file that names none) cold.
+func scenarioOf(r runs.Restore) config.Scenario {
+	for _, t := range scenarioTables {
+		if t.holds != nil && t.holds(r) {
+			return t.scenario
+		}
+	}
+	if r.Params.Scenario != "" {
+		return r.Params.Scenario
+	}
+	return config.ScenarioCold
+}
+
+// restoresOf returns the restores of scenario s, in order.
+func restoresOf(restores []runs.Restore, s config.Scenario) []runs.Restore {
+	return having(restores, func(r runs.Restore) bool { return scenarioOf(r) == s })
 }
 
 // having returns the restores has picks, in order: those with one kind of

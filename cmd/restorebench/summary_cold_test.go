@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// coldHeader starts the cold restores' table.
+const coldHeader = "case  strategy  verified  restore s"
+
+// coldRows returns the case names of the summary's cold table (its lines
+// after the header, up to the first blank line), and whether it has one.
+func coldRows(t *testing.T, out string) ([]string, bool) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, coldHeader) {
+			continue
+		}
+		var cases []string
+		for _, row := range lines[i+1:] {
+			f := strings.Fields(row)
+			if len(f) == 0 || strings.HasPrefix(row, "results:") {
+				break
+			}
+			cases = append(cases, f[0])
+		}
+		return cases, true
+	}
+	return nil, false
+}
+
+// TestColdTableHoldsColdRestoresOnly: the cold table lists cold restores
+// (either engine) and nothing else: a scale-out's warmup-assignment time,
+// a standby step or a warm restart is not a cold restore, and each is in
+// its own scenario's table, a file that names no scenario included.
+func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
+	cold := config.DefaultCase()
+	ks := config.DefaultCase()
+	ks.Engine = config.EngineKafkaStreams
+	with := func(s config.Scenario) config.Case {
+		c := config.DefaultCase()
+		c.Scenario = s
+		return c
+	}
+	res := &runs.Results{Restores: []runs.Restore{
+		{Case: "kstreams-default", Repeat: 1, Params: cold, Verified: true, DurationSeconds: 3.7, Records: 1000, MBPerSec: 138.5, PeakRSSBytes: 300 << 20},
+		{Case: "ks-cold", Repeat: 1, Params: ks, Verified: true, DurationSeconds: 4.1, Records: 1000, MBPerSec: 120, PeakRSSBytes: 900 << 20,
+			KafkaStreams: &runs.KafkaStreamsRun{Version: "4.4.0"}},
+		{Case: "scaleout@128MiB", Repeat: 1, Params: with(config.ScenarioScaleOut), Verified: true, DurationSeconds: 67.03,
+			ScaleOut: &runs.ScaleOutRecord{Protocol: "classic", Before: 2, After: 4, WarmupAssignmentSeconds: 67.03, Balanced: true}},
+		{Case: "standby@128MiB/initial", Repeat: 1, Params: with(config.ScenarioStandby), Verified: true, Records: 81_942,
+			Standby: &runs.StandbyRecord{Step: "initial"}},
+		{Case: "standby@128MiB/initial", Repeat: 2, Params: with(config.ScenarioStandby), Verified: true, Records: 1_104_883,
+			Standby: &runs.StandbyRecord{Step: "initial"}},
+		{Case: "standby@128MiB/rate=1000", Repeat: 1, Params: with(config.ScenarioStandby), Verified: true, DurationSeconds: 10,
+			Standby: &runs.StandbyRecord{Step: "rate", TargetRate: 1000, WrittenRate: 1000, AppliedRate: 1000, Sustained: true}},
+		{Case: "warm/changed=0", Repeat: 1, Params: with(config.ScenarioWarm), Verified: true, Warm: &runs.WarmRecord{Step: "warm", ColdSeconds: 3}},
+		// An older file: no scenario in the params, a record all the same.
+		{Case: "old-rolling", Repeat: 1, Params: config.Case{}, Verified: true, DurationSeconds: 12,
+			Rolling: &runs.RollingRecord{DowntimeSeconds: 12, Restarts: []runs.Restart{{DowntimeSeconds: 12}}}},
+	}}
+	var out bytes.Buffer
+	printSummary(&out, res, "results.json")
+	s := out.String()
+	got, ok := coldRows(t, s)
+	if !ok {
+		t.Fatalf("no cold table:\n%s", s)
+	}
+	if strings.Join(got, " ") != "kstreams-default ks-cold" {
+		t.Errorf("cold table rows %v, want the two cold restores only:\n%s", got, s)
+	}
+	for _, want := range []string{"scale-out (", "scaleout@128MiB", "standby (", "standby@128MiB/rate=1000", "warm restarts (", "warm/changed=0", "rolling restarts (", "old-rolling"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+
+	// A run of scale-outs alone has no cold table at all.
+	out.Reset()
+	printSummary(&out, &runs.Results{Restores: res.Restores[2:3]}, "results.json")
+	if _, ok := coldRows(t, out.String()); ok {
+		t.Errorf("a cold table for a run without cold restores:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "scaleout@128MiB") {
+		t.Errorf("the scale-out is missing:\n%s", out.String())
+	}
+}

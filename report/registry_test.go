@@ -1,0 +1,111 @@
+package report
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/plots"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// withRolling is the synthetic runs with a rolling restart added to the
+// scenario run, so that every scenario has records and charts.
+func withRolling(t *testing.T) []*capacity.Run {
+	rs := syntheticRuns()
+	last := rs[len(rs)-1].Results
+	var tasks []runs.TaskTimeline
+	for _, r := range last.Restores {
+		if r.ScaleOut != nil {
+			tasks = r.ScaleOut.TaskTimelines
+		}
+	}
+	if len(tasks) == 0 {
+		t.Fatal("the scenario run has no scale-out timeline to reuse")
+	}
+	p := config.DefaultCase()
+	p.Name, p.Scenario, p.Engine = "rolling-kept", config.ScenarioRolling, config.EngineKafkaStreams
+	ro := &runs.RollingRecord{Instances: 3, Persistent: true, Standbys: 1, TaskTimelines: tasks, Rebalances: 3}
+	for i, d := range []float64{0.6, 0.8, 0.5} {
+		ro.Restarts = append(ro.Restarts, runs.Restart{Instance: "i" + string(rune('0'+i)), Stop: float64(20 * i), Ready: float64(20*i + 8), DowntimeSeconds: d})
+		ro.DowntimeSeconds += d
+	}
+	last.Restores = append(last.Restores, runs.Restore{Case: p.Name, Repeat: 1, Params: p, Topic: last.Restores[0].Topic,
+		Partitions: last.Restores[0].Partitions, StartedAt: last.StartedAt, Verified: true, Rolling: ro})
+	return rs
+}
+
+// TestPlotAndReportShareTheChartRegistry: for every run, the scenario
+// charts `restorebench plot` writes (plots.WriteAll) are the scenario
+// figures the report shows, both taken from plots.Charts, the rolling
+// timeline included; and every figure of a run in the report is a
+// registered chart.
+func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
+	rs := withRolling(t)
+	d, err := Build(capacity.Analyze(rs, capacity.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var figures []string
+	for _, f := range d.Figures() {
+		figures = append(figures, f.Name)
+	}
+	byFile := map[string]plots.Chart{}
+	for _, c := range plots.Charts {
+		byFile[c.File] = c
+	}
+	seen := map[config.Scenario]bool{}
+	for _, run := range rs {
+		files, err := plots.WriteAll(run.Results, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plotted, reported []string
+		for _, f := range files {
+			if filepath.Ext(f) != ".svg" {
+				continue
+			}
+			c, ok := byFile[strings.TrimSuffix(filepath.Base(f), ".svg")]
+			if !ok {
+				t.Fatalf("plot wrote %s, a chart not in plots.Charts", f)
+			}
+			if c.Scenario != "" {
+				seen[c.Scenario] = true
+				plotted = append(plotted, c.Name+"-"+strings.ToLower(run.Label))
+			}
+		}
+		for _, c := range plots.Charts {
+			name := c.Name + "-" + strings.ToLower(run.Label)
+			if c.Scenario != "" && slices.Contains(figures, name) {
+				reported = append(reported, name)
+			}
+		}
+		slices.Sort(plotted)
+		slices.Sort(reported)
+		if !slices.Equal(plotted, reported) {
+			t.Errorf("%s: plot drew scenario charts %v, the report %v", run.Label, plotted, reported)
+		}
+	}
+	for _, s := range config.Scenarios {
+		if s != config.ScenarioCold && !seen[s] {
+			t.Errorf("no chart of scenario %s was drawn: the test's runs should cover every scenario", s)
+		}
+	}
+	if !slices.Contains(figures, "rolling-timeline-"+strings.ToLower(rs[len(rs)-1].Label)) {
+		t.Errorf("the report has no rolling timeline: %v", figures)
+	}
+	// Every figure drawn of one run is a registered chart; the rest are
+	// the report's own charts of the analysis across runs.
+	own := []string{"fit-", "throughput", "rto"}
+	for _, name := range figures {
+		if slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
+		}
+		if !slices.ContainsFunc(plots.Charts, func(c plots.Chart) bool { return strings.HasPrefix(name, c.Name+"-") }) {
+			t.Errorf("figure %s is no chart of plots.Charts", name)
+		}
+	}
+}
