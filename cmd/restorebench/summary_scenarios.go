@@ -118,6 +118,16 @@ func printWarm(w io.Writer, restores []runs.Restore) {
 const noFigure = "–"
 
 func printStandby(w io.Writer, restores []runs.Restore) {
+	table(w, "standby initial restore (each repeat's own: the changelog a standby first restores can differ between repeats):",
+		"step\t#\trecords\tMB\trestore s\trecords/s\tverified",
+		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step == "initial" }),
+		func(r runs.Restore) string {
+			mb := noFigure // Kafka Streams reports records only
+			if r.Bytes > 0 {
+				mb = fmt.Sprintf("%.1f", float64(r.Bytes)/1e6)
+			}
+			return fmt.Sprintf("%s\t%d\t%d\t%s\t%.2f\t%.0f\t%v", r.Case, r.Repeat, r.Records, mb, r.DurationSeconds, r.RecordsPerSec, r.Verified)
+		})
 	best := map[config.Engine]float64{}
 	unjudged := 0
 	printed := table(w, "standby (records/s; lag in records not yet applied):",
