@@ -99,7 +99,9 @@ func (c *Changer) Append(ctx context.Context, by string, n int64, perSecond floa
 	}
 	// Record the intent first: a topic changed without its manifest saying
 	// so would later look like someone else's.
-	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n }); err != nil {
+	// Unsettled until the write is done: an interrupted one leaves the
+	// topic holding part of it, which the next fill then refills.
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n; ch.Unsettled = true }); err != nil {
 		return 0, err
 	}
 	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
@@ -115,10 +117,9 @@ func (c *Changer) Append(ctx context.Context, by string, n int64, perSecond floa
 	if err != nil {
 		return tot.Records, fmt.Errorf("append to %s: %w", c.fill.Manifest.Topic, err)
 	}
-	if short := n - tot.Records; short > 0 {
-		if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended -= short }); err != nil {
-			return tot.Records, err
-		}
+	short := n - tot.Records
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended -= max(short, 0); ch.Unsettled = false }); err != nil {
+		return tot.Records, err
 	}
 	return tot.Records, nil
 }
@@ -128,7 +129,7 @@ func (c *Changer) Append(ctx context.Context, by string, n int64, perSecond floa
 // committed offset lies below them must restore from the new log start.
 // The topic's cleanup policy is widened to compact,delete for the call:
 // Kafka deletes records only from topics whose policy includes delete.
-func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]int64) error {
+func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]int64) (err error) {
 	adm, closeAdm, err := c.env.Admin()
 	if err != nil {
 		return err
@@ -142,9 +143,15 @@ func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]i
 		for p, o := range below {
 			ch.Starts[p] = max(ch.Starts[p], o)
 		}
+		ch.Unsettled = true
 	}); err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil {
+			err = c.mark(by, func(ch *loadgen.Changes) { ch.Unsettled = false })
+		}
+	}()
 	if err := setCleanupPolicy(ctx, adm, topic, "compact,delete"); err != nil {
 		return err
 	}

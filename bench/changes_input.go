@@ -28,7 +28,9 @@ func (c *Changer) AppendVia(ctx context.Context, by, topic string, n int64, perS
 	}
 	// The intent first, as Append does: a changelog that grew without its
 	// manifest saying so would later look like someone else's.
-	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n }); err != nil {
+	// Unsettled from now on: the changelog holds these records only as far
+	// as Kafka Streams processed them, which the next fill cannot know.
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n; ch.Unsettled = true }); err != nil {
 		return 0, err
 	}
 	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)

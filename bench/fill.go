@@ -93,7 +93,12 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 	if exists {
 		why := "no fill manifest for it in " + e.Opts.DataDir
 		refill := req.Refill
-		if m != nil && m.Changes != nil {
+		if m != nil && m.Changes != nil && m.Changes.Unsettled {
+			// restorebench's own scenario was changing it when it stopped (or
+			// changed it through Kafka Streams): what it holds is the fill
+			// plus part of the changes, and it is ours to refill.
+			why, refill = fmt.Sprintf("scenario %s changed it after the fill and did not finish (or wrote through Kafka Streams, which applies changes as far as it processed them)", m.Changes.By), true
+		} else if m != nil && m.Changes != nil {
 			// restorebench's own scenario changed it: refill it, provided
 			// the broker shows it holds exactly the fill plus those changes.
 			holds, err := e.holdsChangedFill(ctx, m, offsets)

@@ -332,3 +332,50 @@ cases:
 		}
 	}
 }
+
+// TestInterruptedChangeDoesNotBlockTheNextRun: Ctrl-C while a warm
+// restart's change is being written leaves the changelog holding the fill
+// plus part of it; the manifest says the change did not settle, so the
+// next run refills the topic itself instead of refusing it as one that
+// does not hold what its manifest says.
+func TestInterruptedChangeDoesNotBlockTheNextRun(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 20000, keys: 3000, partitions: 2, value_size: 10-200}
+cases:
+  - name: a
+    scenario: warm
+    warm: {changed: [1000, 15000], fallback: false}
+`), "warm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	log := &hookLog{on: func(line string) {
+		if strings.Contains(line, "writing 15000 records while the instance is down") {
+			cancel()
+		}
+	}}
+	env, err := Connect(context.Background(), Options{DataDir: data, Log: log, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Run(ctx, plan, RunOptions{OutDir: t.TempDir()}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v, want context.Canceled", err)
+	}
+	env.Close()
+	var lines []string
+	env, err = Connect(context.Background(), Options{DataDir: data, Log: &hookLog{on: func(l string) { lines = append(lines, l) }}, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("the run after the interrupted one: %v", err)
+	}
+	wantSteps(t, res, "a/cold", "a/changed=1000", "a/changed=15000")
+	if !strings.Contains(strings.Join(lines, "\n"), "did not finish") {
+		t.Errorf("the refill does not say why:\n%s", strings.Join(lines, "\n"))
+	}
+}

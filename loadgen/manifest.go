@@ -48,6 +48,14 @@ type Changes struct {
 	// Starts are partitions' log start offsets after records below them
 	// were deleted.
 	Starts map[int32]int64 `json:"starts,omitempty"`
+	// Unsettled is set while a change is under way, and stays set when it
+	// was interrupted or went through Kafka Streams (records written to an
+	// input topic reach the changelog only as far as the application
+	// processed them): what the topic holds is then the fill plus part of
+	// the changes, not exactly what Appended says. Such a topic is
+	// restorebench's own, changed by its own scenario: the next fill
+	// refills it without asking.
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // Extended is spec continued by n more records of its generator: a Records
