@@ -188,13 +188,15 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Inputs:       []string{"RTO " + rtoText, r.Summary()},
 			Sources:      RunLabels(r.Obs),
 		},
-		{
+	}
+	if t > 1 { // with one thread an instance restores what a task does
+		out = append(out, Answer{
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
 			Value:        FormatBytes(task.Value * float64(t)),
 			Extrapolated: task.Extrapolated,
 			Inputs:       []string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)},
 			Sources:      RunLabels(r.Obs),
-		},
+		})
 	}
 	state := a.ChangelogBytes()
 	if state <= 0 {
@@ -204,11 +206,21 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	if task.Value <= 0 {
 		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.CalibrationFactor()*r.Overhead), rtoText)}}
 	}
+	need := int(math.Ceil(state / task.Value))
+	inputs := []string{a.stateText(), "largest changelog per task " + FormatBytes(task.Value),
+		"a lower bound: the tasks one thread restores after a failure (see the recovery answers) and growth of the state need more"}
+	if p := a.Options.Deployment.Partitions; p > 0 {
+		verdict := "enough"
+		if p < need {
+			verdict = "too few"
+		}
+		inputs = append(inputs, fmt.Sprintf("your %d partitions: %s a task, %s", p, FormatBytes(state/float64(p)), verdict))
+	}
 	return append(out, Answer{
 		Question:     q,
-		Value:        fmt.Sprint(int(math.Ceil(state / task.Value))),
+		Value:        fmt.Sprintf("at least %d", need),
 		Extrapolated: task.Extrapolated,
-		Inputs:       []string{a.stateText(), "largest changelog per task " + FormatBytes(task.Value)},
+		Inputs:       inputs,
 		Sources:      RunLabels(r.Obs),
 	}), nil
 }

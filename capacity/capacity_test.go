@@ -176,7 +176,7 @@ func TestDeploymentAnswers(t *testing.T) {
 		answers[ans.Question] = ans
 	}
 	want := map[string]string{
-		"Partitions needed so each task restores within 1 min":                   strconv.Itoa(int(math.Ceil(48e9 / ((60 - r.Overhead) * r.PerThread)))),
+		"Partitions needed so each task restores within 1 min":                   "at least " + strconv.Itoa(int(math.Ceil(48e9/((60-r.Overhead)*r.PerThread)))),
 		"Cold restore of one task (3.00 GB of changelog)":                        FormatSeconds(r.Overhead + task/r.PerThread),
 		"Cold restore of one instance (3 tasks on 4 threads: 1 task per thread)": FormatSeconds(r.Overhead + task/r.PerThread),
 		"Instances needed for an instance's tasks to restore within 5 min":       strconv.Itoa(int(math.Ceil(16 / (4 * math.Floor((300-r.Overhead)*r.PerThread/task))))),

@@ -17,7 +17,7 @@ import (
 func Build(a *capacity.Analysis) (*Document, error) {
 	d := &Document{Title: "Kafka Streams restore capacity report", Subtitle: subtitle(a), Facts: facts(a)}
 	sections := []func(*capacity.Analysis) (Section, error){
-		recommendationsSection, rtoSection, deploymentSection, unknownsSection,
+		deploymentSection, recommendationsSection, rtoSection, unknownsSection,
 		fitsSection, throughputSection, warmSection, standbySection, scaleOutSection, compactionSection,
 		environmentSection, fillsSection, methodSection,
 	}
@@ -85,6 +85,7 @@ func facts(a *capacity.Analysis) []Fact {
 		out = append(out, Fact{Label: "Incomplete input", Value: p.Run.Label + " is partial",
 			Detail: p.Reason + "; every answer rests only on what it finished", Warn: true})
 	}
+	out = append(out, deploymentFacts(a)...)
 	r := a.Rate
 	if r == nil {
 		out = append(out, Fact{Label: "Cold-restore rate", Value: "not available", Detail: a.RateErr.Error(), Warn: true})
@@ -120,6 +121,47 @@ func facts(a *capacity.Analysis) []Fact {
 			f = Fact{Label: "Engine", Value: "model engine, calibrated", Detail: "times scaled to Kafka Streams' by " + r.Calibration.String()}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// deploymentFacts are the answers about the user's own deployment that
+// decide it, first on the cards: how long an instance's cold restore and a
+// failover take against the objectives, and whether a standby is needed,
+// each with its margin (and inconclusive where the inputs cannot decide).
+func deploymentFacts(a *capacity.Analysis) []Fact {
+	if a.Options.Deployment.IsZero() {
+		return nil
+	}
+	var out []Fact
+	for _, ans := range a.Answers {
+		var label string
+		switch {
+		case strings.HasPrefix(ans.Question, "Cold restore of one instance"):
+			label = "Your instance restores cold in"
+		case strings.HasPrefix(ans.Question, "Recovery after an instance fails"):
+			label = "Your recovery without a standby"
+		case strings.HasPrefix(ans.Question, "Is a standby needed"):
+			label = "Standby needed?"
+		case strings.HasPrefix(ans.Question, "Failover with num.standby.replicas"):
+			label = "Your failover with a standby"
+		default:
+			continue
+		}
+		var verdicts []string
+		warn := false
+		for _, c := range ans.Checks {
+			verdicts = append(verdicts, c.Verdict())
+			warn = warn || c.Inconclusive || !c.Meets
+		}
+		if strings.Contains(ans.Value, "inconclusive") || strings.Contains(ans.Value, "yes for") {
+			warn = true
+		}
+		detail := strings.Join(verdicts, "; ")
+		if detail == "" {
+			detail = "see Your deployment"
+		}
+		out = append(out, Fact{Label: label, Value: answerValue(ans), Detail: detail, Warn: warn})
 	}
 	return out
 }
@@ -263,10 +305,24 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 }
 
 // rtoTable is the table itself: two columns per objective.
+// When every row's instance equals its task (one stream thread, one task
+// each), the instance columns would repeat the task ones: one column per
+// objective then says both.
 func rtoTable(t capacity.RTOTable) *Table {
+	same := true
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			same = same && (c.Text != "" || c.Instance.Value == c.Task.Value)
+		}
+	}
 	head := []string{"scenario"}
 	right := []bool{false}
 	for _, rto := range t.RTOs {
+		if same {
+			head = append(head, capacity.FormatRTO(rto)+" per task (and instance)")
+			right = append(right, true)
+			continue
+		}
 		head = append(head, capacity.FormatRTO(rto)+" per task", capacity.FormatRTO(rto)+" per instance")
 		right = append(right, true, true)
 	}
@@ -274,11 +330,16 @@ func rtoTable(t capacity.RTOTable) *Table {
 	for _, row := range t.Rows {
 		cells := []string{rowName(row)}
 		for i := range t.RTOs {
+			var pair []string
 			if !row.Measured {
-				cells = append(cells, "not measured", "not measured")
-				continue
+				pair = []string{"not measured", "not measured"}
+			} else {
+				pair = rtoCells(row, row.Cells[i])
 			}
-			cells = append(cells, rtoCells(row, row.Cells[i])...)
+			if same {
+				pair = pair[:1]
+			}
+			cells = append(cells, pair...)
 		}
 		tab.Rows = append(tab.Rows, cells)
 	}
