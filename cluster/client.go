@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +43,9 @@ func ParseBrokers(s string) ([]string, error) {
 		// A user name or password in an address (user:pass@host:9092)
 		// would be logged and recorded with it, and Kafka has no such
 		// syntax: credentials go in --command-config or the --sasl-* flags.
-		// The address is not quoted, as it holds the secret.
-		if strings.ContainsRune(b, '@') {
+		// The address is not quoted, as it holds the secret; nor is one
+		// that percent-decodes to it (bob%3Ahunter2%40host:9092).
+		if strings.ContainsRune(percentDecoded(b), '@') {
 			return nil, errors.New("a broker address holds a user name or password (user@host): Kafka addresses are host:port; give credentials with --command-config or --sasl-username and --sasl-password-file")
 		}
 		i := strings.LastIndexByte(b, ':')
@@ -221,4 +223,28 @@ func LogBytes(ctx context.Context, adm *kadm.Client, topic string) (int64, error
 		}
 	}
 	return size, nil
+}
+
+// percentDecoded is s with every valid %XX decoded, over and over until
+// nothing changes (at most 3 times: a twice-encoded address); an invalid
+// one ("%eth0", an IPv6 zone) stays as it is.
+func percentDecoded(s string) string {
+	for range 3 {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if s[i] == '%' && i+2 < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 2
+					continue
+				}
+			}
+			b.WriteByte(s[i])
+		}
+		if b.String() == s {
+			break
+		}
+		s = b.String()
+	}
+	return s
 }

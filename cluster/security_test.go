@@ -829,12 +829,18 @@ func FuzzJAAS(f *testing.F) {
 // A broker address with userinfo is refused without quoting it, from
 // --brokers and from a command-config's bootstrap.servers alike.
 func TestBrokerAddressWithCredentialsIsRefused(t *testing.T) {
-	for _, s := range []string{"alice:s3cr3t@broker:9092", "ok:9092,bob@broker:9092"} {
+	for _, s := range []string{"alice:s3cr3t@broker:9092", "ok:9092,bob@broker:9092",
+		"bob%3As3cr3t%40127.0.0.1:1", "bob%3as3cr3t%40[fe80::1%eth0]:1", "bob%253As3cr3t%2540broker:9092"} {
 		if _, err := ParseBrokers(s); err == nil || strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "bob") {
 			t.Errorf("ParseBrokers(%q): %v", s, err)
 		}
 	}
-	if _, err := parseBootstrap("SASL_SSL://alice:s3cr3t@broker:9092"); err == nil || strings.Contains(err.Error(), "s3cr3t") {
-		t.Errorf("parseBootstrap: %v", err)
+	for _, s := range []string{"SASL_SSL://alice:s3cr3t@broker:9092", "SASL_SSL://alice%3As3cr3t%40broker:9092"} {
+		if _, err := parseBootstrap(s); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("parseBootstrap(%q): %v", s, err)
+		}
+	}
+	if b, err := ParseBrokers("[fe80::1%eth0]:9092,broker:9092"); err != nil || len(b) != 2 {
+		t.Errorf("an IPv6 zone is refused: %v %v", b, err)
 	}
 }

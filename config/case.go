@@ -211,10 +211,13 @@ func (c *Case) Finalize() error {
 }
 
 // checkSecrets refuses a secret in any property map of the case: its
-// streams and its scenario settings' (compaction topic configs; see
-// checkNoSecrets).
+// streams, its jvm_flags (see checkJVMFlagSecrets) and its scenario
+// settings' (compaction topic configs; see checkNoSecrets).
 func (c Case) checkSecrets() error {
 	if err := checkNoSecrets("streams", c.Streams); err != nil {
+		return err
+	}
+	if err := checkJVMFlagSecrets("jvm_flags", c.JVMFlags); err != nil {
 		return err
 	}
 	return c.checkScenarioSecrets()

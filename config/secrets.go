@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
 )
 
 // kafkaPasswordConfigs are the client configs Apache Kafka defines as
@@ -72,9 +74,66 @@ func ClientBaseName(key string) string {
 	}
 }
 
+// secretSegments are words of a property name that mark a secret on
+// their own ("x.token", "db.pwd", "accessToken"), and secretPairs two
+// words that do together ("x.api.key", "aws.access.key"); see keyWords.
+var (
+	secretSegments = map[string]bool{
+		"token": true, "tokens": true, "credential": true, "credentials": true, "creds": true,
+		"apikey": true, "apikeys": true, "accesskey": true, "privatekey": true,
+		"pwd": true, "pass": true, "passwd": true, "passcode": true,
+	}
+	secretPairs = map[string]bool{"api.key": true, "access.key": true, "private.key": true, "signing.key": true}
+	// harmlessLast are last words that make a name about a secret rather
+	// than one: sasl.oauthbearer.token.endpoint.url,
+	// sasl.oauthbearer.client.credentials.client.id, x.token.file.
+	harmlessLast = map[string]bool{
+		"id": true, "ids": true, "url": true, "urls": true, "uri": true, "endpoint": true, "location": true,
+		"file": true, "path": true, "dir": true, "type": true, "class": true, "name": true, "ms": true,
+		"seconds": true, "enable": true, "enabled": true, "size": true, "count": true, "mode": true,
+		"method": true, "header": true, "algorithm": true, "provider": true, "format": true, "scope": true,
+		"version": true, "audience": true, "issuer": true,
+	}
+)
+
+// keyWords splits a property name into its lower-case words: at '.', '_',
+// '-' and where a lower-case letter or a digit meets an upper-case one
+// ("javax.net.ssl.keyStorePassword" is javax, net, ssl, key, store,
+// password).
+func keyWords(key string) []string {
+	var words []string
+	var cur []rune
+	prevLower := false
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range key {
+		switch {
+		case r == '.' || r == '_' || r == '-' || unicode.IsSpace(r):
+			flush()
+			prevLower = false
+		case unicode.IsUpper(r) && prevLower:
+			flush()
+			cur = append(cur, r)
+			prevLower = false
+		default:
+			cur = append(cur, r)
+			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+		}
+	}
+	flush()
+	return words
+}
+
 // IsSecretKey reports whether a property of that name holds a secret:
 // one of Kafka's PASSWORD configs (see kafkaPasswordConfigs), under any
-// client prefix, or a name that says so (password, secret, jaas, ...).
+// client prefix, a name that says so (password, secret, jaas, ...), or one
+// with a word that does (token, credentials, apikey, pwd, pass, api.key,
+// access.key; see secretSegments) unless its last word says it is about
+// the secret, not the secret (…token.endpoint.url, …credentials.client.id).
 func IsSecretKey(key string) bool {
 	lk := strings.ToLower(strings.TrimSpace(key))
 	if kafkaPasswordConfigs[ClientBaseName(lk)] {
@@ -85,28 +144,37 @@ func IsSecretKey(key string) bool {
 			return true
 		}
 	}
+	words := keyWords(strings.TrimSpace(key))
+	if len(words) == 0 || harmlessLast[words[len(words)-1]] {
+		return false
+	}
+	for i, w := range words {
+		if secretSegments[w] || i+1 < len(words) && secretPairs[w+"."+words[i+1]] {
+			return true
+		}
+	}
 	return false
 }
 
 // SecretShape says what makes value look like a credential whatever its
 // key: "a PEM block", "a URL with a user name or password", "a JAAS login
-// module", "a password=... setting"; "" when nothing does.
+// module", "a password=... setting", HTTP Basic or Bearer credentials, a
+// JSON Web Token, an AWS access key id, a PuTTY key, user:password@host;
+// "" when nothing does. A percent-encoded value is decoded first
+// ("http%3A%2F%2Fu%3Ap%40h" is a URL with a password).
 func SecretShape(value string) string {
-	lv := strings.ToLower(value)
-	switch {
-	case strings.Contains(value, "-----BEGIN"):
-		return "a PEM block (a key or certificate)"
-	case urlUserinfo(value) >= 0:
-		return "a URL with a user name or password in it"
-	case strings.Contains(lv, "loginmodule"):
-		return "a JAAS login module configuration"
-	}
-	for _, w := range []string{"password", "passwd", "secret", "token"} {
-		if i := strings.Index(lv, w); i >= 0 {
-			rest := strings.TrimLeft(lv[i+len(w):], " \t\"'")
-			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ":") {
-				return "a " + w + "=... setting"
-			}
+	for _, v := range decodings(value) {
+		lv := strings.ToLower(v)
+		switch {
+		case pemBegin.MatchString(v):
+			return "a PEM block (a key or certificate)"
+		case puttyKey.MatchString(v):
+			return "a PuTTY private key"
+		case strings.Contains(lv, "loginmodule"):
+			return "a JAAS login module configuration"
+		}
+		if sp := textSecrets(v); len(sp) > 0 {
+			return sp[0].shape
 		}
 	}
 	return ""
@@ -218,25 +286,65 @@ func checkNoSecrets(path string, m map[string]string) error {
 	return nil
 }
 
-// RedactText hides the credentials free text (an error, a profile's YAML)
-// may carry: URL userinfo, and PEM blocks from their BEGIN line to their
-// END line (or to the end of the text).
-func RedactText(s string) string {
-	s = hideUserinfo(s)
-	for {
-		i := strings.Index(s, "-----BEGIN")
-		if i < 0 {
-			return s
+// jvmFlagSecret says why a JVM flag holds a secret: a -D system property
+// whose name names one (IsSecretKey: -Djavax.net.ssl.keyStorePassword=...)
+// or a flag with a credential-shaped value (SecretShape); "" when it holds
+// none. The answer never quotes the value.
+func jvmFlagSecret(flag string) string {
+	if rest, ok := strings.CutPrefix(flag, "-D"); ok {
+		name, value, _ := strings.Cut(rest, "=")
+		if IsSecretKey(name) {
+			return "the system property -D" + name + " names a secret"
 		}
-		end := len(s)
-		if j := strings.Index(s[i:], "-----END"); j >= 0 {
-			end = i + j + len("-----END")
-			if k := strings.Index(s[end:], "-----"); k >= 0 {
-				end += k + len("-----")
-			} else {
-				end = len(s)
+		if shape := SecretShape(value); shape != "" {
+			return "the value of -D" + name + " looks like a credential (" + shape + ")"
+		}
+	}
+	if shape := SecretShape(flag); shape != "" {
+		return "the flag looks like it holds a credential (" + shape + ")"
+	}
+	return ""
+}
+
+// checkJVMFlagSecrets refuses a jvm_flags entry that holds a secret
+// (jvmFlagSecret): the JVM's command line is readable by every user of the
+// host (/proc/<pid>/cmdline), and results.json and the reports record the
+// flags. The error names the entry, never the value.
+func checkJVMFlagSecrets(path string, flags []string) error {
+	for i, f := range flags {
+		if why := jvmFlagSecret(f); why != "" {
+			return fieldErr(fmt.Sprintf("%s[%d]", path, i), "%s, which does not belong in a profile: every user of the host can read a JVM's command line, and results.json and the reports record its flags; give the JVM secrets in a file it reads (a keystore, a JAAS or properties file)", why)
+		}
+	}
+	return nil
+}
+
+// RedactJVMFlags returns flags as they may be recorded: a -D property that
+// names a secret or has a credential-shaped value as -Dname=[hidden], any
+// other flag holding a credential as [hidden]. It returns flags itself when
+// nothing needed hiding, and a copy otherwise.
+func RedactJVMFlags(flags []string) []string {
+	var out []string
+	for i, f := range flags {
+		r := f
+		if jvmFlagSecret(f) != "" {
+			r = Hidden
+			if rest, ok := strings.CutPrefix(f, "-D"); ok {
+				name, _, _ := strings.Cut(rest, "=")
+				if SecretShape(name) == "" {
+					r = "-D" + name + "=" + Hidden
+				}
 			}
 		}
-		s = s[:i] + Hidden + s[end:]
+		if r != f && out == nil {
+			out = append([]string(nil), flags...)
+		}
+		if out != nil {
+			out[i] = r
+		}
 	}
+	if out == nil {
+		return flags
+	}
+	return out
 }

@@ -1,11 +1,16 @@
 package runs
 
-import "github.com/restorebench/restorebench/config"
+import (
+	"slices"
+
+	"github.com/restorebench/restorebench/config"
+)
 
 // redacted returns r as results.json may record it: every property map a
 // restore carries (its case's streams and topic configs, the Kafka Streams
 // instances' properties, a compaction's topic configs) through
-// config.Redact, and the free text (the profile's YAML, errors) through
+// config.Redact, its JVM flags (the case's jvm_flags, the instances' JVM
+// arguments) through config.RedactJVMFlags, and the free text (the profile's YAML, errors) through
 // config.RedactText. Profiles refuse secrets; this is the defence behind
 // that, for whatever path a secret took around it. r itself, whose maps
 // the run may still be using, is not changed: what needs a change is copied.
@@ -27,6 +32,7 @@ func (r *Results) redacted() *Results {
 func (x Restore) redacted() Restore {
 	x.Error = config.RedactText(x.Error)
 	x.Params.Streams = config.Redact(x.Params.Streams)
+	x.Params.JVMFlags = config.RedactJVMFlags(x.Params.JVMFlags)
 	if c := x.Params.Compaction; c != nil {
 		if m := config.Redact(c.TopicConfigs); !sameMap(m, c.TopicConfigs) {
 			cc := *c
@@ -35,9 +41,10 @@ func (x Restore) redacted() Restore {
 		}
 	}
 	if k := x.KafkaStreams; k != nil {
-		if m := config.Redact(k.Properties); !sameMap(m, k.Properties) {
+		m, args := config.Redact(k.Properties), config.RedactJVMFlags(k.JVMArgs)
+		if !sameMap(m, k.Properties) || !slices.Equal(args, k.JVMArgs) {
 			kk := *k
-			kk.Properties = m
+			kk.Properties, kk.JVMArgs = m, args
 			x.KafkaStreams = &kk
 		}
 	}

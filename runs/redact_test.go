@@ -19,13 +19,18 @@ func secretsResults() *Results {
 	c.Name = "a"
 	c.Streams = map[string]string{"ssl.keystore.key": pem, "schema.registry.url": "http://alice:TOPSECRETPW@registry:8081", "num.standby.replicas": "1"}
 	c.Compaction = &config.CompactionSettings{TopicConfigs: map[string]string{"x.password": "TOPSECRETPW"}}
+	c.JVMFlags = []string{"-Xss2m", "-Djavax.net.ssl.keyStorePassword=TOPSECRETPW"}
 	return &Results{
 		SchemaVersion: SchemaVersion, RunID: "r", Error: "connect http://bob:TOPSECRETPW@h failed",
-		Profile: &ProfileInfo{Name: "p", YAML: "streams:\n  ssl.keystore.key: |\n    " + strings.ReplaceAll(pem, "\n", "\n    ") + "\n"},
+		Profile: &ProfileInfo{Name: "p", YAML: "name: p\n" +
+			`description: "creds pass=TOPSECRETPW https://bob:TOPSECRETPW@h/ -----BEGIN PRIVATE KEY----- x"` + "\n" +
+			"# sasl.jaas.config=x.PlainLoginModule required username=\"u\" password=\"TOPSECRETPW\";\n# ssl.key.password=TOPSECRETPW\n" +
+			"fill: {records: 1000}\nstreams:\n  ssl.keystore.key: |\n    " + strings.ReplaceAll(pem, "\n", "\n    ") + "\ncases:\n  - name: a\n"},
 		Restores: []Restore{{
 			Case: "a", Repeat: 1, Params: c, Error: "instance said " + pem,
-			KafkaStreams: &KafkaStreamsRun{Properties: map[string]string{"consumer.basic.auth.user.info": "alice:TOPSECRETPW", "state.dir": "/tmp/x"}},
-			Compaction:   &CompactionRecord{TopicConfigs: map[string]string{"segment.bytes": "1024", "sasl.jaas.config": "TOPSECRETPW"}},
+			KafkaStreams: &KafkaStreamsRun{Properties: map[string]string{"consumer.basic.auth.user.info": "alice:TOPSECRETPW", "state.dir": "/tmp/x"},
+				JVMArgs: []string{"-Xmx1g", "-Dpassword=TOPSECRETPW"}},
+			Compaction: &CompactionRecord{TopicConfigs: map[string]string{"segment.bytes": "1024", "sasl.jaas.config": "TOPSECRETPW"}},
 		}},
 	}
 }
@@ -45,7 +50,8 @@ func TestSaveAndLoadHideSecrets(t *testing.T) {
 			t.Fatalf("results.json holds %q:\n%s", leak, b)
 		}
 	}
-	for _, kept := range []string{`"num.standby.replicas": "1"`, `"segment.bytes": "1024"`, `"state.dir": "/tmp/x"`, "http://[hidden]@registry:8081"} {
+	for _, kept := range []string{`"num.standby.replicas": "1"`, `"segment.bytes": "1024"`, `"state.dir": "/tmp/x"`, "http://[hidden]@registry:8081", `"-Xss2m"`, `"-Xmx1g"`,
+		`"-Djavax.net.ssl.keyStorePassword=[hidden]"`, `fill: {records: 1000}\n`, `cases:\n  - name: a\n`} {
 		if !strings.Contains(string(b), kept) {
 			t.Fatalf("results.json lost %s:\n%s", kept, b)
 		}

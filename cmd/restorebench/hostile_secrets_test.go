@@ -269,3 +269,110 @@ func TestHostileMisleadingMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileSecretsRoundThree: secrets in a case's jvm_flags, in streams
+// keys and values of the shapes the first checks missed, and in a
+// percent-encoded broker address are refused at profile (or flag) read,
+// naming where they are but never quoting them.
+func TestHostileSecretsRoundThree(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("r%d.yaml", n))
+		os.WriteFile(p, []byte("fill: {records: 1000}\ncases:\n  - name: a\n    engine: kafka-streams\n"+body), 0o644)
+		return p
+	}
+	type tc struct{ body, want string }
+	cases := []tc{
+		{"    jvm_flags: [\"-Djavax.net.ssl.keyStorePassword=hunter6\"]\n", "line 5: cases[0].jvm_flags[0]: the system property -Djavax.net.ssl.keyStorePassword names a secret"},
+		{"    jvm_flags:\n      - -Xss2m\n      - -Dpassword=hunter6\n", "cases[0].jvm_flags[1]: the system property -Dpassword names a secret"},
+		{"    jvm_flags: [\"-Dregistry=http://u:hunter6@h\"]\n", "cases[0].jvm_flags[0]: the value of -Dregistry looks like a credential"},
+	}
+	for _, k := range []string{"x.token", "x.credentials", "x.apikey", "x.api.key", "x.pwd", "x.pass"} {
+		cases = append(cases, tc{"    streams:\n      " + k + ": hunter6\n", "line 6: cases[0].streams." + k + ": a secret"})
+	}
+	for _, v := range []string{"Basic dXNlcjpodW50ZXI2", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJodW50ZXI2In0.aHVudGVyNg",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJodW50ZXI2In0.aHVudGVyNg", "u:hunter6@host:9092", "http%3A%2F%2Fu%3Ahunter6%40host",
+		"pass=hunter6", "pwd=hunter6", "token=hunter6", "secret=hunter6", "apikey=hunter6", "api_key=hunter6",
+		"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ---- hunter6", "'PuTTY-User-Key-File-2: ssh-rsa hunter6'", "AKIAHUNTER6HUNTER6XX"} {
+		cases = append(cases, tc{"    streams:\n      x.custom: " + strconvQuote(v) + "\n", "line 6: cases[0].streams.x.custom: the value looks like a credential"})
+	}
+	for _, c := range cases {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", n+1))
+		stdout, stderr, err := cli(t, "-q", "--data-dir", dir, "run", profile(c.body), "--out", out, "--no-plots")
+		wantErr(t, c.body, err, c.want)
+		for name, text := range readOutputs(t, out, stdout, stderr, err) {
+			for _, leak := range []string{"hunter6", "HUNTER6", "dXNlcjpodW50ZXI2", "aHVudGVyNg"} {
+				if strings.Contains(text, leak) {
+					t.Errorf("%s: %s holds the secret:\n%s", c.body, name, text)
+				}
+			}
+		}
+		if exists(filepath.Join(out, "results.json")) {
+			t.Errorf("%s: a refused profile wrote results", c.body)
+		}
+	}
+	for _, b := range []string{"bob%3Ahunter6%40127.0.0.1:1", "localhost:1,bob%253Ahunter6%2540127.0.0.1:2"} {
+		if _, _, err := cli(t, "-q", "--brokers", b, "restore"); err == nil || strings.Contains(err.Error(), "hunter6") || !strings.Contains(err.Error(), "holds a user name or password") {
+			t.Errorf("--brokers %s: %v", b, err)
+		}
+	}
+}
+
+// strconvQuote quotes v for YAML unless it is quoted already.
+func strconvQuote(v string) string {
+	if strings.HasPrefix(v, "'") {
+		return v
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestHostileSecretsInProfileText: a profile's description and comments
+// are free text results.json records; a run on the embedded broker keeps
+// no credential of theirs in results.json or the report, and keeps the
+// rest of the profile (a PEM BEGIN without an END no longer swallows it).
+func TestHostileSecretsInProfileText(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "secrun.yaml")
+	os.WriteFile(p, []byte("name: secrun\n"+
+		`description: "cluster creds password=hunter2 pass=hunter2 https://bob:hunter3@h/ -----BEGIN PRIVATE KEY----- x"`+"\n"+
+		"# sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"hunter4\";\n"+
+		"# ssl.key.password=hunter7\n"+
+		"repeats: 1\n"+
+		"fill: {records: 2000, keys: 300, partitions: 1}  # token: hunter8\n"+
+		"cases:\n"+
+		"  - name: a  # Basic aHVudGVyOTpodW50ZXI5\n"), 0o644)
+	out := filepath.Join(dir, "run")
+	if _, _, err := cli(t, "-q", "--data-dir", dir, "run", p, "--out", out, "--no-plots"); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(dir, "report")
+	if _, _, err := cli(t, "report", "--out", rep, out); err != nil {
+		t.Fatal(err)
+	}
+	var outputs []string
+	for _, f := range []string{filepath.Join(out, "results.json"), filepath.Join(rep, "report.md"), filepath.Join(rep, "report.html")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, string(b))
+		for _, leak := range []string{"hunter", "aHVudGVy", "BEGIN PRIVATE"} {
+			if i := strings.Index(string(b), leak); i >= 0 {
+				t.Errorf("%s holds %q: …%s…", f, leak, b[max(0, i-80):min(len(b), i+40)])
+			}
+		}
+	}
+	r, err := runs.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kept := range []string{"name: secrun", "https://[hidden]@h/", "password=[hidden]", "ssl.key.password=[hidden]",
+		"repeats: 1", "fill: {records: 2000, keys: 300, partitions: 1}", "cases:\n  - name: a"} {
+		if r.Profile == nil || !strings.Contains(r.Profile.YAML, kept) {
+			t.Errorf("results.json's profile.yaml lost %q:\n%v", kept, r.Profile)
+		}
+	}
+}
