@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/restorebench/restorebench/ksdriver"
 	"reflect"
 	"sort"
 	"strconv"
@@ -31,9 +32,9 @@ const (
 	PropRestoreMaxPartitionFetchBytes = "restore.consumer.max.partition.fetch.bytes"
 	// DriverRocksDBPrefix prefixes the RocksDB options the Kafka Streams
 	// driver applies through its RocksDBConfigSetter (kstreams/PROTOCOL.md).
-	DriverRocksDBPrefix = "restorebench.rocksdb."
+	DriverRocksDBPrefix = ksdriver.PropRocksDBPrefix
 	// DriverStoreType is the driver's store type key (rocksdb or memory).
-	DriverStoreType = "restorebench.store.type"
+	DriverStoreType = ksdriver.PropStoreType
 )
 
 // mappedStreams are the common settings a Kafka Streams property maps to:

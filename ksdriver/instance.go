@@ -165,7 +165,7 @@ func (in *Instance) writeConfig() error {
 	if props == nil {
 		props = map[string]string{}
 	}
-	props["restorebench.instance.id"] = in.opts.ID
+	props[PropInstanceID] = in.opts.ID
 	if err := os.WriteFile(in.ConfigPath(), javaprops.Encode(props), 0o600); err != nil {
 		return fmt.Errorf("kafka-streams instance %s: %w", in.opts.ID, err)
 	}

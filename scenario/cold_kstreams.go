@@ -148,9 +148,9 @@ func checkKafkaStreamsTarget(env *Env, t Target) error {
 // those are for standby and failover timelines), so the instance does as
 // little besides restoring as a bare Kafka Streams app.
 var ColdDriverProperties = map[string]string{
-	"restorebench.tasks.interval.ms":     "0",
-	"restorebench.processed.interval.ms": "0",
-	"restorebench.lags.interval.ms":      "0",
+	ksdriver.PropTasksIntervalMs:     "0",
+	ksdriver.PropProcessedIntervalMs: "0",
+	ksdriver.PropLagsIntervalMs:      "0",
 }
 
 // InputTopic is the kv topology's input topic for a store.
@@ -167,9 +167,9 @@ func instanceProperties(env *Env, t Target, req Request, input string) (map[stri
 	props["application.id"] = t.AppID
 	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
 	props["state.dir"] = stateDir
-	props["restorebench.topology"] = "kv"
-	props["restorebench.store"] = t.StoreName
-	props["restorebench.input.topic"] = input
+	props[ksdriver.PropTopology] = "kv"
+	props[ksdriver.PropStore] = t.StoreName
+	props[ksdriver.PropInputTopic] = input
 	maps.Copy(props, ColdDriverProperties)
 	return props, nil
 }

@@ -84,10 +84,10 @@ var failoverStreamsDefaults = map[string]string{
 // instance: the ledger, processed events every 20 ms (the precision of a
 // gap), task lists every 50 ms, no lag polling.
 var failoverDriverProperties = map[string]string{
-	"restorebench.topology":              "ledger",
-	"restorebench.processed.interval.ms": "20",
-	"restorebench.tasks.interval.ms":     "50",
-	"restorebench.lags.interval.ms":      "0",
+	ksdriver.PropTopology:            "ledger",
+	ksdriver.PropProcessedIntervalMs: "20",
+	ksdriver.PropTasksIntervalMs:     "50",
+	ksdriver.PropLagsIntervalMs:      "0",
 }
 
 // Bounds of a failover measurement's waits.
@@ -212,8 +212,8 @@ func failoverProperties(env *Env, req Request, app, store, input string) (map[st
 	props["num.standby.replicas"] = standbys
 	props["application.id"] = app
 	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
-	props["restorebench.store"] = store
-	props["restorebench.input.topic"] = input
+	props[ksdriver.PropStore] = store
+	props[ksdriver.PropInputTopic] = input
 	maps.Copy(props, failoverDriverProperties)
 	return props, nil
 }
@@ -340,7 +340,7 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
 	fr.SessionTimeoutMs = r.sessionMs
-	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties["restorebench.processed.interval.ms"], 10, 64)
+	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties[ksdriver.PropProcessedIntervalMs], 10, 64)
 	r.out = append(r.out, r.record(fr, startedAt))
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
 		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,

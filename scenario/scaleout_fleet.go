@@ -26,10 +26,10 @@ import (
 // instances: the task, processed-record, lag and process pollers the
 // timelines are built from.
 var fleetDriverProperties = map[string]string{
-	"restorebench.tasks.interval.ms":     "100",
-	"restorebench.processed.interval.ms": "100",
-	"restorebench.lags.interval.ms":      "1000",
-	"restorebench.process.interval.ms":   "1000",
+	ksdriver.PropTasksIntervalMs:     "100",
+	ksdriver.PropProcessedIntervalMs: "100",
+	ksdriver.PropLagsIntervalMs:      "1000",
+	ksdriver.PropProcessIntervalMs:   "1000",
 }
 
 // Kafka Streams property names the fleet sets or reads.
@@ -41,7 +41,7 @@ const (
 	propProbingInterval     = "probing.rebalance.interval.ms"
 	propSessionTimeout      = "session.timeout.ms"
 	propGroupInstanceID     = "group.instance.id"
-	propCloseLeaveGroup     = "restorebench.close.leave.group"
+	propCloseLeaveGroup     = ksdriver.PropCloseLeaveGroup
 	defaultSessionTimeoutMs = 45_000
 )
 

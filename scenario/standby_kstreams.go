@@ -127,7 +127,7 @@ func (s *ksStandby) prepare() error {
 			s.f.base[k] = v
 		}
 	}
-	s.f.base["restorebench.lags.interval.ms"] = strconv.FormatInt(s.sampleInterval().Milliseconds(), 10)
+	s.f.base[ksdriver.PropLagsIntervalMs] = strconv.FormatInt(s.sampleInterval().Milliseconds(), 10)
 	s.ks = runs.KafkaStreamsRun{Properties: maps.Clone(s.f.base), Instances: 2, BytesFrom: "changelog"}
 	return s.f.resetGroup(s.ctx, s.input, nil)
 }

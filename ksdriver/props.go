@@ -1,0 +1,46 @@
+package ksdriver
+
+// The driver's own properties in CONFIG.properties (kstreams/PROTOCOL.md,
+// "Configuration"): every key starting with "restorebench." configures the
+// driver, not Kafka Streams. The Go side names them only through these.
+const (
+	// PropPrefix starts every driver property.
+	PropPrefix = "restorebench."
+	// PropInstanceID names the instance in every event (required).
+	PropInstanceID = "restorebench.instance.id"
+	// PropTopology is "kv" (default) or "ledger".
+	PropTopology = "restorebench.topology"
+	// PropStore is the state store's name; its changelog is
+	// <application.id>-<store>-changelog. Default "balances".
+	PropStore = "restorebench.store"
+	// PropStoreType is the kv topology's store: rocksdb (default),
+	// timestamped or memory.
+	PropStoreType = "restorebench.store.type"
+	// PropInputTopic is the topology's input topic (required).
+	PropInputTopic = "restorebench.input.topic"
+	// PropOutputTopic is the ledger topology's optional output topic.
+	PropOutputTopic = "restorebench.output.topic"
+	// PropTasksIntervalMs is how often metadataForLocalThreads() is polled
+	// for tasks events; 0 never. Default 100.
+	PropTasksIntervalMs = "restorebench.tasks.interval.ms"
+	// PropProcessedIntervalMs is how often processed events are emitted; 0
+	// never. Default 100.
+	PropProcessedIntervalMs = "restorebench.processed.interval.ms"
+	// PropLagsIntervalMs is how often allLocalStorePartitionLags() is
+	// polled for lags events; 0 never. Default 1000.
+	PropLagsIntervalMs = "restorebench.lags.interval.ms"
+	// PropProcessIntervalMs is how often process (CPU, RSS) events are
+	// emitted; 0 never. Default 1000.
+	PropProcessIntervalMs = "restorebench.process.interval.ms"
+	// PropCloseLeaveGroup is whether stop leaves the group (true, default)
+	// or remains a member until session.timeout.ms (a static member's
+	// rolling restart).
+	PropCloseLeaveGroup = "restorebench.close.leave.group"
+	// PropBare turns off the listeners and polling: only hello, state and
+	// stopped (the overhead check). Default false.
+	PropBare = "restorebench.bare"
+	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
+	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
+	// RocksDBConfigSetter.
+	PropRocksDBPrefix = "restorebench.rocksdb."
+)
