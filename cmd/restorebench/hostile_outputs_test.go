@@ -356,3 +356,81 @@ func TestHostileProfileNameEscapes(t *testing.T) {
 		t.Fatal("a refused profile made directories")
 	}
 }
+
+// TestHostileSecurityFilesThatAreNotFiles: the files the security flags
+// name are small: a device, a FIFO or a huge (sparse) file given as
+// --command-config or a TLS file is refused at once, naming it, instead of
+// reading without end or blocking; --sasl-password-file may be a pipe but
+// one with no writer is an error after a bounded wait, and Ctrl-C ends
+// that wait.
+func TestHostileSecurityFilesThatAreNotFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sparse := filepath.Join(dir, "sparse.pem")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(8 << 20) // sparse: takes no disk
+	f.Close()
+	small := filepath.Join(dir, "cert.pem")
+	os.WriteFile(small, []byte("not a certificate\n"), 0o600)
+	defer func(d time.Duration) { passwordPipeTimeout = d }(passwordPipeTimeout)
+	passwordPipeTimeout = 500 * time.Millisecond
+	ext := []string{"-q", "--data-dir", dir, "--brokers", "127.0.0.1:1", "--connect-timeout", "1s"}
+	sasl := []string{"--security-protocol", "SASL_PLAINTEXT", "--sasl-mechanism", "PLAIN", "--sasl-username", "u"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"command-config-fifo", []string{"--command-config", fifo}, []string{"--command-config", fifo, "named pipe (FIFO), not a regular file"}},
+		{"command-config-sparse", []string{"--command-config", sparse}, []string{"--command-config", sparse, "over the 1 MiB"}},
+		{"tls-ca-fifo", []string{"--security-protocol", "SSL", "--tls-ca", fifo}, []string{"CA file", fifo, "named pipe"}},
+		{"tls-ca-sparse", []string{"--security-protocol", "SSL", "--tls-ca", sparse}, []string{"CA file", sparse, "over the 1 MiB"}},
+		{"tls-cert-fifo", []string{"--security-protocol", "SSL", "--tls-cert", fifo, "--tls-key", sparse}, []string{"client certificate file", fifo, "named pipe"}},
+		{"tls-key-sparse", []string{"--security-protocol", "SSL", "--tls-cert", small, "--tls-key", sparse}, []string{"client key file", sparse, "over the 1 MiB"}},
+		{"sasl-password-fifo", append(append([]string{}, sasl...), "--sasl-password-file", fifo), []string{"--sasl-password-file", fifo, "no writer within 500ms"}},
+		{"sasl-password-sparse", append(append([]string{}, sasl...), "--sasl-password-file", sparse), []string{"--sasl-password-file", sparse, "over the 64 KiB"}},
+		{"devzero-command-config", []string{"--command-config", "/dev/zero"}, []string{"--command-config", "/dev/zero", "character device"}},
+		{"devzero-tls-ca", []string{"--security-protocol", "SSL", "--tls-ca", "/dev/zero"}, []string{"CA file", "/dev/zero", "character device"}},
+		{"devzero-tls-cert", []string{"--security-protocol", "SSL", "--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, []string{"/dev/zero", "character device"}},
+		{"devzero-sasl-password", append(append([]string{}, sasl...), "--sasl-password-file", "/dev/zero"), []string{"--sasl-password-file", "/dev/zero", "character device"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append(append([]string{}, ext...), c.args...), "restore")
+			_, _, err := cliWithin(t, 20*time.Second, args...)
+			wantErr(t, strings.Join(c.args, " "), err, c.want...)
+		})
+	}
+
+	t.Run("sasl-password-fifo-ctrl-c", func(t *testing.T) {
+		passwordPipeTimeout = time.Minute
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		_, _, err := cliCtx(ctx, append(append(append([]string{}, ext...), sasl...), "--sasl-password-file", fifo, "restore")...)
+		wantErr(t, "interrupted", err, "--sasl-password-file", "context canceled")
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("stopped %s after its start, cancelled after 300ms", d)
+		}
+	})
+	t.Run("sasl-password-fifo-with-writer", func(t *testing.T) {
+		passwordPipeTimeout = 5 * time.Second
+		go func() {
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				w.Write([]byte("pw\n"))
+				w.Close()
+			}
+		}()
+		// The password is read; the run then fails on the unreachable broker.
+		_, _, err := cliWithin(t, 30*time.Second, append(append(append([]string{}, ext...), sasl...), "--sasl-password-file", fifo, "restore")...)
+		if err == nil || strings.Contains(err.Error(), "--sasl-password-file") {
+			t.Fatalf("a pipe with a writer: %v, want an error past the password", err)
+		}
+	})
+}
