@@ -434,3 +434,16 @@ func TestHostileSecurityFilesThatAreNotFiles(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileFillLargerThanTheDisk: on the embedded broker (its log is on
+// this host's disk) a fill far larger than the free space is refused
+// before anything is written, naming the estimate, the free space and the
+// broker's log directory.
+func TestHostileFillLargerThanTheDisk(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, err := cliWithin(t, 60*time.Second, "--data-dir", dir, "fill", "--records", "10000000000000", "--keys", "1000")
+	wantErr(t, "a 1.2 PB fill", err, "does not fit in the", "free on the disk of the embedded broker's log", filepath.Join(dir, "broker"), "PB (keys and values)")
+	if strings.Contains(stderr, "fill: writing") {
+		t.Fatalf("the fill started writing: %s", stderr)
+	}
+}
