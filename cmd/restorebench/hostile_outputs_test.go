@@ -447,3 +447,47 @@ func TestHostileFillLargerThanTheDisk(t *testing.T) {
 		t.Fatalf("the fill started writing: %s", stderr)
 	}
 }
+
+// TestHostileCaseSettingsWithoutBound: case settings no host can run (a
+// terabyte of memory, a gigabyte block, a million threads, a step of a
+// hundred years, a trillion records a second) are refused by `profiles`,
+// naming the field and the bound.
+func TestHostileCaseSettingsWithoutBound(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	kcase := func(setting string) string {
+		return profile("fill: {records: 1000}\ncases:\n  - name: a\n    " + setting + "\n")
+	}
+	standby := func(settings string) string {
+		return kcase("scenario: standby\n    standby: " + settings)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{kcase("sort_buffer: 1TiB"), []string{"sort_buffer: 1TiB is over this host's memory"}},
+		{kcase("block_cache_size: 1TiB"), []string{"block_cache_size: 1TiB is over this host's memory"}},
+		{kcase("write_buffer_size: 1TiB"), []string{"write_buffer_size: 1TiB is over 64GiB"}},
+		{kcase("max_write_buffer_number: 1000000"), []string{"max_write_buffer_number: 1000000 is over 64"}},
+		{kcase("max_background_jobs: 1000000"), []string{"max_background_jobs: 1000000 is over 256"}},
+		{kcase("engine: kafka-streams\n    jvm_heap: 1TiB"), []string{"jvm_heap: 1TiB is over this host's memory"}},
+		{kcase("block_size: 1GiB"), []string{"block_size: 1GiB is over 256MiB"}},
+		{kcase("bloom_bits_per_key: 1000000"), []string{"bloom_bits_per_key: 1e+06 is over 100"}},
+		{kcase("level0_stop_writes_trigger: 2000000000"), []string{"level0_stop_writes_trigger: 2000000000 is over 10000"}},
+		{standby("{rates: [1000], duration: 1000000h}"), []string{"standby.duration: 1000000h0m0s is over 24h0m0s"}},
+		{standby("{rates: [1000], pauses: [1000000h]}"), []string{"standby.pauses[0]: 1000000h0m0s is over 24h0m0s"}},
+		{standby("{rates: [1e12]}"), []string{"standby.rates[0]: 1e+12 is over 1e+08 records/s"}},
+		{standby("{rates: [1000], acceptable_recovery_lag: 100000000000000}"), []string{"standby.acceptable_recovery_lag: 100000000000000 is over 10000000000"}},
+		{kcase("scenario: compaction\n    compaction: {settle: 1000000h}"), []string{"compaction.settle: 1000000h0m0s is over 24h0m0s"}},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, "-q", "--data-dir", dir, "profiles", c.path)
+		b, _ := os.ReadFile(c.path)
+		wantErr(t, string(b), err, c.want...)
+	}
+}
