@@ -27,7 +27,8 @@ const (
 	// MaxWriteBufferNumber bounds max_write_buffer_number (each one is a
 	// memtable of write_buffer_size).
 	MaxWriteBufferNumber = 64
-	// MaxBackgroundJobs bounds max_background_jobs (threads of one store).
+	// MaxBackgroundJobs bounds max_background_jobs (threads of one store),
+	// or the host's CPU count if more (the kstreams preset's default).
 	MaxBackgroundJobs = 256
 	// MaxLevel0Trigger bounds the level-0 file-count triggers.
 	MaxLevel0Trigger = 10_000

@@ -133,8 +133,8 @@ func (o RocksDB) Validate() error {
 		return fieldErr("write_buffer_size", "%s is over %s (RocksDB's own limit)", o.WriteBufferSize, MaxWriteBufferSize)
 	case o.MaxWriteBufferNumber > MaxWriteBufferNumber:
 		return fieldErr("max_write_buffer_number", "%d is over %d", o.MaxWriteBufferNumber, MaxWriteBufferNumber)
-	case o.MaxBackgroundJobs > MaxBackgroundJobs:
-		return fieldErr("max_background_jobs", "%d is over %d", o.MaxBackgroundJobs, MaxBackgroundJobs)
+	case o.MaxBackgroundJobs > max(MaxBackgroundJobs, runtime.NumCPU()):
+		return fieldErr("max_background_jobs", "%d is over %d", o.MaxBackgroundJobs, max(MaxBackgroundJobs, runtime.NumCPU()))
 	case o.Level0FileNumCompactionTrigger > MaxLevel0Trigger:
 		return fieldErr("level0_file_num_compaction_trigger", "%d is over %d", o.Level0FileNumCompactionTrigger, MaxLevel0Trigger)
 	case o.Level0SlowdownWritesTrigger > MaxLevel0Trigger:
