@@ -491,3 +491,37 @@ func TestHostileCaseSettingsWithoutBound(t *testing.T) {
 		wantErr(t, string(b), err, c.want...)
 	}
 }
+
+// TestHostilePlanDeployments: a deployment no cluster runs (a billion
+// partitions, threads or standbys, an RTO of a nanosecond or a century) is
+// refused with the bound before any answer is printed; an explicit
+// --state 0 is an error about --state, not a missing --state.
+func TestHostilePlanDeployments(t *testing.T) {
+	from := filepath.Join(t.TempDir(), "never-read")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--partitions", "1000000000", "--state", "1GB"}, "--partitions: 1000000000 is over 10000"},
+		{[]string{"--rto", "1ns"}, "--rto: 1ns is under 1s"},
+		{[]string{"--rto", "1m,100000h"}, "--rto: 100000h0m0s is over 720h0m0s"},
+		{[]string{"--threads", "1000000000"}, "--threads: 1000000000 is over 1024"},
+		{[]string{"--instances", "1000000000"}, "--instances: 1000000000 is over 10000"},
+		{[]string{"--standbys", "1000000000", "--instances", "2"}, "--standbys: 1000000000 needs more than --instances 2"},
+		{[]string{"--standbys", "2", "--instances", "2"}, "--standbys: 2 needs more than --instances 2"},
+		{[]string{"--state", "0", "--partitions", "8"}, "--state: 0 must be positive"},
+		{[]string{"--live-state", "0", "--partitions", "8"}, "--live-state: 0 must be positive"},
+	} {
+		for _, cmd := range []string{"plan", "report"} {
+			args := append([]string{"-q", cmd, from}, c.args...)
+			if cmd == "report" {
+				args = append(args, "--out", filepath.Join(t.TempDir(), "rep"))
+			}
+			stdout, _, err := cliWithin(t, 30*time.Second, args...)
+			wantErr(t, strings.Join(args, " "), err, c.want)
+			if stdout != "" {
+				t.Fatalf("%s printed answers: %s", strings.Join(args, " "), stdout)
+			}
+		}
+	}
+}
