@@ -525,3 +525,33 @@ func TestHostilePlanDeployments(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileProfileYAMLStrictness: what YAML allows but a profile cannot
+// honour as written is an error naming it: a key given twice (one would
+// silently win), a second document after --- (it would be ignored), an
+// alias or merge key (decoded as something else than written).
+func TestHostileProfileYAMLStrictness(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{profile("fill:\n  records: 1000\n  records: 2000\n"), []string{"line 3", `key "records" repeats line 2`}},
+		{profile("fill: {records: 1000}\nrepeats: 2\nrepeats: 3\n"), []string{"line 3", `key "repeats" repeats line 2`}},
+		{profile("fill: {records: 1000}\ncases:\n  - name: a\n    threads: 1\n    threads: 2\n"), []string{"line 5", `key "threads" repeats line 4`}},
+		{profile("fill: {records: 1000}\n---\nfill: {records: 5}\nrepeats: 1000000000\n"), []string{"second YAML document", "a profile is one document"}},
+		{profile("fill: {records: 1000}\nmatrix:\n  batch_records: &m [1, 2]\n  threads: *m\n"), []string{"line 4", "*m", "aliases are not supported"}},
+		{profile("fill: {records: 1000}\ncases:\n  - &a {name: a, threads: 2}\n  - <<: *a\n    name: b\n"), []string{"line 4", "merge keys are not supported"}},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, "-q", "--data-dir", dir, "profiles", c.path)
+		b, _ := os.ReadFile(c.path)
+		wantErr(t, string(b), err, append([]string{c.path}, c.want...)...)
+	}
+}
