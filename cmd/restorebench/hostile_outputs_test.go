@@ -555,3 +555,86 @@ func TestHostileProfileYAMLStrictness(t *testing.T) {
 		wantErr(t, string(b), err, append([]string{c.path}, c.want...)...)
 	}
 }
+
+// TestHostileOutputsOntoOthersFiles: report refuses a directory holding
+// another run's results (as plot does); no --out of compare, calibration,
+// report or plot lands in the broker's log, the fill manifests or the
+// state directory; compare and calibration replace an existing file only
+// with --force. Every file the refused commands aimed at is left as it was.
+func TestHostileOutputsOntoOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "r1")
+	if _, _, err := cli(t, "-q", "--data-dir", dir, "restore", "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(filepath.Join(run, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another run's directory, with its report.
+	other := filepath.Join(dir, "v", "w")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "results.json"), orig, 0o644)
+	os.WriteFile(filepath.Join(other, "report.md"), []byte("w's report\n"), 0o644)
+	os.WriteFile(filepath.Join(other, "report.html"), []byte("w's report\n"), 0o644)
+	manifests, _ := filepath.Glob(filepath.Join(dir, "fills", "*", "*.json"))
+	if len(manifests) == 0 {
+		t.Fatalf("no fill manifest under %s", filepath.Join(dir, "fills"))
+	}
+	manifest := manifests[0]
+	manifestBody, _ := os.ReadFile(manifest)
+	profile := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(profile, []byte("fill: {records: 10}\n"), 0o644)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	os.MkdirAll(stateDir, 0o755)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"report", run, "--out", other}, []string{"--out " + other, "another run's results"}},
+		{[]string{"compare", run, "--out", manifest}, []string{manifest, "lies in the fill manifests"}},
+		{[]string{"compare", run, "--out", manifest, "--force"}, []string{manifest, "lies in the fill manifests"}},
+		{[]string{"compare", run, "--out", filepath.Join(dir, "broker", "x.txt")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"compare", run, "--out", profile}, []string{profile, "exists; refusing to overwrite it", "--force"}},
+		{[]string{"calibration", run, "--out", profile}, []string{profile, "exists; refusing to overwrite it", "--force"}},
+		{[]string{"calibration", run, "--out", filepath.Join(dir, "fills", "x.md")}, []string{"lies in the fill manifests"}},
+		{[]string{"report", run, "--out", filepath.Join(dir, "broker")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"plot", run, "--out", filepath.Join(dir, "broker")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"report", run, "--out", filepath.Join(dir, "state")}, []string{"lies in the state directory"}},
+		{[]string{"plot", run, "--out", filepath.Join(dir, "state", "x")}, []string{"lies in the state directory"}},
+		{[]string{"--state-dir", stateDir, "report", run, "--out", stateDir}, []string{"lies in the state directory", stateDir}},
+		{[]string{"--state-dir", stateDir, "plot", run, "--out", filepath.Join(stateDir, "charts")}, []string{"lies in the state directory"}},
+	} {
+		_, _, err := cliWithin(t, 60*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+	for f, want := range map[string]string{
+		filepath.Join(other, "report.md"): "w's report\n", filepath.Join(other, "report.html"): "w's report\n",
+		manifest: string(manifestBody), profile: "fill: {records: 10}\n",
+	} {
+		if b, _ := os.ReadFile(f); string(b) != want {
+			t.Fatalf("%s was changed", f)
+		}
+	}
+	if ents, _ := os.ReadDir(stateDir); len(ents) != 0 {
+		t.Fatalf("a refused command wrote into the state dir: %v", ents)
+	}
+
+	// What is allowed: --force replaces a file of one's own choosing; a
+	// report into the reported run's own directory; a new file.
+	md := filepath.Join(dir, "cmp.md")
+	for range 2 {
+		if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "compare", run, other, "--out", md, "--force"); err != nil {
+			t.Fatalf("compare --out --force: %v", err)
+		}
+	}
+	if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "calibration", run, "--out", filepath.Join(dir, "cal.md")); err != nil {
+		t.Fatalf("calibration --out a new file: %v", err)
+	}
+	if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "report", run); err != nil {
+		t.Fatalf("report into the run's own directory: %v", err)
+	}
+}
