@@ -138,6 +138,9 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 			return FillOutcome{}, err
 		}
 	}
+	if err := e.fillFits(req); err != nil {
+		return FillOutcome{}, err
+	}
 	// A manifest describes the topic's current fill: none until this one
 	// is done, so an interrupted fill is never mistaken for a whole one.
 	if err := loadgen.RemoveManifest(path); err != nil {
@@ -174,6 +177,30 @@ func createWithRetry(ctx context.Context, adm *kadm.Client, req FillRequest) err
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// fillFits refuses, before anything is written, a fill on the embedded
+// broker (whose log is on this host's disk) that cannot fit in the free
+// space of the broker's data directory. The estimate is the one the fill
+// logs (keys and values; the log's own overhead comes on top), computed in
+// floating point so that an absurd record count cannot overflow it.
+func (e *Env) fillFits(req FillRequest) error {
+	if e.Embedded == nil || e.Broker.DataDir == "" {
+		return nil
+	}
+	est := float64(req.Spec.TargetBytes)
+	if req.Spec.TargetBytes == 0 {
+		est = float64(req.Spec.Records) * float64(16+(req.Spec.ValueMin+req.Spec.ValueMax)/2)
+	}
+	d := DiskOf(e.Broker.DataDir)
+	if d == nil || d.SizeBytes == 0 {
+		return nil // statfs failed: let the write report what happens
+	}
+	if est > float64(d.FreeBytes) {
+		return fmt.Errorf("fill %s: an estimated %s (keys and values) does not fit in the %s free on the disk of the embedded broker's log %s; fill less or free space",
+			req.Topic, units.BytesTenths(int64(min(est, 1e18))), units.BytesTenths(d.FreeBytes), e.Broker.DataDir)
+	}
+	return nil
 }
 
 func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (FillOutcome, error) {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/internal/javaprops"
 )
 
@@ -42,7 +42,7 @@ func LoadClientProperties(path string) (brokers []string, sec Security, err erro
 // The result is not validated beyond the file itself; call Security.Opts.
 func ReadClientProperties(path string) (ClientProperties, error) {
 	var cp ClientProperties
-	data, err := os.ReadFile(path)
+	data, err := boundedread.ReadFile(path, boundedread.Security)
 	if err != nil {
 		return cp, fmt.Errorf("client properties: %w", err)
 	}
@@ -328,7 +328,7 @@ func (r *propsReader) readJAAS(p javaprops.Property) error {
 
 // requirePEMFile checks that a store file given without its type is PEM.
 func requirePEMFile(path, locKey, typeKey string) error {
-	data, err := os.ReadFile(path)
+	data, err := boundedread.ReadFile(path, boundedread.Security)
 	if err != nil {
 		return fmt.Errorf("%s: %w", locKey, err)
 	}

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -224,7 +224,7 @@ func (s Security) TLSConfig() (*tls.Config, error) {
 	}
 	switch {
 	case s.CAFile != "":
-		data, err := os.ReadFile(s.CAFile)
+		data, err := boundedread.ReadFile(s.CAFile, boundedread.Security)
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}
@@ -264,7 +264,7 @@ func (s Security) clientCertificate() (tls.Certificate, error) {
 	var err error
 	if s.CertFile != "" {
 		certName = "client certificate file " + s.CertFile
-		if certData, err = os.ReadFile(s.CertFile); err != nil {
+		if certData, err = boundedread.ReadFile(s.CertFile, boundedread.Security); err != nil {
 			return tls.Certificate{}, fmt.Errorf("client certificate file: %w", err)
 		}
 	} else {
@@ -276,7 +276,7 @@ func (s Security) clientCertificate() (tls.Certificate, error) {
 		keyName, keyData = "client key file "+s.KeyFile, certData
 	case s.KeyFile != "":
 		keyName = "client key file " + s.KeyFile
-		if keyData, err = os.ReadFile(s.KeyFile); err != nil {
+		if keyData, err = boundedread.ReadFile(s.KeyFile, boundedread.Security); err != nil {
 			return tls.Certificate{}, fmt.Errorf("client key file: %w", err)
 		}
 	default:

@@ -253,6 +253,9 @@ func (c Case) Validate() error {
 	case c.SortBuffer < 1<<20:
 		return fieldErr("sort_buffer", "%s is under 1 MiB", c.SortBuffer)
 	}
+	if err := checkMemory("sort_buffer", c.SortBuffer); err != nil {
+		return err
+	}
 	if _, ok := RocksDBPresets[c.RocksDBPreset]; !ok {
 		return fieldErr("rocksdb", "preset %q is unknown (known: %s)", c.RocksDBPreset, presetNames())
 	}

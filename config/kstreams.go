@@ -159,6 +159,9 @@ func (c Case) validateKafkaStreams() error {
 	if c.JVMHeap < minJVMHeap {
 		return fieldErr("jvm_heap", "%s is under %s", c.JVMHeap, minJVMHeap)
 	}
+	if err := checkMemory("jvm_heap", c.JVMHeap); err != nil {
+		return err
+	}
 	for i, f := range c.JVMFlags {
 		switch {
 		case !strings.HasPrefix(f, "-"):

@@ -125,8 +125,27 @@ func (o RocksDB) Validate() error {
 		return fieldErr("level0_stop_writes_trigger", "%d must be positive", o.Level0StopWritesTrigger)
 	case o.MaxBackgroundJobs <= 0:
 		return fieldErr("max_background_jobs", "%d must be positive", o.MaxBackgroundJobs)
+	case o.BlockSize > MaxBlockSize:
+		return fieldErr("block_size", "%s is over %s (RocksDB refuses 4 GiB and more)", o.BlockSize, MaxBlockSize)
+	case o.BloomBitsPerKey > MaxBloomBitsPerKey:
+		return fieldErr("bloom_bits_per_key", "%v is over %d (RocksDB uses at most %d)", o.BloomBitsPerKey, MaxBloomBitsPerKey, MaxBloomBitsPerKey)
+	case o.WriteBufferSize > MaxWriteBufferSize:
+		return fieldErr("write_buffer_size", "%s is over %s (RocksDB's own limit)", o.WriteBufferSize, MaxWriteBufferSize)
+	case o.MaxWriteBufferNumber > MaxWriteBufferNumber:
+		return fieldErr("max_write_buffer_number", "%d is over %d", o.MaxWriteBufferNumber, MaxWriteBufferNumber)
+	case o.MaxBackgroundJobs > max(MaxBackgroundJobs, runtime.NumCPU()):
+		return fieldErr("max_background_jobs", "%d is over %d", o.MaxBackgroundJobs, max(MaxBackgroundJobs, runtime.NumCPU()))
+	case o.Level0FileNumCompactionTrigger > MaxLevel0Trigger:
+		return fieldErr("level0_file_num_compaction_trigger", "%d is over %d", o.Level0FileNumCompactionTrigger, MaxLevel0Trigger)
+	case o.Level0SlowdownWritesTrigger > MaxLevel0Trigger:
+		return fieldErr("level0_slowdown_writes_trigger", "%d is over %d", o.Level0SlowdownWritesTrigger, MaxLevel0Trigger)
+	case o.Level0StopWritesTrigger > MaxLevel0Trigger:
+		return fieldErr("level0_stop_writes_trigger", "%d is over %d", o.Level0StopWritesTrigger, MaxLevel0Trigger)
 	}
-	return nil
+	return firstErr(
+		checkMemory("block_cache_size", o.BlockCacheSize),
+		checkMemory("write_buffer_size", o.WriteBufferSize),
+	)
 }
 
 func oneOf[T ~string](v T, list []T) bool {

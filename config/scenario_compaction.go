@@ -57,6 +57,9 @@ func checkCompaction(_ Case, cs *CompactionSettings) error {
 	if cs.Settle < 0 {
 		return fieldErr("compaction.settle", "%s is negative", cs.Settle)
 	}
+	if err := checkDuration("compaction.settle", cs.Settle); err != nil {
+		return err
+	}
 	keys := make([]string, 0, len(cs.TopicConfigs))
 	for k := range cs.TopicConfigs {
 		keys = append(keys, k)

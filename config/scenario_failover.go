@@ -95,5 +95,5 @@ func checkFailover(_ Case, f *FailoverSettings) error {
 	case f.Partitions > maxScenarioPartitions:
 		return fieldErr("failover.partitions", "%d is over %d", f.Partitions, maxScenarioPartitions)
 	}
-	return nil
+	return firstErr(checkRate("failover.rate", f.Rate), checkDuration("failover.run", f.Run))
 }

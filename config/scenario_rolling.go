@@ -79,5 +79,5 @@ func checkRolling(_ Case, r *RollingSettings) error {
 	case r.GapThreshold >= r.Timeout:
 		return fieldErr("rolling.gap_threshold", "%s is not under rolling.timeout %s: no pause in processing within a restart could count, and its downtime would read 0", r.GapThreshold, r.Timeout)
 	}
-	return nil
+	return firstErr(checkRate("rolling.rate", r.Rate), checkDuration("rolling.down", r.Down), checkDuration("rolling.timeout", r.Timeout))
 }

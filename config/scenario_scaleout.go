@@ -83,5 +83,5 @@ func checkScaleOut(_ Case, s *ScaleOutSettings) error {
 	case s.GapThreshold >= s.Timeout:
 		return fieldErr("scaleout.gap_threshold", "%s is not under scaleout.timeout %s: no pause in processing within the scale-out could count, and its longest gap would read 0", s.GapThreshold, s.Timeout)
 	}
-	return nil
+	return firstErr(checkRate("scaleout.rate", s.Rate), checkDuration("scaleout.lead", s.Lead), checkDuration("scaleout.timeout", s.Timeout))
 }

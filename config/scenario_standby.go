@@ -98,6 +98,9 @@ func checkStandby(c Case, s *StandbySettings) error {
 		if !(r > 0) {
 			return fieldErr(fmt.Sprintf("standby.rates[%d]", i), "%v must be positive", r)
 		}
+		if err := checkRate(fmt.Sprintf("standby.rates[%d]", i), r); err != nil {
+			return err
+		}
 		if j, dup := rates[r]; dup {
 			return fieldErr(fmt.Sprintf("standby.rates[%d]", i), "%v repeats standby.rates[%d]: each step is measured once (use repeats for more)", r, j)
 		}
@@ -107,6 +110,9 @@ func checkStandby(c Case, s *StandbySettings) error {
 	for i, p := range s.Pauses {
 		if p <= 0 {
 			return fieldErr(fmt.Sprintf("standby.pauses[%d]", i), "%s must be positive", p)
+		}
+		if err := checkDuration(fmt.Sprintf("standby.pauses[%d]", i), p); err != nil {
+			return err
 		}
 		if j, dup := pauses[p]; dup {
 			return fieldErr(fmt.Sprintf("standby.pauses[%d]", i), "%s repeats standby.pauses[%d]: each step is measured once (use repeats for more)", p, j)
@@ -128,6 +134,11 @@ func checkStandby(c Case, s *StandbySettings) error {
 		return fieldErr("standby.acceptable_recovery_lag", "%d is negative", s.AcceptableRecoveryLag)
 	case s.Sample < Duration(10*time.Millisecond):
 		return fieldErr("standby.sample", "%s is under 10ms", s.Sample)
+	case s.AcceptableRecoveryLag > MaxAcceptableRecoveryLag:
+		return fieldErr("standby.acceptable_recovery_lag", "%d is over %d records", s.AcceptableRecoveryLag, int64(MaxAcceptableRecoveryLag))
+	}
+	if err := firstErr(checkDuration("standby.duration", s.Duration), checkRate("standby.pause_rate", s.PauseRate)); err != nil {
+		return err
 	}
 	// A rate step's verdict rests on its lag samples: the settings
 	// must give enough of them within a step.

@@ -117,5 +117,5 @@ func checkWarm(_ Case, w *WarmSettings) error {
 	if w.Rate < 0 {
 		return fieldErr("warm.rate", "%v is negative", w.Rate)
 	}
-	return nil
+	return checkRate("warm.rate", w.Rate)
 }

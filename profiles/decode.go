@@ -1,8 +1,10 @@
 package profiles
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -285,3 +287,58 @@ func editDistance(a, b string) int {
 }
 
 var reflectCase = reflect.TypeOf(config.Case{})
+
+// decodeDocument parses a profile's YAML into its document node, holding it
+// to what the field-by-field decoding relies on: one document (a second
+// one after "---" would be ignored), each key once in a mapping (a later
+// one would silently win), and no aliases (a matrix axis or a field given
+// as *name would be decoded as something else than written).
+func decodeDocument(b []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &root, nil
+		}
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, fmt.Errorf("line %d: a second YAML document (after ---): a profile is one document", max(next.Line, 1))
+	case !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("after the first YAML document: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := checkNodes(&root); err != nil {
+		return nil, err
+	}
+	return &root, nil
+}
+
+// checkNodes refuses repeated mapping keys and aliases anywhere under n.
+func checkNodes(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return fmt.Errorf("line %d: *%s: YAML aliases are not supported in a profile; write the value out", n.Line, n.Value)
+	case yaml.MappingNode:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode {
+				if k.Value == "<<" && k.Tag == "!!merge" {
+					return fmt.Errorf("line %d: <<: YAML merge keys are not supported in a profile; write the fields out", k.Line)
+				}
+				if at, dup := seen[k.Value]; dup {
+					return fmt.Errorf("line %d: key %q repeats line %d: a key may appear once in a mapping", k.Line, k.Value, at)
+				}
+				seen[k.Value] = k.Line
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if err := checkNodes(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

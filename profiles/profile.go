@@ -169,9 +169,9 @@ func Parse(b []byte, source string) (*Plan, error) {
 }
 
 func parse(b []byte, source string) (*Plan, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	root, err := decodeDocument(b)
+	if err != nil {
+		return nil, err
 	}
 	if len(root.Content) == 0 {
 		return nil, errors.New("empty")

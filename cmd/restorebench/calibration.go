@@ -14,6 +14,7 @@ import (
 
 func newCalibrationCmd() *cobra.Command {
 	var format, out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "calibration RESULTS.json|RUN-DIR",
 		Short: "Model vs real Kafka Streams per setting: restore time ratio with spread",
@@ -35,6 +36,12 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			}
 			if out != "" {
 				if err := checkOutFile("--out", out); err != nil {
+					return err
+				}
+				if err := checkOutsideData(cmd, "--out", out); err != nil {
+					return err
+				}
+				if err := checkReplace("--out", out, force); err != nil {
 					return err
 				}
 			}
@@ -62,7 +69,8 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table or markdown")
-	cmd.Flags().StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout")
+	cmd.Flags().StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
+	cmd.Flags().BoolVar(&force, "force", false, "let --out replace an existing file")
 	return cmd
 }
 

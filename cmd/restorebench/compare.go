@@ -18,6 +18,7 @@ import (
 
 func newCompareCmd() *cobra.Command {
 	var format, out, baseline string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "compare BASE.json [OTHER.json]",
 		Short: "Compare two runs' results, or one run's cases against a baseline case",
@@ -51,6 +52,12 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 			}
 			if out != "" {
 				if err := checkOutFile("--out", out); err != nil {
+					return err
+				}
+				if err := checkOutsideData(cmd, "--out", out); err != nil {
+					return err
+				}
+				if err := checkReplace("--out", out, force); err != nil {
 					return err
 				}
 			}
@@ -126,7 +133,8 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&format, "format", "table", "output format: table, markdown or benchfmt")
-	fl.StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout")
+	fl.StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
+	fl.BoolVar(&force, "force", false, "let --out replace an existing file")
 	fl.StringVar(&baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
 	return cmd
 }

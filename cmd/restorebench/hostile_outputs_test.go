@@ -356,3 +356,285 @@ func TestHostileProfileNameEscapes(t *testing.T) {
 		t.Fatal("a refused profile made directories")
 	}
 }
+
+// TestHostileSecurityFilesThatAreNotFiles: the files the security flags
+// name are small: a device, a FIFO or a huge (sparse) file given as
+// --command-config or a TLS file is refused at once, naming it, instead of
+// reading without end or blocking; --sasl-password-file may be a pipe but
+// one with no writer is an error after a bounded wait, and Ctrl-C ends
+// that wait.
+func TestHostileSecurityFilesThatAreNotFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sparse := filepath.Join(dir, "sparse.pem")
+	f, err := os.Create(sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(8 << 20) // sparse: takes no disk
+	f.Close()
+	small := filepath.Join(dir, "cert.pem")
+	os.WriteFile(small, []byte("not a certificate\n"), 0o600)
+	defer func(d time.Duration) { passwordPipeTimeout = d }(passwordPipeTimeout)
+	passwordPipeTimeout = 500 * time.Millisecond
+	ext := []string{"-q", "--data-dir", dir, "--brokers", "127.0.0.1:1", "--connect-timeout", "1s"}
+	sasl := []string{"--security-protocol", "SASL_PLAINTEXT", "--sasl-mechanism", "PLAIN", "--sasl-username", "u"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"command-config-fifo", []string{"--command-config", fifo}, []string{"--command-config", fifo, "named pipe (FIFO), not a regular file"}},
+		{"command-config-sparse", []string{"--command-config", sparse}, []string{"--command-config", sparse, "over the 1 MiB"}},
+		{"tls-ca-fifo", []string{"--security-protocol", "SSL", "--tls-ca", fifo}, []string{"CA file", fifo, "named pipe"}},
+		{"tls-ca-sparse", []string{"--security-protocol", "SSL", "--tls-ca", sparse}, []string{"CA file", sparse, "over the 1 MiB"}},
+		{"tls-cert-fifo", []string{"--security-protocol", "SSL", "--tls-cert", fifo, "--tls-key", sparse}, []string{"client certificate file", fifo, "named pipe"}},
+		{"tls-key-sparse", []string{"--security-protocol", "SSL", "--tls-cert", small, "--tls-key", sparse}, []string{"client key file", sparse, "over the 1 MiB"}},
+		{"sasl-password-fifo", append(append([]string{}, sasl...), "--sasl-password-file", fifo), []string{"--sasl-password-file", fifo, "no writer within 500ms"}},
+		{"sasl-password-sparse", append(append([]string{}, sasl...), "--sasl-password-file", sparse), []string{"--sasl-password-file", sparse, "over the 64 KiB"}},
+		{"devzero-command-config", []string{"--command-config", "/dev/zero"}, []string{"--command-config", "/dev/zero", "character device"}},
+		{"devzero-tls-ca", []string{"--security-protocol", "SSL", "--tls-ca", "/dev/zero"}, []string{"CA file", "/dev/zero", "character device"}},
+		{"devzero-tls-cert", []string{"--security-protocol", "SSL", "--tls-cert", "/dev/zero", "--tls-key", "/dev/zero"}, []string{"/dev/zero", "character device"}},
+		{"devzero-sasl-password", append(append([]string{}, sasl...), "--sasl-password-file", "/dev/zero"), []string{"--sasl-password-file", "/dev/zero", "character device"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append(append([]string{}, ext...), c.args...), "restore")
+			_, _, err := cliWithin(t, 20*time.Second, args...)
+			wantErr(t, strings.Join(c.args, " "), err, c.want...)
+		})
+	}
+
+	t.Run("sasl-password-fifo-ctrl-c", func(t *testing.T) {
+		passwordPipeTimeout = time.Minute
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		_, _, err := cliCtx(ctx, append(append(append([]string{}, ext...), sasl...), "--sasl-password-file", fifo, "restore")...)
+		wantErr(t, "interrupted", err, "--sasl-password-file", "context canceled")
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("stopped %s after its start, cancelled after 300ms", d)
+		}
+	})
+	t.Run("sasl-password-fifo-with-writer", func(t *testing.T) {
+		passwordPipeTimeout = 5 * time.Second
+		go func() {
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				w.Write([]byte("pw\n"))
+				w.Close()
+			}
+		}()
+		// The password is read; the run then fails on the unreachable broker.
+		_, _, err := cliWithin(t, 30*time.Second, append(append(append([]string{}, ext...), sasl...), "--sasl-password-file", fifo, "restore")...)
+		if err == nil || strings.Contains(err.Error(), "--sasl-password-file") {
+			t.Fatalf("a pipe with a writer: %v, want an error past the password", err)
+		}
+	})
+}
+
+// TestHostileFillLargerThanTheDisk: on the embedded broker (its log is on
+// this host's disk) a fill far larger than the free space is refused
+// before anything is written, naming the estimate, the free space and the
+// broker's log directory.
+func TestHostileFillLargerThanTheDisk(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, err := cliWithin(t, 60*time.Second, "--data-dir", dir, "fill", "--records", "10000000000000", "--keys", "1000")
+	wantErr(t, "a 1.2 PB fill", err, "does not fit in the", "free on the disk of the embedded broker's log", filepath.Join(dir, "broker"), "PB (keys and values)")
+	if strings.Contains(stderr, "fill: writing") {
+		t.Fatalf("the fill started writing: %s", stderr)
+	}
+}
+
+// TestHostileCaseSettingsWithoutBound: case settings no host can run (a
+// terabyte of memory, a gigabyte block, a million threads, a step of a
+// hundred years, a trillion records a second) are refused by `profiles`,
+// naming the field and the bound.
+func TestHostileCaseSettingsWithoutBound(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	kcase := func(setting string) string {
+		return profile("fill: {records: 1000}\ncases:\n  - name: a\n    " + setting + "\n")
+	}
+	standby := func(settings string) string {
+		return kcase("scenario: standby\n    standby: " + settings)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{kcase("sort_buffer: 1TiB"), []string{"sort_buffer: 1TiB is over this host's memory"}},
+		{kcase("block_cache_size: 1TiB"), []string{"block_cache_size: 1TiB is over this host's memory"}},
+		{kcase("write_buffer_size: 1TiB"), []string{"write_buffer_size: 1TiB is over 64GiB"}},
+		{kcase("max_write_buffer_number: 1000000"), []string{"max_write_buffer_number: 1000000 is over 64"}},
+		{kcase("max_background_jobs: 1000000"), []string{"max_background_jobs: 1000000 is over 256"}},
+		{kcase("engine: kafka-streams\n    jvm_heap: 1TiB"), []string{"jvm_heap: 1TiB is over this host's memory"}},
+		{kcase("block_size: 1GiB"), []string{"block_size: 1GiB is over 256MiB"}},
+		{kcase("bloom_bits_per_key: 1000000"), []string{"bloom_bits_per_key: 1e+06 is over 100"}},
+		{kcase("level0_stop_writes_trigger: 2000000000"), []string{"level0_stop_writes_trigger: 2000000000 is over 10000"}},
+		{standby("{rates: [1000], duration: 1000000h}"), []string{"standby.duration: 1000000h0m0s is over 24h0m0s"}},
+		{standby("{rates: [1000], pauses: [1000000h]}"), []string{"standby.pauses[0]: 1000000h0m0s is over 24h0m0s"}},
+		{standby("{rates: [1e12]}"), []string{"standby.rates[0]: 1e+12 is over 1e+08 records/s"}},
+		{standby("{rates: [1000], acceptable_recovery_lag: 100000000000000}"), []string{"standby.acceptable_recovery_lag: 100000000000000 is over 10000000000"}},
+		{kcase("scenario: compaction\n    compaction: {settle: 1000000h}"), []string{"compaction.settle: 1000000h0m0s is over 24h0m0s"}},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, "-q", "--data-dir", dir, "profiles", c.path)
+		b, _ := os.ReadFile(c.path)
+		wantErr(t, string(b), err, c.want...)
+	}
+}
+
+// TestHostilePlanDeployments: a deployment no cluster runs (a billion
+// partitions, threads or standbys, an RTO of a nanosecond or a century) is
+// refused with the bound before any answer is printed; an explicit
+// --state 0 is an error about --state, not a missing --state.
+func TestHostilePlanDeployments(t *testing.T) {
+	from := filepath.Join(t.TempDir(), "never-read")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--partitions", "1000000000", "--state", "1GB"}, "--partitions: 1000000000 is over 10000"},
+		{[]string{"--rto", "1ns"}, "--rto: 1ns is under 1s"},
+		{[]string{"--rto", "1m,100000h"}, "--rto: 100000h0m0s is over 720h0m0s"},
+		{[]string{"--threads", "1000000000"}, "--threads: 1000000000 is over 1024"},
+		{[]string{"--instances", "1000000000"}, "--instances: 1000000000 is over 10000"},
+		{[]string{"--standbys", "1000000000", "--instances", "2"}, "--standbys: 1000000000 needs more than --instances 2"},
+		{[]string{"--standbys", "2", "--instances", "2"}, "--standbys: 2 needs more than --instances 2"},
+		{[]string{"--state", "0", "--partitions", "8"}, "--state: 0 must be positive"},
+		{[]string{"--live-state", "0", "--partitions", "8"}, "--live-state: 0 must be positive"},
+	} {
+		for _, cmd := range []string{"plan", "report"} {
+			args := append([]string{"-q", cmd, from}, c.args...)
+			if cmd == "report" {
+				args = append(args, "--out", filepath.Join(t.TempDir(), "rep"))
+			}
+			stdout, _, err := cliWithin(t, 30*time.Second, args...)
+			wantErr(t, strings.Join(args, " "), err, c.want)
+			if stdout != "" {
+				t.Fatalf("%s printed answers: %s", strings.Join(args, " "), stdout)
+			}
+		}
+	}
+}
+
+// TestHostileProfileYAMLStrictness: what YAML allows but a profile cannot
+// honour as written is an error naming it: a key given twice (one would
+// silently win), a second document after --- (it would be ignored), an
+// alias or merge key (decoded as something else than written).
+func TestHostileProfileYAMLStrictness(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	profile := func(body string) string {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("p%d.yaml", n))
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{profile("fill:\n  records: 1000\n  records: 2000\n"), []string{"line 3", `key "records" repeats line 2`}},
+		{profile("fill: {records: 1000}\nrepeats: 2\nrepeats: 3\n"), []string{"line 3", `key "repeats" repeats line 2`}},
+		{profile("fill: {records: 1000}\ncases:\n  - name: a\n    threads: 1\n    threads: 2\n"), []string{"line 5", `key "threads" repeats line 4`}},
+		{profile("fill: {records: 1000}\n---\nfill: {records: 5}\nrepeats: 1000000000\n"), []string{"second YAML document", "a profile is one document"}},
+		{profile("fill: {records: 1000}\nmatrix:\n  batch_records: &m [1, 2]\n  threads: *m\n"), []string{"line 4", "*m", "aliases are not supported"}},
+		{profile("fill: {records: 1000}\ncases:\n  - &a {name: a, threads: 2}\n  - <<: *a\n    name: b\n"), []string{"line 4", "merge keys are not supported"}},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, "-q", "--data-dir", dir, "profiles", c.path)
+		b, _ := os.ReadFile(c.path)
+		wantErr(t, string(b), err, append([]string{c.path}, c.want...)...)
+	}
+}
+
+// TestHostileOutputsOntoOthersFiles: report refuses a directory holding
+// another run's results (as plot does); no --out of compare, calibration,
+// report or plot lands in the broker's log, the fill manifests or the
+// state directory; compare and calibration replace an existing file only
+// with --force. Every file the refused commands aimed at is left as it was.
+func TestHostileOutputsOntoOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := cli(t, append([]string{"-q", "--data-dir", dir, "fill"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "r1")
+	if _, _, err := cli(t, "-q", "--data-dir", dir, "restore", "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(filepath.Join(run, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another run's directory, with its report.
+	other := filepath.Join(dir, "v", "w")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "results.json"), orig, 0o644)
+	os.WriteFile(filepath.Join(other, "report.md"), []byte("w's report\n"), 0o644)
+	os.WriteFile(filepath.Join(other, "report.html"), []byte("w's report\n"), 0o644)
+	manifests, _ := filepath.Glob(filepath.Join(dir, "fills", "*", "*.json"))
+	if len(manifests) == 0 {
+		t.Fatalf("no fill manifest under %s", filepath.Join(dir, "fills"))
+	}
+	manifest := manifests[0]
+	manifestBody, _ := os.ReadFile(manifest)
+	profile := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(profile, []byte("fill: {records: 10}\n"), 0o644)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	os.MkdirAll(stateDir, 0o755)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"report", run, "--out", other}, []string{"--out " + other, "another run's results"}},
+		{[]string{"compare", run, "--out", manifest}, []string{manifest, "lies in the fill manifests"}},
+		{[]string{"compare", run, "--out", manifest, "--force"}, []string{manifest, "lies in the fill manifests"}},
+		{[]string{"compare", run, "--out", filepath.Join(dir, "broker", "x.txt")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"compare", run, "--out", profile}, []string{profile, "exists; refusing to overwrite it", "--force"}},
+		{[]string{"calibration", run, "--out", profile}, []string{profile, "exists; refusing to overwrite it", "--force"}},
+		{[]string{"calibration", run, "--out", filepath.Join(dir, "fills", "x.md")}, []string{"lies in the fill manifests"}},
+		{[]string{"report", run, "--out", filepath.Join(dir, "broker")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"plot", run, "--out", filepath.Join(dir, "broker")}, []string{"lies in the embedded broker's log"}},
+		{[]string{"report", run, "--out", filepath.Join(dir, "state")}, []string{"lies in the state directory"}},
+		{[]string{"plot", run, "--out", filepath.Join(dir, "state", "x")}, []string{"lies in the state directory"}},
+		{[]string{"--state-dir", stateDir, "report", run, "--out", stateDir}, []string{"lies in the state directory", stateDir}},
+		{[]string{"--state-dir", stateDir, "plot", run, "--out", filepath.Join(stateDir, "charts")}, []string{"lies in the state directory"}},
+	} {
+		_, _, err := cliWithin(t, 60*time.Second, append([]string{"-q", "--data-dir", dir}, c.args...)...)
+		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+	for f, want := range map[string]string{
+		filepath.Join(other, "report.md"): "w's report\n", filepath.Join(other, "report.html"): "w's report\n",
+		manifest: string(manifestBody), profile: "fill: {records: 10}\n",
+	} {
+		if b, _ := os.ReadFile(f); string(b) != want {
+			t.Fatalf("%s was changed", f)
+		}
+	}
+	if ents, _ := os.ReadDir(stateDir); len(ents) != 0 {
+		t.Fatalf("a refused command wrote into the state dir: %v", ents)
+	}
+
+	// What is allowed: --force replaces a file of one's own choosing; a
+	// report into the reported run's own directory; a new file.
+	md := filepath.Join(dir, "cmp.md")
+	for range 2 {
+		if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "compare", run, other, "--out", md, "--force"); err != nil {
+			t.Fatalf("compare --out --force: %v", err)
+		}
+	}
+	if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "calibration", run, "--out", filepath.Join(dir, "cal.md")); err != nil {
+		t.Fatalf("calibration --out a new file: %v", err)
+	}
+	if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "report", run); err != nil {
+		t.Fatalf("report into the run's own directory: %v", err)
+	}
+}

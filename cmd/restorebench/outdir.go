@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/statedir"
 )
 
 // outDir is an output directory this process holds: flocked (the
@@ -176,6 +179,81 @@ func claimPlotDir(dir, results string) (*outDir, error) {
 	if a, err := os.Stat(other); err == nil {
 		if b, err := os.Stat(results); err != nil || !os.SameFile(a, b) {
 			return nil, fmt.Errorf("--out %s holds another run's results (%s): its charts would be replaced by those of %s; choose another directory", dir, other, results)
+		}
+	}
+	return lockOut("--out", dir)
+}
+
+// dataPaths are the directories no --out of compare, calibration, report
+// or plot may be or lie inside: the embedded broker's log and the fill
+// manifests under --data-dir, and the state directory. The flags are the
+// root's (their defaults when cmd runs without the root, as in tests).
+func dataPaths(cmd *cobra.Command) []string {
+	flag := func(name, def string) string {
+		if f := cmd.Flag(name); f != nil {
+			return f.Value.String()
+		}
+		return def
+	}
+	data := flag("data-dir", ".restorebench")
+	state := flag("state-dir", "")
+	if state == "" {
+		state = filepath.Join(data, "state")
+	}
+	return []string{filepath.Join(data, "broker"), filepath.Join(data, "fills"), state}
+}
+
+// checkOutsideData refuses an output path inside the broker's log, the
+// fill manifests or the state directory: a file there would be taken for
+// (or replace) the broker's data, a manifest or a store's state.
+func checkOutsideData(cmd *cobra.Command, flag, path string) error {
+	names := []string{"the embedded broker's log", "the fill manifests", "the state directory"}
+	for i, p := range dataPaths(cmd) {
+		if statedir.Inside(path, p) {
+			return fmt.Errorf("%s %s: lies in %s (%s); choose a path outside it", flag, path, names[i], p)
+		}
+	}
+	return nil
+}
+
+// checkReplace refuses an output file that exists unless force: compare's
+// and calibration's --out replace a file only when told to (it may be a
+// profile, a manifest, anything). What is not a regular file is refused
+// even with force.
+func checkReplace(flag, path string, force bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s %s: not a regular file; refusing to write there", flag, path)
+	case !force:
+		return fmt.Errorf("%s %s: exists; refusing to overwrite it (pass --force to replace it, or choose another file)", flag, path)
+	}
+	return nil
+}
+
+// claimReportDir takes the directory report writes into: not inside the
+// data directories, not one another process is writing, and not one
+// holding the results of a run other than those reported (that run's
+// report.md and report.html would be replaced). inputs are the results
+// files reported.
+func claimReportDir(cmd *cobra.Command, dir string, inputs []string) (*outDir, error) {
+	if err := checkOutsideData(cmd, "--out", dir); err != nil {
+		return nil, err
+	}
+	other := filepath.Join(dir, atomicfile.ResultsName)
+	if a, err := os.Stat(other); err == nil {
+		own := false
+		for _, in := range inputs {
+			if b, err := os.Stat(in); err == nil && os.SameFile(a, b) {
+				own = true
+			}
+		}
+		if !own {
+			return nil, fmt.Errorf("--out %s holds another run's results (%s): its report would be replaced by this one; choose another directory", dir, other)
 		}
 	}
 	return lockOut("--out", dir)

@@ -15,6 +15,7 @@ import (
 	"github.com/restorebench/restorebench/internal/termsafe"
 	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // capacityFlags are the questions report and plan share: the objectives,
@@ -32,9 +33,23 @@ type capacityFlags struct {
 	writeRate  rateValue
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
+	// fs tells an explicit --state 0 from none.
+	fs *pflag.FlagSet
 }
 
+// Bounds of a deployment plan answers for.
+const (
+	// maxPlanPartitions is the most partitions a fill writes.
+	maxPlanPartitions = 10_000
+	// maxPlanThreads is predict's bound of num.stream.threads.
+	maxPlanThreads   = warmup.MaxThreads
+	maxPlanInstances = 10_000
+	minPlanRTO       = time.Second
+	maxPlanRTO       = 30 * 24 * time.Hour
+)
+
 func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
+	f.fs = fl
 	fl.DurationSliceVar(&f.rtos, "rto", rtos, "recovery-time objectives, e.g. 1m,5m,15m")
 	fl.IntVar(&f.threads, "threads", 1, "num.stream.threads per instance, for the per-instance answers")
 	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from (default: the one with Kafka Streams' default settings)")
@@ -59,12 +74,34 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 			return capacity.Options{}, fmt.Errorf("%s: %d must be at least %d", c.name, c.v, c.min)
 		}
 	}
+	for _, c := range []struct {
+		name string
+		v    int
+		max  int
+		what string
+	}{{"--threads", f.threads, maxPlanThreads, "as predict"}, {"--partitions", f.partitions, maxPlanPartitions, "the most a fill writes"}, {"--instances", f.instances, maxPlanInstances, ""}} {
+		if c.v > c.max {
+			why := ""
+			if c.what != "" {
+				why = " (" + c.what + ")"
+			}
+			return capacity.Options{}, fmt.Errorf("%s: %d is over %d%s", c.name, c.v, c.max, why)
+		}
+	}
+	if f.instances > 0 && f.standbys >= f.instances {
+		return capacity.Options{}, fmt.Errorf("--standbys: %d needs more than --instances %d (each standby of a task lives on an instance other than its active's)", f.standbys, f.instances)
+	}
 	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
 	}
 	for _, d := range f.rtos {
-		if d <= 0 {
+		switch {
+		case d <= 0:
 			return capacity.Options{}, fmt.Errorf("--rto: %s must be positive", d)
+		case d < minPlanRTO:
+			return capacity.Options{}, fmt.Errorf("--rto: %s is under %s (a restore's own fixed costs take longer)", d, minPlanRTO)
+		case d > maxPlanRTO:
+			return capacity.Options{}, fmt.Errorf("--rto: %s is over %s (30 days)", d, maxPlanRTO)
 		}
 	}
 	if err := f.checkState(); err != nil {
@@ -81,9 +118,14 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 // checkState validates --state, --live-state and --cleaner: one size, not
 // negative, and cleaner settings that are numbers.
 func (f *capacityFlags) checkState() error {
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 	switch {
 	case f.state < 0:
 		return fmt.Errorf("--state: %s is negative", f.state)
+	case f.state == 0 && changed("state"):
+		return errors.New("--state: 0 must be positive")
+	case f.liveState == 0 && changed("live-state"):
+		return errors.New("--live-state: 0 must be positive")
 	case f.liveState < 0:
 		return fmt.Errorf("--live-state: %s is negative", f.liveState)
 	case f.state > 0 && f.liveState > 0:

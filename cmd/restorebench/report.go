@@ -59,7 +59,11 @@ prints for that deployment.`,
 				out = filepath.Dir(rs[0].Path)
 				fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
 			}
-			claim, err := lockOut("--out", out)
+			inputs := make([]string, len(rs))
+			for i, r := range rs {
+				inputs[i] = r.Path
+			}
+			claim, err := claimReportDir(cmd, out, inputs)
 			if err != nil {
 				return err
 			}
@@ -82,7 +86,7 @@ prints for that deployment.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's directory)")
+	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's directory); not one holding another run's results, nor one in --data-dir's broker log, fill manifests or the state dir")
 	f.register(fl, capacity.DefaultRTOs)
 	return cmd
 }

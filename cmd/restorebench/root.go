@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
@@ -134,7 +136,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		Log:            cmd.ErrOrStderr(),
 	}
 	o.StallTimeout = g.stallTimeout
-	sec, brokers, err := g.security()
+	sec, brokers, err := g.security(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +177,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 // security merges --command-config with the security flags (flags win) and
 // returns nil when nothing asks for security. It also returns the file's
 // bootstrap.servers.
-func (g *globalFlags) security() (*cluster.Security, []string, error) {
+func (g *globalFlags) security(ctx context.Context) (*cluster.Security, []string, error) {
 	var sec cluster.Security
 	var brokers []string
 	if g.commandConfig != "" {
@@ -201,9 +203,11 @@ func (g *globalFlags) security() (*cluster.Security, []string, error) {
 		sec.InsecureSkipVerify = true
 	}
 	if g.passwordFile != "" {
-		b, err := os.ReadFile(g.passwordFile)
+		// A pipe is allowed (--sasl-password-file <(pass show kafka)),
+		// read to a bound and never waited on past passwordPipeTimeout.
+		b, err := boundedread.ReadFileOrPipe(ctx, g.passwordFile, boundedread.Secret, passwordPipeTimeout)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--sasl-password-file: cannot read %s", g.passwordFile)
+			return nil, nil, fmt.Errorf("--sasl-password-file: %w", err)
 		}
 		sec.Password = strings.TrimRight(string(b), "\r\n")
 	} else if pw := os.Getenv("RESTOREBENCH_SASL_PASSWORD"); pw != "" && sec.Password == "" {
@@ -214,6 +218,10 @@ func (g *globalFlags) security() (*cluster.Security, []string, error) {
 	}
 	return &sec, brokers, nil
 }
+
+// passwordPipeTimeout bounds the wait for a --sasl-password-file pipe's
+// writer (a variable for the tests).
+var passwordPipeTimeout = 10 * time.Second
 
 var invalidFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
 

@@ -135,6 +135,9 @@ func newPlotCmd() *cobra.Command {
 			if out == "" {
 				out = filepath.Dir(path)
 			}
+			if err := checkOutsideData(cmd, "--out", out); err != nil {
+				return err
+			}
 			claim, err := claimPlotDir(out, path)
 			if err != nil {
 				return err

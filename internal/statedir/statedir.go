@@ -287,3 +287,18 @@ func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// Inside reports whether path is dir or lies inside it, with symlinks
+// resolved as Check resolves them (a path not made yet lies where its
+// nearest existing parent resolves to).
+func Inside(path, dir string) bool {
+	a, err := absPath(path)
+	if err != nil {
+		return false
+	}
+	b, err := absPath(dir)
+	if err != nil {
+		return false
+	}
+	return a == b || within(a, b)
+}
