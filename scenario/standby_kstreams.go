@@ -317,15 +317,86 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 // drain waits until the active processed every input record written and
 // the standby applied every changelog record, and returns when the
 // standby's lag first read 0.
+//
+// Processed is not yet in the changelog: the active's changelog records
+// leave with its producer (linger, a commit) after it processed them, and
+// until they land the standby's lag reads 0 against the old end. So it
+// waits until the changelog's end offsets hold still, and takes only lags
+// the standby reported after that.
 func (s *ksStandby) drain() (int64, error) {
 	if err := s.f.awaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
 		return 0, err
 	}
-	ns, err := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.drainLag()))
+	settled, err := s.changelogSettled()
+	if err != nil {
+		return 0, err
+	}
+	ns, err := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyLagsSince(settled, s.drainLag()))
 	if err != nil {
 		return 0, fmt.Errorf("the standby did not apply everything written within %s: %w", catchUpLimit, err)
 	}
 	return ns, nil
+}
+
+// changelogSettledPoll is how often changelogSettled reads the end
+// offsets; two equal readings in a row count as settled.
+const changelogSettledPoll = 300 * time.Millisecond
+
+// changelogSettled waits until two readings of the changelog's end offsets
+// agree, and returns the monotonic time of the second.
+func (s *ksStandby) changelogSettled() (int64, error) {
+	deadline := time.Now().Add(drainTimeout)
+	prev := int64(-1)
+	for {
+		o, err := s.env.Offsets(s.ctx, s.t.Topic)
+		if err != nil {
+			return 0, err
+		}
+		if cur := sumEnds(o); cur == prev {
+			return ksdriver.NowMonoNs(), nil
+		} else {
+			prev = cur
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("the changelog %s kept growing for %s after the writes stopped", s.t.Topic, drainTimeout)
+		}
+		select {
+		case <-s.ctx.Done():
+			return 0, s.ctx.Err()
+		case <-time.After(changelogSettledPoll):
+		}
+	}
+}
+
+// standbyLagsSince is standbyWithin for lags the standby reported after
+// since: each standby task's latest such lag is at most lag.
+func (s *ksStandby) standbyLagsSince(since, lag int64) func() (bool, string) {
+	within := s.standbyWithin(lag)
+	return func() (bool, string) {
+		if ok, why := within(); !ok {
+			return false, why
+		}
+		sb := s.f.liveProc(ksStandbyID)
+		latest := map[int32]int64{}
+		for _, e := range sb.inst.Events() {
+			l, ok := e.(*ksdriver.Lags)
+			if !ok || l.MonoNs <= since {
+				continue
+			}
+			for _, sl := range l.Lags {
+				if sl.Store == s.t.StoreName {
+					latest[sl.Partition] = sl.Lag
+				}
+			}
+		}
+		for task := range sb.view.Standby {
+			part, _ := ksdriver.TaskPartition(task)
+			if l, ok := latest[part]; !ok || l > lag {
+				return false, fmt.Sprintf("standby %s lags %s since the changelog settled (want at most %d)", task, lagText(l, ok), lag)
+			}
+		}
+		return true, ""
+	}
 }
 
 // drainLag is the lag a standby that applied everything shows: 0, or
