@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -67,11 +65,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 			paths := make([]string, len(args))
 			loaded := make([]*runs.Results, len(args))
 			for i, a := range args {
-				p, err := resultsPath(a)
-				if err != nil {
-					return err
-				}
-				r, err := loadForTerminal(p)
+				p, r, err := loadArg(a)
 				if err != nil {
 					return err
 				}
@@ -161,24 +155,29 @@ func loadForTerminal(path string) (*runs.Results, error) {
 	return res, nil
 }
 
-func resultsPath(arg string) (string, error) {
-	fi, err := os.Stat(arg)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: no such results file or run directory", arg)
-	}
+// loadArg resolves a RESULTS.json|RUN-DIR argument and loads it for the
+// terminal (loadForTerminal), returning the results.json's path too.
+func loadArg(arg string) (string, *runs.Results, error) {
+	path, err := resultsPath(arg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if !fi.IsDir() {
-		return arg, nil
+	res, err := loadForTerminal(path)
+	if err != nil {
+		return "", nil, err
 	}
-	p := filepath.Join(arg, "results.json")
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s is a directory without results.json (no %s)", arg, p)
-	} else if err != nil {
-		return "", err
+	return path, res, nil
+}
+
+// resultsPath is runs.ResultsPath, but a run directory whose results.json
+// exists and cannot be read says why as the reading did.
+func resultsPath(arg string) (string, error) {
+	p, err := runs.ResultsPath(arg)
+	var d *runs.DirWithoutResultsError
+	if errors.As(err, &d) && !errors.Is(d.Err, fs.ErrNotExist) {
+		return "", d.Err
 	}
-	return p, nil
+	return p, err
 }
 
 func label(path string, r *runs.Results) string {
