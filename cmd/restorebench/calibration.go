@@ -45,11 +45,7 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 					return err
 				}
 			}
-			path, err := resultsPath(args[0])
-			if err != nil {
-				return err
-			}
-			res, err := loadForTerminal(path)
+			_, res, err := loadArg(args[0])
 			if err != nil {
 				return err
 			}
