@@ -129,6 +129,23 @@ func claimRunOut(name, out string) (runID, dir string, o *outDir, err error) {
 	return runID, o.path, o, nil
 }
 
+// claimAndConnect claims the output of a run or restore (claimRunOut) and
+// connects to the cluster. It returns the run id, the directory, the
+// environment and done, which the caller calls when the command ends: it
+// closes the environment, then releases the claim.
+func (g *globalFlags) claimAndConnect(cmd *cobra.Command, name, out string) (runID, dir string, env *bench.Env, done func(), err error) {
+	runID, dir, claim, err := claimRunOut(name, out)
+	if err != nil {
+		return "", "", nil, nil, err
+	}
+	env, err = g.connect(cmd)
+	if err != nil {
+		claim.release()
+		return "", "", nil, nil, err
+	}
+	return runID, dir, env, func() { env.Close(); claim.release() }, nil
+}
+
 // checkOutFile refuses an output file (--out of compare, calibration,
 // --cpuprofile) that would replace a run's results.
 func checkOutFile(flag, path string) error {
