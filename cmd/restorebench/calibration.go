@@ -34,16 +34,8 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if format != "table" && format != "markdown" {
 				return fmt.Errorf("--format %q: want table or markdown", format)
 			}
-			if out != "" {
-				if err := checkOutFile("--out", out); err != nil {
-					return err
-				}
-				if err := checkOutsideData(cmd, "--out", out); err != nil {
-					return err
-				}
-				if err := checkReplace("--out", out, force); err != nil {
-					return err
-				}
+			if err := checkOutReport(cmd, out, force); err != nil {
+				return err
 			}
 			_, res, err := loadArg(args[0])
 			if err != nil {

@@ -48,16 +48,8 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 			default:
 				return fmt.Errorf("--format %q: want table, markdown or benchfmt", format)
 			}
-			if out != "" {
-				if err := checkOutFile("--out", out); err != nil {
-					return err
-				}
-				if err := checkOutsideData(cmd, "--out", out); err != nil {
-					return err
-				}
-				if err := checkReplace("--out", out, force); err != nil {
-					return err
-				}
+			if err := checkOutReport(cmd, out, force); err != nil {
+				return err
 			}
 			if len(args) == 2 && cmd.Flags().Changed("baseline") {
 				return errors.New("--baseline compares the cases of one run; give one results file, not two")

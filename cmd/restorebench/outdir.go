@@ -252,6 +252,22 @@ func checkReplace(flag, path string, force bool) error {
 	return nil
 }
 
+// checkOutReport checks compare's and calibration's --out (none: stdout):
+// not a results file (checkOutFile), outside the data (checkOutsideData),
+// and replaced only with force (checkReplace).
+func checkOutReport(cmd *cobra.Command, out string, force bool) error {
+	if out == "" {
+		return nil
+	}
+	if err := checkOutFile("--out", out); err != nil {
+		return err
+	}
+	if err := checkOutsideData(cmd, "--out", out); err != nil {
+		return err
+	}
+	return checkReplace("--out", out, force)
+}
+
 // claimReportDir takes the directory report writes into: not inside the
 // data directories, not one another process is writing, and not one
 // holding the results of a run other than those reported (that run's
