@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/compare"
-	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -106,15 +105,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 					}
 				}
 			}
-			if out == "" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := atomicfile.Write(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
-			return nil
+			return writeOutReport(cmd, out, buf.Bytes())
 		},
 	}
 	fl := cmd.Flags()

@@ -268,6 +268,20 @@ func checkOutReport(cmd *cobra.Command, out string, force bool) error {
 	return checkReplace("--out", out, force)
 }
 
+// writeOutReport writes compare's or calibration's output b to stdout, or
+// (atomically) to out, saying so on stderr.
+func writeOutReport(cmd *cobra.Command, out string, b []byte) error {
+	if out == "" {
+		_, err := cmd.OutOrStdout().Write(b)
+		return err
+	}
+	if err := atomicfile.Write(out, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+	return nil
+}
+
 // claimReportDir takes the directory report writes into: not inside the
 // data directories, not one another process is writing, and not one
 // holding the results of a run other than those reported (that run's
