@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
@@ -84,6 +85,31 @@ func (c *Changer) mark(by string, edit func(*loadgen.Changes)) error {
 	return m.Save(c.path)
 }
 
+// startAppend begins an append of n records: it returns the generator
+// index the next record has and a producer client for the fill's
+// compression, having first recorded the intent (n more appended, the
+// change unsettled) in the manifest: a topic changed without its manifest
+// saying so would later look like someone else's. The caller closes the
+// client.
+func (c *Changer) startAppend(by string, n int64) (int64, *kgo.Client, error) {
+	from := c.Spec().Records
+	if c.fill.Manifest.Changes == nil || c.fill.Manifest.Changes.Appended == 0 {
+		from = c.total
+	}
+	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n; ch.Unsettled = true }); err != nil {
+		return 0, nil, err
+	}
+	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
+	if err != nil {
+		return 0, nil, err
+	}
+	cl, err := cluster.NewClient(c.env.Cluster, popts...)
+	if err != nil {
+		return 0, nil, err
+	}
+	return from, cl, nil
+}
+
 // Append writes n more records of the fill's generator to the topic at
 // perSecond records a second (0: as fast as it goes), as an application
 // still writing its changelog would, and returns how many it wrote. Closing
@@ -93,22 +119,9 @@ func (c *Changer) Append(ctx context.Context, by string, n int64, perSecond floa
 	if n <= 0 {
 		return 0, nil
 	}
-	from := c.Spec().Records
-	if c.fill.Manifest.Changes == nil || c.fill.Manifest.Changes.Appended == 0 {
-		from = c.total
-	}
-	// Record the intent first: a topic changed without its manifest saying
-	// so would later look like someone else's.
 	// Unsettled until the write is done: an interrupted one leaves the
 	// topic holding part of it, which the next fill then refills.
-	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n; ch.Unsettled = true }); err != nil {
-		return 0, err
-	}
-	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
-	if err != nil {
-		return 0, err
-	}
-	cl, err := cluster.NewClient(c.env.Cluster, popts...)
+	from, cl, err := c.startAppend(by, n)
 	if err != nil {
 		return 0, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -22,22 +21,10 @@ func (c *Changer) AppendVia(ctx context.Context, by, topic string, n int64, perS
 	if n <= 0 {
 		return 0, nil
 	}
-	from := c.Spec().Records
-	if c.fill.Manifest.Changes == nil || c.fill.Manifest.Changes.Appended == 0 {
-		from = c.total
-	}
-	// The intent first, as Append does: a changelog that grew without its
-	// manifest saying so would later look like someone else's.
-	// Unsettled from now on: the changelog holds these records only as far
-	// as Kafka Streams processed them, which the next fill cannot know.
-	if err := c.mark(by, func(ch *loadgen.Changes) { ch.Appended += n; ch.Unsettled = true }); err != nil {
-		return 0, err
-	}
-	popts, err := loadgen.ProducerOpts(c.fill.Manifest.Compression)
-	if err != nil {
-		return 0, err
-	}
-	cl, err := cluster.NewClient(c.env.Cluster, popts...)
+	// The intent first, as Append does. Unsettled from now on: the
+	// changelog holds these records only as far as Kafka Streams processed
+	// them, which the next fill cannot know.
+	from, cl, err := c.startAppend(by, n)
 	if err != nil {
 		return 0, err
 	}

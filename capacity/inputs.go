@@ -3,9 +3,6 @@ package capacity
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/restorebench/restorebench/compare"
@@ -27,21 +24,12 @@ func (r *Run) Name() string { return fmt.Sprintf("%s (%s)", r.Label, r.Results.R
 // ResultsPath resolves arg to a results.json: the file itself, or
 // DIR/results.json for a run directory.
 func ResultsPath(arg string) (string, error) {
-	fi, err := os.Stat(arg)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: no such results file or run directory", arg)
-	}
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return arg, nil
-	}
-	p := filepath.Join(arg, "results.json")
-	if _, err := os.Stat(p); err != nil {
+	p, err := runs.ResultsPath(arg)
+	var d *runs.DirWithoutResultsError
+	if errors.As(err, &d) {
 		return "", fmt.Errorf("%s is a directory without results.json", arg)
 	}
-	return p, nil
+	return p, err
 }
 
 // LoadRuns reads each argument (a results.json or a run directory) and

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/errwriter"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -37,7 +38,7 @@ var benchfmtUnits = []string{
 // benchfmt-safe: characters other than ASCII letters, digits and ._+,:@~-
 // become "_"; names that then collide get a hash of the original appended.
 func WriteBenchfmt(w io.Writer, r *runs.Results) error {
-	ew := &errWriter{w: w}
+	ew := errwriter.New(w)
 	fmt.Fprintf(ew, "# restorebench run %s (tool %s, host %s, %d CPUs, %s, RocksDB %s)\n",
 		benchfmtComment(r.RunID), benchfmtComment(r.ToolVersion), benchfmtComment(r.Host.Hostname),
 		r.Host.CPUs, benchfmtComment(r.Host.GoVersion), benchfmtComment(r.Host.RocksDBVersion))
@@ -68,7 +69,7 @@ func WriteBenchfmt(w io.Writer, r *runs.Results) error {
 		}
 		fmt.Fprintln(ew, BenchfmtLine(names[x.Case], x))
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // BenchfmtLine is one restore's benchmark line under the benchfmt-safe case

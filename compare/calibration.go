@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/errwriter"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -208,10 +209,10 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 // Markdown when markdown is set.
 func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		if len(pairs) == 0 {
 			fmt.Fprintln(ew, "no setting ran on both engines (a pair is a model case and a kafka-streams case with the same settings)")
-			return ew.err
+			return ew.Err()
 		}
 		head := []string{"setting", "model s", "model range", "kafka-streams s", "kafka-streams range", "model/KS", "ratio range", "pairs"}
 		var rows [][]string
@@ -234,7 +235,7 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 				writeMarkdownTable(ew, holdHead, holdRows)
 				fmt.Fprintf(ew, "\n%s\n", mdEscape(strings.ReplaceAll(SettingHoldOutDefinition, "\n", " ")))
 			}
-			return ew.err
+			return ew.Err()
 		}
 		writeTable(ew, head, rows)
 		fmt.Fprintf(ew, "\n%s\n", CalibrationDefinition)
@@ -243,7 +244,7 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 			writeTable(ew, holdHead, holdRows)
 			fmt.Fprintf(ew, "\n%s\n", SettingHoldOutDefinition)
 		}
-		return ew.err
+		return ew.Err()
 	}
 }
 

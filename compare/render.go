@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/restorebench/restorebench/internal/errwriter"
 )
 
 // Reporter writes a rendering of a comparison.
@@ -87,7 +89,7 @@ with one value says "n=1, spread unknown". Change is (other - base) / base.`
 // case and metric.
 func NewTableReporter(c *Comparison) Reporter {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		fmt.Fprintf(ew, "base:  %s\nother: %s\n", c.BaseLabel, c.OtherLabel)
 		for _, n := range c.Notes {
 			fmt.Fprintf(ew, "note: %s\n", n)
@@ -95,7 +97,7 @@ func NewTableReporter(c *Comparison) Reporter {
 		fmt.Fprintln(ew)
 		if len(c.Rows) == 0 {
 			fmt.Fprintln(ew, "no cases to compare")
-			return ew.err
+			return ew.Err()
 		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "case\tmetric\tbase\tbase range\tother\tother range\tchange\tvs spread")
@@ -120,7 +122,7 @@ func NewTableReporter(c *Comparison) Reporter {
 			fmt.Fprintf(ew, "note: %s\n", n)
 		}
 		fmt.Fprintln(ew, SpreadDefinition)
-		return ew.err
+		return ew.Err()
 	}
 }
 
@@ -176,7 +178,7 @@ func rowNotes(c *Comparison) []string {
 // row per case, each metric cell "base → other (change, verdict)".
 func NewMarkdownReporter(c *Comparison) Reporter {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		fmt.Fprintf(ew, "Base: %s  \nOther: %s\n\n", mdEscape(c.BaseLabel), mdEscape(c.OtherLabel))
 		for _, n := range c.Notes {
 			fmt.Fprintf(ew, "- **note:** %s\n", mdEscape(n))
@@ -186,7 +188,7 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 		}
 		if len(c.Rows) == 0 {
 			fmt.Fprintln(ew, "No cases to compare.")
-			return ew.err
+			return ew.Err()
 		}
 		head := []string{"case", "verified base", "verified other"}
 		for _, m := range CompareMetrics {
@@ -213,7 +215,7 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 			fmt.Fprintln(ew)
 		}
 		fmt.Fprintf(ew, "%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
-		return ew.err
+		return ew.Err()
 	}
 }
 
@@ -233,18 +235,3 @@ func mdCell(d MetricDiff, row CaseRow) string {
 var mdReplacer = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;")
 
 func mdEscape(s string) string { return mdReplacer.Replace(s) }
-
-// errWriter keeps the first write error and drops later writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}

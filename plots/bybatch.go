@@ -340,10 +340,7 @@ func RestoreTimeByBatch(r *runs.Results) (*plot.Plot, error) {
 		pts.Radius = vg.Points(3)
 		p.Add(line, pts)
 		if len(errXYs) > 0 {
-			eb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{errXYs, errYs})
+			eb, err := NewYErrorBars(errXYs, errYs)
 			if err != nil {
 				return nil, fmt.Errorf("plots: error bars %s: %w", l.label, err)
 			}

@@ -151,10 +151,7 @@ func addGapRanges(p *plot.Plot, sums []runs.FailoverSummary, barWidth vg.Length)
 	if len(xys) == 0 {
 		return nil
 	}
-	eb, err := plotter.NewYErrorBars(struct {
-		plotter.XYs
-		plotter.YErrors
-	}{xys, ys})
+	eb, err := NewYErrorBars(xys, ys)
 	if err != nil {
 		return fmt.Errorf("plots: error bars: %w", err)
 	}

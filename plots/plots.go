@@ -54,6 +54,11 @@ var palette = []color.Color{
 	rgb(0xba, 0xb0, 0xac),
 }
 
+// PaletteColor is colour i of the palette (Tableau 10), from the start
+// again after the tenth: for charts of other packages that should look like
+// these.
+func PaletteColor(i int) color.Color { return palette[i%len(palette)] }
+
 // dashes tell apart the repeats of one case (which share a colour).
 var dashes = [][]vg.Length{
 	nil,
@@ -179,10 +184,7 @@ func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 	p.Add(hGrid(), bars)
 
 	if len(errXYs) > 0 {
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{errXYs, errYs})
+		eb, err := NewYErrorBars(errXYs, errYs)
 		if err != nil {
 			return nil, fmt.Errorf("plots: error bars: %w", err)
 		}
@@ -590,16 +592,7 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) || t.n < 1 {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	raw := (hi - lo) / float64(t.n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, f := range []float64{1, 2, 5} {
-		if raw <= f*mag {
-			step = f * mag
-			break
-		}
-	}
-	prec := max(0, int(-math.Floor(math.Log10(step))))
+	step, prec := NiceStep(lo, hi, t.n)
 	var ticks []plot.Tick
 	for i := math.Ceil(lo / step * 2); i/2*step <= hi+step*1e-9; i++ {
 		v := i / 2 * step
@@ -610,6 +603,43 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
 	}
 	return ticks
+}
+
+// lagXYs is a lag series as points (time, records behind), with the
+// largest of its times (0 when none is positive).
+func lagXYs(pts []runs.LagPoint) (plotter.XYs, float64) {
+	xys := make(plotter.XYs, len(pts))
+	tMax := 0.0
+	for i, pt := range pts {
+		xys[i] = plotter.XY{X: pt.T, Y: float64(pt.Lag)}
+		tMax = max(tMax, pt.T)
+	}
+	return xys, tMax
+}
+
+// NewYErrorBars draws errs (low and high extents) as vertical error bars
+// at xys.
+func NewYErrorBars(xys plotter.XYs, errs plotter.YErrors) (*plotter.YErrorBars, error) {
+	return plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{xys, errs})
+}
+
+// NiceStep is the 1, 2 or 5 × 10^k step that marks about n ticks from lo
+// to hi (lo < hi, both finite, n ≥ 1), and the decimals its multiples need
+// as labels without trailing zeros.
+func NiceStep(lo, hi float64, n int) (step float64, prec int) {
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step = 10 * mag
+	for _, f := range []float64{1, 2, 5} {
+		if raw <= f*mag {
+			step = f * mag
+			break
+		}
+	}
+	return step, max(0, int(-math.Floor(math.Log10(step))))
 }
 
 // finishCaseAxes sets the axes of a per-case bar chart: y from 0 with 5%

@@ -46,11 +46,8 @@ func WarmupLag(r *runs.Results) (*plot.Plot, error) {
 			if s.Role != runs.RoleWarmup || len(s.Points) == 0 {
 				continue
 			}
-			xys := make(plotter.XYs, len(s.Points))
-			for i, pt := range s.Points {
-				xys[i] = plotter.XY{X: pt.T, Y: float64(pt.Lag)}
-				xMax = max(xMax, pt.T)
-			}
+			xys, tMax := lagXYs(s.Points)
+			xMax = max(xMax, tMax)
 			l, err := plotter.NewLine(xys)
 			if err != nil {
 				return nil, fmt.Errorf("plots: warmup lag: %w", err)

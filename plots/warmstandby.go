@@ -152,11 +152,8 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 		if _, ok := dashOf[caseOf(rec)]; !ok {
 			dashOf[caseOf(rec)] = caseDashes[len(dashOf)%len(caseDashes)]
 		}
-		xys := make(plotter.XYs, len(sb.Lag))
-		for j, pt := range sb.Lag {
-			xys[j] = plotter.XY{X: pt.T, Y: float64(pt.Lag)}
-			maxT = max(maxT, pt.T)
-		}
+		xys, tMax := lagXYs(sb.Lag)
+		maxT = max(maxT, tMax)
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, err

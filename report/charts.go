@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 
@@ -17,17 +16,6 @@ import (
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/runs"
 )
-
-// palette is Tableau 10, as package plots uses: distinct on white and for
-// most colour-blind readers.
-var palette = []color.Color{
-	rgb(0x4e, 0x79, 0xa7), rgb(0xf2, 0x8e, 0x2b), rgb(0xe1, 0x57, 0x59),
-	rgb(0x76, 0xb7, 0xb2), rgb(0x59, 0xa1, 0x4f), rgb(0xed, 0xc9, 0x48),
-	rgb(0xb0, 0x7a, 0xa1), rgb(0xff, 0x9d, 0xa7), rgb(0x9c, 0x75, 0x5f),
-	rgb(0xba, 0xb0, 0xac),
-}
-
-func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
 
@@ -80,7 +68,7 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 	scale, unit := sizeUnit(maxX)
 	p := newChart("Time to ready against "+axis.Label(), fmt.Sprintf("%s (%s)", axis.Label(), unit), "time to ready (s)")
 	for i, s := range coldSetups(a) {
-		c := palette[i%len(palette)]
+		c := plots.PaletteColor(i)
 		xys := make(plotter.XYs, len(s.Obs))
 		for j, o := range s.Obs {
 			xys[j] = plotter.XY{X: axis.Of(o) / scale, Y: o.Seconds}
@@ -147,17 +135,14 @@ func throughputChart(a *capacity.Analysis) (*plot.Plot, error) {
 			pts = append(pts, plotter.XY{X: g[0].ChangelogBytes / scale, Y: m})
 			errs = append(errs, struct{ Low, High float64 }{m - runs.Min(mbs), runs.Max(mbs) - m})
 		}
-		c := palette[i%len(palette)]
+		c := plots.PaletteColor(i)
 		line, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, err
 		}
 		line.Color, line.Width = c, vg.Points(1.3)
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.6), Shape: shapes[i%len(shapes)]}
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{pts, errs})
+		eb, err := plots.NewYErrorBars(pts, errs)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +199,7 @@ func rtoChart(a *capacity.Analysis) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Color, l.Width = palette[0], vg.Points(1.6)
+		l.Color, l.Width = plots.PaletteColor(0), vg.Points(1.6)
 		if seg.dashed {
 			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
@@ -231,7 +216,7 @@ func rtoChart(a *capacity.Analysis) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: palette[2], Radius: vg.Points(3.2), Shape: draw.CircleGlyph{}}
+	sc.GlyphStyle = draw.GlyphStyle{Color: plots.PaletteColor(2), Radius: vg.Points(3.2), Shape: draw.CircleGlyph{}}
 	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: texts})
 	if err != nil {
 		return nil, err
@@ -277,24 +262,15 @@ func caseNames(s *capacity.Setup) string {
 	return out
 }
 
-// niceTicks marks about n labelled ticks at 1, 2 or 5 × 10^k, labelled
-// without trailing zeros (package plots has its own, unexported).
+// niceTicks marks about n labelled ticks at plots.NiceStep, labelled
+// without trailing zeros (package plots' own also marks minor ticks).
 type niceTicks struct{ n int }
 
 func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	raw := (hi - lo) / float64(t.n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, f := range []float64{1, 2, 5} {
-		if raw <= f*mag {
-			step = f * mag
-			break
-		}
-	}
-	prec := max(0, int(-math.Floor(math.Log10(step))))
+	step, prec := plots.NiceStep(lo, hi, t.n)
 	var ticks []plot.Tick
 	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/errwriter"
 	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
@@ -17,7 +18,7 @@ import (
 // a ticket or printed.
 func NewHTMLReporter(d *Document) func(io.Writer) error {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		fmt.Fprintf(ew, htmlHead, html.EscapeString(termsafe.String(d.Title)), css)
 		fmt.Fprintf(ew, "<header>\n<h1>%s</h1>\n<p class=\"subtitle\">%s</p>\n</header>\n", inline(d.Title), inline(d.Subtitle))
 		htmlFacts(ew, d.Facts)
@@ -30,7 +31,7 @@ func NewHTMLReporter(d *Document) func(io.Writer) error {
 			fmt.Fprintln(ew, "</section>")
 		}
 		fmt.Fprint(ew, "</main>\n</body>\n</html>\n")
-		return ew.err
+		return ew.Err()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/errwriter"
 	"github.com/restorebench/restorebench/internal/termsafe"
 )
 
@@ -15,7 +16,7 @@ import (
 // images linked by their file name (see FigureFile), written beside it.
 func NewMarkdownReporter(d *Document) func(io.Writer) error {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		fmt.Fprintf(ew, "# %s\n\n%s\n\n", mdText(d.Title, false), mdText(d.Subtitle, true))
 		if len(d.Facts) > 0 {
 			fmt.Fprint(ew, "## Summary\n\n")
@@ -34,7 +35,7 @@ func NewMarkdownReporter(d *Document) func(io.Writer) error {
 				mdBlock(ew, b)
 			}
 		}
-		return ew.err
+		return ew.Err()
 	}
 }
 

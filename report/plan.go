@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/internal/errwriter"
 )
 
 // NewPlanReporter writes the analysis' answers for a terminal: each answer
@@ -13,7 +14,7 @@ import (
 // from and the runs it rests on; then what cannot be answered and why.
 func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
 	return func(w io.Writer) error {
-		ew := &errWriter{w: w}
+		ew := errwriter.New(w)
 		fmt.Fprintf(ew, "inputs: %s\n", runList(a.Runs))
 		for _, p := range a.Incomplete {
 			fmt.Fprintf(ew, "INCOMPLETE INPUT %s: %s; the answers rest only on what it finished\n", p.Run.Label, p.Reason)
@@ -37,7 +38,7 @@ func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
 				fmt.Fprintf(ew, "  %s: %s\n", u.Question, u.Reason)
 			}
 		}
-		return ew.err
+		return ew.Err()
 	}
 }
 
@@ -64,19 +65,4 @@ func runList(rs []*capacity.Run) string {
 		parts[i] = fmt.Sprintf("%s = %s (run %s)", r.Label, r.Path, r.Results.RunID)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// errWriter keeps the first write error and drops later writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

@@ -153,9 +153,7 @@ func (r *rolling) run() error {
 	verifyErr := r.verify(runErr)
 	r.f.stopAll(r.ctx)
 	r.record(ld)
-	if cerr := r.f.resetGroup(r.ctx, r.input, r.staticIDs()); cerr != nil {
-		r.env.Logf("rolling: warning: cleaning up after the run: %v", cerr)
-	}
+	r.f.resetAfterRun(r.ctx, "rolling", r.input, r.staticIDs())
 	r.logResult()
 	return errors.Join(runErr, verifyErr)
 }
@@ -255,18 +253,7 @@ func (r *rolling) verify(runErr error) error {
 	if err := r.f.awaitProcessed(r.ctx, r.input, drainTimeout); err != nil || runErr != nil {
 		return err // after a failure the stores are not a measurement
 	}
-	expected, err := r.req.Changer.Expected()
-	if err != nil {
-		return err
-	}
-	actual, err := r.f.digestAll(r.ctx)
-	if err != nil {
-		return err
-	}
-	t := r.t
-	t.Expected = expected
-	_, err = verifyInto(r.rec, t, actual)
-	return err
+	return r.f.verifyStores(r.ctx, r.rec)
 }
 
 // record builds the timeline and the per-restart rows.

@@ -175,9 +175,7 @@ func (s *scaleOut) run() error {
 	if origin != 0 {
 		s.record(origin, endNs, ld, atOrigin)
 	}
-	if cerr := s.f.resetGroup(s.ctx, s.input, nil); cerr != nil {
-		s.env.Logf("scaleout: warning: cleaning up after the run: %v", cerr)
-	}
+	s.f.resetAfterRun(s.ctx, "scaleout", s.input, nil)
 	s.logResult()
 	return errors.Join(watchErr, verifyErr)
 }
@@ -250,18 +248,7 @@ func (s *scaleOut) verify() error {
 	if err := s.f.awaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
 		return err
 	}
-	expected, err := s.req.Changer.Expected()
-	if err != nil {
-		return err
-	}
-	actual, err := s.f.digestAll(s.ctx)
-	if err != nil {
-		return err
-	}
-	t := s.t
-	t.Expected = expected
-	_, err = verifyInto(s.rec, t, actual)
-	return err
+	return s.f.verifyStores(s.ctx, s.rec)
 }
 
 // record builds the timeline and fills in the record and the prediction.

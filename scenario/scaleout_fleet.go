@@ -485,6 +485,24 @@ func (f *fleet) awaitProcessed(ctx context.Context, input string, timeout time.D
 	}
 }
 
+// verifyStores digests every live instance's active stores and checks
+// them, into rec, against what the changelog must hold now by the
+// request's Changer.
+func (f *fleet) verifyStores(ctx context.Context, rec *runs.Restore) error {
+	expected, err := f.req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	actual, err := f.digestAll(ctx)
+	if err != nil {
+		return err
+	}
+	t := f.t
+	t.Expected = expected
+	_, err = verifyInto(rec, t, actual)
+	return err
+}
+
 // digestAll asks every live instance for the digest of its active stores
 // and merges them: each partition must come from exactly one instance.
 func (f *fleet) digestAll(ctx context.Context) ([]loadgen.PartitionState, error) {
@@ -579,6 +597,14 @@ func (f *fleet) resetGroup(ctx context.Context, input string, staticIDs []string
 			}
 		}
 	})
+}
+
+// resetAfterRun resets the group once a run is over (resetGroup); a
+// failure only warns, in the log of the scenario named scenario.
+func (f *fleet) resetAfterRun(ctx context.Context, scenario, input string, staticIDs []string) {
+	if err := f.resetGroup(ctx, input, staticIDs); err != nil {
+		f.env.Logf("%s: warning: cleaning up after the run: %v", scenario, err)
+	}
 }
 
 // truncateTopic deletes every record of topic (DeleteRecords to the end).

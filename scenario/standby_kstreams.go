@@ -87,9 +87,7 @@ func (StandbyKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Requ
 	defer s.f.killAll()
 	err := s.run()
 	s.f.stopAll(ctx)
-	if cerr := s.f.resetGroup(ctx, s.input, nil); cerr != nil {
-		env.Logf("standby: warning: cleaning up after the run: %v", cerr)
-	}
+	s.f.resetAfterRun(ctx, "standby", s.input, nil)
 	if err != nil {
 		// The instances' directories stay, with their logs.
 		return s.out, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/compare"
-	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -34,22 +33,10 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if format != "table" && format != "markdown" {
 				return fmt.Errorf("--format %q: want table or markdown", format)
 			}
-			if out != "" {
-				if err := checkOutFile("--out", out); err != nil {
-					return err
-				}
-				if err := checkOutsideData(cmd, "--out", out); err != nil {
-					return err
-				}
-				if err := checkReplace("--out", out, force); err != nil {
-					return err
-				}
-			}
-			path, err := resultsPath(args[0])
-			if err != nil {
+			if err := checkOutReport(cmd, out, force); err != nil {
 				return err
 			}
-			res, err := loadForTerminal(path)
+			_, res, err := loadArg(args[0])
 			if err != nil {
 				return err
 			}
@@ -57,15 +44,7 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if err := compare.NewCalibrationReporter(compare.EnginePairs(res.Restores), format == "markdown")(&buf); err != nil {
 				return err
 			}
-			if out == "" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := atomicfile.Write(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
-			return nil
+			return writeOutReport(cmd, out, buf.Bytes())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table or markdown")

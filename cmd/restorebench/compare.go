@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/compare"
-	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -50,16 +47,8 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 			default:
 				return fmt.Errorf("--format %q: want table, markdown or benchfmt", format)
 			}
-			if out != "" {
-				if err := checkOutFile("--out", out); err != nil {
-					return err
-				}
-				if err := checkOutsideData(cmd, "--out", out); err != nil {
-					return err
-				}
-				if err := checkReplace("--out", out, force); err != nil {
-					return err
-				}
+			if err := checkOutReport(cmd, out, force); err != nil {
+				return err
 			}
 			if len(args) == 2 && cmd.Flags().Changed("baseline") {
 				return errors.New("--baseline compares the cases of one run; give one results file, not two")
@@ -67,11 +56,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 			paths := make([]string, len(args))
 			loaded := make([]*runs.Results, len(args))
 			for i, a := range args {
-				p, err := resultsPath(a)
-				if err != nil {
-					return err
-				}
-				r, err := loadForTerminal(p)
+				p, r, err := loadArg(a)
 				if err != nil {
 					return err
 				}
@@ -120,15 +105,7 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 					}
 				}
 			}
-			if out == "" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := atomicfile.Write(out, buf.Bytes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
-			return nil
+			return writeOutReport(cmd, out, buf.Bytes())
 		},
 	}
 	fl := cmd.Flags()
@@ -161,24 +138,29 @@ func loadForTerminal(path string) (*runs.Results, error) {
 	return res, nil
 }
 
-func resultsPath(arg string) (string, error) {
-	fi, err := os.Stat(arg)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: no such results file or run directory", arg)
-	}
+// loadArg resolves a RESULTS.json|RUN-DIR argument and loads it for the
+// terminal (loadForTerminal), returning the results.json's path too.
+func loadArg(arg string) (string, *runs.Results, error) {
+	path, err := resultsPath(arg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if !fi.IsDir() {
-		return arg, nil
+	res, err := loadForTerminal(path)
+	if err != nil {
+		return "", nil, err
 	}
-	p := filepath.Join(arg, "results.json")
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s is a directory without results.json (no %s)", arg, p)
-	} else if err != nil {
-		return "", err
+	return path, res, nil
+}
+
+// resultsPath is runs.ResultsPath, but a run directory whose results.json
+// exists and cannot be read says why as the reading did.
+func resultsPath(arg string) (string, error) {
+	p, err := runs.ResultsPath(arg)
+	var d *runs.DirWithoutResultsError
+	if errors.As(err, &d) && !errors.Is(d.Err, fs.ErrNotExist) {
+		return "", d.Err
 	}
-	return p, nil
+	return p, err
 }
 
 func label(path string, r *runs.Results) string {

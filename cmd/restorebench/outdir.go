@@ -129,6 +129,23 @@ func claimRunOut(name, out string) (runID, dir string, o *outDir, err error) {
 	return runID, o.path, o, nil
 }
 
+// claimAndConnect claims the output of a run or restore (claimRunOut) and
+// connects to the cluster. It returns the run id, the directory, the
+// environment and done, which the caller calls when the command ends: it
+// closes the environment, then releases the claim.
+func (g *globalFlags) claimAndConnect(cmd *cobra.Command, name, out string) (runID, dir string, env *bench.Env, done func(), err error) {
+	runID, dir, claim, err := claimRunOut(name, out)
+	if err != nil {
+		return "", "", nil, nil, err
+	}
+	env, err = g.connect(cmd)
+	if err != nil {
+		claim.release()
+		return "", "", nil, nil, err
+	}
+	return runID, dir, env, func() { env.Close(); claim.release() }, nil
+}
+
 // checkOutFile refuses an output file (--out of compare, calibration,
 // --cpuprofile) that would replace a run's results.
 func checkOutFile(flag, path string) error {
@@ -232,6 +249,36 @@ func checkReplace(flag, path string, force bool) error {
 	case !force:
 		return fmt.Errorf("%s %s: exists; refusing to overwrite it (pass --force to replace it, or choose another file)", flag, path)
 	}
+	return nil
+}
+
+// checkOutReport checks compare's and calibration's --out (none: stdout):
+// not a results file (checkOutFile), outside the data (checkOutsideData),
+// and replaced only with force (checkReplace).
+func checkOutReport(cmd *cobra.Command, out string, force bool) error {
+	if out == "" {
+		return nil
+	}
+	if err := checkOutFile("--out", out); err != nil {
+		return err
+	}
+	if err := checkOutsideData(cmd, "--out", out); err != nil {
+		return err
+	}
+	return checkReplace("--out", out, force)
+}
+
+// writeOutReport writes compare's or calibration's output b to stdout, or
+// (atomically) to out, saying so on stderr.
+func writeOutReport(cmd *cobra.Command, out string, b []byte) error {
+	if out == "" {
+		_, err := cmd.OutOrStdout().Write(b)
+		return err
+	}
+	if err := atomicfile.Write(out, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
 	return nil
 }
 

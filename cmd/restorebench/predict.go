@@ -105,11 +105,8 @@ scale-out is predicted again and shown beside what was measured.`,
 func runPredictScaleOut(cmd *cobra.Command, f *predictFlags) error {
 	var res *runs.Results
 	if f.from != "" {
-		path, err := resultsPath(f.from)
-		if err != nil {
-			return err
-		}
-		if res, err = loadForTerminal(path); err != nil {
+		var err error
+		if _, res, err = loadArg(f.from); err != nil {
 			return err
 		}
 	}

@@ -66,16 +66,11 @@ changelog) is restored and counted, and reported as not verified.`,
 		if topic == "" {
 			topic = config.ChangelogTopic(appID, store)
 		}
-		runID, out, claim, err := claimRunOut("restore", out)
+		runID, out, env, done, err := g.claimAndConnect(cmd, "restore", out)
 		if err != nil {
 			return err
 		}
-		defer claim.release()
-		env, err := g.connect(cmd)
-		if err != nil {
-			return err
-		}
-		defer env.Close()
+		defer done()
 		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,
 			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,

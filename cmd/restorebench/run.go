@@ -48,16 +48,11 @@ an interrupted run keeps what finished.`,
 					return fmt.Errorf("--%w", err)
 				}
 			}
-			runID, out, claim, err := claimRunOut(plan.Name, out)
+			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
 			if err != nil {
 				return err
 			}
-			defer claim.release()
-			env, err := g.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
+			defer done()
 			effective := plan.Repeats
 			if repeats > 0 {
 				effective = repeats

@@ -125,11 +125,7 @@ func newSummaryCmd() *cobra.Command {
   restorebench summary copied-from-prod.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := resultsPath(args[0])
-			if err != nil {
-				return err
-			}
-			res, err := loadForTerminal(path)
+			path, res, err := loadArg(args[0])
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
@@ -62,6 +63,16 @@ func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, top
 	if err := cluster.CreateChangelog(ctx, kadm.NewClient(cl), topic, spec.Partitions, topicConfigs); err != nil {
 		t.Fatal(err)
 	}
+	pcl := producer(t, cfg)
+	defer pcl.Close()
+	if _, err := loadgen.Produce(ctx, pcl, topic, spec, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// producer is a client producing as fills do (lz4); the caller closes it.
+func producer(t testing.TB, cfg cluster.Config) *kgo.Client {
+	t.Helper()
 	opts, err := loadgen.ProducerOpts("lz4")
 	if err != nil {
 		t.Fatal(err)
@@ -70,10 +81,7 @@ func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, top
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pcl.Close()
-	if _, err := loadgen.Produce(ctx, pcl, topic, spec, nil); err != nil {
-		t.Fatal(err)
-	}
+	return pcl
 }
 
 // Append writes the records of spec from index from on to topic, extending
@@ -82,14 +90,7 @@ func Append(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, f
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	opts, err := loadgen.ProducerOpts("lz4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcl, err := cluster.NewClient(cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pcl := producer(t, cfg)
 	defer pcl.Close()
 	if _, err := loadgen.ProduceFrom(ctx, pcl, topic, spec, from, nil); err != nil {
 		t.Fatal(err)
