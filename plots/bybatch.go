@@ -275,10 +275,11 @@ func RestoreTimeByBatch(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
-	if len(r.Restores) == 0 {
+	cold := r.ColdRestores()
+	if len(cold) == 0 {
 		return nil, ErrNoRestores
 	}
-	lines := batchLines(r.Restores)
+	lines := batchLines(cold)
 	if !slices.ContainsFunc(lines, func(l batchLine) bool { return len(l.sizes) >= 2 }) {
 		return nil, ErrNotASweep
 	}

@@ -78,10 +78,11 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
-	if len(r.Restores) == 0 {
+	cold := r.ColdRestores()
+	if len(cold) == 0 {
 		return nil, ErrNoRestores
 	}
-	cases := phaseMedians(r.Restores)
+	cases := phaseMedians(cold)
 	p := newPlot("Restore and ready phases per case")
 	p.Y.Label.Text = "time (s, medians of verified repeats)"
 
@@ -91,7 +92,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	}
 	names := make([]string, len(cases))
 	readyMeasured := false
-	for _, rs := range r.Restores {
+	for _, rs := range cold {
 		readyMeasured = readyMeasured || rs.Ready != nil
 	}
 	for i, c := range cases {

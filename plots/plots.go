@@ -72,7 +72,8 @@ var dashes = [][]vg.Length{
 func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
 // RestoreThroughput charts each restore's throughput in MB/s (10^6 bytes)
-// against seconds since that restore started, one line per restore, labelled
+// against seconds since that restore started, one line per cold restore
+// (other scenarios' records are drawn by their own charts), labelled
 // "case #repeat" (" (UNVERIFIED)" appended for a restore that was not
 // verified or failed). Each point of a restore's series is drawn as a step
 // covering its interval, (T[i-1], T[i]], with the first interval from 0.
@@ -82,7 +83,8 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
-	if len(r.Restores) == 0 {
+	restores := r.ColdRestores()
+	if len(restores) == 0 {
 		return nil, ErrNoRestores
 	}
 	p := newPlot("Restore throughput over time")
@@ -94,7 +96,7 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	repeatIdx := map[string]int{}
 	maxDur := 0.0
 	var legend []legendEntry
-	for _, rs := range r.Restores {
+	for _, rs := range restores {
 		ci, ok := caseIdx[rs.Case]
 		if !ok {
 			ci = len(caseIdx)
@@ -143,10 +145,11 @@ func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
-	if len(r.Restores) == 0 {
+	cold := r.ColdRestores()
+	if len(cold) == 0 {
 		return nil, ErrNoRestores
 	}
-	sums := runs.Summarize(r.Restores)
+	sums := runs.Summarize(cold)
 	p := newPlot("Restore time per case (median, min–max)")
 	p.Y.Label.Text = "restore time (s)"
 

@@ -1,8 +1,15 @@
 package plots
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/runs"
 
 	"github.com/restorebench/restorebench/config"
 )
@@ -32,5 +39,40 @@ func TestChartRegistryIsWellFormed(t *testing.T) {
 	}
 	if got := ChartsOf(config.ScenarioRolling); len(got) != 2 || got[0].File != RollingTimelineFile || got[1].File != RollingDowntimeFile {
 		t.Errorf("rolling charts %v", got)
+	}
+}
+
+// TestRestoreChartsDrawColdRestoresOnly: the restore-time and throughput
+// charts leave other scenarios' records out (a scale-out's 67 s
+// warmup-assignment time is not a restore time), and a run without cold
+// restores draws neither.
+func TestRestoreChartsDrawColdRestoresOnly(t *testing.T) {
+	res := capacitytest.Run(0, 128e6, capacitytest.Cases)
+	res.Restores = append(res.Restores, capacitytest.ScenarioRun(1).Restores...)
+	p, err := RestoreTimePerCase(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if tk.Label != "" {
+			labels = append(labels, strings.ReplaceAll(tk.Label, "\n", ""))
+		}
+	}
+	if len(labels) != len(capacitytest.Cases) {
+		t.Errorf("restore time per case draws %q, want the %d cold cases only", labels, len(capacitytest.Cases))
+	}
+	var scenarios runs.Results
+	for _, rec := range res.Restores {
+		if !rec.IsCold() {
+			scenarios.Restores = append(scenarios.Restores, rec)
+		}
+	}
+	for name, draw := range map[string]func(*runs.Results) (*plot.Plot, error){
+		"restore time per case": RestoreTimePerCase, "restore throughput": RestoreThroughput, "restore phases": RestorePhases,
+	} {
+		if _, err := draw(&scenarios); !errors.Is(err, ErrNoRestores) {
+			t.Errorf("%s of a run of scenario records only: %v, want ErrNoRestores", name, err)
+		}
 	}
 }

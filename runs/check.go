@@ -131,10 +131,30 @@ func (r *Results) checkRun() error {
 	return nil
 }
 
-// isCold reports whether the record is a cold restore (files from before
-// scenarios were recorded hold cold restores only).
-func isCold(r Restore) bool {
+// isCold reports whether the record is a cold restore.
+func isCold(r Restore) bool { return r.IsCold() }
+
+// IsCold reports whether the record is a cold restore: its case's scenario
+// is cold (or unnamed, in files from before scenarios were recorded) and it
+// carries no scenario's record. Figures that describe restores (throughput,
+// restore time, phases) are drawn from cold restores only: another
+// scenario's duration is a gap, a warmup-assignment time or a downtime.
+func (r Restore) IsCold() bool {
+	if r.Warm != nil || r.Standby != nil || r.Failover != nil || r.ScaleOut != nil || r.Rolling != nil || r.Compaction != nil {
+		return false
+	}
 	return r.Params.Scenario == config.ScenarioCold || r.Params.Scenario == ""
+}
+
+// ColdRestores are the results' cold restores, in order.
+func (r *Results) ColdRestores() []Restore {
+	var out []Restore
+	for _, rec := range r.Restores {
+		if rec.IsCold() {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // checkAgainstFill checks a record against the fill it restored, when the

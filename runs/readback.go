@@ -1,10 +1,6 @@
 package runs
 
-import (
-	"fmt"
-
-	"github.com/restorebench/restorebench/config"
-)
+import "fmt"
 
 // ReadBack is what the verified cold restores of a fill's topic read of
 // it: the changelog as the broker holds it at restore time, which the log
@@ -38,7 +34,7 @@ func (r *Results) ReadBackOf(f *Fill) ReadBack {
 		return rb
 	}
 	for _, rec := range r.Restores {
-		if sc := rec.Params.Scenario; rec.Topic != f.Topic || !rec.Counts() || (sc != config.ScenarioCold && sc != "") {
+		if rec.Topic != f.Topic || !rec.Counts() || !rec.IsCold() {
 			continue
 		}
 		rb.Restores++
