@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
@@ -415,7 +416,7 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 		if r.keepStateOf != nil {
 			keep = r.keepStateOf(rep)
 		}
-		e.Logf("restore: case %s #%d (%s)", c.Name, rep, c.Describe())
+		e.Logf("restore: case %s #%d (%s)", c.Name, rep, capacity.Describe(c))
 		req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
 		if r.changer != nil {
 			req.Changer = r.changer

@@ -193,3 +193,23 @@ func TestRatesSayWhatTheyWereMeasuredOn(t *testing.T) {
 	_, _, err = cli(t, "plan", "--from", dir, "--records-per-key", "0.5")
 	wantErr(t, "--records-per-key 0.5", err, "--records-per-key", "at least 1")
 }
+
+// TestProfilesNamesWhatEachCaseVaries: `profiles NAME` ends with the
+// expanded cases and the settings each varies (a matrix over a RocksDB
+// option names it), as comments, so the output is still a profile.
+func TestProfilesNamesWhatEachCaseVaries(t *testing.T) {
+	out, _, err := cli(t, "profiles", "tuning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# expands to ", "#   put-wb64m: model, max_write_buffer_number=4, write_buffer_size=67108864", "#   put-2-threads: model, threads=2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("profiles tuning lacks %q:\n%s", want, out)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "copy.yaml")
+	os.WriteFile(p, []byte(out), 0o644)
+	if _, _, err := cli(t, "profiles", p); err != nil {
+		t.Errorf("the printed profile does not read back: %v", err)
+	}
+}

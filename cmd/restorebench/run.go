@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -59,6 +61,7 @@ an interrupted run keeps what finished.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: profile %s (%d cases × %d repeats), results in %s\n",
 				runID, plan.Name, len(plan.Cases), effective, out)
+			printCases(cmd.ErrOrStderr(), plan, "  ")
 			res, runErr := env.Run(cmd.Context(), plan, bench.RunOptions{
 				OutDir: out, RunID: runID, Refill: refill, KeepState: keep, Repeats: repeats,
 			})
@@ -155,6 +158,15 @@ func newPlotCmd() *cobra.Command {
 	return cmd
 }
 
+// printCases lists a plan's expanded cases, each with the settings in which
+// it differs from Kafka Streams' defaults, so a matrix over a RocksDB option
+// shows the option it varies.
+func printCases(w io.Writer, p *profiles.Plan, indent string) {
+	for _, c := range p.Cases {
+		fmt.Fprintf(w, "%s%s: %s\n", indent, termsafe.String(c.Name), termsafe.String(capacity.Describe(c)))
+	}
+}
+
 func newProfilesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "profiles [NAME]",
@@ -170,6 +182,9 @@ func newProfilesCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprint(w, p.YAML)
+				// The expansion, as YAML comments so the output stays a profile.
+				fmt.Fprintf(w, "\n# expands to %d cases (settings that differ from Kafka Streams' defaults):\n", len(p.Cases))
+				printCases(w, p, "#   ")
 				return nil
 			}
 			for _, name := range profiles.Builtins() {
