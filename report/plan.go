@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -39,6 +40,72 @@ func NewPlanReporter(a *capacity.Analysis) func(io.Writer) error {
 			}
 		}
 		return ew.Err()
+	}
+}
+
+// PlanJSON is plan's answers for scripts: the same fields the terminal
+// shows, one object per answer, the unanswered questions with why, and the
+// input runs (partial ones with their reason).
+type PlanJSON struct {
+	Runs       []PlanRun             `json:"runs"`
+	Answers    []PlanAnswer          `json:"answers"`
+	Unanswered []capacity.Unanswered `json:"unanswered"`
+}
+
+// PlanRun is one input run.
+type PlanRun struct {
+	Label, Path, RunID string
+	// Partial says why the run is partial; empty when it is not.
+	Partial string `json:",omitempty"`
+}
+
+// PlanAnswer is one answer: its value, each objective's check (met, the
+// margin in seconds, inconclusive and why), whether it is extrapolated,
+// what it was computed from and the runs it rests on.
+type PlanAnswer struct {
+	Question     string
+	Value        string
+	Checks       []PlanCheck `json:",omitempty"`
+	Extrapolated bool
+	Inputs       []string
+	Sources      string
+}
+
+// PlanCheck is one objective's check.
+type PlanCheck struct {
+	RTOSeconds    float64
+	Meets         bool
+	MarginSeconds float64
+	Inconclusive  bool
+	Why           string `json:",omitempty"`
+	Verdict       string
+}
+
+// NewPlanJSONReporter writes the analysis' answers as one JSON document.
+func NewPlanJSONReporter(a *capacity.Analysis) func(io.Writer) error {
+	return func(w io.Writer) error {
+		doc := PlanJSON{Answers: []PlanAnswer{}, Unanswered: a.Unanswered}
+		if doc.Unanswered == nil {
+			doc.Unanswered = []capacity.Unanswered{}
+		}
+		partial := map[*capacity.Run]string{}
+		for _, p := range a.Incomplete {
+			partial[p.Run] = p.Reason
+		}
+		for _, r := range a.Runs {
+			doc.Runs = append(doc.Runs, PlanRun{Label: r.Label, Path: r.Path, RunID: r.Results.RunID, Partial: partial[r]})
+		}
+		for _, ans := range a.Answers {
+			pa := PlanAnswer{Question: ans.Question, Value: ans.Value, Extrapolated: ans.Extrapolated, Inputs: ans.Inputs, Sources: ans.Sources}
+			for _, c := range ans.Checks {
+				pa.Checks = append(pa.Checks, PlanCheck{RTOSeconds: c.RTO.Seconds(), Meets: c.Meets, MarginSeconds: c.Margin,
+					Inconclusive: c.Inconclusive, Why: c.Why, Verdict: c.Verdict()})
+			}
+			doc.Answers = append(doc.Answers, pa)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 // user is told.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +212,73 @@ func TestProfilesNamesWhatEachCaseVaries(t *testing.T) {
 	os.WriteFile(p, []byte(out), 0o644)
 	if _, _, err := cli(t, "profiles", p); err != nil {
 		t.Errorf("the printed profile does not read back: %v", err)
+	}
+}
+
+// TestPlanAsJSON: plan --format json gives the same answers as the text,
+// with each check's margin and verdict, for scripts.
+func TestPlanAsJSON(t *testing.T) {
+	dir := writeRaw(t, t.TempDir(), "run", capacitytest.Run(0, 512e6, capacitytest.Cases))
+	args := []string{"plan", "--from", dir, "--state", "4GiB", "--partitions", "16", "--instances", "4", "--rto", "50s,2m"}
+	text, _, _ := cli(t, args...)
+	out, _, _ := cli(t, append(args, "--format", "json")...)
+	var doc struct {
+		Runs    []struct{ RunID string }
+		Answers []struct {
+			Question, Value string
+			Checks          []struct {
+				RTOSeconds, MarginSeconds float64
+				Meets                     bool
+				Verdict                   string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(doc.Runs) != 1 || len(doc.Answers) == 0 {
+		t.Fatalf("runs %v, %d answers", doc.Runs, len(doc.Answers))
+	}
+	for _, a := range doc.Answers {
+		if !strings.Contains(text, a.Question+"\n  = "+a.Value) {
+			t.Errorf("answer %q = %q is not the text's", a.Question, a.Value)
+		}
+		for _, c := range a.Checks {
+			if !strings.Contains(text, c.Verdict) || (c.Meets != (c.MarginSeconds >= 0)) {
+				t.Errorf("check %+v of %q", c, a.Question)
+			}
+		}
+	}
+	_, _, err := cli(t, append(args, "--format", "yaml")...)
+	wantErr(t, "--format yaml", err, "--format", "text or json")
+}
+
+// TestSummaryForScripts: summary --format csv is one row per record with
+// units in the header; --format json the cold cases' medians.
+func TestSummaryForScripts(t *testing.T) {
+	r := capacitytest.Run(0, 128e6, capacitytest.Cases)
+	dir := writeRaw(t, t.TempDir(), "run", r)
+	out, _, err := cli(t, "summary", dir, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(r.Restores)+1 || !strings.HasPrefix(lines[0], "case,repeat,scenario,engine,verified,error,duration_seconds,") {
+		t.Fatalf("csv: %d lines for %d records:\n%s", len(lines), len(r.Restores), out)
+	}
+	out, _, err = cli(t, "summary", dir, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		RunID string
+		Cases []struct {
+			Case          string
+			Verified      int
+			MedianSeconds float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.RunID != r.RunID || len(doc.Cases) != len(capacitytest.Cases) || doc.Cases[0].Verified != 4 {
+		t.Fatalf("json (%v): %+v", err, doc)
 	}
 }

@@ -180,6 +180,7 @@ var errNoRuns = errors.New("plan needs measured restore rates: give --from RUN (
 // the terminal, from flags and measured runs.
 func newPlanCmd() *cobra.Command {
 	var from []string
+	var format string
 	var f capacityFlags
 	cmd := &cobra.Command{
 		Use:   "plan --from RUN... [--state SIZE --partitions N --threads N --instances N --rto D]",
@@ -213,6 +214,9 @@ without a standby run).`,
   restorebench plan --from results/capacity --from results/failover --live-state 20GB --cleaner segment.bytes=67108864 --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s --rto 1m,5m`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: want text or json", format)
+			}
 			inputs := append(append([]string(nil), from...), args...)
 			if len(inputs) == 0 {
 				return errNoRuns
@@ -229,10 +233,14 @@ without a standby run).`,
 				termsafe.Scrub(r.Results)
 			}
 			a := capacity.Analyze(rs, opts)
-			if a.Rate == nil {
+			if a.Rate == nil && format != "json" {
 				return a.RateErr
 			}
-			if err := rpt.NewPlanReporter(a)(cmd.OutOrStdout()); err != nil {
+			reporter := rpt.NewPlanReporter
+			if format == "json" {
+				reporter = rpt.NewPlanJSONReporter
+			}
+			if err := reporter(a)(cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if n := len(a.Unanswered); n > 0 {
@@ -243,6 +251,7 @@ without a standby run).`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured rates from (repeatable)")
+	fl.StringVar(&format, "format", "text", "text, or json: the same answers as one JSON document for scripts (checks with their margins in seconds)")
 	f.register(fl, capacity.DefaultRTOs)
 	return cmd
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -117,14 +121,50 @@ func incompleteReason(res *runs.Results) string { return res.IncompleteReason() 
 // after showing them.
 var errIncomplete = errors.New("the results are incomplete")
 
+// printRestoresCSV writes one row per record of the run: what every
+// scenario's record has in common, with units in the header. A record's
+// duration is its own scenario's (a restore, a gap, an assignment time or
+// a downtime), so the scenario column says which.
+func printRestoresCSV(w io.Writer, res *runs.Results) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"case", "repeat", "scenario", "engine", "verified", "error", "duration_seconds", "records", "bytes", "mb_per_sec", "records_per_sec", "peak_rss_bytes", "cpu_seconds"})
+	for _, r := range res.Restores {
+		sc := string(r.Params.Scenario)
+		if sc == "" {
+			sc = string(config.ScenarioCold)
+		}
+		cw.Write([]string{r.Case, strconv.Itoa(r.Repeat), sc, string(runs.EngineOf(r.Params)), strconv.FormatBool(r.Counts()), r.Error,
+			strconv.FormatFloat(r.DurationSeconds, 'f', -1, 64), strconv.FormatInt(r.Records, 10), strconv.FormatInt(r.Bytes, 10),
+			strconv.FormatFloat(r.MBPerSec, 'f', -1, 64), strconv.FormatFloat(r.RecordsPerSec, 'f', -1, 64),
+			strconv.FormatInt(r.PeakRSSBytes, 10), strconv.FormatFloat(r.CPUSeconds, 'f', -1, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// summaryJSON is summary's table for scripts: the cold restores' per-case
+// medians (runs.Summarize), and whether the run is partial and why.
+type summaryJSON struct {
+	RunID   string
+	Partial string `json:",omitempty"`
+	Cases   []runs.CaseSummary
+}
+
 func newSummaryCmd() *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "summary RESULTS.json|RUN-DIR",
 		Short: "Print a run's summary table again, from its results.json alone",
 		Example: `  restorebench summary results/20261129-114156-quick
-  restorebench summary copied-from-prod.json`,
+  restorebench summary copied-from-prod.json
+  restorebench summary results/20261129-114156-quick --format csv > restores.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "text", "json", "csv":
+			default:
+				return fmt.Errorf("--format %q: want text, json or csv", format)
+			}
 			path, res, err := loadArg(args[0])
 			if err != nil {
 				return err
@@ -136,11 +176,26 @@ func newSummaryCmd() *cobra.Command {
 				}
 				return fmt.Errorf("%s: nothing to summarize: %s", path, reason)
 			}
-			printSummary(cmd.OutOrStdout(), res, path)
+			switch format {
+			case "csv":
+				if err := printRestoresCSV(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			case "json":
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(summaryJSON{RunID: res.RunID, Partial: res.IncompleteReason(), Cases: runs.Summarize(res.ColdRestores())}); err != nil {
+					return err
+				}
+			default:
+				printSummary(cmd.OutOrStdout(), res, path)
+			}
 			if res.IncompleteReason() != "" {
 				return fmt.Errorf("%s: %w: %s", path, errIncomplete, incompleteReason(res))
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text; json (the cold restores' per-case medians, and whether the run is partial); or csv (one row per record, every scenario's common figures)")
+	return cmd
 }
