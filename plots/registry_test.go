@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
@@ -74,5 +75,56 @@ func TestRestoreChartsDrawColdRestoresOnly(t *testing.T) {
 		if _, err := draw(&scenarios); !errors.Is(err, ErrNoRestores) {
 			t.Errorf("%s of a run of scenario records only: %v, want ErrNoRestores", name, err)
 		}
+	}
+}
+
+// TestWarmFallbackAtItsOwnChanges: a restart whose offsets fell below the
+// log start is drawn at the changes it restarted after (5,000 in the
+// synthetic run, named in its legend), not past the largest step.
+func TestWarmFallbackAtItsOwnChanges(t *testing.T) {
+	p, err := WarmVsCold(capacitytest.ScenarioRun(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	w.WriteTo(&b)
+	if !strings.Contains(b.String(), "below log start (5000 changes)") {
+		t.Error("the below-log-start marker does not name its 5000 changes")
+	}
+	if p.X.Max > 1e7 {
+		t.Errorf("x axis to %v: stretched past the 1M step", p.X.Max)
+	}
+}
+
+// TestCompactionChartSaysWhoCleaned: on the embedded broker the chart says
+// its figures are full compaction's floor; on Kafka, that Kafka cleaned.
+func TestCompactionChartSaysWhoCleaned(t *testing.T) {
+	res := capacitytest.ScenarioRun(0)
+	title := func() string {
+		p, err := CompactionAmplification(res)
+		if err != nil || p == nil {
+			t.Fatalf("compaction chart: %v", err)
+		}
+		return p.Title.Text
+	}
+	for i := range res.Restores {
+		if c := res.Restores[i].Compaction; c != nil {
+			c.CleanedBy = runs.CleanedByKfake
+		}
+	}
+	if got := title(); !strings.Contains(got, "embedded broker: full compaction, a floor") {
+		t.Errorf("kfake title %q", got)
+	}
+	for i := range res.Restores {
+		if c := res.Restores[i].Compaction; c != nil {
+			c.CleanedBy = runs.CleanedByKafka
+		}
+	}
+	if got := title(); !strings.Contains(got, "Kafka's log cleaner") {
+		t.Errorf("kafka title %q", got)
 	}
 }

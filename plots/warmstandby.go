@@ -29,7 +29,8 @@ const (
 // WarmVsCold charts warm-restart restore time against the records written
 // while the instance was down (log scale; 0 drawn at 1), one line per case,
 // with each case's cold baseline as a dashed line of the same colour.
-// Medians over verified repeats; fallback restarts are marked apart.
+// Medians over verified repeats; a restart whose offsets fell below the log
+// start is a cross at the changes it restarted after.
 func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 	type key struct {
 		c       string
@@ -38,6 +39,7 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 	times := map[key][]float64{}
 	cold := map[string][]float64{}
 	fallback := map[string][]float64{}
+	fallbackChanged := map[string][]float64{}
 	var cases []string
 	seen := map[string]bool{}
 	for _, rec := range r.Restores {
@@ -54,6 +56,7 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 			cold[c] = append(cold[c], rec.DurationSeconds)
 		case "fallback":
 			fallback[c] = append(fallback[c], rec.DurationSeconds)
+			fallbackChanged[c] = append(fallbackChanged[c], float64(rec.Warm.Changed))
 		default:
 			k := key{c, rec.Warm.Changed}
 			times[k] = append(times[k], rec.DurationSeconds)
@@ -99,14 +102,17 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 			legend = append(legend, legendEntry{name: c, suffix: fmt.Sprintf(" cold %.2f s", runs.Median(ts)), thumb: coldLine})
 		}
 		if ts := fallback[c]; len(ts) > 0 {
-			fb, err := plotter.NewScatter(plotter.XYs{{X: maxX * 3, Y: runs.Median(ts)}})
+			// At the changes it restarted after, like the warm steps: its
+			// time is a restore from the log start, whatever they were.
+			changed := runs.Median(fallbackChanged[c])
+			fb, err := plotter.NewScatter(plotter.XYs{{X: max(changed, warmMinChangedShown), Y: runs.Median(ts)}})
 			if err != nil {
 				return nil, err
 			}
 			fb.Color, fb.Shape = col, draw.CrossGlyph{}
 			fb.Radius = vg.Points(5)
 			p.Add(fb)
-			legend = append(legend, legendEntry{name: c, suffix: " below log start", thumb: fb})
+			legend = append(legend, legendEntry{name: c, suffix: fmt.Sprintf(" below log start (%.0f changes)", changed), thumb: fb})
 		}
 	}
 	p.X.Min, p.X.Max = 0.8, maxX*10
