@@ -48,7 +48,7 @@ func (m Metric) Label() string {
 	case MetricMBPerSec:
 		return "MB/s"
 	case MetricPeakRSS:
-		return "peak RSS MiB"
+		return "median peak RSS MiB"
 	case MetricEfficiency:
 		return "efficiency"
 	}

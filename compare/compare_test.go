@@ -280,7 +280,7 @@ func TestMarkdownOneRowPerCase(t *testing.T) {
 	if len(table) != 2+3 {
 		t.Fatalf("%d table lines, want header + separator + 3 cases:\n%s", len(table), buf.String())
 	}
-	wantHead := "| case | verified base | verified other | restore s | total s | MB/s | peak RSS MiB | efficiency |"
+	wantHead := "| case | verified base | verified other | restore s | total s | MB/s | median peak RSS MiB | efficiency |"
 	if table[0] != wantHead {
 		t.Fatalf("header %q, want %q", table[0], wantHead)
 	}

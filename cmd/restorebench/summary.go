@@ -66,7 +66,7 @@ func printCold(w io.Writer, restores []runs.Restore) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tpeak RSS MiB\t")
+	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tmax peak RSS MiB\t")
 	for _, s := range runs.Summarize(restores) {
 		verified := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
 		if s.Verified < s.Repeats {
@@ -88,7 +88,13 @@ func printCold(w io.Writer, restores []runs.Restore) {
 			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, s.MaxBatchWriteP99Ms, float64(s.MaxPeakRSSBytes)/(1<<20))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, coldLegend)
 }
+
+// coldLegend says what each column of the cold table is.
+const coldLegend = "  restore s, ready s, total s, MB/s, records/s, efficiency: medians over the verified repeats (MB/s and records/s of each repeat's own rate);\n" +
+	"  min-max s: the range of their restore times; batch p99 ms and max peak RSS MiB: the worst repeat (RSS of the process that restored:\n" +
+	"  this tool's on the model engine, the JVM's on kafka-streams); efficiency: MB/s over min(fetch-only, write-only); 1 MB = 10^6 bytes, 1 MiB = 2^20"
 
 // printUnverified prints, for restores of a topic restorebench did not
 // fill, what a user restoring a copy of their own changelog came for: time,

@@ -24,8 +24,8 @@ func coldRows(t *testing.T, out string) ([]string, bool) {
 		var cases []string
 		for _, row := range lines[i+1:] {
 			f := strings.Fields(row)
-			if len(f) == 0 || strings.HasPrefix(row, "results:") {
-				break
+			if len(f) == 0 || strings.HasPrefix(row, "results:") || strings.HasPrefix(row, "  restore s, ready s") {
+				break // the table ends at its legend
 			}
 			cases = append(cases, f[0])
 		}
