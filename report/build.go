@@ -17,10 +17,12 @@ import (
 func Build(a *capacity.Analysis) (*Document, error) {
 	d := &Document{Title: "Kafka Streams restore capacity report", Subtitle: subtitle(a), Facts: facts(a)}
 	sections := []func(*capacity.Analysis) (Section, error){
-		deploymentSection, recommendationsSection, rtoSection, unknownsSection,
-		fitsSection, throughputSection, warmSection, standbySection, scaleOutSection, compactionSection,
-		environmentSection, fillsSection, methodSection,
+		deploymentSection, recommendationsSection, rtoSection, unknownsSection, fitsSection, throughputSection,
 	}
+	for _, ss := range scenarioSections {
+		sections = append(sections, ss.Build)
+	}
+	sections = append(sections, environmentSection, fillsSection, methodSection)
 	for _, f := range sections {
 		s, err := f(a)
 		if err != nil {

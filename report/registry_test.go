@@ -109,3 +109,23 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryScenarioHasAReportSection: every scenario config registers but
+// cold is shown by exactly one scenario section of the report.
+func TestEveryScenarioHasAReportSection(t *testing.T) {
+	seen := map[config.Scenario]int{}
+	for _, ss := range scenarioSections {
+		for _, sc := range ss.Scenarios {
+			seen[sc]++
+		}
+	}
+	for _, def := range config.ScenarioDefs() {
+		want := 1
+		if def.Name == config.ScenarioCold {
+			want = 0
+		}
+		if seen[def.Name] != want {
+			t.Errorf("scenario %s is in %d report sections, want %d", def.Name, seen[def.Name], want)
+		}
+	}
+}

@@ -12,6 +12,25 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// scenarioSection is the report's section for scenarios' measurements:
+// Scenarios names every scenario it shows (a standby section also shows
+// failovers; a scale-out section rolling restarts), and a scenario's section
+// is found here, not by name in Build.
+type scenarioSection struct {
+	Scenarios []config.Scenario
+	Build     func(*capacity.Analysis) (Section, error)
+}
+
+// scenarioSections are the report's scenario sections, in report order.
+// Every scenario but cold (whose evidence is the fits and throughput
+// sections) appears in exactly one; a test holds that to config's registry.
+var scenarioSections = []scenarioSection{
+	{Scenarios: []config.Scenario{config.ScenarioWarm}, Build: warmSection},
+	{Scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}, Build: standbySection},
+	{Scenarios: []config.Scenario{config.ScenarioScaleOut, config.ScenarioRolling}, Build: scaleOutSection},
+	{Scenarios: []config.Scenario{config.ScenarioCompaction}, Build: compactionSection},
+}
+
 // scenarioCharts are the charts of package plots' registry that the
 // report shows for scenario s, in registry order.
 func scenarioCharts(s config.Scenario) []plots.Chart {
