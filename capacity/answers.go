@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"github.com/restorebench/restorebench/config"
 	"math"
 	"time"
 )
@@ -100,16 +101,20 @@ type answerer struct {
 	// needsRate is set for the answers that rest on the cold-restore rate:
 	// without one they are not asked (the rate's absence is said once).
 	needsRate bool
+	// scenarios are the scenarios whose records the answers read.
+	scenarios []config.Scenario
 }
 
 // answerers are asked in order: the one list of the planner's answers.
+// Every scenario's records are read by at least one (a test holds that to
+// config's registry).
 var answerers = []answerer{
-	{answer: compactionAnswers},
-	{answer: taskAnswers, needsRate: true},
-	{answer: deploymentAnswers, needsRate: true},
-	{answer: warmAnswers},
-	{answer: standbyAnswers},
-	{answer: scaleOutAnswers},
+	{answer: compactionAnswers, scenarios: []config.Scenario{config.ScenarioCompaction}},
+	{answer: taskAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}},
+	{answer: deploymentAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}},
+	{answer: warmAnswers, scenarios: []config.Scenario{config.ScenarioWarm}},
+	{answer: standbyAnswers, scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}},
+	{answer: scaleOutAnswers, scenarios: []config.Scenario{config.ScenarioScaleOut}},
 }
 
 // buildAnswers asks every answerer, after the rate answer. Without a

@@ -331,3 +331,20 @@ func TestScaleOutRateFromTheLargerWork(t *testing.T) {
 		t.Errorf("agreeing rates: %v, %q", rate, note)
 	}
 }
+
+// TestEveryScenarioIsAnswered: the planner reads every scenario's records
+// in some answerer, except rolling restarts, which answer no capacity
+// question yet (their downtime is in the report's scale-out section).
+func TestEveryScenarioIsAnswered(t *testing.T) {
+	read := map[config.Scenario]bool{}
+	for _, a := range answerers {
+		for _, sc := range a.scenarios {
+			read[sc] = true
+		}
+	}
+	for _, def := range config.ScenarioDefs() {
+		if want := def.Name != config.ScenarioRolling; read[def.Name] != want {
+			t.Errorf("scenario %s answered: %t, want %t", def.Name, read[def.Name], want)
+		}
+	}
+}
