@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -405,5 +406,6 @@ func standbyStepName(c string, sr *runs.StandbyRecord) string {
 	case "pause":
 		return fmt.Sprintf("%s/pause=%gs", c, sr.PauseSeconds)
 	}
-	return fmt.Sprintf("%s/%s=%.0f", c, sr.Step, sr.TargetRate)
+	// The rate whole, as written (2000, 200.4): two rates never share a name.
+	return fmt.Sprintf("%s/%s=%s", c, sr.Step, strconv.FormatFloat(sr.TargetRate, 'f', -1, 64))
 }

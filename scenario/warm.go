@@ -80,8 +80,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if err := step("cold", 0, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) }); err != nil {
 		return out, err
 	}
-	for _, c := range ws.Changed {
-		n := c.Of(req.Changer.FillRecords())
+	for _, n := range warmCounts(env, req) {
 		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
 		if _, err := req.Changer.Append(ctx, "warm", n, ws.Rate, nil); err != nil {
 			return out, err
@@ -174,6 +173,25 @@ func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) 
 
 // stepName names a step's records: "<case>/cold", "<case>/changed=10000",
 // "<case>/fallback", so summaries and comparisons group each step apart.
+// warmCounts are the case's warm.changed counts resolved against the fill
+// (a percentage of its records), each measured once: a count that resolves
+// to one measured before (500 and 10% of a 5,000-record fill) is said and
+// skipped, since the two steps would be one measurement under one name.
+func warmCounts(env *Env, req Request) []int64 {
+	var out []int64
+	seen := map[int64]bool{}
+	for i, c := range req.Case.Warm.Changed {
+		n := c.Of(req.Changer.FillRecords())
+		if seen[n] {
+			env.Logf("warm: case %s #%d: warm.changed[%d] (%s) is %d records, a step already measured: skipped", req.Case.Name, req.Repeat, i, c, n)
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out
+}
+
 func stepName(c, step string, changed int64) string {
 	if step == "warm" {
 		return fmt.Sprintf("%s/changed=%d", c, changed)

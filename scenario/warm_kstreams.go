@@ -68,8 +68,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := w.step("cold", 0, offsets, owed); err != nil {
 		return w.out, err
 	}
-	for _, c := range req.Case.Warm.Changed {
-		n := c.Of(req.Changer.FillRecords())
+	for _, n := range warmCounts(env, req) {
 		before, err := env.Offsets(ctx, t.Topic)
 		if err != nil {
 			return w.out, err

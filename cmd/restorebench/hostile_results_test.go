@@ -166,9 +166,6 @@ func TestHostileResultsContradictions(t *testing.T) {
 		{"negative CPUs", func(r *runs.Results) {
 			r.Host.CPUs = -2
 		}, []string{"host: -2 CPUs"}},
-		{"finished before it started", func(r *runs.Results) {
-			r.FinishedAt = r.StartedAt.Add(-time.Hour)
-		}, []string{"finished_at", "is before started_at"}},
 		{"an engine this tool has not", func(r *runs.Results) {
 			r.Restores[0].Params.Engine = "quantum"
 		}, []string{"restores[0]", `engine "quantum" is not one of`}},
@@ -354,5 +351,39 @@ func TestHostileImplausibleInputs(t *testing.T) {
 	for _, c := range cases {
 		_, _, err := cli(t, c.args...)
 		wantErr(t, strings.Join(c.args, " "), err, c.want...)
+	}
+}
+
+// TestOwnFilesAlwaysLoad: files the tool itself writes are never refused
+// by its checks: an early schema-1 build's verified partitions without
+// expected_live_bytes, a run whose wall clock stepped back, warm counts that
+// resolve to the same step (500 and 10% of a 5,000-record fill) and
+// standby rates that round alike.
+func TestOwnFilesAlwaysLoad(t *testing.T) {
+	r := capacitytest.Run(0, 128e6, capacitytest.Cases)
+	for i := range r.Restores {
+		for j := range r.Restores[i].Verification.Partitions {
+			r.Restores[i].Verification.Partitions[j].ExpectedLiveBytes = 0
+		}
+	}
+	r.FinishedAt = r.StartedAt.Add(-time.Minute)
+	if _, _, err := cli(t, "summary", writeRaw(t, t.TempDir(), "old", r)); err != nil {
+		t.Errorf("an early schema-1 file: %v", err)
+	}
+	for name, body := range map[string]string{
+		"warm": "fill: {records: 5000, keys: 800, partitions: 2}\ncases:\n  - name: w\n    scenario: warm\n    warm: {changed: [500, 10%], fallback: false}\n",
+		"standby": "fill: {records: 5000, keys: 800, partitions: 2}\ncases:\n  - name: s\n    scenario: standby\n" +
+			"    standby: {rates: [200.4, 200.2], duration: 1s, sample: 100ms, pauses: [], find_max: false}\n",
+	} {
+		p := filepath.Join(t.TempDir(), name+".yaml")
+		os.WriteFile(p, []byte("name: "+name+"\nrepeats: 1\n"+body), 0o644)
+		out := filepath.Join(t.TempDir(), name)
+		if _, _, err := cli(t, "run", p, "--out", out, "--no-plots"); err != nil {
+			t.Errorf("run %s: %v", name, err)
+			continue
+		}
+		if _, _, err := cli(t, "summary", out); err != nil {
+			t.Errorf("summary of %s: %v", name, err)
+		}
 	}
 }
