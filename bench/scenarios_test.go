@@ -379,3 +379,27 @@ cases:
 		t.Errorf("the refill does not say why:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestColdAfterAWarmCaseRestoresTheFill: a warm case before a cold one
+// leaves the changelog changed; the cold case refills it first and
+// restores the fill, verified, instead of failing every repeat.
+func TestColdAfterAWarmCaseRestoresTheFill(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+fill: {records: 5000, keys: 800, partitions: 2}
+cases:
+  - name: w
+    scenario: warm
+    warm: {changed: [1000], fallback: false}
+  - name: c
+`), "order.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("warm then cold: %v", err)
+	}
+	wantSteps(t, res, "w/cold", "w/changed=1000", "c")
+}

@@ -32,6 +32,9 @@ func init() { register(config.ScenarioCold, config.EngineModel, single{ColdModel
 // Run runs one cold restore and verifies it.
 func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
 	rec := newRecord(t, req)
+	if err := resetChanged(ctx, req); err != nil {
+		return rec, err
+	}
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return rec, err
@@ -139,6 +142,16 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
 	return restored, nil
+}
+
+// resetChanged makes a topic an earlier case's scenario changed (a warm
+// restart's or a standby's writes) hold exactly its fill again before a
+// cold restore of it: a cold restore measures the fill.
+func resetChanged(ctx context.Context, req Request) error {
+	if req.Changer == nil {
+		return nil
+	}
+	return req.Changer.Reset(ctx)
 }
 
 // verifyStores scans the restored stores and verifies them against

@@ -61,6 +61,9 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := checkKafkaStreamsTarget(env, t); err != nil {
 		return fail(err)
 	}
+	if err := resetChanged(ctx, req); err != nil {
+		return fail(err)
+	}
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return fail(err)
