@@ -83,12 +83,6 @@ func (e Estimate) Plus(seconds float64) Estimate {
 	return e
 }
 
-// Times is the estimate scaled by k (threads' shares, tasks).
-func (e Estimate) Times(k float64) Estimate {
-	e.Value, e.Lo, e.Hi = e.Value*k, e.Lo*k, e.Hi*k
-	return e
-}
-
 // beyond is how many times beyond [lo, hi] x lies (1 inside).
 func beyond(x, lo, hi float64) float64 {
 	switch {

@@ -67,7 +67,7 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 			rpk = append(rpk, float64(r.Records)/float64(keys))
 			bpr = append(bpr, float64(r.Bytes)/float64(r.Records))
 		}
-		if f := fillOf(o.Run.Results, r.Topic); f != nil && f.Spec != nil {
+		if f := o.Run.Results.FillOf(r.Topic); f != nil && f.Spec != nil {
 			ts = append(ts, f.Spec.TombstoneRatio)
 		}
 	}
@@ -82,7 +82,8 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if have <= 0 || want <= 0 {
 		return ""
 	}
-	if k := want / have; k > runs.DisagreeFactor || k < 1/runs.DisagreeFactor {
+	if runs.Disagree(want, have) {
+		k := want / have
 		return fmt.Sprintf("WARNING: the rate was measured at %.1f records per live key, yours is %.1f (×%.1f): a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys against the records) before relying on these answers", have, want, k)
 	}
 	return ""

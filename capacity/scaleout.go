@@ -172,10 +172,10 @@ func scaleOutRestoreRate(a *Analysis, s *ScaleOut, in warmup.Inputs) (float64, s
 	for _, n := range in.TaskOffsets {
 		offsets += n
 	}
-	setupWork := float64(offsets) * in.BytesPerOffset / float64(max(1, in.Before*max(1, in.Threads)))
+	setupWork := warmup.SetupBytesPerThread(offsets, in.BytesPerOffset, in.Before, in.Threads)
 	cold := r.PerThread / r.CalibrationFactor() / in.BytesPerOffset
 	ratio := cold / in.RestoreRate
-	if r.Hi <= setupWork || (ratio <= runs.DisagreeFactor && ratio >= 1/runs.DisagreeFactor) {
+	if r.Hi <= setupWork || !runs.Disagree(cold, in.RestoreRate) {
 		return in.RestoreRate, ""
 	}
 	if runs.EngineOf(r.Setup.Params) != config.EngineKafkaStreams && r.Calibration == nil {

@@ -85,23 +85,13 @@ func Setups(obs []Obs) []*Setup {
 // (records per byte and per key change the rate; a fit through them would
 // blame the shapes' difference on noise).
 func shapeOf(o Obs) string {
-	f := fillOf(o.Run.Results, o.Restore.Topic)
+	f := o.Run.Results.FillOf(o.Restore.Topic)
 	if f == nil || f.Spec == nil {
 		return fmt.Sprintf("partitions=%d", o.Restore.Partitions)
 	}
 	sp := f.Spec
 	return fmt.Sprintf("partitions=%d keys=%s values=%d-%d tombstones=%g compression=%s",
 		sp.Partitions, sp.KeyOrder, sp.ValueMin, sp.ValueMax, sp.TombstoneRatio, f.Compression)
-}
-
-// fillOf is the fill of topic in res, or nil.
-func fillOf(res *runs.Results, topic string) *runs.Fill {
-	for _, f := range append([]*runs.Fill{res.Fill}, res.Fills...) {
-		if f != nil && f.Topic == topic {
-			return f
-		}
-	}
-	return nil
 }
 
 // CaseName is the profile case a record belongs to: its name without the

@@ -67,7 +67,7 @@ func (r *Results) Check() error {
 		if err := rec.check(); err != nil {
 			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
 		}
-		if err := rec.checkAgainstFill(r.fillOfTopic(rec.Topic), r.Fill != nil || len(r.Fills) > 0); err != nil {
+		if err := rec.checkAgainstFill(r.FillOf(rec.Topic), r.Fill != nil || len(r.Fills) > 0); err != nil {
 			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
 		}
 		if p := r.Profile; p != nil && p.Repeats > 0 && rec.Repeat > p.Repeats {
@@ -91,8 +91,9 @@ func (r *Results) Check() error {
 	return nil
 }
 
-// fillOfTopic is the run's fill of topic, or nil.
-func (r *Results) fillOfTopic(topic string) *Fill {
+// FillOf is the run's fill of topic (its Fill or one of a sweep's Fills),
+// or nil.
+func (r *Results) FillOf(topic string) *Fill {
 	for _, f := range append([]*Fill{r.Fill}, r.Fills...) {
 		if f != nil && f.Topic == topic {
 			return f
@@ -114,7 +115,7 @@ func (r *Results) checkRun() error {
 	if r.Complete && r.Profile != nil && r.Profile.Repeats > 0 {
 		repeats := map[string]map[int]bool{}
 		for _, rec := range r.Restores {
-			if isCold(rec) {
+			if rec.IsCold() {
 				if repeats[rec.Case] == nil {
 					repeats[rec.Case] = map[int]bool{}
 				}
@@ -129,9 +130,6 @@ func (r *Results) checkRun() error {
 	}
 	return nil
 }
-
-// isCold reports whether the record is a cold restore.
-func isCold(r Restore) bool { return r.IsCold() }
 
 // IsCold reports whether the record is a cold restore: its case's scenario
 // is cold (or unnamed, in files from before scenarios were recorded) and it
@@ -160,14 +158,11 @@ func (r *Results) ColdRestores() []Restore {
 // run recorded one: restorebench verified it against that fill's expected
 // state, so a verification whose partitions or expected values are not the
 // fill's, or a cold restore that read fewer records than it restored keys,
-// or a rate its own bytes and time do not give, is not one this tool wrote.
+// is not one this tool wrote.
 func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
 	v := r.Verification
-	if err := r.checkFigures(); err != nil {
-		return err
-	}
 	if f == nil || f.Spec == nil {
-		if hasFills && v.Mode == verify.ModeExpectedState && r.Verified && isCold(*r) {
+		if hasFills && v.Mode == verify.ModeExpectedState && r.Verified && r.IsCold() {
 			return fmt.Errorf("verified against an expected state, but topic %q is not a fill this run recorded", r.Topic)
 		}
 		return nil
@@ -192,20 +187,20 @@ func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
 			return fmt.Errorf("its verification checks partition %d of a fill of %d partitions", p.Partition, parts)
 		}
 	}
-	if !r.Verified || !isCold(*r) {
+	if !r.Verified || !r.IsCold() {
 		return nil
 	}
 	if len(f.Expected) > 0 {
-		want := map[int32]PartitionExpected{}
+		want := map[int32]partitionExpected{}
 		for _, e := range f.Expected {
-			want[e.Partition] = PartitionExpected{e.Keys, e.LiveBytes, uint64(e.Digest)}
+			want[e.Partition] = partitionExpected{e.Keys, e.LiveBytes, uint64(e.Digest)}
 		}
 		if len(v.Partitions) != len(want) {
 			return fmt.Errorf("says verified, but checked %d of the fill's %d partitions", len(v.Partitions), len(want))
 		}
 		for _, p := range v.Partitions {
 			w, ok := want[p.Partition]
-			got := PartitionExpected{p.ExpectedKeys, p.ExpectedLiveBytes, uint64(p.ExpectedDigest)}
+			got := partitionExpected{p.ExpectedKeys, p.ExpectedLiveBytes, uint64(p.ExpectedDigest)}
 			if p.ExpectedLiveBytes == 0 { // not recorded by early schema-1 builds
 				got.LiveBytes = w.LiveBytes
 			}
@@ -220,8 +215,8 @@ func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
 	return nil
 }
 
-// PartitionExpected is one partition's expected state as a comparable value.
-type PartitionExpected struct {
+// partitionExpected is one partition's expected state as a comparable value.
+type partitionExpected struct {
 	Keys, LiveBytes int64
 	Digest          uint64
 }
@@ -229,7 +224,7 @@ type PartitionExpected struct {
 // checkFigures checks a cold restore's rates against its own records,
 // bytes and time: they are computed from them, never measured apart.
 func (r *Restore) checkFigures() error {
-	if !isCold(*r) || !r.Verified {
+	if !r.IsCold() || !r.Verified {
 		return nil
 	}
 	if r.Records > 0 && !(r.DurationSeconds > 0) {
@@ -335,6 +330,9 @@ func (r *Restore) check() error {
 	}
 	if r.Partitions < 0 {
 		return fmt.Errorf("partitions %d is negative", r.Partitions)
+	}
+	if err := r.checkFigures(); err != nil {
+		return err
 	}
 	return r.checkVerdict()
 }

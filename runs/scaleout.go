@@ -269,7 +269,7 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 		if coldWork > setupWork {
 			use, other, useWork, otherWork = cold, setup, coldWork, setupWork
 		}
-		if r := use.OffsetsPerSec / other.OffsetsPerSec; r > DisagreeFactor || r < 1/DisagreeFactor {
+		if Disagree(use.OffsetsPerSec, other.OffsetsPerSec) {
 			use.From += fmt.Sprintf(" (measured on %.1f MB a thread; %s gave %.0f offsets/s, ×%.2f of it, on %.1f MB a thread: a rate from less work is mostly fixed cost, not used)",
 				useWork/1e6, other.From, other.OffsetsPerSec, other.OffsetsPerSec/use.OffsetsPerSec, otherWork/1e6)
 		}
@@ -286,6 +286,13 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 // before a prediction says they disagree: twice.
 const DisagreeFactor = 2.0
 
+// Disagree reports whether a and b (positive) are more than DisagreeFactor
+// apart, either way.
+func Disagree(a, b float64) bool {
+	r := a / b
+	return r > DisagreeFactor || r < 1/DisagreeFactor
+}
+
 // setupRateOf is the first scale-out's setup rate and the bytes each of
 // its threads restored (the changelog over Before × threads).
 func setupRateOf(res *Results) (ThreadRate, float64, bool) {
@@ -298,7 +305,7 @@ func setupRateOf(res *Results) (ThreadRate, float64, bool) {
 		for _, t := range so.TaskTimelines {
 			offsets += t.Offsets
 		}
-		work := float64(offsets) * so.BytesPerOffset / float64(max(1, so.Before*max(1, so.Threads)))
+		work := warmup.SetupBytesPerThread(offsets, so.BytesPerOffset, so.Before, so.Threads)
 		return ThreadRate{so.RestoreRate, so.BytesPerOffset, "the setup of scale-out case " + r.Case}, work, true
 	}
 	return ThreadRate{}, 0, false

@@ -180,6 +180,13 @@ func (s Settings) Inputs() Inputs {
 }
 
 // Validate names the first input that cannot be simulated.
+// SetupBytesPerThread is what each stream thread of a scale-out's setup
+// restored: the changelog's offsets as bytes, over the Before instances'
+// threads. A rate measured on little of it is mostly fixed cost.
+func SetupBytesPerThread(offsets int64, bytesPerOffset float64, before, threads int) float64 {
+	return float64(offsets) * bytesPerOffset / float64(max(1, before*max(1, threads)))
+}
+
 func (in Inputs) Validate() error {
 	switch {
 	case in.Protocol != ProtocolClassic && in.Protocol != ProtocolStreams:
