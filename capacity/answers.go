@@ -221,6 +221,9 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 		}
 		inputs = append(inputs, fmt.Sprintf("your %d partitions: %s a task, %s", p, FormatBytes(state/float64(p)), verdict))
 	}
+	if w := wideText(task); w != "" {
+		inputs = append(inputs, w)
+	}
 	return append(out, Answer{
 		Question:     q,
 		Value:        fmt.Sprintf("at least %d", need),
@@ -295,13 +298,17 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 		return Answer{}, &Unanswered{Question: q, Reason: fmt.Sprintf("no instance count helps: one task (%s) alone takes %s; more partitions are needed",
 			FormatBytes(taskBytes), FormatSeconds(taskSecs))}
 	}
+	inputs := []string{fmt.Sprintf("%d partitions of %s", d.Partitions, FormatBytes(taskBytes)),
+		fmt.Sprintf("a thread restores %s of that size within %s", Plural(tasksPerThread, "task"), rtoText), Plural(t, "thread") + " per instance"}
+	if w := wideText(within); w != "" {
+		inputs = append(inputs, w)
+	}
 	return Answer{
 		Question:     q,
 		Value:        fmt.Sprint(ceilDiv(d.Partitions, tasksPerThread*t)),
 		Extrapolated: within.Extrapolated,
-		Inputs: []string{fmt.Sprintf("%d partitions of %s", d.Partitions, FormatBytes(taskBytes)),
-			fmt.Sprintf("a thread restores %s of that size within %s", Plural(tasksPerThread, "task"), rtoText), Plural(t, "thread") + " per instance"},
-		Sources: RunLabels(r.Obs),
+		Inputs:       inputs,
+		Sources:      RunLabels(r.Obs),
 	}, nil
 }
 
@@ -338,7 +345,7 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		switch {
 		case e.Wide():
 			c.Inconclusive = true
-			c.Why = fmt.Sprintf("%s estimated %.0f× beyond the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), e.Beyond)
+			c.Why = fmt.Sprintf("%s estimated %s beyond the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
 		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
@@ -353,12 +360,32 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 func intervalText(e Estimate, r *Rate) string {
 	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(r))
 	if e.Beyond > 1.05 {
-		s += fmt.Sprintf("; %.1f× beyond the sizes measured", e.Beyond)
+		s += "; " + beyondText(e) + " beyond the sizes measured"
 		if e.Wide() {
 			s += fmt.Sprintf(" (past %.0f×: the interval does not bound it)", WideExtrapolation)
 		}
 	}
 	return s
+}
+
+// wideText warns, for a count derived from what one thread restores within
+// an objective, when that lies past WideExtrapolation: the count then has
+// no more footing than the inconclusive restore times beside it.
+func wideText(within Estimate) string {
+	if !within.Wide() {
+		return ""
+	}
+	return fmt.Sprintf("INCONCLUSIVE: it rests on %s a thread within the objective, %s beyond the sizes measured, where nothing bounds the estimate's error", FormatBytes(within.Value), beyondText(within))
+}
+
+// beyondText is how far beyond the measured sizes an estimate lies, said
+// the same way in every line that names it: "1.6×" near them, "13×" past
+// WideExtrapolation, where a tenth means nothing.
+func beyondText(e Estimate) string {
+	if e.Wide() {
+		return fmt.Sprintf("%.0f×", e.Beyond)
+	}
+	return fmt.Sprintf("%.1f×", e.Beyond)
 }
 
 // measured is an estimate that is a measurement: a median with its

@@ -135,7 +135,7 @@ func spread(obs []Obs, predict func(Obs) float64) (lo, hi float64) {
 // fixed overhead alone takes longer).
 func (r *Rate) BytesWithin(seconds float64) Estimate {
 	b := math.Max(0, (seconds/r.CalibrationFactor()-r.Overhead)*r.PerThread)
-	return Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi)}
+	return Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi)}
 }
 
 // Summary is the rate in one line: "102 MB/s per thread + 0.81 s per restore".
