@@ -233,17 +233,22 @@ func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
 func limitsFact(a *capacity.Analysis) Fact {
 	row := a.RTO.Row(capacity.RowColdRestore)
 	var rtos, vals []string
-	extrap := false
+	extrap, wide := false, false
 	for _, c := range row.Cells {
 		rtos = append(rtos, capacity.FormatRTO(c.RTO))
 		vals = append(vals, capacity.FormatBytes(c.Task.Value))
 		extrap = extrap || c.Task.Extrapolated
+		wide = wide || c.Task.Value > capacity.WideExtrapolation*a.Rate.Hi
 	}
 	detail := "cold restore, largest changelog per task"
 	if extrap {
 		detail += fmt.Sprintf("; beyond %s per thread is extrapolated", capacity.FormatBytes(a.Rate.Hi))
 	}
-	return Fact{Label: "Per task within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / "), Detail: detail}
+	if wide {
+		// As the verdicts do: past 4x the measured size nothing bounds it.
+		detail += fmt.Sprintf("; past %.0f× that, nothing measured bounds the figure", capacity.WideExtrapolation)
+	}
+	return Fact{Label: "Per task within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / "), Detail: detail, Warn: wide}
 }
 
 // holdoutOf is the hold-out check of the rate's setup, if any.
