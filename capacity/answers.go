@@ -2,9 +2,12 @@ package capacity
 
 import (
 	"fmt"
-	"github.com/restorebench/restorebench/config"
 	"math"
+	"strings"
 	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/topicshape"
 )
 
 // Deployment describes the application a plan is for. Zero fields are
@@ -34,6 +37,15 @@ type Deployment struct {
 	// unknown. Restore rates depend on it: the answers warn when theirs was
 	// measured far from it.
 	RecordsPerKey float64
+	// BytesPerRecord and TombstoneShare are the changelog's key+value bytes
+	// per record and share of tombstones; 0 when unknown (set from
+	// Changelog).
+	BytesPerRecord, TombstoneShare float64
+	// Changelog is what a read of the user's changelog topic found
+	// (--from-topic), nil without one; Taken names the fields set from it
+	// ("state", "partitions", "records per live key").
+	Changelog *topicshape.Shape
+	Taken     []string
 }
 
 // IsZero reports whether nothing about the deployment is known.
@@ -122,6 +134,9 @@ var answerers = []answerer{
 func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	var out []Answer
 	var missing []Unanswered
+	if c := a.Options.Deployment.Changelog; c != nil {
+		out = append(out, changelogAnswer(c, a.Options.Deployment.Taken))
+	}
 	if r := a.Rate; r == nil {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
 	} else {
@@ -154,6 +169,38 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		}
 	}
 	return out, missing
+}
+
+// changelogAnswer is what the read of the user's changelog found, and
+// which of the deployment's figures it gave.
+func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
+	sample := "every key counted"
+	if c.SampleShare < 1 {
+		sample = fmt.Sprintf("keys counted over 1/%.0f of the key space (memory bound), live figures scaled up", 1/c.SampleShare)
+	}
+	read := fmt.Sprintf("read from the log start to the end offsets in %s: %s records", FormatSeconds(c.Seconds), count(float64(c.Records)))
+	if c.Offsets > c.Records {
+		read += fmt.Sprintf(" of %s offsets (the rest compaction gaps or transaction markers)", count(float64(c.Offsets)))
+	}
+	in := []string{
+		read,
+		fmt.Sprintf("live keys %s, live state %s (%s)", count(c.LiveKeys), FormatBytes(c.LiveBytes), sample),
+	}
+	if c.NullKeys > 0 {
+		in = append(in, fmt.Sprintf("%s records without a key (a store skips them)", count(float64(c.NullKeys))))
+	}
+	if len(taken) > 0 {
+		in = append(in, "taken for this plan: "+strings.Join(taken, ", "))
+	} else {
+		in = append(in, "taken for this plan: nothing (the flags gave every figure)")
+	}
+	return Answer{
+		Question: "Your changelog (topic " + c.Topic + ")",
+		Value: fmt.Sprintf("%s of key+value in %s records over %s; %.2f records per live key, %s a record, %.1f%% tombstones",
+			FormatBytes(float64(c.Bytes)), count(float64(c.Records)), Plural(c.Partitions, "partition"),
+			c.RecordsPerKey, FormatBytes(c.BytesPerRecord()), 100*c.TombstoneShare()),
+		Inputs: in,
+	}
 }
 
 func appendNew(xs []Unanswered, ys ...Unanswered) []Unanswered {

@@ -74,20 +74,31 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 	return ChangelogShape{RecordsPerKey: runs.Median(rpk), BytesPerRecord: runs.Median(bpr), TombstoneShare: runs.Median(ts)}
 }
 
-// FarFrom says how a deployment's records per live key differs from the
-// rate's when by more than DisagreeFactor, or "" when it does not (or
-// either is unknown).
+// FarFrom says how a deployment's changelog differs from the one the rate
+// was measured on, where it does by more than DisagreeFactor (records per
+// live key, bytes per record) or by more than 10 points of tombstones, or
+// "" when it does not (or either side is unknown).
 func (r *Rate) FarFrom(d Deployment) string {
-	have, want := r.Shape.RecordsPerKey, d.RecordsPerKey
-	if have <= 0 || want <= 0 {
+	var far []string
+	if have, want := r.Shape.RecordsPerKey, d.RecordsPerKey; have > 0 && want > 0 && runs.Disagree(want, have) {
+		far = append(far, fmt.Sprintf("%.1f records per live key, yours is %.1f (×%.1f)", have, want, want/have))
+	}
+	if have, want := r.Shape.BytesPerRecord, d.BytesPerRecord; have > 0 && want > 0 && runs.Disagree(want, have) {
+		far = append(far, fmt.Sprintf("%s a record, yours is %s (×%.1f)", FormatBytes(have), FormatBytes(want), want/have))
+	}
+	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
+		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
+	}
+	if len(far) == 0 {
 		return ""
 	}
-	if runs.Disagree(want, have) {
-		k := want / have
-		return fmt.Sprintf("WARNING: the rate was measured at %.1f records per live key, yours is %.1f (×%.1f): a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys against the records) before relying on these answers", have, want, k)
-	}
-	return ""
+	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
+		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys against the records) before relying on these answers"
 }
+
+// maxTombstoneGap is how far apart the tombstone shares of the measured
+// and the user's changelog may be before FarFrom warns: 10 points.
+const maxTombstoneGap = 0.10
 
 // CalibrationFactor is the calibration's factor applied to the model's
 // times, Kafka Streams over model (1 without a calibration).

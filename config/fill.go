@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 
 	"github.com/restorebench/restorebench/loadgen"
@@ -112,8 +113,17 @@ func CheckNames(appID, store, topic string) error {
 	if topic == "" {
 		topic = ChangelogTopic(appID, store)
 	}
+	if err := ValidateTopicName(topic); err != nil {
+		return fieldErr("topic", "%v", err)
+	}
+	return nil
+}
+
+// ValidateTopicName checks that topic is a name Kafka accepts: letters,
+// digits, '.', '_' and '-', at most 249 characters, not "." or "..".
+func ValidateTopicName(topic string) error {
 	if !legalTopicChars.MatchString(topic) || len(topic) > 249 || topic == "." || topic == ".." {
-		return fieldErr("topic", "%q is not a legal Kafka topic name (letters, digits, '.', '_', '-'; at most 249)", topic)
+		return fmt.Errorf("%q is not a legal Kafka topic name (letters, digits, '.', '_', '-'; at most 249)", topic)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/restorebench/restorebench/internal/termsafe"
 	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/topicshape"
 	"github.com/restorebench/restorebench/warmup"
 )
 
@@ -33,6 +34,10 @@ type capacityFlags struct {
 	writeRate  rateValue
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
+	// fromTopic is the user's changelog topic to read the shape from, over
+	// the connection the global flags describe (g).
+	fromTopic string
+	g         *globalFlags
 	// fs tells an explicit --state 0 from none.
 	fs *pflag.FlagSet
 }
@@ -61,6 +66,52 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
 	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
 	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully compacted; its record count over its distinct keys): the answers warn when the rate was measured far from it")
+	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers (and the security flags) for its size, partitions, records per live key, bytes per record and tombstone share; the flags given win over what it finds")
+}
+
+// readTopic reads --from-topic, when given, and sets the deployment's
+// figures the flags left unset from what it holds.
+func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) error {
+	if f.fromTopic == "" {
+		return nil
+	}
+	if err := config.ValidateTopicName(f.fromTopic); err != nil {
+		return fmt.Errorf("--from-topic: %w", err)
+	}
+	if f.g == nil {
+		return errors.New("--from-topic: this command has no connection flags")
+	}
+	env, err := f.g.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	o := topicshape.Options{}
+	if !f.g.quiet {
+		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets\n", f.fromTopic)
+	shape, err := topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
+	if err != nil {
+		return fmt.Errorf("--from-topic: %w", err)
+	}
+	d := &opts.Deployment
+	d.Changelog = &shape
+	d.BytesPerRecord, d.TombstoneShare = shape.BytesPerRecord(), shape.TombstoneShare()
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	if !changed("state") && !changed("live-state") {
+		d.StateBytes = float64(shape.Bytes)
+		d.Taken = append(d.Taken, "state "+capacity.FormatBytes(d.StateBytes))
+	}
+	if !changed("partitions") {
+		d.Partitions = shape.Partitions
+		d.Taken = append(d.Taken, capacity.Plural(d.Partitions, "partition"))
+	}
+	if !changed("records-per-key") && shape.RecordsPerKey > 0 {
+		d.RecordsPerKey = shape.RecordsPerKey
+		d.Taken = append(d.Taken, fmt.Sprintf("%.2f records per live key", d.RecordsPerKey))
+	}
+	return nil
 }
 
 // options validates the flags into the planner's options.
@@ -178,10 +229,14 @@ var errNoRuns = errors.New("plan needs measured restore rates: give --from RUN (
 
 // newPlanCmd returns `restorebench plan`: the report's capacity answers on
 // the terminal, from flags and measured runs.
-func newPlanCmd() *cobra.Command {
+func newPlanCmd() *cobra.Command { return newPlanCmdWith(nil) }
+
+// newPlanCmdWith is newPlanCmd with the global connection flags, which
+// --from-topic reads the user's changelog over.
+func newPlanCmdWith(g *globalFlags) *cobra.Command {
 	var from []string
 	var format string
-	var f capacityFlags
+	f := capacityFlags{g: g}
 	cmd := &cobra.Command{
 		Use:   "plan --from RUN... [--state SIZE --partitions N --threads N --instances N --rto D]",
 		Short: "Answer capacity questions (partitions, instances, state per task for an RTO) from measured runs",
@@ -226,6 +281,12 @@ without a standby run).`,
 				return err
 			}
 			rs, err := capacity.LoadRuns(inputs)
+			if err != nil {
+				return err
+			}
+			if err := f.readTopic(cmd, &opts); err != nil {
+				return err
+			}
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,13 @@ import (
 
 // newReportCmd returns `restorebench report`: report.md and a
 // self-contained report.html from one or more runs' results.
-func newReportCmd() *cobra.Command {
+func newReportCmd() *cobra.Command { return newReportCmdWith(nil) }
+
+// newReportCmdWith is newReportCmd with the global connection flags, which
+// --from-topic reads the user's changelog over.
+func newReportCmdWith(g *globalFlags) *cobra.Command {
 	var out string
-	var f capacityFlags
+	f := capacityFlags{g: g}
 	cmd := &cobra.Command{
 		Use:   "report RUN...",
 		Short: "Write a capacity report (report.md, report.html) from one or more runs' results",
@@ -53,6 +57,9 @@ prints for that deployment.`,
 			}
 			rs, err := capacity.LoadRuns(args)
 			if err != nil {
+				return err
+			}
+			if err := f.readTopic(cmd, &opts); err != nil {
 				return err
 			}
 			if out == "" {

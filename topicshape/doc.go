@@ -1,0 +1,13 @@
+// Package topicshape reads a changelog topic from its log start to its end
+// and measures what a restore rate depends on besides bytes: the records per
+// live key (overwrites and tombstones a restore reads but that leave no
+// state), the bytes per record and the tombstone share. `plan --from-topic`
+// and `report --from-topic` take a user's own changelog's shape from it, so
+// their answers can say how far the measured rates were from it.
+//
+// Memory is bounded whatever the topic's size: the live keys are counted
+// exactly up to MaxKeys distinct keys, and past that on a sample of the key
+// space (keys whose hash has its low bits zero, halving the sample each time
+// the set would grow past MaxKeys), so the records per live key stays an
+// unbiased ratio over the sampled keys and the result says its sample.
+package topicshape
