@@ -83,7 +83,11 @@ const SpreadDefinition = `Only verified, error-free repeats count; medians over 
 counts as overlap) and that is unlikely by chance: p = 2/C(n+m, n) at most 0.05, the
 exact Mann-Whitney p-value for disjoint samples (needs e.g. 4+4 or 3+5
 repeats). Disjoint ranges with fewer repeats say "too few repeats"; a side
-with one value says "n=1, spread unknown". Change is (other - base) / base.`
+with one value says "n=1, spread unknown". Change is (other - base) / base.
+restore s, total s: seconds; MB/s: each repeat's own rate (1 MB = 10^6 bytes);
+median peak RSS MiB: of the process that restored (this tool's on the model
+engine, the JVM's on kafka-streams; 1 MiB = 2^20 bytes); base range, other
+range: min..max over the repeats, n of them.`
 
 // NewTableReporter renders c as an aligned terminal table: one line per
 // case and metric.

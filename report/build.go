@@ -333,7 +333,8 @@ func rtoTable(t capacity.RTOTable) *Table {
 		head = append(head, capacity.FormatRTO(rto)+" per task", capacity.FormatRTO(rto)+" per instance")
 		right = append(right, true, true)
 	}
-	tab := &Table{Head: head, Right: right}
+	tab := &Table{Head: head, Right: right,
+		Legend: "Per task: the largest changelog one task's store (one stream thread) restores within the objective; per instance: what one instance's threads restore together. † extrapolated beyond the sizes measured; sizes in decimal units (1 GB = 10^9 bytes)."}
 	for _, row := range t.Rows {
 		cells := []string{rowName(row)}
 		for i := range t.RTOs {
@@ -418,7 +419,8 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 		return s, nil
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "The same answers `restorebench plan` prints for these settings."})
-	tab := &Table{Head: []string{"question", "answer", "check", "computed from", "runs"}}
+	tab := &Table{Head: []string{"question", "answer", "check", "computed from", "runs"},
+		Legend: "check: the answer against each objective, with its margin (time to spare, or by how much it misses), INCONCLUSIVE when the inputs cannot decide; computed from: every input and assumption; runs: the restores it rests on (R1 = the first input run). † extrapolated beyond the sizes measured."}
 	for _, ans := range a.Answers {
 		tab.Rows = append(tab.Rows, []string{ans.Question, answerValue(ans), check(ans), strings.Join(ans.Inputs, "; "), ans.Sources})
 	}

@@ -49,6 +49,9 @@ type Table struct {
 	Head    []string
 	Rows    [][]string
 	Right   []bool
+	// Legend says what the columns mean and their units, printed under
+	// the table; every table of a report has one (a test holds that).
+	Legend string
 }
 
 // Figure is a chart: SVG for HTML (inline) and a file of Name + ".svg" that

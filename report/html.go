@@ -127,6 +127,9 @@ func htmlTable(w io.Writer, t *Table) {
 		fmt.Fprintln(w, "</tr>")
 	}
 	fmt.Fprintln(w, "</tbody></table></div>")
+	if t.Legend != "" {
+		fmt.Fprintf(w, "<p class=\"note legend\">%s</p>\n", inline(t.Legend))
+	}
 }
 
 var (

@@ -81,6 +81,9 @@ func mdTable(w io.Writer, t *Table) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
 	}
 	fmt.Fprintln(w)
+	if t.Legend != "" {
+		fmt.Fprintf(w, "*%s*\n\n", mdText(t.Legend, false))
+	}
 }
 
 func mdCells(cells []string) []string {

@@ -129,3 +129,41 @@ func TestEveryScenarioHasAReportSection(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryTableHasItsLegend: every table a report holds, from the saved
+// runs of every built-in profile and the synthetic scenario runs with a
+// deployment asked about, says under it what its columns mean.
+func TestEveryTableHasItsLegend(t *testing.T) {
+	fixtures, err := filepath.Glob(filepath.Join("..", "testdata", "results", "*", "results.json"))
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no saved runs: %v", err)
+	}
+	saved, err := capacity.LoadRuns(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := capacity.Options{RTOs: capacity.DefaultRTOs, Threads: 1,
+		Deployment: capacity.Deployment{StateBytes: 50 << 30, Partitions: 16, Instances: 4}}
+	tables := 0
+	for _, rs := range [][]*capacity.Run{saved, withRolling(t)} {
+		d, err := Build(capacity.Analyze(rs, opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Sections {
+			for _, b := range s.Blocks {
+				tab, ok := b.(*Table)
+				if !ok {
+					continue
+				}
+				tables++
+				if strings.TrimSpace(tab.Legend) == "" {
+					t.Errorf("section %q: the table %q (%s) has no legend", s.Title, tab.Caption, strings.Join(tab.Head, " | "))
+				}
+			}
+		}
+	}
+	if tables < 12 {
+		t.Fatalf("only %d tables seen: the inputs should exercise most of the report's tables", tables)
+	}
+}

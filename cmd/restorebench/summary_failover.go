@@ -21,7 +21,7 @@ func printFailover(w io.Writer, restores []runs.Restore) {
 		return
 	}
 	table(w, "failover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):",
-		"case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger",
+		"case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger", failoverLegend,
 		sums, func(s runs.FailoverSummary) string {
 			gap, span, det, run := "-", "-", "-", "-"
 			if s.Kills > 0 {

@@ -76,8 +76,9 @@ func having(restores []runs.Restore, has func(runs.Restore) bool) []runs.Restore
 }
 
 // table prints title, then a right-aligned table of header (tab-separated
-// columns) and one line per row; nothing at all, and false, without rows.
-func table[T any](w io.Writer, title, header string, rows []T, line func(T) string) bool {
+// columns) and one line per row, then legend (what the columns mean, one
+// string a line); nothing at all, and false, without rows.
+func table[T any](w io.Writer, title, header string, legend []string, rows []T, line func(T) string) bool {
 	if len(rows) == 0 {
 		return false
 	}
@@ -88,8 +89,52 @@ func table[T any](w io.Writer, title, header string, rows []T, line func(T) stri
 		fmt.Fprintln(tw, line(r)+"\t")
 	}
 	tw.Flush()
+	for _, l := range legend {
+		fmt.Fprintln(w, "  "+l)
+	}
 	return true
 }
+
+// The tables' column legends, printed under each.
+var (
+	warmLegend = []string{
+		"changed: records written while the instance was down; records read: what the restart restored; restore s: this step's restore;",
+		"cold s: the same repeat's cold restore; of cold: restore s over cold s; warm tasks: tasks resumed from their checkpoint;",
+		"from log start: tasks whose checkpoint lay below the log start offset, restored cold (the fallback)",
+	}
+	standbyInitialLegend = []string{
+		"records: what the standby restored before any write; MB: their key+value bytes (" + noFigure + ": Kafka Streams reports records only, 1 MB = 10^6 bytes);",
+		"records/s: records over restore s",
+	}
+	standbyLegend = []string{
+		"target: the write rate asked; written: what the producer reached; applied: what the standby applied (records/s each);",
+		"lag p50, p99, max: records written but not yet applied, over the step's samples; kept up: the lag stayed bounded and the",
+		"standby caught up within a second of the writes stopping (producer-limited: written fell short of target); catch-up s: after",
+		"a pause step, from the standby's restart until its lag was within acceptable.recovery.lag",
+	}
+	compactionLegend = []string{
+		"cleaner: who cleaned the log (Kafka's log cleaner, or the embedded broker's compaction: a floor, not Kafka's cleaner);",
+		"written, read: records written and read by the restore; live keys: keys live afterwards; amplification: read over live keys",
+		"(1 = fully compacted); bound: the most those settings allow; log MB before, after: the log's size after the writes and",
+		"before the restore (1 MB = 10^6 bytes); restore s: the restore of what the cleaner left",
+	}
+	failoverLegend = []string{
+		"kills: SIGKILLs measured; gap s: median of each kill's longest task gap, min-max s their range; detect s: median from the",
+		"kill to the survivor's rebalance (failure detection, session.timeout.ms); running s: median from the kill until the survivor",
+		"runs again, restores done; takeover: how the victim's tasks were taken over (promoted standby, warm from a checkpoint,",
+		"restored from the changelog); acked: transactions the producer got acknowledged; ledger: the stores' accounts against them",
+	}
+	scaleOutLegend = []string{
+		"warmups: warmup replicas seen (task x instance); moved: tasks whose active instance changed; rebalances, probing: group",
+		"rebalances and KIP-441 probing rounds; assignment s: from the new instances' start until balanced, every task running;",
+		"longest gap s: the longest one task processed nothing; error: assignment s against predicted s",
+	}
+	rollingLegend = []string{
+		"state dir: kept across a restart or wiped; static: static membership (group.instance.id); downtime s: per restart the",
+		"longest any task processed nothing, summed; worst restart s: the largest of those; task-seconds down: every task's gaps",
+		"summed; restored: changelog records restored over all restarts",
+	}
+)
 
 // printNotes prints each row's notes under its table, named by case.
 func printNotes(w io.Writer, rows []runs.Restore, notes func(runs.Restore) []string) {
@@ -102,7 +147,7 @@ func printNotes(w io.Writer, rows []runs.Restore, notes func(runs.Restore) []str
 
 func printWarm(w io.Writer, restores []runs.Restore) {
 	table(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
-		"step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified",
+		"step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified", warmLegend,
 		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
 		func(r runs.Restore) string {
 			ofCold := "-"
@@ -119,7 +164,7 @@ const noFigure = "–"
 
 func printStandby(w io.Writer, restores []runs.Restore) {
 	table(w, "standby initial restore (each repeat's own: the changelog a standby first restores can differ between repeats):",
-		"step\t#\trecords\tMB\trestore s\trecords/s\tverified",
+		"step\t#\trecords\tMB\trestore s\trecords/s\tverified", standbyInitialLegend,
 		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step == "initial" }),
 		func(r runs.Restore) string {
 			mb := noFigure // Kafka Streams reports records only
@@ -131,7 +176,7 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 	best := map[config.Engine]float64{}
 	unjudged := 0
 	printed := table(w, "standby (records/s; lag in records not yet applied):",
-		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified",
+		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified", standbyLegend,
 		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" }),
 		func(r runs.Restore) string {
 			sb := r.Standby
@@ -176,7 +221,7 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 func printScaleOut(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.ScaleOut != nil })
 	if !table(w, "scale-out (seconds from the new instances' start until balanced with every task running):",
-		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified",
+		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified", scaleOutLegend,
 		rows, func(r runs.Restore) string {
 			so := r.ScaleOut
 			predicted, errPct := "-", "-"
@@ -204,7 +249,7 @@ func printScaleOut(w io.Writer, restores []runs.Restore) {
 func printRolling(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Rolling != nil })
 	table(w, "rolling restarts (downtime: per restart the longest any task processed nothing, summed):",
-		"case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified",
+		"case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified", rollingLegend,
 		rows, func(r runs.Restore) string {
 			rr := r.Rolling
 			worst := 0.0
@@ -226,7 +271,7 @@ func printRolling(w io.Writer, restores []runs.Restore) {
 func printCompaction(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Compaction != nil })
 	table(w, "compaction (restore amplification: records read per live key after the cleaner ran):",
-		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified",
+		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified", compactionLegend,
 		rows, func(r runs.Restore) string {
 			cr := r.Compaction
 			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v", r.Case, r.Repeat, cr.CleanedBy, cr.Written, cr.Read,
