@@ -1,7 +1,10 @@
 package plots
 
 import (
+	"bytes"
 	"errors"
+	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +129,46 @@ func TestCompactionChartSaysWhoCleaned(t *testing.T) {
 	}
 	if got := title(); !strings.Contains(got, "Kafka's log cleaner") {
 		t.Errorf("kafka title %q", got)
+	}
+}
+
+// TestStandbyLagChartShowsEveryEnginesSteps: on the saved standby run (the
+// model's lags reach 10^6 records where Kafka Streams' stay near 10^2),
+// the chart draws one line per case on a log axis of lag, and each line's
+// legend names the highest rate its standby kept up with: the figure the
+// summary prints.
+func TestStandbyLagChartShowsEveryEnginesSteps(t *testing.T) {
+	res, err := runs.Load(filepath.Join("..", "testdata", "results", "standby", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, order, acceptable := standbyRateSteps(res)
+	if len(order) != 2 || acceptable != 10000 {
+		t.Fatalf("cases %v, acceptable.recovery.lag %d: want the two engines' cases and 10000", order, acceptable)
+	}
+	p, err := StandbyLag(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both lines fit the axis: the model's 10^6 and Kafka Streams' 10^2.
+	for _, c := range order {
+		for _, st := range groups[c] {
+			if y := math.Log10(max(st.lagP99, 1)); y < p.Y.Min || y > p.Y.Max {
+				t.Errorf("%s at %.0f rec/s: lag %.0f off the axis [%v, %v]", c, st.rate, st.lagP99, p.Y.Min, p.Y.Max)
+			}
+		}
+	}
+	var svg bytes.Buffer
+	w, err := p.WriterTo(Width, Height, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteTo(&svg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"standby-kstreams: kept up to 59917 rec/s, behind from 69217", "standby-model: kept up to 124429 rec/s, behind from 121571"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("the chart's legend lacks %q", want)
+		}
 	}
 }

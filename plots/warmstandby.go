@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -129,67 +130,176 @@ func horizontal(y, x0, x1 float64) *plotter.Line {
 	return l
 }
 
-// StandbyLag charts a standby's lag over each rate step (the first repeat
-// of each case), one line per step, labelled with its write rate and
-// whether the standby sustained it.
+// StandbyLag charts, per case (an engine's standby), the lag each rate step
+// left against the rate written: the p99 of the step's lag samples, median
+// over its verified repeats, a filled circle where the standby kept up and
+// a cross where it fell behind; dashed, acceptable.recovery.lag. Both axes
+// are logarithmic: a standby that keeps up lags by 10^0-10^3 records, one
+// that falls behind by 10^5 and more, and the steps span rates 10^3-10^5.
+// A lag of 0 is drawn at 1. Steps without a verdict (too few samples) are
+// left out, as the summary leaves them out of the highest sustained rate.
 func StandbyLag(r *runs.Results) (*plot.Plot, error) {
-	var steps []runs.Restore
-	for _, rec := range r.Restores {
-		if rec.Standby != nil && rec.Standby.RateStep() && rec.Repeat == 1 && len(rec.Standby.Lag) > 0 {
-			steps = append(steps, rec)
-		}
-	}
-	if len(steps) == 0 {
+	groups, order, acceptable := standbyRateSteps(r)
+	if len(order) == 0 {
 		return nil, ErrNotApplicable
 	}
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Standby.TargetRate < steps[j].Standby.TargetRate })
-	p := newPlot("Standby lag while the changelog is written")
-	p.X.Label.Text = "time into the step (s)"
-	p.Y.Label.Text = "lag (records not yet applied)"
+	p := newPlot("Standby lag against the write rate")
+	p.X.Label.Text = "written (records/s, log scale)"
+	p.Y.Label.Text = "lag p99 (records, log scale)"
+	// X on gonum's log scale; Y as log10 of the lag on a linear axis with
+	// ticks at the powers of ten: gonum centres a vertical axis' label at
+	// the arithmetic middle of its range, which on a log scale lies near the
+	// top and pushes the data area down by half the label's length.
+	p.X.Scale = plot.LogScale{}
 	p.Add(plotter.NewGrid())
 	var legend []legendEntry
-	maxT := 0.0
-	// Each case (an engine's standby) draws its own dash pattern, so two
-	// cases' lines stay apart when the palette's colours come round again.
-	dashOf := map[string][]vg.Length{}
-	caseDashes := [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
-	for i, rec := range steps {
-		sb := rec.Standby
-		if _, ok := dashOf[caseOf(rec)]; !ok {
-			dashOf[caseOf(rec)] = caseDashes[len(dashOf)%len(caseDashes)]
+	minX, maxX, maxY := 0.0, 0.0, 10.0
+	for i, c := range order {
+		steps := groups[c]
+		xys := make(plotter.XYs, len(steps))
+		for j, st := range steps {
+			xys[j] = plotter.XY{X: st.rate, Y: math.Log10(max(st.lagP99, 1))}
+			if minX == 0 || st.rate < minX {
+				minX = st.rate
+			}
+			maxX, maxY = max(maxX, st.rate), max(maxY, st.lagP99)
 		}
-		xys, tMax := lagXYs(sb.Lag)
-		maxT = max(maxT, tMax)
+		col := palette[i%len(palette)]
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, err
 		}
-		line.Color = palette[i%len(palette)]
-		line.Width = vg.Points(1.5)
-		line.Dashes = dashOf[caseOf(rec)]
+		line.Color, line.Width = col, vg.Points(1.5)
 		p.Add(line)
-		kept := "kept up"
-		switch {
-		case !sb.Judged():
-			kept = fmt.Sprintf("no verdict (%d lag samples)", sb.WriteSamples())
-		case !sb.Sustained:
-			kept = "fell behind"
+		pts, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, err
 		}
-		written := ""
-		if sb.ProducerLimited {
-			written = fmt.Sprintf(", written %.0f", sb.WrittenRate)
+		pts.GlyphStyleFunc = func(j int) draw.GlyphStyle {
+			g := draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+			if !steps[j].keptUp {
+				g.Shape, g.Radius = draw.CrossGlyph{}, vg.Points(5)
+			}
+			return g
 		}
-		legend = append(legend, legendEntry{name: caseOf(rec), suffix: fmt.Sprintf(" %.0f rec/s%s: %s", sb.TargetRate, written, kept), thumb: line})
+		p.Add(pts)
+		kept, behind := 0.0, 0.0
+		for _, st := range steps {
+			if st.keptUp {
+				kept = max(kept, st.rate)
+			} else if behind == 0 || st.rate < behind {
+				behind = st.rate
+			}
+		}
+		suffix := ""
+		if kept > 0 {
+			suffix += fmt.Sprintf(": kept up to %.0f rec/s", kept)
+		}
+		if behind > 0 {
+			suffix += fmt.Sprintf(", behind from %.0f", behind)
+		}
+		legend = append(legend, legendEntry{name: c, suffix: suffix, thumb: line})
 	}
-	if len(steps) > 0 {
-		acc := horizontal(float64(steps[0].Standby.AcceptableRecoveryLag), 0, maxT)
-		acc.Color, acc.Dashes = palette[len(palette)-1], []vg.Length{vg.Points(2), vg.Points(2)}
+	legend = append(legend, legendEntry{name: "● kept up, × fell behind"})
+	if acceptable > 0 {
+		acc := horizontal(math.Log10(float64(acceptable)), minX/1.5, maxX*1.5)
+		acc.Color, acc.Dashes = palette[len(palette)-1], []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(acc)
 		legend = append(legend, legendEntry{name: "acceptable.recovery.lag", thumb: acc})
+		maxY = max(maxY, float64(acceptable))
 	}
-	finishAxes(p, maxT)
+	p.X.Min, p.X.Max = minX/1.5, maxX*1.5
+	p.Y.Min, p.Y.Max = 0, math.Ceil(math.Log10(maxY*1.5))
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = powerTicks{}
 	legendOutside(p, legend)
 	return p, nil
+}
+
+// powerTicks marks an axis of log10 values: labelled ticks at the integers,
+// written as the power of ten they stand for ("1", "100", "10 k", "1 M"),
+// unlabelled ones at log10 of 2…9 times them.
+type powerTicks struct{}
+
+func (powerTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(lo); e <= hi; e++ {
+		ticks = append(ticks, plot.Tick{Value: e, Label: powerLabel(e)})
+		for m := 2.0; m <= 9; m++ {
+			if v := e + math.Log10(m); v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
+}
+
+// powerLabel writes 10^e compactly: "1", "1000", "10 k", "1 M".
+func powerLabel(e float64) string {
+	switch v := math.Pow(10, e); {
+	case e >= 9:
+		return fmt.Sprintf("%.0f G", v/1e9)
+	case e >= 6:
+		return fmt.Sprintf("%.0f M", v/1e6)
+	case e >= 4:
+		return fmt.Sprintf("%.0f k", v/1e3)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// rateStep is one rate step of a case: the median written rate and lag p99
+// over its verified, judged repeats, and whether most of them kept up.
+type rateStep struct {
+	rate, lagP99 float64
+	keptUp       bool
+}
+
+// standbyRateSteps groups the verified rate steps with a verdict by case
+// and target rate, in order of rate; order is the cases in run order, and
+// acceptable the acceptable.recovery.lag they ran with.
+func standbyRateSteps(r *runs.Results) (groups map[string][]rateStep, order []string, acceptable int64) {
+	type key struct {
+		c      string
+		target float64
+	}
+	type acc struct {
+		rates, lags []float64
+		kept, all   int
+	}
+	by := map[key]*acc{}
+	var keys []key
+	for _, rec := range r.Restores {
+		sb := rec.Standby
+		if sb == nil || !sb.RateStep() || !rec.Counts() || !sb.Judged() {
+			continue
+		}
+		k := key{caseOf(rec), sb.TargetRate}
+		a := by[k]
+		if a == nil {
+			a = &acc{}
+			by[k] = a
+			keys = append(keys, k)
+		}
+		a.rates, a.lags = append(a.rates, sb.WrittenRate), append(a.lags, float64(sb.LagP99))
+		a.all++
+		if sb.KeptUp() {
+			a.kept++
+		}
+		acceptable = max(acceptable, sb.AcceptableRecoveryLag)
+	}
+	groups = map[string][]rateStep{}
+	for _, k := range keys {
+		a := by[k]
+		if _, ok := groups[k.c]; !ok {
+			order = append(order, k.c)
+		}
+		groups[k.c] = append(groups[k.c], rateStep{rate: runs.Median(a.rates), lagP99: runs.Median(a.lags), keptUp: 2*a.kept > a.all})
+	}
+	for _, c := range order {
+		sort.SliceStable(groups[c], func(i, j int) bool { return groups[c][i].rate < groups[c][j].rate })
+	}
+	return groups, order, acceptable
 }
 
 // StandbyCatchUp charts, per case, the time a paused standby took after its
