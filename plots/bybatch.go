@@ -136,6 +136,13 @@ func rocksOpt(name string, v func(o *config.RocksDB) string) paramField {
 // labelFields are the settings, besides strategy and batch size, in the
 // order a label lists them.
 var labelFields = []paramField{
+	// The engine first: a calibration's lines differ by it alone.
+	{always, func(p config.Case) string {
+		if p.Engine == "" {
+			return string(config.EngineModel)
+		}
+		return string(p.Engine)
+	}},
 	{always, func(p config.Case) string { return orDefault("scenario ", string(p.Scenario)) }},
 	// The memory strategy implies the memory store: not worth saying.
 	{func(p config.Case) bool { return p.Strategy != "memory" },

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -87,7 +88,13 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	if len(restores) == 0 {
 		return nil, ErrNoRestores
 	}
-	p := newPlot("Restore throughput over time")
+	title := "Restore throughput over time"
+	of := map[string]int{}
+	if len(restores) > maxThroughputLines {
+		restores, of = medianRepeats(restores)
+		title += " (median repeat of each case)"
+	}
+	p := newPlot(title)
 	p.Add(plotter.NewGrid()) // first, so it is drawn behind the lines
 	p.X.Label.Text = "time since restore start (s)"
 	p.Y.Label.Text = "throughput (MB/s, 1 MB = 10⁶ bytes)"
@@ -107,6 +114,9 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 		maxDur = max(maxDur, rs.DurationSeconds)
 
 		e := legendEntry{name: rs.Case, suffix: fmt.Sprintf(" #%d", rs.Repeat)}
+		if n := of[rs.Case]; n > 1 {
+			e.suffix += fmt.Sprintf(" of %d", n)
+		}
 		if !rs.Verified || rs.Error != "" {
 			e.suffix += " (UNVERIFIED)"
 		}
@@ -134,6 +144,43 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	finishAxes(p, maxDur)
 	legendOutside(p, legend)
 	return p, nil
+}
+
+// maxThroughputLines is the most restores RestoreThroughput draws one line
+// each for; past it, each case's median repeat stands for the case.
+const maxThroughputLines = 12
+
+// medianRepeats returns, per case in run order, the verified repeat of
+// median restore time (the lower of two middle ones), or the first repeat
+// when none verified, and how many repeats each case had.
+func medianRepeats(restores []runs.Restore) ([]runs.Restore, map[string]int) {
+	byCase := map[string][]runs.Restore{}
+	var order []string
+	for _, rs := range restores {
+		if _, ok := byCase[rs.Case]; !ok {
+			order = append(order, rs.Case)
+		}
+		byCase[rs.Case] = append(byCase[rs.Case], rs)
+	}
+	out := make([]runs.Restore, 0, len(order))
+	of := map[string]int{}
+	for _, c := range order {
+		all := byCase[c]
+		of[c] = len(all)
+		var ok []runs.Restore
+		for _, rs := range all {
+			if rs.Verified && rs.Error == "" {
+				ok = append(ok, rs)
+			}
+		}
+		if len(ok) == 0 {
+			out = append(out, all[0])
+			continue
+		}
+		sort.SliceStable(ok, func(i, j int) bool { return ok[i].DurationSeconds < ok[j].DurationSeconds })
+		out = append(out, ok[(len(ok)-1)/2])
+	}
+	return out, of
 }
 
 // RestoreTimePerCase charts each case's median restore duration in seconds
@@ -221,67 +268,88 @@ func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 	return p, nil
 }
 
-// FillThroughput charts the fill's produce throughput in MB/s (10^6 bytes of
-// key+value) against seconds since the fill started, with its overall mean as
-// a dashed line. It returns (nil, nil) when the results carry no fill series.
+// FillThroughput charts each fill's produce throughput in MB/s (10^6 bytes
+// of key+value) against seconds since that fill started, one line per fill
+// (every size of a sweep), with each fill's overall mean in its legend and,
+// for a single fill, as a dashed line. It returns (nil, nil) when the
+// results carry no fill series.
 func FillThroughput(r *runs.Results) (*plot.Plot, error) {
 	if r == nil {
 		return nil, errNilResults
 	}
-	if r.Fill == nil || len(r.Fill.Series) == 0 {
+	fills := r.Fills
+	if len(fills) == 0 && r.Fill != nil {
+		fills = []*runs.Fill{r.Fill}
+	}
+	var drawn []*runs.Fill
+	for _, f := range fills {
+		if f != nil && len(rateXYs(f.Series)) > 0 {
+			drawn = append(drawn, f)
+		}
+	}
+	if len(drawn) == 0 {
 		return nil, nil
 	}
-	f := r.Fill
 	title := "Fill throughput over time"
-	if f.Reused {
-		title += fmt.Sprintf(" (reused fill of %s)", f.FilledAt.UTC().Format("2006-01-02 15:04 MST"))
+	if len(drawn) == 1 && drawn[0].Reused {
+		title += fmt.Sprintf(" (reused fill of %s)", drawn[0].FilledAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
 	p := newPlot(title)
 	p.Add(plotter.NewGrid()) // first, so it is drawn behind the lines
 	p.X.Label.Text = "time since fill start (s)"
 	p.Y.Label.Text = "throughput (MB/s, 1 MB = 10⁶ bytes)"
-
-	xys := rateXYs(f.Series)
-	if len(xys) == 0 {
-		return nil, nil
-	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
-		return nil, fmt.Errorf("plots: fill: %w", err)
-	}
-	l.StepStyle = plotter.PreStep
-	l.Color = palette[0]
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	name := "fill"
-	if f.Topic != "" {
-		name += " " + f.Topic
-	}
-	legend := []legendEntry{{name: name, thumb: l}}
-
-	end := xys[len(xys)-1].X
-	mean := f.MBPerSec
-	if mean <= 0 {
-		var b int64
-		for _, pt := range f.Series {
-			b += pt.Bytes
-		}
-		mean = runs.MBPerSec(b, end)
-	}
-	if mean > 0 {
-		ml, err := plotter.NewLine(plotter.XYs{{X: 0, Y: mean}, {X: max(end, f.DurationSeconds), Y: mean}})
+	var legend []legendEntry
+	longest := 0.0
+	for i, f := range drawn {
+		xys := rateXYs(f.Series)
+		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, fmt.Errorf("plots: fill mean: %w", err)
+			return nil, fmt.Errorf("plots: fill: %w", err)
 		}
-		ml.Color = color.Gray{Y: 0x40}
-		ml.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		ml.Width = vg.Points(1)
-		p.Add(ml)
-		legend = append(legend, legendEntry{name: fmt.Sprintf("mean %.1f MB/s", mean), thumb: ml})
+		l.StepStyle = plotter.PreStep
+		l.Color = palette[i%len(palette)]
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		end := max(xys[len(xys)-1].X, f.DurationSeconds)
+		longest = max(longest, end)
+		mean := fillMean(f, xys[len(xys)-1].X)
+		name := "fill"
+		if f.Topic != "" {
+			name += " " + f.Topic
+		}
+		suffix := ""
+		if len(drawn) > 1 && mean > 0 {
+			suffix = fmt.Sprintf(" (mean %.1f MB/s)", mean)
+		}
+		legend = append(legend, legendEntry{name: name, suffix: suffix, thumb: l})
+		if len(drawn) == 1 && mean > 0 {
+			ml, err := plotter.NewLine(plotter.XYs{{X: 0, Y: mean}, {X: end, Y: mean}})
+			if err != nil {
+				return nil, fmt.Errorf("plots: fill mean: %w", err)
+			}
+			ml.Color = color.Gray{Y: 0x40}
+			ml.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			ml.Width = vg.Points(1)
+			p.Add(ml)
+			legend = append(legend, legendEntry{name: fmt.Sprintf("mean %.1f MB/s", mean), thumb: ml})
+		}
 	}
-	finishAxes(p, f.DurationSeconds)
+	finishAxes(p, longest)
 	legendOutside(p, legend)
 	return p, nil
+}
+
+// fillMean is the fill's recorded MB/s, else its series' bytes over the
+// series' last time.
+func fillMean(f *runs.Fill, end float64) float64 {
+	if f.MBPerSec > 0 {
+		return f.MBPerSec
+	}
+	var b int64
+	for _, pt := range f.Series {
+		b += pt.Bytes
+	}
+	return runs.MBPerSec(b, end)
 }
 
 // WriteAll draws every chart of the registry (Charts) the results have

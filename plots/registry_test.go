@@ -172,3 +172,41 @@ func TestStandbyLagChartShowsEveryEnginesSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreThroughputDrawsTheMedianRepeatPastTwelve: the calibrate run's
+// 40 cold restores would draw 40 lines; the chart draws each case's median
+// repeat instead, and says so.
+func TestRestoreThroughputDrawsTheMedianRepeatPastTwelve(t *testing.T) {
+	res, err := runs.Load(filepath.Join("..", "testdata", "results", "calibrate", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := res.ColdRestores()
+	picked, of := medianRepeats(cold)
+	if len(cold) <= maxThroughputLines || len(picked) != 8 {
+		t.Fatalf("%d restores gave %d lines, want 8 (one per case)", len(cold), len(picked))
+	}
+	for _, p := range picked {
+		var faster, slower int
+		for _, r := range cold {
+			if r.Case == p.Case && r.Counts() {
+				switch {
+				case r.DurationSeconds < p.DurationSeconds:
+					faster++
+				case r.DurationSeconds > p.DurationSeconds:
+					slower++
+				}
+			}
+		}
+		if faster != slower || of[p.Case] != 5 {
+			t.Errorf("%s #%d: %d repeats faster, %d slower of %d: not the median", p.Case, p.Repeat, faster, slower, of[p.Case])
+		}
+	}
+	p, err := RestoreThroughput(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Title.Text, "median repeat of each case") {
+		t.Errorf("title %q does not say the lines are median repeats", p.Title.Text)
+	}
+}

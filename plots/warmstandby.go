@@ -210,7 +210,15 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 	}
 	p.X.Min, p.X.Max = minX/1.5, maxX*1.5
 	p.Y.Min, p.Y.Max = 0, math.Ceil(math.Log10(maxY*1.5))
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	var rates []float64
+	for _, c := range order {
+		for _, st := range groups[c] {
+			// Labelled at two significant digits: 19988.8 reads as 20000.
+			mag := math.Pow(10, math.Floor(math.Log10(st.rate))-1)
+			rates = append(rates, math.Round(st.rate/mag)*mag)
+		}
+	}
+	p.X.Tick.Marker = batchTicks{used: rates} // the rates labelled when few powers of ten are in range
 	p.Y.Tick.Marker = powerTicks{}
 	legendOutside(p, legend)
 	return p, nil
