@@ -96,15 +96,15 @@ func FailoverGaps(r *runs.Results) (*plot.Plot, error) {
 	legendOutside(p, legend)
 
 	slot := caseTicksIn(p, names, besideLegend(p))
-	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
+	w := barWidth(slot)
 	for _, b := range bars {
-		b.Width = barWidth
+		b.Width = w
 	}
 	p.Add(hGrid(), bars[0], bars[1], bars[2])
 	if session != nil {
 		p.Add(session)
 	}
-	if err := addGapRanges(p, sums, barWidth); err != nil {
+	if err := addGapRanges(p, sums, w); err != nil {
 		return nil, err
 	}
 	if err := addGapLabels(p, sums, slot); err != nil {

@@ -86,28 +86,50 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	p := newPlot("Restore and ready phases per case")
 	p.Y.Label.Text = "time (s, medians of verified repeats)"
 
+	bars, err := phaseBars(cases)
+	if err != nil {
+		return nil, err
+	}
+	phaseLegend(p, bars, slices.ContainsFunc(cold, func(rs runs.Restore) bool { return rs.Ready != nil }))
+
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = caseLabel(c.name, c.verified)
+	}
+	// The legend column takes its width from the data area.
+	slot := caseTicksIn(p, names, besideLegend(p))
+	w := barWidth(slot)
+	for _, b := range bars {
+		b.Width = w
+	}
+	p.Add(hGrid(), bars[0], bars[1], bars[2])
+
+	if err := addPhaseTotals(p, cases, slot*0.95); err != nil {
+		return nil, err
+	}
+	finishCaseAxes(p, len(cases))
+	return p, nil
+}
+
+// phaseBars are the load, finish and ready bars of cases, each stacked on
+// the one before, in phaseColors; a case without a verified repeat has bars
+// of 0. Their width is left for the caller to set once the case slots are
+// known.
+func phaseBars(cases []casePhases) ([3]*plotter.BarChart, error) {
 	vals := [3]plotter.Values{}
 	for k := range vals {
 		vals[k] = make(plotter.Values, len(cases))
 	}
-	names := make([]string, len(cases))
-	readyMeasured := false
-	for _, rs := range cold {
-		readyMeasured = readyMeasured || rs.Ready != nil
-	}
 	for i, c := range cases {
-		names[i] = c.name
-		if c.verified == 0 {
-			names[i] += " (unverified)"
-			continue
+		if c.verified > 0 {
+			vals[0][i], vals[1][i], vals[2][i] = c.load, c.finish, c.ready
 		}
-		vals[0][i], vals[1][i], vals[2][i] = c.load, c.finish, c.ready
 	}
 	var bars [3]*plotter.BarChart
 	for k := range bars {
-		b, err := plotter.NewBarChart(vals[k], vg.Points(10)) // width set below
+		b, err := plotter.NewBarChart(vals[k], vg.Points(10)) // width set by the caller
 		if err != nil {
-			return nil, fmt.Errorf("plots: bars: %w", err)
+			return bars, fmt.Errorf("plots: bars: %w", err)
 		}
 		b.Color = phaseColors[k]
 		b.LineStyle.Width = 0
@@ -116,44 +138,62 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 		}
 		bars[k] = b
 	}
+	return bars, nil
+}
+
+// phaseLegend names the phases top to bottom, as the stack is, and says what
+// the number above a bar is. readyMeasured tells whether any restore
+// measured its ready phase; when none did the legend says so, lest the
+// ready bars of 0 read as instant ready phases.
+func phaseLegend(p *plot.Plot, bars [3]*plotter.BarChart, readyMeasured bool) {
 	ready := "ready (flush + settle)"
 	if !readyMeasured {
 		ready = "ready (not measured)"
 	}
-	// Top to bottom as the stack is, and what the number above a bar is.
 	legendOutside(p, []legendEntry{
 		{name: ready, thumb: bars[2]},
 		{name: "finish (compact / ingest)", thumb: bars[1]},
 		{name: "load (records written)", thumb: bars[0]},
 		{name: "above bar: median total (s)"},
 	})
+}
 
-	// The legend column takes its width from the data area.
-	slot := caseTicksIn(p, names, besideLegend(p))
-	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
-	for _, b := range bars {
-		b.Width = barWidth
-	}
-	p.Add(hGrid(), bars[0], bars[1], bars[2])
-
-	var lblXYs plotter.XYs
+// addPhaseTotals writes each case's median total time above its bar (at
+// the top of the stack, or at the total when that is higher), and
+// noVerifiedLabel at 0 for a case without a verified repeat, each set to
+// fit a case slot of width fit as fitPhaseLabels says.
+func addPhaseTotals(p *plot.Plot, cases []casePhases, fit vg.Length) error {
+	var xys plotter.XYs
 	var lbls []string
-	var verified []int // indexes into lbls of the totals
+	var totals []int // indexes into lbls of the totals
 	for i, c := range cases {
 		if c.verified == 0 {
-			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: 0})
-			lbls = append(lbls, "no verified\nrepeat")
+			xys = append(xys, plotter.XY{X: float64(i), Y: 0})
+			lbls = append(lbls, noVerifiedLabel)
 			continue
 		}
-		verified = append(verified, len(lbls))
-		lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: max(c.load+c.finish+c.ready, c.total)})
+		totals = append(totals, len(lbls))
+		xys = append(xys, plotter.XY{X: float64(i), Y: max(c.load+c.finish+c.ready, c.total)})
 		lbls = append(lbls, formatSeconds(c.total)+" s")
 	}
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lblXYs, Labels: lbls})
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: lbls})
 	if err != nil {
-		return nil, fmt.Errorf("plots: labels: %w", err)
+		return fmt.Errorf("plots: labels: %w", err)
 	}
-	fit := slot * 0.95
+	fitPhaseLabels(labels, totals, fit)
+	labels.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(labels)
+	return nil
+}
+
+// fitPhaseLabels sets labels small and centred above their bars, shortened
+// or turned until they fit a slot of width fit. The totals (at indexes
+// totals) are treated alike, so that one chart never mixes forms: all with
+// their unit, else all without, else all upright, else none when the slot
+// is narrower than a line of text. Every other label is kept as it is if it
+// fits, else set upright on one line, else dropped.
+func fitPhaseLabels(labels *plotter.Labels, totals []int, fit vg.Length) {
+	lbls := slices.Clone(labels.Labels) // as first set, read while labels' own change
 	sty := labels.TextStyle[0]
 	sty.Font.Size = vg.Points(8)
 	sty.XAlign = draw.XCenter
@@ -163,7 +203,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	upright.XAlign = draw.XLeft
 	upright.YAlign = draw.YCenter
 	fitsAll := func(f func(string) string) bool {
-		for _, i := range verified {
+		for _, i := range totals {
 			if labelWidth(f(lbls[i]), sty) > fit {
 				return false
 			}
@@ -171,9 +211,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 		return true
 	}
 	noUnit := func(s string) string { return strings.TrimSuffix(s, " s") }
-	// All totals alike: with their unit, else without, else upright, else
-	// none when the slot is narrower than a line of text.
-	for _, i := range verified {
+	for _, i := range totals {
 		labels.TextStyle[i] = sty
 		switch {
 		case fitsAll(func(s string) string { return s }):
@@ -186,7 +224,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 		}
 	}
 	for i := range labels.Labels {
-		if slices.Contains(verified, i) {
+		if slices.Contains(totals, i) {
 			continue
 		}
 		labels.TextStyle[i] = sty
@@ -199,9 +237,4 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 			labels.Labels[i] = ""
 		}
 	}
-	labels.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(labels)
-
-	finishCaseAxes(p, len(cases))
-	return p, nil
 }

@@ -207,25 +207,24 @@ func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 	var lblXYs plotter.XYs
 	var lbls []string
 	for i, s := range sums {
-		names[i] = s.Case
+		names[i] = caseLabel(s.Case, s.Verified)
 		if s.Verified == 0 {
-			names[i] += " (unverified)"
 			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: 0})
-			lbls = append(lbls, "no verified\nrepeat")
-		} else {
-			values[i] = s.MedianSeconds
-			if s.Verified > 1 {
-				errXYs = append(errXYs, plotter.XY{X: float64(i), Y: s.MedianSeconds})
-				errYs = append(errYs, struct{ Low, High float64 }{s.MedianSeconds - s.MinSeconds, s.MaxSeconds - s.MedianSeconds})
-			}
-			lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: s.MaxSeconds})
-			lbls = append(lbls, fmt.Sprintf("%s s\nn=%d", formatSeconds(s.MedianSeconds), s.Verified))
+			lbls = append(lbls, noVerifiedLabel)
+			continue
 		}
+		values[i] = s.MedianSeconds
+		if s.Verified > 1 {
+			errXYs = append(errXYs, plotter.XY{X: float64(i), Y: s.MedianSeconds})
+			errYs = append(errYs, struct{ Low, High float64 }{s.MedianSeconds - s.MinSeconds, s.MaxSeconds - s.MedianSeconds})
+		}
+		lblXYs = append(lblXYs, plotter.XY{X: float64(i), Y: s.MaxSeconds})
+		lbls = append(lbls, fmt.Sprintf("%s s\nn=%d", formatSeconds(s.MedianSeconds), s.Verified))
 	}
 
 	slot := caseTicks(p, names)
-	barWidth := min(max(slot*0.6, vg.Points(3)), vg.Points(60))
-	bars, err := plotter.NewBarChart(values, barWidth)
+	w := barWidth(slot)
+	bars, err := plotter.NewBarChart(values, w)
 	if err != nil {
 		return nil, fmt.Errorf("plots: bars: %w", err)
 	}
@@ -239,33 +238,64 @@ func RestoreTimePerCase(r *runs.Results) (*plot.Plot, error) {
 			return nil, fmt.Errorf("plots: error bars: %w", err)
 		}
 		eb.LineStyle.Width = vg.Points(1.2)
-		eb.CapWidth = min(barWidth*0.5, vg.Points(12))
+		eb.CapWidth = min(w*0.5, vg.Points(12))
 		p.Add(eb)
 	}
-	if len(lblXYs) > 0 {
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lblXYs, Labels: lbls})
-		if err != nil {
-			return nil, fmt.Errorf("plots: labels: %w", err)
-		}
-		for i := range labels.TextStyle {
-			sty := &labels.TextStyle[i]
-			sty.Font.Size = vg.Points(8)
-			sty.XAlign = draw.XCenter
-			// In a narrow slot keep only what fits: the median, or nothing.
-			if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
-				labels.Labels[i], _, _ = strings.Cut(labels.Labels[i], "\n")
-				labels.Labels[i] = strings.TrimSuffix(labels.Labels[i], " s")
-				if labelWidth(labels.Labels[i], *sty) > slot*0.95 {
-					labels.Labels[i] = ""
-				}
-			}
-		}
-		labels.Offset = vg.Point{Y: vg.Points(3)}
-		p.Add(labels)
+	if err := addMedianLabels(p, lblXYs, lbls, slot*0.95); err != nil {
+		return nil, err
 	}
-
 	finishCaseAxes(p, len(sums))
 	return p, nil
+}
+
+// noVerifiedLabel stands at the foot of a per-case chart's zero bar, for a
+// case without a verified, error-free repeat.
+const noVerifiedLabel = "no verified\nrepeat"
+
+// caseLabel is a case's name on a per-case chart's X axis: name, with
+// " (unverified)" appended when none of its repeats counts (verified 0), as
+// its zero bar would otherwise read as an instant restore.
+func caseLabel(name string, verified int) string {
+	if verified == 0 {
+		return name + " (unverified)"
+	}
+	return name
+}
+
+// barWidth is the width of a per-case chart's single bar (or stack) in a
+// case slot of width slot: 60% of it, but at least 3 pt so that it shows
+// and at most 60 pt so that few cases do not make slabs.
+func barWidth(slot vg.Length) vg.Length {
+	return min(max(slot*0.6, vg.Points(3)), vg.Points(60))
+}
+
+// addMedianLabels writes RestoreTimePerCase's labels ("median s\nn=count")
+// at xys, small and centred above their bars. A label wider than fit (a
+// narrow case slot) keeps only what fits: the median without its unit, or
+// nothing. No labels add nothing.
+func addMedianLabels(p *plot.Plot, xys plotter.XYs, texts []string, fit vg.Length) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		return fmt.Errorf("plots: labels: %w", err)
+	}
+	for i := range labels.TextStyle {
+		sty := &labels.TextStyle[i]
+		sty.Font.Size = vg.Points(8)
+		sty.XAlign = draw.XCenter
+		if labelWidth(labels.Labels[i], *sty) > fit {
+			labels.Labels[i], _, _ = strings.Cut(labels.Labels[i], "\n")
+			labels.Labels[i] = strings.TrimSuffix(labels.Labels[i], " s")
+			if labelWidth(labels.Labels[i], *sty) > fit {
+				labels.Labels[i] = ""
+			}
+		}
+	}
+	labels.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(labels)
+	return nil
 }
 
 // FillThroughput charts each fill's produce throughput in MB/s (10^6 bytes
