@@ -296,79 +296,98 @@ func RestoreTimeByBatch(r *runs.Results) (*plot.Plot, error) {
 	p.Y.Label.Text = "restore time (s, median, min–max)"
 	p.X.Scale = plot.LogScale{}
 
-	colour := map[config.Strategy]int{}  // strategy → palette index
-	variant := map[config.Strategy]int{} // strategy → lines so far
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var styles lineStyles // strategies share a colour
 	var legend []legendEntry
 	for _, l := range lines {
-		ci, ok := colour[l.params.Strategy]
-		if !ok {
-			ci = len(colour)
-			colour[l.params.Strategy] = ci
-		}
-		vi := variant[l.params.Strategy]
-		variant[l.params.Strategy]++
-		lo, hi = min(lo, float64(l.sizes[0])), max(hi, float64(l.sizes[len(l.sizes)-1]))
-
-		e := legendEntry{name: l.label}
-		switch u := l.unverified(); {
-		case len(l.points) == 0:
-			e.suffix = " (unverified)"
-			legend = append(legend, e)
-			continue
-		case len(u) > 3:
-			e.suffix = fmt.Sprintf(" (unverified at %d sizes)", len(u))
-		case len(u) > 0:
-			var s []string
-			for _, b := range u {
-				s = append(s, strconv.Itoa(b))
-			}
-			e.suffix = " (unverified at " + strings.Join(s, ", ") + ")"
-		}
-		xys := make(plotter.XYs, len(l.points))
-		var errXYs plotter.XYs
-		var errYs plotter.YErrors
-		for i, pt := range l.points {
-			xys[i] = plotter.XY{X: float64(pt.batch), Y: pt.median}
-			if pt.n > 1 {
-				errXYs = append(errXYs, xys[i])
-				errYs = append(errYs, struct{ Low, High float64 }{pt.median - pt.min, pt.max - pt.median})
-			}
-		}
-		line, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, fmt.Errorf("plots: line %s: %w", l.label, err)
-		}
-		c := palette[ci%len(palette)]
-		line.Color = c
-		line.Width = vg.Points(1.5)
-		line.Dashes = dashes[(vi+ci/len(palette))%len(dashes)]
-		pts.Color = c
-		pts.Shape = glyphs[vi%len(glyphs)]
-		pts.Radius = vg.Points(3)
-		p.Add(line, pts)
-		if len(errXYs) > 0 {
-			eb, err := NewYErrorBars(errXYs, errYs)
+		ci, vi := styles.next(string(l.params.Strategy))
+		e := legendEntry{name: l.label, suffix: unverifiedSuffix(l)}
+		if len(l.points) > 0 {
+			thumb, err := addBatchLine(p, l, ci, vi)
 			if err != nil {
-				return nil, fmt.Errorf("plots: error bars %s: %w", l.label, err)
+				return nil, err
 			}
-			eb.Color = c
-			eb.Width = vg.Points(1)
-			eb.CapWidth = vg.Points(6)
-			p.Add(eb)
+			e.thumb = thumb
 		}
-		e.thumb = thumbnails{line, pts}
 		legend = append(legend, e)
 	}
+	batchAxes(p, lines)
+	legendOutside(p, legend)
+	return p, nil
+}
 
-	// A margin of a factor 1.5 keeps the end markers off the axis edges.
-	p.X.Min, p.X.Max = lo/1.5, hi*1.5
+// unverifiedSuffix is what l's legend entry says of its batch sizes without
+// a verified repeat: " (unverified)" for a line without any point, else
+// the sizes (" (unverified at 500, 1000)") or, past three, their count
+// (" (unverified at 5 sizes)"); nothing when every size has a point.
+func unverifiedSuffix(l batchLine) string {
+	switch u := l.unverified(); {
+	case len(l.points) == 0:
+		return " (unverified)"
+	case len(u) > 3:
+		return fmt.Sprintf(" (unverified at %d sizes)", len(u))
+	case len(u) > 0:
+		var s []string
+		for _, b := range u {
+			s = append(s, strconv.Itoa(b))
+		}
+		return " (unverified at " + strings.Join(s, ", ") + ")"
+	}
+	return ""
+}
+
+// addBatchLine draws line l's medians as a line with markers in palette
+// colour ci and variant vi (dash and marker), with a min–max error bar at
+// each point of more than one repeat, and returns its legend thumbnail.
+func addBatchLine(p *plot.Plot, l batchLine, ci, vi int) (plot.Thumbnailer, error) {
+	xys := make(plotter.XYs, len(l.points))
+	var errXYs plotter.XYs
+	var errYs plotter.YErrors
+	for i, pt := range l.points {
+		xys[i] = plotter.XY{X: float64(pt.batch), Y: pt.median}
+		if pt.n > 1 {
+			errXYs = append(errXYs, xys[i])
+			errYs = append(errYs, struct{ Low, High float64 }{pt.median - pt.min, pt.max - pt.median})
+		}
+	}
+	line, pts, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, fmt.Errorf("plots: line %s: %w", l.label, err)
+	}
+	c := PaletteColor(ci)
+	line.Color = c
+	line.Width = vg.Points(1.5)
+	line.Dashes = variantDashes(ci, vi)
+	pts.Color = c
+	pts.Shape = glyphs[vi%len(glyphs)]
+	pts.Radius = vg.Points(3)
+	p.Add(line, pts)
+	if len(errXYs) > 0 {
+		eb, err := NewYErrorBars(errXYs, errYs)
+		if err != nil {
+			return nil, fmt.Errorf("plots: error bars %s: %w", l.label, err)
+		}
+		eb.Color = c
+		eb.Width = vg.Points(1)
+		eb.CapWidth = vg.Points(6)
+		p.Add(eb)
+	}
+	return thumbnails{line, pts}, nil
+}
+
+// batchAxes sets RestoreTimeByBatch's axes: X spans every line's batch
+// sizes, verified or not, with a margin of a factor 1.5 that keeps the end
+// markers off the axis edges, and ticks that label those sizes when few
+// powers of ten do; Y starts at 0 with 5% headroom.
+func batchAxes(p *plot.Plot, lines []batchLine) {
+	lo, hi := math.Inf(1), math.Inf(-1)
 	var used []float64
 	for _, l := range lines {
+		lo, hi = min(lo, float64(l.sizes[0])), max(hi, float64(l.sizes[len(l.sizes)-1]))
 		for _, b := range l.sizes {
 			used = append(used, float64(b))
 		}
 	}
+	p.X.Min, p.X.Max = lo/1.5, hi*1.5
 	p.X.Tick.Marker = batchTicks{used: used}
 	p.Y.Min = 0
 	if p.Y.Max <= 0 {
@@ -376,8 +395,6 @@ func RestoreTimeByBatch(r *runs.Results) (*plot.Plot, error) {
 	}
 	p.Y.Max *= 1.05
 	p.Y.Tick.Marker = niceTicks{n: 5}
-	legendOutside(p, legend)
-	return p, nil
 }
 
 // thumbnails draws several legend thumbnails on top of each other, e.g. a

@@ -70,6 +70,37 @@ var dashes = [][]vg.Length{
 	{vg.Points(12), vg.Points(4)},
 }
 
+// lineStyles hands out the styles of a chart's lines that come in groups
+// (a case's repeats, a strategy's lines): the lines of a group share a
+// palette colour, the groups numbered in first-seen order, and are told
+// apart by their variant, their number within the group.
+type lineStyles struct {
+	colour  map[string]int // group → palette index
+	variant map[string]int // group → lines so far
+}
+
+// next is the palette index and the variant of the next line of group.
+func (s *lineStyles) next(group string) (ci, vi int) {
+	if s.colour == nil {
+		s.colour, s.variant = map[string]int{}, map[string]int{}
+	}
+	ci, ok := s.colour[group]
+	if !ok {
+		ci = len(s.colour)
+		s.colour[group] = ci
+	}
+	vi = s.variant[group]
+	s.variant[group]++
+	return ci, vi
+}
+
+// variantDashes is the dash pattern of variant vi of palette index ci. The
+// cycle is shifted for groups that reuse a colour, so that no two lines of
+// different groups look the same for the first rounds.
+func variantDashes(ci, vi int) []vg.Length {
+	return dashes[(vi+ci/len(palette))%len(dashes)]
+}
+
 func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
 // RestoreThroughput charts each restore's throughput in MB/s (10^6 bytes)
@@ -99,18 +130,11 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	p.X.Label.Text = "time since restore start (s)"
 	p.Y.Label.Text = "throughput (MB/s, 1 MB = 10⁶ bytes)"
 
-	caseIdx := map[string]int{}
-	repeatIdx := map[string]int{}
+	var styles lineStyles // a case's repeats share a colour
 	maxDur := 0.0
 	var legend []legendEntry
 	for _, rs := range restores {
-		ci, ok := caseIdx[rs.Case]
-		if !ok {
-			ci = len(caseIdx)
-			caseIdx[rs.Case] = ci
-		}
-		ri := repeatIdx[rs.Case]
-		repeatIdx[rs.Case]++
+		ci, ri := styles.next(rs.Case)
 		maxDur = max(maxDur, rs.DurationSeconds)
 
 		e := legendEntry{name: rs.Case, suffix: fmt.Sprintf(" #%d", rs.Repeat)}
@@ -132,10 +156,8 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 			return nil, fmt.Errorf("plots: restore %s: %w", label, err)
 		}
 		l.StepStyle = plotter.PreStep
-		l.Color = palette[ci%len(palette)]
-		// Shift the dash cycle for cases that reuse a colour, so no two
-		// restores of different cases look the same for the first rounds.
-		l.Dashes = dashes[(ri+ci/len(palette))%len(dashes)]
+		l.Color = PaletteColor(ci)
+		l.Dashes = variantDashes(ci, ri)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		e.thumb = l
