@@ -12,8 +12,8 @@ import (
 )
 
 func newCalibrationCmd() *cobra.Command {
-	var format, out string
-	var force bool
+	var format string
+	var out reportOut
 	cmd := &cobra.Command{
 		Use:   "calibration RESULTS.json|RUN-DIR",
 		Short: "Model vs real Kafka Streams per setting: restore time ratio with spread",
@@ -33,7 +33,7 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if format != "table" && format != "markdown" {
 				return fmt.Errorf("--format %q: want table or markdown", format)
 			}
-			if err := checkOutReport(cmd, out, force); err != nil {
+			if err := out.check(cmd); err != nil {
 				return err
 			}
 			_, res, err := loadArg(args[0])
@@ -44,12 +44,11 @@ A model time divided by the ratio predicts Kafka Streams' time for that setting.
 			if err := compare.NewCalibrationReporter(compare.EnginePairs(res.Restores), format == "markdown")(&buf); err != nil {
 				return err
 			}
-			return writeOutReport(cmd, out, buf.Bytes())
+			return out.write(cmd, buf.Bytes())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table or markdown")
-	cmd.Flags().StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
-	cmd.Flags().BoolVar(&force, "force", false, "let --out replace an existing file")
+	out.register(cmd.Flags())
 	return cmd
 }
 

@@ -4,18 +4,31 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/runs"
 )
 
+// compareFlags are compare's flags as given.
+type compareFlags struct {
+	format, baseline string
+	out              reportOut
+}
+
+func (f *compareFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or benchfmt")
+	f.out.register(fl)
+	fl.StringVar(&f.baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
+}
+
 func newCompareCmd() *cobra.Command {
-	var format, out, baseline string
-	var force bool
+	f := &compareFlags{}
 	cmd := &cobra.Command{
 		Use:   "compare BASE.json [OTHER.json]",
 		Short: "Compare two runs' results, or one run's cases against a baseline case",
@@ -42,78 +55,90 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
   restorebench compare --format benchfmt results/a > a.txt`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case "table", "markdown", "benchfmt":
-			default:
-				return fmt.Errorf("--format %q: want table, markdown or benchfmt", format)
-			}
-			if err := checkOutReport(cmd, out, force); err != nil {
-				return err
-			}
-			if len(args) == 2 && cmd.Flags().Changed("baseline") {
-				return errors.New("--baseline compares the cases of one run; give one results file, not two")
-			}
-			paths := make([]string, len(args))
-			loaded := make([]*runs.Results, len(args))
-			for i, a := range args {
-				p, r, err := loadArg(a)
-				if err != nil {
-					return err
-				}
-				paths[i], loaded[i] = p, r
-			}
-			var buf bytes.Buffer
-			if len(loaded) == 1 {
-				r := loaded[0]
-				names := runs.CaseNames(r.Restores)
-				if baseline == "" {
-					if len(names) == 0 {
-						return fmt.Errorf("%s has no restores", paths[0])
-					}
-					baseline = names[0]
-				}
-				c, err := compare.CompareRunCases(r, label(paths[0], r), baseline)
-				if err != nil {
-					return fmt.Errorf("%s: %w", paths[0], err)
-				}
-				if format == "benchfmt" {
-					err = compare.WriteBenchfmt(&buf, r)
-				} else {
-					if len(c.Rows) == 0 {
-						return fmt.Errorf("%s has only the case %q: nothing to compare it with (give a second results file to compare runs)", paths[0], baseline)
-					}
-					err = report(c, format)(&buf)
-				}
-				if err != nil {
-					return err
-				}
-			} else {
-				base, other := loaded[0], loaded[1]
-				if format == "benchfmt" {
-					fmt.Fprintf(&buf, "# base: %s\nrun: base\n", oneLineComment(paths[0]))
-					if err := compare.WriteBenchfmt(&buf, base); err != nil {
-						return err
-					}
-					fmt.Fprintf(&buf, "# other: %s\nrun: other\n", oneLineComment(paths[1]))
-					if err := compare.WriteBenchfmt(&buf, other); err != nil {
-						return err
-					}
-				} else {
-					c := compare.CompareRuns(base, other, label(paths[0], base), label(paths[1], other))
-					if err := report(c, format)(&buf); err != nil {
-						return err
-					}
-				}
-			}
-			return writeOutReport(cmd, out, buf.Bytes())
+			return runCompare(cmd, f, args)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&format, "format", "table", "output format: table, markdown or benchfmt")
-	fl.StringVar(&out, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
-	fl.BoolVar(&force, "force", false, "let --out replace an existing file")
-	fl.StringVar(&baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
+	f.register(cmd.Flags())
 	return cmd
+}
+
+// runCompare checks the flags, loads the results files of args and writes
+// their comparison: one run's cases (compareCases) or two runs
+// (compareRuns).
+func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
+	switch f.format {
+	case "table", "markdown", "benchfmt":
+	default:
+		return fmt.Errorf("--format %q: want table, markdown or benchfmt", f.format)
+	}
+	if err := f.out.check(cmd); err != nil {
+		return err
+	}
+	if len(args) == 2 && cmd.Flags().Changed("baseline") {
+		return errors.New("--baseline compares the cases of one run; give one results file, not two")
+	}
+	paths := make([]string, len(args))
+	loaded := make([]*runs.Results, len(args))
+	for i, a := range args {
+		p, r, err := loadArg(a)
+		if err != nil {
+			return err
+		}
+		paths[i], loaded[i] = p, r
+	}
+	var buf bytes.Buffer
+	var err error
+	if len(loaded) == 1 {
+		err = compareCases(&buf, paths[0], loaded[0], f.baseline, f.format)
+	} else {
+		err = compareRuns(&buf, paths, loaded, f.format)
+	}
+	if err != nil {
+		return err
+	}
+	return f.out.write(cmd, buf.Bytes())
+}
+
+// compareCases writes to w the cases of run r (read from path) compared
+// with case baseline, the run's first case when empty, in format; benchfmt
+// writes the run's verified repeats instead. A run with no case besides
+// the baseline has nothing to compare, and says so.
+func compareCases(w io.Writer, path string, r *runs.Results, baseline, format string) error {
+	if baseline == "" {
+		names := runs.CaseNames(r.Restores)
+		if len(names) == 0 {
+			return fmt.Errorf("%s has no restores", path)
+		}
+		baseline = names[0]
+	}
+	c, err := compare.CompareRunCases(r, label(path, r), baseline)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if format == "benchfmt" {
+		return compare.WriteBenchfmt(w, r)
+	}
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("%s has only the case %q: nothing to compare it with (give a second results file to compare runs)", path, baseline)
+	}
+	return report(c, format)(w)
+}
+
+// compareRuns writes to w runs loaded (read from paths, base first)
+// compared case by case, in format; benchfmt writes both runs' verified
+// repeats, each under its own "run:" key, for benchstat -col run.
+func compareRuns(w io.Writer, paths []string, loaded []*runs.Results, format string) error {
+	base, other := loaded[0], loaded[1]
+	if format != "benchfmt" {
+		c := compare.CompareRuns(base, other, label(paths[0], base), label(paths[1], other))
+		return report(c, format)(w)
+	}
+	fmt.Fprintf(w, "# base: %s\nrun: base\n", oneLineComment(paths[0]))
+	if err := compare.WriteBenchfmt(w, base); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# other: %s\nrun: other\n", oneLineComment(paths[1]))
+	return compare.WriteBenchfmt(w, other)
 }
 
 func report(c *compare.Comparison, format string) compare.Reporter {

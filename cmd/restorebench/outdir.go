@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/internal/atomicfile"
@@ -252,33 +253,46 @@ func checkReplace(flag, path string, force bool) error {
 	return nil
 }
 
-// checkOutReport checks compare's and calibration's --out (none: stdout):
-// not a results file (checkOutFile), outside the data (checkOutsideData),
-// and replaced only with force (checkReplace).
-func checkOutReport(cmd *cobra.Command, out string, force bool) error {
-	if out == "" {
-		return nil
-	}
-	if err := checkOutFile("--out", out); err != nil {
-		return err
-	}
-	if err := checkOutsideData(cmd, "--out", out); err != nil {
-		return err
-	}
-	return checkReplace("--out", out, force)
+// reportOut is the --out and --force of a command that prints a report
+// (compare, calibration): where it goes, stdout when path is empty, and
+// whether it may replace an existing file.
+type reportOut struct {
+	path  string
+	force bool
 }
 
-// writeOutReport writes compare's or calibration's output b to stdout, or
-// (atomically) to out, saying so on stderr.
-func writeOutReport(cmd *cobra.Command, out string, b []byte) error {
-	if out == "" {
+func (o *reportOut) register(fl *pflag.FlagSet) {
+	fl.StringVar(&o.path, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
+	fl.BoolVar(&o.force, "force", false, "let --out replace an existing file")
+}
+
+// check checks --out before anything is read or computed: not a results
+// file (checkOutFile), outside the data (checkOutsideData), and replaced
+// only with --force (checkReplace).
+func (o *reportOut) check(cmd *cobra.Command) error {
+	if o.path == "" {
+		return nil
+	}
+	if err := checkOutFile("--out", o.path); err != nil {
+		return err
+	}
+	if err := checkOutsideData(cmd, "--out", o.path); err != nil {
+		return err
+	}
+	return checkReplace("--out", o.path, o.force)
+}
+
+// write writes the report b to stdout, or (atomically) to --out, saying so
+// on stderr.
+func (o *reportOut) write(cmd *cobra.Command, b []byte) error {
+	if o.path == "" {
 		_, err := cmd.OutOrStdout().Write(b)
 		return err
 	}
-	if err := atomicfile.Write(out, b); err != nil {
+	if err := atomicfile.Write(o.path, b); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o.path)
 	return nil
 }
 
