@@ -58,38 +58,15 @@ func (f *follower) lag() map[int32]int64 {
 	return out
 }
 
+// run restores (or, following, applies) the tasks' changelog partitions:
+// it assigns them, starts the fetcher and takes polls until done (consume).
 func (c *restoreConsumer) run(ctx context.Context) error {
-	if len(c.tasks) == 0 {
-		return nil
-	}
-	topic := c.tasks[0].Changelog
-	assign := map[int32]kgo.Offset{}
-	remaining := map[int32]int64{} // partition -> end offset still owed
-	for _, t := range c.tasks {
-		if c.follow == nil && t.To <= t.From {
-			continue // nothing to restore
-		}
-		assign[t.ID.Partition] = kgo.NewOffset().At(t.From)
-		remaining[t.ID.Partition] = t.To
-	}
+	assign, remaining := c.assignment()
 	if len(remaining) == 0 {
 		return nil
 	}
-	cs := c.in.Case
-	opts := []kgo.Opt{
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
-		kgo.FetchMaxBytes(int32(cs.FetchMaxBytes)),
-		kgo.FetchMaxPartitionBytes(int32(cs.MaxPartitionFetchBytes)),
-		// Control records (transaction markers) are kept so a partition whose
-		// log ends in a marker is still seen to reach its end offset.
-		kgo.KeepControlRecords(),
-	}
-	if c.follow != nil {
-		// A standby waits for new records: answer within half a second so
-		// its lag is current (Kafka's fetch.max.wait.ms is 500 ms too).
-		opts = append(opts, kgo.FetchMaxWait(500*time.Millisecond))
-	}
-	cl, err := cluster.NewClient(c.in.Cluster, opts...)
+	topic := c.tasks[0].Changelog
+	cl, err := cluster.NewClient(c.in.Cluster, c.clientOpts(topic, assign)...)
 	if err != nil {
 		return err
 	}
@@ -105,7 +82,52 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 	}()
 	defer fetcher.Wait() // runs after cancel: the fetcher is always joined
 	defer cancel()
+	return c.consume(ctx, cl, topic, assign, remaining, fetched)
+}
 
+// assignment is where each task's partition starts (its From offset) and
+// the end offset it still owes (its To). A restore leaves out tasks with
+// nothing to restore; a standby follows every task.
+func (c *restoreConsumer) assignment() (assign map[int32]kgo.Offset, remaining map[int32]int64) {
+	assign = map[int32]kgo.Offset{}
+	remaining = map[int32]int64{} // partition -> end offset still owed
+	for _, t := range c.tasks {
+		if c.follow == nil && t.To <= t.From {
+			continue // nothing to restore
+		}
+		assign[t.ID.Partition] = kgo.NewOffset().At(t.From)
+		remaining[t.ID.Partition] = t.To
+	}
+	return assign, remaining
+}
+
+// clientOpts are the restore consumer's client options: the partitions of
+// assign consumed directly, with the case's fetch sizes.
+func (c *restoreConsumer) clientOpts(topic string, assign map[int32]kgo.Offset) []kgo.Opt {
+	cs := c.in.Case
+	opts := []kgo.Opt{
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
+		kgo.FetchMaxBytes(int32(cs.FetchMaxBytes)),
+		kgo.FetchMaxPartitionBytes(int32(cs.MaxPartitionFetchBytes)),
+		// Control records (transaction markers) are kept so a partition whose
+		// log ends in a marker is still seen to reach its end offset.
+		kgo.KeepControlRecords(),
+	}
+	if c.follow != nil {
+		// A standby waits for new records: answer within half a second so
+		// its lag is current (Kafka's fetch.max.wait.ms is 500 ms too).
+		opts = append(opts, kgo.FetchMaxWait(500*time.Millisecond))
+	}
+	return opts
+}
+
+// consume takes polls of up to BatchRecords records from what the fetcher
+// hands over and writes them (apply) until no partition owes records
+// (restoring) or the standby is stopped (following). A restore that gets
+// no records for the stall timeout fails, naming the partitions still
+// owed; a restored partition's fetching is paused.
+func (c *restoreConsumer) consume(ctx context.Context, cl *kgo.Client, topic string,
+	assign map[int32]kgo.Offset, remaining map[int32]int64, fetched <-chan fetchResult) error {
 	stall := c.in.StallTimeout
 	if stall <= 0 {
 		stall = DefaultStallTimeout
@@ -143,30 +165,34 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 			}
 		}
 		// One poll: up to max.poll.records from the buffered fetches.
-		take := queue[:min(len(queue), cs.BatchRecords)]
+		take := queue[:min(len(queue), c.in.Case.BatchRecords)]
 		queue = queue[len(take):]
 		c.res.PollWait.Record(time.Since(t0))
 		lastProgress = time.Now()
 		if err := c.apply(take, remaining, batches); err != nil {
 			return err
 		}
-		if c.follow != nil {
-			continue
-		}
-		// Stop fetching partitions that are done, as Kafka Streams pauses
-		// restored changelogs.
-		var done []int32
-		for p := range assign {
-			if _, owed := remaining[p]; !owed {
-				done = append(done, p)
-				delete(assign, p)
-			}
-		}
-		if len(done) > 0 {
-			cl.PauseFetchPartitions(map[string][]int32{topic: done})
+		if c.follow == nil {
+			pauseRestored(cl, topic, assign, remaining)
 		}
 	}
 	return nil
+}
+
+// pauseRestored stops fetching the partitions of assign that no longer owe
+// records, as Kafka Streams pauses restored changelogs, and drops them from
+// assign.
+func pauseRestored(cl *kgo.Client, topic string, assign map[int32]kgo.Offset, remaining map[int32]int64) {
+	var done []int32
+	for p := range assign {
+		if _, owed := remaining[p]; !owed {
+			done = append(done, p)
+			delete(assign, p)
+		}
+	}
+	if len(done) > 0 {
+		cl.PauseFetchPartitions(map[string][]int32{topic: done})
+	}
 }
 
 // apply writes one poll's records, each partition's as one WriteBatch. A
