@@ -193,68 +193,15 @@ func parse(b []byte, source string) (*Plan, error) {
 		// and the state dir: "../../x" would escape them.
 		return nil, located(err, top, "")
 	}
-	if doc.Repeats <= 0 {
-		return nil, &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d must be positive", doc.Repeats)}
-	}
-	if doc.Repeats > MaxRepeats {
-		return nil, &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d is over %d", doc.Repeats, MaxRepeats)}
-	}
-
-	fill := config.DefaultFill()
-	if doc.Fill.Kind == 0 {
-		return nil, &config.FieldError{Path: "fill", Line: top.Line, Msg: "missing: a profile says what the changelog holds"}
-	}
-	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
+	if err := checkRepeats(doc.Repeats, top); err != nil {
 		return nil, err
 	}
-	if len(doc.Sizes) > 0 {
-		if fill.Size != nil || fill.Records != nil {
-			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
-		}
-		if len(doc.Sizes) > MaxSizes {
-			return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d sizes is over %d", len(doc.Sizes), MaxSizes)}
-		}
-		seen := map[config.Size]int{}
-		for i, sz := range doc.Sizes {
-			if sz <= 0 {
-				return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d must be positive", sz)}
-			}
-			if j, dup := seen[sz]; dup {
-				return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"),
-					Msg: fmt.Sprintf("%d bytes repeats sizes[%d]: each size is measured once (use repeats for more measurements)", int64(sz), j)}
-			}
-			seen[sz] = i
-			plan.Sizes = append(plan.Sizes, int64(sz))
-		}
-		first := doc.Sizes[0]
-		fill.Size = &first
+	if err := plan.decodeFill(&doc, top); err != nil {
+		return nil, err
 	}
-	spec, err := fill.Spec()
+	base, err := restoreBase(&doc.Restore)
 	if err != nil {
-		return nil, located(err, &doc.Fill, "fill")
-	}
-	plan.Spec, plan.Compression, plan.Topic = spec, fill.Compression, fill.Topic
-	doc.fill = fillRecordsOf(spec)
-	if err := config.CheckNames(plan.AppID, plan.StoreName, plan.Topic); err != nil {
-		var fe *config.FieldError
-		if errors.As(err, &fe) && fe.Path == "topic" && fill.Topic != "" {
-			return nil, located(err, &doc.Fill, "fill")
-		}
-		return nil, located(err, top, "")
-	}
-	if plan.Topic == "" {
-		plan.Topic = config.ChangelogTopic(plan.AppID, plan.StoreName)
-	}
-
-	base := config.DefaultCase()
-	if mappingValue(&doc.Restore, "name") != nil {
-		return nil, &config.FieldError{Path: "restore.name", Line: lineOf(&doc.Restore, "name"), Msg: "the restore section is not a case; name cases under cases or matrix"}
-	}
-	if err := decodeCase(&doc.Restore, &base, "restore"); err != nil {
 		return nil, err
-	}
-	if err := base.Finalize(); err != nil {
-		return nil, located(err, &doc.Restore, "restore")
 	}
 	plan.Cases, err = expandCases(base, &doc, top)
 	if err != nil {
@@ -264,6 +211,102 @@ func parse(b []byte, source string) (*Plan, error) {
 		return nil, located(err, top, "")
 	}
 	return plan, nil
+}
+
+// checkRepeats checks the profile's repeats (top is its top level, to
+// locate an error): positive and at most MaxRepeats.
+func checkRepeats(n int, top *yaml.Node) error {
+	if n <= 0 {
+		return &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d must be positive", n)}
+	}
+	if n > MaxRepeats {
+		return &config.FieldError{Path: "repeats", Line: lineOf(top, "repeats"), Msg: fmt.Sprintf("%d is over %d", n, MaxRepeats)}
+	}
+	return nil
+}
+
+// decodeFill decodes the profile's fill section (with a size sweep's first
+// size, when doc has sizes) into the plan's fill spec, sizes and topic (by
+// default the changelog of its application id and store), and bounds the
+// warm cases by the records it holds (doc.fill). The fill section is
+// required: a profile says what the changelog holds.
+func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
+	fill := config.DefaultFill()
+	if doc.Fill.Kind == 0 {
+		return &config.FieldError{Path: "fill", Line: top.Line, Msg: "missing: a profile says what the changelog holds"}
+	}
+	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
+		return err
+	}
+	if len(doc.Sizes) > 0 {
+		if fill.Size != nil || fill.Records != nil {
+			return &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
+		}
+		sizes, err := sweepSizes(doc.Sizes, top)
+		if err != nil {
+			return err
+		}
+		p.Sizes = sizes
+		first := doc.Sizes[0]
+		fill.Size = &first
+	}
+	spec, err := fill.Spec()
+	if err != nil {
+		return located(err, &doc.Fill, "fill")
+	}
+	p.Spec, p.Compression, p.Topic = spec, fill.Compression, fill.Topic
+	doc.fill = fillRecordsOf(spec)
+	if err := config.CheckNames(p.AppID, p.StoreName, p.Topic); err != nil {
+		var fe *config.FieldError
+		if errors.As(err, &fe) && fe.Path == "topic" && fill.Topic != "" {
+			return located(err, &doc.Fill, "fill")
+		}
+		return located(err, top, "")
+	}
+	if p.Topic == "" {
+		p.Topic = config.ChangelogTopic(p.AppID, p.StoreName)
+	}
+	return nil
+}
+
+// sweepSizes checks a size sweep's sizes (top is the profile's top level,
+// to locate an error): at most MaxSizes, each positive and none twice, as
+// each size is measured once. It returns them as byte counts, in order.
+func sweepSizes(sizes []config.Size, top *yaml.Node) ([]int64, error) {
+	if len(sizes) > MaxSizes {
+		return nil, &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d sizes is over %d", len(sizes), MaxSizes)}
+	}
+	var out []int64
+	seen := map[config.Size]int{}
+	for i, sz := range sizes {
+		if sz <= 0 {
+			return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"), Msg: fmt.Sprintf("%d must be positive", sz)}
+		}
+		if j, dup := seen[sz]; dup {
+			return nil, &config.FieldError{Path: fmt.Sprintf("sizes[%d]", i), Line: lineOf(top, "sizes"),
+				Msg: fmt.Sprintf("%d bytes repeats sizes[%d]: each size is measured once (use repeats for more measurements)", int64(sz), j)}
+		}
+		seen[sz] = i
+		out = append(out, int64(sz))
+	}
+	return out, nil
+}
+
+// restoreBase is the case every case starts from: the defaults with the
+// profile's restore section n decoded onto them, finalized. The section
+// takes no name, as it is not a case of its own.
+func restoreBase(n *yaml.Node) (config.Case, error) {
+	base := config.DefaultCase()
+	if mappingValue(n, "name") != nil {
+		return base, &config.FieldError{Path: "restore.name", Line: lineOf(n, "name"), Msg: "the restore section is not a case; name cases under cases or matrix"}
+	}
+	if err := decodeCase(n, &base, "restore"); err != nil {
+		return base, err
+	}
+	if err := base.Finalize(); err != nil {
+		return base, located(err, n, "restore")
+	}
+	return base, nil
 }
 
 // Bounds on what one run may ask for: each job is at least one restore
