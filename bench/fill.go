@@ -91,46 +91,14 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 		return FillOutcome{}, err
 	}
 	if exists {
-		why := "no fill manifest for it in " + e.Opts.DataDir
-		refill := req.Refill
-		if m != nil && m.Changes != nil && m.Changes.Unsettled {
-			// restorebench's own scenario was changing it when it stopped (or
-			// changed it through Kafka Streams): what it holds is the fill
-			// plus part of the changes, and it is ours to refill.
-			why, refill = fmt.Sprintf("scenario %s changed it after the fill and did not finish (or wrote through Kafka Streams, which applies changes as far as it processed them)", m.Changes.By), true
-		} else if m != nil && m.Changes != nil {
-			// restorebench's own scenario changed it: refill it, provided
-			// the broker shows it holds exactly the fill plus those changes.
-			holds, err := e.holdsChangedFill(ctx, m, offsets)
-			if err != nil {
-				return FillOutcome{}, err
-			}
-			if holds == "" {
-				why, refill = fmt.Sprintf("scenario %s changed it after the fill", m.Changes.By), true
-			} else {
-				why = "it does not hold what its manifest says a scenario left there: " + holds
-			}
-		} else if m != nil {
-			if ok, reason := m.Matches(req.Spec, req.Compression); !ok {
-				why = reason
-			} else {
-				e.Logf("fill: %s has a matching manifest; checking the topic really holds that fill", req.Topic)
-				d, err := loadgen.Derive(req.Spec)
-				if err != nil {
-					return FillOutcome{}, err
-				}
-				why, err = e.holdsFill(ctx, req.Topic, req.Spec, d, offsets)
-				if err != nil {
-					return FillOutcome{}, err
-				}
-				if why == "" {
-					e.Logf("fill: reusing %s (%d records, %s, filled %s)", req.Topic, d.Totals.Records,
-						units.BytesTenths(d.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
-					return FillOutcome{Manifest: m, Derived: d, Reused: true}, nil
-				}
-			}
+		reused, why, ours, err := e.judgeExisting(ctx, req, m, offsets)
+		if err != nil {
+			return FillOutcome{}, err
 		}
-		if !refill {
+		if reused != nil {
+			return *reused, nil
+		}
+		if !req.Refill && !ours {
 			return FillOutcome{}, fmt.Errorf("topic %s already exists and does not hold this fill (%s); pass --refill to delete and refill it", req.Topic, why)
 		}
 		e.Logf("fill: deleting %s to refill it (%s)", req.Topic, why)
@@ -150,6 +118,49 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 		return FillOutcome{}, err
 	}
 	return e.fill(ctx, req, path)
+}
+
+// judgeExisting decides what to do with req's topic, which exists, at
+// offsets, with manifest m (nil for none). When the broker shows it holds
+// exactly req's fill, reused is that fill. Otherwise why says why it does
+// not do, and ours whether it may be refilled without Refill: a topic
+// restorebench's own scenario changed after its fill, which it either did
+// not finish changing or left exactly as its manifest records.
+func (e *Env) judgeExisting(ctx context.Context, req FillRequest, m *loadgen.Manifest, offsets cluster.TopicOffsets) (reused *FillOutcome, why string, ours bool, err error) {
+	switch {
+	case m == nil:
+		return nil, "no fill manifest for it in " + e.Opts.DataDir, false, nil
+	case m.Changes != nil && m.Changes.Unsettled:
+		// restorebench's own scenario was changing it when it stopped (or
+		// changed it through Kafka Streams): what it holds is the fill
+		// plus part of the changes, and it is ours to refill.
+		return nil, fmt.Sprintf("scenario %s changed it after the fill and did not finish (or wrote through Kafka Streams, which applies changes as far as it processed them)", m.Changes.By), true, nil
+	case m.Changes != nil:
+		// restorebench's own scenario changed it: refill it, provided
+		// the broker shows it holds exactly the fill plus those changes.
+		holds, err := e.holdsChangedFill(ctx, m, offsets)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if holds == "" {
+			return nil, fmt.Sprintf("scenario %s changed it after the fill", m.Changes.By), true, nil
+		}
+		return nil, "it does not hold what its manifest says a scenario left there: " + holds, false, nil
+	}
+	if ok, reason := m.Matches(req.Spec, req.Compression); !ok {
+		return nil, reason, false, nil
+	}
+	e.Logf("fill: %s has a matching manifest; checking the topic really holds that fill", req.Topic)
+	d, err := loadgen.Derive(req.Spec)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if why, err = e.holdsFill(ctx, req.Topic, req.Spec, d, offsets); err != nil || why != "" {
+		return nil, why, false, err
+	}
+	e.Logf("fill: reusing %s (%d records, %s, filled %s)", req.Topic, d.Totals.Records,
+		units.BytesTenths(d.Totals.Bytes), m.FilledAt.Format(time.RFC3339))
+	return &FillOutcome{Manifest: m, Derived: d, Reused: true}, "", false, nil
 }
 
 // holdsChangedFill checks that a topic a scenario changed holds exactly

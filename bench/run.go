@@ -67,17 +67,7 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	if o.Repeats > 0 {
 		repeats = o.Repeats
 	}
-	// The schedule is built in memory: refuse a runaway one before it is.
-	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
-		return nil, err
-	}
-	// Refuse a case this broker cannot run before filling anything.
-	for _, c := range plan.Cases {
-		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkKafkaStreamsEngine(plan.Cases); err != nil {
+	if err := e.checkPlan(plan, repeats); err != nil {
 		return nil, err
 	}
 	out, err := e.startResults(o.OutDir, o.RunID)
@@ -93,7 +83,6 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 		e.Logf("run: %s is another run's (its state dir exists); this run is %s", o.RunID, runID)
 		o.RunID, out.res.RunID = runID, runID
 	}
-	stateRoot := root.Path
 	defer func() {
 		if o.KeepState {
 			root.Release()
@@ -101,50 +90,90 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 			root.Remove()
 		}
 	}()
+	pr := planRun{env: e, plan: plan, opts: o, repeats: repeats, out: out, stateRoot: root.Path}
 	var failures []string
-	var r *caseRunner
-	for i, fillPlan := range fillsOf(plan) {
-		fill, err := e.EnsureFill(ctx, FillRequest{Topic: fillPlan.topic, Spec: fillPlan.spec, Compression: plan.Compression, Refill: o.Refill})
-		if err != nil {
-			return out.fail(fmt.Errorf("fill: %w", err))
-		}
-		fr := fill.ToResults()
-		if out.res.Fill == nil {
-			out.res.Fill = fr
-		}
-		if len(plan.Sizes) > 0 {
-			out.res.Fills = append(out.res.Fills, fr)
-		}
-		if err := out.save(errInProgress); err != nil {
-			return out.res, err
-		}
-		dir := filepath.Join(stateRoot, fillPlan.label)
-		r = &caseRunner{
-			env: e, out: out, repeats: repeats, ready: plan.Ready, keepState: o.KeepState, after: o.AfterRestore,
-			interleave: plan.Interleave, suffix: fillPlan.suffix(),
-			target:  fill.target(fillPlan.appID, plan.StoreName),
-			changer: e.NewChanger(fill),
-			stateDir: func(c config.Case, rep int) string {
-				return filepath.Join(dir, fmt.Sprintf("%s-%d", c.Name, rep))
-			},
-		}
-		if plan.Limits {
-			r.limits = newLimitMeter(e, fillPlan.topic, fillPlan.appID, plan.StoreName, filepath.Join(dir, "limits"))
-		}
+	for i, fp := range fillsOf(plan) {
 		cases := plan.Cases
 		if i > 0 {
 			cases = everySizeCases(cases)
 		}
-		f, err := r.runSome(ctx, cases)
-		if r.limits != nil {
-			r.limits.close()
-		}
+		f, err := pr.onFill(ctx, fp, cases)
 		failures = append(failures, f...)
 		if err != nil {
 			return out.res, err
 		}
 	}
-	return r.finish(failures)
+	return out.finish(failures)
+}
+
+// checkPlan refuses, before anything is filled, a plan this run cannot
+// carry out: a runaway schedule (it is built in memory), a case this
+// broker cannot run, or kafka-streams cases without their engine.
+func (e *Env) checkPlan(plan *profiles.Plan, repeats int) error {
+	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+		return err
+	}
+	for _, c := range plan.Cases {
+		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
+			return err
+		}
+	}
+	return checkKafkaStreamsEngine(plan.Cases)
+}
+
+// planRun is a profile run under way (Env.Run): what each of its fills
+// needs to be made and restored.
+type planRun struct {
+	env     *Env
+	plan    *profiles.Plan
+	opts    RunOptions
+	repeats int
+	out     *resultsFile
+	// stateRoot is the run's state directory; each fill's stores go in a
+	// directory of their own under it.
+	stateRoot string
+}
+
+// onFill ensures fill fp, records it in the results (saved, still in
+// progress) and runs cases on it, each case × repeat in its own state
+// directory, with the limits measured first when the plan asks for them.
+// It returns the measurements that failed; an error means the run stopped
+// (and was saved as such).
+func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) ([]string, error) {
+	e, plan, out := pr.env, pr.plan, pr.out
+	fill, err := e.EnsureFill(ctx, FillRequest{Topic: fp.topic, Spec: fp.spec, Compression: plan.Compression, Refill: pr.opts.Refill})
+	if err != nil {
+		_, err = out.fail(fmt.Errorf("fill: %w", err))
+		return nil, err
+	}
+	fr := fill.ToResults()
+	if out.res.Fill == nil {
+		out.res.Fill = fr
+	}
+	if len(plan.Sizes) > 0 {
+		out.res.Fills = append(out.res.Fills, fr)
+	}
+	if err := out.save(errInProgress); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(pr.stateRoot, fp.label)
+	r := &caseRunner{
+		env: e, out: out, repeats: pr.repeats, ready: plan.Ready, keepState: pr.opts.KeepState, after: pr.opts.AfterRestore,
+		interleave: plan.Interleave, suffix: fp.suffix(),
+		target:  fill.target(fp.appID, plan.StoreName),
+		changer: e.NewChanger(fill),
+		stateDir: func(c config.Case, rep int) string {
+			return filepath.Join(dir, fmt.Sprintf("%s-%d", c.Name, rep))
+		},
+	}
+	if plan.Limits {
+		r.limits = newLimitMeter(e, fp.topic, fp.appID, plan.StoreName, filepath.Join(dir, "limits"))
+	}
+	failures, err := r.runSome(ctx, cases)
+	if r.limits != nil {
+		r.limits.close()
+	}
+	return failures, err
 }
 
 // everySizeCases are the cases whose scenario runs at every size of a size
@@ -307,6 +336,19 @@ func (f *resultsFile) fail(err error) (*runs.Results, error) {
 	return f.res, errors.Join(err, f.save(err))
 }
 
+// finish saves the run's results, complete, with the failures as its error.
+func (f *resultsFile) finish(failures []string) (*runs.Results, error) {
+	var runErr error
+	if len(failures) > 0 {
+		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))
+		f.res.Failed = len(failures)
+	}
+	if err := f.save(runErr); err != nil {
+		return f.res, errors.Join(runErr, err)
+	}
+	return f.res, runErr
+}
+
 // caseRunner runs cases × repeats with their scenarios, recording each.
 type caseRunner struct {
 	env         *Env
@@ -365,20 +407,7 @@ func (r *caseRunner) run(ctx context.Context, cases []config.Case) (*runs.Result
 	if err != nil {
 		return r.out.res, err
 	}
-	return r.finish(failures)
-}
-
-// finish saves the run's results, complete, with the failures as its error.
-func (r *caseRunner) finish(failures []string) (*runs.Results, error) {
-	var runErr error
-	if len(failures) > 0 {
-		runErr = fmt.Errorf("%d restore(s) failed: %s", len(failures), strings.Join(failures, "; "))
-		r.out.res.Failed = len(failures)
-	}
-	if err := r.out.save(runErr); err != nil {
-		return r.out.res, errors.Join(runErr, err)
-	}
-	return r.out.res, runErr
+	return r.out.finish(failures)
 }
 
 // runSome runs the cases × repeats and returns the measurements that
