@@ -66,6 +66,25 @@ type FillTotals struct {
 	PerPart    []PartitionCount `json:"per_partition"`
 }
 
+// newFillTotals are the totals of no record yet, over partitions partitions.
+func newFillTotals(partitions int32) FillTotals {
+	tot := FillTotals{PerPart: make([]PartitionCount, partitions)}
+	for p := range tot.PerPart {
+		tot.PerPart[p].Partition = int32(p)
+	}
+	return tot
+}
+
+// add counts record r.
+func (t *FillTotals) add(r Record) {
+	t.Records++
+	t.Bytes += int64(len(r.Key) + len(r.Value))
+	t.PerPart[r.Partition].Records++
+	if r.Value == nil {
+		t.Tombstones++
+	}
+}
+
 // PartitionCount is one partition's generated record count.
 type PartitionCount struct {
 	Partition int32 `json:"partition"`
@@ -142,11 +161,8 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 		return Derived{}, err
 	}
 	last := make([]int64, spec.Keys) // last record index + 1 per key; 0 = never written
-	tot := FillTotals{PerPart: make([]PartitionCount, spec.Partitions)}
+	tot := newFillTotals(spec.Partitions)
 	marks := Landmarks{Head: make([][]int64, spec.Partitions), Tail: make([][]int64, spec.Partitions)}
-	for p := range tot.PerPart {
-		tot.PerPart[p].Partition = int32(p)
-	}
 	for {
 		r, ok := g.Next()
 		if !ok {
@@ -155,12 +171,7 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 		if applied(r.Partition, tot.PerPart[r.Partition].Records) {
 			last[r.KeyID] = r.Index + 1 // a record not applied sets nothing
 		}
-		tot.Records++
-		tot.Bytes += int64(len(r.Key) + len(r.Value))
-		tot.PerPart[r.Partition].Records++
-		if r.Value == nil {
-			tot.Tombstones++
-		}
+		tot.add(r)
 		if h := marks.Head[r.Partition]; len(h) < LandmarkWindow {
 			marks.Head[r.Partition] = append(h, r.Index)
 		}

@@ -81,33 +81,10 @@ func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 	if err := g.SkipTo(from); err != nil {
 		return FillTotals{}, err
 	}
-	tot := FillTotals{PerPart: make([]PartitionCount, spec.Partitions)}
-	for p := range tot.PerPart {
-		tot.PerPart[p].Partition = int32(p)
-	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		acked    struct{ records, bytes int64 }
-	)
+	tot := newFillTotals(spec.Partitions)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	onAck := func(r *kgo.Record, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-				cancel()
-			}
-			return
-		}
-		acked.records++
-		acked.bytes += int64(len(r.Key) + len(r.Value))
-		if progress != nil {
-			progress(acked.records, acked.bytes)
-		}
-	}
+	acks := &acker{cancel: cancel, progress: progress}
 	start := time.Now()
 	for {
 		rec, ok := g.Next()
@@ -117,47 +94,88 @@ func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 		if ctx.Err() != nil || stopped(stop) {
 			break
 		}
-		if perSecond > 0 {
-			// Pace: the n-th record is due n/perSecond after the start.
-			if due := start.Add(time.Duration(float64(tot.Records) / perSecond * float64(time.Second))); time.Until(due) > time.Millisecond {
-				select {
-				case <-time.After(time.Until(due)):
-				case <-ctx.Done():
-				case <-stop:
-				}
-				if ctx.Err() != nil || stopped(stop) {
-					break
-				}
-			}
+		if perSecond > 0 && !pace(ctx, stop, start, tot.Records, perSecond) {
+			break
 		}
 		// bytes.Clone keeps an empty value empty (a live key with an empty
 		// value) and a nil one nil (a tombstone): in Kafka they differ.
 		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(rec.Key), Value: bytes.Clone(rec.Value)}
-		if rec.Value == nil {
-			tot.Tombstones++
-		}
-		tot.Records++
-		tot.Bytes += int64(len(rec.Key) + len(rec.Value))
-		tot.PerPart[rec.Partition].Records++
-		cl.Produce(ctx, kr, onAck)
+		tot.add(rec)
+		cl.Produce(ctx, kr, acks.onAck)
 	}
-	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if firstErr != nil {
-		if errors.Is(firstErr, context.Canceled) && ctx.Err() != nil {
-			if parentErr := context.Cause(ctx); parentErr != nil && !errors.Is(parentErr, context.Canceled) {
-				firstErr = parentErr
-			}
-		}
-		return tot, fmt.Errorf("produce to %s: %w", topic, firstErr)
-	}
-	if err := ctx.Err(); err != nil {
+	flushErr := cl.Flush(context.WithoutCancel(ctx))
+	if err := acks.err(ctx, flushErr); err != nil {
 		return tot, fmt.Errorf("produce to %s: %w", topic, err)
 	}
 	return tot, nil
+}
+
+// pace waits until the n-th record of a write at perSecond records a
+// second from start is due, unless it is due within a millisecond: a
+// steady rate, however fast the producer. It reports false when, waiting,
+// ctx ended or stop closed.
+func pace(ctx context.Context, stop <-chan struct{}, start time.Time, n int64, perSecond float64) bool {
+	due := start.Add(time.Duration(float64(n) / perSecond * float64(time.Second)))
+	if time.Until(due) <= time.Millisecond {
+		return true
+	}
+	select {
+	case <-time.After(time.Until(due)):
+	case <-ctx.Done():
+	case <-stop:
+	}
+	return ctx.Err() == nil && !stopped(stop)
+}
+
+// acker collects the producer's acknowledgements of a fill, which arrive
+// on the producer's callback goroutines: it counts what was acknowledged
+// for progress, and keeps the first error, cancelling the fill with it.
+type acker struct {
+	cancel   context.CancelFunc
+	progress Progress
+
+	mu       sync.Mutex
+	firstErr error
+	acked    struct{ records, bytes int64 }
+}
+
+func (a *acker) onAck(r *kgo.Record, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil {
+		if a.firstErr == nil {
+			a.firstErr = err
+			a.cancel()
+		}
+		return
+	}
+	a.acked.records++
+	a.acked.bytes += int64(len(r.Key) + len(r.Value))
+	if a.progress != nil {
+		a.progress(a.acked.records, a.acked.bytes)
+	}
+}
+
+// err is what ended the fill, once flushed with flushErr: the first failed
+// acknowledgement, else flushErr, else ctx's end. A failure that is only
+// the fill's own cancellation reports the cause of ctx's end instead, when
+// ctx's parent ended with one of its own.
+func (a *acker) err(ctx context.Context, flushErr error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if flushErr != nil && a.firstErr == nil {
+		a.firstErr = flushErr
+	}
+	if a.firstErr != nil {
+		err := a.firstErr
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			if parentErr := context.Cause(ctx); parentErr != nil && !errors.Is(parentErr, context.Canceled) {
+				err = parentErr
+			}
+		}
+		return err
+	}
+	return ctx.Err()
 }
 
 func stopped(stop <-chan struct{}) bool {
