@@ -81,7 +81,7 @@ func batchLines(restores []runs.Restore) []batchLine {
 		}
 		b := rs.Params.BatchRecords
 		g.sizes[b] = true
-		if rs.Verified && rs.Error == "" {
+		if rs.Counts() {
 			g.secs[b] = append(g.secs[b], rs.DurationSeconds)
 		}
 	}

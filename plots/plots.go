@@ -141,7 +141,7 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 		if n := of[rs.Case]; n > 1 {
 			e.suffix += fmt.Sprintf(" of %d", n)
 		}
-		if !rs.Verified || rs.Error != "" {
+		if !rs.Counts() {
 			e.suffix += " (UNVERIFIED)"
 		}
 		label := e.name + e.suffix
@@ -176,22 +176,15 @@ const maxThroughputLines = 12
 // median restore time (the lower of two middle ones), or the first repeat
 // when none verified, and how many repeats each case had.
 func medianRepeats(restores []runs.Restore) ([]runs.Restore, map[string]int) {
-	byCase := map[string][]runs.Restore{}
-	var order []string
-	for _, rs := range restores {
-		if _, ok := byCase[rs.Case]; !ok {
-			order = append(order, rs.Case)
-		}
-		byCase[rs.Case] = append(byCase[rs.Case], rs)
-	}
-	out := make([]runs.Restore, 0, len(order))
+	groups := runs.GroupByCase(restores)
+	out := make([]runs.Restore, 0, len(groups))
 	of := map[string]int{}
-	for _, c := range order {
-		all := byCase[c]
-		of[c] = len(all)
+	for _, g := range groups {
+		all := g.Restores
+		of[g.Case] = len(all)
 		var ok []runs.Restore
 		for _, rs := range all {
-			if rs.Verified && rs.Error == "" {
+			if rs.Counts() {
 				ok = append(ok, rs)
 			}
 		}
