@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strings"
@@ -33,37 +34,8 @@ const (
 // Medians over verified repeats; a restart whose offsets fell below the log
 // start is a cross at the changes it restarted after.
 func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
-	type key struct {
-		c       string
-		changed int64
-	}
-	times := map[key][]float64{}
-	cold := map[string][]float64{}
-	fallback := map[string][]float64{}
-	fallbackChanged := map[string][]float64{}
-	var cases []string
-	seen := map[string]bool{}
-	for _, rec := range r.Restores {
-		if rec.Warm == nil || !rec.Counts() {
-			continue
-		}
-		c := caseOf(rec)
-		if !seen[c] {
-			seen[c] = true
-			cases = append(cases, c)
-		}
-		switch rec.Warm.Step {
-		case "cold":
-			cold[c] = append(cold[c], rec.DurationSeconds)
-		case "fallback":
-			fallback[c] = append(fallback[c], rec.DurationSeconds)
-			fallbackChanged[c] = append(fallbackChanged[c], float64(rec.Warm.Changed))
-		default:
-			k := key{c, rec.Warm.Changed}
-			times[k] = append(times[k], rec.DurationSeconds)
-		}
-	}
-	if len(cases) == 0 {
+	w := warmMedians(r)
+	if len(w.cases) == 0 {
 		return nil, ErrNotApplicable
 	}
 	p := newPlot("Warm restart vs cold restore (median over repeats)")
@@ -74,15 +46,9 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	var legend []legendEntry
 	maxX := 10.0
-	for ci, c := range cases {
+	for ci, c := range w.cases {
 		col := palette[ci%len(palette)]
-		var xys plotter.XYs
-		for k, ts := range times {
-			if k.c == c {
-				xys = append(xys, plotter.XY{X: float64(max(k.changed, warmMinChangedShown)), Y: runs.Median(ts)})
-			}
-		}
-		sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
+		xys := w.steps[c]
 		for _, xy := range xys {
 			maxX = max(maxX, xy.X)
 		}
@@ -96,24 +62,19 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 			p.Add(line, points)
 			legend = append(legend, legendEntry{name: c, suffix: " warm", thumb: line})
 		}
-		if ts := cold[c]; len(ts) > 0 {
+		if ts := w.cold[c]; len(ts) > 0 {
 			coldLine := horizontal(runs.Median(ts), 1, maxX*10)
 			coldLine.Color, coldLine.Dashes = col, []vg.Length{vg.Points(6), vg.Points(3)}
 			p.Add(coldLine)
 			legend = append(legend, legendEntry{name: c, suffix: fmt.Sprintf(" cold %.2f s", runs.Median(ts)), thumb: coldLine})
 		}
-		if ts := fallback[c]; len(ts) > 0 {
-			// At the changes it restarted after, like the warm steps: its
-			// time is a restore from the log start, whatever they were.
-			changed := runs.Median(fallbackChanged[c])
-			fb, err := plotter.NewScatter(plotter.XYs{{X: max(changed, warmMinChangedShown), Y: runs.Median(ts)}})
+		if ts := w.fallback[c]; len(ts) > 0 {
+			e, err := addFallback(p, col, runs.Median(w.fallbackChanged[c]), runs.Median(ts))
 			if err != nil {
 				return nil, err
 			}
-			fb.Color, fb.Shape = col, draw.CrossGlyph{}
-			fb.Radius = vg.Points(5)
-			p.Add(fb)
-			legend = append(legend, legendEntry{name: c, suffix: fmt.Sprintf(" below log start (%.0f changes)", changed), thumb: fb})
+			e.name = c
+			legend = append(legend, e)
 		}
 	}
 	p.X.Min, p.X.Max = 0.8, maxX*10
@@ -121,6 +82,72 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 	p.Y.Max *= 1.1
 	legendOutside(p, legend)
 	return p, nil
+}
+
+// warmSteps are a run's verified warm-restart records by case, in run
+// order: each case's warm steps as (changes, median time) sorted by
+// changes, and its cold and fallback times.
+type warmSteps struct {
+	cases                           []string
+	steps                           map[string]plotter.XYs
+	cold, fallback, fallbackChanged map[string][]float64
+}
+
+// warmMedians gathers the warm-restart records WarmVsCold draws.
+func warmMedians(r *runs.Results) warmSteps {
+	type key struct {
+		c       string
+		changed int64
+	}
+	times := map[key][]float64{}
+	var keys []key
+	w := warmSteps{steps: map[string]plotter.XYs{}, cold: map[string][]float64{}, fallback: map[string][]float64{}, fallbackChanged: map[string][]float64{}}
+	seen := map[string]bool{}
+	for _, rec := range r.Restores {
+		if rec.Warm == nil || !rec.Counts() {
+			continue
+		}
+		c := caseOf(rec)
+		if !seen[c] {
+			seen[c] = true
+			w.cases = append(w.cases, c)
+		}
+		switch rec.Warm.Step {
+		case "cold":
+			w.cold[c] = append(w.cold[c], rec.DurationSeconds)
+		case "fallback":
+			w.fallback[c] = append(w.fallback[c], rec.DurationSeconds)
+			w.fallbackChanged[c] = append(w.fallbackChanged[c], float64(rec.Warm.Changed))
+		default:
+			k := key{c, rec.Warm.Changed}
+			if _, ok := times[k]; !ok {
+				keys = append(keys, k)
+			}
+			times[k] = append(times[k], rec.DurationSeconds)
+		}
+	}
+	for _, k := range keys {
+		w.steps[k.c] = append(w.steps[k.c], plotter.XY{X: float64(max(k.changed, warmMinChangedShown)), Y: runs.Median(times[k])})
+	}
+	for _, c := range w.cases {
+		xys := w.steps[c]
+		sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
+	}
+	return w
+}
+
+// addFallback draws a restart whose offsets fell below the log start as a
+// cross at the changes it restarted after, like the warm steps: its time
+// is a restore from the log start, whatever they were.
+func addFallback(p *plot.Plot, col color.Color, changed, seconds float64) (legendEntry, error) {
+	fb, err := plotter.NewScatter(plotter.XYs{{X: max(changed, warmMinChangedShown), Y: seconds}})
+	if err != nil {
+		return legendEntry{}, err
+	}
+	fb.Color, fb.Shape = col, draw.CrossGlyph{}
+	fb.Radius = vg.Points(5)
+	p.Add(fb)
+	return legendEntry{suffix: fmt.Sprintf(" below log start (%.0f changes)", changed), thumb: fb}, nil
 }
 
 // horizontal is a line at y from x0 to x1.
@@ -183,22 +210,7 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 			return g
 		}
 		p.Add(pts)
-		kept, behind := 0.0, 0.0
-		for _, st := range steps {
-			if st.keptUp {
-				kept = max(kept, st.rate)
-			} else if behind == 0 || st.rate < behind {
-				behind = st.rate
-			}
-		}
-		suffix := ""
-		if kept > 0 {
-			suffix += fmt.Sprintf(": kept up to %.0f rec/s", kept)
-		}
-		if behind > 0 {
-			suffix += fmt.Sprintf(", behind from %.0f", behind)
-		}
-		legend = append(legend, legendEntry{name: c, suffix: suffix, thumb: line})
+		legend = append(legend, legendEntry{name: c, suffix: keptUpSuffix(steps), thumb: line})
 	}
 	legend = append(legend, legendEntry{name: "● kept up, × fell behind"})
 	if acceptable > 0 {
@@ -222,6 +234,27 @@ func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 	p.Y.Tick.Marker = powerTicks{}
 	legendOutside(p, legend)
 	return p, nil
+}
+
+// keptUpSuffix names the highest rate a case's standby kept up with and
+// the lowest it fell behind at: ": kept up to 59917 rec/s, behind from 69217".
+func keptUpSuffix(steps []rateStep) string {
+	kept, behind := 0.0, 0.0
+	for _, st := range steps {
+		if st.keptUp {
+			kept = max(kept, st.rate)
+		} else if behind == 0 || st.rate < behind {
+			behind = st.rate
+		}
+	}
+	suffix := ""
+	if kept > 0 {
+		suffix += fmt.Sprintf(": kept up to %.0f rec/s", kept)
+	}
+	if behind > 0 {
+		suffix += fmt.Sprintf(", behind from %.0f", behind)
+	}
+	return suffix
 }
 
 // powerTicks marks an axis of log10 values: labelled ticks at the integers,

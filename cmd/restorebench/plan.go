@@ -227,20 +227,8 @@ func (r *rateValue) Type() string { return "size/s" }
 // errNoRuns is plan's error without results to take rates from.
 var errNoRuns = errors.New("plan needs measured restore rates: give --from RUN (a results.json or a run directory made by `restorebench run`)")
 
-// newPlanCmd returns `restorebench plan`: the report's capacity answers on
-// the terminal, from flags and measured runs.
-func newPlanCmd() *cobra.Command { return newPlanCmdWith(nil) }
-
-// newPlanCmdWith is newPlanCmd with the global connection flags, which
-// --from-topic reads the user's changelog over.
-func newPlanCmdWith(g *globalFlags) *cobra.Command {
-	var from []string
-	var format string
-	f := capacityFlags{g: g}
-	cmd := &cobra.Command{
-		Use:   "plan --from RUN... [--state SIZE --partitions N --threads N --instances N --rto D]",
-		Short: "Answer capacity questions (partitions, instances, state per task for an RTO) from measured runs",
-		Long: `plan prints the capacity answers a report gives, for the deployment its flags
+// planLong is plan's help text.
+const planLong = `plan prints the capacity answers a report gives, for the deployment its flags
 describe: the cold-restore rate per stream thread measured in the --from runs,
 the largest changelog per task and per instance that restores within each
 --rto, the partitions a --state needs, and with --partitions and --instances
@@ -263,7 +251,22 @@ the results files alone, and 'restorebench report' with the same flags shows
 the same numbers in its "Your deployment" section. plan exits
 non-zero, naming what is missing, when the inputs cannot answer a question
 (no run to take a rate from, --standbys without a failover run, --write-rate
-without a standby run).`,
+without a standby run).`
+
+// newPlanCmd returns `restorebench plan`: the report's capacity answers on
+// the terminal, from flags and measured runs.
+func newPlanCmd() *cobra.Command { return newPlanCmdWith(nil) }
+
+// newPlanCmdWith is newPlanCmd with the global connection flags, which
+// --from-topic reads the user's changelog over.
+func newPlanCmdWith(g *globalFlags) *cobra.Command {
+	var from []string
+	var format string
+	f := capacityFlags{g: g}
+	cmd := &cobra.Command{
+		Use:   "plan --from RUN... [--state SIZE --partitions N --threads N --instances N --rto D]",
+		Short: "Answer capacity questions (partitions, instances, state per task for an RTO) from measured runs",
+		Long:  planLong,
 		Example: `  restorebench plan --from results/size-1GB --from results/size-4GB --state 50GiB --partitions 16 --threads 4 --instances 6 --rto 5m
   restorebench plan --from results/tuning --case threads-2 --rto 1m,5m
   restorebench plan --from results/capacity --from results/failover --live-state 20GB --cleaner segment.bytes=67108864 --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s --rto 1m,5m`,
