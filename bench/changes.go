@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -172,10 +174,7 @@ func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]i
 	for p, o := range below {
 		os.AddOffset(topic, p, o, -1)
 	}
-	resp, derr := adm.DeleteRecords(ctx, os)
-	if derr == nil {
-		derr = resp.Error()
-	}
+	derr := deleteRecordsOnceAllowed(ctx, adm, os)
 	if err := setCleanupPolicy(ctx, adm, topic, "compact"); err != nil {
 		return errors.Join(derr, err)
 	}
@@ -183,6 +182,33 @@ func (c *Changer) DeletePrefix(ctx context.Context, by string, below map[int32]i
 		return fmt.Errorf("delete records of %s: %w", topic, derr)
 	}
 	return nil
+}
+
+// policyPropagation bounds how long DeleteRecords waits for a changed
+// cleanup.policy to reach the partitions' leaders: the broker applies a
+// config change asynchronously (in KRaft through the metadata log), so a
+// request right after AlterConfigs can still meet the old policy.
+const policyPropagation = 15 * time.Second
+
+// deleteRecordsOnceAllowed deletes the records below os, retrying while the
+// brokers still answer POLICY_VIOLATION (the widened cleanup.policy not yet
+// applied), for at most policyPropagation.
+func deleteRecordsOnceAllowed(ctx context.Context, adm *kadm.Client, os kadm.Offsets) error {
+	deadline := time.Now().Add(policyPropagation)
+	for {
+		resp, err := adm.DeleteRecords(ctx, os)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err == nil || !errors.Is(err, kerr.PolicyViolation) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func setCleanupPolicy(ctx context.Context, adm *kadm.Client, topic, policy string) error {
