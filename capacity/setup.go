@@ -71,7 +71,7 @@ func Setups(obs []Obs) []*Setup {
 			index[key] = s
 			out = append(out, s)
 		}
-		if name := CaseName(o.Restore.Case); !contains(s.Cases, name) {
+		if name := o.Restore.ProfileCase(); !contains(s.Cases, name) {
 			s.Cases = append(s.Cases, name)
 		}
 		s.Obs = append(s.Obs, o)
@@ -92,24 +92,6 @@ func shapeOf(o Obs) string {
 	sp := f.Spec
 	return fmt.Sprintf("partitions=%d keys=%s values=%d-%d tombstones=%g compression=%s",
 		sp.Partitions, sp.KeyOrder, sp.ValueMin, sp.ValueMax, sp.TombstoneRatio, f.Compression)
-}
-
-// CaseName is the profile case a record belongs to: its name without the
-// size a sweep appends ("kstreams-default@1GiB") or the step a scenario
-// appends ("warm@256MiB/changed=10000", "standby/rate=10000"). Restores of
-// one case at several sizes then share a setup under one name.
-func CaseName(record string) string {
-	name, _, _ := strings.Cut(record, "/")
-	name, _, _ = strings.Cut(name, "@")
-	return name
-}
-
-// SweepSize is the size label a sweep appended to a record's name ("1GiB"
-// of "kstreams-default@1GiB"), or "" outside a sweep.
-func SweepSize(record string) string {
-	name, _, _ := strings.Cut(record, "/")
-	_, size, _ := strings.Cut(name, "@")
-	return size
 }
 
 func contains(xs []string, x string) bool {

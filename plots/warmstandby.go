@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -51,10 +50,10 @@ func WarmVsCold(r *runs.Results) (*plot.Plot, error) {
 			seen[c] = true
 			cases = append(cases, c)
 		}
-		switch rec.Warm.Step {
-		case "cold":
+		switch rec.StepKind() {
+		case runs.StepCold:
 			cold[c] = append(cold[c], rec.DurationSeconds)
-		case "fallback":
+		case runs.StepFallback:
 			fallback[c] = append(fallback[c], rec.DurationSeconds)
 			fallbackChanged[c] = append(fallbackChanged[c], float64(rec.Warm.Changed))
 		default:
@@ -135,7 +134,7 @@ func horizontal(y, x0, x1 float64) *plotter.Line {
 func StandbyLag(r *runs.Results) (*plot.Plot, error) {
 	var steps []runs.Restore
 	for _, rec := range r.Restores {
-		if rec.Standby != nil && rec.Standby.RateStep() && rec.Repeat == 1 && len(rec.Standby.Lag) > 0 {
+		if rec.Standby != nil && rec.StepKind().IsRate() && rec.Repeat == 1 && len(rec.Standby.Lag) > 0 {
 			steps = append(steps, rec)
 		}
 	}
@@ -204,7 +203,7 @@ func StandbyCatchUp(r *runs.Results) (*plot.Plot, error) {
 	var cases []string
 	seen := map[string]bool{}
 	for _, rec := range r.Restores {
-		if rec.Standby == nil || rec.Standby.Step != "pause" || !rec.Counts() || rec.Standby.CatchUpSeconds <= 0 {
+		if rec.Standby == nil || rec.StepKind() != runs.StepPause || !rec.Counts() || rec.Standby.CatchUpSeconds <= 0 {
 			continue
 		}
 		c := caseOf(rec)
@@ -248,9 +247,6 @@ func StandbyCatchUp(r *runs.Results) (*plot.Plot, error) {
 	return p, nil
 }
 
-// caseOf is the profile case a scenario step's record belongs to: its
-// record is named "<case>/<step>".
-func caseOf(rec runs.Restore) string {
-	c, _, _ := strings.Cut(rec.Case, "/")
-	return c
-}
+// caseOf names the case a scenario step's record belongs to, at its sweep
+// size ("warm@256MiB"): one line or bar per case.
+func caseOf(rec runs.Restore) string { return rec.CaseAtSize() }
