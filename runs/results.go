@@ -366,7 +366,8 @@ func (r *Results) Save(path string) error {
 }
 
 // Load reads a results.json, refusing a schema it does not know; a file
-// of schema 1 is upgraded to this one (upgradeSchema1).
+// of schema 1 is upgraded to this one (upgradeSchema1), and settings a file
+// predates take the defaults they ran with (withDefaults).
 func Load(path string) (*Results, error) {
 	b, err := boundedread.ReadFile(path, boundedread.Results)
 	if err != nil {
@@ -386,6 +387,7 @@ func Load(path string) (*Results, error) {
 		return nil, fmt.Errorf("%s: schema_version %d, this build reads 1 to %d", path, r.SchemaVersion, SchemaVersion)
 	}
 	for i := range r.Restores {
+		r.Restores[i].Params = withDefaults(r.Restores[i].Params)
 		r.Restores[i].Params.Name = r.Restores[i].Case
 	}
 	if err := r.Check(); err != nil {
