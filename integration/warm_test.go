@@ -45,6 +45,7 @@ func TestWarmRestartOnBothEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			noJVMUnder(t, dir)
+			checkRecords(t, recs...)
 			steps := []struct {
 				step    runs.StepKind
 				records int64
