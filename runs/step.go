@@ -155,7 +155,8 @@ func (r Restore) StepKind() StepKind {
 }
 
 // ProfileCase is the profile case the record measured (its step's Case):
-// the records of one case at every size and step share it.
+// the records of one case at every size and step share it. A record
+// without a step answers its name.
 func (r Restore) ProfileCase() string {
 	if r.Step == nil {
 		return r.Case
@@ -260,6 +261,13 @@ func (r *Restore) checkStepParams() error {
 	if s != want {
 		return fmt.Errorf("step %+v carries a parameter its kind %q has not", s, s.Kind)
 	}
+	return r.checkStepAgainstRecord()
+}
+
+// checkStepAgainstRecord checks the step against the scenario's record: the
+// same kind and parameter, and a record of the step's scenario only.
+func (r *Restore) checkStepAgainstRecord() error {
+	s := *r.Step
 	if w := r.Warm; w != nil {
 		if w.Step != s.Kind {
 			return fmt.Errorf("step kind %q, but its warm record's step is %q", s.Kind, w.Step)
