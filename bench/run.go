@@ -159,7 +159,7 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	dir := filepath.Join(pr.stateRoot, fp.label)
 	r := &caseRunner{
 		env: e, out: out, repeats: pr.repeats, ready: plan.Ready, keepState: pr.opts.KeepState, after: pr.opts.AfterRestore,
-		interleave: plan.Interleave, suffix: fp.suffix(),
+		interleave: plan.Interleave, size: fp.label,
 		target:  fill.target(fp.appID, plan.StoreName),
 		changer: e.NewChanger(fill),
 		stateDir: func(c config.Case, rep int) string {
@@ -193,14 +193,6 @@ func everySizeCases(cases []config.Case) []config.Case {
 type fillPlan struct {
 	label, appID, topic string
 	spec                loadgen.Spec
-}
-
-// suffix is what a size sweep appends to its records' case names.
-func (f fillPlan) suffix() string {
-	if f.label == "" {
-		return ""
-	}
-	return "@" + f.label
 }
 
 // fillsOf lists a plan's fills: its one fill, or one per size of its sweep,
@@ -367,9 +359,9 @@ type caseRunner struct {
 	// changer lets scenarios change the filled topic (nil for a topic
 	// restorebench did not fill: scenarios that need changes refuse it).
 	changer *Changer
-	// suffix is appended to every record's case name ("@256MB" in a size
-	// sweep), after the case and before a scenario step's "/step".
-	suffix string
+	// size is the size label of a sweep's fill ("256MB"), which every
+	// record's step carries (and its name: "warm@256MB/cold").
+	size string
 }
 
 // job is one case × repeat of a run.
@@ -453,8 +445,10 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			req.Spec = &spec
 		}
 		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, req)
-		for i := range recs {
-			recs[i].Case = withSuffix(recs[i].Case, c.Name, r.suffix)
+		if r.size != "" {
+			for i := range recs {
+				recs[i].SetSize(r.size)
+			}
 		}
 		if ctx.Err() != nil {
 			// An interrupted restore is not a measurement: keep what finished.
@@ -506,15 +500,6 @@ func checkKafkaStreamsEngine(cases []config.Case) error {
 		return nil
 	}
 	return nil
-}
-
-// withSuffix puts suffix after the case name in a record's case name:
-// "warm/cold" becomes "warm@256MB/cold".
-func withSuffix(name, caseName, suffix string) string {
-	if suffix == "" || !strings.HasPrefix(name, caseName) {
-		return name
-	}
-	return caseName + suffix + name[len(caseName):]
 }
 
 // logRecord says how one measurement went and returns, for a failed one,

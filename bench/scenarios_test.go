@@ -57,20 +57,20 @@ func TestWarmSequenceVerifiesEveryRestart(t *testing.T) {
 		}
 	}
 	want := []struct {
-		step    string
+		step    runs.StepKind
 		records int64
-	}{{"cold", 40000}, {"warm", 0}, {"warm", 2000}, {"warm", 4000}}
+	}{{runs.StepCold, 40000}, {runs.StepWarm, 0}, {runs.StepWarm, 2000}, {runs.StepWarm, 4000}}
 	for i, w := range want {
 		r := res.Restores[i]
 		if !r.Verified || r.Warm == nil || r.Warm.Step != w.step || r.Records != w.records {
 			t.Fatalf("record %d: verified=%v step=%v records=%d, want %s with %d records (%s)", i, r.Verified, r.Warm, r.Records, w.step, w.records, r.Error)
 		}
-		if w.step == "warm" && (r.Warm.WarmTasks != 3 || r.Warm.FallbackTasks != 0 || r.Warm.Changed != w.records) {
+		if w.step == runs.StepWarm && (r.Warm.WarmTasks != 3 || r.Warm.FallbackTasks != 0 || r.Warm.Changed != w.records) {
 			t.Fatalf("record %d: %+v", i, r.Warm)
 		}
 	}
 	fb := res.Restores[4]
-	if !fb.Verified || fb.Warm.Step != "fallback" || fb.Warm.FallbackTasks == 0 || !strings.Contains(strings.Join(fb.Warm.Fallbacks, " "), "below the log start") {
+	if !fb.Verified || fb.Warm.Step != runs.StepFallback || fb.Warm.FallbackTasks == 0 || !strings.Contains(strings.Join(fb.Warm.Fallbacks, " "), "below the log start") {
 		t.Fatalf("fallback: verified=%v %+v (%s)", fb.Verified, fb.Warm, fb.Error)
 	}
 	env = connect(t, dataDir)
@@ -113,7 +113,7 @@ func TestStandbyFollowsAndCatchesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := []string{"initial", "rate", "rate", "pause"}
+	steps := []runs.StepKind{runs.StepInitial, runs.StepRate, runs.StepRate, runs.StepPause}
 	if len(res.Restores) != len(steps) {
 		t.Fatalf("%d records, want %d", len(res.Restores), len(steps))
 	}

@@ -306,23 +306,6 @@ func TestRefs(t *testing.T) {
 	}
 }
 
-// TestOldAndNewFilesShareASetup: a restore recorded before a setting existed
-// (its field absent, so zero) groups with one that records the default.
-func TestOldAndNewFilesShareASetup(t *testing.T) {
-	old, cur := config.DefaultCase(), config.DefaultCase()
-	old.FetchMaxBytes, old.SortBuffer, old.RocksDB.Level0StopWritesTrigger = 0, 0, 0
-	old.Scenario, old.Engine = "", ""
-	cur.Streams = map[string]string{}
-	if settingsKey(normalize(old)) != settingsKey(normalize(cur)) {
-		t.Errorf("old and new records of the defaults differ:\n%s\n%s", settingsKey(normalize(old)), settingsKey(normalize(cur)))
-	}
-	bloomless := config.DefaultCase()
-	bloomless.RocksDB.BloomBitsPerKey = 0
-	if settingsKey(normalize(bloomless)) == settingsKey(normalize(cur)) || IsKafkaStreamsDefault(bloomless) {
-		t.Error("bloom_bits_per_key 0 is a setting of its own, not the default")
-	}
-}
-
 // TestRecommendationWithTooFewRepeatsIsInconclusive: with 3 repeats a
 // side, disjoint ranges reach p = 0.10 at best, so the test cannot
 // conclude: the recommendation says inconclusive and how many repeats it

@@ -82,7 +82,7 @@ func coldBySize(restores []runs.Restore) []sizeGroup {
 		if r.Params.Scenario != config.ScenarioCold && r.Params.Scenario != "" {
 			continue
 		}
-		size := SweepSize(r.Case)
+		size := r.SweepSize()
 		i, ok := index[size]
 		if !ok {
 			i = len(out)
@@ -131,6 +131,17 @@ func metric(row compare.CaseRow, m compare.Metric) compare.MetricDiff {
 		}
 	}
 	return compare.MetricDiff{Metric: m}
+}
+
+// ProfileCase is the profile case that won: its records' step's case, the
+// same at every size of a sweep.
+func (w *Win) ProfileCase() string {
+	for _, r := range w.Run.Restores {
+		if r.Case == w.Row.Case {
+			return r.ProfileCase()
+		}
+	}
+	return w.Row.Case
 }
 
 // Evidence cites the win: "R3: threads-2 −21.3% time to ready vs
@@ -204,7 +215,7 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 		if w.Diff.Verdict == compare.VerdictDisjointFewRepeats {
 			undecided = append(undecided, w)
 		}
-		if name := CaseName(w.Row.Case); w.Diff.Significant() {
+		if name := w.ProfileCase(); w.Diff.Significant() {
 			if _, ok := wins[name]; !ok {
 				order = append(order, name)
 			}
@@ -219,8 +230,8 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 	case len(order) == 0 && len(undecided) > 0:
 		w := undecided[0]
 		rec.Text = fmt.Sprintf("Inconclusive: %s restored faster than Kafka Streams' defaults with ranges that do not overlap in %d of %s, but with %d and %d repeats that happens by chance with p = %.2f at best (the test needs p ≤ %.2f): run with at least %d repeats per case to decide. Nothing here shows the defaults are the fastest.",
-			CaseName(w.Row.Case), len(undecided), Plural(compared, unit), w.Diff.Base.N, w.Diff.Other.N, w.Diff.P, compare.SpreadAlpha, compare.RepeatsToDecide())
-		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide", CaseName(w.Row.Case), compare.RepeatsToDecide())
+			w.ProfileCase(), len(undecided), Plural(compared, unit), w.Diff.Base.N, w.Diff.Other.N, w.Diff.P, compare.SpreadAlpha, compare.RepeatsToDecide())
+		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide", w.ProfileCase(), compare.RepeatsToDecide())
 	case len(order) == 0:
 		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in any of %s; keep the defaults.", what, Plural(compared, unit))
 		rec.Short, rec.ShortDetail = "Kafka Streams' defaults", "nothing beat them beyond the spread in "+Plural(compared, unit)

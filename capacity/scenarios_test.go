@@ -198,7 +198,7 @@ func TestSweepComparedSizeBySize(t *testing.T) {
 	for i, size := range capacitytest.Sizes {
 		r := capacitytest.Run(i, size, capacitytest.Cases[:2])
 		for _, x := range r.Restores {
-			x.Case += "@" + strconv.Itoa(i) + "MB"
+			x.SetSize(strconv.Itoa(i) + "MB")
 			sweep.Restores = append(sweep.Restores, x)
 		}
 	}

@@ -3,7 +3,6 @@ package capacity
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -62,7 +61,7 @@ func Setups(obs []Obs) []*Setup {
 	var out []*Setup
 	index := map[string]*Setup{}
 	for _, o := range obs {
-		p := normalize(o.Restore.Params)
+		p := o.Restore.Params
 		env := envOf(o)
 		key := fmt.Sprintf("%+v|%s|%s", env, settingsKey(p), shapeOf(o))
 		s, ok := index[key]
@@ -71,7 +70,7 @@ func Setups(obs []Obs) []*Setup {
 			index[key] = s
 			out = append(out, s)
 		}
-		if name := CaseName(o.Restore.Case); !contains(s.Cases, name) {
+		if name := o.Restore.ProfileCase(); !contains(s.Cases, name) {
 			s.Cases = append(s.Cases, name)
 		}
 		s.Obs = append(s.Obs, o)
@@ -94,24 +93,6 @@ func shapeOf(o Obs) string {
 		sp.Partitions, sp.KeyOrder, sp.ValueMin, sp.ValueMax, sp.TombstoneRatio, f.Compression)
 }
 
-// CaseName is the profile case a record belongs to: its name without the
-// size a sweep appends ("kstreams-default@1GiB") or the step a scenario
-// appends ("warm@256MiB/changed=10000", "standby/rate=10000"). Restores of
-// one case at several sizes then share a setup under one name.
-func CaseName(record string) string {
-	name, _, _ := strings.Cut(record, "/")
-	name, _, _ = strings.Cut(name, "@")
-	return name
-}
-
-// SweepSize is the size label a sweep appended to a record's name ("1GiB"
-// of "kstreams-default@1GiB"), or "" outside a sweep.
-func SweepSize(record string) string {
-	name, _, _ := strings.Cut(record, "/")
-	_, size, _ := strings.Cut(name, "@")
-	return size
-}
-
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if x == y {
@@ -126,47 +107,6 @@ func contains(xs []string, x string) bool {
 func settingsKey(c config.Case) string {
 	b, _ := json.Marshal(c)
 	return string(b)
-}
-
-// normalize fills the settings older results files leave at zero (they were
-// written before the fields existed) with the defaults they ran with, so an
-// old and a new restore of the same settings compare equal. Top-level
-// numbers and strings at zero take the default (none of them has zero as a
-// valid setting; settings added to config.Case later are covered too), empty
-// lists and maps count as absent, and the RocksDB options older files left
-// at zero are named one by one (bloom_bits_per_key 0 is a real setting).
-func normalize(c config.Case) config.Case {
-	d := config.DefaultCase()
-	cv, dv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
-	for i := range cv.NumField() {
-		f := cv.Field(i)
-		switch f.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-			reflect.Float32, reflect.Float64, reflect.String:
-			if f.IsZero() && cv.Type().Field(i).Name != "Name" {
-				f.Set(dv.Field(i))
-			}
-		case reflect.Slice, reflect.Map:
-			if f.Len() == 0 {
-				f.Set(reflect.Zero(f.Type()))
-			}
-		}
-	}
-	r, dr := &c.RocksDB, d.RocksDB
-	if r.Level0FileNumCompactionTrigger == 0 {
-		r.Level0FileNumCompactionTrigger = dr.Level0FileNumCompactionTrigger
-	}
-	if r.Level0SlowdownWritesTrigger == 0 {
-		r.Level0SlowdownWritesTrigger = dr.Level0SlowdownWritesTrigger
-	}
-	if r.Level0StopWritesTrigger == 0 {
-		r.Level0StopWritesTrigger = dr.Level0StopWritesTrigger
-	}
-	if r.MaxBackgroundJobs == 0 {
-		r.MaxBackgroundJobs = r.Parallelism
-	}
-	return c
 }
 
 // defaultsFor is Kafka Streams' default case as it would have run where c
@@ -186,7 +126,6 @@ func defaultsFor(c config.Case) config.Case {
 // defaults (engine aside), by their results.json names (RocksDB options by
 // RocksDB's): "threads=2", "compaction_style=level".
 func Differences(c config.Case) []string {
-	c = normalize(c)
 	a, b := flatten(c), flatten(defaultsFor(c))
 	var out []string
 	for _, k := range sortedKeys(a) {

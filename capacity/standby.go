@@ -97,10 +97,10 @@ func standbySteps(obs []Obs) (steps, pauses []Obs) {
 			if sb == nil || runs.EngineOf(o.Restore.Params) != engine {
 				continue
 			}
-			switch sb.Step {
-			case "rate", "max":
+			switch k := o.Restore.StepKind(); {
+			case k.IsRate():
 				steps = append(steps, o)
-			case "pause":
+			case k == runs.StepPause:
 				pauses = append(pauses, o)
 			}
 		}

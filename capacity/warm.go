@@ -14,13 +14,6 @@ import (
 // config.ScenarioWarm, the case setting "warm").
 const RowWarmRestart = "warm restart"
 
-// Warm-restart steps as runs.WarmRecord names them.
-const (
-	warmStepCold     = "cold"
-	warmStepWarm     = "warm"
-	warmStepFallback = "fallback"
-)
-
 // errNoWarm is why the inputs give no warm-restart rate.
 var errNoWarm = errors.New("not measured in the inputs: needs a warm-restart run (`restorebench run warm`, or the capacity profile: restarts with the state directory kept)")
 
@@ -65,18 +58,18 @@ func warmRate(a *Analysis) (*WarmRate, error) {
 	var steps []Obs
 	var bytes, records float64
 	for _, o := range s.Obs {
-		switch rec := o.Restore.Warm; {
-		case rec == nil:
-		case rec.Step == warmStepCold:
+		switch o.Restore.StepKind() {
+		case runs.StepCold:
 			w.Cold = append(w.Cold, o)
-		case rec.Step == warmStepFallback:
+		case runs.StepFallback:
 			w.Fallback = append(w.Fallback, o)
-		case rec.Changed == 0:
-			w.Zero = append(w.Zero, o)
+		case runs.StepWarm:
 			steps = append(steps, o)
-		default:
-			steps = append(steps, o)
-			bytes, records = bytes+o.ChangelogBytes, records+float64(o.Restore.Records)
+			if o.Restore.Step.Changed == 0 {
+				w.Zero = append(w.Zero, o)
+			} else {
+				bytes, records = bytes+o.ChangelogBytes, records+float64(o.Restore.Records)
+			}
 		}
 	}
 	if records == 0 {

@@ -48,6 +48,7 @@ func TestFailoverExactlyOnceVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("failover sequence took %s", time.Since(start).Round(time.Millisecond))
+	checkRecords(t, recs...)
 	if len(recs) != 2 {
 		t.Fatalf("%d records, want one per kill (2)", len(recs))
 	}

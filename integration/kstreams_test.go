@@ -74,6 +74,15 @@ func ksCase(name string, threads int) config.Case {
 	return c
 }
 
+// checkRecords fails unless the records pass the checks a results file
+// must (runs.Results.Check): their steps among them, as they are saved.
+func checkRecords(t *testing.T, recs ...runs.Restore) {
+	t.Helper()
+	if err := (&runs.Results{Restores: recs}).Check(); err != nil {
+		t.Fatalf("the records would not be saved: %v", err)
+	}
+}
+
 // noJVMUnder fails if a driver JVM whose config lies under dir still runs.
 func noJVMUnder(t *testing.T, dir string) {
 	t.Helper()

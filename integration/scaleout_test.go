@@ -41,6 +41,7 @@ func TestScaleOutEndsBalancedAndVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRecords(t, rec)
 	so := rec.ScaleOut
 	if !rec.Verified || so == nil || !so.Balanced {
 		t.Fatalf("verified %v (%s), record %+v", rec.Verified, rec.Verification.Problem, so)

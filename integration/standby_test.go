@@ -39,6 +39,7 @@ func TestRealKafkaStreamsStandbyFollowsAndCatchesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRecords(t, recs...)
 	want := []string{"standby/initial", "standby/rate=300", "standby/rate=1500", "standby/pause=3s"}
 	if len(recs) != len(want) {
 		t.Fatalf("%d records, want %d", len(recs), len(want))

@@ -8,6 +8,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // TestWarmRestartOnBothEngines runs the warm-restart sequence on the model
@@ -44,10 +45,11 @@ func TestWarmRestartOnBothEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			noJVMUnder(t, dir)
+			checkRecords(t, recs...)
 			steps := []struct {
-				step    string
+				step    runs.StepKind
 				records int64
-			}{{"cold", 30_000}, {"warm", 0}, {"warm", 3000}}
+			}{{runs.StepCold, 30_000}, {runs.StepWarm, 0}, {runs.StepWarm, 3000}}
 			if len(recs) != 4 {
 				t.Fatalf("%d records, want 4", len(recs))
 			}

@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -112,10 +111,10 @@ func warmMedians(r *runs.Results) warmSteps {
 			seen[c] = true
 			w.cases = append(w.cases, c)
 		}
-		switch rec.Warm.Step {
-		case "cold":
+		switch rec.StepKind() {
+		case runs.StepCold:
 			w.cold[c] = append(w.cold[c], rec.DurationSeconds)
-		case "fallback":
+		case runs.StepFallback:
 			w.fallback[c] = append(w.fallback[c], rec.DurationSeconds)
 			w.fallbackChanged[c] = append(w.fallbackChanged[c], float64(rec.Warm.Changed))
 		default:
@@ -312,7 +311,7 @@ func standbyRateSteps(r *runs.Results) (groups map[string][]rateStep, order []st
 	var keys []key
 	for _, rec := range r.Restores {
 		sb := rec.Standby
-		if sb == nil || !sb.RateStep() || !rec.Counts() || !sb.Judged() {
+		if sb == nil || !rec.StepKind().IsRate() || !rec.Counts() || !sb.Judged() {
 			continue
 		}
 		k := key{caseOf(rec), sb.TargetRate}
@@ -355,7 +354,7 @@ func StandbyCatchUp(r *runs.Results) (*plot.Plot, error) {
 	var cases []string
 	seen := map[string]bool{}
 	for _, rec := range r.Restores {
-		if rec.Standby == nil || rec.Standby.Step != "pause" || !rec.Counts() || rec.Standby.CatchUpSeconds <= 0 {
+		if rec.Standby == nil || rec.StepKind() != runs.StepPause || !rec.Counts() || rec.Standby.CatchUpSeconds <= 0 {
 			continue
 		}
 		c := caseOf(rec)
@@ -399,9 +398,6 @@ func StandbyCatchUp(r *runs.Results) (*plot.Plot, error) {
 	return p, nil
 }
 
-// caseOf is the profile case a scenario step's record belongs to: its
-// record is named "<case>/<step>".
-func caseOf(rec runs.Restore) string {
-	c, _, _ := strings.Cut(rec.Case, "/")
-	return c
-}
+// caseOf names the case a scenario step's record belongs to, at its sweep
+// size ("warm@256MiB"): one line or bar per case.
+func caseOf(rec runs.Restore) string { return rec.CaseAtSize() }

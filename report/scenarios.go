@@ -138,7 +138,7 @@ func warmTable(recs []runRestore) *Table {
 		w := v[0].r.Warm
 		tot := totals(v)
 		ofCold := ""
-		if w.Step != "cold" && w.ColdSeconds > 0 {
+		if v[0].r.StepKind() != runs.StepCold && w.ColdSeconds > 0 {
 			ofCold = fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
 		}
 		t.Rows = append(t.Rows, []string{step, thousands(w.Changed), thousands(v[0].r.Records), capacity.FormatBytes(float64(v[0].r.Bytes)),
@@ -151,7 +151,7 @@ func warmTable(recs []runRestore) *Table {
 // catch-up after pauses, and the failovers with and without one.
 func standbySection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "standby", Title: "Standbys and failover"}
-	steps := restoresWhere(a, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" })
+	steps := restoresWhere(a, func(r runs.Restore) bool { return r.Standby != nil && r.StepKind() != runs.StepInitial })
 	kills := restoresWhere(a, func(r runs.Restore) bool { return r.Failover != nil })
 	if len(steps) == 0 && len(kills) == 0 {
 		return s, nil
@@ -199,7 +199,7 @@ func standbyTable(steps []runRestore) *Table {
 			kept += " (producer-limited)"
 		}
 		catch := ""
-		if sb.Step == "pause" && sb.CatchUpSeconds > 0 {
+		if x.r.StepKind() == runs.StepPause && sb.CatchUpSeconds > 0 {
 			catch = capacity.FormatSeconds(sb.CatchUpSeconds)
 		}
 		t.Rows = append(t.Rows, []string{x.ref(), perSec(sb.TargetRate), perSec(sb.WrittenRate), perSec(sb.AppliedRate),

@@ -24,54 +24,66 @@ const (
 	MaxPlausibleRecords = 1e13
 )
 
-// Identity names one record of a run: its case, repeat and, for a
-// scenario that records several steps under one case name, the step (a
-// failover's kill). A run holds each identity at most once; a second record
-// of it would be counted twice by every median, test and fit.
+// Identity names one record of a run: its step (case, size, scenario step
+// with its parameters, a failover's kill among them) and repeat. A run
+// holds each identity at most once; a second record of it would be
+// counted twice by every median, test and fit.
 type Identity struct {
-	Case   string
+	Step   Step
 	Repeat int
-	Step   string
 }
 
 func (id Identity) String() string {
-	s := fmt.Sprintf("case %q repeat %d", id.Case, id.Repeat)
-	if id.Step != "" {
-		s += " " + id.Step
+	s := fmt.Sprintf("case %q repeat %d", id.Step.Name(), id.Repeat)
+	if id.Step.Kind == StepKill {
+		s += fmt.Sprintf(" kill %d", id.Step.Kill)
 	}
 	return s
 }
 
-// ID is the record's identity within its run.
+// ID is the record's identity within its run (its step's zero value for
+// a record without one, which Check refuses).
 func (r Restore) ID() Identity {
-	id := Identity{Case: r.Case, Repeat: r.Repeat}
-	if r.Failover != nil {
-		id.Step = fmt.Sprintf("kill %d", r.Failover.Kill)
+	id := Identity{Repeat: r.Repeat}
+	if r.Step != nil {
+		id.Step = *r.Step
 	}
 	return id
 }
 
+// label names the record in an error: by its name and repeat, and a
+// failover's kill.
+func (r Restore) label() string {
+	s := fmt.Sprintf("case %q repeat %d", r.Case, r.Repeat)
+	if r.Step != nil && r.Step.Kind == StepKill {
+		s += fmt.Sprintf(" kill %d", r.Step.Kill)
+	}
+	return s
+}
+
 // Check reports the first thing in r that a results file written by this
-// tool cannot hold: a repeated (case, repeat), a verdict its own parts
-// contradict, or a figure that is negative, not finite or implausibly large.
-// Load and Save call it, so a file that fails it is never read nor written.
+// tool cannot hold: a record without its step or with a step its name,
+// scenario or scenario record contradicts, a repeated (step, repeat), a
+// verdict its own parts contradict, or a figure that is negative, not
+// finite or implausibly large. Load and Save call it, so a file that fails
+// it is never read nor written.
 func (r *Results) Check() error {
 	seen := make(map[Identity]int, len(r.Restores))
 	for i := range r.Restores {
 		rec := &r.Restores[i]
+		if err := rec.check(); err != nil {
+			return fmt.Errorf("restores[%d] (%s): %w", i, rec.label(), err)
+		}
 		id := rec.ID()
 		if j, dup := seen[id]; dup {
-			return fmt.Errorf("restores[%d] (%s) repeats restores[%d]: a run records each case and repeat once", i, id, j)
+			return fmt.Errorf("restores[%d] (%s) repeats restores[%d]: a run records each case and repeat once", i, rec.label(), j)
 		}
 		seen[id] = i
-		if err := rec.check(); err != nil {
-			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
-		}
 		if err := rec.checkAgainstFill(r.FillOf(rec.Topic), r.Fill != nil || len(r.Fills) > 0); err != nil {
-			return fmt.Errorf("restores[%d] (%s): %w", i, id, err)
+			return fmt.Errorf("restores[%d] (%s): %w", i, rec.label(), err)
 		}
 		if p := r.Profile; p != nil && p.Repeats > 0 && rec.Repeat > p.Repeats {
-			return fmt.Errorf("restores[%d] (%s): repeat %d, but the run's profile ran %d repeats", i, id, rec.Repeat, p.Repeats)
+			return fmt.Errorf("restores[%d] (%s): repeat %d, but the run's profile ran %d repeats", i, rec.label(), rec.Repeat, p.Repeats)
 		}
 	}
 	if err := r.checkRun(); err != nil {
@@ -287,6 +299,9 @@ func (r *Restore) check() error {
 		return fmt.Errorf("repeat %d: repeats count from 1", r.Repeat)
 	}
 	if err := r.checkParams(); err != nil {
+		return err
+	}
+	if err := r.checkStep(); err != nil {
 		return err
 	}
 	for name, v := range map[string]any{"poll_wait": r.PollWait, "batch_write": r.BatchWrite, "rocksdb": r.RocksDB} {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/verify"
 )
 
@@ -12,8 +13,8 @@ import (
 // is not.
 func TestFailoverKillsAreSeparateRecords(t *testing.T) {
 	rec := func(kill int) Restore {
-		return Restore{Case: "f", Repeat: 1, Verified: true, Verification: verify.Result{Mode: VerificationLedger},
-			Failover: &FailoverRecord{Kill: kill, Kills: 2}}
+		return Restore{Case: "f", Step: &Step{Case: "f", Kind: StepKill, Kill: kill}, Repeat: 1, Params: config.Case{Scenario: config.ScenarioFailover},
+			Verified: true, Verification: verify.Result{Mode: VerificationLedger}, Failover: &FailoverRecord{Kill: kill, Kills: 2}}
 	}
 	r := &Results{RunID: "x", Restores: []Restore{rec(1), rec(2)}}
 	if err := r.Check(); err != nil {

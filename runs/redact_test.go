@@ -16,7 +16,7 @@ import (
 func secretsResults() *Results {
 	pem := "-----BEGIN PRIVATE KEY-----\nTOPSECRETKEY\n-----END PRIVATE KEY-----"
 	c := config.DefaultCase()
-	c.Name = "a"
+	c.Name, c.Scenario = "a", config.ScenarioCompaction
 	c.Streams = map[string]string{"ssl.keystore.key": pem, "schema.registry.url": "http://alice:TOPSECRETPW@registry:8081", "num.standby.replicas": "1"}
 	c.Compaction = &config.CompactionSettings{TopicConfigs: map[string]string{"x.password": "TOPSECRETPW"}}
 	c.JVMFlags = []string{"-Xss2m", "-Djavax.net.ssl.keyStorePassword=TOPSECRETPW"}
@@ -27,7 +27,7 @@ func secretsResults() *Results {
 			"# sasl.jaas.config=x.PlainLoginModule required username=\"u\" password=\"TOPSECRETPW\";\n# ssl.key.password=TOPSECRETPW\n" +
 			"fill: {records: 1000}\nstreams:\n  ssl.keystore.key: |\n    " + strings.ReplaceAll(pem, "\n", "\n    ") + "\ncases:\n  - name: a\n"},
 		Restores: []Restore{{
-			Case: "a", Repeat: 1, Params: c, Error: "instance said " + pem,
+			Case: "a", Step: &Step{Case: "a", Kind: StepCompaction}, Repeat: 1, Params: c, Error: "instance said " + pem,
 			KafkaStreams: &KafkaStreamsRun{Properties: map[string]string{"consumer.basic.auth.user.info": "alice:TOPSECRETPW", "state.dir": "/tmp/x"},
 				JVMArgs: []string{"-Xmx1g", "-Dpassword=TOPSECRETPW"}},
 			Compaction: &CompactionRecord{TopicConfigs: map[string]string{"segment.bytes": "1024", "sasl.jaas.config": "TOPSECRETPW"}},

@@ -21,7 +21,10 @@ const ErrorInProgress = "run in progress"
 
 // SchemaVersion is the version of the results.json layout. It changes when a
 // field is renamed, removed or changes meaning; adding fields keeps it.
-const SchemaVersion = 1
+//
+// Schema 2 gives every record its Step; schema 1 named the step only in
+// the record's case name, and Load upgrades it (upgradeSchema1).
+const SchemaVersion = 2
 
 // Results is one run's results.json: everything the tool printed, and all a
 // plot or report needs, so old runs can be re-plotted and compared.
@@ -146,7 +149,12 @@ type Fill struct {
 
 // Restore is one measured restore: one case, one repeat.
 type Restore struct {
-	Case       string      `json:"case"`
+	// Case names the record for people: its Step's Name
+	// ("warm@256MiB/changed=10000"). Code reads Step, never the name.
+	Case string `json:"case"`
+	// Step is the record's identity within its run: its profile case,
+	// sweep size and scenario step (nil only in records being built).
+	Step       *Step       `json:"step"`
 	Repeat     int         `json:"repeat"`
 	Params     config.Case `json:"params"`
 	Topic      string      `json:"topic"`
@@ -357,7 +365,9 @@ func (r *Results) Save(path string) error {
 	return atomicfile.Write(path, append(b, '\n'))
 }
 
-// Load reads a results.json, refusing a schema it does not know.
+// Load reads a results.json, refusing a schema it does not know; a file
+// of schema 1 is upgraded to this one (upgradeSchema1), and settings a file
+// predates take the defaults they ran with (withDefaults).
 func Load(path string) (*Results, error) {
 	b, err := boundedread.ReadFile(path, boundedread.Results)
 	if err != nil {
@@ -367,10 +377,17 @@ func Load(path string) (*Results, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a results.json: %w", path, err)
 	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: schema_version %d, this build reads %d", path, r.SchemaVersion, SchemaVersion)
+	switch r.SchemaVersion {
+	case SchemaVersion:
+	case 1:
+		if err := upgradeSchema1(&r); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s: schema_version %d, this build reads 1 to %d", path, r.SchemaVersion, SchemaVersion)
 	}
 	for i := range r.Restores {
+		r.Restores[i].Params = withDefaults(r.Restores[i].Params)
 		r.Restores[i].Params.Name = r.Restores[i].Case
 	}
 	if err := r.Check(); err != nil {

@@ -6,10 +6,11 @@ import "github.com/restorebench/restorebench/config"
 // record: the step of the sequence (a cold baseline, then restarts with the
 // state directory kept) and what changed while the instance was down.
 type WarmRecord struct {
-	// Step is "cold" (the baseline: a cold restore of the same state),
-	// "warm" (a restart after Changed records were written), or "fallback"
-	// (a restart whose committed offsets lay below the log start).
-	Step string `json:"step"`
+	// Step is StepCold (the baseline: a cold restore of the same state),
+	// StepWarm (a restart after Changed records were written), or
+	// StepFallback (a restart whose committed offsets lay below the log
+	// start): the record's Step.Kind.
+	Step StepKind `json:"step"`
 	// Changed is the records written to the changelog while the instance
 	// was down.
 	Changed int64 `json:"changed"`
@@ -34,12 +35,13 @@ type LagPoint struct {
 
 // StandbyRecord is what a standby measurement adds to its record.
 type StandbyRecord struct {
-	// Step is "initial" (the standby's first restore of the changelog,
-	// before any writes), "rate" (the changelog written at TargetRate for Seconds),
-	// "max" (a step of the search for the highest sustained rate) or
-	// "pause" (the standby stopped for PauseSeconds while writes went on,
-	// then restarted).
-	Step string `json:"step"`
+	// Step is StepInitial (the standby's first restore of the changelog,
+	// before any writes), StepRate (the changelog written at TargetRate
+	// for Seconds), StepMax (a step of the search for the highest
+	// sustained rate) or StepPause (the standby stopped for PauseSeconds
+	// while writes went on, then restarted): the record's Step.Kind, here
+	// too so the standby's figures judge themselves (Judged).
+	Step StepKind `json:"step"`
 	// TargetRate is the write rate asked for; WrittenRate what the producer
 	// reached; AppliedRate what the standby applied, records a second.
 	TargetRate  float64 `json:"target_rate"`
@@ -128,9 +130,9 @@ func (s *StandbyRecord) WriteSamples() int {
 	return n
 }
 
-// RateStep says whether the record is a step at a set write rate ("rate",
-// or "max" of the search for the highest), which its lag samples judge.
-func (s *StandbyRecord) RateStep() bool { return s.Step == "rate" || s.Step == "max" }
+// RateStep says whether the record is a step at a set write rate (StepRate,
+// or StepMax of the search for the highest), which its lag samples judge.
+func (s *StandbyRecord) RateStep() bool { return s.Step.IsRate() }
 
 // Judged says whether the step's verdict rests on a measurement: a rate
 // step needs MinLagSamples lag samples while it wrote, counted from its

@@ -31,7 +31,7 @@ func init() { register(config.ScenarioCold, config.EngineModel, single{ColdModel
 
 // Run runs one cold restore and verifies it.
 func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := newRecord(t, req)
+	rec := newRecord(t, req, req.step(runs.StepRestore))
 	if err := resetChanged(ctx, req); err != nil {
 		return rec, err
 	}
@@ -53,9 +53,17 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	return verifyStores(&rec, t.Expected, restored)
 }
 
-// newRecord starts the record of one measurement of req against t.
-func newRecord(t Target, req Request) runs.Restore {
-	return runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+// newRecord starts the record of one measurement of req against t: the
+// step s of its sequence.
+func newRecord(t Target, req Request, s runs.Step) runs.Restore {
+	rec := runs.Restore{Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	rec.SetStep(s)
+	return rec
+}
+
+// step is the request's step of kind k (its parameters the caller's).
+func (req Request) step(k runs.StepKind) runs.Step {
+	return runs.Step{Case: req.Case.Name, Kind: k}
 }
 
 // modelInstance is the model instance a request runs.

@@ -53,7 +53,7 @@ func init() { register(config.ScenarioCold, config.EngineKafkaStreams, single{Co
 
 // Run runs one cold restore on a Kafka Streams instance and verifies it.
 func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	rec := newRecord(t, req, req.step(runs.StepRestore))
 	fail := func(err error) (runs.Restore, error) {
 		rec.Error = err.Error()
 		return rec, err

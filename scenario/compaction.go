@@ -33,7 +33,7 @@ func init() { register(config.ScenarioCompaction, config.EngineModel, single{Com
 func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
 	cs := req.Case.Compaction
 	topic := fmt.Sprintf("%s-compaction-%s-%d", t.Topic, req.Case.Name, req.Repeat)
-	rec := newRecord(t, req)
+	rec := newRecord(t, req, req.step(runs.StepCompaction))
 	rec.Topic = topic
 	fail := func(err error) (runs.Restore, error) {
 		rec.Error = err.Error()

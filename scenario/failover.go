@@ -541,8 +541,11 @@ func otherThan(xs []int, x int) bool {
 func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.Restore {
 	ks := r.ks
 	ks.Properties = maps.Clone(r.ks.Properties)
-	rec := runs.Restore{Case: r.req.Case.Name, Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
+	rec := runs.Restore{Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
 		Partitions: r.set.Partitions, StartedAt: startedAt, KafkaStreams: &ks, Failover: &fr}
+	kill := r.req.step(runs.StepKill)
+	kill.Kill = fr.Kill
+	rec.SetStep(kill)
 	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = fr.MaxGapSeconds, fr.MaxGapSeconds, fr.MaxGapSeconds
 	rec.Records = fr.RestoredRecords
 	return rec

@@ -55,7 +55,7 @@ type rolling struct {
 
 // Run runs the rolling restart and returns its one record.
 func (RollingKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
-	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	rec := newRecord(t, req, req.step(runs.StepRolling))
 	fail := func(err error) ([]runs.Restore, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 		rec.Error = err.Error()

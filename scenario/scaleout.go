@@ -72,7 +72,7 @@ type scaleOut struct {
 
 // Run runs one scale-out and verifies every store at the end.
 func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := runs.Restore{Case: req.Case.Name, Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
+	rec := newRecord(t, req, req.step(runs.StepScaleOut))
 	fail := func(err error) (runs.Restore, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 		rec.Error = err.Error()

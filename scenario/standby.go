@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -42,7 +41,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 	s := &standbyRun{ctx: ctx, env: env, t: t, req: req, in: in}
 
 	// The initial restore: a standby starts by restoring the changelog.
-	rec := newRecord(t, req)
+	rec := newRecord(t, req, req.step(runs.StepInitial))
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return nil, err
@@ -56,8 +55,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 	if err != nil {
 		return []runs.Restore{rec}, err
 	}
-	rec.Standby = &runs.StandbyRecord{Step: "initial", AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
-	rec.Case = standbyStepName(req.Case.Name, rec.Standby)
+	rec.Standby = &runs.StandbyRecord{Step: runs.StepInitial, AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
 	rec, err = verifyStores(&rec, expected, restored)
 	restored.Close()
 	s.out = append(s.out, rec)
@@ -67,7 +65,7 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 	st := req.Case.Standby
 	best := 0.0 // the highest rate sustained so far
 	for _, rate := range st.Rates {
-		r, err := s.rateStep("rate", rate)
+		r, err := s.rateStep(runs.StepRate, rate)
 		if err != nil {
 			return s.out, err
 		}
@@ -102,11 +100,11 @@ type standbyRun struct {
 // the standby falls behind (or the writes cannot go faster), then bisects
 // twice between the last sustained and the first unsustained rate; step
 // runs one rate step of an engine's standby scenario.
-func findMaxRate(best float64, step func(step string, rate float64) (*runs.StandbyRecord, error), logf func(string, ...any)) error {
+func findMaxRate(best float64, step func(step runs.StepKind, rate float64) (*runs.StandbyRecord, error), logf func(string, ...any)) error {
 	lo, hi := best, 0.0
 	rate := max(best*2, 1000)
 	for i := 0; i < 8 && hi == 0; i++ {
-		r, err := step("max", rate)
+		r, err := step(runs.StepMax, rate)
 		if err != nil {
 			return err
 		}
@@ -128,7 +126,7 @@ func findMaxRate(best float64, step func(step string, rate float64) (*runs.Stand
 	}
 	for i := 0; i < 2 && hi > 0 && hi-lo > 0.1*hi; i++ {
 		mid := (lo + hi) / 2
-		r, err := step("max", mid)
+		r, err := step(runs.StepMax, mid)
 		if err != nil {
 			return err
 		}
@@ -148,7 +146,7 @@ func findMaxRate(best float64, step func(step string, rate float64) (*runs.Stand
 // rateStep writes the changelog at rate for the step's duration while the
 // standby follows it, then waits for the standby to catch up, stops it and
 // verifies it. It returns the step's standby figures.
-func (s *standbyRun) rateStep(step string, rate float64) (*runs.StandbyRecord, error) {
+func (s *standbyRun) rateStep(step runs.StepKind, rate float64) (*runs.StandbyRecord, error) {
 	st := s.req.Case.Standby
 	sb, err := s.start()
 	if err != nil {
@@ -212,7 +210,7 @@ func (s *standbyRun) pauseStep(pause time.Duration) error {
 	points := lag.stop()
 	applied, _ := sb.Applied()
 	sr := &runs.StandbyRecord{
-		Step: "pause", TargetRate: st.PauseRate, WrittenRate: st.PauseRate, PauseSeconds: pause.Seconds(),
+		Step: runs.StepPause, TargetRate: st.PauseRate, WrittenRate: st.PauseRate, PauseSeconds: pause.Seconds(),
 		AcceptableRecoveryLag: st.AcceptableRecoveryLag, Sustained: caught,
 		AppliedRate: float64(applied) / time.Since(restart).Seconds(),
 	}
@@ -239,9 +237,8 @@ func (s *standbyRun) start() (*engine.Standby, error) {
 // broker's end offsets), stops it cleanly, verifies its stores against what
 // the changelog holds and records the step.
 func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr error) error {
-	rec := newRecord(s.t, s.req)
+	rec := newRecord(s.t, s.req, standbyStep(s.req, sr))
 	rec.Standby = sr
-	rec.Case = standbyStepName(s.req.Case.Name, sr)
 	if stepErr == nil {
 		ends, err := s.env.Offsets(s.ctx, s.t.Topic)
 		if err != nil {
@@ -397,15 +394,15 @@ func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
 	return at(0.5), at(0.99), lags[len(lags)-1]
 }
 
-// standbyStepName names a step's records so each groups apart:
-// "<case>/initial", "<case>/rate=2000", "<case>/max=40000", "<case>/pause=5s".
-func standbyStepName(c string, sr *runs.StandbyRecord) string {
-	switch sr.Step {
-	case "initial":
-		return c + "/initial"
-	case "pause":
-		return fmt.Sprintf("%s/pause=%gs", c, sr.PauseSeconds)
+// standbyStep is the step a standby record measured: its kind, with the
+// rate of a rate step or the length of a pause.
+func standbyStep(req Request, sr *runs.StandbyRecord) runs.Step {
+	s := req.step(sr.Step)
+	switch {
+	case sr.Step.IsRate():
+		s.Rate = sr.TargetRate
+	case sr.Step == runs.StepPause:
+		s.PauseSeconds = sr.PauseSeconds
 	}
-	// The rate whole, as written (2000, 200.4): two rates never share a name.
-	return fmt.Sprintf("%s/%s=%s", c, sr.Step, strconv.FormatFloat(sr.TargetRate, 'f', -1, 64))
+	return s
 }

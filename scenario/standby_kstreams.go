@@ -143,7 +143,7 @@ func (s *ksStandby) run() error {
 	}
 	best := 0.0
 	for _, rate := range s.st.Rates {
-		r, err := s.rateStep("rate", rate)
+		r, err := s.rateStep(runs.StepRate, rate)
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func (s *ksStandby) initial() error {
 	if err != nil {
 		return fmt.Errorf("the standby's first restore: %w", err)
 	}
-	sr := &runs.StandbyRecord{Step: "initial", AcceptableRecoveryLag: s.st.AcceptableRecoveryLag, Sustained: true}
+	sr := &runs.StandbyRecord{Step: runs.StepInitial, AcceptableRecoveryLag: s.st.AcceptableRecoveryLag, Sustained: true}
 	secs := secsFrom(from, caughtNs)
 	applied := s.applied(sb, from, caughtNs)
 	sr.AppliedRate = runs.PerSec(applied, secs)
@@ -228,7 +228,7 @@ func (s *ksStandby) standbyWithin(lag int64) func() (bool, string) {
 // rateStep writes the input at rate for the step's duration while the
 // standby follows the changelog, then stops the writes and waits for the
 // standby to apply everything, and verifies it.
-func (s *ksStandby) rateStep(step string, rate float64) (*runs.StandbyRecord, error) {
+func (s *ksStandby) rateStep(step runs.StepKind, rate float64) (*runs.StandbyRecord, error) {
 	s.env.Logf("standby: case %s #%d: %s step, %.0f records/s for %s (through the active's processing)", s.req.Case.Name, s.req.Repeat, step, rate, s.st.Duration)
 	before, err := s.env.Offsets(s.ctx, s.t.Topic)
 	if err != nil {
@@ -291,7 +291,7 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 	restart := sb.inst.LaunchMonoNs()
 	caughtNs, watchErr := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.st.AcceptableRecoveryLag))
 	_, loadErr := ld.finish()
-	sr := &runs.StandbyRecord{Step: "pause", TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
+	sr := &runs.StandbyRecord{Step: runs.StepPause, TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
 	rec := ld.record()
 	sr.WrittenRate, sr.Seconds = rec.Rate, rec.Seconds
 	setLag(sr, s.lagPoints(sb, restart, ksdriver.NowMonoNs()))
@@ -451,9 +451,8 @@ func (s *ksStandby) applied(sb *proc, from, to int64) int64 {
 // finish digests the standby's stores and verifies them against what the
 // changelog holds, and records the step (with stepErr, unverified).
 func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, stepErr error) error {
-	rec := newRecord(s.t, s.req)
+	rec := newRecord(s.t, s.req, standbyStep(s.req, sr))
 	rec.Standby = sr
-	rec.Case = standbyStepName(s.req.Case.Name, sr)
 	ks := s.ks
 	rec.KafkaStreams = &ks
 	rec.Partitions = s.parts

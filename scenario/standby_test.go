@@ -12,7 +12,7 @@ import (
 // towards), whatever its Sustained says.
 func TestFindMaxRateStopsWithoutAVerdict(t *testing.T) {
 	var rates []float64
-	step := func(name string, rate float64) (*runs.StandbyRecord, error) {
+	step := func(name runs.StepKind, rate float64) (*runs.StandbyRecord, error) {
 		rates = append(rates, rate)
 		// One sample at the step's start, lag 0: what a 10h sample interval
 		// over a 1s step records.
@@ -44,7 +44,7 @@ func TestJudgeNeedsLagSamples(t *testing.T) {
 		for _, x := range c.ts {
 			pts = append(pts, runs.LagPoint{T: x, Lag: 10})
 		}
-		sr := &runs.StandbyRecord{Step: "rate", TargetRate: 1000, Seconds: 1}
+		sr := &runs.StandbyRecord{Step: runs.StepRate, TargetRate: 1000, Seconds: 1}
 		setLag(sr, pts)
 		judge(sr, true, t.Logf)
 		if sr.Sustained != c.want || sr.Judged() != c.want || sr.LagSamples != sr.WriteSamples() {

@@ -44,8 +44,8 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	var out []runs.Restore
 	var coldSeconds float64
 	expectedNow := req.Changer.Expected
-	step := func(name string, changed int64, restore func() (*engine.Restored, error)) error {
-		rec := newRecord(t, req)
+	step := func(kind runs.StepKind, changed int64, restore func() (*engine.Restored, error)) error {
+		rec := newRecord(t, req, warmStep(req, kind, changed))
 		offsets, err := env.Offsets(ctx, t.Topic)
 		if err != nil {
 			return err
@@ -60,15 +60,14 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 			out = append(out, rec)
 			return err
 		}
-		rec.Warm = warmRecord(name, changed, restored, coldSeconds)
-		rec.Case = stepName(req.Case.Name, name, changed)
+		rec.Warm = warmRecord(kind, changed, restored, coldSeconds)
 		for _, e := range expected {
 			rec.Warm.LiveBytes += e.LiveBytes
 		}
 		verified, err := verifyStores(&rec, expected, restored)
 		restored.Close() // a clean stop: the stores flush, offsets committed
 		out = append(out, verified)
-		if name == "cold" {
+		if kind == runs.StepCold {
 			coldSeconds = verified.DurationSeconds
 		}
 		return err
@@ -77,7 +76,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if err != nil {
 		return nil, err
 	}
-	if err := step("cold", 0, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) }); err != nil {
+	if err := step(runs.StepCold, 0, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) }); err != nil {
 		return out, err
 	}
 	for _, n := range warmCounts(env, req) {
@@ -85,7 +84,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 		if _, err := req.Changer.Append(ctx, "warm", n, ws.Rate, nil); err != nil {
 			return out, err
 		}
-		if err := step("warm", n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+		if err := step(runs.StepWarm, n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
 			return out, err
 		}
 	}
@@ -97,7 +96,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 		return out, err
 	}
 	expectedNow = fb.expected
-	if err := step("fallback", fb.written, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+	if err := step(runs.StepFallback, fb.written, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -171,8 +170,6 @@ func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) 
 	return fb, nil
 }
 
-// stepName names a step's records: "<case>/cold", "<case>/changed=10000",
-// "<case>/fallback", so summaries and comparisons group each step apart.
 // warmCounts are the case's warm.changed counts resolved against the fill
 // (a percentage of its records), each measured once: a count that resolves
 // to one measured before (500 and 10% of a 5,000-record fill) is said and
@@ -192,26 +189,29 @@ func warmCounts(env *Env, req Request) []int64 {
 	return out
 }
 
-func stepName(c, step string, changed int64) string {
-	if step == "warm" {
-		return fmt.Sprintf("%s/changed=%d", c, changed)
+// warmStep is the step of kind k of req's sequence, changed records
+// after the one before (a warm step's own parameter).
+func warmStep(req Request, k runs.StepKind, changed int64) runs.Step {
+	s := req.step(k)
+	if k == runs.StepWarm {
+		s.Changed = changed
 	}
-	return c + "/" + step
+	return s
 }
 
 // warmRecord describes one restore of the sequence.
-func warmRecord(step string, changed int64, restored *engine.Restored, coldSeconds float64) *runs.WarmRecord {
+func warmRecord(step runs.StepKind, changed int64, restored *engine.Restored, coldSeconds float64) *runs.WarmRecord {
 	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
 	for _, task := range restored.Tasks {
 		switch {
 		case task.Warm:
 			w.WarmTasks++
-		case step != "cold":
+		case step != runs.StepCold:
 			w.FallbackTasks++
 			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task %s: %s", task.ID, task.Fallback))
 		}
 	}
-	if step == "cold" {
+	if step == runs.StepCold {
 		w.ColdSeconds = restored.Duration.Seconds()
 	}
 	return w

@@ -65,7 +65,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	for p, end := range offsets.End {
 		owed[p] = end - offsets.Start[p]
 	}
-	if err := w.step("cold", 0, offsets, owed); err != nil {
+	if err := w.step(runs.StepCold, 0, offsets, owed); err != nil {
 		return w.out, err
 	}
 	for _, n := range warmCounts(env, req) {
@@ -89,7 +89,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 				owed[p] = d
 			}
 		}
-		if err := w.step("warm", n, after, owed); err != nil {
+		if err := w.step(runs.StepWarm, n, after, owed); err != nil {
 			return w.out, err
 		}
 	}
@@ -109,7 +109,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		owed[p] = end - now.Start[p]
 	}
 	w.expected = fb.expected
-	return w.out, w.step("fallback", fb.written, now, owed)
+	return w.out, w.step(runs.StepFallback, fb.written, now, owed)
 }
 
 // ksWarm is a warm-restart sequence under way on the real client.
@@ -130,8 +130,8 @@ type ksWarm struct {
 // step starts the instance on the kept state directory, waits until it
 // restored what owed says each partition owes and is RUNNING, digests and
 // verifies its stores, stops it cleanly and records the restart.
-func (w *ksWarm) step(name string, changed int64, offsets cluster.TopicOffsets, owed map[int32]int64) error {
-	rec := newRecord(w.t, w.req)
+func (w *ksWarm) step(name runs.StepKind, changed int64, offsets cluster.TopicOffsets, owed map[int32]int64) error {
+	rec := newRecord(w.t, w.req, warmStep(w.req, name, changed))
 	rec.Partitions = len(offsets.End)
 	fail := func(err error) error {
 		rec.Error = err.Error()
@@ -167,8 +167,7 @@ func (w *ksWarm) step(name string, changed int64, offsets cluster.TopicOffsets, 
 	watch.record(&rec, inst)
 	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
 	rec.Warm = ksWarmRecord(name, changed, &watch.restores, offsets, w.coldSeconds)
-	rec.Case = stepName(w.req.Case.Name, name, changed)
-	if name == "cold" {
+	if name == runs.StepCold {
 		w.coldSeconds = rec.DurationSeconds
 		rec.Warm.ColdSeconds = w.coldSeconds
 	}
@@ -205,9 +204,9 @@ func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.T
 
 // ksWarmRecord says, from the restore events, which tasks resumed from
 // their stores' offsets and which restored from the log start.
-func ksWarmRecord(step string, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64) *runs.WarmRecord {
+func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64) *runs.WarmRecord {
 	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
-	if step == "cold" {
+	if step == runs.StepCold {
 		return w
 	}
 	for p := range offsets.End {

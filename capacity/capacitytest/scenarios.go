@@ -85,11 +85,15 @@ func scenarioCase(name string, s config.Scenario, engine config.Engine) config.C
 	return p
 }
 
-// record is a verified record of seconds to ready reading records of
-// bytes, on fill's expected state.
-func record(name string, rep int, p config.Case, fill *runs.Fill, start time.Time, seconds float64, records, bytes int64) runs.Restore {
-	r := restore(Case{Name: name, Modify: func(c *config.Case) { *c = p }, Fixed: 1}, rep-1, fill, start)
-	r.Case, r.Repeat, r.Params = name, rep, p
+// stepOf is case p's step of kind k (its parameters the caller's).
+func stepOf(p config.Case, k runs.StepKind) runs.Step { return runs.Step{Case: p.Name, Kind: k} }
+
+// record is a verified record of step s, seconds to ready reading records
+// of bytes, on fill's expected state.
+func record(s runs.Step, rep int, p config.Case, fill *runs.Fill, start time.Time, seconds float64, records, bytes int64) runs.Restore {
+	r := restore(Case{Name: s.Name(), Modify: func(c *config.Case) { *c = p }, Fixed: 1}, rep-1, fill, start)
+	r.Repeat, r.Params = rep, p
+	r.SetStep(s)
 	r.DurationSeconds, r.LoadSeconds, r.TotalSeconds = seconds-readySeconds, seconds-readySeconds, seconds
 	r.Records, r.Bytes = records, bytes
 	r.RecordsPerSec, r.MBPerSec = runs.PerSec(records, r.DurationSeconds), runs.MBPerSec(bytes, r.DurationSeconds)
@@ -102,15 +106,17 @@ func warmRecords(fill *runs.Fill, rep int, start time.Time) []runs.Restore {
 	p := scenarioCase("warm", config.ScenarioWarm, config.EngineModel)
 	n := noise[rep-1]
 	cold := (0.5 + float64(fill.Bytes)/100e6) * n
-	out := []runs.Restore{record("warm/cold", rep, p, fill, start, cold, fill.Records, fill.Bytes)}
+	out := []runs.Restore{record(stepOf(p, runs.StepCold), rep, p, fill, start, cold, fill.Records, fill.Bytes)}
 	out[0].Warm = &runs.WarmRecord{Step: "cold", ColdSeconds: cold - readySeconds, WarmTasks: 0}
 	for _, changed := range []int64{0, 10_000, 100_000, 1_000_000} {
 		bytes := changed * recordBytes
-		rec := record(fmt.Sprintf("warm/changed=%d", changed), rep, p, fill, start, (WarmFixed+float64(bytes)/WarmRate)*n, changed, bytes)
+		s := stepOf(p, runs.StepWarm)
+		s.Changed = changed
+		rec := record(s, rep, p, fill, start, (WarmFixed+float64(bytes)/WarmRate)*n, changed, bytes)
 		rec.Warm = &runs.WarmRecord{Step: "warm", Changed: changed, WarmTasks: 4, ColdSeconds: cold - readySeconds}
 		out = append(out, rec)
 	}
-	fb := record("warm/fallback", rep, p, fill, start, 0.5*n, 5000, 5000*recordBytes)
+	fb := record(stepOf(p, runs.StepFallback), rep, p, fill, start, 0.5*n, 5000, 5000*recordBytes)
 	fb.Warm = &runs.WarmRecord{Step: "fallback", Changed: 5000, FallbackTasks: 4, ColdSeconds: cold - readySeconds,
 		Fallbacks: []string{"task 0_0: committed offset below the log start"}}
 	return append(out, fb)
@@ -122,13 +128,15 @@ func standbyRecords(fill *runs.Fill, start time.Time) []runs.Restore {
 	p := scenarioCase("standby", config.ScenarioStandby, config.EngineModel)
 	var out []runs.Restore
 	for _, step := range []struct {
-		name string
+		name runs.StepKind
 		rate float64
-	}{{"rate", 10000}, {"rate", 40000}, {"max", StandbyBest}, {"max", StandbyBehind}} {
+	}{{runs.StepRate, 10000}, {runs.StepRate, 40000}, {runs.StepMax, StandbyBest}, {runs.StepMax, StandbyBehind}} {
 		kept := step.rate <= StandbyBest
 		secs := 6.0
 		records := int64(step.rate * secs)
-		rec := record(fmt.Sprintf("standby/%s=%.0f", step.name, step.rate), 1, p, fill, start, secs, records, records*recordBytes)
+		s := stepOf(p, step.name)
+		s.Rate = step.rate
+		rec := record(s, 1, p, fill, start, secs, records, records*recordBytes)
 		sb := &runs.StandbyRecord{Step: step.name, TargetRate: step.rate, WrittenRate: step.rate, AppliedRate: math.Min(step.rate, 110000),
 			Seconds: secs, Sustained: kept, AcceptableRecoveryLag: 10000}
 		for t := 0.0; t <= secs; t += 0.5 {
@@ -145,7 +153,9 @@ func standbyRecords(fill *runs.Fill, start time.Time) []runs.Restore {
 	for _, pause := range []float64{5, 15} {
 		catch := 0.2 * pause
 		records := int64(20000 * (pause + catch))
-		rec := record(fmt.Sprintf("standby/pause=%gs", pause), 1, p, fill, start, catch, records, records*recordBytes)
+		s := stepOf(p, runs.StepPause)
+		s.PauseSeconds = pause
+		rec := record(s, 1, p, fill, start, catch, records, records*recordBytes)
 		rec.Standby = &runs.StandbyRecord{Step: "pause", TargetRate: 20000, WrittenRate: 20000, AppliedRate: 100000, PauseSeconds: pause,
 			CatchUpSeconds: catch, Sustained: true, AcceptableRecoveryLag: 10000, LagMax: int64(20000 * pause),
 			Lag: []runs.LagPoint{{T: 0, Lag: int64(20000 * pause)}, {T: catch, Lag: 9000}}}
@@ -175,7 +185,7 @@ func failoverRecords(name string, standby bool, gaps []float64, start time.Time)
 		if i == len(gaps)-1 {
 			f.Ledger = &runs.LedgerCheck{Accounts: 1000, AccountsQueried: 1000, Acked: 30000, Counted: 30000, Exact: true}
 		}
-		out = append(out, runs.Restore{Case: name, Repeat: 1, Params: p, Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
+		out = append(out, runs.Restore{Case: name, Step: &runs.Step{Case: name, Kind: runs.StepKill, Kill: i + 1}, Repeat: 1, Params: p, Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
 			DurationSeconds: gap, TotalSeconds: gap, Verified: true, Verification: verify.Result{Mode: runs.VerificationLedger}, Failover: f})
 	}
 	return out
@@ -213,7 +223,7 @@ func scaleOutRecord(fill *runs.Fill, start time.Time) runs.Restore {
 		}
 		so.TaskTimelines = append(so.TaskTimelines, tl)
 	}
-	rec := record("scaleout", 1, p, fill, start, ScaleOutSeconds, 2*offsets, 2*offsets*recordBytes)
+	rec := record(stepOf(p, runs.StepScaleOut), 1, p, fill, start, ScaleOutSeconds, 2*offsets, 2*offsets*recordBytes)
 	rec.DurationSeconds = ScaleOutSeconds
 	rec.ScaleOut = so
 	return rec
@@ -231,7 +241,7 @@ func compactionRecord(c string, rep int, fill *runs.Fill, start time.Time) runs.
 	keys := int64(float64(fill.Records) / 6.05) // the most the default settings leave: 6.05 records per live key
 	amp := Amplifications[c] * (1 + 0.01*float64(rep-1))
 	read := int64(float64(keys) * amp)
-	rec := record(c, rep, p, fill, start, 0.5+float64(read*recordBytes)/100e6, read, read*recordBytes)
+	rec := record(stepOf(p, runs.StepCompaction), rep, p, fill, start, 0.5+float64(read*recordBytes)/100e6, read, read*recordBytes)
 	rec.Compaction = &runs.CompactionRecord{TopicConfigs: p.Compaction.TopicConfigs, Written: fill.Records, Read: read, LiveKeys: keys,
 		Amplification: float64(read) / float64(keys), Bound: bound, LogBytesAfterWrite: fill.Bytes, LogBytesBeforeRestore: read * recordBytes,
 		SettleSeconds: 15, CleanedBy: runs.CleanedByKafka}

@@ -156,7 +156,7 @@ func restore(c Case, rep int, fill *runs.Fill, start time.Time) runs.Restore {
 			ExpectedLiveBytes: e.LiveBytes, LiveBytes: e.LiveBytes, OK: true})
 	}
 	return runs.Restore{
-		Case: c.Name, Repeat: rep + 1, Params: p, Topic: fill.Topic, Partitions: 4, StartedAt: start.Add(time.Duration(rep+1) * time.Second),
+		Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep + 1, Params: p, Topic: fill.Topic, Partitions: 4, StartedAt: start.Add(time.Duration(rep+1) * time.Second),
 		DurationSeconds: dur, LoadSeconds: dur, Ready: &runs.ReadyPhase{Seconds: readySeconds}, TotalSeconds: total,
 		Records: fill.Records, Bytes: fill.Bytes, RecordsPerSec: float64(fill.Records) / dur, MBPerSec: float64(fill.Bytes) / 1e6 / dur,
 		Verified: true, Verification: v, PeakRSSBytes: 300 << 20,

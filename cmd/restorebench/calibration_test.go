@@ -25,7 +25,7 @@ func pairedResults() *runs.Results {
 			c := config.DefaultCase()
 			c.Engine, c.Name = e, "t1-"+string(e)
 			secs := 8.0 + float64(rep)
-			r := runs.Restore{Case: c.Name, Repeat: rep, Params: c, DurationSeconds: secs, TotalSeconds: secs,
+			r := runs.Restore{Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep, Params: c, DurationSeconds: secs, TotalSeconds: secs,
 				Records: 1000, Bytes: 500_000, MBPerSec: 0.5 / secs, RecordsPerSec: 1000 / secs, Verified: true, PeakRSSBytes: 300 << 20,
 				Verification: verify.Result{Mode: verify.ModeExpectedState, Partitions: []verify.PartitionCheck{{ExpectedKeys: 100, ActualKeys: 100, OK: true}}},
 				Series:       []measure.Point{{T: 1, Records: 500, Bytes: 250_000}, {T: secs, Records: 500, Bytes: 250_000}}}

@@ -85,7 +85,9 @@ func TestHostileStandbyStepWithoutSamplesIsNoFigure(t *testing.T) {
 	sb.LagSamples = 100 // a claim; the lag series is what counts
 	sb.Sustained = true
 	model.Standby = &sb
-	model.Case = "standby/max=295099"
+	step := *model.Step
+	step.Rate = sb.TargetRate
+	model.SetStep(step) // "standby/max=295099"
 	scen.Restores = append(scen.Restores, model)
 	dirs, err := capacitytest.Write(t.TempDir(), append(capacitytest.Runs(), scen))
 	if err != nil {

@@ -161,7 +161,9 @@ func TestHostileMarkupAndEscapesInResults(t *testing.T) {
 		r.Error, r.Complete = "stopped"+hostileText, false
 		for i := range r.Restores {
 			x := &r.Restores[i]
-			x.Case += hostileText
+			s := *x.Step
+			s.Case += hostileText
+			x.SetStep(s)
 			x.Params.Streams = map[string]string{"x.custom": "v" + hostileText}
 			if i == 0 {
 				x.Verified, x.Error = false, "failed"+hostileText

@@ -151,7 +151,7 @@ func printWarm(w io.Writer, restores []runs.Restore) {
 		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
 		func(r runs.Restore) string {
 			ofCold := "-"
-			if r.Warm.Step != "cold" && r.Warm.ColdSeconds > 0 {
+			if r.StepKind() != runs.StepCold && r.Warm.ColdSeconds > 0 {
 				ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
 			}
 			return fmt.Sprintf("%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, r.Warm.Changed, r.Records,
@@ -165,7 +165,7 @@ const noFigure = "–"
 func printStandby(w io.Writer, restores []runs.Restore) {
 	table(w, "standby initial restore (each repeat's own: the changelog a standby first restores can differ between repeats):",
 		"step\t#\trecords\tMB\trestore s\trecords/s\tverified", standbyInitialLegend,
-		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step == "initial" }),
+		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.StepKind() == runs.StepInitial }),
 		func(r runs.Restore) string {
 			mb := noFigure // Kafka Streams reports records only
 			if r.Bytes > 0 {
@@ -177,7 +177,7 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 	unjudged := 0
 	printed := table(w, "standby (records/s; lag in records not yet applied):",
 		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified", standbyLegend,
-		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.Standby.Step != "initial" }),
+		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.StepKind() != runs.StepInitial }),
 		func(r runs.Restore) string {
 			sb := r.Standby
 			if !sb.Judged() {
@@ -189,14 +189,14 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 			kept := "yes"
 			if !sb.Sustained {
 				kept = "no"
-			} else if sb.RateStep() && r.Counts() {
+			} else if r.StepKind().IsRate() && r.Counts() {
 				best[r.Params.Engine] = max(best[r.Params.Engine], sb.WrittenRate)
 			}
 			if sb.ProducerLimited {
 				kept += " (producer-limited)"
 			}
 			catch := "-"
-			if sb.Step == "pause" && sb.CatchUpSeconds > 0 {
+			if r.StepKind() == runs.StepPause && sb.CatchUpSeconds > 0 {
 				catch = fmt.Sprintf("%.2f", sb.CatchUpSeconds)
 			}
 			return fmt.Sprintf("%s\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%s\t%s\t%v", r.Case, r.Repeat, sb.TargetRate, sb.WrittenRate,

@@ -1,0 +1,312 @@
+package runs
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// StepKind is what one record measured within its scenario's sequence.
+// Each kind belongs to one scenario (StepKindsOf).
+type StepKind string
+
+const (
+	// StepRestore is a cold restore: the cold scenario's one step.
+	StepRestore StepKind = "restore"
+
+	// StepCold is a warm-restart sequence's baseline: a cold restore of
+	// the state its restarts resume.
+	StepCold StepKind = "cold"
+	// StepWarm is a restart with the state directory kept, after
+	// Step.Changed records were written while the instance was down.
+	StepWarm StepKind = "warm"
+	// StepFallback is a restart whose committed offsets lay below the log
+	// start, so it restored from the log start.
+	StepFallback StepKind = "fallback"
+
+	// StepInitial is a standby's first restore of the changelog, before
+	// any writes.
+	StepInitial StepKind = "initial"
+	// StepRate is the changelog written at Step.Rate while the standby
+	// follows it.
+	StepRate StepKind = "rate"
+	// StepMax is a rate step of the search for the highest rate a
+	// standby sustains.
+	StepMax StepKind = "max"
+	// StepPause is the standby stopped for Step.PauseSeconds while writes
+	// went on, then restarted.
+	StepPause StepKind = "pause"
+
+	// StepKill is one kill of a failover sequence, Step.Kill its number.
+	StepKill StepKind = "kill"
+
+	// StepScaleOut, StepRolling and StepCompaction are the one step of
+	// their scenarios: a scale-out, a rolling restart, a compaction
+	// measurement.
+	StepScaleOut   StepKind = "scaleout"
+	StepRolling    StepKind = "rolling"
+	StepCompaction StepKind = "compaction"
+)
+
+// stepKinds are the kinds of step each scenario records, in sequence order.
+var stepKinds = map[config.Scenario][]StepKind{
+	config.ScenarioCold:       {StepRestore},
+	config.ScenarioWarm:       {StepCold, StepWarm, StepFallback},
+	config.ScenarioStandby:    {StepInitial, StepRate, StepMax, StepPause},
+	config.ScenarioFailover:   {StepKill},
+	config.ScenarioScaleOut:   {StepScaleOut},
+	config.ScenarioRolling:    {StepRolling},
+	config.ScenarioCompaction: {StepCompaction},
+}
+
+// StepKindsOf lists the kinds of step a scenario's records have; a record
+// without a scenario (files from before scenarios were recorded) is a cold
+// restore.
+func StepKindsOf(sc config.Scenario) []StepKind {
+	if sc == "" {
+		sc = config.ScenarioCold
+	}
+	return stepKinds[sc]
+}
+
+// IsRate says whether the step wrote at a set rate (a standby's rate
+// step, or a step of its search for the highest rate): its lag samples
+// judge it.
+func (k StepKind) IsRate() bool { return k == StepRate || k == StepMax }
+
+// Step is a record's identity within its run, as fields: the profile case
+// it measured, the size of a sweep it ran at, and the step of its
+// scenario's sequence with that step's own parameters. The record's Case
+// is the same identity as people read it ("warm@256MiB/changed=10000",
+// Step.Name); nothing reads a name back.
+//
+// A parameter belongs to its kind and is zero for the others: Changed to
+// StepWarm, Rate to StepRate and StepMax, PauseSeconds to StepPause, Kill
+// to StepKill. Each equals its figure in the scenario's record (Check).
+type Step struct {
+	// Case is the profile case's name ("warm").
+	Case string `json:"case"`
+	// Size is the size label of a sweep's fill ("256MiB"); empty outside
+	// a sweep.
+	Size string   `json:"size,omitempty"`
+	Kind StepKind `json:"kind"`
+	// Changed is the records written while the instance was down
+	// (StepWarm; absent for 0).
+	Changed int64 `json:"changed,omitempty"`
+	// Rate is the write rate the step asked for, records a second
+	// (StepRate, StepMax).
+	Rate float64 `json:"rate,omitempty"`
+	// PauseSeconds is how long the standby was stopped (StepPause).
+	PauseSeconds float64 `json:"pause_seconds,omitempty"`
+	// Kill is the kill's number in its sequence, from 1 (StepKill).
+	Kill int `json:"kill,omitempty"`
+}
+
+// Name is the record's case name for the step: the case, "@" and the
+// sweep size, then "/" and the step for the steps of a sequence named
+// apart ("warm@256MiB/cold", "warm/changed=10000", "standby/rate=200.4",
+// "standby/pause=5s"). Kills of a failover share their case's name: a
+// sequence's kills are one case.
+func (s Step) Name() string {
+	n := s.Case
+	if s.Size != "" {
+		n += "@" + s.Size
+	}
+	switch s.Kind {
+	case StepCold, StepFallback, StepInitial:
+		return n + "/" + string(s.Kind)
+	case StepWarm:
+		return n + "/changed=" + strconv.FormatInt(s.Changed, 10)
+	case StepRate, StepMax:
+		// The rate whole, as written (2000, 200.4): two rates never share a name.
+		return n + "/" + string(s.Kind) + "=" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
+	case StepPause:
+		return fmt.Sprintf("%s/pause=%gs", n, s.PauseSeconds)
+	}
+	return n
+}
+
+// SetStep gives the record its step and the name that step has.
+func (r *Restore) SetStep(s Step) {
+	r.Step = &s
+	r.Case = s.Name()
+}
+
+// SetSize places the record at a sweep's size: its step's Size and its
+// name. It does nothing to a record without a step.
+func (r *Restore) SetSize(size string) {
+	if r.Step == nil {
+		return
+	}
+	s := *r.Step
+	s.Size = size
+	r.SetStep(s)
+}
+
+// StepKind is the record's kind of step; "" without a step.
+func (r Restore) StepKind() StepKind {
+	if r.Step == nil {
+		return ""
+	}
+	return r.Step.Kind
+}
+
+// ProfileCase is the profile case the record measured (its step's Case):
+// the records of one case at every size and step share it. A record
+// without a step answers its name.
+func (r Restore) ProfileCase() string {
+	if r.Step == nil {
+		return r.Case
+	}
+	return r.Step.Case
+}
+
+// CaseAtSize names the record's case at its sweep size, without its
+// step ("warm@256MiB"): what the steps of one sequence share. A record
+// without a step answers its name.
+func (r Restore) CaseAtSize() string {
+	if r.Step == nil {
+		return r.Case
+	}
+	return Step{Case: r.Step.Case, Size: r.Step.Size}.Name()
+}
+
+// SweepSize is the size label of the sweep's fill the record restored
+// ("1GiB"), or "" outside a sweep.
+func (r Restore) SweepSize() string {
+	if r.Step == nil {
+		return ""
+	}
+	return r.Step.Size
+}
+
+// checkStep checks the record's step: present, named by the record's
+// name, of a kind its scenario records, with its kind's parameters (and
+// only those) set as its scenario's record has them.
+func (r *Restore) checkStep() error {
+	s := r.Step
+	if s == nil {
+		return fmt.Errorf("no step: a record names its case, size and step (schema %d)", SchemaVersion)
+	}
+	if s.Case == "" {
+		return fmt.Errorf("its step names no case")
+	}
+	if name := s.Name(); r.Case != name {
+		return fmt.Errorf("named %q, but its step (case %q, size %q, %s) is named %q", r.Case, s.Case, s.Size, s.describe(), name)
+	}
+	kinds := StepKindsOf(r.Params.Scenario)
+	switch {
+	case s.Kind == "" && len(kinds) > 1 && r.Failed():
+		// A failed step of a schema-1 file whose build named its record
+		// only once measured: which step it was is not recorded.
+	case !slices.Contains(kinds, s.Kind):
+		return fmt.Errorf("step kind %q is not one of the %s scenario's %v", s.Kind, scenarioOf(r.Params), kinds)
+	}
+	return r.checkStepParams()
+}
+
+// scenarioOf is the record's scenario, cold for files that named none.
+func scenarioOf(p config.Case) config.Scenario {
+	if p.Scenario == "" {
+		return config.ScenarioCold
+	}
+	return p.Scenario
+}
+
+// describe says the step's kind with its parameter.
+func (s Step) describe() string {
+	switch s.Kind {
+	case StepWarm:
+		return fmt.Sprintf("kind %s, changed %d", s.Kind, s.Changed)
+	case StepRate, StepMax:
+		return fmt.Sprintf("kind %s, rate %v", s.Kind, s.Rate)
+	case StepPause:
+		return fmt.Sprintf("kind %s, pause %vs", s.Kind, s.PauseSeconds)
+	case StepKill:
+		return fmt.Sprintf("kind %s, kill %d", s.Kind, s.Kill)
+	}
+	return fmt.Sprintf("kind %q", s.Kind)
+}
+
+// checkStepParams checks the step's parameters against its kind and the
+// scenario's record.
+func (r *Restore) checkStepParams() error {
+	s := *r.Step
+	want := Step{Case: s.Case, Size: s.Size, Kind: s.Kind}
+	switch s.Kind {
+	case StepWarm:
+		want.Changed = s.Changed
+		if s.Changed < 0 || s.Changed > MaxPlausibleRecords {
+			return fmt.Errorf("step changed %d: not a count of records", s.Changed)
+		}
+	case StepRate, StepMax:
+		want.Rate = s.Rate
+		if err := plausible("step.rate", s.Rate, MaxPlausibleRecords); err != nil {
+			return err
+		}
+	case StepPause:
+		want.PauseSeconds = s.PauseSeconds
+		if err := plausible("step.pause_seconds", s.PauseSeconds, MaxPlausibleSeconds); err != nil {
+			return err
+		}
+	case StepKill:
+		want.Kill = s.Kill
+		if s.Kill < 1 {
+			return fmt.Errorf("step kill %d: kills count from 1", s.Kill)
+		}
+	}
+	if s != want {
+		return fmt.Errorf("step %+v carries a parameter its kind %q has not", s, s.Kind)
+	}
+	return r.checkStepAgainstRecord()
+}
+
+// checkStepAgainstRecord checks the step against the scenario's record: the
+// same kind and parameter, and a record of the step's scenario only.
+func (r *Restore) checkStepAgainstRecord() error {
+	s := *r.Step
+	if w := r.Warm; w != nil {
+		if w.Step != s.Kind {
+			return fmt.Errorf("step kind %q, but its warm record's step is %q", s.Kind, w.Step)
+		}
+		if s.Kind == StepWarm && w.Changed != s.Changed {
+			return fmt.Errorf("step changed %d, but its warm record says %d changed", s.Changed, w.Changed)
+		}
+	}
+	if sb := r.Standby; sb != nil {
+		if sb.Step != s.Kind {
+			return fmt.Errorf("step kind %q, but its standby record's step is %q", s.Kind, sb.Step)
+		}
+		// Builds of schema 1 named a rate step by its whole number of
+		// records a second ("rate=200" for 200.4).
+		if s.Kind.IsRate() && sb.TargetRate != s.Rate && s.Rate != math.RoundToEven(sb.TargetRate) {
+			return fmt.Errorf("step rate %v, but its standby record's target rate is %v", s.Rate, sb.TargetRate)
+		}
+		if s.Kind == StepPause && sb.PauseSeconds != s.PauseSeconds {
+			return fmt.Errorf("step pause %vs, but its standby record paused %vs", s.PauseSeconds, sb.PauseSeconds)
+		}
+	}
+	if f := r.Failover; f != nil && f.Kill != s.Kill {
+		return fmt.Errorf("step kill %d, but its failover record is kill %d", s.Kill, f.Kill)
+	}
+	for _, sub := range []struct {
+		kinds []StepKind
+		set   bool
+		name  string
+	}{
+		{StepKindsOf(config.ScenarioWarm), r.Warm != nil, "warm"},
+		{StepKindsOf(config.ScenarioStandby), r.Standby != nil, "standby"},
+		{StepKindsOf(config.ScenarioFailover), r.Failover != nil, "failover"},
+		{StepKindsOf(config.ScenarioScaleOut), r.ScaleOut != nil, "scaleout"},
+		{StepKindsOf(config.ScenarioRolling), r.Rolling != nil, "rolling"},
+		{StepKindsOf(config.ScenarioCompaction), r.Compaction != nil, "compaction"},
+	} {
+		if sub.set && !slices.Contains(sub.kinds, s.Kind) {
+			return fmt.Errorf("a %s record on a step of kind %q", sub.name, s.Kind)
+		}
+	}
+	return nil
+}
