@@ -197,8 +197,14 @@ func recordHello(ks *runs.KafkaStreamsRun, h *ksdriver.Hello) {
 	ks.JVMArgs, ks.MaxHeapBytes, ks.GC = h.JVMArgs, h.MaxHeapBytes, h.GC
 }
 
+// requester is an instance process that takes commands: a
+// *ksdriver.Instance, or a fleet's Process.
+type requester interface {
+	Request(ctx context.Context, command, reply string) (ksdriver.Event, error)
+}
+
 // digestStores asks the instance for the digest of its active stores.
-func digestStores(ctx context.Context, inst *ksdriver.Instance, store string) (*ksdriver.Digest, error) {
+func digestStores(ctx context.Context, inst requester, store string) (*ksdriver.Digest, error) {
 	dctx, cancel := context.WithTimeout(ctx, ksDigestTimeout)
 	defer cancel()
 	e, err := inst.Request(dctx, "digest", ksdriver.EvDigest)

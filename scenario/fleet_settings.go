@@ -8,7 +8,21 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/warmup"
+)
+
+// Kafka Streams property names the fleet scenarios set or read.
+const (
+	propGroupProtocol       = "group.protocol"
+	propStandbys            = "num.standby.replicas"
+	propMaxWarmups          = "max.warmup.replicas"
+	propAcceptableLag       = "acceptable.recovery.lag"
+	propProbingInterval     = "probing.rebalance.interval.ms"
+	propSessionTimeout      = "session.timeout.ms"
+	propGroupInstanceID     = "group.instance.id"
+	propCloseLeaveGroup     = ksdriver.PropCloseLeaveGroup
+	defaultSessionTimeoutMs = 45_000
 )
 
 // streamsSettings are the Kafka Streams settings a scale-out or rolling

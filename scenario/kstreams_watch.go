@@ -172,9 +172,17 @@ func nextBefore(ctx context.Context, inst *ksdriver.Instance, i int, deadline ti
 	return inst.Next(dctx, i)
 }
 
+// ending is an instance process that can end: a *ksdriver.Instance, or a
+// fleet's Process.
+type ending interface {
+	Done() <-chan struct{}
+	Kill()
+	Next(ctx context.Context, i int) (ksdriver.Event, error)
+}
+
 // waitExit gives an instance that reported a failure a moment to exit, so
 // the error can quote how it ended and its log; then kills it.
-func waitExit(ctx context.Context, inst *ksdriver.Instance) error {
+func waitExit(ctx context.Context, inst ending) error {
 	select {
 	case <-inst.Done():
 	case <-time.After(5 * time.Second):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
@@ -200,7 +199,7 @@ func (r *rolling) startSettled(names []string, extra func(string) map[string]str
 // or wiped state, and waits until the application is ready.
 func (r *rolling) restart(id string) error {
 	rs := r.req.Case.Rolling
-	p := r.f.live[id]
+	p := r.f.liveProc(id)
 	if p == nil {
 		return fmt.Errorf("instance %s is not running", id)
 	}
@@ -212,7 +211,7 @@ func (r *rolling) restart(id string) error {
 		r.env.Logf("rolling: warning: %s did not stop cleanly: %v", id, err)
 	}
 	if !rs.Persistent {
-		if err := os.RemoveAll(p.stateDir); err != nil {
+		if err := r.f.wipeState(id); err != nil {
 			return err
 		}
 	}
@@ -304,11 +303,7 @@ func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []inst
 	}
 	for _, p := range r.f.procs {
 		if p.id == row.Instance && p.stopNs == from {
-			for _, e := range p.inst.Events() {
-				if s, ok := e.(*ksdriver.Stopped); ok {
-					row.CloseSeconds = s.Seconds
-				}
-			}
+			row.CloseSeconds = closeSeconds(p.inst.Events())
 		}
 	}
 	// A gap starts at the last record processed before it, which can be a
