@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -122,15 +119,8 @@ func (FailoverKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Req
 	return r.out, err
 }
 
-// foInstance is one of the two instances: its directories and its current
-// process.
-type foInstance struct {
-	id       string
-	root     string // <state dir>/failover-<id>: its runs' directories and its state.dir
-	stateDir string
-	starts   int
-	inst     *ksdriver.Instance
-}
+// failoverIDs are the two instances of a failover sequence.
+var failoverIDs = [2]string{"i1", "i2"}
 
 // failoverRun is one failover sequence under way.
 type failoverRun struct {
@@ -140,12 +130,13 @@ type failoverRun struct {
 	set config.FailoverSettings
 
 	app, input, changelog string
-	props                 map[string]string // without state.dir
 	guarantee             string
 	sessionMs             int64
 	rng                   *rand.Rand
 
-	insts    [2]*foInstance
+	// f runs the two instances, each under <state dir>/failover-<id>: its
+	// state.dir and a directory per process (so each keeps its own log).
+	f        *fleet
 	ks       runs.KafkaStreamsRun
 	book     *ledger.Book
 	prodCl   *kgo.Client
@@ -171,22 +162,18 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 	if err != nil {
 		return nil, err
 	}
-	r.props = props
 	r.guarantee = props["processing.guarantee"]
 	if r.guarantee == "" {
 		r.guarantee = "at_least_once"
 	}
 	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
-	for i := range r.insts {
-		id := fmt.Sprintf("i%d", i+1)
-		root := filepath.Join(req.StateDir, "failover-"+id)
-		abs, err := filepath.Abs(filepath.Join(root, "state"))
-		if err != nil {
-			return nil, err
-		}
-		r.insts[i] = &foInstance{id: id, root: root, stateDir: abs}
+	host, err := newNestedLocalHost(req.StateDir, app, "failover-")
+	if err != nil {
+		return nil, err
 	}
+	r.f = newFleet(env, Target{Topic: r.changelog, AppID: app, StoreName: t.StoreName}, req, props, host)
 	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2} // no restore bytes: BytesFrom stays empty
+	r.f.ks = &r.ks
 	return r, nil
 }
 
@@ -226,8 +213,8 @@ func (r *failoverRun) run() error {
 	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input); err != nil {
 		return err
 	}
-	for _, fi := range r.insts {
-		if err := r.launch(fi); err != nil {
+	for _, id := range failoverIDs {
+		if err := r.launch(id); err != nil {
 			return err
 		}
 	}
@@ -239,7 +226,7 @@ func (r *failoverRun) run() error {
 	}
 	r.env.Logf("failover: case %s #%d: %s, %d partitions, %.0f transactions/s over %d accounts, %s, standby %v, persistent %v",
 		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, r.set.Rate, r.set.Accounts, r.guarantee, r.set.Standby, r.set.Persistent)
-	var survivor *foInstance
+	var survivor *proc
 	for k := 1; k <= r.set.Kills; k++ {
 		victim, surv, err := r.killOnce(k)
 		if err != nil {
@@ -249,7 +236,7 @@ func (r *failoverRun) run() error {
 		if k == r.set.Kills {
 			break
 		}
-		secs, err := r.restart(victim)
+		secs, err := r.restart(victim.id)
 		if err != nil {
 			return fmt.Errorf("case %s #%d: restarting %s after kill %d: %w", r.req.Case.Name, r.req.Repeat, victim.id, k, err)
 		}
@@ -260,7 +247,7 @@ func (r *failoverRun) run() error {
 
 // createInput creates the ledger's input topic.
 func (r *failoverRun) createInput() error {
-	return r.withAdmin(r.ctx, func(adm *kadm.Client) error {
+	return withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
 		resp, err := adm.CreateTopic(r.ctx, int32(r.set.Partitions), -1, nil, r.input)
 		if err == nil {
 			err = resp.Err
@@ -272,29 +259,10 @@ func (r *failoverRun) createInput() error {
 	})
 }
 
-func (r *failoverRun) withAdmin(ctx context.Context, f func(*kadm.Client) error) error {
-	cl, err := cluster.NewClient(r.env.Cluster)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	return f(kadm.NewClient(cl))
-}
-
-// launch starts a new process of fi on its state directory, in a fresh
-// run directory (so each process keeps its own log).
-func (r *failoverRun) launch(fi *foInstance) error {
-	fi.starts++
-	props := maps.Clone(r.props)
-	props["state.dir"] = fi.stateDir
-	dir := filepath.Join(fi.root, fmt.Sprintf("run-%d", fi.starts))
-	inst, err := ksdriver.Start(r.ctx, ksdriver.Options{ID: fi.id, Dir: dir, Properties: props, JVMFlags: JVMFlags(r.req.Case)})
-	if err != nil {
+// launch starts a new process of instance id on its state directory.
+func (r *failoverRun) launch(id string) error {
+	if _, err := r.f.start(r.ctx, id, nil); err != nil {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
-	}
-	fi.inst = inst
-	if r.ks.Version == "" {
-		recordHello(&r.ks, inst.Hello())
 	}
 	return nil
 }
@@ -314,10 +282,10 @@ func (r *failoverRun) startProducer() error {
 
 // killOnce waits the random time, kills the instance holding the most
 // active tasks, waits for the survivor to take over and records the kill.
-func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) {
+func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	run := r.set.Run.D()
 	wait := run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
-	if err := r.sleep(wait); err != nil {
+	if err := r.f.wait(r.ctx, wait); err != nil {
 		return nil, nil, err
 	}
 	victim, survivor = r.pickVictim()
@@ -327,7 +295,7 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	}
 	mark := survivor.inst.Len()
 	startedAt := time.Now().UTC()
-	killNs := victim.inst.KillNow()
+	killNs := r.f.kill(victim)
 	kill := foKill{killNs: killNs, victim: victim.inst.Events(), victimTasks: tasks, input: r.input, store: r.changelog}
 	if err := r.awaitTakeover(&kill, survivor, mark); err != nil {
 		return victim, survivor, fmt.Errorf("case %s #%d: kill %d of %s (tasks %s): %w", r.req.Case.Name, r.req.Repeat, k, victim.id, strings.Join(tasks, ", "), err)
@@ -336,7 +304,7 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	if err != nil {
 		return victim, survivor, err
 	}
-	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.starts
+	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.n+1
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
 	fr.SessionTimeoutMs = r.sessionMs
@@ -348,28 +316,10 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *foInstance, err error) 
 	return victim, survivor, nil
 }
 
-// sleep waits d unless the context ends or an instance exits.
-func (r *failoverRun) sleep(d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		if err := r.aliveErr(); err != nil {
-			return err
-		}
-		select {
-		case <-t.C:
-			return nil
-		case <-r.ctx.Done():
-			return r.ctx.Err()
-		case <-time.After(foPoll * 4):
-		}
-	}
-}
-
 // pickVictim returns the instance with the most active tasks (a seeded
 // coin decides a tie) and the other one.
-func (r *failoverRun) pickVictim() (victim, survivor *foInstance) {
-	a, b := r.insts[0], r.insts[1]
+func (r *failoverRun) pickVictim() (victim, survivor *proc) {
+	a, b := r.f.liveProc(failoverIDs[0]), r.f.liveProc(failoverIDs[1])
 	na, nb := len(latestTasks(a.inst.Events()).active), len(latestTasks(b.inst.Events()).active)
 	if nb > na || nb == na && r.rng.IntN(2) == 1 {
 		a, b = b, a
@@ -377,76 +327,37 @@ func (r *failoverRun) pickVictim() (victim, survivor *foInstance) {
 	return a, b
 }
 
+// poll asks check every foPoll until it says done, failing when an
+// instance fails and at the deadline with timeout(why).
+func (r *failoverRun) poll(deadline time.Time, check func() (bool, string), timeout func(why string) error) error {
+	return r.f.poll(r.ctx, foPoll, deadline, func() (bool, string) {
+		r.f.fold() // failure reads the views
+		return check()
+	}, timeout)
+}
+
 // awaitTakeover waits until the survivor has taken every victim task over.
-func (r *failoverRun) awaitTakeover(k *foKill, survivor *foInstance, mark int) error {
+func (r *failoverRun) awaitTakeover(k *foKill, survivor *proc, mark int) error {
 	deadline := time.Now().Add(foTakeoverTimeout + time.Duration(r.sessionMs)*time.Millisecond)
-	for {
+	return r.poll(deadline, func() (bool, string) {
 		k.survivor = survivor.inst.Events()[mark:]
-		ok, waiting := k.takenOver()
-		if ok {
-			return nil
-		}
-		if err := instanceFailed(survivor); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("survivor %s did not take over within %s: %s", survivor.id, foTakeoverTimeout, waiting)
-		}
-		if err := r.pause(); err != nil {
-			return err
-		}
-	}
-}
-
-// pause waits one poll interval, or returns the context's error.
-func (r *failoverRun) pause() error {
-	select {
-	case <-r.ctx.Done():
-		return r.ctx.Err()
-	case <-time.After(foPoll):
-		return nil
-	}
-}
-
-// instanceFailed is an error when fi's process exited or reported a
-// failure it will not survive.
-func instanceFailed(fi *foInstance) error {
-	select {
-	case <-fi.inst.Done():
-		_, err := fi.inst.Next(context.Background(), 1<<30)
-		return fmt.Errorf("instance %s ended: %w", fi.id, err)
-	default:
-	}
-	if latestState(fi.inst.Events()) == ksdriver.StateError {
-		return fmt.Errorf("instance %s is in state ERROR: %w", fi.id, waitExit(context.Background(), fi.inst))
-	}
-	return nil
-}
-
-// aliveErr is an error when an instance that should run does not.
-func (r *failoverRun) aliveErr() error {
-	for _, fi := range r.insts {
-		if fi.inst == nil {
-			continue
-		}
-		if err := instanceFailed(fi); err != nil {
-			return err
-		}
-	}
-	return nil
+		return k.takenOver()
+	}, func(waiting string) error {
+		return fmt.Errorf("survivor %s did not take over within %s: %s", survivor.id, foTakeoverTimeout, waiting)
+	})
 }
 
 // restart starts the killed instance again (its state directory wiped
 // unless persistent) and waits for the group to be stable; it returns the
 // seconds that took.
-func (r *failoverRun) restart(fi *foInstance) (float64, error) {
+func (r *failoverRun) restart(id string) (float64, error) {
 	if !r.set.Persistent {
-		if err := os.RemoveAll(fi.stateDir); err != nil {
+		if err := r.f.wipeState(id); err != nil {
 			return 0, err
 		}
 	}
 	t0 := time.Now()
-	if err := r.launch(fi); err != nil {
+	if err := r.launch(id); err != nil {
 		return 0, err
 	}
 	if _, err := r.awaitStable(); err != nil {
@@ -459,35 +370,33 @@ func (r *failoverRun) restart(fi *foInstance) (float64, error) {
 // active on exactly one of them (with standbys, also a standby on the
 // other), and that has held for foQuiet. It returns the moment it held.
 func (r *failoverRun) awaitStable() (time.Time, error) {
-	deadline := time.Now().Add(foStableTimeout)
 	var since time.Time
 	var last, why string
-	for {
-		if err := r.aliveErr(); err != nil {
-			return time.Time{}, err
-		}
-		views := make([]foView, len(r.insts))
-		for i, fi := range r.insts {
-			evs := fi.inst.Events()
-			views[i] = foView{state: latestState(evs), tasks: latestTasks(evs)}
+	err := r.poll(time.Now().Add(foStableTimeout), func() (bool, string) {
+		var views []foView
+		for _, p := range r.f.liveProcs() {
+			evs := p.inst.Events()
+			views = append(views, foView{state: latestState(evs), tasks: latestTasks(evs)})
 		}
 		sig, ok, reason := stableSignature(views, r.set.Partitions, r.set.Standby)
+		done := false
 		switch {
 		case !ok:
 			since, why = time.Time{}, reason
 		case sig != last || since.IsZero():
 			since = time.Now()
 		case time.Since(since) >= foQuiet:
-			return since, nil
+			done = true
 		}
 		last = sig
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("no stable assignment within %s: %s", foStableTimeout, why)
-		}
-		if err := r.pause(); err != nil {
-			return time.Time{}, err
-		}
+		return done, why
+	}, func(why string) error {
+		return fmt.Errorf("no stable assignment within %s: %s", foStableTimeout, why)
+	})
+	if err != nil {
+		return time.Time{}, err
 	}
+	return since, nil
 }
 
 // foView is an instance's latest state and tasks.
@@ -553,7 +462,7 @@ func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.R
 
 // check stops the producer, waits until the survivor processed every
 // acknowledged transaction, reads its balances and judges them.
-func (r *failoverRun) check(survivor *foInstance) error {
+func (r *failoverRun) check(survivor *proc) error {
 	res, err := r.producer.Stop()
 	if err != nil {
 		return err
@@ -563,20 +472,13 @@ func (r *failoverRun) check(survivor *foInstance) error {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
 	waited := time.Since(t0).Seconds()
-	path, err := filepath.Abs(filepath.Join(r.req.StateDir, "balances-"+survivor.id+".tsv"))
-	if err != nil {
-		return err
-	}
-	if _, err := survivor.inst.Request(r.ctx, "balances "+path, ksdriver.EvBalances); err != nil {
-		return err
-	}
-	actual, err := readBalances(path)
+	actual, err := survivor.inst.Balances(r.ctx)
 	if err != nil {
 		return err
 	}
 	c := checkLedger(r.book.Sums(), actual)
 	c.ProducerSeconds, c.ProducerRate, c.WaitSeconds = res.Seconds, res.Rate, waited
-	if err := survivor.inst.Stop(r.ctx); err != nil {
+	if _, err := r.f.stop(r.ctx, survivor); err != nil {
 		r.env.Logf("failover: warning: instance %s did not stop cleanly: %v", survivor.id, err)
 	}
 	return r.judge(c)
@@ -584,28 +486,17 @@ func (r *failoverRun) check(survivor *foInstance) error {
 
 // awaitDrained waits until the survivor is RUNNING, active for every task,
 // and has processed each partition up to its last acknowledged record.
-func (r *failoverRun) awaitDrained(survivor *foInstance) error {
+func (r *failoverRun) awaitDrained(survivor *proc) error {
 	offsets, err := r.env.Offsets(r.ctx, r.input)
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(foDrainTimeout)
-	for {
-		evs := survivor.inst.Events()
-		behind := drainBehind(evs, r.input, offsets, r.set.Partitions)
-		if behind == "" {
-			return nil
-		}
-		if err := instanceFailed(survivor); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("instance %s did not process every acknowledged transaction within %s: %s", survivor.id, foDrainTimeout, behind)
-		}
-		if err := r.pause(); err != nil {
-			return err
-		}
-	}
+	return r.poll(time.Now().Add(foDrainTimeout), func() (bool, string) {
+		behind := drainBehind(survivor.inst.Events(), r.input, offsets, r.set.Partitions)
+		return behind == "", behind
+	}, func(behind string) error {
+		return fmt.Errorf("instance %s did not process every acknowledged transaction within %s: %s", survivor.id, foDrainTimeout, behind)
+	})
 }
 
 // drainBehind says what keeps an instance from having processed every
@@ -675,13 +566,10 @@ func (r *failoverRun) markUnfinished(err error) {
 }
 
 // cleanup kills what still runs, stops the producer, and removes the
-// topics, the group and the state directories unless they are to be kept.
+// topics, the group and the instances' directories unless they are to be
+// kept.
 func (r *failoverRun) cleanup() {
-	for _, fi := range r.insts {
-		if fi.inst != nil {
-			fi.inst.Kill()
-		}
-	}
+	r.f.killAll()
 	if r.producer != nil {
 		r.producer.Stop()
 	}
@@ -693,40 +581,16 @@ func (r *failoverRun) cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout)
 	defer cancel()
-	err := r.withAdmin(ctx, func(adm *kadm.Client) error {
-		return errors.Join(cluster.DeleteTopic(ctx, adm, r.input), cluster.DeleteTopic(ctx, adm, r.changelog), deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second))
+	err := withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+		topics := errors.Join(cluster.DeleteTopic(ctx, adm, r.input), cluster.DeleteTopic(ctx, adm, r.changelog))
+		err := deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second, 500*time.Millisecond)
+		if err != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("delete group %s: %w", r.app, err)
+		}
+		return errors.Join(topics, err)
 	})
 	if err != nil {
 		r.env.Logf("failover: warning: could not remove %s's topics or group: %v", r.app, err)
 	}
-	for _, fi := range r.insts {
-		os.RemoveAll(fi.root)
-	}
-	os.Remove(filepath.Join(r.req.StateDir, "balances-i1.tsv"))
-	os.Remove(filepath.Join(r.req.StateDir, "balances-i2.tsv"))
-}
-
-// deleteGroup deletes a consumer group; a missing one is not an error. A
-// killed member stays in the group until its session times out, so a
-// group that is not empty yet is retried until within.
-func deleteGroup(ctx context.Context, adm *kadm.Client, group string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := adm.DeleteGroup(ctx, group)
-		if err == nil {
-			err = resp.Err
-		}
-		switch {
-		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
-			return nil
-		case errors.Is(err, kerr.NonEmptyGroup) && time.Now().Before(deadline):
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(500 * time.Millisecond):
-			}
-		default:
-			return fmt.Errorf("delete group %s: %w", group, err)
-		}
-	}
+	r.f.removeStateUnlessKept()
 }

@@ -43,26 +43,11 @@ func (f *fleet) resetGroup(ctx context.Context, input string, staticIDs []string
 		if len(staticIDs) > 0 {
 			adm.LeaveGroup(ctx, kadm.LeaveGroup(f.t.AppID).InstanceIDs(staticIDs...).Reason("restorebench: end of run"))
 		}
-		deadline := time.Now().Add(defaultSessionTimeoutMs*time.Millisecond + 15*time.Second)
-		for {
-			resp, err := adm.DeleteGroup(ctx, f.t.AppID)
-			if err == nil {
-				err = resp.Err
-			}
-			if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
-				return nil
-			}
-			// A group with members waits for them to leave or time out; a
-			// coordinator still loading (a broker just started) is retried.
-			if !errors.Is(err, kerr.NonEmptyGroup) && !kerr.IsRetriable(err) || time.Now().After(deadline) {
-				return fmt.Errorf("deleting consumer group %s before the run: %w (is another instance of application %s running?)", f.t.AppID, err, f.t.AppID)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(2 * time.Second):
-			}
+		err := deleteGroup(ctx, adm, f.t.AppID, defaultSessionTimeoutMs*time.Millisecond+15*time.Second, 2*time.Second)
+		if err != nil && !errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("deleting consumer group %s before the run: %w (is another instance of application %s running?)", f.t.AppID, err, f.t.AppID)
 		}
+		return err
 	})
 }
 
@@ -71,6 +56,31 @@ func (f *fleet) resetGroup(ctx context.Context, input string, staticIDs []string
 func (f *fleet) resetAfterRun(ctx context.Context, scenario, input string, staticIDs []string) {
 	if err := f.resetGroup(ctx, input, staticIDs); err != nil {
 		f.env.Logf("%s: warning: cleaning up after the run: %v", scenario, err)
+	}
+}
+
+// deleteGroup deletes a consumer group; a missing one is not an error. A
+// group with members waits for them to leave or time out (a killed member
+// stays until its session times out), and a coordinator still loading (a
+// broker just started) is asked again: every poll until within has passed.
+func deleteGroup(ctx context.Context, adm *kadm.Client, group string, within, poll time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := adm.DeleteGroup(ctx, group)
+		if err == nil {
+			err = resp.Err
+		}
+		if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
+			return nil
+		}
+		if !errors.Is(err, kerr.NonEmptyGroup) && !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(poll):
+		}
 	}
 }
 
