@@ -36,70 +36,125 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if err := req.Changer.Reset(ctx); err != nil {
 		return nil, err
 	}
-	ws := req.Case.Warm
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
 	keep := req
 	keep.KeepState = true // the restarts need the stores; cleanupState above removes them at the end
+	return warmSequence(ctx, env, t, req, &modelWarm{env: env, t: t, req: req, keep: keep, in: in})
+}
+
+// warmInstance is the one instance a warm-restart sequence restarts, on
+// either engine: the model engine's (modelWarm) or a Kafka Streams
+// process (ksWarm).
+type warmInstance interface {
+	// restart starts the instance on its state directory (empty for the
+	// cold step, else as its last clean stop left it), waits until it
+	// restored the changelog as it is now, verifies its stores against
+	// step.expected, stops it cleanly with its state kept and returns the
+	// step's record: nil when the step failed before it made one.
+	restart(ctx context.Context, step warmRestart) (*runs.Restore, error)
+}
+
+// warmRestart is one restart of a warm-restart sequence.
+type warmRestart struct {
+	// kind is cold, warm or fallback; changed the records written while
+	// the instance was down.
+	kind    runs.StepKind
+	changed int64
+	// since are the changelog's offsets when the instance stopped, before
+	// the step's writes (warm steps only): its stores hold up to them.
+	since offsetsAt
+	// expected derives the state the restart must end with.
+	expected func() ([]loadgen.PartitionState, error)
+	// coldSeconds is the cold step's restore time (0 in the cold step).
+	coldSeconds float64
+}
+
+// warmSequence walks a warm-restart case on in: a cold restore (the
+// baseline), then for each count of changes that many records written
+// while the instance is down and a restart, then with the fallback
+// setting a restart whose stores' offsets lie below the log start. It
+// returns every step's record.
+func warmSequence(ctx context.Context, env *Env, t Target, req Request, in warmInstance) ([]runs.Restore, error) {
 	var out []runs.Restore
 	var coldSeconds float64
-	expectedNow := req.Changer.Expected
-	step := func(kind runs.StepKind, changed int64, restore func() (*engine.Restored, error)) error {
-		rec := newRecord(t, req, warmStep(req, kind, changed))
-		offsets, err := env.Offsets(ctx, t.Topic)
-		if err != nil {
-			return err
+	step := func(s warmRestart) error {
+		if s.expected == nil {
+			s.expected = req.Changer.Expected
 		}
-		rec.Partitions = len(offsets.End)
-		expected, err := expectedNow()
-		if err != nil {
-			return err
-		}
-		restored, err := measureModel(ctx, env, keep, in, &rec, restore)
-		if err != nil {
-			out = append(out, rec)
-			return err
-		}
-		rec.Warm = warmRecord(kind, changed, restored, coldSeconds)
-		for _, e := range expected {
-			rec.Warm.LiveBytes += e.LiveBytes
-		}
-		verified, err := verifyStores(&rec, expected, restored)
-		restored.Close() // a clean stop: the stores flush, offsets committed
-		out = append(out, verified)
-		if kind == runs.StepCold {
-			coldSeconds = verified.DurationSeconds
+		s.coldSeconds = coldSeconds
+		rec, err := in.restart(ctx, s)
+		if rec != nil {
+			out = append(out, *rec)
+			if s.kind == runs.StepCold {
+				coldSeconds = rec.DurationSeconds
+			}
 		}
 		return err
 	}
-	offsets, err := env.Offsets(ctx, t.Topic)
-	if err != nil {
-		return nil, err
-	}
-	if err := step(runs.StepCold, 0, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) }); err != nil {
+	if err := step(warmRestart{kind: runs.StepCold}); err != nil {
 		return out, err
 	}
 	for _, n := range warmCounts(env, req) {
-		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
-		if _, err := req.Changer.Append(ctx, "warm", n, ws.Rate, nil); err != nil {
+		since, err := env.Offsets(ctx, t.Topic)
+		if err != nil {
 			return out, err
 		}
-		if err := step(runs.StepWarm, n, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
+		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
+		if _, err := req.Changer.Append(ctx, "warm", n, req.Case.Warm.Rate, nil); err != nil {
+			return out, err
+		}
+		if err := step(warmRestart{kind: runs.StepWarm, changed: n, since: since}); err != nil {
 			return out, err
 		}
 	}
-	if !ws.Fallback {
+	if !req.Case.Warm.Fallback {
 		return out, nil
 	}
 	fb, err := deleteBelowCommitted(ctx, env, t, req)
 	if err != nil {
 		return out, err
 	}
-	expectedNow = fb.expected
-	if err := step(runs.StepFallback, fb.written, func() (*engine.Restored, error) { return warmRestore(ctx, env, in, t) }); err != nil {
-		return out, err
+	return out, step(warmRestart{kind: runs.StepFallback, changed: fb.written, expected: fb.expected})
+}
+
+// modelWarm is the model engine's instance of a warm-restart sequence.
+type modelWarm struct {
+	env *Env
+	t   Target
+	// req is the case's request; keep the same keeping the stores.
+	req, keep Request
+	in        *engine.Instance
+}
+
+// restart restores on the model engine: the cold step from the log start,
+// the others from the offsets the stores committed.
+func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
+	rec := newRecord(m.t, m.req, warmStep(m.req, s.kind, s.changed))
+	offsets, err := m.env.Offsets(ctx, m.t.Topic)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	rec.Partitions = len(offsets.End)
+	expected, err := s.expected()
+	if err != nil {
+		return nil, err
+	}
+	restore := func() (*engine.Restored, error) { return warmRestore(ctx, m.env, m.in, m.t) }
+	if s.kind == runs.StepCold {
+		restore = func() (*engine.Restored, error) { return m.in.ColdRestore(ctx, offsets) }
+	}
+	restored, err := measureModel(ctx, m.env, m.keep, m.in, &rec, restore)
+	if err != nil {
+		return &rec, err
+	}
+	rec.Warm = warmRecord(s.kind, s.changed, restored, s.coldSeconds)
+	for _, e := range expected {
+		rec.Warm.LiveBytes += e.LiveBytes
+	}
+	verified, err := verifyStores(&rec, expected, restored)
+	restored.Close() // a clean stop: the stores flush, offsets committed
+	return &verified, err
 }
 
 // warmRestore restarts the instance on the changelog as it is now.

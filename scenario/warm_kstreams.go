@@ -10,7 +10,6 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
-	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -59,134 +58,94 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		defer os.RemoveAll(filepath.Join(req.StateDir, t.AppID))
 		defer os.RemoveAll(instDir)
 	}
-	w := &ksWarm{ctx: ctx, env: env, t: t, req: req, props: props, instDir: instDir}
-	// The cold baseline: every partition owes its whole log.
-	owed := map[int32]int64{}
-	for p, end := range offsets.End {
-		owed[p] = end - offsets.Start[p]
-	}
-	if err := w.step(runs.StepCold, 0, offsets, owed); err != nil {
-		return w.out, err
-	}
-	for _, n := range warmCounts(env, req) {
-		before, err := env.Offsets(ctx, t.Topic)
-		if err != nil {
-			return w.out, err
-		}
-		env.Logf("warm: case %s #%d: writing %d records while the instance is down", req.Case.Name, req.Repeat, n)
-		if _, err := req.Changer.Append(ctx, "warm", n, req.Case.Warm.Rate, nil); err != nil {
-			return w.out, err
-		}
-		after, err := env.Offsets(ctx, t.Topic)
-		if err != nil {
-			return w.out, err
-		}
-		// A clean stop left every store at its partition's end: a restart
-		// owes each partition exactly the records written since.
-		owed := map[int32]int64{}
-		for p, end := range after.End {
-			if d := end - before.End[p]; d > 0 {
-				owed[p] = d
-			}
-		}
-		if err := w.step(runs.StepWarm, n, after, owed); err != nil {
-			return w.out, err
-		}
-	}
-	if !req.Case.Warm.Fallback {
-		return w.out, nil
-	}
-	fb, err := deleteBelowCommitted(ctx, env, t, req)
-	if err != nil {
-		return w.out, err
-	}
-	now, err := env.Offsets(ctx, t.Topic)
-	if err != nil {
-		return w.out, err
-	}
-	owed = map[int32]int64{}
-	for p, end := range now.End {
-		owed[p] = end - now.Start[p]
-	}
-	w.expected = fb.expected
-	return w.out, w.step(runs.StepFallback, fb.written, now, owed)
+	return warmSequence(ctx, env, t, req, &ksWarm{env: env, t: t, req: req, props: props, instDir: instDir})
 }
 
-// ksWarm is a warm-restart sequence under way on the real client.
+// ksWarm is the Kafka Streams instance of a warm-restart sequence: a
+// process started afresh for each step on the same state directory.
 type ksWarm struct {
-	ctx         context.Context
-	env         *Env
-	t           Target
-	req         Request
-	props       map[string]string
-	instDir     string
-	out         []runs.Restore
-	coldSeconds float64
-	// expected derives what the next restart must end with (nil: what the
-	// changelog holds now).
-	expected func() ([]loadgen.PartitionState, error)
+	env     *Env
+	t       Target
+	req     Request
+	props   map[string]string
+	instDir string
 }
 
-// step starts the instance on the kept state directory, waits until it
-// restored what owed says each partition owes and is RUNNING, digests and
-// verifies its stores, stops it cleanly and records the restart.
-func (w *ksWarm) step(name runs.StepKind, changed int64, offsets cluster.TopicOffsets, owed map[int32]int64) error {
-	rec := newRecord(w.t, w.req, warmStep(w.req, name, changed))
+// owedBy is what each partition's restore owes in step s, the changelog
+// ending at now: after a warm step's writes, exactly the records written
+// since (a clean stop left every store at its partition's end); in the
+// cold and the fallback step, the whole log.
+func owedBy(s warmRestart, now cluster.TopicOffsets) map[int32]int64 {
+	owed := map[int32]int64{}
+	for p, end := range now.End {
+		switch {
+		case s.kind != runs.StepWarm:
+			owed[p] = end - now.Start[p]
+		case end > s.since.End[p]:
+			owed[p] = end - s.since.End[p]
+		}
+	}
+	return owed
+}
+
+// restart starts the instance on the kept state directory, waits until it
+// restored what each partition owes and is RUNNING, digests and verifies
+// its stores, stops it cleanly and records the restart.
+func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
+	offsets, err := w.env.Offsets(ctx, w.t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	rec := newRecord(w.t, w.req, warmStep(w.req, s.kind, s.changed))
 	rec.Partitions = len(offsets.End)
-	fail := func(err error) error {
+	fail := func(err error) (*runs.Restore, error) {
 		rec.Error = err.Error()
-		w.out = append(w.out, rec)
-		return err
+		return &rec, err
 	}
-	derive := w.req.Changer.Expected
-	if w.expected != nil {
-		derive = w.expected
-	}
-	expected, err := derive()
+	expected, err := s.expected()
 	if err != nil {
 		return fail(err)
 	}
 	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	inst, err := ksdriver.Start(w.ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, JVMFlags: JVMFlags(w.req.Case)})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, JVMFlags: JVMFlags(w.req.Case)})
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
 	}
 	defer inst.Kill()
 	recordHello(ks, inst.Hello())
+	owed := owedBy(s, offsets)
 	var want int64
 	for _, n := range owed {
 		want += n
 	}
-	bar := w.env.Progress.Start(fmt.Sprintf("restore %s #%d %s (kafka-streams)", w.req.Case.Name, w.req.Repeat, name), want, progress.Records)
-	watch, err := awaitRestored(w.ctx, w.env, inst, w.t.Topic, owed, bar)
+	bar := w.env.Progress.Start(fmt.Sprintf("restore %s #%d %s (kafka-streams)", w.req.Case.Name, w.req.Repeat, s.kind), want, progress.Records)
+	watch, err := awaitRestored(ctx, w.env, inst, w.t.Topic, owed, bar)
 	bar.Done()
 	if err != nil {
-		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, name, err))
+		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
 	watch.record(&rec, inst)
 	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
-	rec.Warm = ksWarmRecord(name, changed, &watch.restores, offsets, w.coldSeconds)
-	if name == runs.StepCold {
-		w.coldSeconds = rec.DurationSeconds
-		rec.Warm.ColdSeconds = w.coldSeconds
+	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds)
+	if s.kind == runs.StepCold {
+		rec.Warm.ColdSeconds = rec.DurationSeconds
 	}
 	for _, e := range expected {
 		rec.Warm.LiveBytes += e.LiveBytes
 	}
-	actual, err := digestStores(w.ctx, inst, w.t.StoreName)
+	actual, err := digestStores(ctx, inst, w.t.StoreName)
 	if err != nil {
 		return fail(err)
 	}
 	ks.DigestSeconds = actual.Seconds
-	stopInstance(w.ctx, w.env, inst, ks)
-	if rec.Bytes, err = changelogBytes(w.ctx, w.env, restoredRange(offsets, &watch.restores)); err != nil {
+	stopInstance(ctx, w.env, inst, ks)
+	if rec.Bytes, err = changelogBytes(ctx, w.env, restoredRange(offsets, &watch.restores)); err != nil {
 		return fail(fmt.Errorf("counting the restored records' bytes: %w", err))
 	}
 	finishRates(&rec, &watch.restores)
 	verified, err := verifyInto(&rec, Target{Expected: expected}, actual.States())
-	w.out = append(w.out, verified)
-	return err
+	return &verified, err
 }
 
 // restoredRange is the part of the changelog the instance restored: each
