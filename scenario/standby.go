@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -36,57 +37,81 @@ func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([
 	}
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
-	keep := req
-	keep.KeepState = true
 	s := &standbyRun{ctx: ctx, env: env, t: t, req: req, in: in}
+	err := standbySequence(s, *req.Case.Standby, env.Logf)
+	return s.out, err
+}
 
-	// The initial restore: a standby starts by restoring the changelog.
-	rec := newRecord(t, req, req.step(runs.StepInitial))
-	offsets, err := env.Offsets(ctx, t.Topic)
-	if err != nil {
-		return nil, err
+// standbyInstance is the standby of a standby scenario, on either engine:
+// the model engine's (standbyRun) or a Kafka Streams instance's standby
+// tasks (ksStandby). Every step ends with the standby caught up, its
+// stores verified against what the changelog holds and the step recorded.
+type standbyInstance interface {
+	// initial is the standby's first restore of the changelog.
+	initial() error
+	// rateStep has the standby follow writes at rate for the step's
+	// duration and returns its figures.
+	rateStep(step runs.StepKind, rate float64) (*runs.StandbyRecord, error)
+	// pauseStep stops the standby for pause while writes go on, starts it
+	// again and measures its catch-up.
+	pauseStep(pause time.Duration) error
+}
+
+// standbySequence walks a standby case on sb: the initial restore, a rate
+// step at each rate, the search for the highest rate the standby sustains
+// (find_max), and a pause step for each pause.
+func standbySequence(sb standbyInstance, st config.StandbySettings, logf func(string, ...any)) error {
+	if err := sb.initial(); err != nil {
+		return err
 	}
-	rec.Partitions = len(offsets.End)
-	expected, err := req.Changer.Expected()
-	if err != nil {
-		return nil, err
-	}
-	restored, err := measureModel(ctx, env, keep, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
-	if err != nil {
-		return []runs.Restore{rec}, err
-	}
-	rec.Standby = &runs.StandbyRecord{Step: runs.StepInitial, AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: req.Case.Standby.AcceptableRecoveryLag}
-	rec, err = verifyStores(&rec, expected, restored)
-	restored.Close()
-	s.out = append(s.out, rec)
-	if err != nil {
-		return s.out, err
-	}
-	st := req.Case.Standby
 	best := 0.0 // the highest rate sustained so far
 	for _, rate := range st.Rates {
-		r, err := s.rateStep(runs.StepRate, rate)
+		r, err := sb.rateStep(runs.StepRate, rate)
 		if err != nil {
-			return s.out, err
+			return err
 		}
 		if r.Sustained {
 			best = max(best, rate)
 		}
 	}
 	if st.FindMax {
-		if err := findMaxRate(best, s.rateStep, env.Logf); err != nil {
-			return s.out, err
+		if err := findMaxRate(best, sb.rateStep, logf); err != nil {
+			return err
 		}
 	}
 	for _, p := range st.Pauses {
-		if err := s.pauseStep(p.D()); err != nil {
-			return s.out, err
+		if err := sb.pauseStep(p.D()); err != nil {
+			return err
 		}
 	}
-	return s.out, nil
+	return nil
 }
 
-// standbyRun is one standby scenario under way.
+// concludeStandby ends a standby step's record rec: a step that failed
+// (stepErr), or whose stores could not be read (actual), is kept with its
+// error, unverified; else its stores are verified against what the
+// changelog holds now. The record is appended to out.
+func concludeStandby(out *[]runs.Restore, rec runs.Restore, req Request, stepErr error, actual func() ([]loadgen.PartitionState, error)) error {
+	err := stepErr
+	var states []loadgen.PartitionState
+	if err == nil {
+		states, err = actual()
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		*out = append(*out, rec)
+		return err
+	}
+	expected, err := req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	verified, err := verifyInto(&rec, Target{Expected: expected}, states)
+	*out = append(*out, verified)
+	return err
+}
+
+// standbyRun is one standby scenario under way on the model engine.
 type standbyRun struct {
 	ctx context.Context
 	env *Env
@@ -94,6 +119,32 @@ type standbyRun struct {
 	req Request
 	in  *engine.Instance
 	out []runs.Restore
+}
+
+// initial restores the changelog: a standby starts by restoring it.
+func (s *standbyRun) initial() error {
+	keep := s.req
+	keep.KeepState = true
+	rec := newRecord(s.t, s.req, s.req.step(runs.StepInitial))
+	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
+	if err != nil {
+		return err
+	}
+	rec.Partitions = len(offsets.End)
+	expected, err := s.req.Changer.Expected()
+	if err != nil {
+		return err
+	}
+	restored, err := measureModel(s.ctx, s.env, keep, s.in, &rec, func() (*engine.Restored, error) { return s.in.ColdRestore(s.ctx, offsets) })
+	if err != nil {
+		s.out = append(s.out, rec)
+		return err
+	}
+	rec.Standby = &runs.StandbyRecord{Step: runs.StepInitial, AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: s.req.Case.Standby.AcceptableRecoveryLag}
+	rec, err = verifyStores(&rec, expected, restored)
+	restored.Close()
+	s.out = append(s.out, rec)
+	return err
 }
 
 // findMaxRate doubles the write rate from the best sustained one until
@@ -261,18 +312,7 @@ func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr 
 	rec.Series = restored.Series
 	rec.BatchWrite, rec.PollWait = restored.BatchWrite.Summary(), restored.PollWait.Summary()
 	rec.RocksDB = restored.StoreStats()
-	if stepErr != nil {
-		rec.Error = stepErr.Error()
-		s.out = append(s.out, rec)
-		return stepErr
-	}
-	expected, err := s.req.Changer.Expected()
-	if err != nil {
-		return err
-	}
-	verified, err := verifyStores(&rec, expected, restored)
-	s.out = append(s.out, verified)
-	return err
+	return concludeStandby(&s.out, rec, s.req, stepErr, func() ([]loadgen.PartitionState, error) { return engine.ScanAll(restored.Stores) })
 }
 
 // lagSampler reads a standby's lag at an interval.

@@ -85,7 +85,7 @@ func (StandbyKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Requ
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
 	defer s.f.killAll()
-	err := s.run()
+	err := standbySequence(s, s.st, env.Logf)
 	s.f.stopAll(ctx)
 	s.f.resetAfterRun(ctx, "standby", s.input, nil)
 	if err != nil {
@@ -134,34 +134,6 @@ func (s *ksStandby) prepare() error {
 // settings' sample, at least the driver's shortest interval.
 func (s *ksStandby) sampleInterval() time.Duration {
 	return config.StandbyLagInterval(config.EngineKafkaStreams, s.st.Sample)
-}
-
-// run is the scenario after preparation.
-func (s *ksStandby) run() error {
-	if err := s.initial(); err != nil {
-		return err
-	}
-	best := 0.0
-	for _, rate := range s.st.Rates {
-		r, err := s.rateStep(runs.StepRate, rate)
-		if err != nil {
-			return err
-		}
-		if r.Sustained {
-			best = max(best, rate)
-		}
-	}
-	if s.st.FindMax {
-		if err := findMaxRate(best, s.rateStep, s.env.Logf); err != nil {
-			return err
-		}
-	}
-	for _, p := range s.st.Pauses {
-		if err := s.pauseStep(p.D()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // initial starts the active instance, waits for its restore, then starts
@@ -459,25 +431,7 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 	rec.Records = applied
 	rec.DurationSeconds, rec.TotalSeconds = secs, secs
 	rec.RecordsPerSec = runs.PerSec(applied, secs)
-	var actual []loadgen.PartitionState
-	err := stepErr
-	if err == nil {
-		actual, err = s.standbyStates()
-	}
-	if err != nil {
-		rec.Error = err.Error()
-		s.out = append(s.out, rec)
-		return err
-	}
-	expected, err := s.req.Changer.Expected()
-	if err != nil {
-		return err
-	}
-	t := s.t
-	t.Expected = expected
-	verified, err := verifyInto(&rec, t, actual)
-	s.out = append(s.out, verified)
-	return err
+	return concludeStandby(&s.out, rec, s.req, stepErr, s.standbyStates)
 }
 
 // standbyStates digests the standby instance's stores ("digest all":
