@@ -53,39 +53,13 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 		return fail(err)
 	}
 	defer cluster.DeleteTopic(context.WithoutCancel(ctx), adm, topic)
-	env.Logf("compaction: case %s #%d: writing the fill to %s with %s", req.Case.Name, req.Repeat, topic, cleanerText(cs.TopicConfigs))
-	popts, err := loadgen.ProducerOpts("lz4")
-	if err != nil {
-		return fail(err)
-	}
-	pcl, err := cluster.NewClient(env.Cluster, popts...)
-	if err != nil {
-		return fail(err)
-	}
-	writeStart := time.Now()
-	tot, err := loadgen.Produce(ctx, pcl, topic, *req.Spec, nil)
-	writeEnd := time.Now()
-	pcl.Close()
+	tot, writeStart, writeEnd, err := writeFillTo(ctx, env, req, topic)
 	if err != nil {
 		return fail(err)
 	}
 	cr := &runs.CompactionRecord{TopicConfigs: cs.TopicConfigs, Written: tot.Records, CleanedBy: runs.CleanedByKafka}
 	rec.Compaction = cr
-	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
-		return fail(err)
-	}
-	env.Logf("compaction: case %s #%d: giving the log cleaner %s", req.Case.Name, req.Repeat, cs.Settle)
-	select {
-	case <-time.After(cs.Settle.D()):
-	case <-ctx.Done():
-		return fail(ctx.Err())
-	}
-	if env.CompactNow != nil {
-		env.CompactNow()
-		cr.CleanedBy = runs.CleanedByKfake
-	}
-	cr.SettleSeconds = cs.Settle.D().Seconds()
-	if cr.LogBytesBeforeRestore, err = cluster.LogBytes(ctx, adm, topic); err != nil {
+	if err := settleCleaner(ctx, env, req, adm, topic, cr); err != nil {
 		return fail(err)
 	}
 	offsets, err := env.Offsets(ctx, topic)
@@ -110,6 +84,48 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	cr.Bound = amplificationBound(cs.TopicConfigs, tot, keys, young)
 	out.Compaction = cr
 	return out, verr
+}
+
+// writeFillTo writes the fill's records to topic and returns what it wrote
+// and when the writing began and ended.
+func writeFillTo(ctx context.Context, env *Env, req Request, topic string) (tot loadgen.FillTotals, start, end time.Time, err error) {
+	env.Logf("compaction: case %s #%d: writing the fill to %s with %s", req.Case.Name, req.Repeat, topic, cleanerText(req.Case.Compaction.TopicConfigs))
+	popts, err := loadgen.ProducerOpts("lz4")
+	if err != nil {
+		return tot, start, end, err
+	}
+	pcl, err := cluster.NewClient(env.Cluster, popts...)
+	if err != nil {
+		return tot, start, end, err
+	}
+	start = time.Now()
+	tot, err = loadgen.Produce(ctx, pcl, topic, *req.Spec, nil)
+	end = time.Now()
+	pcl.Close()
+	return tot, start, end, err
+}
+
+// settleCleaner gives the log cleaner the settle time (on the embedded
+// broker, then runs it), recording the log's size before and after.
+func settleCleaner(ctx context.Context, env *Env, req Request, adm *kadm.Client, topic string, cr *runs.CompactionRecord) error {
+	cs := req.Case.Compaction
+	var err error
+	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
+		return err
+	}
+	env.Logf("compaction: case %s #%d: giving the log cleaner %s", req.Case.Name, req.Repeat, cs.Settle)
+	select {
+	case <-time.After(cs.Settle.D()):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if env.CompactNow != nil {
+		env.CompactNow()
+		cr.CleanedBy = runs.CleanedByKfake
+	}
+	cr.SettleSeconds = cs.Settle.D().Seconds()
+	cr.LogBytesBeforeRestore, err = cluster.LogBytes(ctx, adm, topic)
+	return err
 }
 
 // amplificationBound is the most a restore can read per live key under
