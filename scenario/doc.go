@@ -2,5 +2,9 @@
 // measures (cold restore, warm restart, standby catch-up, compaction,
 // failover, scale-out and rolling restarts, each on the engines that run it;
 // see For) and records each run's phases and figures as results.json
-// restore records.
+// restore records. A sequence of steps is written once against an
+// engine-neutral instance (warmInstance, standbyInstance); the scenarios of
+// several Kafka Streams instances share one fleet (fleet*.go), whose
+// processes a Host starts: local JVMs (localHost), or later agents on other
+// hosts.
 package scenario
