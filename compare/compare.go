@@ -55,6 +55,45 @@ func (m Metric) Label() string {
 	return string(m)
 }
 
+// Step kinds whose record is a restore (its DurationSeconds a restore
+// time, MBPerSec its throughput), and those whose DurationSeconds is the
+// scenario's own headline figure under another name.
+var (
+	restoreKinds = map[runs.StepKind]bool{"": true, runs.StepRestore: true, runs.StepCold: true, runs.StepWarm: true,
+		runs.StepFallback: true, runs.StepInitial: true, runs.StepCompaction: true}
+	headlineLabels = map[runs.StepKind]string{
+		runs.StepKill:     "gap s (longest task)",
+		runs.StepScaleOut: "assignment s",
+		runs.StepRolling:  "downtime s",
+	}
+)
+
+// AppliesTo reports whether m means what its label says for a record of
+// step kind k: every metric for a restore; for a failover kill, a
+// scale-out or a rolling restart only the seconds (their gap, warmup
+// assignment or downtime: see LabelFor) and the peak RSS; for a standby's
+// rate, search or pause step only the peak RSS (what it measured is a lag,
+// which compare does not set side by side).
+func (m Metric) AppliesTo(k runs.StepKind) bool {
+	switch {
+	case restoreKinds[k], m == MetricPeakRSS:
+		return true
+	case headlineLabels[k] != "":
+		return m == MetricRestoreSeconds
+	}
+	return false
+}
+
+// LabelFor is m's label for a record of step kind k: the scenario's own
+// name of the seconds a failover kill, scale-out or rolling restart
+// records, else Label.
+func (m Metric) LabelFor(k runs.StepKind) string {
+	if l := headlineLabels[k]; l != "" && m == MetricRestoreSeconds {
+		return l
+	}
+	return m.Label()
+}
+
 // HigherIsBetter reports whether an increase of the metric is an improvement.
 func (m Metric) HigherIsBetter() bool {
 	return m == MetricMBPerSec || m == MetricEfficiency
@@ -63,6 +102,9 @@ func (m Metric) HigherIsBetter() bool {
 // Value returns the metric's value for one restore, and false when the
 // restore does not carry it (no Limits, no peak RSS).
 func (m Metric) Value(r runs.Restore) (float64, bool) {
+	if !m.AppliesTo(r.StepKind()) {
+		return 0, false
+	}
 	switch m {
 	case MetricRestoreSeconds:
 		return r.DurationSeconds, true
@@ -219,7 +261,10 @@ type CaseRow struct {
 	// ParamDiffs lists parameters that differ between the sides when
 	// comparing runs, e.g. "batch_records 1000 -> 10000".
 	ParamDiffs []string
-	// Metrics has one entry per CompareMetrics element, in that order.
+	// Kind is the step kind of the case's records; Metrics has one entry
+	// per CompareMetrics element that applies to it (Metric.AppliesTo), in
+	// that order.
+	Kind    runs.StepKind
 	Metrics []MetricDiff
 }
 
@@ -317,11 +362,24 @@ func diffOf(m Metric, base, other CaseSide, b, o []runs.Restore) MetricDiff {
 }
 
 func rowOf(name, baseName string, b, o []runs.Restore) CaseRow {
-	row := CaseRow{Case: name, BaseCase: baseName, Base: sideOf(baseName, b), Other: sideOf(name, o)}
+	row := CaseRow{Case: name, BaseCase: baseName, Base: sideOf(baseName, b), Other: sideOf(name, o), Kind: kindOf(b, o)}
 	for _, m := range CompareMetrics {
-		row.Metrics = append(row.Metrics, diffOf(m, row.Base, row.Other, b, o))
+		if m.AppliesTo(row.Kind) {
+			row.Metrics = append(row.Metrics, diffOf(m, row.Base, row.Other, b, o))
+		}
 	}
 	return row
+}
+
+// kindOf is the step kind of a case's records: its first record's, on
+// either side.
+func kindOf(b, o []runs.Restore) runs.StepKind {
+	for _, rs := range [][]runs.Restore{b, o} {
+		if len(rs) > 0 {
+			return rs[0].StepKind()
+		}
+	}
+	return ""
 }
 
 // Compare compares two runs' restores case by case, matching cases by

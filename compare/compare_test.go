@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -361,5 +362,60 @@ func TestCompareParamDiffs(t *testing.T) {
 	rows := Compare([]runs.Restore{a}, []runs.Restore{b})
 	if len(rows[0].ParamDiffs) != 1 || rows[0].ParamDiffs[0] != "batch_records 1000 -> 10000" {
 		t.Fatalf("param diffs %v", rows[0].ParamDiffs)
+	}
+}
+
+// TestScenarioRecordsAreComparedByTheirOwnFigures: a failover kill, a
+// scale-out or a rolling restart records its gap, warmup assignment or
+// downtime where a restore records its restore time; compare names that
+// figure so and shows no throughput or ready phase for it, and a standby's
+// rate steps (whose figure is a lag) get no seconds at all.
+func TestScenarioRecordsAreComparedByTheirOwnFigures(t *testing.T) {
+	load := func(name string) *runs.Results {
+		res, err := runs.Load(filepath.Join("..", "testdata", "results", name, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	render := func(c *Comparison, r func(*Comparison) Reporter) string {
+		var b bytes.Buffer
+		if err := r(c)(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	fo := load("failover")
+	text := render(CompareRuns(fo, fo, "a", "b"), NewTableReporter)
+	table, _, _ := strings.Cut(text, "Only verified") // the rows, without the footer's legend
+	if !strings.Contains(table, "gap s (longest task)") || strings.Contains(table, "restore s") || strings.Contains(table, "MB/s") {
+		t.Errorf("failover rows must compare the gap, named so, and no restore time or throughput:\n%s", text)
+	}
+	capRun := load("capacity")
+	c := CompareRuns(capRun, capRun, "a", "b")
+	for _, row := range c.Rows {
+		var names []string
+		for _, d := range row.Metrics {
+			names = append(names, d.Metric.LabelFor(row.Kind))
+		}
+		got := strings.Join(names, ", ")
+		switch row.Kind {
+		case runs.StepScaleOut:
+			if got != "assignment s, median peak RSS MiB" {
+				t.Errorf("%s: metrics %q", row.Case, got)
+			}
+		case runs.StepRate, runs.StepMax, runs.StepPause:
+			if got != "median peak RSS MiB" {
+				t.Errorf("%s: a standby step compared by %q", row.Case, got)
+			}
+		case runs.StepRestore:
+			if !strings.HasPrefix(got, "restore s, total s, MB/s") {
+				t.Errorf("%s: a cold restore compared by %q", row.Case, got)
+			}
+		}
+	}
+	md := render(c, NewMarkdownReporter)
+	if !strings.Contains(md, "| scaleout@256MiB | 3/3 | 3/3 | assignment s: 62.86 → 62.86") {
+		t.Errorf("markdown: the scale-out's cell must name its figure:\n%s", md)
 	}
 }

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"github.com/restorebench/restorebench/runs"
 	"io"
 	"math"
 	"strings"
@@ -87,7 +88,9 @@ with one value says "n=1, spread unknown". Change is (other - base) / base.
 restore s, total s: seconds; MB/s: each repeat's own rate (1 MB = 10^6 bytes);
 median peak RSS MiB: of the process that restored (this tool's on the model
 engine, the JVM's on kafka-streams; 1 MiB = 2^20 bytes); base range, other
-range: min..max over the repeats, n of them.`
+range: min..max over the repeats, n of them. A failover kill, scale-out or
+rolling restart is compared by its own seconds (gap, warmup assignment,
+downtime), a standby's rate and pause steps by none (their figure is a lag).`
 
 // NewTableReporter renders c as an aligned terminal table: one line per
 // case and metric.
@@ -112,7 +115,7 @@ func NewTableReporter(c *Comparison) Reporter {
 			}
 			fmt.Fprintf(tw, "%s\tverified\t%s\t\t%s\t\t\t\n", name, verifiedText(row.Base), verifiedText(row.Other))
 			for _, d := range row.Metrics {
-				fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric.Label(),
+				fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric.LabelFor(row.Kind),
 					medianText(d.Metric, row.Base, d.Base), rangeText(d.Metric, row.Base, d.Base),
 					medianText(d.Metric, row.Other, d.Other), rangeText(d.Metric, row.Other, d.Other),
 					changeText(d), d.VerdictText())
@@ -137,6 +140,9 @@ func rowNotes(c *Comparison) []string {
 	// Without any measured ready phase, one note says so for all cases.
 	allNoReady, anyVerified := true, false
 	for _, row := range c.Rows {
+		if !MetricTotalSeconds.AppliesTo(row.Kind) {
+			continue // a failover, scale-out or standby step has no total s
+		}
 		for _, s := range []CaseSide{row.Base, row.Other} {
 			anyVerified = anyVerified || s.Verified > 0
 			allNoReady = allNoReady && s.NoReady == s.Verified
@@ -146,7 +152,7 @@ func rowNotes(c *Comparison) []string {
 		out = append(out, "no verified repeat has a measured ready phase: total s is restore s throughout")
 	}
 	seen := map[string]bool{}
-	side := func(label string, s CaseSide) {
+	side := func(label string, s CaseSide, kind runs.StepKind) {
 		if !s.Present {
 			return
 		}
@@ -158,18 +164,18 @@ func rowNotes(c *Comparison) []string {
 		if len(s.Excluded) > 0 {
 			out = append(out, fmt.Sprintf("%s %s: repeats %v excluded (not verified or failed)", label, s.Case, s.Excluded))
 		}
-		if s.NoReady > 0 && !(anyVerified && allNoReady) {
+		if s.NoReady > 0 && !(anyVerified && allNoReady) && MetricTotalSeconds.AppliesTo(kind) {
 			out = append(out, fmt.Sprintf("%s %s: %d of %d verified repeats have no ready phase; their total s is their restore s",
 				label, s.Case, s.NoReady, s.Verified))
 		}
 	}
 	for _, row := range c.Rows {
 		if c.WithinRun {
-			side("case", row.Base)
-			side("case", row.Other)
+			side("case", row.Base, row.Kind)
+			side("case", row.Other, row.Kind)
 		} else {
-			side("base", row.Base)
-			side("other", row.Other)
+			side("base", row.Base, row.Kind)
+			side("other", row.Other, row.Kind)
 			if len(row.ParamDiffs) > 0 {
 				out = append(out, fmt.Sprintf("%s: params differ between runs: %s", row.Case, strings.Join(row.ParamDiffs, ", ")))
 			}
@@ -206,8 +212,8 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 				name = row.Case + " vs " + row.BaseCase
 			}
 			cells := []string{mdEscape(name), verifiedText(row.Base), verifiedText(row.Other)}
-			for _, d := range row.Metrics {
-				cells = append(cells, mdCell(d, row)) // numbers and fixed words only
+			for _, m := range CompareMetrics {
+				cells = append(cells, mdMetricCell(m, row)) // numbers and fixed words only
 			}
 			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
 		}
@@ -221,6 +227,23 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 		fmt.Fprintf(ew, "%s\n", mdEscape(strings.ReplaceAll(SpreadDefinition, "\n", " ")))
 		return ew.Err()
 	}
+}
+
+// mdMetricCell is row's cell of metric m's column: "–" where m does not
+// apply to the row's step kind, the scenario's own name of its seconds
+// where it differs from the column's.
+func mdMetricCell(m Metric, row CaseRow) string {
+	for _, d := range row.Metrics {
+		if d.Metric != m {
+			continue
+		}
+		c := mdCell(d, row)
+		if l := m.LabelFor(row.Kind); l != m.Label() {
+			c = l + ": " + c
+		}
+		return c
+	}
+	return "–"
 }
 
 func mdCell(d MetricDiff, row CaseRow) string {
