@@ -62,6 +62,30 @@ const (
 // StoreTypes lists the store types.
 var StoreTypes = []StoreType{StoreRocksDB, StoreMemory}
 
+// StoreKind is the kind of state store a case restores, by the Stores
+// factory Kafka Streams builds it with. Its changelog's records and what a
+// restore makes of them differ by kind (a window store's keys carry the
+// window start, a versioned store keeps every version within its history).
+type StoreKind string
+
+const (
+	// StoreKeyValue is Stores.persistentKeyValueStore (or the in-memory
+	// one, with Store "memory"): the kind every scenario restores today.
+	StoreKeyValue StoreKind = "key-value"
+)
+
+// StoreKinds lists the store kinds a case can restore; storeKindsToCome
+// are Kafka Streams' other kinds, refused by name until built.
+var (
+	StoreKinds       = []StoreKind{StoreKeyValue}
+	storeKindsToCome = []StoreKind{"timestamped-key-value", "window", "session", "versioned"}
+)
+
+// DriverKafkaStreamsVersion is the Kafka Streams version the driver in
+// kstreams/ is built against (kstreams/pom.xml's kafka.version): the one
+// version a case's kafka_streams_version may name today.
+const DriverKafkaStreamsVersion = "4.4.0"
+
 // Case is every setting of one benchmark case, resolved: profiles and flags
 // start from DefaultCase and overwrite what they set, Finalize applies the
 // rules that tie settings together and validates, the engines run it, and
@@ -81,6 +105,14 @@ type Case struct {
 	// Store is "rocksdb" (default) or "memory". A memory store restores with
 	// the memory strategy.
 	Store StoreType `json:"store" yaml:"store"`
+	// StoreKind is the kind of store the case restores: "key-value"
+	// (default, Stores.persistentKeyValueStore); window, session,
+	// timestamped and versioned stores are named but not built yet.
+	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
+	// KafkaStreamsVersion is the Kafka Streams version a kafka-streams
+	// engine instance runs; "" (default) is DriverKafkaStreamsVersion, the
+	// only one the driver is built for so far. The model engine ignores it.
+	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty" yaml:"kafka_streams_version"`
 	// BatchRecords is the restore consumer's max.poll.records: each poll's
 	// records become one WriteBatch per store. Kafka Streams'
 	// restore.consumer.max.poll.records; default 1000.
@@ -146,6 +178,7 @@ func DefaultCase() Case {
 		Scenario:               ScenarioCold,
 		Strategy:               StrategyPut,
 		Store:                  StoreRocksDB,
+		StoreKind:              StoreKeyValue,
 		BatchRecords:           1000,
 		Threads:                1,
 		FetchMaxBytes:          52428800,
@@ -238,6 +271,12 @@ func (c Case) Validate() error {
 		return fieldErr("store", "%q is not one of %s", c.Store, list(StoreTypes))
 	case c.Store == StoreMemory && c.Strategy != StrategyMemory:
 		return fieldErr("strategy", "%s needs a rocksdb store", c.Strategy)
+	case oneOf(c.StoreKind, storeKindsToCome):
+		return fieldErr("store_kind", "%q stores are not built yet: only %s restore so far", c.StoreKind, list(StoreKinds))
+	case !oneOf(c.StoreKind, StoreKinds):
+		return fieldErr("store_kind", "%q is not one of %s", c.StoreKind, list(StoreKinds))
+	case c.KafkaStreamsVersion != "" && c.KafkaStreamsVersion != DriverKafkaStreamsVersion:
+		return fieldErr("kafka_streams_version", "%q: the driver is built for Kafka Streams %s only so far", c.KafkaStreamsVersion, DriverKafkaStreamsVersion)
 	case c.BatchRecords <= 0:
 		return fieldErr("batch_records", "%d must be positive", c.BatchRecords)
 	case c.BatchRecords > maxBatchRecords:

@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestParseSize(t *testing.T) {
 	good := map[string]int64{"100": 100, "1KB": 1000, "1KiB": 1024, "2GiB": 2 << 30, "1.5MB": 1_500_000, "256mb": 256e6, "3 G": 3 << 30}
@@ -41,4 +45,33 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%q) = %d, printed %q, read back %d, %v", s, n, Size(n).String(), back, err)
 		}
 	})
+}
+
+// TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt: a case may name its
+// store kind and Kafka Streams version; the kinds and versions not built
+// yet are refused naming the setting, not run as key-value on 4.4.0.
+func TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*Case)
+		path string
+		want string
+	}{
+		{func(c *Case) { c.StoreKind = "window" }, "store_kind", `"window" stores are not built yet`},
+		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" stores are not built yet`},
+		{func(c *Case) { c.StoreKind = "btree" }, "store_kind", `"btree" is not one of key-value`},
+		{func(c *Case) { c.KafkaStreamsVersion = "3.9.0" }, "kafka_streams_version", "built for Kafka Streams 4.4.0 only"},
+	} {
+		cs := DefaultCase()
+		c.set(&cs)
+		err := cs.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != c.path || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want a %s error containing %q", err, c.path, c.want)
+		}
+	}
+	cs := DefaultCase()
+	cs.KafkaStreamsVersion = DriverKafkaStreamsVersion
+	if err := cs.Validate(); err != nil || cs.StoreKind != StoreKeyValue {
+		t.Errorf("the default store kind %q and the driver's version: %v", cs.StoreKind, err)
+	}
 }
