@@ -395,6 +395,18 @@ func (s Security) Opts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+// trustDescription says which CAs s trusts: "trusting CA file
+// /etc/kafka/ca.pem", inline ones or the system's.
+func (s Security) trustDescription() string {
+	switch {
+	case s.CAFile != "":
+		return "trusting CA file " + s.CAFile
+	case s.CAPEM != "":
+		return "trusting the inline CA certificates"
+	}
+	return "trusting the system's CA certificates"
+}
+
 // Describe summarizes s for logs without secrets, e.g.
 // "SASL_SSL with SCRAM-SHA-512 as user alice, CA /etc/kafka/ca.pem".
 func (s Security) Describe() string {
