@@ -152,11 +152,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		if len(brokers) == 0 {
 			return nil, fmt.Errorf("security settings need --brokers (or bootstrap.servers in --command-config): the embedded broker runs in plaintext")
 		}
-		opts, err := sec.Opts()
-		if err != nil {
-			return nil, err
-		}
-		o.Security, o.SecurityDescription, o.Login = opts, sec.Describe(), sec.Login()
+		o.Security = sec
 	}
 	env, err := bench.Connect(ctx, o)
 	if err != nil {
