@@ -143,15 +143,19 @@ func (s Security) clientPEM() (certData, keyData []byte, err error) {
 }
 
 // certificatesPEM keeps only the CERTIFICATE blocks of data (a PEM key
-// store file holds the key too), re-encoded.
+// store file holds the key too), re-encoded, each once: Java refuses a
+// key's chain that holds a certificate twice ("Certificate chain is not
+// valid"), as a bundle exported with its trusted CA often does.
 func certificatesPEM(data []byte) string {
 	var b strings.Builder
+	seen := map[string]bool{}
 	for rest := data; ; {
 		var blk *pem.Block
 		if blk, rest = pem.Decode(rest); blk == nil {
 			break
 		}
-		if blk.Type == "CERTIFICATE" {
+		if blk.Type == "CERTIFICATE" && !seen[string(blk.Bytes)] {
+			seen[string(blk.Bytes)] = true
 			b.Write(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: blk.Bytes}))
 		}
 	}

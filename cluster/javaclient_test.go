@@ -67,13 +67,14 @@ func TestJavaPropertiesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	sec1 := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: ecKey})
+	chain := string(pki.clientCertPEM) + string(pki.caPEM) + string(pki.caPEM) // the CA twice, as exports have it
 	s := Security{Protocol: "SASL_SSL", Mechanism: "PLAIN", Username: "u", Password: "p",
-		CAPEM: string(pki.caPEM), CertPEM: string(pki.clientCertPEM), KeyPEM: string(sec1)}
+		CAPEM: string(pki.caPEM), CertPEM: chain, KeyPEM: string(sec1)}
 	if jc, err = s.JavaProperties(); err != nil {
 		t.Fatal(err)
 	}
 	if jc.Plain["ssl.keystore.type"] != "PEM" || jc.Secret["ssl.truststore.certificates"] != string(pki.caPEM) ||
-		!strings.Contains(jc.Secret["ssl.keystore.certificate.chain"], "BEGIN CERTIFICATE") {
+		jc.Secret["ssl.keystore.certificate.chain"] != string(pki.clientCertPEM)+string(pki.caPEM) {
 		t.Fatalf("inline: %+v", jc)
 	}
 	got := pemBlock(t, []byte(jc.Secret["ssl.keystore.key"]))
