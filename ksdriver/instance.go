@@ -554,6 +554,11 @@ func (e *ExitError) Error() string {
 	if e.Reported != nil {
 		fmt.Fprintf(&b, "; it reported %s: %s", e.Reported.Where, e.Reported.Message)
 	}
+	if e.Reported != nil && e.Reported.Where == "connect" {
+		// The report says it all; the log holds the clients' stack traces.
+		fmt.Fprintf(&b, " (its log: %s)", e.LogPath)
+		return b.String()
+	}
 	if e.LogTail != "" {
 		fmt.Fprintf(&b, "; last lines of %s:\n%s", e.LogPath, e.LogTail)
 	} else if e.LogPath != "" {

@@ -66,7 +66,11 @@ final class ConnectCheck {
             return "SASL login to " + at + " failed " + login(p) + ": " + cause.getMessage();
         }
         if (cause instanceof SslAuthenticationException) {
-            return "TLS handshake with " + at + " failed" + trust(p) + ": " + rootMessage(cause);
+            String why = rootMessage(cause);
+            if (why.contains("certification path")) {
+                why = "the broker's certificate does not chain to a trusted CA (" + why + ")";
+            }
+            return "TLS handshake with " + at + " failed" + trust(p) + ": " + why;
         }
         if (cause instanceof AuthenticationException) {
             return "authentication with " + at + " failed " + login(p) + ": " + rootMessage(cause);
