@@ -67,6 +67,8 @@
 #   run/tls/truststore.jks   in a JKS one (store password "restorebench-store")
 #   run/tls/client.p12       a client certificate and key signed by the CA,
 #                            for mutual TLS (PKCS12, password "restorebench-store")
+#   run/tls/client.pem       the same key (PKCS#8) and chain in PEM, 0600 (only
+#                            where openssl is installed: keytool cannot export keys)
 #   run/tls/ca.p12, broker.p12  the CA's and the brokers' keys (keytool)
 #
 # Environment:
@@ -252,6 +254,10 @@ make_tls() {
 			-storetype JKS -storepass "$STORE_PASSWORD" &
 		local p
 		for p in $(jobs -p); do wait "$p"; done
+		# keytool cannot write a private key out; openssl can, when present.
+		if command -v openssl >/dev/null; then
+			openssl pkcs12 -in client.p12 -passin "pass:$STORE_PASSWORD" -nodes -out client.pem
+		fi
 		rm -f ./*.csr ./*.crt
 	) >"$RUN_DIR/tls.out" 2>&1 || {
 		cat "$RUN_DIR/tls.out" >&2
