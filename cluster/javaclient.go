@@ -93,8 +93,11 @@ func (s Security) javaTrust(jc JavaClient) error {
 		if err != nil {
 			return fmt.Errorf("CA file: %w", err)
 		}
-		jc.Plain["ssl.truststore.type"] = "PEM"
+		jc.Plain["ssl.truststore.type"] = storeType(s.TruststoreType)
 		jc.Plain["ssl.truststore.location"] = abs
+		if s.TruststorePassword != "" {
+			jc.Secret["ssl.truststore.password"] = s.TruststorePassword
+		}
 	case s.CAPEM != "":
 		jc.Plain["ssl.truststore.type"] = "PEM"
 		jc.Secret["ssl.truststore.certificates"] = s.CAPEM
@@ -103,9 +106,24 @@ func (s Security) javaTrust(jc JavaClient) error {
 }
 
 // javaKeystore sets the ssl.keystore.* properties of s's client
-// certificate, if any: a PEM chain and its key as PKCS#8, inline.
+// certificate, if any: a JKS or PKCS12 store by its path, with its
+// passwords; a PEM chain and its key as PKCS#8, inline.
 func (s Security) javaKeystore(jc JavaClient) error {
 	if s.CertFile == "" && s.CertPEM == "" {
+		return nil
+	}
+	if isJavaStore(s.KeystoreType) {
+		abs, err := filepath.Abs(s.CertFile)
+		if err != nil {
+			return fmt.Errorf("key store: %w", err)
+		}
+		jc.Plain["ssl.keystore.type"] = storeType(s.KeystoreType)
+		jc.Plain["ssl.keystore.location"] = abs
+		for k, v := range map[string]string{"ssl.keystore.password": s.KeystorePassword, "ssl.key.password": s.KeyPassword} {
+			if v != "" {
+				jc.Secret[k] = v
+			}
+		}
 		return nil
 	}
 	certData, keyData, err := s.clientPEM()

@@ -60,16 +60,20 @@ func connectSecured(t *testing.T, l testkafka.Listener, log *syncBuffer) (*bench
 // in the run's log.
 func TestSecuredClustersRestoreOnBothEngines(t *testing.T) {
 	needDriver(t)
-	for _, tc := range []struct{ name, protocol, mechanism string }{
-		{"SASL_PLAINTEXT-SCRAM-SHA-512", cluster.ProtocolSASLPlaintext, cluster.MechanismScramSHA512},
-		{"SSL", cluster.ProtocolSSL, ""},
-		{"SASL_SSL-PLAIN", cluster.ProtocolSASLSSL, cluster.MechanismPlain},
+	for _, tc := range []struct{ name, protocol, mechanism, stores string }{
+		{"SASL_PLAINTEXT-SCRAM-SHA-512", cluster.ProtocolSASLPlaintext, cluster.MechanismScramSHA512, ""},
+		{"SSL", cluster.ProtocolSSL, "", ""},
+		{"SSL-PKCS12-stores", cluster.ProtocolSSL, "", cluster.StorePKCS12},
+		{"SASL_SSL-PLAIN-JKS-truststore", cluster.ProtocolSASLSSL, cluster.MechanismPlain, cluster.StoreJKS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testkafka.SecuredListener(t, tc.protocol)
 			l.Security.Mechanism = tc.mechanism
 			secrets := []string{testkafka.SASLPassword}
-			if tc.protocol == cluster.ProtocolSSL {
+			switch {
+			case tc.stores != "":
+				secrets = append(secrets, withJavaStores(&l.Security, tc.stores))
+			case tc.protocol == cluster.ProtocolSSL:
 				secrets = withClientKey(t, &l.Security)
 			}
 			log := &syncBuffer{}
@@ -201,6 +205,20 @@ func withClientKey(t *testing.T, sec *cluster.Security) []string {
 	}
 	body := strings.Split(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: blk.Bytes})), "\n")
 	return []string{body[2]}
+}
+
+// withJavaStores makes sec trust the local broker's CA through its trust
+// store of typ (PKCS12 or JKS) and, for PKCS12, present the client key
+// pair of client.p12; it returns the stores' password, a secret.
+func withJavaStores(sec *cluster.Security, typ string) string {
+	const password = "restorebench-store" // scripts/kafka.sh's
+	dir := filepath.Dir(sec.CAFile)
+	sec.CAFile, sec.TruststoreType, sec.TruststorePassword = filepath.Join(dir, "truststore."+strings.ToLower(map[string]string{cluster.StorePKCS12: "p12", cluster.StoreJKS: "jks"}[typ])), typ, password
+	if typ == cluster.StorePKCS12 {
+		sec.CertFile, sec.KeyFile = filepath.Join(dir, "client.p12"), filepath.Join(dir, "client.p12")
+		sec.KeystoreType, sec.KeystorePassword = cluster.StorePKCS12, password
+	}
+	return password
 }
 
 // TestSecuredClusterRefusalsAreOneClearError: a wrong password and an
