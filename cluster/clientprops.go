@@ -136,7 +136,7 @@ var clientPropertyRules = map[string]propertyRule{
 		return nil
 	},
 	// Read once sasl.mechanism is known (see clientPropertiesFrom).
-	"sasl.jaas.config":    func(*propsReader, string, string) error { return nil },
+	"sasl.jaas.config": func(*propsReader, string, string) error { return nil },
 	"ssl.truststore.type": storeTypeRule(func(r *propsReader, t string) {
 		r.truststoreTypeSet, r.cp.Security.TruststoreType = true, t
 	}),
