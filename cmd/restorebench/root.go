@@ -209,6 +209,9 @@ func (g *globalFlags) security(ctx context.Context) (*cluster.Security, []string
 	} else if pw := os.Getenv("RESTOREBENCH_SASL_PASSWORD"); pw != "" && sec.Password == "" {
 		sec.Password = pw
 	}
+	// Read once, and gone from the environment every process restorebench
+	// starts (the Kafka Streams JVMs) inherits.
+	os.Unsetenv("RESTOREBENCH_SASL_PASSWORD")
 	if sec == (cluster.Security{}) {
 		return nil, brokers, nil
 	}
