@@ -190,24 +190,7 @@ func (s Security) Validate() error {
 		}
 	}
 	if !s.UsesTLS() {
-		var set []string
-		for _, f := range []struct {
-			name string
-			on   bool
-		}{
-			{"CA file", s.CAFile != ""}, {"inline CA", s.CAPEM != ""},
-			{"client certificate file", s.CertFile != ""}, {"client key file", s.KeyFile != ""},
-			{"inline client certificate", s.CertPEM != ""}, {"inline client key", s.KeyPEM != ""},
-			{"insecure-skip-verify", s.InsecureSkipVerify},
-			{"hostname verification off", s.SkipHostnameVerification},
-			{"store passwords", s.TruststorePassword != "" || s.KeystorePassword != "" || s.KeyPassword != ""},
-			{"TLS server name", s.ServerName != ""},
-		} {
-			if f.on {
-				set = append(set, f.name)
-			}
-		}
-		if len(set) > 0 {
+		if set := s.tlsSettings(); len(set) > 0 {
 			return fmt.Errorf("TLS settings (%s) are set but security.protocol is %s; use SSL or SASL_SSL",
 				strings.Join(set, ", "), p)
 		}
@@ -231,6 +214,29 @@ func (s Security) Validate() error {
 		return errors.New("a client certificate needs its private key and vice versa (set both, or neither)")
 	}
 	return nil
+}
+
+// tlsSettings names the TLS settings s has, for an error when its
+// protocol has no TLS.
+func (s Security) tlsSettings() []string {
+	var set []string
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{
+		{"CA file", s.CAFile != ""}, {"inline CA", s.CAPEM != ""},
+		{"client certificate file", s.CertFile != ""}, {"client key file", s.KeyFile != ""},
+		{"inline client certificate", s.CertPEM != ""}, {"inline client key", s.KeyPEM != ""},
+		{"insecure-skip-verify", s.InsecureSkipVerify},
+		{"hostname verification off", s.SkipHostnameVerification},
+		{"store passwords", s.TruststorePassword != "" || s.KeystorePassword != "" || s.KeyPassword != ""},
+		{"TLS server name", s.ServerName != ""},
+	} {
+		if f.on {
+			set = append(set, f.name)
+		}
+	}
+	return set
 }
 
 // validateStores checks the store types and passwords: a JKS or PKCS12
