@@ -328,3 +328,53 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestSecuredClusterWarmRestartAndStandbyOnKafkaStreams runs the
+// scenarios whose JVMs start elsewhere than a cold restore's (a warm
+// restart's process per step; a fleet's instances, here the standby
+// scenario's) over SASL_SSL with SCRAM-SHA-256: every step verifies, no
+// secrets file and no JVM is left.
+func TestSecuredClusterWarmRestartAndStandbyOnKafkaStreams(t *testing.T) {
+	needDriver(t)
+	l := testkafka.SecuredListener(t, cluster.ProtocolSASLSSL)
+	l.Security.Mechanism = cluster.MechanismScramSHA256
+	env, err := connectSecured(t, l, &syncBuffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := ksCase("warm", 1)
+	warm.Scenario = config.ScenarioWarm
+	warm.Warm = &config.WarmSettings{Changed: []config.Count{{N: 500}}}
+	standby := ksCase("standby", 1)
+	standby.Scenario = config.ScenarioStandby
+	standby.Standby = config.DefaultStandby()
+	standby.Standby.Rates, standby.Standby.Duration, standby.Standby.FindMax = []float64{300}, config.Duration(2*time.Second), false
+	standby.Standby.Pauses, standby.JVMHeap = nil, 256<<20
+	for _, c := range []config.Case{warm, standby} {
+		t.Run(c.Name, func(t *testing.T) {
+			if err := c.Finalize(); err != nil {
+				t.Fatal(err)
+			}
+			app := ksApp(t, env)
+			spec := loadgen.DefaultSpec()
+			spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 10_000, 2_000, 20, 200, 2
+			fill := ksFill(t, env, app, spec, "lz4")
+			dir := t.TempDir()
+			recs, err := env.RunCaseAll(context.Background(), fill, app, ksStore, c, dir)
+			noJVMUnder(t, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRecords(t, recs...)
+			for _, r := range recs {
+				if !r.Verified || r.KafkaStreams == nil || r.KafkaStreams.Properties["security.protocol"] != cluster.ProtocolSASLSSL {
+					t.Fatalf("%s: verified=%v (%s %s)", r.Case, r.Verified, r.Error, r.Verification.Problem)
+				}
+			}
+			if len(recs) < 2 {
+				t.Fatalf("%d records", len(recs))
+			}
+			noSecretInFiles(t, testkafka.SASLPassword, dir)
+		})
+	}
+}
