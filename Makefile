@@ -14,6 +14,10 @@ LDFLAGS = -X github.com/restorebench/restorebench/engine.rocksDBVersion=$(ROCKSD
 KAFKA_BOOTSTRAP := 127.0.0.1:19092
 # Its SASL_PLAINTEXT listener (users made by scripts/kafka.sh).
 KAFKA_SASL_BOOTSTRAP := 127.0.0.1:19094
+# Its SSL and SASL_SSL listeners, and the CA (made at up) they chain to.
+KAFKA_SSL_BOOTSTRAP := 127.0.0.1:19095
+KAFKA_SASL_SSL_BOOTSTRAP := 127.0.0.1:19096
+KAFKA_TLS_CA := $(CURDIR)/.cache/kafka/run/tls/ca.pem
 PROFILE ?= quick
 GOTEST_FLAGS ?= -count=1 -race -timeout 20m
 # FUZZTIME is how long each fuzz target runs: briefly in make test, longer
@@ -71,8 +75,11 @@ vet: deps
 # test that would skip for a missing dependency fails instead.
 test: deps deps-kafka deps-chromium kstreams vet
 	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up && started=1; fi; \
+	if [ ! -f $(KAFKA_TLS_CA) ]; then echo "the running broker has no TLS listeners (an older scripts/kafka.sh started it): run scripts/kafka.sh down, then make test" >&2; exit 1; fi; \
 	set -o pipefail; status=0; \
-	CI=true RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+	CI=true RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) \
+		RESTOREBENCH_SSL_BROKERS=$(KAFKA_SSL_BOOTSTRAP) RESTOREBENCH_SASL_SSL_BROKERS=$(KAFKA_SASL_SSL_BOOTSTRAP) \
+		RESTOREBENCH_TLS_CA=$(KAFKA_TLS_CA) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	[ $$status = 0 ] && { $(MAKE) --no-print-directory fuzz-brief || status=$$?; }; \
 	[ $$started = 1 ] && scripts/kafka.sh down; exit $$status
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
@@ -27,12 +26,10 @@ type Options struct {
 	// Brokers, if set, is the cluster to use; otherwise an embedded broker
 	// starts with its log under DataDir/broker.
 	Brokers []string
-	// Security are TLS/SASL client options for Brokers.
-	Security []kgo.Opt
-	// SecurityDescription says how the client authenticates, without secrets.
-	SecurityDescription string
-	// Login names the SASL identity for errors (cluster.Security.Login).
-	Login string
+	// Security is how every client of Brokers authenticates and encrypts
+	// (TLS, SASL): restorebench's own and the Kafka Streams JVMs'. Nil
+	// connects in plaintext.
+	Security *cluster.Security
 	// DataDir holds the embedded broker's log and the fill manifests.
 	// Default ".restorebench".
 	DataDir string
@@ -102,8 +99,11 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 			e.Broker.LogDisk = DiskOf(dir)
 		}
 	} else {
-		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout, Security: o.Security, Login: o.Login}
-		e.Broker = runs.Broker{Kind: "external", Bootstrap: o.Brokers, Security: o.SecurityDescription}
+		e.Cluster = cluster.Config{Brokers: o.Brokers, ConnectTimeout: o.ConnectTimeout}
+		e.Broker = runs.Broker{Kind: "external", Bootstrap: o.Brokers}
+		if err := e.secure(o.Security); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := cluster.Ping(ctx, e.Cluster); err != nil {
 		e.Close()
@@ -128,6 +128,21 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		e.Broker.Version = externalBrokerVersion(ctx, adm)
 	}
 	return e, nil
+}
+
+// secure applies sec (nil: plaintext) to the cluster's clients and says
+// how they log in, without secrets, in the run's broker record.
+func (e *Env) secure(sec *cluster.Security) error {
+	if sec == nil {
+		return nil
+	}
+	opts, err := sec.Opts()
+	if err != nil {
+		return err
+	}
+	e.Cluster.Security, e.Cluster.Login, e.Cluster.Settings = opts, sec.Login(), sec
+	e.Broker.Security = sec.Describe()
+	return nil
 }
 
 // embeddedBrokerVersion names the embedded broker by the kfake module this

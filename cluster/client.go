@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type Config struct {
 	// Login names the SASL identity for errors ("user alice
 	// (SASL/SCRAM-SHA-512)", see Security.Login); empty without SASL.
 	Login string
+	// Settings are the TLS and SASL settings Security and Login were made
+	// from, which the Kafka Streams JVMs take as Kafka client properties
+	// (Security.JavaProperties); nil in plaintext.
+	Settings *Security
 }
 
 // ParseBrokers splits a comma-separated broker list and checks each is host:port.
@@ -90,6 +95,9 @@ func Ping(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		if authErr := authFailure(cfg, err); authErr != nil {
 			return 0, authErr
+		}
+		if tlsErr := tlsFailure(cfg, err); tlsErr != nil {
+			return 0, tlsErr
 		}
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			return 0, fmt.Errorf("brokers %s did not answer within %s: %w", strings.Join(cfg.Brokers, ","), timeout, err)
@@ -195,7 +203,7 @@ func authFailure(cfg Config, err error) error {
 	if cfg.Login == "" {
 		return nil
 	}
-	at := strings.Join(cfg.Brokers, ",")
+	at := cfg.listener()
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Errorf("authentication failed for %s at %s: %v", cfg.Login, at, err)
@@ -203,6 +211,36 @@ func authFailure(cfg Config, err error) error {
 		return fmt.Errorf("authentication failed for %s at %s: %v (is this a SASL listener offering that mechanism?)", cfg.Login, at, err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("authentication failed for %s at %s: the broker closed the connection during the login (wrong user or password, or not a SASL listener)", cfg.Login, at)
+	}
+	return nil
+}
+
+// listener names the brokers with their protocol for errors: "the
+// SASL_SSL listener 127.0.0.1:9096" ("127.0.0.1:9092" in plaintext).
+func (cfg Config) listener() string {
+	at := strings.Join(cfg.Brokers, ",")
+	if cfg.Settings == nil {
+		return at
+	}
+	return "the " + cfg.Settings.protocol() + " listener " + at
+}
+
+// tlsFailure turns a failed TLS handshake into one clear error naming the
+// listener and what was trusted: the broker's certificate did not verify
+// (an unknown CA, a host name it does not hold, expired), or the
+// handshake itself failed (not a TLS listener). Other errors give nil.
+func tlsFailure(cfg Config, err error) error {
+	if cfg.Settings == nil || !cfg.Settings.UsesTLS() {
+		return nil
+	}
+	at, trust := cfg.listener(), cfg.Settings.trustDescription()
+	var verr *tls.CertificateVerificationError
+	var rerr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &verr):
+		return fmt.Errorf("TLS handshake with %s failed: its certificate is not trusted (%s): %v", at, trust, verr.Err)
+	case errors.As(err, &rerr):
+		return fmt.Errorf("TLS handshake with %s failed: the broker did not answer in TLS (is it a PLAINTEXT or SASL_PLAINTEXT listener?)", at)
 	}
 	return nil
 }

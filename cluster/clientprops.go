@@ -98,13 +98,14 @@ func unsupportedUnlessEmpty(_ *propsReader, v, at string) error {
 	return nil
 }
 
-// pemStoreType accepts only PEM stores, remembering that the type was given.
-func pemStoreType(kind string, set func(*propsReader)) propertyRule {
+// storeTypeRule accepts PEM, JKS and PKCS12 stores, remembering that the
+// type was given.
+func storeTypeRule(set func(*propsReader, string)) propertyRule {
 	return func(r *propsReader, v, at string) error {
-		if !strings.EqualFold(v, "PEM") {
-			return fmt.Errorf("%s: %q is not supported; only PEM %s stores are (convert a JKS/PKCS12 store with keytool and openssl)", at, v, kind)
+		if !contains(storeTypes, storeType(v)) {
+			return fmt.Errorf("%s: %q is not supported; allowed values: %s", at, v, strings.Join(storeTypes, ", "))
 		}
-		set(r)
+		set(r, storeType(v))
 		return nil
 	}
 }
@@ -135,9 +136,13 @@ var clientPropertyRules = map[string]propertyRule{
 		return nil
 	},
 	// Read once sasl.mechanism is known (see clientPropertiesFrom).
-	"sasl.jaas.config":    func(*propsReader, string, string) error { return nil },
-	"ssl.truststore.type": pemStoreType("trust", func(r *propsReader) { r.truststoreTypeSet = true }),
-	"ssl.keystore.type":   pemStoreType("key", func(r *propsReader) { r.keystoreTypeSet = true }),
+	"sasl.jaas.config": func(*propsReader, string, string) error { return nil },
+	"ssl.truststore.type": storeTypeRule(func(r *propsReader, t string) {
+		r.truststoreTypeSet, r.cp.Security.TruststoreType = true, t
+	}),
+	"ssl.keystore.type": storeTypeRule(func(r *propsReader, t string) {
+		r.keystoreTypeSet, r.cp.Security.KeystoreType = true, t
+	}),
 	"ssl.truststore.location": func(r *propsReader, v, _ string) error {
 		r.cp.Security.CAFile = v
 		return nil
@@ -159,14 +164,18 @@ var clientPropertyRules = map[string]propertyRule{
 		r.cp.Security.KeyPEM = v
 		return nil
 	},
-	"ssl.key.password": func(_ *propsReader, v, at string) error {
-		if v != "" {
-			return fmt.Errorf("%s: encrypted private keys are not supported; decrypt the key (e.g. openssl pkey) and remove this setting", at)
-		}
+	"ssl.key.password": func(r *propsReader, v, _ string) error {
+		r.cp.Security.KeyPassword = v
 		return nil
 	},
-	"ssl.keystore.password":   storePassword,
-	"ssl.truststore.password": storePassword,
+	"ssl.keystore.password": func(r *propsReader, v, _ string) error {
+		r.cp.Security.KeystorePassword = v
+		return nil
+	},
+	"ssl.truststore.password": func(r *propsReader, v, _ string) error {
+		r.cp.Security.TruststorePassword = v
+		return nil
+	},
 	"ssl.endpoint.identification.algorithm": func(r *propsReader, v, at string) error {
 		switch strings.ToLower(v) {
 		case "https":
@@ -208,13 +217,6 @@ var clientPropertyRules = map[string]propertyRule{
 	"ssl.trustmanager.algorithm":         defaultAlgorithm("ssl.trustmanager.algorithm"),
 }
 
-func storePassword(_ *propsReader, v, at string) error {
-	if v != "" {
-		return fmt.Errorf("%s: store passwords are not supported; only unencrypted PEM stores are (remove this setting)", at)
-	}
-	return nil
-}
-
 // defaultAlgorithm accepts a key or trust manager algorithm only at its
 // default, which needs nothing from restorebench (the key is then ignored).
 func defaultAlgorithm(key string) propertyRule {
@@ -251,7 +253,7 @@ func clientPropertiesFrom(props []javaprops.Property) (ClientProperties, error) 
 		}
 		if (strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.")) &&
 			!ignoredSecurityKeys[k] && !strings.HasPrefix(k, "sasl.oauthbearer.") {
-			return r.cp, fmt.Errorf("%s: is not supported by restorebench (supported: security.protocol, sasl.mechanism, sasl.jaas.config and PEM ssl.truststore.*/ssl.keystore.* settings)", at)
+			return r.cp, fmt.Errorf("%s: is not supported by restorebench (supported: security.protocol, sasl.mechanism, sasl.jaas.config and the PEM, JKS and PKCS12 ssl.truststore.*/ssl.keystore.* settings)", at)
 		}
 		r.cp.Ignored = append(r.cp.Ignored, k)
 	}
@@ -281,17 +283,22 @@ func clientPropertiesFrom(props []javaprops.Property) (ClientProperties, error) 
 // checkStores applies the rules that tie the store settings together.
 func (r *propsReader) checkStores() error {
 	sec := &r.cp.Security
-	// Kafka's default store type is JKS: a store file without an explicit
-	// type is accepted only if it actually holds PEM.
+	// Kafka's default store type is JKS; a store file without a type that
+	// holds PEM is taken as PEM (restorebench's flags have always read one
+	// so), any other as JKS.
 	if sec.CAFile != "" && !r.truststoreTypeSet {
-		if err := requirePEMFile(sec.CAFile, "ssl.truststore.location", "ssl.truststore.type"); err != nil {
+		t, err := untypedStore(sec.CAFile, "ssl.truststore.location")
+		if err != nil {
 			return err
 		}
+		sec.TruststoreType = t
 	}
 	if sec.CertFile != "" && !r.keystoreTypeSet {
-		if err := requirePEMFile(sec.CertFile, "ssl.keystore.location", "ssl.keystore.type"); err != nil {
+		t, err := untypedStore(sec.CertFile, "ssl.keystore.location")
+		if err != nil {
 			return err
 		}
+		sec.KeystoreType = t
 	}
 	switch {
 	case sec.CAFile != "" && sec.CAPEM != "":
@@ -326,17 +333,17 @@ func (r *propsReader) readJAAS(p javaprops.Property) error {
 	return nil
 }
 
-// requirePEMFile checks that a store file given without its type is PEM.
-func requirePEMFile(path, locKey, typeKey string) error {
+// untypedStore is the type of a store file given without one: PEM when
+// it holds PEM, else Kafka's default, JKS.
+func untypedStore(path, locKey string) (string, error) {
 	data, err := boundedread.ReadFile(path, boundedread.Security)
 	if err != nil {
-		return fmt.Errorf("%s: %w", locKey, err)
+		return "", fmt.Errorf("%s: %w", locKey, err)
 	}
-	if !bytes.Contains(data, []byte("-----BEGIN ")) {
-		return fmt.Errorf("%s: %s is not a PEM file and %s is not set (Kafka's default is JKS); restorebench reads only PEM stores: convert it and set %s=PEM",
-			locKey, path, typeKey, typeKey)
+	if bytes.Contains(data, []byte("-----BEGIN ")) {
+		return StorePEM, nil
 	}
-	return nil
+	return StoreJKS, nil
 }
 
 // parseBootstrap parses bootstrap.servers, accepting the optional

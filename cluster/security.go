@@ -67,10 +67,19 @@ type Security struct {
 	// SASL protocols; no default. Never printed.
 	Password string
 
-	// CAFile mirrors ssl.truststore.location with ssl.truststore.type=PEM:
-	// a file of PEM certificates the broker's certificate must chain to.
-	// Empty (Kafka's default) trusts the system's root certificates.
+	// CAFile mirrors ssl.truststore.location: a file of PEM certificates
+	// (or a JKS or PKCS12 trust store, per TruststoreType) the broker's
+	// certificate must chain to. Empty (Kafka's default) trusts the
+	// system's root certificates.
 	CAFile string
+
+	// TruststoreType mirrors ssl.truststore.type for CAFile: PEM (the
+	// default here), JKS or PKCS12.
+	TruststoreType string
+
+	// TruststorePassword mirrors ssl.truststore.password: the password of
+	// a JKS or PKCS12 CAFile. Default none. Never printed.
+	TruststorePassword string
 
 	// CertFile mirrors ssl.keystore.location with ssl.keystore.type=PEM: the
 	// client's PEM certificate chain for mutual TLS. It may be the same file
@@ -78,8 +87,22 @@ type Security struct {
 	CertFile string
 
 	// KeyFile is the PEM private key of CertFile (unencrypted; Kafka's
-	// ssl.key.password for encrypted keys is not supported). Default none.
+	// ssl.key.password for encrypted PEM keys is not supported). Default
+	// none. With a JKS or PKCS12 KeystoreType it is CertFile.
 	KeyFile string
+
+	// KeystoreType mirrors ssl.keystore.type for CertFile: PEM (the
+	// default here), JKS or PKCS12 (a store of one private key entry).
+	KeystoreType string
+
+	// KeystorePassword mirrors ssl.keystore.password: the password of a
+	// JKS or PKCS12 CertFile. Default none. Never printed.
+	KeystorePassword string
+
+	// KeyPassword mirrors ssl.key.password: the password of the private
+	// key in a JKS or PKCS12 CertFile; default KeystorePassword, as in
+	// Kafka. Never printed.
+	KeyPassword string
 
 	// CAPEM mirrors ssl.truststore.certificates: inline PEM certificates, an
 	// alternative to CAFile. Default none.
@@ -167,23 +190,7 @@ func (s Security) Validate() error {
 		}
 	}
 	if !s.UsesTLS() {
-		var set []string
-		for _, f := range []struct {
-			name string
-			on   bool
-		}{
-			{"CA file", s.CAFile != ""}, {"inline CA", s.CAPEM != ""},
-			{"client certificate file", s.CertFile != ""}, {"client key file", s.KeyFile != ""},
-			{"inline client certificate", s.CertPEM != ""}, {"inline client key", s.KeyPEM != ""},
-			{"insecure-skip-verify", s.InsecureSkipVerify},
-			{"hostname verification off", s.SkipHostnameVerification},
-			{"TLS server name", s.ServerName != ""},
-		} {
-			if f.on {
-				set = append(set, f.name)
-			}
-		}
-		if len(set) > 0 {
+		if set := s.tlsSettings(); len(set) > 0 {
 			return fmt.Errorf("TLS settings (%s) are set but security.protocol is %s; use SSL or SASL_SSL",
 				strings.Join(set, ", "), p)
 		}
@@ -191,6 +198,9 @@ func (s Security) Validate() error {
 	}
 	if s.CAFile != "" && s.CAPEM != "" {
 		return errors.New("both a CA file (ssl.truststore.location) and inline CA certificates (ssl.truststore.certificates) are set; use one")
+	}
+	if err := s.validateStores(); err != nil {
+		return err
 	}
 	if s.CertFile != "" && s.CertPEM != "" {
 		return errors.New("both a client certificate file (ssl.keystore.location) and an inline chain (ssl.keystore.certificate.chain) are set; use one")
@@ -202,6 +212,50 @@ func (s Security) Validate() error {
 	hasKey := s.KeyFile != "" || s.KeyPEM != ""
 	if hasCert != hasKey {
 		return errors.New("a client certificate needs its private key and vice versa (set both, or neither)")
+	}
+	return nil
+}
+
+// tlsSettings names the TLS settings s has, for an error when its
+// protocol has no TLS.
+func (s Security) tlsSettings() []string {
+	var set []string
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{
+		{"CA file", s.CAFile != ""}, {"inline CA", s.CAPEM != ""},
+		{"client certificate file", s.CertFile != ""}, {"client key file", s.KeyFile != ""},
+		{"inline client certificate", s.CertPEM != ""}, {"inline client key", s.KeyPEM != ""},
+		{"insecure-skip-verify", s.InsecureSkipVerify},
+		{"hostname verification off", s.SkipHostnameVerification},
+		{"store passwords", s.TruststorePassword != "" || s.KeystorePassword != "" || s.KeyPassword != ""},
+		{"TLS server name", s.ServerName != ""},
+	} {
+		if f.on {
+			set = append(set, f.name)
+		}
+	}
+	return set
+}
+
+// validateStores checks the store types and passwords: a JKS or PKCS12
+// store is a file (never inline), passwords belong to such stores only.
+func (s Security) validateStores() error {
+	for _, st := range []struct{ key, typ string }{{"ssl.truststore.type", s.TruststoreType}, {"ssl.keystore.type", s.KeystoreType}} {
+		if !contains(storeTypes, storeType(st.typ)) {
+			return fmt.Errorf("%s %q is not supported; allowed values: %s", st.key, st.typ, strings.Join(storeTypes, ", "))
+		}
+	}
+	switch {
+	case isJavaStore(s.TruststoreType) && s.CAFile == "":
+		return fmt.Errorf("ssl.truststore.type %s needs the store's file (ssl.truststore.location)", storeType(s.TruststoreType))
+	case !isJavaStore(s.TruststoreType) && s.TruststorePassword != "":
+		return errors.New("ssl.truststore.password is for JKS and PKCS12 trust stores; a PEM one has none")
+	case isJavaStore(s.KeystoreType) && (s.CertFile == "" || s.KeyFile != s.CertFile || s.CertPEM != "" || s.KeyPEM != ""):
+		return fmt.Errorf("ssl.keystore.type %s needs the store's file (ssl.keystore.location) and nothing else for the client certificate", storeType(s.KeystoreType))
+	case !isJavaStore(s.KeystoreType) && (s.KeystorePassword != "" || s.KeyPassword != ""):
+		return errors.New("ssl.keystore.password and ssl.key.password are for JKS and PKCS12 key stores; encrypted PEM keys are not supported (decrypt the key, e.g. openssl pkey)")
 	}
 	return nil
 }
@@ -223,6 +277,11 @@ func (s Security) TLSConfig() (*tls.Config, error) {
 		InsecureSkipVerify: s.InsecureSkipVerify, //nolint:gosec // explicit opt-in
 	}
 	switch {
+	case s.CAFile != "" && isJavaStore(s.TruststoreType):
+		var err error
+		if cfg.RootCAs, err = readTrustStore(s.CAFile, s.TruststoreType, s.TruststorePassword); err != nil {
+			return nil, err
+		}
 	case s.CAFile != "":
 		data, err := boundedread.ReadFile(s.CAFile, boundedread.Security)
 		if err != nil {
@@ -259,6 +318,9 @@ func (s Security) TLSConfig() (*tls.Config, error) {
 // clientCertificate loads the client certificate chain and its key from
 // files or inline PEM (Validate has checked that exactly one of each is set).
 func (s Security) clientCertificate() (tls.Certificate, error) {
+	if isJavaStore(s.KeystoreType) {
+		return readKeyStore(s.CertFile, s.KeystoreType, s.KeystorePassword, s.KeyPassword)
+	}
 	var certData, keyData []byte
 	var certName, keyName string
 	var err error
@@ -395,6 +457,18 @@ func (s Security) Opts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+// trustDescription says which CAs s trusts: "trusting CA file
+// /etc/kafka/ca.pem", inline ones or the system's.
+func (s Security) trustDescription() string {
+	switch {
+	case s.CAFile != "":
+		return "trusting CA file " + s.CAFile
+	case s.CAPEM != "":
+		return "trusting the inline CA certificates"
+	}
+	return "trusting the system's CA certificates"
+}
+
 // Describe summarizes s for logs without secrets, e.g.
 // "SASL_SSL with SCRAM-SHA-512 as user alice, CA /etc/kafka/ca.pem".
 func (s Security) Describe() string {
@@ -410,6 +484,8 @@ func (s Security) Describe() string {
 	}
 	if s.UsesTLS() {
 		switch {
+		case s.CAFile != "" && isJavaStore(s.TruststoreType):
+			b.WriteString(", CA " + s.CAFile + " (" + storeType(s.TruststoreType) + ")")
 		case s.CAFile != "":
 			b.WriteString(", CA " + s.CAFile)
 		case s.CAPEM != "":
@@ -436,14 +512,13 @@ func (s Security) Describe() string {
 	return b.String()
 }
 
-// Redacted returns a copy of s with the password and inline private key
+// Redacted returns a copy of s with the passwords and inline private key
 // replaced by "[redacted]" (when set).
 func (s Security) Redacted() Security {
-	if s.Password != "" {
-		s.Password = redacted
-	}
-	if s.KeyPEM != "" {
-		s.KeyPEM = redacted
+	for _, p := range []*string{&s.Password, &s.KeyPEM, &s.TruststorePassword, &s.KeystorePassword, &s.KeyPassword} {
+		if *p != "" {
+			*p = redacted
+		}
 	}
 	return s
 }
@@ -456,8 +531,13 @@ type securityView struct {
 	Username                 string `json:"username,omitempty" yaml:"username,omitempty"`
 	Password                 string `json:"password,omitempty" yaml:"password,omitempty"`
 	CAFile                   string `json:"caFile,omitempty" yaml:"caFile,omitempty"`
+	TruststoreType           string `json:"truststoreType,omitempty" yaml:"truststoreType,omitempty"`
+	TruststorePassword       string `json:"truststorePassword,omitempty" yaml:"truststorePassword,omitempty"`
 	CertFile                 string `json:"certFile,omitempty" yaml:"certFile,omitempty"`
 	KeyFile                  string `json:"keyFile,omitempty" yaml:"keyFile,omitempty"`
+	KeystoreType             string `json:"keystoreType,omitempty" yaml:"keystoreType,omitempty"`
+	KeystorePassword         string `json:"keystorePassword,omitempty" yaml:"keystorePassword,omitempty"`
+	KeyPassword              string `json:"keyPassword,omitempty" yaml:"keyPassword,omitempty"`
 	CAPEM                    string `json:"caPEM,omitempty" yaml:"caPEM,omitempty"`
 	CertPEM                  string `json:"certPEM,omitempty" yaml:"certPEM,omitempty"`
 	KeyPEM                   string `json:"keyPEM,omitempty" yaml:"keyPEM,omitempty"`

@@ -191,6 +191,8 @@ func (c Case) validateStreamsKeys() error {
 			return fieldErr(path, "must not be set here: %s", reservedStreams[k])
 		case reservedStreams[base] != "":
 			return fieldErr(path, "must not be set here, for any client: %s", reservedStreams[base])
+		case isClusterSecurityKey(base):
+			return fieldErr(path, "must not be set here: the cluster's TLS and SASL settings come from --command-config or the security flags, the same for every client restorebench starts, its own and Kafka Streams'")
 		case strings.HasPrefix(k, "restorebench.") || strings.HasPrefix(base, "restorebench."):
 			return fieldErr(path, "driver keys are restorebench's: they follow from the case's settings (store, RocksDB options)")
 		case isMappedStream(k):
@@ -200,6 +202,13 @@ func (c Case) validateStreamsKeys() error {
 		}
 	}
 	return nil
+}
+
+// isClusterSecurityKey reports whether a client property (without its
+// client prefix) is one of the connection's security settings:
+// security.protocol, sasl.* or ssl.*.
+func isClusterSecurityKey(base string) bool {
+	return base == "security.protocol" || strings.HasPrefix(base, "sasl.") || strings.HasPrefix(base, "ssl.")
 }
 
 // validateModelStreams refuses, on the model engine, Streams keys it has no

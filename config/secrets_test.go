@@ -58,9 +58,17 @@ func TestStreamsSecretsAreRefused(t *testing.T) {
 	// Harmless values stay allowed.
 	c = ksCase()
 	c.Streams = map[string]string{"schema.registry.url": "http://registry:8081", "num.standby.replicas": "1",
-		"sasl.oauthbearer.client.credentials.client.id": "app", "ssl.keystore.location": "/etc/ks.p12"}
+		"max.poll.records": "500"}
 	if err := c.Finalize(); err != nil {
 		t.Fatalf("harmless properties refused: %v", err)
+	}
+	// Security settings are the cluster's, not a case's, secret or not.
+	for _, k := range []string{"ssl.keystore.location", "security.protocol", "consumer.sasl.mechanism", "sasl.oauthbearer.client.credentials.client.id"} {
+		c = ksCase()
+		c.Streams = map[string]string{k: "x"}
+		if err := c.Finalize(); err == nil || !strings.Contains(err.Error(), "streams."+k) || !strings.Contains(err.Error(), "--command-config") {
+			t.Errorf("streams %s: %v", k, err)
+		}
 	}
 }
 

@@ -109,3 +109,50 @@ func TestDriverRefusingItsConfigIsOneClearError(t *testing.T) {
 		t.Fatalf("a JVM of the refused instance is still running: pid %s", out)
 	}
 }
+
+// TestDriverReadsAndDeletesItsSecretsFile: the real driver reads the
+// secrets file (a driver key in it is refused, which shows it was read)
+// and deletes it before anything else, even when it then refuses it.
+func TestDriverReadsAndDeletesItsSecretsFile(t *testing.T) {
+	lib, java := builtDriver(t)
+	dir := t.TempDir()
+	_, err := Start(context.Background(), Options{
+		ID: "sec", Dir: dir, Lib: lib, Java: java, JVMFlags: []string{"-Xmx64m"},
+		Properties: map[string]string{"application.id": "x", "bootstrap.servers": "127.0.0.1:1", PropInputTopic: "in"},
+		Secrets:    map[string]string{PropBare: "true"},
+	})
+	if err == nil || !strings.Contains(err.Error(), "the secrets file holds StreamsConfig properties only, not "+PropBare) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, SecretsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the secrets file is still there: %v", err)
+	}
+}
+
+// TestDriverConnectCheckFailsAtOnce: with the connection check on, a
+// cluster that does not answer is one error naming the listener within
+// the check's timeout, before Kafka Streams starts, and no JVM is left.
+func TestDriverConnectCheckFailsAtOnce(t *testing.T) {
+	lib, java := builtDriver(t)
+	dir := t.TempDir()
+	t0 := time.Now()
+	_, err := Start(context.Background(), Options{
+		ID: "conn", Dir: dir, Lib: lib, Java: java, JVMFlags: []string{"-Xmx64m"},
+		Properties: map[string]string{"application.id": "x", "bootstrap.servers": "127.0.0.1:1", PropInputTopic: "in",
+			"security.protocol": "SSL", PropConnectTimeoutMs: "1500"},
+	})
+	if err == nil {
+		t.Fatal("started against a port nothing listens on")
+	}
+	for _, want := range []string{"it reported connect", "the SSL listener 127.0.0.1:1 did not answer within 1500 ms", "exit status 2"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("the check took %s", d)
+	}
+	if out, _ := exec.Command("pgrep", "-f", filepath.Join(dir, ConfigFile)).Output(); len(out) > 0 {
+		t.Fatalf("a JVM is still running: pid %s", out)
+	}
+}

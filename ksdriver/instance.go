@@ -34,6 +34,10 @@ const (
 const (
 	ConfigFile = "CONFIG.properties"
 	LogFile    = "instance.log"
+	// SecretsFile holds Options.Secrets (0600) from the launch until the
+	// driver has read it: the driver deletes it before its hello, and
+	// Start deletes it once the hello arrives or the process ends.
+	SecretsFile = "secrets.properties"
 )
 
 // logTailLines is how many lines of the instance's log an error quotes.
@@ -51,6 +55,12 @@ type Options struct {
 	// and the driver's restorebench.* keys (kstreams/PROTOCOL.md).
 	// restorebench.instance.id is set from ID.
 	Properties map[string]string
+	// Secrets are StreamsConfig properties that hold secrets
+	// (sasl.jaas.config, a private key, store passwords): never in
+	// CONFIG.properties, the argv or an event, they reach the JVM through
+	// SecretsFile, which lives only until the driver has read it. Default
+	// none.
+	Secrets map[string]string
 	// JVMFlags go to java before the class path, e.g. -Xmx1g.
 	JVMFlags []string
 	// Lib is the driver's lib directory. Default: FindLib().
@@ -139,12 +149,14 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		return nil, err
 	}
 	if err := in.launch(); err != nil {
+		in.removeSecrets()
 		return nil, err
 	}
 	go in.watch(ctx)
 	hctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
 	e, _, err := in.WaitFor(hctx, 0, func(e Event) bool { return e.Head().Ev == EvHello })
+	in.removeSecrets() // read by now, or never to be
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("no hello within %s", o.StartTimeout)
@@ -166,10 +178,47 @@ func (in *Instance) writeConfig() error {
 		props = map[string]string{}
 	}
 	props[PropInstanceID] = in.opts.ID
+	delete(props, PropSecretsFile)
+	if len(in.opts.Secrets) > 0 {
+		if err := writeSecrets(in.secretsPath(), in.opts.Secrets); err != nil {
+			return fmt.Errorf("kafka-streams instance %s: %w", in.opts.ID, err)
+		}
+		props[PropSecretsFile] = in.secretsPath()
+	}
 	if err := os.WriteFile(in.ConfigPath(), javaprops.Encode(props), 0o600); err != nil {
+		in.removeSecrets()
 		return fmt.Errorf("kafka-streams instance %s: %w", in.opts.ID, err)
 	}
 	return nil
+}
+
+// writeSecrets writes secrets to a new file at path that only this user
+// can read (0600, created exclusively: never through a file someone else
+// left there). An error never holds a value.
+func writeSecrets(path string, secrets map[string]string) error {
+	os.Remove(path) // a previous process's, if it died before reading it
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("secrets file: %w", err)
+	}
+	_, werr := f.Write(javaprops.Encode(secrets))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return fmt.Errorf("secrets file %s: %w", path, werr)
+	}
+	return nil
+}
+
+func (in *Instance) secretsPath() string { return filepath.Join(in.opts.Dir, SecretsFile) }
+
+// removeSecrets deletes the secrets file, if the driver has not.
+func (in *Instance) removeSecrets() {
+	if len(in.opts.Secrets) > 0 {
+		os.Remove(in.secretsPath())
+	}
 }
 
 // launch starts the JVM with stderr in the log file and stdout read into
@@ -216,6 +265,7 @@ func (in *Instance) read(stdout io.Reader) {
 		}
 	}
 	werr := in.cmd.Wait()
+	in.removeSecrets()
 	in.mu.Lock()
 	in.exited, in.waitErr = true, werr
 	in.broadcast()
@@ -503,6 +553,11 @@ func (e *ExitError) Error() string {
 	}
 	if e.Reported != nil {
 		fmt.Fprintf(&b, "; it reported %s: %s", e.Reported.Where, e.Reported.Message)
+	}
+	if e.Reported != nil && e.Reported.Where == "connect" {
+		// The report says it all; the log holds the clients' stack traces.
+		fmt.Fprintf(&b, " (its log: %s)", e.LogPath)
+		return b.String()
 	}
 	if e.LogTail != "" {
 		fmt.Fprintf(&b, "; last lines of %s:\n%s", e.LogPath, e.LogTail)

@@ -35,6 +35,15 @@ hang)
 	hello
 	sleep 1000 & echo $! > "$dir/child"
 	while true; do sleep 1; done ;;
+secrets)
+	sf=$(sed -n 's/^restorebench.secrets.file=//p' "$config")
+	stat -c %a "$sf" > "$dir/secrets.mode"
+	cp "$sf" "$dir/secrets.seen"
+	tr '\0' ' ' < /proc/$$/cmdline > "$dir/cmdline"
+	hello
+	while read -r cmd; do [ "$cmd" = stop ] && break; done
+	ev stopped ',"clean":true,"seconds":0.01'
+	exit 0 ;;
 termok)
 	hello
 	while true; do sleep 1; done ;;
@@ -55,6 +64,12 @@ esac
 // startFake starts the fake driver in mode with short timeouts.
 func startFake(t *testing.T, ctx context.Context, mode string) (*Instance, string, error) {
 	t.Helper()
+	return startFakeWith(t, ctx, mode, nil)
+}
+
+// startFakeWith starts the fake driver in mode with secrets.
+func startFakeWith(t *testing.T, ctx context.Context, mode string, secrets map[string]string) (*Instance, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	java := filepath.Join(dir, "java")
 	if err := os.WriteFile(java, []byte(fakeDriver), 0o755); err != nil {
@@ -64,6 +79,7 @@ func startFake(t *testing.T, ctx context.Context, mode string) (*Instance, strin
 	in, err := Start(ctx, Options{
 		ID: "i0", Dir: idir, Java: java, Lib: dir,
 		Properties:   map[string]string{"fake.mode": mode},
+		Secrets:      secrets,
 		StartTimeout: 2 * time.Second, StopTimeout: 500 * time.Millisecond, KillGrace: 500 * time.Millisecond,
 	})
 	return in, idir, err
@@ -249,5 +265,51 @@ func TestInstanceInARelativeDirectoryStarts(t *testing.T) {
 	}
 	if err := in.Stop(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSecretsReachTheProcessOnlyThroughAFileItOwns: the secrets are in a
+// 0600 file the process can read at launch, named in CONFIG.properties;
+// never in CONFIG.properties or the argv; and the file is gone once the
+// process said hello.
+func TestSecretsReachTheProcessOnlyThroughAFileItOwns(t *testing.T) {
+	const secret = "hunter2-in-the-jaas-line"
+	in, dir, err := startFakeWith(t, context.Background(), "secrets", map[string]string{"sasl.jaas.config": "x password=\"" + secret + "\";"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Kill()
+	if _, err := os.Stat(filepath.Join(dir, SecretsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the secrets file outlived the hello: %v", err)
+	}
+	mode, _ := os.ReadFile(filepath.Join(dir, "secrets.mode"))
+	seen, _ := os.ReadFile(filepath.Join(dir, "secrets.seen"))
+	if strings.TrimSpace(string(mode)) != "600" || !strings.Contains(string(seen), secret) {
+		t.Fatalf("the process saw mode %q and %q", mode, seen)
+	}
+	cfg, _ := os.ReadFile(in.ConfigPath())
+	argv, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+	if !strings.Contains(string(cfg), PropSecretsFile+"="+filepath.Join(dir, SecretsFile)) {
+		t.Fatalf("CONFIG.properties does not name the secrets file:\n%s", cfg)
+	}
+	for name, b := range map[string][]byte{"CONFIG.properties": cfg, "argv": argv} {
+		if len(b) == 0 || strings.Contains(string(b), secret) {
+			t.Errorf("%s holds the secret (or is empty): %q", name, b)
+		}
+	}
+	if err := in.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSecretsFileIsGoneWhenTheProcessFailsToStart: a process that exits
+// before its hello leaves no secrets file behind.
+func TestSecretsFileIsGoneWhenTheProcessFailsToStart(t *testing.T) {
+	_, dir, err := startFakeWith(t, context.Background(), "exit3", map[string]string{"ssl.keystore.key": "KEY"})
+	if err == nil {
+		t.Fatal("the failing fake started")
+	}
+	if _, err := os.Stat(filepath.Join(dir, SecretsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the secrets file outlived the process: %v", err)
 	}
 }

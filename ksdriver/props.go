@@ -39,6 +39,18 @@ const (
 	// PropBare turns off the listeners and polling: only hello, state and
 	// stopped (the overhead check). Default false.
 	PropBare = "restorebench.bare"
+	// PropSecretsFile names a properties file of further StreamsConfig
+	// properties, the ones holding secrets (sasl.jaas.config, keys, store
+	// passwords): the driver reads it and deletes it before its hello.
+	// Set by Start from Options.Secrets; default none.
+	PropSecretsFile = "restorebench.secrets.file"
+	// PropConnectTimeoutMs, when above 0, has the driver check before
+	// Kafka Streams starts that the cluster takes its TLS and SASL
+	// settings (one Admin describeCluster within that long), and fail at
+	// once with an error naming the listener and the mechanism when it
+	// does not, rather than leave Kafka Streams retrying. Default 0 (no
+	// check).
+	PropConnectTimeoutMs = "restorebench.connect.timeout.ms"
 	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
 	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
 	// RocksDBConfigSetter.

@@ -2,12 +2,10 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
@@ -90,7 +88,11 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, JVMFlags: JVMFlags(req.Case)})
+	secrets, err := jvmSecrets(env)
+	if err != nil {
+		return fail(err)
+	}
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case)})
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
 	}
@@ -132,15 +134,11 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 
 // checkKafkaStreamsTarget refuses what the kafka-streams engine cannot
 // restore: a changelog Kafka Streams would not name after the store (its
-// store's changelog is always <application.id>-<store>-changelog), and a
-// secured cluster, whose client settings the JVM is not given yet.
+// store's changelog is always <application.id>-<store>-changelog).
 func checkKafkaStreamsTarget(env *Env, t Target) error {
 	if want := config.ChangelogTopic(t.AppID, t.StoreName); t.Topic != want {
 		return fmt.Errorf("the kafka-streams engine restores store %s of application %s from %s, the changelog Kafka Streams names for it; topic %s is not that (fill it under that name, or restore it on the model engine)",
 			t.StoreName, t.AppID, want, t.Topic)
-	}
-	if len(env.Cluster.Security) > 0 {
-		return errors.New("the kafka-streams engine does not pass TLS/SASL client settings to its JVM yet: use a PLAINTEXT listener, or the model engine")
 	}
 	return nil
 }
@@ -168,7 +166,9 @@ func instanceProperties(env *Env, t Target, req Request, input string) (map[stri
 	}
 	props := req.Case.KafkaStreamsProperties()
 	props["application.id"] = t.AppID
-	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
+	if err := addClientProperties(env, props); err != nil {
+		return nil, err
+	}
 	props["state.dir"] = stateDir
 	props[ksdriver.PropTopology] = "kv"
 	props[ksdriver.PropStore] = t.StoreName

@@ -150,9 +150,6 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 	if req.Case.Failover == nil {
 		return nil, fmt.Errorf("case %s: no failover settings", req.Case.Name)
 	}
-	if len(env.Cluster.Security) > 0 {
-		return nil, errors.New("the kafka-streams engine does not pass TLS/SASL client settings to its JVM yet: use a PLAINTEXT listener")
-	}
 	app := fmt.Sprintf("%s-failover-%s-r%d-%s", t.AppID, req.Case.Name, req.Repeat, strconv.FormatInt(time.Now().UnixMilli(), 36))
 	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: app,
 		input: app + "-transactions", changelog: config.ChangelogTopic(app, t.StoreName), book: ledger.NewBook()}
@@ -167,7 +164,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		r.guarantee = "at_least_once"
 	}
 	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
-	host, err := newNestedLocalHost(req.StateDir, app, "failover-")
+	host, err := newNestedLocalHost(env, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +195,9 @@ func failoverProperties(env *Env, req Request, app, store, input string) (map[st
 	}
 	props["num.standby.replicas"] = standbys
 	props["application.id"] = app
-	props["bootstrap.servers"] = strings.Join(env.Cluster.Brokers, ",")
+	if err := addClientProperties(env, props); err != nil {
+		return nil, err
+	}
 	props[ksdriver.PropStore] = store
 	props[ksdriver.PropInputTopic] = input
 	maps.Copy(props, failoverDriverProperties)

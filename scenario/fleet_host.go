@@ -81,24 +81,30 @@ type Process interface {
 // Balances files are <root>/balances-<id>.tsv.
 type localHost struct {
 	root, appID, nest string
+	secrets           map[string]string // every process's Options.Secrets
 	mu                sync.Mutex
 	ids               []string // the instances started, in order
 	procDirs          []string
 }
 
-// newLocalHost is the flat local host of application appID under root.
-func newLocalHost(root, appID string) (*localHost, error) {
+// newLocalHost is the flat local host of application appID under root,
+// whose processes reach the cluster with env's client secrets (jvmSecrets).
+func newLocalHost(env *Env, root, appID string) (*localHost, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	return &localHost{root: abs, appID: appID}, nil
+	secrets, err := jvmSecrets(env)
+	if err != nil {
+		return nil, err
+	}
+	return &localHost{root: abs, appID: appID, secrets: secrets}, nil
 }
 
 // newNestedLocalHost is the local host that keeps each instance under a
 // directory of its own, <root>/<nest><id>.
-func newNestedLocalHost(root, appID, nest string) (*localHost, error) {
-	h, err := newLocalHost(root, appID)
+func newNestedLocalHost(env *Env, root, appID, nest string) (*localHost, error) {
+	h, err := newLocalHost(env, root, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +150,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	}
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, JVMFlags: spec.JVMFlags})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags})
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,11 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, JVMFlags: JVMFlags(w.req.Case)})
+	secrets, err := jvmSecrets(w.env)
+	if err != nil {
+		return fail(err)
+	}
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case)})
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
 	}

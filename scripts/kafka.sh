@@ -29,10 +29,13 @@
 #   scripts/kafka.sh status
 #       Per node: pid and whether it answers. Exit 0 when all nodes run and
 #       answer, 3 when nothing runs, 1 otherwise.
-#   scripts/kafka.sh bootstrap [--sasl]
+#   scripts/kafka.sh bootstrap [--sasl|--ssl|--sasl-ssl]
 #       Print the bootstrap servers (comma separated) of the running cluster,
 #       or of the single-node default when nothing runs. --sasl prints the
-#       SASL_PLAINTEXT addresses instead.
+#       SASL_PLAINTEXT addresses instead, --ssl the SSL ones and --sasl-ssl
+#       the SASL_SSL ones.
+#   scripts/kafka.sh ca
+#       Print the path of the CA certificate (PEM) the TLS listeners chain to.
 #   scripts/kafka.sh fetch
 #       Only fetch the jars (mvn) into the cache.
 #   scripts/kafka.sh topics ARGS...
@@ -41,10 +44,14 @@
 #   scripts/kafka.sh class CLASS ARGS...
 #       Run any class from the Kafka jars (e.g. org.apache.kafka.tools.ConfigCommand).
 #
-# Ports (node N = 1, 2, 3 uses base 19092 + 100*(N-1)):
-#   node 1: PLAINTEXT 19092, CONTROLLER 19093, SASL_PLAINTEXT 19094
-#   node 2: PLAINTEXT 19192, CONTROLLER 19193, SASL_PLAINTEXT 19194
-#   node 3: PLAINTEXT 19292, CONTROLLER 19293, SASL_PLAINTEXT 19294
+# Ports (node N = 1, 2, 3 uses base KAFKA_BASE_PORT + 100*(N-1), base 19092):
+#   node 1: PLAINTEXT 19092, CONTROLLER 19093, SASL_PLAINTEXT 19094, SSL 19095, SASL_SSL 19096
+#   node 2: PLAINTEXT 19192, CONTROLLER 19193, SASL_PLAINTEXT 19194, SSL 19195, SASL_SSL 19196
+#   node 3: PLAINTEXT 19292, CONTROLLER 19293, SASL_PLAINTEXT 19294, SSL 19295, SASL_SSL 19296
+# The SASL listeners take the same user on PLAIN, SCRAM-SHA-256 and
+# SCRAM-SHA-512. The TLS listeners present a certificate for 127.0.0.1 and
+# localhost signed by a CA made at `up` (run/tls/, below); clients need not
+# present one (ssl.client.auth=requested: one that does is verified).
 #
 # Files (KAFKA_CACHE_DIR, default <repo>/.cache/kafka, must be git-ignored):
 #   lib/                     jars copied by mvn dependency:copy-dependencies
@@ -55,9 +62,21 @@
 #   run/node-N/logs/server.log    broker log (kafka/log4j2.properties)
 #   run/node-N/kafka.out     the JVM's stdout/stderr
 #   run/node-N/kafka.pid     pid of the node's JVM
+#   run/tls/ca.pem           the CA certificate (PEM), what clients trust
+#   run/tls/truststore.p12   the same CA in a PKCS12 trust store, and
+#   run/tls/truststore.jks   in a JKS one (store password "restorebench-store")
+#   run/tls/client.p12       a client certificate and key signed by the CA,
+#                            for mutual TLS (PKCS12, password "restorebench-store")
+#   run/tls/client.pem       the same key (PKCS#8) and chain in PEM, 0600 (only
+#                            where openssl is installed: keytool cannot export keys)
+#   run/tls/ca.p12, broker.p12  the CA's and the brokers' keys (keytool)
 #
 # Environment:
 #   KAFKA_CACHE_DIR  cache directory (default <repo>/.cache/kafka)
+#   KAFKA_RUN_DIR    run directory (default $KAFKA_CACHE_DIR/run): a second
+#                    cluster beside the first needs its own, and its own
+#   KAFKA_BASE_PORT  first port of node 1 (default 19092; the others follow
+#                    as listed under Ports)
 #   JAVA             java binary (default: java on PATH)
 #   MVN              mvn binary (default: mvn on PATH)
 #   KCAT             kcat binary for the readiness check (default kcat; a name
@@ -77,7 +96,9 @@ POM="$KAFKA_DIR/pom.xml"
 CACHE_DIR="${KAFKA_CACHE_DIR:-$REPO_ROOT/.cache/kafka}"
 LIB_DIR="$CACHE_DIR/lib"
 LIB_STAMP="$CACHE_DIR/lib.stamp"
-RUN_DIR="$CACHE_DIR/run"
+RUN_DIR="${KAFKA_RUN_DIR:-$CACHE_DIR/run}"
+BASE_PORT="${KAFKA_BASE_PORT:-19092}"
+TLS_DIR="$RUN_DIR/tls"
 CLUSTER_ENV="$RUN_DIR/cluster.env"
 KEPT_MARKER="$RUN_DIR/kept"
 JAVA="${JAVA:-java}"
@@ -86,15 +107,19 @@ KCAT="${KCAT:-kcat}"
 
 SASL_USER=restorebench
 SASL_PASSWORD=restorebench-secret
+# Password of every key and trust store made at up (a throwaway test CA).
+STORE_PASSWORD=restorebench-store
 STOP_TIMEOUT=30
 
 log() { printf 'kafka.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 # ---------------------------------------------------------------- ports, paths
-plain_port()      { echo $((19092 + 100 * ($1 - 1))); }
-controller_port() { echo $((19093 + 100 * ($1 - 1))); }
-sasl_port()       { echo $((19094 + 100 * ($1 - 1))); }
+plain_port()      { echo $((BASE_PORT + 100 * ($1 - 1))); }
+controller_port() { echo $((BASE_PORT + 1 + 100 * ($1 - 1))); }
+sasl_port()       { echo $((BASE_PORT + 2 + 100 * ($1 - 1))); }
+ssl_port()        { echo $((BASE_PORT + 3 + 100 * ($1 - 1))); }
+sasl_ssl_port()   { echo $((BASE_PORT + 4 + 100 * ($1 - 1))); }
 node_dir()        { echo "$RUN_DIR/node-$1"; }
 
 kafka_version() {
@@ -163,14 +188,10 @@ running_pids() {
 }
 
 bootstrap_list() {
-	# $1 = node count, $2 = plain|sasl
+	# $1 = node count, $2 = plain|sasl|ssl|sasl_ssl
 	local n out=()
 	for ((n = 1; n <= $1; n++)); do
-		if [[ "$2" == sasl ]]; then
-			out+=("127.0.0.1:$(sasl_port "$n")")
-		else
-			out+=("127.0.0.1:$(plain_port "$n")")
-		fi
+		out+=("127.0.0.1:$("${2}_port" "$n")")
 	done
 	(IFS=,; echo "${out[*]}")
 }
@@ -206,6 +227,60 @@ random_cluster_id() {
 	done
 }
 
+# keytool starts a JVM per call: a small, quickly started one.
+keytool_() { "${KEYTOOL:-keytool}" -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 -noprompt "$@"; }
+
+# make_tls makes, under TLS_DIR, a CA and a certificate for 127.0.0.1 and
+# localhost that it signs, every node's key store (one certificate serves all
+# nodes: they share the addresses), trust stores of the CA in PEM, PKCS12 and
+# JKS, and a client key pair for mutual TLS. keytool only; keys are RSA 2048,
+# valid 30 days (the cluster lives for a test run).
+make_tls() {
+	local ks=(-storetype PKCS12 -storepass "$STORE_PASSWORD" -keypass "$STORE_PASSWORD")
+	mkdir -p "$TLS_DIR"
+	(
+		set -e
+		umask 077
+		cd "$TLS_DIR"
+		keytool_ -genkeypair -alias ca -keyalg RSA -keysize 2048 -validity 30 \
+			-dname "CN=restorebench test CA" -ext bc:c -keystore ca.p12 "${ks[@]}"
+		keytool_ -exportcert -rfc -alias ca -keystore ca.p12 "${ks[@]}" -file ca.pem
+		chmod 644 ca.pem
+		# Each keytool is a JVM start: the independent ones run side by side.
+		sign_into broker "CN=localhost" "san=ip:127.0.0.1,dns:localhost" &
+		sign_into client "CN=restorebench-client" "" &
+		keytool_ -importcert -alias ca -file ca.pem -keystore truststore.p12 "${ks[@]}" &
+		keytool_ -importcert -alias ca -file ca.pem -keystore truststore.jks \
+			-storetype JKS -storepass "$STORE_PASSWORD" &
+		local p
+		for p in $(jobs -p); do wait "$p"; done
+		# keytool cannot write a private key out; openssl can, when present.
+		if command -v openssl >/dev/null; then
+			openssl pkcs12 -in client.p12 -passin "pass:$STORE_PASSWORD" -nodes -out client.pem
+		fi
+		rm -f ./*.csr ./*.crt
+	) >"$RUN_DIR/tls.out" 2>&1 || {
+		cat "$RUN_DIR/tls.out" >&2
+		die "making the TLS certificates with keytool failed"
+	}
+}
+
+# sign_into NAME DNAME EXT: a key pair in NAME.p12 whose certificate the CA
+# signs (EXT: keytool's -ext san=..., or empty), with the CA in its chain.
+sign_into() {
+	local name=$1 dname=$2 ext=$3 ks=(-storetype PKCS12 -storepass "$STORE_PASSWORD" -keypass "$STORE_PASSWORD")
+	local extargs=()
+	[[ -n "$ext" ]] && extargs=(-ext "$ext")
+	set -e
+	keytool_ -genkeypair -alias "$name" -keyalg RSA -keysize 2048 -validity 30 \
+		-dname "$dname" -keystore "$name.p12" "${ks[@]}"
+	keytool_ -certreq -alias "$name" -keystore "$name.p12" "${ks[@]}" -file "$name.csr"
+	keytool_ -gencert -alias ca -keystore ca.p12 "${ks[@]}" -validity 30 \
+		-infile "$name.csr" -outfile "$name.crt" -rfc "${extargs[@]}"
+	keytool_ -importcert -alias ca -file ca.pem -keystore "$name.p12" "${ks[@]}"
+	keytool_ -importcert -alias "$name" -file "$name.crt" -keystore "$name.p12" "${ks[@]}"
+}
+
 render_config() {
 	# $1 node id, $2 node count
 	local n=$1 nodes=$2 dir quorum rf min_isr i voters=()
@@ -225,6 +300,10 @@ render_config() {
 		-e "s|@PORT_PLAIN@|$(plain_port "$n")|g" \
 		-e "s|@PORT_CONTROLLER@|$(controller_port "$n")|g" \
 		-e "s|@PORT_SASL@|$(sasl_port "$n")|g" \
+		-e "s|@PORT_SSL@|$(ssl_port "$n")|g" \
+		-e "s|@PORT_SASL_SSL@|$(sasl_ssl_port "$n")|g" \
+		-e "s|@TLS_DIR@|$TLS_DIR|g" \
+		-e "s|@STORE_PASSWORD@|$STORE_PASSWORD|g" \
 		-e "s|@SASL_USER@|$SASL_USER|g" \
 		-e "s|@SASL_PASSWORD@|$SASL_PASSWORD|g" \
 		-e "s|@DATA_DIR@|$dir/data|g" \
@@ -326,7 +405,7 @@ cmd_up() {
 
 	local n
 	for ((n = 1; n <= 3; n++)); do
-		for p in "$(plain_port "$n")" "$(controller_port "$n")" "$(sasl_port "$n")"; do
+		for p in "$(plain_port "$n")" "$(controller_port "$n")" "$(sasl_port "$n")" "$(ssl_port "$n")" "$(sasl_ssl_port "$n")"; do
 			if ((n <= nodes)) && port_open "$p"; then
 				die "port 127.0.0.1:$p is already in use by another process"
 			fi
@@ -351,6 +430,7 @@ cmd_up() {
 		cid="$(random_cluster_id)"
 		printf 'NODES=%s\nCLUSTER_ID=%s\nSCRAM=%s\nKAFKA_VERSION=%s\n' \
 			"$nodes" "$cid" "$scram" "$(kafka_version)" >"$CLUSTER_ENV"
+		make_tls
 		local pids=()
 		for ((n = 1; n <= nodes; n++)); do
 			mkdir -p "$(node_dir "$n")/data" "$(node_dir "$n")/logs"
@@ -384,6 +464,8 @@ cmd_up() {
 	log "up: $nodes node(s), Kafka $(kafka_version), ready in $((SECONDS - start))s"
 	log "  bootstrap (PLAINTEXT):      $(bootstrap_list "$nodes" plain)"
 	log "  bootstrap (SASL_PLAINTEXT): $(bootstrap_list "$nodes" sasl) user=$SASL_USER password=$SASL_PASSWORD"
+	log "  bootstrap (SSL):            $(bootstrap_list "$nodes" ssl) CA $TLS_DIR/ca.pem"
+	log "  bootstrap (SASL_SSL):       $(bootstrap_list "$nodes" sasl_ssl)"
 }
 
 # ---------------------------------------------------------------- down
@@ -464,7 +546,13 @@ cmd_status() {
 
 cmd_bootstrap() {
 	local kind=plain nodes
-	[[ "${1:-}" == --sasl ]] && kind=sasl
+	case "${1:-}" in
+	"") ;;
+	--sasl) kind=sasl ;;
+	--ssl) kind=ssl ;;
+	--sasl-ssl) kind=sasl_ssl ;;
+	*) die "bootstrap: unknown option $1 (--sasl, --ssl or --sasl-ssl)" ;;
+	esac
 	nodes="$(cluster_nodes)"
 	((nodes > 0)) || nodes=1
 	bootstrap_list "$nodes" "$kind"
@@ -479,6 +567,7 @@ main() {
 	down) cmd_down "$@" ;;
 	status) cmd_status "$@" ;;
 	bootstrap) cmd_bootstrap "$@" ;;
+	ca) echo "$TLS_DIR/ca.pem" ;;
 	fetch) fetch_jars ;;
 	topics)
 		fetch_jars

@@ -103,7 +103,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.DurationVar(&g.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a restore when no record arrives for this long")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress bars")
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to this file (go tool pprof)")
-	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM files")
+	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM, JKS or PKCS12 stores")
 	pf.StringVar(&g.sec.Protocol, "security-protocol", "", "security.protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL")
 	pf.StringVar(&g.sec.Mechanism, "sasl-mechanism", "", "sasl.mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	pf.StringVar(&g.sec.Username, "sasl-username", "", "SASL user name")
@@ -152,11 +152,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		if len(brokers) == 0 {
 			return nil, fmt.Errorf("security settings need --brokers (or bootstrap.servers in --command-config): the embedded broker runs in plaintext")
 		}
-		opts, err := sec.Opts()
-		if err != nil {
-			return nil, err
-		}
-		o.Security, o.SecurityDescription, o.Login = opts, sec.Describe(), sec.Login()
+		o.Security = sec
 	}
 	env, err := bench.Connect(ctx, o)
 	if err != nil {
@@ -213,6 +209,9 @@ func (g *globalFlags) security(ctx context.Context) (*cluster.Security, []string
 	} else if pw := os.Getenv("RESTOREBENCH_SASL_PASSWORD"); pw != "" && sec.Password == "" {
 		sec.Password = pw
 	}
+	// Read once, and gone from the environment every process restorebench
+	// starts (the Kafka Streams JVMs) inherits.
+	os.Unsetenv("RESTOREBENCH_SASL_PASSWORD")
 	if sec == (cluster.Security{}) {
 		return nil, brokers, nil
 	}

@@ -111,3 +111,52 @@ func Offsets(t testing.TB, cfg cluster.Config, topic string) cluster.TopicOffset
 	}
 	return o
 }
+
+// The local broker's login (scripts/kafka.sh): one user on PLAIN,
+// SCRAM-SHA-256 and SCRAM-SHA-512 on both SASL listeners.
+const (
+	SASLUser     = "restorebench"
+	SASLPassword = "restorebench-secret"
+)
+
+// Listener is one of the local broker's secured listeners and how a
+// client logs in to it.
+type Listener struct {
+	Brokers  []string
+	Security cluster.Security
+}
+
+// SecuredListener returns the local broker's listener of protocol
+// (SASL_PLAINTEXT, SSL or SASL_SSL) from RESTOREBENCH_SASL_BROKERS,
+// RESTOREBENCH_SSL_BROKERS or RESTOREBENCH_SASL_SSL_BROKERS, with the CA
+// of RESTOREBENCH_TLS_CA for the TLS ones and the broker's user for the
+// SASL ones (mechanism SCRAM-SHA-512; change it as needed). Unset, the
+// test is skipped, except under CI=true, where it fails.
+func SecuredListener(t testing.TB, protocol string) Listener {
+	t.Helper()
+	envVar := map[string]string{cluster.ProtocolSASLPlaintext: "RESTOREBENCH_SASL_BROKERS",
+		cluster.ProtocolSSL: "RESTOREBENCH_SSL_BROKERS", cluster.ProtocolSASLSSL: "RESTOREBENCH_SASL_SSL_BROKERS"}[protocol]
+	need := []string{envVar}
+	sec := cluster.Security{Protocol: protocol}
+	if protocol != cluster.ProtocolSASLPlaintext {
+		need = append(need, "RESTOREBENCH_TLS_CA")
+		sec.CAFile = os.Getenv("RESTOREBENCH_TLS_CA")
+	}
+	if protocol != cluster.ProtocolSSL {
+		sec.Mechanism, sec.Username, sec.Password = cluster.MechanismScramSHA512, SASLUser, SASLPassword
+	}
+	for _, v := range need {
+		if os.Getenv(v) != "" {
+			continue
+		}
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set under CI=true: the %s tests need the local broker's listener (make test sets it)", v, protocol)
+		}
+		t.Skipf("%s not set: the %s tests need the local broker (scripts/kafka.sh up)", v, protocol)
+	}
+	bs, err := cluster.ParseBrokers(os.Getenv(envVar))
+	if err != nil {
+		t.Fatalf("%s: %v", envVar, err)
+	}
+	return Listener{Brokers: bs, Security: sec}
+}

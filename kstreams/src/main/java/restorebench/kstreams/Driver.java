@@ -96,6 +96,14 @@ public final class Driver {
             return;
         }
         events.setInstance(config.instanceId);
+        if (config.connectTimeoutMs > 0) {
+            String why = ConnectCheck.check(config.streams, config.connectTimeoutMs);
+            if (why != null) {
+                events.error("connect", why);
+                events.close();
+                System.exit(EXIT_FAILED);
+            }
+        }
         int code = new Driver(config, events).run();
         events.close();
         System.exit(code);

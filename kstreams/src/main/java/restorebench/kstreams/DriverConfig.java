@@ -31,7 +31,7 @@ final class DriverConfig {
     private static final Set<String> KEYS = Set.of(
             "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
             "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare",
-            "close.leave.group");
+            "close.leave.group", "secrets.file", "connect.timeout.ms");
 
     String instanceId;
     Topology topology = Topology.KV;
@@ -50,6 +50,11 @@ final class DriverConfig {
      * (group.instance.id) does in a rolling restart.
      */
     boolean closeLeaveGroup = true;
+    /**
+     * How long the connection check before Kafka Streams starts may take
+     * (see {@link ConnectCheck}); 0, the default, skips it.
+     */
+    long connectTimeoutMs;
     RocksOptions rocksdb = new RocksOptions();
     /** What StreamsConfig gets. */
     final Properties streams = new Properties();
@@ -100,6 +105,8 @@ final class DriverConfig {
                 case "process.interval.ms": c.processIntervalMs = interval(key, value); break;
                 case "bare": c.bare = bool(key, value); break;
                 case "close.leave.group": c.closeLeaveGroup = bool(key, value); break;
+                case "secrets.file": c.addSecrets(value); break;
+                case "connect.timeout.ms": c.connectTimeoutMs = interval(key, value); break;
                 default:
                     throw new AssertionError(name);
             }
@@ -130,6 +137,35 @@ final class DriverConfig {
             }
         }
         return c;
+    }
+
+    /**
+     * Reads the secrets file (StreamsConfig properties that hold secrets:
+     * sasl.jaas.config, keys, store passwords) into the StreamsConfig
+     * properties and deletes it at once, so a secret lives on disk only
+     * from the launch until now. Errors name the file and the key, never
+     * a value.
+     */
+    private void addSecrets(String path) throws ConfigError {
+        Properties secrets = new Properties();
+        java.nio.file.Path file = java.nio.file.Paths.get(path);
+        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            secrets.load(r);
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new ConfigError("reading the secrets file " + path + ": " + e.getClass().getSimpleName());
+        } finally {
+            try {
+                java.nio.file.Files.deleteIfExists(file);
+            } catch (java.io.IOException e) {
+                // the Go side deletes it when the process ends
+            }
+        }
+        for (String key : secrets.stringPropertyNames()) {
+            if (key.startsWith(P)) {
+                throw new ConfigError("the secrets file holds StreamsConfig properties only, not " + key);
+            }
+            streams.setProperty(key, secrets.getProperty(key));
+        }
     }
 
     /** The changelog topic Kafka Streams keeps the store in. */
