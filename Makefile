@@ -38,11 +38,13 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq librocksdb-dev >/dev/null; \
 	fi
 
-# deps-kafka installs what the real broker needs: a JDK 17+ and Maven.
+# deps-kafka installs what the real broker needs: a JDK 17+ and Maven, and
+# openssl (scripts/kafka.sh exports the TLS client key as PEM with it:
+# keytool cannot write a private key out).
 deps-kafka:
-	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
-		echo "installing a JDK and Maven for the local Kafka broker"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq default-jdk-headless maven >/dev/null; \
+	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null || ! command -v openssl >/dev/null; then \
+		echo "installing a JDK, Maven and openssl for the local Kafka broker"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq default-jdk-headless maven openssl >/dev/null; \
 	fi
 
 # deps-chromium installs Debian's Chromium for the report's browser test
