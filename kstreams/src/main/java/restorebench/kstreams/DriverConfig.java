@@ -53,6 +53,13 @@ final class DriverConfig {
     RocksOptions rocksdb = new RocksOptions();
     /** What StreamsConfig gets. */
     final Properties streams = new Properties();
+    /**
+     * Whether Kafka Streams' own restore metrics are sampled into `metrics`
+     * events (restorebench.metrics, see {@link MetricsSampler}), and whether
+     * the driver set metrics.recording.level=DEBUG for it.
+     */
+    boolean metrics;
+    boolean metricsLevelSet;
 
     /** Parses and checks a loaded properties file. */
     static DriverConfig parse(Properties props) throws ConfigError {
@@ -67,9 +74,13 @@ final class DriverConfig {
                 c.streams.setProperty(key, value);
                 continue;
             }
+            if (key.equals(MetricsSampler.KEY)) {
+                c.metrics = !value.isEmpty() && bool(key, value);
+                continue;
+            }
             String name = key.substring(P.length());
             if (!KEYS.contains(name)) {
-                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", restorebench.rocksdb.*)");
+                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", " + MetricsSampler.KEY + ", restorebench.rocksdb.*)");
             }
             if (value.isEmpty()) {
                 continue; // empty = unset, the default applies
@@ -124,12 +135,31 @@ final class DriverConfig {
             }
             c.streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
         }
+        c.checkMetrics();
         for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
             if (c.streams.getProperty(required, "").isBlank()) {
                 throw new ConfigError(required + " is required");
             }
         }
         return c;
+    }
+
+    /**
+     * Sampling needs the pollers (off in bare mode) and their interval
+     * (restorebench.process.interval.ms, which it shares); when asked, the
+     * recording level becomes DEBUG unless the configuration names one.
+     */
+    private void checkMetrics() throws ConfigError {
+        if (!metrics) {
+            return;
+        }
+        if (bare) {
+            throw new ConfigError(MetricsSampler.KEY + "=true samples through the pollers, which restorebench.bare=true turns off");
+        }
+        if (processIntervalMs == 0) {
+            throw new ConfigError(MetricsSampler.KEY + "=true samples at restorebench.process.interval.ms, which is 0 (never)");
+        }
+        metricsLevelSet = MetricsSampler.applyRecordingLevel(streams);
     }
 
     /** The changelog topic Kafka Streams keeps the store in. */
