@@ -91,6 +91,7 @@ var reservedStreams = map[string]string{
 //	                              kstreams preset), so that preset runs Kafka
 //	                              Streams untouched
 //	store memory               -> restorebench.store.type=memory
+//	kafka_streams_metrics      -> restorebench.metrics=true
 //
 // then every key of Streams over them (an explicit key wins). application.id,
 // bootstrap.servers and state.dir are not included: the scenario sets them.
@@ -104,6 +105,9 @@ func (c Case) KafkaStreamsProperties() map[string]string {
 	}
 	if c.Store == StoreMemory {
 		p[DriverStoreType] = string(StoreMemory)
+	}
+	if c.KafkaStreamsMetrics {
+		p[ksdriver.PropMetrics] = "true"
 	}
 	for k, v := range c.Streams {
 		p[k] = v
