@@ -133,3 +133,14 @@ func (m *KafkaStreamsMetrics) check() error {
 
 // trimFloat formats x without trailing zeros: 30, 0.5.
 func trimFloat(x float64) string { return fmt.Sprintf("%g", x) }
+
+// Describe says how the metrics were taken: "metrics.recording.level=DEBUG
+// (set by restorebench), rates over 2 × 30 s windows, sampled every 1.0 s".
+func (m *KafkaStreamsMetrics) Describe() string {
+	by := "the case's"
+	if m.RecordingLevelSet {
+		by = "set by restorebench"
+	}
+	return fmt.Sprintf("metrics.recording.level=%s (%s), rates over %s windows, sampled every %.1f s",
+		m.RecordingLevel, by, m.Window(), m.IntervalSeconds)
+}

@@ -304,3 +304,43 @@ func ratio(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// KafkaText, OursText and WindowText are the check's figures as a table
+// shows them ("–" where there is none).
+func (c MetricCheck) KafkaText() string {
+	if c.Verdict == VerdictUnjudged && c.Kafka == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", c.Kafka)
+}
+
+// OursText is restorebench's figure.
+func (c MetricCheck) OursText() string {
+	if c.Verdict == VerdictUnjudged && c.Ours == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", c.Ours)
+}
+
+// WindowText is what Kafka's window gives from restorebench's records: one
+// figure, or a range when the window's alignment leaves one.
+func (c MetricCheck) WindowText() string {
+	switch {
+	case !c.HasWindow:
+		return "–"
+	case c.WindowHi-c.WindowLo <= 0.005*c.WindowHi:
+		return fmt.Sprintf("%.0f", c.WindowHi)
+	}
+	return fmt.Sprintf("%.0f–%.0f", c.WindowLo, c.WindowHi)
+}
+
+// VerdictText is the verdict in a table's words.
+func (c MetricCheck) VerdictText() string {
+	switch c.Verdict {
+	case VerdictWindow:
+		return "differs: window"
+	case VerdictKnown:
+		return "differs: " + c.Known
+	}
+	return string(c.Verdict)
+}
