@@ -3,6 +3,9 @@ package runs
 import (
 	"fmt"
 	"sort"
+	"time"
+
+	"github.com/restorebench/restorebench/measure"
 )
 
 // KafkaStreamsMetrics are Kafka Streams' own restore metrics as the client
@@ -32,6 +35,13 @@ type KafkaStreamsMetrics struct {
 	// starts from. Offsets that held no record to restore (compacted away,
 	// transaction markers) are OffsetsSpanned minus Restore.Records.
 	OffsetsSpanned int64 `json:"offsets_spanned"`
+	// Restored is restorebench's own count of the records restored (from
+	// the restore listener's batches) in intervals of RestoredEverySeconds,
+	// when Kafka's window is short enough (under 10 s) that the record's
+	// 1 s Series cannot say what the window held; nil otherwise (Series
+	// serves).
+	Restored             []measure.Point `json:"restored,omitempty"`
+	RestoredEverySeconds float64         `json:"restored_every_seconds,omitempty"`
 	// Series are the sampled metrics, one per group, name and tags, from
 	// the last sample before the restore started to the first one after
 	// it ended.
@@ -64,6 +74,13 @@ const (
 	MetricRestoreTotal       = "restore-total"
 	MetricRestoreRemaining   = "restore-remaining-records-total"
 )
+
+// RestoredResolution is how finely restorebench counts its own restored
+// records beside Kafka's metrics for a window of windowMs (one tenth of
+// it, at least 100 ms); a second or more means the record's Series does.
+func RestoredResolution(windowMs int64) time.Duration {
+	return max(time.Duration(windowMs)*time.Millisecond/10, 100*time.Millisecond)
+}
 
 // TotalPoint is a metric's value summed over its tag sets (the state
 // updater threads, or the tasks) at one sample.
@@ -114,6 +131,14 @@ func (m *KafkaStreamsMetrics) check() error {
 	if m.SampleWindowMs <= 0 || m.NumSamples < 1 || m.IntervalSeconds < 0 || m.OffsetsSpanned < 0 {
 		return fmt.Errorf("kafka_streams.metrics: window %d ms × %d, interval %v s, offsets %d: not what a client samples with",
 			m.SampleWindowMs, m.NumSamples, m.IntervalSeconds, m.OffsetsSpanned)
+	}
+	for _, p := range m.Restored {
+		if err := plausible("kafka_streams.metrics.restored t", p.T, MaxPlausibleSeconds); err != nil {
+			return err
+		}
+		if err := plausible("kafka_streams.metrics.restored records", float64(p.Records), MaxPlausibleRecords); err != nil {
+			return err
+		}
 	}
 	for _, s := range m.Series {
 		if s.Group == "" || s.Name == "" {

@@ -123,7 +123,11 @@ func (r Restore) rateCheck(m *KafkaStreamsMetrics, group, name string) MetricChe
 	c.Kafka = peak.Value
 	c.What = fmt.Sprintf("records/s, highest sample (t = %.1f s)", peak.T)
 	c.HasWindow = true
-	c.WindowLo, c.WindowHi = windowBand(r.Series, peak.T, float64(m.SampleWindowMs)/1000, m.NumSamples)
+	series := r.Series
+	if len(m.Restored) > 0 {
+		series = m.Restored
+	}
+	c.WindowLo, c.WindowHi = windowBand(series, peak.T, float64(m.SampleWindowMs)/1000, m.NumSamples)
 	judgeRate(&c, r, m)
 	return c
 }
@@ -253,7 +257,8 @@ func lastAfter(pts []TotalPoint, durationSeconds float64) (TotalPoint, bool) {
 // first call, so its first sample starts at the restore's start (o >= 0);
 // a later oldest sample starts between samples and samples-1 windows
 // before t, depending on where the samples fell, which the event stream
-// cannot tell: the answer is the range over those starts.
+// cannot tell. Nor can the series say when within one of its intervals a
+// record came. The answer is the range over both.
 func windowBand(series []measure.Point, t, windowS float64, samples int) (lo, hi float64) {
 	if windowS <= 0 || samples < 1 || t <= 0 {
 		return 0, 0
@@ -262,12 +267,32 @@ func windowBand(series []measure.Point, t, windowS float64, samples int) (lo, hi
 	last := max(t-float64(samples-1)*windowS, 0)
 	const steps = 50
 	lo = math.Inf(1)
+	toLo, toHi := cumBounds(series, t)
 	for i := range steps + 1 {
 		o := first + (last-first)*float64(i)/steps
-		v := (cumRecords(series, t) - cumRecords(series, o)) / paddedSpan(t-o, windowS, samples)
-		lo, hi = min(lo, v), max(hi, v)
+		fromLo, fromHi := cumBounds(series, o)
+		span := paddedSpan(t-o, windowS, samples)
+		lo, hi = min(lo, max(toLo-fromHi, 0)/span), max(hi, (toHi-fromLo)/span)
 	}
 	return lo, hi
+}
+
+// cumBounds are the fewest and the most records the series can have
+// restored by t seconds: the records up to the start and to the end of
+// the interval t falls in (exact at an interval's end).
+func cumBounds(series []measure.Point, t float64) (lo, hi float64) {
+	var n, prevT float64
+	for _, p := range series {
+		if t <= prevT {
+			break
+		}
+		if t < p.T {
+			return n, n + float64(p.Records)
+		}
+		n += float64(p.Records)
+		prevT = p.T
+	}
+	return n, n
 }
 
 // paddedSpan is the time a Kafka Rate divides by: elapsed seconds since
@@ -278,23 +303,6 @@ func paddedSpan(elapsed, windowS float64, samples int) float64 {
 		elapsed += (float64(samples-1) - full) * windowS
 	}
 	return max(elapsed, 0.001)
-}
-
-// cumRecords is the records a restore's series restored by t seconds,
-// linear within each interval (an interval's records arrive evenly).
-func cumRecords(series []measure.Point, t float64) float64 {
-	var n, prevT float64
-	for _, p := range series {
-		if t <= prevT {
-			break
-		}
-		if t < p.T {
-			return n + float64(p.Records)*(t-prevT)/(p.T-prevT)
-		}
-		n += float64(p.Records)
-		prevT = p.T
-	}
-	return n
 }
 
 // ratio is a/b, 0 for b 0.

@@ -88,6 +88,41 @@ func TestMetricChecksAgreeWithAShortWindow(t *testing.T) {
 	}
 }
 
+// TestMetricChecksReadTheFinerCount: with a short window, the window's
+// expectation comes from restorebench's finer count (Restored) when the
+// record holds one: a burst the 1 s series spreads over the restore is
+// where the finer count puts it, so Kafka's reading of it is not taken
+// for a disagreement.
+func TestMetricChecksReadTheFinerCount(t *testing.T) {
+	// Every record in the restore's last 0.1 s, as Kafka's rate over 2
+	// windows of 1 s reads it.
+	cum := func(t float64) float64 { return 1e6 * min(max(t-9.9, 0)/0.1, 1) }
+	burst := func(name string, t float64) float64 {
+		if name == MetricRestoreRecordsRate || name == MetricRestoreRate {
+			o := max(math.Floor(t)-1, 0)
+			return (cum(t) - cum(o)) / paddedSpan(t-o, 1, 2)
+		}
+		return kafka44(1)(name, t)
+	}
+	r := steadyRestore("DEBUG", 1000, burst)
+	if c := checkOf(t, r.MetricChecks(), MetricRestoreRecordsRate); c.Verdict != VerdictDisagrees {
+		t.Errorf("against the 1 s series, a burst of %.0f records/s: %s (%v–%v)", c.Kafka, c.Verdict, c.WindowLo, c.WindowHi)
+	}
+	m := r.KafkaStreams.Metrics
+	m.RestoredEverySeconds = 0.1
+	for i := 1; i <= 100; i++ {
+		m.Restored = append(m.Restored, measure.Point{T: float64(i) / 10})
+	}
+	m.Restored[99].Records = 1_000_000
+	c := checkOf(t, r.MetricChecks(), MetricRestoreRecordsRate)
+	if c.Verdict != VerdictWindow || math.Abs(c.Kafka-1e6) > 1 || c.WindowHi < 1e6-1 {
+		t.Errorf("against the finer count: %s, Kafka %v, window %v–%v", c.Verdict, c.Kafka, c.WindowLo, c.WindowHi)
+	}
+	if err := m.check(); err != nil {
+		t.Errorf("a finer count refused: %v", err)
+	}
+}
+
 // TestMetricChecksNameTheWindow: Kafka's default window (2 × 30 s) makes a
 // 10 s restore's rate read at a quarter of it; the check says so, as the
 // window's doing, not as a disagreement of unknown cause.

@@ -75,6 +75,9 @@ func foldMetrics(samples []*ksdriver.Metrics, r *ksdriver.Restores, firstNs, las
 	for _, p := range r.Partitions() {
 		out.OffsetsSpanned += max(p.EndOffset-p.StartOffset, 0)
 	}
+	if every := runs.RestoredResolution(out.SampleWindowMs); every < time.Second {
+		out.Restored, out.RestoredEverySeconds = r.Series(firstNs, lastNs, every, 0), every.Seconds()
+	}
 	index := map[string]int{}
 	for _, s := range samples[from : to+1] {
 		t := float64(s.MonoNs-firstNs) / 1e9

@@ -66,6 +66,18 @@ func TestFoldMetricsKeepsTheRestore(t *testing.T) {
 	if m.IntervalSeconds != 1.5 { // gaps 1, 2, 3, 1 s: median 1.5
 		t.Errorf("interval %v s", m.IntervalSeconds)
 	}
+	if m.Restored != nil {
+		t.Errorf("a finer count of ours beside a 30 s window: %+v", m.Restored)
+	}
+	for _, x := range samples {
+		x.SampleWindowMs = 1000
+	}
+	r.Add(&ksdriver.RestoreBatch{Meta: ksdriver.Meta{MonoNs: 10*s + s/2}, StorePartition: sp(0), Records: 600})
+	r.Add(&ksdriver.RestoreBatch{Meta: ksdriver.Meta{MonoNs: 12 * s}, StorePartition: sp(1), Records: 400})
+	short := foldMetrics(samples, &r, 10*s, 13*s)
+	if short.RestoredEverySeconds != 0.1 || len(short.Restored) != 30 || short.Restored[5].Records != 600 || short.Restored[20].Records != 400 {
+		t.Errorf("with a 1 s window, restorebench's count every 0.1 s: every %v s, %+v", short.RestoredEverySeconds, short.Restored)
+	}
 	if foldMetrics(nil, &r, 10*s, 13*s) != nil {
 		t.Error("metrics without samples")
 	}
