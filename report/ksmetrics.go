@@ -20,7 +20,7 @@ func kafkaStreamsMetricsSection(a *capacity.Analysis) (Section, error) {
 	s.Blocks = append(s.Blocks, &Para{Text: "What Kafka Streams reported about its own restores (sampled through `KafkaStreams#metrics()` while the restores whose case set `kafka_streams_metrics` ran), " +
 		"beside restorebench's measurement of the same quantity: a dashboard's figures read against a measured truth. " +
 		fmt.Sprintf("A figure **agrees** within %.0f%% of restorebench's (counts exactly). ", 100*runs.MetricTolerance) +
-		"Kafka's rates average over its metrics window (`metrics.num.samples` × `metrics.sample.window.ms`, by default 2 × 30 s, and never less than one window): " +
+		"Kafka's rates average over its metrics window (`metrics.num.samples` × `metrics.sample.window.ms`, by default 2 × 30 s, dividing by at least `metrics.num.samples` − 1 windows): " +
 		"a restore shorter than that reads low by design, and the table gives what the window makes of restorebench's own records."})
 	tab := &Table{Head: []string{"restore", "metric", "reading", "Kafka Streams", "restorebench", "its window gives", "verdict"},
 		Right: []bool{false, false, false, true, true, true, false},
