@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/restorebench/restorebench/ksdriver"
@@ -25,5 +26,22 @@ func TestKafkaStreamsMetricsAsksTheDriver(t *testing.T) {
 	}
 	if _, ok := p["metrics.recording.level"]; ok {
 		t.Errorf("the recording level is the driver's to set (and to record): %v", p)
+	}
+}
+
+// TestKafkaStreamsMetricsOnColdRestoresOnly: a scenario that would not
+// record the metrics is refused, naming the setting, rather than run the
+// client at DEBUG for nothing.
+func TestKafkaStreamsMetricsOnColdRestoresOnly(t *testing.T) {
+	c := DefaultCase()
+	c.Engine, c.Scenario, c.KafkaStreamsMetrics = EngineKafkaStreams, ScenarioWarm, true
+	err := c.Finalize()
+	if err == nil || !strings.Contains(err.Error(), "kafka_streams_metrics") || !strings.Contains(err.Error(), "warm") {
+		t.Fatalf("a warm case sampling metrics: %v", err)
+	}
+	m := DefaultCase()
+	m.KafkaStreamsMetrics = true // the model engine ignores it, as it does jvm_heap
+	if err := m.Finalize(); err != nil {
+		t.Fatalf("a model case with kafka_streams_metrics: %v", err)
 	}
 }

@@ -160,6 +160,9 @@ func (c Case) validateKafkaStreams() error {
 	if _, ok := c.Streams["rocksdb.config.setter"]; ok && len(c.RocksDB.DiffFrom(KStreamsRocksDB())) > 0 {
 		return fieldErr("streams.rocksdb.config.setter", "cannot be combined with RocksDB options that differ from Kafka Streams' defaults (restorebench applies those with its own setter)")
 	}
+	if c.KafkaStreamsMetrics && c.Scenario != ScenarioCold {
+		return fieldErr("kafka_streams_metrics", "Kafka Streams' own metrics are recorded by cold restores only so far; scenario %s would run the client at DEBUG without recording them", c.Scenario)
+	}
 	if c.JVMHeap < minJVMHeap {
 		return fieldErr("jvm_heap", "%s is under %s", c.JVMHeap, minJVMHeap)
 	}
