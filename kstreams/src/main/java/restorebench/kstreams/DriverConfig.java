@@ -115,33 +115,46 @@ final class DriverConfig {
                     throw new AssertionError(name);
             }
         }
-        if (c.instanceId == null) {
+        c.check(props);
+        return c;
+    }
+
+    /** The changelog topic Kafka Streams keeps the store in. */
+    String changelogTopic() {
+        return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
+    }
+
+    /**
+     * The checks of a parsed configuration that span keys: what is
+     * required, what goes together, and the RocksDB options' setter.
+     */
+    private void check(Properties props) throws ConfigError {
+        if (instanceId == null) {
             throw new ConfigError("restorebench.instance.id is required");
         }
-        if (c.inputTopic == null) {
+        if (inputTopic == null) {
             throw new ConfigError("restorebench.input.topic is required");
         }
-        if (c.outputTopic != null && c.topology != Topology.LEDGER) {
+        if (outputTopic != null && topology != Topology.LEDGER) {
             throw new ConfigError("restorebench.output.topic is for the ledger topology only");
         }
         try {
-            c.rocksdb = RocksOptions.parse(props);
+            rocksdb = RocksOptions.parse(props);
         } catch (IllegalArgumentException e) {
             throw new ConfigError(e.getMessage());
         }
-        if (!c.rocksdb.isEmpty()) {
-            if (c.streams.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
+        if (!rocksdb.isEmpty()) {
+            if (streams.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
                 throw new ConfigError("restorebench.rocksdb.* and " + StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + " cannot both be set");
             }
-            c.streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
+            streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
         }
-        c.checkMetrics();
+        checkMetrics();
         for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
-            if (c.streams.getProperty(required, "").isBlank()) {
+            if (streams.getProperty(required, "").isBlank()) {
                 throw new ConfigError(required + " is required");
             }
         }
-        return c;
     }
 
     /**
@@ -160,11 +173,6 @@ final class DriverConfig {
             throw new ConfigError(MetricsSampler.KEY + "=true samples at restorebench.process.interval.ms, which is 0 (never)");
         }
         metricsLevelSet = MetricsSampler.applyRecordingLevel(streams);
-    }
-
-    /** The changelog topic Kafka Streams keeps the store in. */
-    String changelogTopic() {
-        return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
     }
 
     private static boolean bool(String key, String value) throws ConfigError {
