@@ -89,7 +89,7 @@ func settingKeys(c config.Case) map[string]any {
 	raw, _ := json.Marshal(c)
 	var m map[string]any
 	json.Unmarshal(raw, &m)
-	for _, k := range []string{"engine", "jvm_heap", "jvm_flags", "streams"} {
+	for _, k := range []string{"engine", "jvm_heap", "jvm_flags", "kafka_streams_metrics", "streams"} {
 		delete(m, k)
 	}
 	flat := map[string]any{}
@@ -111,9 +111,10 @@ func settingID(c config.Case) string {
 }
 
 // EnginePairs pairs every kafka-streams case of the restores with the model
-// case of the same settings (everything but the engine, the JVM settings
-// and the Kafka Streams-only properties), in the order the model cases
-// first ran. Cases without a counterpart are left out.
+// case of the same settings (everything but the engine, the JVM settings,
+// the sampling of Kafka Streams' metrics and the Kafka Streams-only
+// properties), in the order the model cases first ran. Cases without a
+// counterpart are left out.
 func EnginePairs(restores []runs.Restore) []EnginePair {
 	groups := runs.GroupByCase(restores)
 	var models []runs.CaseRestores

@@ -18,6 +18,7 @@ func engineRestore(c string, e config.Engine, threads, repeat int, secs float64)
 	if e == config.EngineKafkaStreams {
 		r.Params.Streams = map[string]string{"group.protocol": "classic"} // KS-only: not part of the setting
 		r.Params.JVMFlags = []string{"-XX:+UseG1GC"}
+		r.Params.KafkaStreamsMetrics = true // sampling Kafka Streams' metrics is not a setting either
 	}
 	return r
 }

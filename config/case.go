@@ -155,6 +155,14 @@ type Case struct {
 	// (the JVM's defaults: G1 on a server-class machine). Ignored by the
 	// model engine.
 	JVMFlags []string `json:"jvm_flags,omitempty" yaml:"jvm_flags"`
+	// KafkaStreamsMetrics has each kafka-streams instance sample Kafka
+	// Streams' own restore metrics (restore-records-rate, restore-total,
+	// restore-remaining-records-total, ...) into the record beside
+	// restorebench's measurement. It runs the client at
+	// metrics.recording.level=DEBUG unless Streams names a level (DEBUG
+	// also turns on RocksDB's statistics, so it is not free). Default
+	// false. Ignored by the model engine.
+	KafkaStreamsMetrics bool `json:"kafka_streams_metrics,omitempty" yaml:"kafka_streams_metrics"`
 
 	// Warm, Standby, Failover, ScaleOut and Rolling are the settings of
 	// their scenarios (see scenario_<name>.go, whose ScenarioDef points at

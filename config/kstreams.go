@@ -91,6 +91,7 @@ var reservedStreams = map[string]string{
 //	                              kstreams preset), so that preset runs Kafka
 //	                              Streams untouched
 //	store memory               -> restorebench.store.type=memory
+//	kafka_streams_metrics      -> restorebench.metrics=true
 //
 // then every key of Streams over them (an explicit key wins). application.id,
 // bootstrap.servers and state.dir are not included: the scenario sets them.
@@ -104,6 +105,9 @@ func (c Case) KafkaStreamsProperties() map[string]string {
 	}
 	if c.Store == StoreMemory {
 		p[DriverStoreType] = string(StoreMemory)
+	}
+	if c.KafkaStreamsMetrics {
+		p[ksdriver.PropMetrics] = "true"
 	}
 	for k, v := range c.Streams {
 		p[k] = v
@@ -155,6 +159,9 @@ func (c Case) validateKafkaStreams() error {
 	}
 	if _, ok := c.Streams["rocksdb.config.setter"]; ok && len(c.RocksDB.DiffFrom(KStreamsRocksDB())) > 0 {
 		return fieldErr("streams.rocksdb.config.setter", "cannot be combined with RocksDB options that differ from Kafka Streams' defaults (restorebench applies those with its own setter)")
+	}
+	if c.KafkaStreamsMetrics && c.Scenario != ScenarioCold {
+		return fieldErr("kafka_streams_metrics", "Kafka Streams' own metrics are recorded by cold restores only so far; scenario %s would run the client at DEBUG without recording them", c.Scenario)
 	}
 	if c.JVMHeap < minJVMHeap {
 		return fieldErr("jvm_heap", "%s is under %s", c.JVMHeap, minJVMHeap)

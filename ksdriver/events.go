@@ -12,7 +12,7 @@ import (
 // Event is one line of an instance's event stream (kstreams/PROTOCOL.md),
 // decoded into its type: *Hello, *StateChange, *RestoreStart, *RestoreBatch,
 // *RestoreEnd, *RestoreSuspended, *StandbyStart, *StandbyBatch,
-// *StandbySuspended, *Tasks, *Lags, *Processed, *Process, *Digest,
+// *StandbySuspended, *Tasks, *Lags, *Processed, *Process, *Metrics, *Digest,
 // *Balances, *Error, *Stopped, or *Unknown for a name this build does not
 // know (a newer driver) or a line that is not an event.
 type Event interface {
@@ -56,6 +56,7 @@ const (
 	EvLags             = "lags"
 	EvProcessed        = "processed"
 	EvProcess          = "process"
+	EvMetrics          = "metrics"
 	EvDigest           = "digest"
 	EvBalances         = "balances"
 	EvError            = "error"
@@ -313,6 +314,8 @@ func newEvent(ev string) Event {
 		return &Processed{}
 	case EvProcess:
 		return &Process{}
+	case EvMetrics:
+		return &Metrics{}
 	case EvDigest:
 		return &Digest{}
 	case EvBalances:

@@ -36,6 +36,11 @@ const (
 	// or remains a member until session.timeout.ms (a static member's
 	// rolling restart).
 	PropCloseLeaveGroup = "restorebench.close.leave.group"
+	// PropMetrics ("true") has the driver sample Kafka Streams' own restore
+	// metrics into metrics events at the process interval, with
+	// metrics.recording.level=DEBUG unless the properties name a level.
+	// Default false.
+	PropMetrics = "restorebench.metrics"
 	// PropBare turns off the listeners and polling: only hello, state and
 	// stopped (the overhead check). Default false.
 	PropBare = "restorebench.bare"

@@ -13,7 +13,8 @@ import (
 
 // Build lays out the report of an analysis: the key answers first, then
 // the advice and the recovery-time table, what the inputs cannot tell, and
-// the evidence (fits, throughput, environments, fills, method).
+// the evidence (fits, throughput, scenarios, Kafka Streams' own metrics,
+// environments, fills, method).
 func Build(a *capacity.Analysis) (*Document, error) {
 	d := &Document{Title: "Kafka Streams restore capacity report", Subtitle: subtitle(a), Facts: facts(a)}
 	sections := []func(*capacity.Analysis) (Section, error){
@@ -22,7 +23,7 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	for _, ss := range scenarioSections {
 		sections = append(sections, ss.Build)
 	}
-	sections = append(sections, environmentSection, fillsSection, methodSection)
+	sections = append(sections, kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)
 	for _, f := range sections {
 		s, err := f(a)
 		if err != nil {

@@ -304,6 +304,11 @@ func (r *Restore) check() error {
 	if err := r.checkStep(); err != nil {
 		return err
 	}
+	if ks := r.KafkaStreams; ks != nil && ks.Metrics != nil {
+		if err := ks.Metrics.check(); err != nil {
+			return err
+		}
+	}
 	for name, v := range map[string]any{"poll_wait": r.PollWait, "batch_write": r.BatchWrite, "rocksdb": r.RocksDB} {
 		if err := nonNegative(name, v); err != nil {
 			return err

@@ -259,6 +259,10 @@ type KafkaStreamsRun struct {
 	// through interactive queries; StopSeconds how long close took.
 	DigestSeconds float64 `json:"digest_seconds"`
 	StopSeconds   float64 `json:"stop_seconds"`
+	// Metrics are Kafka Streams' own restore metrics over the restore,
+	// when the case asked for them (kafka_streams_metrics); nil otherwise,
+	// and in files written before they were recorded.
+	Metrics *KafkaStreamsMetrics `json:"metrics,omitempty"`
 }
 
 // CPUSplit is CPU seconds by thread kind (kstreams/PROTOCOL.md, process

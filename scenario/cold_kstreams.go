@@ -111,6 +111,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
 	}
 	w.record(&rec, inst)
+	ks.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
 	rec.DiskBytes = dirBytes(appDir)
 	actual, err := digestStores(ctx, inst, t.StoreName)
 	if err != nil {

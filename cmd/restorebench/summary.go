@@ -17,8 +17,9 @@ import (
 )
 
 // printSummary prints a run's fills, then one table per scenario it
-// measured (printScenarios), then what did not verify; every figure is
-// read from res, i.e. from results.json at path.
+// measured (printScenarios), the restores of topics it did not fill, Kafka
+// Streams' own metrics where they were sampled, then what did not verify;
+// every figure is read from res, i.e. from results.json at path.
 func printSummary(w io.Writer, res *runs.Results, path string) {
 	fills := res.Fills
 	if len(fills) == 0 && res.Fill != nil {
@@ -41,6 +42,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	}
 	printScenarios(w, res)
 	printUnverified(w, res.Restores)
+	printKafkaStreamsMetrics(w, res.Restores)
 	for _, r := range res.Restores {
 		// A ledger check's outcome is in the failover table (at-least-once
 		// duplicates are reported there, not as failures).

@@ -58,6 +58,13 @@ final class DriverConfig {
     RocksOptions rocksdb = new RocksOptions();
     /** What StreamsConfig gets. */
     final Properties streams = new Properties();
+    /**
+     * Whether Kafka Streams' own restore metrics are sampled into `metrics`
+     * events (restorebench.metrics, see {@link MetricsSampler}), and whether
+     * the driver set metrics.recording.level=DEBUG for it.
+     */
+    boolean metrics;
+    boolean metricsLevelSet;
 
     /** Parses and checks a loaded properties file. */
     static DriverConfig parse(Properties props) throws ConfigError {
@@ -72,9 +79,13 @@ final class DriverConfig {
                 c.streams.setProperty(key, value);
                 continue;
             }
+            if (key.equals(MetricsSampler.KEY)) {
+                c.metrics = !value.isEmpty() && bool(key, value);
+                continue;
+            }
             String name = key.substring(P.length());
             if (!KEYS.contains(name)) {
-                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", restorebench.rocksdb.*)");
+                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", " + MetricsSampler.KEY + ", restorebench.rocksdb.*)");
             }
             if (value.isEmpty()) {
                 continue; // empty = unset, the default applies
@@ -111,31 +122,7 @@ final class DriverConfig {
                     throw new AssertionError(name);
             }
         }
-        if (c.instanceId == null) {
-            throw new ConfigError("restorebench.instance.id is required");
-        }
-        if (c.inputTopic == null) {
-            throw new ConfigError("restorebench.input.topic is required");
-        }
-        if (c.outputTopic != null && c.topology != Topology.LEDGER) {
-            throw new ConfigError("restorebench.output.topic is for the ledger topology only");
-        }
-        try {
-            c.rocksdb = RocksOptions.parse(props);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigError(e.getMessage());
-        }
-        if (!c.rocksdb.isEmpty()) {
-            if (c.streams.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
-                throw new ConfigError("restorebench.rocksdb.* and " + StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + " cannot both be set");
-            }
-            c.streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
-        }
-        for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
-            if (c.streams.getProperty(required, "").isBlank()) {
-                throw new ConfigError(required + " is required");
-            }
-        }
+        c.check(props);
         return c;
     }
 
@@ -171,6 +158,57 @@ final class DriverConfig {
     /** The changelog topic Kafka Streams keeps the store in. */
     String changelogTopic() {
         return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
+    }
+
+    /**
+     * The checks of a parsed configuration that span keys: what is
+     * required, what goes together, and the RocksDB options' setter.
+     */
+    private void check(Properties props) throws ConfigError {
+        if (instanceId == null) {
+            throw new ConfigError("restorebench.instance.id is required");
+        }
+        if (inputTopic == null) {
+            throw new ConfigError("restorebench.input.topic is required");
+        }
+        if (outputTopic != null && topology != Topology.LEDGER) {
+            throw new ConfigError("restorebench.output.topic is for the ledger topology only");
+        }
+        try {
+            rocksdb = RocksOptions.parse(props);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError(e.getMessage());
+        }
+        if (!rocksdb.isEmpty()) {
+            if (streams.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
+                throw new ConfigError("restorebench.rocksdb.* and " + StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + " cannot both be set");
+            }
+            streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
+        }
+        checkMetrics();
+        for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
+            if (streams.getProperty(required, "").isBlank()) {
+                throw new ConfigError(required + " is required");
+            }
+        }
+    }
+
+    /**
+     * Sampling needs the pollers (off in bare mode) and their interval
+     * (restorebench.process.interval.ms, which it shares); when asked, the
+     * recording level becomes DEBUG unless the configuration names one.
+     */
+    private void checkMetrics() throws ConfigError {
+        if (!metrics) {
+            return;
+        }
+        if (bare) {
+            throw new ConfigError(MetricsSampler.KEY + "=true samples through the pollers, which restorebench.bare=true turns off");
+        }
+        if (processIntervalMs == 0) {
+            throw new ConfigError(MetricsSampler.KEY + "=true samples at restorebench.process.interval.ms, which is 0 (never)");
+        }
+        metricsLevelSet = MetricsSampler.applyRecordingLevel(streams);
     }
 
     private static boolean bool(String key, String value) throws ConfigError {

@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The timers behind the `tasks`, `lags`, `processed` and `process` events,
+ * The timers behind the `tasks`, `lags`, `processed`, `process` and
+ * `metrics` (at the process interval, when asked) events,
  * each on its own daemon thread so a slow one (allLocalStorePartitionLags asks
  * the broker for end offsets) never delays another. An interval of 0 turns a
  * poller off; none run in bare mode. A failing poll is logged and retried at
@@ -51,6 +52,9 @@ final class Pollers {
         schedule("lags", c.lagsIntervalMs, this::pollLags);
         schedule("processed", c.processedIntervalMs, this::emitProcessed);
         schedule("process", c.processIntervalMs, this::emitProcess);
+        if (c.metrics) {
+            schedule("metrics", c.processIntervalMs, new MetricsSampler(streams::metrics, events, c)::emit);
+        }
     }
 
     private void schedule(String name, long intervalMs, Runnable r) {
