@@ -180,7 +180,45 @@ func CreateChangelog(ctx context.Context, adm *kadm.Client, topic string, partit
 	if resp.Err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, resp.Err)
 	}
-	return nil
+	return AwaitTopic(ctx, adm, topic, partitions)
+}
+
+// TopicPropagation bounds how long AwaitTopic waits for a created topic.
+const TopicPropagation = 15 * time.Second
+
+// AwaitTopic waits until the brokers' metadata lists topic with its
+// partitions, each with a leader: CreateTopics answers once the controller
+// has the topic, and a broker can still answer UNKNOWN_TOPIC_OR_PARTITION
+// for a moment after (a list of offsets right after creating an input topic
+// failed so on a busy broker). It gives up after TopicPropagation.
+func AwaitTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
+	deadline := time.Now().Add(TopicPropagation)
+	for {
+		td, err := adm.ListTopics(ctx, topic)
+		if err == nil {
+			if d, ok := td[topic]; ok && d.Err == nil && int32(len(d.Partitions)) == partitions && ledPartitions(d) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topic %s: created, but not listed with %d partitions after %s", topic, partitions, TopicPropagation)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// ledPartitions says every partition of d has a leader.
+func ledPartitions(d kadm.TopicDetail) bool {
+	for _, p := range d.Partitions {
+		if p.Leader < 0 || p.Err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // DeleteTopic deletes a topic; a missing topic is not an error.

@@ -251,6 +251,9 @@ func (r *failoverRun) createInput() error {
 		if err == nil {
 			err = resp.Err
 		}
+		if err == nil {
+			err = cluster.AwaitTopic(r.ctx, adm, r.input, int32(r.set.Partitions))
+		}
 		if err != nil {
 			return fmt.Errorf("create the ledger input topic %s: %w", r.input, err)
 		}

@@ -225,6 +225,9 @@ func ensureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 	if err == nil && resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
 		err = resp.Err
 	}
+	if err == nil {
+		err = cluster.AwaitTopic(ctx, adm, name, partitions)
+	}
 	if err != nil {
 		return "", fmt.Errorf("create input topic %s: %w", name, err)
 	}
