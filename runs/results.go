@@ -145,6 +145,9 @@ type Fill struct {
 	Offsets         []loadgen.PartitionOffsets `json:"offsets"`
 	Expected        []loadgen.PartitionState   `json:"expected,omitempty"`
 	Series          []measure.Point            `json:"series,omitempty"`
+	// Transactions is what a transactional fill wrote besides its records
+	// (aborted transactions, markers); nil for a plain fill.
+	Transactions *FillTransactions `json:"transactions,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.
