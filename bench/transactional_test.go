@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -119,5 +120,52 @@ func TestTransactionalFillIsNotThePlainFill(t *testing.T) {
 	}
 	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "t", Spec: plain, Compression: "none"}); err == nil || !strings.Contains(err.Error(), "transactional settings differ") {
 		t.Fatalf("plain over transactional: got %v", err)
+	}
+}
+
+// TestLimitsReadAtTheCaseIsolationLevel checks that a case's fetch-only and
+// write-only limits read a transactional changelog as its restore does:
+// read committed without the aborted records, read uncommitted with them,
+// each from its own dump.
+func TestLimitsReadAtTheCaseIsolationLevel(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions = 20000, 3000, 2
+	spec.Transactional, spec.TransactionRecords, spec.AbortRatio = true, 500, 0.3
+	fill, err := env.EnsureFill(ctx, FillRequest{Topic: "lim", Spec: spec, Compression: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aborted := fill.Derived.Log.AbortedRecords
+	m := newLimitMeter(env, "lim", "app", "s", t.TempDir())
+	defer m.close()
+	for _, c := range []struct {
+		guarantee string
+		records   int64
+	}{{config.ExactlyOnceV2, spec.Records}, {config.AtLeastOnce, spec.Records + aborted}} {
+		cs := config.DefaultCase()
+		cs.Streams = map[string]string{config.PropProcessingGuarantee: c.guarantee}
+		if err := cs.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.forCase(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		for kind, lims := range map[string]map[string]measure.Limit{"fetch-only": m.fetch, "write-only": m.write} {
+			found := false
+			for key, l := range lims {
+				if strings.HasSuffix(key, cs.IsolationLevel()) {
+					found = true
+					if l.Records != c.records {
+						t.Errorf("%s %s: %d records, want %d", c.guarantee, kind, l.Records, c.records)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s: no %s limit at %s", c.guarantee, kind, cs.IsolationLevel())
+			}
+		}
 	}
 }
