@@ -59,6 +59,7 @@ func (o FillOutcome) ToResults() *runs.Fill {
 		Offsets:         m.Offsets,
 		Expected:        o.Derived.Expected,
 		Series:          o.Series,
+		Transactions:    runs.NewFillTransactions(spec, o.Derived.Log),
 	}
 }
 
@@ -214,38 +215,12 @@ func (e *Env) fillFits(req FillRequest) error {
 	return nil
 }
 
+// fill writes req's fill to its topic (created empty), checks the broker
+// holds what was written and records the fill's manifest.
 func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (FillOutcome, error) {
-	popts, err := loadgen.ProducerOpts(req.Compression)
-	if err != nil {
-		return FillOutcome{}, err
-	}
-	cl, err := cluster.NewClient(e.Cluster, popts...)
-	if err != nil {
-		return FillOutcome{}, err
-	}
-	defer cl.Close()
-
-	total := req.Spec.TargetBytes
-	if total == 0 {
-		total = req.Spec.Records * int64(16+(req.Spec.ValueMin+req.Spec.ValueMax)/2)
-	}
-	e.Logf("fill: writing %s to %s (%d partitions, %d keys, values %d-%d B, %s compression)",
-		units.BytesTenths(total), req.Topic, req.Spec.Partitions, req.Spec.Keys, req.Spec.ValueMin, req.Spec.ValueMax, req.Compression)
-	bar := e.progress.Start("fill", total, progress.Bytes)
-	var counter measure.Counter
-	counter.Start(time.Second)
-	var lastBytes int64
 	start := time.Now()
-	tot, err := loadgen.Produce(ctx, cl, req.Topic, req.Spec, func(records, bytes int64) {
-		counter.Add(1, bytes-lastBytes)
-		if records%512 == 0 {
-			bar.Set(bytes)
-		}
-		lastBytes = bytes
-	})
+	tot, series, err := e.produceFill(ctx, req)
 	dur := time.Since(start)
-	series := counter.Stop()
-	bar.Done()
 	if err != nil {
 		if e.Embedded != nil {
 			if serr := e.Embedded.StorageError(); serr != nil {
@@ -267,6 +242,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	if d.Totals.Records != tot.Records {
 		return FillOutcome{}, fmt.Errorf("fill %s: produced %d records but the generator derives %d", req.Topic, tot.Records, d.Totals.Records)
 	}
+	logTransactions(e, d.Log, req.Spec)
 	why, err := e.holdsFill(ctx, req.Topic, req.Spec, d, offsets)
 	if err != nil {
 		return FillOutcome{}, err
@@ -288,6 +264,65 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		return FillOutcome{}, err
 	}
 	return FillOutcome{Manifest: m, Derived: d, Series: series}, nil
+}
+
+// produceFill writes req's records with a progress bar, with a plain or
+// (req.Spec.Transactional) a transactional producer, and returns what it
+// wrote (committed records) and the 1 s throughput series.
+func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTotals, []measure.Point, error) {
+	spec := req.Spec
+	popts, err := loadgen.ProducerOpts(req.Compression)
+	if spec.Transactional {
+		popts, err = loadgen.TransactionalProducerOpts(req.Compression, req.Topic)
+	}
+	if err != nil {
+		return loadgen.FillTotals{}, nil, err
+	}
+	cl, err := cluster.NewClient(e.Cluster, popts...)
+	if err != nil {
+		return loadgen.FillTotals{}, nil, err
+	}
+	defer cl.Close()
+	total := spec.TargetBytes
+	if total == 0 {
+		total = spec.Records * int64(16+(spec.ValueMin+spec.ValueMax)/2)
+	}
+	kind := ""
+	if spec.Transactional {
+		// Aborted transactions come on top: about 1/(1-ratio) as much is written.
+		total = int64(float64(total) / (1 - spec.AbortRatio))
+		kind = fmt.Sprintf(", transactions of %d records, %.0f%% aborted", spec.TransactionRecords, 100*spec.AbortRatio)
+	}
+	e.Logf("fill: writing %s to %s (%d partitions, %d keys, values %d-%d B, %s compression%s)",
+		units.BytesTenths(total), req.Topic, spec.Partitions, spec.Keys, spec.ValueMin, spec.ValueMax, req.Compression, kind)
+	bar := e.progress.Start("fill", total, progress.Bytes)
+	var counter measure.Counter
+	counter.Start(time.Second)
+	var lastBytes int64
+	onAck := func(records, bytes int64) {
+		counter.Add(1, bytes-lastBytes)
+		if records%512 == 0 {
+			bar.Set(bytes)
+		}
+		lastBytes = bytes
+	}
+	produce := loadgen.Produce
+	if spec.Transactional {
+		produce = loadgen.ProduceTransactional
+	}
+	tot, err := produce(ctx, cl, req.Topic, spec, onAck)
+	series := counter.Stop()
+	bar.Done()
+	return tot, series, err
+}
+
+// logTransactions says what a transactional fill wrote beyond its records.
+func logTransactions(e *Env, l loadgen.LogShape, spec loadgen.Spec) {
+	if !spec.Transactional {
+		return
+	}
+	e.Logf("fill: %d transactions (%d aborted: %d records, %s), %d markers; %d offsets in all",
+		l.Transactions, l.AbortedTransactions, l.AbortedRecords, units.BytesTenths(l.AbortedBytes), l.Markers, l.Offsets())
 }
 
 func toPartitionOffsets(o cluster.TopicOffsets) []loadgen.PartitionOffsets {

@@ -17,14 +17,16 @@ import (
 
 // limitMeter measures and caches the limits of a run's cases: fetch-only
 // once per distinct consumer configuration, write-only once per distinct
-// store configuration, both against one local dump of the changelog.
+// store configuration, both against a local dump of the changelog, one
+// per isolation level (read committed, a transactional changelog's
+// aborted records are not in it).
 type limitMeter struct {
 	env       *Env
 	topic     string
 	appID     string
 	storeName string
 	dumpDir   string
-	dumped    bool
+	dumped    map[string]bool // by isolation level
 	offsets   *cluster.TopicOffsets // listed on the first measurement
 	fetch     map[string]measure.Limit
 	write     map[string]measure.Limit
@@ -32,7 +34,7 @@ type limitMeter struct {
 
 func newLimitMeter(env *Env, topic, appID, storeName, dir string) *limitMeter {
 	return &limitMeter{env: env, topic: topic, appID: appID, storeName: storeName, dumpDir: dir,
-		fetch: map[string]measure.Limit{}, write: map[string]measure.Limit{}}
+		dumped: map[string]bool{}, fetch: map[string]measure.Limit{}, write: map[string]measure.Limit{}}
 }
 
 // limitRuns is how many times each limit is measured; the fastest counts.
@@ -52,7 +54,8 @@ func (m *limitMeter) forCase(ctx context.Context, c config.Case) (*runs.Limits, 
 		return &engine.Instance{Cluster: m.env.Cluster, StateDir: stateDir, AppID: m.appID, StoreName: m.storeName,
 			Case: c, StallTimeout: m.env.Opts.StallTimeout}
 	}
-	fetchKey := fmt.Sprintf("t%d b%d f%d p%d", c.Threads, c.BatchRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes)
+	iso := c.IsolationLevel()
+	fetchKey := fmt.Sprintf("t%d b%d f%d p%d %s", c.Threads, c.BatchRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes, iso)
 	fetch, ok := m.fetch[fetchKey]
 	if !ok {
 		m.env.Logf("limits: fetch-only (%s), best of %d", fetchKey, limitRuns)
@@ -66,20 +69,21 @@ func (m *limitMeter) forCase(ctx context.Context, c config.Case) (*runs.Limits, 
 		m.fetch[fetchKey] = fetch
 	}
 	opts, _ := json.Marshal(c.RocksDB)
-	writeKey := fmt.Sprintf("%s %s b%d t%d s%d %s", c.Strategy, c.Store, c.BatchRecords, c.Threads, c.SortBuffer, opts)
+	writeKey := fmt.Sprintf("%s %s b%d t%d s%d %s %s", c.Strategy, c.Store, c.BatchRecords, c.Threads, c.SortBuffer, opts, iso)
 	write, ok := m.write[writeKey]
 	if !ok {
-		if !m.dumped {
-			m.env.Logf("limits: copying the changelog to local disk for write-only replays")
-			if err := instance(filepath.Join(m.dumpDir, "dump-state")).Dump(ctx, offsets, m.dumpDir); err != nil {
+		dump := filepath.Join(m.dumpDir, iso)
+		if !m.dumped[iso] {
+			m.env.Logf("limits: copying the changelog (%s) to local disk for write-only replays", iso)
+			if err := instance(filepath.Join(m.dumpDir, "dump-state")).Dump(ctx, offsets, dump); err != nil {
 				return nil, err
 			}
-			m.dumped = true
+			m.dumped[iso] = true
 		}
 		m.env.Logf("limits: write-only (strategy %s, batch %d, threads %d), best of %d", c.Strategy, c.BatchRecords, c.Threads, limitRuns)
 		for i := 0; i < limitRuns; i++ {
 			debug.FreeOSMemory()
-			l, err := instance(filepath.Join(m.dumpDir, "write-only")).WriteOnly(ctx, m.dumpDir, offsets.Partitions())
+			l, err := instance(filepath.Join(m.dumpDir, "write-only")).WriteOnly(ctx, dump, offsets.Partitions())
 			if err != nil {
 				return nil, err
 			}

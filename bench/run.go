@@ -600,11 +600,12 @@ func (e *Env) RunCase(ctx context.Context, fill FillOutcome, appID, storeName st
 }
 
 // target is what a restore of this fill must produce: the state derived
-// from its spec, and the end offsets its record counts imply.
+// from its spec, and the end offsets its writes imply (its records, and a
+// transactional fill's aborted records and markers).
 func (o FillOutcome) target(appID, storeName string) scenario.Target {
 	ends := map[int32]int64{}
-	for _, pc := range o.Derived.Totals.PerPart {
-		ends[pc.Partition] = pc.Records
+	for p, end := range o.Derived.Log.Ends {
+		ends[int32(p)] = end
 	}
 	return scenario.Target{Topic: o.Manifest.Topic, AppID: appID, StoreName: storeName, Expected: o.Derived.Expected, Ends: ends}
 }

@@ -16,7 +16,9 @@ type OffsetRange struct{ From, To int64 }
 // in the partition's range, as the log holds them now (compaction may have
 // removed some). It returns once every partition has delivered a record at
 // or past its last offset in range, or when nothing new arrived for idle.
-func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration) (map[int32][]*kgo.Record, error) {
+// opts are further consumer options (kgo.KeepControlRecords to see
+// transaction markers, which take offsets).
+func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration, opts ...kgo.Opt) (map[int32][]*kgo.Record, error) {
 	out := map[int32][]*kgo.Record{}
 	assign := map[int32]kgo.Offset{}
 	for p, r := range ranges {
@@ -27,7 +29,7 @@ func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]O
 	if len(assign) == 0 {
 		return out, nil
 	}
-	cl, err := NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}))
+	cl, err := NewClient(cfg, append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign})}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,21 @@ type Fill struct {
 	// Seed makes the fill reproducible: equal seeds and parameters give
 	// identical changelogs. Default 1.
 	Seed uint64 `yaml:"seed"`
+	// Transactional writes the fill as an application under Kafka Streams'
+	// processing.guarantee exactly_once_v2 writes its changelog: with a
+	// transactional producer (transactional.id), in transactions each
+	// ending in a commit or abort marker. Its committed records and the
+	// state they leave are the plain fill's (loadgen.Stream). Default false.
+	Transactional bool `yaml:"transactional"`
+	// TransactionRecords is the records per transaction, at most 1,000,000;
+	// only with transactional. Default 1000 (about what an application at
+	// 10,000 updates a second commits per commit.interval.ms of 100 ms).
+	TransactionRecords *int `yaml:"transaction_records"`
+	// AbortRatio is the share of transactions that abort, in [0, 0.9]: an
+	// application that failed mid-transaction leaves its records in the log,
+	// aborted. Which transactions abort is a pure function of the seed and
+	// the transaction's index. Only with transactional. Default 0.
+	AbortRatio float64 `yaml:"abort_ratio"`
 }
 
 // DefaultFill returns the defaults documented on Fill's fields; it sets
@@ -54,6 +69,13 @@ func (f Fill) Spec() (loadgen.Spec, error) {
 	spec := loadgen.Spec{
 		Seed: f.Seed, Keys: f.Keys, ValueMin: f.ValueSize.Min, ValueMax: f.ValueSize.Max,
 		TombstoneRatio: f.TombstoneRatio, KeyOrder: f.KeyOrder, Partitions: f.Partitions,
+		Transactional: f.Transactional, AbortRatio: f.AbortRatio,
+	}
+	switch {
+	case f.TransactionRecords != nil:
+		spec.TransactionRecords = *f.TransactionRecords
+	case f.Transactional:
+		spec.TransactionRecords = loadgen.DefaultTransactionRecords
 	}
 	switch {
 	case f.Size != nil && f.Records != nil:

@@ -240,12 +240,28 @@ func (c Case) validateModelStreams() error {
 }
 
 // PropProcessingGuarantee is Kafka Streams' processing.guarantee: the model
-// engine follows it where it changes restores (see ExactlyOnce).
+// engine follows it where it changes restores (see ExactlyOnce and
+// IsolationLevel).
 const PropProcessingGuarantee = "processing.guarantee"
 
-// processingGuarantees are the values Kafka Streams 4.x accepts (exactly_once
-// and exactly_once_beta were removed in 4.0).
-var processingGuarantees = []string{"at_least_once", "exactly_once_v2"}
+// Kafka Streams' processing.guarantee values (4.x; exactly_once and
+// exactly_once_beta were removed in 4.0). AtLeastOnce is the default.
+const (
+	AtLeastOnce   = "at_least_once"
+	ExactlyOnceV2 = "exactly_once_v2"
+)
+
+// processingGuarantees are the values Kafka Streams 4.x accepts.
+var processingGuarantees = []string{AtLeastOnce, ExactlyOnceV2}
+
+// ProcessingGuarantees lists the processing.guarantee values a case takes.
+func ProcessingGuarantees() []string { return append([]string(nil), processingGuarantees...) }
+
+// Kafka's consumer isolation.level values.
+const (
+	ReadCommitted   = "read_committed"
+	ReadUncommitted = "read_uncommitted"
+)
 
 func mappedNames() string {
 	names := make([]string, len(mappedStreams))
@@ -310,5 +326,40 @@ func (o RocksDB) DiffFrom(base RocksDB) map[string]string {
 // below the log start keeps: exactly-once wipes it, at-least-once keeps its
 // data and only resets its offsets.
 func (c Case) ExactlyOnce() bool {
-	return c.Streams[PropProcessingGuarantee] == "exactly_once_v2"
+	return c.Streams[PropProcessingGuarantee] == ExactlyOnceV2
+}
+
+// ProcessingGuarantee is the case's processing.guarantee: its streams
+// setting, by default at_least_once (Kafka Streams' default).
+func (c Case) ProcessingGuarantee() string {
+	if g := c.Streams[PropProcessingGuarantee]; g != "" {
+		return g
+	}
+	return AtLeastOnce
+}
+
+// isolationKeys are where a Kafka Streams restore consumer's
+// isolation.level comes from, the first set winning: its own prefix, the
+// main and restore consumers' shared prefix, then the unprefixed property
+// every client takes.
+var isolationKeys = []string{"restore.consumer.isolation.level", "consumer.isolation.level", "isolation.level"}
+
+// IsolationLevel is the isolation.level the case's restore consumer reads
+// the changelog with, as Kafka Streams sets it: read_committed under
+// exactly_once_v2 (every consumer Kafka Streams creates then reads
+// committed, and it overrides a user's isolation.level), otherwise the
+// consumer's own setting (isolationKeys; only kafka-streams cases may set
+// one), by default Kafka's read_uncommitted. So an at_least_once restore of
+// an exactly-once application's changelog restores its aborted records,
+// as Kafka Streams does.
+func (c Case) IsolationLevel() string {
+	if c.ExactlyOnce() {
+		return ReadCommitted
+	}
+	for _, k := range isolationKeys {
+		if v := strings.TrimSpace(c.Streams[k]); v != "" {
+			return v
+		}
+	}
+	return ReadUncommitted
 }

@@ -5,10 +5,11 @@ package config
 const ScenarioCold Scenario = "cold"
 
 // coldDef registers the cold scenario: both engines, any strategy, every
-// size of a sweep, no settings of its own (the case's common settings are
-// its settings).
+// size of a sweep, a transactional fill too, no settings of its own (the
+// case's common settings are its settings).
 var coldDef = ScenarioDef{
-	Name:      ScenarioCold,
-	Engines:   []Engine{EngineModel, EngineKafkaStreams},
-	EverySize: true,
+	Name:              ScenarioCold,
+	Engines:           []Engine{EngineModel, EngineKafkaStreams},
+	EverySize:         true,
+	TransactionalFill: true,
 }

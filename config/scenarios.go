@@ -162,6 +162,12 @@ type ScenarioDef struct {
 	BrokerWhy string
 	// Settings are its settings block; nil when it has none.
 	Settings Settings
+	// TransactionalFill says it runs on a transactional fill
+	// (fill.transactional): it reads the fill as written. Scenarios
+	// without it change the changelog with plain writes or through Kafka
+	// Streams, against expected states derived for plain fills, and are
+	// refused on one when the profile is read.
+	TransactionalFill bool
 }
 
 // Broker is the broker a scenario needs.

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/measure"
 )
 
@@ -102,7 +103,11 @@ func (c *restoreConsumer) assignment() (assign map[int32]kgo.Offset, remaining m
 }
 
 // clientOpts are the restore consumer's client options: the partitions of
-// assign consumed directly, with the case's fetch sizes.
+// assign consumed directly, with the case's fetch sizes and the isolation
+// level Kafka Streams' restore consumer has under the case's
+// processing.guarantee (config.Case.IsolationLevel): read_committed under
+// exactly_once_v2, so the records of aborted transactions are fetched but
+// dropped, never restored.
 func (c *restoreConsumer) clientOpts(topic string, assign map[int32]kgo.Offset) []kgo.Opt {
 	cs := c.in.Case
 	opts := []kgo.Opt{
@@ -112,6 +117,9 @@ func (c *restoreConsumer) clientOpts(topic string, assign map[int32]kgo.Offset) 
 		// Control records (transaction markers) are kept so a partition whose
 		// log ends in a marker is still seen to reach its end offset.
 		kgo.KeepControlRecords(),
+	}
+	if cs.IsolationLevel() == config.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	if c.follow != nil {
 		// A standby waits for new records: answer within half a second so
@@ -203,6 +211,7 @@ func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, b
 		batches[p] = batches[p][:0]
 	}
 	var n, b int64
+	var txn TxnCounts
 	next := map[int32]int64{}
 	for _, r := range take {
 		if c.follow == nil {
@@ -216,7 +225,11 @@ func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, b
 		}
 		next[r.Partition] = r.Offset + 1
 		if r.Attrs.IsControl() {
+			txn.marker(r.Key)
 			continue
+		}
+		if r.Attrs.IsTransactional() {
+			txn.Records++
 		}
 		batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
 		if r.Value != nil {
@@ -237,6 +250,7 @@ func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, b
 	}
 	c.counter.Add(n, b)
 	c.res.mu.Lock()
+	c.res.Txn.add(txn)
 	for p, entries := range batches {
 		c.res.restored[p] += int64(len(entries))
 	}
@@ -329,4 +343,28 @@ func describeOwed(remaining map[int32]int64) string {
 	}
 	sort.Ints(ps)
 	return fmt.Sprintf("%d partition(s) %v", len(ps), ps)
+}
+
+// TxnCounts are the transactional data a restore met: the transaction
+// markers (control records) it read, how many of them ended an aborted
+// transaction, and the records of transactional batches it applied (under
+// read_committed, committed ones only; under read_uncommitted, aborted
+// ones too).
+type TxnCounts struct {
+	Markers, AbortMarkers, Records int64
+}
+
+// marker counts the control record of key: Kafka's control key is a
+// version int16 and a type int16, 0 for abort and 1 for commit.
+func (t *TxnCounts) marker(key []byte) {
+	t.Markers++
+	if len(key) >= 4 && key[2] == 0 && key[3] == 0 {
+		t.AbortMarkers++
+	}
+}
+
+func (t *TxnCounts) add(o TxnCounts) {
+	t.Markers += o.Markers
+	t.AbortMarkers += o.AbortMarkers
+	t.Records += o.Records
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -88,6 +89,10 @@ type Restored struct {
 	SampleKeys []SampledKey
 	Records    int64
 	Bytes      int64
+	// Isolation is the isolation.level the restore read with; Txn what it
+	// met of transactions (counted under mu while it runs).
+	Isolation  string
+	Txn        TxnCounts
 	Series     []measure.Point
 	PollWait   *measure.Histogram
 	BatchWrite *measure.Histogram
@@ -102,6 +107,17 @@ func (r *Restored) Close() {
 	for _, s := range r.Stores {
 		s.Close()
 	}
+}
+
+// Offsets is the offsets the restore spanned, over its tasks: records,
+// compaction gaps, and transaction markers and aborted records, which take
+// offsets too.
+func (r *Restored) Offsets() int64 {
+	var n int64
+	for _, t := range r.Tasks {
+		n += max(t.To-t.From, 0)
+	}
+	return n
 }
 
 // StoreStats sums the stores' figures.
@@ -215,11 +231,48 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 // finishes them; on success the stores are open in the result, with the
 // offsets they applied committed.
 func (in *Instance) restore(ctx context.Context, tasks []Task, spec loaderSpec) (*Restored, error) {
+	if err := in.stableEnds(ctx, tasks); err != nil {
+		for _, st := range spec.Existing {
+			st.Close()
+		}
+		return nil, err
+	}
 	r, err := in.start(ctx, tasks, spec, nil)
 	if err != nil {
 		return nil, err
 	}
 	return r.wait(ctx)
+}
+
+// stableEnds lowers, under read_committed, each task's end offset to its
+// partition's last stable offset, as Kafka Streams' restore consumer's end
+// offsets are then: the records of a transaction still open lie beyond it,
+// and a read_committed fetch never returns them. Under read_uncommitted the
+// ends stay the high watermarks captured.
+func (in *Instance) stableEnds(ctx context.Context, tasks []Task) error {
+	if in.Case.IsolationLevel() != config.ReadCommitted || len(tasks) == 0 {
+		return nil
+	}
+	cl, err := cluster.NewClient(in.Cluster)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	topic := tasks[0].Changelog
+	lso, err := kadm.NewClient(cl).ListCommittedOffsets(ctx, topic)
+	if err == nil {
+		err = lso.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("last stable offsets of %s: %w", topic, err)
+	}
+	for i := range tasks {
+		t := &tasks[i]
+		if o, ok := lso.Lookup(topic, t.ID.Partition); ok && o.Offset < t.To {
+			t.To = max(o.Offset, t.From)
+		}
+	}
+	return nil
 }
 
 // run is a restore (or a standby) under way: its consumers, one per stream
@@ -248,7 +301,7 @@ func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, fo
 	spec.Case, spec.AppDir, spec.Store, spec.Tasks = in.Case, in.AppDir(), in.StoreName, len(tasks)
 	r := &run{in: in, tasks: tasks, spec: spec, loaders: map[int32]Loader{}}
 	r.res = &Restored{Stores: map[int32]Store{}, PollWait: measure.NewHistogram(), BatchWrite: measure.NewHistogram(),
-		restored: map[int32]int64{}, applied: map[int32]int64{}}
+		Isolation: in.Case.IsolationLevel(), restored: map[int32]int64{}, applied: map[int32]int64{}}
 	for p, st := range spec.Existing {
 		r.loaders[p] = storeLoader{st}
 	}

@@ -95,40 +95,89 @@ type PartitionCount struct {
 const maxExpectKeys = 400_000_000
 
 // Derived is what a spec determines about its fill, computed from the spec
-// alone: the state a correct restore ends with, the record counts, and the
-// landmarks a topic holding the fill must show.
+// alone: the state a correct restore ends with, the record counts, the
+// shape of the log and the landmarks a topic holding the fill must show.
 type Derived struct {
 	Expected  []PartitionState
 	Totals    FillTotals
+	Log       LogShape
 	Landmarks Landmarks
 }
 
-// Landmarks are records a topic holding a fill has at known offsets. A fill
-// writes each partition's records in generator order to a fresh topic, so
-// the record at offset k of partition p is the k-th generated record of p:
-// Head[p] are the generator indexes of p's first records (offsets 0, 1, ...)
-// and Tail[p] those of its last ones (offsets count-len(Tail[p]) .. count-1).
-// Compaction may remove some of them, never the newest record of a key.
-type Landmarks struct {
-	Head [][]int64
-	Tail [][]int64
+// LogShape is what a fill leaves in the log beyond its records: for a
+// plain fill only its end offsets (one offset per record); a transactional
+// fill's records of aborted transactions and markers take offsets too.
+type LogShape struct {
+	// Ends are the partitions' log end offsets once the fill is written.
+	Ends []int64 `json:"ends"`
+	// Transactions and AbortedTransactions count a transactional fill's
+	// transactions, all and aborted.
+	Transactions        int64 `json:"transactions"`
+	AbortedTransactions int64 `json:"aborted_transactions"`
+	// AbortedRecords and AbortedBytes (key+value) are what the aborted
+	// transactions wrote: in the log, never in the expected state.
+	AbortedRecords int64 `json:"aborted_records"`
+	AbortedBytes   int64 `json:"aborted_bytes"`
+	// Markers counts the transaction markers (control records), one per
+	// transaction and partition it wrote to.
+	Markers int64 `json:"markers"`
 }
 
-// LandmarkWindow is how many leading and trailing records per partition
+// Offsets is the number of offsets the fill takes in all partitions.
+func (l LogShape) Offsets() int64 {
+	var n int64
+	for _, e := range l.Ends {
+		n += e
+	}
+	return n
+}
+
+// SlotKind says what a fill wrote at one offset of a partition.
+type SlotKind uint8
+
+const (
+	// SlotRecord is a record of the fill's generator (plain or committed).
+	SlotRecord SlotKind = iota
+	// SlotAborted is a record of an aborted transaction (AbortedRecordAt).
+	SlotAborted
+	// SlotCommit and SlotAbort are a transaction's markers.
+	SlotCommit
+	SlotAbort
+)
+
+// Slot is what a fill wrote at one offset: Index is the record's generator
+// index (SlotRecord, SlotAborted) or the transaction's (markers).
+type Slot struct {
+	Kind  SlotKind
+	Index int64
+}
+
+// Landmarks are what a topic holding a fill has at known offsets. A fill
+// writes each partition's records (and markers) in Stream order to a fresh
+// topic, so the offset of every write is known: Head[p] are the slots of
+// p's first offsets (0, 1, ...) and Tail[p] those of its last ones
+// (end-len(Tail[p]) .. end-1). Compaction may remove some of them, never
+// the newest record of a key.
+type Landmarks struct {
+	Head [][]Slot
+	Tail [][]Slot
+}
+
+// LandmarkWindow is how many leading and trailing offsets per partition
 // Landmarks keeps: enough that some survive compaction.
 const LandmarkWindow = 64
 
-// IndexAt returns the generator index of the record at offset o of
-// partition p holding count records, when o is a landmark.
-func (m Landmarks) IndexAt(p int32, o, count int64) (int64, bool) {
+// At returns what the fill wrote at offset o of partition p, whose log
+// ends at end, when o is a landmark.
+func (m Landmarks) At(p int32, o, end int64) (Slot, bool) {
 	if head := m.Head[p]; o >= 0 && o < int64(len(head)) {
 		return head[o], true
 	}
 	tail := m.Tail[p]
-	if i := o - (count - int64(len(tail))); i >= 0 && i < int64(len(tail)) {
+	if i := o - (end - int64(len(tail))); i >= 0 && i < int64(len(tail)) {
 		return tail[i], true
 	}
-	return 0, false
+	return Slot{}, false
 }
 
 // Expect derives, from the spec alone, the final state of every partition's
@@ -151,50 +200,134 @@ func DeriveFrom(spec Spec, starts map[int32]int64) (Derived, error) {
 }
 
 // DeriveApplied is Derive for a store that applied only some of the log's
-// records: those at offsets applied(partition, offset) accepts, in order.
-// (A store whose offsets fell below a deleted log prefix and that Kafka
-// Streams kept, under at_least_once, holds its old records plus the log
-// from its new start, but not the records deleted in between.)
+// committed records: those at offsets applied(partition, offset) accepts,
+// in order. (A store whose offsets fell below a deleted log prefix and that
+// Kafka Streams kept, under at_least_once, holds its old records plus the
+// log from its new start, but not the records deleted in between.) The
+// records of aborted transactions are never applied: the expected state is
+// what a read_committed restore ends with.
 func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived, error) {
-	g, err := NewGenerator(spec)
+	st, err := NewStream(spec)
 	if err != nil {
 		return Derived{}, err
 	}
-	last := make([]int64, spec.Keys) // last record index + 1 per key; 0 = never written
-	tot := newFillTotals(spec.Partitions)
-	marks := Landmarks{Head: make([][]int64, spec.Partitions), Tail: make([][]int64, spec.Partitions)}
+	d := newDeriver(spec, applied)
 	for {
-		r, ok := g.Next()
+		w, ok := st.Next()
 		if !ok {
 			break
 		}
-		if applied(r.Partition, tot.PerPart[r.Partition].Records) {
-			last[r.KeyID] = r.Index + 1 // a record not applied sets nothing
-		}
-		tot.add(r)
-		if h := marks.Head[r.Partition]; len(h) < LandmarkWindow {
-			marks.Head[r.Partition] = append(h, r.Index)
-		}
-		// The tail is a ring of the last LandmarkWindow indexes, put in
-		// order below.
-		if t := marks.Tail[r.Partition]; len(t) < LandmarkWindow {
-			marks.Tail[r.Partition] = append(t, r.Index)
-		} else {
-			t[(tot.PerPart[r.Partition].Records-1)%LandmarkWindow] = r.Index
-		}
+		d.write(w)
 	}
-	for p, t := range marks.Tail {
-		if n := tot.PerPart[p].Records; n > LandmarkWindow {
-			// Rotate the ring so the oldest index comes first.
+	d.marks.rotateTails(d.log.Ends)
+	states, err := d.states()
+	return Derived{Expected: states, Totals: d.tot, Log: d.log, Landmarks: d.marks}, err
+}
+
+// deriver follows a fill's writes (DeriveApplied): the last committed
+// record applied per key, the totals, the log's shape and its landmarks.
+type deriver struct {
+	spec    Spec
+	applied func(p int32, offset int64) bool
+	last    []int64 // last record index + 1 per key; 0 = never written
+	tot     FillTotals
+	log     LogShape
+	marks   Landmarks
+	touched []int32 // partitions the open transaction wrote to
+	inTxn   []bool  // by partition: in touched
+}
+
+func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
+	return &deriver{
+		spec: spec, applied: applied, last: make([]int64, spec.Keys), tot: newFillTotals(spec.Partitions),
+		log:   LogShape{Ends: make([]int64, spec.Partitions)},
+		marks: Landmarks{Head: make([][]Slot, spec.Partitions), Tail: make([][]Slot, spec.Partitions)},
+		inTxn: make([]bool, spec.Partitions),
+	}
+}
+
+// write follows one write: a record takes its partition's next offset; the
+// end of a transaction puts a marker in each partition it wrote to.
+func (d *deriver) write(w Write) {
+	if w.End {
+		d.endTxn(w)
+		return
+	}
+	r := w.Record
+	p := r.Partition
+	slot := Slot{Kind: SlotRecord, Index: r.Index}
+	if w.Aborted {
+		slot.Kind = SlotAborted
+		d.log.AbortedRecords++
+		d.log.AbortedBytes += int64(len(r.Key) + len(r.Value))
+	} else {
+		if d.applied(p, d.log.Ends[p]) {
+			d.last[r.KeyID] = r.Index + 1 // a record not applied sets nothing
+		}
+		d.tot.add(r)
+	}
+	d.mark(p, slot)
+	if d.spec.Transactional && !d.inTxn[p] {
+		d.inTxn[p] = true
+		d.touched = append(d.touched, p)
+	}
+}
+
+// endTxn writes transaction w.Txn's marker to every partition it wrote to.
+func (d *deriver) endTxn(w Write) {
+	kind := SlotCommit
+	if w.Aborted {
+		kind = SlotAbort
+		d.log.AbortedTransactions++
+	}
+	d.log.Transactions++
+	for _, p := range d.touched {
+		d.mark(p, Slot{Kind: kind, Index: w.Txn})
+		d.inTxn[p] = false
+		d.log.Markers++
+	}
+	d.touched = d.touched[:0]
+}
+
+// mark records slot s at partition p's next offset and moves past it.
+func (d *deriver) mark(p int32, s Slot) {
+	o := d.log.Ends[p]
+	if h := d.marks.Head[p]; len(h) < LandmarkWindow {
+		d.marks.Head[p] = append(h, s)
+	}
+	// The tail is a ring of the last LandmarkWindow slots, put in order
+	// by rotateTails.
+	if t := d.marks.Tail[p]; len(t) < LandmarkWindow {
+		d.marks.Tail[p] = append(t, s)
+	} else {
+		t[o%LandmarkWindow] = s
+	}
+	d.log.Ends[p]++
+}
+
+// rotateTails turns each tail ring, of a partition ending at ends[p], so
+// its oldest slot comes first.
+func (m Landmarks) rotateTails(ends []int64) {
+	for p, t := range m.Tail {
+		if n := ends[p]; n > LandmarkWindow {
 			k := int(n % LandmarkWindow)
-			marks.Tail[p] = append(append([]int64{}, t[k:]...), t[:k]...)
+			m.Tail[p] = append(append([]Slot{}, t[k:]...), t[:k]...)
 		}
 	}
-	states := make([]PartitionState, spec.Partitions)
+}
+
+// states is every partition's expected state from the last record
+// applied per key.
+func (d *deriver) states() ([]PartitionState, error) {
+	g, err := NewGenerator(d.spec)
+	if err != nil {
+		return nil, err
+	}
+	states := make([]PartitionState, d.spec.Partitions)
 	for p := range states {
 		states[p].Partition = int32(p)
 	}
-	for _, idx := range last {
+	for _, idx := range d.last {
 		if idx == 0 {
 			continue
 		}
@@ -207,5 +340,5 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 		st.LiveBytes += int64(len(r.Key) + len(r.Value))
 		st.Digest.Add(r.Key, r.Value)
 	}
-	return Derived{Expected: states, Totals: tot, Landmarks: marks}, nil
+	return states, nil
 }

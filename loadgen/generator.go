@@ -52,17 +52,21 @@ func NewGenerator(spec Spec) (*Generator, error) {
 // Next returns the next record, or false when the spec's records or bytes are
 // all generated. The returned slices are reused by the following call.
 func (g *Generator) Next() (Record, bool) {
-	if g.spec.TargetBytes > 0 {
-		if g.written >= g.spec.TargetBytes {
-			return Record{}, false
-		}
-	} else if g.next >= g.spec.Records {
+	if !g.More() {
 		return Record{}, false
 	}
 	r := g.At(g.next)
 	g.next++
 	g.written += int64(len(r.Key) + len(r.Value))
 	return r, true
+}
+
+// More reports whether Next has a record left to return.
+func (g *Generator) More() bool {
+	if g.spec.TargetBytes > 0 {
+		return g.written < g.spec.TargetBytes
+	}
+	return g.next < g.spec.Records
 }
 
 // SkipTo makes Next continue at index i. Only a Records spec can skip: a

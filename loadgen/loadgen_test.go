@@ -216,19 +216,19 @@ func TestLandmarksMapOffsetsToRecords(t *testing.T) {
 	}
 	for p, idxs := range perPart {
 		n := int64(len(idxs))
-		if n != d.Totals.PerPart[p].Records || n <= 2*LandmarkWindow {
+		if n != d.Totals.PerPart[p].Records || n != d.Log.Ends[p] || n <= 2*LandmarkWindow {
 			t.Fatalf("partition %d: %d records, totals say %d", p, n, d.Totals.PerPart[p].Records)
 		}
 		checked := 0
 		for o := int64(0); o < n; o++ {
-			idx, ok := d.Landmarks.IndexAt(int32(p), o, n)
+			slot, ok := d.Landmarks.At(int32(p), o, n)
 			inWindow := o < LandmarkWindow || o >= n-LandmarkWindow
 			if ok != inWindow {
 				t.Fatalf("partition %d offset %d: landmark %v, want %v", p, o, ok, inWindow)
 			}
 			if ok {
-				if idx != idxs[o] {
-					t.Fatalf("partition %d offset %d: landmark index %d, the fill writes record %d there", p, o, idx, idxs[o])
+				if slot.Kind != SlotRecord || slot.Index != idxs[o] {
+					t.Fatalf("partition %d offset %d: landmark %+v, the fill writes record %d there", p, o, slot, idxs[o])
 				}
 				checked++
 			}

@@ -124,10 +124,24 @@ func LoadManifest(path string) (*Manifest, error) {
 // given compression, and if not, why.
 func (m *Manifest) Matches(spec Spec, compression string) (bool, string) {
 	if m.Spec != spec {
+		a, b := m.Spec, spec
+		a.Transactional, a.TransactionRecords, a.AbortRatio = false, 0, 0
+		b.Transactional, b.TransactionRecords, b.AbortRatio = false, 0, 0
+		if a == b {
+			return false, fmt.Sprintf("transactional settings differ (%s, not %s)", describeTxn(m.Spec), describeTxn(spec))
+		}
 		return false, "generator parameters differ"
 	}
 	if m.Compression != compression {
 		return false, fmt.Sprintf("compression %s differs from %s", m.Compression, compression)
 	}
 	return true, ""
+}
+
+// describeTxn names a spec's transactional settings, for messages.
+func describeTxn(s Spec) string {
+	if !s.Transactional {
+		return "a plain fill"
+	}
+	return fmt.Sprintf("transactions of %d records, %v aborted", s.TransactionRecords, s.AbortRatio)
 }

@@ -37,7 +37,38 @@ type Spec struct {
 	KeyOrder KeyOrder `json:"key_order" yaml:"key_order"`
 	// Partitions is the changelog's partition count: one task, one store each.
 	Partitions int32 `json:"partitions" yaml:"partitions"`
+	// Transactional writes the fill as an exactly-once application writes
+	// its changelog: with a transactional producer (Kafka's
+	// transactional.id), TransactionRecords records per transaction, each
+	// ending in a commit or abort marker in every partition it wrote to.
+	// The records and state are those of the plain fill of the same
+	// parameters; aborted transactions come on top (see Stream). Default
+	// false: a plain idempotent producer.
+	Transactional bool `json:"transactional,omitempty" yaml:"transactional"`
+	// TransactionRecords is the records per transaction of a transactional
+	// fill (the last committed one may hold fewer). Set only with
+	// Transactional; the profile's default is DefaultTransactionRecords.
+	TransactionRecords int `json:"transaction_records,omitempty" yaml:"transaction_records"`
+	// AbortRatio is the share of a transactional fill's transactions that
+	// abort, in [0, MaxAbortRatio]: which ones is a pure function of the
+	// seed and the transaction's index. Default 0.
+	AbortRatio float64 `json:"abort_ratio,omitempty" yaml:"abort_ratio"`
 }
+
+// DefaultTransactionRecords is a transactional fill's records per
+// transaction unless told: about what a Kafka Streams application under
+// exactly_once_v2 writes to a changelog per commit (commit.interval.ms
+// 100 ms) at ten thousand updates a second.
+const DefaultTransactionRecords = 1000
+
+// MaxTransactionRecords bounds a transaction's records: a producer holds a
+// transaction open until its records are acknowledged, and Kafka aborts one
+// that outlives transaction.timeout.ms.
+const MaxTransactionRecords = 1_000_000
+
+// MaxAbortRatio bounds AbortRatio: at 0.9 a fill writes nine aborted
+// transactions per committed one; closer to 1 it would never end.
+const MaxAbortRatio = 0.9
 
 // keyWidth is the fixed width of generated keys ("k" plus 15 digits), so a
 // key's bytes never depend on the key space size.
@@ -96,6 +127,30 @@ func (s Spec) Validate() error {
 	case KeysUniform, KeysZipf, KeysSequential:
 	default:
 		return specErr("key_order", "%q is not one of uniform, zipf, sequential", s.KeyOrder)
+	}
+	return s.validateTransactions()
+}
+
+// validateTransactions checks the transactional settings: bounded, and set
+// only on a transactional fill (a plain fill's spec must not differ from
+// another plain one's by settings that write nothing).
+func (s Spec) validateTransactions() error {
+	if !s.Transactional {
+		switch {
+		case s.TransactionRecords != 0:
+			return specErr("transaction_records", "is set only with transactional: true")
+		case s.AbortRatio != 0:
+			return specErr("abort_ratio", "is set only with transactional: true")
+		}
+		return nil
+	}
+	switch {
+	case s.TransactionRecords <= 0:
+		return specErr("transaction_records", "%d must be positive", s.TransactionRecords)
+	case s.TransactionRecords > MaxTransactionRecords:
+		return specErr("transaction_records", "%d is over %d", s.TransactionRecords, MaxTransactionRecords)
+	case !(s.AbortRatio >= 0 && s.AbortRatio <= MaxAbortRatio): // NaN fails too
+		return specErr("abort_ratio", "%v must be in [0, %v]", s.AbortRatio, MaxAbortRatio)
 	}
 	return nil
 }

@@ -207,10 +207,29 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTransactionalFill(plan, &doc.Fill); err != nil {
+		return nil, err
+	}
 	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
 		return nil, located(err, top, "")
 	}
 	return plan, nil
+}
+
+// checkTransactionalFill refuses, on a transactional fill (fill is the
+// profile's fill section, to locate the error), a case whose scenario does
+// not run on one (config.ScenarioDef.TransactionalFill).
+func checkTransactionalFill(p *Plan, fill *yaml.Node) error {
+	if !p.Spec.Transactional {
+		return nil
+	}
+	for _, c := range p.Cases {
+		if d, ok := config.ScenarioDefOf(c.Scenario); ok && !d.TransactionalFill {
+			return &config.FieldError{Path: "fill.transactional", Line: lineOf(fill, "transactional"),
+				Msg: fmt.Sprintf("case %s runs scenario %s, which does not run on a transactional fill yet (it writes plain records to the changelog, or writes through Kafka Streams); scenario cold does", c.Name, c.Scenario)}
+		}
+	}
+	return nil
 }
 
 // checkRepeats checks the profile's repeats (top is its top level, to

@@ -351,6 +351,11 @@ func (r *Restore) check() error {
 	if r.Partitions < 0 {
 		return fmt.Errorf("partitions %d is negative", r.Partitions)
 	}
+	if r.Read != nil {
+		if err := r.Read.check(); err != nil {
+			return err
+		}
+	}
 	if err := r.checkFigures(); err != nil {
 		return err
 	}

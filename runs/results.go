@@ -145,6 +145,9 @@ type Fill struct {
 	Offsets         []loadgen.PartitionOffsets `json:"offsets"`
 	Expected        []loadgen.PartitionState   `json:"expected,omitempty"`
 	Series          []measure.Point            `json:"series,omitempty"`
+	// Transactions is what a transactional fill wrote besides its records
+	// (aborted transactions, markers); nil for a plain fill.
+	Transactions *FillTransactions `json:"transactions,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.
@@ -175,7 +178,11 @@ type Restore struct {
 	TotalSeconds float64 `json:"total_seconds"`
 	Records      int64   `json:"records"`
 	// Bytes is key+value bytes read from the changelog.
-	Bytes         int64           `json:"bytes"`
+	Bytes int64 `json:"bytes"`
+	// Read is how the changelog was read: the isolation level, the offsets
+	// spanned, the transaction markers met; nil in records of runs before
+	// it was recorded, and in scenarios that do not record it.
+	Read          *ChangelogRead  `json:"read,omitempty"`
 	RecordsPerSec float64         `json:"records_per_sec"`
 	MBPerSec      float64         `json:"mb_per_sec"`
 	Series        []measure.Point `json:"series"`

@@ -120,6 +120,8 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
 	rec.TotalSeconds = rec.DurationSeconds
 	rec.Records, rec.Bytes = restored.Records, restored.Bytes
+	rec.Read = changelogRead(restored)
+	warnRead(env, rec)
 	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
 	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
 	rec.Series = restored.Series
@@ -183,6 +185,10 @@ func verifyInto(rec *runs.Restore, t Target, actual []loadgen.PartitionState) (r
 	ok, v := verify.Check(t.Expected, actual)
 	rec.Verified, rec.Verification = ok, v
 	if !ok {
+		if rec.Read != nil && rec.Read.Note != "" {
+			v.Problem += " (restored " + rec.Read.Note + ")"
+			rec.Verification = v
+		}
 		rec.Error = "verification failed: " + v.Problem
 		return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, v.Problem)
 	}

@@ -119,9 +119,10 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	ks.DigestSeconds = actual.Seconds
 	stopInstance(ctx, env, inst, ks)
-	if rec.Bytes, err = changelogBytes(ctx, env, offsets); err != nil {
+	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, offsets, req.Case); err != nil {
 		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
 	}
+	warnRead(env, &rec)
 	finishRates(&rec, &w.restores)
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)

@@ -16,6 +16,7 @@ type fillFlags struct {
 	fill         config.Fill
 	size         config.Size
 	records      int64
+	txnRecords   int
 	refill       bool
 	sf           *settingFlags
 }
@@ -37,6 +38,12 @@ func addFillFlags(cmd *cobra.Command, f *fillFlags) {
 	sf.int32Var(&f.fill.Partitions, "partitions", "partitions", "changelog partitions (one task and store each)")
 	sf.stringVar(&f.fill.Compression, "compression", "compression", "producer compression.type: none, gzip, snappy, lz4, zstd")
 	cmd.Flags().Uint64Var(&f.fill.Seed, "seed", f.fill.Seed, "generator seed: equal seeds and parameters give identical fills")
+	cmd.Flags().BoolVar(&f.fill.Transactional, "transactional", false, "write with a transactional producer (transactional.id), as an exactly_once_v2 application writes its changelog")
+	sf.note("transactional", "transactional")
+	f.txnRecords = loadgen.DefaultTransactionRecords
+	sf.intVar(&f.txnRecords, "transaction-records", "transaction_records", "records per transaction (with --transactional)")
+	cmd.Flags().Float64Var(&f.fill.AbortRatio, "abort-ratio", 0, "share of transactions aborted, in [0, 0.9] (with --transactional); the aborted records stay in the log")
+	sf.note("abort-ratio", "abort_ratio")
 	cmd.Flags().BoolVar(&f.refill, "refill", false, "delete and refill the topic if it holds a different fill")
 }
 
@@ -47,6 +54,9 @@ func (f *fillFlags) request() (bench.FillRequest, error) {
 	}
 	if f.sf.changed("records") {
 		f.fill.Records = &f.records
+	}
+	if f.sf.changed("transaction-records") {
+		f.fill.TransactionRecords = &f.txnRecords
 	}
 	spec, err := f.fill.Spec()
 	if err != nil {
@@ -77,7 +87,10 @@ holds is reused, not rewritten.`,
   restorebench fill --size 2GiB --partitions 8 --keys 1000000 --value-size 100-1000
 
   # an overwrite-heavy changelog with 10% deletes, skewed keys
-  restorebench fill --records 5000000 --keys 50000 --key-order zipf --tombstone-ratio 0.1`,
+  restorebench fill --records 5000000 --keys 50000 --key-order zipf --tombstone-ratio 0.1
+
+  # an exactly-once application's changelog: transactions of 1000 records, 10% aborted
+  restorebench fill --records 1000000 --transactional --abort-ratio 0.1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := f.request()
@@ -101,6 +114,10 @@ holds is reused, not rewritten.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d records (%d tombstones), %d key+value bytes, %d partitions; fill took %.2fs (%.1f MB/s)\n",
 				state, m.Topic, tot.Records, tot.Tombstones, tot.Bytes, len(m.Offsets), m.DurationSeconds,
 				float64(tot.Bytes)/1e6/max(m.DurationSeconds, 1e-9))
+			if l := out.Derived.Log; m.Spec.Transactional {
+				fmt.Fprintf(cmd.OutOrStdout(), "  transactional: %d transactions of %d records, %d aborted (%d records, %d key+value bytes), %d markers; %d offsets\n",
+					l.Transactions, m.Spec.TransactionRecords, l.AbortedTransactions, l.AbortedRecords, l.AbortedBytes, l.Markers, l.Offsets())
+			}
 			return nil
 		},
 	}

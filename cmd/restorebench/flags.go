@@ -99,6 +99,9 @@ func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 	s.value(&c.SortBuffer, "sort-buffer", "sort_buffer", "memory for the ingest strategy's external sort, shared by the partitions")
 	preset := c.RocksDBPreset
 	s.stringVar(&preset, "rocksdb", "rocksdb", "RocksDB option preset (kstreams = Kafka Streams' RocksDBStore defaults)")
+	guarantee := c.ProcessingGuarantee()
+	s.stringVar(&guarantee, "processing-guarantee", "streams."+config.PropProcessingGuarantee,
+		"Kafka Streams' processing.guarantee: at_least_once restores read_uncommitted, exactly_once_v2 read_committed (the records of aborted transactions are not restored)")
 	return func() error {
 		if preset != c.RocksDBPreset {
 			c.RocksDBPreset = preset
@@ -106,6 +109,21 @@ func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 				c.RocksDB = o
 			}
 		}
+		if fs.Changed("processing-guarantee") {
+			setStreams(c, config.PropProcessingGuarantee, guarantee)
+		}
 		return s.rename(c.Finalize())
 	}
+}
+
+// setStreams sets one of the case's Kafka Streams properties, as the
+// case's streams map in a profile does: a flag and a profile setting of the
+// same property mean one thing.
+func setStreams(c *config.Case, key, value string) {
+	m := make(map[string]string, len(c.Streams)+1)
+	for k, v := range c.Streams {
+		m[k] = v
+	}
+	m[key] = value
+	c.Streams = m
 }

@@ -38,9 +38,11 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			if rb := res.ReadBackOf(f); rb.Compacted(f) {
 				fmt.Fprintf(w, "  %s\n", rb.Describe(f))
 			}
+			printFillTransactions(w, f)
 		}
 	}
 	printScenarios(w, res)
+	printReads(w, res.Restores)
 	printUnverified(w, res.Restores)
 	printKafkaStreamsMetrics(w, res.Restores)
 	for _, r := range res.Restores {

@@ -50,7 +50,8 @@ func TopicName(t testing.TB) string {
 	return "rbtest-" + strings.ToLower(name) + "-" + time.Now().Format("150405.000000")
 }
 
-// Fill creates topic and produces spec's records to it.
+// Fill creates topic and produces spec's records to it (a transactional
+// spec with a transactional producer, its aborted transactions too).
 func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, topicConfigs map[string]string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -62,6 +63,21 @@ func Fill(t testing.TB, cfg cluster.Config, topic string, spec loadgen.Spec, top
 	defer cl.Close()
 	if err := cluster.CreateChangelog(ctx, kadm.NewClient(cl), topic, spec.Partitions, topicConfigs); err != nil {
 		t.Fatal(err)
+	}
+	if spec.Transactional {
+		opts, err := loadgen.TransactionalProducerOpts("lz4", topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pcl, err := cluster.NewClient(cfg, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pcl.Close()
+		if _, err := loadgen.ProduceTransactional(ctx, pcl, topic, spec, nil); err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
 	pcl := producer(t, cfg)
 	defer pcl.Close()
