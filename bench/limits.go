@@ -26,7 +26,7 @@ type limitMeter struct {
 	appID     string
 	storeName string
 	dumpDir   string
-	dumped    map[string]bool // by isolation level
+	dumped    map[string]bool       // by isolation level
 	offsets   *cluster.TopicOffsets // listed on the first measurement
 	fetch     map[string]measure.Limit
 	write     map[string]measure.Limit

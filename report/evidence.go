@@ -85,8 +85,8 @@ func setupNamer(a *capacity.Analysis) func(*capacity.Setup) string {
 func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Fitted lines: time to ready = fixed + size / rate",
 		Legend: "sizes, restores: how many sizes and verified restores the fit rests on; fixed (intercept): the time a restore takes whatever its size; rate (1/slope): bytes restored per second beyond it; R²: the share of the variance of time the line explains (1 = all).",
-		Head:  []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
-		Right: []bool{false, true, true, false, true, true, true}}
+		Head:   []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
+		Right:  []bool{false, true, true, false, true, true, true}}
 	for _, f := range fits {
 		t.Rows = append(t.Rows, []string{name(f.Setup) + " (" + capacity.Describe(f.Setup.Params) + ")", fmt.Sprint(len(f.Sizes)), fmt.Sprint(len(f.Points)),
 			capacity.FormatBytes(f.Min()) + " – " + capacity.FormatBytes(f.Max()),
@@ -98,8 +98,8 @@ func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Residuals per size (measured median − fitted)",
 		Legend: "measured (median): the median time to ready of the restores at that size; fitted: the line's time for it; residual: measured − fitted (positive: slower than the line), and as a share of fitted.",
-		Head:  []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
-		Right: []bool{false, true, true, true, true, true, false}}
+		Head:   []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
+		Right:  []bool{false, true, true, true, true, true, false}}
 	for _, f := range fits {
 		for _, r := range f.Residuals {
 			t.Rows = append(t.Rows, []string{name(f.Setup), capacity.FormatBytes(r.Bytes), capacity.FormatSeconds(r.Median),
@@ -112,8 +112,8 @@ func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Tab
 func holdoutTable(hs []*capacity.SizeHoldOut, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Prediction check: fitted without the largest size, predicting it",
 		Legend: "fitted on: the sizes the line was fitted over; held out: the largest size, left out of that fit; error: (predicted − measured) / measured.",
-		Head:  []string{"configuration", "fitted on", "held out", "predicted", "measured (median)", "error"},
-		Right: []bool{false, false, true, true, true, true}}
+		Head:   []string{"configuration", "fitted on", "held out", "predicted", "measured (median)", "error"},
+		Right:  []bool{false, false, true, true, true, true}}
 	for _, h := range hs {
 		t.Rows = append(t.Rows, []string{name(h.Fit.Setup),
 			fmt.Sprintf("%d sizes, %s – %s", len(h.Fit.Sizes), capacity.FormatBytes(h.Fit.Min()), capacity.FormatBytes(h.Fit.Max())),
@@ -135,7 +135,7 @@ func calibrationBlocks(a *capacity.Analysis) []Block {
 		"It compares the restore phase (Kafka Streams reports no separate ready phase); model-based predictions above are multiplied by it and labelled calibrated.", c)})
 	t := &Table{Head: []string{"run", "setting", "model restore (median)", "Kafka Streams restore (median)", "model / KS (median, range, pairs)", "factor applied"},
 		Legend: "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting (below 1: the model is faster), median and range over the pairs; factor applied: Kafka Streams over model, what the model's times are multiplied by.",
-		Right: []bool{false, false, true, true, true, true}}
+		Right:  []bool{false, false, true, true, true, true}}
 	for _, p := range c.Pairs {
 		cp := p.Pair
 		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
@@ -190,7 +190,7 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 	out := []Block{&Heading{Text: title}}
 	t := &Table{Head: []string{"case", "settings", "verified", "MB/s", "MB/s range", "time to ready", "range", "vs baseline", "verdict"},
 		Legend: "verified: repeats whose stores matched the expected state, of all; MB/s: median of each verified repeat's own rate (1 MB = 10^6 bytes), range min–max; time to ready: median restore plus ready phase; vs baseline: change of the median time against Kafka Streams' defaults; verdict: compare's test (see above).",
-		Right: []bool{false, false, true, true, true, true, true, true, false}}
+		Right:  []bool{false, false, true, true, true, true, true, true, false}}
 	verdicts := map[string]compare.MetricDiff{}
 	if rc.Comparison != nil {
 		for _, row := range rc.Comparison.Rows {
@@ -365,7 +365,7 @@ func fillsSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "fills", Title: "Changelog fills"}
 	t := &Table{Head: []string{"run", "changelog topic", "records", "key+value", "partitions", "live keys", "live state", "records per live key", "generated", "fill rate"},
 		Legend: "records, key+value: what the fill wrote; live keys, live state: the keys and key+value bytes a restore must leave; records per live key: records over live keys (what a restore reads per key it keeps); generated: when the fill was written; fill rate: key+value bytes written per second.",
-		Right: []bool{false, false, true, true, true, true, true, true, false, true}}
+		Right:  []bool{false, false, true, true, true, true, true, true, false, true}}
 	for _, r := range a.Runs {
 		fills := r.Results.Fills
 		if len(fills) == 0 {

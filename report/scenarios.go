@@ -126,8 +126,8 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 func warmTable(recs []runRestore) *Table {
 	t := &Table{Caption: "Warm restarts, medians over verified repeats",
 		Legend: "records changed: written while the instance was down; records read, bytes read: what the restart restored; time to ready: median, range min–max; of cold: against the same repeats' cold restore; tasks warm / from log start: tasks resumed from their checkpoint, and those whose checkpoint lay below the log start (restored cold).",
-		Head:  []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
-		Right: []bool{false, true, true, true, true, true, true, true}}
+		Head:   []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
+		Right:  []bool{false, true, true, true, true, true, true, true}}
 	for _, g := range groupRecords(recs) {
 		v := verifiedOf(g)
 		step := fmt.Sprintf("%s %s %s", g[0].run.Label, g[0].r.Case, refsOf(g))
@@ -182,8 +182,8 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 func standbyTable(steps []runRestore) *Table {
 	t := &Table{Caption: "Standby steps (rates in records/s, lag in records)",
 		Legend: "target: the write rate asked; written: what the producer reached; applied: what the standby applied; lag: records written but not yet applied, over the step's samples; kept up: the lag stayed bounded and caught up within a second of the writes stopping; catch-up: after a pause, until the lag was within acceptable.recovery.lag.",
-		Head:  []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
-		Right: []bool{false, true, true, true, true, true, true, false, true, false}}
+		Head:   []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
+		Right:  []bool{false, true, true, true, true, true, true, false, true, false}}
 	unjudged := 0
 	for _, x := range steps {
 		sb := x.r.Standby
@@ -226,8 +226,8 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 	}
 	t := &Table{Caption: "Failover cases: gaps over kills (median, min–max)",
 		Legend: "gap: per kill the longest a victim task processed nothing (last record by the killed instance to first by the survivor); detection: from the kill to the survivor's rebalance (session.timeout.ms); back to RUNNING: until the survivor runs again, restores done; takeovers: promoted standby, warm from a checkpoint, or restored; ledger: the stores' accounts against the acknowledged transactions.",
-		Head:  []string{"run", "case", "guarantee", "standby", "state kept", "kills", "gap median", "gap range", "detection", "back to RUNNING", "takeovers", "ledger"},
-		Right: []bool{false, false, false, false, false, true, true, true, true, true, false, false}}
+		Head:   []string{"run", "case", "guarantee", "standby", "state kept", "kills", "gap median", "gap range", "detection", "back to RUNNING", "takeovers", "ledger"},
+		Right:  []bool{false, false, false, false, false, true, true, true, true, true, false, false}}
 	for _, run := range a.Runs {
 		for _, fs := range runs.SummarizeFailover(run.Results.Restores) {
 			row := []string{run.Label, fs.Case, fs.Guarantee, yesNo(fs.Standby), yesNo(fs.Persistent), fmt.Sprint(fs.Kills)}
@@ -287,8 +287,8 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 func scaleOutTable(outs []runRestore) *Table {
 	t := &Table{Caption: "Scale-outs",
 		Legend: "probing rounds: KIP-441 probing rebalances; warmups: warmup replicas seen (task × instance); moved: tasks whose active instance changed; longest not processing: the longest one task processed nothing; warmup-assignment: from the new instances' start until balanced with every task running; model: the warmup model's prediction from the same run's inputs, not a measurement.",
-		Head:  []string{"restore", "instances", "tasks", "protocol", "probing rounds", "rebalances", "warmups", "moved", "longest not processing", "warmup-assignment", "model (prediction)", "verified"},
-		Right: []bool{false, true, true, false, true, true, true, true, true, true, true, false}}
+		Head:   []string{"restore", "instances", "tasks", "protocol", "probing rounds", "rebalances", "warmups", "moved", "longest not processing", "warmup-assignment", "model (prediction)", "verified"},
+		Right:  []bool{false, true, true, false, true, true, true, true, true, true, true, false}}
 	for _, x := range outs {
 		so := x.r.ScaleOut
 		model := ""
@@ -305,8 +305,8 @@ func scaleOutTable(outs []runRestore) *Table {
 func rollingTable(rolls []runRestore) *Table {
 	t := &Table{Caption: "Rolling restarts",
 		Legend: "state kept: the state directory survived each restart (else wiped); static membership: group.instance.id set; downtime: per restart the longest any task processed nothing, summed over the restarts.",
-		Head:  []string{"restore", "instances", "state kept", "static membership", "standbys", "restarts", "rebalances", "downtime (sum of restarts)", "verified"},
-		Right: []bool{false, true, false, false, true, true, true, true, false}}
+		Head:   []string{"restore", "instances", "state kept", "static membership", "standbys", "restarts", "rebalances", "downtime (sum of restarts)", "verified"},
+		Right:  []bool{false, true, false, false, true, true, true, true, false}}
 	for _, x := range rolls {
 		ro := x.r.Rolling
 		t.Rows = append(t.Rows, []string{x.ref(), fmt.Sprint(ro.Instances), yesNo(ro.Persistent), yesNo(ro.StaticMembership), fmt.Sprint(ro.Standbys),
@@ -327,8 +327,8 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 		"the **restore amplification** is the records read per live key (1 is a fully compacted log). The **bound** is the most the settings allow: the cleaner waits until the dirty part is min.cleanable.dirty.ratio of the log, and never cleans the active segment (segment.bytes per partition)."})
 	t := &Table{Caption: "Compaction cases",
 		Legend: "cleaned by: Kafka's log cleaner, or the embedded broker's compaction (a floor, not Kafka's cleaner); written, read at restore: records; amplification: read over live keys (1 = fully compacted); bound: the most those settings allow; log after write, before restore: the log's size on the broker.",
-		Head:  []string{"restore", "cleaner settings", "cleaned by", "written", "read at restore", "live keys", "amplification", "bound", "log after write", "log before restore", "time to ready"},
-		Right: []bool{false, false, false, true, true, true, true, true, true, true, true}}
+		Head:   []string{"restore", "cleaner settings", "cleaned by", "written", "read at restore", "live keys", "amplification", "bound", "log after write", "log before restore", "time to ready"},
+		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true}}
 	for _, x := range recs {
 		cr := x.r.Compaction
 		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleanerSettings(cr.TopicConfigs).String(), cr.CleanedBy, thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
