@@ -20,6 +20,20 @@ type OffsetRange struct{ From, To int64 }
 // transaction markers, which take offsets).
 func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration, opts ...kgo.Opt) (map[int32][]*kgo.Record, error) {
 	out := map[int32][]*kgo.Record{}
+	err := ScanRange(ctx, cfg, topic, ranges, idle, func(r *kgo.Record) { out[r.Partition] = append(out[r.Partition], r) }, nil, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanRange hands each record of topic whose offset lies in its
+// partition's range to each, in offset order per partition, keeping none.
+// It returns once every partition has delivered a record at or past its
+// last offset in range, or when nothing new arrived for idle (what is left
+// are compaction gaps or transaction markers). After each poll, polled
+// (when set) is told how many partitions are still being read.
+func ScanRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration, each func(*kgo.Record), polled func(left int), opts ...kgo.Opt) error {
 	assign := map[int32]kgo.Offset{}
 	for p, r := range ranges {
 		if r.To > r.From {
@@ -27,29 +41,23 @@ func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]O
 		}
 	}
 	if len(assign) == 0 {
-		return out, nil
+		return nil
 	}
 	cl, err := NewClient(cfg, append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign})}, opts...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer cl.Close()
 	lastSeen := time.Now()
 	for len(assign) > 0 {
-		pollCtx, cancel := context.WithTimeout(ctx, idle)
+		pollCtx, cancel := context.WithTimeout(ctx, min(idle, time.Second))
 		fetches := cl.PollFetches(pollCtx)
 		cancel()
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		var ferr error
-		fetches.EachError(func(_ string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && ferr == nil {
-				ferr = fmt.Errorf("topic %s partition %d: %w", topic, p, err)
-			}
-		})
-		if ferr != nil {
-			return nil, ferr
+		if err := fetchError(topic, fetches); err != nil {
+			return err
 		}
 		got := false
 		fetches.EachRecord(func(r *kgo.Record) {
@@ -59,7 +67,7 @@ func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]O
 			}
 			got = true
 			if r.Offset < rg.To {
-				out[r.Partition] = append(out[r.Partition], r)
+				each(r)
 			}
 			if r.Offset >= rg.To-1 {
 				delete(assign, r.Partition) // the range is behind us
@@ -70,6 +78,20 @@ func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]O
 		} else if time.Since(lastSeen) >= idle {
 			break
 		}
+		if polled != nil {
+			polled(len(assign))
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// fetchError is a poll's first error other than its own deadline.
+func fetchError(topic string, fetches kgo.Fetches) error {
+	var ferr error
+	fetches.EachError(func(_ string, p int32, err error) {
+		if !errors.Is(err, context.DeadlineExceeded) && ferr == nil {
+			ferr = fmt.Errorf("topic %s partition %d: %w", topic, p, err)
+		}
+	})
+	return ferr
 }

@@ -94,62 +94,27 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		return Shape{}, err
 	}
 	s := Shape{Topic: topic, Partitions: len(offsets.End)}
-	assign := map[int32]kgo.Offset{}
+	ranges := map[int32]cluster.OffsetRange{}
 	for p, end := range offsets.End {
 		if start := offsets.Start[p]; end > start {
 			s.Offsets += end - start
-			assign[p] = kgo.NewOffset().At(start)
+			ranges[p] = cluster.OffsetRange{From: start, To: end}
 		}
 	}
-	if len(assign) == 0 {
+	if len(ranges) == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
-	cl, err := cluster.NewClient(cfg, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}), kgo.FetchMaxBytes(64<<20))
-	if err != nil {
-		return s, err
-	}
-	defer cl.Close()
 	k := newKeySet(o.MaxKeys)
-	lastProgress, lastRecord := time.Now(), time.Now()
-	for len(assign) > 0 {
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-		fetches := cl.PollFetches(pollCtx)
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return s, err
+	lastProgress := time.Now()
+	progress := func(left int) {
+		if o.Progress == nil || o.ProgressEvery <= 0 || time.Since(lastProgress) < o.ProgressEvery {
+			return
 		}
-		var ferr error
-		fetches.EachError(func(_ string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && ferr == nil {
-				ferr = fmt.Errorf("topic %s partition %d: %w", topic, p, err)
-			}
-		})
-		if ferr != nil {
-			return s, ferr
-		}
-		got := false
-		fetches.EachRecord(func(r *kgo.Record) {
-			end := offsets.End[r.Partition]
-			if r.Offset >= end {
-				delete(assign, r.Partition)
-				return
-			}
-			got = true
-			s.add(k, r)
-			if r.Offset >= end-1 {
-				delete(assign, r.Partition)
-			}
-		})
-		now := time.Now()
-		if got {
-			lastRecord = now
-		} else if now.Sub(lastRecord) >= o.Idle {
-			break // what is left are markers or compaction gaps
-		}
-		if o.Progress != nil && o.ProgressEvery > 0 && now.Sub(lastProgress) >= o.ProgressEvery {
-			lastProgress = now
-			fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets, 100*float64(s.Records)/float64(s.Offsets), len(assign))
-		}
+		lastProgress = time.Now()
+		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets, 100*float64(s.Records)/float64(s.Offsets), left)
+	}
+	if err := cluster.ScanRange(ctx, cfg, topic, ranges, o.Idle, func(r *kgo.Record) { s.add(k, r) }, progress, kgo.FetchMaxBytes(64<<20)); err != nil {
+		return s, err
 	}
 	k.finish(&s)
 	s.Seconds = time.Since(begin).Seconds()
