@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/loadgen"
 )
 
 // Engine names what runs a case.
@@ -66,19 +69,29 @@ var StoreTypes = []StoreType{StoreRocksDB, StoreMemory}
 // factory Kafka Streams builds it with. Its changelog's records and what a
 // restore makes of them differ by kind (a window store's keys carry the
 // window start, a versioned store keeps every version within its history).
-type StoreKind string
+// The fill writes the changelog of one kind (fill.store_kind); its cases
+// restore that kind.
+type StoreKind = loadgen.StoreKind
 
 const (
 	// StoreKeyValue is Stores.persistentKeyValueStore (or the in-memory
-	// one, with Store "memory"): the kind every scenario restores today.
-	StoreKeyValue StoreKind = "key-value"
+	// one, with Store "memory").
+	StoreKeyValue = loadgen.KindKeyValue
+	// StoreTimestampedKeyValue is Stores.persistentTimestampedKeyValueStore,
+	// what the DSL's aggregate, count and table materialize: each value is
+	// kept behind its record's 8-byte timestamp.
+	StoreTimestampedKeyValue = loadgen.KindTimestampedKeyValue
+	// StoreWindow is Stores.persistentWindowStore without duplicates (or
+	// Stores.inMemoryWindowStore): segmented by window start, windows past
+	// the retention dropped on restore.
+	StoreWindow = loadgen.KindWindow
 )
 
 // StoreKinds lists the store kinds a case can restore; storeKindsToCome
 // are Kafka Streams' other kinds, refused by name until built.
 var (
-	StoreKinds       = []StoreKind{StoreKeyValue}
-	storeKindsToCome = []StoreKind{"timestamped-key-value", "window", "session", "versioned"}
+	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow}
+	storeKindsToCome = []StoreKind{"session", "versioned"}
 )
 
 // DriverKafkaStreamsVersion is the Kafka Streams version the driver in
@@ -105,10 +118,20 @@ type Case struct {
 	// Store is "rocksdb" (default) or "memory". A memory store restores with
 	// the memory strategy.
 	Store StoreType `json:"store" yaml:"store"`
-	// StoreKind is the kind of store the case restores: "key-value"
-	// (default, Stores.persistentKeyValueStore); window, session,
-	// timestamped and versioned stores are named but not built yet.
+	// StoreKind is the kind of store the case restores: key-value
+	// (default, Stores.persistentKeyValueStore), timestamped-key-value or
+	// window; it is the fill's (fill.store_kind). Session and versioned
+	// stores are named but not built yet.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
+	// Retention is a window store's retention (Stores.persistentWindowStore's
+	// retentionPeriod): windows starting at or before stream time minus it
+	// are dropped on restore. It is the fill's (fill.retention); 0 for the
+	// other kinds.
+	Retention Duration `json:"retention,omitempty" yaml:"-"`
+	// SegmentInterval is a window store's segment interval: one RocksDB
+	// instance per interval of window starts. Default 0: Kafka Streams'
+	// max(retention / 2, 60 s).
+	SegmentInterval Duration `json:"segment_interval,omitempty" yaml:"segment_interval"`
 	// KafkaStreamsVersion is the Kafka Streams version a kafka-streams
 	// engine instance runs; "" (default) is DriverKafkaStreamsVersion, the
 	// only one the driver is built for so far. The model engine ignores it.
@@ -283,6 +306,8 @@ func (c Case) Validate() error {
 		return fieldErr("store_kind", "%q stores are not built yet: only %s restore so far", c.StoreKind, list(StoreKinds))
 	case !oneOf(c.StoreKind, StoreKinds):
 		return fieldErr("store_kind", "%q is not one of %s", c.StoreKind, list(StoreKinds))
+	case c.checkStoreKind() != nil:
+		return c.checkStoreKind()
 	case c.KafkaStreamsVersion != "" && c.KafkaStreamsVersion != DriverKafkaStreamsVersion:
 		return fieldErr("kafka_streams_version", "%q: the driver is built for Kafka Streams %s only so far", c.KafkaStreamsVersion, DriverKafkaStreamsVersion)
 	case c.BatchRecords <= 0:
@@ -336,4 +361,44 @@ func list[T ~string](xs []T) string {
 		s[i] = string(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// checkStoreKind checks what the case's store kind allows so far: the
+// kinds beyond key-value restore cold, on the model engine; a window store
+// with a strategy that writes rows one by one (put, memory); a retention
+// and segment interval only on a window store.
+func (c Case) checkStoreKind() error {
+	k := c.StoreKind
+	switch {
+	case k == StoreKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
+		return fieldErr("segment_interval", "set only for window stores (fill.store_kind: window)")
+	case k == StoreKeyValue:
+		return nil
+	case c.Engine == EngineKafkaStreams:
+		return fieldErr("store_kind", "%s stores restore on the model engine only so far: the driver does not build them yet", k)
+	case c.Scenario != ScenarioCold:
+		return fieldErr("store_kind", "%s stores run scenario cold only so far, not %s", k, c.Scenario)
+	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
+		return fieldErr("segment_interval", "set only for window stores, not %s ones", k)
+	case k == StoreTimestampedKeyValue:
+		return nil
+	case c.Strategy != StrategyPut && c.Strategy != StrategyMemory:
+		return fieldErr("strategy", "%s: window stores restore with put or memory so far (one RocksDB per segment)", c.Strategy)
+	case c.Retention < 0:
+		return fieldErr("retention", "%s is negative", c.Retention)
+	case c.SegmentInterval < 0:
+		return fieldErr("segment_interval", "%s is negative", c.SegmentInterval)
+	case c.SegmentInterval != 0 && c.SegmentInterval.D() < time.Millisecond:
+		return fieldErr("segment_interval", "%s is under a millisecond", c.SegmentInterval)
+	}
+	return nil
+}
+
+// SegmentIntervalOf is the window store's segment interval: the case's, or
+// Kafka Streams' default max(retention / 2, 60 s).
+func (c Case) SegmentIntervalOf() time.Duration {
+	if c.SegmentInterval > 0 {
+		return c.SegmentInterval.D()
+	}
+	return max(c.Retention.D()/2, time.Minute)
 }

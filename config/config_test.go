@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -56,7 +57,11 @@ func TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt(t *testing.T) {
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind = "window" }, "store_kind", `"window" stores are not built yet`},
+		{func(c *Case) { c.StoreKind = "session" }, "store_kind", `"session" stores are not built yet`},
+		{func(c *Case) { c.StoreKind, c.Engine = StoreWindow, EngineKafkaStreams }, "store_kind", "model engine only so far"},
+		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioWarm }, "store_kind", "cold only so far, not warm"},
+		{func(c *Case) { c.StoreKind, c.Strategy = StoreWindow, StrategyBulk }, "strategy", "put or memory"},
+		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window stores"},
 		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" stores are not built yet`},
 		{func(c *Case) { c.StoreKind = "btree" }, "store_kind", `"btree" is not one of key-value`},
 		{func(c *Case) { c.KafkaStreamsVersion = "3.9.0" }, "kafka_streams_version", "built for Kafka Streams 4.4.0 only"},

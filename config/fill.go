@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -51,7 +52,31 @@ type Fill struct {
 	// aborted. Which transactions abort is a pure function of the seed and
 	// the transaction's index. Only with transactional. Default 0.
 	AbortRatio float64 `yaml:"abort_ratio"`
+	// StoreKind is the kind of store whose changelog the fill writes, and
+	// which the profile's cases restore: key-value (default),
+	// timestamped-key-value (record timestamps kept in the store) or window
+	// (keys carry the window start).
+	StoreKind StoreKind `yaml:"store_kind"`
+	// TimeRange is the event time the records of a timestamped or window
+	// fill span, spread evenly and in order from 2026-01-01T00:00:00Z (a
+	// size-bounded fill spreads over its estimated record count, so it
+	// spans about this). Default 1h.
+	TimeRange Duration `yaml:"time_range"`
+	// WindowSize is a window fill's tumbling window size. Default 5m.
+	WindowSize Duration `yaml:"window_size"`
+	// Retention is the window store's retention (Stores.persistentWindowStore's
+	// retentionPeriod), at least the window size: a restore drops the
+	// windows that start at or before the last window start minus it. With
+	// time_range twice the retention, half the windows expire. Default 1h.
+	Retention Duration `yaml:"retention"`
 }
+
+// Defaults of a timed fill (Fill.StoreKind timestamped-key-value or window).
+const (
+	DefaultTimeRange  = Duration(time.Hour)
+	DefaultWindowSize = Duration(5 * time.Minute)
+	DefaultRetention  = Duration(time.Hour)
+)
 
 // DefaultFill returns the defaults documented on Fill's fields; it sets
 // neither Size nor Records.
@@ -92,6 +117,9 @@ func (f Fill) Spec() (loadgen.Spec, error) {
 	} else {
 		spec.Records = *f.Records
 	}
+	if err := f.kindSpec(&spec); err != nil {
+		return spec, err
+	}
 	if !oneOf(f.Compression, loadgen.Compressions) {
 		return spec, fieldErr("compression", "%q is not one of none, gzip, snappy, lz4, zstd", f.Compression)
 	}
@@ -103,6 +131,65 @@ func (f Fill) Spec() (loadgen.Spec, error) {
 		return spec, err
 	}
 	return spec, nil
+}
+
+// kindSpec sets the store kind's part of spec: a timed kind's event step
+// (its time range over the records it writes), a window fill's window and
+// retention, with their defaults; a key-value fill refuses them.
+func (f Fill) kindSpec(spec *loadgen.Spec) error {
+	k := f.StoreKind.Of()
+	if !k.Timed() {
+		for _, d := range []struct {
+			name string
+			v    Duration
+		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
+			if d.v != 0 {
+				return fieldErr(d.name, "is set only with store_kind timestamped-key-value or window")
+			}
+		}
+		if f.StoreKind != "" && k != StoreKeyValue {
+			return fieldErr("store_kind", "%q is not one of %s", f.StoreKind, list(StoreKinds))
+		}
+		return nil
+	}
+	spec.StoreKind = k
+	tr := orDefault(f.TimeRange, DefaultTimeRange)
+	if tr <= 0 {
+		return fieldErr("time_range", "%s must be positive", tr)
+	}
+	spec.EventStepMicros = tr.D().Microseconds() / max(estimatedRecords(*spec), 1)
+	if k != StoreWindow {
+		if f.WindowSize != 0 || f.Retention != 0 {
+			return fieldErr("window_size", "windows and retention are set only with store_kind window")
+		}
+		return nil
+	}
+	spec.WindowSizeMs = orDefault(f.WindowSize, DefaultWindowSize).D().Milliseconds()
+	spec.RetentionMs = orDefault(f.Retention, DefaultRetention).D().Milliseconds()
+	return nil
+}
+
+// orDefault is d, or def when d is unset.
+func orDefault(d, def Duration) Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// estimatedRecords is how many records a spec writes: its Records, or its
+// TargetBytes over a record's mean size (key, mean value, tombstones
+// counted as empty).
+func estimatedRecords(s loadgen.Spec) int64 {
+	if s.Records > 0 {
+		return s.Records
+	}
+	key := 16.0
+	if s.StoreKind.Of() == StoreWindow {
+		key += 12
+	}
+	mean := key + float64(s.ValueMin+s.ValueMax)/2*(1-s.TombstoneRatio)
+	return int64(float64(s.TargetBytes) / mean)
 }
 
 // ChangelogTopic is Kafka Streams' changelog name for a store.

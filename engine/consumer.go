@@ -231,7 +231,7 @@ func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, b
 		if r.Attrs.IsTransactional() {
 			txn.Records++
 		}
-		batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value})
+		batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()})
 		if r.Value != nil {
 			c.sampler.offer(r.Partition, r.Key)
 		}

@@ -59,6 +59,12 @@ func newLoader(s loaderSpec, id TaskID) (Loader, error) {
 	if st, ok := s.Existing[id.Partition]; ok {
 		return storeLoader{st}, nil
 	}
+	return newKindLoader(s, id)
+}
+
+// newStrategyLoader opens a key-value store's loader by the case's
+// strategy.
+func newStrategyLoader(s loaderSpec, id TaskID) (Loader, error) {
 	path := storePath(s.AppDir, id, s.Store)
 	switch s.Case.Strategy {
 	case config.StrategyMemory:

@@ -13,6 +13,9 @@ import (
 type Entry struct {
 	Key   []byte
 	Value []byte
+	// Timestamp is the changelog record's timestamp in milliseconds: what
+	// a timestamped store keeps beside the value.
+	Timestamp int64
 }
 
 // Store is a key-value state store: what a restore writes into and what

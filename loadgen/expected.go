@@ -229,7 +229,8 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 type deriver struct {
 	spec    Spec
 	applied func(p int32, offset int64) bool
-	last    []int64 // last record index + 1 per key; 0 = never written
+	last    []int64     // last record index + 1 per key; 0 = never written
+	windows *windowLast // a window fill's, instead of last
 	tot     FillTotals
 	log     LogShape
 	marks   Landmarks
@@ -238,12 +239,18 @@ type deriver struct {
 }
 
 func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
-	return &deriver{
-		spec: spec, applied: applied, last: make([]int64, spec.Keys), tot: newFillTotals(spec.Partitions),
+	d := &deriver{
+		spec: spec, applied: applied, tot: newFillTotals(spec.Partitions),
 		log:   LogShape{Ends: make([]int64, spec.Partitions)},
 		marks: Landmarks{Head: make([][]Slot, spec.Partitions), Tail: make([][]Slot, spec.Partitions)},
 		inTxn: make([]bool, spec.Partitions),
 	}
+	if spec.StoreKind.Of() == KindWindow {
+		d.windows = newWindowLast(spec)
+	} else {
+		d.last = make([]int64, spec.Keys)
+	}
+	return d
 }
 
 // write follows one write: a record takes its partition's next offset; the
@@ -261,8 +268,12 @@ func (d *deriver) write(w Write) {
 		d.log.AbortedRecords++
 		d.log.AbortedBytes += int64(len(r.Key) + len(r.Value))
 	} else {
-		if d.applied(p, d.log.Ends[p]) {
-			d.last[r.KeyID] = r.Index + 1 // a record not applied sets nothing
+		if d.applied(p, d.log.Ends[p]) { // a record not applied sets nothing
+			if d.windows != nil {
+				d.windows.set(r)
+			} else {
+				d.last[r.KeyID] = r.Index + 1
+			}
 		}
 		d.tot.add(r)
 	}
@@ -327,6 +338,12 @@ func (d *deriver) states() ([]PartitionState, error) {
 	for p := range states {
 		states[p].Partition = int32(p)
 	}
+	if d.windows != nil {
+		d.windows.states(g, states)
+		return states, nil
+	}
+	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue
+	var buf []byte
 	for _, idx := range d.last {
 		if idx == 0 {
 			continue
@@ -335,10 +352,15 @@ func (d *deriver) states() ([]PartitionState, error) {
 		if r.Value == nil {
 			continue
 		}
+		v := r.Value
+		if timestamped { // the store keeps the value behind its timestamp
+			buf = AppendTimestamped(buf[:0], r.Timestamp, r.Value)
+			v = buf
+		}
 		st := &states[r.Partition]
 		st.Keys++
-		st.LiveBytes += int64(len(r.Key) + len(r.Value))
-		st.Digest.Add(r.Key, r.Value)
+		st.LiveBytes += int64(len(r.Key) + len(v))
+		st.Digest.Add(r.Key, v)
 	}
 	return states, nil
 }

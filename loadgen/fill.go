@@ -100,6 +100,7 @@ func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 		// bytes.Clone keeps an empty value empty (a live key with an empty
 		// value) and a nil one nil (a tombstone): in Kafka they differ.
 		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(rec.Key), Value: bytes.Clone(rec.Value)}
+		stampRecord(kr, rec)
 		tot.add(rec)
 		cl.Produce(ctx, kr, acks.onAck)
 	}
@@ -184,5 +185,13 @@ func stopped(stop <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// stampRecord gives kr rec's event time when its kind sets one; otherwise
+// the producer stamps it with its clock.
+func stampRecord(kr *kgo.Record, rec Record) {
+	if rec.Timestamp != 0 {
+		kr.Timestamp = time.UnixMilli(rec.Timestamp)
 	}
 }

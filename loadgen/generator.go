@@ -13,6 +13,12 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Partition int32
+	// Timestamp is the record's event time in milliseconds for a timed
+	// store kind (StoreKind.Timed); 0 otherwise: the producer stamps it.
+	Timestamp int64
+	// WindowStart is a window fill's record's window start (milliseconds),
+	// also in its Key; 0 for the other kinds.
+	WindowStart int64
 }
 
 // Generator yields a Spec's records in order. It is not safe for concurrent use.
@@ -25,6 +31,7 @@ type Generator struct {
 	next    int64
 	written int64 // key+value bytes so far, for TargetBytes
 	keyBuf  []byte
+	winBuf  []byte // a window fill's changelog keys
 	valBuf  []byte
 }
 
@@ -36,7 +43,7 @@ func NewGenerator(spec Spec) (*Generator, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), valBuf: make([]byte, spec.ValueMax)}
+	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), winBuf: make([]byte, 0, keyWidth+windowSuffix), valBuf: make([]byte, spec.ValueMax)}
 	g.filler = make([]byte, fillerSize+spec.ValueMax)
 	fill := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
 	for i := 0; i+8 <= len(g.filler); i += 8 {
@@ -102,6 +109,7 @@ func (g *Generator) At(i int64) Record {
 	off := int(g.rng.Uint64N(fillerSize))
 	key := AppendKey(g.keyBuf[:0], keyID)
 	r := Record{Index: i, KeyID: keyID, Key: key, Partition: PartitionFor(key, g.spec.Partitions)}
+	g.stamp(&r)
 	if !tombstone {
 		v := g.valBuf[:size]
 		copy(v, g.filler[off:off+size])
@@ -111,6 +119,22 @@ func (g *Generator) At(i int64) Record {
 		r.Value = v
 	}
 	return r
+}
+
+// stamp sets a timed kind's event time and, for a window fill, the window
+// start and the changelog key (the partition stays the record key's, as
+// the changelog's partition is its task's input partition).
+func (g *Generator) stamp(r *Record) {
+	kind := g.spec.StoreKind.Of()
+	if !kind.Timed() {
+		return
+	}
+	r.Timestamp = g.spec.timeOf(r.Index)
+	if kind == KindWindow {
+		r.WindowStart = g.spec.windowStartOf(r.Timestamp)
+		g.winBuf = AppendWindowKey(g.winBuf[:0], r.Key, r.WindowStart, 0)
+		r.Key = g.winBuf
+	}
 }
 
 // AppendKey appends the fixed-width key for keyID.

@@ -53,6 +53,19 @@ type Spec struct {
 	// abort, in [0, MaxAbortRatio]: which ones is a pure function of the
 	// seed and the transaction's index. Default 0.
 	AbortRatio float64 `json:"abort_ratio,omitempty" yaml:"abort_ratio"`
+	// StoreKind is the store kind whose changelog the fill writes: "" (a
+	// key-value store's, the default), timestamped-key-value or window.
+	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
+	// EventStepMicros is the event time between consecutive records of a
+	// timed kind, in microseconds: record i's timestamp is EventTimeBase
+	// plus i steps. 0 for key-value fills.
+	EventStepMicros int64 `json:"event_step_us,omitempty" yaml:"-"`
+	// WindowSizeMs is a window fill's tumbling window size, milliseconds.
+	WindowSizeMs int64 `json:"window_size_ms,omitempty" yaml:"-"`
+	// RetentionMs is the window store's retention the fill is written
+	// for, milliseconds: its expected state holds the windows that start
+	// after the last window start minus the retention.
+	RetentionMs int64 `json:"retention_ms,omitempty" yaml:"-"`
 }
 
 // DefaultTransactionRecords is a transactional fill's records per
@@ -128,7 +141,10 @@ func (s Spec) Validate() error {
 	default:
 		return specErr("key_order", "%q is not one of uniform, zipf, sequential", s.KeyOrder)
 	}
-	return s.validateTransactions()
+	if err := s.validateTransactions(); err != nil {
+		return err
+	}
+	return s.validateKind()
 }
 
 // validateTransactions checks the transactional settings: bounded, and set

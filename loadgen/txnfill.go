@@ -67,7 +67,9 @@ func ProduceTransactional(ctx context.Context, cl *kgo.Client, topic string, spe
 			tot.add(w.Record)
 		}
 		r := w.Record
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Partition: r.Partition, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}, acks.onAck)
+		kr := &kgo.Record{Topic: topic, Partition: r.Partition, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
+		stampRecord(kr, r)
+		cl.Produce(ctx, kr, acks.onAck)
 	}
 	if open { // interrupted mid-transaction: leave nothing open behind
 		cl.AbortBufferedRecords(context.WithoutCancel(ctx))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -203,11 +204,17 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every case restores the store kind the fill writes.
+	base.StoreKind = plan.Spec.StoreKind.Of()
+	base.Retention = config.Duration(time.Duration(plan.Spec.RetentionMs) * time.Millisecond)
 	plan.Cases, err = expandCases(base, &doc, top)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkTransactionalFill(plan, &doc.Fill); err != nil {
+		return nil, err
+	}
+	if err := restoreFillKind(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
 	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
@@ -227,6 +234,28 @@ func checkTransactionalFill(p *Plan, fill *yaml.Node) error {
 		if d, ok := config.ScenarioDefOf(c.Scenario); ok && !d.TransactionalFill {
 			return &config.FieldError{Path: "fill.transactional", Line: lineOf(fill, "transactional"),
 				Msg: fmt.Sprintf("case %s runs scenario %s, which does not run on a transactional fill yet (it writes plain records to the changelog, or writes through Kafka Streams); scenario cold does", c.Name, c.Scenario)}
+		}
+	}
+	return nil
+}
+
+// restoreFillKind gives every case the store kind the fill writes (and a
+// window store its retention), then checks the case again under it: a
+// store restores the changelog its kind writes, so a case naming another
+// kind than the fill's is refused (fill is the fill section, to locate
+// the error).
+func restoreFillKind(p *Plan, fill *yaml.Node) error {
+	kind := p.Spec.StoreKind.Of()
+	for i := range p.Cases {
+		c := &p.Cases[i]
+		if c.StoreKind != config.StoreKeyValue && c.StoreKind != kind {
+			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"),
+				Msg: fmt.Sprintf("case %s restores a %s store, but the fill writes a %s changelog: set fill.store_kind to %s", c.Name, c.StoreKind, kind, c.StoreKind)}
+		}
+		c.StoreKind = kind
+		c.Retention = config.Duration(time.Duration(p.Spec.RetentionMs) * time.Millisecond)
+		if err := c.Validate(); err != nil {
+			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"), Msg: fmt.Sprintf("case %s: %v", c.Name, err)}
 		}
 	}
 	return nil

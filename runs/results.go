@@ -215,6 +215,10 @@ type Restore struct {
 	Rolling  *RollingRecord  `json:"rolling,omitempty"`
 	// Compaction is a compaction measurement's own figures.
 	Compaction *CompactionRecord `json:"compaction,omitempty"`
+	// Store is what the restore of a store kind beyond key-value did with
+	// its records (window stores: kept, expired, segments); nil for
+	// key-value stores.
+	Store *StoreRecord `json:"store,omitempty"`
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`

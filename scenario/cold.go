@@ -128,6 +128,7 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 	rec.PollWait = restored.PollWait.Summary()
 	rec.BatchWrite = restored.BatchWrite.Summary()
 	rec.RocksDB = restored.StoreStats()
+	rec.Store = storeRecord(in.Case, restored)
 	if req.Ready {
 		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", rec.Case, rec.Repeat, rec.DurationSeconds)
 		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
@@ -228,4 +229,20 @@ func sameEnds(recorded map[int32]int64, now cluster.TopicOffsets) bool {
 		}
 	}
 	return true
+}
+
+// storeRecord is what a restore of a store kind beyond key-value did with
+// its records; nil for a key-value store.
+func storeRecord(c config.Case, restored *engine.Restored) *runs.StoreRecord {
+	if c.StoreKind == config.StoreKeyValue {
+		return nil
+	}
+	sr := &runs.StoreRecord{Kind: c.StoreKind, RecordsKept: restored.Records}
+	if w, segments, ok := restored.Windows(); ok {
+		sr.RecordsKept, sr.RecordsExpired, sr.RecordsSkipped = w.Kept, w.Skipped+w.Dropped, w.Skipped
+		sr.SegmentsOpened, sr.SegmentsDropped, sr.Segments = w.SegmentsOpened, w.SegmentsDropped, segments
+		sr.RetentionSeconds = c.Retention.D().Seconds()
+		sr.SegmentIntervalSeconds = c.SegmentIntervalOf().Seconds()
+	}
+	return sr
 }

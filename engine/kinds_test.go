@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/testkafka"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// windowFill is a window store's changelog over two hours of event time
+// with an hour's retention and five-minute windows: by the end of a
+// restore, the first hour's windows have expired.
+func windowFill() loadgen.Spec {
+	s := loadgen.DefaultSpec()
+	s.Records, s.Keys, s.Partitions, s.TombstoneRatio = 20_000, 200, 2, 0.05
+	s.ValueMin, s.ValueMax = 20, 60
+	s.StoreKind, s.EventStepMicros = loadgen.KindWindow, 7200*1_000_000/s.Records
+	s.WindowSizeMs, s.RetentionMs = 5*60_000, 60*60_000
+	return s
+}
+
+// windowCase is a cold restore of a window store of fill's retention.
+func windowCase(t *testing.T, fill loadgen.Spec, strategy config.Strategy) config.Case {
+	t.Helper()
+	c := config.DefaultCase()
+	c.StoreKind, c.Strategy = config.StoreWindow, strategy
+	if strategy == config.StrategyMemory {
+		c.Store = config.StoreMemory
+	}
+	c.Retention = config.Duration(time.Duration(fill.RetentionMs) * time.Millisecond)
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestWindowStoreRestoreKeepsTheLiveWindowsOnly is issue 19's window
+// check: a restore of a window store whose retention expires about half
+// its windows reads every record, serves only the live windows (it
+// verifies), and deletes the expired segments from disk: with Kafka
+// Streams' default 30-minute segments (max(retention / 2, 60 s)) the first
+// of the four segments, a quarter of the records; with segments as long
+// as a window, about half.
+func TestWindowStoreRestoreKeepsTheLiveWindowsOnly(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	fill := windowFill()
+	testkafka.Fill(t, cfg, "w", fill, nil)
+	expected, totals, err := loadgen.Expect(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		strategy       config.Strategy
+		interval       time.Duration
+		dropLo, dropHi float64
+	}{
+		{config.StrategyPut, 0, 0.2, 0.3},
+		{config.StrategyPut, 5 * time.Minute, 0.4, 0.6},
+		{config.StrategyMemory, 0, 0.2, 0.3},
+	} {
+		name := fmt.Sprintf("%s/segment %s", tc.strategy, tc.interval)
+		in := testInstance(cfg, "w", t.TempDir())
+		in.Case = windowCase(t, fill, tc.strategy)
+		in.Case.SegmentInterval = config.Duration(tc.interval)
+		res, err := in.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "w"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ok, v := check(t, res.Stores, expected); !ok {
+			t.Errorf("%s: did not verify: %s", name, v.Problem)
+		}
+		w, segments, ok := res.Windows()
+		if !ok || res.Records != totals.Records || w.Kept+w.Skipped+w.Dropped != totals.Records || w.Skipped != 0 {
+			t.Errorf("%s: read %d, kept %d + skipped %d + dropped %d, fill wrote %d", name, res.Records, w.Kept, w.Skipped, w.Dropped, totals.Records)
+		}
+		if share := float64(w.Dropped) / float64(totals.Records); share < tc.dropLo || share > tc.dropHi {
+			t.Errorf("%s: %.0f%% of records dropped with their segments, want %.0f–%.0f%%", name, share*100, tc.dropLo*100, tc.dropHi*100)
+		}
+		if w.SegmentsDropped == 0 || segments == 0 || w.SegmentsOpened != w.SegmentsDropped+int64(segments) {
+			t.Errorf("%s: segments opened %d, dropped %d, open %d", name, w.SegmentsOpened, w.SegmentsDropped, segments)
+		}
+		if tc.strategy == config.StrategyPut {
+			dirs, _ := filepath.Glob(filepath.Join(in.AppDir(), "*", config.DefaultStore, config.DefaultStore+".*"))
+			if len(dirs) != segments {
+				t.Errorf("%s: %d segment directories on disk, %d segments open", name, len(dirs), segments)
+			}
+		}
+		res.Close()
+	}
+}
+
+// TestWindowStoreVerificationCatchesAnExpiredWindow: a window store that
+// kept a window past its retention, or lost a live one, does not verify.
+func TestWindowStoreVerificationCatchesAnExpiredWindow(t *testing.T) {
+	fill := windowFill()
+	c := windowCase(t, fill, config.StrategyMemory)
+	w, err := memoryWindowStore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := loadgen.NewGenerator(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expected, _, _ := loadgen.Expect(fill)
+	var want loadgen.PartitionState
+	for _, e := range expected {
+		want.Keys += e.Keys
+	}
+	var entries []Entry
+	for i := range fill.Records {
+		r := g.At(i)
+		entries = append(entries, Entry{Key: append([]byte(nil), r.Key...), Value: append([]byte(nil), r.Value...)})
+		if len(entries) == 1000 {
+			if err := w.Write(entries); err != nil {
+				t.Fatal(err)
+			}
+			entries = nil
+		}
+	}
+	got, err := Scan(w)
+	if err != nil || got.Keys != want.Keys {
+		t.Fatalf("all partitions in one store: %d entries, want %d (%v)", got.Keys, want.Keys, err)
+	}
+	// A window one retention older than stream time, written straight
+	// into its segment (as a store that ignored expiry would keep it),
+	// is served by no correct store: the scan must not count it.
+	old := loadgen.AppendWindowKey(nil, loadgen.AppendKey(nil, 1), w.stream-fill.RetentionMs, 0)
+	seg, err := w.segment(w.segmentOf(w.stream - fill.RetentionMs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seg.Write([]Entry{{Key: old, Value: []byte("stale")}}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := Scan(w); again != got {
+		t.Errorf("a window at stream time − retention was served: %+v, then %+v", got, again)
+	}
+}
+
+// TestTimestampedStoreKeepsTheRecordTimestamp: a timestamped key-value
+// restore keeps each value behind its record's timestamp and verifies
+// against the timestamped expected state, with every strategy.
+func TestTimestampedStoreKeepsTheRecordTimestamp(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	fill := spec100k()
+	fill.Records, fill.StoreKind, fill.EventStepMicros = 20_000, loadgen.KindTimestampedKeyValue, 1000
+	testkafka.Fill(t, cfg, "ts", fill, nil)
+	expected, _, err := loadgen.Expect(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, strategy := range []config.Strategy{config.StrategyPut, config.StrategyBulk, config.StrategyIngest, config.StrategyMemory} {
+		in := testInstance(cfg, "ts", t.TempDir())
+		in.Case.StoreKind, in.Case.Strategy = config.StoreTimestampedKeyValue, strategy
+		if strategy == config.StrategyMemory {
+			in.Case.Store = config.StoreMemory
+		}
+		if err := in.Case.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := in.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "ts"))
+		if err != nil {
+			t.Fatalf("%s: %v", strategy, err)
+		}
+		if ok, v := check(t, res.Stores, expected); !ok {
+			t.Errorf("%s: did not verify: %s", strategy, v.Problem)
+		}
+		res.Close()
+	}
+}
+
