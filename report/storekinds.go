@@ -1,0 +1,68 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/internal/units"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// storeKindsSection: the restores of store kinds beyond key-value, a row
+// per case: its kind, a window store's retention and segment interval,
+// the records read against those kept and served, and the median restore
+// time over its verified repeats. Empty (left out) for inputs of
+// key-value stores only.
+func storeKindsSection(a *capacity.Analysis) (Section, error) {
+	s := Section{ID: "store-kinds", Title: "Store kinds"}
+	recs := restoresWhere(a, func(r runs.Restore) bool { return r.Store != nil && r.Verified })
+	if len(recs) == 0 {
+		return s, nil
+	}
+	s.Blocks = append(s.Blocks, &Para{Text: "A window store's restore reads every record of its changelog but keeps only the windows within its retention: " +
+		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
+		"The table sets the records each restore read beside those it kept and served."})
+	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true},
+		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
+			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range."}
+	for _, run := range a.Runs {
+		for _, cs := range runs.Summarize(kindRestores(run.Results.Restores)) {
+			tab.Rows = append(tab.Rows, storeKindRow(run.Label, cs, run.Results.Restores))
+		}
+	}
+	s.Blocks = append(s.Blocks, tab)
+	return s, nil
+}
+
+// kindRestores are the verified restores of store kinds beyond key-value.
+func kindRestores(restores []runs.Restore) []runs.Restore {
+	var out []runs.Restore
+	for _, r := range restores {
+		if r.Store != nil && r.Verified {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// storeKindRow is case cs's row, its store figures read from its first
+// verified repeat (the repeats restore the same fill alike).
+func storeKindRow(run string, cs runs.CaseSummary, restores []runs.Restore) []string {
+	var first runs.Restore
+	for _, r := range kindRestores(restores) {
+		if r.Case == cs.Case {
+			first = r
+			break
+		}
+	}
+	st := first.Store
+	served, _ := first.Verification.Totals()
+	retention, segment := "–", "–"
+	if st.RetentionSeconds > 0 {
+		retention, segment = units.SecondsTerse(st.RetentionSeconds), units.SecondsTerse(st.SegmentIntervalSeconds)
+	}
+	return []string{run + " " + cs.Case, string(st.Kind), retention, segment, fmt.Sprint(cs.Verified),
+		fmt.Sprint(first.Records), fmt.Sprint(st.RecordsKept), fmt.Sprint(served),
+		fmt.Sprintf("%.2f", cs.MedianSeconds), fmt.Sprintf("%.2f–%.2f", cs.MinSeconds, cs.MaxSeconds)}
+}
