@@ -246,6 +246,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")
 	}
+	o.Case.Name = "restore"
 	if err := checkKafkaStreamsEngine([]config.Case{o.Case}); err != nil {
 		return nil, err
 	}
@@ -289,7 +290,6 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		e.Logf("restore: %s will be counted, not verified: %s", o.Topic, why)
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
 	}
-	o.Case.Name = "restore"
 	r := caseRunner{
 		env: e, out: out, repeats: o.Repeats, ready: o.Ready, target: target,
 		stateDir: func(config.Case, int) string { return e.Opts.StateDir },
