@@ -102,10 +102,21 @@ func commitSourceOffsets(ctx context.Context, env *Env, group string, offsets cl
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("committing group %s's offsets on %s at its end offsets (so Kafka Streams restores the topic rather than process it): %w (does an application run under application.id %s?)",
-			group, offsets.Topic, err, group)
+		return nil, commitError(group, offsets.Topic, err)
 	}
 	return g, nil
+}
+
+// commitError names a failed commit of group's offsets on topic and, when
+// the broker refused it because the group has members, who they may be.
+func commitError(group, topic string, err error) error {
+	why := ""
+	for _, member := range []error{kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.RebalanceInProgress, kerr.StaleMemberEpoch, kerr.FencedMemberEpoch} {
+		if errors.Is(err, member) {
+			why = fmt.Sprintf(" (the group has members: an application running under application.id %s, or the instance of an interrupted restore, a member until its session times out, 45 s by default)", group)
+		}
+	}
+	return fmt.Errorf("committing group %s's offsets on %s at its end offsets (so Kafka Streams restores the topic rather than process it): %w%s", group, topic, err, why)
 }
 
 // checkHeld refuses a group whose offsets on the topic restorebench did not

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -131,5 +132,24 @@ func TestSourceTableKeepsTheGroupsOtherOffsets(t *testing.T) {
 	left := committed(t, adm, "rb-app")
 	if _, ok := left["users-topic"]; ok || len(left["rb-app-balances-input"]) != 1 {
 		t.Fatalf("after release: %v, want only the other topic's offset", left)
+	}
+}
+
+// A group with a live member (an application running under that id) is
+// not committed into; the error says who the members may be.
+func TestSourceTableRefusesAGroupWithMembers(t *testing.T) {
+	env, _, offsets := sourceFixture(t, "users-topic")
+	member, err := cluster.NewClient(env.Cluster, kgo.ConsumerGroup("busy-app"), kgo.ConsumeTopics("users-topic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for member.PollRecords(ctx, 1).NumRecords() == 0 && ctx.Err() == nil {
+	}
+	_, err = commitSourceOffsets(ctx, env, "busy-app", offsets)
+	if err == nil || !strings.Contains(err.Error(), "the group has members") {
+		t.Fatalf("err = %v", err)
 	}
 }
