@@ -232,9 +232,10 @@ type RestoreTopicOptions struct {
 	Ready bool
 }
 
-// RestoreTopic restores an existing topic, any topic: one the tool filled is
-// verified against its manifest; any other is restored and counted but
-// reported as not verified. results.json is written to OutDir.
+// RestoreTopic restores an existing topic, any topic, on the case's engine:
+// one the tool filled is verified against its manifest; any other is
+// restored and counted but reported as not verified. results.json is
+// written to OutDir.
 func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Results, error) {
 	if o.Repeats <= 0 {
 		o.Repeats = 1
@@ -244,6 +245,10 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	}
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")
+	}
+	o.Case.Name = "restore"
+	if err := checkKafkaStreamsEngine([]config.Case{o.Case}); err != nil {
+		return nil, err
 	}
 	appDir, err := e.claimRestoreState(o.AppID, o.Force)
 	if err != nil {
@@ -285,7 +290,6 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		e.Logf("restore: %s will be counted, not verified: %s", o.Topic, why)
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
 	}
-	o.Case.Name = "restore"
 	r := caseRunner{
 		env: e, out: out, repeats: o.Repeats, ready: o.Ready, target: target,
 		stateDir: func(config.Case, int) string { return e.Opts.StateDir },

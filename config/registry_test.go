@@ -89,6 +89,9 @@ func TestScenarioRegistryListsScenarios(t *testing.T) {
 		if len(d.Engines) < len(Engines) && d.EnginesWhy == "" {
 			t.Errorf("scenario %s refuses an engine without saying why (EnginesWhy)", s)
 		}
+		if d.KafkaStreamsAnyTopic && !d.RunsOn(EngineKafkaStreams) {
+			t.Errorf("scenario %s runs on any topic on the kafka-streams engine, which does not run it", s)
+		}
 		if d.Broker == BrokerReal && d.BrokerWhy == "" {
 			t.Errorf("scenario %s needs a real broker without saying why (BrokerWhy)", s)
 		}

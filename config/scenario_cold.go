@@ -5,11 +5,13 @@ package config
 const ScenarioCold Scenario = "cold"
 
 // coldDef registers the cold scenario: both engines, any strategy, every
-// size of a sweep, a transactional fill too, no settings of its own (the
-// case's common settings are its settings).
+// size of a sweep, a transactional fill too, any topic on the kafka-streams
+// engine (fill.topic: restored as a KTable's source-topic changelog), no
+// settings of its own (the case's common settings are its settings).
 var coldDef = ScenarioDef{
-	Name:              ScenarioCold,
-	Engines:           []Engine{EngineModel, EngineKafkaStreams},
-	EverySize:         true,
-	TransactionalFill: true,
+	Name:                 ScenarioCold,
+	Engines:              []Engine{EngineModel, EngineKafkaStreams},
+	EverySize:            true,
+	TransactionalFill:    true,
+	KafkaStreamsAnyTopic: true,
 }

@@ -15,6 +15,9 @@ var failoverDef = ScenarioDef{
 	PutOnly:    true,
 	Broker:     BrokerReal,
 	BrokerWhy:  "Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses",
+	// It makes its own input and changelog topics; the fill's name does
+	// not matter to it.
+	KafkaStreamsAnyTopic: true,
 	Settings: settingsOf[FailoverSettings]{
 		key:      "failover",
 		field:    func(c *Case) **FailoverSettings { return &c.Failover },

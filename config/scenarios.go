@@ -168,6 +168,13 @@ type ScenarioDef struct {
 	// Streams, against expected states derived for plain fills, and are
 	// refused on one when the profile is read.
 	TransactionalFill bool
+	// KafkaStreamsAnyTopic says it runs on the kafka-streams engine on a
+	// topic not named <application_id>-<store>-changelog (fill.topic): the
+	// cold restore restores one as a KTable's source-topic changelog, and
+	// failover makes its own topics. Scenarios without it keep the kv
+	// topology's store, whose changelog is always the one named after it,
+	// and are refused on such a topic when the profile is read.
+	KafkaStreamsAnyTopic bool
 }
 
 // Broker is the broker a scenario needs.

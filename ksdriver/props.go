@@ -1,5 +1,17 @@
 package ksdriver
 
+// The driver's topologies (PropTopology).
+const (
+	// TopologyKV puts the input topic's records into a store whose
+	// changelog is <application.id>-<store>-changelog.
+	TopologyKV = "kv"
+	// TopologyLedger is the domain card's balance aggregation.
+	TopologyLedger = "ledger"
+	// TopologyTable is a KTable over the input topic with source-topic
+	// reuse: the input topic is the store's changelog, none is created.
+	TopologyTable = "table"
+)
+
 // The driver's own properties in CONFIG.properties (kstreams/PROTOCOL.md,
 // "Configuration"): every key starting with "restorebench." configures the
 // driver, not Kafka Streams. The Go side names them only through these.
@@ -8,7 +20,7 @@ const (
 	PropPrefix = "restorebench."
 	// PropInstanceID names the instance in every event (required).
 	PropInstanceID = "restorebench.instance.id"
-	// PropTopology is "kv" (default) or "ledger".
+	// PropTopology is TopologyKV (default), TopologyLedger or TopologyTable.
 	PropTopology = "restorebench.topology"
 	// PropStore is the state store's name; its changelog is
 	// <application.id>-<store>-changelog. Default "balances".

@@ -98,3 +98,34 @@ func TestStreamsAndWarmErrorsNameTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// A fill.topic that is not the changelog named after the store runs a
+// kafka-streams cold restore (a KTable over the topic) and failover (its own
+// topics); every other kafka-streams scenario keeps the kv topology's store,
+// so it is refused when the profile is read, naming fill.topic and its line.
+func TestKafkaStreamsOnFillTopic(t *testing.T) {
+	const fill = "application_id: app\nfill:\n  records: 5000\n  topic: copy-of-prod\n"
+	for _, ok := range []string{
+		fill + "restore: {engine: kafka-streams}\n",
+		fill + "cases:\n  - name: m\n    scenario: warm\n",
+		fill + "cases:\n  - name: f\n    engine: kafka-streams\n    scenario: failover\n",
+		"application_id: app\nfill:\n  records: 5000\n  topic: app-balances-changelog\ncases:\n  - name: w\n    engine: kafka-streams\n    scenario: warm\n",
+	} {
+		p, err := Parse([]byte(ok), "t.yaml")
+		if err != nil {
+			t.Errorf("%q: %v", ok, err)
+			continue
+		}
+		if !strings.HasSuffix(p.Topic, "-changelog") && p.Topic != "copy-of-prod" {
+			t.Errorf("%q: topic %s", ok, p.Topic)
+		}
+	}
+	for _, sc := range []string{"warm", "standby", "scaleout", "rolling"} {
+		y := fill + "cases:\n  - name: c\n    engine: kafka-streams\n    scenario: " + sc + "\n"
+		_, err := Parse([]byte(y), "t.yaml")
+		want := "line 4: fill.topic: case c runs scenario " + sc + " on the kafka-streams engine, which restores its store only from app-balances-changelog"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "copy-of-prod") {
+			t.Errorf("%s: err = %v, want %q", sc, err, want)
+		}
+	}
+}

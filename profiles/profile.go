@@ -217,6 +217,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := restoreFillKind(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
+	if err := checkFillTopic(plan, &doc.Fill); err != nil {
+		return nil, err
+	}
 	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
 		return nil, located(err, top, "")
 	}
@@ -257,6 +260,27 @@ func restoreFillKind(p *Plan, fill *yaml.Node) error {
 		if err := c.Validate(); err != nil {
 			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"), Msg: fmt.Sprintf("case %s: %v", c.Name, err)}
 		}
+	}
+	return nil
+}
+
+// checkFillTopic refuses, on a fill.topic that is not the changelog Kafka
+// Streams names after the store (fill is the profile's fill section, to
+// locate the error), a kafka-streams case whose scenario restores only that
+// changelog (config.ScenarioDef.KafkaStreamsAnyTopic).
+func checkFillTopic(p *Plan, fill *yaml.Node) error {
+	named := config.ChangelogTopic(p.AppID, p.StoreName)
+	if p.Topic == named {
+		return nil
+	}
+	for _, c := range p.Cases {
+		d, ok := config.ScenarioDefOf(c.Scenario)
+		if !ok || c.Engine != config.EngineKafkaStreams || d.KafkaStreamsAnyTopic {
+			continue
+		}
+		return &config.FieldError{Path: "fill.topic", Line: lineOf(fill, "topic"),
+			Msg: fmt.Sprintf("case %s runs scenario %s on the kafka-streams engine, which restores its store only from %s, the changelog Kafka Streams names after it, not %s; scenario cold restores any topic there (as a KTable's source-topic changelog), or run this case on the model engine",
+				c.Name, c.Scenario, named, p.Topic)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/progress"
@@ -28,18 +29,24 @@ const (
 
 // ColdKafkaStreams is a cold restore on the kafka-streams engine: one real
 // Kafka Streams instance (a JVM running the driver in kstreams/) with an
-// empty state directory and application.id = the target's, so its store's
-// changelog is exactly the topic restorebench filled, joins its group, is
-// assigned every task and restores them. restorebench waits until every
+// empty state directory and application.id = the target's joins its group,
+// is assigned every task and restores them. restorebench waits until every
 // partition's restore ended and the client is RUNNING, then has the
 // instance digest its stores (interactive queries, the Go verifier's
 // algorithm), stops it, and verifies the digest as ColdModel verifies its
-// stores.
+// stores; a topic restorebench did not fill is counted (records, live keys,
+// live bytes) and reported as not verified, as on the model engine.
 //
-// The kv topology needs an input topic, <application.id>-<store>-input, with
-// as many partitions as the changelog: it is created if missing and left in
-// place (it stays empty, so the changelog never changes, and the next repeat
-// or run reuses it instead of racing Kafka Streams' metadata refresh).
+// The topic named after the store, <application.id>-<store>-changelog, is
+// restored by the kv topology, whose store's changelog it is. The kv
+// topology needs an input topic, <application.id>-<store>-input, with as
+// many partitions as the changelog: it is created if missing and left in
+// place (it stays empty, so the changelog never changes, and the next
+// repeat or run reuses it instead of racing Kafka Streams' metadata
+// refresh). Any other topic is restored by the table topology, a KTable
+// over the topic with source-topic reuse, after committing the group's
+// offsets at the topic's end (see source_table.go): no topic is created
+// or written, and the topic's partitions are the store's.
 //
 // What the record holds on this engine is documented on
 // runs.KafkaStreamsRun: times come from the instance's events (first
@@ -56,9 +63,6 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		rec.Error = err.Error()
 		return rec, err
 	}
-	if err := checkKafkaStreamsTarget(env, t); err != nil {
-		return fail(err)
-	}
 	if err := resetChanged(ctx, req); err != nil {
 		return fail(err)
 	}
@@ -73,7 +77,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
 		return fail(err)
 	}
-	input, err := ensureInputTopic(ctx, env, t, int32(len(offsets.End)))
+	props, err := coldProperties(ctx, env, t, req, int32(len(offsets.End)))
 	if err != nil {
 		return fail(err)
 	}
@@ -81,23 +85,67 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := (&engine.Instance{StateDir: req.StateDir, AppID: t.AppID}).CheckStateDirEmpty(); err != nil {
 		return fail(err)
 	}
-	props, err := instanceProperties(env, t, req, input)
-	if err != nil {
-		return fail(err)
-	}
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
-	secrets, err := jvmSecrets(env)
+	if isSourceTable(t) {
+		g, err := commitSourceOffsets(ctx, env, t.AppID, offsets)
+		if err != nil {
+			return fail(err)
+		}
+		defer releaseSourceGroup(env, g)
+	}
+	inst, err := startCold(ctx, env, req, props, instDir)
 	if err != nil {
 		return fail(err)
 	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case)})
+	defer inst.Kill() // whatever happens below, no JVM outlives the restore
+	recordHello(ks, inst.Hello())
+	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, &rec)
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
 	}
-	defer inst.Kill() // whatever happens below, no JVM outlives the restore
-	recordHello(ks, inst.Hello())
+	rec.DiskBytes = dirBytes(appDir)
+	stopInstance(ctx, env, inst, ks)
+	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, offsets, req.Case); err != nil {
+		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
+	}
+	warnRead(env, &rec)
+	finishRates(&rec, &actual.restores)
+	if req.Limits != nil {
+		rec.Limits = req.Limits.For(rec.MBPerSec)
+	}
+	if !req.KeepState {
+		os.RemoveAll(appDir)
+		os.RemoveAll(instDir)
+	}
+	return verifyInto(&rec, t, actual.digest.States())
+}
+
+// coldDigest is what a cold restore read back from its instance: the
+// restore's events and the digest of the restored stores.
+type coldDigest struct {
+	restores ksdriver.Restores
+	digest   *ksdriver.Digest
+}
+
+// startCold launches the cold restore's instance with the case's JVM flags
+// and the cluster's secrets.
+func startCold(ctx context.Context, env *Env, req Request, props map[string]string, instDir string) (*ksdriver.Instance, error) {
+	secrets, err := jvmSecrets(env)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case)})
+	if err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	return inst, nil
+}
+
+// restoreAndDigest waits for the instance to restore every partition that
+// owes records, records the restore's timings, and digests the stores.
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -108,35 +156,70 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	w, err := awaitRestored(ctx, env, inst, t.Topic, owed, bar)
 	bar.Done()
 	if err != nil {
-		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+		return nil, err
 	}
-	w.record(&rec, inst)
-	ks.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
-	rec.DiskBytes = dirBytes(appDir)
-	actual, err := digestStores(ctx, inst, t.StoreName)
+	w.record(rec, inst)
+	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
+	d, err := digestStores(ctx, inst, t.StoreName)
 	if err != nil {
-		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+		return nil, err
 	}
-	ks.DigestSeconds = actual.Seconds
-	stopInstance(ctx, env, inst, ks)
-	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, offsets, req.Case); err != nil {
-		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
-	}
-	warnRead(env, &rec)
-	finishRates(&rec, &w.restores)
-	if req.Limits != nil {
-		rec.Limits = req.Limits.For(rec.MBPerSec)
-	}
-	if !req.KeepState {
-		os.RemoveAll(appDir)
-		os.RemoveAll(instDir)
-	}
-	return verifyInto(&rec, t, actual.States())
+	rec.KafkaStreams.DigestSeconds = d.Seconds
+	return &coldDigest{restores: w.restores, digest: d}, nil
 }
 
-// checkKafkaStreamsTarget refuses what the kafka-streams engine cannot
-// restore: a changelog Kafka Streams would not name after the store (its
-// store's changelog is always <application.id>-<store>-changelog).
+// coldProperties are the cold restore's instance properties: the kv
+// topology over its (created if missing) input topic for the changelog
+// named after the store, else the table topology over the topic itself.
+func coldProperties(ctx context.Context, env *Env, t Target, req Request, partitions int32) (map[string]string, error) {
+	if isSourceTable(t) {
+		return tableProperties(env, t, req)
+	}
+	input, err := ensureInputTopic(ctx, env, t, partitions)
+	if err != nil {
+		return nil, err
+	}
+	return instanceProperties(env, t, req, input)
+}
+
+// tableProperties are the instance properties of the table topology over
+// t's topic: topology.optimization=reuse.ktable.source.topics makes the
+// topic the store's changelog (a case's streams map may name another
+// value that includes it, or all; the driver refuses one that does not).
+func tableProperties(env *Env, t Target, req Request) (map[string]string, error) {
+	props, err := instanceProperties(env, t, req, t.Topic)
+	if err != nil {
+		return nil, err
+	}
+	props[ksdriver.PropTopology] = ksdriver.TopologyTable
+	if props[PropTopologyOptimization] == "" {
+		props[PropTopologyOptimization] = ReuseKTableSourceTopics
+	}
+	return props, nil
+}
+
+// The StreamsConfig property, and its value, that make a KTable's source
+// topic its store's changelog.
+const (
+	PropTopologyOptimization = "topology.optimization"
+	ReuseKTableSourceTopics  = "reuse.ktable.source.topics"
+)
+
+// releaseSourceGroup undoes commitSourceOffsets once the instance is gone;
+// what it cannot undo is a warning, not a failed restore.
+func releaseSourceGroup(env *Env, g *sourceGroup) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := g.release(ctx, env); err != nil {
+		env.Logf("restore: warning: %v; the next source-table restore under application.id %s overwrites what is left, or delete the group (kafka-consumer-groups.sh --delete --group %s)", err, g.group, g.group)
+	}
+}
+
+// checkKafkaStreamsTarget refuses what the kafka-streams engine's
+// scenarios other than cold cannot restore: a changelog Kafka Streams would
+// not name after the store (the kv topology's store's changelog is always
+// <application.id>-<store>-changelog; only the cold restore has the table
+// topology for any other topic).
 func checkKafkaStreamsTarget(env *Env, t Target) error {
 	if want := config.ChangelogTopic(t.AppID, t.StoreName); t.Topic != want {
 		return fmt.Errorf("the kafka-streams engine restores store %s of application %s from %s, the changelog Kafka Streams names for it; topic %s is not that (fill it under that name, or restore it on the model engine)",
@@ -172,7 +255,7 @@ func instanceProperties(env *Env, t Target, req Request, input string) (map[stri
 		return nil, err
 	}
 	props["state.dir"] = stateDir
-	props[ksdriver.PropTopology] = "kv"
+	props[ksdriver.PropTopology] = ksdriver.TopologyKV
 	props[ksdriver.PropStore] = t.StoreName
 	props[ksdriver.PropInputTopic] = input
 	maps.Copy(props, ColdDriverProperties)

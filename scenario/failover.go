@@ -81,7 +81,7 @@ var failoverStreamsDefaults = map[string]string{
 // instance: the ledger, processed events every 20 ms (the precision of a
 // gap), task lists every 50 ms, no lag polling.
 var failoverDriverProperties = map[string]string{
-	ksdriver.PropTopology:            "ledger",
+	ksdriver.PropTopology:            ksdriver.TopologyLedger,
 	ksdriver.PropProcessedIntervalMs: "20",
 	ksdriver.PropTasksIntervalMs:     "50",
 	ksdriver.PropLagsIntervalMs:      "0",

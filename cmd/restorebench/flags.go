@@ -90,6 +90,7 @@ func (v stringValue[T]) Type() string       { return "string" }
 // settingFlags over fs.
 func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 	s := newSettingFlags(fs)
+	s.value(stringValue[config.Engine]{&c.Engine}, "engine", "engine", "what restores: model (Go, RocksDB through grocksdb) or kafka-streams (the real client, one JVM; any other topic than <application-id>-<store>-changelog is restored as a KTable's source-topic changelog)")
 	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
 	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store kind: rocksdb or memory")
 	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")

@@ -11,6 +11,22 @@ import (
 	"github.com/restorebench/restorebench/profiles"
 )
 
+// restoreLong is restore's help: what it reads, how each engine restores
+// a topic, and what it verifies.
+const restoreLong = `restore reads every partition of a changelog from its log start to the end
+offsets captured when the restore begins, into one store per partition, as a
+Kafka Streams instance with no local state does. A topic restorebench filled is
+verified against the expected state; any other topic (a copy of your real
+changelog) is restored and counted, and reported as not verified.
+
+--engine kafka-streams restores with the real client (one JVM): the topic
+named <application-id>-<store>-changelog as that store's changelog, any other
+topic as the changelog of a KTable over it (source-topic reuse: no topic is
+created or written). Kafka Streams restores such a topic only up to the
+application's committed offsets, so restorebench commits them at the topic's
+end offsets in the group <application-id> (restorebench's own application,
+default "restorebench", not yours) before the restore, and deletes them after.`
+
 func newRestoreCmd(g *globalFlags) *cobra.Command {
 	var (
 		topic, out       string
@@ -23,17 +39,16 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
 		Use:         "restore",
-		Short:       "Cold-restore a changelog topic into fresh stores, measure it and verify it",
-		Long: `restore reads every partition of a changelog from its log start to the end
-offsets captured when the restore begins, into one store per partition, as a
-Kafka Streams instance with no local state does. A topic restorebench filled is
-verified against the expected state; any other topic (a copy of your real
-changelog) is restored and counted, and reported as not verified.`,
+		Short:       "Cold-restore a changelog topic into fresh stores (model or real Kafka Streams), measure it and verify it",
+		Long:        restoreLong,
 		Example: `  # restore the changelog restorebench filled, with Kafka Streams' defaults
   restorebench restore
 
   # a copy of your own changelog on your cluster, 2 stream threads, 3 times
   restorebench --brokers kafka1:9092 restore --topic myapp-orders-changelog --threads 2 --repeats 3
+
+  # the same topic restored by the real Kafka Streams client
+  restorebench --brokers kafka1:9092 restore --engine kafka-streams --topic myapp-orders-changelog
 
   # how much faster would a sorted SST ingest be?
   restorebench restore --strategy ingest --sort-buffer 256MiB`,

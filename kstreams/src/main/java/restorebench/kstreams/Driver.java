@@ -29,8 +29,8 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThr
 
 /**
  * One Kafka Streams instance per process, driven by restorebench (see
- * kstreams/PROTOCOL.md): reads CONFIG.properties, builds the kv or ledger
- * topology, starts KafkaStreams with listeners that report its lifecycle as
+ * kstreams/PROTOCOL.md): reads CONFIG.properties, builds the kv, ledger or
+ * table topology, starts KafkaStreams with listeners that report its lifecycle as
  * JSON events on stdout, and executes commands read from stdin (digest,
  * digest all, balances PATH, stop) on the main thread, one at a time.
  *
@@ -126,9 +126,7 @@ public final class Driver {
         ProcessedTracker tracker = config.bare || config.processedIntervalMs == 0 ? null : new ProcessedTracker();
         KafkaStreams streams;
         try {
-            Topology topology = config.topology == DriverConfig.Topology.LEDGER
-                    ? LedgerTopology.build(config, tracker)
-                    : KvTopology.build(config, tracker);
+            Topology topology = buildTopology(tracker);
             streams = new KafkaStreams(topology, config.streams);
         } catch (RuntimeException e) {
             // ConfigException and friends: StreamsConfig refused the properties.
@@ -245,6 +243,19 @@ public final class Driver {
         events.emit("stopped", Json.obj("clean", clean, "seconds", seconds));
         events.close();
         return code;
+    }
+
+    /** Builds the configured topology; tracker is null in bare mode. */
+    private Topology buildTopology(ProcessedTracker tracker) {
+        switch (config.topology) {
+            case LEDGER:
+                return LedgerTopology.build(config, tracker);
+            case TABLE:
+                return TableTopology.build(config);
+            case KV:
+            default:
+                return KvTopology.build(config, tracker);
+        }
     }
 
     /** Reads stdin into the command queue; its end is `stop`. */

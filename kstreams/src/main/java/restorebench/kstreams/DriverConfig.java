@@ -22,7 +22,7 @@ final class DriverConfig {
         }
     }
 
-    enum Topology { KV, LEDGER }
+    enum Topology { KV, LEDGER, TABLE }
 
     enum StoreType { ROCKSDB, TIMESTAMPED, MEMORY }
 
@@ -96,7 +96,8 @@ final class DriverConfig {
                     switch (value.toLowerCase(Locale.ROOT)) {
                         case "kv": c.topology = Topology.KV; break;
                         case "ledger": c.topology = Topology.LEDGER; break;
-                        default: throw new ConfigError(key + "=" + value + ": must be kv or ledger");
+                        case "table": c.topology = Topology.TABLE; break;
+                        default: throw new ConfigError(key + "=" + value + ": must be kv, ledger or table");
                     }
                     break;
                 case "store": c.store = value; break;
@@ -155,8 +156,15 @@ final class DriverConfig {
         }
     }
 
-    /** The changelog topic Kafka Streams keeps the store in. */
+    /**
+     * The changelog topic Kafka Streams keeps the store in: the table
+     * topology's input topic itself (source-topic reuse), else the one
+     * Kafka Streams names after the store.
+     */
     String changelogTopic() {
+        if (topology == Topology.TABLE) {
+            return inputTopic;
+        }
         return streams.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-" + store + "-changelog";
     }
 
@@ -173,6 +181,9 @@ final class DriverConfig {
         }
         if (outputTopic != null && topology != Topology.LEDGER) {
             throw new ConfigError("restorebench.output.topic is for the ledger topology only");
+        }
+        if (topology == Topology.TABLE) {
+            TableTopology.requireSourceReuse(streams);
         }
         try {
             rocksdb = RocksOptions.parse(props);

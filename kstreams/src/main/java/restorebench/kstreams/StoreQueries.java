@@ -31,7 +31,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * partitions through interactive queries, one partition at a time
  * (StoreQueryParameters.withPartition). The partitions are those of the local
  * tasks in metadataForLocalThreads(): active ones, plus standby ones for
- * "digest all" (stale stores allowed). Both topologies have one
+ * "digest all" (stale stores allowed). Every topology has one
  * sub-topology, so task 0_P owns store partition P. Keys and values are
  * turned back into the bytes the changelog holds: kv keys are Bytes, ledger
  * keys UTF-8 strings; a timestamped store's value is digested without its

@@ -64,6 +64,32 @@ class DriverConfigTest {
     }
 
     @Test
+    void tableTopologyReusesItsSourceTopicAsTheChangelog() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(DriverConfig.Topology.TABLE, c.topology);
+        assertEquals("reuse.ktable.source.topics", c.streams.getProperty("topology.optimization"));
+        assertEquals("in", c.changelogTopic());
+        p.setProperty("topology.optimization", "all");
+        assertEquals("all", DriverConfig.parse(p).streams.getProperty("topology.optimization"));
+        p.setProperty("topology.optimization", "merge.repartition.topics,reuse.ktable.source.topics");
+        DriverConfig.parse(p);
+    }
+
+    @Test
+    void tableTopologyRefusesAnOptimizationThatWouldMakeAChangelog() {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        p.setProperty("topology.optimization", "none");
+        DriverConfig.ConfigError e = assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p));
+        assertTrue(e.getMessage().contains("reuse.ktable.source.topics"), e.getMessage());
+        p.setProperty("topology.optimization", "bogus");
+        e = assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p));
+        assertTrue(e.getMessage().contains("topology.optimization=bogus"), e.getMessage());
+    }
+
+    @Test
     void rocksOptionsInstallSetter() throws Exception {
         Properties p = base();
         p.setProperty("restorebench.rocksdb.block_cache_size", "1048576");
