@@ -128,6 +128,9 @@ type Case struct {
 	// are dropped on restore. It is the fill's (fill.retention); 0 for the
 	// other kinds.
 	Retention Duration `json:"retention,omitempty" yaml:"-"`
+	// Queries is a load of key lookups beside the scenario, each checked
+	// against the fill (QueryLoad); nil (default) runs none.
+	Queries *QueryLoad `json:"queries,omitempty" yaml:"queries"`
 	// SegmentInterval is a window store's segment interval: one RocksDB
 	// instance per interval of window starts. Default 0: Kafka Streams'
 	// max(retention / 2, 60 s).
@@ -308,6 +311,8 @@ func (c Case) Validate() error {
 		return fieldErr("store_kind", "%q is not one of %s", c.StoreKind, list(StoreKinds))
 	case c.checkStoreKind() != nil:
 		return c.checkStoreKind()
+	case c.checkQueries() != nil:
+		return c.checkQueries()
 	case c.KafkaStreamsVersion != "" && c.KafkaStreamsVersion != DriverKafkaStreamsVersion:
 		return fieldErr("kafka_streams_version", "%q: the driver is built for Kafka Streams %s only so far", c.KafkaStreamsVersion, DriverKafkaStreamsVersion)
 	case c.BatchRecords <= 0:

@@ -364,6 +364,10 @@ func (c Case) Clone() Case {
 			out.Streams[k] = v
 		}
 	}
+	if c.Queries != nil {
+		q := *c.Queries
+		out.Queries = &q
+	}
 	out.JVMFlags = append([]string(nil), c.JVMFlags...)
 	if c.JVMFlags == nil {
 		out.JVMFlags = nil

@@ -38,6 +38,11 @@ type Instance struct {
 	StallTimeout time.Duration
 	// Progress, if set, is told the records and bytes restored so far.
 	Progress func(records, bytes int64)
+	// OnStore, if set, is told of each task's store as it can be read: while
+	// it restores (restoring true; only stores written in place, put and
+	// memory: a bulk or ingest load has none to read until it finishes),
+	// and once restored (false). Interactive queries read through it.
+	OnStore func(partition int32, s Store, restoring bool)
 }
 
 // DefaultStallTimeout is how long a restore waits for records still owed.
@@ -315,6 +320,9 @@ func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, fo
 			return nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		r.loaders[t.ID.Partition] = l
+		if st, ok := readable(l); ok && in.OnStore != nil {
+			in.OnStore(t.ID.Partition, st, true)
+		}
 	}
 	r.counter.Start(time.Second)
 	r.start = time.Now()
@@ -497,6 +505,9 @@ func (in *Instance) finishAll(ctx context.Context, tasks []Task, loaders map[int
 				return fmt.Errorf("task %s: finish %s load: %w", t.ID, in.Case.Strategy, err)
 			}
 			res.Stores[t.ID.Partition] = s
+			if in.OnStore != nil {
+				in.OnStore(t.ID.Partition, s, false)
+			}
 			return nil
 		})
 	}

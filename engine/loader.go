@@ -95,3 +95,15 @@ type storeLoader struct{ s Store }
 func (l storeLoader) Write(entries []Entry) error           { return l.s.Write(entries) }
 func (l storeLoader) Finish(context.Context) (Store, error) { return l.s, nil }
 func (l storeLoader) Abort()                                { l.s.Close() }
+
+// readable is the store a loader writes in place, readable while it
+// loads; false for loads that build their store at Finish.
+func readable(l Loader) (Store, bool) {
+	switch l := l.(type) {
+	case storeLoader:
+		return l.s, true
+	case *timestampedLoader:
+		return readable(l.Loader)
+	}
+	return nil, false
+}

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -34,6 +36,9 @@ type RocksStore struct {
 	// carried are flush, compaction and ingestion bytes from before a
 	// reopen (bulk loading reopens the store), so Stats covers the whole restore.
 	carried measure.StoreStats
+	// closing guards Get against Close: lookups from other goroutines
+	// (interactive queries) may race a store's close on a failed restore.
+	closing sync.RWMutex
 }
 
 // OpenRocks opens (creating if missing) a RocksDB store at path.
@@ -146,6 +151,11 @@ func (s *RocksStore) Write(entries []Entry) error {
 
 // Get returns a copy of key's value and whether the key is live.
 func (s *RocksStore) Get(key []byte) ([]byte, bool, error) {
+	s.closing.RLock()
+	defer s.closing.RUnlock()
+	if s.db == nil {
+		return nil, false, errStoreClosed
+	}
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	sl, err := s.db.Get(ro, key)
@@ -266,6 +276,8 @@ func (s *RocksStore) Path() string { return s.path }
 // Close flushes nothing (as Kafka Streams with the WAL off, the changelog is
 // the durable copy) and releases the store.
 func (s *RocksStore) Close() error {
+	s.closing.Lock()
+	defer s.closing.Unlock()
 	for _, cf := range s.cfs {
 		cf.Destroy()
 	}
@@ -277,6 +289,9 @@ func (s *RocksStore) Close() error {
 	s.free()
 	return nil
 }
+
+// errStoreClosed is a lookup of a store already closed.
+var errStoreClosed = errors.New("store is closed")
 
 // offsetsCF is the column family of the changelog offsets a store applied.
 const offsetsCF = "offsets"

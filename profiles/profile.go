@@ -220,6 +220,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkFillTopic(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
+	if err := checkQueryFill(plan, &doc.Fill); err != nil {
+		return nil, err
+	}
 	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
 		return nil, located(err, top, "")
 	}
@@ -259,6 +262,19 @@ func restoreFillKind(p *Plan, fill *yaml.Node) error {
 		c.Retention = config.Duration(time.Duration(p.Spec.RetentionMs) * time.Millisecond)
 		if err := c.Validate(); err != nil {
 			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"), Msg: fmt.Sprintf("case %s: %v", c.Name, err)}
+		}
+	}
+	return nil
+}
+
+// checkQueryFill refuses a query load on a fill whose answers cannot be
+// checked: each value names its record in its first 8 bytes, so values
+// need at least 8 (fill is the fill section, to locate the error).
+func checkQueryFill(p *Plan, fill *yaml.Node) error {
+	for _, c := range p.Cases {
+		if c.Queries != nil && p.Spec.ValueMin < 8 {
+			return &config.FieldError{Path: "fill.value_size", Line: lineOf(fill, "value_size"),
+				Msg: fmt.Sprintf("case %s runs queries, whose answers are checked through the record index each value starts with: values need at least 8 bytes, not %d", c.Name, p.Spec.ValueMin)}
 		}
 	}
 	return nil
@@ -508,6 +524,12 @@ func expandCases(base config.Case, doc *document, top *yaml.Node) ([]config.Case
 func decodeCase(n *yaml.Node, c *config.Case, path string) error {
 	c.Streams = maps.Clone(c.Streams)
 	c.JVMFlags = slices.Clone(c.JVMFlags)
+	if c.Queries != nil { // a case's queries block overlays its own copy
+		q := *c.Queries
+		c.Queries = &q
+	} else if mappingValue(n, "queries") != nil {
+		c.Queries = config.DefaultQueryLoad()
+	}
 	if v := mappingValue(n, "rocksdb"); v != nil && v.Value != c.RocksDBPreset {
 		o, ok := config.RocksDBPreset(v.Value)
 		if !ok {

@@ -215,6 +215,9 @@ type Restore struct {
 	Rolling  *RollingRecord  `json:"rolling,omitempty"`
 	// Compaction is a compaction measurement's own figures.
 	Compaction *CompactionRecord `json:"compaction,omitempty"`
+	// Queries is what a load of key lookups beside the restore met
+	// (Params.Queries); nil without one.
+	Queries *QueryRecord `json:"queries,omitempty"`
 	// Store is what the restore of a store kind beyond key-value did with
 	// its records (window stores: kept, expired, segments); nil for
 	// key-value stores.

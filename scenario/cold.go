@@ -44,13 +44,42 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
 	}
 	in := modelInstance(env, t, req)
+	queries, err := startQueries(req, in, len(offsets.End))
+	if err != nil {
+		rec.Error = err.Error()
+		return rec, err
+	}
 	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
 	if err != nil {
+		if queries != nil {
+			queries.stop()
+		}
 		return rec, err
 	}
 	defer cleanupState(in, req)
 	defer restored.Close()
-	return verifyStores(&rec, t.Expected, restored)
+	if queries != nil {
+		env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, req.Case.Queries.After)
+		rec.Queries = queries.finish(ctx)
+	}
+	out, err := verifyStores(&rec, t.Expected, restored)
+	if err != nil {
+		return out, err
+	}
+	return checkReads(&rec)
+}
+
+// checkReads fails a restore whose query load met a wrong answer, as an
+// unverified restore fails: a read that was never right is the worst a
+// store can give.
+func checkReads(rec *runs.Restore) (runs.Restore, error) {
+	q := rec.Queries
+	if q == nil || q.Wrong == 0 {
+		return *rec, nil
+	}
+	rec.Verified = false
+	rec.Error = fmt.Sprintf("queries: %d of %d answers wrong, e.g. %s", q.Wrong, q.Answered, q.WrongReads[0])
+	return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, rec.Error)
 }
 
 // newRecord starts the record of one measurement of req against t: the

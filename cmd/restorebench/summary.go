@@ -43,6 +43,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	}
 	printScenarios(w, res)
 	printStoreKinds(w, res.Restores)
+	printQueries(w, res.Restores)
 	printReads(w, res.Restores)
 	printUnverified(w, res.Restores)
 	printKafkaStreamsMetrics(w, res.Restores)

@@ -1,0 +1,70 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/restorebench/restorebench/profiles"
+)
+
+// queriesProfile restores one fill three ways under a query load: without
+// stale reads (Kafka Streams' default), with them, and with a bulk load
+// that has no store to read until it finishes.
+const queriesProfile = `
+name: queries-test
+fill:
+  records: 150000
+  keys: 30000
+  value_size: 50-200
+  tombstone_ratio: 0.05
+  partitions: 3
+cases:
+  - name: default
+    queries: {rate: 4000, after: 1s}
+  - name: stale
+    queries: {rate: 4000, stale: true, after: 1s}
+  - name: bulk
+    strategy: bulk
+    queries: {rate: 4000, after: 1s}
+`
+
+// TestLookupsDuringARestore is issue 21's model read path: lookups beside
+// a cold restore are refused while a store restores unless stale reads
+// are allowed, every answer is judged against the fill and none is wrong,
+// a restored store answers only final values, and every lookup is
+// answered again by the time the last store is restored.
+func TestLookupsDuringARestore(t *testing.T) {
+	plan, err := profiles.Parse([]byte(queriesProfile), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Restores {
+		q := r.Queries
+		if q == nil || !r.Verified {
+			t.Fatalf("%s: queries %+v, verified %v (%s)", r.Case, q, r.Verified, r.Error)
+		}
+		if q.Wrong != 0 || q.Answered != q.Correct+q.StaleReads || q.Lookups != q.Answered+q.Refused || q.After.Count == 0 {
+			t.Errorf("%s: %+v", r.Case, q)
+		}
+		if q.ServedAgainSeconds == nil || *q.ServedAgainSeconds > q.RestoredSeconds+0.05 {
+			t.Errorf("%s: served again at %v, the last store restored at %.3f s", r.Case, q.ServedAgainSeconds, q.RestoredSeconds)
+		}
+		switch r.Case {
+		case "default", "bulk":
+			if q.StaleReads != 0 || q.Refused == 0 {
+				t.Errorf("%s: %d stale reads, %d refused: a restoring store serves no reads without stale stores", r.Case, q.StaleReads, q.Refused)
+			}
+		case "stale":
+			if *q.FirstAnsweredSeconds >= q.RestoredSeconds || q.During.Count == 0 {
+				t.Errorf("stale: first answer at %.3f s, restored at %.3f s, %d answers during: stale reads are served while restoring", *q.FirstAnsweredSeconds, q.RestoredSeconds, q.During.Count)
+			}
+		}
+	}
+}

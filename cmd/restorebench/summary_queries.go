@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/restorebench/restorebench/runs"
+)
+
+// queriesLegend says what the queries table's columns mean.
+var queriesLegend = []string{
+	"rate: lookups/s asked; stale: reads of a restoring store allowed (enableStaleStores); refused: no store to read (not open, or",
+	"restoring without stale reads); correct, stale, wrong: answers judged against the fill (stale: an earlier value, or none yet,",
+	"from a restoring store; wrong: never that key's value, or stale from a restored store); first, served again, restored s: from the",
+	"lookups' start (as the restore began) to the first answer, to the first answer after the last refusal, to the last store restored;",
+	"p50/p99 ms during, after: answered lookups' latency while a store restored and after every store was",
+}
+
+// printQueries prints, for restores with a query load, what the lookups
+// met. Nothing without one.
+func printQueries(w io.Writer, restores []runs.Restore) {
+	rows := having(restores, func(r runs.Restore) bool { return r.Queries != nil })
+	table(w, "interactive queries: lookups while the state came back",
+		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after",
+		queriesLegend, rows, func(r runs.Restore) string {
+			q := r.Queries
+			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t%s",
+				r.Case, r.Repeat, q.Rate, q.Stale, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.Wrong,
+				optSeconds(q.FirstAnsweredSeconds), optSeconds(q.ServedAgainSeconds), q.RestoredSeconds,
+				latencyPair(q.During.Count, q.During.P50Ms, q.During.P99Ms), latencyPair(q.After.Count, q.After.P50Ms, q.After.P99Ms))
+		})
+}
+
+// optSeconds is a time that may not have happened.
+func optSeconds(s *float64) string {
+	if s == nil {
+		return noFigure
+	}
+	return fmt.Sprintf("%.2f", *s)
+}
+
+// latencyPair is "p50/p99" of a histogram with count answers.
+func latencyPair(count int64, p50, p99 float64) string {
+	if count == 0 {
+		return noFigure
+	}
+	return fmt.Sprintf("%.3f/%.3f", p50, p99)
+}

@@ -1,0 +1,52 @@
+package config
+
+import "time"
+
+// QueryLoad is a load of interactive queries beside a case's scenario: key
+// lookups, as an application's API layer sends them to
+// KafkaStreams.store(StoreQueryParameters...) or IQv2's KeyQuery, each
+// checked against the value the fill gave its key. Set as the case's
+// queries block; nil (the default) runs no queries.
+type QueryLoad struct {
+	// Rate is the lookups a second, spread evenly. Default 1000.
+	Rate float64 `json:"rate" yaml:"rate"`
+	// Stale allows reads from a store that is still restoring, as
+	// StoreQueryParameters.enableStaleStores() does; by default (false)
+	// Kafka Streams refuses them (InvalidStateStoreException) until the
+	// store is restored, and so does the model.
+	Stale bool `json:"stale,omitempty" yaml:"stale"`
+	// After is how long the lookups go on once the restore (and the ready
+	// phase) is over, for the latency a restored store gives. Default 5s.
+	After Duration `json:"after" yaml:"after"`
+}
+
+// DefaultQueryLoad returns the defaults documented on QueryLoad's fields.
+func DefaultQueryLoad() *QueryLoad {
+	return &QueryLoad{Rate: 1000, After: Duration(5 * time.Second)}
+}
+
+// MaxQueryRate bounds QueryLoad.Rate: one client goroutine sends them.
+const MaxQueryRate = 200_000
+
+// checkQueries validates the case's query load: bounded, and on what runs
+// queries so far (cold restores of key-value stores on the model engine).
+func (c Case) checkQueries() error {
+	q := c.Queries
+	switch {
+	case q == nil:
+		return nil
+	case !(q.Rate > 0 && q.Rate <= MaxQueryRate): // NaN fails too
+		return fieldErr("queries.rate", "%v must be in (0, %d] lookups a second", q.Rate, MaxQueryRate)
+	case q.After < 0:
+		return fieldErr("queries.after", "%s is negative", q.After)
+	case q.After.D() > time.Hour:
+		return fieldErr("queries.after", "%s is over an hour", q.After)
+	case c.Engine != EngineModel:
+		return fieldErr("queries", "queries run on the model engine only so far: the driver's API layer is not built yet")
+	case c.Scenario != ScenarioCold:
+		return fieldErr("queries", "queries run beside scenario cold only so far, not %s", c.Scenario)
+	case c.StoreKind == StoreWindow:
+		return fieldErr("queries", "key lookups read key-value stores; window fetches are not built yet")
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestQueriesBlock: a case's queries block takes its defaults for what it
+// leaves out, belongs to that case alone, and bad or unsupported settings
+// are refused naming the field.
+func TestQueriesBlock(t *testing.T) {
+	p, err := Parse([]byte("fill:\n  records: 10\ncases:\n  - name: a\n    queries: {stale: true}\n  - name: b\n"), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Cases[0].Queries
+	if q == nil || q.Rate != 1000 || !q.Stale || q.After.D() != 5*time.Second {
+		t.Fatalf("case a's queries %+v, want the defaults with stale on", q)
+	}
+	if p.Cases[1].Queries != nil {
+		t.Fatalf("case b has queries %+v it did not ask for", p.Cases[1].Queries)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    queries: {}\n", "queries run on the model engine only so far"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: warm\n    queries: {}\n", "queries run beside scenario cold only so far"},
+		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
+	} {
+		_, err := Parse([]byte(tc.yaml), "q.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want an error containing %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestQueriesNeedCheckableValues: values under 8 bytes cannot name their
+// record, so a query load on such a fill is refused at fill.value_size.
+func TestQueriesNeedCheckableValues(t *testing.T) {
+	_, err := Parse([]byte("fill:\n  records: 10\n  value_size: 4\ncases:\n  - name: a\n    queries: {}\n"), "q.yaml")
+	if err == nil || !strings.Contains(err.Error(), "line 3: fill.value_size: case a runs queries") {
+		t.Fatalf("got %v", err)
+	}
+}

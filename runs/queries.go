@@ -1,0 +1,57 @@
+package runs
+
+import "github.com/restorebench/restorebench/measure"
+
+// QueryRecord is what a load of key lookups beside a restore met
+// (Params.Queries): each lookup refused or answered, each answer judged
+// against the fill. Times are seconds from when the lookups began, as the
+// instance began its restore.
+type QueryRecord struct {
+	// Rate is the lookups a second asked; Stale whether reads of a store
+	// still restoring were allowed (enableStaleStores).
+	Rate  float64 `json:"rate"`
+	Stale bool    `json:"stale,omitempty"`
+	// Lookups were sent; Refused found no store to read (not yet opened,
+	// or restoring without stale reads, as Kafka Streams'
+	// InvalidStateStoreException) or failed; Answered were read, each
+	// Correct (the key's final value, or no value for a key the fill
+	// leaves without one), StaleReads (an earlier value of the key, or no
+	// value yet, from a store still restoring) or Wrong (a value the fill
+	// never wrote to that key, or a stale one from a restored store).
+	Lookups    int64 `json:"lookups"`
+	Refused    int64 `json:"refused"`
+	Answered   int64 `json:"answered"`
+	Correct    int64 `json:"correct"`
+	StaleReads int64 `json:"stale_reads"`
+	Wrong      int64 `json:"wrong"`
+	// MaxStaleBehind is, over the stale answers, the most records of the
+	// fill between the value answered and the key's last write.
+	MaxStaleBehind int64 `json:"max_stale_behind,omitempty"`
+	// RestoredSeconds is when the last store was restored (readable
+	// without stale reads); FirstAnsweredSeconds when the first lookup was
+	// answered; ServedAgainSeconds when the first lookup after the last
+	// refusal was answered: from then on, every lookup was. Nil when no
+	// lookup was answered.
+	RestoredSeconds      float64  `json:"restored_seconds"`
+	FirstAnsweredSeconds *float64 `json:"first_answered_seconds,omitempty"`
+	ServedAgainSeconds   *float64 `json:"served_again_seconds,omitempty"`
+	// During and After are the answered lookups' latencies while a store
+	// restored and once every store was restored.
+	During measure.Latency `json:"during"`
+	After  measure.Latency `json:"after"`
+	// Series is the lookups second by second.
+	Series []QuerySecond `json:"series"`
+	// WrongReads describes up to ten wrong answers.
+	WrongReads []string `json:"wrong_reads,omitempty"`
+}
+
+// QuerySecond is one second of a query load: its lookups and what became
+// of them.
+type QuerySecond struct {
+	T        int   `json:"t"`
+	Lookups  int64 `json:"lookups"`
+	Answered int64 `json:"answered"`
+	Refused  int64 `json:"refused"`
+	Stale    int64 `json:"stale"`
+	Wrong    int64 `json:"wrong"`
+}
