@@ -174,4 +174,3 @@ func TestTimestampedStoreKeepsTheRecordTimestamp(t *testing.T) {
 		res.Close()
 	}
 }
-
