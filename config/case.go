@@ -22,7 +22,7 @@ const (
 var Engines = []Engine{EngineModel, EngineKafkaStreams}
 
 // Scenario names what a case measures. Each scenario is one ScenarioDef
-// in the registry (scenarios.go), defined in its own file
+// in the registry (scenarios.go), defined and registered in its own file
 // (scenario_<name>.go) with its Scenario constant and settings.
 type Scenario string
 
