@@ -242,7 +242,7 @@ func (c *Case) Finalize() error {
 	if err := c.adoptMappedStreams(); err != nil {
 		return err
 	}
-	c.scenarioDefaults()
+	c.ScenarioDefaults()
 	if c.Strategy == StrategyMemory {
 		c.Store = StoreMemory
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {

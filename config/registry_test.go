@@ -46,7 +46,7 @@ func TestScenarioRegistryOwnsEverySettingsField(t *testing.T) {
 		}
 		c := DefaultCase()
 		c.Scenario = sc
-		c.scenarioDefaults()
+		c.ScenarioDefaults()
 		v := reflect.ValueOf(c)
 		for k, j := range fields {
 			if set := !v.Field(j).IsNil(); set != (j == i) {

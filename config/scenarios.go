@@ -299,10 +299,12 @@ func (s settingsOf[T]) clone(dst *Case, src Case) {
 	*s.field(dst) = &v
 }
 
-// scenarioDefaults gives a case the settings of its scenario when it
+// ScenarioDefaults gives a case the settings of its scenario when it
 // names none, so every record says what ran, and drops the settings of
-// other scenarios, which do not apply to it.
-func (c *Case) scenarioDefaults() {
+// other scenarios, which do not apply to it. Finalize does it; a case
+// built in code (a test's fixture) can do it alone, without the rest of
+// Finalize's rules.
+func (c *Case) ScenarioDefaults() {
 	for _, d := range scenarioDefs {
 		switch {
 		case d.Settings == nil:
