@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,9 +107,14 @@ type Unanswered struct {
 	Question, Reason string
 }
 
-// answerer adds the answers of one kind; a later scenario adds its own
-// entry to answerers.
+// answerer adds the answers of one kind, registered from the file that
+// reads its scenario's records (registerAnswerer in its init: warm.go the
+// warm restarts', standby.go the standbys' and failovers', ...).
 type answerer struct {
+	// order places the answers among the others: lower first, one answerer
+	// an order (the registry is filled from the files' inits, in whatever
+	// order they run).
+	order  int
 	answer func(a *Analysis) ([]Answer, []Unanswered)
 	// needsRate is set for the answers that rest on the cold-restore rate:
 	// without one they are not asked (the rate's absence is said once).
@@ -120,13 +126,34 @@ type answerer struct {
 // answerers are asked in order: the one list of the planner's answers.
 // Every scenario's records are read by at least one (a test holds that to
 // config's registry).
-var answerers = []answerer{
-	{answer: compactionAnswers, scenarios: []config.Scenario{config.ScenarioCompaction}},
-	{answer: taskAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}},
-	{answer: deploymentAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}},
-	{answer: warmAnswers, scenarios: []config.Scenario{config.ScenarioWarm}},
-	{answer: standbyAnswers, scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}},
-	{answer: scaleOutAnswers, scenarios: []config.Scenario{config.ScenarioScaleOut}},
+var answerers []answerer
+
+// registerAnswerer adds a in its order. It panics, when the program
+// starts, on an order another answerer has, and on an answerer reading
+// no scenario config registers.
+func registerAnswerer(a answerer) {
+	for _, o := range answerers {
+		if o.order == a.order {
+			panic(fmt.Sprintf("capacity: two answerers of order %d (of %v and %v)", a.order, o.scenarios, a.scenarios))
+		}
+	}
+	if len(a.scenarios) == 0 {
+		panic(fmt.Sprintf("capacity: the answerer of order %d reads no scenario", a.order))
+	}
+	for _, sc := range a.scenarios {
+		if _, ok := config.ScenarioDefOf(sc); !ok {
+			panic(fmt.Sprintf("capacity: the answerer of order %d reads scenario %s, which config does not register", a.order, sc))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(answerers, a.order, func(o answerer, order int) int { return o.order - order })
+	answerers = slices.Insert(answerers, i, a)
+}
+
+// The cold restores' answers: the largest task and instance within each
+// RTO, then the given deployment's restore times.
+func init() {
+	registerAnswerer(answerer{order: 20, answer: taskAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}})
+	registerAnswerer(answerer{order: 30, answer: deploymentAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}})
 }
 
 // buildAnswers asks every answerer, after the rate answer. Without a

@@ -210,6 +210,11 @@ func lagText(c CleanerSettings) string {
 	return ""
 }
 
+// Answered first: the live state's changelog is what the other answers size.
+func init() {
+	registerAnswerer(answerer{order: 10, answer: compactionAnswers, scenarios: []config.Scenario{config.ScenarioCompaction}})
+}
+
 // compactionAnswers: the changelog the deployment's live state makes, when
 // it was given as live state.
 func compactionAnswers(a *Analysis) ([]Answer, []Unanswered) {

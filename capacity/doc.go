@@ -22,6 +22,8 @@
 // restore amplification of each cleaner setting, which turns a live state
 // into the changelog a restore reads, or the worst case the settings allow
 // when none was measured on Kafka). A scenario's row is a scenarioRow
-// (rto.go) in scenarioRows, its questions an answerer in answers.go:
-// report and plan show both, so they never disagree.
+// (rto.go) in scenarioRows; its questions are an answerer that the file
+// reading its records registers from its init (registerAnswerer, placed by
+// its order): report and plan show both, so they never disagree. A new
+// scenario's answers are one file here, registering its answerer.
 package capacity

@@ -206,6 +206,10 @@ func scaleOutBasis(sos []*ScaleOut, s *ScaleOut, in warmup.Inputs) []string {
 	return out
 }
 
+func init() {
+	registerAnswerer(answerer{order: 60, answer: scaleOutAnswers, scenarios: []config.Scenario{config.ScenarioScaleOut}})
+}
+
 // scaleOutAnswers: each measured scale-out, beside the model's prediction
 // for it.
 func scaleOutAnswers(a *Analysis) ([]Answer, []Unanswered) {

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,5 +347,32 @@ func TestEveryScenarioIsAnswered(t *testing.T) {
 		if want := def.Name != config.ScenarioRolling; read[def.Name] != want {
 			t.Errorf("scenario %s answered: %t, want %t", def.Name, read[def.Name], want)
 		}
+	}
+}
+
+// TestRegisterAnswererRefusesAClash: an answerer of a registered order, or
+// of no scenario or one config does not register, panics when the program
+// starts; the registry stays in order.
+func TestRegisterAnswererRefusesAClash(t *testing.T) {
+	saved := slices.Clone(answerers)
+	defer func() { answerers = saved }()
+	for i := 1; i < len(answerers); i++ {
+		if answerers[i-1].order >= answerers[i].order {
+			t.Errorf("answerers out of order: %d before %d", answerers[i-1].order, answerers[i].order)
+		}
+	}
+	for _, a := range []answerer{
+		{order: answerers[0].order, scenarios: []config.Scenario{config.ScenarioCold}},
+		{order: 1_000},
+		{order: 1_001, scenarios: []config.Scenario{"nope"}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registerAnswerer(order %d, %v) did not panic", a.order, a.scenarios)
+				}
+			}()
+			registerAnswerer(a)
+		}()
 	}
 }

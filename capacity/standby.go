@@ -364,6 +364,10 @@ func standbyKeepUpText(a *Analysis) string {
 	return "no standby run in the inputs measures the rate it sustains (" + standbyRunText + ")"
 }
 
+func init() {
+	registerAnswerer(answerer{order: 50, answer: standbyAnswers, scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}})
+}
+
 // standbyAnswers: the highest write rate a standby sustains, against the
 // deployment's write rate; a failover with num.standby.replicas; and per
 // RTO whether a standby is needed at all.

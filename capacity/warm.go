@@ -148,6 +148,10 @@ func warmFitText(w *WarmRate) string {
 		len(f.Points), len(f.Sizes), FormatBytes(f.Min()), FormatBytes(f.Max()), f.R2)
 }
 
+func init() {
+	registerAnswerer(answerer{order: 40, answer: warmAnswers, scenarios: []config.Scenario{config.ScenarioWarm}})
+}
+
 // warmAnswers: per RTO, the largest backlog of changes a task and an
 // instance replay within it (the warm row's cells).
 func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {

@@ -25,7 +25,7 @@ const (
 var Engines = []Engine{EngineModel, EngineKafkaStreams}
 
 // Scenario names what a case measures. Each scenario is one ScenarioDef
-// in the registry (scenarios.go), defined in its own file
+// in the registry (scenarios.go), defined and registered in its own file
 // (scenario_<name>.go) with its Scenario constant and settings.
 type Scenario string
 
@@ -268,7 +268,7 @@ func (c *Case) Finalize() error {
 	if err := c.adoptMappedStreams(); err != nil {
 		return err
 	}
-	c.scenarioDefaults()
+	c.ScenarioDefaults()
 	if c.Strategy == StrategyMemory {
 		c.Store = StoreMemory
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestScenarioRegistryOwnsEverySettingsField(t *testing.T) {
 		}
 		fields[key] = i
 		if _, ok := owner[key]; !ok {
-			t.Errorf("Case.%s (%s) belongs to no registered scenario: add its ScenarioDef to scenarioDefs", f.Name, key)
+			t.Errorf("Case.%s (%s) belongs to no registered scenario: register its ScenarioDef (registerScenario, in its file's init)", f.Name, key)
 		}
 	}
 	for key, sc := range owner {
@@ -45,7 +46,7 @@ func TestScenarioRegistryOwnsEverySettingsField(t *testing.T) {
 		}
 		c := DefaultCase()
 		c.Scenario = sc
-		c.scenarioDefaults()
+		c.ScenarioDefaults()
 		v := reflect.ValueOf(c)
 		for k, j := range fields {
 			if set := !v.Field(j).IsNil(); set != (j == i) {
@@ -66,17 +67,29 @@ func TestScenarioRegistryOwnsEverySettingsField(t *testing.T) {
 	}
 }
 
+// builtinOrder is the order of the scenarios registered before each
+// scenario file registered its own def: Scenarios lists them so (error
+// messages name them in it), whichever order the files' inits run in.
+var builtinOrder = []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioScaleOut, ScenarioRolling, ScenarioCompaction}
+
 // TestScenarioRegistryListsScenarios: Scenarios is the registry's names in
-// order, each known to ScenarioDefOf and running on at least one engine
-// config knows.
+// order (the scenarios of builtinOrder first, in that order), each known to
+// ScenarioDefOf, of an Order of its own, and running on at least one
+// engine config knows.
 func TestScenarioRegistryListsScenarios(t *testing.T) {
 	if got := ScenarioDefs(); len(got) != len(Scenarios) {
 		t.Fatalf("%d defs, %d scenarios", len(got), len(Scenarios))
+	}
+	if len(Scenarios) < len(builtinOrder) || !slices.Equal(Scenarios[:len(builtinOrder)], builtinOrder) {
+		t.Fatalf("Scenarios %v, want %v first", Scenarios, builtinOrder)
 	}
 	for i, s := range Scenarios {
 		d, ok := ScenarioDefOf(s)
 		if !ok || d.Name != s || scenarioDefs[i].Name != s {
 			t.Fatalf("scenario %s: def %+v, %v", s, d, ok)
+		}
+		if i > 0 && scenarioDefs[i-1].Order >= d.Order {
+			t.Errorf("scenario %s (order %d) after %s (order %d)", s, d.Order, scenarioDefs[i-1].Name, scenarioDefs[i-1].Order)
 		}
 		if len(d.Engines) == 0 {
 			t.Errorf("scenario %s runs on no engine", s)
@@ -117,5 +130,26 @@ func TestScenarioEngineRefusalTexts(t *testing.T) {
 		if err := c.Finalize(); err == nil || err.Error() != tc.want {
 			t.Errorf("%s on %s: got %v, want %q", tc.scenario, tc.engine, err, tc.want)
 		}
+	}
+}
+
+// TestRegisterScenarioRefusesAClash: a second def of a registered name or
+// order panics when the program starts, so two files cannot claim one.
+func TestRegisterScenarioRefusesAClash(t *testing.T) {
+	saved, savedNames := slices.Clone(scenarioDefs), slices.Clone(Scenarios)
+	defer func() { scenarioDefs, Scenarios = saved, savedNames }()
+	for _, d := range []ScenarioDef{
+		{Name: ScenarioWarm, Order: 1000, Engines: []Engine{EngineModel}},
+		{Name: "another", Order: coldDef.Order, Engines: []Engine{EngineModel}},
+		{Name: "no-engine", Order: 1001},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registerScenario(%s, order %d) did not panic", d.Name, d.Order)
+				}
+			}()
+			registerScenario(d)
+		}()
 	}
 }

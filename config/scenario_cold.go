@@ -4,12 +4,15 @@ package config
 // directory is assigned every task and restores it from the changelog.
 const ScenarioCold Scenario = "cold"
 
+func init() { registerScenario(coldDef) }
+
 // coldDef registers the cold scenario: both engines, any strategy, every
 // size of a sweep, a transactional fill too, any topic on the kafka-streams
 // engine (fill.topic: restored as a KTable's source-topic changelog), no
 // settings of its own (the case's common settings are its settings).
 var coldDef = ScenarioDef{
 	Name:                 ScenarioCold,
+	Order:                10,
 	Engines:              []Engine{EngineModel, EngineKafkaStreams},
 	EverySize:            true,
 	TransactionalFill:    true,

@@ -10,11 +10,14 @@ import (
 // restore then reads against the live keys (restore amplification).
 const ScenarioCompaction Scenario = "compaction"
 
+func init() { registerScenario(compactionDef) }
+
 // compactionDef registers the compaction scenario: only the model engine
 // runs it so far, the compaction sweep is not built on the kafka-streams
 // engine yet.
 var compactionDef = ScenarioDef{
 	Name:       ScenarioCompaction,
+	Order:      70,
 	Engines:    []Engine{EngineModel},
 	EnginesWhy: "not yet built on the kafka-streams engine",
 	PutOnly:    true,

@@ -7,9 +7,12 @@ import "time"
 // verifies every balance of the domain card's ledger.
 const ScenarioFailover Scenario = "failover"
 
+func init() { registerScenario(failoverDef) }
+
 // failoverDef registers the failover scenario.
 var failoverDef = ScenarioDef{
 	Name:       ScenarioFailover,
+	Order:      40,
 	Engines:    []Engine{EngineKafkaStreams},
 	EnginesWhy: "it measures the real client's group and assignor",
 	PutOnly:    true,

@@ -6,9 +6,12 @@ import "time"
 // measures the downtime.
 const ScenarioRolling Scenario = "rolling"
 
+func init() { registerScenario(rollingDef) }
+
 // rollingDef registers the rolling-restart scenario.
 var rollingDef = ScenarioDef{
 	Name:       ScenarioRolling,
+	Order:      60,
 	Engines:    []Engine{EngineKafkaStreams},
 	EnginesWhy: "it measures the real client's group and assignor",
 	PutOnly:    true,

@@ -6,9 +6,12 @@ import "time"
 // the warmup-assignment time (KIP-441 warmups).
 const ScenarioScaleOut Scenario = "scaleout"
 
+func init() { registerScenario(scaleOutDef) }
+
 // scaleOutDef registers the scale-out scenario.
 var scaleOutDef = ScenarioDef{
 	Name:       ScenarioScaleOut,
+	Order:      50,
 	Engines:    []Engine{EngineKafkaStreams},
 	EnginesWhy: "it measures the real client's group and assignor",
 	PutOnly:    true,

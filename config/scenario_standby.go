@@ -9,9 +9,12 @@ import (
 // written at set rates, and catching up after a pause.
 const ScenarioStandby Scenario = "standby"
 
+func init() { registerScenario(standbyDef) }
+
 // standbyDef registers the standby scenario.
 var standbyDef = ScenarioDef{
 	Name:    ScenarioStandby,
+	Order:   30,
 	Engines: []Engine{EngineModel, EngineKafkaStreams},
 	PutOnly: true,
 	Settings: settingsOf[StandbySettings]{

@@ -10,9 +10,12 @@ import (
 // restores only those, from the offsets its stores committed.
 const ScenarioWarm Scenario = "warm"
 
+func init() { registerScenario(warmDef) }
+
 // warmDef registers the warm scenario.
 var warmDef = ScenarioDef{
 	Name:    ScenarioWarm,
+	Order:   20,
 	Engines: []Engine{EngineModel, EngineKafkaStreams},
 	PutOnly: true,
 	Settings: settingsOf[WarmSettings]{

@@ -124,17 +124,17 @@ const (
 )
 
 // A scenario is one descriptor, registered once: its ScenarioDef, in a file
-// of its own (scenario_<name>.go) beside its settings type, and one line in
-// scenarioDefs. Case.Finalize, Validate and Clone, the engine and strategy
-// checks, the profile's "settings of another scenario" check, the runner
-// table (package scenario) and the broker check walk the registry; none
-// switches on scenario names.
+// of its own (scenario_<name>.go) beside its settings type, which registers
+// it from its init (registerScenario). Case.Finalize, Validate and Clone,
+// the engine and strategy checks, the profile's "settings of another
+// scenario" check, the runner table (package scenario) and the broker check
+// walk the registry; none switches on scenario names.
 //
 // Adding a scenario: write config/scenario_<name>.go (its Scenario
 // constant, its settings type with defaults, validation and clone, its
-// ScenarioDef), add the def to scenarioDefs, add a *Settings field to Case
-// if it has settings, register a runner per engine it names in package
-// scenario, and give it a case in a built-in profile.
+// ScenarioDef with an Order of its own, and the init registering it), add a
+// *Settings field to Case if it has settings, register a runner per engine
+// it names in package scenario, and give it a case in a built-in profile.
 
 // ScenarioDef describes one scenario: what config needs to default,
 // validate and copy a case of it, and what the runner layer needs to pick
@@ -142,6 +142,11 @@ const (
 type ScenarioDef struct {
 	// Name is the scenario's name, what a case's scenario says.
 	Name Scenario
+	// Order places the scenario in the registry (Scenarios, error
+	// messages listing them): lower first, one scenario an order. The
+	// registry is filled from each scenario file's init, in whatever order
+	// the files run; Order keeps the list the same whatever that is.
+	Order int
 	// Engines are the engines that run it; a case of it on another engine
 	// is refused when the profile is read.
 	Engines []Engine
@@ -191,19 +196,30 @@ const (
 // RunsOn reports whether engine runs the scenario.
 func (d ScenarioDef) RunsOn(engine Engine) bool { return slices.Contains(d.Engines, engine) }
 
-// scenarioDefs is the registry, in the order scenarios are listed
-// (Scenarios, error messages).
-var scenarioDefs = []ScenarioDef{coldDef, warmDef, standbyDef, failoverDef, scaleOutDef, rollingDef, compactionDef}
+// scenarioDefs is the registry, by Order: what the scenario files' inits
+// register (registerScenario).
+var scenarioDefs []ScenarioDef
 
 // Scenarios lists the scenarios that can run, in the registry's order.
-var Scenarios = scenarioNames(scenarioDefs)
+// It is complete once package config is initialized.
+var Scenarios []Scenario
 
-func scenarioNames(defs []ScenarioDef) []Scenario {
-	out := make([]Scenario, len(defs))
-	for i, d := range defs {
-		out[i] = d.Name
+// registerScenario adds d to the registry, in its Order, and to Scenarios.
+// It panics, when the program starts, on a def without a name or engines,
+// or one whose name or order another def has: two files cannot claim one
+// scenario or one place.
+func registerScenario(d ScenarioDef) {
+	if d.Name == "" || len(d.Engines) == 0 {
+		panic(fmt.Sprintf("config: scenario %q registered without a name or engines", d.Name))
 	}
-	return out
+	for _, o := range scenarioDefs {
+		if o.Name == d.Name || o.Order == d.Order {
+			panic(fmt.Sprintf("config: scenario %s (order %d) registered beside %s (order %d): names and orders are one a scenario", d.Name, d.Order, o.Name, o.Order))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(scenarioDefs, d.Order, func(o ScenarioDef, order int) int { return o.Order - order })
+	scenarioDefs = slices.Insert(scenarioDefs, i, d)
+	Scenarios = slices.Insert(Scenarios, i, d.Name)
 }
 
 // ScenarioDefs returns every scenario's descriptor, in the registry's order.
@@ -290,10 +306,12 @@ func (s settingsOf[T]) clone(dst *Case, src Case) {
 	*s.field(dst) = &v
 }
 
-// scenarioDefaults gives a case the settings of its scenario when it
+// ScenarioDefaults gives a case the settings of its scenario when it
 // names none, so every record says what ran, and drops the settings of
-// other scenarios, which do not apply to it.
-func (c *Case) scenarioDefaults() {
+// other scenarios, which do not apply to it. Finalize does it; a case
+// built in code (a test's fixture) can do it alone, without the rest of
+// Finalize's rules.
+func (c *Case) ScenarioDefaults() {
 	for _, d := range scenarioDefs {
 		switch {
 		case d.Settings == nil:

@@ -17,6 +17,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 30, Name: "restore-time-by-batch", File: RestoreTimeByBatchFile, Draw: RestoreTimeByBatch})
+}
+
 // RestoreTimeByBatchFile is the file base name WriteAll gives RestoreTimeByBatch.
 const RestoreTimeByBatchFile = "restore-time-by-batch"
 

@@ -6,8 +6,16 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
+
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 150, Name: "compaction", File: CompactionFile, Scenario: config.ScenarioCompaction, Draw: CompactionAmplification, Report: true,
+		Title:   "Restore amplification per cleaner setting",
+		Caption: "Records read at restore per live key, median over repeats, beside the bound the settings allow"})
+}
 
 // CompactionFile is the file base name WriteAll gives CompactionAmplification.
 const CompactionFile = "compaction-amplification"

@@ -38,10 +38,12 @@
 // names are shortened in the middle ("…"), never the " #repeat (UNVERIFIED)"
 // part.
 //
-// Every chart is registered once in Charts (name, file name, draw
-// function, the scenario it belongs to or none for a general chart, and
-// the report's title and caption): WriteAll walks it, and so does the
-// report, which shows each scenario's charts in its section.
+// Every chart is registered once in Charts, from the file that draws it
+// (registerChart in its init: its order, name, file name, draw function,
+// the scenario it belongs to or none for a general chart, and the
+// report's title and caption): WriteAll walks it, and so does the report,
+// which shows each scenario's charts in its section. A new scenario's
+// charts are one file here, drawing and registering them.
 //
 // WriteAll writes every chart there is data for as PNG and SVG into a
 // directory, 8×4.5 in (PNG at 96 dpi: 768×432 px). The restore charts need

@@ -10,8 +10,16 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
+
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 140, Name: "failover-gap", File: FailoverGapFile, Scenario: config.ScenarioFailover, Draw: FailoverGaps, Report: true,
+		Title:   "Processing gap after a SIGKILL",
+		Caption: "Per case the gap of its kills, median with min–max, coloured by the ledger check; dashed: session.timeout.ms"})
+}
 
 // FailoverGapFile is the file base name WriteAll gives FailoverGaps.
 const FailoverGapFile = "failover-gap"

@@ -14,6 +14,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 40, Name: "restore-phases", File: RestorePhasesFile, Draw: RestorePhases})
+}
+
 // RestorePhasesFile is the file base name WriteAll gives RestorePhases.
 const RestorePhasesFile = "restore-phases"
 

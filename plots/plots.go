@@ -24,6 +24,14 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 10, Name: "restore-throughput", File: RestoreThroughputFile, Draw: RestoreThroughput})
+	registerChart(Chart{Order: 20, Name: "time-per-case", File: RestoreTimePerCaseFile, Draw: RestoreTimePerCase, Report: true,
+		Title: "Restore time per case", Caption: "Median restore phase per case (package plots), min–max over verified repeats."})
+	registerChart(Chart{Order: 50, Name: "fill-throughput", File: FillThroughputFile, Draw: FillThroughput})
+}
+
 // Width and Height are the size WriteAll draws every chart at. PNGs are
 // rendered at gonum's default 96 dpi, i.e. 768×432 pixels.
 const (

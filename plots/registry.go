@@ -1,6 +1,9 @@
 package plots
 
 import (
+	"fmt"
+	"slices"
+
 	"gonum.org/v1/plot"
 
 	"github.com/restorebench/restorebench/config"
@@ -8,10 +11,14 @@ import (
 )
 
 // Chart is one chart this package draws from a run's results, registered
-// once in Charts: `restorebench plot` (WriteAll) writes every chart of the
+// once in Charts (from the file that draws it): `restorebench plot` (WriteAll) writes every chart of the
 // registry a run has data for, and the report draws its figures of a run
 // from the same entries.
 type Chart struct {
+	// Order places the chart in the registry: lower first, one chart an
+	// order (the registry is filled from the files' inits, in whatever
+	// order they run).
+	Order int
 	// Name identifies the chart; the report names its figures of a run
 	// Name + "-" + the run's label.
 	Name string
@@ -35,45 +42,29 @@ type Chart struct {
 }
 
 // Charts is the chart registry, in the order WriteAll writes them and the
-// report shows them within a section. Adding a chart is adding an entry.
-var Charts = []Chart{
-	{Name: "restore-throughput", File: RestoreThroughputFile, Draw: RestoreThroughput},
-	{Name: "time-per-case", File: RestoreTimePerCaseFile, Draw: RestoreTimePerCase, Report: true,
-		Title: "Restore time per case", Caption: "Median restore phase per case (package plots), min–max over verified repeats."},
-	{Name: "restore-time-by-batch", File: RestoreTimeByBatchFile, Draw: RestoreTimeByBatch},
-	{Name: "restore-phases", File: RestorePhasesFile, Draw: RestorePhases},
-	{Name: "fill-throughput", File: FillThroughputFile, Draw: FillThroughput},
+// report shows them within a section: each chart registers from the file
+// that draws it (registerChart in its init), placed by its Order. Adding a
+// chart is writing its draw function and registering it beside it.
+var Charts []Chart
 
-	{Name: "scaleout-timeline", File: ScaleOutTimelineFile, Scenario: config.ScenarioScaleOut, Draw: ScaleOutTimeline, Report: true,
-		Title:   "Scale-out: each task's roles over time",
-		Caption: "Per task where it was active, restoring or warming up, with gaps in processing; dashed: probing rebalances"},
-	{Name: "scaleout-warmup-lag", File: WarmupLagFile, Scenario: config.ScenarioScaleOut, Draw: WarmupLag, Report: true,
-		Title:   "Warmup lag during the scale-out",
-		Caption: "Each warmup's lag against seconds from the new instances' start; dashed: acceptable.recovery.lag"},
-	{Name: "scaleout-model", File: ModelVsMeasuredFile, Scenario: config.ScenarioScaleOut, Draw: ModelVsMeasured, Report: true,
-		Title:   "Warmup-assignment time: measured vs model",
-		Caption: "Measured beside the warmup model's prediction from the same run's inputs"},
-	{Name: "rolling-timeline", File: RollingTimelineFile, Scenario: config.ScenarioRolling, Draw: RollingTimeline, Report: true,
-		Title:   "Rolling restart: each task's roles over time",
-		Caption: "Per task where it was active, restoring, warming up or a standby, with gaps in processing, against seconds from the first stop; dashed: each restart's stop; solid: the last restart's ready"},
-	{Name: "rolling-downtime", File: RollingDowntimeFile, Scenario: config.ScenarioRolling, Draw: RollingDowntime, Report: true,
-		Title:   "Rolling restart downtime",
-		Caption: "Per restart the longest any task processed nothing"},
-	{Name: "warm-vs-cold", File: WarmVsColdFile, Scenario: config.ScenarioWarm, Draw: WarmVsCold, Report: true,
-		Title:   "Warm restart vs cold restore",
-		Caption: "Restore time against the records written while the instance was down (log scale), median over repeats; dashed: the cold restore of the same state"},
-	{Name: "standby-lag", File: StandbyLagFile, Scenario: config.ScenarioStandby, Draw: StandbyLag, Report: true,
-		Title:   "Standby lag against the write rate",
-		Caption: "Per case the p99 of each rate step's lag against the rate written, median over verified repeats; circles kept up, crosses fell behind; a lag of 0 is drawn at 1; dashed: acceptable.recovery.lag"},
-	{Name: "standby-catch-up", File: StandbyCatchUpFile, Scenario: config.ScenarioStandby, Draw: StandbyCatchUp, Report: true,
-		Title:   "Standby catch-up after a pause",
-		Caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"},
-	{Name: "failover-gap", File: FailoverGapFile, Scenario: config.ScenarioFailover, Draw: FailoverGaps, Report: true,
-		Title:   "Processing gap after a SIGKILL",
-		Caption: "Per case the gap of its kills, median with min–max, coloured by the ledger check; dashed: session.timeout.ms"},
-	{Name: "compaction", File: CompactionFile, Scenario: config.ScenarioCompaction, Draw: CompactionAmplification, Report: true,
-		Title:   "Restore amplification per cleaner setting",
-		Caption: "Records read at restore per live key, median over repeats, beside the bound the settings allow"},
+// registerChart adds c to the registry in its Order. It panics, when the
+// program starts, on a chart without a name, file or draw function, one
+// whose name, file or order another has, and one of a scenario config
+// does not register.
+func registerChart(c Chart) {
+	if c.Name == "" || c.File == "" || c.Draw == nil {
+		panic(fmt.Sprintf("plots: chart %q registered without a name, file or draw function", c.Name))
+	}
+	for _, o := range Charts {
+		if o.Name == c.Name || o.File == c.File || o.Order == c.Order {
+			panic(fmt.Sprintf("plots: chart %s (%s, order %d) registered beside %s (%s, order %d)", c.Name, c.File, c.Order, o.Name, o.File, o.Order))
+		}
+	}
+	if _, ok := config.ScenarioDefOf(c.Scenario); c.Scenario != "" && !ok {
+		panic(fmt.Sprintf("plots: chart %s of scenario %s, which config does not register", c.Name, c.Scenario))
+	}
+	i, _ := slices.BinarySearchFunc(Charts, c.Order, func(o Chart, order int) int { return o.Order - order })
+	Charts = slices.Insert(Charts, i, c)
 }
 
 // ChartsOf returns the registered charts of scenario s ("" for the general

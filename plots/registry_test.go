@@ -46,6 +46,43 @@ func TestChartRegistryIsWellFormed(t *testing.T) {
 	}
 }
 
+// chartOrder is the registry's order before each chart registered from
+// its own file: WriteAll writes, and the report shows, the charts in it.
+var chartOrder = []string{"restore-throughput", "time-per-case", "restore-time-by-batch", "restore-phases", "fill-throughput",
+	"scaleout-timeline", "scaleout-warmup-lag", "scaleout-model", "rolling-timeline", "rolling-downtime",
+	"warm-vs-cold", "standby-lag", "standby-catch-up", "failover-gap", "compaction"}
+
+// TestChartRegistryKeepsItsOrder: the charts registered from their files
+// are in chartOrder (those of later scenarios after), and a chart that
+// clashes with one registered panics.
+func TestChartRegistryKeepsItsOrder(t *testing.T) {
+	var names []string
+	for _, c := range Charts {
+		names = append(names, c.Name)
+	}
+	if len(names) < len(chartOrder) || !slices.Equal(names[:len(chartOrder)], chartOrder) {
+		t.Fatalf("charts %v, want %v first", names, chartOrder)
+	}
+	saved := slices.Clone(Charts)
+	defer func() { Charts = saved }()
+	first := Charts[0]
+	for _, c := range []Chart{
+		{Order: 1_000, Name: first.Name, File: "x", Draw: first.Draw},
+		{Order: first.Order, Name: "x", File: "x", Draw: first.Draw},
+		{Order: 1_001, Name: "y", File: "y"},
+		{Order: 1_002, Name: "z", File: "z", Draw: first.Draw, Scenario: "nope"},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registerChart(%s, order %d) did not panic", c.Name, c.Order)
+				}
+			}()
+			registerChart(c)
+		}()
+	}
+}
+
 // TestRestoreChartsDrawColdRestoresOnly: the restore-time and throughput
 // charts leave other scenarios' records out (a scale-out's 67 s
 // warmup-assignment time is not a restore time), and a run without cold

@@ -9,8 +9,22 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
+
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 70, Name: "scaleout-warmup-lag", File: WarmupLagFile, Scenario: config.ScenarioScaleOut, Draw: WarmupLag, Report: true,
+		Title:   "Warmup lag during the scale-out",
+		Caption: "Each warmup's lag against seconds from the new instances' start; dashed: acceptable.recovery.lag"})
+	registerChart(Chart{Order: 80, Name: "scaleout-model", File: ModelVsMeasuredFile, Scenario: config.ScenarioScaleOut, Draw: ModelVsMeasured, Report: true,
+		Title:   "Warmup-assignment time: measured vs model",
+		Caption: "Measured beside the warmup model's prediction from the same run's inputs"})
+	registerChart(Chart{Order: 100, Name: "rolling-downtime", File: RollingDowntimeFile, Scenario: config.ScenarioRolling, Draw: RollingDowntime, Report: true,
+		Title:   "Rolling restart downtime",
+		Caption: "Per restart the longest any task processed nothing"})
+}
 
 // File base names of the scale-out and rolling charts.
 const (

@@ -12,8 +12,22 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
+
+// The charts this file draws, in the registry (registerChart).
+func init() {
+	registerChart(Chart{Order: 110, Name: "warm-vs-cold", File: WarmVsColdFile, Scenario: config.ScenarioWarm, Draw: WarmVsCold, Report: true,
+		Title:   "Warm restart vs cold restore",
+		Caption: "Restore time against the records written while the instance was down (log scale), median over repeats; dashed: the cold restore of the same state"})
+	registerChart(Chart{Order: 120, Name: "standby-lag", File: StandbyLagFile, Scenario: config.ScenarioStandby, Draw: StandbyLag, Report: true,
+		Title:   "Standby lag against the write rate",
+		Caption: "Per case the p99 of each rate step's lag against the rate written, median over verified repeats; circles kept up, crosses fell behind; a lag of 0 is drawn at 1; dashed: acceptable.recovery.lag"})
+	registerChart(Chart{Order: 130, Name: "standby-catch-up", File: StandbyCatchUpFile, Scenario: config.ScenarioStandby, Draw: StandbyCatchUp, Report: true,
+		Title:   "Standby catch-up after a pause",
+		Caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"})
+}
 
 // ErrNotApplicable is returned by a scenario's chart for results without
 // that scenario's records; WriteAll skips those charts.

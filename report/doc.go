@@ -9,4 +9,12 @@
 // lists and figures) and rendered by NewMarkdownReporter and
 // NewHTMLReporter; reporters are func(io.Writer) error, as in package
 // compare.
+//
+// A scenario's views of its records live in one file, scenario_<name>.go:
+// its table in `restorebench summary` (PrintScenarioTables prints them,
+// each registered with registerSummaryTable) and its report section
+// (registerSection; a section can show several scenarios, as the standby
+// section shows failovers). Both registries are placed by an order of
+// their own, so the summary and the report read as they did; a test holds
+// every scenario config registers to a table and, but cold, to a section.
 package report

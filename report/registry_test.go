@@ -130,6 +130,72 @@ func TestEveryScenarioHasAReportSection(t *testing.T) {
 	}
 }
 
+// summaryOrder and sectionOrder are the orders of the summary's tables
+// and of the report's scenario sections before each registered from its
+// scenario's file; the scenarios registered since come after.
+var (
+	summaryOrder = []config.Scenario{config.ScenarioCold, config.ScenarioWarm, config.ScenarioStandby, config.ScenarioCompaction,
+		config.ScenarioFailover, config.ScenarioScaleOut, config.ScenarioRolling}
+	sectionOrder = []config.Scenario{config.ScenarioWarm, config.ScenarioStandby, config.ScenarioScaleOut, config.ScenarioCompaction}
+)
+
+// TestEveryScenarioHasASummaryTable: every scenario config registers has
+// exactly one table in the summary, the tables and the scenario sections
+// keep their order, and a clashing registration panics.
+func TestEveryScenarioHasASummaryTable(t *testing.T) {
+	var tables, sections []config.Scenario
+	for _, st := range summaryTables {
+		tables = append(tables, st.scenario)
+	}
+	for _, ss := range scenarioSections {
+		sections = append(sections, ss.Scenarios[0])
+	}
+	for _, def := range config.ScenarioDefs() {
+		if n := countOf(tables, def.Name); n != 1 {
+			t.Errorf("scenario %s has %d summary tables, want 1 (registerSummaryTable, in report/scenario_%s.go)", def.Name, n, def.Name)
+		}
+	}
+	if len(tables) < len(summaryOrder) || !slices.Equal(tables[:len(summaryOrder)], summaryOrder) {
+		t.Errorf("summary tables %v, want %v first", tables, summaryOrder)
+	}
+	if len(sections) < len(sectionOrder) || !slices.Equal(sections[:len(sectionOrder)], sectionOrder) {
+		t.Errorf("scenario sections %v, want %v first", sections, sectionOrder)
+	}
+	savedT, savedS := slices.Clone(summaryTables), slices.Clone(scenarioSections)
+	defer func() { summaryTables, scenarioSections = savedT, savedS }()
+	p := summaryTables[0].print
+	for _, reg := range []func(){
+		func() { registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: 1_000, print: p}) },
+		func() { registerSummaryTable(summaryTable{scenario: "nope", order: 1_001, print: p}) },
+		func() {
+			registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: summaryTables[0].order, print: p})
+		},
+		func() {
+			registerSection(scenarioSection{Order: scenarioSections[0].Order, Scenarios: []config.Scenario{config.ScenarioWarm}})
+		},
+		func() { registerSection(scenarioSection{Order: 1_002, Scenarios: []config.Scenario{"nope"}}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("a clashing registration did not panic")
+				}
+			}()
+			reg()
+		}()
+	}
+}
+
+func countOf(xs []config.Scenario, x config.Scenario) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}
+
 // TestEveryTableHasItsLegend: every table a report holds, from the saved
 // runs of every built-in profile and the synthetic scenario runs with a
 // deployment asked about, says under it what its columns mean.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/internal/units"
@@ -65,4 +66,31 @@ func storeKindRow(run string, cs runs.CaseSummary, restores []runs.Restore) []st
 	return []string{run + " " + cs.Case, string(st.Kind), retention, segment, fmt.Sprint(cs.Verified),
 		fmt.Sprint(first.Records), fmt.Sprint(st.RecordsKept), fmt.Sprint(served),
 		fmt.Sprintf("%.2f", cs.MedianSeconds), fmt.Sprintf("%.2f–%.2f", cs.MinSeconds, cs.MaxSeconds)}
+}
+
+// storeKindLegend says what the store-kind table's columns mean.
+var storeKindLegend = []string{
+	"read: records the restore read; kept: those the store holds at the end; expired: the rest, dropped on arrival (skipped:",
+	"their window's segment had expired already) or deleted with a segment that expired later; served: entries reads return",
+	"(the verified live windows); segments opened, dropped, open: window segments (one RocksDB each) over all tasks;",
+	"retention, segment: the window store's retention and segment interval; restore s: the repeat's restore",
+}
+
+// PrintStoreKinds prints, for restores of store kinds beyond key-value,
+// what each did with its records: read, kept, expired, served, and a
+// window store's segments. Nothing for key-value stores.
+func PrintStoreKinds(w io.Writer, restores []runs.Restore) {
+	rows := having(restores, func(r runs.Restore) bool { return r.Store != nil })
+	TextTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments opened\tdropped\topen\tretention\tsegment\trestore s",
+		storeKindLegend, rows, func(r runs.Restore) string {
+			s := r.Store
+			keys, _ := r.Verification.Totals()
+			retention, segment := noFigure, noFigure
+			if s.RetentionSeconds > 0 {
+				retention, segment = units.SecondsTerse(s.RetentionSeconds), units.SecondsTerse(s.SegmentIntervalSeconds)
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f",
+				r.Case, r.Repeat, s.Kind, r.Records, s.RecordsKept, s.RecordsExpired, s.RecordsSkipped, keys,
+				s.SegmentsOpened, s.SegmentsDropped, s.Segments, retention, segment, r.DurationSeconds)
+		})
 }

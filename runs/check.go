@@ -148,12 +148,7 @@ func (r *Results) checkRun() error {
 // carries no scenario's record. Figures that describe restores (throughput,
 // restore time, phases) are drawn from cold restores only: another
 // scenario's duration is a gap, a warmup-assignment time or a downtime.
-func (r Restore) IsCold() bool {
-	if r.Warm != nil || r.Standby != nil || r.Failover != nil || r.ScaleOut != nil || r.Rolling != nil || r.Compaction != nil {
-		return false
-	}
-	return r.Params.Scenario == config.ScenarioCold || r.Params.Scenario == ""
-}
+func (r Restore) IsCold() bool { return r.Scenario() == config.ScenarioCold }
 
 // ColdRestores are the results' cold restores, in order.
 func (r *Results) ColdRestores() []Restore {

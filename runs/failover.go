@@ -3,7 +3,26 @@ package runs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/restorebench/restorebench/config"
 )
+
+// StepKill is one kill of a failover sequence, Step.Kill its number.
+const StepKill StepKind = "kill"
+
+func init() {
+	registerRecord(recordDef{
+		scenario: config.ScenarioFailover,
+		kinds:    []StepKind{StepKill},
+		holds:    func(r *Restore) bool { return r.Failover != nil },
+		checkStep: func(r *Restore, s Step) error {
+			if f := r.Failover; f.Kill != s.Kill {
+				return fmt.Errorf("step kill %d, but its failover record is kill %d", s.Kill, f.Kill)
+			}
+			return nil
+		},
+	})
+}
 
 // VerificationLedger is the verify.Result mode of a failover measurement:
 // the balances of the domain card's ledger checked, account by account,

@@ -2,11 +2,11 @@ package runs
 
 import "github.com/restorebench/restorebench/measure"
 
-// QueryRecord is what a load of key lookups beside a restore met
+// QueryFigures is what a load of key lookups beside a restore met
 // (Params.Queries): each lookup refused or answered, each answer judged
 // against the fill. Times are seconds from when the lookups began, as the
 // instance began its restore.
-type QueryRecord struct {
+type QueryFigures struct {
 	// Rate is the lookups a second asked; Stale whether reads of a store
 	// still restoring were allowed (enableStaleStores).
 	Rate  float64 `json:"rate"`

@@ -7,8 +7,9 @@ import (
 )
 
 // redacted returns r as results.json may record it: every property map a
-// restore carries (its case's streams and topic configs, the Kafka Streams
-// instances' properties, a compaction's topic configs) through
+// restore carries (its case's streams, the Kafka Streams instances'
+// properties, and each scenario record's maps through its registration's
+// redact: a compaction's topic configs) through
 // config.Redact, its JVM flags (the case's jvm_flags, the instances' JVM
 // arguments) through config.RedactJVMFlags, and the free text (the profile's YAML, errors) through
 // config.RedactText. Profiles refuse secrets; this is the defence behind
@@ -33,13 +34,6 @@ func (x Restore) redacted() Restore {
 	x.Error = config.RedactText(x.Error)
 	x.Params.Streams = config.Redact(x.Params.Streams)
 	x.Params.JVMFlags = config.RedactJVMFlags(x.Params.JVMFlags)
-	if c := x.Params.Compaction; c != nil {
-		if m := config.Redact(c.TopicConfigs); !sameMap(m, c.TopicConfigs) {
-			cc := *c
-			cc.TopicConfigs = m
-			x.Params.Compaction = &cc
-		}
-	}
 	if k := x.KafkaStreams; k != nil {
 		m, args := config.Redact(k.Properties), config.RedactJVMFlags(k.JVMArgs)
 		if !sameMap(m, k.Properties) || !slices.Equal(args, k.JVMArgs) {
@@ -48,11 +42,9 @@ func (x Restore) redacted() Restore {
 			x.KafkaStreams = &kk
 		}
 	}
-	if c := x.Compaction; c != nil {
-		if m := config.Redact(c.TopicConfigs); !sameMap(m, c.TopicConfigs) {
-			cc := *c
-			cc.TopicConfigs = m
-			x.Compaction = &cc
+	for _, d := range registeredRecords() {
+		if d.redact != nil {
+			x = d.redact(x)
 		}
 	}
 	return x

@@ -217,11 +217,11 @@ type Restore struct {
 	Compaction *CompactionRecord `json:"compaction,omitempty"`
 	// Queries is what a load of key lookups beside the restore met
 	// (Params.Queries); nil without one.
-	Queries *QueryRecord `json:"queries,omitempty"`
+	Queries *QueryFigures `json:"queries,omitempty"`
 	// Store is what the restore of a store kind beyond key-value did with
 	// its records (window stores: kept, expired, segments); nil for
 	// key-value stores.
-	Store *StoreRecord `json:"store,omitempty"`
+	Store *StoreFigures `json:"store,omitempty"`
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -10,66 +9,25 @@ import (
 )
 
 // StepKind is what one record measured within its scenario's sequence.
-// Each kind belongs to one scenario (StepKindsOf).
+// Each kind belongs to one scenario (StepKindsOf), and is declared beside
+// that scenario's record type, which registers it (registerRecord).
 type StepKind string
 
-const (
-	// StepRestore is a cold restore: the cold scenario's one step.
-	StepRestore StepKind = "restore"
+// StepRestore is a cold restore: the cold scenario's one step.
+const StepRestore StepKind = "restore"
 
-	// StepCold is a warm-restart sequence's baseline: a cold restore of
-	// the state its restarts resume.
-	StepCold StepKind = "cold"
-	// StepWarm is a restart with the state directory kept, after
-	// Step.Changed records were written while the instance was down.
-	StepWarm StepKind = "warm"
-	// StepFallback is a restart whose committed offsets lay below the log
-	// start, so it restored from the log start.
-	StepFallback StepKind = "fallback"
+// The cold scenario's record is the Restore's own figures: its one kind
+// of step, and no record of its own.
+func init() { registerRecord(recordDef{scenario: config.ScenarioCold, kinds: []StepKind{StepRestore}}) }
 
-	// StepInitial is a standby's first restore of the changelog, before
-	// any writes.
-	StepInitial StepKind = "initial"
-	// StepRate is the changelog written at Step.Rate while the standby
-	// follows it.
-	StepRate StepKind = "rate"
-	// StepMax is a rate step of the search for the highest rate a
-	// standby sustains.
-	StepMax StepKind = "max"
-	// StepPause is the standby stopped for Step.PauseSeconds while writes
-	// went on, then restarted.
-	StepPause StepKind = "pause"
-
-	// StepKill is one kill of a failover sequence, Step.Kill its number.
-	StepKill StepKind = "kill"
-
-	// StepScaleOut, StepRolling and StepCompaction are the one step of
-	// their scenarios: a scale-out, a rolling restart, a compaction
-	// measurement.
-	StepScaleOut   StepKind = "scaleout"
-	StepRolling    StepKind = "rolling"
-	StepCompaction StepKind = "compaction"
-)
-
-// stepKinds are the kinds of step each scenario records, in sequence order.
-var stepKinds = map[config.Scenario][]StepKind{
-	config.ScenarioCold:       {StepRestore},
-	config.ScenarioWarm:       {StepCold, StepWarm, StepFallback},
-	config.ScenarioStandby:    {StepInitial, StepRate, StepMax, StepPause},
-	config.ScenarioFailover:   {StepKill},
-	config.ScenarioScaleOut:   {StepScaleOut},
-	config.ScenarioRolling:    {StepRolling},
-	config.ScenarioCompaction: {StepCompaction},
-}
-
-// StepKindsOf lists the kinds of step a scenario's records have; a record
-// without a scenario (files from before scenarios were recorded) is a cold
-// restore.
+// StepKindsOf lists the kinds of step a scenario's records have, in
+// sequence order; a record without a scenario (files from before
+// scenarios were recorded) is a cold restore.
 func StepKindsOf(sc config.Scenario) []StepKind {
 	if sc == "" {
 		sc = config.ScenarioCold
 	}
-	return stepKinds[sc]
+	return recordDefs[sc].kinds
 }
 
 // IsRate says whether the step wrote at a set rate (a standby's rate
@@ -264,48 +222,24 @@ func (r *Restore) checkStepParams() error {
 	return r.checkStepAgainstRecord()
 }
 
-// checkStepAgainstRecord checks the step against the scenario's record: the
-// same kind and parameter, and a record of the step's scenario only.
+// checkStepAgainstRecord checks the step against the scenario records the
+// restore carries: each record's own check of the kind and parameter
+// (recordDef.checkStep), then that the step is of a kind of each record's
+// scenario.
 func (r *Restore) checkStepAgainstRecord() error {
 	s := *r.Step
-	if w := r.Warm; w != nil {
-		if w.Step != s.Kind {
-			return fmt.Errorf("step kind %q, but its warm record's step is %q", s.Kind, w.Step)
+	held := r.heldRecords()
+	for _, d := range held {
+		if d.checkStep == nil {
+			continue
 		}
-		if s.Kind == StepWarm && w.Changed != s.Changed {
-			return fmt.Errorf("step changed %d, but its warm record says %d changed", s.Changed, w.Changed)
-		}
-	}
-	if sb := r.Standby; sb != nil {
-		if sb.Step != s.Kind {
-			return fmt.Errorf("step kind %q, but its standby record's step is %q", s.Kind, sb.Step)
-		}
-		// Builds of schema 1 named a rate step by its whole number of
-		// records a second ("rate=200" for 200.4).
-		if s.Kind.IsRate() && sb.TargetRate != s.Rate && s.Rate != math.RoundToEven(sb.TargetRate) {
-			return fmt.Errorf("step rate %v, but its standby record's target rate is %v", s.Rate, sb.TargetRate)
-		}
-		if s.Kind == StepPause && sb.PauseSeconds != s.PauseSeconds {
-			return fmt.Errorf("step pause %vs, but its standby record paused %vs", s.PauseSeconds, sb.PauseSeconds)
+		if err := d.checkStep(r, s); err != nil {
+			return err
 		}
 	}
-	if f := r.Failover; f != nil && f.Kill != s.Kill {
-		return fmt.Errorf("step kill %d, but its failover record is kill %d", s.Kill, f.Kill)
-	}
-	for _, sub := range []struct {
-		kinds []StepKind
-		set   bool
-		name  string
-	}{
-		{StepKindsOf(config.ScenarioWarm), r.Warm != nil, "warm"},
-		{StepKindsOf(config.ScenarioStandby), r.Standby != nil, "standby"},
-		{StepKindsOf(config.ScenarioFailover), r.Failover != nil, "failover"},
-		{StepKindsOf(config.ScenarioScaleOut), r.ScaleOut != nil, "scaleout"},
-		{StepKindsOf(config.ScenarioRolling), r.Rolling != nil, "rolling"},
-		{StepKindsOf(config.ScenarioCompaction), r.Compaction != nil, "compaction"},
-	} {
-		if sub.set && !slices.Contains(sub.kinds, s.Kind) {
-			return fmt.Errorf("a %s record on a step of kind %q", sub.name, s.Kind)
+	for _, d := range held {
+		if !slices.Contains(d.kinds, s.Kind) {
+			return fmt.Errorf("a %s record on a step of kind %q", d.scenario, s.Kind)
 		}
 	}
 	return nil

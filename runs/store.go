@@ -2,10 +2,10 @@ package runs
 
 import "github.com/restorebench/restorebench/config"
 
-// StoreRecord is what a restore of a store kind beyond key-value did with
+// StoreFigures is what a restore of a store kind beyond key-value did with
 // its records: for a window store, the records kept and dropped as
 // expired and the segments opened, dropped and left.
-type StoreRecord struct {
+type StoreFigures struct {
 	// Kind is the store kind restored (Params.StoreKind).
 	Kind config.StoreKind `json:"kind"`
 	// RecordsKept are the records the store holds at the end (written to

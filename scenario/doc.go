@@ -7,4 +7,8 @@
 // several Kafka Streams instances share one fleet (fleet*.go), whose
 // processes a Host starts: local JVMs (localHost), or later agents on other
 // hosts.
+//
+// Each runner registers itself from its file's init (register) for its
+// scenario and engine, checked against config's descriptor; a test holds
+// every scenario config registers to a runner on each engine it names.
 package scenario

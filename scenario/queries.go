@@ -32,7 +32,7 @@ type queryLoad struct {
 	restored int       // stores restored so far
 	doneAt   time.Time // when the last one was
 
-	rec         runs.QueryRecord
+	rec         runs.QueryFigures
 	during      *measure.Histogram
 	after       *measure.Histogram
 	firstAnswer time.Time
@@ -192,7 +192,7 @@ func (l *queryLoad) second(t time.Time) *runs.QuerySecond {
 
 // finish lets the lookups go on for the load's After past the restore
 // (ctx ending cuts it short), stops them and returns the record.
-func (l *queryLoad) finish(ctx context.Context) *runs.QueryRecord {
+func (l *queryLoad) finish(ctx context.Context) *runs.QueryFigures {
 	select {
 	case <-time.After(l.settings.After.D()):
 	case <-ctx.Done():
@@ -202,7 +202,7 @@ func (l *queryLoad) finish(ctx context.Context) *runs.QueryRecord {
 
 // stop stops the lookups and returns the record; the stores may close
 // once it returns.
-func (l *queryLoad) stop() *runs.QueryRecord {
+func (l *queryLoad) stop() *runs.QueryFigures {
 	close(l.stopped)
 	<-l.done
 	l.mu.Lock()

@@ -65,23 +65,13 @@ func ScenarioRun(index int) *runs.Results {
 }
 
 // scenarioCase is the settings of a scenario case (model engine unless
-// kafka-streams is asked for), finalized as a profile would.
+// kafka-streams is asked for), with its scenario's default settings
+// (config's registry gives them).
 func scenarioCase(name string, s config.Scenario, engine config.Engine) config.Case {
 	p := config.DefaultCase()
 	p.Name, p.Scenario, p.Engine = name, s, engine
 	p.RocksDB.Parallelism, p.RocksDB.MaxBackgroundJobs = 2, 2
-	switch s {
-	case config.ScenarioWarm:
-		p.Warm = config.DefaultWarm()
-	case config.ScenarioStandby:
-		p.Standby = config.DefaultStandby()
-	case config.ScenarioFailover:
-		p.Failover = config.DefaultFailover()
-	case config.ScenarioScaleOut:
-		p.ScaleOut = config.DefaultScaleOut()
-	case config.ScenarioCompaction:
-		p.Compaction = config.DefaultCompaction()
-	}
+	p.ScenarioDefaults()
 	return p
 }
 

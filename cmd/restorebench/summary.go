@@ -7,17 +7,17 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/config"
+	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
 )
 
 // printSummary prints a run's fills, then one table per scenario it
-// measured (printScenarios), the restores of topics it did not fill, Kafka
+// measured (rpt.PrintScenarioTables), the restores of topics it did not fill, Kafka
 // Streams' own metrics where they were sampled, then what did not verify;
 // every figure is read from res, i.e. from results.json at path.
 func printSummary(w io.Writer, res *runs.Results, path string) {
@@ -41,9 +41,9 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			printFillTransactions(w, f)
 		}
 	}
-	printScenarios(w, res)
-	printStoreKinds(w, res.Restores)
-	printQueries(w, res.Restores)
+	rpt.PrintScenarioTables(w, res)
+	rpt.PrintStoreKinds(w, res.Restores)
+	rpt.PrintQueries(w, res.Restores)
 	printReads(w, res.Restores)
 	printUnverified(w, res.Restores)
 	printKafkaStreamsMetrics(w, res.Restores)
@@ -62,45 +62,6 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	}
 	fmt.Fprintf(w, "results: %s\n", path)
 }
-
-// printCold prints the cold restores' table, one line per case: medians
-// over its verified repeats of the restore phase, the ready phase and the
-// throughput; efficiency is the restore's MB/s over min(fetch-only,
-// write-only). Nothing without cold restores.
-func printCold(w io.Writer, restores []runs.Restore) {
-	if len(restores) == 0 {
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tmax peak RSS MiB\t")
-	for _, s := range runs.Summarize(restores) {
-		verified := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
-		if s.Verified < s.Repeats {
-			verified += " !"
-		}
-		ready, total, eff := "-", "-", "-"
-		if s.HasReady {
-			ready, total = fmt.Sprintf("%.2f", s.MedianReadySeconds), fmt.Sprintf("%.2f", s.MedianTotalSeconds)
-		}
-		if s.HasLimits {
-			eff = fmt.Sprintf("%.0f%%", 100*s.MedianEfficiency)
-		}
-		if s.Verified == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%.0f\t\n", s.Case, s.Params.Strategy, verified, float64(s.MaxPeakRSSBytes)/(1<<20))
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f-%.2f\t%s\t%s\t%.1f\t%.0f\t%s\t%.2f\t%.0f\t\n",
-			s.Case, s.Params.Strategy, verified, s.MedianSeconds, s.MinSeconds, s.MaxSeconds, ready, total,
-			s.MedianMBPerSec, s.MedianRecordsPerSec, eff, s.MaxBatchWriteP99Ms, float64(s.MaxPeakRSSBytes)/(1<<20))
-	}
-	tw.Flush()
-	fmt.Fprintln(w, coldLegend)
-}
-
-// coldLegend says what each column of the cold table is.
-const coldLegend = "  restore s, ready s, total s, MB/s, records/s, efficiency: medians over the verified repeats (MB/s and records/s of each repeat's own rate);\n" +
-	"  min-max s: the range of their restore times; batch p99 ms and max peak RSS MiB: the worst repeat (RSS of the process that restored:\n" +
-	"  this tool's on the model engine, the JVM's on kafka-streams); efficiency: MB/s over min(fetch-only, write-only); 1 MB = 10^6 bytes, 1 MiB = 2^20"
 
 // printUnverified prints, for restores of a topic restorebench did not
 // fill, what a user restoring a copy of their own changelog came for: time,

@@ -1,29 +1,53 @@
 package runs
 
-import "github.com/restorebench/restorebench/config"
+import (
+	"fmt"
+	"math"
 
-// WarmRecord is what a warm-restart measurement adds to its restore
-// record: the step of the sequence (a cold baseline, then restarts with the
-// state directory kept) and what changed while the instance was down.
-type WarmRecord struct {
-	// Step is StepCold (the baseline: a cold restore of the same state),
-	// StepWarm (a restart after Changed records were written), or
-	// StepFallback (a restart whose committed offsets lay below the log
-	// start): the record's Step.Kind.
-	Step StepKind `json:"step"`
-	// Changed is the records written to the changelog while the instance
-	// was down.
-	Changed int64 `json:"changed"`
-	// WarmTasks restored from their committed offsets; FallbackTasks from
-	// the log start, with Fallbacks saying why (one line per task).
-	WarmTasks     int      `json:"warm_tasks"`
-	FallbackTasks int      `json:"fallback_tasks"`
-	Fallbacks     []string `json:"fallbacks,omitempty"`
-	// ColdSeconds is the same repeat's cold baseline restore time, so a
-	// warm restore reads against the state it resumed.
-	ColdSeconds float64 `json:"cold_seconds"`
-	// LiveBytes is the key+value bytes of the state the restore ended with.
-	LiveBytes int64 `json:"live_bytes"`
+	"github.com/restorebench/restorebench/config"
+)
+
+// The standby scenario's kinds of step.
+const (
+	// StepInitial is a standby's first restore of the changelog, before
+	// any writes.
+	StepInitial StepKind = "initial"
+	// StepRate is the changelog written at Step.Rate while the standby
+	// follows it.
+	StepRate StepKind = "rate"
+	// StepMax is a rate step of the search for the highest rate a
+	// standby sustains.
+	StepMax StepKind = "max"
+	// StepPause is the standby stopped for Step.PauseSeconds while writes
+	// went on, then restarted.
+	StepPause StepKind = "pause"
+)
+
+func init() {
+	registerRecord(recordDef{
+		scenario:  config.ScenarioStandby,
+		kinds:     []StepKind{StepInitial, StepRate, StepMax, StepPause},
+		holds:     func(r *Restore) bool { return r.Standby != nil },
+		checkStep: checkStandbyStep,
+	})
+}
+
+// checkStandbyStep checks a standby record against its step: the same
+// kind, a rate step's rate and a pause step's pause.
+func checkStandbyStep(r *Restore, s Step) error {
+	sb := r.Standby
+	if sb.Step != s.Kind {
+		return fmt.Errorf("step kind %q, but its standby record's step is %q", s.Kind, sb.Step)
+	}
+	// Builds of schema 1 named a rate step by its whole number of
+	// records a second ("rate=200" for 200.4).
+	if s.Kind.IsRate() && sb.TargetRate != s.Rate && s.Rate != math.RoundToEven(sb.TargetRate) {
+		return fmt.Errorf("step rate %v, but its standby record's target rate is %v", s.Rate, sb.TargetRate)
+	}
+	if s.Kind == StepPause && sb.PauseSeconds != s.PauseSeconds {
+		return fmt.Errorf("step pause %vs, but its standby record paused %vs", s.PauseSeconds, sb.PauseSeconds)
+	}
+	return nil
 }
 
 // LagPoint is a standby's lag at T seconds into its step: the records the
@@ -73,44 +97,6 @@ type StandbyRecord struct {
 	CatchUpSeconds        float64 `json:"catch_up_seconds,omitempty"`
 	AcceptableRecoveryLag int64   `json:"acceptable_recovery_lag"`
 }
-
-// CompactionRecord is what a compaction measurement adds to its record: how
-// much of what was written the log cleaner left for a restore to read.
-type CompactionRecord struct {
-	// TopicConfigs are the changelog's cleaner settings.
-	TopicConfigs map[string]string `json:"topic_configs,omitempty"`
-	// Written is the records written; Read the records the restore read
-	// (what the cleaner left); LiveKeys the keys live afterwards.
-	Written  int64 `json:"written"`
-	Read     int64 `json:"read"`
-	LiveKeys int64 `json:"live_keys"`
-	// Amplification is Read over LiveKeys: records a restore reads per live
-	// key. 1 is a fully compacted log.
-	Amplification float64 `json:"amplification"`
-	// Bound is the most a restore could read per live key with these
-	// settings (see the scenario): the planner's default when nothing was
-	// measured, labelled as such.
-	Bound float64 `json:"bound"`
-	// LogBytesAfterWrite and LogBytesBeforeRestore are the topic's size on
-	// the broker after the writes and after the cleaner had SettleSeconds.
-	LogBytesAfterWrite    int64   `json:"log_bytes_after_write"`
-	LogBytesBeforeRestore int64   `json:"log_bytes_before_restore"`
-	SettleSeconds         float64 `json:"settle_seconds"`
-	// CleanedBy says who cleaned: CleanedByKafka (the broker's log
-	// cleaner) or CleanedByKfake (the embedded broker, compacted once on
-	// request). Its JSON name is "cleaner".
-	CleanedBy string `json:"cleaner"`
-}
-
-// Who cleaned a compaction measurement's log (CompactionRecord.CleanedBy).
-const (
-	// CleanedByKafka is a Kafka broker's log cleaner, which applies the
-	// topic's cleaner settings.
-	CleanedByKafka = "kafka"
-	// CleanedByKfake is the embedded broker (kfake), which compacts all it
-	// can once on request, whatever the settings.
-	CleanedByKfake = "kfake"
-)
 
 // MinLagSamples is the fewest lag samples a standby's rate step must take
 // while it writes for its verdict, kept up or fell behind, to be a

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/restorebench/restorebench/warmup"
 )
 
-// TestPrintScaleOutAndRolling: summary shows what a scale-out and a rolling
+// TestPrintScaleOutAndRolling: the summary tables show what a scale-out and a rolling
 // restart measured, with the model's figure labelled as a prediction.
 func TestPrintScaleOutAndRolling(t *testing.T) {
 	res := &runs.Results{Restores: []runs.Restore{
@@ -24,7 +24,7 @@ func TestPrintScaleOutAndRolling(t *testing.T) {
 			TopicConfigs: map[string]string{"segment.bytes": "8388608"}}},
 	}}
 	var out bytes.Buffer
-	printScenarios(&out, res)
+	PrintScenarioTables(&out, res)
 	s := out.String()
 	for _, want := range []string{"warmups-2", "2->4", "71.2", "66.0 (or 126.5)", "-7.4%", "prediction",
 		"standby-static", "wiped", "3.5", "2.5", "15", "false",
@@ -32,18 +32,5 @@ func TestPrintScaleOutAndRolling(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
-	}
-}
-
-// TestIncompleteReasonTellsFailuresFromStops: a run that went on to its end
-// past failed measurements is not reported as stopped early.
-func TestIncompleteReasonTellsFailuresFromStops(t *testing.T) {
-	failed := incompleteReason(&runs.Results{RunID: "r", Failed: 1, Error: "1 restore(s) failed: a #1: restore did not verify"})
-	if !strings.Contains(failed, "ran every case") || strings.Contains(failed, "stopped early") {
-		t.Errorf("failed measurements: %q", failed)
-	}
-	stopped := incompleteReason(&runs.Results{RunID: "r", Error: "interrupted during case a #1: context canceled"})
-	if !strings.Contains(stopped, "stopped early") {
-		t.Errorf("interrupted: %q", stopped)
 	}
 }

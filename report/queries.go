@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ var queriesLegend = []string{
 	"p50/p99 ms during, after: answered lookups' latency while a store restored and after every store was",
 }
 
-// printQueries prints, for restores with a query load, what the lookups
+// PrintQueries prints, for restores with a query load, what the lookups
 // met. Nothing without one.
-func printQueries(w io.Writer, restores []runs.Restore) {
+func PrintQueries(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Queries != nil })
-	table(w, "interactive queries: lookups while the state came back",
+	TextTable(w, "interactive queries: lookups while the state came back",
 		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after",
 		queriesLegend, rows, func(r runs.Restore) string {
 			q := r.Queries

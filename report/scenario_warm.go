@@ -1,0 +1,86 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// The warm restarts' views: their summary table and their report section.
+func init() {
+	registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: 20, print: printWarm})
+	registerSection(scenarioSection{Order: 10, Scenarios: []config.Scenario{config.ScenarioWarm}, Build: warmSection})
+}
+
+// warmLegend says what the warm table's columns are.
+var warmLegend = []string{
+	"changed: records written while the instance was down; records read: what the restart restored; restore s: this step's restore;",
+	"cold s: the same repeat's cold restore; of cold: restore s over cold s; warm tasks: tasks resumed from their checkpoint;",
+	"from log start: tasks whose checkpoint lay below the log start offset, restored cold (the fallback)",
+}
+
+// printWarm prints one row per warm-restart step: the records changed and
+// read, the restore time against the same repeat's cold restore, and the
+// tasks resumed from their checkpoint or restored from the log start.
+func printWarm(w io.Writer, restores []runs.Restore) {
+	TextTable(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
+		"step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified", warmLegend,
+		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
+		func(r runs.Restore) string {
+			ofCold := "-"
+			if r.StepKind() != runs.StepCold && r.Warm.ColdSeconds > 0 {
+				ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
+			}
+			return fmt.Sprintf("%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, r.Warm.Changed, r.Records,
+				r.DurationSeconds, r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
+		})
+}
+
+// warmSection: the warm restarts, step by step, against the cold restore
+// of the same state, and the rate the recovery-time table uses.
+func warmSection(a *capacity.Analysis) (Section, error) {
+	s := Section{ID: "warm", Title: "Warm restarts"}
+	recs := restoresWhere(a, func(r runs.Restore) bool { return r.Warm != nil })
+	if len(recs) == 0 {
+		return s, nil
+	}
+	s.Blocks = append(s.Blocks, &Para{Text: "An instance restarted with its state directory kept (a persistent volume) reopens its stores and replays only the records written to its changelogs while it was down, from the offsets its stores committed. " +
+		"Its time depends on that backlog of changes, not on the state's size."})
+	if w := a.Warm; w != nil {
+		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("**Warm-restart rate (%s):** %s. A restart with nothing changed took %s; the cold restore of the same state %s.",
+			w.Setup.ScenarioLabel(), w.Summary(), capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
+	} else {
+		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
+	}
+	s.Blocks = append(s.Blocks, warmTable(recs))
+	err := s.addFigures(a, config.ScenarioWarm)
+	return s, err
+}
+
+// warmTable is one row per step and case: the medians over repeats.
+func warmTable(recs []runRestore) *Table {
+	t := &Table{Caption: "Warm restarts, medians over verified repeats",
+		Legend: "records changed: written while the instance was down; records read, bytes read: what the restart restored; time to ready: median, range min–max; of cold: against the same repeats' cold restore; tasks warm / from log start: tasks resumed from their checkpoint, and those whose checkpoint lay below the log start (restored cold).",
+		Head:   []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
+		Right:  []bool{false, true, true, true, true, true, true, true}}
+	for _, g := range groupRecords(recs) {
+		v := verifiedOf(g)
+		step := fmt.Sprintf("%s %s %s", g[0].run.Label, g[0].r.Case, refsOf(g))
+		if len(v) == 0 {
+			t.Rows = append(t.Rows, []string{step, "", "", "", "not verified", "", "", ""})
+			continue
+		}
+		w := v[0].r.Warm
+		tot := totals(v)
+		ofCold := ""
+		if v[0].r.StepKind() != runs.StepCold && w.ColdSeconds > 0 {
+			ofCold = fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
+		}
+		t.Rows = append(t.Rows, []string{step, thousands(w.Changed), thousands(v[0].r.Records), capacity.FormatBytes(float64(v[0].r.Bytes)),
+			capacity.FormatSeconds(runs.Median(tot)), secondsRange(tot), ofCold, fmt.Sprintf("%d / %d", w.WarmTasks, w.FallbackTasks)})
+	}
+	return t
+}

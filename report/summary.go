@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// summaryTable is one scenario's table in `restorebench summary`,
+// registered from the scenario's file here (scenario_<name>.go), beside
+// its report section: a scenario's two views of its records are one file.
+type summaryTable struct {
+	scenario config.Scenario
+	// order places the table in the summary: lower first, one table an
+	// order (the registry is filled from the files' inits, in whatever
+	// order they run).
+	order int
+	// print prints the table of the scenario's restores, in run order:
+	// nothing without rows.
+	print func(w io.Writer, restores []runs.Restore)
+}
+
+// summaryTables are the summary's tables, one per scenario, in the order
+// printed (a test holds them to config's registry).
+var summaryTables []summaryTable
+
+// registerSummaryTable adds t in its order. It panics, when the program
+// starts, on a scenario config does not register, and on a scenario or
+// order another table has.
+func registerSummaryTable(t summaryTable) {
+	if _, ok := config.ScenarioDefOf(t.scenario); !ok || t.print == nil {
+		panic(fmt.Sprintf("report: summary table of %q: no such scenario in config, or nothing to print", t.scenario))
+	}
+	for _, o := range summaryTables {
+		if o.scenario == t.scenario || o.order == t.order {
+			panic(fmt.Sprintf("report: summary table of %s (order %d) registered beside %s (order %d)", t.scenario, t.order, o.scenario, o.order))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(summaryTables, t.order, func(o summaryTable, order int) int { return o.order - order })
+	summaryTables = slices.Insert(summaryTables, i, t)
+}
+
+// PrintScenarioTables prints a table per scenario the run measured, each
+// with its own columns and over its own records only (a record is its
+// scenario's, runs.Restore.Scenario): the cold restores', then what the
+// warm restarts, standby steps, compaction cases, failovers, scale-outs
+// and rolling restarts measured. Every figure is read from the records.
+// `restorebench summary` prints them after the run's fills.
+func PrintScenarioTables(w io.Writer, res *runs.Results) {
+	for _, t := range summaryTables {
+		t.print(w, having(res.Restores, func(r runs.Restore) bool { return r.Scenario() == t.scenario }))
+	}
+}
+
+// having returns the restores has picks, in order: those with one kind of
+// scenario record.
+func having(restores []runs.Restore, has func(runs.Restore) bool) []runs.Restore {
+	var rows []runs.Restore
+	for _, r := range restores {
+		if has(r) {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// TextTable prints title, then a right-aligned table of header (tab-separated
+// columns) and one line per row, then legend (what the columns mean, one
+// string a line); nothing at all, and false, without rows.
+func TextTable[T any](w io.Writer, title, header string, legend []string, rows []T, line func(T) string) bool {
+	if len(rows) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, header+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, line(r)+"\t")
+	}
+	tw.Flush()
+	for _, l := range legend {
+		fmt.Fprintln(w, "  "+l)
+	}
+	return true
+}
+
+// printNotes prints each row's notes under its table, named by case.
+func printNotes(w io.Writer, rows []runs.Restore, notes func(runs.Restore) []string) {
+	for _, r := range rows {
+		for _, n := range notes(r) {
+			fmt.Fprintf(w, "  %s: %s\n", r.Case, n)
+		}
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// stateKind names how a killed instance came back: with its state
+// directory (persistent) or without (wiped).
+func stateKind(persistent bool) string {
+	if persistent {
+		return "kept"
+	}
+	return "wiped"
+}

@@ -1,0 +1,66 @@
+package runs
+
+import (
+	"fmt"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// The warm-restart sequence's kinds of step.
+const (
+	// StepCold is a warm-restart sequence's baseline: a cold restore of
+	// the state its restarts resume.
+	StepCold StepKind = "cold"
+	// StepWarm is a restart with the state directory kept, after
+	// Step.Changed records were written while the instance was down.
+	StepWarm StepKind = "warm"
+	// StepFallback is a restart whose committed offsets lay below the log
+	// start, so it restored from the log start.
+	StepFallback StepKind = "fallback"
+)
+
+func init() {
+	registerRecord(recordDef{
+		scenario:  config.ScenarioWarm,
+		kinds:     []StepKind{StepCold, StepWarm, StepFallback},
+		holds:     func(r *Restore) bool { return r.Warm != nil },
+		checkStep: checkWarmStep,
+	})
+}
+
+// WarmRecord is what a warm-restart measurement adds to its restore
+// record: the step of the sequence (a cold baseline, then restarts with the
+// state directory kept) and what changed while the instance was down.
+type WarmRecord struct {
+	// Step is StepCold (the baseline: a cold restore of the same state),
+	// StepWarm (a restart after Changed records were written), or
+	// StepFallback (a restart whose committed offsets lay below the log
+	// start): the record's Step.Kind.
+	Step StepKind `json:"step"`
+	// Changed is the records written to the changelog while the instance
+	// was down.
+	Changed int64 `json:"changed"`
+	// WarmTasks restored from their committed offsets; FallbackTasks from
+	// the log start, with Fallbacks saying why (one line per task).
+	WarmTasks     int      `json:"warm_tasks"`
+	FallbackTasks int      `json:"fallback_tasks"`
+	Fallbacks     []string `json:"fallbacks,omitempty"`
+	// ColdSeconds is the same repeat's cold baseline restore time, so a
+	// warm restore reads against the state it resumed.
+	ColdSeconds float64 `json:"cold_seconds"`
+	// LiveBytes is the key+value bytes of the state the restore ended with.
+	LiveBytes int64 `json:"live_bytes"`
+}
+
+// checkWarmStep checks a warm record against its step: the same kind, and
+// a restart's changed records.
+func checkWarmStep(r *Restore, s Step) error {
+	w := r.Warm
+	if w.Step != s.Kind {
+		return fmt.Errorf("step kind %q, but its warm record's step is %q", s.Kind, w.Step)
+	}
+	if s.Kind == StepWarm && w.Changed != s.Changed {
+		return fmt.Errorf("step changed %d, but its warm record says %d changed", s.Changed, w.Changed)
+	}
+	return nil
+}
