@@ -68,3 +68,55 @@ func TestLookupsDuringARestore(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupsDuringAWarmRestart: with stale reads, a warm restart's
+// reopened stores answer at once, with the values they held when stopped
+// (stale for the keys written while they were down) until they catch up,
+// and never a wrong one; the fallback step runs no lookups.
+func TestLookupsDuringAWarmRestart(t *testing.T) {
+	plan, err := profiles.Parse([]byte(`
+name: queries-warm
+fill:
+  records: 100000
+  keys: 20000
+  value_size: 50-200
+  partitions: 2
+cases:
+  - name: warm
+    scenario: warm
+    warm:
+      changed: [60000]
+    queries: {rate: 4000, stale: true, after: 500ms}
+`), "qw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warm int
+	for _, r := range res.Restores {
+		q := r.Queries
+		if r.Step.Kind == "fallback" {
+			if q != nil || !r.Verified {
+				t.Errorf("fallback: verified %v, queries %+v", r.Verified, q)
+			}
+			continue
+		}
+		if q == nil || !r.Verified || q.Wrong != 0 || q.Answered != q.Correct+q.StaleReads {
+			t.Fatalf("%s: verified %v, queries %+v (%s)", r.Case, r.Verified, q, r.Error)
+		}
+		if r.Step.Kind == "warm" {
+			warm++
+			if *q.FirstAnsweredSeconds > 0.5 || q.StaleReads == 0 || q.MaxStaleBehind == 0 {
+				t.Errorf("warm step: first answer at %.3f s, %d stale reads (max %d records behind): the reopened stores answer at once, with what they held", *q.FirstAnsweredSeconds, q.StaleReads, q.MaxStaleBehind)
+			}
+		}
+	}
+	if warm != 1 {
+		t.Fatalf("%d warm steps with queries, want 1", warm)
+	}
+}

@@ -43,8 +43,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is over an hour", q.After)
 	case c.Engine != EngineModel:
 		return fieldErr("queries", "queries run on the model engine only so far: the driver's API layer is not built yet")
-	case c.Scenario != ScenarioCold:
-		return fieldErr("queries", "queries run beside scenario cold only so far, not %s", c.Scenario)
+	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
+		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreWindow:
 		return fieldErr("queries", "key lookups read key-value stores; window fetches are not built yet")
 	}

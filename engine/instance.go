@@ -309,6 +309,9 @@ func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, fo
 		Isolation: in.Case.IsolationLevel(), restored: map[int32]int64{}, applied: map[int32]int64{}}
 	for p, st := range spec.Existing {
 		r.loaders[p] = storeLoader{st}
+		if in.OnStore != nil {
+			in.OnStore(p, st, true)
+		}
 	}
 	for _, t := range tasks {
 		if _, ok := r.loaders[t.ID.Partition]; ok {

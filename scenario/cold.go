@@ -44,7 +44,7 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
 	}
 	in := modelInstance(env, t, req)
-	queries, err := startQueries(req, in, len(offsets.End))
+	queries, err := startQueries(req, req.Spec, in, len(offsets.End))
 	if err != nil {
 		rec.Error = err.Error()
 		return rec, err

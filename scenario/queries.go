@@ -22,6 +22,7 @@ import (
 // the fill (loadgen.ReadChecker).
 type queryLoad struct {
 	settings config.QueryLoad
+	in       *engine.Instance
 	check    *loadgen.ReadChecker
 	tasks    int // the stores the restore opens
 	start    time.Time
@@ -50,22 +51,23 @@ type queryStore struct {
 }
 
 // startQueries starts the request's query load against instance in, whose
-// restore opens tasks stores; nil when the case has none. Its checker
-// follows the fill once first (before the restore's clock starts).
-func startQueries(req Request, in *engine.Instance, tasks int) (*queryLoad, error) {
+// restore opens tasks stores, checked against what spec writes; nil when
+// the case has none. Its checker follows the fill once first (before the
+// restore's clock starts).
+func startQueries(req Request, spec *loadgen.Spec, in *engine.Instance, tasks int) (*queryLoad, error) {
 	q := req.Case.Queries
 	if q == nil {
 		return nil, nil
 	}
-	if req.Spec == nil {
+	if spec == nil {
 		return nil, fmt.Errorf("queries: lookups are checked against the fill, and topic was not filled by restorebench")
 	}
-	check, err := loadgen.NewReadChecker(*req.Spec)
+	check, err := loadgen.NewReadChecker(*spec)
 	if err != nil {
 		return nil, fmt.Errorf("queries: %w", err)
 	}
 	l := &queryLoad{
-		settings: *q, check: check, tasks: tasks, start: time.Now(),
+		settings: *q, in: in, check: check, tasks: tasks, start: time.Now(),
 		rng:    rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
 		stores: map[int32]queryStore{}, during: measure.NewHistogram(), after: measure.NewHistogram(),
 		stopped: make(chan struct{}), done: make(chan struct{}),
@@ -205,6 +207,7 @@ func (l *queryLoad) finish(ctx context.Context) *runs.QueryFigures {
 func (l *queryLoad) stop() *runs.QueryFigures {
 	close(l.stopped)
 	<-l.done
+	l.in.OnStore = nil // a later restore of the instance has loads of its own
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.doneAt.IsZero() {

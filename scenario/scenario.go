@@ -89,6 +89,9 @@ type Changer interface {
 	ExpectedApplied(applied func(p int32, offset int64) bool) ([]loadgen.PartitionState, error)
 	// FillRecords is how many records the fill itself wrote.
 	FillRecords() int64
+	// Spec is the generator spec of everything the topic holds now: the
+	// fill's, extended by the records appended since.
+	Spec() loadgen.Spec
 	// Reset makes the topic hold exactly the fill again (refilling it if a
 	// scenario changed it).
 	Reset(ctx context.Context) error

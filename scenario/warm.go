@@ -144,17 +144,41 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if s.kind == runs.StepCold {
 		restore = func() (*engine.Restored, error) { return m.in.ColdRestore(ctx, offsets) }
 	}
+	queries, err := m.startQueries(s, len(offsets.End))
+	if err != nil {
+		return &rec, err
+	}
 	restored, err := measureModel(ctx, m.env, m.keep, m.in, &rec, restore)
 	if err != nil {
+		if queries != nil {
+			queries.stop()
+		}
 		return &rec, err
 	}
 	rec.Warm = warmRecord(s.kind, s.changed, restored, s.coldSeconds)
 	for _, e := range expected {
 		rec.Warm.LiveBytes += e.LiveBytes
 	}
+	if queries != nil {
+		rec.Queries = queries.finish(ctx)
+	}
 	verified, err := verifyStores(&rec, expected, restored)
+	if err == nil {
+		verified, err = checkReads(&verified)
+	}
 	restored.Close() // a clean stop: the stores flush, offsets committed
 	return &verified, err
+}
+
+// startQueries starts the case's query load for restart s, checked against
+// what the topic holds now; none on a fallback step, whose log lost the
+// records below its new start (the checker follows whole fills).
+func (m *modelWarm) startQueries(s warmRestart, tasks int) (*queryLoad, error) {
+	if m.req.Case.Queries == nil || s.kind == runs.StepFallback {
+		return nil, nil
+	}
+	spec := m.req.Changer.Spec()
+	return startQueries(m.req, &spec, m.in, tasks)
 }
 
 // warmRestore restarts the instance on the changelog as it is now.
