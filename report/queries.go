@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -45,4 +46,50 @@ func latencyPair(count int64, p50, p99 float64) string {
 		return noFigure
 	}
 	return fmt.Sprintf("%.3f/%.3f", p50, p99)
+}
+
+// queriesSection: what lookups beside the restores met, a row per
+// restore with a query load: the share refused, answered correct and
+// stale, the wrong answers (none, or the restore failed), when lookups
+// were served again against when the stores were restored, and latency
+// while restoring and after. Empty (left out) without query loads.
+func queriesSection(a *capacity.Analysis) (Section, error) {
+	s := Section{ID: "queries", Title: "Interactive queries"}
+	recs := restoresWhere(a, func(r runs.Restore) bool { return r.Queries != nil })
+	if len(recs) == 0 {
+		return s, nil
+	}
+	s.Blocks = append(s.Blocks, &Para{Text: "Key lookups sent while the state came back, each answer checked against the value the fill gave its key. " +
+		"Without stale reads a restoring store refuses lookups (Kafka Streams' InvalidStateStoreException) until it is restored; " +
+		"with them (`enableStaleStores()`) it answers at once, with what it holds so far."})
+	tab := &Table{Head: []string{"restore", "stale reads", "lookups", "refused", "correct", "stale", "wrong", "served again s", "restored s", "p99 ms during", "p99 ms after"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true, true},
+		Legend: "refused, correct, stale: shares of the lookups sent; wrong: answers the fill never gave that key (a wrong answer fails the restore); " +
+			"served again s: from the lookups' start (as the restore began) to the first answer after the last refusal; restored s: to the last store restored; " +
+			"p99 ms: answered lookups' latency while a store restored, and after."}
+	for _, x := range recs {
+		q := x.r.Queries
+		tab.Rows = append(tab.Rows, []string{x.ref(), fmt.Sprint(q.Stale), fmt.Sprint(q.Lookups),
+			percentOf(q.Refused, q.Lookups), percentOf(q.Correct, q.Lookups), percentOf(q.StaleReads, q.Lookups), fmt.Sprint(q.Wrong),
+			optSeconds(q.ServedAgainSeconds), fmt.Sprintf("%.2f", q.RestoredSeconds),
+			latencyOne(q.During.Count, q.During.P99Ms), latencyOne(q.After.Count, q.After.P99Ms)})
+	}
+	s.Blocks = append(s.Blocks, tab)
+	return s, nil
+}
+
+// percentOf is n over of, in % with one decimal.
+func percentOf(n, of int64) string {
+	if of == 0 {
+		return noFigure
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+// latencyOne is a latency of a histogram with count answers.
+func latencyOne(count int64, ms float64) string {
+	if count == 0 {
+		return noFigure
+	}
+	return fmt.Sprintf("%.3f", ms)
 }
