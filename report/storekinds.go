@@ -25,7 +25,8 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
-			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range."}
+			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
+			"– : not counted (a window store restored by Kafka Streams, which reports no such count)."}
 	for _, run := range a.Runs {
 		for _, cs := range runs.Summarize(kindRestores(run.Results.Restores)) {
 			tab.Rows = append(tab.Rows, storeKindRow(run.Label, cs, run.Results.Restores))
@@ -62,7 +63,11 @@ func storeKindRow(run string, cs runs.CaseSummary, restores []runs.Restore) []st
 	if st.RetentionSeconds > 0 {
 		retention, segment = units.SecondsTerse(st.RetentionSeconds), units.SecondsTerse(st.SegmentIntervalSeconds)
 	}
+	kept := fmt.Sprint(st.RecordsKept)
+	if st.Uncounted {
+		kept = "–"
+	}
 	return []string{run + " " + cs.Case, string(st.Kind), retention, segment, fmt.Sprint(cs.Verified),
-		fmt.Sprint(first.Records), fmt.Sprint(st.RecordsKept), fmt.Sprint(served),
+		fmt.Sprint(first.Records), kept, fmt.Sprint(served),
 		fmt.Sprintf("%.2f", cs.MedianSeconds), fmt.Sprintf("%.2f–%.2f", cs.MinSeconds, cs.MaxSeconds)}
 }
