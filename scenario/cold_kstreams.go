@@ -110,7 +110,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	rec.Store = ksStoreRecord(req.Case, rec.Records, appDir, t.StoreName)
 	stopInstance(ctx, env, inst, ks)
 	// The bytes of what the instance restored, from each partition's
-	// restore_start offset: Kafka Streams 4.4 (and 4.2.2) seeks a cold
+	// restore_start offset: Kafka Streams 4.4 (and 4.2.2, not 4.3.x) seeks a cold
 	// window store's changelog to the first record within the retention
 	// of its last record's timestamp and never reads the expired head.
 	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, restoredRange(offsets, &actual.restores), req.Case); err != nil {
