@@ -583,8 +583,15 @@ func (e *Env) RunCaseAll(ctx context.Context, fill FillOutcome, appID, storeName
 	if err != nil {
 		return nil, err
 	}
-	return sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), scenario.Request{Case: c, Repeat: 1, StateDir: stateDir,
-		Changer: e.NewChanger(fill)})
+	return sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), oneRequest(e, fill, c, stateDir))
+}
+
+// oneRequest is the request of a case's single run against a fill: its
+// changer, and the fill's spec (a window store's instance is built with
+// its window size).
+func oneRequest(e *Env, fill FillOutcome, c config.Case, stateDir string) scenario.Request {
+	spec := fill.Manifest.Spec
+	return scenario.Request{Case: c, Repeat: 1, StateDir: stateDir, Changer: e.NewChanger(fill), Spec: &spec}
 }
 
 // RunCase runs one case once against a fill, with its scenario, in
@@ -595,8 +602,7 @@ func (e *Env) RunCase(ctx context.Context, fill FillOutcome, appID, storeName st
 	if err != nil {
 		return runs.Restore{}, err
 	}
-	recs, err := sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), scenario.Request{Case: c, Repeat: 1, StateDir: stateDir,
-		Changer: e.NewChanger(fill)})
+	recs, err := sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), oneRequest(e, fill, c, stateDir))
 	if len(recs) == 0 {
 		return runs.Restore{}, err
 	}

@@ -120,7 +120,8 @@ type Case struct {
 	Store StoreType `json:"store" yaml:"store"`
 	// StoreKind is the kind of store the case restores: key-value
 	// (default, Stores.persistentKeyValueStore), timestamped-key-value or
-	// window; it is the fill's (fill.store_kind). Session and versioned
+	// window; it is the fill's (fill.store_kind). The kinds beyond
+	// key-value restore cold, on both engines. Session and versioned
 	// stores are named but not built yet.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
 	// Retention is a window store's retention (Stores.persistentWindowStore's
@@ -369,9 +370,11 @@ func list[T ~string](xs []T) string {
 }
 
 // checkStoreKind checks what the case's store kind allows so far: the
-// kinds beyond key-value restore cold, on the model engine; a window store
+// kinds beyond key-value restore cold, on either engine; a window store
 // with a strategy that writes rows one by one (put, memory); a retention
-// and segment interval only on a window store.
+// and segment interval only on a window store, and on the kafka-streams
+// engine a segment interval only on RocksDB (Stores.inMemoryWindowStore
+// has no segments).
 func (c Case) checkStoreKind() error {
 	k := c.StoreKind
 	switch {
@@ -379,8 +382,6 @@ func (c Case) checkStoreKind() error {
 		return fieldErr("segment_interval", "set only for window stores (fill.store_kind: window)")
 	case k == StoreKeyValue:
 		return nil
-	case c.Engine == EngineKafkaStreams:
-		return fieldErr("store_kind", "%s stores restore on the model engine only so far: the driver does not build them yet", k)
 	case c.Scenario != ScenarioCold:
 		return fieldErr("store_kind", "%s stores run scenario cold only so far, not %s", k, c.Scenario)
 	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
@@ -395,6 +396,8 @@ func (c Case) checkStoreKind() error {
 		return fieldErr("segment_interval", "%s is negative", c.SegmentInterval)
 	case c.SegmentInterval != 0 && c.SegmentInterval.D() < time.Millisecond:
 		return fieldErr("segment_interval", "%s is under a millisecond", c.SegmentInterval)
+	case c.SegmentInterval != 0 && c.Engine == EngineKafkaStreams && c.Memory():
+		return fieldErr("segment_interval", "Kafka Streams' in-memory window store (Stores.inMemoryWindowStore) has no segments; set it for a rocksdb store only")
 	}
 	return nil
 }

@@ -50,7 +50,9 @@ func FuzzParseSize(f *testing.F) {
 
 // TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt: a case may name its
 // store kind and Kafka Streams version; the kinds and versions not built
-// yet are refused naming the setting, not run as key-value on 4.4.0.
+// yet are refused naming the setting, not run as key-value on 4.4.0. The
+// timestamped and window kinds restore cold on both engines (a segment
+// interval on kafka-streams only for RocksDB), and no other scenario.
 func TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt(t *testing.T) {
 	for _, c := range []struct {
 		set  func(*Case)
@@ -58,7 +60,11 @@ func TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt(t *testing.T) {
 		want string
 	}{
 		{func(c *Case) { c.StoreKind = "session" }, "store_kind", `"session" stores are not built yet`},
-		{func(c *Case) { c.StoreKind, c.Engine = StoreWindow, EngineKafkaStreams }, "store_kind", "model engine only so far"},
+		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioStandby }, "store_kind", "cold only so far, not standby"},
+		{func(c *Case) {
+			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
+			c.Store, c.Strategy = StoreMemory, StrategyMemory
+		}, "segment_interval", "has no segments"},
 		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioWarm }, "store_kind", "cold only so far, not warm"},
 		{func(c *Case) { c.StoreKind, c.Strategy = StoreWindow, StrategyBulk }, "strategy", "put or memory"},
 		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window stores"},
@@ -74,7 +80,27 @@ func TestStoreKindAndVersionAreNamedBeforeTheyAreBuilt(t *testing.T) {
 			t.Errorf("got %v, want a %s error containing %q", err, c.path, c.want)
 		}
 	}
+	for _, kind := range []StoreKind{StoreTimestampedKeyValue, StoreWindow} {
+		for _, store := range []StoreType{StoreRocksDB, StoreMemory} {
+			cs := DefaultCase()
+			cs.StoreKind, cs.Engine, cs.Store = kind, EngineKafkaStreams, store
+			if kind == StoreWindow {
+				cs.Retention = Duration(time.Hour)
+			}
+			if store == StoreMemory {
+				cs.Strategy = StrategyMemory
+			}
+			if err := cs.Validate(); err != nil {
+				t.Errorf("a cold %s %s store on kafka-streams: %v", store, kind, err)
+			}
+		}
+	}
 	cs := DefaultCase()
+	cs.StoreKind, cs.Engine, cs.Retention, cs.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(5*time.Minute)
+	if err := cs.Validate(); err != nil {
+		t.Errorf("a RocksDB window store's own segment interval on kafka-streams: %v", err)
+	}
+	cs = DefaultCase()
 	cs.KafkaStreamsVersion = DriverKafkaStreamsVersion
 	if err := cs.Validate(); err != nil || cs.StoreKind != StoreKeyValue {
 		t.Errorf("the default store kind %q and the driver's version: %v", cs.StoreKind, err)

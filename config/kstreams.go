@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/restorebench/restorebench/ksdriver"
+	"maps"
 	"reflect"
 	"sort"
 	"strconv"
@@ -91,10 +92,16 @@ var reservedStreams = map[string]string{
 //	                              kstreams preset), so that preset runs Kafka
 //	                              Streams untouched
 //	store memory               -> restorebench.store.type=memory
+//	store_kind                 -> restorebench.store.kind (beyond key-value)
+//	retention                  -> restorebench.store.retention.ms (window)
+//	segment_interval           -> restorebench.store.segment.interval.ms
+//	                              (window, when set)
 //	kafka_streams_metrics      -> restorebench.metrics=true
 //
 // then every key of Streams over them (an explicit key wins). application.id,
-// bootstrap.servers and state.dir are not included: the scenario sets them.
+// bootstrap.servers and state.dir are not included: the scenario sets them,
+// and a window store's window size, which is the fill's
+// (restorebench.store.window.size.ms).
 func (c Case) KafkaStreamsProperties() map[string]string {
 	p := map[string]string{}
 	for _, m := range mappedStreams {
@@ -109,8 +116,27 @@ func (c Case) KafkaStreamsProperties() map[string]string {
 	if c.KafkaStreamsMetrics {
 		p[ksdriver.PropMetrics] = "true"
 	}
+	maps.Copy(p, c.storeKindProperties())
 	for k, v := range c.Streams {
 		p[k] = v
+	}
+	return p
+}
+
+// storeKindProperties are the driver's store-kind keys of a case whose
+// store is not key-value: the kind, and a window store's retention and
+// (when the case sets one) segment interval, in milliseconds.
+func (c Case) storeKindProperties() map[string]string {
+	p := map[string]string{}
+	if c.StoreKind == StoreKeyValue || c.StoreKind == "" {
+		return p
+	}
+	p[ksdriver.PropStoreKind] = string(c.StoreKind)
+	if c.StoreKind == StoreWindow {
+		p[ksdriver.PropStoreRetentionMs] = strconv.FormatInt(c.Retention.D().Milliseconds(), 10)
+		if c.SegmentInterval > 0 {
+			p[ksdriver.PropStoreSegmentIntervalMs] = strconv.FormatInt(c.SegmentInterval.D().Milliseconds(), 10)
+		}
 	}
 	return p
 }

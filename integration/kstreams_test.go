@@ -145,6 +145,17 @@ func assertSameRestore(t *testing.T, m, k runs.Restore, records int64) {
 	if m.Records != records || k.Records != records || k.Bytes != m.Bytes {
 		t.Fatalf("records model %d kafka-streams %d (want %d); bytes model %d kafka-streams %d", m.Records, k.Records, records, m.Bytes, k.Bytes)
 	}
+	assertSameStates(t, m, k)
+}
+
+// assertSameStates fails unless both restores verified and hold, per
+// partition, the same keys, live bytes and digest, and k's Kafka Streams
+// record holds what every kafka-streams restore's must.
+func assertSameStates(t *testing.T, m, k runs.Restore) {
+	t.Helper()
+	if !m.Verified || !k.Verified {
+		t.Fatalf("verified: model %v (%s), kafka-streams %v (%s)", m.Verified, m.Error, k.Verified, k.Error)
+	}
 	mp, kp := m.Verification.Partitions, k.Verification.Partitions
 	if len(mp) != len(kp) {
 		t.Fatalf("partitions: model %d, kafka-streams %d", len(mp), len(kp))

@@ -77,6 +77,73 @@ func TestDriverDigestMatchesGoVerifier(t *testing.T) {
 	t.Fatalf("no digest line in the driver's output:\n%s", out)
 }
 
+// TestDriverDigestsStoreKindsAsGo runs the driver's --digest-vectors mode
+// on the shared store-kind vectors (testdata/digest_vectors_kinds.tsv:
+// kind, record key, time, value) and checks that it digests each entry as
+// Go's expected state of that kind does: a timestamped key-value store's
+// value behind its 8-byte timestamp (loadgen.AppendTimestamped), a window
+// store's under the record key and window start (loadgen.WindowDigestKey
+// of the changelog key), with the same hashes, digest, keys and live bytes.
+func TestDriverDigestsStoreKindsAsGo(t *testing.T) {
+	lib, java := builtDriver(t)
+	vectors := filepath.Join("..", "testdata", "digest_vectors_kinds.tsv")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, java, "-cp", Classpath(lib), MainClass, "--digest-vectors", vectors).Output()
+	if err != nil {
+		t.Fatalf("--digest-vectors: %v", err)
+	}
+	var want loadgen.Digest
+	var keys, live int64
+	kinds := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if f[0] == "digest" {
+			if len(f) != 6 || f[1] != want.String() || f[3] != strconv.FormatInt(keys, 10) || f[5] != strconv.FormatInt(live, 10) {
+				t.Fatalf("driver's total %q, Go's digest %s keys %d live_bytes %d", line, want, keys, live)
+			}
+			if kinds[string(loadgen.KindTimestampedKeyValue)] == 0 || kinds[string(loadgen.KindWindow)] == 0 {
+				t.Fatalf("vectors of each kind wanted, got %v", kinds)
+			}
+			return
+		}
+		if len(f) != 7 {
+			t.Fatalf("driver line %q: want 7 fields", line)
+		}
+		k, v := goDigestEntry(t, f[0], mustHex(t, f[1]), f[2], mustHex(t, f[3]))
+		if f[4] != hex.EncodeToString(k) || f[5] != hex.EncodeToString(v) {
+			t.Errorf("%s: driver digests key %s value %s, Go key %x value %x", line, f[4], f[5], k, v)
+		}
+		if got, exp := f[6], fmt.Sprintf("%016x", loadgen.EntryHash(k, v)); got != exp {
+			t.Errorf("%s: driver %s, Go %s", line, got, exp)
+		}
+		want.Add(k, v)
+		keys++
+		live += int64(len(k) + len(v))
+		kinds[f[0]]++
+	}
+	t.Fatalf("no digest line in the driver's output:\n%s", out)
+}
+
+// goDigestEntry is the entry Go's expected state of a store kind digests
+// for a record of key, time (a record timestamp, or a window start) and
+// value.
+func goDigestEntry(t *testing.T, kind string, key []byte, timeText string, value []byte) ([]byte, []byte) {
+	t.Helper()
+	ts, err := strconv.ParseInt(timeText, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch loadgen.StoreKind(kind) {
+	case loadgen.KindTimestampedKeyValue:
+		return key, loadgen.AppendTimestamped(nil, ts, value)
+	case loadgen.KindWindow:
+		return loadgen.WindowDigestKey(loadgen.AppendWindowKey(nil, key, ts, 0)), value
+	}
+	t.Fatalf("kind %q", kind)
+	return nil, nil
+}
+
 func mustHex(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(s)

@@ -26,8 +26,23 @@ const (
 	// <application.id>-<store>-changelog. Default "balances".
 	PropStore = "restorebench.store"
 	// PropStoreType is the kv topology's store: rocksdb (default),
-	// timestamped or memory.
+	// timestamped (a key-value store's, digested without its timestamps) or
+	// memory.
 	PropStoreType = "restorebench.store.type"
+	// PropStoreKind is the kv topology's store kind, by the fill's
+	// store_kind names: key-value (default), timestamped-key-value or
+	// window (loadgen.StoreKind).
+	PropStoreKind = "restorebench.store.kind"
+	// PropStoreRetentionMs is a window store's retention period,
+	// milliseconds (required with PropStoreKind window, refused otherwise).
+	PropStoreRetentionMs = "restorebench.store.retention.ms"
+	// PropStoreWindowSizeMs is a window store's window size, milliseconds
+	// (required with PropStoreKind window, refused otherwise).
+	PropStoreWindowSizeMs = "restorebench.store.window.size.ms"
+	// PropStoreSegmentIntervalMs is a RocksDB window store's segment
+	// interval, milliseconds; unset or 0 is Kafka Streams' own,
+	// max(retention / 2, 60 s).
+	PropStoreSegmentIntervalMs = "restorebench.store.segment.interval.ms"
 	// PropInputTopic is the topology's input topic (required).
 	PropInputTopic = "restorebench.input.topic"
 	// PropOutputTopic is the ledger topology's optional output topic.

@@ -283,13 +283,20 @@ func checkQueryFill(p *Plan, fill *yaml.Node) error {
 // checkFillTopic refuses, on a fill.topic that is not the changelog Kafka
 // Streams names after the store (fill is the profile's fill section, to
 // locate the error), a kafka-streams case whose scenario restores only that
-// changelog (config.ScenarioDef.KafkaStreamsAnyTopic).
+// changelog (config.ScenarioDef.KafkaStreamsAnyTopic), and a kafka-streams
+// case of a store kind beyond key-value, which the driver builds only in
+// the kv topology over that changelog.
 func checkFillTopic(p *Plan, fill *yaml.Node) error {
 	named := config.ChangelogTopic(p.AppID, p.StoreName)
 	if p.Topic == named {
 		return nil
 	}
 	for _, c := range p.Cases {
+		if c.Engine == config.EngineKafkaStreams && c.StoreKind != config.StoreKeyValue {
+			return &config.FieldError{Path: "fill.topic", Line: lineOf(fill, "topic"),
+				Msg: fmt.Sprintf("case %s restores a %s store on the kafka-streams engine, which builds it only over %s, the changelog Kafka Streams names after it, not %s (any other topic is restored as a KTable's key-value store); fill that topic, or run this case on the model engine",
+					c.Name, c.StoreKind, named, p.Topic)}
+		}
 		d, ok := config.ScenarioDefOf(c.Scenario)
 		if !ok || c.Engine != config.EngineKafkaStreams || d.KafkaStreamsAnyTopic {
 			continue

@@ -26,7 +26,8 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
-			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range."}
+			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
+			"– : not counted (a window store restored by Kafka Streams, which reports no such count)."}
 	for _, run := range a.Runs {
 		for _, cs := range runs.Summarize(kindRestores(run.Results.Restores)) {
 			tab.Rows = append(tab.Rows, storeKindRow(run.Label, cs, run.Results.Restores))
@@ -63,8 +64,12 @@ func storeKindRow(run string, cs runs.CaseSummary, restores []runs.Restore) []st
 	if st.RetentionSeconds > 0 {
 		retention, segment = units.SecondsTerse(st.RetentionSeconds), units.SecondsTerse(st.SegmentIntervalSeconds)
 	}
+	kept := fmt.Sprint(st.RecordsKept)
+	if st.Uncounted {
+		kept = "–"
+	}
 	return []string{run + " " + cs.Case, string(st.Kind), retention, segment, fmt.Sprint(cs.Verified),
-		fmt.Sprint(first.Records), fmt.Sprint(st.RecordsKept), fmt.Sprint(served),
+		fmt.Sprint(first.Records), kept, fmt.Sprint(served),
 		fmt.Sprintf("%.2f", cs.MedianSeconds), fmt.Sprintf("%.2f–%.2f", cs.MinSeconds, cs.MaxSeconds)}
 }
 
@@ -73,7 +78,22 @@ var storeKindLegend = []string{
 	"read: records the restore read; kept: those the store holds at the end; expired: the rest, dropped on arrival (skipped:",
 	"their window's segment had expired already) or deleted with a segment that expired later; served: entries reads return",
 	"(the verified live windows); segments opened, dropped, open: window segments (one RocksDB each) over all tasks;",
-	"retention, segment: the window store's retention and segment interval; restore s: the repeat's restore",
+	"retention, segment: the window store's retention and segment interval; restore s: the repeat's restore;",
+	"– : not counted (a window store on the kafka-streams engine: Kafka Streams reports none of them)",
+}
+
+// storeCounts are a store record's kept, expired and skipped records and
+// its segments opened and dropped, as table cells: noFigure each when the
+// restore did not count them.
+func storeCounts(s *runs.StoreFigures) [5]string {
+	var out [5]string
+	for i, n := range []int64{s.RecordsKept, s.RecordsExpired, s.RecordsSkipped, s.SegmentsOpened, s.SegmentsDropped} {
+		out[i] = fmt.Sprint(n)
+		if s.Uncounted {
+			out[i] = noFigure
+		}
+	}
+	return out
 }
 
 // PrintStoreKinds prints, for restores of store kinds beyond key-value,
@@ -89,8 +109,9 @@ func PrintStoreKinds(w io.Writer, restores []runs.Restore) {
 			if s.RetentionSeconds > 0 {
 				retention, segment = units.SecondsTerse(s.RetentionSeconds), units.SecondsTerse(s.SegmentIntervalSeconds)
 			}
-			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f",
-				r.Case, r.Repeat, s.Kind, r.Records, s.RecordsKept, s.RecordsExpired, s.RecordsSkipped, keys,
-				s.SegmentsOpened, s.SegmentsDropped, s.Segments, retention, segment, r.DurationSeconds)
+			counts := storeCounts(s)
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%.2f",
+				r.Case, r.Repeat, s.Kind, r.Records, counts[0], counts[1], counts[2], keys,
+				counts[3], counts[4], s.Segments, retention, segment, r.DurationSeconds)
 		})
 }

@@ -4,7 +4,8 @@ import "github.com/restorebench/restorebench/config"
 
 // StoreFigures is what a restore of a store kind beyond key-value did with
 // its records: for a window store, the records kept and dropped as
-// expired and the segments opened, dropped and left.
+// expired and the segments opened, dropped and left (on the model engine;
+// see Uncounted for what the kafka-streams engine can tell).
 type StoreFigures struct {
 	// Kind is the store kind restored (Params.StoreKind).
 	Kind config.StoreKind `json:"kind"`
@@ -22,6 +23,17 @@ type StoreFigures struct {
 	SegmentsOpened  int64 `json:"segments_opened,omitempty"`
 	SegmentsDropped int64 `json:"segments_dropped,omitempty"`
 	Segments        int   `json:"segments,omitempty"`
+	// Uncounted says the restore's store did not report what it kept:
+	// a window store on the kafka-streams engine, whose restore (Kafka
+	// Streams' RocksDBSegmentedBytesStore, InMemoryWindowStore) drops
+	// expired records and segments without a listener or metric seeing
+	// them. RecordsKept, RecordsExpired, RecordsSkipped, SegmentsOpened
+	// and SegmentsDropped are then 0, not counted; Segments is counted
+	// from the state directory (the RocksDB segment directories left
+	// after the restore; 0 in memory), and the reads served are the
+	// verification's. A timestamped key-value store keeps every record
+	// on either engine, so it is counted on both.
+	Uncounted bool `json:"uncounted,omitempty"`
 	// RetentionSeconds and SegmentIntervalSeconds are the window store's
 	// retention and segment interval.
 	RetentionSeconds       float64 `json:"retention_seconds,omitempty"`

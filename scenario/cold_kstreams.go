@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -106,8 +107,13 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
 	}
 	rec.DiskBytes = dirBytes(appDir)
+	rec.Store = ksStoreRecord(req.Case, rec.Records, appDir, t.StoreName)
 	stopInstance(ctx, env, inst, ks)
-	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, offsets, req.Case); err != nil {
+	// The bytes of what the instance restored, from each partition's
+	// restore_start offset: Kafka Streams 4.4 (and 4.2.2, not 4.3.x) seeks a cold
+	// window store's changelog to the first record within the retention
+	// of its last record's timestamp and never reads the expired head.
+	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, restoredRange(offsets, &actual.restores), req.Case); err != nil {
 		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
 	}
 	warnRead(env, &rec)
@@ -172,14 +178,37 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 // topology over its (created if missing) input topic for the changelog
 // named after the store, else the table topology over the topic itself.
 func coldProperties(ctx context.Context, env *Env, t Target, req Request, partitions int32) (map[string]string, error) {
+	kind := req.Case.StoreKind
 	if isSourceTable(t) {
+		if kind != config.StoreKeyValue {
+			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: the table topology over any other topic materializes a key-value store (fill it under that name, or restore it on the model engine)",
+				kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
+		}
 		return tableProperties(env, t, req)
 	}
 	input, err := ensureInputTopic(ctx, env, t, partitions)
 	if err != nil {
 		return nil, err
 	}
-	return instanceProperties(env, t, req, input)
+	props, err := instanceProperties(env, t, req, input)
+	if err != nil {
+		return nil, err
+	}
+	return props, addWindowSize(props, req)
+}
+
+// addWindowSize gives a window store's instance its window size, which
+// is the fill's (the case holds the retention and segment interval): the
+// changelog's keys are windows of that size.
+func addWindowSize(props map[string]string, req Request) error {
+	if req.Case.StoreKind != config.StoreWindow {
+		return nil
+	}
+	if req.Spec == nil || req.Spec.WindowSizeMs <= 0 {
+		return fmt.Errorf("case %s: a window store is built with its fill's window size, and this restore has no window fill's spec", req.Case.Name)
+	}
+	props[ksdriver.PropStoreWindowSizeMs] = strconv.FormatInt(req.Spec.WindowSizeMs, 10)
+	return nil
 }
 
 // tableProperties are the instance properties of the table topology over

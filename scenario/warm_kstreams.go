@@ -153,7 +153,8 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 }
 
 // restoredRange is the part of the changelog the instance restored: each
-// partition from the offset its restore started at to the end.
+// partition from the offset its restore started at (restore_start) to the
+// end; a partition it did not restore is empty.
 func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.TopicOffsets {
 	out := cluster.TopicOffsets{Topic: offsets.Topic, Start: map[int32]int64{}, End: map[int32]int64{}}
 	for p, end := range offsets.End {

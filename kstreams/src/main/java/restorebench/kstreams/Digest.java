@@ -30,6 +30,24 @@ final class Digest {
     /** The digest as 16 lower-case hex digits, like Go's Digest.String. */
     String hex() { return hex16(sum); }
 
+    /**
+     * A timestamped store's entry value as it is digested: the timestamp (8
+     * bytes, big-endian) and then the value, the layout the store keeps
+     * (Go's loadgen.AppendTimestamped).
+     */
+    static byte[] timestampedValue(long timestamp, byte[] value) {
+        return java.nio.ByteBuffer.allocate(8 + value.length).putLong(timestamp).put(value).array();
+    }
+
+    /**
+     * A window store's entry key as it is digested: the record key and the
+     * window start (8 bytes, big-endian), the changelog key without its
+     * sequence number (Go's loadgen.WindowDigestKey).
+     */
+    static byte[] windowKey(byte[] key, long windowStart) {
+        return java.nio.ByteBuffer.allocate(key.length + 8).put(key).putLong(windowStart).array();
+    }
+
     /** loadgen.EntryHash. */
     static long entryHash(byte[] key, byte[] value) {
         long h = FNV_OFFSET;

@@ -7,11 +7,17 @@ import java.io.Reader;
 
 /**
  * The --digest-vectors mode: for each line KEYHEX&lt;TAB&gt;VALUEHEX prints
- * KEYHEX&lt;TAB&gt;VALUEHEX&lt;TAB&gt;HASH16HEX, then
- * digest&lt;TAB&gt;SUM16HEX&lt;TAB&gt;keys&lt;TAB&gt;N&lt;TAB&gt;live_bytes&lt;TAB&gt;B
+ * KEYHEX&lt;TAB&gt;VALUEHEX&lt;TAB&gt;HASH16HEX; for each line
+ * KIND&lt;TAB&gt;KEYHEX&lt;TAB&gt;TIME&lt;TAB&gt;VALUEHEX (KIND timestamped-key-value:
+ * TIME is the record timestamp; window: the window start) it digests the
+ * entry as the store of that kind is read, and prints the line, the digested
+ * key and value and the hash:
+ * KIND&lt;TAB&gt;KEYHEX&lt;TAB&gt;TIME&lt;TAB&gt;VALUEHEX&lt;TAB&gt;ENTRYKEYHEX&lt;TAB&gt;ENTRYVALUEHEX&lt;TAB&gt;HASH16HEX.
+ * Then digest&lt;TAB&gt;SUM16HEX&lt;TAB&gt;keys&lt;TAB&gt;N&lt;TAB&gt;live_bytes&lt;TAB&gt;B
  * for all lines as one partition. Go's tests compare this output with
- * loadgen.EntryHash, so the two digests cannot drift apart unnoticed.
- * Blank lines are skipped; an empty VALUEHEX is a live, empty value.
+ * loadgen.EntryHash (and, for the kinds, loadgen's store layouts), so the
+ * two digests cannot drift apart unnoticed. Blank lines are skipped; an
+ * empty VALUEHEX is a live, empty value.
  */
 final class DigestVectors {
     private DigestVectors() {}
@@ -28,21 +34,46 @@ final class DigestVectors {
                 continue;
             }
             String[] f = line.split("\t", -1);
-            if (f.length != 2) {
-                throw new IllegalArgumentException("line " + n + ": want KEYHEX<TAB>VALUEHEX, got " + f.length + " fields");
-            }
-            byte[] key;
-            byte[] value;
             try {
-                key = Digest.fromHex(f[0]);
-                value = Digest.fromHex(f[1]);
+                out.print(vector(f, d) + "\n");
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("line " + n + ": " + e.getMessage(), e);
             }
-            d.add(key, value);
-            out.print(f[0] + "\t" + f[1] + "\t" + Digest.hex16(Digest.entryHash(key, value)) + "\n");
         }
         out.print("digest\t" + d.hex() + "\tkeys\t" + d.keys() + "\tlive_bytes\t" + d.liveBytes() + "\n");
         out.flush();
+    }
+
+    /** One line's output, its entry added to d. */
+    private static String vector(String[] f, Digest d) {
+        if (f.length == 2) {
+            byte[] key = Digest.fromHex(f[0]);
+            byte[] value = Digest.fromHex(f[1]);
+            d.add(key, value);
+            return f[0] + "\t" + f[1] + "\t" + Digest.hex16(Digest.entryHash(key, value));
+        }
+        if (f.length != 4) {
+            throw new IllegalArgumentException("want KEYHEX<TAB>VALUEHEX or KIND<TAB>KEYHEX<TAB>TIME<TAB>VALUEHEX, got " + f.length + " fields");
+        }
+        byte[] key = Digest.fromHex(f[1]);
+        byte[] value = Digest.fromHex(f[3]);
+        long time;
+        try {
+            time = Long.parseLong(f[2]);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("TIME " + f[2] + " is not a whole number of milliseconds");
+        }
+        switch (f[0]) {
+            case "timestamped-key-value":
+                value = Digest.timestampedValue(time, value);
+                break;
+            case "window":
+                key = Digest.windowKey(key, time);
+                break;
+            default:
+                throw new IllegalArgumentException("KIND " + f[0] + " is not timestamped-key-value or window");
+        }
+        d.add(key, value);
+        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
     }
 }

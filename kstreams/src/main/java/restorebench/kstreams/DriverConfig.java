@@ -26,17 +26,53 @@ final class DriverConfig {
 
     enum StoreType { ROCKSDB, TIMESTAMPED, MEMORY }
 
+    /**
+     * The kind of store the kv topology builds (restorebench.store.kind, by
+     * the Go tool's fill.store_kind names): a key-value store (of
+     * {@link StoreType}), a timestamped key-value store (rocksdb or memory),
+     * or a window store without duplicates (rocksdb or memory).
+     */
+    enum StoreKind {
+        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window");
+
+        /** The name in restorebench.store.kind. */
+        final String key;
+
+        StoreKind(String key) {
+            this.key = key;
+        }
+
+        static StoreKind of(String key, String value) throws ConfigError {
+            for (StoreKind k : values()) {
+                if (k.key.equals(value.toLowerCase(Locale.ROOT))) {
+                    return k;
+                }
+            }
+            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value or window");
+        }
+    }
+
     static final String P = "restorebench.";
 
     private static final Set<String> KEYS = Set.of(
             "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
             "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare",
-            "close.leave.group", "secrets.file", "connect.timeout.ms");
+            "close.leave.group", "secrets.file", "connect.timeout.ms",
+            "store.kind", "store.retention.ms", "store.window.size.ms", "store.segment.interval.ms");
 
     String instanceId;
     Topology topology = Topology.KV;
     String store = "balances";
     StoreType storeType = StoreType.ROCKSDB;
+    StoreKind storeKind = StoreKind.KEY_VALUE;
+    /** A window store's retention period and window size, milliseconds (0 = unset). */
+    long retentionMs;
+    long windowSizeMs;
+    /**
+     * A persistent window store's segment interval, milliseconds; 0 (the
+     * default) is Kafka Streams' own, max(retention / 2, 60 s).
+     */
+    long segmentIntervalMs;
     String inputTopic;
     String outputTopic;
     long tasksIntervalMs = 100;
@@ -119,6 +155,10 @@ final class DriverConfig {
                 case "close.leave.group": c.closeLeaveGroup = bool(key, value); break;
                 case "secrets.file": c.addSecrets(value); break;
                 case "connect.timeout.ms": c.connectTimeoutMs = interval(key, value); break;
+                case "store.kind": c.storeKind = StoreKind.of(key, value); break;
+                case "store.retention.ms": c.retentionMs = interval(key, value); break;
+                case "store.window.size.ms": c.windowSizeMs = interval(key, value); break;
+                case "store.segment.interval.ms": c.segmentIntervalMs = interval(key, value); break;
                 default:
                     throw new AssertionError(name);
             }
@@ -185,6 +225,7 @@ final class DriverConfig {
         if (topology == Topology.TABLE) {
             TableTopology.requireSourceReuse(streams);
         }
+        checkStoreKind();
         try {
             rocksdb = RocksOptions.parse(props);
         } catch (IllegalArgumentException e) {
@@ -201,6 +242,44 @@ final class DriverConfig {
             if (streams.getProperty(required, "").isBlank()) {
                 throw new ConfigError(required + " is required");
             }
+        }
+    }
+
+    /**
+     * The store kind's settings: kinds beyond key-value on the kv topology
+     * only (the table topology's KTable and the ledger's aggregate are
+     * key-value stores); store.type=timestamped is the key-value kind's
+     * (digested without its timestamps), not another kind's; a window store
+     * needs its retention and window size, the retention at least the
+     * window (as Stores.persistentWindowStore requires), and a segment
+     * interval only on RocksDB; the other kinds take none of them.
+     */
+    private void checkStoreKind() throws ConfigError {
+        boolean windowed = retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0;
+        if (storeKind != StoreKind.WINDOW && windowed) {
+            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window only, not " + storeKind.key);
+        }
+        if (storeKind == StoreKind.KEY_VALUE) {
+            return;
+        }
+        String kind = P + "store.kind=" + storeKind.key;
+        if (topology != Topology.KV) {
+            throw new ConfigError(kind + " is built by the kv topology only, not " + topology.name().toLowerCase(Locale.ROOT));
+        }
+        if (storeType == StoreType.TIMESTAMPED) {
+            throw new ConfigError(kind + " cannot be combined with " + P + "store.type=timestamped (a key-value store's); the type is rocksdb or memory");
+        }
+        if (storeKind != StoreKind.WINDOW) {
+            return;
+        }
+        if (windowSizeMs <= 0 || retentionMs <= 0) {
+            throw new ConfigError(kind + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
+        }
+        if (retentionMs < windowSizeMs) {
+            throw new ConfigError(P + "store.retention.ms=" + retentionMs + " is shorter than the window (" + windowSizeMs + " ms): Kafka Streams refuses such a store");
+        }
+        if (segmentIntervalMs != 0 && storeType == StoreType.MEMORY) {
+            throw new ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
         }
     }
 

@@ -15,6 +15,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedKeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * The kv topology: input.topic (Bytes key, byte[] value) → a processor that
@@ -23,7 +24,9 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * default changelog (&lt;application.id&gt;-&lt;store&gt;-changelog), so the topic
  * restorebench filled is what a cold start restores. No caching: the store
  * holds exactly the changelog's last values. One sub-topology, so task 0_P
- * owns store partition P.
+ * owns store partition P. The store is of restorebench.store.kind: a
+ * key-value store (by store.type), a timestamped key-value store, or a
+ * window store ({@link WindowStores}).
  */
 final class KvTopology {
     private KvTopology() {}
@@ -36,30 +39,38 @@ final class KvTopology {
         Topology t = new Topology();
         t.addSource(SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(), c.inputTopic);
         String store = c.store;
-        switch (c.storeType) {
-            case TIMESTAMPED: {
-                StoreBuilder<TimestampedKeyValueStore<Bytes, byte[]>> b = Stores.timestampedKeyValueStoreBuilder(
-                        Stores.persistentTimestampedKeyValueStore(store), Serdes.Bytes(), Serdes.ByteArray());
-                t.addProcessor(PROCESSOR, () -> new TimestampedPut(store, tracker), SOURCE);
-                t.addStateStore(b, PROCESSOR);
-                break;
-            }
-            case MEMORY:
-            case ROCKSDB:
-            default: {
-                KeyValueBytesStoreSupplier s = c.storeType == DriverConfig.StoreType.MEMORY
-                        ? Stores.inMemoryKeyValueStore(store)
-                        : Stores.persistentKeyValueStore(store);
-                StoreBuilder<KeyValueStore<Bytes, byte[]>> b = Stores.keyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray());
-                t.addProcessor(PROCESSOR, () -> new Put(store, tracker), SOURCE);
-                t.addStateStore(b, PROCESSOR);
-                break;
-            }
+        if (c.storeKind == DriverConfig.StoreKind.WINDOW) {
+            long size = c.windowSizeMs;
+            t.addProcessor(PROCESSOR, () -> new WindowPut(store, size, tracker), SOURCE);
+            t.addStateStore(WindowStores.builder(c), PROCESSOR);
+        } else if (c.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE || c.storeType == DriverConfig.StoreType.TIMESTAMPED) {
+            t.addProcessor(PROCESSOR, () -> new TimestampedPut(store, tracker), SOURCE);
+            t.addStateStore(timestampedBuilder(c), PROCESSOR);
+        } else {
+            KeyValueBytesStoreSupplier s = c.storeType == DriverConfig.StoreType.MEMORY
+                    ? Stores.inMemoryKeyValueStore(store)
+                    : Stores.persistentKeyValueStore(store);
+            StoreBuilder<KeyValueStore<Bytes, byte[]>> b = Stores.keyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray());
+            t.addProcessor(PROCESSOR, () -> new Put(store, tracker), SOURCE);
+            t.addStateStore(b, PROCESSOR);
         }
         return t;
     }
 
-    /** Common part of the two put processors: the processed counters. */
+    /**
+     * A timestamped key-value store's builder: Stores.persistentTimestampedKeyValueStore,
+     * or with store type memory Stores.inMemoryKeyValueStore, which
+     * timestampedKeyValueStoreBuilder marks timestamped (so a restore puts
+     * each record's timestamp before its value in both).
+     */
+    static StoreBuilder<TimestampedKeyValueStore<Bytes, byte[]>> timestampedBuilder(DriverConfig c) {
+        KeyValueBytesStoreSupplier s = c.storeType == DriverConfig.StoreType.MEMORY
+                ? Stores.inMemoryKeyValueStore(c.store)
+                : Stores.persistentTimestampedKeyValueStore(c.store);
+        return Stores.timestampedKeyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray());
+    }
+
+    /** Common part of the put processors: the processed counters. */
     private abstract static class Base implements Processor<Bytes, byte[], Void, Void> {
         final String storeName;
         private final ProcessedTracker.Cursor cursor;
@@ -126,6 +137,36 @@ final class KvTopology {
         public void process(Record<Bytes, byte[]> r) {
             if (r.key() != null) {
                 store.put(r.key(), ValueAndTimestamp.make(r.value(), r.timestamp())); // make(null) = null deletes
+            }
+            track();
+        }
+    }
+
+    /**
+     * Puts into a window store: each record into the tumbling window of the
+     * store's size its timestamp falls in (a null value deletes). The input
+     * topic stays empty in a restore; this is what makes the store a
+     * processor's, logged to its changelog.
+     */
+    private static final class WindowPut extends Base {
+        private final long windowSizeMs;
+        private WindowStore<Bytes, byte[]> store;
+
+        WindowPut(String storeName, long windowSizeMs, ProcessedTracker tracker) {
+            super(storeName, tracker);
+            this.windowSizeMs = windowSizeMs;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            super.init(context);
+            store = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(Record<Bytes, byte[]> r) {
+            if (r.key() != null) {
+                store.put(r.key(), r.value(), WindowStores.windowStart(r.timestamp(), windowSizeMs));
             }
             track();
         }

@@ -23,7 +23,9 @@ import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreType;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 /**
@@ -35,7 +37,10 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * sub-topology, so task 0_P owns store partition P. Keys and values are
  * turned back into the bytes the changelog holds: kv keys are Bytes, ledger
  * keys UTF-8 strings; a timestamped store's value is digested without its
- * timestamp.
+ * timestamp (the ledger's, store.type=timestamped), except a timestamped
+ * key-value store's (store.kind=timestamped-key-value), digested with the
+ * timestamp before it as the Go tool's expected state of that kind is; a
+ * window store's entries are digested under key and window start.
  */
 final class StoreQueries {
     /** One live entry as changelog bytes. */
@@ -53,7 +58,7 @@ final class StoreQueries {
         this.events = events;
     }
 
-    /** Whether the store is read as a timestamped store (values are ValueAndTimestamp). */
+    /** Whether a key-value store is read as a timestamped store (values are ValueAndTimestamp). */
     private boolean timestamped() {
         return config.topology == DriverConfig.Topology.LEDGER || config.storeType == DriverConfig.StoreType.TIMESTAMPED;
     }
@@ -74,24 +79,79 @@ final class StoreQueries {
         return ps;
     }
 
-    /** Visits every live entry of one store partition. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
+    /**
+     * Visits every live entry of one store partition, by the store's kind:
+     * a key-value store's entries as the changelog holds them, a
+     * timestamped key-value store's with the timestamp before each value,
+     * a window store's under the record key and window start.
+     */
     void forEach(int partition, boolean stale, EntryVisitor v) {
-        QueryableStoreType<ReadOnlyKeyValueStore<Object, Object>> type = timestamped()
-                ? (QueryableStoreType) QueryableStoreTypes.timestampedKeyValueStore()
-                : (QueryableStoreType) QueryableStoreTypes.keyValueStore();
-        StoreQueryParameters<ReadOnlyKeyValueStore<Object, Object>> q =
-                StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
+        switch (config.storeKind) {
+            case WINDOW:
+                forEachWindow(partition, stale, v);
+                break;
+            case TIMESTAMPED_KEY_VALUE:
+                forEachTimestamped(partition, stale, v);
+                break;
+            case KEY_VALUE:
+            default:
+                forEachKeyValue(partition, stale, v);
+                break;
+        }
+    }
+
+    /** The query of one partition of the store as type, stale stores allowed when stale. */
+    private <T> T query(int partition, boolean stale, QueryableStoreType<T> type) {
+        StoreQueryParameters<T> q = StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
         if (stale) {
             q = q.enableStaleStores();
         }
-        ReadOnlyKeyValueStore<Object, Object> store = streams.store(q);
-        try (KeyValueIterator<Object, Object> it = store.all()) {
+        return streams.store(q);
+    }
+
+    /** A key-value store's entries (a timestamped one's values without their timestamps). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void forEachKeyValue(int partition, boolean stale, EntryVisitor v) {
+        QueryableStoreType<ReadOnlyKeyValueStore<Object, Object>> type = timestamped()
+                ? (QueryableStoreType) QueryableStoreTypes.timestampedKeyValueStore()
+                : (QueryableStoreType) QueryableStoreTypes.keyValueStore();
+        try (KeyValueIterator<Object, Object> it = query(partition, stale, type).all()) {
             while (it.hasNext()) {
                 KeyValue<Object, Object> kv = it.next();
                 byte[] value = valueBytes(kv.value);
                 if (value != null) {
                     v.visit(keyBytes(kv.key), value);
+                }
+            }
+        }
+    }
+
+    /** A timestamped key-value store's entries, each value behind its timestamp. */
+    private void forEachTimestamped(int partition, boolean stale, EntryVisitor v) {
+        ReadOnlyKeyValueStore<Bytes, ValueAndTimestamp<byte[]>> store =
+                query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore());
+        try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it = store.all()) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, ValueAndTimestamp<byte[]>> kv = it.next();
+                if (kv.value != null && kv.value.value() != null) {
+                    v.visit(kv.key.get(), Digest.timestampedValue(kv.value.timestamp(), kv.value.value()));
+                }
+            }
+        }
+    }
+
+    /**
+     * A window store's entries through WindowStore.all(), which serves the
+     * windows that start after stream time minus the retention: each under
+     * the record key and its window's start.
+     */
+    private void forEachWindow(int partition, boolean stale, EntryVisitor v) {
+        ReadOnlyWindowStore<Bytes, byte[]> store = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>windowStore());
+        try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.all()) {
+            while (it.hasNext()) {
+                KeyValue<Windowed<Bytes>, byte[]> kv = it.next();
+                if (kv.value != null) {
+                    v.visit(Digest.windowKey(kv.key.key().get(), kv.key.window().start()), kv.value);
                 }
             }
         }

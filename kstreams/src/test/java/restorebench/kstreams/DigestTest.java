@@ -21,6 +21,28 @@ class DigestTest {
         assertEquals("4bb4175ca20fd7c2", hash("6163636f756e742d303030303031", "00000000000027100000000000000003"));
     }
 
+    /** Store-kind vectors from testdata/digest_vectors_kinds.tsv, hashed by Go's layouts. */
+    @Test
+    void storeKindEntriesMatchGo() {
+        byte[] k1 = Digest.fromHex("6b303030303030303030303030303031");
+        byte[] value = Digest.fromHex("76616c7565");
+        assertEquals("9486d8e11af1ca66", Digest.hex16(Digest.entryHash(k1, Digest.timestampedValue(1767225600000L, value))));
+        assertEquals("81bb7b2af4cb79cf", Digest.hex16(Digest.entryHash(Digest.fromHex("00"), Digest.timestampedValue(Long.MAX_VALUE, Digest.fromHex("ff00")))));
+        assertEquals("5e8210248bec196c", Digest.hex16(Digest.entryHash(Digest.windowKey(k1, 1767225600000L), value)));
+        assertEquals("1940d3e57df390ab", Digest.hex16(Digest.entryHash(Digest.windowKey(new byte[0], 0), Digest.fromHex("78"))));
+        assertEquals("0000000000000001" + "00", Digest.toHex(Digest.timestampedValue(1, Digest.fromHex("00"))));
+        assertEquals("ff" + "0000019b76daa800", Digest.toHex(Digest.windowKey(Digest.fromHex("ff"), 1767225600000L)));
+    }
+
+    @Test
+    void vectorsModeStoreKinds() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        DigestVectors.run(new StringReader("window\t\t0\t78\n"), new PrintStream(out, true, StandardCharsets.UTF_8));
+        String want = "window\t\t0\t78\t0000000000000000\t78\t1940d3e57df390ab\n"
+                + "digest\t1940d3e57df390ab\tkeys\t1\tlive_bytes\t9\n";
+        assertEquals(want, out.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void longKeyLengthPrefix() {
         StringBuilder k = new StringBuilder();

@@ -78,6 +78,60 @@ class DriverConfigTest {
     }
 
     @Test
+    void storeKinds() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.store.kind", "timestamped-key-value");
+        p.setProperty("restorebench.store.type", "memory");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE, c.storeKind);
+        assertEquals(DriverConfig.StoreType.MEMORY, c.storeType);
+
+        Properties w = base();
+        w.setProperty("restorebench.store.kind", "window");
+        w.setProperty("restorebench.store.retention.ms", "3600000");
+        w.setProperty("restorebench.store.window.size.ms", "300000");
+        c = DriverConfig.parse(w);
+        assertEquals(DriverConfig.StoreKind.WINDOW, c.storeKind);
+        assertEquals(3_600_000, c.retentionMs);
+        assertEquals(300_000, c.windowSizeMs);
+        assertEquals(0, c.segmentIntervalMs);
+        assertEquals("app-balances-changelog", c.changelogTopic());
+        // Kafka Streams' default segment interval: the public factory.
+        assertEquals(1_800_000, WindowStores.supplier(c).segmentIntervalMs());
+        w.setProperty("restorebench.store.segment.interval.ms", "300000");
+        c = DriverConfig.parse(w);
+        assertEquals(300_000, WindowStores.supplier(c).segmentIntervalMs());
+        assertEquals(300_000, WindowStores.supplier(c).windowSize());
+        assertEquals(3_600_000, WindowStores.supplier(c).retentionPeriod());
+        assertEquals(60_000, WindowStores.defaultSegmentIntervalMs(1_000));
+        assertEquals(-300_000L, WindowStores.windowStart(-1, 300_000));
+        assertEquals(1_767_225_600_000L, WindowStores.windowStart(1_767_225_899_999L, 300_000));
+    }
+
+    @Test
+    void storeKindErrors() {
+        String[][] cases = {
+            {"restorebench.store.kind=session", "must be key-value, timestamped-key-value or window"},
+            {"restorebench.store.kind=window", "needs restorebench.store.retention.ms"},
+            {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=2000", "shorter than the window"},
+            {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.store.type=memory,restorebench.store.segment.interval.ms=100", "no segments"},
+            {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window only"},
+            {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window only"},
+            {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
+            {"restorebench.store.kind=timestamped-key-value,restorebench.topology=table", "kv topology only"},
+        };
+        for (String[] tc : cases) {
+            Properties p = base();
+            for (String kv : tc[0].split(",")) {
+                String[] f = kv.split("=", 2);
+                p.setProperty(f[0], f[1]);
+            }
+            DriverConfig.ConfigError e = assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p), tc[0]);
+            assertTrue(e.getMessage().contains(tc[1]), tc[0] + ": " + e.getMessage());
+        }
+    }
+
+    @Test
     void tableTopologyRefusesAnOptimizationThatWouldMakeAChangelog() {
         Properties p = base();
         p.setProperty("restorebench.topology", "table");

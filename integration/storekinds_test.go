@@ -1,0 +1,236 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// kindVariant is one store of a kind a test restores on both engines.
+type kindVariant struct {
+	name     string
+	memory   bool
+	interval time.Duration // a window store's segment interval; 0 Kafka Streams' default
+}
+
+// kindCase is a cold case of fill's store kind on engine e: its
+// retention the fill's, its store and segment interval the variant's.
+func kindCase(t *testing.T, fill loadgen.Spec, e config.Engine, v kindVariant) config.Case {
+	t.Helper()
+	c := ksCase(v.name+"-"+string(e), 1)
+	c.Engine, c.StoreKind = e, fill.StoreKind
+	c.Retention = config.Duration(time.Duration(fill.RetentionMs) * time.Millisecond)
+	c.SegmentInterval = config.Duration(v.interval)
+	if v.memory {
+		c.Store, c.Strategy = config.StoreMemory, config.StrategyMemory
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// restoreKindOnBoth restores fill cold with the variant on the model and
+// on Kafka Streams, and requires both to verify alike (assertSameStates:
+// per partition the same keys, live bytes and digest as the Go expected
+// state), the model having read every record and Kafka Streams those from
+// ksRestoreStarts on. It returns both records.
+func restoreKindOnBoth(t *testing.T, env *bench.Env, fill bench.FillOutcome, app string, v kindVariant) (m, k runs.Restore) {
+	t.Helper()
+	spec := fill.Manifest.Spec
+	m, err := env.RunCase(context.Background(), fill, app, ksStore, kindCase(t, spec, config.EngineModel, v), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := t.TempDir()
+	k, err = env.RunCase(context.Background(), fill, app, ksStore, kindCase(t, spec, config.EngineKafkaStreams, v), stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noJVMUnder(t, stateDir)
+	assertSameStates(t, m, k)
+	read, bytes := ksRestored(t, spec)
+	if m.Records != spec.Records || k.Records != read || k.Bytes != bytes {
+		t.Fatalf("records model %d (want %d), kafka-streams %d (want %d); bytes kafka-streams %d (want %d)", m.Records, spec.Records, k.Records, read, k.Bytes, bytes)
+	}
+	checkRecords(t, m, k)
+	if k.Store == nil || k.Store.Kind != spec.StoreKind {
+		t.Fatalf("kafka-streams store record %+v, want kind %s", k.Store, spec.StoreKind)
+	}
+	t.Logf("%s: model %.2f s, kafka-streams %.2f s, %d records, %d entries served", v.name, m.DurationSeconds, k.DurationSeconds, k.Records, served(k))
+	return m, k
+}
+
+// ksRestored are the records (and their key+value bytes) Kafka Streams
+// 4.4 restores of a cold store of spec's kind: every record, except for a
+// window store, whose changelog it reads per partition from the first
+// record (offsetsForTimes) whose timestamp is at least the partition's
+// last record's timestamp minus the retention.
+func ksRestored(t *testing.T, spec loadgen.Spec) (records, bytes int64) {
+	t.Helper()
+	for _, r := range fillRecords(t, spec) {
+		if ksReads(spec, r) {
+			records++
+			bytes += int64(len(r.key) + r.value)
+		}
+	}
+	return records, bytes
+}
+
+// filled is what a test needs of a fill's record.
+type filled struct {
+	partition        int32
+	key              []byte
+	value            int
+	timestamp, start int64
+	partitionLastTs  int64
+}
+
+// fillRecords are spec's records in order, each with its partition's last
+// record's timestamp.
+func fillRecords(t *testing.T, spec loadgen.Spec) []filled {
+	t.Helper()
+	g, err := loadgen.NewGenerator(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]filled, spec.Records)
+	last := map[int32]int64{}
+	for i := range spec.Records {
+		r := g.At(i)
+		out[i] = filled{partition: r.Partition, key: append([]byte(nil), r.Key...), value: len(r.Value), timestamp: r.Timestamp, start: r.WindowStart}
+		last[r.Partition] = r.Timestamp
+	}
+	for i := range out {
+		out[i].partitionLastTs = last[out[i].partition]
+	}
+	return out
+}
+
+// ksReads says whether Kafka Streams 4.4 restores r (ksRestored).
+func ksReads(spec loadgen.Spec, r filled) bool {
+	return spec.StoreKind != loadgen.KindWindow || r.timestamp >= r.partitionLastTs-spec.RetentionMs
+}
+
+// openSegments are the segments of interval ms a window store holds after
+// restoring the records read chooses: per partition, the segments
+// (window start / interval) of the records written whose id is at least
+// that of stream time (the largest window start) minus the retention, as
+// Kafka Streams' KeyValueSegments keep them (stream time only grows, so a
+// segment dropped during the restore stays dropped).
+func openSegments(t *testing.T, spec loadgen.Spec, interval int64, read func(filled) bool) int {
+	t.Helper()
+	stream := map[int32]int64{}
+	segs := map[[2]int64]bool{}
+	recs := fillRecords(t, spec)
+	for _, r := range recs {
+		if read(r) {
+			stream[r.partition] = max(stream[r.partition], r.start)
+		}
+	}
+	for _, r := range recs {
+		if read(r) && r.start/interval >= (stream[r.partition]-spec.RetentionMs)/interval {
+			segs[[2]int64{int64(r.partition), r.start / interval}] = true
+		}
+	}
+	return len(segs)
+}
+
+func served(r runs.Restore) int64 {
+	keys, _ := r.Verification.Totals()
+	return keys
+}
+
+// TestRealKafkaStreamsRestoresAWindowStore is issue 19's window check on
+// the real client: a window store's changelog over twice its retention
+// restores cold on Kafka Streams (Stores.persistentWindowStore with its
+// default segments, one-minute segments through the supplier's own
+// constructor, and Stores.inMemoryWindowStore) to the Go expected state,
+// as the model does, which holds only the windows within the retention.
+// The state with every window the changelog wrote differs from it, so a
+// store that kept an expired window would not verify; and the RocksDB
+// segments Kafka Streams left on disk are those the model keeps open.
+// Kafka Streams 4.4 reads less than the model: it starts each partition
+// at the first record within the retention of its last (ksRestored),
+// where the model, as Kafka Streams before it, reads every record.
+func TestRealKafkaStreamsRestoresAWindowStore(t *testing.T) {
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio, spec.ValueMin, spec.ValueMax = 4000, 100, 2, 0.05, 20, 60
+	// 20 minutes of events, one-minute windows, ten minutes' retention.
+	spec.StoreKind, spec.EventStepMicros = loadgen.KindWindow, 20*60*1_000_000/spec.Records
+	spec.WindowSizeMs, spec.RetentionMs = 60_000, 10*60_000
+	fill := ksFill(t, env, app, spec, "lz4")
+	every := spec
+	every.RetentionMs = 2 * 20 * 60_000 // no window expires
+	all, _, err := loadgen.Expect(every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []kindVariant{{name: "default-segments"}, {name: "minute-segments", interval: time.Minute}, {name: "in-memory", memory: true}} {
+		t.Run(v.name, func(t *testing.T) {
+			m, k := restoreKindOnBoth(t, env, fill, app, v)
+			if k.Records >= m.Records {
+				t.Fatalf("Kafka Streams restored %d records, the model %d: it skips the expired head", k.Records, m.Records)
+			}
+			if kept, every := served(k), sumKeys(all); kept == 0 || kept >= every {
+				t.Fatalf("served %d windows of the %d the changelog wrote: the expired ones must be left out, the live ones kept", kept, every)
+			}
+			st := k.Store
+			if !st.Uncounted || st.RecordsKept != 0 || st.RetentionSeconds != 600 {
+				t.Fatalf("kafka-streams window store record %+v", st)
+			}
+			if v.memory {
+				if st.Segments != 0 || st.SegmentIntervalSeconds != 0 {
+					t.Fatalf("Kafka Streams' in-memory window store has no segments: %+v", st)
+				}
+				return
+			}
+			iv := int64(m.Store.SegmentIntervalSeconds * 1000)
+			model := openSegments(t, spec, iv, func(filled) bool { return true })
+			ks := openSegments(t, spec, iv, func(r filled) bool { return ksReads(spec, r) })
+			if m.Store.Segments != model || st.Segments != ks || st.SegmentIntervalSeconds != m.Store.SegmentIntervalSeconds || ks == 0 {
+				t.Fatalf("segments of %.0f s left: kafka-streams %d (want %d), the model %d (want %d); kafka-streams' interval %.0f s",
+					m.Store.SegmentIntervalSeconds, st.Segments, ks, m.Store.Segments, model, st.SegmentIntervalSeconds)
+			}
+		})
+	}
+}
+
+func sumKeys(states []loadgen.PartitionState) int64 {
+	var n int64
+	for _, s := range states {
+		n += s.Keys
+	}
+	return n
+}
+
+// TestRealKafkaStreamsRestoresATimestampedStore: a timestamped key-value
+// store's changelog (plain values, the record timestamps set) restores
+// cold on Kafka Streams, in RocksDB and in memory, to the Go expected
+// state, whose values carry their records' timestamps: the store put each
+// record's timestamp before its value, as the model does.
+func TestRealKafkaStreamsRestoresATimestampedStore(t *testing.T) {
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio, spec.ValueMin, spec.ValueMax = 3000, 500, 2, 0.05, 0, 80
+	spec.StoreKind, spec.EventStepMicros = loadgen.KindTimestampedKeyValue, 1000
+	fill := ksFill(t, env, app, spec, "none")
+	for _, v := range []kindVariant{{name: "rocksdb"}, {name: "in-memory", memory: true}} {
+		t.Run(v.name, func(t *testing.T) {
+			_, k := restoreKindOnBoth(t, env, fill, app, v)
+			if st := k.Store; st.Uncounted || st.RecordsKept != k.Records {
+				t.Fatalf("kafka-streams timestamped store record %+v", st)
+			}
+		})
+	}
+}
