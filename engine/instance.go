@@ -143,7 +143,11 @@ func (in *Instance) ColdRestore(ctx context.Context, offsets cluster.TopicOffset
 	if err := in.CheckStateDirEmpty(); err != nil {
 		return nil, err
 	}
-	return in.restore(ctx, ColdTasks(offsets), loaderSpec{Mode: LoadStores})
+	tasks := ColdTasks(offsets)
+	if err := in.seekByRetention(ctx, tasks); err != nil {
+		return nil, err
+	}
+	return in.restore(ctx, tasks, loaderSpec{Mode: LoadStores})
 }
 
 // Checkpointer is a store that records which changelog offset it has

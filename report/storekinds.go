@@ -20,7 +20,7 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	if len(recs) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "A window store's restore reads every record of its changelog but keeps only the windows within its retention: " +
+	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 does, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
 		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
 		"The table sets the records each restore read beside those it kept and served."})
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
