@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/restorebench/restorebench/ksdriver"
 )
 
 // Engine names what runs a case.
@@ -81,10 +83,10 @@ var (
 	storeKindsToCome = []StoreKind{"timestamped-key-value", "window", "session", "versioned"}
 )
 
-// DriverKafkaStreamsVersion is the Kafka Streams version the driver in
-// kstreams/ is built against (kstreams/pom.xml's kafka.version): the one
-// version a case's kafka_streams_version may name today.
-const DriverKafkaStreamsVersion = "4.4.0"
+// DriverKafkaStreamsVersion is the Kafka Streams version a kafka-streams
+// case runs unless kafka_streams_version names another of
+// KafkaStreamsVersions: kstreams/pom.xml's kafka.version.
+const DriverKafkaStreamsVersion = ksdriver.DefaultKafkaStreamsVersion // "4.4.0"
 
 // Case is every setting of one benchmark case, resolved: profiles and flags
 // start from DefaultCase and overwrite what they set, Finalize applies the
@@ -110,8 +112,12 @@ type Case struct {
 	// timestamped and versioned stores are named but not built yet.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
 	// KafkaStreamsVersion is the Kafka Streams version a kafka-streams
-	// engine instance runs; "" (default) is DriverKafkaStreamsVersion, the
-	// only one the driver is built for so far. The model engine ignores it.
+	// engine instance runs, one of KafkaStreamsVersions (3.9.1 to 4.4.0):
+	// the driver built against it (.cache/kstreams/<version>/lib) is
+	// launched, and its hello must name it. Default
+	// DriverKafkaStreamsVersion (4.4.0), written into the case by Finalize
+	// so that its record names it. Refused on the model engine, which runs
+	// no Kafka Streams.
 	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty" yaml:"kafka_streams_version"`
 	// BatchRecords is the restore consumer's max.poll.records: each poll's
 	// records become one WriteBatch per store. Kafka Streams'
@@ -243,6 +249,7 @@ func (c *Case) Finalize() error {
 		return err
 	}
 	c.scenarioDefaults()
+	c.defaultKafkaStreamsVersion()
 	if c.Strategy == StrategyMemory {
 		c.Store = StoreMemory
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {
@@ -283,8 +290,6 @@ func (c Case) Validate() error {
 		return fieldErr("store_kind", "%q stores are not built yet: only %s restore so far", c.StoreKind, list(StoreKinds))
 	case !oneOf(c.StoreKind, StoreKinds):
 		return fieldErr("store_kind", "%q is not one of %s", c.StoreKind, list(StoreKinds))
-	case c.KafkaStreamsVersion != "" && c.KafkaStreamsVersion != DriverKafkaStreamsVersion:
-		return fieldErr("kafka_streams_version", "%q: the driver is built for Kafka Streams %s only so far", c.KafkaStreamsVersion, DriverKafkaStreamsVersion)
 	case c.BatchRecords <= 0:
 		return fieldErr("batch_records", "%d must be positive", c.BatchRecords)
 	case c.BatchRecords > maxBatchRecords:
@@ -313,6 +318,9 @@ func (c Case) Validate() error {
 		return err
 	}
 	if err := c.validateScenario(); err != nil {
+		return err
+	}
+	if err := c.checkKafkaStreamsVersion(); err != nil {
 		return err
 	}
 	if c.Engine == EngineKafkaStreams {

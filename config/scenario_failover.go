@@ -9,12 +9,13 @@ const ScenarioFailover Scenario = "failover"
 
 // failoverDef registers the failover scenario.
 var failoverDef = ScenarioDef{
-	Name:       ScenarioFailover,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
-	Broker:     BrokerReal,
-	BrokerWhy:  "Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses",
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioFailover,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
+	Broker:            BrokerReal,
+	BrokerWhy:         "Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses",
 	Settings: settingsOf[FailoverSettings]{
 		key:      "failover",
 		field:    func(c *Case) **FailoverSettings { return &c.Failover },

@@ -8,10 +8,11 @@ const ScenarioRolling Scenario = "rolling"
 
 // rollingDef registers the rolling-restart scenario.
 var rollingDef = ScenarioDef{
-	Name:       ScenarioRolling,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioRolling,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
 	Settings: settingsOf[RollingSettings]{
 		key:      "rolling",
 		field:    func(c *Case) **RollingSettings { return &c.Rolling },

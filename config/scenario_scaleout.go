@@ -8,10 +8,11 @@ const ScenarioScaleOut Scenario = "scaleout"
 
 // scaleOutDef registers the scale-out scenario.
 var scaleOutDef = ScenarioDef{
-	Name:       ScenarioScaleOut,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioScaleOut,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
 	Settings: settingsOf[ScaleOutSettings]{
 		key:      "scaleout",
 		field:    func(c *Case) **ScaleOutSettings { return &c.ScaleOut },

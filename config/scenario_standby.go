@@ -11,9 +11,10 @@ const ScenarioStandby Scenario = "standby"
 
 // standbyDef registers the standby scenario.
 var standbyDef = ScenarioDef{
-	Name:    ScenarioStandby,
-	Engines: []Engine{EngineModel, EngineKafkaStreams},
-	PutOnly: true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioStandby,
+	Engines:           []Engine{EngineModel, EngineKafkaStreams},
+	PutOnly:           true,
 	Settings: settingsOf[StandbySettings]{
 		key:      "standby",
 		field:    func(c *Case) **StandbySettings { return &c.Standby },

@@ -168,6 +168,10 @@ type ScenarioDef struct {
 	// Streams, against expected states derived for plain fills, and are
 	// refused on one when the profile is read.
 	TransactionalFill bool
+	// KafkaStreamsNeeds are what it needs of the Kafka Streams version on
+	// the kafka-streams engine (KafkaStreamsVersions): a case of it on a
+	// version lacking one is refused when the profile is read.
+	KafkaStreamsNeeds []KSFeature
 }
 
 // Broker is the broker a scenario needs.

@@ -112,7 +112,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	if err != nil {
 		return fail(err)
 	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case)})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case), KafkaStreamsVersion: w.req.Case.KafkaStreamsVersion})
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
 	}
