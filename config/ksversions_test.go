@@ -131,8 +131,12 @@ func TestKafkaStreamsVersionRefusals(t *testing.T) {
 	}
 	// What the versions can run is accepted.
 	for _, ok := range []func(*Case){
-		func(c *Case) { c.KafkaStreamsVersion, c.Streams = "4.1.2", map[string]string{"group.protocol": "streams"} },
-		func(c *Case) { c.KafkaStreamsVersion, c.Streams = "4.0.2", map[string]string{"group.protocol": "classic"} },
+		func(c *Case) {
+			c.KafkaStreamsVersion, c.Streams = "4.1.2", map[string]string{"group.protocol": "streams"}
+		},
+		func(c *Case) {
+			c.KafkaStreamsVersion, c.Streams = "4.0.2", map[string]string{"group.protocol": "classic"}
+		},
 		func(c *Case) { c.KafkaStreamsVersion, c.Scenario = "3.9.1", ScenarioStandby },
 		func(c *Case) { c.KafkaStreamsVersion, c.Scenario = "3.6.2", ScenarioWarm },
 	} {
