@@ -96,7 +96,7 @@ test: deps deps-kafka deps-chromium kstreams-test vet
 	set -o pipefail; status=0; \
 	CI=true RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) \
 		RESTOREBENCH_SSL_BROKERS=$(KAFKA_SSL_BOOTSTRAP) RESTOREBENCH_SASL_SSL_BROKERS=$(KAFKA_SASL_SSL_BOOTSTRAP) \
-		RESTOREBENCH_TLS_CA=$(KAFKA_TLS_CA) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+		RESTOREBENCH_TLS_CA=$(KAFKA_TLS_CA) RESTOREBENCH_KSTREAMS_TEST_VERSION=$(KSTREAMS_TEST_VERSION) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	[ $$status = 0 ] && { $(MAKE) --no-print-directory fuzz-brief || status=$$?; }; \
 	[ $$started = 1 ] && scripts/kafka.sh down; exit $$status
 
