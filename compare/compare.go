@@ -394,6 +394,8 @@ func Compare(base, other []runs.Restore) []CaseRow {
 		if row.Base.Present && row.Other.Present {
 			row.ParamDiffs = paramDiffs(row.Base.Params, row.Other.Params)
 		}
+		// The same case on two versions says so in its label.
+		row.Case += versionChange(g.Restores, oBy[g.Case])
 		rows = append(rows, row)
 	}
 	for _, g := range oGroups {
