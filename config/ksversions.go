@@ -88,8 +88,8 @@ func KafkaStreamsVersionNames() []string {
 }
 
 // checkKafkaStreamsVersion validates kafka_streams_version: on the
-// kafka-streams engine one of KafkaStreamsVersions (Finalize has made ""
-// the default), with what the case's scenario and settings need; on the
+// kafka-streams engine one of KafkaStreamsVersions ("" is the default,
+// which Finalize writes in), with what the case's scenario and settings need; on the
 // model engine, unset (it runs no Kafka Streams, and a record naming a
 // version would say it did).
 func (c Case) checkKafkaStreamsVersion() error {
@@ -99,7 +99,11 @@ func (c Case) checkKafkaStreamsVersion() error {
 		}
 		return nil
 	}
-	v, ok := LookupKafkaStreamsVersion(c.KafkaStreamsVersion)
+	version := c.KafkaStreamsVersion
+	if version == "" {
+		version = ksdriver.DefaultKafkaStreamsVersion // a case not finalized yet
+	}
+	v, ok := LookupKafkaStreamsVersion(version)
 	if !ok {
 		return fieldErr("kafka_streams_version", "%q is not one of %s (the versions the driver builds against; default %s)",
 			c.KafkaStreamsVersion, strings.Join(KafkaStreamsVersionNames(), ", "), ksdriver.DefaultKafkaStreamsVersion)
