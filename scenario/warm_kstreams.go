@@ -15,9 +15,10 @@ import (
 
 // WarmKafkaStreams is the warm-restart sequence on the real client, the
 // same steps as WarmModel: a Kafka Streams instance restores cold and stops
-// cleanly (Kafka Streams 4.4 keeps each store's changelog offset in the
-// store itself, KIP-1035); records are written to the changelog while it
-// is down; it starts again on the same state directory and restores only
+// cleanly (from 4.3 Kafka Streams keeps each store's changelog offset in
+// the store itself, KIP-1035; before, in a .checkpoint file), or with
+// warm.stop kill is SIGKILLed; records are written to the changelog while
+// it is down; it starts again on the same state directory and restores only
 // those. The fallback step deletes each changelog partition's prefix past
 // the offsets the stores hold: Kafka Streams then finds its offsets out of
 // range, wipes the stores and restores from the log start. Every restart is
