@@ -211,7 +211,7 @@ func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offse
 	w.Stop = string(stop)
 	why := "its store's offset lay below it"
 	if stop == config.WarmStopKill && step == runs.StepWarm {
-		why = "no offset of its store survived the SIGKILL, or an exactly-once store was wiped"
+		why = "after the SIGKILL: no offset of its store was durable, or Kafka Streams wiped the store"
 	}
 	for p := range offsets.End {
 		pr, restored := r.Of(offsets.Topic, p)
