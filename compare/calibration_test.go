@@ -19,6 +19,7 @@ func engineRestore(c string, e config.Engine, threads, repeat int, secs float64)
 		r.Params.Streams = map[string]string{"group.protocol": "classic"} // KS-only: not part of the setting
 		r.Params.JVMFlags = []string{"-XX:+UseG1GC"}
 		r.Params.KafkaStreamsMetrics = true // sampling Kafka Streams' metrics is not a setting either
+		r.Params.KafkaStreamsVersion = config.DriverKafkaStreamsVersion // which Kafka Streams ran is not either
 	}
 	return r
 }
