@@ -26,7 +26,7 @@ FUZZTIME ?= 2m
 FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
 	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
 
-.PHONY: all deps deps-kafka deps-chromium kstreams build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
+.PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
 
 all: build
 
@@ -55,10 +55,25 @@ deps-chromium:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# KSTREAMS_VERSIONS are the Kafka Streams versions make kstreams builds the
+# driver for (default: 4.4.0, the default version of a case):
+# make kstreams KSTREAMS_VERSIONS="3.9.1 4.0.2 4.4.0".
+KSTREAMS_VERSIONS ?= 4.4.0
+# KSTREAMS_TEST_VERSION is the one other version make test builds, for the
+# integration test that runs a non-default version (another build costs a
+# minute, so one).
+KSTREAMS_TEST_VERSION := 4.0.2
+
 # kstreams builds the Kafka Streams driver (Java, kstreams/pom.xml) into
-# .cache/kstreams/lib, for the kafka-streams engine; a no-op when up to date.
+# .cache/kstreams/<version>/lib for each of KSTREAMS_VERSIONS, for the
+# kafka-streams engine; a no-op for a version that is up to date.
 kstreams: deps-kafka
-	@scripts/kstreams.sh build
+	@scripts/kstreams.sh build $(KSTREAMS_VERSIONS)
+
+# kstreams-test builds the driver for make test: the default version and
+# KSTREAMS_TEST_VERSION.
+kstreams-test: deps-kafka
+	@scripts/kstreams.sh build 4.4.0 $(KSTREAMS_TEST_VERSION)
 
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/restorebench
@@ -75,13 +90,13 @@ vet: deps
 # A broker that was already running (make kafka-up) is left running.
 # CI=true: everything the tests need is installed and started above, so a
 # test that would skip for a missing dependency fails instead.
-test: deps deps-kafka deps-chromium kstreams vet
+test: deps deps-kafka deps-chromium kstreams-test vet
 	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up && started=1; fi; \
 	if [ ! -f $(KAFKA_TLS_CA) ]; then echo "the running broker has no TLS listeners (an older scripts/kafka.sh started it): run scripts/kafka.sh down, then make test" >&2; exit 1; fi; \
 	set -o pipefail; status=0; \
 	CI=true RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) \
 		RESTOREBENCH_SSL_BROKERS=$(KAFKA_SSL_BOOTSTRAP) RESTOREBENCH_SASL_SSL_BROKERS=$(KAFKA_SASL_SSL_BOOTSTRAP) \
-		RESTOREBENCH_TLS_CA=$(KAFKA_TLS_CA) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+		RESTOREBENCH_TLS_CA=$(KAFKA_TLS_CA) RESTOREBENCH_KSTREAMS_TEST_VERSION=$(KSTREAMS_TEST_VERSION) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	[ $$status = 0 ] && { $(MAKE) --no-print-directory fuzz-brief || status=$$?; }; \
 	[ $$started = 1 ] && scripts/kafka.sh down; exit $$status
 

@@ -67,7 +67,7 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	if o.Repeats > 0 {
 		repeats = o.Repeats
 	}
-	if err := e.checkPlan(plan, repeats); err != nil {
+	if err := e.checkPlan(ctx, plan, repeats); err != nil {
 		return nil, err
 	}
 	out, err := e.startResults(o.OutDir, o.RunID)
@@ -109,7 +109,7 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 // checkPlan refuses, before anything is filled, a plan this run cannot
 // carry out: a runaway schedule (it is built in memory), a case this
 // broker cannot run, or kafka-streams cases without their engine.
-func (e *Env) checkPlan(plan *profiles.Plan, repeats int) error {
+func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) error {
 	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (e *Env) checkPlan(plan *profiles.Plan, repeats int) error {
 			return err
 		}
 	}
-	return checkKafkaStreamsEngine(plan.Cases)
+	return e.checkKafkaStreamsEngine(ctx, plan.Cases)
 }
 
 // planRun is a profile run under way (Env.Run): what each of its fills
@@ -247,7 +247,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		o.RunID = NewRunID("restore")
 	}
 	o.Case.Name = "restore"
-	if err := checkKafkaStreamsEngine([]config.Case{o.Case}); err != nil {
+	if err := e.checkKafkaStreamsEngine(ctx, []config.Case{o.Case}); err != nil {
 		return nil, err
 	}
 	appDir, err := e.claimRestoreState(o.AppID, o.Force)
@@ -487,21 +487,26 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 }
 
 // checkKafkaStreamsEngine refuses, before any fill, a plan with a case on
-// the kafka-streams engine when the driver is not built or no JVM is
-// found: otherwise the run would fail only when it reached that case, maybe
-// after many minutes of filling and restoring.
-func checkKafkaStreamsEngine(cases []config.Case) error {
+// the kafka-streams engine when no JVM is found or the driver for a case's
+// Kafka Streams version is not built (and cannot be: ksdriver.EnsureLib
+// builds each version the plan names, once, when restorebench runs in its
+// repository): otherwise the run would fail only when it reached that case,
+// maybe after many minutes of filling and restoring.
+func (e *Env) checkKafkaStreamsEngine(ctx context.Context, cases []config.Case) error {
+	checked := map[string]bool{}
 	for _, c := range cases {
-		if c.Engine != config.EngineKafkaStreams {
+		if c.Engine != config.EngineKafkaStreams || checked[c.KafkaStreamsVersion] {
 			continue
 		}
-		if _, err := ksdriver.FindLib(); err != nil {
-			return fmt.Errorf("case %s runs on the kafka-streams engine: %w", c.Name, err)
+		if len(checked) == 0 {
+			if _, err := ksdriver.FindJava(); err != nil {
+				return fmt.Errorf("case %s runs on the kafka-streams engine: %w", c.Name, err)
+			}
 		}
-		if _, err := ksdriver.FindJava(); err != nil {
-			return fmt.Errorf("case %s runs on the kafka-streams engine: %w", c.Name, err)
+		checked[c.KafkaStreamsVersion] = true
+		if _, err := ksdriver.EnsureLib(ctx, c.KafkaStreamsVersion, e.Logf); err != nil {
+			return fmt.Errorf("case %s runs on the kafka-streams engine, Kafka Streams %s: %w", c.Name, c.KafkaStreamsVersion, err)
 		}
-		return nil
 	}
 	return nil
 }

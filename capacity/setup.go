@@ -114,6 +114,11 @@ func settingsKey(c config.Case) string {
 func defaultsFor(c config.Case) config.Case {
 	d := config.DefaultCase()
 	d.Engine = c.Engine
+	if c.Engine == config.EngineKafkaStreams {
+		// The default version is a default setting: a 4.4.0 case runs
+		// Kafka Streams' defaults, a 3.9.1 case differs by its version.
+		d.KafkaStreamsVersion = config.DriverKafkaStreamsVersion
+	}
 	d.RocksDB.Parallelism = c.RocksDB.Parallelism
 	d.RocksDB.MaxBackgroundJobs = c.RocksDB.Parallelism
 	if c.Strategy != config.StrategyIngest {
@@ -126,6 +131,9 @@ func defaultsFor(c config.Case) config.Case {
 // defaults (engine aside), by their results.json names (RocksDB options by
 // RocksDB's): "threads=2", "compaction_style=level".
 func Differences(c config.Case) []string {
+	if c.Engine == config.EngineKafkaStreams && c.KafkaStreamsVersion == "" {
+		c.KafkaStreamsVersion = config.DriverKafkaStreamsVersion // a record from before the setting
+	}
 	a, b := flatten(c), flatten(defaultsFor(c))
 	var out []string
 	for _, k := range sortedKeys(a) {

@@ -89,7 +89,9 @@ func settingKeys(c config.Case) map[string]any {
 	raw, _ := json.Marshal(c)
 	var m map[string]any
 	json.Unmarshal(raw, &m)
-	for _, k := range []string{"engine", "jvm_heap", "jvm_flags", "kafka_streams_metrics", "streams"} {
+	// kafka_streams_version says which Kafka Streams ran, as engine says
+	// which engine: the model has none.
+	for _, k := range []string{"engine", "kafka_streams_version", "jvm_heap", "jvm_flags", "kafka_streams_metrics", "streams"} {
 		delete(m, k)
 	}
 	flat := map[string]any{}
@@ -111,7 +113,8 @@ func settingID(c config.Case) string {
 }
 
 // EnginePairs pairs every kafka-streams case of the restores with the model
-// case of the same settings (everything but the engine, the JVM settings,
+// case of the same settings (everything but the engine and the Kafka
+// Streams version, the JVM settings,
 // the sampling of Kafka Streams' metrics and the Kafka Streams-only
 // properties), in the order the model cases first ran. Cases without a
 // counterpart are left out.

@@ -18,7 +18,8 @@ func engineRestore(c string, e config.Engine, threads, repeat int, secs float64)
 	if e == config.EngineKafkaStreams {
 		r.Params.Streams = map[string]string{"group.protocol": "classic"} // KS-only: not part of the setting
 		r.Params.JVMFlags = []string{"-XX:+UseG1GC"}
-		r.Params.KafkaStreamsMetrics = true // sampling Kafka Streams' metrics is not a setting either
+		r.Params.KafkaStreamsMetrics = true                             // sampling Kafka Streams' metrics is not a setting either
+		r.Params.KafkaStreamsVersion = config.DriverKafkaStreamsVersion // which Kafka Streams ran is not either
 	}
 	return r
 }

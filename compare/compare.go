@@ -28,10 +28,21 @@ const (
 	MetricPeakRSS Metric = "peak_rss_bytes"
 	// MetricEfficiency is runs.Restore.Limits.Efficiency (absent when Limits is nil).
 	MetricEfficiency Metric = "efficiency"
+	// MetricStandbyApplied is a standby rate or search step's
+	// runs.StandbyRecord.AppliedRate: the records a second the standby
+	// applied while the changelog was written at the step's rate.
+	MetricStandbyApplied Metric = "standby_applied_rate"
+	// MetricStandbyLagP99 is that step's runs.StandbyRecord.LagP99, in records.
+	MetricStandbyLagP99 Metric = "standby_lag_p99"
 )
 
 // CompareMetrics lists the metrics of every CaseRow, in order.
-var CompareMetrics = []Metric{MetricRestoreSeconds, MetricTotalSeconds, MetricMBPerSec, MetricPeakRSS, MetricEfficiency}
+var CompareMetrics = []Metric{MetricRestoreSeconds, MetricTotalSeconds, MetricMBPerSec, MetricPeakRSS, MetricEfficiency,
+	MetricStandbyApplied, MetricStandbyLagP99}
+
+// standbyMetrics are the metrics only a standby's rate and search steps
+// carry.
+var standbyMetrics = map[Metric]bool{MetricStandbyApplied: true, MetricStandbyLagP99: true}
 
 // SpreadAlpha bounds the chance that two sides' ranges are disjoint with no
 // real difference (see MetricDiff.P) for a difference to count as exceeding
@@ -51,6 +62,10 @@ func (m Metric) Label() string {
 		return "median peak RSS MiB"
 	case MetricEfficiency:
 		return "efficiency"
+	case MetricStandbyApplied:
+		return "standby applied records/s"
+	case MetricStandbyLagP99:
+		return "standby lag p99"
 	}
 	return string(m)
 }
@@ -72,10 +87,12 @@ var (
 // step kind k: every metric for a restore; for a failover kill, a
 // scale-out or a rolling restart only the seconds (their gap, warmup
 // assignment or downtime: see LabelFor) and the peak RSS; for a standby's
-// rate, search or pause step only the peak RSS (what it measured is a lag,
-// which compare does not set side by side).
+// rate or search step the records a second it applied and its lag p99,
+// and the peak RSS; for a pause step only the peak RSS.
 func (m Metric) AppliesTo(k runs.StepKind) bool {
 	switch {
+	case standbyMetrics[m]:
+		return k == runs.StepRate || k == runs.StepMax
 	case restoreKinds[k], m == MetricPeakRSS:
 		return true
 	case headlineLabels[k] != "":
@@ -96,7 +113,7 @@ func (m Metric) LabelFor(k runs.StepKind) string {
 
 // HigherIsBetter reports whether an increase of the metric is an improvement.
 func (m Metric) HigherIsBetter() bool {
-	return m == MetricMBPerSec || m == MetricEfficiency
+	return m == MetricMBPerSec || m == MetricEfficiency || m == MetricStandbyApplied
 }
 
 // Value returns the metric's value for one restore, and false when the
@@ -122,6 +139,14 @@ func (m Metric) Value(r runs.Restore) (float64, bool) {
 			return 0, false
 		}
 		return r.Limits.Efficiency, true
+	case MetricStandbyApplied, MetricStandbyLagP99:
+		if r.Standby == nil {
+			return 0, false
+		}
+		if m == MetricStandbyApplied {
+			return r.Standby.AppliedRate, true
+		}
+		return float64(r.Standby.LagP99), true
 	}
 	return 0, false
 }
@@ -394,6 +419,8 @@ func Compare(base, other []runs.Restore) []CaseRow {
 		if row.Base.Present && row.Other.Present {
 			row.ParamDiffs = paramDiffs(row.Base.Params, row.Other.Params)
 		}
+		// The same case on two versions says so in its label.
+		row.Case += versionChange(g.Restores, oBy[g.Case])
 		rows = append(rows, row)
 	}
 	for _, g := range oGroups {

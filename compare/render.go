@@ -32,6 +32,8 @@ func formatValue(m Metric, v float64) string {
 		return fmt.Sprintf("%.0f", v/(1<<20))
 	case MetricEfficiency:
 		return fmt.Sprintf("%.3f", v)
+	case MetricStandbyApplied, MetricStandbyLagP99:
+		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%g", v)
 }
@@ -90,7 +92,8 @@ median peak RSS MiB: of the process that restored (this tool's on the model
 engine, the JVM's on kafka-streams; 1 MiB = 2^20 bytes); base range, other
 range: min..max over the repeats, n of them. A failover kill, scale-out or
 rolling restart is compared by its own seconds (gap, warmup assignment,
-downtime), a standby's rate and pause steps by none (their figure is a lag).`
+downtime), a standby's rate step by the records a second it applied and its lag
+p99 (records written but not applied), a pause step by none.`
 
 // NewTableReporter renders c as an aligned terminal table: one line per
 // case and metric.
@@ -200,8 +203,9 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 			fmt.Fprintln(ew, "No cases to compare.")
 			return ew.Err()
 		}
+		metrics := metricsIn(c.Rows)
 		head := []string{"case", "verified base", "verified other"}
-		for _, m := range CompareMetrics {
+		for _, m := range metrics {
 			head = append(head, m.Label())
 		}
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(head, " | "))
@@ -212,7 +216,7 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 				name = row.Case + " vs " + row.BaseCase
 			}
 			cells := []string{mdEscape(name), verifiedText(row.Base), verifiedText(row.Other)}
-			for _, m := range CompareMetrics {
+			for _, m := range metrics {
 				cells = append(cells, mdMetricCell(m, row)) // numbers and fixed words only
 			}
 			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
@@ -232,6 +236,25 @@ func NewMarkdownReporter(c *Comparison) Reporter {
 // mdMetricCell is row's cell of metric m's column: "–" where m does not
 // apply to the row's step kind, the scenario's own name of its seconds
 // where it differs from the column's.
+// metricsIn are the metrics of CompareMetrics that some row has: the
+// Markdown table's columns (a standby step's columns only when one is
+// compared).
+func metricsIn(rows []CaseRow) []Metric {
+	has := map[Metric]bool{}
+	for _, row := range rows {
+		for _, d := range row.Metrics {
+			has[d.Metric] = true
+		}
+	}
+	var out []Metric
+	for _, m := range CompareMetrics {
+		if has[m] || !standbyMetrics[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func mdMetricCell(m Metric, row CaseRow) string {
 	for _, d := range row.Metrics {
 		if d.Metric != m {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -94,10 +95,10 @@ var (
 	storeKindsToCome = []StoreKind{"session", "versioned"}
 )
 
-// DriverKafkaStreamsVersion is the Kafka Streams version the driver in
-// kstreams/ is built against (kstreams/pom.xml's kafka.version): the one
-// version a case's kafka_streams_version may name today.
-const DriverKafkaStreamsVersion = "4.4.0"
+// DriverKafkaStreamsVersion is the Kafka Streams version a kafka-streams
+// case runs unless kafka_streams_version names another of
+// KafkaStreamsVersions: kstreams/pom.xml's kafka.version.
+const DriverKafkaStreamsVersion = ksdriver.DefaultKafkaStreamsVersion // "4.4.0"
 
 // Case is every setting of one benchmark case, resolved: profiles and flags
 // start from DefaultCase and overwrite what they set, Finalize applies the
@@ -137,8 +138,12 @@ type Case struct {
 	// max(retention / 2, 60 s).
 	SegmentInterval Duration `json:"segment_interval,omitempty" yaml:"segment_interval"`
 	// KafkaStreamsVersion is the Kafka Streams version a kafka-streams
-	// engine instance runs; "" (default) is DriverKafkaStreamsVersion, the
-	// only one the driver is built for so far. The model engine ignores it.
+	// engine instance runs, one of KafkaStreamsVersions (3.9.1 to 4.4.0):
+	// the driver built against it (.cache/kstreams/<version>/lib) is
+	// launched, and its hello must name it. Default
+	// DriverKafkaStreamsVersion (4.4.0), written into the case by Finalize
+	// so that its record names it. Refused on the model engine, which runs
+	// no Kafka Streams.
 	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty" yaml:"kafka_streams_version"`
 	// BatchRecords is the restore consumer's max.poll.records: each poll's
 	// records become one WriteBatch per store. Kafka Streams'
@@ -270,6 +275,7 @@ func (c *Case) Finalize() error {
 		return err
 	}
 	c.ScenarioDefaults()
+	c.defaultKafkaStreamsVersion()
 	if c.Strategy == StrategyMemory {
 		c.Store = StoreMemory
 	} else if c.Store == StoreMemory && c.Strategy == StrategyPut {
@@ -314,8 +320,6 @@ func (c Case) Validate() error {
 		return c.checkStoreKind()
 	case c.checkQueries() != nil:
 		return c.checkQueries()
-	case c.KafkaStreamsVersion != "" && c.KafkaStreamsVersion != DriverKafkaStreamsVersion:
-		return fieldErr("kafka_streams_version", "%q: the driver is built for Kafka Streams %s only so far", c.KafkaStreamsVersion, DriverKafkaStreamsVersion)
 	case c.BatchRecords <= 0:
 		return fieldErr("batch_records", "%d must be positive", c.BatchRecords)
 	case c.BatchRecords > maxBatchRecords:
@@ -344,6 +348,9 @@ func (c Case) Validate() error {
 		return err
 	}
 	if err := c.validateScenario(); err != nil {
+		return err
+	}
+	if err := c.checkKafkaStreamsVersion(); err != nil {
 		return err
 	}
 	if c.Engine == EngineKafkaStreams {

@@ -11,13 +11,14 @@ func init() { registerScenario(failoverDef) }
 
 // failoverDef registers the failover scenario.
 var failoverDef = ScenarioDef{
-	Name:       ScenarioFailover,
-	Order:      40,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
-	Broker:     BrokerReal,
-	BrokerWhy:  "Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses",
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioFailover,
+	Order:             40,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
+	Broker:            BrokerReal,
+	BrokerWhy:         "Kafka Streams creates the ledger topology's changelog itself, which the embedded broker refuses",
 	// It makes its own input and changelog topics; the fill's name does
 	// not matter to it.
 	KafkaStreamsAnyTopic: true,

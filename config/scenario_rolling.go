@@ -10,11 +10,12 @@ func init() { registerScenario(rollingDef) }
 
 // rollingDef registers the rolling-restart scenario.
 var rollingDef = ScenarioDef{
-	Name:       ScenarioRolling,
-	Order:      60,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioRolling,
+	Order:             60,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
 	Settings: settingsOf[RollingSettings]{
 		key:      "rolling",
 		field:    func(c *Case) **RollingSettings { return &c.Rolling },

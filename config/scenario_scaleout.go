@@ -10,11 +10,12 @@ func init() { registerScenario(scaleOutDef) }
 
 // scaleOutDef registers the scale-out scenario.
 var scaleOutDef = ScenarioDef{
-	Name:       ScenarioScaleOut,
-	Order:      50,
-	Engines:    []Engine{EngineKafkaStreams},
-	EnginesWhy: "it measures the real client's group and assignor",
-	PutOnly:    true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioScaleOut,
+	Order:             50,
+	Engines:           []Engine{EngineKafkaStreams},
+	EnginesWhy:        "it measures the real client's group and assignor",
+	PutOnly:           true,
 	Settings: settingsOf[ScaleOutSettings]{
 		key:      "scaleout",
 		field:    func(c *Case) **ScaleOutSettings { return &c.ScaleOut },

@@ -13,10 +13,11 @@ func init() { registerScenario(standbyDef) }
 
 // standbyDef registers the standby scenario.
 var standbyDef = ScenarioDef{
-	Name:    ScenarioStandby,
-	Order:   30,
-	Engines: []Engine{EngineModel, EngineKafkaStreams},
-	PutOnly: true,
+	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
+	Name:              ScenarioStandby,
+	Order:             30,
+	Engines:           []Engine{EngineModel, EngineKafkaStreams},
+	PutOnly:           true,
 	Settings: settingsOf[StandbySettings]{
 		key:      "standby",
 		field:    func(c *Case) **StandbySettings { return &c.Standby },

@@ -45,7 +45,29 @@ type WarmSettings struct {
 	// DeleteRecords would): Kafka Streams then restores from the log start.
 	// Default true.
 	Fallback bool `json:"fallback" yaml:"fallback"`
+	// Stop is how the instance ends before each restart: "clean" (the
+	// default: Kafka Streams closes, flushing its stores and writing their
+	// offsets) or "kill" (SIGKILL once it restored and was verified, as a
+	// crashed pod: the restart finds whatever offsets and store files were
+	// durable, a .checkpoint before 4.3, the store's own offsets from 4.3,
+	// KIP-1035; under exactly-once a wiped store). kill runs on the
+	// kafka-streams engine only; "" (settings from before it existed) is
+	// clean.
+	Stop WarmStop `json:"stop,omitempty" yaml:"stop"`
 }
+
+// Kills reports whether the instance is killed before each restart.
+func (s *WarmSettings) Kills() bool { return s.Stop == WarmStopKill }
+
+// WarmStop is how a warm-restart case's instance ends before a restart.
+type WarmStop string
+
+const (
+	// WarmStopClean closes Kafka Streams cleanly (KafkaStreams#close).
+	WarmStopClean WarmStop = "clean"
+	// WarmStopKill ends the instance's process with SIGKILL.
+	WarmStopKill WarmStop = "kill"
+)
 
 // SetDefaults fills s with the defaults: a profile's settings start from
 // them, so what it does not say keeps its default.
@@ -93,11 +115,17 @@ func (c *Case) FitWarmToFill(records int64, about bool) error {
 
 // DefaultWarm returns the warm scenario's defaults.
 func DefaultWarm() *WarmSettings {
-	return &WarmSettings{Changed: []Count{{N: 0}, {N: 10_000}, {N: 100_000}, {N: 1_000_000}, {Percent: 10}}, Fallback: true}
+	return &WarmSettings{Changed: []Count{{N: 0}, {N: 10_000}, {N: 100_000}, {N: 1_000_000}, {Percent: 10}}, Fallback: true, Stop: WarmStopClean}
 }
 
 // checkWarm validates a warm case's settings.
-func checkWarm(_ Case, w *WarmSettings) error {
+func checkWarm(c Case, w *WarmSettings) error {
+	switch {
+	case w.Stop != "" && w.Stop != WarmStopClean && w.Stop != WarmStopKill:
+		return fieldErr("warm.stop", "%q is not clean or kill", w.Stop)
+	case w.Stop == WarmStopKill && c.Engine != EngineKafkaStreams:
+		return fieldErr("warm.stop", "kill runs on the kafka-streams engine only: the %s engine has no process to kill (its stores close cleanly)", c.Engine)
+	}
 	seen := map[Count]int{}
 	for i, n := range w.Changed {
 		if n.N < 0 {

@@ -180,6 +180,10 @@ type ScenarioDef struct {
 	// topology's store, whose changelog is always the one named after it,
 	// and are refused on such a topic when the profile is read.
 	KafkaStreamsAnyTopic bool
+	// KafkaStreamsNeeds are what it needs of the Kafka Streams version on
+	// the kafka-streams engine (KafkaStreamsVersions): a case of it on a
+	// version lacking one is refused when the profile is read.
+	KafkaStreamsNeeds []KSFeature
 }
 
 // Broker is the broker a scenario needs.

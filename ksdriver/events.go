@@ -66,15 +66,19 @@ const (
 // Hello is the first event: who the instance is and what it runs on.
 type Hello struct {
 	Meta
-	PID                 int      `json:"pid"`
-	KafkaStreamsVersion string   `json:"kafka_streams_version"`
-	JavaVersion         string   `json:"java_version"`
-	JVMArgs             []string `json:"jvm_args"`
-	MaxHeapBytes        int64    `json:"max_heap_bytes"`
-	GC                  []string `json:"gc"`
-	Topology            string   `json:"topology"`
-	Store               string   `json:"store"`
-	Bare                bool     `json:"bare"`
+	PID                 int    `json:"pid"`
+	KafkaStreamsVersion string `json:"kafka_streams_version"`
+	KafkaClientsVersion string `json:"kafka_clients_version"`
+	// Compat names the driver's shims in use for this version (one line
+	// each, kstreams/PROTOCOL.md), none on the newest.
+	Compat       []string `json:"compat"`
+	JavaVersion  string   `json:"java_version"`
+	JVMArgs      []string `json:"jvm_args"`
+	MaxHeapBytes int64    `json:"max_heap_bytes"`
+	GC           []string `json:"gc"`
+	Topology     string   `json:"topology"`
+	Store        string   `json:"store"`
+	Bare         bool     `json:"bare"`
 }
 
 // Kafka Streams client states (KafkaStreams.State) the tool waits for.

@@ -63,7 +63,13 @@ type Options struct {
 	Secrets map[string]string
 	// JVMFlags go to java before the class path, e.g. -Xmx1g.
 	JVMFlags []string
-	// Lib is the driver's lib directory. Default: FindLib().
+	// KafkaStreamsVersion is the Kafka Streams version the instance must
+	// run (a case's kafka_streams_version): Lib defaults to the driver
+	// built against it, and a hello naming another version is an error
+	// naming both. Default: DefaultKafkaStreamsVersion when Lib is unset;
+	// with Lib set and this empty, whatever Lib holds (unchecked).
+	KafkaStreamsVersion string
+	// Lib is the driver's lib directory. Default: FindLibFor(KafkaStreamsVersion).
 	Lib string
 	// Java is the java binary. Default: FindJava().
 	Java string
@@ -91,7 +97,10 @@ func (o *Options) defaults() error {
 	}
 	var err error
 	if o.Lib == "" {
-		if o.Lib, err = FindLib(); err != nil {
+		if o.KafkaStreamsVersion == "" {
+			o.KafkaStreamsVersion = DefaultKafkaStreamsVersion
+		}
+		if o.Lib, err = FindLibFor(o.KafkaStreamsVersion); err != nil {
 			return err
 		}
 	}
@@ -165,7 +174,23 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		return nil, in.startError(err)
 	}
 	in.hello = e.(*Hello)
+	if err := in.checkVersion(); err != nil {
+		in.kill("it runs another Kafka Streams version")
+		return nil, err
+	}
 	return in, nil
+}
+
+// checkVersion refuses an instance whose hello names another Kafka
+// Streams version than Options.KafkaStreamsVersion: its measurements would
+// be recorded under a version that did not run.
+func (in *Instance) checkVersion() error {
+	want, got := in.opts.KafkaStreamsVersion, in.hello.KafkaStreamsVersion
+	if want == "" || want == got {
+		return nil
+	}
+	return fmt.Errorf("kafka-streams instance %s: the driver in %s runs Kafka Streams %s, but kafka_streams_version is %s; rebuild it with %s",
+		in.opts.ID, in.opts.Lib, got, want, buildHint(want))
 }
 
 // writeConfig writes CONFIG.properties into the instance's directory.

@@ -23,9 +23,16 @@ const EnvLib = "RESTOREBENCH_KSTREAMS_LIB"
 // (default: java on PATH), as scripts/kstreams.sh reads it.
 const EnvJava = "JAVA"
 
-// libUnderRepo is where `make kstreams` (scripts/kstreams.sh build) puts the
-// driver, relative to the repository root.
-var libUnderRepo = filepath.Join(".cache", "kstreams", "lib")
+// DefaultKafkaStreamsVersion is the Kafka Streams version an instance runs
+// when none is asked for: kstreams/pom.xml's kafka.version, and what
+// `make kstreams` builds by default.
+const DefaultKafkaStreamsVersion = "4.4.0"
+
+// cacheUnderRepo is where `make kstreams` (scripts/kstreams.sh build) puts
+// the driver, relative to the repository root: <cache>/<version>/lib per
+// Kafka Streams version, and <cache>/lib (a symlink to the default
+// version's lib, a directory before per-version caches).
+var cacheUnderRepo = filepath.Join(".cache", "kstreams")
 
 // ErrNotBuilt is returned when the driver's jars cannot be found.
 var ErrNotBuilt = errors.New("the Kafka Streams driver is not built")
@@ -33,25 +40,31 @@ var ErrNotBuilt = errors.New("the Kafka Streams driver is not built")
 // ErrNoJava is returned when no java binary can be run.
 var ErrNoJava = errors.New("java not found")
 
-// FindLib returns the directory holding the driver jar and its
-// dependencies: $RESTOREBENCH_KSTREAMS_LIB when set, else the first
-// .cache/kstreams/lib found in the executable's directory or one of its
-// parents (bin/restorebench in the repo), then the working directory or one
-// of its parents (go test runs in the package's directory). The error says
-// what was searched and how to build the driver.
-func FindLib() (string, error) {
+// FindLib is FindLibFor(DefaultKafkaStreamsVersion).
+func FindLib() (string, error) { return FindLibFor(DefaultKafkaStreamsVersion) }
+
+// FindLibFor returns the directory holding the driver jar built against
+// Kafka Streams version ("" is DefaultKafkaStreamsVersion) and its
+// dependencies, kafka-streams-<version>.jar among them:
+// $RESTOREBENCH_KSTREAMS_LIB when set and built for that version (else the
+// same cache's <version>/lib beside it), otherwise the first
+// .cache/kstreams/<version>/lib found in the executable's directory or one
+// of its parents (bin/restorebench in the repo), then the working directory
+// or one of its parents (go test runs in the package's directory); for the
+// default version also .cache/kstreams/lib. The error names the version,
+// what was searched and how to build the driver for it.
+func FindLibFor(version string) (string, error) {
+	if version == "" {
+		version = DefaultKafkaStreamsVersion
+	}
+	build := buildHint(version)
 	if dir := os.Getenv(EnvLib); dir != "" {
-		if hasDriverJar(dir) {
-			return filepath.Abs(dir)
-		}
-		return "", fmt.Errorf("%w: %s=%s holds no %s; run `make kstreams` (or scripts/kstreams.sh build) and point %s at .cache/kstreams/lib",
-			ErrNotBuilt, EnvLib, dir, DriverJar, EnvLib)
+		return envLib(dir, version, build)
 	}
 	var searched []string
 	for _, start := range searchStarts() {
 		for dir := start; ; dir = filepath.Dir(dir) {
-			lib := filepath.Join(dir, libUnderRepo)
-			if hasDriverJar(lib) {
+			if lib, ok := repoLib(dir, version); ok {
 				return lib, nil
 			}
 			if filepath.Dir(dir) == dir {
@@ -60,8 +73,71 @@ func FindLib() (string, error) {
 		}
 		searched = append(searched, start)
 	}
-	return "", fmt.Errorf("%w: no %s under %s in %s or any parent; run `make kstreams` (or scripts/kstreams.sh build) in the restorebench repository, or set %s",
-		ErrNotBuilt, DriverJar, libUnderRepo, strings.Join(searched, " or "), EnvLib)
+	return "", fmt.Errorf("%w for Kafka Streams %s: no %s under %s in %s or any parent; run %s in the restorebench repository, or set %s",
+		ErrNotBuilt, version, DriverJar, filepath.Join(cacheUnderRepo, version, "lib"), strings.Join(searched, " or "), build, EnvLib)
+}
+
+// buildHint is the command that builds the driver for version.
+func buildHint(version string) string {
+	if version == DefaultKafkaStreamsVersion {
+		return "`make kstreams` (or scripts/kstreams.sh build)"
+	}
+	return fmt.Sprintf("`scripts/kstreams.sh build %s` (or make kstreams KSTREAMS_VERSIONS=%s)", version, version)
+}
+
+// envLib checks the lib directory $RESTOREBENCH_KSTREAMS_LIB names: it must
+// hold the driver built for version, or be one version's lib in a
+// per-version cache whose <version>/lib does.
+func envLib(dir, version, build string) (string, error) {
+	if !hasDriverJar(dir) {
+		return "", fmt.Errorf("%w: %s=%s holds no %s; run %s and point %s at .cache/kstreams/%s/lib",
+			ErrNotBuilt, EnvLib, dir, DriverJar, build, EnvLib, version)
+	}
+	got := LibVersion(dir)
+	if got == version {
+		return filepath.Abs(dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		sibling := filepath.Join(filepath.Dir(filepath.Dir(real)), version, "lib")
+		if hasDriverJar(sibling) && LibVersion(sibling) == version {
+			return sibling, nil
+		}
+	}
+	return "", fmt.Errorf("%w for Kafka Streams %s: %s=%s holds the driver for Kafka Streams %s; run %s, then point %s at .cache/kstreams/%s/lib (or at any version's lib in that cache)",
+		ErrNotBuilt, version, EnvLib, dir, orUnknown(got), build, EnvLib, version)
+}
+
+// repoLib is version's lib under the repository root candidate dir, if
+// built: <dir>/.cache/kstreams/<version>/lib, or for the default version
+// <dir>/.cache/kstreams/lib holding that version.
+func repoLib(dir, version string) (string, bool) {
+	cache := filepath.Join(dir, cacheUnderRepo)
+	lib := filepath.Join(cache, version, "lib")
+	if hasDriverJar(lib) && LibVersion(lib) == version {
+		return lib, true
+	}
+	legacy := filepath.Join(cache, "lib")
+	if version == DefaultKafkaStreamsVersion && hasDriverJar(legacy) && LibVersion(legacy) == version {
+		return legacy, true
+	}
+	return "", false
+}
+
+// LibVersion is the Kafka Streams version a lib directory holds, from its
+// kafka-streams-<version>.jar; "" when there is none or more than one.
+func LibVersion(lib string) string {
+	jars, _ := filepath.Glob(filepath.Join(lib, "kafka-streams-[0-9]*.jar"))
+	if len(jars) != 1 {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(jars[0]), "kafka-streams-"), ".jar")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown (no single kafka-streams-<version>.jar in it)"
+	}
+	return s
 }
 
 // searchStarts are the directories FindLib searches upwards from.

@@ -42,6 +42,7 @@ var nameParts = map[string]string{
 	"block_cache_size":                   "cache",
 	"block_size":                         "block",
 	"bloom_bits_per_key":                 "bloom",
+	"kafka_streams_version":              "ks",
 }
 
 type axis struct {

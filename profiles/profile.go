@@ -52,6 +52,13 @@ type document struct {
 	// Cases are explicit cases, run after the matrix's. With neither matrix
 	// nor cases, the run has one case of Restore's settings.
 	Cases []yaml.Node `yaml:"cases"`
+	// KafkaStreamsVersions runs every kafka-streams case once per version
+	// listed (config.KafkaStreamsVersions), as case <name>-<version>, each
+	// version's cases of one case next to each other: the same changelog
+	// and settings on each version. A version that cannot run a case is
+	// refused naming both. Default none: each case runs its own
+	// kafka_streams_version (4.4.0 unless it says).
+	KafkaStreamsVersions yaml.Node `yaml:"kafka_streams_versions"`
 	// Limits measures, per case, fetch-only and write-only restores of the
 	// same changelog, and the restore's efficiency against them. Default false.
 	Limits bool `yaml:"limits"`
@@ -209,6 +216,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	base.Retention = config.Duration(time.Duration(plan.Spec.RetentionMs) * time.Millisecond)
 	plan.Cases, err = expandCases(base, &doc, top)
 	if err != nil {
+		return nil, err
+	}
+	if plan.Cases, err = sweepVersions(plan.Cases, &doc.KafkaStreamsVersions); err != nil {
 		return nil, err
 	}
 	if err := checkTransactionalFill(plan, &doc.Fill); err != nil {

@@ -23,7 +23,7 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	for _, ss := range scenarioSections {
 		sections = append(sections, ss.Build)
 	}
-	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)
+	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsVersionsSection, kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)
 	for _, f := range sections {
 		s, err := f(a)
 		if err != nil {

@@ -19,7 +19,9 @@ func init() {
 var warmLegend = []string{
 	"changed: records written while the instance was down; records read: what the restart restored; restore s: this step's restore;",
 	"cold s: the same repeat's cold restore; of cold: restore s over cold s; warm tasks: tasks resumed from their checkpoint;",
-	"from log start: tasks whose checkpoint lay below the log start offset, restored cold (the fallback)",
+	"from log start: tasks whose checkpoint lay below the log start offset, restored cold (the fallback), or that found none after a kill;",
+	"after: how the instance before the restart ended (clean stop, or kill: SIGKILL); again: records restored again from below the offsets",
+	"the stores had reached when it ended (after a kill: how far the durable offsets lagged, or the whole store when it was wiped)",
 }
 
 // printWarm prints one row per warm-restart step: the records changed and
@@ -27,14 +29,18 @@ var warmLegend = []string{
 // tasks resumed from their checkpoint or restored from the log start.
 func printWarm(w io.Writer, restores []runs.Restore) {
 	TextTable(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
-		"step\t#\tchanged\trecords read\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified", warmLegend,
+		"step\t#\tafter\tchanged\trecords read\tagain\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified", warmLegend,
 		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
 		func(r runs.Restore) string {
 			ofCold := "-"
 			if r.StepKind() != runs.StepCold && r.Warm.ColdSeconds > 0 {
 				ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
 			}
-			return fmt.Sprintf("%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, r.Warm.Changed, r.Records,
+			after := r.Warm.Stop
+			if after == "" {
+				after = "-"
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, after, r.Warm.Changed, r.Records, r.Warm.Behind,
 				r.DurationSeconds, r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
 		})
 }

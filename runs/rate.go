@@ -29,3 +29,34 @@ func (r Restore) RestoringThreads() int {
 func (r Restore) PerThread(rate float64) float64 {
 	return rate / float64(r.RestoringThreads())
 }
+
+// KafkaStreamsVersionOf is the Kafka Streams version record r ran: the
+// instance's own word (its hello) when it said one, else the case's
+// kafka_streams_version on the kafka-streams engine ("4.4.0" for records
+// from before the setting was written); "" on the model engine.
+func KafkaStreamsVersionOf(r Restore) string {
+	if EngineOf(r.Params) != config.EngineKafkaStreams {
+		return ""
+	}
+	if r.KafkaStreams != nil && r.KafkaStreams.Version != "" {
+		return r.KafkaStreams.Version
+	}
+	if r.Params.KafkaStreamsVersion != "" {
+		return r.Params.KafkaStreamsVersion
+	}
+	return config.DriverKafkaStreamsVersion
+}
+
+// KafkaStreamsVersions lists the Kafka Streams versions the records ran,
+// in first-seen order (none for model-only runs).
+func KafkaStreamsVersions(restores []Restore) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range restores {
+		if v := KafkaStreamsVersionOf(r); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

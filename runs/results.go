@@ -241,6 +241,9 @@ type KafkaStreamsRun struct {
 	// Version is the kafka-streams jar the driver ran, JavaVersion the JVM's.
 	Version     string `json:"kafka_streams_version"`
 	JavaVersion string `json:"java_version"`
+	// Compat names the driver's shims that ran for this version (the
+	// hello's compat, kstreams/PROTOCOL.md); none on the newest.
+	Compat []string `json:"compat,omitempty"`
 	// JVMArgs are the JVM's input arguments as it reports them (-Xmx and
 	// the case's jvm_flags); MaxHeapBytes is Runtime.maxMemory(); GC names
 	// the garbage collectors.

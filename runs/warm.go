@@ -50,6 +50,15 @@ type WarmRecord struct {
 	ColdSeconds float64 `json:"cold_seconds"`
 	// LiveBytes is the key+value bytes of the state the restore ended with.
 	LiveBytes int64 `json:"live_bytes"`
+	// Stop is how the instance ended before this restart (warm.stop:
+	// "clean" or "kill"); empty in the cold step and in records from before
+	// the setting.
+	Stop string `json:"stop,omitempty"`
+	// Behind is, in a warm step, the records restored again from below the
+	// offsets the stores had reached when the instance stopped: 0 after a
+	// clean stop; after a SIGKILL, how far the durable offsets (a
+	// .checkpoint before Kafka Streams 4.3, the store's own from 4.3) lagged.
+	Behind int64 `json:"behind,omitempty"`
 }
 
 // checkWarmStep checks a warm record against its step: the same kind, and

@@ -142,7 +142,7 @@ func startCold(ctx context.Context, env *Env, req Request, props map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case)})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case), KafkaStreamsVersion: req.Case.KafkaStreamsVersion})
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
@@ -307,7 +307,7 @@ func JVMFlags(c config.Case) []string {
 
 // recordHello copies what the instance said about itself into the record.
 func recordHello(ks *runs.KafkaStreamsRun, h *ksdriver.Hello) {
-	ks.Version, ks.JavaVersion = h.KafkaStreamsVersion, h.JavaVersion
+	ks.Version, ks.JavaVersion, ks.Compat = h.KafkaStreamsVersion, h.JavaVersion, h.Compat
 	ks.JVMArgs, ks.MaxHeapBytes, ks.GC = h.JVMArgs, h.MaxHeapBytes, h.GC
 }
 

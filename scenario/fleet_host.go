@@ -43,6 +43,9 @@ type ProcessSpec struct {
 	N          int
 	Properties map[string]string
 	JVMFlags   []string
+	// KafkaStreamsVersion is the Kafka Streams version the process runs
+	// (the case's kafka_streams_version; "" is the default version).
+	KafkaStreamsVersion string
 }
 
 // Process is one process of an instance: the driver's events
@@ -150,7 +153,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	}
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ const fakeJava = `#!/bin/bash
 config="${@: -1}"
 echo $$ > "$(dirname "$config")/pid"
 ev() { printf '{"ev":"%s","instance":"i0","mono_ns":1,"wall_ms":1%s}\n' "$1" "$2"; }
-ev hello ',"pid":'$$',"kafka_streams_version":"fake","java_version":"0","jvm_args":[],"max_heap_bytes":1,"gc":[],"topology":"kv","store":"s","bare":false'
+ev hello ',"pid":'$$',"kafka_streams_version":"4.4.0","java_version":"0","jvm_args":[],"max_heap_bytes":1,"gc":[],"topology":"kv","store":"s","bare":false'
 case "$FAKE_MODE" in
 crash)
 	echo "Exception in thread main: the store is on fire" >&2
@@ -125,8 +125,11 @@ func runWithFakeJava(t *testing.T, mode string, stall time.Duration) (error, str
 	if err := os.WriteFile(java, []byte(fakeJava), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ksdriver.DriverJar), nil, 0o644); err != nil {
-		t.Fatal(err)
+	// A lib directory as built for the default version.
+	for _, jar := range []string{ksdriver.DriverJar, "kafka-streams-" + ksdriver.DefaultKafkaStreamsVersion + ".jar"} {
+		if err := os.WriteFile(filepath.Join(dir, jar), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv(ksdriver.EnvJava, java)
 	t.Setenv(ksdriver.EnvLib, dir)

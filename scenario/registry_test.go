@@ -11,9 +11,7 @@ import (
 // builtinGaps are (scenario, engine) pairs a runner exists for but no
 // built-in profile runs yet. The test fails if one is closed (so it is
 // taken off this list) or if another pair goes unrun.
-var builtinGaps = map[[2]string]bool{
-	{string(config.ScenarioWarm), string(config.EngineKafkaStreams)}: true,
-}
+var builtinGaps = map[[2]string]bool{}
 
 // TestEveryScenarioHasSettingsRunnersAndAProfile is the coverage test of
 // issue 15: every scenario config lists has a descriptor; scenario.For

@@ -292,6 +292,8 @@ func warmRecord(step runs.StepKind, changed int64, restored *engine.Restored, co
 	}
 	if step == runs.StepCold {
 		w.ColdSeconds = restored.Duration.Seconds()
+	} else {
+		w.Stop = string(config.WarmStopClean) // the model's stores always close cleanly
 	}
 	return w
 }

@@ -15,9 +15,10 @@ import (
 
 // WarmKafkaStreams is the warm-restart sequence on the real client, the
 // same steps as WarmModel: a Kafka Streams instance restores cold and stops
-// cleanly (Kafka Streams 4.4 keeps each store's changelog offset in the
-// store itself, KIP-1035); records are written to the changelog while it
-// is down; it starts again on the same state directory and restores only
+// cleanly (from 4.3 Kafka Streams keeps each store's changelog offset in
+// the store itself, KIP-1035; before, in a .checkpoint file), or with
+// warm.stop kill is SIGKILLed; records are written to the changelog while
+// it is down; it starts again on the same state directory and restores only
 // those. The fallback step deletes each changelog partition's prefix past
 // the offsets the stores hold: Kafka Streams then finds its offsets out of
 // range, wipes the stores and restores from the log start. Every restart is
@@ -112,7 +113,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	if err != nil {
 		return fail(err)
 	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case)})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case), KafkaStreamsVersion: w.req.Case.KafkaStreamsVersion})
 	if err != nil {
 		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
 	}
@@ -131,7 +132,10 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	watch.record(&rec, inst)
 	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
-	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds)
+	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds, w.stop())
+	if s.kind == runs.StepWarm {
+		rec.Warm.Behind = restoredBehind(&watch.restores, offsets, s.since.End)
+	}
 	if s.kind == runs.StepCold {
 		rec.Warm.ColdSeconds = rec.DurationSeconds
 	}
@@ -143,13 +147,45 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 		return fail(err)
 	}
 	ks.DigestSeconds = actual.Seconds
-	stopInstance(ctx, w.env, inst, ks)
+	if w.stop() == config.WarmStopKill {
+		inst.KillNow()
+	} else {
+		stopInstance(ctx, w.env, inst, ks)
+	}
 	if rec.Bytes, err = changelogBytes(ctx, w.env, restoredRange(offsets, &watch.restores)); err != nil {
 		return fail(fmt.Errorf("counting the restored records' bytes: %w", err))
 	}
 	finishRates(&rec, &watch.restores)
 	verified, err := verifyInto(&rec, Target{Expected: expected}, actual.States())
 	return &verified, err
+}
+
+// stop is how the instance ends after each step (warm.stop).
+func (w *ksWarm) stop() config.WarmStop {
+	if w.req.Case.Warm.Kills() {
+		return config.WarmStopKill
+	}
+	return config.WarmStopClean
+}
+
+// restoredBehind counts the records a warm restart restored again from
+// below stopped, the offsets each partition's store had reached when the
+// instance stopped: none after a clean stop; after a SIGKILL, what the
+// offsets that were durable (a .checkpoint, or the store's own, KIP-1035)
+// lagged the store's content. A partition restored from its log start
+// (an exactly-once store wiped) counts from there.
+func restoredBehind(r *ksdriver.Restores, now cluster.TopicOffsets, stopped map[int32]int64) int64 {
+	var n int64
+	for p, end := range stopped {
+		pr, ok := r.Of(now.Topic, p)
+		if !ok {
+			continue
+		}
+		if from := max(pr.StartOffset, now.Start[p]); from < end {
+			n += end - from
+		}
+	}
+	return n
 }
 
 // restoredRange is the part of the changelog the instance restored: each
@@ -168,10 +204,15 @@ func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.T
 
 // ksWarmRecord says, from the restore events, which tasks resumed from
 // their stores' offsets and which restored from the log start.
-func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64) *runs.WarmRecord {
+func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64, stop config.WarmStop) *runs.WarmRecord {
 	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
 	if step == runs.StepCold {
 		return w
+	}
+	w.Stop = string(stop)
+	why := "its store's offset lay below it"
+	if stop == config.WarmStopKill && step == runs.StepWarm {
+		why = "after the SIGKILL: no offset of its store was durable, or Kafka Streams wiped the store"
 	}
 	for p := range offsets.End {
 		pr, restored := r.Of(offsets.Topic, p)
@@ -180,7 +221,7 @@ func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offse
 			w.WarmTasks++ // nothing to restore, or resumed past the log start
 		default:
 			w.FallbackTasks++
-			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task 0_%d: restored from the log start offset %d (its store's offset lay below it)", p, pr.StartOffset))
+			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task 0_%d: restored from the log start offset %d (%s)", p, pr.StartOffset, why))
 		}
 	}
 	return w

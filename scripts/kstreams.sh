@@ -4,34 +4,45 @@
 # The driver is a small Java 17 program that runs one real Kafka Streams
 # instance per process for restorebench's kafka-streams engine; the contract
 # between it and the Go tool is kstreams/PROTOCOL.md. Maven (kstreams/pom.xml)
-# fetches kafka-streams and its dependencies from Maven Central and builds it.
+# fetches kafka-streams and its dependencies from Maven Central and builds it,
+# once per Kafka Streams version (mvn -Dkafka.version=VERSION): the same
+# sources compile against 3.9.x to 4.4.x (kstreams/.../Compat.java).
 #
 # Usage:
-#   scripts/kstreams.sh build
-#       Build the driver if kstreams/pom.xml or anything under kstreams/src
-#       changed since the last build (otherwise do nothing): mvn package (which
-#       also runs the driver's unit tests), then copy the driver jar and every
-#       runtime dependency jar into .cache/kstreams/lib/. On failure the Maven
-#       log is printed and the exit status is 1.
-#   scripts/kstreams.sh classpath
+#   scripts/kstreams.sh build [VERSION...]
+#       Build the driver for each VERSION (default: $KAFKA_STREAMS_VERSION,
+#       else 4.4.0) if kstreams/pom.xml or anything under kstreams/src
+#       changed since that version's last build (otherwise do nothing): mvn
+#       package (which also runs the driver's unit tests), then copy the
+#       driver jar and every runtime dependency jar into
+#       .cache/kstreams/VERSION/lib/. On failure the Maven log is printed and
+#       the exit status is 1.
+#   scripts/kstreams.sh classpath [VERSION]
 #       Build if needed, then print the classpath to launch the driver with
 #       (the lib directory with a '*' wildcard, for java -cp).
 #   scripts/kstreams.sh run CONFIG.properties | --digest-vectors FILE
-#       Build if needed, then run the driver in the foreground (stdin: commands,
-#       stdout: JSON events, stderr: log). For manual use; restorebench starts
-#       the driver itself.
+#       Build if needed, then run the driver of $KAFKA_STREAMS_VERSION (default
+#       4.4.0) in the foreground (stdin: commands, stdout: JSON events,
+#       stderr: log). For manual use; restorebench starts the driver itself.
 #
 # Files (KSTREAMS_CACHE_DIR, default <repo>/.cache/kstreams, must be git-ignored):
-#   lib/        the driver jar (restorebench-kstreams.jar) and its runtime dependencies
-#   lib.stamp   sha256 over kstreams/pom.xml and kstreams/src/** the jars were built from
-#   build/      Maven's build directory (instead of kstreams/target)
-#   mvn.log     the last Maven run's output
+#   VERSION/lib/        the driver jar (restorebench-kstreams.jar) and its runtime
+#                       dependencies, kafka-streams-VERSION.jar among them
+#   VERSION/lib.stamp   "HASH VERSION": sha256 over kstreams/pom.xml and
+#                       kstreams/src/** the jars were built from, and the version
+#   VERSION/build/      Maven's build directory (instead of kstreams/target)
+#   VERSION/mvn.log     the last Maven run's output for that version
+#   lib                 a symlink to 4.4.0/lib, where builds before per-version
+#                       caches put the default driver (RESTOREBENCH_KSTREAMS_LIB
+#                       and older tools point there)
+#   build.lock          held while building, so concurrent builds do not overlap
 #
 # Environment:
-#   KSTREAMS_CACHE_DIR  cache directory (default <repo>/.cache/kstreams)
-#   JAVA                java binary (default: java on PATH)
-#   MVN                 mvn binary (default: mvn on PATH)
-#   KSTREAMS_JAVA_OPTS  JVM flags for `run` (default -Xmx1g)
+#   KAFKA_STREAMS_VERSION  the version build, classpath and run use when none is given
+#   KSTREAMS_CACHE_DIR     cache directory (default <repo>/.cache/kstreams)
+#   JAVA                   java binary (default: java on PATH)
+#   MVN                    mvn binary (default: mvn on PATH)
+#   KSTREAMS_JAVA_OPTS     JVM flags for `run` (default -Xmx1g)
 #
 # Requires: bash, java 17+, mvn (to build), coreutils; flock (util-linux) is
 # used when present so that concurrent builds do not overlap.
@@ -42,9 +53,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SRC_DIR="$REPO_ROOT/kstreams"
 POM="$SRC_DIR/pom.xml"
 CACHE_DIR="${KSTREAMS_CACHE_DIR:-$REPO_ROOT/.cache/kstreams}"
-LIB_DIR="$CACHE_DIR/lib"
-LIB_STAMP="$CACHE_DIR/lib.stamp"
-BUILD_DIR="$CACHE_DIR/build"
+DEFAULT_VERSION=4.4.0
 JAVA="${JAVA:-java}"
 MVN="${MVN:-mvn}"
 MAIN_CLASS=restorebench.kstreams.Driver
@@ -65,55 +74,92 @@ source_hash() {
 	)
 }
 
+# check_version refuses anything but MAJOR.MINOR.PATCH: the version names
+# a directory and goes to Maven.
+check_version() {
+	[[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "Kafka Streams version \"$1\": want MAJOR.MINOR.PATCH (e.g. 4.4.0)"
+}
+
+lib_dir() { printf '%s\n' "$CACHE_DIR/$1/lib"; }
+
 is_built() {
-	[[ -f "$LIB_STAMP" && "$(cat "$LIB_STAMP")" == "$1" && -f "$LIB_DIR/$DRIVER_JAR" ]]
+	local version=$1 want=$2
+	local stamp="$CACHE_DIR/$version/lib.stamp"
+	[[ -f "$stamp" && "$(cat "$stamp")" == "$want $version" && -f "$(lib_dir "$version")/$DRIVER_JAR" ]]
 }
 
 build_locked() {
-	local want=$1 new="$CACHE_DIR/lib.new"
-	is_built "$want" && return 0 # another build finished while we waited
+	local version=$1 want=$2
+	local dir="$CACHE_DIR/$version"
+	local lib="$dir/lib" new="$dir/lib.new"
+	is_built "$version" "$want" && return 0 # another build finished while we waited
 	command -v "$MVN" >/dev/null || die "mvn not found (needed to build the Kafka Streams driver)"
-	log "building the Kafka Streams driver with mvn into $LIB_DIR"
-	rm -rf "$new" "$LIB_STAMP"
+	log "building the Kafka Streams driver for Kafka Streams $version with mvn into $lib"
+	rm -rf "$new" "$dir/lib.stamp"
 	mkdir -p "$new"
-	if ! "$MVN" -B -q -Dstyle.color=never -f "$POM" -Dkstreams.build.dir="$BUILD_DIR" \
+	if ! "$MVN" -B -q -Dstyle.color=never -f "$POM" -Dkafka.version="$version" -Dkstreams.build.dir="$dir/build" \
 		package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$new" \
-		>"$CACHE_DIR/mvn.log" 2>&1; then
-		cat "$CACHE_DIR/mvn.log" >&2
+		>"$dir/mvn.log" 2>&1; then
+		cat "$dir/mvn.log" >&2
 		rm -rf "$new"
-		die "mvn package failed"
+		die "mvn package failed for Kafka Streams $version (is kafka-streams $version on Maven Central?)"
 	fi
-	cp "$BUILD_DIR/$DRIVER_JAR" "$new/$DRIVER_JAR"
-	rm -rf "$LIB_DIR"
-	mv "$new" "$LIB_DIR"
-	echo "$want" >"$LIB_STAMP"
+	cp "$dir/build/$DRIVER_JAR" "$new/$DRIVER_JAR"
+	rm -rf "$lib"
+	mv "$new" "$lib"
+	echo "$want $version" >"$dir/lib.stamp"
+}
+
+# link_default keeps <cache>/lib, where the default driver lived before
+# per-version caches, pointing at the default version's lib.
+link_default() {
+	local link="$CACHE_DIR/lib"
+	[[ -L "$link" && "$(readlink "$link")" == "$DEFAULT_VERSION/lib" ]] && return 0
+	rm -rf "$link" "$CACHE_DIR/lib.stamp"
+	ln -s "$DEFAULT_VERSION/lib" "$link"
+}
+
+build_one() {
+	local version=$1 want
+	check_version "$version"
+	want="$(source_hash)"
+	if ! is_built "$version" "$want"; then
+		mkdir -p "$CACHE_DIR/$version"
+		if command -v flock >/dev/null; then
+			(
+				flock 9
+				build_locked "$version" "$want"
+			) 9>"$CACHE_DIR/build.lock"
+		else
+			build_locked "$version" "$want"
+		fi
+	fi
+	if [[ "$version" == "$DEFAULT_VERSION" ]]; then
+		link_default
+	fi
 }
 
 cmd_build() {
-	local want
-	want="$(source_hash)"
-	is_built "$want" && return 0
-	mkdir -p "$CACHE_DIR"
-	if command -v flock >/dev/null; then
-		(
-			flock 9
-			build_locked "$want"
-		) 9>"$CACHE_DIR/build.lock"
-	else
-		build_locked "$want"
-	fi
+	(($# > 0)) || set -- "${KAFKA_STREAMS_VERSION:-$DEFAULT_VERSION}"
+	local v
+	for v in "$@"; do
+		build_one "$v"
+	done
 }
 
 cmd_classpath() {
-	cmd_build
-	printf '%s\n' "$LIB_DIR/*"
+	(($# <= 1)) || die "classpath takes at most one VERSION"
+	local version=${1:-${KAFKA_STREAMS_VERSION:-$DEFAULT_VERSION}}
+	build_one "$version"
+	printf '%s\n' "$(lib_dir "$version")/*"
 }
 
 cmd_run() {
 	(($# >= 1)) || die "run: usage: scripts/kstreams.sh run CONFIG.properties | --digest-vectors FILE"
-	cmd_build
+	local version=${KAFKA_STREAMS_VERSION:-$DEFAULT_VERSION}
+	build_one "$version"
 	# shellcheck disable=SC2086 # KSTREAMS_JAVA_OPTS is a word list
-	exec "$JAVA" ${KSTREAMS_JAVA_OPTS:--Xmx1g} -cp "$LIB_DIR/*" "$MAIN_CLASS" "$@"
+	exec "$JAVA" ${KSTREAMS_JAVA_OPTS:--Xmx1g} -cp "$(lib_dir "$version")/*" "$MAIN_CLASS" "$@"
 }
 
 usage() {
@@ -126,8 +172,8 @@ main() {
 	local cmd=$1
 	shift
 	case "$cmd" in
-	build) (($# == 0)) || die "build takes no arguments"; cmd_build ;;
-	classpath) (($# == 0)) || die "classpath takes no arguments"; cmd_classpath ;;
+	build) cmd_build "$@" ;;
+	classpath) cmd_classpath "$@" ;;
 	run) cmd_run "$@" ;;
 	-h | --help | help) usage ;;
 	*) log "unknown command: $cmd"; usage ;;

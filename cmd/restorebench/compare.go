@@ -17,14 +17,15 @@ import (
 
 // compareFlags are compare's flags as given.
 type compareFlags struct {
-	format, baseline string
-	out              reportOut
+	format, baseline, baselineVersion string
+	out                               reportOut
 }
 
 func (f *compareFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or benchfmt")
 	f.out.register(fl)
 	fl.StringVar(&f.baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
+	fl.StringVar(&f.baselineVersion, "baseline-version", "", "with one results file, compare each kafka-streams case on another Kafka Streams version with the same case on this one (default, when the records ran several versions and --baseline is not given: 4.4.0, or the last version they ran)")
 }
 
 func newCompareCmd() *cobra.Command {
@@ -40,7 +41,10 @@ counted as excluded. Every figure comes from the results files.
 
 With two files it compares the runs case by case (cases matched by name).
 With one file it compares each case with --baseline (default: the file's first
-case).
+case). When that file's records ran several Kafka Streams versions (the
+versions profile) and --baseline is not given, it compares each case on each
+version with the same case (same settings and step) on --baseline-version
+(default 4.4.0) instead.
 
 --format benchfmt writes Go benchmark-format lines, one per verified repeat, for
 benchstat:
@@ -74,8 +78,11 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	if err := f.out.check(cmd); err != nil {
 		return err
 	}
-	if len(args) == 2 && cmd.Flags().Changed("baseline") {
-		return errors.New("--baseline compares the cases of one run; give one results file, not two")
+	if len(args) == 2 && (cmd.Flags().Changed("baseline") || cmd.Flags().Changed("baseline-version")) {
+		return errors.New("--baseline and --baseline-version compare the cases of one run; give one results file, not two")
+	}
+	if f.baseline != "" && f.baselineVersion != "" {
+		return errors.New("--baseline compares with one case, --baseline-version with each case's counterpart on a version: give one")
 	}
 	paths := make([]string, len(args))
 	loaded := make([]*runs.Results, len(args))
@@ -88,15 +95,49 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	}
 	var buf bytes.Buffer
 	var err error
-	if len(loaded) == 1 {
+	switch {
+	case len(loaded) == 1 && byVersion(loaded[0], f):
+		err = compareVersions(&buf, paths[0], loaded[0], f.baselineVersion, f.format)
+	case len(loaded) == 1:
 		err = compareCases(&buf, paths[0], loaded[0], f.baseline, f.format)
-	} else {
+	default:
 		err = compareRuns(&buf, paths, loaded, f.format)
 	}
 	if err != nil {
 		return err
 	}
 	return f.out.write(cmd, buf.Bytes())
+}
+
+// byVersion reports whether one run's cases are compared across Kafka
+// Streams versions: asked with --baseline-version, or the records ran
+// several versions and no --baseline case was named.
+func byVersion(r *runs.Results, f *compareFlags) bool {
+	if f.baselineVersion != "" {
+		return true
+	}
+	return f.baseline == "" && len(runs.KafkaStreamsVersions(r.Restores)) > 1
+}
+
+// compareVersions writes to w the kafka-streams cases of run r (read from
+// path) on each Kafka Streams version compared with the same cases on
+// version base (compare.BaselineVersion when empty), in format; benchfmt
+// writes the run's verified repeats.
+func compareVersions(w io.Writer, path string, r *runs.Results, base, format string) error {
+	if format == "benchfmt" {
+		return compare.WriteBenchfmt(w, r)
+	}
+	if base == "" {
+		base = compare.BaselineVersion(r.Restores)
+	}
+	c, err := compare.CompareRunVersions(r, label(path, r), base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("%s: every kafka-streams case ran Kafka Streams %s: nothing to compare it with", path, base)
+	}
+	return report(c, format)(w)
 }
 
 // compareCases writes to w the cases of run r (read from path) compared

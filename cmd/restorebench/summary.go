@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +43,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 			printFillTransactions(w, f)
 		}
 	}
+	printVersions(w, res.Restores)
 	rpt.PrintScenarioTables(w, res)
 	rpt.PrintStoreKinds(w, res.Restores)
 	rpt.PrintQueries(w, res.Restores)
@@ -61,6 +64,27 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", reason)
 	}
 	fmt.Fprintf(w, "results: %s\n", path)
+}
+
+// printVersions says, when the records ran several Kafka Streams versions,
+// which profile cases ran which (the tables below name cases, and a case
+// name need not carry its version); `compare` sets them side by side.
+func printVersions(w io.Writer, restores []runs.Restore) {
+	versions := runs.KafkaStreamsVersions(restores)
+	if len(versions) < 2 {
+		return
+	}
+	cases := map[string][]string{}
+	for _, r := range restores {
+		v := runs.KafkaStreamsVersionOf(r)
+		if v != "" && !slices.Contains(cases[v], r.ProfileCase()) {
+			cases[v] = append(cases[v], r.ProfileCase())
+		}
+	}
+	fmt.Fprintln(w, "\nKafka Streams versions (restorebench compare RUN sets each beside the same cases on 4.4.0):")
+	for _, v := range versions {
+		fmt.Fprintf(w, "  %s: %s\n", v, strings.Join(cases[v], ", "))
+	}
 }
 
 // printUnverified prints, for restores of a topic restorebench did not
@@ -100,7 +124,7 @@ var errIncomplete = errors.New("the results are incomplete")
 // a downtime), so the scenario column says which.
 func printRestoresCSV(w io.Writer, res *runs.Results) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "repeat", "scenario", "engine", "verified", "error", "duration_seconds", "records", "bytes", "mb_per_sec", "records_per_sec", "peak_rss_bytes", "cpu_seconds"})
+	cw.Write([]string{"case", "repeat", "scenario", "engine", "verified", "error", "duration_seconds", "records", "bytes", "mb_per_sec", "records_per_sec", "peak_rss_bytes", "cpu_seconds", "kafka_streams_version"})
 	for _, r := range res.Restores {
 		sc := string(r.Params.Scenario)
 		if sc == "" {
@@ -109,7 +133,7 @@ func printRestoresCSV(w io.Writer, res *runs.Results) error {
 		cw.Write([]string{r.Case, strconv.Itoa(r.Repeat), sc, string(runs.EngineOf(r.Params)), strconv.FormatBool(r.Counts()), r.Error,
 			strconv.FormatFloat(r.DurationSeconds, 'f', -1, 64), strconv.FormatInt(r.Records, 10), strconv.FormatInt(r.Bytes, 10),
 			strconv.FormatFloat(r.MBPerSec, 'f', -1, 64), strconv.FormatFloat(r.RecordsPerSec, 'f', -1, 64),
-			strconv.FormatInt(r.PeakRSSBytes, 10), strconv.FormatFloat(r.CPUSeconds, 'f', -1, 64)})
+			strconv.FormatInt(r.PeakRSSBytes, 10), strconv.FormatFloat(r.CPUSeconds, 'f', -1, 64), runs.KafkaStreamsVersionOf(r)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -22,7 +22,6 @@ import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
@@ -223,13 +222,8 @@ public final class Driver {
             // stays a member until session.timeout.ms expires, and the next
             // instance of the same application.id would wait that long in
             // REBALANCING. Staying is what a static member's rolling restart needs.
-            CloseOptions options = CloseOptions.timeout(CLOSE_TIMEOUT);
-            if (code == EXIT_OK) {
-                options = options.withGroupMembershipOperation(config.closeLeaveGroup
-                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
-                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP);
-            }
-            closed = streams.close(options);
+            Boolean leave = code == EXIT_OK ? config.closeLeaveGroup : null;
+            closed = Compat.close(streams, CLOSE_TIMEOUT, leave);
         } catch (RuntimeException e) {
             events.error("close", e);
             closed = false;
@@ -275,24 +269,6 @@ public final class Driver {
         t.start();
     }
 
-    /** The version in kafka-streams' jar (kafka/kafka-streams-version.properties). */
-    static String kafkaStreamsVersion() {
-        try (java.io.InputStream in = KafkaStreams.class.getResourceAsStream("/kafka/kafka-streams-version.properties")) {
-            if (in != null) {
-                Properties p = new Properties();
-                p.load(in);
-                String v = p.getProperty("version");
-                if (v != null) {
-                    return v.trim();
-                }
-            }
-        } catch (IOException e) {
-            // fall back below
-        }
-        String v = KafkaStreams.class.getPackage().getImplementationVersion();
-        return v == null ? "unknown" : v;
-    }
-
     private void hello() {
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -300,7 +276,9 @@ public final class Driver {
         }
         events.emit("hello", Json.obj(
                 "pid", ProcessHandle.current().pid(),
-                "kafka_streams_version", kafkaStreamsVersion(),
+                "kafka_streams_version", Compat.kafkaStreamsVersion(),
+                "kafka_clients_version", Compat.kafkaClientsVersion(),
+                "compat", Compat.inUse(config),
                 "java_version", System.getProperty("java.version"),
                 "jvm_args", ManagementFactory.getRuntimeMXBean().getInputArguments(),
                 "max_heap_bytes", Runtime.getRuntime().maxMemory(),

@@ -87,6 +87,12 @@ final class DriverConfig {
      */
     boolean closeLeaveGroup = true;
     /**
+     * Whether the driver set the main consumer's leave-on-close property so
+     * that `stop` leaves the group before Kafka Streams 4.2 (see
+     * {@link Compat#applyLeaveOnClose}).
+     */
+    boolean leaveOnCloseSet;
+    /**
      * How long the connection check before Kafka Streams starts may take
      * (see {@link ConnectCheck}); 0, the default, skips it.
      */
@@ -238,6 +244,7 @@ final class DriverConfig {
             streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
         }
         checkMetrics();
+        leaveOnCloseSet = Compat.applyLeaveOnClose(streams, closeLeaveGroup);
         for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
             if (streams.getProperty(required, "").isBlank()) {
                 throw new ConfigError(required + " is required");
