@@ -159,8 +159,8 @@ type CalibrationPoint struct {
 	// Factors are the repeat pairs' Kafka Streams / model factors; Factor
 	// their median, Lo and Hi their range: the factor's spread over
 	// repeats at this size.
-	Factors         []float64
-	Factor, Lo, Hi  float64
+	Factors        []float64
+	Factor, Lo, Hi float64
 	// Fitted is the fit's factor at Bytes (0 without a fit).
 	Fitted float64
 }
