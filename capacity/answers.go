@@ -72,11 +72,19 @@ type Answer struct {
 	// they carry the rate's warnings (a changelog shape far from the
 	// deployment's).
 	RateBased bool
-	// Estimate is the restore time an answer that is one rests on, with
-	// its interval and, when calibrated, the factor applied at its size;
-	// nil for other answers.
-	Estimate *Estimate
+	// Estimate is the figure an answer that is an estimate rests on (a
+	// restore time, a size), with its interval and, when calibrated, the
+	// factor applied at its size; nil for other answers. EstimateUnit is
+	// UnitSeconds or UnitBytes.
+	Estimate     *Estimate
+	EstimateUnit string
 }
+
+// The units of an answer's Estimate.
+const (
+	UnitSeconds = "seconds"
+	UnitBytes   = "bytes"
+)
 
 // TimeValue is a restore time as an answer shows it: a calibrated
 // prediction with its interval, "2.9 min (2.4–3.5 min)" (the factor's
@@ -295,23 +303,28 @@ func taskAnswers(a *Analysis) ([]Answer, []Unanswered) {
 func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	r, t := a.Rate, a.Options.Threads
 	task := r.BytesWithin(rto.Seconds())
+	inst := task.Times(float64(t))
 	rtoText := FormatRTO(rto)
 	out := []Answer{
 		{
 			Question:     "Largest changelog per task restored within " + rtoText,
 			Value:        SizeValue(task),
 			Extrapolated: task.Extrapolated,
-			Inputs:       []string{"RTO " + rtoText, r.Summary()},
+			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
 			Sources:      RunLabels(r.Obs),
+			Estimate:     &task,
+			EstimateUnit: UnitBytes,
 		},
 	}
 	if t > 1 { // with one thread an instance restores what a task does
 		out = append(out, Answer{
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
-			Value:        SizeValue(task.Times(float64(t))),
+			Value:        SizeValue(inst),
 			Extrapolated: task.Extrapolated,
-			Inputs:       []string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)},
+			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
 			Sources:      RunLabels(r.Obs),
+			Estimate:     &inst,
+			EstimateUnit: UnitBytes,
 		})
 	}
 	state := a.ChangelogBytes()
@@ -370,6 +383,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Inputs:       withFactor([]string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs)}, taskSecs),
 		Sources:      RunLabels(r.Obs),
 		Estimate:     &taskSecs,
+		EstimateUnit: UnitSeconds,
 	}}
 	if d.Instances <= 0 {
 		return out, nil
@@ -384,8 +398,9 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Extrapolated: instSecs.Extrapolated,
 		Inputs: withFactor([]string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
 			r.Summary(), threadsBasis(r, t), intervalText(instSecs)}, instSecs),
-		Sources:  RunLabels(r.Obs),
-		Estimate: &instSecs,
+		Sources:      RunLabels(r.Obs),
+		Estimate:     &instSecs,
+		EstimateUnit: UnitSeconds,
 	})
 	var missing []Unanswered
 	for _, rto := range a.Options.RTOs {

@@ -486,6 +486,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Question:     "Recovery after an instance fails, without a standby",
 		Value:        TimeValue(total),
 		Estimate:     &total,
+		EstimateUnit: UnitSeconds,
 		Checks:       checks(total, a.Options.RTOs),
 		Extrapolated: restore.Extrapolated,
 		Inputs:       inputs,
