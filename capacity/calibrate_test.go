@@ -170,7 +170,7 @@ func TestRTOInsideTheCalibratedIntervalIsInconclusive(t *testing.T) {
 	if !(rto.Seconds() > uncalibratedTop && rto.Seconds() < e.Hi) {
 		t.Fatalf("rto %v not between %v and %v", rto, uncalibratedTop, e.Hi)
 	}
-	above := time.Duration(e.Hi*1.05*float64(time.Second)).Round(time.Millisecond)
+	above := time.Duration(e.Hi * 1.05 * float64(time.Second)).Round(time.Millisecond)
 	_, ans := planAt(t, 700e6, rto, above)
 	c := ans.Checks[0]
 	if !c.Inconclusive || !strings.HasPrefix(c.Verdict(), "INCONCLUSIVE") || !strings.Contains(c.Why, "straddles") {
