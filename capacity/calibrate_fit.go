@@ -4,72 +4,18 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
-// FactorFit is the calibration factor against size: Factor = Intercept +
-// Slope × ln(bytes / FactorFitReference), ordinary least squares over every
-// repeat pair's factor (a size with more pairs weighs more). Log size,
-// because what the factor measures amortises (the JVM's start-up and JIT
-// over a longer restore): its change per doubling of size, not per byte, is
-// what stays comparable from 256 MiB to tens of GB.
-type FactorFit struct {
-	Intercept, Slope float64
-	// N is the repeat pairs fitted; Sizes the distinct sizes they span.
-	N, Sizes int
-}
-
 // CalibrationMethod says how a calibrated prediction's factor and its
 // interval are made, for the reports that show them.
-const CalibrationMethod = "A prediction of n bytes a thread takes its setting's factor at n: on the fit (factor against log size, least squares over every repeat pair) inside the sizes calibrated; " +
+const CalibrationMethod = "A prediction of n bytes a thread takes its setting's factor at n: on the fit inside the sizes calibrated " +
+	"(least squares over every repeat pair, of the factor against log size or against 1/size, whichever leaves the smaller residuals; 1/size on a tie, as a fixed cost amortising predicts); " +
 	"beyond them the fit's trend, flagged EXTRAPOLATED, its interval spanning from the nearest calibrated size's fitted factor to the trend's; with one size calibrated, that size's median, flagged beyond it. " +
 	"The interval widens that by the repeat pairs' spread at the calibrated sizes around n (the most any pair lay below and above its size's median) plus the fit's largest residual there (at every size when extrapolating), " +
 	"and multiplies into the restore time's own spread. A verdict whose interval holds the objective, or whose factor lies more than 4× beyond the sizes calibrated, is INCONCLUSIVE."
-
-// FactorFitReference is the size the fit's intercept is read at: 1 GB.
-const FactorFitReference = 1e9
-
-// At is the fitted factor at bytes per thread.
-func (f *FactorFit) At(bytes float64) float64 {
-	return f.Intercept + f.Slope*math.Log(bytes/FactorFitReference)
-}
-
-// PerDoubling is how much the factor changes each time the size doubles.
-func (f *FactorFit) PerDoubling() float64 { return f.Slope * math.Ln2 }
-
-// String is e.g. "×1.140 at 1 GB, -0.025 per doubling of size (12 pairs at 3 sizes)".
-func (f *FactorFit) String() string {
-	return fmt.Sprintf("×%.3f at %s, %+.3f per doubling of size (%d pairs at %d sizes)",
-		f.Intercept, FormatBytes(FactorFitReference), f.PerDoubling(), f.N, f.Sizes)
-}
-
-// fitFactor fits the points' repeat-pair factors against log size; nil
-// when they span fewer than two sizes.
-func fitFactor(points []CalibrationPoint) *FactorFit {
-	var xs, ys []float64
-	sizes := 0
-	last := 0.0
-	for _, p := range points {
-		if sizes == 0 || p.Bytes > last*(1+sizeTolerance) {
-			sizes++
-			last = p.Bytes
-		}
-		for _, f := range p.Factors {
-			xs = append(xs, math.Log(p.Bytes/FactorFitReference))
-			ys = append(ys, f)
-		}
-	}
-	if sizes < 2 {
-		return nil
-	}
-	fit := &FactorFit{N: len(xs), Sizes: sizes}
-	fit.Intercept, fit.Slope = stat.LinearRegression(xs, ys, nil, false)
-	return fit
-}
 
 // AppliedFactor is the calibration factor one prediction takes: Kafka
 // Streams' restore time over the model's at the bytes one thread restores,

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -60,13 +61,13 @@ func pairTable(c *capacity.Calibration) *Table {
 func CalibrationSizeTable(c *capacity.Calibration) *Table {
 	t := &Table{Head: []string{"setting", "changelog shape", "size a thread", "pairs", "factor (median)", "range over pairs", "fitted", "residual"},
 		Legend: "factor: Kafka Streams' restore time over the model's (1 / model/KS) for each repeat pair at that size; median and min–max over the pairs; " +
-			"fitted: the setting's fit of factor against log size at that size, residual the median minus it (- without a fit: one size).",
+			"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits better) at that size, residual the median minus it (- without a fit: one size).",
 		Right: []bool{false, false, true, true, true, true, true, true}}
 	for _, cv := range c.Curves {
 		for _, p := range cv.Points {
 			fitted, resid := "-", "-"
 			if cv.Fit != nil {
-				fitted, resid = fmt.Sprintf("%.3f", p.Fitted), fmt.Sprintf("%+.3f", p.Residual())
+				fitted, resid = fmt.Sprintf("%.3f", p.Fitted), signed3(p.Residual())
 			}
 			t.Rows = append(t.Rows, []string{cv.Setting, cv.Shape, capacity.FormatBytes(p.Bytes), fmt.Sprint(len(p.Factors)),
 				fmt.Sprintf("%.3f", p.Factor), fmt.Sprintf("%.3f–%.3f", p.Lo, p.Hi), fitted, resid})
@@ -85,7 +86,7 @@ func CalibrationFits(c *capacity.Calibration) []string {
 		}
 		worst := 0.0
 		for _, p := range cv.Points {
-			worst = max(worst, abs(p.Residual()))
+			worst = max(worst, math.Abs(p.Residual()))
 		}
 		line := fmt.Sprintf("%s: factor %s, %s–%s a thread; largest residual %.3f", cv.Label(), cv.Fit, capacity.FormatBytes(cv.MinBytes()), capacity.FormatBytes(cv.MaxBytes()), worst)
 		if cv.Fit.Sizes < capacity.MinFitSizes {
@@ -96,11 +97,13 @@ func CalibrationFits(c *capacity.Calibration) []string {
 	return out
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
+// signed3 is x with its sign to three decimals, a residual that rounds
+// to zero as +0.000 (not -0.000).
+func signed3(x float64) string {
+	if math.Abs(x) < 0.0005 {
+		x = 0
 	}
-	return x
+	return fmt.Sprintf("%+.3f", x)
 }
 
 // NewCalibrationFitReporter writes the calibration against size for the
