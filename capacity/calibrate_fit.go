@@ -89,10 +89,24 @@ func (f *AppliedFactor) Basis() string {
 	if c.Fit != nil {
 		s += fmt.Sprintf(" plus the fit's residuals ±%.3f", f.Residual)
 	}
+	if f.thinSpread() {
+		s += " (a calibrated size with one repeat pair: its spread is not measured; run more repeats)"
+	}
 	if f.Match != "" {
 		s += "; " + f.Match
 	}
 	return s
+}
+
+// thinSpread reports whether a calibrated size around the factor's has
+// fewer than two repeat pairs, so that its spread says nothing.
+func (f *AppliedFactor) thinSpread() bool {
+	for _, p := range f.Curve.bracket(f.Bytes) {
+		if len(p.Factors) < 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // At is the curve's factor at bytes per thread: on the fit inside the
