@@ -144,7 +144,7 @@ type CalibrationCurve struct {
 	// Points are the pairs, one per size (a pooled curve may have several
 	// at one size), by bytes per thread ascending.
 	Points []CalibrationPoint
-	// Fit is the factor against log size over every repeat pair; nil with
+	// Fit is the factor against size through the points' medians; nil with
 	// fewer than two sizes.
 	Fit *FactorFit
 	id  string

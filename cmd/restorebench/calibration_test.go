@@ -114,7 +114,7 @@ func TestCalibrationAcrossRunsFitsTheFactorAgainstSize(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"R8 = ", "factor against size", "size a thread", "keys=uniform", "keys=zipf", "128 MB", "1.00 GB",
-		"fit: default on partitions=4 keys=uniform", "fit: default on partitions=4 keys=zipf", "per doubling of size (16 pairs at 4 sizes)", "largest residual"} {
+		"fit: default on partitions=4 keys=uniform", "fit: default on partitions=4 keys=zipf", "through the medians of 16 pairs at 4 sizes", "largest residual"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
