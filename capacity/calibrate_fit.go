@@ -3,6 +3,8 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
@@ -191,6 +193,23 @@ func (c *CalibrationCurve) bracket(bytes float64) []CalibrationPoint {
 	return append(append([]CalibrationPoint(nil), groups[below]...), groups[above]...)
 }
 
+// shapeLikeness counts the fields two changelog shapes (shapeOf's
+// "partitions=4 keys=zipf ...") share: of a setting calibrated on several
+// shapes but not the rate's, the likest is taken (the same key order before
+// the same partitions alone).
+func shapeLikeness(a, b string) int {
+	weights := map[string]int{"keys": 4, "values": 2}
+	n := 0
+	bs := strings.Fields(b)
+	for _, f := range strings.Fields(a) {
+		if slices.Contains(bs, f) {
+			name, _, _ := strings.Cut(f, "=")
+			n += max(1, weights[name])
+		}
+	}
+	return n
+}
+
 // CurveFor is the curve a rate measured on setting params and changelog
 // shape takes its factor from: the same setting on the same shape; else
 // the same setting on another shape; else every setting pooled (on the
@@ -203,7 +222,7 @@ func (c *Calibration) CurveFor(params config.Case, shape string) (*CalibrationCu
 		if cv.id == id && cv.Shape == shape {
 			return cv, ""
 		}
-		if cv.id == id && sameSetting == nil {
+		if cv.id == id && (sameSetting == nil || shapeLikeness(cv.Shape, shape) > shapeLikeness(sameSetting.Shape, shape)) {
 			sameSetting = cv
 		}
 	}

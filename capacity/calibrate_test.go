@@ -227,3 +227,16 @@ func TestVerdictOnAFactorFarBeyondItsSizesIsInconclusive(t *testing.T) {
 		t.Fatalf("%s", c.Verdict())
 	}
 }
+
+// TestCurveForTakesTheLikestShape: a setting calibrated on uniform and zipf
+// keys, asked for a zipf changelog of another tombstone share, takes the
+// zipf curve.
+func TestCurveForTakesTheLikestShape(t *testing.T) {
+	c := Calibrate(append(calibrationRuns(0, loadgen.KeysUniform), calibrationRuns(len(capacitytest.Sizes), loadgen.KeysZipf)...))
+	zipf := c.Curves[1]
+	asked := strings.Replace(zipf.Shape, "tombstones=0.02", "tombstones=0.01", 1)
+	cv, why := c.CurveFor(zipf.Points[0].Pair.Pair.Params, asked)
+	if cv != zipf || !strings.Contains(why, "keys=zipf") {
+		t.Fatalf("curve %s (%s), want the zipf one", cv.Label(), why)
+	}
+}
