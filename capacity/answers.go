@@ -72,6 +72,51 @@ type Answer struct {
 	// they carry the rate's warnings (a changelog shape far from the
 	// deployment's).
 	RateBased bool
+	// Estimate is the figure an answer that is an estimate rests on (a
+	// restore time, a size), with its interval and, when calibrated, the
+	// factor applied at its size; nil for other answers. EstimateUnit is
+	// UnitSeconds or UnitBytes.
+	Estimate     *Estimate
+	EstimateUnit string
+}
+
+// The units of an answer's Estimate.
+const (
+	UnitSeconds = "seconds"
+	UnitBytes   = "bytes"
+)
+
+// TimeValue is a restore time as an answer shows it: a calibrated
+// prediction with its interval, "2.9 min (2.4–3.5 min)" (the factor's
+// uncertainty is part of what it says); a measured or uncalibrated one as
+// its value, its interval among the inputs.
+func TimeValue(e Estimate) string { return withInterval(e, FormatSeconds) }
+
+// SizeValue is a size as an answer shows it: a calibrated prediction with
+// its interval, "4.80 GB (4.61–4.95 GB)", else its value.
+func SizeValue(e Estimate) string { return withInterval(e, FormatBytes) }
+
+// withInterval formats a calibrated estimate with its interval, the unit
+// said once when both ends share it; others as their value.
+func withInterval(e Estimate, format func(float64) string) string {
+	v := format(e.Value)
+	if !e.Calibrated() || !e.HasInterval() {
+		return v
+	}
+	lo, hi := format(e.Lo), format(e.Hi)
+	if i, j := strings.LastIndexByte(lo, ' '), strings.LastIndexByte(hi, ' '); i > 0 && j > 0 && lo[i:] == hi[j:] {
+		lo = lo[:i]
+	}
+	return fmt.Sprintf("%s (%s–%s)", v, lo, hi)
+}
+
+// withFactor adds the calibration factor an estimate was scaled by, with
+// what it rests on, to an answer's inputs.
+func withFactor(inputs []string, e Estimate) []string {
+	if e.Factor == nil {
+		return inputs
+	}
+	return append(inputs, e.Factor.Basis())
 }
 
 // Check is whether a restore time meets one recovery-time objective, by
@@ -258,23 +303,28 @@ func taskAnswers(a *Analysis) ([]Answer, []Unanswered) {
 func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	r, t := a.Rate, a.Options.Threads
 	task := r.BytesWithin(rto.Seconds())
+	inst := task.Times(float64(t))
 	rtoText := FormatRTO(rto)
 	out := []Answer{
 		{
 			Question:     "Largest changelog per task restored within " + rtoText,
-			Value:        FormatBytes(task.Value),
+			Value:        SizeValue(task),
 			Extrapolated: task.Extrapolated,
-			Inputs:       []string{"RTO " + rtoText, r.Summary()},
+			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
 			Sources:      RunLabels(r.Obs),
+			Estimate:     &task,
+			EstimateUnit: UnitBytes,
 		},
 	}
 	if t > 1 { // with one thread an instance restores what a task does
 		out = append(out, Answer{
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
-			Value:        FormatBytes(task.Value * float64(t)),
+			Value:        SizeValue(inst),
 			Extrapolated: task.Extrapolated,
-			Inputs:       []string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)},
+			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
 			Sources:      RunLabels(r.Obs),
+			Estimate:     &inst,
+			EstimateUnit: UnitBytes,
 		})
 	}
 	state := a.ChangelogBytes()
@@ -283,7 +333,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	q := "Partitions needed so each task restores within " + rtoText
 	if task.Value <= 0 {
-		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(r.CalibrationFactor()*r.Overhead), rtoText)}}
+		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(factorValue(r.FactorAt(0))*r.Overhead), rtoText)}}
 	}
 	need := int(math.Ceil(state / task.Value))
 	inputs := []string{a.stateText(), "largest changelog per task " + FormatBytes(task.Value),
@@ -327,11 +377,13 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskSecs := r.Seconds(taskBytes)
 	out := []Answer{{
 		Question:     fmt.Sprintf("Cold restore of one task (%s of changelog)", FormatBytes(taskBytes)),
-		Value:        FormatSeconds(taskSecs.Value),
+		Value:        TimeValue(taskSecs),
 		Checks:       checks(taskSecs, a.Options.RTOs),
 		Extrapolated: taskSecs.Extrapolated,
-		Inputs:       []string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs, r)},
+		Inputs:       withFactor([]string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs)}, taskSecs),
 		Sources:      RunLabels(r.Obs),
+		Estimate:     &taskSecs,
+		EstimateUnit: UnitSeconds,
 	}}
 	if d.Instances <= 0 {
 		return out, nil
@@ -341,12 +393,14 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	instSecs := r.Seconds(float64(perThread) * taskBytes)
 	out = append(out, Answer{
 		Question:     fmt.Sprintf("Cold restore of one instance (%s on %s: %s per thread)", Plural(perInstance, "task"), Plural(t, "thread"), Plural(perThread, "task")),
-		Value:        FormatSeconds(instSecs.Value),
+		Value:        TimeValue(instSecs),
 		Checks:       checks(instSecs, a.Options.RTOs),
 		Extrapolated: instSecs.Extrapolated,
-		Inputs: []string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
-			r.Summary(), threadsBasis(r, t), intervalText(instSecs, r)},
-		Sources: RunLabels(r.Obs),
+		Inputs: withFactor([]string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
+			r.Summary(), threadsBasis(r, t), intervalText(instSecs)}, instSecs),
+		Sources:      RunLabels(r.Obs),
+		Estimate:     &instSecs,
+		EstimateUnit: UnitSeconds,
 	})
 	var missing []Unanswered
 	for _, rto := range a.Options.RTOs {
@@ -420,6 +474,10 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		case e.Wide():
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("%s estimated %s beyond the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
+		case e.Factor != nil && e.Factor.Wide():
+			c.Inconclusive = true
+			c.Why = fmt.Sprintf("%s calibrated with a factor taken %s beyond the sizes it was measured at (%s a thread), where nothing bounds how it moves",
+				FormatSeconds(e.Value), beyondFactor(e.Factor.Beyond), FormatBytes(e.Factor.Bytes))
 		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
@@ -431,8 +489,8 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 
 // intervalText says what bounds an estimate: its interval and where it
 // comes from, and how far beyond the measured sizes it lies.
-func intervalText(e Estimate, r *Rate) string {
-	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(r))
+func intervalText(e Estimate) string {
+	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(e))
 	if e.Beyond > 1.05 {
 		s += "; " + beyondText(e) + " beyond the sizes measured"
 		if e.Wide() {

@@ -106,7 +106,8 @@ func TestRateArithmetic(t *testing.T) {
 	if e := r.BytesWithin(0.4); e.Value != 0 {
 		t.Errorf("BytesWithin(0.4 s) = %v, want 0: the overhead alone takes 0.5 s", e.Value)
 	}
-	r.Calibration = &Calibration{Factor: 1.25}
+	r.Calibration = &Calibration{KafkaStreamsOverModel: 1.25}
+	r.Curve = &CalibrationCurve{Setting: "default", Points: []CalibrationPoint{{Bytes: 1e9, Factors: []float64{1.25}, Factor: 1.25, Lo: 1.25, Hi: 1.25}}}
 	if e := r.BytesWithin(60); !near(e.Value, (60/1.25-0.5)*100e6, 1e-12) {
 		t.Errorf("calibrated BytesWithin(60 s) = %v, want %v", e.Value, (60/1.25-0.5)*100e6)
 	}

@@ -60,7 +60,13 @@ type Estimate struct {
 	// (2 is twice the largest size, or half the smallest); 1 inside them,
 	// 0 when not derived.
 	Beyond float64
+	// Factor is the calibration factor the figure was scaled by, at its
+	// own size, with its interval; nil when uncalibrated.
+	Factor *AppliedFactor
 }
+
+// Calibrated reports whether the estimate was scaled by a calibration.
+func (e Estimate) Calibrated() bool { return e.Factor != nil }
 
 // WideExtrapolation is how far beyond the measured sizes a restore-time
 // estimate may lie and still decide a verdict: past 4 times the largest
@@ -80,6 +86,12 @@ func (e Estimate) Plus(seconds float64) Estimate {
 	if e.HasInterval() {
 		e.Lo, e.Hi = e.Lo+seconds, e.Hi+seconds
 	}
+	return e
+}
+
+// Times is the estimate scaled by n (a task's figure for n threads).
+func (e Estimate) Times(n float64) Estimate {
+	e.Value, e.Lo, e.Hi = e.Value*n, e.Lo*n, e.Hi*n
 	return e
 }
 

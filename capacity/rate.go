@@ -31,7 +31,12 @@ type Rate struct {
 	Lo, Hi float64
 	// Calibration, when set, scales the model engine's times to Kafka
 	// Streams'; nil for a kafka-streams setup or without a calibration.
+	// Curve is the part of it that matches the rate (Calibration.CurveFor:
+	// its setting on its changelog shape, when calibrated), CurveMatch how
+	// it was chosen when it is not an exact match.
 	Calibration *Calibration
+	Curve       *CalibrationCurve
+	CurveMatch  string
 	// SpreadLo and SpreadHi are the least and the most a restore the rate
 	// rests on took, as a share of what the rate says it takes (1 is on
 	// the line): the band every estimate from the rate carries.
@@ -100,26 +105,55 @@ func (r *Rate) FarFrom(d Deployment) string {
 // and the user's changelog may be before FarFrom warns: 10 points.
 const maxTombstoneGap = 0.10
 
-// CalibrationFactor is the calibration's factor applied to the model's
-// times, Kafka Streams over model (1 without a calibration).
-func (r *Rate) CalibrationFactor() float64 {
-	if r.Calibration == nil {
+// calibrate sets the calibration the rate's model times are scaled by,
+// and the curve of it that matches the rate's setting and changelog.
+func (r *Rate) calibrate(c *Calibration) {
+	if c == nil {
+		return
+	}
+	r.Calibration = c
+	shape := ""
+	if len(r.Obs) > 0 {
+		shape = shapeOf(r.Obs[0])
+	}
+	r.Curve, r.CurveMatch = c.CurveFor(r.Setup.Params, shape)
+}
+
+// FactorAt is the calibration factor for a restore of bytes a thread
+// (Kafka Streams over model, from the rate's curve at that size, with its
+// interval); nil without a calibration.
+func (r *Rate) FactorAt(bytes float64) *AppliedFactor {
+	if r.Curve == nil {
+		return nil
+	}
+	f := r.Curve.At(bytes)
+	f.Match = r.CurveMatch
+	return &f
+}
+
+// CalibrationFactor is the factor at the largest bytes a thread the rate
+// was measured on, for conversions of the rate itself that have no size
+// of their own (1 without a calibration).
+func (r *Rate) CalibrationFactor() float64 { return factorValue(r.FactorAt(r.Hi)) }
+
+// factorValue is f's factor, 1 without one.
+func factorValue(f *AppliedFactor) float64 {
+	if f == nil {
 		return 1
 	}
-	return r.Calibration.Factor
+	return f.Value
 }
 
 // Seconds is the time one thread takes to restore bytes and serve, with
-// the interval the measured spread and the calibration's spread give it.
+// the interval the measured spread and, when calibrated, the factor's own
+// interval at that size give it (relative widths multiplied).
 func (r *Rate) Seconds(bytes float64) Estimate {
-	v := r.CalibrationFactor() * (r.Overhead + bytes/r.PerThread)
-	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi)}
-	lo, hi := r.SpreadLo, r.SpreadHi
-	if lo <= 0 || hi <= 0 {
-		lo, hi = 1, 1
-	}
-	if c := r.Calibration; c != nil && c.Factor > 0 {
-		lo, hi = lo*c.Min/c.Factor, hi*c.Max/c.Factor
+	f := r.FactorAt(bytes)
+	v := factorValue(f) * (r.Overhead + bytes/r.PerThread)
+	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi), Factor: f}
+	lo, hi := r.spreadLo(), r.spreadHi()
+	if f != nil {
+		lo, hi = lo*f.Lo/f.Value, hi*f.Hi/f.Value
 	}
 	e.Lo, e.Hi = v*lo, v*hi
 	return e
@@ -144,9 +178,49 @@ func spread(obs []Obs, predict func(Obs) float64) (lo, hi float64) {
 
 // BytesWithin is the most one thread restores within seconds (0 when the
 // fixed overhead alone takes longer).
+//
+// Calibrated, the factor depends on the size sought: the size is found by
+// fixed-point iteration from the factor at the largest size measured (the
+// factor moves slowly with log size, so a few rounds settle it).
 func (r *Rate) BytesWithin(seconds float64) Estimate {
-	b := math.Max(0, (seconds/r.CalibrationFactor()-r.Overhead)*r.PerThread)
-	return Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi)}
+	f := r.FactorAt(r.Hi)
+	b := math.Max(0, (seconds/factorValue(f)-r.Overhead)*r.PerThread)
+	for i := 0; f != nil && b > 0 && i < 50; i++ {
+		f = r.FactorAt(b)
+		next := math.Max(0, (seconds/f.Value-r.Overhead)*r.PerThread)
+		done := math.Abs(next-b) <= 1e-9*b
+		b = next
+		if done {
+			break
+		}
+	}
+	e := Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi), Factor: f}
+	if f != nil && b > 0 {
+		e.Lo, e.Hi = r.bytesWithinAt(seconds, f.Hi*r.spreadHi()), r.bytesWithinAt(seconds, f.Lo*r.spreadLo())
+	}
+	return e
+}
+
+// bytesWithinAt is what one thread restores within seconds when its time
+// is factor × (Overhead + bytes / PerThread): an end of BytesWithin's
+// interval, the slowest factor giving the least.
+func (r *Rate) bytesWithinAt(seconds, factor float64) float64 {
+	return math.Max(0, (seconds/factor-r.Overhead)*r.PerThread)
+}
+
+// spreadLo and spreadHi are the rate's spread, 1 when none was measured.
+func (r *Rate) spreadLo() float64 {
+	if r.SpreadLo <= 0 || r.SpreadHi <= 0 {
+		return 1
+	}
+	return r.SpreadLo
+}
+
+func (r *Rate) spreadHi() float64 {
+	if r.SpreadLo <= 0 || r.SpreadHi <= 0 {
+		return 1
+	}
+	return r.SpreadHi
 }
 
 // Summary is the rate in one line: "102 MB/s per thread + 0.81 s per restore".
@@ -155,10 +229,29 @@ func (r *Rate) Summary() string {
 	if r.Overhead != 0 {
 		s += fmt.Sprintf(" + %s per restore", FormatSeconds(r.Overhead))
 	}
-	if r.Calibration != nil {
-		s += fmt.Sprintf(", calibrated %s to Kafka Streams", r.Calibration)
+	if r.Curve != nil {
+		s += ", calibrated to Kafka Streams by " + r.CalibrationText()
 	}
 	return s
+}
+
+// CalibrationText is the rate's calibration in a phrase: the fit of its
+// curve, or the one size's factor with its spread ("×1.14 (1.10–1.18 over
+// 5 repeat pairs at 1.00 GB a thread)"); "" uncalibrated.
+func (r *Rate) CalibrationText() string {
+	c := r.Curve
+	if c == nil {
+		return ""
+	}
+	if c.Fit != nil {
+		return fmt.Sprintf("a factor against size, %s, %s–%s a thread", c.Fit, FormatBytes(c.MinBytes()), FormatBytes(c.MaxBytes()))
+	}
+	f := c.At(c.MinBytes())
+	n := 0
+	for _, p := range c.Points {
+		n += len(p.Factors)
+	}
+	return fmt.Sprintf("×%.2f (%.2f–%.2f over %s at %s a thread)", f.Value, f.Lo, f.Hi, Plural(n, "repeat pair"), FormatBytes(c.MinBytes()))
 }
 
 // Basis says what the rate was derived from, with its range.
@@ -209,7 +302,7 @@ func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, er
 			continue
 		}
 		if s.Params.Engine == config.EngineModel {
-			r.Calibration = calib
+			r.calibrate(calib)
 		}
 		return r, nil
 	}

@@ -115,8 +115,12 @@ func coldRestoreRow(a *Analysis) RTORow {
 	}
 	row.Basis = append(row.Basis, fmt.Sprintf("%s: %s", r.Label(), r.Summary()), r.Basis())
 	row.Basis = append(row.Basis, threadsBasis(r, threads))
-	if r.Calibration != nil {
-		row.Basis = append(row.Basis, fmt.Sprintf("model times multiplied by the calibration factor %s", r.Calibration))
+	if r.Curve != nil {
+		basis := "model times multiplied by the calibration factor at each cell's size: " + r.CalibrationText()
+		if r.CurveMatch != "" {
+			basis += " (" + r.CurveMatch + ")"
+		}
+		row.Basis = append(row.Basis, basis)
 	}
 	row.Sources = Refs(r.Obs)
 	return row

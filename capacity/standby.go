@@ -478,12 +478,15 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	total := restore.Plus(detect)
 	inputs := []string{how, r.Summary(), detectText}
 	if total.HasInterval() {
-		inputs = append(inputs, intervalText(total, r))
+		inputs = append(inputs, intervalText(total))
 	}
+	inputs = withFactor(inputs, total)
 	recovery := Answer{
 		RateBased:    true,
 		Question:     "Recovery after an instance fails, without a standby",
-		Value:        FormatSeconds(total.Value),
+		Value:        TimeValue(total),
+		Estimate:     &total,
+		EstimateUnit: UnitSeconds,
 		Checks:       checks(total, a.Options.RTOs),
 		Extrapolated: restore.Extrapolated,
 		Inputs:       inputs,
@@ -507,7 +510,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Question:     "Is a standby needed for the RTO?",
 		Value:        strings.Join(verdicts, "; "),
 		Extrapolated: restore.Extrapolated,
-		Inputs:       append([]string{"recovery without a standby " + FormatSeconds(total.Value) + ", failure detection included"}, inputs...),
+		Inputs:       append([]string{"recovery without a standby " + TimeValue(total) + ", failure detection included"}, inputs...),
 		Sources:      RunLabels(r.Obs),
 	}
 	if f := a.Failover; f != nil {
@@ -522,13 +525,13 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 // group.streams.session.timeout.ms (streams protocol) both default to 45 s.
 const DefaultFailureDetectionSeconds = 45.0
 
-// calibrationSpreadText names the calibration's spread when the rate's
-// interval includes it.
-func calibrationSpreadText(r *Rate) string {
-	if r.Calibration == nil {
+// calibrationSpreadText names the calibration factor's interval at the
+// estimate's size when the estimate's interval includes it.
+func calibrationSpreadText(e Estimate) string {
+	if e.Factor == nil {
 		return ""
 	}
-	return " and the calibration's spread " + r.Calibration.String()
+	return fmt.Sprintf(" and the calibration factor's interval %.3f–%.3f at that size", e.Factor.Lo, e.Factor.Hi)
 }
 
 // coldRecoveryShape is how many tasks of taskBytes one stream thread

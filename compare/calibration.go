@@ -25,6 +25,19 @@ type EnginePair struct {
 	Setting string
 	// ModelCase and KafkaStreamsCase are the two cases' names.
 	ModelCase, KafkaStreamsCase string
+	// Params are the model case's settings (the pair's setting; the
+	// kafka-streams case differs only in the engine and the JVM).
+	Params config.Case
+	// Topic is the changelog both cases restored: a pair never spans two
+	// changelogs, so each size of a sweep has pairs of its own. Size is
+	// the sweep's size label ("1GiB"), empty outside a sweep.
+	Topic, Size string
+	// Bytes is the median key+value bytes the model's verified repeats
+	// read; Threads how many threads restored them in parallel
+	// (runs.Restore.RestoringThreads): Bytes / Threads is the work of one
+	// thread, the size a factor is matched on.
+	Bytes   float64
+	Threads int
 	// Model and KafkaStreams are each side's restore seconds over its
 	// verified, error-free repeats.
 	Model, KafkaStreams Stat
@@ -75,12 +88,25 @@ func SettingHoldOuts(pairs []EnginePair) []SettingHoldOut {
 				others = append(others, q.ModelOverKafkaStreams())
 			}
 		}
-		h := SettingHoldOut{Setting: p.Setting, ModelOverKafkaStreams: runs.Median(others), Measured: p.KafkaStreams.Median}
+		label := p.Setting
+		if p.Size != "" {
+			label += " @" + p.Size
+		}
+		h := SettingHoldOut{Setting: label, ModelOverKafkaStreams: runs.Median(others), Measured: p.KafkaStreams.Median}
 		h.Predicted = p.Model.Median / h.ModelOverKafkaStreams
 		h.ErrorPct = (h.Predicted - h.Measured) / h.Measured * 100
 		out = append(out, h)
 	}
 	return out
+}
+
+// BytesPerThread is the changelog bytes one restoring thread read: the
+// size axis a calibration is fitted and applied on (0 when unknown).
+func (p EnginePair) BytesPerThread() float64 {
+	if p.Threads <= 0 {
+		return p.Bytes
+	}
+	return p.Bytes / float64(p.Threads)
 }
 
 // settingKeys are the results.json names of a case's settings that do not
@@ -107,7 +133,9 @@ func settingKeys(c config.Case) map[string]any {
 	return flat
 }
 
-func settingID(c config.Case) string {
+// SettingID is the setting a case measures, whichever engine ran it: two
+// cases with equal SettingIDs are one setting on two engines.
+func SettingID(c config.Case) string {
 	b, _ := json.Marshal(settingKeys(c)) // maps marshal with sorted keys
 	return string(b)
 }
@@ -116,8 +144,9 @@ func settingID(c config.Case) string {
 // case of the same settings (everything but the engine and the Kafka
 // Streams version, the JVM settings,
 // the sampling of Kafka Streams' metrics and the Kafka Streams-only
-// properties), in the order the model cases first ran. Cases without a
-// counterpart are left out.
+// properties) on the same changelog (in a size sweep, the same size), in
+// the order the model cases first ran. Cases without a counterpart are
+// left out.
 func EnginePairs(restores []runs.Restore) []EnginePair {
 	groups := runs.GroupByCase(restores)
 	var models []runs.CaseRestores
@@ -125,7 +154,7 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 	for _, g := range groups {
 		p := g.Restores[0].Params
 		if runs.EngineOf(p) == config.EngineKafkaStreams {
-			ks[settingID(p)] = append(ks[settingID(p)], g)
+			ks[pairKey(g)] = append(ks[pairKey(g)], g)
 		} else {
 			models = append(models, g)
 		}
@@ -133,7 +162,7 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 	var out []EnginePair
 	var params []config.Case
 	for _, m := range models {
-		for _, k := range ks[settingID(m.Restores[0].Params)] {
+		for _, k := range ks[pairKey(m)] {
 			out = append(out, pairOf(m, k))
 			params = append(params, m.Restores[0].Params)
 		}
@@ -145,10 +174,19 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 	return out
 }
 
+// pairKey is what a model and a kafka-streams case share to be a pair:
+// the setting and the changelog restored.
+func pairKey(g runs.CaseRestores) string {
+	first := g.Restores[0]
+	return SettingID(first.Params) + "|" + first.Topic
+}
+
 // pairOf compares one model case with one kafka-streams case.
 func pairOf(m, k runs.CaseRestores) EnginePair {
-	p := EnginePair{ModelCase: m.Case, KafkaStreamsCase: k.Case,
+	first := m.Restores[0]
+	p := EnginePair{ModelCase: m.Case, KafkaStreamsCase: k.Case, Params: first.Params, Topic: first.Topic, Size: first.SweepSize(),
 		Model: metricStat(MetricRestoreSeconds, m.Restores), KafkaStreams: metricStat(MetricRestoreSeconds, k.Restores)}
+	p.Bytes, p.Threads = workOf(m.Restores)
 	byRepeat := map[int]runs.Restore{}
 	for _, r := range k.Restores {
 		if r.Counts() && r.DurationSeconds > 0 {
@@ -166,6 +204,22 @@ func pairOf(m, k runs.CaseRestores) EnginePair {
 		p.Ratio = Stat{Median: r, Min: r, Max: r}
 	}
 	return p
+}
+
+// workOf is the median bytes the verified restores read and the fewest
+// threads that restored in parallel in any of them.
+func workOf(rs []runs.Restore) (bytes float64, threads int) {
+	var bs []float64
+	for _, r := range rs {
+		if !r.Counts() {
+			continue
+		}
+		bs = append(bs, float64(r.Bytes))
+		if t := r.RestoringThreads(); threads == 0 || t < threads {
+			threads = t
+		}
+	}
+	return runs.Median(bs), threads
 }
 
 // settingLabels names each setting by the keys whose values differ
@@ -218,13 +272,7 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 			fmt.Fprintln(ew, "no setting ran on both engines (a pair is a model case and a kafka-streams case with the same settings)")
 			return ew.Err()
 		}
-		head := []string{"setting", "model s", "model range", "kafka-streams s", "kafka-streams range", "model/KS", "ratio range", "pairs"}
-		var rows [][]string
-		for _, p := range pairs {
-			rows = append(rows, []string{p.Setting,
-				secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
-				ratioText(p), ratioRange(p.Ratio), fmt.Sprint(p.Ratio.N)})
-		}
+		head, rows := pairRows(pairs)
 		holdHead := []string{"held-out setting", "factor of the others", "predicted kafka-streams s", "measured kafka-streams s", "error"}
 		var holdRows [][]string
 		for _, h := range SettingHoldOuts(pairs) {
@@ -250,6 +298,30 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 		}
 		return ew.Err()
 	}
+}
+
+// pairRows are the calibration table's head and a row per pair; a size
+// column joins them when the pairs come from a size sweep.
+func pairRows(pairs []EnginePair) ([]string, [][]string) {
+	sized := false
+	for _, p := range pairs {
+		sized = sized || p.Size != ""
+	}
+	head := []string{"setting", "model s", "model range", "kafka-streams s", "kafka-streams range", "model/KS", "ratio range", "pairs"}
+	if sized {
+		head = append([]string{"size"}, head...)
+	}
+	var rows [][]string
+	for _, p := range pairs {
+		row := []string{p.Setting,
+			secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
+			ratioText(p), ratioRange(p.Ratio), fmt.Sprint(p.Ratio.N)}
+		if sized {
+			row = append([]string{p.Size}, row...)
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
 }
 
 // SettingHoldOutDefinition says what the hold-out table shows.

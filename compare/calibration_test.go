@@ -100,3 +100,49 @@ func TestSettingHoldOutsPredictEachSettingFromTheOthers(t *testing.T) {
 		t.Fatal("a hold-out from a single pair")
 	}
 }
+
+// sweepRestore is engineRestore at one size of a sweep: its own changelog,
+// its step at the size, the bytes it read.
+func sweepRestore(c string, e config.Engine, size string, bytes int64, repeat int, secs float64) runs.Restore {
+	r := engineRestore(c, e, 1, repeat, secs)
+	r.Step = &runs.Step{Case: c, Kind: runs.StepRestore}
+	r.SetSize(size)
+	r.Topic, r.Bytes, r.Partitions = "rb-"+size+"-balances-changelog", bytes, 4
+	return r
+}
+
+// TestEnginePairsOfASizeSweepPairWithinEachSize: in a size sweep the same
+// setting runs on both engines at every size; each size pairs with itself
+// only (its own changelog), carrying its size and the bytes one thread read.
+func TestEnginePairsOfASizeSweepPairWithinEachSize(t *testing.T) {
+	m, k := config.EngineModel, config.EngineKafkaStreams
+	var rs []runs.Restore
+	for rep := 1; rep <= 2; rep++ {
+		rs = append(rs,
+			sweepRestore("t1-model", m, "256MiB", 256<<20, rep, 3), sweepRestore("t1-ks", k, "256MiB", 256<<20, rep, 4),
+			sweepRestore("t1-model", m, "1GiB", 1<<30, rep, 10), sweepRestore("t1-ks", k, "1GiB", 1<<30, rep, 11))
+	}
+	pairs := EnginePairs(rs)
+	if len(pairs) != 2 {
+		t.Fatalf("%d pairs, want one per size: %+v", len(pairs), pairs)
+	}
+	small, big := pairs[0], pairs[1]
+	if small.Size != "256MiB" || big.Size != "1GiB" || small.Ratio.N != 2 || big.Ratio.N != 2 {
+		t.Fatalf("pairs %+v / %+v", small, big)
+	}
+	if !near(small.Ratio.Median, 0.75) || !near(big.Ratio.Median, 10.0/11) {
+		t.Fatalf("ratios %v / %v: a pair spans two sizes", small.Ratios, big.Ratios)
+	}
+	if small.BytesPerThread() != 256<<20 || small.Threads != 1 || big.Params.Threads != 1 {
+		t.Fatalf("work %v bytes over %d threads", small.Bytes, small.Threads)
+	}
+	var buf bytes.Buffer
+	if err := NewCalibrationReporter(pairs, false)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"size", "256MiB", "1GiB", "default @1GiB"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

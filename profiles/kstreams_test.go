@@ -129,3 +129,31 @@ func TestKafkaStreamsOnFillTopic(t *testing.T) {
 		}
 	}
 }
+
+// The calibrate-sizes profiles run one setting on both engines at several
+// sizes, interleaved; the two differ only in key order (and application
+// id, so their fills never share a topic).
+func TestCalibrateSizesProfilesSweepBothEngines(t *testing.T) {
+	u, err := Load("calibrate-sizes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := Load("calibrate-sizes-zipf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Sizes) < 3 || !u.Interleave || u.Ready || u.Repeats < 3 || len(u.Cases) != 2 {
+		t.Fatalf("calibrate-sizes: sizes %v interleave %v ready %v repeats %d cases %d", u.Sizes, u.Interleave, u.Ready, u.Repeats, len(u.Cases))
+	}
+	if u.Cases[0].Engine != config.EngineModel || u.Cases[1].Engine != config.EngineKafkaStreams || u.Cases[0].Threads != u.Cases[1].Threads {
+		t.Fatalf("cases %+v", u.Cases)
+	}
+	if u.Spec.KeyOrder != "uniform" || z.Spec.KeyOrder != "zipf" || u.AppID == z.AppID {
+		t.Fatalf("key orders %s / %s, application ids %s / %s", u.Spec.KeyOrder, z.Spec.KeyOrder, u.AppID, z.AppID)
+	}
+	zs := z.Spec
+	zs.KeyOrder = u.Spec.KeyOrder
+	if zs != u.Spec || len(z.Cases) != len(u.Cases) || z.Repeats != u.Repeats || len(z.Sizes) != len(u.Sizes) {
+		t.Fatalf("the zipf profile differs beyond its key order: %+v vs %+v", z.Spec, u.Spec)
+	}
+}

@@ -121,7 +121,7 @@ func facts(a *capacity.Analysis) []Fact {
 	if r != nil && r.Setup.Params.Engine == config.EngineModel {
 		f := Fact{Label: "Engine", Value: "model engine, not calibrated", Detail: "no setting measured on both engines", Warn: true}
 		if r.Calibration != nil {
-			f = Fact{Label: "Engine", Value: "model engine, calibrated", Detail: "times scaled to Kafka Streams' by " + r.Calibration.String()}
+			f = Fact{Label: "Engine", Value: "model engine, calibrated", Detail: "times scaled to Kafka Streams' by " + r.CalibrationText() + ", at each prediction's own size"}
 		}
 		out = append(out, f)
 	}

@@ -122,29 +122,6 @@ func holdoutTable(hs []*capacity.SizeHoldOut, name func(*capacity.Setup) string)
 	return t
 }
 
-// calibrationBlocks show the model-to-Kafka-Streams factor from package
-// compare's engine pairs, or its absence.
-func calibrationBlocks(a *capacity.Analysis) []Block {
-	out := []Block{&Heading{Text: "Calibration: model engine against Kafka Streams"}}
-	c := a.Calibration
-	if c == nil {
-		return append(out, &Para{Text: "No run restored the same settings on both engines, so model-engine figures are the model's, uncalibrated. " +
-			"The built-in profile `calibrate` runs each setting on both (it needs a real broker: `--brokers`)."})
-	}
-	out = append(out, &Para{Text: fmt.Sprintf("Kafka Streams took %s the model's restore time: 1 / compare's model/Kafka Streams ratio per setting, the median over settings and min–max across them. "+
-		"It compares the restore phase (Kafka Streams reports no separate ready phase); model-based predictions above are multiplied by it and labelled calibrated.", c)})
-	t := &Table{Head: []string{"run", "setting", "model restore (median)", "Kafka Streams restore (median)", "model / KS (median, range, pairs)", "factor applied"},
-		Legend: "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting (below 1: the model is faster), median and range over the pairs; factor applied: Kafka Streams over model, what the model's times are multiplied by.",
-		Right:  []bool{false, false, true, true, true, true}}
-	for _, p := range c.Pairs {
-		cp := p.Pair
-		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
-			capacity.FormatSeconds(cp.Model.Median), capacity.FormatSeconds(cp.KafkaStreams.Median),
-			fmt.Sprintf("%.3f (%.3f–%.3f, %d)", cp.Ratio.Median, cp.Ratio.Min, cp.Ratio.Max, cp.Ratio.N), fmt.Sprintf("×%.3f", p.KafkaStreamsOverModel())})
-	}
-	return append(out, t, &Para{Text: strings.ReplaceAll(compare.CalibrationDefinition, "\n", " "), Note: true})
-}
-
 // throughputSection shows each configuration's restore throughput per run,
 // with compare's medians, ranges and verdicts against the run's baseline.
 func throughputSection(a *capacity.Analysis) (Section, error) {

@@ -69,6 +69,67 @@ type PlanAnswer struct {
 	Extrapolated bool
 	Inputs       []string
 	Sources      string
+	// Estimate is the figure the answer rests on, with its interval and
+	// the calibration factor applied to it; nil for answers that are not
+	// an estimate.
+	Estimate *PlanEstimate `json:",omitempty"`
+}
+
+// PlanEstimate is an estimate with its interval: Value and Lo–Hi in Unit
+// ("seconds" or "bytes"), how far beyond the measured sizes it lies, and
+// the calibration factor it was scaled by, nil when uncalibrated.
+type PlanEstimate struct {
+	Unit          string
+	Value, Lo, Hi float64
+	Extrapolated  bool
+	Beyond        float64
+	Calibration   *PlanCalibration `json:",omitempty"`
+}
+
+// PlanCalibration is the factor a calibrated estimate took (Kafka Streams'
+// restore time over the model's) and what it rests on: the bytes a thread
+// it is for, the setting and changelog shape calibrated, the sizes
+// calibrated, the fit, and the parts of its interval.
+type PlanCalibration struct {
+	Factor, Lo, Hi                         float64
+	BytesPerThread                         float64
+	SpreadLo, SpreadHi, Residual           float64
+	Extrapolated                           bool
+	Beyond                                 float64
+	Setting, Shape                         string
+	Sizes                                  int
+	CalibratedMinBytes, CalibratedMaxBytes float64
+	// Fit is Factor = Intercept + Slope × ln(bytes / ReferenceBytes), over
+	// Pairs repeat pairs; nil with one size calibrated.
+	Fit *PlanFactorFit `json:",omitempty"`
+	// Match says how the setting was chosen when it is not the rate's own.
+	Match string `json:",omitempty"`
+}
+
+// PlanFactorFit is a calibration curve's fit against log size.
+type PlanFactorFit struct {
+	Intercept, Slope, PerDoubling, ReferenceBytes float64
+	Pairs                                         int
+}
+
+// planEstimate is an answer's estimate for the JSON, nil without one.
+func planEstimate(ans capacity.Answer) *PlanEstimate {
+	e := ans.Estimate
+	if e == nil {
+		return nil
+	}
+	out := &PlanEstimate{Unit: ans.EstimateUnit, Value: e.Value, Lo: e.Lo, Hi: e.Hi, Extrapolated: e.Extrapolated, Beyond: e.Beyond}
+	if f := e.Factor; f != nil {
+		c := f.Curve
+		out.Calibration = &PlanCalibration{Factor: f.Value, Lo: f.Lo, Hi: f.Hi, BytesPerThread: f.Bytes,
+			SpreadLo: f.SpreadLo, SpreadHi: f.SpreadHi, Residual: f.Residual, Extrapolated: f.Extrapolated, Beyond: f.Beyond,
+			Setting: c.Setting, Shape: c.Shape, Sizes: c.Sizes(), CalibratedMinBytes: c.MinBytes(), CalibratedMaxBytes: c.MaxBytes(), Match: f.Match}
+		if fit := c.Fit; fit != nil {
+			out.Calibration.Fit = &PlanFactorFit{Intercept: fit.Intercept, Slope: fit.Slope, PerDoubling: fit.PerDoubling(),
+				ReferenceBytes: capacity.FactorFitReference, Pairs: fit.N}
+		}
+	}
+	return out
 }
 
 // PlanCheck is one objective's check.
@@ -96,7 +157,8 @@ func NewPlanJSONReporter(a *capacity.Analysis) func(io.Writer) error {
 			doc.Runs = append(doc.Runs, PlanRun{Label: r.Label, Path: r.Path, RunID: r.Results.RunID, Partial: partial[r]})
 		}
 		for _, ans := range a.Answers {
-			pa := PlanAnswer{Question: ans.Question, Value: ans.Value, Extrapolated: ans.Extrapolated, Inputs: ans.Inputs, Sources: ans.Sources}
+			pa := PlanAnswer{Question: ans.Question, Value: ans.Value, Extrapolated: ans.Extrapolated, Inputs: ans.Inputs, Sources: ans.Sources,
+				Estimate: planEstimate(ans)}
 			for _, c := range ans.Checks {
 				pa.Checks = append(pa.Checks, PlanCheck{RTOSeconds: c.RTO.Seconds(), Meets: c.Meets, MarginSeconds: c.Margin,
 					Inconclusive: c.Inconclusive, Why: c.Why, Verdict: c.Verdict()})

@@ -189,7 +189,11 @@ func TestCalibratedReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
-	for _, want := range []string{"| R1 | default (kstreams-default vs ks-default) |", "model engine, calibrated — times scaled to Kafka Streams' by ×1.2", "kstreams-default (model, Kafka Streams defaults), calibrated"} {
+	for _, want := range []string{"| R1 | default (kstreams-default vs ks-default) | 128 MB |", "kstreams-default (model, Kafka Streams defaults), calibrated",
+		"model engine, calibrated — times scaled to Kafka Streams' by a factor against size, ×(1.251 +0.004 × 1.00 GB / size), ×1.255 at 1.00 GB tending to ×1.251 (inverse-size",
+		// The factor per size, from the four runs (one size each), and its fit.
+		"### Calibration factor against size", "| default | partitions=4 keys=uniform values=200-800 tombstones=0.02 compression=lz4 | 128 MB | 4 | 1.283 |",
+		"| 1.00 GB | 4 | 1.255 | 1.255–1.255 | 1.255 | +0.000 |", "(inverse-size, through the medians of 16 pairs at 4 sizes, residual rms 0.000; 0.003 in the other form), 128 MB–1.00 GB a thread; largest residual 0.001"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}

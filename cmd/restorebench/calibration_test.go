@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/runs"
@@ -82,5 +84,45 @@ func TestKafkaStreamsRecordsSummarizeAndPlot(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "restore-throughput.png")); err != nil || st.Size() < 1000 {
 		t.Fatalf("throughput plot: %v", err)
+	}
+}
+
+// TestCalibrationAcrossRunsFitsTheFactorAgainstSize: runs at four sizes,
+// each both engines, and the same at a second key order, give the factor
+// table a row per size and shape and a fit per shape.
+func TestCalibrationAcrossRunsFitsTheFactorAgainstSize(t *testing.T) {
+	var rs []*runs.Results
+	for _, order := range []loadgen.KeyOrder{loadgen.KeysUniform, loadgen.KeysZipf} {
+		for _, size := range capacitytest.Sizes {
+			res := capacitytest.Run(len(rs), size, []capacitytest.Case{capacitytest.Cases[0], capacitytest.KafkaStreams(2, 90e6)})
+			res.Fill.Spec.KeyOrder = order
+			rs = append(rs, res)
+		}
+	}
+	dirs, err := capacitytest.Write(t.TempDir(), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := cli(t, append([]string{"calibration"}, dirs...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "default ") && strings.Contains(line, "keys=") {
+			rows++
+		}
+	}
+	for _, want := range []string{"R8 = ", "factor against size", "size a thread", "keys=uniform", "keys=zipf", "128 MB", "1.00 GB",
+		"fit: default on partitions=4 keys=uniform", "fit: default on partitions=4 keys=zipf", "through the medians of 16 pairs at 4 sizes", "largest residual"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if rows != 8 {
+		t.Errorf("%d factor rows, want 4 sizes x 2 shapes:\n%s", rows, out)
+	}
+	if _, _, err := cli(t, "calibration", dirs[0], dirs[0]); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a run given twice: %v", err)
 	}
 }
