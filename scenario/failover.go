@@ -164,7 +164,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		r.guarantee = "at_least_once"
 	}
 	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
-	host, err := newNestedLocalHost(env, req.StateDir, app, "failover-")
+	host, err := newHost(env, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
 	}
@@ -452,6 +452,7 @@ func otherThan(xs []int, x int) bool {
 func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.Restore {
 	ks := r.ks
 	ks.Properties = maps.Clone(r.ks.Properties)
+	ks.Placement = maps.Clone(r.ks.Placement)
 	rec := runs.Restore{Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
 		Partitions: r.set.Partitions, StartedAt: startedAt, KafkaStreams: &ks, Failover: &fr}
 	kill := r.req.step(runs.StepKill)

@@ -33,6 +33,8 @@ type globalFlags struct {
 	sec           cluster.Security
 	passwordFile  string
 	profileFile   *os.File
+	// agents are `run --agents`: where fleet instances run (none: here).
+	agents []string
 }
 
 // stopProfile ends a --cpuprofile, if one runs.
@@ -134,6 +136,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		ConnectTimeout: g.connectTimeout,
 		Quiet:          g.quiet,
 		Log:            cmd.ErrOrStderr(),
+		Agents:         g.agents,
 	}
 	o.StallTimeout = g.stallTimeout
 	sec, brokers, err := g.security(ctx)
