@@ -244,3 +244,52 @@ func TestAgentKilledMidFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentsScaleOutAcrossTwoAgents scales a streams-protocol group from
+// one instance on one agent to two on two agents: balanced, every store
+// verified, each instance named with its agent and Kafka Streams' process
+// id (read through the agent).
+func TestAgentsScaleOutAcrossTwoAgents(t *testing.T) {
+	needDriver(t)
+	names := agentNames(t, 2)
+	agents := startAgents(t, names...)
+	env := connect(t, bench.Options{Agents: names})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 20_000, 10_000, 100, 300, 4
+	fill := ksFill(t, env, app, spec, "lz4")
+	c := ksCase("scaleout", 1)
+	c.Scenario, c.JVMHeap = config.ScenarioScaleOut, 256<<20
+	c.ScaleOut = config.DefaultScaleOut()
+	c.ScaleOut.Before, c.ScaleOut.After, c.ScaleOut.Rate = 1, 2, 300
+	c.ScaleOut.Timeout, c.ScaleOut.Lead, c.ScaleOut.Settle = config.Duration(2*time.Minute), config.Duration(2*time.Second), config.Duration(3*time.Second)
+	c.Streams = map[string]string{"group.protocol": "streams"}
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rec, err := env.RunCase(ctx, fill, app, ksStore, c, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, rec)
+	so := rec.ScaleOut
+	if !rec.Verified || so == nil || !so.Balanced {
+		t.Fatalf("verified %v (%s), record %+v", rec.Verified, rec.Verification.Problem, so)
+	}
+	on := map[string]string{}
+	for _, in := range so.Instances {
+		if in.Agent == "" || in.ProcessID == "" {
+			t.Fatalf("instance %+v: no agent or process id", in)
+		}
+		on[in.ID] = in.Agent
+	}
+	if len(on) != 2 || on["i0"] != names[0] || on["i1"] != names[1] {
+		t.Fatalf("instances on %v, want i0 on %s and i1 on %s", on, names[0], names[1])
+	}
+	t.Logf("scale-out across agents: balanced after %.1fs", so.WarmupAssignmentSeconds)
+	for _, a := range agents {
+		noJVMUnder(t, a.stateDir)
+	}
+}

@@ -43,6 +43,8 @@ and the agent.`,
 			if err != nil {
 				return err
 			}
+			note := "stopping the agent's instances, then the agent"
+			interruptNote.Store(&note)
 			return agent.Run(cmd.Context(), cfg)
 		},
 	}
