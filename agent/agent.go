@@ -211,6 +211,7 @@ func (a *Agent) read(ctx context.Context) {
 		}
 		if err != nil {
 			a.cfg.Logf("agent %s: %v", a.cfg.Name, err)
+			pause(ctx, pollErrorPause)
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {

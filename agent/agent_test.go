@@ -251,6 +251,24 @@ func TestAgentLost(t *testing.T) {
 	}
 }
 
+// TestAgentRestarted: a new agent process under a name in use (systemd
+// restarted it within the heartbeat timeout) loses the agent: its
+// instances died with the old process.
+func TestAgentRestarted(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	startAgent(t, cfg, "a1", time.Second)
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "run5"})
+	time.Sleep(5 * time.Millisecond) // a new start time, in ms
+	startAgent(t, cfg, "a1", time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for co.Lost("a1") == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := co.Lost("a1"); err == nil || !strings.Contains(err.Error(), "agent a1 lost: it restarted") {
+		t.Fatalf("a restarted agent: %v", err)
+	}
+}
+
 // TestLeaseExpiry: when the coordinator goes away, the agent stops its
 // run's processes once the lease expires, and refuses the run's commands.
 func TestLeaseExpiry(t *testing.T) {

@@ -129,3 +129,16 @@ func (b *bus) flush(ctx context.Context) error { return b.cl.Flush(ctx) }
 
 // close ends the client.
 func (b *bus) close() { b.cl.Close() }
+
+// pollErrorPause is how long a reader waits after a failed fetch (the
+// broker unreachable, say) before it polls again, so that a lasting
+// failure is not a busy loop of errors.
+const pollErrorPause = 500 * time.Millisecond
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

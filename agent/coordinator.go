@@ -91,6 +91,8 @@ type agentState struct {
 	clock ClockEstimate
 	heard int64 // the coordinator's clock when last heard from (0: never)
 	lost  *LostError
+	// started is when the agent's process started, by its hello (0 before).
+	started int64
 }
 
 // pending is a command waiting for its reply.
@@ -259,6 +261,7 @@ func (c *Coordinator) introduce(ctx context.Context, name string) error {
 	a.clock = est
 	if hello.Facts != nil {
 		a.info.Facts = *hello.Facts
+		a.started = hello.Facts.StartedWallMs
 	}
 	a.info.Labels = hello.Labels
 	a.info.ClockOffsetNs, a.info.ClockBoundNs, a.info.ClockRoundTrips = est.OffsetNs, est.BoundNs, est.Samples
@@ -341,6 +344,7 @@ func (c *Coordinator) read(ctx context.Context) {
 		}
 		if err != nil {
 			c.cfg.Logf("agents: %v", err)
+			pause(ctx, pollErrorPause)
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {
@@ -372,10 +376,15 @@ func (c *Coordinator) control(m *Message, recv int64) {
 	if m.Type == TypeReply && m.Run == c.cfg.Run {
 		p = c.pending[m.ID]
 	}
+	restarted := m.Type == TypeAnnounce && a.started != 0 && m.Facts != nil && m.Facts.StartedWallMs != a.started
 	c.mu.Unlock()
 	switch {
 	case m.Type == TypeBye:
 		c.lose(m.Agent, "it shut down (it said bye)")
+	case restarted:
+		// A new agent process under the name: the old one's instances
+		// died with it, without a word.
+		c.lose(m.Agent, "it restarted (a new agent process announced itself under its name): its instances are gone")
 	case p != nil && p.agent == m.Agent:
 		select {
 		case p.ch <- reply{m: m, recv: recv}:
