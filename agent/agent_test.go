@@ -288,6 +288,12 @@ func TestLeaseExpiry(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	ta.a.mu.Lock()
+	kept := len(ta.a.replies)
+	ta.a.mu.Unlock()
+	if kept != 0 {
+		t.Fatalf("%d replies of the expired run kept", kept)
+	}
 }
 
 // TestEstimateClock picks the round trip with the least delay and bounds

@@ -208,6 +208,13 @@ func (a *Agent) expiredRuns() map[string][]*agentProc {
 			l.expired = true
 			a.leases[run] = l
 			out[run] = nil
+			// The run's later commands are refused: their replies need not
+			// be kept for repeats (a balances reply can be large).
+			for key := range a.replies {
+				if strings.HasPrefix(key, run+"/") {
+					delete(a.replies, key)
+				}
+			}
 		}
 	}
 	for k, p := range a.procs {
