@@ -181,13 +181,16 @@ func TestAgentsFailoverAcrossTwoAgents(t *testing.T) {
 	if pl["i1"] == "" || pl["i2"] == "" || pl["i1"] == pl["i2"] || pl[f.Killed] == pl[f.Survivor] {
 		t.Fatalf("placement %v: the two instances must run on the two agents", pl)
 	}
+	if f.ClockBoundSeconds <= 0 || f.ClockBoundSeconds > 0.1 {
+		t.Errorf("clock bound %.4fs: want the two agents' bounds, each a round trip through the local broker", f.ClockBoundSeconds)
+	}
 	for _, task := range f.Tasks {
 		if task.GapSeconds <= 0 || task.GapSeconds > 60 {
 			t.Errorf("task %s: gap %.3fs", task.Task, task.GapSeconds)
 		}
 	}
-	t.Logf("failover across agents: %s on %s killed, %s on %s took over (%s): max gap %.2fs, detection %.2fs",
-		f.Killed, pl[f.Killed], f.Survivor, pl[f.Survivor], f.Takeover, f.MaxGapSeconds, f.DetectionSeconds)
+	t.Logf("failover across agents: %s on %s killed, %s on %s took over (%s): max gap %.2fs ± %.4fs, detection %.2fs",
+		f.Killed, pl[f.Killed], f.Survivor, pl[f.Survivor], f.Takeover, f.MaxGapSeconds, f.ClockBoundSeconds, f.DetectionSeconds)
 	for _, a := range agents {
 		noJVMUnder(t, a.stateDir)
 		if left, _ := filepath.Glob(filepath.Join(a.stateDir, "rb-*")); len(left) > 0 {

@@ -310,6 +310,11 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
 	fr.SessionTimeoutMs = r.sessionMs
+	fr.ClockBoundSeconds = r.f.clockBound(victim.id, survivor.id)
+	if fr.ClockBoundSeconds > 0 && fr.MaxGapSeconds <= fr.ClockBoundSeconds {
+		r.env.Logf("failover: warning: case %s #%d: kill %d: the gap %.4fs is within the clocks' bound %.4fs: not a measurement of the takeover",
+			r.req.Case.Name, r.req.Repeat, k, fr.MaxGapSeconds, fr.ClockBoundSeconds)
+	}
 	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties[ksdriver.PropProcessedIntervalMs], 10, 64)
 	r.out = append(r.out, r.record(fr, startedAt))
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",

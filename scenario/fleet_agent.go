@@ -129,3 +129,18 @@ func newHost(env *Env, root, appID, nest string) (Host, error) {
 	}
 	return newLocalHost(env, root, appID)
 }
+
+// clockBound is the uncertainty, in seconds, of a time span from instance
+// a's events to instance b's: the sum of their agents' clock bounds when
+// they run on different agents, 0 on one host.
+func (f *fleet) clockBound(a, b string) float64 {
+	h, ok := f.host.(*agentHost)
+	if !ok {
+		return 0
+	}
+	ha, hb := h.AgentOf(a), h.AgentOf(b)
+	if ha == hb {
+		return 0
+	}
+	return float64(h.co.Clock(ha).BoundNs+h.co.Clock(hb).BoundNs) / 1e9
+}
