@@ -107,6 +107,11 @@ func (f *fleet) start(ctx context.Context, id string, extra map[string]string) (
 func (f *fleet) startAll(ctx context.Context, ids []string, extra func(id string) map[string]string) ([]*proc, error) {
 	out := make([]*proc, len(ids))
 	errs := make([]error, len(ids))
+	if pl, ok := f.host.(placer); ok {
+		for _, id := range ids {
+			pl.AgentOf(id) // placed in order, not as the starts race
+		}
+	}
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)

@@ -144,3 +144,19 @@ func (f *fleet) clockBound(a, b string) float64 {
 	}
 	return float64(h.co.Clock(ha).BoundNs+h.co.Clock(hb).BoundNs) / 1e9
 }
+
+// placement names the agent of every instance the fleet started, nil on
+// this machine.
+func (f *fleet) placement() map[string]string {
+	pl, ok := f.host.(placer)
+	if !ok {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{}
+	for _, p := range f.procs {
+		out[p.id] = pl.AgentOf(p.id)
+	}
+	return out
+}
