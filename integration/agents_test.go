@@ -208,14 +208,15 @@ func TestAgentKilledMidFailover(t *testing.T) {
 	agents := startAgents(t, names...)
 	env := connect(t, bench.Options{Agents: names, AgentHeartbeatTimeout: 3 * time.Second})
 	victim := agents[1]
-	var killedAt time.Time
+	killed := make(chan time.Time, 1)
 	go func() {
 		// Once the victim runs its instance (a JVM under its state dir),
 		// give it a moment and kill the agent.
+		defer close(killed)
 		for range 1200 {
 			if out, _ := exec.Command("pgrep", "-f", "restorebench.kstreams.Driver "+victim.stateDir).Output(); len(out) > 0 {
 				time.Sleep(3 * time.Second)
-				killedAt = time.Now()
+				killed <- time.Now()
 				victim.cmd.Process.Kill()
 				return
 			}
@@ -226,7 +227,8 @@ func TestAgentKilledMidFailover(t *testing.T) {
 	if err == nil || !errors.Is(err, agent.ErrAgentLost) || !strings.Contains(err.Error(), "agent "+victim.name+" lost: it stopped heartbeating") {
 		t.Fatalf("a killed agent mid-failover: %v", err)
 	}
-	if killedAt.IsZero() {
+	killedAt, ok := <-killed
+	if !ok {
 		t.Fatal("the agent was never killed")
 	}
 	if d := time.Since(killedAt); d > 30*time.Second {
