@@ -29,6 +29,15 @@ var (
 	binErr  error
 )
 
+// TestMain removes the binary restorebenchBinary built, if it did.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // restorebenchBinary builds the restorebench binary once per test process.
 func restorebenchBinary(t *testing.T) string {
 	t.Helper()
