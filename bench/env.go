@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/progress"
@@ -51,6 +52,16 @@ type Options struct {
 	// OnRestoreProgress, if set, is told the records restored so far during
 	// every restore (tests use it to act mid-restore).
 	OnRestoreProgress func(records int64)
+	// Agents names the agents (`restorebench agent --name`) the
+	// kafka-streams engine's fleet instances run on, round robin; none (the
+	// default) runs them on this machine.
+	Agents []string
+	// AgentWait bounds the wait for every agent to be heard from. Default
+	// agent.DefaultAgentWait (30 s).
+	AgentWait time.Duration
+	// AgentHeartbeatTimeout: an agent silent this long is lost and the run
+	// stops. Default agent.DefaultHeartbeatTimeout (5 s).
+	AgentHeartbeatTimeout time.Duration
 }
 
 // Env is a connected benchmark environment.
@@ -60,8 +71,10 @@ type Env struct {
 	Embedded  *cluster.Embedded
 	ClusterID string
 	Broker    runs.Broker
-	log       io.Writer
-	progress  *progress.Reporter
+	// Agents commands the run's agents; nil without Options.Agents.
+	Agents   *agent.Coordinator
+	log      io.Writer
+	progress *progress.Reporter
 }
 
 // Connect starts the embedded broker or reaches the given one, failing
@@ -127,7 +140,26 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 	if e.Embedded == nil {
 		e.Broker.Version = externalBrokerVersion(ctx, adm)
 	}
+	if err := e.openAgents(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
+}
+
+// openAgents reaches the agents Options.Agents names: every one must
+// answer, and each one's clock is estimated.
+func (e *Env) openAgents(ctx context.Context) error {
+	if len(e.Opts.Agents) == 0 {
+		return nil
+	}
+	co, err := agent.Open(ctx, agent.CoordinatorConfig{Cluster: e.Cluster, Agents: e.Opts.Agents, Wait: e.Opts.AgentWait,
+		HeartbeatTimeout: e.Opts.AgentHeartbeatTimeout, Logf: e.Logf})
+	if err != nil {
+		return fmt.Errorf("--agents: %w", err)
+	}
+	e.Agents = co
+	return nil
 }
 
 // secure applies sec (nil: plaintext) to the cluster's clients and says
@@ -190,6 +222,10 @@ func externalBrokerVersion(ctx context.Context, adm *kadm.Client) string {
 
 // Close stops the embedded broker, if any.
 func (e *Env) Close() {
+	if e.Agents != nil {
+		e.Agents.Close()
+		e.Agents = nil
+	}
 	if e.Embedded != nil {
 		e.Embedded.Close()
 		e.Embedded = nil
@@ -225,7 +261,16 @@ func (e *Env) newResults(runID string) *runs.Results {
 		Host:          e.hostInfo(),
 		Broker:        e.Broker,
 		Restores:      []runs.Restore{},
+		Agents:        e.agentRecords(),
 	}
+}
+
+// agentRecords are the run's agents for results.json; nil without agents.
+func (e *Env) agentRecords() []runs.Agent {
+	if e.Agents == nil {
+		return nil
+	}
+	return e.Agents.Agents()
 }
 
 // Logf writes one progress line.
@@ -240,6 +285,7 @@ func (e *Env) scenarioEnv() *scenario.Env {
 	if e.Embedded != nil {
 		env.CompactNow = e.Embedded.Compact
 	}
+	env.Agents = e.Agents
 	return env
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
@@ -118,7 +119,26 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 			return err
 		}
 	}
+	if e.Agents != nil {
+		return checkAgentCases(plan.Cases)
+	}
 	return e.checkKafkaStreamsEngine(ctx, plan.Cases)
+}
+
+// agentScenarios are the scenarios whose kafka-streams instances run on
+// agents (they run a fleet); the others start their one instance here.
+var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, config.ScenarioScaleOut: true,
+	config.ScenarioRolling: true, config.ScenarioStandby: true}
+
+// checkAgentCases refuses, with agents, a kafka-streams case whose
+// instance would still run on this machine.
+func checkAgentCases(cases []config.Case) error {
+	for _, c := range cases {
+		if c.Engine == config.EngineKafkaStreams && !agentScenarios[c.Scenario] {
+			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its one instance on this machine; on agents run failover, scaleout, rolling or standby", c.Name, c.Scenario)
+		}
+	}
+	return nil
 }
 
 // planRun is a profile run under way (Env.Run): what each of its fills
@@ -478,6 +498,10 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			// measured steps, say): the case failed after what it finished.
 			e.Logf("restore: case %s #%d FAILED after %d finished measurement(s): %v", c.Name, rep, len(recs), err)
 			failures = append(failures, fmt.Sprintf("%s #%d failed: %v", c.Name, rep, err))
+		}
+		if errors.Is(err, agent.ErrAgentLost) {
+			// Every later case would need the agent too.
+			return fail(fmt.Errorf("case %s #%d: %w; the run stops, keeping the %d finished measurement(s)", c.Name, rep, err, len(finished(r.out.res.Restores))))
 		}
 		if err := r.out.save(errInProgress); err != nil {
 			return failures, err

@@ -82,6 +82,11 @@ type FailoverRecord struct {
 	// MaxGapSeconds and MedianGapSeconds summarize Tasks' gaps.
 	MaxGapSeconds    float64 `json:"max_gap_seconds"`
 	MedianGapSeconds float64 `json:"median_gap_seconds"`
+	// ClockBoundSeconds is how far the clocks of the killed and the
+	// surviving instance's hosts may be apart on the coordinator's
+	// timeline (the sum of their agents' clock bounds): the uncertainty of
+	// a gap from one host's record to another's. 0 on one host.
+	ClockBoundSeconds float64 `json:"clock_bound_seconds,omitempty"`
 	// DetectionSeconds runs from the kill to the survivor's first state
 	// change to REBALANCING: failure detection (session.timeout.ms, as the
 	// killed member sends no LeaveGroup) plus the rebalance up to its

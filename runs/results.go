@@ -46,8 +46,12 @@ type Results struct {
 	// errored) in a run that went on past them to its end; Error lists them.
 	Failed int `json:"failed,omitempty"`
 
-	Host    Host         `json:"host"`
-	Broker  Broker       `json:"broker"`
+	Host   Host   `json:"host"`
+	Broker Broker `json:"broker"`
+	// Agents are the agents instances ran on (`run --agents`), each with
+	// its host's facts and its clock offset's estimate and bound; nil when
+	// every instance ran on this machine.
+	Agents  []Agent      `json:"agents,omitempty"`
 	Profile *ProfileInfo `json:"profile,omitempty"`
 	Fill    *Fill        `json:"fill,omitempty"`
 	// Fills are every fill of a size sweep (Fill is then the first); nil
@@ -256,6 +260,9 @@ type KafkaStreamsRun struct {
 	Properties map[string]string `json:"properties"`
 	// Instances is how many instance processes ran.
 	Instances int `json:"instances"`
+	// Placement names the agent each instance ran on (instance id →
+	// agent name); nil when every instance ran on this machine.
+	Placement map[string]string `json:"placement,omitempty"`
 	// StartSeconds runs from launching the JVM to the first restore_start
 	// (JVM start, group join, assignment, store open); RunningSeconds from
 	// launching it until every restore ended and the instance was RUNNING.

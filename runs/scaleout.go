@@ -103,6 +103,8 @@ type ScaleInstance struct {
 	// it ran to the end).
 	Started float64 `json:"started"`
 	Stopped float64 `json:"stopped"`
+	// Agent is the agent the instance ran on; empty on this machine.
+	Agent string `json:"agent,omitempty"`
 }
 
 // WriteLoad is the write load that ran during a measurement: records of the

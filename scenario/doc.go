@@ -5,8 +5,8 @@
 // restore records. A sequence of steps is written once against an
 // engine-neutral instance (warmInstance, standbyInstance); the scenarios of
 // several Kafka Streams instances share one fleet (fleet*.go), whose
-// processes a Host starts: local JVMs (localHost), or later agents on other
-// hosts.
+// processes a Host starts: local JVMs (localHost), or agents on other
+// hosts commanded through Kafka topics (agentHost, with Env.Agents).
 //
 // Each runner registers itself from its file's init (register) for its
 // scenario and engine, checked against config's descriptor; a test holds

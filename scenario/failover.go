@@ -164,7 +164,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		r.guarantee = "at_least_once"
 	}
 	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
-	host, err := newNestedLocalHost(env, req.StateDir, app, "failover-")
+	host, err := newHost(env, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +310,11 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
 	fr.SessionTimeoutMs = r.sessionMs
+	fr.ClockBoundSeconds = r.f.clockBound(victim.id, survivor.id)
+	if fr.ClockBoundSeconds > 0 && fr.MaxGapSeconds <= fr.ClockBoundSeconds {
+		r.env.Logf("failover: warning: case %s #%d: kill %d: the gap %.4fs is within the clocks' bound %.4fs: not a measurement of the takeover",
+			r.req.Case.Name, r.req.Repeat, k, fr.MaxGapSeconds, fr.ClockBoundSeconds)
+	}
 	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties[ksdriver.PropProcessedIntervalMs], 10, 64)
 	r.out = append(r.out, r.record(fr, startedAt))
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
@@ -452,6 +457,7 @@ func otherThan(xs []int, x int) bool {
 func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.Restore {
 	ks := r.ks
 	ks.Properties = maps.Clone(r.ks.Properties)
+	ks.Placement = maps.Clone(r.ks.Placement)
 	rec := runs.Restore{Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
 		Partitions: r.set.Partitions, StartedAt: startedAt, KafkaStreams: &ks, Failover: &fr}
 	kill := r.req.step(runs.StepKill)

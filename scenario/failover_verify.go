@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -24,18 +25,24 @@ func readBalances(path string) (map[string]ledger.Sum, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseBalances(f, path)
+}
+
+// parseBalances reads the driver's balances lines from r (named name in
+// errors).
+func parseBalances(r io.Reader, name string) (map[string]ledger.Sum, error) {
 	out := map[string]ledger.Sum{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		if sc.Text() == "" {
 			continue
 		}
 		acct, sum, err := parseBalanceLine(sc.Text())
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if _, dup := out[acct]; dup {
-			return nil, fmt.Errorf("%s:%d: account %s listed twice", path, line, acct)
+			return nil, fmt.Errorf("%s:%d: account %s listed twice", name, line, acct)
 		}
 		out[acct] = sum
 	}

@@ -90,6 +90,12 @@ func (f *fleet) start(ctx context.Context, id string, extra map[string]string) (
 	if f.ks != nil && f.ks.Version == "" && inst.Hello() != nil {
 		recordHello(f.ks, inst.Hello())
 	}
+	if pl, ok := f.host.(placer); ok && f.ks != nil {
+		if f.ks.Placement == nil {
+			f.ks.Placement = map[string]string{}
+		}
+		f.ks.Placement[id] = pl.AgentOf(id)
+	}
 	f.procs = append(f.procs, p)
 	f.live[id] = p
 	f.mu.Unlock()
@@ -101,6 +107,11 @@ func (f *fleet) start(ctx context.Context, id string, extra map[string]string) (
 func (f *fleet) startAll(ctx context.Context, ids []string, extra func(id string) map[string]string) ([]*proc, error) {
 	out := make([]*proc, len(ids))
 	errs := make([]error, len(ids))
+	if pl, ok := f.host.(placer); ok {
+		for _, id := range ids {
+			pl.AgentOf(id) // placed in order, not as the starts race
+		}
+	}
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
@@ -214,6 +225,9 @@ func (f *fleet) processes(origin int64) []runs.ScaleInstance {
 		si := runs.ScaleInstance{ID: p.id, ProcessID: p.processID, New: p.newcomer, Started: secsFrom(origin, p.inst.LaunchMonoNs()), Stopped: -1}
 		if p.stopNs != 0 {
 			si.Stopped = secsFrom(origin, p.stopNs)
+		}
+		if pl, ok := f.host.(placer); ok {
+			si.Agent = pl.AgentOf(p.id)
 		}
 		out = append(out, si)
 	}

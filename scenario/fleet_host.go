@@ -17,9 +17,9 @@ import (
 // and keeps each instance's state directory, which outlives its processes.
 // The fleet and the scenarios on it see an instance only through Host and
 // Process, never where it runs: the local host (localHost) runs every
-// process as a JVM on this machine under the run's state directory; an
-// agent on another host, commanded and heard through Kafka topics, is to be
-// another Host.
+// process as a JVM on this machine under the run's state directory;
+// agentHost runs them under agents on other hosts, commanded and heard
+// through Kafka topics (package agent).
 type Host interface {
 	// Start starts process spec.N of instance spec.ID on the instance's
 	// state directory (the host sets state.dir) and returns once it said
@@ -50,8 +50,9 @@ type ProcessSpec struct {
 
 // Process is one process of an instance: the driver's events
 // (kstreams/PROTOCOL.md), timed on this machine's CLOCK_MONOTONIC
-// (ksdriver.NowMonoNs) wherever the process runs, and its commands.
-// *ksdriver.Instance is the local one, but for Balances.
+// (ksdriver.NowMonoNs) wherever the process runs (an agent's are moved by
+// its clock offset), and its commands. *ksdriver.Instance is the local
+// one, but for Balances; *agent.Process the remote one, likewise.
 type Process interface {
 	// Hello is what the process said about itself when it started.
 	Hello() *ksdriver.Hello

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/progress"
@@ -31,6 +32,9 @@ type Env struct {
 	// CompactNow, on the embedded broker, runs its log cleaner at once (its
 	// own runs hourly); nil on a real broker, whose cleaner runs by itself.
 	CompactNow func()
+	// Agents, when set, runs the kafka-streams engine's fleet instances on
+	// agents (`run --agents`) instead of this machine. Default nil: local.
+	Agents *agent.Coordinator
 }
 
 // Target is the changelog a case restores and what it must hold.

@@ -426,6 +426,7 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 	rec := newRecord(s.t, s.req, standbyStep(s.req, sr))
 	rec.Standby = sr
 	ks := s.ks
+	ks.Placement = s.f.placement()
 	rec.KafkaStreams = &ks
 	rec.Partitions = s.parts
 	rec.Records = applied

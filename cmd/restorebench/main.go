@@ -6,10 +6,20 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/restorebench/restorebench/internal/termsafe"
 )
+
+// interruptNote says what a command does when interrupted; a command that
+// does something else (the agent) stores its own.
+var interruptNote atomic.Pointer[string]
+
+func init() {
+	note := "stopping cleanly and keeping finished results"
+	interruptNote.Store(&note)
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -18,7 +28,7 @@ func main() {
 		select {
 		case <-ctx.Done():
 			stop() // a second Ctrl-C kills the process at once
-			fmt.Fprintln(os.Stderr, "\nrestorebench: interrupted; stopping cleanly and keeping finished results (Ctrl-C again to kill)")
+			fmt.Fprintf(os.Stderr, "\nrestorebench: interrupted; %s (Ctrl-C again to kill)\n", *interruptNote.Load())
 		case <-finished:
 		}
 	}()

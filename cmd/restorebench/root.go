@@ -33,6 +33,8 @@ type globalFlags struct {
 	sec           cluster.Security
 	passwordFile  string
 	profileFile   *os.File
+	// agents are `run --agents`: where fleet instances run (none: here).
+	agents []string
 }
 
 // stopProfile ends a --cpuprofile, if one runs.
@@ -115,7 +117,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd(),
-		newCalibrationCmd(), newReportCmdWith(g), newPlanCmdWith(g), newPredictCmd())
+		newCalibrationCmd(), newReportCmdWith(g), newPlanCmdWith(g), newPredictCmd(), newAgentCmd(g))
 	return root, g
 }
 
@@ -134,6 +136,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		ConnectTimeout: g.connectTimeout,
 		Quiet:          g.quiet,
 		Log:            cmd.ErrOrStderr(),
+		Agents:         g.agents,
 	}
 	o.StallTimeout = g.stallTimeout
 	sec, brokers, err := g.security(ctx)

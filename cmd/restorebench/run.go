@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		repeats      int
 		refill, keep bool
 		noPlots      bool
+		agents       string
 	)
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
@@ -49,6 +51,9 @@ an interrupted run keeps what finished.`,
 				if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
 					return fmt.Errorf("--%w", err)
 				}
+			}
+			if g.agents, err = parseAgents(agents); err != nil {
+				return err
 			}
 			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
 			if err != nil {
@@ -89,7 +94,25 @@ an interrupted run keeps what finished.`,
 	fl.BoolVar(&refill, "refill", false, "delete and refill the changelog if it holds a different fill")
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
+	fl.StringVar(&agents, "agents", "", "NAME,...: run the kafka-streams fleet scenarios' instances (failover, scaleout, rolling, standby) on these agents (`restorebench agent`), round robin; default: on this machine")
 	return cmd
+}
+
+// parseAgents reads --agents: distinct agent names ("" is none).
+func parseAgents(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--agents: %s named twice", name)
+		}
+		seen[name] = true
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // printNextSteps names the commands that answer a capacity question from

@@ -1,0 +1,247 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Defaults of Config.
+const (
+	// DefaultHeartbeat is how often an agent says it is up.
+	DefaultHeartbeat = time.Second
+	// DefaultLeaseTTL is a run's lease when its leases name none.
+	DefaultLeaseTTL = 10 * time.Second
+	// DefaultStopTimeout bounds a clean stop of the processes of a run
+	// whose lease expired, or of every process when the agent shuts down,
+	// before they are killed.
+	DefaultStopTimeout = 15 * time.Second
+)
+
+// Config configures an agent.
+type Config struct {
+	// Cluster is how the agent, and every Kafka Streams process it starts,
+	// reach the brokers: its own --brokers and security settings. Secrets
+	// (the SASL password, keys) stay on the agent's host: a coordinator
+	// never sends any, and the agent hands them to its processes through
+	// ksdriver's secrets file. Required.
+	Cluster cluster.Config
+	// Name is the agent's name: commands are addressed to it, so it must be
+	// unique among the agents on the cluster. Required.
+	Name string
+	// StateDir holds every process's state.dir and own directory, under
+	// <StateDir>/<run>/<fleet>/<instance>. Required.
+	StateDir string
+	// Labels are free key=value facts recorded with the agent (zone=a).
+	Labels map[string]string
+	// ToolVersion is the restorebench version it announces.
+	ToolVersion string
+	// Heartbeat is how often it heartbeats. Default 1 s.
+	Heartbeat time.Duration
+	// StopTimeout bounds the clean stops of a shutdown or an expired
+	// lease before a kill. Default 15 s.
+	StopTimeout time.Duration
+	// Lib and Java are the driver's lib directory and the java binary.
+	// Default ksdriver.FindLib() and FindJava().
+	Lib, Java string
+	// Logf writes one progress line. Default: nothing.
+	Logf func(format string, args ...any)
+}
+
+func (c *Config) defaults() error {
+	if err := checkName("agent name", c.Name); err != nil {
+		return err
+	}
+	if c.StateDir == "" {
+		return errors.New("agent: a state directory is required (--state-dir)")
+	}
+	if len(c.Cluster.Brokers) == 0 {
+		return errors.New("agent: brokers are required (--brokers)")
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = DefaultHeartbeat
+	}
+	if c.StopTimeout <= 0 {
+		c.StopTimeout = DefaultStopTimeout
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return os.MkdirAll(c.StateDir, 0o755)
+}
+
+// Agent is a running `restorebench agent`.
+type Agent struct {
+	cfg     Config
+	bus     *bus
+	client  cluster.JavaClient // its processes' client properties
+	facts   runs.AgentFacts
+	procCtx context.Context // its processes live while it does
+	stopAll context.CancelFunc
+
+	mu      sync.Mutex
+	procs   map[procKey]*agentProc
+	replies map[string]*Message  // run/id → reply (nil while running): idempotency
+	leases  map[string]leaseInfo // run → its lease
+	wg      sync.WaitGroup       // commands under way
+}
+
+// procKey names one process of an agent.
+type procKey struct {
+	run, fleet, instance string
+	n                    int
+}
+
+// leaseInfo is when a run was last heard from, and for how long that holds.
+type leaseInfo struct {
+	seen time.Time
+	ttl  time.Duration
+	// expired: the lease ran out and the run's processes were stopped;
+	// the run's later commands are refused.
+	expired bool
+}
+
+// Run runs an agent until ctx ends: New, then Serve.
+func Run(ctx context.Context, cfg Config) error {
+	a, err := New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return a.Serve(ctx)
+}
+
+// Serve announces the agent, heartbeats and executes the commands
+// addressed to it until ctx ends. Then it stops its processes (killing
+// those that do not stop within StopTimeout), says bye and returns nil;
+// an error means it could not announce itself.
+func (a *Agent) Serve(ctx context.Context) error {
+	defer a.bus.close()
+	if err := a.announce(ctx); err != nil {
+		return err
+	}
+	cfg := a.cfg
+	cfg.Logf("agent %s: up (%d CPUs, %d MiB, state dir %s, %d MiB free), reading %s", cfg.Name, a.facts.CPUs, a.facts.MemoryBytes>>20,
+		cfg.StateDir, a.facts.StateDirFree>>20, ControlTopic)
+	var loops sync.WaitGroup
+	loops.Add(2)
+	go func() { defer loops.Done(); a.heartbeat(ctx) }()
+	go func() { defer loops.Done(); a.watchLeases(ctx) }()
+	a.read(ctx)
+	loops.Wait()
+	a.shutdown()
+	return nil
+}
+
+// Processes is how many driver processes the agent runs now.
+func (a *Agent) Processes() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.procs)
+}
+
+// New connects an agent to the brokers and its topics (creating them when
+// missing) and works out its processes' client settings.
+func New(ctx context.Context, cfg Config) (*Agent, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	jc, err := processClient(cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cluster.Ping(ctx, cfg.Cluster); err != nil {
+		return nil, fmt.Errorf("agent %s: %w", cfg.Name, err)
+	}
+	b, err := openBus(ctx, cfg.Cluster, ControlTopic, EventsTopic)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", cfg.Name, err)
+	}
+	procCtx, stopAll := context.WithCancel(context.WithoutCancel(ctx))
+	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
+		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}}, nil
+}
+
+// send writes a control message from this agent.
+func (a *Agent) send(ctx context.Context, m *Message) error {
+	m.Agent = a.cfg.Name
+	if m.MonoNs == 0 {
+		m.MonoNs = ksdriver.NowMonoNs()
+	}
+	return a.bus.send(ctx, ControlTopic, a.cfg.Name, m.Encode())
+}
+
+func (a *Agent) announce(ctx context.Context) error {
+	f := a.facts
+	return a.send(ctx, &Message{Type: TypeAnnounce, Facts: &f, Labels: a.cfg.Labels})
+}
+
+// heartbeat says the agent is up every cfg.Heartbeat until ctx ends.
+func (a *Agent) heartbeat(ctx context.Context) {
+	t := time.NewTicker(a.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		a.mu.Lock()
+		n := len(a.procs)
+		a.mu.Unlock()
+		if err := a.send(ctx, &Message{Type: TypeHeartbeat, Processes: n}); err != nil && ctx.Err() == nil {
+			a.cfg.Logf("agent %s: heartbeat: %v", a.cfg.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// read executes the commands and notes the leases addressed to the agent
+// until ctx ends.
+func (a *Agent) read(ctx context.Context) {
+	for {
+		recs, err := a.bus.poll(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			a.cfg.Logf("agent %s: %v", a.cfg.Name, err)
+			pause(ctx, pollErrorPause)
+		}
+		recv := ksdriver.NowMonoNs()
+		for _, r := range recs {
+			if r.Topic != ControlTopic || string(r.Key) != a.cfg.Name {
+				continue
+			}
+			m, err := DecodeMessage(r.Value)
+			if err != nil || m.Agent != a.cfg.Name {
+				continue
+			}
+			switch m.Type {
+			case TypeLease:
+				a.lease(m.Run, time.Duration(m.TTLMs)*time.Millisecond)
+			case TypeCommand:
+				a.command(ctx, m, recv)
+			}
+		}
+	}
+}
+
+// lease notes that run is alive, for ttl (0: as before, or the default).
+func (a *Agent) lease(run string, ttl time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l := a.leases[run]
+	if ttl > 0 {
+		l.ttl = ttl
+	} else if l.ttl == 0 {
+		l.ttl = DefaultLeaseTTL
+	}
+	l.seen = time.Now()
+	a.leases[run] = l
+}

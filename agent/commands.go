@@ -1,0 +1,185 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+)
+
+// maxBalancesBytes bounds a balances reply: it must fit one record under
+// Kafka's default message.max.bytes (1 MiB) with room to spare.
+const maxBalancesBytes = 900 << 10
+
+// command executes a command once: a repeated command id (a coordinator
+// resending while the reply was under way) is answered with the first
+// execution's reply, or, while that still runs, not at all. A clock
+// command is answered at once, from the read loop, so that its times are
+// the agent's at receipt and at reply with nothing in between.
+func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
+	key := m.Run + "/" + m.ID
+	a.mu.Lock()
+	l, known := a.leases[m.Run]
+	reply, seen := a.replies[key]
+	if !seen {
+		a.replies[key] = nil
+	}
+	a.mu.Unlock()
+	switch {
+	case seen && reply != nil:
+		a.reply(ctx, reply)
+		return
+	case seen:
+		return
+	}
+	if known && l.expired {
+		a.finish(ctx, key, m, nil, fmt.Errorf("run %s's lease expired: its processes were stopped", m.Run))
+		return
+	}
+	a.lease(m.Run, 0)
+	if m.Op == OpClock {
+		a.finish(ctx, key, m, &Message{RecvMonoNs: recv}, nil)
+		return
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		out, err := a.execute(m)
+		a.finish(ctx, key, m, out, err)
+	}()
+}
+
+// finish makes, keeps and sends the reply to m.
+func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message, err error) {
+	if out == nil {
+		out = &Message{}
+	}
+	out.Type, out.Run, out.ID, out.Op = TypeReply, m.Run, m.ID, m.Op
+	out.Fleet, out.Instance, out.N = m.Fleet, m.Instance, m.N
+	out.OK = err == nil
+	if err != nil {
+		out.Error = err.Error()
+	}
+	a.mu.Lock()
+	a.replies[key] = out
+	a.mu.Unlock()
+	a.reply(ctx, out)
+}
+
+func (a *Agent) reply(ctx context.Context, out *Message) {
+	out.MonoNs = 0 // stamped now, also on a repeat
+	if err := a.send(ctx, out); err != nil && ctx.Err() == nil {
+		a.cfg.Logf("agent %s: reply to %s %s: %v", a.cfg.Name, out.Op, out.ID, err)
+	}
+}
+
+// execute does what m asks.
+func (a *Agent) execute(m *Message) (*Message, error) {
+	if err := checkName("run", m.Run); err != nil {
+		return nil, err
+	}
+	if m.Op == OpHello {
+		f := HostFacts(a.cfg.StateDir, a.cfg.ToolVersion)
+		return &Message{Facts: &f, Labels: a.cfg.Labels}, nil
+	}
+	if err := checkName("fleet", m.Fleet); err != nil {
+		return nil, err
+	}
+	if m.Op == OpRemove {
+		return nil, a.remove(m.Run, m.Fleet)
+	}
+	if err := checkName("instance", m.Instance); err != nil {
+		return nil, err
+	}
+	switch m.Op {
+	case OpStart:
+		return a.start(m)
+	case OpWipe:
+		return nil, a.wipe(m)
+	case OpProcessID:
+		pid, err := ksdriver.ReadProcessID(a.stateDir(m.Run, m.Fleet, m.Instance), m.Fleet)
+		return &Message{ProcessID: pid}, err
+	}
+	p, err := a.proc(m)
+	if err != nil {
+		return nil, err
+	}
+	switch m.Op {
+	case OpSend:
+		return nil, p.inst.Send(m.Line)
+	case OpBalances:
+		return p.balances(a.procCtx)
+	case OpStop:
+		err := p.inst.Stop(a.procCtx)
+		<-p.forwarded
+		return nil, err
+	case OpKill:
+		at := p.inst.KillNow()
+		<-p.forwarded
+		return &Message{AtMonoNs: at}, nil
+	}
+	return nil, fmt.Errorf("unknown command %q", m.Op)
+}
+
+// instDir is where an instance keeps its state and its processes'
+// directories on this agent.
+func (a *Agent) instDir(run, fleet, instance string) string {
+	return filepath.Join(a.cfg.StateDir, run, fleet, instance)
+}
+
+func (a *Agent) stateDir(run, fleet, instance string) string {
+	return filepath.Join(a.instDir(run, fleet, instance), "state")
+}
+
+// proc is the process m names.
+func (a *Agent) proc(m *Message) (*agentProc, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.procs[procKey{m.Run, m.Fleet, m.Instance, m.N}]
+	if p == nil {
+		return nil, fmt.Errorf("no process %d of instance %s of %s runs on agent %s", m.N, m.Instance, m.Fleet, a.cfg.Name)
+	}
+	return p, nil
+}
+
+// wipe deletes an instance's state directory; none of its processes may run.
+func (a *Agent) wipe(m *Message) error {
+	a.mu.Lock()
+	for k := range a.procs {
+		if k.run == m.Run && k.fleet == m.Fleet && k.instance == m.Instance {
+			a.mu.Unlock()
+			return fmt.Errorf("instance %s still runs (process %d): its state directory is in use", m.Instance, k.n)
+		}
+	}
+	a.mu.Unlock()
+	return os.RemoveAll(a.stateDir(m.Run, m.Fleet, m.Instance))
+}
+
+// remove deletes a fleet's directories (and the run's, once empty).
+func (a *Agent) remove(run, fleet string) error {
+	err := os.RemoveAll(filepath.Join(a.cfg.StateDir, run, fleet))
+	os.Remove(filepath.Join(a.cfg.StateDir, run)) // only when empty
+	return err
+}
+
+// balances has the driver write the ledger's balances and returns them.
+func (p *agentProc) balances(ctx context.Context) (*Message, error) {
+	path := filepath.Join(p.dir, "balances.tsv")
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := p.inst.Request(ctx, "balances "+path, ksdriver.EvBalances); err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBalancesBytes {
+		return nil, fmt.Errorf("balances of %d bytes do not fit one control record (at most %d)", len(b), maxBalancesBytes)
+	}
+	return &Message{Balances: string(b)}, nil
+}

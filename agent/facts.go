@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// HostFacts describes this host for an agent whose state lives under
+// stateDir: what a coordinator records beside its measurements.
+func HostFacts(stateDir, toolVersion string) runs.AgentFacts {
+	h, _ := os.Hostname()
+	f := runs.AgentFacts{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		MemoryBytes: memTotal(), Kernel: kernelRelease(), JavaVersion: javaVersion(), ToolVersion: toolVersion,
+		StateDir: stateDir, StartedWallMs: time.Now().UnixMilli()}
+	_, err := ksdriver.FindLib()
+	f.DriverLib = err == nil
+	var st syscall.Statfs_t
+	if syscall.Statfs(stateDir, &st) == nil {
+		f.StateDirBytes = int64(st.Blocks) * int64(st.Bsize)
+		f.StateDirFree = int64(st.Bavail) * int64(st.Bsize)
+	}
+	return f
+}
+
+// memTotal is MemTotal of /proc/meminfo in bytes (0 where unknown).
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			fmt.Sscanf(rest, "%d", &kb)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// kernelRelease is the kernel's release string ("" where unknown).
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// javaVersion is the first line `java -version` prints ("" without a
+// java, or when it does not answer within 10 s).
+func javaVersion() string {
+	java, err := ksdriver.FindJava()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, java, "-version").CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := bytes.Cut(out, []byte("\n"))
+	return strings.TrimSpace(string(line))
+}

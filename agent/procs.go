@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/ksdriver"
+)
+
+// agentProc is one driver process the agent runs.
+type agentProc struct {
+	key  procKey
+	inst *ksdriver.Instance
+	dir  string
+	// forwarded is closed once every event and the exit record are written.
+	forwarded chan struct{}
+	// reason, when the agent itself stopped the process, says why.
+	reason atomic.Pointer[string]
+}
+
+// start launches a driver process with the coordinator's properties, the
+// agent's own state.dir and client settings, and starts forwarding its
+// events; it returns once the process said hello.
+func (a *Agent) start(m *Message) (*Message, error) {
+	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
+	a.mu.Lock()
+	_, dup := a.procs[key]
+	a.mu.Unlock()
+	if dup {
+		return nil, fmt.Errorf("process %d of instance %s already runs on agent %s", m.N, m.Instance, a.cfg.Name)
+	}
+	dir := a.instDir(m.Run, m.Fleet, m.Instance)
+	props := a.processProperties(m.Properties)
+	props["state.dir"] = filepath.Join(dir, "state")
+	procDir := filepath.Join(dir, "run-"+strconv.Itoa(m.N+1))
+	inst, err := ksdriver.Start(a.procCtx, ksdriver.Options{ID: m.Instance, Dir: procDir, Properties: props,
+		Secrets: a.client.Secret, JVMFlags: m.JVMFlags, Lib: a.cfg.Lib, Java: a.cfg.Java, KafkaStreamsVersion: m.KafkaStreamsVersion})
+	if err != nil {
+		return nil, err
+	}
+	p := &agentProc{key: key, inst: inst, dir: procDir, forwarded: make(chan struct{})}
+	a.mu.Lock()
+	a.procs[key] = p
+	a.mu.Unlock()
+	go a.forward(p)
+	a.cfg.Logf("agent %s: run %s: started %s process %d of %s (pid %d)", a.cfg.Name, m.Run, m.Fleet, m.N, m.Instance, inst.PID())
+	return &Message{AtMonoNs: inst.LaunchMonoNs(), PID: inst.PID()}, nil
+}
+
+// forward writes every event of p to the events topic, in order, then the
+// record of how it ended; then the agent forgets p.
+func (a *Agent) forward(p *agentProc) {
+	defer close(p.forwarded)
+	k := p.key
+	rec := Record{Run: k.run, Fleet: k.fleet, Agent: a.cfg.Name, Instance: k.instance, N: k.n}
+	key := EventKey(k.run, k.fleet, k.instance)
+	ctx := context.WithoutCancel(a.procCtx)
+	var last ksdriver.Event
+	for i := 0; ; i++ {
+		e, err := p.inst.Next(ctx, i)
+		if err != nil {
+			rec.Event, rec.Exit = nil, exitOf(err, last)
+			if why := p.reason.Load(); why != nil {
+				rec.Exit = &Exit{Error: fmt.Sprintf("agent %s stopped it: %s (%v)", a.cfg.Name, *why, err)}
+			}
+			rec.AgentMonoNs = ksdriver.NowMonoNs()
+			if serr := a.bus.send(ctx, EventsTopic, key, mustJSON(rec)); serr != nil {
+				a.cfg.Logf("agent %s: the exit of %s process %d: %v", a.cfg.Name, k.instance, k.n, serr)
+			}
+			break
+		}
+		last = e
+		rec.Seq, rec.AgentMonoNs, rec.Event = int64(i), e.Head().RecvMonoNs, EncodeEvent(e)
+		a.bus.sendAsync(ctx, EventsTopic, key, mustJSON(rec), func(err error) {
+			if err != nil {
+				a.cfg.Logf("agent %s: an event of %s process %d was not written: %v", a.cfg.Name, k.instance, k.n, err)
+			}
+		})
+		rec.Seq++
+	}
+	a.mu.Lock()
+	delete(a.procs, k)
+	a.mu.Unlock()
+}
+
+// exitOf describes a process's end from Next's error past its last event:
+// clean is exit status 0, not killed, after a clean stopped event.
+func exitOf(err error, last ksdriver.Event) *Exit {
+	var ee *ksdriver.ExitError
+	if errors.As(err, &ee) && ee.State == "exit status 0" && ee.Killed == "" {
+		if s, ok := last.(*ksdriver.Stopped); ok && s.Clean {
+			return &Exit{Clean: true}
+		}
+	}
+	return &Exit{Error: err.Error()}
+}
+
+// EncodeEvent is an event as the driver's JSON line: an event of a kind
+// this build does not know goes as it came.
+func EncodeEvent(e ksdriver.Event) json.RawMessage {
+	if u, ok := e.(*ksdriver.Unknown); ok && u.Raw != "" {
+		if json.Valid([]byte(u.Raw)) {
+			return json.RawMessage(u.Raw)
+		}
+		b, _ := json.Marshal(map[string]any{"ev": "", "instance": u.Instance, "raw": u.Raw})
+		return b
+	}
+	return mustJSON(e)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// clientPrefixes are the prefixes under which Kafka Streams passes a
+// client setting to one of its clients.
+var clientPrefixes = []string{"", "consumer.", "producer.", "admin.", "main.consumer.", "restore.consumer.", "global.consumer."}
+
+// isClientKey says whether key is a connection setting the agent owns:
+// bootstrap.servers, security.protocol, sasl.* or ssl.*, under any client
+// prefix, or the driver's connection check and secrets file.
+func isClientKey(key string) bool {
+	if key == ksdriver.PropConnectTimeoutMs || key == ksdriver.PropSecretsFile {
+		return true
+	}
+	for _, pre := range clientPrefixes {
+		rest, ok := strings.CutPrefix(key, pre)
+		if ok && (rest == "bootstrap.servers" || rest == "security.protocol" || strings.HasPrefix(rest, "sasl.") || strings.HasPrefix(rest, "ssl.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// processProperties are a process's properties: the coordinator's, but
+// every connection setting the agent's own (its brokers, its security).
+func (a *Agent) processProperties(in map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range in {
+		if !isClientKey(k) {
+			out[k] = v
+		}
+	}
+	maps.Copy(out, a.client.Plain)
+	return out
+}
+
+// processClient is how the agent's processes reach the cluster: its
+// brokers and, when secured, its security settings (secrets apart), with
+// the driver's connection check on.
+func processClient(cfg cluster.Config) (cluster.JavaClient, error) {
+	jc := cluster.JavaClient{Plain: map[string]string{}, Secret: map[string]string{}}
+	if s := cfg.Settings; s != nil {
+		var err error
+		if jc, err = s.JavaProperties(); err != nil {
+			return jc, err
+		}
+		timeout := cfg.ConnectTimeout
+		if timeout <= 0 {
+			timeout = cluster.DefaultConnectTimeout
+		}
+		jc.Plain[ksdriver.PropConnectTimeoutMs] = strconv.FormatInt(timeout.Milliseconds(), 10)
+	}
+	jc.Plain["bootstrap.servers"] = strings.Join(cfg.Brokers, ",")
+	return jc, nil
+}
+
+// watchLeases stops the processes of every run whose lease ran out, until
+// ctx ends.
+func (a *Agent) watchLeases(ctx context.Context) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for run, procs := range a.expiredRuns() {
+			a.cfg.Logf("agent %s: run %s's lease expired (no lease or command from it): stopping its %d process(es)", a.cfg.Name, run, len(procs))
+			go a.stopProcs(procs, "run "+run+"'s lease expired")
+		}
+	}
+}
+
+// expiredRuns marks the runs whose lease ran out and returns their live
+// processes.
+func (a *Agent) expiredRuns() map[string][]*agentProc {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string][]*agentProc{}
+	for run, l := range a.leases {
+		if !l.expired && time.Since(l.seen) > l.ttl {
+			l.expired = true
+			a.leases[run] = l
+			out[run] = nil
+			// The run's later commands are refused: their replies need not
+			// be kept for repeats (a balances reply can be large).
+			for key := range a.replies {
+				if strings.HasPrefix(key, run+"/") {
+					delete(a.replies, key)
+				}
+			}
+		}
+	}
+	for k, p := range a.procs {
+		if _, ok := out[k.run]; ok {
+			out[k.run] = append(out[k.run], p)
+		}
+	}
+	for run, ps := range out {
+		if len(ps) == 0 {
+			delete(out, run)
+		}
+	}
+	return out
+}
+
+// stopProcs stops processes at once, each cleanly within StopTimeout or
+// killed, and waits until their ends are written.
+func (a *Agent) stopProcs(procs []*agentProc, why string) {
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.StopTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		p.reason.Store(&why)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.inst.Stop(ctx)
+			<-p.forwarded
+		}()
+	}
+	wg.Wait()
+}
+
+// shutdown stops every process, waits for the commands under way, says
+// bye and flushes.
+func (a *Agent) shutdown() {
+	a.mu.Lock()
+	procs := make([]*agentProc, 0, len(a.procs))
+	for _, p := range a.procs {
+		procs = append(procs, p)
+	}
+	a.mu.Unlock()
+	if len(procs) > 0 {
+		a.cfg.Logf("agent %s: shutting down: stopping %d process(es)", a.cfg.Name, len(procs))
+	}
+	a.stopProcs(procs, "the agent is shutting down")
+	a.stopAll()
+	a.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.send(ctx, &Message{Type: TypeBye})
+	a.bus.flush(ctx)
+	a.cfg.Logf("agent %s: stopped", a.cfg.Name)
+}

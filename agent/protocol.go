@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/restorebench/restorebench/runs"
+)
+
+// The topics agents and coordinators talk through (created, with one
+// partition each so every reader sees one order, when missing).
+const (
+	// ControlTopic carries announcements, heartbeats, commands, leases and
+	// replies: every message keyed by the agent it is from or for.
+	ControlTopic = "restorebench-control"
+	// EventsTopic carries the driver events of the agents' processes,
+	// keyed by run/fleet/instance.
+	EventsTopic = "restorebench-events"
+)
+
+// Message types on ControlTopic (Message.Type).
+const (
+	TypeAnnounce  = "announce"  // agent: it is up, with its facts
+	TypeHeartbeat = "heartbeat" // agent: still up (every second)
+	TypeBye       = "bye"       // agent: it is shutting down
+	TypeCommand   = "command"   // coordinator: do Op
+	TypeReply     = "reply"     // agent: what came of a command
+	TypeLease     = "lease"     // coordinator: the run is still alive
+)
+
+// Command operations (Message.Op).
+const (
+	OpHello     = "hello"      // reply: the agent's facts
+	OpClock     = "clock"      // reply: the agent's clock at receipt and reply
+	OpStart     = "start"      // start a driver process; reply once it said hello
+	OpSend      = "send"       // write Line to a process's stdin
+	OpBalances  = "balances"   // ledger balances of a process, as TSV
+	OpStop      = "stop"       // stop a process cleanly; reply once it ended
+	OpKill      = "kill"       // SIGKILL a process; reply once it ended
+	OpWipe      = "wipe"       // delete an instance's state directory
+	OpProcessID = "process_id" // Kafka Streams' process id of an instance
+	OpRemove    = "remove"     // delete a fleet's directories
+)
+
+// Message is one record on ControlTopic, JSON-encoded. Which fields are
+// set depends on Type and Op (kstreams/PROTOCOL.md, "Agents").
+type Message struct {
+	Type  string `json:"type"`
+	Agent string `json:"agent"`
+	// Run is the coordinator's run id: commands, replies and leases carry
+	// it, so two runs on one cluster never cross.
+	Run string `json:"run,omitempty"`
+	// ID is a command's id, unique within its run; its reply has the same.
+	ID string `json:"id,omitempty"`
+	Op string `json:"op,omitempty"`
+	// Fleet (an application.id), Instance and N (the instance's process
+	// number, from 0) name a process.
+	Fleet    string `json:"fleet,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	N        int    `json:"n,omitempty"`
+	// Properties and JVMFlags are a start's ProcessSpec (no state.dir, no
+	// client security: the agent sets both).
+	Properties map[string]string `json:"properties,omitempty"`
+	JVMFlags   []string          `json:"jvm_flags,omitempty"`
+	// KafkaStreamsVersion is a start's Kafka Streams version ("" the
+	// default).
+	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty"`
+	// Line is a send's command line; Instances a remove's.
+	Line      string   `json:"line,omitempty"`
+	Instances []string `json:"instances,omitempty"`
+	// TTLMs is a lease's time to live: past it with no lease or command
+	// from the run, the agent stops the run's processes.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
+
+	// Reply fields. OK false has Error.
+	OK    bool   `json:"ok,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Facts and Labels: announce and hello.
+	Facts  *runs.AgentFacts  `json:"facts,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	// MonoNs is the sender's CLOCK_MONOTONIC when it sent the message; a
+	// clock reply also has RecvMonoNs, the agent's when the command came.
+	MonoNs     int64 `json:"mono_ns,omitempty"`
+	RecvMonoNs int64 `json:"recv_mono_ns,omitempty"`
+	// AtMonoNs is, in the agent's clock, when a start launched the JVM or
+	// a kill sent SIGKILL.
+	AtMonoNs int64 `json:"at_mono_ns,omitempty"`
+	// PID is a started process's OS pid; ProcessID Kafka Streams' process
+	// id; Balances a balances reply's TSV.
+	PID       int    `json:"pid,omitempty"`
+	ProcessID string `json:"process_id,omitempty"`
+	Balances  string `json:"balances,omitempty"`
+	// Processes is how many driver processes the agent runs (heartbeat).
+	Processes int `json:"processes,omitempty"`
+}
+
+// Encode is the message as its record value.
+func (m *Message) Encode() []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // every field marshals
+	}
+	return b
+}
+
+// DecodeMessage reads a ControlTopic record value.
+func DecodeMessage(b []byte) (*Message, error) {
+	var m Message
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("control message: %w", err)
+	}
+	if m.Type == "" || m.Agent == "" {
+		return nil, fmt.Errorf("control message without a type or agent: %.100q", b)
+	}
+	return &m, nil
+}
+
+// Record is one record on EventsTopic: a driver event of a process on an
+// agent, or (Exit set) how the process ended, always its last record.
+type Record struct {
+	Run      string `json:"run"`
+	Fleet    string `json:"fleet"`
+	Agent    string `json:"agent"`
+	Instance string `json:"instance"`
+	N        int    `json:"n"`
+	// Seq numbers a process's records from 0, so a gap is seen.
+	Seq int64 `json:"seq"`
+	// AgentMonoNs is the agent's CLOCK_MONOTONIC when it read the event
+	// from the driver (the event's own mono_ns is the JVM's, on the same
+	// clock).
+	AgentMonoNs int64 `json:"agent_mono_ns"`
+	// Event is the driver's event, as the driver's JSON line.
+	Event json.RawMessage `json:"event,omitempty"`
+	// Exit, on the last record, says how the process ended: "" for a
+	// clean stop, else the error.
+	Exit *Exit `json:"exit,omitempty"`
+}
+
+// Exit is how a process on an agent ended.
+type Exit struct {
+	Clean bool   `json:"clean"`
+	Error string `json:"error,omitempty"`
+}
+
+// EventKey is the events topic key of a fleet's instance.
+func EventKey(run, fleet, instance string) string {
+	return run + "/" + fleet + "/" + instance
+}
+
+// checkName refuses a name that cannot be one path element: agents put
+// fleets and instances in directories named after them.
+func checkName(what, s string) error {
+	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") || len(s) > 200 {
+		return fmt.Errorf("%s %q is not a plain name (no slashes, not . or .., at most 200 bytes)", what, s)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/cluster"
+)
+
+// newAgentCmd is `restorebench agent`: a long-running process on a host
+// that runs Kafka Streams instances for coordinators (`run --agents`),
+// talking to them only through Kafka topics.
+func newAgentCmd(g *globalFlags) *cobra.Command {
+	var name, labels string
+	cmd := &cobra.Command{
+		Use:   "agent --brokers HOST:PORT --name NAME --state-dir DIR",
+		Short: "Run Kafka Streams instances on this host for a coordinator, through Kafka topics",
+		Long: `agent runs on each host that is to run Kafka Streams instances for
+` + "`restorebench run --agents NAME,...`" + `. It announces itself and this host's facts
+(cores, memory, free space of --state-dir, kernel, JDK, restorebench version)
+on the topic ` + agent.ControlTopic + `, heartbeats every second, and executes the
+commands addressed to --name: start a Kafka Streams driver process (its
+state.dir under --state-dir), stop it, kill it, wipe its state, report its
+process id, remove what a run left. Every process's events go onto
+` + agent.EventsTopic + `. Both topics are created when missing. Nothing else
+connects to the host: it needs only outbound access to Kafka.
+
+The processes reach the cluster with this agent's own --brokers and security
+settings (--command-config or the flags): no secret ever goes through the
+topics. When a coordinator stops renewing its run's lease (it died), the
+agent stops that run's processes. Ctrl-C or SIGTERM stops its processes
+and the agent.`,
+		Example: `  restorebench agent --brokers kafka-0:9092 --name host-a --state-dir /var/lib/restorebench --labels zone=a
+  restorebench agent --command-config client.properties --name pod-0 --state-dir /data`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.agentConfig(cmd, name, labels)
+			if err != nil {
+				return err
+			}
+			note := "stopping the agent's instances, then the agent"
+			interruptNote.Store(&note)
+			return agent.Run(cmd.Context(), cfg)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the agent's name, unique among the cluster's agents: coordinators address it by this (required)")
+	cmd.Flags().StringVar(&labels, "labels", "", "key=value,... facts recorded with the agent (zone=a,rack=r1)")
+	return cmd
+}
+
+// agentConfig is the agent's configuration from the flags: the global
+// --brokers (or bootstrap.servers in --command-config), security and
+// --state-dir (required here: the default under --data-dir is the
+// embedded broker's).
+func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agent.Config, error) {
+	if name == "" {
+		return agent.Config{}, errors.New("--name is required: coordinators address an agent by its name")
+	}
+	if g.stateDir == "" {
+		return agent.Config{}, errors.New("--state-dir is required: the directory the agent's Kafka Streams instances keep their state in")
+	}
+	lb, err := parseLabels(labels)
+	if err != nil {
+		return agent.Config{}, err
+	}
+	cc, err := g.clusterConfig(cmd)
+	if err != nil {
+		return agent.Config{}, err
+	}
+	log := cmd.ErrOrStderr()
+	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion,
+		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
+}
+
+// clusterConfig is how to reach the real cluster the flags name, with its
+// security; an agent has no embedded broker.
+func (g *globalFlags) clusterConfig(cmd *cobra.Command) (cluster.Config, error) {
+	sec, brokers, err := g.security(cmd.Context())
+	if err != nil {
+		return cluster.Config{}, err
+	}
+	if g.brokers != "" {
+		if brokers, err = cluster.ParseBrokers(g.brokers); err != nil {
+			return cluster.Config{}, fmt.Errorf("--brokers: %w", err)
+		}
+	}
+	if len(brokers) == 0 {
+		return cluster.Config{}, errors.New("--brokers (or bootstrap.servers in --command-config) is required: an agent talks to its coordinator through the cluster")
+	}
+	if g.connectTimeout <= 0 {
+		return cluster.Config{}, fmt.Errorf("--connect-timeout: %s must be positive", g.connectTimeout)
+	}
+	cc := cluster.Config{Brokers: brokers, ConnectTimeout: g.connectTimeout}
+	if sec != nil {
+		opts, err := sec.Opts()
+		if err != nil {
+			return cluster.Config{}, err
+		}
+		cc.Security, cc.Login, cc.Settings = opts, sec.Login(), sec
+	}
+	return cc, nil
+}
+
+// parseLabels reads key=value,... ("" is none).
+func parseLabels(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return nil, fmt.Errorf("--labels: %q is not key=value", kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("--labels: %s given twice", k)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
