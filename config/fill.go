@@ -157,7 +157,7 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 	if tr <= 0 {
 		return fieldErr("time_range", "%s must be positive", tr)
 	}
-	spec.EventStepMicros = tr.D().Microseconds() / max(estimatedRecords(*spec), 1)
+	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
 	if k != StoreWindow {
 		if f.WindowSize != 0 || f.Retention != 0 {
 			return fieldErr("window_size", "windows and retention are set only with store_kind window")
@@ -175,21 +175,6 @@ func orDefault(d, def Duration) Duration {
 		return def
 	}
 	return d
-}
-
-// estimatedRecords is how many records a spec writes: its Records, or its
-// TargetBytes over a record's mean size (key, mean value, tombstones
-// counted as empty).
-func estimatedRecords(s loadgen.Spec) int64 {
-	if s.Records > 0 {
-		return s.Records
-	}
-	key := 16.0
-	if s.StoreKind.Of() == StoreWindow {
-		key += 12
-	}
-	mean := key + float64(s.ValueMin+s.ValueMax)/2*(1-s.TombstoneRatio)
-	return int64(float64(s.TargetBytes) / mean)
 }
 
 // ChangelogTopic is Kafka Streams' changelog name for a store.

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 
@@ -69,9 +68,6 @@ func (l *timestampedLoader) Write(entries []Entry) error {
 	}
 	return l.Loader.Write(l.entries)
 }
-
-// Finish finishes the underlying load.
-func (l *timestampedLoader) Finish(ctx context.Context) (Store, error) { return l.Loader.Finish(ctx) }
 
 // Windows sums what the window stores' restores did with their records,
 // and the segments open at the end; false when the stores are not window

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -115,7 +114,7 @@ func (w *WindowStore) Write(entries []Entry) error {
 	if err := w.dropBefore(minLive); err != nil {
 		return err
 	}
-	for _, seg := range slices.Sorted(mapKeys(batches)) {
+	for _, seg := range slices.Sorted(maps.Keys(batches)) {
 		s, err := w.segment(seg)
 		if err != nil {
 			return err
@@ -185,7 +184,7 @@ func (w *WindowStore) Get(key []byte) ([]byte, bool, error) {
 func (w *WindowStore) ForEach(fn func(key, value []byte) error) error {
 	w.mu.Lock()
 	from := w.servedFrom()
-	segs := slices.Sorted(mapKeys(w.segments))
+	segs := slices.Sorted(maps.Keys(w.segments))
 	stores := make([]Store, len(segs))
 	for i, seg := range segs {
 		stores[i] = w.segments[seg]
@@ -250,6 +249,3 @@ func (w *WindowStore) each(fn func(Store) error) error {
 	}
 	return nil
 }
-
-// mapKeys yields m's keys (for slices.Sorted).
-func mapKeys[V any](m map[int64]V) iter.Seq[int64] { return maps.Keys(m) }

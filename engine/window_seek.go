@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -36,32 +37,63 @@ func (in *Instance) seekByRetention(ctx context.Context, tasks []Task) error {
 	if err != nil {
 		return fmt.Errorf("window store: last records of %s: %w", topic, err)
 	}
-	cl, err := cluster.NewClient(in.Cluster)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	for i := range tasks {
-		t := &tasks[i]
+	from := map[int32]int64{} // the time each partition's restore starts from
+	for _, t := range tasks {
 		rs := recs[t.ID.Partition]
 		if len(rs) == 0 || rs[len(rs)-1].Offset != t.To-1 {
 			continue
 		}
-		from := rs[len(rs)-1].Timestamp.UnixMilli() - retention
-		if from <= 0 {
-			continue
+		if ms := rs[len(rs)-1].Timestamp.UnixMilli() - retention; ms > 0 {
+			from[t.ID.Partition] = ms
 		}
-		offs, err := adm.ListOffsetsAfterMilli(ctx, from, topic)
-		if err == nil {
-			err = offs.Error()
-		}
-		if err != nil {
-			return fmt.Errorf("window store: offsets of %s after %d ms: %w", topic, from, err)
-		}
-		if o, ok := offs.Lookup(topic, t.ID.Partition); ok && o.Offset > t.From {
-			t.From = min(o.Offset, t.To)
+	}
+	if len(from) == 0 {
+		return nil
+	}
+	starts, err := in.offsetsForTimes(ctx, topic, from)
+	if err != nil {
+		return err
+	}
+	for i := range tasks {
+		t := &tasks[i]
+		if o, ok := starts[t.ID.Partition]; ok && o > t.From {
+			t.From = min(o, t.To)
 		}
 	}
 	return nil
+}
+
+// offsetsForTimes is, per partition of topic, the first offset whose
+// record's timestamp is at least the partition's time in ms (the
+// consumer's offsetsForTimes), asked in one ListOffsets request that the
+// client splits by partition leader.
+func (in *Instance) offsetsForTimes(ctx context.Context, topic string, ms map[int32]int64) (map[int32]int64, error) {
+	cl, err := cluster.NewClient(in.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrListOffsetsRequest()
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	for p, t := range ms {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp = p, t
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("window store: offsets of %s by time: %w", topic, err)
+	}
+	out := map[int32]int64{}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return nil, fmt.Errorf("window store: offset of %s partition %d by time: %w", topic, p.Partition, err)
+			}
+			out[p.Partition] = p.Offset
+		}
+	}
+	return out, nil
 }

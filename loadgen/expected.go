@@ -224,6 +224,24 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 	return Derived{Expected: states, Totals: d.tot, Log: d.log, Landmarks: d.marks}, err
 }
 
+// lastWrites follows a key-value fill's writes as DeriveApplied does, every
+// committed record applied, and returns per key the index + 1 of its last
+// write (0: never written).
+func lastWrites(spec Spec) ([]int64, error) {
+	st, err := NewStream(spec)
+	if err != nil {
+		return nil, err
+	}
+	d := newDeriver(spec, func(int32, int64) bool { return true })
+	for {
+		w, ok := st.Next()
+		if !ok {
+			return d.last, nil
+		}
+		d.write(w)
+	}
+}
+
 // deriver follows a fill's writes (DeriveApplied): the last committed
 // record applied per key, the totals, the log's shape and its landmarks.
 type deriver struct {

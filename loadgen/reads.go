@@ -41,19 +41,9 @@ func NewReadChecker(spec Spec) (*ReadChecker, error) {
 	if spec.ValueMin < 8 {
 		return nil, specErr("value_size", "lookups are checked through the record index each value starts with: values need at least 8 bytes, not %d", spec.ValueMin)
 	}
-	st, err := NewStream(spec)
+	last, err := lastWrites(spec)
 	if err != nil {
 		return nil, err
-	}
-	last := make([]int64, spec.Keys)
-	for {
-		w, ok := st.Next()
-		if !ok {
-			break
-		}
-		if !w.End && !w.Aborted {
-			last[w.Record.KeyID] = w.Record.Index + 1
-		}
 	}
 	g, err := NewGenerator(spec)
 	if err != nil {

@@ -128,3 +128,22 @@ func (s Spec) validateKind() error {
 	}
 	return nil
 }
+
+// EstimatedRecords is how many records the spec writes: exactly its
+// Records, or for a size-bounded fill its TargetBytes over a record's mean
+// key+value size (the kind's key, the mean value, tombstones counted
+// empty); 0 when neither is set.
+func (s Spec) EstimatedRecords() int64 {
+	if s.Records > 0 {
+		return s.Records
+	}
+	key := float64(keyWidth)
+	if s.StoreKind.Of() == KindWindow {
+		key += windowSuffix
+	}
+	mean := key + (1-s.TombstoneRatio)*float64(s.ValueMin+s.ValueMax)/2
+	if s.TargetBytes <= 0 {
+		return 0
+	}
+	return int64(float64(s.TargetBytes) / mean)
+}

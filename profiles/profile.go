@@ -84,14 +84,8 @@ type fillRecords struct {
 }
 
 func fillRecordsOf(spec loadgen.Spec) fillRecords {
-	if spec.Records > 0 {
-		return fillRecords{n: spec.Records}
-	}
-	mean := 16 + (1-spec.TombstoneRatio)*float64(spec.ValueMin+spec.ValueMax)/2
-	if spec.TargetBytes <= 0 || mean <= 0 {
-		return fillRecords{}
-	}
-	return fillRecords{n: int64(float64(spec.TargetBytes) / mean), about: true}
+	n := spec.EstimatedRecords()
+	return fillRecords{n: n, about: spec.Records == 0 && n > 0}
 }
 
 // fitWarm bounds case c's warm counts by the fill, locating an error in n.
@@ -224,7 +218,7 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkTransactionalFill(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
-	if err := restoreFillKind(plan, &doc.Fill); err != nil {
+	if err := checkFillKind(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
 	if err := checkFillTopic(plan, &doc.Fill); err != nil {
@@ -255,23 +249,16 @@ func checkTransactionalFill(p *Plan, fill *yaml.Node) error {
 	return nil
 }
 
-// restoreFillKind gives every case the store kind the fill writes (and a
-// window store its retention), then checks the case again under it: a
-// store restores the changelog its kind writes, so a case naming another
-// kind than the fill's is refused (fill is the fill section, to locate
-// the error).
-func restoreFillKind(p *Plan, fill *yaml.Node) error {
+// checkFillKind refuses a case naming another store kind than the fill's
+// (fill is the fill section, to locate the error): a store restores the
+// changelog its kind writes. Every case starts from the fill's kind and,
+// for a window store, its retention (parse sets them on the base case).
+func checkFillKind(p *Plan, fill *yaml.Node) error {
 	kind := p.Spec.StoreKind.Of()
-	for i := range p.Cases {
-		c := &p.Cases[i]
-		if c.StoreKind != config.StoreKeyValue && c.StoreKind != kind {
+	for _, c := range p.Cases {
+		if c.StoreKind != kind {
 			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"),
 				Msg: fmt.Sprintf("case %s restores a %s store, but the fill writes a %s changelog: set fill.store_kind to %s", c.Name, c.StoreKind, kind, c.StoreKind)}
-		}
-		c.StoreKind = kind
-		c.Retention = config.Duration(time.Duration(p.Spec.RetentionMs) * time.Millisecond)
-		if err := c.Validate(); err != nil {
-			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"), Msg: fmt.Sprintf("case %s: %v", c.Name, err)}
 		}
 	}
 	return nil

@@ -16,8 +16,20 @@ import (
 // key-value stores only.
 func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "store-kinds", Title: "Store kinds"}
-	recs := restoresWhere(a, func(r runs.Restore) bool { return r.Store != nil && r.Verified })
-	if len(recs) == 0 {
+	var rows [][]string
+	for _, run := range a.Runs {
+		recs := kindRestores(run.Results.Restores)
+		first := map[string]runs.Restore{} // each case's first verified repeat
+		for _, r := range recs {
+			if _, ok := first[r.Case]; !ok {
+				first[r.Case] = r
+			}
+		}
+		for _, cs := range runs.Summarize(recs) {
+			rows = append(rows, storeKindRow(run.Label, cs, first[cs.Case]))
+		}
+	}
+	if len(rows) == 0 {
 		return s, nil
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 does, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
@@ -28,11 +40,7 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
 			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
 			"– : not counted (a window store restored by Kafka Streams, which reports no such count)."}
-	for _, run := range a.Runs {
-		for _, cs := range runs.Summarize(kindRestores(run.Results.Restores)) {
-			tab.Rows = append(tab.Rows, storeKindRow(run.Label, cs, run.Results.Restores))
-		}
-	}
+	tab.Rows = rows
 	s.Blocks = append(s.Blocks, tab)
 	return s, nil
 }
@@ -48,16 +56,9 @@ func kindRestores(restores []runs.Restore) []runs.Restore {
 	return out
 }
 
-// storeKindRow is case cs's row, its store figures read from its first
-// verified repeat (the repeats restore the same fill alike).
-func storeKindRow(run string, cs runs.CaseSummary, restores []runs.Restore) []string {
-	var first runs.Restore
-	for _, r := range kindRestores(restores) {
-		if r.Case == cs.Case {
-			first = r
-			break
-		}
-	}
+// storeKindRow is case cs's row, its store figures read from first, its
+// first verified repeat (the repeats restore the same fill alike).
+func storeKindRow(run string, cs runs.CaseSummary, first runs.Restore) []string {
 	st := first.Store
 	served, _ := first.Verification.Totals()
 	retention, segment := "–", "–"
