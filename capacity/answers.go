@@ -125,8 +125,14 @@ type Check struct {
 	RTO   time.Duration
 	Meets bool
 	// Margin is the objective minus the time, in seconds: the time to
-	// spare when positive, by how much it misses when negative.
+	// spare when positive, by how much it misses when negative. For an
+	// estimate with an interval it is taken at the interval's end nearest
+	// the objective (the slow end for a time that meets it, the fast end
+	// for one that misses), so the margin holds over the whole interval.
 	Margin float64
+	// AtLeast says Margin was taken at the interval's near end: the
+	// verdict then reads "by at least".
+	AtLeast bool
 	// Inconclusive says the inputs cannot decide: the objective lies inside
 	// the estimate's interval, or the estimate rests on a wide
 	// extrapolation; Why says which. Meets is then the point estimate's
@@ -142,9 +148,19 @@ func (c Check) Verdict() string {
 	case c.Inconclusive:
 		return "INCONCLUSIVE for the " + FormatRTO(c.RTO) + " RTO: " + c.Why
 	case c.Meets:
-		return "meets the " + FormatRTO(c.RTO) + " RTO by " + FormatSeconds(c.Margin)
+		return "meets the " + FormatRTO(c.RTO) + " RTO by " + c.MarginText()
 	}
-	return "MISSES the " + FormatRTO(c.RTO) + " RTO by " + FormatSeconds(-c.Margin)
+	return "MISSES the " + FormatRTO(c.RTO) + " RTO by " + c.MarginText()
+}
+
+// MarginText is the margin's size in words, "at least 20.0 s" when it was
+// taken at an interval's near end.
+func (c Check) MarginText() string {
+	s := FormatSeconds(math.Abs(c.Margin))
+	if c.AtLeast {
+		return "at least " + s
+	}
+	return s
 }
 
 // Unanswered is a question the inputs cannot answer, and why.
@@ -461,7 +477,6 @@ func (a *Analysis) stateText() string {
 	return "state " + FormatBytes(a.ChangelogBytes())
 }
 
-// checks compares a restore time with each objective.
 // checks compares an estimated time with each objective: inconclusive when
 // the objective lies within the estimate's interval or the estimate rests
 // on a wide extrapolation.
@@ -470,6 +485,12 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 	for i, rto := range rtos {
 		obj := rto.Seconds()
 		c := Check{RTO: rto, Meets: e.Value <= obj, Margin: obj - e.Value}
+		if e.HasInterval() {
+			c.Margin, c.AtLeast = obj-e.Lo, true
+			if c.Meets {
+				c.Margin = obj - e.Hi
+			}
+		}
 		switch {
 		case e.Wide():
 			c.Inconclusive = true

@@ -240,3 +240,23 @@ func TestCurveForTakesTheLikestShape(t *testing.T) {
 		t.Fatalf("curve %s (%s), want the zipf one", cv.Label(), why)
 	}
 }
+
+// TestVerdictMarginHoldsOverTheInterval: a time that meets an objective
+// meets it by the margin left at the interval's slow end, and one that
+// misses misses by at least the gap to the fast end, never by the point
+// estimate's larger distance.
+func TestVerdictMarginHoldsOverTheInterval(t *testing.T) {
+	rto := []time.Duration{time.Minute}
+	meets := checks(Estimate{Value: 40, Lo: 35, Hi: 50, Beyond: 1}, rto)[0]
+	if !meets.Meets || meets.Inconclusive || meets.Margin != 10 || meets.Verdict() != "meets the 1 min RTO by at least 10.0 s" {
+		t.Errorf("meets: %+v, %q", meets, meets.Verdict())
+	}
+	misses := checks(Estimate{Value: 90, Lo: 70, Hi: 100, Beyond: 1}, rto)[0]
+	if misses.Meets || misses.Margin != -10 || misses.Verdict() != "MISSES the 1 min RTO by at least 10.0 s" {
+		t.Errorf("misses: %+v, %q", misses, misses.Verdict())
+	}
+	point := checks(Estimate{Value: 40, Beyond: 1}, rto)[0]
+	if point.Margin != 20 || point.Verdict() != "meets the 1 min RTO by 20.0 s" {
+		t.Errorf("point: %+v, %q", point, point.Verdict())
+	}
+}

@@ -499,9 +499,9 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		case c.Inconclusive:
 			v = "inconclusive for " + FormatRTO(c.RTO) + " (" + c.Why + ")"
 		case c.Meets:
-			v = fmt.Sprintf("no for %s (%s to spare)", FormatRTO(c.RTO), FormatSeconds(c.Margin))
+			v = fmt.Sprintf("no for %s (%s to spare)", FormatRTO(c.RTO), c.MarginText())
 		default:
-			v = fmt.Sprintf("yes for %s (without one it misses by %s)", FormatRTO(c.RTO), FormatSeconds(-c.Margin))
+			v = fmt.Sprintf("yes for %s (without one it misses by %s)", FormatRTO(c.RTO), c.MarginText())
 		}
 		verdicts = append(verdicts, v)
 	}

@@ -454,9 +454,9 @@ func check(a capacity.Answer) string {
 		case c.Inconclusive:
 			parts = append(parts, "**inconclusive for "+capacity.FormatRTO(c.RTO)+"** ("+c.Why+")")
 		case c.Meets:
-			parts = append(parts, "meets "+capacity.FormatRTO(c.RTO)+" by "+capacity.FormatSeconds(c.Margin))
+			parts = append(parts, "meets "+capacity.FormatRTO(c.RTO)+" by "+c.MarginText())
 		default:
-			parts = append(parts, "**misses "+capacity.FormatRTO(c.RTO)+"** by "+capacity.FormatSeconds(-c.Margin))
+			parts = append(parts, "**misses "+capacity.FormatRTO(c.RTO)+"** by "+c.MarginText())
 		}
 	}
 	return strings.Join(parts, "; ")
