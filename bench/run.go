@@ -95,7 +95,12 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	var failures []string
 	for i, fp := range fillsOf(plan) {
 		cases := plan.Cases
-		if i > 0 {
+		switch {
+		case len(plan.KindSpecs) > 0:
+			if cases, err = plan.CasesFor(fp.spec); err != nil {
+				return out.fail(err)
+			}
+		case i > 0:
 			cases = everySizeCases(cases)
 		}
 		f, err := pr.onFill(ctx, fp, cases)
@@ -111,7 +116,7 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 // carry out: a runaway schedule (it is built in memory), a case this
 // broker cannot run, or kafka-streams cases without their engine.
 func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) error {
-	if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+	if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), repeats); err != nil {
 		return err
 	}
 	for _, c := range plan.Cases {
@@ -170,7 +175,7 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	if out.res.Fill == nil {
 		out.res.Fill = fr
 	}
-	if len(plan.Sizes) > 0 {
+	if plan.Fills() > 1 {
 		out.res.Fills = append(out.res.Fills, fr)
 	}
 	if err := out.save(errInProgress); err != nil {
@@ -209,16 +214,27 @@ func everySizeCases(cases []config.Case) []config.Case {
 	return out
 }
 
-// fillPlan is one fill a run restores: the plan's, or one size of a sweep.
+// fillPlan is one fill a run restores: the plan's, or one size or store
+// kind of a sweep.
 type fillPlan struct {
 	label, appID, topic string
 	spec                loadgen.Spec
 }
 
-// fillsOf lists a plan's fills: its one fill, or one per size of its sweep,
-// each on its own application id (and so its own changelog topic), the
-// size appended: restorebench-256MB-balances-changelog.
+// fillsOf lists a plan's fills: its one fill, or one per size or store
+// kind of its sweep, each on its own application id (and so its own
+// changelog topic), the size or kind appended:
+// restorebench-256MB-balances-changelog, restorebench-window-balances-changelog.
 func fillsOf(plan *profiles.Plan) []fillPlan {
+	if len(plan.KindSpecs) > 0 {
+		var out []fillPlan
+		for _, spec := range plan.KindSpecs {
+			label := string(spec.StoreKind.Of())
+			appID := plan.AppID + "-" + label
+			out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), spec: spec})
+		}
+		return out
+	}
 	if len(plan.Sizes) == 0 {
 		return []fillPlan{{appID: plan.AppID, topic: plan.Topic, spec: plan.Spec}}
 	}
@@ -383,8 +399,9 @@ type caseRunner struct {
 	// changer lets scenarios change the filled topic (nil for a topic
 	// restorebench did not fill: scenarios that need changes refuse it).
 	changer *Changer
-	// size is the size label of a sweep's fill ("256MB"), which every
-	// record's step carries (and its name: "warm@256MB/cold").
+	// size is the label of a sweep's fill, its size ("256MB") or its store
+	// kind ("window"), which every record's step carries (and its name:
+	// "warm@256MB/cold", "cold@window").
 	size string
 }
 

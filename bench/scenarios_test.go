@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -160,6 +161,44 @@ func TestSizeSweepRunsEveryCasePerSize(t *testing.T) {
 	}
 	if got, want := strings.Join(names, " "), "a@200KB b@200KB a@600KB b@600KB"; got != want {
 		t.Fatalf("records %q, want %q", got, want)
+	}
+}
+
+// TestStoreKindSweepRestoresEachKind: a profile with store_kinds fills one
+// changelog per kind from its one fill section and restores every case on
+// each as that kind, verified, the records named by kind; a window store
+// serves fewer entries than its key-value twin holds keys when its
+// retention covers only part of the events.
+func TestStoreKindSweepRestoresEachKind(t *testing.T) {
+	plan, err := profiles.Parse([]byte("store_kinds: [key-value, window]\nfill: {records: 4000, keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n"), "kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fills) != 2 || res.Fills[0].Topic == res.Fills[1].Topic || res.Fills[1].Spec.StoreKind != loadgen.KindWindow {
+		t.Fatalf("fills %+v", res.Fills)
+	}
+	var names []string
+	for _, r := range res.Restores {
+		if !r.Verified {
+			t.Fatalf("%s not verified: %s", r.Case, r.Error)
+		}
+		names = append(names, r.Case+"/"+string(r.Params.StoreKind))
+	}
+	if got, want := strings.Join(names, " "), "a@key-value/key-value a@window/window"; got != want {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+	kvKeys, _ := res.Restores[0].Verification.Totals()
+	winKeys, _ := res.Restores[1].Verification.Totals()
+	// 4 h of events, 30 min windows, 1 h retention: the window store
+	// serves the last two or three windows of a key, not all eight.
+	if kvKeys == 0 || winKeys == 0 || winKeys > 3*kvKeys || res.Restores[1].Records >= res.Fills[1].Records {
+		t.Errorf("key-value keys %d, window entries %d, window records read %d of %d", kvKeys, winKeys, res.Restores[1].Records, res.Fills[1].Records)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -89,8 +90,14 @@ func shapeOf(o Obs) string {
 		return fmt.Sprintf("partitions=%d", o.Restore.Partitions)
 	}
 	sp := f.Spec
-	return fmt.Sprintf("partitions=%d keys=%s values=%d-%d tombstones=%g compression=%s",
+	shape := fmt.Sprintf("partitions=%d keys=%s values=%d-%d tombstones=%g compression=%s",
 		sp.Partitions, sp.KeyOrder, sp.ValueMin, sp.ValueMax, sp.TombstoneRatio, f.Compression)
+	if k := sp.StoreKind.Of(); k != loadgen.KindKeyValue {
+		// A store kind restores its own way (a window store reads past its
+		// expired head and keeps windows): its rates and factors are its own.
+		shape += " store=" + string(k)
+	}
+	return shape
 }
 
 func contains(xs []string, x string) bool {

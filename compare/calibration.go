@@ -300,16 +300,21 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 	}
 }
 
-// pairRows are the calibration table's head and a row per pair; a size
-// column joins them when the pairs come from a size sweep.
+// pairRows are the calibration table's head and a row per pair; a column
+// of the sweep's fill joins them when the pairs come from a sweep: "size"
+// for a size sweep's, "fill" when a label is not a size (a store-kind
+// sweep's kinds).
 func pairRows(pairs []EnginePair) ([]string, [][]string) {
-	sized := false
+	sized, col := false, "size"
 	for _, p := range pairs {
 		sized = sized || p.Size != ""
+		if _, err := config.ParseSize(p.Size); p.Size != "" && err != nil {
+			col = "fill"
+		}
 	}
 	head := []string{"setting", "model s", "model range", "kafka-streams s", "kafka-streams range", "model/KS", "ratio range", "pairs"}
 	if sized {
-		head = append([]string{"size"}, head...)
+		head = append([]string{col}, head...)
 	}
 	var rows [][]string
 	for _, p := range pairs {

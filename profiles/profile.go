@@ -41,6 +41,13 @@ type document struct {
 	// size sweep a capacity report fits restore time against. Cases of
 	// other scenarios run once, at the first size.
 	Sizes []config.Size `yaml:"sizes"`
+	// StoreKinds, when set, runs every case once per store kind listed
+	// (fill.store_kind then must not be set), each kind's changelog on its
+	// own application id and topic (<application_id>-<kind>): the same fill
+	// section written as each kind's changelog (config.Fill.ForKind), so
+	// the kinds restore the same keys, values and tombstones. Only cold
+	// cases (the kinds beyond key-value restore cold so far).
+	StoreKinds []config.StoreKind `yaml:"store_kinds"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`
 	// Matrix expands into one case per combination of its values (cartesian
@@ -111,7 +118,11 @@ type Plan struct {
 	// Sizes are the changelog sizes of a size sweep (key+value bytes), in
 	// order; empty for a single fill (Spec).
 	Sizes []int64
-	Cases []config.Case
+	// KindSpecs are a store-kind sweep's fills, one per kind in the order
+	// listed (Spec is the first); empty outside one. Cases holds the first
+	// kind's cases; CasesFor gives another kind's.
+	KindSpecs []loadgen.Spec
+	Cases     []config.Case
 	// Limits and Ready say which extra phases each case measures.
 	Limits bool
 	Ready  bool
@@ -227,7 +238,10 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkQueryFill(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
-	if err := CheckJobs(len(plan.Cases), len(plan.Sizes), plan.Repeats); err != nil {
+	if err := checkKindSweep(plan, top); err != nil {
+		return nil, err
+	}
+	if err := CheckJobs(len(plan.Cases), plan.Fills(), plan.Repeats); err != nil {
 		return nil, located(err, top, "")
 	}
 	return plan, nil
@@ -256,6 +270,9 @@ func checkTransactionalFill(p *Plan, fill *yaml.Node) error {
 func checkFillKind(p *Plan, fill *yaml.Node) error {
 	kind := p.Spec.StoreKind.Of()
 	for _, c := range p.Cases {
+		if c.StoreKind != kind && len(p.KindSpecs) > 0 {
+			return &config.FieldError{Path: "store_kinds", Msg: fmt.Sprintf("case %s names store kind %s, but a store-kind sweep gives every case each kind in turn: remove the case's store_kind", c.Name, c.StoreKind)}
+		}
 		if c.StoreKind != kind {
 			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"),
 				Msg: fmt.Sprintf("case %s restores a %s store, but the fill writes a %s changelog: set fill.store_kind to %s", c.Name, c.StoreKind, kind, c.StoreKind)}
@@ -329,6 +346,14 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 	}
 	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
 		return err
+	}
+	if len(doc.StoreKinds) > 0 {
+		specs, err := sweepKinds(doc, fill, top)
+		if err != nil {
+			return err
+		}
+		p.KindSpecs = specs
+		fill = fill.ForKind(doc.StoreKinds[0])
 	}
 	if len(doc.Sizes) > 0 {
 		if fill.Size != nil || fill.Records != nil {

@@ -47,8 +47,9 @@ func (k StepKind) IsRate() bool { return k == StepRate || k == StepMax }
 type Step struct {
 	// Case is the profile case's name ("warm").
 	Case string `json:"case"`
-	// Size is the size label of a sweep's fill ("256MiB"); empty outside
-	// a sweep.
+	// Size is the label of a sweep's fill: its size in a size sweep
+	// ("256MiB"), its store kind in a store-kind sweep ("window"); empty
+	// outside a sweep.
 	Size string   `json:"size,omitempty"`
 	Kind StepKind `json:"kind"`
 	// Changed is the records written while the instance was down

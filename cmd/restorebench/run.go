@@ -48,7 +48,7 @@ an interrupted run keeps what finished.`,
 				return fmt.Errorf("--repeats: %d must be positive", repeats)
 			}
 			if repeats > 0 {
-				if err := profiles.CheckJobs(len(plan.Cases), len(plan.Sizes), repeats); err != nil {
+				if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), repeats); err != nil {
 					return fmt.Errorf("--%w", err)
 				}
 			}
