@@ -324,3 +324,34 @@ func abs(x int64) int64 {
 	}
 	return x
 }
+
+// TestAnyAgentsTakesTheFirstHeardByName: a coordinator asking for any 2
+// agents takes 2 of the 3 heartbeating, by name, learns their facts and
+// commands them; asking for more than run names how many it heard.
+func TestAnyAgentsTakesTheFirstHeardByName(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	for _, name := range []string{"c-host", "a-host", "b-host"} {
+		startAgent(t, cfg, name, 300*time.Millisecond)
+	}
+	co := openCoordinator(t, cfg, CoordinatorConfig{Any: 2, Run: "run-any", Wait: 10 * time.Second})
+	if got := strings.Join(co.Names(), ","); got != "a-host,b-host" {
+		t.Fatalf("any:2 took %s, want a-host,b-host", got)
+	}
+	for _, a := range co.Agents() {
+		if a.Labels["zone"] != "a" {
+			t.Errorf("agent %s: facts %+v, want its labels", a.Name, a)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := co.Do(ctx, "b-host", &Message{Op: OpHello}); err != nil {
+		t.Fatalf("a command to a chosen agent: %v", err)
+	}
+	if _, err := co.Do(ctx, "c-host", &Message{Op: OpHello}); err == nil {
+		t.Fatal("a command to an agent any:2 did not take succeeded")
+	}
+	_, err := Open(ctx, CoordinatorConfig{Cluster: cfg, Any: 5, Run: "run-any5", Wait: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "any:5 agents: only 3 heard from on restorebench-control within 2s (a-host, b-host, c-host)") {
+		t.Fatalf("any:5 with 3 agents: %v", err)
+	}
+}

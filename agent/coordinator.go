@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,8 +50,14 @@ func (e *LostError) Unwrap() error { return ErrAgentLost }
 type CoordinatorConfig struct {
 	// Cluster is how the coordinator reaches the brokers. Required.
 	Cluster cluster.Config
-	// Agents are the agents' names, in placement order. Required.
+	// Agents are the agents' names, in placement order. Required unless
+	// Any is set.
 	Agents []string
+	// Any, instead of Agents, takes Any agents from those on the control
+	// topic (`run --agents any:N`): once Any have been heard (within Wait),
+	// it listens 2 s more and takes the first Any by name of all heard,
+	// placed in that order. Default 0: Agents names them.
+	Any int
 	// Run is the run id every command carries. Default NewRunID().
 	Run string
 	// Wait bounds the wait for every agent to be heard. Default 30 s.
@@ -79,10 +87,14 @@ type Coordinator struct {
 	loops  sync.WaitGroup
 	seq    atomic.Int64
 
-	mu      sync.Mutex
-	agents  map[string]*agentState
-	pending map[string]*pending
-	procs   map[procKey]*Process
+	mu sync.Mutex
+	// choosing is set while an any:N coordinator gathers the agents it
+	// hears, until awaitAgents picks N of them.
+	choosing bool
+	enough   time.Time // when an any:N coordinator had heard N agents
+	agents   map[string]*agentState
+	pending  map[string]*pending
+	procs    map[procKey]*Process
 }
 
 // agentState is what the coordinator knows of one agent.
@@ -122,6 +134,7 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 	for _, name := range cfg.Agents {
 		c.agents[name] = &agentState{info: runs.Agent{Name: name}}
 	}
+	c.choosing = cfg.Any > 0
 	c.loops.Add(1)
 	go func() { defer c.loops.Done(); c.read(loopCtx) }()
 	if err := c.awaitAgents(ctx); err != nil {
@@ -131,7 +144,7 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 	c.loops.Add(2)
 	go func() { defer c.loops.Done(); c.watch(loopCtx) }()
 	go func() { defer c.loops.Done(); c.leases(loopCtx) }()
-	for _, name := range cfg.Agents {
+	for _, name := range c.Names() {
 		if err := c.introduce(ctx, name); err != nil {
 			c.Close()
 			return nil, err
@@ -141,7 +154,12 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 }
 
 func (cfg *CoordinatorConfig) defaults() error {
-	if len(cfg.Agents) == 0 {
+	switch {
+	case cfg.Any < 0:
+		return fmt.Errorf("any:%d agents: the count must be positive", cfg.Any)
+	case cfg.Any > 0 && len(cfg.Agents) > 0:
+		return errors.New("name the agents or ask for any N of them, not both")
+	case cfg.Any == 0 && len(cfg.Agents) == 0:
 		return errors.New("no agents named")
 	}
 	seen := map[string]bool{}
@@ -210,24 +228,16 @@ func (c *Coordinator) Close() {
 	c.loops.Wait()
 }
 
-// awaitAgents waits until every agent has been heard from.
+// awaitAgents waits until every agent has been heard from (with Any,
+// until Any agents have been, and then keeps those).
 func (c *Coordinator) awaitAgents(ctx context.Context) error {
 	deadline := time.Now().Add(c.cfg.Wait)
 	for {
-		var missing []string
-		c.mu.Lock()
-		for _, name := range c.cfg.Agents {
-			if c.agents[name].heard == 0 {
-				missing = append(missing, name)
-			}
-		}
-		c.mu.Unlock()
-		if len(missing) == 0 {
-			return nil
+		if done, err := c.heardEnough(); done || err != nil {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("agent(s) %s not heard from on %s within %s: is `restorebench agent --name NAME` running against these brokers?",
-				strings.Join(missing, ", "), ControlTopic, c.cfg.Wait)
+			return c.notHeard()
 		}
 		select {
 		case <-ctx.Done():
@@ -235,6 +245,72 @@ func (c *Coordinator) awaitAgents(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// heardEnough says whether every named agent has been heard, or for Any,
+// picks the Any first by name once that many have been.
+func (c *Coordinator) heardEnough() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.choosing {
+		for _, name := range c.cfg.Agents {
+			if c.agents[name].heard == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	names := slices.Sorted(maps.Keys(c.agents))
+	if len(names) < c.cfg.Any {
+		return false, nil
+	}
+	// Every live agent heartbeats about once a second: wait a little after
+	// the Any-th is heard, so the choice by name is among all of them and
+	// the same on every run.
+	if c.enough.IsZero() {
+		c.enough = time.Now()
+	}
+	if time.Since(c.enough) < anySettle {
+		return false, nil
+	}
+	c.cfg.Agents, c.choosing = names[:c.cfg.Any], false
+	for _, name := range names[c.cfg.Any:] {
+		delete(c.agents, name)
+	}
+	c.cfg.Logf("agents: any:%d took %s of the %d heard on %s", c.cfg.Any, strings.Join(c.cfg.Agents, ", "), len(names), ControlTopic)
+	return true, nil
+}
+
+// notHeard is the error for the agents not heard from within Wait.
+func (c *Coordinator) notHeard() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.choosing {
+		heard := slices.Sorted(maps.Keys(c.agents))
+		return fmt.Errorf("any:%d agents: only %d heard from on %s within %s (%s): start more `restorebench agent --name NAME` against these brokers, or ask for fewer",
+			c.cfg.Any, len(heard), ControlTopic, c.cfg.Wait, orNone(heard))
+	}
+	var missing []string
+	for _, name := range c.cfg.Agents {
+		if c.agents[name].heard == 0 {
+			missing = append(missing, name)
+		}
+	}
+	return fmt.Errorf("agent(s) %s not heard from on %s within %s: is `restorebench agent --name NAME` running against these brokers?",
+		strings.Join(missing, ", "), ControlTopic, c.cfg.Wait)
+}
+
+// anySettle is how long an any:N coordinator goes on listening once it has
+// heard N agents before it picks N of them by name: two of the agents'
+// default heartbeats.
+const anySettle = 2 * time.Second
+
+// orNone lists names, or says none.
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // introduce asks an agent for its facts and estimates its clock.
@@ -365,6 +441,10 @@ func (c *Coordinator) read(ctx context.Context) {
 func (c *Coordinator) control(m *Message, recv int64) {
 	c.mu.Lock()
 	a := c.agents[m.Agent]
+	if a == nil && c.choosing && (m.Type == TypeAnnounce || m.Type == TypeHeartbeat) && checkName("agent name", m.Agent) == nil {
+		a = &agentState{info: runs.Agent{Name: m.Agent}}
+		c.agents[m.Agent] = a
+	}
 	if a == nil {
 		c.mu.Unlock()
 		return

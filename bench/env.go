@@ -56,6 +56,10 @@ type Options struct {
 	// kafka-streams engine's fleet instances run on, round robin; none (the
 	// default) runs them on this machine.
 	Agents []string
+	// AnyAgents, instead of Agents, takes this many agents from those heard
+	// on the control topic (`--agents any:N`, agent.CoordinatorConfig.Any).
+	// Default 0.
+	AnyAgents int
 	// AgentWait bounds the wait for every agent to be heard from. Default
 	// agent.DefaultAgentWait (30 s).
 	AgentWait time.Duration
@@ -147,13 +151,13 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 	return e, nil
 }
 
-// openAgents reaches the agents Options.Agents names: every one must
-// answer, and each one's clock is estimated.
+// openAgents reaches the agents Options.Agents names (or AnyAgents of
+// those heard): every one must answer, and each one's clock is estimated.
 func (e *Env) openAgents(ctx context.Context) error {
-	if len(e.Opts.Agents) == 0 {
+	if len(e.Opts.Agents) == 0 && e.Opts.AnyAgents == 0 {
 		return nil
 	}
-	co, err := agent.Open(ctx, agent.CoordinatorConfig{Cluster: e.Cluster, Agents: e.Opts.Agents, Wait: e.Opts.AgentWait,
+	co, err := agent.Open(ctx, agent.CoordinatorConfig{Cluster: e.Cluster, Agents: e.Opts.Agents, Any: e.Opts.AnyAgents, Wait: e.Opts.AgentWait,
 		HeartbeatTimeout: e.Opts.AgentHeartbeatTimeout, Logf: e.Logf})
 	if err != nil {
 		return fmt.Errorf("--agents: %w", err)

@@ -18,12 +18,20 @@ func TestAgentFlags(t *testing.T) {
 			t.Errorf("--labels %q: %v", bad, err)
 		}
 	}
-	names, err := parseAgents("host-a, host-b,")
+	names, _, err := parseAgents("host-a, host-b,")
 	if err != nil || len(names) != 2 || names[1] != "host-b" {
 		t.Fatalf("agents %v, %v", names, err)
 	}
-	if _, err := parseAgents("a,a"); err == nil || !strings.Contains(err.Error(), "--agents: a named twice") {
+	if _, _, err := parseAgents("a,a"); err == nil || !strings.Contains(err.Error(), "--agents: a named twice") {
 		t.Fatalf("a repeated agent: %v", err)
+	}
+	if names, n, err := parseAgents("any:3"); err != nil || n != 3 || names != nil {
+		t.Fatalf("any:3: %v %d %v", names, n, err)
+	}
+	for _, bad := range []string{"any:0", "any:x", "any:-1", "any:100000"} {
+		if _, _, err := parseAgents(bad); err == nil || !strings.Contains(err.Error(), "N must be a whole number from 1 to") {
+			t.Errorf("--agents %s: %v", bad, err)
+		}
 	}
 	for args, want := range map[string]string{
 		"agent --state-dir /tmp/x --brokers 127.0.0.1:1": "--name is required",

@@ -35,6 +35,8 @@ type globalFlags struct {
 	profileFile   *os.File
 	// agents are `run --agents`: where fleet instances run (none: here).
 	agents []string
+	// anyAgents is `run --agents any:N`: N of the agents heard.
+	anyAgents int
 }
 
 // stopProfile ends a --cpuprofile, if one runs.
@@ -137,6 +139,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		Quiet:          g.quiet,
 		Log:            cmd.ErrOrStderr(),
 		Agents:         g.agents,
+		AnyAgents:      g.anyAgents,
 	}
 	o.StallTimeout = g.stallTimeout
 	sec, brokers, err := g.security(ctx)

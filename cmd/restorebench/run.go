@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ an interrupted run keeps what finished.`,
 					return fmt.Errorf("--%w", err)
 				}
 			}
-			if g.agents, err = parseAgents(agents); err != nil {
+			if g.agents, g.anyAgents, err = parseAgents(agents); err != nil {
 				return err
 			}
 			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
@@ -94,12 +95,20 @@ an interrupted run keeps what finished.`,
 	fl.BoolVar(&refill, "refill", false, "delete and refill the changelog if it holds a different fill")
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
-	fl.StringVar(&agents, "agents", "", "NAME,...: run the kafka-streams fleet scenarios' instances (failover, scaleout, rolling, standby) on these agents (`restorebench agent`), round robin; default: on this machine")
+	fl.StringVar(&agents, "agents", "", "NAME,... or any:N: run the kafka-streams fleet scenarios' instances (failover, scaleout, rolling, standby) on these agents (`restorebench agent`), or on N of those heard on the control topic (the first N by name), round robin; default: on this machine")
 	return cmd
 }
 
-// parseAgents reads --agents: distinct agent names ("" is none).
-func parseAgents(s string) ([]string, error) {
+// parseAgents reads --agents: distinct agent names ("" is none), or
+// "any:N", N of the agents heard on the control topic.
+func parseAgents(s string) ([]string, int, error) {
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(s), "any:"); ok {
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 || n > maxAnyAgents {
+			return nil, 0, fmt.Errorf("--agents any:%s: N must be a whole number from 1 to %d", rest, maxAnyAgents)
+		}
+		return nil, n, nil
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, name := range strings.Split(s, ",") {
@@ -107,13 +116,16 @@ func parseAgents(s string) ([]string, error) {
 			continue
 		}
 		if seen[name] {
-			return nil, fmt.Errorf("--agents: %s named twice", name)
+			return nil, 0, fmt.Errorf("--agents: %s named twice", name)
 		}
 		seen[name] = true
 		out = append(out, name)
 	}
-	return out, nil
+	return out, 0, nil
 }
+
+// maxAnyAgents bounds --agents any:N: a fleet's instances, not a typo's.
+const maxAnyAgents = 256
 
 // printNextSteps names the commands that answer a capacity question from
 // the run just made, with the run's own directory in them: the shortest way
