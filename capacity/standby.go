@@ -223,6 +223,9 @@ type FailoverEvidence struct {
 	// their median gap, for contrast.
 	NoStandby       []Obs
 	NoStandbyMedian float64
+	// Unresolved counts the kills left out: their gaps lay within the
+	// clocks' bound across hosts, so they measure nothing.
+	Unresolved int
 }
 
 // failoverEvidence collects the failover kills; nil without a verified
@@ -233,6 +236,10 @@ func failoverEvidence(obs []Obs) *FailoverEvidence {
 	for _, o := range obs {
 		f := o.Restore.Failover
 		if f == nil || len(f.Tasks) == 0 {
+			continue
+		}
+		if !f.GapResolved() {
+			ev.Unresolved++
 			continue
 		}
 		if !f.Standby {
@@ -258,7 +265,11 @@ func failoverEvidence(obs []Obs) *FailoverEvidence {
 
 // Summary is the gaps in one line: "median 7.9 s, worst 9.8 s over 5 kills".
 func (ev *FailoverEvidence) Summary() string {
-	return fmt.Sprintf("processing gap median %s, worst %s over %s", FormatSeconds(ev.Median), FormatSeconds(ev.Worst), Plural(len(ev.Kills), "SIGKILL"))
+	s := fmt.Sprintf("processing gap median %s, worst %s over %s", FormatSeconds(ev.Median), FormatSeconds(ev.Worst), Plural(len(ev.Kills), "SIGKILL"))
+	if ev.Unresolved > 0 {
+		s += fmt.Sprintf(" (%s left out: their gaps lay within the clocks' bound across hosts)", Plural(ev.Unresolved, "kill"))
+	}
+	return s
 }
 
 // TakeoverText lists how the survivors took over: "5 standby promoted".

@@ -40,12 +40,16 @@ func printFailover(w io.Writer, restores []runs.Restore) {
 		"case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger", failoverLegend,
 		sums, func(s runs.FailoverSummary) string {
 			gap, span, det, run := "-", "-", "-", "-"
-			if s.Kills > 0 {
+			if len(s.Gaps) > 0 {
 				gap, span = fmt.Sprintf("%.2f", s.MedianGap), fmt.Sprintf("%.2f-%.2f", s.MinGap, s.MaxGap)
 				det, run = fmt.Sprintf("%.2f", s.MedianDetection), fmt.Sprintf("%.2f", s.MedianRunning)
 			}
-			return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
-				s.Kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
+			kills := fmt.Sprint(s.Kills)
+			if s.Unresolved > 0 {
+				kills += fmt.Sprintf(" (%d within the clocks' bound, left out)", s.Unresolved)
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
+				kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
 		})
 	for _, r := range restores {
 		if l := failedLedger(r); l != nil {
@@ -107,8 +111,10 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 	for _, run := range a.Runs {
 		for _, fs := range runs.SummarizeFailover(run.Results.Restores) {
 			row := []string{run.Label, fs.Case, fs.Guarantee, yesNo(fs.Standby), yesNo(fs.Persistent), fmt.Sprint(fs.Kills)}
-			if fs.Kills > 0 {
-				row = append(row, capacity.FormatSeconds(fs.MedianGap), secondsRange(fs.Gaps), capacity.FormatSeconds(fs.MedianDetection), capacity.FormatSeconds(fs.MedianRunning))
+			if len(fs.Gaps) > 0 {
+				row = append(row, capacity.FormatSeconds(fs.MedianGap), secondsRange(fs.Gaps)+unresolvedText(fs), capacity.FormatSeconds(fs.MedianDetection), capacity.FormatSeconds(fs.MedianRunning))
+			} else if fs.Unresolved > 0 {
+				row = append(row, "within the clocks' bound", unresolvedText(fs), "", "")
 			} else {
 				row = append(row, "", "", "", "")
 			}
@@ -118,6 +124,15 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 	out = append(out, t)
 	figs, err := runFigures(a, scenarioCharts(config.ScenarioFailover)...)
 	return append(out, figs...), err
+}
+
+// unresolvedText notes the kills whose gaps lay within the clocks' bound
+// across hosts, left out of the gaps: " (2 within the clocks' bound)".
+func unresolvedText(fs runs.FailoverSummary) string {
+	if fs.Unresolved == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d within the clocks' bound, left out)", fs.Unresolved)
 }
 
 // takeovers writes the takeover counts: "5 promoted".

@@ -198,6 +198,14 @@ type AccountDifference struct {
 	ExpectedCount   int64  `json:"expected_count"`
 }
 
+// GapResolved says whether the kill's gap is a measurement: longer than
+// the clocks' bound between the killed and the surviving instance's hosts
+// (always, on one host). A gap within the bound could be the clocks'
+// error alone, so summaries and answers leave it out and count it.
+func (f *FailoverRecord) GapResolved() bool {
+	return f.ClockBoundSeconds == 0 || f.MaxGapSeconds > f.ClockBoundSeconds
+}
+
 // FailoverSummary is one case's failover measurements together: the gaps
 // of its kills (each kill's MaxGapSeconds) and what its balance checks
 // found, over every repeat.
@@ -209,9 +217,12 @@ type FailoverSummary struct {
 	// SessionTimeoutMs is the instances' session.timeout.ms (the largest,
 	// should repeats differ): the floor under failure detection.
 	SessionTimeoutMs int64
-	// Kills counts the kills measured; Gaps are their max gaps, in order.
-	Kills int
-	Gaps  []float64
+	// Kills counts the kills measured; Gaps are their max gaps, in order,
+	// but for the Unresolved kills, whose gaps lay within the clocks'
+	// bound across hosts (FailoverRecord.GapResolved).
+	Kills      int
+	Gaps       []float64
+	Unresolved int
 	// MedianGap, MinGap and MaxGap summarize Gaps.
 	MedianGap, MinGap, MaxGap float64
 	// MedianDetection and MedianRunning are the medians of the kills'
@@ -267,7 +278,11 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 			s.Guarantee, s.Standby, s.Persistent = f.Guarantee, f.Standby, f.Persistent
 			s.SessionTimeoutMs = max(s.SessionTimeoutMs, f.SessionTimeoutMs)
 			seqs[r.Repeat] = true
-			if len(f.Tasks) > 0 {
+			switch {
+			case len(f.Tasks) > 0 && !f.GapResolved():
+				s.Kills++
+				s.Unresolved++
+			case len(f.Tasks) > 0:
 				s.Kills++
 				s.Gaps = append(s.Gaps, f.MaxGapSeconds)
 				det, run = append(det, f.DetectionSeconds), append(run, f.RunningSeconds)

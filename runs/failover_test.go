@@ -59,3 +59,20 @@ func TestFailoverVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestFailoverGapWithinTheClocksBoundIsLeftOut: across hosts, a kill
+// whose gap is no longer than the clocks' bound measures nothing: the
+// summary counts it apart and keeps it out of the gaps.
+func TestFailoverGapWithinTheClocksBoundIsLeftOut(t *testing.T) {
+	tiny := failoverKill("hosts", 1, 0.004, TakeoverPromoted, nil)
+	tiny.Failover.ClockBoundSeconds = 0.005
+	wide := failoverKill("hosts", 1, 3, TakeoverPromoted, nil)
+	wide.Failover.ClockBoundSeconds = 0.005
+	if tiny.Failover.GapResolved() || !wide.Failover.GapResolved() || !failoverKill("one", 1, 0.001, TakeoverPromoted, nil).Failover.GapResolved() {
+		t.Fatal("GapResolved: want false only for a gap within a positive bound")
+	}
+	s := SummarizeFailover([]Restore{tiny, wide})[0]
+	if s.Kills != 2 || s.Unresolved != 1 || !slices.Equal(s.Gaps, []float64{3}) || s.MinGap != 3 || s.Takeovers[TakeoverPromoted] != 1 {
+		t.Fatalf("summary %+v: want 2 kills, 1 left out, gaps [3]", s)
+	}
+}
