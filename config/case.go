@@ -86,13 +86,17 @@ const (
 	// Stores.inMemoryWindowStore): segmented by window start, windows past
 	// the retention dropped on restore.
 	StoreWindow = loadgen.KindWindow
+	// StoreSession is Stores.persistentSessionStore (or
+	// Stores.inMemorySessionStore): segmented by session end, sessions
+	// past the retention dropped on restore.
+	StoreSession = loadgen.KindSession
 )
 
 // StoreKinds lists the store kinds a case can restore; storeKindsToCome
 // are Kafka Streams' other kinds, refused by name until built.
 var (
-	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow}
-	storeKindsToCome = []StoreKind{"session", "versioned"}
+	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow, StoreSession}
+	storeKindsToCome = []StoreKind{"versioned"}
 )
 
 // DriverKafkaStreamsVersion is the Kafka Streams version a kafka-streams
@@ -120,21 +124,23 @@ type Case struct {
 	// the memory strategy.
 	Store StoreType `json:"store" yaml:"store"`
 	// StoreKind is the kind of store the case restores: key-value
-	// (default, Stores.persistentKeyValueStore), timestamped-key-value or
-	// window; it is the fill's (fill.store_kind). The kinds beyond
-	// key-value restore cold, on both engines. Session and versioned
-	// stores are named but not built yet.
+	// (default, Stores.persistentKeyValueStore), timestamped-key-value,
+	// window or session; it is the fill's (fill.store_kind). The kinds
+	// beyond key-value restore cold, on both engines. Versioned stores are
+	// named but not built yet.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
 	// Retention is a window store's retention (Stores.persistentWindowStore's
 	// retentionPeriod): windows starting at or before stream time minus it
-	// are dropped on restore. It is the fill's (fill.retention); 0 for the
-	// other kinds.
+	// are dropped on restore; or a session store's
+	// (Stores.persistentSessionStore's): sessions ending at or before it.
+	// It is the fill's (fill.retention); 0 for the other kinds.
 	Retention Duration `json:"retention,omitempty" yaml:"-"`
 	// Queries is a load of key lookups beside the scenario, each checked
 	// against the fill (QueryLoad); nil (default) runs none.
 	Queries *QueryLoad `json:"queries,omitempty" yaml:"queries"`
 	// SegmentInterval is a window store's segment interval: one RocksDB
-	// instance per interval of window starts. Default 0: Kafka Streams'
+	// instance per interval of window starts (a session store's: of
+	// session ends, on the model engine only). Default 0: Kafka Streams'
 	// max(retention / 2, 60 s).
 	SegmentInterval Duration `json:"segment_interval,omitempty" yaml:"segment_interval"`
 	// KafkaStreamsVersion is the Kafka Streams version a kafka-streams
@@ -377,32 +383,35 @@ func list[T ~string](xs []T) string {
 }
 
 // checkStoreKind checks what the case's store kind allows so far: the
-// kinds beyond key-value restore cold, on either engine; a window store
-// with a strategy that writes rows one by one (put, memory); a retention
-// and segment interval only on a window store, and on the kafka-streams
-// engine a segment interval only on RocksDB (Stores.inMemoryWindowStore
-// has no segments).
+// kinds beyond key-value restore cold, on either engine; a window or
+// session store with a strategy that writes rows one by one (put,
+// memory); a retention and segment interval only on a window or session
+// store, and on the kafka-streams engine a segment interval only on a
+// RocksDB window store (Stores.inMemoryWindowStore has no segments, and a
+// session store's supplier takes none: checkSessionSegments).
 func (c Case) checkStoreKind() error {
 	k := c.StoreKind
 	switch {
 	case k == StoreKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
-		return fieldErr("segment_interval", "set only for window stores (fill.store_kind: window)")
+		return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
 	case k == StoreKeyValue:
 		return nil
 	case c.Scenario != ScenarioCold:
 		return fieldErr("store_kind", "%s stores run scenario cold only so far, not %s", k, c.Scenario)
 	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
-		return fieldErr("segment_interval", "set only for window stores, not %s ones", k)
+		return fieldErr("segment_interval", "set only for window and session stores, not %s ones", k)
 	case k == StoreTimestampedKeyValue:
 		return nil
 	case c.Strategy != StrategyPut && c.Strategy != StrategyMemory:
-		return fieldErr("strategy", "%s: window stores restore with put or memory so far (one RocksDB per segment)", c.Strategy)
+		return fieldErr("strategy", "%s: %s stores restore with put or memory so far (one RocksDB per segment)", c.Strategy, k)
 	case c.Retention < 0:
 		return fieldErr("retention", "%s is negative", c.Retention)
 	case c.SegmentInterval < 0:
 		return fieldErr("segment_interval", "%s is negative", c.SegmentInterval)
 	case c.SegmentInterval != 0 && c.SegmentInterval.D() < time.Millisecond:
 		return fieldErr("segment_interval", "%s is under a millisecond", c.SegmentInterval)
+	case k == StoreSession:
+		return c.checkSessionSegments()
 	case c.SegmentInterval != 0 && c.Engine == EngineKafkaStreams && c.Memory():
 		return fieldErr("segment_interval", "Kafka Streams' in-memory window store (Stores.inMemoryWindowStore) has no segments; set it for a rocksdb store only")
 	}

@@ -59,7 +59,6 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind = "session" }, "store_kind", `"session" stores are not built yet`},
 		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioStandby }, "store_kind", "cold only so far, not standby"},
 		{func(c *Case) {
 			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
@@ -67,7 +66,7 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		}, "segment_interval", "has no segments"},
 		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioWarm }, "store_kind", "cold only so far, not warm"},
 		{func(c *Case) { c.StoreKind, c.Strategy = StoreWindow, StrategyBulk }, "strategy", "put or memory"},
-		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window stores"},
+		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window and session stores"},
 		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" stores are not built yet`},
 		{func(c *Case) { c.StoreKind = "btree" }, "store_kind", `"btree" is not one of key-value`},
 	} {

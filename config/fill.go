@@ -54,24 +54,32 @@ type Fill struct {
 	AbortRatio float64 `yaml:"abort_ratio"`
 	// StoreKind is the kind of store whose changelog the fill writes, and
 	// which the profile's cases restore: key-value (default),
-	// timestamped-key-value (record timestamps kept in the store) or window
-	// (keys carry the window start).
+	// timestamped-key-value (record timestamps kept in the store), window
+	// (keys carry the window start) or session (keys carry the session's
+	// end and start: loadgen.KindSession says which sessions).
+	// Default key-value.
 	StoreKind StoreKind `yaml:"store_kind"`
-	// TimeRange is the event time the records of a timestamped or window
-	// fill span, spread evenly and in order from 2026-01-01T00:00:00Z (a
+	// TimeRange is the event time the records of a timestamped, window or
+	// session fill span, spread evenly and in order from 2026-01-01T00:00:00Z (a
 	// size-bounded fill spreads over its estimated record count, so it
 	// spans about this). Default 1h.
 	TimeRange Duration `yaml:"time_range"`
-	// WindowSize is a window fill's tumbling window size. Default 5m.
+	// WindowSize is a window fill's tumbling window size, and the window a
+	// session fill's sessions fall in (each lasts a quarter to all of it).
+	// Default 5m.
 	WindowSize Duration `yaml:"window_size"`
 	// Retention is the window store's retention (Stores.persistentWindowStore's
 	// retentionPeriod), at least the window size: a restore drops the
 	// windows that start at or before the last window start minus it. With
-	// time_range twice the retention, half the windows expire. Default 1h.
+	// time_range twice the retention, half the windows expire. A session
+	// store's (Stores.persistentSessionStore's retentionPeriod) drops the
+	// sessions that end at or before the last session end minus it.
+	// Default 1h.
 	Retention Duration `yaml:"retention"`
 }
 
-// Defaults of a timed fill (Fill.StoreKind timestamped-key-value or window).
+// Defaults of a timed fill (Fill.StoreKind timestamped-key-value, window
+// or session).
 const (
 	DefaultTimeRange  = Duration(time.Hour)
 	DefaultWindowSize = Duration(5 * time.Minute)
@@ -144,7 +152,7 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 			v    Duration
 		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
 			if d.v != 0 {
-				return fieldErr(d.name, "is set only with store_kind timestamped-key-value or window")
+				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window or session")
 			}
 		}
 		if f.StoreKind != "" && k != StoreKeyValue {
@@ -158,9 +166,9 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 		return fieldErr("time_range", "%s must be positive", tr)
 	}
 	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
-	if k != StoreWindow {
+	if !k.Segmented() {
 		if f.WindowSize != 0 || f.Retention != 0 {
-			return fieldErr("window_size", "windows and retention are set only with store_kind window")
+			return fieldErr("window_size", "windows and retention are set only with store_kind window or session")
 		}
 		return nil
 	}

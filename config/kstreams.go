@@ -93,14 +93,14 @@ var reservedStreams = map[string]string{
 //	                              Streams untouched
 //	store memory               -> restorebench.store.type=memory
 //	store_kind                 -> restorebench.store.kind (beyond key-value)
-//	retention                  -> restorebench.store.retention.ms (window)
+//	retention                  -> restorebench.store.retention.ms (window, session)
 //	segment_interval           -> restorebench.store.segment.interval.ms
 //	                              (window, when set)
 //	kafka_streams_metrics      -> restorebench.metrics=true
 //
 // then every key of Streams over them (an explicit key wins). application.id,
 // bootstrap.servers and state.dir are not included: the scenario sets them,
-// and a window store's window size, which is the fill's
+// and a window or session store's window size, which is the fill's
 // (restorebench.store.window.size.ms).
 func (c Case) KafkaStreamsProperties() map[string]string {
 	p := map[string]string{}
@@ -124,15 +124,16 @@ func (c Case) KafkaStreamsProperties() map[string]string {
 }
 
 // storeKindProperties are the driver's store-kind keys of a case whose
-// store is not key-value: the kind, and a window store's retention and
-// (when the case sets one) segment interval, in milliseconds.
+// store is not key-value: the kind, and a window or session store's
+// retention and (when the case sets one) segment interval, in
+// milliseconds (a session case with one is refused at validation).
 func (c Case) storeKindProperties() map[string]string {
 	p := map[string]string{}
 	if c.StoreKind == StoreKeyValue || c.StoreKind == "" {
 		return p
 	}
 	p[ksdriver.PropStoreKind] = string(c.StoreKind)
-	if c.StoreKind == StoreWindow {
+	if c.StoreKind.Segmented() {
 		p[ksdriver.PropStoreRetentionMs] = strconv.FormatInt(c.Retention.D().Milliseconds(), 10)
 		if c.SegmentInterval > 0 {
 			p[ksdriver.PropStoreSegmentIntervalMs] = strconv.FormatInt(c.SegmentInterval.D().Milliseconds(), 10)

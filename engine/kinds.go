@@ -12,7 +12,7 @@ import (
 // kind: a key-value store's by strategy (newStrategyLoader); a
 // timestamped one's the same behind a converter that puts each record's
 // timestamp before its value; a window store's segments, restored by put
-// (or in memory).
+// (or in memory); a session store's likewise (newSessionStore).
 func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 	switch s.Case.StoreKind {
 	case config.StoreTimestampedKeyValue:
@@ -30,6 +30,12 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 			// <task dir>/<store>/<store>.<segment start>, Kafka Streams' layout.
 			w, err = rocksWindowStore(s.Case, filepath.Join(taskDir(s.AppDir, id), s.Store), s.Store)
 		}
+		if err != nil {
+			return nil, err
+		}
+		return storeLoader{w}, nil
+	case config.StoreSession:
+		w, err := newSessionStore(s, id)
 		if err != nil {
 			return nil, err
 		}
@@ -69,9 +75,9 @@ func (l *timestampedLoader) Write(entries []Entry) error {
 	return l.Loader.Write(l.entries)
 }
 
-// Windows sums what the window stores' restores did with their records,
-// and the segments open at the end; false when the stores are not window
-// stores.
+// Windows sums what the window (or session) stores' restores did with
+// their records, and the segments open at the end; false when the stores
+// are not segmented.
 func (r *Restored) Windows() (WindowCounts, int, bool) {
 	var c WindowCounts
 	segments, any := 0, false

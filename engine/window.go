@@ -10,13 +10,14 @@ import (
 	"sync"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 )
 
 // WindowStore is a window store as Kafka Streams' RocksDBSegmentedBytesStore
 // over its WindowKeySchema lays it out: one store per segment, the segment
 // of a changelog record being its window start over the segment interval.
+// Over the SessionKeySchema (sessionSchema) it is a session store: the
+// same, with the session end where this says window start.
 // Restoring a batch first moves stream time to the batch's largest window
 // start; each record then goes to its segment if the segment is live
 // (its id at least that of stream time − retention) and is dropped
@@ -25,12 +26,13 @@ import (
 // windows starting after stream time − retention, as
 // AbstractRocksDBSegmentedBytesStore.all() and get() do.
 type WindowStore struct {
+	schema    keySchema
 	open      func(segment int64) (Store, error)
 	remove    func(segment int64) error
 	retention int64 // ms
 	interval  int64 // ms
 	mu        sync.Mutex
-	stream    int64 // the largest window start restored; -1 before any
+	stream    int64 // the largest window start (session end) restored; -1 before any
 	segments  map[int64]Store
 	written   map[int64]int64 // records written, by segment
 	counts    WindowCounts
@@ -49,25 +51,32 @@ type WindowCounts struct {
 	SegmentsOpened, SegmentsDropped int64
 }
 
-// newWindowStore opens an empty window store of a case's retention and
-// segment interval whose segments open is called to create (and remove to
-// delete).
-func newWindowStore(c config.Case, open func(int64) (Store, error), remove func(int64) error) (*WindowStore, error) {
+// newWindowStore opens an empty segmented store of a case's retention and
+// segment interval over schema, whose segments open is called to create
+// (and remove to delete).
+func newWindowStore(c config.Case, schema keySchema, open func(int64) (Store, error), remove func(int64) error) (*WindowStore, error) {
 	ret, iv := c.Retention.D().Milliseconds(), c.SegmentIntervalOf().Milliseconds()
 	if ret <= 0 || iv <= 0 {
 		return nil, fmt.Errorf("window store: retention %s and segment interval %s must be positive", c.Retention, c.SegmentIntervalOf())
 	}
-	return &WindowStore{open: open, remove: remove, retention: ret, interval: iv, stream: -1, segments: map[int64]Store{}, written: map[int64]int64{}}, nil
+	return &WindowStore{schema: schema, open: open, remove: remove, retention: ret, interval: iv, stream: -1, segments: map[int64]Store{}, written: map[int64]int64{}}, nil
 }
 
 // rocksWindowStore is a window store of RocksDB segments under dir, each
 // at <dir>/<store>.<segment start ms> as Kafka Streams names them.
 func rocksWindowStore(c config.Case, dir, store string) (*WindowStore, error) {
+	return rocksSegmentedStore(c, windowSchema, dir, store)
+}
+
+// rocksSegmentedStore is a segmented store over schema of RocksDB
+// segments under dir, each at <dir>/<store>.<segment start ms>
+// (KeyValueSegments' names, for window and session stores alike).
+func rocksSegmentedStore(c config.Case, schema keySchema, dir, store string) (*WindowStore, error) {
 	path := func(seg int64, iv int64) string {
 		return filepath.Join(dir, store+"."+strconv.FormatInt(seg*iv, 10))
 	}
 	iv := c.SegmentIntervalOf().Milliseconds()
-	return newWindowStore(c,
+	return newWindowStore(c, schema,
 		func(seg int64) (Store, error) { return OpenRocks(path(seg, iv), c.RocksDB) },
 		func(seg int64) error { return os.RemoveAll(path(seg, iv)) })
 }
@@ -77,7 +86,13 @@ func rocksWindowStore(c config.Case, dir, store string) (*WindowStore, error) {
 // window of an expired segment's last interval may be kept a little
 // longer; what reads serve is the same).
 func memoryWindowStore(c config.Case) (*WindowStore, error) {
-	return newWindowStore(c, func(int64) (Store, error) { return NewMemoryStore(), nil }, func(int64) error { return nil })
+	return memorySegmentedStore(c, windowSchema)
+}
+
+// memorySegmentedStore is a segmented store over schema whose segments
+// are in memory.
+func memorySegmentedStore(c config.Case, schema keySchema) (*WindowStore, error) {
+	return newWindowStore(c, schema, func(int64) (Store, error) { return NewMemoryStore(), nil }, func(int64) error { return nil })
 }
 
 // segmentOf is the segment id of window start ws (Java's long division,
@@ -92,7 +107,7 @@ func (w *WindowStore) Write(entries []Entry) error {
 	defer w.mu.Unlock()
 	starts := make([]int64, len(entries))
 	for i, e := range entries {
-		_, ws, err := loadgen.SplitWindowKey(e.Key)
+		ws, err := w.schema.time(e.Key)
 		if err != nil {
 			return err
 		}
@@ -165,7 +180,7 @@ func (w *WindowStore) servedFrom() int64 { return w.stream - w.retention + 1 }
 // Get returns the value under a changelog key (record key, window start,
 // sequence number), and false when its window is not served.
 func (w *WindowStore) Get(key []byte) ([]byte, bool, error) {
-	_, ws, err := loadgen.SplitWindowKey(key)
+	ws, err := w.schema.time(key)
 	if err != nil {
 		return nil, false, err
 	}
@@ -192,10 +207,10 @@ func (w *WindowStore) ForEach(fn func(key, value []byte) error) error {
 	w.mu.Unlock()
 	for _, s := range stores {
 		err := s.ForEach(func(k, v []byte) error {
-			if _, ws, err := loadgen.SplitWindowKey(k); err != nil || ws < from {
+			if ws, err := w.schema.time(k); err != nil || ws < from {
 				return err
 			}
-			return fn(loadgen.WindowDigestKey(k), v)
+			return fn(w.schema.digestKey(k), v)
 		})
 		if err != nil {
 			return err

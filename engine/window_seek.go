@@ -9,20 +9,26 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/cluster"
-	"github.com/restorebench/restorebench/config"
 )
 
-// seekByRetention moves each cold window-store task's start past the
-// records its retention has expired, as Kafka Streams 4.4 does on a cold
-// restore of a window store (StoreChangelogReader's
+// seekByRetention moves each cold window- or session-store task's start
+// past the records its retention has expired, as Kafka Streams 4.4 does on
+// a cold restore of a window store (StoreChangelogReader's
 // seekByRetentionFromPolledRecords, also in 4.2.2; not in 3.9-4.1 or
 // 4.3): it reads the partition's last record and starts at the first
 // record whose timestamp is at least that record's timestamp minus the
 // retention (offsetsForTimes), when that time is positive; otherwise, or
 // when the partition's last offset holds no record (a transaction
 // marker), from the log start. The records skipped are never read.
+// Kafka Streams does so for every store whose innermost store reports a
+// positive retention (WithRetentionPeriod: RocksDBSegmentedBytesStore
+// under RocksDBSessionStore, InMemorySessionStore, as under window
+// stores), so a session store's changelog is read the same way (checked
+// in the 4.4 jar). It goes by record timestamps, a session fill's being
+// its sessions' ends: every record it skips ends before the last end
+// minus the retention, expired anyway.
 func (in *Instance) seekByRetention(ctx context.Context, tasks []Task) error {
-	if in.Case.StoreKind != config.StoreWindow || len(tasks) == 0 {
+	if !in.Case.StoreKind.Segmented() || len(tasks) == 0 {
 		return nil
 	}
 	retention := in.Case.Retention.D().Milliseconds()

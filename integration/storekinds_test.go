@@ -70,9 +70,9 @@ func restoreKindOnBoth(t *testing.T, env *bench.Env, fill bench.FillOutcome, app
 
 // ksRestored are the records (and their key+value bytes) Kafka Streams
 // 4.4 restores of a cold store of spec's kind: every record, except for a
-// window store, whose changelog it reads per partition from the first
-// record (offsetsForTimes) whose timestamp is at least the partition's
-// last record's timestamp minus the retention.
+// window or session store, whose changelog it reads per partition from
+// the first record (offsetsForTimes) whose timestamp is at least the
+// partition's last record's timestamp minus the retention.
 func ksRestored(t *testing.T, spec loadgen.Spec) (records, bytes int64) {
 	t.Helper()
 	for _, r := range fillRecords(t, spec) {
@@ -84,13 +84,18 @@ func ksRestored(t *testing.T, spec loadgen.Spec) (records, bytes int64) {
 	return records, bytes
 }
 
-// filled is what a test needs of a fill's record.
+// filled is what a test needs of a fill's record: start is a window
+// fill's window start, or a session fill's session start, and end the
+// session's end; sought says whether it is at or after its partition's
+// first record whose timestamp is at least the partition's last record's
+// minus the retention (where offsetsForTimes seeks to).
 type filled struct {
-	partition        int32
-	key              []byte
-	value            int
-	timestamp, start int64
-	partitionLastTs  int64
+	partition             int32
+	key                   []byte
+	value                 int
+	timestamp, start, end int64
+	partitionLastTs       int64
+	sought                bool
 }
 
 // fillRecords are spec's records in order, each with its partition's last
@@ -105,18 +110,25 @@ func fillRecords(t *testing.T, spec loadgen.Spec) []filled {
 	last := map[int32]int64{}
 	for i := range spec.Records {
 		r := g.At(i)
-		out[i] = filled{partition: r.Partition, key: append([]byte(nil), r.Key...), value: len(r.Value), timestamp: r.Timestamp, start: r.WindowStart}
+		out[i] = filled{partition: r.Partition, key: append([]byte(nil), r.Key...), value: len(r.Value), timestamp: r.Timestamp, start: r.WindowStart, end: r.SessionEnd}
 		last[r.Partition] = r.Timestamp
 	}
+	found := map[int32]bool{}
 	for i := range out {
-		out[i].partitionLastTs = last[out[i].partition]
+		r := &out[i]
+		r.partitionLastTs = last[r.partition]
+		found[r.partition] = found[r.partition] || r.timestamp >= r.partitionLastTs-spec.RetentionMs
+		r.sought = found[r.partition]
 	}
 	return out
 }
 
-// ksReads says whether Kafka Streams 4.4 restores r (ksRestored).
+// ksReads says whether Kafka Streams 4.4 restores r (ksRestored): a
+// session store's changelog is read as a window store's, from the first
+// record within the retention on, later records older than it included
+// (a session fill's timestamps, its sessions' ends, are not in order).
 func ksReads(spec loadgen.Spec, r filled) bool {
-	return spec.StoreKind != loadgen.KindWindow || r.timestamp >= r.partitionLastTs-spec.RetentionMs
+	return !spec.StoreKind.Segmented() || r.sought
 }
 
 // openSegments are the segments of interval ms a window store holds after
@@ -124,20 +136,27 @@ func ksReads(spec loadgen.Spec, r filled) bool {
 // (window start / interval) of the records written whose id is at least
 // that of stream time (the largest window start) minus the retention, as
 // Kafka Streams' KeyValueSegments keep them (stream time only grows, so a
-// segment dropped during the restore stays dropped).
+// segment dropped during the restore stays dropped). A session store's
+// are the same by session end.
 func openSegments(t *testing.T, spec loadgen.Spec, interval int64, read func(filled) bool) int {
 	t.Helper()
 	stream := map[int32]int64{}
 	segs := map[[2]int64]bool{}
 	recs := fillRecords(t, spec)
+	at := func(r filled) int64 {
+		if spec.StoreKind == loadgen.KindSession {
+			return r.end
+		}
+		return r.start
+	}
 	for _, r := range recs {
 		if read(r) {
-			stream[r.partition] = max(stream[r.partition], r.start)
+			stream[r.partition] = max(stream[r.partition], at(r))
 		}
 	}
 	for _, r := range recs {
-		if read(r) && r.start/interval >= (stream[r.partition]-spec.RetentionMs)/interval {
-			segs[[2]int64{int64(r.partition), r.start / interval}] = true
+		if read(r) && at(r)/interval >= (stream[r.partition]-spec.RetentionMs)/interval {
+			segs[[2]int64{int64(r.partition), at(r) / interval}] = true
 		}
 	}
 	return len(segs)

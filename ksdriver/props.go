@@ -30,18 +30,22 @@ const (
 	// memory.
 	PropStoreType = "restorebench.store.type"
 	// PropStoreKind is the kv topology's store kind, by the fill's
-	// store_kind names: key-value (default), timestamped-key-value or
-	// window (loadgen.StoreKind).
+	// store_kind names: key-value (default), timestamped-key-value, window
+	// or session (loadgen.StoreKind).
 	PropStoreKind = "restorebench.store.kind"
-	// PropStoreRetentionMs is a window store's retention period,
-	// milliseconds (required with PropStoreKind window, refused otherwise).
+	// PropStoreRetentionMs is a window or session store's retention
+	// period, milliseconds (required with PropStoreKind window or session,
+	// refused otherwise).
 	PropStoreRetentionMs = "restorebench.store.retention.ms"
-	// PropStoreWindowSizeMs is a window store's window size, milliseconds
-	// (required with PropStoreKind window, refused otherwise).
+	// PropStoreWindowSizeMs is a window store's window size, milliseconds,
+	// or the window a session store's sessions fall in
+	// (loadgen.SessionLength; required with PropStoreKind window or
+	// session, refused otherwise).
 	PropStoreWindowSizeMs = "restorebench.store.window.size.ms"
 	// PropStoreSegmentIntervalMs is a RocksDB window store's segment
 	// interval, milliseconds; unset or 0 is Kafka Streams' own,
-	// max(retention / 2, 60 s).
+	// max(retention / 2, 60 s). A session store refuses it (its supplier
+	// takes none).
 	PropStoreSegmentIntervalMs = "restorebench.store.segment.interval.ms"
 	// PropInputTopic is the topology's input topic (required).
 	PropInputTopic = "restorebench.input.topic"

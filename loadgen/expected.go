@@ -245,15 +245,16 @@ func lastWrites(spec Spec) ([]int64, error) {
 // deriver follows a fill's writes (DeriveApplied): the last committed
 // record applied per key, the totals, the log's shape and its landmarks.
 type deriver struct {
-	spec    Spec
-	applied func(p int32, offset int64) bool
-	last    []int64     // last record index + 1 per key; 0 = never written
-	windows *windowLast // a window fill's, instead of last
-	tot     FillTotals
-	log     LogShape
-	marks   Landmarks
-	touched []int32 // partitions the open transaction wrote to
-	inTxn   []bool  // by partition: in touched
+	spec     Spec
+	applied  func(p int32, offset int64) bool
+	last     []int64      // last record index + 1 per key; 0 = never written
+	windows  *windowLast  // a window fill's, instead of last
+	sessions *sessionLast // a session fill's, instead of last
+	tot      FillTotals
+	log      LogShape
+	marks    Landmarks
+	touched  []int32 // partitions the open transaction wrote to
+	inTxn    []bool  // by partition: in touched
 }
 
 func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
@@ -263,9 +264,12 @@ func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
 		marks: Landmarks{Head: make([][]Slot, spec.Partitions), Tail: make([][]Slot, spec.Partitions)},
 		inTxn: make([]bool, spec.Partitions),
 	}
-	if spec.StoreKind.Of() == KindWindow {
+	switch spec.StoreKind.Of() {
+	case KindWindow:
 		d.windows = newWindowLast(spec)
-	} else {
+	case KindSession:
+		d.sessions = newSessionLast(spec)
+	default:
 		d.last = make([]int64, spec.Keys)
 	}
 	return d
@@ -287,9 +291,12 @@ func (d *deriver) write(w Write) {
 		d.log.AbortedBytes += int64(len(r.Key) + len(r.Value))
 	} else {
 		if d.applied(p, d.log.Ends[p]) { // a record not applied sets nothing
-			if d.windows != nil {
+			switch {
+			case d.windows != nil:
 				d.windows.set(r)
-			} else {
+			case d.sessions != nil:
+				d.sessions.set(r)
+			default:
 				d.last[r.KeyID] = r.Index + 1
 			}
 		}
@@ -358,6 +365,10 @@ func (d *deriver) states() ([]PartitionState, error) {
 	}
 	if d.windows != nil {
 		d.windows.states(g, states)
+		return states, nil
+	}
+	if d.sessions != nil {
+		d.sessions.states(g, states)
 		return states, nil
 	}
 	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue

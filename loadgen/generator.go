@@ -17,8 +17,12 @@ type Record struct {
 	// store kind (StoreKind.Timed); 0 otherwise: the producer stamps it.
 	Timestamp int64
 	// WindowStart is a window fill's record's window start (milliseconds),
-	// also in its Key; 0 for the other kinds.
+	// also in its Key, and a session fill's session start; 0 for the other
+	// kinds.
 	WindowStart int64
+	// SessionEnd is a session fill's record's session end (milliseconds),
+	// also in its Key and its Timestamp; 0 for the other kinds.
+	SessionEnd int64
 }
 
 // Generator yields a Spec's records in order. It is not safe for concurrent use.
@@ -31,7 +35,7 @@ type Generator struct {
 	next    int64
 	written int64 // key+value bytes so far, for TargetBytes
 	keyBuf  []byte
-	winBuf  []byte // a window fill's changelog keys
+	winBuf  []byte // a window or session fill's changelog keys
 	valBuf  []byte
 }
 
@@ -43,7 +47,7 @@ func NewGenerator(spec Spec) (*Generator, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), winBuf: make([]byte, 0, keyWidth+windowSuffix), valBuf: make([]byte, spec.ValueMax)}
+	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), winBuf: make([]byte, 0, keyWidth+max(windowSuffix, sessionSuffix)), valBuf: make([]byte, spec.ValueMax)}
 	g.filler = make([]byte, fillerSize+spec.ValueMax)
 	fill := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
 	for i := 0; i+8 <= len(g.filler); i += 8 {
@@ -122,8 +126,9 @@ func (g *Generator) At(i int64) Record {
 }
 
 // stamp sets a timed kind's event time and, for a window fill, the window
-// start and the changelog key (the partition stays the record key's, as
-// the changelog's partition is its task's input partition).
+// start and the changelog key, for a session fill its session and key
+// (stampSession); the partition stays the record key's, as the
+// changelog's partition is its task's input partition.
 func (g *Generator) stamp(r *Record) {
 	kind := g.spec.StoreKind.Of()
 	if !kind.Timed() {
@@ -135,6 +140,19 @@ func (g *Generator) stamp(r *Record) {
 		g.winBuf = AppendWindowKey(g.winBuf[:0], r.Key, r.WindowStart, 0)
 		r.Key = g.winBuf
 	}
+	if kind == KindSession {
+		g.stampSession(r)
+	}
+}
+
+// stampSession puts a session fill's record into its session
+// (Spec.sessionOf): the changelog key names the session, and the record's
+// timestamp is the session's end.
+func (g *Generator) stampSession(r *Record) {
+	r.WindowStart, r.SessionEnd = g.spec.sessionOf(r.Key, r.Timestamp)
+	r.Timestamp = r.SessionEnd
+	g.winBuf = AppendSessionKey(g.winBuf[:0], r.Key, r.WindowStart, r.SessionEnd)
+	r.Key = g.winBuf
 }
 
 // AppendKey appends the fixed-width key for keyID.

@@ -3,7 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
+	"fmt"
 )
 
 // ReadVerdict is what a lookup's answer was, against the fill.
@@ -35,8 +35,8 @@ type ReadChecker struct {
 // Memory: 8 bytes per key. Window fills and values shorter than the
 // 8-byte index cannot be checked.
 func NewReadChecker(spec Spec) (*ReadChecker, error) {
-	if spec.StoreKind.Of() == KindWindow {
-		return nil, errors.New("lookups by key read key-value stores, not window stores")
+	if k := spec.StoreKind.Of(); k.Segmented() {
+		return nil, fmt.Errorf("lookups by key read key-value stores, not %s stores", k)
 	}
 	if spec.ValueMin < 8 {
 		return nil, specErr("value_size", "lookups are checked through the record index each value starts with: values need at least 8 bytes, not %d", spec.ValueMin)

@@ -27,7 +27,7 @@ const (
 )
 
 // StoreKinds lists the kinds a fill can write.
-var StoreKinds = []StoreKind{KindKeyValue, KindTimestampedKeyValue, KindWindow}
+var StoreKinds = []StoreKind{KindKeyValue, KindTimestampedKeyValue, KindWindow, KindSession}
 
 // Of is the kind a spec's field names: "" is key-value.
 func (k StoreKind) Of() StoreKind {
@@ -38,7 +38,7 @@ func (k StoreKind) Of() StoreKind {
 }
 
 // Timed says whether the kind's records carry event timestamps the fill
-// sets (timestamped and window stores); a key-value fill's records take
+// sets (timestamped, window and session stores); a key-value fill's records take
 // the producer's clock, which nothing reads.
 func (k StoreKind) Timed() bool { return k.Of() != KindKeyValue }
 
@@ -98,7 +98,8 @@ func (s Spec) timeOf(i int64) int64 {
 func (s Spec) windowStartOf(ts int64) int64 { return ts - ts%s.WindowSizeMs }
 
 // liveWindows bounds the windows a window fill's expected state holds per
-// key at once: those within the retention, plus the one being written.
+// key at once: those within the retention, plus the one being written (a
+// session fill's sessions, one per window and key, likewise).
 func (s Spec) liveWindows() int64 { return s.RetentionMs/s.WindowSizeMs + 2 }
 
 // validateKind checks the store kind's settings: set only for the kinds
@@ -106,23 +107,25 @@ func (s Spec) liveWindows() int64 { return s.RetentionMs/s.WindowSizeMs + 2 }
 func (s Spec) validateKind() error {
 	k := s.StoreKind.Of()
 	switch {
-	case k != KindKeyValue && k != KindTimestampedKeyValue && k != KindWindow:
-		return specErr("store_kind", "%q is not one of key-value, timestamped-key-value, window", s.StoreKind)
+	case k != KindKeyValue && k != KindTimestampedKeyValue && !k.Segmented():
+		return specErr("store_kind", "%q is not one of key-value, timestamped-key-value, window, session", s.StoreKind)
 	case !k.Timed():
 		if s.EventStepMicros != 0 || s.WindowSizeMs != 0 || s.RetentionMs != 0 {
-			return specErr("time_range", "event times, windows and retention are set only for timestamped and window stores")
+			return specErr("time_range", "event times, windows and retention are set only for timestamped, window and session stores")
 		}
 		return nil
 	case s.EventStepMicros <= 0:
 		return specErr("time_range", "must be long enough for a positive step between records (%d µs)", s.EventStepMicros)
 	case k == KindTimestampedKeyValue && (s.WindowSizeMs != 0 || s.RetentionMs != 0):
-		return specErr("window_size", "windows and retention are set only for window stores")
-	case k != KindWindow:
+		return specErr("window_size", "windows and retention are set only for window and session stores")
+	case !k.Segmented():
 		return nil
 	case s.WindowSizeMs <= 0:
 		return specErr("window_size", "%d ms must be positive", s.WindowSizeMs)
-	case s.RetentionMs < s.WindowSizeMs:
+	case s.RetentionMs < s.WindowSizeMs && k == KindWindow:
 		return specErr("retention", "%d ms is shorter than the window size (%d ms): Kafka Streams refuses such a store", s.RetentionMs, s.WindowSizeMs)
+	case s.RetentionMs < s.WindowSizeMs:
+		return specErr("retention", "%d ms is shorter than the window size (%d ms) a session lasts up to: the DSL refuses a session store whose retention is under its inactivity gap plus grace", s.RetentionMs, s.WindowSizeMs)
 	case s.Keys > maxExpectKeys/s.liveWindows():
 		return specErr("keys", "%d keys × %d windows within the retention is more than the %d windows whose expected state can be derived in memory", s.Keys, s.liveWindows(), maxExpectKeys)
 	}
@@ -138,8 +141,11 @@ func (s Spec) EstimatedRecords() int64 {
 		return s.Records
 	}
 	key := float64(keyWidth)
-	if s.StoreKind.Of() == KindWindow {
+	switch s.StoreKind.Of() {
+	case KindWindow:
 		key += windowSuffix
+	case KindSession:
+		key += sessionSuffix
 	}
 	mean := key + (1-s.TombstoneRatio)*float64(s.ValueMin+s.ValueMax)/2
 	if s.TargetBytes <= 0 {

@@ -134,7 +134,7 @@ func TestStoreKindSettingsAreChecked(t *testing.T) {
 		field string
 		edit  func(*Spec)
 	}{
-		{"store_kind", func(s *Spec) { s.StoreKind = "session" }},
+		{"store_kind", func(s *Spec) { s.StoreKind = "sessions" }},
 		{"time_range", func(s *Spec) { s.StoreKind = ""; s.WindowSizeMs, s.RetentionMs = 0, 0 }},
 		{"time_range", func(s *Spec) { s.EventStepMicros = 0 }},
 		{"window_size", func(s *Spec) { s.StoreKind = KindTimestampedKeyValue }},

@@ -42,14 +42,14 @@ func TestStoreKindErrorsNameFieldAndLine(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\n  retention: 1h\n", "line 3: fill.retention: is set only with store_kind"},
 		{"fill:\n  records: 10\n  store_kind: window\n  window_size: 2h\n  retention: 1h\n", "fill.retention: 3600000 ms is shorter than the window size"},
-		{"fill:\n  records: 10\n  store_kind: timestamped-key-value\n  window_size: 5m\n", "fill.window_size: windows and retention are set only with store_kind window"},
+		{"fill:\n  records: 10\n  store_kind: timestamped-key-value\n  window_size: 5m\n", "fill.window_size: windows and retention are set only with store_kind window or session"},
 		{"fill:\n  records: 10\ncases:\n  - name: w\n    store_kind: window\n", "case w restores a window store, but the fill writes a key-value changelog"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: w\n    scenario: warm\n", "window stores run scenario cold only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: w\n    engine: kafka-streams\n    scenario: standby\n", "window stores run scenario cold only so far, not standby"},
 		{"fill:\n  records: 10\n  store_kind: timestamped-key-value\ncases:\n  - name: w\n    engine: kafka-streams\n    scenario: warm\n", "timestamped-key-value stores run scenario cold only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: w\n    engine: kafka-streams\n    strategy: memory\n    store: memory\n    segment_interval: 5m\n", "in-memory window store (Stores.inMemoryWindowStore) has no segments"},
 		{"application_id: app\nfill:\n  records: 10\n  topic: copy\n  store_kind: window\ncases:\n  - name: w\n    engine: kafka-streams\n", "line 4: fill.topic: case w restores a window store on the kafka-streams engine, which builds it only over app-balances-changelog"},
-		{"fill:\n  records: 10\ncases:\n  - name: w\n    segment_interval: 1m\n", "segment_interval: set only for window stores"},
+		{"fill:\n  records: 10\ncases:\n  - name: w\n    segment_interval: 1m\n", "segment_interval: set only for window and session stores"},
 	} {
 		_, err := Parse([]byte(tc.yaml), "k.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

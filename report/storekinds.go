@@ -10,7 +10,8 @@ import (
 )
 
 // storeKindsSection: the restores of store kinds beyond key-value, a row
-// per case: its kind, a window store's retention and segment interval,
+// per case: its kind, a window or session store's retention and segment
+// interval,
 // the records read against those kept and served, and the median restore
 // time over its verified repeats. Empty (left out) for inputs of
 // key-value stores only.
@@ -34,12 +35,13 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 does, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
 		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
+		"A session store's restore does the same by session end: stream time is the largest session end, and reads serve the sessions that end after it minus the retention. " +
 		"The table sets the records each restore read beside those it kept and served."})
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
-			"retention, segment: the window store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
-			"– : not counted (a window store restored by Kafka Streams, which reports no such count)."}
+			"retention, segment: the window or session store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
+			"– : not counted (a window or session store restored by Kafka Streams, which reports no such count)."}
 	tab.Rows = rows
 	s.Blocks = append(s.Blocks, tab)
 	return s, nil
@@ -77,10 +79,11 @@ func storeKindRow(run string, cs runs.CaseSummary, first runs.Restore) []string 
 // storeKindLegend says what the store-kind table's columns mean.
 var storeKindLegend = []string{
 	"read: records the restore read; kept: those the store holds at the end; expired: the rest, dropped on arrival (skipped:",
-	"their window's segment had expired already) or deleted with a segment that expired later; served: entries reads return",
-	"(the verified live windows); segments opened, dropped, open: window segments (one RocksDB each) over all tasks;",
-	"retention, segment: the window store's retention and segment interval; restore s: the repeat's restore;",
-	"– : not counted (a window store on the kafka-streams engine: Kafka Streams reports none of them)",
+	"their window's (session end's) segment had expired already) or deleted with a segment that expired later; served: entries",
+	"reads return (the verified live windows or sessions); segments opened, dropped, open: window or session segments (one",
+	"RocksDB each) over all tasks; retention, segment: the window or session store's retention and segment interval;",
+	"restore s: the repeat's restore; – : not counted (a window or session store on the kafka-streams engine: Kafka Streams",
+	"reports none of them)",
 }
 
 // storeCounts are a store record's kept, expired and skipped records and
@@ -99,7 +102,7 @@ func storeCounts(s *runs.StoreFigures) [5]string {
 
 // PrintStoreKinds prints, for restores of store kinds beyond key-value,
 // what each did with its records: read, kept, expired, served, and a
-// window store's segments. Nothing for key-value stores.
+// window or session store's segments. Nothing for key-value stores.
 func PrintStoreKinds(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Store != nil })
 	TextTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments opened\tdropped\topen\tretention\tsegment\trestore s",

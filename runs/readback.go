@@ -2,8 +2,6 @@ package runs
 
 import (
 	"fmt"
-
-	"github.com/restorebench/restorebench/config"
 )
 
 // ReadBack is what the verified cold restores of a fill's topic read of
@@ -32,16 +30,17 @@ func (rb ReadBack) Describe(f *Fill) string {
 
 // ReadBackOf is what the run's verified cold restores of f's topic read.
 // Only a restore of the whole log counts: a cold restore from its start.
-// A window store's does not: it starts, as Kafka Streams 4.4 does, at the
-// first record within its retention of each partition's last, so it reads
-// less than the log holds by design, not because the cleaner ran.
+// A window or session store's does not: it starts, as Kafka Streams 4.4
+// does, at the first record within its retention of each partition's
+// last, so it reads less than the log holds by design, not because the
+// cleaner ran.
 func (r *Results) ReadBackOf(f *Fill) ReadBack {
 	var rb ReadBack
 	if f == nil {
 		return rb
 	}
 	for _, rec := range r.Restores {
-		if rec.Topic != f.Topic || !rec.Counts() || !rec.IsCold() || rec.Params.StoreKind == config.StoreWindow {
+		if rec.Topic != f.Topic || !rec.Counts() || !rec.IsCold() || rec.Params.StoreKind.Segmented() {
 			continue
 		}
 		rb.Restores++

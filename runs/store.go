@@ -11,31 +11,31 @@ type StoreFigures struct {
 	Kind config.StoreKind `json:"kind"`
 	// RecordsKept are the records the store holds at the end (written to
 	// a segment still open); RecordsExpired those it does not: dropped on
-	// arrival because their window's segment had expired
+	// arrival because their window's (session end's) segment had expired
 	// (RecordsSkipped, out of order by more than the retention), or
 	// deleted with a segment that expired later. Records = kept + expired.
 	RecordsKept    int64 `json:"records_kept"`
 	RecordsExpired int64 `json:"records_expired"`
 	RecordsSkipped int64 `json:"records_skipped"`
-	// SegmentsOpened counts the window segments the restore created,
-	// SegmentsDropped those it deleted as stream time passed them, and
-	// Segments those open at the end, over all tasks.
+	// SegmentsOpened counts the window (or session) segments the restore
+	// created, SegmentsDropped those it deleted as stream time passed
+	// them, and Segments those open at the end, over all tasks.
 	SegmentsOpened  int64 `json:"segments_opened,omitempty"`
 	SegmentsDropped int64 `json:"segments_dropped,omitempty"`
 	Segments        int   `json:"segments,omitempty"`
 	// Uncounted says the restore's store did not report what it kept:
-	// a window store on the kafka-streams engine, whose restore (Kafka
-	// Streams' RocksDBSegmentedBytesStore, InMemoryWindowStore) drops
-	// expired records and segments without a listener or metric seeing
-	// them. RecordsKept, RecordsExpired, RecordsSkipped, SegmentsOpened
+	// a window or session store on the kafka-streams engine, whose restore
+	// (Kafka Streams' RocksDBSegmentedBytesStore, InMemoryWindowStore,
+	// InMemorySessionStore) drops expired records and segments without a
+	// listener or metric seeing them. RecordsKept, RecordsExpired, RecordsSkipped, SegmentsOpened
 	// and SegmentsDropped are then 0, not counted; Segments is counted
 	// from the state directory (the RocksDB segment directories left
 	// after the restore; 0 in memory), and the reads served are the
 	// verification's. A timestamped key-value store keeps every record
 	// on either engine, so it is counted on both.
 	Uncounted bool `json:"uncounted,omitempty"`
-	// RetentionSeconds and SegmentIntervalSeconds are the window store's
-	// retention and segment interval.
+	// RetentionSeconds and SegmentIntervalSeconds are the window or
+	// session store's retention and segment interval.
 	RetentionSeconds       float64 `json:"retention_seconds,omitempty"`
 	SegmentIntervalSeconds float64 `json:"segment_interval_seconds,omitempty"`
 }

@@ -13,16 +13,18 @@ import (
 // ksStoreRecord is what a kafka-streams cold restore of a store kind
 // beyond key-value can say about its store (nil for a key-value one): a
 // timestamped key-value store keeps every record it restored; a window
-// store's kept and expired records and opened and dropped segments are
-// not observable there (runs.StoreFigures.Uncounted), but its retention,
-// its segment interval and the RocksDB segments left under appDir are.
+// (or session) store's kept and expired records and opened and dropped
+// segments are not observable there (runs.StoreFigures.Uncounted), but its
+// retention, its segment interval and the RocksDB segments left under
+// appDir are (a session store's segments are laid out as a window
+// store's: KeyValueSegments under both).
 func ksStoreRecord(c config.Case, records int64, appDir, store string) *runs.StoreFigures {
 	switch c.StoreKind {
 	case config.StoreKeyValue:
 		return nil
-	case config.StoreWindow:
+	case config.StoreWindow, config.StoreSession:
 		sr := &runs.StoreFigures{Kind: c.StoreKind, Uncounted: true, RetentionSeconds: c.Retention.D().Seconds()}
-		if !c.Memory() { // Stores.inMemoryWindowStore has no segments
+		if !c.Memory() { // the in-memory window and session stores have no segments
 			sr.SegmentIntervalSeconds = c.SegmentIntervalOf().Seconds()
 			sr.Segments = countSegments(appDir, store)
 		}

@@ -12,7 +12,9 @@ import java.io.Reader;
  * TIME is the record timestamp; window: the window start) it digests the
  * entry as the store of that kind is read, and prints the line, the digested
  * key and value and the hash:
- * KIND&lt;TAB&gt;KEYHEX&lt;TAB&gt;TIME&lt;TAB&gt;VALUEHEX&lt;TAB&gt;ENTRYKEYHEX&lt;TAB&gt;ENTRYVALUEHEX&lt;TAB&gt;HASH16HEX.
+ * KIND&lt;TAB&gt;KEYHEX&lt;TAB&gt;TIME&lt;TAB&gt;VALUEHEX&lt;TAB&gt;ENTRYKEYHEX&lt;TAB&gt;ENTRYVALUEHEX&lt;TAB&gt;HASH16HEX;
+ * for each line session&lt;TAB&gt;KEYHEX&lt;TAB&gt;START&lt;TAB&gt;END&lt;TAB&gt;VALUEHEX
+ * (a session's record key, start and end) likewise ({@link #session}).
  * Then digest&lt;TAB&gt;SUM16HEX&lt;TAB&gt;keys&lt;TAB&gt;N&lt;TAB&gt;live_bytes&lt;TAB&gt;B
  * for all lines as one partition. Go's tests compare this output with
  * loadgen.EntryHash (and, for the kinds, loadgen's store layouts), so the
@@ -46,6 +48,9 @@ final class DigestVectors {
 
     /** One line's output, its entry added to d. */
     private static String vector(String[] f, Digest d) {
+        if (f.length == 5 && f[0].equals("session")) {
+            return session(f, d);
+        }
         if (f.length == 2) {
             byte[] key = Digest.fromHex(f[0]);
             byte[] value = Digest.fromHex(f[1]);
@@ -75,5 +80,25 @@ final class DigestVectors {
         }
         d.add(key, value);
         return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+    }
+
+    /**
+     * A session line's output: the line, then the session's digest key
+     * (SessionStores.digestKey: record key, end, start), its value and the
+     * hash; the entry added to d.
+     */
+    private static String session(String[] f, Digest d) {
+        byte[] key = SessionStores.digestKey(Digest.fromHex(f[1]), millis(f[2]), millis(f[3]));
+        byte[] value = Digest.fromHex(f[4]);
+        d.add(key, value);
+        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+    }
+
+    private static long millis(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("time " + s + " is not a whole number of milliseconds");
+        }
     }
 }

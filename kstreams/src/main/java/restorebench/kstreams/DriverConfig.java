@@ -30,10 +30,11 @@ final class DriverConfig {
      * The kind of store the kv topology builds (restorebench.store.kind, by
      * the Go tool's fill.store_kind names): a key-value store (of
      * {@link StoreType}), a timestamped key-value store (rocksdb or memory),
-     * or a window store without duplicates (rocksdb or memory).
+     * a window store without duplicates or a session store (rocksdb or
+     * memory each).
      */
     enum StoreKind {
-        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window");
+        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window"), SESSION("session");
 
         /** The name in restorebench.store.kind. */
         final String key;
@@ -48,7 +49,7 @@ final class DriverConfig {
                     return k;
                 }
             }
-            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value or window");
+            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value, window or session");
         }
     }
 
@@ -65,7 +66,11 @@ final class DriverConfig {
     String store = "balances";
     StoreType storeType = StoreType.ROCKSDB;
     StoreKind storeKind = StoreKind.KEY_VALUE;
-    /** A window store's retention period and window size, milliseconds (0 = unset). */
+    /**
+     * A window or session store's retention period and window size (a
+     * session store's sessions fall in windows of it), milliseconds (0 =
+     * unset).
+     */
     long retentionMs;
     long windowSizeMs;
     /**
@@ -256,15 +261,16 @@ final class DriverConfig {
      * The store kind's settings: kinds beyond key-value on the kv topology
      * only (the table topology's KTable and the ledger's aggregate are
      * key-value stores); store.type=timestamped is the key-value kind's
-     * (digested without its timestamps), not another kind's; a window store
-     * needs its retention and window size, the retention at least the
-     * window (as Stores.persistentWindowStore requires), and a segment
-     * interval only on RocksDB; the other kinds take none of them.
+     * (digested without its timestamps), not another kind's; a window or
+     * session store needs its retention and window size, the retention at
+     * least the window (as Stores.persistentWindowStore requires), and a
+     * segment interval only on a RocksDB window store (checkSessionStore);
+     * the other kinds take none of them.
      */
     private void checkStoreKind() throws ConfigError {
         boolean windowed = retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0;
-        if (storeKind != StoreKind.WINDOW && windowed) {
-            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window only, not " + storeKind.key);
+        if (storeKind != StoreKind.WINDOW && storeKind != StoreKind.SESSION && windowed) {
+            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window or session only, not " + storeKind.key);
         }
         if (storeKind == StoreKind.KEY_VALUE) {
             return;
@@ -275,6 +281,10 @@ final class DriverConfig {
         }
         if (storeType == StoreType.TIMESTAMPED) {
             throw new ConfigError(kind + " cannot be combined with " + P + "store.type=timestamped (a key-value store's); the type is rocksdb or memory");
+        }
+        if (storeKind == StoreKind.SESSION) {
+            checkSessionStore(kind);
+            return;
         }
         if (storeKind != StoreKind.WINDOW) {
             return;
@@ -287,6 +297,24 @@ final class DriverConfig {
         }
         if (segmentIntervalMs != 0 && storeType == StoreType.MEMORY) {
             throw new ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
+        }
+    }
+
+    /**
+     * A session store's settings: a retention and window size above 0, the
+     * retention at least the window (a session lasts up to one), and no
+     * segment interval, which neither Stores.persistentSessionStore nor
+     * Stores.inMemorySessionStore takes.
+     */
+    private void checkSessionStore(String kind) throws ConfigError {
+        if (windowSizeMs <= 0 || retentionMs <= 0) {
+            throw new ConfigError(kind + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
+        }
+        if (retentionMs < windowSizeMs) {
+            throw new ConfigError(P + "store.retention.ms=" + retentionMs + " is shorter than the window (" + windowSizeMs + " ms) a session lasts up to");
+        }
+        if (segmentIntervalMs != 0) {
+            throw new ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
         }
     }
 

@@ -25,8 +25,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * restorebench filled is what a cold start restores. No caching: the store
  * holds exactly the changelog's last values. One sub-topology, so task 0_P
  * owns store partition P. The store is of restorebench.store.kind: a
- * key-value store (by store.type), a timestamped key-value store, or a
- * window store ({@link WindowStores}).
+ * key-value store (by store.type), a timestamped key-value store, a
+ * window store ({@link WindowStores}) or a session store
+ * ({@link SessionStores}), each record put into its session.
  */
 final class KvTopology {
     private KvTopology() {}
@@ -43,6 +44,10 @@ final class KvTopology {
             long size = c.windowSizeMs;
             t.addProcessor(PROCESSOR, () -> new WindowPut(store, size, tracker), SOURCE);
             t.addStateStore(WindowStores.builder(c), PROCESSOR);
+        } else if (c.storeKind == DriverConfig.StoreKind.SESSION) {
+            long size = c.windowSizeMs;
+            t.addProcessor(PROCESSOR, () -> new SessionStores.Put(store, size, tracker), SOURCE);
+            t.addStateStore(SessionStores.builder(c), PROCESSOR);
         } else if (c.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE || c.storeType == DriverConfig.StoreType.TIMESTAMPED) {
             t.addProcessor(PROCESSOR, () -> new TimestampedPut(store, tracker), SOURCE);
             t.addStateStore(timestampedBuilder(c), PROCESSOR);
@@ -70,8 +75,8 @@ final class KvTopology {
         return Stores.timestampedKeyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray());
     }
 
-    /** Common part of the put processors: the processed counters. */
-    private abstract static class Base implements Processor<Bytes, byte[], Void, Void> {
+    /** Common part of the put processors (here and in the store kinds' classes): the processed counters. */
+    abstract static class Base implements Processor<Bytes, byte[], Void, Void> {
         final String storeName;
         private final ProcessedTracker.Cursor cursor;
         ProcessorContext<Void, Void> context;

@@ -40,7 +40,8 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * timestamp (the ledger's, store.type=timestamped), except a timestamped
  * key-value store's (store.kind=timestamped-key-value), digested with the
  * timestamp before it as the Go tool's expected state of that kind is; a
- * window store's entries are digested under key and window start.
+ * window store's entries are digested under key and window start, a
+ * session store's under key, session end and start.
  */
 final class StoreQueries {
     /** One live entry as changelog bytes. */
@@ -83,12 +84,16 @@ final class StoreQueries {
      * Visits every live entry of one store partition, by the store's kind:
      * a key-value store's entries as the changelog holds them, a
      * timestamped key-value store's with the timestamp before each value,
-     * a window store's under the record key and window start.
+     * a window store's under the record key and window start, a session
+     * store's under record key, end and start ({@link SessionStores#forEach}).
      */
     void forEach(int partition, boolean stale, EntryVisitor v) {
         switch (config.storeKind) {
             case WINDOW:
                 forEachWindow(partition, stale, v);
+                break;
+            case SESSION:
+                SessionStores.forEach(query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
                 break;
             case TIMESTAMPED_KEY_VALUE:
                 forEachTimestamped(partition, stale, v);

@@ -112,12 +112,12 @@ class DriverConfigTest {
     @Test
     void storeKindErrors() {
         String[][] cases = {
-            {"restorebench.store.kind=session", "must be key-value, timestamped-key-value or window"},
+            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window or session"},
             {"restorebench.store.kind=window", "needs restorebench.store.retention.ms"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=2000", "shorter than the window"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.store.type=memory,restorebench.store.segment.interval.ms=100", "no segments"},
-            {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window only"},
-            {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window only"},
+            {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
+            {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.topology=table", "kv topology only"},
         };
