@@ -233,14 +233,15 @@ func ValidateTopicName(topic string) error {
 // ForKind is the fill as a store-kind sweep writes it for kind k: the same
 // records' shape (keys, values, tombstones, size, seed) with k's store kind,
 // and without the time settings k does not read (a key-value store none, a
-// timestamped one no windows or retention), so that one fill section
+// timestamped one no windows or retention, only window and session stores
+// both), so that one fill section
 // describes every kind's changelog.
 func (f Fill) ForKind(k StoreKind) Fill {
 	f.StoreKind = k
 	if !k.Timed() {
 		f.TimeRange = 0
 	}
-	if k != StoreWindow {
+	if !k.Segmented() {
 		f.WindowSize, f.Retention = 0, 0
 	}
 	return f
