@@ -1,0 +1,187 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/scenario"
+)
+
+// startAPIInstance starts driver instance id of app (the kv topology over
+// its input topic, made with partitions) with its API layer on a free port.
+func startAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, app, id string, partitions int32) *ksdriver.Instance {
+	t.Helper()
+	dir := t.TempDir()
+	c := ksCase("api", 1)
+	props := c.KafkaStreamsProperties()
+	props["application.id"], props["bootstrap.servers"], props["state.dir"] = app, env.Cluster.Brokers[0], dir
+	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, scenario.InputTopic(app, ksStore)
+	props[ksdriver.PropAPIPort] = "0"
+	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: id, Dir: filepath.Join(dir, "instance"), Properties: props, JVMFlags: []string{"-Xmx256m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(in.Kill)
+	if in.APIAddr() == "" {
+		if _, _, err := in.WaitFor(ctx, 0, func(e ksdriver.Event) bool { return e.Head().Ev == ksdriver.EvAPI }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
+
+// settledOwners waits until every instance is RUNNING and their latest
+// tasks events, together, assign each of the partitions to exactly one
+// instance as active, and returns that owner by partition.
+func settledOwners(ctx context.Context, t *testing.T, partitions int32, ins ...*ksdriver.Instance) map[int32]string {
+	t.Helper()
+	for {
+		owners, running := map[int32]string{}, true
+		for _, in := range ins {
+			state, tasks := lastStateAndTasks(in)
+			running = running && state == ksdriver.StateRunning
+			for _, th := range tasks {
+				for _, task := range th.Active {
+					p := taskPartition(t, task)
+					if prev, dup := owners[p]; dup {
+						owners[p] = prev + "," + in.ID()
+					} else {
+						owners[p] = in.ID()
+					}
+				}
+			}
+		}
+		if running && len(owners) == int(partitions) && !strings.Contains(fmt.Sprint(owners), ",") {
+			return owners
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the instances never settled: running=%v, active tasks %v", running, owners)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// lastStateAndTasks is the instance's last client state and last tasks event.
+func lastStateAndTasks(in *ksdriver.Instance) (string, []ksdriver.ThreadTasks) {
+	var state string
+	var tasks []ksdriver.ThreadTasks
+	for _, e := range in.Events() {
+		switch e := e.(type) {
+		case *ksdriver.StateChange:
+			state = e.To
+		case *ksdriver.Tasks:
+			tasks = e.Threads
+		}
+	}
+	return state, tasks
+}
+
+// taskPartition is task 0_P's P.
+func taskPartition(t *testing.T, task string) int32 {
+	_, p, ok := strings.Cut(task, "_")
+	n, err := strconv.Atoi(p)
+	if !ok || err != nil {
+		t.Fatalf("task id %q", task)
+	}
+	return int32(n)
+}
+
+// TestAPILayerRoutesAsKafkaStreamsAssigns starts two real Kafka Streams
+// instances over a filled changelog, each with its API layer, and looks a
+// sample of keys up through both: the partition Kafka Streams'
+// queryMetadataForKey names must be the one Kafka's murmur2 partitioner
+// (loadgen.PartitionFor, which the fill wrote the key to) gives, the
+// instance that answers must be the one the tasks events show owning it,
+// a lookup sent to the other instance must say it was forwarded by it,
+// and every answer must be the key's final value (loadgen.ReadChecker).
+func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 20_000, 2_000, 16, 100, 4
+	ksFill(t, env, app, spec, "lz4")
+	ensureInputOf(t, env, app, spec.Partitions)
+	check, err := loadgen.NewReadChecker(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	a := startAPIInstance(ctx, t, env, app, "a", spec.Partitions)
+	b := startAPIInstance(ctx, t, env, app, "b", spec.Partitions)
+	owners := settledOwners(ctx, t, spec.Partitions, a, b)
+	t.Logf("active owners %v; API a=%s b=%s", owners, a.APIAddr(), b.APIAddr())
+	if n := distinct(owners); n != 2 {
+		t.Fatalf("one instance owns every partition (%v): routing between two would not be tested", owners)
+	}
+	client := &http.Client{Timeout: ksdriver.DefaultLookupTimeout}
+	forwarded := 0
+	for id := int64(0); id < spec.Keys; id += 7 {
+		key, wantP := check.Key(id)
+		for _, asked := range []*ksdriver.Instance{a, b} {
+			ans, err := ksdriver.Lookup(ctx, client, asked.APIAddr(), key, false)
+			if err != nil || ans.Refused {
+				t.Fatalf("key %d asked of %s: %+v, %v", id, asked.ID(), ans, err)
+			}
+			owner := owners[wantP]
+			if ans.Partition != wantP || ans.Instance != owner || ans.Copy != ksdriver.CopyActive {
+				t.Fatalf("key %d (murmur2 partition %d, owned by %s) asked of %s: answered %+v", id, wantP, owner, asked.ID(), ans)
+			}
+			if wantFwd := map[bool]string{true: "", false: asked.ID()}[owner == asked.ID()]; ans.ForwardedBy != wantFwd {
+				t.Fatalf("key %d asked of %s, owned by %s: forwarded_by %q, want %q", id, asked.ID(), owner, ans.ForwardedBy, wantFwd)
+			}
+			if ans.ForwardedBy != "" {
+				forwarded++
+			}
+			v, err := ans.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if verdict, _ := check.Check(id, v, ans.Found); verdict != loadgen.ReadCorrect || ans.State != "restored" {
+				t.Fatalf("key %d: verdict %d, state %q (answer %+v)", id, verdict, ans.State, ans)
+			}
+		}
+	}
+	if forwarded == 0 {
+		t.Fatal("no lookup was forwarded")
+	}
+	t.Logf("%d lookups forwarded to the owner", forwarded)
+	for _, in := range []*ksdriver.Instance{a, b} {
+		if err := in.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// distinct is how many instances own partitions.
+func distinct(owners map[int32]string) int {
+	seen := map[string]bool{}
+	for _, o := range owners {
+		seen[o] = true
+	}
+	return len(seen)
+}
+
+// ensureInputOf creates app's kv input topic with the changelog's partitions.
+func ensureInputOf(t *testing.T, env *bench.Env, app string, partitions int32) {
+	t.Helper()
+	adm, closeAdm, err := env.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAdm()
+	if _, err := adm.CreateTopic(context.Background(), partitions, -1, nil, scenario.InputTopic(app, ksStore)); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+		t.Fatal(err)
+	}
+}
