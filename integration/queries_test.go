@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/scenario"
@@ -184,4 +185,65 @@ func ensureInputOf(t *testing.T, env *bench.Env, app string, partitions int32) {
 	if _, err := adm.CreateTopic(context.Background(), partitions, -1, nil, scenario.InputTopic(app, ksStore)); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
 		t.Fatal(err)
 	}
+}
+
+// TestColdRestoreQueriesOnKafkaStreams runs a cold restore on the real
+// client beside a query load through the instance's API layer, without
+// and with stale reads: the restore verifies, no answer is wrong, every
+// answer comes from instance i0's active copy, lookups are refused until
+// the group has assigned the store, and without stale reads until the
+// last partition's restore ended, while with them stale answers come
+// during the restore.
+func TestColdRestoreQueriesOnKafkaStreams(t *testing.T) {
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 300_000, 30_000, 16, 200, 2
+	fill := ksFill(t, env, app, spec, "lz4")
+	for _, stale := range []bool{false, true} {
+		c := ksCase(fmt.Sprintf("stale-%v", stale), 1)
+		c.Queries = &config.QueryLoad{Rate: 400, Stale: stale, After: config.Duration(2 * time.Second)}
+		c.JVMHeap = 256 << 20
+		if err := c.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		rec, err := env.RunCase(context.Background(), fill, app, ksStore, c, dir)
+		noJVMUnder(t, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRecords(t, rec)
+		q := rec.Queries
+		if !rec.Verified || q == nil {
+			t.Fatalf("%s: verified %v, queries %+v", c.Name, rec.Verified, q)
+		}
+		t.Logf("%s: restore %.2fs; %d lookups, %d refused (%d failed), %d correct, %d stale (max %d behind); first answer %.2fs, restored %.2fs, served again %.2fs; p99 during %.2fms after %.2fms",
+			c.Name, rec.DurationSeconds, q.Lookups, q.Refused, q.Failed, q.Correct, q.StaleReads, q.MaxStaleBehind,
+			deref(q.FirstAnsweredSeconds), q.RestoredSeconds, deref(q.ServedAgainSeconds), q.During.P99Ms, q.After.P99Ms)
+		t.Logf("%s: refused because %q", c.Name, q.RefusedWhy)
+		if q.Wrong != 0 || q.Answered == 0 || q.Refused == 0 || q.Lookups != q.Answered+q.Refused || q.ByInstance["i0"] != q.Answered || q.Forwarded != 0 || q.FromStandby != 0 {
+			t.Fatalf("%s: queries %+v", c.Name, q)
+		}
+		// Without stale reads the partition restored last refuses its
+		// lookups until its restore ends.
+		again := deref(q.ServedAgainSeconds)
+		if !stale && (q.StaleReads != 0 || again < q.RestoredSeconds-0.25) {
+			t.Fatalf("without stale reads: %d stale answers; served again at %.2fs, before the restore ended at %.2fs", q.StaleReads, again, q.RestoredSeconds)
+		}
+		// With them, lookups are answered while the restore goes on (a
+		// restored task moving from the state updater to its stream
+		// thread can still refuse a moment: InvalidStateStorePartitionException).
+		if first := deref(q.FirstAnsweredSeconds); stale && (q.StaleReads == 0 || first >= q.RestoredSeconds-0.25) {
+			t.Fatalf("with stale reads: %d stale answers, the first at %.2fs, the restore ended at %.2fs", q.StaleReads, first, q.RestoredSeconds)
+		}
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

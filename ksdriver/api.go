@@ -111,3 +111,13 @@ func Lookup(ctx context.Context, c *http.Client, addr string, key []byte, stale 
 	a.Refused = a.Refused || resp.StatusCode != http.StatusOK
 	return a, nil
 }
+
+// AwaitAPI waits for the instance's api event and returns the address it
+// names.
+func (in *Instance) AwaitAPI(ctx context.Context) (string, error) {
+	e, _, err := in.WaitFor(ctx, 0, func(e Event) bool { return e.Head().Ev == EvAPI })
+	if err != nil {
+		return "", fmt.Errorf("kafka-streams instance %s: waiting for its API layer: %w", in.opts.ID, err)
+	}
+	return e.(*API).Addr(), nil
+}

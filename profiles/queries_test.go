@@ -24,7 +24,7 @@ func TestQueriesBlock(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
-		{"fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    queries: {}\n", "queries run on the model engine only so far"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    scenario: warm\n    queries: {}\n", "on the kafka-streams engine queries run beside cold restores only so far, not warm"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold and warm only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
 	} {

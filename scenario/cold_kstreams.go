@@ -86,6 +86,9 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := (&engine.Instance{StateDir: req.StateDir, AppID: t.AppID}).CheckStateDirEmpty(); err != nil {
 		return fail(err)
 	}
+	if req.Case.Queries != nil {
+		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
+	}
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
@@ -102,9 +105,9 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	defer inst.Kill() // whatever happens below, no JVM outlives the restore
 	recordHello(ks, inst.Hello())
-	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, &rec)
+	actual, err := restoreQueried(ctx, env, t, req, inst, offsets, &rec)
 	if err != nil {
-		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+		return fail(err)
 	}
 	rec.DiskBytes = dirBytes(appDir)
 	rec.Store = ksStoreRecord(req.Case, rec.Records, appDir, t.StoreName)
@@ -125,7 +128,46 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		os.RemoveAll(appDir)
 		os.RemoveAll(instDir)
 	}
-	return verifyInto(&rec, t, actual.digest.States())
+	if out, err := verifyInto(&rec, t, actual.digest.States()); err != nil {
+		return out, err
+	}
+	return checkReads(&rec)
+}
+
+// restoreQueried is restoreAndDigest beside the case's query load, if it
+// has one, which goes on for its After past the restore.
+func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+	queries, err := startColdQueries(ctx, req, inst)
+	if err != nil {
+		return nil, err
+	}
+	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, rec, queries)
+	if err != nil {
+		if queries != nil {
+			queries.stop()
+		}
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	if queries != nil {
+		env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, req.Case.Queries.After)
+		rec.Queries = queries.finish(ctx)
+	}
+	return actual, nil
+}
+
+// startColdQueries starts the case's query load against the instance's
+// API layer once it listens; nil without one.
+func startColdQueries(ctx context.Context, req Request, inst *ksdriver.Instance) (*ksQueryLoad, error) {
+	if req.Case.Queries == nil {
+		return nil, nil
+	}
+	actx, cancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
+	defer cancel()
+	addr, err := inst.AwaitAPI(actx)
+	if err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	return startKSQueries(req, func() []string { return []string{addr} })
 }
 
 // coldDigest is what a cold restore read back from its instance: the
@@ -150,8 +192,9 @@ func startCold(ctx context.Context, env *Env, req Request, props map[string]stri
 }
 
 // restoreAndDigest waits for the instance to restore every partition that
-// owes records, records the restore's timings, and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+// owes records, records the restore's timings (and tells queries, when
+// not nil, that the stores are restored), and digests the stores.
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -163,6 +206,9 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 	bar.Done()
 	if err != nil {
 		return nil, err
+	}
+	if _, end, ok := w.restores.Span(); ok && queries != nil {
+		queries.restored(end)
 	}
 	w.record(rec, inst)
 	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)

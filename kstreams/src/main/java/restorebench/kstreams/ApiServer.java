@@ -24,6 +24,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.state.HostInfo;
 
 /**
@@ -128,7 +129,12 @@ final class ApiServer {
 
     /** Routes one lookup: answered here, forwarded, or refused. */
     private Answer lookup(String hex, byte[] key, boolean stale, boolean forwarded) {
-        KeyQueryMetadata m = streams.queryMetadataForKey(config.store, Bytes.wrap(key), Serdes.Bytes().serializer());
+        KeyQueryMetadata m;
+        try {
+            m = streams.queryMetadataForKey(config.store, Bytes.wrap(key), Serdes.Bytes().serializer());
+        } catch (IllegalStateException | StreamsException e) {
+            return refused(-1, Events.describe(e)); // not started, or no longer running or rebalancing
+        }
         if (m == null || KeyQueryMetadata.NOT_AVAILABLE.equals(m) || m.activeHost().port() < 0) {
             return refused(-1, "no metadata for the key (the group is rebalancing)");
         }
