@@ -45,6 +45,7 @@ final class ApiServer {
     private static final String FORWARDED = "forwarded";
     private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(2);
     private static final int THREADS = 8;
+    private static final String NODELAY = "sun.net.httpserver.nodelay";
 
     private final HttpServer server;
     private final HostInfo self;
@@ -75,6 +76,13 @@ final class ApiServer {
      */
     static ApiServer bind(DriverConfig config, Events events) throws IOException {
         ApiSettings s = config.api;
+        // The JDK server writes a reply's headers and body apart; with
+        // Nagle's algorithm on, the body then waits for the client's
+        // delayed ACK (about 40 ms on Linux). Read once, when the first
+        // server is made, so set before it; a -D flag still wins.
+        if (System.getProperty(NODELAY) == null) {
+            System.setProperty(NODELAY, "true");
+        }
         HttpServer server = HttpServer.create(new InetSocketAddress(s.host, s.port), 256);
         HostInfo self = new HostInfo(s.host, server.getAddress().getPort());
         config.streams.setProperty(StreamsConfig.APPLICATION_SERVER_CONFIG, self.host() + ":" + self.port());
