@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -19,8 +20,9 @@ import (
 )
 
 // startAPIInstance starts driver instance id of app (the kv topology over
-// its input topic, made with partitions) with its API layer on a free port.
-func startAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, app, id string, partitions int32) *ksdriver.Instance {
+// its input topic) with its API layer on a free port, and extra
+// properties over the defaults.
+func startAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, app, id string, extra map[string]string) *ksdriver.Instance {
 	t.Helper()
 	dir := t.TempDir()
 	c := ksCase("api", 1)
@@ -28,6 +30,7 @@ func startAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, app, id
 	props["application.id"], props["bootstrap.servers"], props["state.dir"] = app, env.Cluster.Brokers[0], dir
 	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, scenario.InputTopic(app, ksStore)
 	props[ksdriver.PropAPIPort] = "0"
+	maps.Copy(props, extra)
 	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: id, Dir: filepath.Join(dir, "instance"), Properties: props, JVMFlags: []string{"-Xmx256m"}})
 	if err != nil {
 		t.Fatal(err)
@@ -120,8 +123,8 @@ func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	a := startAPIInstance(ctx, t, env, app, "a", spec.Partitions)
-	b := startAPIInstance(ctx, t, env, app, "b", spec.Partitions)
+	a := startAPIInstance(ctx, t, env, app, "a", nil)
+	b := startAPIInstance(ctx, t, env, app, "b", nil)
 	owners := settledOwners(ctx, t, spec.Partitions, a, b)
 	t.Logf("active owners %v; API a=%s b=%s", owners, a.APIAddr(), b.APIAddr())
 	if n := distinct(owners); n != 2 {
