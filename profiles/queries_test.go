@@ -43,3 +43,16 @@ func TestQueriesNeedCheckableValues(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestQueriesOnKafkaStreamsColdRestores: a kafka-streams case's cold
+// restore takes a queries block (its lookups go to the driver's API
+// layer), with the same defaults as the model's.
+func TestQueriesOnKafkaStreamsColdRestores(t *testing.T) {
+	p, err := Parse([]byte("fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    queries: {rate: 300}\n"), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Cases[0].Queries; q == nil || q.Rate != 300 || q.Stale || q.After.D() != 5*time.Second {
+		t.Fatalf("queries %+v", q)
+	}
+}
