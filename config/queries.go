@@ -29,9 +29,8 @@ func DefaultQueryLoad() *QueryLoad {
 const MaxQueryRate = 200_000
 
 // checkQueries validates the case's query load: bounded, and on what runs
-// queries so far: key-value stores' cold restores on both engines (on
-// kafka-streams through the driver's API layer), warm restarts on the
-// model engine.
+// queries so far: key-value stores' cold restores and warm restarts, on
+// both engines (on kafka-streams through the driver's API layer).
 func (c Case) checkQueries() error {
 	q := c.Queries
 	switch {
@@ -45,8 +44,6 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is over an hour", q.After)
 	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
 		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
-	case c.Engine == EngineKafkaStreams && c.Scenario != ScenarioCold:
-		return fieldErr("queries", "on the kafka-streams engine queries run beside cold restores only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreWindow:
 		return fieldErr("queries", "key lookups read key-value stores; window fetches are not built yet")
 	}

@@ -269,3 +269,54 @@ func deref(p *float64) float64 {
 	}
 	return *p
 }
+
+// TestWarmRestartQueriesOnKafkaStreams runs the warm-restart sequence on
+// the real client with stale reads beside each restart but the fallback:
+// every restart verifies, no answer is wrong, and the warm restart, which
+// reopens stores that hold the fill but not the records written while the
+// instance was down, answers stale reads from them before its restore ends.
+func TestWarmRestartQueriesOnKafkaStreams(t *testing.T) {
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 60_000, 10_000, 16, 200, 2
+	fill := ksFill(t, env, app, spec, "lz4")
+	c := ksCase("warm", 1)
+	c.Scenario = config.ScenarioWarm
+	c.Warm = &config.WarmSettings{Changed: []config.Count{{N: 150_000}}, Fallback: true}
+	c.Queries = &config.QueryLoad{Rate: 400, Stale: true, After: config.Duration(time.Second)}
+	c.JVMHeap = 256 << 20
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	recs, err := env.RunCaseAll(context.Background(), fill, app, ksStore, c, dir)
+	noJVMUnder(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, recs...)
+	kinds := map[string]bool{}
+	for _, r := range recs {
+		q := r.Queries
+		kinds[string(r.Step.Kind)] = true
+		if r.Step.Kind == "fallback" {
+			if q != nil || !r.Verified {
+				t.Fatalf("fallback: verified %v, queries %+v", r.Verified, q)
+			}
+			continue
+		}
+		if q == nil || !r.Verified || q.Wrong != 0 || q.Answered == 0 || q.Answered != q.Correct+q.StaleReads {
+			t.Fatalf("%s: verified %v (%s), queries %+v", r.Case, r.Verified, r.Error, q)
+		}
+		t.Logf("%s: restore %.2fs of %d records; %d lookups, %d refused, %d correct, %d stale (max %d behind); first answer %.2fs, restored %.2fs",
+			r.Case, r.DurationSeconds, r.Records, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.MaxStaleBehind, deref(q.FirstAnsweredSeconds), q.RestoredSeconds)
+		if r.Step.Kind == "warm" && (q.StaleReads == 0 || deref(q.FirstAnsweredSeconds) >= q.RestoredSeconds) {
+			t.Fatalf("warm step: %d stale reads, the first answer at %.2fs, restored at %.2fs: the reopened stores answer stale reads during the restore", q.StaleReads, deref(q.FirstAnsweredSeconds), q.RestoredSeconds)
+		}
+	}
+	if !kinds["cold"] || !kinds["warm"] || !kinds["fallback"] {
+		t.Fatalf("steps %v", kinds)
+	}
+}

@@ -135,39 +135,21 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 }
 
 // restoreQueried is restoreAndDigest beside the case's query load, if it
-// has one, which goes on for its After past the restore.
+// has one: the lookups go on for its After past the restore, and end
+// before the digest.
 func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
-	queries, err := startColdQueries(ctx, req, inst)
+	queries, err := startKSQueries(ctx, req, req.Spec, inst)
 	if err != nil {
 		return nil, err
 	}
 	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, rec, queries)
 	if err != nil {
-		if queries != nil {
+		if queries != nil && rec.Queries == nil {
 			queries.stop()
 		}
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
-	if queries != nil {
-		env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, req.Case.Queries.After)
-		rec.Queries = queries.finish(ctx)
-	}
 	return actual, nil
-}
-
-// startColdQueries starts the case's query load against the instance's
-// API layer once it listens; nil without one.
-func startColdQueries(ctx context.Context, req Request, inst *ksdriver.Instance) (*ksQueryLoad, error) {
-	if req.Case.Queries == nil {
-		return nil, nil
-	}
-	actx, cancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
-	defer cancel()
-	addr, err := inst.AwaitAPI(actx)
-	if err != nil {
-		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
-	}
-	return startKSQueries(req, func() []string { return []string{addr} })
 }
 
 // coldDigest is what a cold restore read back from its instance: the
@@ -192,8 +174,8 @@ func startCold(ctx context.Context, env *Env, req Request, props map[string]stri
 }
 
 // restoreAndDigest waits for the instance to restore every partition that
-// owes records, records the restore's timings (and tells queries, when
-// not nil, that the stores are restored), and digests the stores.
+// owes records, records the restore's timings (and the query load's, when
+// queries is not nil: see finishKSQueries), and digests the stores.
 func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
@@ -207,10 +189,8 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 	if err != nil {
 		return nil, err
 	}
-	if _, end, ok := w.restores.Span(); ok && queries != nil {
-		queries.restored(end)
-	}
 	w.record(rec, inst)
+	finishKSQueries(ctx, env, rec, queries, &w.restores)
 	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
 	d, err := digestStores(ctx, inst, t.StoreName)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -44,15 +45,44 @@ type ksQueryLoad struct {
 	done    chan struct{}
 }
 
-// startKSQueries starts the request's query load against the API layers
-// targets names (called before each lookup, so instances may come and
-// go); nil when the case has none.
-func startKSQueries(req Request, targets func() []string) (*ksQueryLoad, error) {
-	q := req.Case.Queries
-	if q == nil {
+// startKSQueries starts the request's query load, checked against what
+// spec writes, against the API layer of instance inst once it listens;
+// nil when the case has none.
+func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst *ksdriver.Instance) (*ksQueryLoad, error) {
+	if req.Case.Queries == nil {
 		return nil, nil
 	}
-	check, err := newReadChecker(req.Spec)
+	actx, cancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
+	defer cancel()
+	addr, err := inst.AwaitAPI(actx)
+	if err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	return startKSQueriesTo(req, spec, func() []string { return []string{addr} })
+}
+
+// finishKSQueries, when queries is not nil, marks the stores restored at
+// the restores' last end, lets the lookups go on for the load's After
+// and records them in rec.
+func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries *ksQueryLoad, r *ksdriver.Restores) {
+	if queries == nil {
+		return
+	}
+	if _, end, ok := r.Span(); ok {
+		queries.restored(end)
+	} else {
+		queries.restored(ksdriver.NowMonoNs()) // nothing to restore: restored already
+	}
+	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.settings.After)
+	rec.Queries = queries.finish(ctx)
+}
+
+// startKSQueriesTo starts the request's query load, checked against what
+// spec writes, against the API layers targets names (called before each
+// lookup, so instances may come and go).
+func startKSQueriesTo(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
+	q := req.Case.Queries
+	check, err := newReadChecker(spec)
 	if err != nil {
 		return nil, err
 	}
