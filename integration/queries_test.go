@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,10 +172,54 @@ func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
 	if direct > 20*time.Millisecond || fwd > 20*time.Millisecond {
 		t.Fatalf("median lookup latency direct %s, forwarded %s: over 20 ms", direct, fwd)
 	}
+	concurrentForwards(ctx, t, check, a, b)
 	for _, in := range []*ksdriver.Instance{a, b} {
 		if err := in.Stop(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// concurrentForwards has 32 clients look keys up through both instances
+// at once for 3 s, most of them forwarded (half of each instance's keys
+// are the other's): every lookup must be answered, and correctly, however
+// many forwards wait on each other.
+func concurrentForwards(ctx context.Context, t *testing.T, check *loadgen.ReadChecker, ins ...*ksdriver.Instance) {
+	client := &http.Client{Timeout: ksdriver.DefaultLookupTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+	var mu sync.Mutex
+	var n, bad int
+	var first string
+	deadline := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	for w := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(w); time.Now().Before(deadline); i += 32 {
+				id := i % check.Keys()
+				key, _ := check.Key(id)
+				ans, err := ksdriver.Lookup(ctx, client, ins[i%2].APIAddr(), key, false)
+				mu.Lock()
+				n++
+				ok := err == nil && !ans.Refused
+				if ok {
+					v, _ := ans.Bytes()
+					verdict, _ := check.Check(id, v, ans.Found)
+					ok = verdict == loadgen.ReadCorrect
+				}
+				if !ok {
+					if bad++; first == "" {
+						first = fmt.Sprintf("key %d: %+v, %v", id, ans, err)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d concurrent lookups through both instances, %d not answered correctly", n, bad)
+	if bad != 0 || n == 0 {
+		t.Fatalf("%d of %d concurrent lookups not answered correctly, e.g. %s", bad, n, first)
 	}
 }
 

@@ -44,7 +44,6 @@ final class ApiServer {
     /** The header-free marker of a forwarded lookup, so it is never forwarded twice. */
     private static final String FORWARDED = "forwarded";
     private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(2);
-    private static final int THREADS = 8;
     private static final String NODELAY = "sun.net.httpserver.nodelay";
 
     private final HttpServer server;
@@ -60,7 +59,12 @@ final class ApiServer {
         this.server = server;
         this.self = self;
         this.config = config;
-        this.pool = Executors.newFixedThreadPool(THREADS, r -> {
+        // A thread per lookup in flight, not a fixed pool: a lookup waiting
+        // on its forward holds its thread, and two instances forwarding to
+        // each other with every thread of both waiting would starve the
+        // forwarded lookups each needs answered (the client bounds how
+        // many are in flight).
+        this.pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "restorebench-api");
             t.setDaemon(true);
             return t;
