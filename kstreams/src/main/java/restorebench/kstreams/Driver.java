@@ -157,9 +157,11 @@ public final class Driver {
         StoreProgress progress = null;
         if (!config.bare) {
             StoreListeners listeners = new StoreListeners(events);
-            progress = new StoreProgress(listeners);
-            streams.setGlobalStateRestoreListener(progress);
-            streams.setStandbyUpdateListener(progress);
+            // The API layer's answers name each partition's restore state:
+            // only then do the callbacks go through StoreProgress.
+            progress = api == null ? null : new StoreProgress(listeners);
+            streams.setGlobalStateRestoreListener(progress == null ? listeners : progress);
+            streams.setStandbyUpdateListener(progress == null ? listeners : progress);
             pollers = new Pollers(streams, events, tracker, new ProcessStats());
         }
         startStdinReader();
