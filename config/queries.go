@@ -29,7 +29,8 @@ func DefaultQueryLoad() *QueryLoad {
 const MaxQueryRate = 200_000
 
 // checkQueries validates the case's query load: bounded, and on what runs
-// queries so far (cold restores of key-value stores on the model engine).
+// queries so far: key-value stores' cold restores and warm restarts, on
+// both engines (on kafka-streams through the driver's API layer).
 func (c Case) checkQueries() error {
 	q := c.Queries
 	switch {
@@ -41,8 +42,6 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is negative", q.After)
 	case q.After.D() > time.Hour:
 		return fieldErr("queries.after", "%s is over an hour", q.After)
-	case c.Engine != EngineModel:
-		return fieldErr("queries", "queries run on the model engine only so far: the driver's API layer is not built yet")
 	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
 		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
 	case c.StoreKind.Segmented():

@@ -13,7 +13,7 @@ import (
 // decoded into its type: *Hello, *StateChange, *RestoreStart, *RestoreBatch,
 // *RestoreEnd, *RestoreSuspended, *StandbyStart, *StandbyBatch,
 // *StandbySuspended, *Tasks, *Lags, *Processed, *Process, *Metrics, *Digest,
-// *Balances, *Error, *Stopped, or *Unknown for a name this build does not
+// *Balances, *API, *Error, *Stopped, or *Unknown for a name this build does not
 // know (a newer driver) or a line that is not an event.
 type Event interface {
 	// Head is what every event carries.
@@ -328,6 +328,8 @@ func newEvent(ev string) Event {
 		return &Error{}
 	case EvStopped:
 		return &Stopped{}
+	case EvAPI:
+		return &API{}
 	}
 	return nil
 }

@@ -87,6 +87,14 @@ const (
 	// does not, rather than leave Kafka Streams retrying. Default 0 (no
 	// check).
 	PropConnectTimeoutMs = "restorebench.connect.timeout.ms"
+	// PropAPIPort turns on the driver's API layer (kstreams/PROTOCOL.md,
+	// "The API layer"): the port it serves key lookups on, 0 for any free
+	// one, named in the api event (Instance.APIAddr). The driver sets
+	// application.server to its address. Default unset: no API layer.
+	PropAPIPort = "restorebench.api.port"
+	// PropAPIHost is the address the API layer listens on and advertises
+	// as application.server. Default 127.0.0.1.
+	PropAPIHost = "restorebench.api.host"
 	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
 	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
 	// RocksDBConfigSetter.

@@ -24,7 +24,6 @@ func TestQueriesBlock(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
-		{"fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    queries: {}\n", "queries run on the model engine only so far"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold and warm only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
 	} {
@@ -41,5 +40,22 @@ func TestQueriesNeedCheckableValues(t *testing.T) {
 	_, err := Parse([]byte("fill:\n  records: 10\n  value_size: 4\ncases:\n  - name: a\n    queries: {}\n"), "q.yaml")
 	if err == nil || !strings.Contains(err.Error(), "line 3: fill.value_size: case a runs queries") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestQueriesOnKafkaStreamsColdRestores: a kafka-streams case's cold
+// restore takes a queries block (its lookups go to the driver's API
+// layer), with the same defaults as the model's, and so does a warm
+// restart's.
+func TestQueriesOnKafkaStreamsColdRestores(t *testing.T) {
+	p, err := Parse([]byte("fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    queries: {rate: 300}\n"), "q.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Cases[0].Queries; q == nil || q.Rate != 300 || q.Stale || q.After.D() != 5*time.Second {
+		t.Fatalf("queries %+v", q)
+	}
+	if _, err := Parse([]byte("fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    scenario: warm\n    queries: {}\n"), "q.yaml"); err != nil {
+		t.Fatalf("a kafka-streams warm case with queries: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -14,7 +15,9 @@ var queriesLegend = []string{
 	"restoring without stale reads); correct, stale, wrong: answers judged against the fill (stale: an earlier value, or none yet,",
 	"from a restoring store; wrong: never that key's value, or stale from a restored store); first, served again, restored s: from the",
 	"lookups' start (as the restore began) to the first answer, to the first answer after the last refusal, to the last store restored;",
-	"p50/p99 ms during, after: answered lookups' latency while a store restored and after every store was",
+	"p50/p99 ms during, after: answered lookups' latency while a store restored and after every store was;",
+	"kafka-streams engine, through the instances' API layer: no answer (refused lookups that met an unreachable instance or a",
+	"timeout), forwarded (answers the instance asked got from the owner queryMetadataForKey named), standby (answers from a standby copy)",
 }
 
 // PrintQueries prints, for restores with a query load, what the lookups
@@ -22,14 +25,25 @@ var queriesLegend = []string{
 func PrintQueries(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Queries != nil })
 	TextTable(w, "interactive queries: lookups while the state came back",
-		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after",
+		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after\tno answer\tforwarded\tstandby",
 		queriesLegend, rows, func(r runs.Restore) string {
 			q := r.Queries
-			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t%s",
+			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t%s\t%s",
 				r.Case, r.Repeat, q.Rate, q.Stale, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.Wrong,
 				optSeconds(q.FirstAnsweredSeconds), optSeconds(q.ServedAgainSeconds), q.RestoredSeconds,
-				latencyPair(q.During.Count, q.During.P50Ms, q.During.P99Ms), latencyPair(q.After.Count, q.After.P50Ms, q.After.P99Ms))
+				latencyPair(q.During.Count, q.During.P50Ms, q.During.P99Ms), latencyPair(q.After.Count, q.After.P50Ms, q.After.P99Ms),
+				apiCounts(r))
 		})
+}
+
+// apiCounts are the no answer, forwarded and standby columns: figures of
+// the kafka-streams engine's API layer, none on the model.
+func apiCounts(r runs.Restore) string {
+	if r.Params.Engine != config.EngineKafkaStreams {
+		return noFigure + "\t" + noFigure + "\t" + noFigure
+	}
+	q := r.Queries
+	return fmt.Sprintf("%d\t%d\t%d", q.Failed, q.Forwarded, q.FromStandby)
 }
 
 // optSeconds is a time that may not have happened.

@@ -24,6 +24,22 @@ type QueryFigures struct {
 	Correct    int64 `json:"correct"`
 	StaleReads int64 `json:"stale_reads"`
 	Wrong      int64 `json:"wrong"`
+	// Failed (kafka-streams engine) are the refused lookups that got no
+	// answer at all: the instance asked could not be reached, or did not
+	// answer within ksdriver.DefaultLookupTimeout.
+	Failed int64 `json:"failed,omitempty"`
+	// Forwarded (kafka-streams engine) are the answers that came through
+	// an instance that forwarded the lookup to the owner
+	// KafkaStreams.queryMetadataForKey named, as an application's API
+	// layer does; FromStandby those a standby copy gave (stale reads).
+	Forwarded   int64 `json:"forwarded,omitempty"`
+	FromStandby int64 `json:"from_standby,omitempty"`
+	// RefusedWhy (kafka-streams engine) holds up to five distinct reasons
+	// the API layer gave for refusing, as it gave them.
+	RefusedWhy []string `json:"refused_why,omitempty"`
+	// ByInstance (kafka-streams engine) counts the answers by the
+	// instance that answered.
+	ByInstance map[string]int64 `json:"by_instance,omitempty"`
 	// MaxStaleBehind is, over the stale answers, the most records of the
 	// fill between the value answered and the key's last write.
 	MaxStaleBehind int64 `json:"max_stale_behind,omitempty"`

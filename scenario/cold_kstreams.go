@@ -86,6 +86,9 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := (&engine.Instance{StateDir: req.StateDir, AppID: t.AppID}).CheckStateDirEmpty(); err != nil {
 		return fail(err)
 	}
+	if req.Case.Queries != nil {
+		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
+	}
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
@@ -102,9 +105,9 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	defer inst.Kill() // whatever happens below, no JVM outlives the restore
 	recordHello(ks, inst.Hello())
-	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, &rec)
+	actual, err := restoreQueried(ctx, env, t, req, inst, offsets, &rec)
 	if err != nil {
-		return fail(fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err))
+		return fail(err)
 	}
 	rec.DiskBytes = dirBytes(appDir)
 	rec.Store = ksStoreRecord(req.Case, rec.Records, appDir, t.StoreName)
@@ -125,7 +128,28 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		os.RemoveAll(appDir)
 		os.RemoveAll(instDir)
 	}
-	return verifyInto(&rec, t, actual.digest.States())
+	if out, err := verifyInto(&rec, t, actual.digest.States()); err != nil {
+		return out, err
+	}
+	return checkReads(&rec)
+}
+
+// restoreQueried is restoreAndDigest beside the case's query load, if it
+// has one: the lookups go on for its After past the restore, and end
+// before the digest.
+func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+	queries, err := startKSQueries(ctx, req, req.Spec, inst)
+	if err != nil {
+		return nil, err
+	}
+	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, rec, queries)
+	if err != nil {
+		if queries != nil && rec.Queries == nil {
+			queries.stop()
+		}
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	return actual, nil
 }
 
 // coldDigest is what a cold restore read back from its instance: the
@@ -150,8 +174,9 @@ func startCold(ctx context.Context, env *Env, req Request, props map[string]stri
 }
 
 // restoreAndDigest waits for the instance to restore every partition that
-// owes records, records the restore's timings, and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+// owes records, records the restore's timings (and the query load's, when
+// queries is not nil: see finishKSQueries), and digests the stores.
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -165,6 +190,7 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 		return nil, err
 	}
 	w.record(rec, inst)
+	finishKSQueries(ctx, env, rec, queries, &w.restores)
 	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
 	d, err := digestStores(ctx, inst, t.StoreName)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -19,26 +18,18 @@ import (
 // layer sends them to its local stores: a lookup of a store that is not
 // open yet, or still restoring without stale reads, is refused (Kafka
 // Streams' InvalidStateStoreException); every answer is judged against
-// the fill (loadgen.ReadChecker).
+// the fill (loadgen.ReadChecker, through queryTally).
 type queryLoad struct {
 	settings config.QueryLoad
 	in       *engine.Instance
-	check    *loadgen.ReadChecker
+	tally    *queryTally
 	tasks    int // the stores the restore opens
-	start    time.Time
 	rng      *rand.Rand
 
 	mu       sync.Mutex
 	stores   map[int32]queryStore
 	restored int       // stores restored so far
 	doneAt   time.Time // when the last one was
-
-	rec         runs.QueryFigures
-	during      *measure.Histogram
-	after       *measure.Histogram
-	firstAnswer time.Time
-	lastRefuse  time.Time
-	servedAgain time.Time // the first answer after the last refusal
 
 	stopped chan struct{}
 	done    chan struct{}
@@ -50,15 +41,9 @@ type queryStore struct {
 	restoring bool
 }
 
-// startQueries starts the request's query load against instance in, whose
-// restore opens tasks stores, checked against what spec writes; nil when
-// the case has none. Its checker follows the fill once first (before the
-// restore's clock starts).
-func startQueries(req Request, spec *loadgen.Spec, in *engine.Instance, tasks int) (*queryLoad, error) {
-	q := req.Case.Queries
-	if q == nil {
-		return nil, nil
-	}
+// newReadChecker is the checker of the request's query load, which
+// follows the fill once (before the restore's clock starts).
+func newReadChecker(spec *loadgen.Spec) (*loadgen.ReadChecker, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("queries: lookups are checked against the fill, and topic was not filled by restorebench")
 	}
@@ -66,13 +51,26 @@ func startQueries(req Request, spec *loadgen.Spec, in *engine.Instance, tasks in
 	if err != nil {
 		return nil, fmt.Errorf("queries: %w", err)
 	}
-	l := &queryLoad{
-		settings: *q, in: in, check: check, tasks: tasks, start: time.Now(),
-		rng:    rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
-		stores: map[int32]queryStore{}, during: measure.NewHistogram(), after: measure.NewHistogram(),
-		stopped: make(chan struct{}), done: make(chan struct{}),
+	return check, nil
+}
+
+// startQueries starts the request's query load against instance in, whose
+// restore opens tasks stores, checked against what spec writes; nil when
+// the case has none.
+func startQueries(req Request, spec *loadgen.Spec, in *engine.Instance, tasks int) (*queryLoad, error) {
+	q := req.Case.Queries
+	if q == nil {
+		return nil, nil
 	}
-	l.rec.Rate, l.rec.Stale = q.Rate, q.Stale
+	check, err := newReadChecker(spec)
+	if err != nil {
+		return nil, err
+	}
+	l := &queryLoad{
+		settings: *q, in: in, tally: newQueryTally(*q, check), tasks: tasks,
+		rng:    rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
+		stores: map[int32]queryStore{}, stopped: make(chan struct{}), done: make(chan struct{}),
+	}
 	in.OnStore = l.onStore
 	go l.run()
 	return l, nil
@@ -90,106 +88,56 @@ func (l *queryLoad) onStore(p int32, s engine.Store, restoring bool) {
 	}
 }
 
-// run sends lookups at the rate until stopped: the i-th is due i/rate
-// after the start; a client that falls behind sends the next at once.
+// run sends lookups at the rate until stopped (see pace).
 func (l *queryLoad) run() {
 	defer close(l.done)
+	pace(l.tally.start, l.settings.Rate, l.stopped, func(int64) { l.lookup() })
+}
+
+// pace calls send(i) for i = 0, 1, ... until stopped: the i-th is due
+// i/rate after start; a sender that falls behind sends the next at once.
+func pace(start time.Time, rate float64, stopped <-chan struct{}, send func(i int64)) {
 	for i := int64(0); ; i++ {
-		due := l.start.Add(time.Duration(float64(i) / l.settings.Rate * float64(time.Second)))
+		due := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
 		if wait := time.Until(due); wait > 0 {
 			select {
 			case <-time.After(wait):
-			case <-l.stopped:
+			case <-stopped:
 				return
 			}
 		} else {
 			select {
-			case <-l.stopped:
+			case <-stopped:
 				return
 			default:
 			}
 		}
-		l.lookup()
+		send(i)
 	}
 }
 
 // lookup sends one lookup of a key drawn uniformly from the fill's.
 func (l *queryLoad) lookup() {
-	id := l.rng.Int64N(l.check.Keys())
-	key, p := l.check.Key(id)
+	t := l.tally
+	id := l.rng.Int64N(t.check.Keys())
+	key, p := t.check.Key(id)
 	l.mu.Lock()
 	st, open := l.stores[p]
 	restoredAll := !l.doneAt.IsZero()
 	l.mu.Unlock()
-	sec := l.second(time.Now())
-	sec.Lookups++
-	l.rec.Lookups++
+	n := t.sent(time.Now())
 	if !open || (st.restoring && !l.settings.Stale) {
-		l.refuse(sec)
+		t.refuse(n)
 		return
 	}
 	t0 := time.Now()
 	v, found, err := st.s.Get(key)
 	lat := time.Since(t0)
 	if err != nil {
-		l.refuse(sec)
+		t.refuse(n)
 		return
 	}
-	l.answer(sec, id, v, found, st.restoring, lat, restoredAll)
-}
-
-// refuse counts a refused lookup.
-func (l *queryLoad) refuse(sec *runs.QuerySecond) {
-	sec.Refused++
-	l.rec.Refused++
-	l.lastRefuse = time.Now()
-}
-
-// answer judges and counts an answered lookup: a stale answer is what a
-// restoring store may give, and wrong from a restored one.
-func (l *queryLoad) answer(sec *runs.QuerySecond, id int64, v []byte, found, restoring bool, lat time.Duration, restoredAll bool) {
-	now := time.Now()
-	sec.Answered++
-	l.rec.Answered++
-	if l.firstAnswer.IsZero() {
-		l.firstAnswer = now
-	}
-	if l.servedAgain.IsZero() || l.lastRefuse.After(l.servedAgain) {
-		l.servedAgain = now
-	}
-	if restoredAll {
-		l.after.Record(lat)
-	} else {
-		l.during.Record(lat)
-	}
-	verdict, behind := l.check.Check(id, v, found)
-	if verdict == loadgen.ReadStale && !restoring {
-		verdict = loadgen.ReadWrong // a restored store answers the final value
-	}
-	switch verdict {
-	case loadgen.ReadCorrect:
-		l.rec.Correct++
-	case loadgen.ReadStale:
-		sec.Stale++
-		l.rec.StaleReads++
-		l.rec.MaxStaleBehind = max(l.rec.MaxStaleBehind, behind)
-	default:
-		sec.Wrong++
-		l.rec.Wrong++
-		if len(l.rec.WrongReads) < 10 {
-			key, _ := l.check.Key(id)
-			l.rec.WrongReads = append(l.rec.WrongReads, fmt.Sprintf("key %s: found=%v, %d bytes, from a store restoring=%v", key, found, len(v), restoring))
-		}
-	}
-}
-
-// second is the series' entry for time t, appended as seconds pass.
-func (l *queryLoad) second(t time.Time) *runs.QuerySecond {
-	n := int(t.Sub(l.start) / time.Second)
-	for len(l.rec.Series) <= n {
-		l.rec.Series = append(l.rec.Series, runs.QuerySecond{T: len(l.rec.Series)})
-	}
-	return &l.rec.Series[n]
+	t.answer(n, id, v, found, st.restoring, lat, restoredAll, fmt.Sprintf("a store restoring=%v", st.restoring))
 }
 
 // finish lets the lookups go on for the load's After past the restore
@@ -210,16 +158,5 @@ func (l *queryLoad) stop() *runs.QueryFigures {
 	l.in.OnStore = nil // a later restore of the instance has loads of its own
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.doneAt.IsZero() {
-		l.rec.RestoredSeconds = l.doneAt.Sub(l.start).Seconds()
-	}
-	if !l.firstAnswer.IsZero() {
-		l.rec.FirstAnsweredSeconds = ptr(l.firstAnswer.Sub(l.start).Seconds())
-		l.rec.ServedAgainSeconds = ptr(l.servedAgain.Sub(l.start).Seconds())
-	}
-	l.rec.During, l.rec.After = l.during.Summary(), l.after.Summary()
-	rec := l.rec
-	return &rec
+	return l.tally.figures(l.doneAt)
 }
-
-func ptr[T any](v T) *T { return &v }

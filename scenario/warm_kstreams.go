@@ -54,6 +54,9 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return nil, err
 	}
+	if req.Case.Queries != nil {
+		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
+	}
 	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
 	if !req.KeepState {
 		defer os.RemoveAll(filepath.Join(req.StateDir, t.AppID))
@@ -109,13 +112,9 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	secrets, err := jvmSecrets(w.env)
+	inst, queries, err := w.launch(ctx, s)
 	if err != nil {
 		return fail(err)
-	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case), KafkaStreamsVersion: w.req.Case.KafkaStreamsVersion})
-	if err != nil {
-		return fail(fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err))
 	}
 	defer inst.Kill()
 	recordHello(ks, inst.Hello())
@@ -128,9 +127,13 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	watch, err := awaitRestored(ctx, w.env, inst, w.t.Topic, owed, bar)
 	bar.Done()
 	if err != nil {
+		if queries != nil {
+			queries.stop()
+		}
 		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
 	watch.record(&rec, inst)
+	finishKSQueries(ctx, w.env, &rec, queries, &watch.restores)
 	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
 	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds, w.stop())
 	if s.kind == runs.StepWarm {
@@ -157,7 +160,35 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	finishRates(&rec, &watch.restores)
 	verified, err := verifyInto(&rec, Target{Expected: expected}, actual.States())
+	if err == nil {
+		verified, err = checkReads(&verified)
+	}
 	return &verified, err
+}
+
+// launch starts the instance for restart s on the kept state directory,
+// and beside it the case's query load (none on a fallback step, whose log
+// lost the records below its new start: the checker follows whole
+// fills), checked against what the topic holds now.
+func (w *ksWarm) launch(ctx context.Context, s warmRestart) (*ksdriver.Instance, *ksQueryLoad, error) {
+	secrets, err := jvmSecrets(w.env)
+	if err != nil {
+		return nil, nil, err
+	}
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case), KafkaStreamsVersion: w.req.Case.KafkaStreamsVersion})
+	if err != nil {
+		return nil, nil, fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err)
+	}
+	if w.req.Case.Queries == nil || s.kind == runs.StepFallback {
+		return inst, nil, nil
+	}
+	spec := w.req.Changer.Spec()
+	queries, err := startKSQueries(ctx, w.req, &spec, inst)
+	if err != nil {
+		inst.Kill()
+		return nil, nil, err
+	}
+	return inst, queries, nil
 }
 
 // stop is how the instance ends after each step (warm.stop).

@@ -57,6 +57,8 @@ public final class Driver {
     private final Events events;
     private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
     private volatile boolean failed;
+    /** The API layer, when restorebench.api.port asks for one. */
+    private ApiServer api;
 
     private Driver(DriverConfig config, Events events) {
         this.config = config;
@@ -123,6 +125,14 @@ public final class Driver {
         hello();
         // No counting at all when nothing would report it.
         ProcessedTracker tracker = config.bare || config.processedIntervalMs == 0 ? null : new ProcessedTracker();
+        if (config.api.enabled()) {
+            try {
+                api = ApiServer.bind(config, events);
+            } catch (java.io.IOException e) {
+                events.error("api", e);
+                return EXIT_FAILED;
+            }
+        }
         KafkaStreams streams;
         try {
             Topology topology = buildTopology(tracker);
@@ -144,10 +154,14 @@ public final class Driver {
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
         Pollers pollers = null;
+        StoreProgress progress = null;
         if (!config.bare) {
             StoreListeners listeners = new StoreListeners(events);
-            streams.setGlobalStateRestoreListener(listeners);
-            streams.setStandbyUpdateListener(listeners);
+            // The API layer's answers name each partition's restore state:
+            // only then do the callbacks go through StoreProgress.
+            progress = api == null ? null : new StoreProgress(listeners);
+            streams.setGlobalStateRestoreListener(progress == null ? listeners : progress);
+            streams.setStandbyUpdateListener(progress == null ? listeners : progress);
             pollers = new Pollers(streams, events, tracker, new ProcessStats());
         }
         startStdinReader();
@@ -160,6 +174,9 @@ public final class Driver {
         }
         if (pollers != null) {
             pollers.start(config);
+        }
+        if (api != null) {
+            api.start(streams, progress);
         }
         StoreQueries queries = new StoreQueries(streams, config, events);
         while (true) {
@@ -214,6 +231,9 @@ public final class Driver {
      * `stopped`, the last event.
      */
     private int shutdown(KafkaStreams streams, Pollers pollers, int code) {
+        if (api != null) {
+            api.stop(); // no lookup reaches a closing client
+        }
         long t0 = System.nanoTime();
         boolean closed;
         try {

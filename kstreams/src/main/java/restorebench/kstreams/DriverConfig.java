@@ -103,6 +103,8 @@ final class DriverConfig {
      */
     long connectTimeoutMs;
     RocksOptions rocksdb = new RocksOptions();
+    /** The API layer (restorebench.api.*, see {@link ApiSettings}); off by default. */
+    final ApiSettings api = new ApiSettings();
     /** What StreamsConfig gets. */
     final Properties streams = new Properties();
     /**
@@ -126,13 +128,17 @@ final class DriverConfig {
                 c.streams.setProperty(key, value);
                 continue;
             }
+            if (key.startsWith(ApiSettings.PREFIX)) {
+                c.api.set(key, value);
+                continue;
+            }
             if (key.equals(MetricsSampler.KEY)) {
                 c.metrics = !value.isEmpty() && bool(key, value);
                 continue;
             }
             String name = key.substring(P.length());
             if (!KEYS.contains(name)) {
-                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", " + MetricsSampler.KEY + ", restorebench.rocksdb.*)");
+                throw new ConfigError("unknown driver key " + key + " (known: restorebench." + String.join(", restorebench.", new java.util.TreeSet<>(KEYS)) + ", " + MetricsSampler.KEY + ", restorebench.api.*, restorebench.rocksdb.*)");
             }
             if (value.isEmpty()) {
                 continue; // empty = unset, the default applies
@@ -249,6 +255,7 @@ final class DriverConfig {
             streams.setProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksConfigSetter.class.getName());
         }
         checkMetrics();
+        api.check(this);
         leaveOnCloseSet = Compat.applyLeaveOnClose(streams, closeLeaveGroup);
         for (String required : new String[] {StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG}) {
             if (streams.getProperty(required, "").isBlank()) {

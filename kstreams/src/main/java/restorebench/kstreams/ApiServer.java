@@ -1,0 +1,254 @@
+package restorebench.kstreams;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.state.HostInfo;
+
+/**
+ * The instance's API layer, as a real application puts one in front of
+ * its stores (PROTOCOL.md, "The API layer"): `GET /kv/KEYHEX[?stale=true]`
+ * answers one key's lookup as a JSON object. The instance asks
+ * KafkaStreams.queryMetadataForKey which instance owns the key's
+ * partition; it answers from its own store when it is the active host (or,
+ * with stale=true, a standby host), and otherwise forwards the lookup to
+ * the active host (with stale=true, then to each standby host if that one
+ * refuses or cannot be reached), saying so in `forwarded_by`. A store
+ * that cannot serve (restoring without stale reads, no metadata during a
+ * rebalance, an owner that cannot be reached) is refused with HTTP 503.
+ * Built on the JDK's own HTTP server and client: no dependency.
+ */
+final class ApiServer {
+    /** The header-free marker of a forwarded lookup, so it is never forwarded twice. */
+    private static final String FORWARDED = "forwarded";
+    private static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(2);
+    private static final String NODELAY = "sun.net.httpserver.nodelay";
+
+    private final HttpServer server;
+    private final HostInfo self;
+    private final DriverConfig config;
+    private final ExecutorService pool;
+    private final HttpClient client;
+    private volatile KafkaStreams streams;
+    private volatile StoreProgress progress;
+    private volatile LocalLookup local;
+
+    private ApiServer(HttpServer server, HostInfo self, DriverConfig config) {
+        this.server = server;
+        this.self = self;
+        this.config = config;
+        // A thread per lookup in flight, not a fixed pool: a lookup waiting
+        // on its forward holds its thread, and two instances forwarding to
+        // each other with every thread of both waiting would starve the
+        // forwarded lookups each needs answered (the client bounds how
+        // many are in flight).
+        this.pool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "restorebench-api");
+            t.setDaemon(true);
+            return t;
+        });
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(FORWARD_TIMEOUT).build();
+    }
+
+    /**
+     * Binds the server (before Kafka Streams is built, so that the port
+     * chosen for restorebench.api.port=0 can go into application.server)
+     * and emits the `api` event naming the address.
+     */
+    static ApiServer bind(DriverConfig config, Events events) throws IOException {
+        ApiSettings s = config.api;
+        // The JDK server writes a reply's headers and body apart; with
+        // Nagle's algorithm on, the body then waits for the client's
+        // delayed ACK (about 40 ms on Linux). Read once, when the first
+        // server is made, so set before it; a -D flag still wins.
+        if (System.getProperty(NODELAY) == null) {
+            System.setProperty(NODELAY, "true");
+        }
+        HttpServer server = HttpServer.create(new InetSocketAddress(s.host, s.port), 256);
+        HostInfo self = new HostInfo(s.host, server.getAddress().getPort());
+        config.streams.setProperty(StreamsConfig.APPLICATION_SERVER_CONFIG, self.host() + ":" + self.port());
+        events.emit("api", Json.obj("host", self.host(), "port", self.port()));
+        return new ApiServer(server, self, config);
+    }
+
+    /** Starts serving the started client's stores; progress tracks their restores. */
+    void start(KafkaStreams streams, StoreProgress progress) {
+        this.streams = streams;
+        this.progress = progress;
+        this.local = new LocalLookup(streams, config);
+        server.setExecutor(pool);
+        server.createContext("/kv/", this::handle);
+        server.start();
+    }
+
+    /** Stops serving at once (before the client closes). */
+    void stop() {
+        server.stop(0);
+        pool.shutdownNow();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String hex = ex.getRequestURI().getPath().substring("/kv/".length());
+            byte[] key = decodeKey(hex);
+            String query = ex.getRequestURI().getRawQuery();
+            boolean stale = hasParam(query, "stale=true");
+            boolean forwarded = hasParam(query, FORWARDED + "=");
+            if (key == null || !"GET".equals(ex.getRequestMethod())) {
+                reply(ex, 400, Json.toJson(Json.obj("error", "GET /kv/KEYHEX[?stale=true], the key in hex")));
+                return;
+            }
+            Answer a = lookup(hex, key, stale, forwarded);
+            reply(ex, a.status, a.body);
+        } catch (RuntimeException e) {
+            reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
+        }
+    }
+
+    /** A status and a JSON body. */
+    static final class Answer {
+        final int status;
+        final String body;
+
+        Answer(int status, String body) {
+            this.status = status;
+            this.body = body;
+        }
+    }
+
+    /** Routes one lookup: answered here, forwarded, or refused. */
+    private Answer lookup(String hex, byte[] key, boolean stale, boolean forwarded) {
+        KeyQueryMetadata m;
+        try {
+            m = streams.queryMetadataForKey(config.store, Bytes.wrap(key), Serdes.Bytes().serializer());
+        } catch (IllegalStateException | StreamsException e) {
+            return refused(-1, Events.describe(e)); // not started, or no longer running or rebalancing
+        }
+        if (m == null || KeyQueryMetadata.NOT_AVAILABLE.equals(m) || m.activeHost().port() < 0) {
+            return refused(-1, "no metadata for the key (the group is rebalancing)");
+        }
+        boolean active = self.equals(m.activeHost());
+        if (active || (stale && m.standbyHosts().contains(self))) {
+            return answerHere(m.partition(), key, stale, active);
+        }
+        if (forwarded) {
+            return refused(m.partition(), "forwarded here, but this instance holds no copy of partition " + m.partition() + " it may serve");
+        }
+        List<HostInfo> owners = new ArrayList<>();
+        owners.add(m.activeHost());
+        if (stale) {
+            owners.addAll(m.standbyHosts());
+        }
+        return forward(hex, stale, m.partition(), owners);
+    }
+
+    /** Answers from this instance's own store partition. */
+    private Answer answerHere(int partition, byte[] key, boolean stale, boolean active) {
+        StoreProgress.Position pos = progress.of(partition);
+        byte[] v;
+        try {
+            v = local.get(partition, key, stale);
+        } catch (InvalidStateStoreException e) {
+            return refused(partition, Events.describe(e));
+        }
+        return new Answer(200, Json.toJson(Json.obj(
+                "found", v != null, "value", v == null ? null : Digest.toHex(v),
+                "instance", config.instanceId, "copy", active ? "active" : "standby",
+                "state", pos.state.isEmpty() ? "unknown" : pos.state, "partition", partition, "offset", pos.offset)));
+    }
+
+    /**
+     * Forwards the lookup to each owner in turn until one answers (any
+     * status but 503 ends it), marking the answer forwarded_by this instance.
+     */
+    private Answer forward(String hex, boolean stale, int partition, List<HostInfo> owners) {
+        Answer last = refused(partition, "no owner of partition " + partition + " could be reached");
+        for (HostInfo h : owners) {
+            URI uri = URI.create("http://" + h.host() + ":" + h.port() + "/kv/" + hex + "?" + FORWARDED + "=" + config.instanceId + (stale ? "&stale=true" : ""));
+            try {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT).GET().build(),
+                        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                last = new Answer(r.statusCode(), markForwarded(r.body()));
+                if (r.statusCode() != 503) {
+                    return last;
+                }
+            } catch (IOException e) {
+                last = refused(partition, "owner " + h + " unreachable: " + Events.describe(e));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return refused(partition, "interrupted");
+            }
+        }
+        return last;
+    }
+
+    /** The owner's JSON object with forwarded_by (this instance) first. */
+    private String markForwarded(String body) {
+        String b = body.strip();
+        if (!b.startsWith("{")) {
+            return Json.toJson(Json.obj("error", "owner answered " + b, "forwarded_by", config.instanceId));
+        }
+        StringBuilder sb = new StringBuilder(b.length() + 32).append("{\"forwarded_by\":");
+        Json.string(sb, config.instanceId);
+        String rest = b.substring(1).strip();
+        return sb.append(rest.equals("}") ? "" : ",").append(rest).toString();
+    }
+
+    private Answer refused(int partition, String reason) {
+        return new Answer(503, Json.toJson(Json.obj("refused", true, "reason", reason,
+                "instance", config.instanceId, "partition", partition)));
+    }
+
+    /** The key's bytes, null for a path that is not hex. */
+    private static byte[] decodeKey(String hex) {
+        try {
+            return Digest.fromHex(hex);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static boolean hasParam(String query, String prefix) {
+        if (query == null) {
+            return false;
+        }
+        for (String p : query.split("&")) {
+            if (p.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void reply(HttpExchange ex, int status, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, b.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(b);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package restorebench.kstreams;
+
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+
+/**
+ * One key's lookup in this instance's own store partition, as an
+ * application's API layer reads it: KafkaStreams.store with
+ * StoreQueryParameters.withPartition, and enableStaleStores() when stale
+ * reads are allowed (without it, a restoring store or a standby throws
+ * InvalidStateStoreException, which the caller answers as refused). The
+ * value is the changelog's bytes; a timestamped key-value store's
+ * (store.kind=timestamped-key-value) comes with its 8-byte timestamp
+ * before it, as the Go side's read checker and digest expect; the
+ * DSL-style timestamped store of store.type=timestamped answers without it (the key-value facade strips it).
+ */
+final class LocalLookup {
+    private final KafkaStreams streams;
+    private final DriverConfig config;
+
+    LocalLookup(KafkaStreams streams, DriverConfig config) {
+        this.streams = streams;
+        this.config = config;
+    }
+
+    /** The key's value in store partition p, null when the store holds none. */
+    byte[] get(int partition, byte[] key, boolean stale) {
+        Bytes k = Bytes.wrap(key);
+        if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+            ValueAndTimestamp<byte[]> v = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).get(k);
+            return v == null || v.value() == null ? null : Digest.timestampedValue(v.timestamp(), v.value());
+        }
+        return query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).get(k);
+    }
+
+    private <T> T query(int partition, boolean stale, org.apache.kafka.streams.state.QueryableStoreType<T> type) {
+        StoreQueryParameters<T> q = StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
+        return streams.store(stale ? q.enableStaleStores() : q);
+    }
+}

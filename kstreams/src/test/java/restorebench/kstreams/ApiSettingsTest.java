@@ -1,0 +1,63 @@
+package restorebench.kstreams;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+
+class ApiSettingsTest {
+    private static Properties base() {
+        Properties p = new Properties();
+        p.setProperty("restorebench.instance.id", "i0");
+        p.setProperty("restorebench.input.topic", "in");
+        p.setProperty("application.id", "app");
+        p.setProperty("bootstrap.servers", "127.0.0.1:9092");
+        return p;
+    }
+
+    private static String refused(Properties p) {
+        return assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p)).getMessage();
+    }
+
+    @Test
+    void offByDefaultAndNotPassedToStreams() throws Exception {
+        DriverConfig c = DriverConfig.parse(base());
+        assertFalse(c.api.enabled());
+        Properties p = base();
+        p.setProperty("restorebench.api.port", "0");
+        c = DriverConfig.parse(p);
+        assertTrue(c.api.enabled());
+        assertEquals(0, c.api.port);
+        assertEquals("127.0.0.1", c.api.host);
+        // application.server is set only once the port is bound.
+        assertNull(c.streams.getProperty("application.server"));
+        assertNull(c.streams.getProperty("restorebench.api.port"));
+    }
+
+    @Test
+    void refusals() {
+        Properties p = base();
+        p.setProperty("restorebench.api.port", "70000");
+        assertTrue(refused(p).contains("restorebench.api.port=70000"));
+        p = base();
+        p.setProperty("restorebench.api.prot", "0");
+        assertTrue(refused(p).contains("unknown driver key restorebench.api.prot"));
+        p = base();
+        p.setProperty("restorebench.api.port", "0");
+        p.setProperty("application.server", "h:1");
+        assertTrue(refused(p).contains("application.server is set by the driver"));
+        p = base();
+        p.setProperty("restorebench.api.port", "0");
+        p.setProperty("restorebench.bare", "true");
+        assertTrue(refused(p).contains("restorebench.bare=true"));
+        p = base();
+        p.setProperty("restorebench.api.port", "0");
+        p.setProperty("restorebench.topology", "ledger");
+        assertTrue(refused(p).contains("not the ledger's"));
+    }
+}

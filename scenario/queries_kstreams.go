@@ -1,0 +1,220 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// ksQueryWorkers is how many lookups the kafka-streams query client has
+// in flight at most: a client that falls behind the rate sends the next
+// as soon as one returns, as the model's does.
+const ksQueryWorkers = 16
+
+// ksQueryLoad sends a case's key lookups (config.QueryLoad) over HTTP to
+// Kafka Streams instances' API layers (kstreams/PROTOCOL.md, "The API
+// layer") while they restore or take over and after, as an application's
+// clients do through a load balancer: each lookup goes to the next
+// instance in turn, which answers from its own copy of the key's store
+// partition or forwards it to the owner KafkaStreams.queryMetadataForKey
+// names. A refusal (HTTP 503: a restoring store without stale reads, a
+// rebalance, an owner gone) or no answer at all (an unreachable instance,
+// a timeout: Failed) is refused; every answer is judged against the fill
+// as on the model (queryTally), a stale one allowed only from a copy
+// stale reads reach that does not say it is restored.
+type ksQueryLoad struct {
+	settings config.QueryLoad
+	targets  func() []string
+	client   *http.Client
+
+	mu     sync.Mutex
+	tally  *queryTally
+	rng    *rand.Rand
+	doneAt time.Time
+
+	stopped chan struct{}
+	done    chan struct{}
+}
+
+// startKSQueries starts the request's query load, checked against what
+// spec writes, against the API layer of instance inst once it listens;
+// nil when the case has none.
+func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst *ksdriver.Instance) (*ksQueryLoad, error) {
+	if req.Case.Queries == nil {
+		return nil, nil
+	}
+	actx, cancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
+	defer cancel()
+	addr, err := inst.AwaitAPI(actx)
+	if err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
+	}
+	return startKSQueriesTo(req, spec, func() []string { return []string{addr} })
+}
+
+// finishKSQueries, when queries is not nil, marks the stores restored at
+// the restores' last end, lets the lookups go on for the load's After
+// and records them in rec.
+func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries *ksQueryLoad, r *ksdriver.Restores) {
+	if queries == nil {
+		return
+	}
+	if _, end, ok := r.Span(); ok {
+		queries.restored(end)
+	} else {
+		queries.restored(ksdriver.NowMonoNs()) // nothing to restore: restored already
+	}
+	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.settings.After)
+	rec.Queries = queries.finish(ctx)
+}
+
+// startKSQueriesTo starts the request's query load, checked against what
+// spec writes, against the API layers targets names (called before each
+// lookup, so instances may come and go).
+func startKSQueriesTo(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
+	q := req.Case.Queries
+	check, err := newReadChecker(spec)
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: ksQueryWorkers, IdleConnTimeout: time.Minute}
+	l := &ksQueryLoad{
+		settings: *q, targets: targets,
+		client: &http.Client{Transport: tr, Timeout: ksdriver.DefaultLookupTimeout},
+		tally:  newQueryTally(*q, check), rng: rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
+		stopped: make(chan struct{}), done: make(chan struct{}),
+	}
+	go l.run()
+	return l, nil
+}
+
+// run paces the lookups onto the workers until stopped.
+func (l *ksQueryLoad) run() {
+	defer close(l.done)
+	jobs := make(chan int64)
+	var wg sync.WaitGroup
+	for range ksQueryWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				l.lookup(i)
+			}
+		}()
+	}
+	pace(l.tally.start, l.settings.Rate, l.stopped, func(i int64) { jobs <- i })
+	close(jobs)
+	wg.Wait()
+	l.client.CloseIdleConnections()
+}
+
+// lookup sends lookup i, of a key drawn uniformly from the fill's, to the
+// next instance in turn.
+func (l *ksQueryLoad) lookup(i int64) {
+	l.mu.Lock()
+	id := l.rng.Int64N(l.tally.check.Keys())
+	key, _ := l.tally.check.Key(id)
+	n := l.tally.sent(time.Now())
+	restoredAll := !l.doneAt.IsZero()
+	l.mu.Unlock()
+	addrs := l.targets()
+	if len(addrs) == 0 {
+		l.failed(n)
+		return
+	}
+	t0 := time.Now()
+	a, err := ksdriver.Lookup(context.Background(), l.client, addrs[i%int64(len(addrs))], key, l.settings.Stale)
+	lat := time.Since(t0)
+	if err != nil {
+		l.failed(n)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if a.Refused {
+		l.tally.refuse(n)
+		l.noteRefusal(a.Reason)
+		return
+	}
+	l.count(&a)
+	v, found := []byte{}, true // judged wrong: a value that is not hex was never written
+	if b, err := a.Bytes(); err == nil {
+		v, found = b, a.Found
+	}
+	// Only stale reads reach a copy that may lag: a standby, or an active
+	// store restoring or opened but not yet restoring (state unknown).
+	mayLag := l.settings.Stale && a.State != "restored"
+	from := fmt.Sprintf("instance %s's %s copy of partition %d (%s, offset %d)", a.Instance, a.Copy, a.Partition, a.State, a.Offset)
+	l.tally.answer(n, id, v, found, mayLag, lat, restoredAll, from)
+}
+
+// failed counts a lookup that got no answer nor refusal.
+func (l *ksQueryLoad) failed(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tally.refuse(n)
+	l.tally.rec.Failed++
+}
+
+// noteRefusal keeps the first five distinct reasons; l.mu must be held.
+func (l *ksQueryLoad) noteRefusal(why string) {
+	rec := &l.tally.rec
+	if len(rec.RefusedWhy) < 5 && !slices.Contains(rec.RefusedWhy, why) {
+		rec.RefusedWhy = append(rec.RefusedWhy, why)
+	}
+}
+
+// count notes who answered; l.mu must be held.
+func (l *ksQueryLoad) count(a *ksdriver.Answer) {
+	rec := &l.tally.rec
+	if rec.ByInstance == nil {
+		rec.ByInstance = map[string]int64{}
+	}
+	rec.ByInstance[a.Instance]++
+	if a.ForwardedBy != "" {
+		rec.Forwarded++
+	}
+	if a.Copy == ksdriver.CopyStandby {
+		rec.FromStandby++
+	}
+}
+
+// restored marks CLOCK_MONOTONIC endNs (the last restore_end event's
+// mono_ns, the kafka-streams analogue of the model's last store
+// restored) as when every store was restored; lookups sent once the
+// scenario has seen it count as after the restore.
+func (l *ksQueryLoad) restored(endNs int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.doneAt.IsZero() {
+		l.doneAt = time.Now().Add(-time.Duration(ksdriver.NowMonoNs() - endNs))
+	}
+}
+
+// finish lets the lookups go on for the load's After (ctx ending cuts it
+// short), stops them and returns the record.
+func (l *ksQueryLoad) finish(ctx context.Context) *runs.QueryFigures {
+	select {
+	case <-time.After(l.settings.After.D()):
+	case <-ctx.Done():
+	}
+	return l.stop()
+}
+
+// stop stops the lookups, waits for those in flight, and returns the record.
+func (l *ksQueryLoad) stop() *runs.QueryFigures {
+	close(l.stopped)
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tally.figures(l.doneAt)
+}
