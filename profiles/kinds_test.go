@@ -19,10 +19,13 @@ func TestStoresProfileWritesEachKindFromOneFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.KindSpecs) != 3 || p.Fills() != 3 || !p.Interleave {
+	if len(p.KindSpecs) != 4 || p.Fills() != 4 || !p.Interleave {
 		t.Fatalf("kinds %d, fills %d, interleave %v", len(p.KindSpecs), p.Fills(), p.Interleave)
 	}
-	kv, ts, win := p.KindSpecs[0], p.KindSpecs[1], p.KindSpecs[2]
+	kv, ts, win, ses := p.KindSpecs[0], p.KindSpecs[1], p.KindSpecs[2], p.KindSpecs[3]
+	if ses.StoreKind != loadgen.KindSession || ses.RetentionMs != win.RetentionMs || ses.WindowSizeMs != win.WindowSizeMs {
+		t.Errorf("session spec %+v: the window store's window size and retention", ses)
+	}
 	if kv.StoreKind.Of() != loadgen.KindKeyValue || kv.EventStepMicros != 0 || kv.RetentionMs != 0 {
 		t.Errorf("key-value spec %+v: no event times or retention", kv)
 	}
