@@ -247,8 +247,9 @@ func lastWrites(spec Spec) ([]int64, error) {
 type deriver struct {
 	spec    Spec
 	applied func(p int32, offset int64) bool
-	last    []int64     // last record index + 1 per key; 0 = never written
-	windows *windowLast // a window fill's, instead of last
+	last    []int64           // last record index + 1 per key; 0 = never written
+	windows *windowLast       // a window fill's, instead of last
+	history *versionedHistory // a versioned fill's, instead of last
 	tot     FillTotals
 	log     LogShape
 	marks   Landmarks
@@ -263,9 +264,12 @@ func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
 		marks: Landmarks{Head: make([][]Slot, spec.Partitions), Tail: make([][]Slot, spec.Partitions)},
 		inTxn: make([]bool, spec.Partitions),
 	}
-	if spec.StoreKind.Of() == KindWindow {
+	switch spec.StoreKind.Of() {
+	case KindWindow:
 		d.windows = newWindowLast(spec)
-	} else {
+	case KindVersionedKeyValue:
+		d.history = newVersionedHistory(spec)
+	default:
 		d.last = make([]int64, spec.Keys)
 	}
 	return d
@@ -287,9 +291,12 @@ func (d *deriver) write(w Write) {
 		d.log.AbortedBytes += int64(len(r.Key) + len(r.Value))
 	} else {
 		if d.applied(p, d.log.Ends[p]) { // a record not applied sets nothing
-			if d.windows != nil {
+			switch {
+			case d.windows != nil:
 				d.windows.set(r)
-			} else {
+			case d.history != nil:
+				d.history.set(r)
+			default:
 				d.last[r.KeyID] = r.Index + 1
 			}
 		}
@@ -358,6 +365,10 @@ func (d *deriver) states() ([]PartitionState, error) {
 	}
 	if d.windows != nil {
 		d.windows.states(g, states)
+		return states, nil
+	}
+	if d.history != nil {
+		d.history.states(g, states)
 		return states, nil
 	}
 	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue

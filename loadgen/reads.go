@@ -38,6 +38,9 @@ func NewReadChecker(spec Spec) (*ReadChecker, error) {
 	if spec.StoreKind.Of() == KindWindow {
 		return nil, errors.New("lookups by key read key-value stores, not window stores")
 	}
+	if spec.StoreKind.Of() == KindVersionedKeyValue {
+		return nil, errors.New("lookups by key read key-value stores, not versioned stores")
+	}
 	if spec.ValueMin < 8 {
 		return nil, specErr("value_size", "lookups are checked through the record index each value starts with: values need at least 8 bytes, not %d", spec.ValueMin)
 	}
