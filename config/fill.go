@@ -54,8 +54,9 @@ type Fill struct {
 	AbortRatio float64 `yaml:"abort_ratio"`
 	// StoreKind is the kind of store whose changelog the fill writes, and
 	// which the profile's cases restore: key-value (default),
-	// timestamped-key-value (record timestamps kept in the store) or window
-	// (keys carry the window start).
+	// timestamped-key-value (record timestamps kept in the store), window
+	// (keys carry the window start) or versioned-key-value (record
+	// timestamps are the versions' validFrom).
 	StoreKind StoreKind `yaml:"store_kind"`
 	// TimeRange is the event time the records of a timestamped or window
 	// fill span, spread evenly and in order from 2026-01-01T00:00:00Z (a
@@ -67,7 +68,11 @@ type Fill struct {
 	// Retention is the window store's retention (Stores.persistentWindowStore's
 	// retentionPeriod), at least the window size: a restore drops the
 	// windows that start at or before the last window start minus it. With
-	// time_range twice the retention, half the windows expire. Default 1h.
+	// time_range twice the retention, half the windows expire. For a
+	// versioned-key-value fill it is the store's history retention
+	// (Stores.persistentVersionedKeyValueStore's historyRetention): older
+	// versions are served while their validTo is after stream time minus
+	// it; each key's latest version is kept whatever its age. Default 1h.
 	Retention Duration `yaml:"retention"`
 }
 
@@ -158,6 +163,9 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 		return fieldErr("time_range", "%s must be positive", tr)
 	}
 	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
+	if k == StoreVersionedKeyValue {
+		return f.versionedSpec(spec)
+	}
 	if k != StoreWindow {
 		if f.WindowSize != 0 || f.Retention != 0 {
 			return fieldErr("window_size", "windows and retention are set only with store_kind window")

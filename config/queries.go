@@ -45,6 +45,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries", "queries run on the model engine only so far: the driver's API layer is not built yet")
 	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
 		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
+	case c.StoreKind == StoreVersionedKeyValue:
+		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
 	case c.StoreKind == StoreWindow:
 		return fieldErr("queries", "key lookups read key-value stores; window fetches are not built yet")
 	}

@@ -20,6 +20,8 @@ func ksStoreRecord(c config.Case, records int64, appDir, store string) *runs.Sto
 	switch c.StoreKind {
 	case config.StoreKeyValue:
 		return nil
+	case config.StoreVersionedKeyValue:
+		return ksVersionedRecord(c)
 	case config.StoreWindow:
 		sr := &runs.StoreFigures{Kind: c.StoreKind, Uncounted: true, RetentionSeconds: c.Retention.D().Seconds()}
 		if !c.Memory() { // Stores.inMemoryWindowStore has no segments
