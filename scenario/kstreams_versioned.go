@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -31,4 +32,20 @@ func addVersionedKeys(props map[string]string, req Request) error {
 func ksVersionedRecord(c config.Case) *runs.StoreFigures {
 	return &runs.StoreFigures{Kind: c.StoreKind, Uncounted: true,
 		RetentionSeconds: c.Retention.D().Seconds(), SegmentIntervalSeconds: c.VersionedSegmentInterval().Seconds()}
+}
+
+// versionedRecord fills a model restore's store record of a versioned
+// store: the records put (kept) and those skipped as older than the grace
+// period, the logical segments opened, dropped and live, the history
+// retention and segment interval. Versions dropped past the history are
+// versions, not records, and are not counted as expired records.
+func versionedRecord(sr *runs.StoreFigures, c config.Case, restored *engine.Restored) {
+	v, segments, ok := restored.Versioned()
+	if !ok {
+		return
+	}
+	sr.RecordsKept, sr.RecordsExpired, sr.RecordsSkipped = v.Put, v.Skipped, v.Skipped
+	sr.SegmentsOpened, sr.SegmentsDropped, sr.Segments = v.SegmentsOpened, v.SegmentsDropped, segments
+	sr.RetentionSeconds = c.Retention.D().Seconds()
+	sr.SegmentIntervalSeconds = c.VersionedSegmentInterval().Seconds()
 }
