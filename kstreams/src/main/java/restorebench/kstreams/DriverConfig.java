@@ -30,10 +30,12 @@ final class DriverConfig {
      * The kind of store the kv topology builds (restorebench.store.kind, by
      * the Go tool's fill.store_kind names): a key-value store (of
      * {@link StoreType}), a timestamped key-value store (rocksdb or memory),
-     * or a window store without duplicates (rocksdb or memory).
+     * a window store without duplicates (rocksdb or memory), or a
+     * versioned key-value store (rocksdb only: {@link VersionedStores}).
      */
     enum StoreKind {
-        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window");
+        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window"),
+        VERSIONED_KEY_VALUE("versioned-key-value");
 
         /** The name in restorebench.store.kind. */
         final String key;
@@ -48,7 +50,7 @@ final class DriverConfig {
                     return k;
                 }
             }
-            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value or window");
+            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value, window or versioned-key-value");
         }
     }
 
@@ -58,7 +60,8 @@ final class DriverConfig {
             "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
             "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare",
             "close.leave.group", "secrets.file", "connect.timeout.ms",
-            "store.kind", "store.retention.ms", "store.window.size.ms", "store.segment.interval.ms");
+            "store.kind", "store.retention.ms", "store.window.size.ms", "store.segment.interval.ms",
+            "store.keys");
 
     String instanceId;
     Topology topology = Topology.KV;
@@ -73,6 +76,11 @@ final class DriverConfig {
      * default) is Kafka Streams' own, max(retention / 2, 60 s).
      */
     long segmentIntervalMs;
+    /**
+     * A versioned store's key space (restorebench.store.keys): the fill's
+     * key count, keys "k" and the id in 15 digits; 0 = unset.
+     */
+    long storeKeys;
     String inputTopic;
     String outputTopic;
     long tasksIntervalMs = 100;
@@ -165,6 +173,7 @@ final class DriverConfig {
                 case "store.retention.ms": c.retentionMs = interval(key, value); break;
                 case "store.window.size.ms": c.windowSizeMs = interval(key, value); break;
                 case "store.segment.interval.ms": c.segmentIntervalMs = interval(key, value); break;
+                case "store.keys": c.storeKeys = interval(key, value); break;
                 default:
                     throw new AssertionError(name);
             }
@@ -262,6 +271,13 @@ final class DriverConfig {
      * interval only on RocksDB; the other kinds take none of them.
      */
     private void checkStoreKind() throws ConfigError {
+        if (storeKind == StoreKind.VERSIONED_KEY_VALUE) {
+            VersionedStores.check(this);
+            return;
+        }
+        if (storeKeys != 0) {
+            throw new ConfigError(P + "store.keys is for " + P + "store.kind=versioned-key-value only, not " + storeKind.key);
+        }
         boolean windowed = retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0;
         if (storeKind != StoreKind.WINDOW && windowed) {
             throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window only, not " + storeKind.key);

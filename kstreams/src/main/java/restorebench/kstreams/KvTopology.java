@@ -25,8 +25,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * restorebench filled is what a cold start restores. No caching: the store
  * holds exactly the changelog's last values. One sub-topology, so task 0_P
  * owns store partition P. The store is of restorebench.store.kind: a
- * key-value store (by store.type), a timestamped key-value store, or a
- * window store ({@link WindowStores}).
+ * key-value store (by store.type), a timestamped key-value store, a
+ * window store ({@link WindowStores}) or a versioned key-value store
+ * ({@link VersionedStores}).
  */
 final class KvTopology {
     private KvTopology() {}
@@ -37,6 +38,10 @@ final class KvTopology {
     /** Builds the topology; tracker is null in bare mode. */
     static Topology build(DriverConfig c, ProcessedTracker tracker) {
         Topology t = new Topology();
+        if (c.storeKind == DriverConfig.StoreKind.VERSIONED_KEY_VALUE) {
+            VersionedStores.addTo(t, c, tracker, SOURCE, PROCESSOR);
+            return t;
+        }
         t.addSource(SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(), c.inputTopic);
         String store = c.store;
         if (c.storeKind == DriverConfig.StoreKind.WINDOW) {

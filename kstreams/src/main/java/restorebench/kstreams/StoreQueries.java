@@ -40,7 +40,9 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * timestamp (the ledger's, store.type=timestamped), except a timestamped
  * key-value store's (store.kind=timestamped-key-value), digested with the
  * timestamp before it as the Go tool's expected state of that kind is; a
- * window store's entries are digested under key and window start.
+ * window store's entries are digested under key and window start; a
+ * versioned store's versions under key and validFrom, with validTo and
+ * value ({@link VersionedStores#forEach}).
  */
 final class StoreQueries {
     /** One live entry as changelog bytes. */
@@ -89,6 +91,9 @@ final class StoreQueries {
         switch (config.storeKind) {
             case WINDOW:
                 forEachWindow(partition, stale, v);
+                break;
+            case VERSIONED_KEY_VALUE:
+                VersionedStores.forEach(streams, config, partition, stale, v);
                 break;
             case TIMESTAMPED_KEY_VALUE:
                 forEachTimestamped(partition, stale, v);
