@@ -9,7 +9,6 @@ import org.apache.kafka.common.serialization.BytesDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -123,20 +122,21 @@ final class VersionedStores {
      * Visits every version one partition of the store serves, each under
      * the record key and validFrom with its validTo (Long.MAX_VALUE for the
      * latest) and value (Digest.versionedKey, Digest.versionedValue): for
-     * each fill key of the partition (queryMetadataForKey), its versions by
-     * MultiVersionedKeyQuery, each older one kept only if
-     * VersionedKeyQuery.asOf(validTo - 1) still returns it, as
-     * RocksDBVersionedStore.get(key, asOf) does only within the history
-     * retention (a range read may return versions of a live segment past
-     * it). Standby stores too when stale; the active one only otherwise.
+     * each key of the fill's key space, its versions in the partition by
+     * MultiVersionedKeyQuery (none for a key of another partition), each
+     * older one kept only if VersionedKeyQuery.asOf(validTo - 1) still
+     * returns it, as RocksDBVersionedStore.get(key, asOf) does only within
+     * the history retention (a range read may return versions of a live
+     * segment past it). Every key is asked in every partition: the
+     * driver does not know the partition count, and queryMetadataForKey
+     * placed no key in its partition when tried (on 4.4.0, with no
+     * application.server set), so a digest costs keys × local partitions
+     * range reads. Standby stores too when stale; the
+     * active one only otherwise.
      */
     static void forEach(KafkaStreams streams, DriverConfig c, int partition, boolean stale, StoreQueries.EntryVisitor v) {
         for (long id = 0; id < c.storeKeys; id++) {
             Bytes key = Bytes.wrap(String.format(KEY_FORMAT, id).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            KeyQueryMetadata meta = streams.queryMetadataForKey(c.store, key, Serdes.Bytes().serializer());
-            if (meta == null || meta.partition() != partition) {
-                continue;
-            }
             try (VersionedRecordIterator<byte[]> it = query(streams, c, partition, stale, MultiVersionedKeyQuery.<Bytes, byte[]>withKey(key))) {
                 while (it != null && it.hasNext()) {
                     VersionedRecord<byte[]> r = it.next();
