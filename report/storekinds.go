@@ -35,6 +35,9 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 does, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
 		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
 		"The table sets the records each restore read beside those it kept and served."})
+	if note := versionedNote(a); note != nil {
+		s.Blocks = append(s.Blocks, note)
+	}
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
@@ -80,7 +83,8 @@ var storeKindLegend = []string{
 	"their window's segment had expired already) or deleted with a segment that expired later; served: entries reads return",
 	"(the verified live windows); segments opened, dropped, open: window segments (one RocksDB each) over all tasks;",
 	"retention, segment: the window store's retention and segment interval; restore s: the repeat's restore;",
-	"– : not counted (a window store on the kafka-streams engine: Kafka Streams reports none of them)",
+	"– : not counted (a window or versioned store on the kafka-streams engine: Kafka Streams reports none of them)",
+	versionedLegend,
 }
 
 // storeCounts are a store record's kept, expired and skipped records and
