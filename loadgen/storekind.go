@@ -112,7 +112,7 @@ func (s Spec) validateKind() error {
 		return specErr("store_kind", "%q is not one of %s", s.StoreKind, kindList())
 	case !k.Timed():
 		if s.EventStepMicros != 0 || s.WindowSizeMs != 0 || s.RetentionMs != 0 {
-			return specErr("time_range", "event times, windows and retention are set only for timestamped and window stores")
+			return specErr("time_range", "event times, windows and retention are set only for timestamped, window and versioned stores")
 		}
 		return nil
 	case s.EventStepMicros <= 0:
