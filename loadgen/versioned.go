@@ -38,8 +38,8 @@ func AppendVersionedDigestValue(dst []byte, validTo int64, value []byte) []byte 
 // validateVersioned checks a versioned fill's settings: no windows, and a
 // positive history retention (Kafka Streams allows 0, a store that serves
 // only each key's latest value; a fill asks for history to restore).
-// The expected state holds at most each key's versions within the
-// retention, bounded like a window fill's.
+// The expected state holds each key's versions within the retention, so
+// keys and those versions are bounded.
 func (s Spec) validateVersioned() error {
 	switch {
 	case s.WindowSizeMs != 0:
@@ -48,6 +48,19 @@ func (s Spec) validateVersioned() error {
 		return specErr("retention", "the versioned store's history retention, %d ms, must be positive", s.RetentionMs)
 	case s.Keys > maxExpectKeys/4:
 		return specErr("keys", "%d keys is more than the %d whose versions can be derived in memory", s.Keys, maxExpectKeys/4)
+	case s.historyVersions() > maxExpectKeys/2:
+		return specErr("retention", "about %d versions within the history retention is more than the %d whose expected state can be derived in memory", s.historyVersions(), maxExpectKeys/2)
 	}
 	return nil
+}
+
+// historyVersions bounds the versions a versioned fill's expected state
+// holds at once: the records written within one history retention of
+// event time (all of them when it spans less), beside each key's latest.
+func (s Spec) historyVersions() int64 {
+	n := s.EstimatedRecords()
+	if s.EventStepMicros > 0 {
+		n = min(n, s.RetentionMs*1000/s.EventStepMicros+1)
+	}
+	return n
 }

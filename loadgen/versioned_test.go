@@ -142,7 +142,8 @@ func TestVersionedLatestOutlivesRetention(t *testing.T) {
 }
 
 // TestVersionedSpecRefusesWindowsAndNoHistory: a versioned fill names its
-// history retention and no window size.
+// history retention and no window size, and holds no more versions within
+// it than can be derived in memory.
 func TestVersionedSpecRefusesWindowsAndNoHistory(t *testing.T) {
 	for field, mod := range map[string]func(*Spec){
 		"retention":   func(s *Spec) { s.RetentionMs = 0 },
@@ -155,5 +156,16 @@ func TestVersionedSpecRefusesWindowsAndNoHistory(t *testing.T) {
 		if err := s.Validate(); !errors.As(err, &se) || se.Field != field {
 			t.Errorf("%s: got %v, want an error naming %s", field, err, field)
 		}
+	}
+	// 300 million records all within a long history: too many versions
+	// to derive in memory; the same records over a minute's history fit.
+	s := versionedSpec()
+	s.Records, s.EventStepMicros, s.RetentionMs = 300_000_000, 1000, 400_000_000
+	var se *SpecError
+	if err := s.Validate(); !errors.As(err, &se) || se.Field != "retention" {
+		t.Errorf("300M versions within the history: %v", err)
+	}
+	if s.RetentionMs = 60_000; s.Validate() != nil {
+		t.Errorf("300M records over a minute's history: %v", s.Validate())
 	}
 }
