@@ -78,6 +78,42 @@ func TestVersionedStoreRestoreServesLatestAndHistory(t *testing.T) {
 	}
 }
 
+// TestVersionedStoreWithMoreHistoryDoesNotVerify: a store restored with
+// twice the fill's history retention serves versions the fill's store
+// would not, and one with half of it loses versions it would serve:
+// neither verifies against the fill's expected state.
+func TestVersionedStoreWithMoreHistoryDoesNotVerify(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	fill := versionedFill()
+	testkafka.Fill(t, cfg, "v", fill, nil)
+	expected, _, err := loadgen.Expect(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, e := range expected {
+		want += e.Keys
+	}
+	base := time.Duration(fill.RetentionMs) * time.Millisecond
+	for _, tc := range []struct {
+		history time.Duration
+		more    bool // serves more versions than the fill's store
+	}{{2 * base, true}, {base / 2, false}} {
+		in := testInstance(cfg, "v", t.TempDir())
+		in.Case = versionedCase(t, fill)
+		in.Case.Retention = config.Duration(tc.history)
+		res, err := in.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, v := check(t, res.Stores, expected)
+		if got, _ := v.Totals(); ok || tc.more != (got > want) || got == want {
+			t.Errorf("history %s: verified %v, %d versions served, the fill's store serves %d", tc.history, ok, got, want)
+		}
+		res.Close()
+	}
+}
+
 // TestVersionedStoreServesWhatKafkaStreamsServes writes versions by hand:
 // a key's latest version is served however old; an older version while
 // its validTo is after stream time minus the history retention, with its
