@@ -95,8 +95,8 @@ const (
 // StoreKinds lists the store kinds a case can restore; storeKindsToCome
 // are Kafka Streams' other kinds, refused by name until built.
 var (
-	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow, StoreSession}
-	storeKindsToCome = []StoreKind{"versioned"}
+	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow, StoreSession, StoreVersionedKeyValue}
+	storeKindsToCome = []StoreKind{}
 )
 
 // DriverKafkaStreamsVersion is the Kafka Streams version a kafka-streams
@@ -398,6 +398,8 @@ func (c Case) checkStoreKind() error {
 		return nil
 	case c.Scenario != ScenarioCold:
 		return fieldErr("store_kind", "%s stores run scenario cold only so far, not %s", k, c.Scenario)
+	case k == StoreVersionedKeyValue:
+		return c.checkVersioned()
 	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
 		return fieldErr("segment_interval", "set only for window and session stores, not %s ones", k)
 	case k == StoreTimestampedKeyValue:

@@ -55,8 +55,9 @@ type Fill struct {
 	// StoreKind is the kind of store whose changelog the fill writes, and
 	// which the profile's cases restore: key-value (default),
 	// timestamped-key-value (record timestamps kept in the store), window
-	// (keys carry the window start) or session (keys carry the session's
-	// end and start: loadgen.KindSession says which sessions).
+	// (keys carry the window start), session (keys carry the session's
+	// end and start: loadgen.KindSession says which sessions) or
+	// versioned-key-value (record timestamps are the versions' validFrom).
 	// Default key-value.
 	StoreKind StoreKind `yaml:"store_kind"`
 	// TimeRange is the event time the records of a timestamped, window or
@@ -73,8 +74,11 @@ type Fill struct {
 	// windows that start at or before the last window start minus it. With
 	// time_range twice the retention, half the windows expire. A session
 	// store's (Stores.persistentSessionStore's retentionPeriod) drops the
-	// sessions that end at or before the last session end minus it.
-	// Default 1h.
+	// sessions that end at or before the last session end minus it. For a
+	// versioned-key-value fill it is the store's history retention
+	// (Stores.persistentVersionedKeyValueStore's historyRetention): older
+	// versions are served while their validTo is after stream time minus
+	// it; each key's latest version is kept whatever its age. Default 1h.
 	Retention Duration `yaml:"retention"`
 }
 
@@ -152,7 +156,7 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 			v    Duration
 		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
 			if d.v != 0 {
-				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window or session")
+				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window, session or versioned-key-value")
 			}
 		}
 		if f.StoreKind != "" && k != StoreKeyValue {
@@ -166,6 +170,9 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 		return fieldErr("time_range", "%s must be positive", tr)
 	}
 	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
+	if k == StoreVersionedKeyValue {
+		return f.versionedSpec(spec)
+	}
 	if !k.Segmented() {
 		if f.WindowSize != 0 || f.Retention != 0 {
 			return fieldErr("window_size", "windows and retention are set only with store_kind window or session")
@@ -242,7 +249,10 @@ func (f Fill) ForKind(k StoreKind) Fill {
 		f.TimeRange = 0
 	}
 	if !k.Segmented() {
-		f.WindowSize, f.Retention = 0, 0
+		f.WindowSize = 0
+	}
+	if !k.Segmented() && k != StoreVersionedKeyValue {
+		f.Retention = 0 // a versioned store's is its history retention
 	}
 	return f
 }

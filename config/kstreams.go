@@ -133,6 +133,9 @@ func (c Case) storeKindProperties() map[string]string {
 		return p
 	}
 	p[ksdriver.PropStoreKind] = string(c.StoreKind)
+	if c.StoreKind == StoreVersionedKeyValue {
+		maps.Copy(p, c.versionedProperties())
+	}
 	if c.StoreKind.Segmented() {
 		p[ksdriver.PropStoreRetentionMs] = strconv.FormatInt(c.Retention.D().Milliseconds(), 10)
 		if c.SegmentInterval > 0 {

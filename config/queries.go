@@ -44,6 +44,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is over an hour", q.After)
 	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
 		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
+	case c.StoreKind == StoreVersionedKeyValue:
+		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
 	case c.StoreKind.Segmented():
 		return fieldErr("queries", "key lookups read key-value stores; %s fetches are not built yet", c.StoreKind)
 	}

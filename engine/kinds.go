@@ -40,6 +40,8 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 			return nil, err
 		}
 		return storeLoader{w}, nil
+	case config.StoreVersionedKeyValue:
+		return newVersionedLoader(s, id)
 	}
 	return newStrategyLoader(s, id)
 }

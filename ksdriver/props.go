@@ -31,10 +31,11 @@ const (
 	PropStoreType = "restorebench.store.type"
 	// PropStoreKind is the kv topology's store kind, by the fill's
 	// store_kind names: key-value (default), timestamped-key-value, window
-	// or session (loadgen.StoreKind).
+	// session or versioned-key-value (loadgen.StoreKind).
 	PropStoreKind = "restorebench.store.kind"
 	// PropStoreRetentionMs is a window or session store's retention
-	// period, milliseconds (required with PropStoreKind window or session,
+	// period, or a versioned store's history retention, milliseconds
+	// (required with PropStoreKind window, session or versioned-key-value,
 	// refused otherwise).
 	PropStoreRetentionMs = "restorebench.store.retention.ms"
 	// PropStoreWindowSizeMs is a window store's window size, milliseconds,
@@ -42,11 +43,18 @@ const (
 	// (loadgen.SessionLength; required with PropStoreKind window or
 	// session, refused otherwise).
 	PropStoreWindowSizeMs = "restorebench.store.window.size.ms"
-	// PropStoreSegmentIntervalMs is a RocksDB window store's segment
-	// interval, milliseconds; unset or 0 is Kafka Streams' own,
-	// max(retention / 2, 60 s). A session store refuses it (its supplier
-	// takes none).
+	// PropStoreSegmentIntervalMs is a RocksDB window or versioned store's
+	// segment interval, milliseconds; unset or 0 is Kafka Streams' own (a
+	// window store's max(retention / 2, 60 s), a versioned store's by its
+	// history retention: config.Case.VersionedSegmentInterval). A session
+	// store refuses it (its supplier takes none).
 	PropStoreSegmentIntervalMs = "restorebench.store.segment.interval.ms"
+	// PropStoreKeys is a versioned store's key space: the fill's key
+	// count, its keys "k" and the id in 15 digits (loadgen.AppendKey). A
+	// versioned store has no range read, so the driver digests it key by
+	// key (required with PropStoreKind versioned-key-value, refused
+	// otherwise).
+	PropStoreKeys = "restorebench.store.keys"
 	// PropInputTopic is the topology's input topic (required).
 	PropInputTopic = "restorebench.input.topic"
 	// PropOutputTopic is the ledger topology's optional output topic.

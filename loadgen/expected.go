@@ -247,9 +247,10 @@ func lastWrites(spec Spec) ([]int64, error) {
 type deriver struct {
 	spec     Spec
 	applied  func(p int32, offset int64) bool
-	last     []int64      // last record index + 1 per key; 0 = never written
-	windows  *windowLast  // a window fill's, instead of last
-	sessions *sessionLast // a session fill's, instead of last
+	last     []int64           // last record index + 1 per key; 0 = never written
+	windows  *windowLast       // a window fill's, instead of last
+	sessions *sessionLast      // a session fill's, instead of last
+	history  *versionedHistory // a versioned fill's, instead of last
 	tot      FillTotals
 	log      LogShape
 	marks    Landmarks
@@ -269,6 +270,8 @@ func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
 		d.windows = newWindowLast(spec)
 	case KindSession:
 		d.sessions = newSessionLast(spec)
+	case KindVersionedKeyValue:
+		d.history = newVersionedHistory(spec)
 	default:
 		d.last = make([]int64, spec.Keys)
 	}
@@ -296,6 +299,8 @@ func (d *deriver) write(w Write) {
 				d.windows.set(r)
 			case d.sessions != nil:
 				d.sessions.set(r)
+			case d.history != nil:
+				d.history.set(r)
 			default:
 				d.last[r.KeyID] = r.Index + 1
 			}
@@ -369,6 +374,10 @@ func (d *deriver) states() ([]PartitionState, error) {
 	}
 	if d.sessions != nil {
 		d.sessions.states(g, states)
+		return states, nil
+	}
+	if d.history != nil {
+		d.history.states(g, states)
 		return states, nil
 	}
 	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue

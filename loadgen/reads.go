@@ -35,7 +35,7 @@ type ReadChecker struct {
 // Memory: 8 bytes per key. Window fills and values shorter than the
 // 8-byte index cannot be checked.
 func NewReadChecker(spec Spec) (*ReadChecker, error) {
-	if k := spec.StoreKind.Of(); k.Segmented() {
+	if k := spec.StoreKind.Of(); k.Segmented() || k == KindVersionedKeyValue {
 		return nil, fmt.Errorf("lookups by key read key-value stores, not %s stores", k)
 	}
 	if spec.ValueMin < 8 {

@@ -54,7 +54,8 @@ type Spec struct {
 	// seed and the transaction's index. Default 0.
 	AbortRatio float64 `json:"abort_ratio,omitempty" yaml:"abort_ratio"`
 	// StoreKind is the store kind whose changelog the fill writes: "" (a
-	// key-value store's, the default), timestamped-key-value or window.
+	// key-value store's, the default), timestamped-key-value, window or
+	// versioned-key-value.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
 	// EventStepMicros is the event time between consecutive records of a
 	// timed kind, in microseconds: record i's timestamp is EventTimeBase
@@ -64,7 +65,8 @@ type Spec struct {
 	WindowSizeMs int64 `json:"window_size_ms,omitempty" yaml:"-"`
 	// RetentionMs is the window store's retention the fill is written
 	// for, milliseconds: its expected state holds the windows that start
-	// after the last window start minus the retention.
+	// after the last window start minus the retention. For a versioned
+	// fill it is the store's history retention (versionedHistory).
 	RetentionMs int64 `json:"retention_ms,omitempty" yaml:"-"`
 }
 

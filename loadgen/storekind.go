@@ -3,6 +3,8 @@ package loadgen
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // StoreKind is the Kafka Streams store kind whose changelog a fill writes:
@@ -27,7 +29,7 @@ const (
 )
 
 // StoreKinds lists the kinds a fill can write.
-var StoreKinds = []StoreKind{KindKeyValue, KindTimestampedKeyValue, KindWindow, KindSession}
+var StoreKinds = []StoreKind{KindKeyValue, KindTimestampedKeyValue, KindWindow, KindSession, KindVersionedKeyValue}
 
 // Of is the kind a spec's field names: "" is key-value.
 func (k StoreKind) Of() StoreKind {
@@ -38,7 +40,7 @@ func (k StoreKind) Of() StoreKind {
 }
 
 // Timed says whether the kind's records carry event timestamps the fill
-// sets (timestamped, window and session stores); a key-value fill's records take
+// sets (timestamped, window, session and versioned stores); a key-value fill's records take
 // the producer's clock, which nothing reads.
 func (k StoreKind) Timed() bool { return k.Of() != KindKeyValue }
 
@@ -107,15 +109,17 @@ func (s Spec) liveWindows() int64 { return s.RetentionMs/s.WindowSizeMs + 2 }
 func (s Spec) validateKind() error {
 	k := s.StoreKind.Of()
 	switch {
-	case k != KindKeyValue && k != KindTimestampedKeyValue && !k.Segmented():
-		return specErr("store_kind", "%q is not one of key-value, timestamped-key-value, window, session", s.StoreKind)
+	case !slices.Contains(StoreKinds, k):
+		return specErr("store_kind", "%q is not one of %s", s.StoreKind, kindList())
 	case !k.Timed():
 		if s.EventStepMicros != 0 || s.WindowSizeMs != 0 || s.RetentionMs != 0 {
-			return specErr("time_range", "event times, windows and retention are set only for timestamped, window and session stores")
+			return specErr("time_range", "event times, windows and retention are set only for timestamped, window, session and versioned stores")
 		}
 		return nil
 	case s.EventStepMicros <= 0:
 		return specErr("time_range", "must be long enough for a positive step between records (%d µs)", s.EventStepMicros)
+	case k == KindVersionedKeyValue:
+		return s.validateVersioned()
 	case k == KindTimestampedKeyValue && (s.WindowSizeMs != 0 || s.RetentionMs != 0):
 		return specErr("window_size", "windows and retention are set only for window and session stores")
 	case !k.Segmented():
@@ -152,4 +156,13 @@ func (s Spec) EstimatedRecords() int64 {
 		return 0
 	}
 	return int64(float64(s.TargetBytes) / mean)
+}
+
+// kindList names StoreKinds, comma-separated.
+func kindList() string {
+	names := make([]string, len(StoreKinds))
+	for i, k := range StoreKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }

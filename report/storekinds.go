@@ -37,6 +37,9 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
 		"A session store's restore does the same by session end: stream time is the largest session end, and reads serve the sessions that end after it minus the retention. " +
 		"The table sets the records each restore read beside those it kept and served."})
+	if note := versionedNote(a); note != nil {
+		s.Blocks = append(s.Blocks, note)
+	}
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
@@ -82,8 +85,9 @@ var storeKindLegend = []string{
 	"their window's (session end's) segment had expired already) or deleted with a segment that expired later; served: entries",
 	"reads return (the verified live windows or sessions); segments opened, dropped, open: window or session segments (one",
 	"RocksDB each) over all tasks; retention, segment: the window or session store's retention and segment interval;",
-	"restore s: the repeat's restore; – : not counted (a window or session store on the kafka-streams engine: Kafka Streams",
-	"reports none of them)",
+	"restore s: the repeat's restore; – : not counted (a window, session or versioned store on the kafka-streams engine:",
+	"Kafka Streams reports none of them)",
+	versionedLegend,
 }
 
 // storeCounts are a store record's kept, expired and skipped records and

@@ -32,10 +32,17 @@ type StoreFigures struct {
 	// from the state directory (the RocksDB segment directories left
 	// after the restore; 0 in memory), and the reads served are the
 	// verification's. A timestamped key-value store keeps every record
-	// on either engine, so it is counted on both.
+	// on either engine, so it is counted on both. A versioned store
+	// (versioned-key-value) on the model counts the records it put as
+	// kept (those older than stream time minus the history retention as
+	// skipped and expired; the versions it drops past the history are not
+	// records) and its logical segments, inside its one RocksDB; on the
+	// kafka-streams engine it is uncounted, with no segments to count on
+	// disk.
 	Uncounted bool `json:"uncounted,omitempty"`
 	// RetentionSeconds and SegmentIntervalSeconds are the window or
-	// session store's retention and segment interval.
+	// session store's retention and segment interval (a versioned store's
+	// history retention and segment interval).
 	RetentionSeconds       float64 `json:"retention_seconds,omitempty"`
 	SegmentIntervalSeconds float64 `json:"segment_interval_seconds,omitempty"`
 }

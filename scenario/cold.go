@@ -273,5 +273,6 @@ func storeRecord(c config.Case, restored *engine.Restored) *runs.StoreFigures {
 		sr.RetentionSeconds = c.Retention.D().Seconds()
 		sr.SegmentIntervalSeconds = c.SegmentIntervalOf().Seconds()
 	}
+	versionedRecord(sr, c, restored)
 	return sr
 }

@@ -220,6 +220,9 @@ func coldProperties(ctx context.Context, env *Env, t Target, req Request, partit
 	if err != nil {
 		return nil, err
 	}
+	if err := addVersionedKeys(props, req); err != nil {
+		return nil, err
+	}
 	return props, addWindowSize(props, req)
 }
 

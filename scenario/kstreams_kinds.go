@@ -22,6 +22,8 @@ func ksStoreRecord(c config.Case, records int64, appDir, store string) *runs.Sto
 	switch c.StoreKind {
 	case config.StoreKeyValue:
 		return nil
+	case config.StoreVersionedKeyValue:
+		return ksVersionedRecord(c)
 	case config.StoreWindow, config.StoreSession:
 		sr := &runs.StoreFigures{Kind: c.StoreKind, Uncounted: true, RetentionSeconds: c.Retention.D().Seconds()}
 		if !c.Memory() { // the in-memory window and session stores have no segments

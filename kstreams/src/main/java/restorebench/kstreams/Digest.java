@@ -48,6 +48,24 @@ final class Digest {
         return java.nio.ByteBuffer.allocate(key.length + 8).put(key).putLong(windowStart).array();
     }
 
+    /**
+     * A versioned store's version key as it is digested: the record key and
+     * the version's validFrom (8 bytes, big-endian), Go's
+     * loadgen.AppendVersionedDigestKey.
+     */
+    static byte[] versionedKey(byte[] key, long validFrom) {
+        return java.nio.ByteBuffer.allocate(key.length + 8).put(key).putLong(validFrom).array();
+    }
+
+    /**
+     * A versioned store's version value as it is digested: its validTo (8
+     * bytes, big-endian; Long.MAX_VALUE for a key's latest version, which
+     * has none) and then the value, Go's loadgen.AppendVersionedDigestValue.
+     */
+    static byte[] versionedValue(long validTo, byte[] value) {
+        return java.nio.ByteBuffer.allocate(8 + value.length).putLong(validTo).put(value).array();
+    }
+
     /** loadgen.EntryHash. */
     static long entryHash(byte[] key, byte[] value) {
         long h = FNV_OFFSET;

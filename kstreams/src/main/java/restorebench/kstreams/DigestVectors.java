@@ -16,7 +16,9 @@ import java.io.Reader;
  * for each line session&lt;TAB&gt;KEYHEX&lt;TAB&gt;START&lt;TAB&gt;END&lt;TAB&gt;VALUEHEX
  * (a session's record key, start and end) likewise ({@link #session}).
  * Then digest&lt;TAB&gt;SUM16HEX&lt;TAB&gt;keys&lt;TAB&gt;N&lt;TAB&gt;live_bytes&lt;TAB&gt;B
- * for all lines as one partition. Go's tests compare this output with
+ * for all lines as one partition. A versioned store's line has five
+ * fields, versioned-key-value&lt;TAB&gt;KEYHEX&lt;TAB&gt;VALIDFROM&lt;TAB&gt;VALIDTO&lt;TAB&gt;VALUEHEX,
+ * and prints eight the same way. Go's tests compare this output with
  * loadgen.EntryHash (and, for the kinds, loadgen's store layouts), so the
  * two digests cannot drift apart unnoticed. Blank lines are skipped; an
  * empty VALUEHEX is a live, empty value.
@@ -46,6 +48,27 @@ final class DigestVectors {
         out.flush();
     }
 
+    /**
+     * A versioned store's line, versioned-key-value&lt;TAB&gt;KEYHEX&lt;TAB&gt;VALIDFROM&lt;TAB&gt;VALIDTO&lt;TAB&gt;VALUEHEX
+     * (VALIDTO 9223372036854775807 for a latest version): the line, the
+     * digested key and value and the hash, its entry added to d.
+     */
+    private static String versionedVector(String[] f, Digest d) {
+        byte[] key = Digest.versionedKey(Digest.fromHex(f[1]), millis(f[2]));
+        byte[] value = Digest.versionedValue(millis(f[3]), Digest.fromHex(f[4]));
+        d.add(key, value);
+        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+    }
+
+    /** A TIME field: a whole number of milliseconds. */
+    private static long millis(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("TIME " + s + " is not a whole number of milliseconds");
+        }
+    }
+
     /** One line's output, its entry added to d. */
     private static String vector(String[] f, Digest d) {
         if (f.length == 5 && f[0].equals("session")) {
@@ -56,6 +79,9 @@ final class DigestVectors {
             byte[] value = Digest.fromHex(f[1]);
             d.add(key, value);
             return f[0] + "\t" + f[1] + "\t" + Digest.hex16(Digest.entryHash(key, value));
+        }
+        if (f.length == 5 && f[0].equals("versioned-key-value")) {
+            return versionedVector(f, d);
         }
         if (f.length != 4) {
             throw new IllegalArgumentException("want KEYHEX<TAB>VALUEHEX or KIND<TAB>KEYHEX<TAB>TIME<TAB>VALUEHEX, got " + f.length + " fields");
@@ -92,13 +118,5 @@ final class DigestVectors {
         byte[] value = Digest.fromHex(f[4]);
         d.add(key, value);
         return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
-    }
-
-    private static long millis(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("time " + s + " is not a whole number of milliseconds");
-        }
     }
 }

@@ -31,10 +31,12 @@ final class DriverConfig {
      * the Go tool's fill.store_kind names): a key-value store (of
      * {@link StoreType}), a timestamped key-value store (rocksdb or memory),
      * a window store without duplicates or a session store (rocksdb or
-     * memory each).
+     * memory each), or a versioned key-value store (rocksdb only:
+     * {@link VersionedStores}).
      */
     enum StoreKind {
-        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window"), SESSION("session");
+        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window"), SESSION("session"),
+        VERSIONED_KEY_VALUE("versioned-key-value");
 
         /** The name in restorebench.store.kind. */
         final String key;
@@ -49,7 +51,7 @@ final class DriverConfig {
                     return k;
                 }
             }
-            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value, window or session");
+            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value, window, session or versioned-key-value");
         }
     }
 
@@ -59,7 +61,8 @@ final class DriverConfig {
             "instance.id", "topology", "store", "store.type", "input.topic", "output.topic",
             "tasks.interval.ms", "processed.interval.ms", "lags.interval.ms", "process.interval.ms", "bare",
             "close.leave.group", "secrets.file", "connect.timeout.ms",
-            "store.kind", "store.retention.ms", "store.window.size.ms", "store.segment.interval.ms");
+            "store.kind", "store.retention.ms", "store.window.size.ms", "store.segment.interval.ms",
+            "store.keys");
 
     String instanceId;
     Topology topology = Topology.KV;
@@ -78,6 +81,11 @@ final class DriverConfig {
      * default) is Kafka Streams' own, max(retention / 2, 60 s).
      */
     long segmentIntervalMs;
+    /**
+     * A versioned store's key space (restorebench.store.keys): the fill's
+     * key count, keys "k" and the id in 15 digits; 0 = unset.
+     */
+    long storeKeys;
     String inputTopic;
     String outputTopic;
     long tasksIntervalMs = 100;
@@ -176,6 +184,7 @@ final class DriverConfig {
                 case "store.retention.ms": c.retentionMs = interval(key, value); break;
                 case "store.window.size.ms": c.windowSizeMs = interval(key, value); break;
                 case "store.segment.interval.ms": c.segmentIntervalMs = interval(key, value); break;
+                case "store.keys": c.storeKeys = interval(key, value); break;
                 default:
                     throw new AssertionError(name);
             }
@@ -275,6 +284,13 @@ final class DriverConfig {
      * the other kinds take none of them.
      */
     private void checkStoreKind() throws ConfigError {
+        if (storeKind == StoreKind.VERSIONED_KEY_VALUE) {
+            VersionedStores.check(this);
+            return;
+        }
+        if (storeKeys != 0) {
+            throw new ConfigError(P + "store.keys is for " + P + "store.kind=versioned-key-value only, not " + storeKind.key);
+        }
         boolean windowed = retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0;
         if (storeKind != StoreKind.WINDOW && storeKind != StoreKind.SESSION && windowed) {
             throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window or session only, not " + storeKind.key);

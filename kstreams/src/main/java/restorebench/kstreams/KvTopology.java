@@ -26,8 +26,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * holds exactly the changelog's last values. One sub-topology, so task 0_P
  * owns store partition P. The store is of restorebench.store.kind: a
  * key-value store (by store.type), a timestamped key-value store, a
- * window store ({@link WindowStores}) or a session store
- * ({@link SessionStores}), each record put into its session.
+ * window store ({@link WindowStores}), a session store
+ * ({@link SessionStores}), each record put into its session, or a
+ * versioned key-value store ({@link VersionedStores}).
  */
 final class KvTopology {
     private KvTopology() {}
@@ -38,6 +39,10 @@ final class KvTopology {
     /** Builds the topology; tracker is null in bare mode. */
     static Topology build(DriverConfig c, ProcessedTracker tracker) {
         Topology t = new Topology();
+        if (c.storeKind == DriverConfig.StoreKind.VERSIONED_KEY_VALUE) {
+            VersionedStores.addTo(t, c, tracker, SOURCE, PROCESSOR);
+            return t;
+        }
         t.addSource(SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(), c.inputTopic);
         String store = c.store;
         if (c.storeKind == DriverConfig.StoreKind.WINDOW) {

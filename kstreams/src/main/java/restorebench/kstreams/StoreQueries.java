@@ -41,7 +41,9 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * key-value store's (store.kind=timestamped-key-value), digested with the
  * timestamp before it as the Go tool's expected state of that kind is; a
  * window store's entries are digested under key and window start, a
- * session store's under key, session end and start.
+ * session store's under key, session end and start; a versioned store's
+ * versions under key and validFrom, with validTo and value
+ * ({@link VersionedStores#forEach}).
  */
 final class StoreQueries {
     /** One live entry as changelog bytes. */
@@ -94,6 +96,8 @@ final class StoreQueries {
                 break;
             case SESSION:
                 SessionStores.forEach(query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
+            case VERSIONED_KEY_VALUE:
+                VersionedStores.forEach(streams, config, partition, stale, v);
                 break;
             case TIMESTAMPED_KEY_VALUE:
                 forEachTimestamped(partition, stale, v);

@@ -112,7 +112,7 @@ class DriverConfigTest {
     @Test
     void storeKindErrors() {
         String[][] cases = {
-            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window or session"},
+            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window, session or versioned-key-value"},
             {"restorebench.store.kind=window", "needs restorebench.store.retention.ms"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=2000", "shorter than the window"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.store.type=memory,restorebench.store.segment.interval.ms=100", "no segments"},
