@@ -19,10 +19,13 @@ func TestStoresProfileWritesEachKindFromOneFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.KindSpecs) != 4 || p.Fills() != 4 || !p.Interleave {
+	if len(p.KindSpecs) != 5 || p.Fills() != 5 || !p.Interleave {
 		t.Fatalf("kinds %d, fills %d, interleave %v", len(p.KindSpecs), p.Fills(), p.Interleave)
 	}
-	kv, ts, win, ses := p.KindSpecs[0], p.KindSpecs[1], p.KindSpecs[2], p.KindSpecs[3]
+	kv, ts, win, ses, ver := p.KindSpecs[0], p.KindSpecs[1], p.KindSpecs[2], p.KindSpecs[3], p.KindSpecs[4]
+	if ver.StoreKind != loadgen.KindVersionedKeyValue || ver.RetentionMs != win.RetentionMs || ver.WindowSizeMs != 0 {
+		t.Errorf("versioned spec %+v: the retention as its history, no windows", ver)
+	}
 	if ses.StoreKind != loadgen.KindSession || ses.RetentionMs != win.RetentionMs || ses.WindowSizeMs != win.WindowSizeMs {
 		t.Errorf("session spec %+v: the window store's window size and retention", ses)
 	}
