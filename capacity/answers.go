@@ -474,7 +474,19 @@ func (a *Analysis) stateText() string {
 	if a.State != nil {
 		return fmt.Sprintf("changelog %s (estimated from %s of live state)", FormatBytes(a.State.Changelog), FormatBytes(a.State.Live))
 	}
-	return "state " + FormatBytes(a.ChangelogBytes())
+	return "state " + FormatBytes(a.ChangelogBytes()) + a.kindStateText()
+}
+
+// kindStateText says, for a rate measured on a window or session store,
+// what the size must be for the answer to hold: such a store's cold restore
+// reads only its changelog's records within the retention of the last one
+// (Kafka Streams 4.4 seeks past the rest), so the size asked about is that
+// part, not the whole changelog.
+func (a *Analysis) kindStateText() string {
+	if a.Rate == nil || !a.Rate.Setup.Params.StoreKind.Segmented() {
+		return ""
+	}
+	return fmt.Sprintf(" (the rate is a %s store's: the size is its changelog within the retention of its last record, what a cold restore reads, not the whole changelog)", a.Rate.Setup.Params.StoreKind)
 }
 
 // checks compares an estimated time with each objective: inconclusive when

@@ -51,3 +51,25 @@ func TestReadsServedAgainRowTakesTheWorstGap(t *testing.T) {
 		t.Errorf("basis %q", row.Basis)
 	}
 }
+
+// TestWindowStoreRateSaysWhatTheSizeIs: a rate measured on a window store
+// (whose cold restore reads only the records within the retention of the
+// last) makes every answer say that the size asked about is that part of
+// the changelog; a key-value rate's answers say nothing of it.
+func TestWindowStoreRateSaysWhatTheSizeIs(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/window"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Analyze(rs, Options{Case: "default-segments", Deployment: Deployment{StateBytes: 10e9, Partitions: 8}})
+	if a.Rate == nil {
+		t.Fatalf("no rate: %v", a.RateErr)
+	}
+	if got := a.stateText(); !strings.Contains(got, "window store's: the size is its changelog within the retention of its last record") {
+		t.Errorf("window rate: %q", got)
+	}
+	kv := Analyze(syntheticRuns(), Options{Deployment: Deployment{StateBytes: 10e9, Partitions: 8}})
+	if got := kv.stateText(); strings.Contains(got, "retention") {
+		t.Errorf("key-value rate: %q", got)
+	}
+}
