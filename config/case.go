@@ -125,9 +125,9 @@ type Case struct {
 	Store StoreType `json:"store" yaml:"store"`
 	// StoreKind is the kind of store the case restores: key-value
 	// (default, Stores.persistentKeyValueStore), timestamped-key-value,
-	// window or session; it is the fill's (fill.store_kind). The kinds
-	// beyond key-value restore cold, on both engines. Versioned stores are
-	// named but not built yet.
+	// window, session or versioned-key-value; it is the fill's
+	// (fill.store_kind). The kinds beyond key-value restore cold, on both
+	// engines.
 	StoreKind StoreKind `json:"store_kind,omitempty" yaml:"store_kind"`
 	// Retention is a window store's retention (Stores.persistentWindowStore's
 	// retentionPeriod): windows starting at or before stream time minus it
@@ -138,6 +138,15 @@ type Case struct {
 	// Queries is a load of key lookups beside the scenario, each checked
 	// against the fill (QueryLoad); nil (default) runs none.
 	Queries *QueryLoad `json:"queries,omitempty" yaml:"queries"`
+	// ReadExpired makes a model-engine cold restore of a window or session
+	// store read its changelog from the log start, as Kafka Streams 3.9 to
+	// 4.1 and 4.3 do, dropping the expired records on arrival, instead of
+	// seeking past them to the first record within the retention of the
+	// last, as 4.2.2 and 4.4 do (StoreChangelogReader's
+	// seekByRetentionFromPolledRecords). Default false (as 4.4). On the
+	// kafka-streams engine the case's kafka_streams_version decides, so it
+	// is refused there.
+	ReadExpired bool `json:"read_expired,omitempty" yaml:"read_expired"`
 	// SegmentInterval is a window store's segment interval: one RocksDB
 	// instance per interval of window starts (a session store's: of
 	// session ends, on the model engine only). Default 0: Kafka Streams'
@@ -392,6 +401,10 @@ func list[T ~string](xs []T) string {
 func (c Case) checkStoreKind() error {
 	k := c.StoreKind
 	switch {
+	case c.ReadExpired && !k.Segmented():
+		return fieldErr("read_expired", "set only for window and session stores, whose cold restore can skip the records the retention expired")
+	case c.ReadExpired && c.Engine == EngineKafkaStreams:
+		return fieldErr("read_expired", "the kafka-streams engine reads as its kafka_streams_version does (3.9.1-4.1.2 and 4.3.x from the log start, 4.2.2 and 4.4.0 from the first record within the retention): set that instead")
 	case k == StoreKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
 		return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
 	case k == StoreKeyValue:

@@ -67,6 +67,10 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioWarm }, "store_kind", "cold only so far, not warm"},
 		{func(c *Case) { c.StoreKind, c.Strategy = StoreWindow, StrategyBulk }, "strategy", "put or memory"},
 		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window and session stores"},
+		{func(c *Case) { c.ReadExpired = true }, "read_expired", "set only for window and session stores"},
+		{func(c *Case) {
+			c.ReadExpired, c.StoreKind, c.Retention, c.Engine = true, StoreWindow, Duration(time.Hour), EngineKafkaStreams
+		}, "read_expired", "reads as its kafka_streams_version does"},
 		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" is not one of key-value, timestamped-key-value, window, session, versioned-key-value`},
 		{func(c *Case) { c.StoreKind = "btree" }, "store_kind", `"btree" is not one of key-value`},
 	} {

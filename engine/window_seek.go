@@ -19,7 +19,9 @@ import (
 // record whose timestamp is at least that record's timestamp minus the
 // retention (offsetsForTimes), when that time is positive; otherwise, or
 // when the partition's last offset holds no record (a transaction
-// marker), from the log start. The records skipped are never read.
+// marker), from the log start. The records skipped are never read. A case
+// with ReadExpired reads from the log start, as the releases without the
+// seek do.
 // Kafka Streams does so for every store whose innermost store reports a
 // positive retention (WithRetentionPeriod: RocksDBSegmentedBytesStore
 // under RocksDBSessionStore, InMemorySessionStore, as under window
@@ -28,7 +30,7 @@ import (
 // its sessions' ends: every record it skips ends before the last end
 // minus the retention, expired anyway.
 func (in *Instance) seekByRetention(ctx context.Context, tasks []Task) error {
-	if !in.Case.StoreKind.Segmented() || len(tasks) == 0 {
+	if !in.Case.StoreKind.Segmented() || in.Case.ReadExpired || len(tasks) == 0 {
 		return nil
 	}
 	retention := in.Case.Retention.D().Milliseconds()
