@@ -3,6 +3,7 @@ package ksdriver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -560,6 +561,10 @@ type ExitError struct {
 	Killed string
 	// LogPath is the instance's log and LogTail its last lines.
 	LogPath, LogTail string
+	// OutOfMemory is the JVM's OutOfMemoryError line ("Terminating due to
+	// java.lang.OutOfMemoryError: Java heap space", which HotSpot's
+	// ExitOnOutOfMemoryError writes to stdout), if it wrote one.
+	OutOfMemory string
 }
 
 func (e *ExitError) Error() string {
@@ -583,6 +588,9 @@ func (e *ExitError) Error() string {
 		// The report says it all; the log holds the clients' stack traces.
 		fmt.Fprintf(&b, " (its log: %s)", e.LogPath)
 		return b.String()
+	}
+	if e.OutOfMemory != "" || strings.Contains(e.LogTail, "java.lang.OutOfMemoryError") {
+		fmt.Fprintf(&b, "; the JVM ran out of memory (%s): raise the case's jvm_heap (its -Xmx), or for \"Direct buffer memory\" or \"Metaspace\" the matching jvm_flags", cmp.Or(e.OutOfMemory, "java.lang.OutOfMemoryError"))
 	}
 	if e.LogTail != "" {
 		fmt.Fprintf(&b, "; last lines of %s:\n%s", e.LogPath, e.LogTail)
@@ -615,8 +623,18 @@ func (in *Instance) exitErrorLocked() *ExitError {
 			break
 		}
 	}
+	for i := len(in.events) - 1; i >= 0 && i >= len(in.events)-oomScan; i-- {
+		if u, ok := in.events[i].(*Unknown); ok && strings.Contains(u.Raw, "java.lang.OutOfMemoryError") {
+			e.OutOfMemory = strings.TrimSpace(u.Raw)
+			break
+		}
+	}
 	return e
 }
+
+// oomScan is how many of an instance's last events are searched for the
+// JVM's OutOfMemoryError line.
+const oomScan = 64
 
 // startError is the error of a failed start, with its cause.
 func (in *Instance) startError(cause error) error {

@@ -313,3 +313,18 @@ func TestSecretsFileIsGoneWhenTheProcessFailsToStart(t *testing.T) {
 		t.Fatalf("the secrets file outlived the process: %v", err)
 	}
 }
+
+// TestExitErrorNamesAnOutOfMemoryJVM: an instance whose log ends in an
+// OutOfMemoryError (the JVM exits at once under ExitOnOutOfMemoryError)
+// is reported as out of memory, with what to raise; another exit is not.
+func TestExitErrorNamesAnOutOfMemoryJVM(t *testing.T) {
+	oom := &ExitError{ID: "i0", State: "exit status 3", LogPath: "instance.log", LogTail: "  WARN StreamsConfig - ...",
+		OutOfMemory: "Terminating due to java.lang.OutOfMemoryError: Java heap space"}
+	if got := oom.Error(); !strings.Contains(got, "exited (exit status 3); the JVM ran out of memory (Terminating due to java.lang.OutOfMemoryError: Java heap space): raise the case's jvm_heap") {
+		t.Errorf("out of memory: %s", got)
+	}
+	other := &ExitError{ID: "i0", State: "exit status 1", LogPath: "instance.log", LogTail: "  Exception in thread main"}
+	if got := other.Error(); strings.Contains(got, "out of memory") {
+		t.Errorf("another exit: %s", got)
+	}
+}

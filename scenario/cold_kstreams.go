@@ -322,7 +322,10 @@ func instanceProperties(env *Env, t Target, req Request, input string) (map[stri
 }
 
 // JVMFlags are the JVM flags of a case's instances: -Xmx from jvm_heap,
-// then jvm_flags (a later -Xmx wins).
+// -XX:+ExitOnOutOfMemoryError (a heap too small ends the instance at its
+// first OutOfMemoryError, which the tool reports as such, instead of
+// leaving it to thrash in GC or to run on with a dead thread), then
+// jvm_flags (a later -Xmx or -XX:-ExitOnOutOfMemoryError wins).
 func JVMFlags(c config.Case) []string {
 	heap := c.JVMHeap
 	if heap <= 0 {
@@ -332,8 +335,12 @@ func JVMFlags(c config.Case) []string {
 	if heap%(1<<20) == 0 {
 		xmx = fmt.Sprintf("-Xmx%dm", heap>>20)
 	}
-	return append([]string{xmx}, c.JVMFlags...)
+	return append([]string{xmx, ExitOnOOM}, c.JVMFlags...)
 }
+
+// ExitOnOOM is the HotSpot flag that ends the JVM at its first
+// OutOfMemoryError (exit status 3).
+const ExitOnOOM = "-XX:+ExitOnOutOfMemoryError"
 
 // recordHello copies what the instance said about itself into the record.
 func recordHello(ks *runs.KafkaStreamsRun, h *ksdriver.Hello) {

@@ -23,7 +23,7 @@ import (
 func TestJVMFlagsPutHeapFirst(t *testing.T) {
 	c := config.DefaultCase()
 	c.JVMFlags = []string{"-XX:+UseParallelGC"}
-	if got := JVMFlags(c); !slices.Equal(got, []string{"-Xmx1024m", "-XX:+UseParallelGC"}) {
+	if got := JVMFlags(c); !slices.Equal(got, []string{"-Xmx1024m", ExitOnOOM, "-XX:+UseParallelGC"}) {
 		t.Fatalf("flags %v", got)
 	}
 	c.JVMHeap = 1<<30 + 512
