@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -46,8 +47,22 @@ type EnginePair struct {
 	// repeat order. With an interleaved run these ran next to each other.
 	Ratios []float64
 	// Ratio summarizes Ratios (median, min, max, N pairs); without any
-	// repeat pair it is the ratio of the two medians, with N 0.
+	// repeat pair it is the ratio of the two medians, with N 0 (not when
+	// repeats were left out as Unmatched).
 	Ratio Stat
+	// Unmatched counts the repeat pairs left out because the two engines
+	// read different records (more than 1% apart): their times measure
+	// different work. Kafka Streams 4.4 seeks a window or session
+	// changelog past its expired head only when its probe poll returns a
+	// record within poll.ms, and otherwise restores that partition from
+	// the log start; the model always seeks.
+	Unmatched int
+}
+
+// sameWork says whether two restores read the same records (within 1%),
+// so that their times can be compared.
+func sameWork(a, b runs.Restore) bool {
+	return math.Abs(float64(a.Records-b.Records)) <= 0.01*float64(max(a.Records, b.Records))
 }
 
 // ModelOverKafkaStreams is the setting's ratio, model time / Kafka Streams
@@ -194,12 +209,17 @@ func pairOf(m, k runs.CaseRestores) EnginePair {
 		}
 	}
 	for _, r := range m.Restores {
-		if o, ok := byRepeat[r.Repeat]; ok && r.Counts() {
+		o, ok := byRepeat[r.Repeat]
+		switch {
+		case !ok || !r.Counts():
+		case !sameWork(r, o):
+			p.Unmatched++
+		default:
 			p.Ratios = append(p.Ratios, r.DurationSeconds/o.DurationSeconds)
 		}
 	}
 	p.Ratio = statOf(p.Ratios)
-	if p.Ratio.N == 0 && p.Model.N > 0 && p.KafkaStreams.N > 0 && p.KafkaStreams.Median > 0 {
+	if p.Ratio.N == 0 && p.Unmatched == 0 && p.Model.N > 0 && p.KafkaStreams.N > 0 && p.KafkaStreams.Median > 0 {
 		r := p.Model.Median / p.KafkaStreams.Median
 		p.Ratio = Stat{Median: r, Min: r, Max: r}
 	}
@@ -261,7 +281,10 @@ func settingLabels(cs []config.Case) []string {
 // CalibrationDefinition explains the calibration table, for its footer.
 const CalibrationDefinition = `ratio = model restore s / kafka-streams restore s of repeat pairs (repeat i of both
 cases, both verified), median and min-max over the pairs; below 1 the model is faster.
-A model time divided by the ratio predicts Kafka Streams' time for that setting.`
+A model time divided by the ratio predicts Kafka Streams' time for that setting.
+A repeat pair whose engines read different records (more than 1% apart) is left out:
+Kafka Streams 4.4 seeks a window or session changelog past its expired head only when
+its probe poll returns a record in time, and otherwise reads that partition from the start.`
 
 // NewCalibrationReporter renders engine pairs as a terminal table, or as
 // Markdown when markdown is set.
@@ -300,6 +323,16 @@ func NewCalibrationReporter(pairs []EnginePair, markdown bool) Reporter {
 	}
 }
 
+// pairsText is the pair count, with the repeat pairs left out for reading
+// different records: "3", "0 (2 left out: the engines read different
+// records)".
+func pairsText(p EnginePair) string {
+	if p.Unmatched == 0 {
+		return fmt.Sprint(p.Ratio.N)
+	}
+	return fmt.Sprintf("%d (%d left out: the engines read different records)", p.Ratio.N, p.Unmatched)
+}
+
 // pairRows are the calibration table's head and a row per pair; a column
 // of the sweep's fill joins them when the pairs come from a sweep: "size"
 // for a size sweep's, "fill" when a label is not a size (a store-kind
@@ -320,7 +353,7 @@ func pairRows(pairs []EnginePair) ([]string, [][]string) {
 	for _, p := range pairs {
 		row := []string{p.Setting,
 			secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
-			ratioText(p), ratioRange(p.Ratio), fmt.Sprint(p.Ratio.N)}
+			ratioText(p), pairRangeText(p), pairsText(p)}
 		if sized {
 			row = append([]string{p.Size}, row...)
 		}
@@ -357,10 +390,19 @@ func rangeOf(s Stat) string {
 }
 
 func ratioText(p EnginePair) string {
-	if p.Model.N == 0 || p.KafkaStreams.N == 0 {
+	if p.Model.N == 0 || p.KafkaStreams.N == 0 || (p.Ratio.N == 0 && p.Unmatched > 0) {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", p.Ratio.Median)
+}
+
+// pairRangeText is the pair's ratio range, "-" when every repeat pair was
+// left out.
+func pairRangeText(p EnginePair) string {
+	if p.Ratio.N == 0 && p.Unmatched > 0 {
+		return "-"
+	}
+	return ratioRange(p.Ratio)
 }
 
 func ratioRange(s Stat) string {

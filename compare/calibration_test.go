@@ -146,3 +146,33 @@ func TestEnginePairsOfASizeSweepPairWithinEachSize(t *testing.T) {
 		}
 	}
 }
+
+// TestEnginePairsLeaveOutRepeatsOfDifferentWork: a repeat pair whose
+// engines read different records (Kafka Streams reading a window
+// changelog from the start where the model sought past its expired head)
+// measures different work: it is left out and counted, and a setting with
+// no pair left has no ratio, not one of its medians.
+func TestEnginePairsLeaveOutRepeatsOfDifferentWork(t *testing.T) {
+	m, k := config.EngineModel, config.EngineKafkaStreams
+	rs := []runs.Restore{
+		engineRestore("w-model", m, 1, 1, 4), engineRestore("w-ks", k, 1, 1, 10),
+		engineRestore("w-model", m, 1, 2, 4), engineRestore("w-ks", k, 1, 2, 5),
+	}
+	for i := range rs {
+		rs[i].Records = 1000
+	}
+	rs[1].Records = 2000 // repeat 1: Kafka Streams read twice the records
+	p := EnginePairs(rs)[0]
+	if p.Unmatched != 1 || p.Ratio.N != 1 || !near(p.Ratio.Median, 0.8) {
+		t.Fatalf("pair %+v: want repeat 2's ratio 0.8 only, 1 left out", p)
+	}
+	rs[3].Records = 1011 // 1.1% more
+	p = EnginePairs(rs)[0]
+	if p.Unmatched != 2 || p.Ratio.N != 0 || p.ModelOverKafkaStreams() != 0 {
+		t.Fatalf("pair %+v: want no ratio", p)
+	}
+	var buf bytes.Buffer
+	if err := NewCalibrationReporter([]EnginePair{p}, false)(&buf); err != nil || !strings.Contains(buf.String(), "0 (2 left out: the engines read different records)") {
+		t.Fatalf("table (%v):\n%s", err, buf.String())
+	}
+}
