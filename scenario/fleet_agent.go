@@ -67,17 +67,24 @@ func (h *agentHost) AgentOf(id string) string {
 // Start starts the process on its instance's agent; the agent sets
 // state.dir and the client's connection settings.
 func (h *agentHost) Start(ctx context.Context, spec ProcessSpec) (Process, error) {
-	props := maps.Clone(spec.Properties)
-	delete(props, "state.dir")
-	on, err := h.place(spec.ID)
-	if err != nil {
-		return nil, err
-	}
-	p, err := h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	p, err := h.startRemote(ctx, spec, 0)
 	if err != nil {
 		return nil, err
 	}
 	return &agentProcess{Process: p}, nil
+}
+
+// startRemote places the instance and starts the process there, the
+// agent checking need bytes free in its state directory (0: unchecked).
+func (h *agentHost) startRemote(ctx context.Context, spec ProcessSpec, need int64) (*agent.Process, error) {
+	on, err := h.place(spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	props := maps.Clone(spec.Properties)
+	delete(props, "state.dir")
+	return h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags,
+		KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: need})
 }
 
 // WipeState deletes the instance's state directory on its agent.
