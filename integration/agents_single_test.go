@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -151,5 +153,78 @@ func TestAgentWithAFullDiskRefusesTheRestore(t *testing.T) {
 	noJVMUnder(t, disk)
 	if err := env.Agents.Lost(names[0]); err != nil {
 		t.Errorf("the refusal lost the agent: %v", err)
+	}
+}
+
+// placementProfile is a scale-out from 1 to 2 instances of app, its
+// placement block given.
+func placementProfile(app, placement string) string {
+	return fmt.Sprintf(`name: placement
+application_id: %s
+store: %s
+fill: {records: 20000, keys: 10000, value_size: 100-300, partitions: 4, compression: lz4}
+restore:
+  engine: kafka-streams
+  scenario: scaleout
+  jvm_heap: 256MiB
+  scaleout: {before: 1, after: 2, rate: 300, timeout: 2m, lead: 2s, settle: 3s}
+  streams: {group.protocol: streams}
+ready: false
+placement:
+%s`, app, ksStore, placement)
+}
+
+// TestAgentsProfilePlacement runs a profile whose placement block puts a
+// scale-out's initial instance in zone b and the added one in zone a,
+// the reverse of round robin over the agents as named (a, then b): each
+// instance runs where its role was pinned and the scale-out verifies. A
+// rule no agent matches is refused before anything is filled, naming the
+// rule, its line and the agents' labels.
+func TestAgentsProfilePlacement(t *testing.T) {
+	needDriver(t)
+	names := agentNames(t, 2)
+	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}
+	env := connect(t, bench.Options{Agents: names})
+	app := ksApp(t, env)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	bad, err := profiles.Parse([]byte(placementProfile(app, "  - {role: added, labels: {zone: c}}\n")), "placement.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = env.Run(ctx, bad, bench.RunOptions{OutDir: t.TempDir()})
+	want := fmt.Sprintf("placement[0] (line 13) {role: added, labels: {zone: c}}: no agent of this run has labels zone=c (agents: %s {zone=a}; %s {zone=b})", names[0], names[1])
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("an unmatched rule: %v, want %q", err, want)
+	}
+	if ends, err := env.Offsets(ctx, config.ChangelogTopic(app, ksStore)); err == nil && len(ends.End) > 0 {
+		t.Fatalf("the changelog was filled before the refusal: %v", ends)
+	}
+
+	plan, err := profiles.Parse([]byte(placementProfile(app, "  - {role: initial, labels: {zone: b}}\n  - {role: added, labels: {zone: a}}\n")), "placement.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.Run(ctx, plan, bench.RunOptions{OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Restores) != 1 {
+		t.Fatalf("%d records, want 1", len(res.Restores))
+	}
+	rec := res.Restores[0]
+	on := map[string]string{}
+	if rec.ScaleOut != nil {
+		for _, in := range rec.ScaleOut.Instances {
+			on[in.ID] = in.Agent
+		}
+	}
+	if !rec.Verified || on["i0"] != names[1] || on["i1"] != names[0] {
+		t.Fatalf("verified=%v (%s), instances on %v: want i0 (initial) on %s (zone b), i1 (added) on %s (zone a)", rec.Verified, rec.Error, on, names[1], names[0])
+	}
+	t.Logf("scale-out placed by role: i0 on %s (zone b), i1 on %s (zone a), balanced after %.1fs", on["i0"], on["i1"], rec.ScaleOut.WarmupAssignmentSeconds)
+	for _, a := range agents {
+		noJVMUnder(t, a.stateDir)
 	}
 }
