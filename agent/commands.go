@@ -99,6 +99,8 @@ func (a *Agent) execute(m *Message) (*Message, error) {
 		return a.start(m)
 	case OpWipe:
 		return nil, a.wipe(m)
+	case OpDiskUsage:
+		return a.diskUsage(m)
 	case OpProcessID:
 		pid, err := ksdriver.ReadProcessID(a.stateDir(m.Run, m.Fleet, m.Instance), m.Fleet)
 		return &Message{ProcessID: pid}, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -95,6 +96,8 @@ type Coordinator struct {
 	agents   map[string]*agentState
 	pending  map[string]*pending
 	procs    map[procKey]*Process
+	// placement are the rules instances are placed by (SetPlacement).
+	placement []config.PlacementRule
 }
 
 // agentState is what the coordinator knows of one agent.

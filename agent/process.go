@@ -35,6 +35,10 @@ type ProcessSpec struct {
 	// KafkaStreamsVersion is the Kafka Streams version the process runs
 	// ("" the default): the agent starts the driver built for it.
 	KafkaStreamsVersion string
+	// NeedBytes is the free space the process needs in the agent's state
+	// directory (e.g. the changelog it restores); the agent refuses to
+	// start it on a disk with less (DiskFullError). Default 0: unchecked.
+	NeedBytes int64
 }
 
 // Process is a driver process on an agent, seen from the coordinator: its
@@ -69,7 +73,7 @@ func (c *Coordinator) Start(ctx context.Context, agent string, spec ProcessSpec)
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	r, err := c.Do(ctx, agent, &Message{Op: OpStart, Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N, Properties: spec.Properties, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	r, err := c.Do(ctx, agent, &Message{Op: OpStart, Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N, Properties: spec.Properties, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
 	if err != nil {
 		p.end(err)
 		return nil, err
@@ -192,6 +196,24 @@ func (p *Process) end(err error) {
 	p.c.mu.Lock()
 	delete(p.c.procs, p.key)
 	p.c.mu.Unlock()
+}
+
+// ID is the instance the process is of.
+func (p *Process) ID() string { return p.key.instance }
+
+// WaitFor is the first event from index from on that match accepts, and
+// its index, waiting for it as ksdriver.Instance.WaitFor does; past the
+// last event, how the process ended.
+func (p *Process) WaitFor(ctx context.Context, from int, match func(ksdriver.Event) bool) (ksdriver.Event, int, error) {
+	for i := from; ; i++ {
+		e, err := p.Next(ctx, i)
+		if err != nil {
+			return nil, i, err
+		}
+		if match(e) {
+			return e, i, nil
+		}
+	}
 }
 
 // Agent is the agent the process runs on.
@@ -366,6 +388,17 @@ func (c *Coordinator) ProcessID(ctx context.Context, agent, fleet, instance stri
 		return "", err
 	}
 	return r.ProcessID, nil
+}
+
+// DiskUsage is the bytes under an instance's state directory on agent.
+func (c *Coordinator) DiskUsage(ctx context.Context, agent, fleet, instance string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	r, err := c.Do(ctx, agent, &Message{Op: OpDiskUsage, Fleet: fleet, Instance: instance})
+	if err != nil {
+		return 0, err
+	}
+	return r.Bytes, nil
 }
 
 // Remove deletes a fleet's directories on agent.

@@ -39,6 +39,9 @@ func (a *Agent) start(m *Message) (*Message, error) {
 	if dup {
 		return nil, fmt.Errorf("process %d of instance %s already runs on agent %s", m.N, m.Instance, a.cfg.Name)
 	}
+	if err := a.checkFree(m); err != nil {
+		return nil, err
+	}
 	dir := a.instDir(m.Run, m.Fleet, m.Instance)
 	props := a.processProperties(m.Properties)
 	props["state.dir"] = filepath.Join(dir, "state")

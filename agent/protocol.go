@@ -41,6 +41,7 @@ const (
 	OpWipe      = "wipe"       // delete an instance's state directory
 	OpProcessID = "process_id" // Kafka Streams' process id of an instance
 	OpRemove    = "remove"     // delete a fleet's directories
+	OpDiskUsage = "disk_usage" // bytes under an instance's state directory
 )
 
 // Message is one record on ControlTopic, JSON-encoded. Which fields are
@@ -66,6 +67,10 @@ type Message struct {
 	// KafkaStreamsVersion is a start's Kafka Streams version ("" the
 	// default).
 	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty"`
+	// NeedBytes is, on a start, the free space the instance needs in the
+	// agent's state directory (0: not checked): the agent refuses a start
+	// on a disk with less, with a DiskFullError.
+	NeedBytes int64 `json:"need_bytes,omitempty"`
 	// Line is a send's command line; Instances a remove's.
 	Line      string   `json:"line,omitempty"`
 	Instances []string `json:"instances,omitempty"`
@@ -91,6 +96,8 @@ type Message struct {
 	PID       int    `json:"pid,omitempty"`
 	ProcessID string `json:"process_id,omitempty"`
 	Balances  string `json:"balances,omitempty"`
+	// Bytes is a disk_usage reply's bytes.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).
 	Processes int `json:"processes,omitempty"`
 }

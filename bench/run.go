@@ -125,25 +125,12 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 		}
 	}
 	if e.Agents != nil {
-		return checkAgentCases(plan.Cases)
+		return e.checkAgentPlan(plan)
+	}
+	if len(plan.Placement) > 0 {
+		e.Logf("run: the profile's placement block is for instances on agents (--agents); this run starts every instance here")
 	}
 	return e.checkKafkaStreamsEngine(ctx, plan.Cases)
-}
-
-// agentScenarios are the scenarios whose kafka-streams instances run on
-// agents (they run a fleet); the others start their one instance here.
-var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, config.ScenarioScaleOut: true,
-	config.ScenarioRolling: true, config.ScenarioStandby: true}
-
-// checkAgentCases refuses, with agents, a kafka-streams case whose
-// instance would still run on this machine.
-func checkAgentCases(cases []config.Case) error {
-	for _, c := range cases {
-		if c.Engine == config.EngineKafkaStreams && !agentScenarios[c.Scenario] {
-			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its one instance on this machine; on agents run failover, scaleout, rolling or standby", c.Name, c.Scenario)
-		}
-	}
-	return nil
 }
 
 // planRun is a profile run under way (Env.Run): what each of its fills

@@ -85,28 +85,34 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // when the test ends. Names are unique to the test run.
 func startAgents(t *testing.T, names ...string) []*agentProc {
 	t.Helper()
+	var out []*agentProc
+	for _, name := range names {
+		out = append(out, startAgent(t, name, "test="+t.Name(), t.TempDir()))
+	}
+	return out
+}
+
+// startAgent starts one agent with its --labels and --state-dir.
+func startAgent(t *testing.T, name, labels, stateDir string) *agentProc {
+	t.Helper()
 	bin := restorebenchBinary(t)
 	lib, err := ksdriver.FindLib()
 	if err != nil {
 		t.Fatal(err)
 	}
 	brokers := strings.Join(testkafka.RealBrokers(t), ",")
-	var out []*agentProc
-	for _, name := range names {
-		a := &agentProc{name: name, stateDir: t.TempDir(), log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
-		a.cmd = exec.Command(bin, "agent", "--brokers", brokers, "--name", name, "--state-dir", a.stateDir, "--labels", "test="+t.Name())
-		a.cmd.Dir = a.stateDir
-		a.cmd.Env = append(os.Environ(), "RESTOREBENCH_KSTREAMS_LIB="+lib)
-		a.cmd.Stdout, a.cmd.Stderr = lockedWriter{a.mu, a.log}, lockedWriter{a.mu, a.log}
-		a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := a.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { a.cmd.Wait(); close(a.exited) }()
-		t.Cleanup(func() { a.stop(t) })
-		out = append(out, a)
+	a := &agentProc{name: name, stateDir: stateDir, log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
+	a.cmd = exec.Command(bin, "agent", "--brokers", brokers, "--name", name, "--state-dir", a.stateDir, "--labels", labels)
+	a.cmd.Dir = a.stateDir
+	a.cmd.Env = append(os.Environ(), "RESTOREBENCH_KSTREAMS_LIB="+lib)
+	a.cmd.Stdout, a.cmd.Stderr = lockedWriter{a.mu, a.log}, lockedWriter{a.mu, a.log}
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	return out
+	go func() { a.cmd.Wait(); close(a.exited) }()
+	t.Cleanup(func() { a.stop(t) })
+	return a
 }
 
 // stop ends the agent (SIGTERM: it stops its processes), then SIGKILL

@@ -78,6 +78,11 @@ type document struct {
 	// calibrate) then alternate, and drift on the machine or the broker falls
 	// on all of them alike. Default false.
 	Interleave bool `yaml:"interleave"`
+	// Placement pins kafka-streams instances to agents by their labels
+	// when the run has agents (run --agents): a list of
+	// config.PlacementRule. Default none: instances go round robin over
+	// the agents.
+	Placement yaml.Node `yaml:"placement"`
 
 	// fill bounds the warm cases' changed counts (config.FitWarmToFill).
 	fill fillRecords `yaml:"-"`
@@ -128,6 +133,9 @@ type Plan struct {
 	Ready  bool
 	// Interleave alternates the cases repeat by repeat (see document).
 	Interleave bool
+	// Placement pins instances to agents by label (see document); nil:
+	// round robin.
+	Placement []config.PlacementRule
 }
 
 // Builtins lists the built-in profile names.
@@ -239,6 +247,9 @@ func parse(b []byte, source string) (*Plan, error) {
 		return nil, err
 	}
 	if err := checkKindSweep(plan, top); err != nil {
+		return nil, err
+	}
+	if plan.Placement, err = decodePlacement(&doc.Placement, plan.Cases); err != nil {
 		return nil, err
 	}
 	if err := CheckJobs(len(plan.Cases), plan.Fills(), plan.Repeats); err != nil {

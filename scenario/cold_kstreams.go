@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
@@ -82,8 +80,8 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return fail(err)
 	}
-	appDir := filepath.Join(req.StateDir, t.AppID)
-	if err := (&engine.Instance{StateDir: req.StateDir, AppID: t.AppID}).CheckStateDirEmpty(); err != nil {
+	single := newKSSingle(env, req, t.AppID)
+	if err := single.fresh(); err != nil {
 		return fail(err)
 	}
 	if req.Case.Queries != nil {
@@ -91,7 +89,6 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
 	if isSourceTable(t) {
 		g, err := commitSourceOffsets(ctx, env, t.AppID, offsets)
 		if err != nil {
@@ -99,18 +96,19 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		}
 		defer releaseSourceGroup(env, g)
 	}
-	inst, err := startCold(ctx, env, req, props, instDir)
+	inst, err := single.start(ctx, props, stateNeed(t))
 	if err != nil {
 		return fail(err)
 	}
 	defer inst.Kill() // whatever happens below, no JVM outlives the restore
 	recordHello(ks, inst.Hello())
+	ks.Placement = single.placement()
 	actual, err := restoreQueried(ctx, env, t, req, inst, offsets, &rec)
 	if err != nil {
 		return fail(err)
 	}
-	rec.DiskBytes = dirBytes(appDir)
-	rec.Store = ksStoreRecord(req.Case, rec.Records, appDir, t.StoreName)
+	rec.DiskBytes = single.diskBytes(ctx)
+	rec.Store = ksStoreRecord(req.Case, rec.Records, single.segmentsDir(), t.StoreName)
 	stopInstance(ctx, env, inst, ks)
 	// The bytes of what the instance restored, from each partition's
 	// restore_start offset: Kafka Streams 4.4 (and 4.2.2, not 4.3.x) seeks a cold
@@ -124,10 +122,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
-	if !req.KeepState {
-		os.RemoveAll(appDir)
-		os.RemoveAll(instDir)
-	}
+	single.remove()
 	if out, err := verifyInto(&rec, t, actual.digest.States()); err != nil {
 		return out, err
 	}
@@ -137,7 +132,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 // restoreQueried is restoreAndDigest beside the case's query load, if it
 // has one: the lookups go on for its After past the restore, and end
 // before the digest.
-func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
 	queries, err := startKSQueries(ctx, req, req.Spec, inst)
 	if err != nil {
 		return nil, err
@@ -159,24 +154,10 @@ type coldDigest struct {
 	digest   *ksdriver.Digest
 }
 
-// startCold launches the cold restore's instance with the case's JVM flags
-// and the cluster's secrets.
-func startCold(ctx context.Context, env *Env, req Request, props map[string]string, instDir string) (*ksdriver.Instance, error) {
-	secrets, err := jvmSecrets(env)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(req.Case), KafkaStreamsVersion: req.Case.KafkaStreamsVersion})
-	if err != nil {
-		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
-	}
-	return inst, nil
-}
-
 // restoreAndDigest waits for the instance to restore every partition that
 // owes records, records the restore's timings (and the query load's, when
 // queries is not nil: see finishKSQueries), and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst *ksdriver.Instance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -371,7 +352,7 @@ func digestStores(ctx context.Context, inst requester, store string) (*ksdriver.
 
 // stopInstance stops the instance; a stop that is not clean is reported
 // but does not undo a restore that was measured and digested.
-func stopInstance(ctx context.Context, env *Env, inst *ksdriver.Instance, ks *runs.KafkaStreamsRun) {
+func stopInstance(ctx context.Context, env *Env, inst ksInstance, ks *runs.KafkaStreamsRun) {
 	err := inst.Stop(ctx)
 	for _, e := range inst.Events() {
 		if s, ok := e.(*ksdriver.Stopped); ok {

@@ -164,7 +164,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		r.guarantee = "at_least_once"
 	}
 	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
-	host, err := newHost(env, req.StateDir, app, "failover-")
+	host, err := newHost(env, req, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
 	}

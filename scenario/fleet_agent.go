@@ -8,22 +8,25 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ledger"
 )
 
 // agentHost runs a fleet's instances on agents (`run --agents`), which it
 // commands and hears through Kafka topics (package agent). Each instance
-// is placed, when it first starts, on the next agent in turn (round
-// robin) and stays there, so its state directory outlives its processes
-// there as on the local host. The fleet is the application.id: agents
-// keep its instances under <agent state dir>/<run>/<fleet>/<instance>.
+// is placed, when it first starts, by the coordinator (Coordinator.Place:
+// the profile's placement rules by the instance's id and its role in the
+// case's scenario, else round robin) and stays there, so its state
+// directory outlives its processes there as on the local host. The fleet
+// is the application.id: agents keep its instances under <agent state
+// dir>/<run>/<fleet>/<instance>.
 type agentHost struct {
 	co    *agent.Coordinator
 	fleet string
+	c     config.Case // whose scenario gives each instance its role
 
 	mu       sync.Mutex
 	placed   map[string]string    // instance → agent
-	order    []string             // instances in placement order
 	pidAsked map[string]time.Time // instance → when its process id was last asked for
 }
 
@@ -31,35 +34,57 @@ type agentHost struct {
 // unknown (the fleet asks at every look at the events).
 const pidEvery = time.Second
 
-func newAgentHost(co *agent.Coordinator, appID string) *agentHost {
-	return &agentHost{co: co, fleet: appID, placed: map[string]string{}, pidAsked: map[string]time.Time{}}
+func newAgentHost(co *agent.Coordinator, appID string, c config.Case) *agentHost {
+	return &agentHost{co: co, fleet: appID, c: c, placed: map[string]string{}, pidAsked: map[string]time.Time{}}
 }
 
-// AgentOf is the agent instance id runs on, placing it on the next agent
-// in turn when it has none yet.
-func (h *agentHost) AgentOf(id string) string {
+// place is the agent instance id runs on, placing it when it has none yet.
+func (h *agentHost) place(id string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if a, ok := h.placed[id]; ok {
-		return a
+		return a, nil
 	}
-	names := h.co.Names()
-	a := names[len(h.order)%len(names)]
+	load := map[string]int{}
+	for _, a := range h.placed {
+		load[a]++
+	}
+	a, err := h.co.Place(id, config.RoleOf(h.c, id), load)
+	if err != nil {
+		return "", err
+	}
 	h.placed[id] = a
-	h.order = append(h.order, id)
+	return a, nil
+}
+
+// AgentOf is the agent instance id runs on, placing it when it has none
+// yet ("" when it cannot be placed: Start says why).
+func (h *agentHost) AgentOf(id string) string {
+	a, _ := h.place(id)
 	return a
 }
 
 // Start starts the process on its instance's agent; the agent sets
 // state.dir and the client's connection settings.
 func (h *agentHost) Start(ctx context.Context, spec ProcessSpec) (Process, error) {
-	props := maps.Clone(spec.Properties)
-	delete(props, "state.dir")
-	p, err := h.co.Start(ctx, h.AgentOf(spec.ID), agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	p, err := h.startRemote(ctx, spec, 0)
 	if err != nil {
 		return nil, err
 	}
 	return &agentProcess{Process: p}, nil
+}
+
+// startRemote places the instance and starts the process there, the
+// agent checking need bytes free in its state directory (0: unchecked).
+func (h *agentHost) startRemote(ctx context.Context, spec ProcessSpec, need int64) (*agent.Process, error) {
+	on, err := h.place(spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	props := maps.Clone(spec.Properties)
+	delete(props, "state.dir")
+	return h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags,
+		KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: need})
 }
 
 // WipeState deletes the instance's state directory on its agent.
@@ -118,11 +143,12 @@ type placer interface {
 }
 
 // newHost is the host a scenario's fleet runs on: the run's agents when
-// it has them (env.Agents), else this machine, each instance under root
+// it has them (env.Agents; req's case gives the instances their roles for
+// placement), else this machine, each instance under root
 // (flat, or nested with nest, as newNestedLocalHost).
-func newHost(env *Env, root, appID, nest string) (Host, error) {
+func newHost(env *Env, req Request, root, appID, nest string) (Host, error) {
 	if env.Agents != nil {
-		return newAgentHost(env.Agents, appID), nil
+		return newAgentHost(env.Agents, appID, req.Case), nil
 	}
 	if nest != "" {
 		return newNestedLocalHost(env, root, appID, nest)

@@ -44,7 +44,7 @@ func openFleet(ctx context.Context, env *Env, t Target, req Request) (f *fleet, 
 	}
 	maps.Copy(props, fleetDriverProperties)
 	delete(props, "state.dir") // each instance has its own
-	host, err := newHost(env, req.StateDir, t.AppID, "")
+	host, err := newHost(env, req, req.StateDir, t.AppID, "")
 	if err != nil {
 		return nil, "", offsets, err
 	}

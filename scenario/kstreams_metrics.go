@@ -23,7 +23,7 @@ const ksMetricsWait = 3 * time.Second
 // asked for them (kafka_streams_metrics). It waits (ksMetricsWait at most)
 // for the first sample at or after the last restore's end, so the record
 // holds the figures Kafka Streams gave once every restore had ended.
-func sampledMetrics(ctx context.Context, inst *ksdriver.Instance, c config.Case, r *ksdriver.Restores) *runs.KafkaStreamsMetrics {
+func sampledMetrics(ctx context.Context, inst ksInstance, c config.Case, r *ksdriver.Restores) *runs.KafkaStreamsMetrics {
 	if !c.KafkaStreamsMetrics {
 		return nil
 	}

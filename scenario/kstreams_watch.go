@@ -41,7 +41,7 @@ type restoreWatch struct {
 // progress from restore_batch events. It fails when the instance reports an
 // error or exits, when the client reaches ERROR, and when neither a state
 // change nor restore progress arrives for the stall timeout.
-func awaitRestored(ctx context.Context, env *Env, inst *ksdriver.Instance, topic string, owed map[int32]int64, bar progress.Task) (*restoreWatch, error) {
+func awaitRestored(ctx context.Context, env *Env, inst ksInstance, topic string, owed map[int32]int64, bar progress.Task) (*restoreWatch, error) {
 	stall := env.StallTimeout
 	if stall <= 0 {
 		stall = engine.DefaultStallTimeout
@@ -71,7 +71,7 @@ func awaitRestored(ctx context.Context, env *Env, inst *ksdriver.Instance, topic
 			processes = append(processes, e)
 			w.maxRSS = max(w.maxRSS, e.RSSBytes)
 		case *ksdriver.RestoreStart:
-			if w.cpu0 == 0 {
+			if w.cpu0 == 0 && inst.PID() > 0 {
 				w.cpu0, _ = ksdriver.ProcCPU(inst.PID())
 			}
 		}
@@ -104,10 +104,12 @@ func completes(e ksdriver.Event) bool {
 
 // finish samples the JVM once restored and closes the CPU split with the
 // first process event after the last restore ended.
-func (w *restoreWatch) finish(ctx context.Context, inst *ksdriver.Instance, nowNs int64, seen int, processes []*ksdriver.Process) {
+func (w *restoreWatch) finish(ctx context.Context, inst ksInstance, nowNs int64, seen int, processes []*ksdriver.Process) {
 	w.runningNs = nowNs
-	w.cpu1, _ = ksdriver.ProcCPU(inst.PID())
-	_, w.peakRSS, _ = ksdriver.ProcMemory(inst.PID())
+	if inst.PID() > 0 { // on an agent, the process events' figures stand in
+		w.cpu1, _ = ksdriver.ProcCPU(inst.PID())
+		_, w.peakRSS, _ = ksdriver.ProcMemory(inst.PID())
+	}
 	first, last, ok := w.restores.Span()
 	if !ok {
 		return
@@ -124,7 +126,7 @@ func (w *restoreWatch) finish(ctx context.Context, inst *ksdriver.Instance, nowN
 }
 
 // record fills in the restore's timings and JVM figures.
-func (w *restoreWatch) record(rec *runs.Restore, inst *ksdriver.Instance) {
+func (w *restoreWatch) record(rec *runs.Restore, inst ksInstance) {
 	ks := rec.KafkaStreams
 	ks.RestoreBatches = w.restores.Batches()
 	ks.CPUSplit = w.split
@@ -137,6 +139,11 @@ func (w *restoreWatch) record(rec *runs.Restore, inst *ksdriver.Instance) {
 	rec.LoadSeconds, rec.TotalSeconds = rec.DurationSeconds, rec.DurationSeconds
 	rec.Records = w.restores.Restored()
 	rec.CPUSeconds = (w.cpu1 - w.cpu0).Seconds()
+	if s := w.split; rec.CPUSeconds == 0 && s != nil {
+		// No /proc reading (an instance on an agent): the JVM's own CPU
+		// by thread kind over the same span, from its process events.
+		rec.CPUSeconds = s.Stream + s.JIT + s.GC + s.Other
+	}
 	rec.PeakRSSBytes = w.peakRSS
 	if rec.PeakRSSBytes == 0 {
 		rec.PeakRSSBytes = w.maxRSS
@@ -166,7 +173,7 @@ func cpuSplit(ps []*ksdriver.Process, startNs, endNs int64) *runs.CPUSplit {
 }
 
 // nextBefore is event i, waiting until deadline at most.
-func nextBefore(ctx context.Context, inst *ksdriver.Instance, i int, deadline time.Time) (ksdriver.Event, error) {
+func nextBefore(ctx context.Context, inst ksInstance, i int, deadline time.Time) (ksdriver.Event, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	return inst.Next(dctx, i)

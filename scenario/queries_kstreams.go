@@ -48,7 +48,7 @@ type ksQueryLoad struct {
 // startKSQueries starts the request's query load, checked against what
 // spec writes, against the API layer of instance inst once it listens;
 // nil when the case has none.
-func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst *ksdriver.Instance) (*ksQueryLoad, error) {
+func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst ksInstance) (*ksQueryLoad, error) {
 	if req.Case.Queries == nil {
 		return nil, nil
 	}

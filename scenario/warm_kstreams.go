@@ -3,8 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -57,22 +55,27 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if req.Case.Queries != nil {
 		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
 	}
-	instDir := filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)
-	if !req.KeepState {
-		defer os.RemoveAll(filepath.Join(req.StateDir, t.AppID))
-		defer os.RemoveAll(instDir)
+	single := newKSSingle(env, req, t.AppID)
+	if single.host != nil {
+		// An earlier repeat of this run left the instance's state on its
+		// agent; locally, each repeat's ends with its removal.
+		if err := single.fresh(); err != nil {
+			return nil, err
+		}
 	}
-	return warmSequence(ctx, env, t, req, &ksWarm{env: env, t: t, req: req, props: props, instDir: instDir})
+	defer single.remove()
+	return warmSequence(ctx, env, t, req, &ksWarm{env: env, t: t, req: req, props: props, single: single})
 }
 
 // ksWarm is the Kafka Streams instance of a warm-restart sequence: a
-// process started afresh for each step on the same state directory.
+// process started afresh for each step on the same state directory (on an
+// agent, on the same agent: ksSingle).
 type ksWarm struct {
-	env     *Env
-	t       Target
-	req     Request
-	props   map[string]string
-	instDir string
+	env    *Env
+	t      Target
+	req    Request
+	props  map[string]string
+	single *ksSingle
 }
 
 // owedBy is what each partition's restore owes in step s, the changelog
@@ -112,12 +115,13 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	inst, queries, err := w.launch(ctx, s)
+	inst, queries, err := w.launch(ctx, s, stateNeed(Target{Expected: expected}))
 	if err != nil {
 		return fail(err)
 	}
 	defer inst.Kill()
 	recordHello(ks, inst.Hello())
+	ks.Placement = w.single.placement()
 	owed := owedBy(s, offsets)
 	var want int64
 	for _, n := range owed {
@@ -134,7 +138,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	watch.record(&rec, inst)
 	finishKSQueries(ctx, w.env, &rec, queries, &watch.restores)
-	rec.DiskBytes = dirBytes(filepath.Join(w.req.StateDir, w.t.AppID))
+	rec.DiskBytes = w.single.diskBytes(ctx)
 	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds, w.stop())
 	if s.kind == runs.StepWarm {
 		rec.Warm.Behind = restoredBehind(&watch.restores, offsets, s.since.End)
@@ -166,18 +170,15 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	return &verified, err
 }
 
-// launch starts the instance for restart s on the kept state directory,
+// launch starts the instance for restart s on the kept state directory
+// (on an agent, with need bytes free there),
 // and beside it the case's query load (none on a fallback step, whose log
 // lost the records below its new start: the checker follows whole
 // fills), checked against what the topic holds now.
-func (w *ksWarm) launch(ctx context.Context, s warmRestart) (*ksdriver.Instance, *ksQueryLoad, error) {
-	secrets, err := jvmSecrets(w.env)
+func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInstance, *ksQueryLoad, error) {
+	inst, err := w.single.start(ctx, w.props, need)
 	if err != nil {
 		return nil, nil, err
-	}
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: w.instDir, Properties: w.props, Secrets: secrets, JVMFlags: JVMFlags(w.req.Case), KafkaStreamsVersion: w.req.Case.KafkaStreamsVersion})
-	if err != nil {
-		return nil, nil, fmt.Errorf("case %s #%d: %w", w.req.Case.Name, w.req.Repeat, err)
 	}
 	if w.req.Case.Queries == nil || s.kind == runs.StepFallback {
 		return inst, nil, nil

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+)
+
+// freeBytes is the space free to an unprivileged user on the file system
+// holding dir (statfs f_bavail), or an error when it cannot be read.
+func freeBytes(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// DiskFullError is an agent's refusal to start an instance whose state
+// directory's disk has less free space than the coordinator said the
+// instance needs (a start's need_bytes, e.g. the size of the changelog it
+// restores): starting it would fail mid-restore with RocksDB's "No space
+// left on device", measured as a slow or failed restore instead of the
+// harness's fault it is.
+type DiskFullError struct {
+	Agent, Dir string
+	Free, Need int64
+	Instance   string
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("not starting instance %s: the state directory %s of agent %s has %d bytes (%.1f MiB) free, the instance needs %d (%.1f MiB): free space on the agent's disk or give it another --state-dir",
+		e.Instance, e.Dir, e.Agent, e.Free, float64(e.Free)/(1<<20), e.Need, float64(e.Need)/(1<<20))
+}
+
+// checkFree refuses a start needing more than the state directory's free
+// space; need 0 checks nothing.
+func (a *Agent) checkFree(m *Message) error {
+	if m.NeedBytes <= 0 {
+		return nil
+	}
+	free, err := freeBytes(a.cfg.StateDir)
+	if err != nil {
+		return fmt.Errorf("agent %s: the free space of its state directory %s: %w", a.cfg.Name, a.cfg.StateDir, err)
+	}
+	if free < m.NeedBytes {
+		return &DiskFullError{Agent: a.cfg.Name, Dir: a.cfg.StateDir, Free: free, Need: m.NeedBytes, Instance: m.Instance}
+	}
+	return nil
+}
+
+// diskUsage is the bytes of the files under an instance's state directory
+// (0 when it has none).
+func (a *Agent) diskUsage(m *Message) (*Message, error) {
+	var n int64
+	err := filepath.WalkDir(a.stateDir(m.Run, m.Fleet, m.Instance), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone meanwhile, or never made: not counted
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return &Message{Bytes: n}, err
+}

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
+)
+
+// agentScenarios are the scenarios whose kafka-streams instances run on
+// agents: the fleets', and cold's and warm's one instance.
+var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, config.ScenarioScaleOut: true,
+	config.ScenarioRolling: true, config.ScenarioStandby: true, config.ScenarioCold: true, config.ScenarioWarm: true}
+
+// singleScenarios are the agent scenarios of one instance, whose query
+// load (queries) would have to reach the instance's API port on its
+// agent's host.
+var singleScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
+
+// checkAgentPlan refuses, with agents, a plan the agents cannot run: a
+// kafka-streams case whose instance would still run on this machine, or
+// a placement rule no agent matches. It hands the plan's placement to the
+// coordinator, which places every instance of the run by it.
+func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
+	if err := checkAgentCases(plan.Cases); err != nil {
+		return err
+	}
+	if err := e.Agents.CheckPlacement(plan.Placement); err != nil {
+		return fmt.Errorf("--agents: profile %s: %w", plan.Name, err)
+	}
+	e.Agents.SetPlacement(plan.Placement)
+	return nil
+}
+
+// checkAgentCases refuses, with agents, a kafka-streams case whose
+// instance would still run on this machine, and a cold or warm case with
+// a query load: the load runs here and agents open no port to it.
+func checkAgentCases(cases []config.Case) error {
+	for _, c := range cases {
+		if c.Engine != config.EngineKafkaStreams {
+			continue
+		}
+		if !agentScenarios[c.Scenario] {
+			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its instance on this machine; on agents run cold, warm, failover, scaleout, rolling or standby", c.Name, c.Scenario)
+		}
+		if singleScenarios[c.Scenario] && c.Queries != nil {
+			return fmt.Errorf("--agents: case %s: its query load runs on this machine and would need the API port of the instance on its agent's host, which agents do not open; run it without --agents, or without queries", c.Name)
+		}
+	}
+	return nil
+}

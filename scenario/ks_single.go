@@ -1,0 +1,163 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/ksdriver"
+)
+
+// ksInstance is the one Kafka Streams instance of a cold restore or a
+// warm restart: a JVM on this machine (*ksdriver.Instance), or one under
+// an agent (remoteInstance), whose events arrive on this machine's clock.
+type ksInstance interface {
+	ID() string
+	// PID is the JVM's pid on this machine, 0 when it runs on an agent:
+	// /proc is read only for a local one.
+	PID() int
+	Hello() *ksdriver.Hello
+	LaunchMonoNs() int64
+	Events() []ksdriver.Event
+	Len() int
+	Next(ctx context.Context, i int) (ksdriver.Event, error)
+	WaitFor(ctx context.Context, from int, match func(ksdriver.Event) bool) (ksdriver.Event, int, error)
+	Done() <-chan struct{}
+	Request(ctx context.Context, command, reply string) (ksdriver.Event, error)
+	Stop(ctx context.Context) error
+	Kill()
+	KillNow() int64
+	// AwaitAPI is the address of the instance's API layer.
+	AwaitAPI(ctx context.Context) (string, error)
+}
+
+// remoteInstance is the instance on an agent.
+type remoteInstance struct{ *agent.Process }
+
+// PID is 0: the JVM's pid is the agent host's.
+func (remoteInstance) PID() int { return 0 }
+
+// errRemoteAPI: the query load runs on this machine, and an agent's
+// instance's API port is on the agent's host, which it does not reach.
+var errRemoteAPI = errors.New("queries against an instance on an agent are not run: the query load runs on the coordinator's machine, and agents open no port to it")
+
+// AwaitAPI refuses: see errRemoteAPI.
+func (remoteInstance) AwaitAPI(context.Context) (string, error) { return "", errRemoteAPI }
+
+// ksSingle is where the one instance of a cold restore or warm restart
+// runs and keeps its state: this machine, under the request's state.dir,
+// or, with agents (env.Agents), the agent the coordinator places it on
+// (the first, or by the profile's placement; its role is active), where it
+// stays for every restart, its state directory on the agent's disk.
+type ksSingle struct {
+	env     *Env
+	req     Request
+	appID   string
+	instDir string     // the local instance's own directory
+	host    *agentHost // nil: this machine
+	n       int        // processes started, on an agent
+}
+
+func newKSSingle(env *Env, req Request, appID string) *ksSingle {
+	s := &ksSingle{env: env, req: req, appID: appID, instDir: filepath.Join(req.StateDir, "kstreams-"+ksInstanceID)}
+	if env.Agents != nil {
+		s.host = newAgentHost(env.Agents, appID, req.Case)
+	}
+	return s
+}
+
+// appDir is the local instance's application directory under state.dir.
+func (s *ksSingle) appDir() string { return filepath.Join(s.req.StateDir, s.appID) }
+
+// fresh makes sure the instance starts with no state: locally an
+// application directory left in place is an error (the user's stores, or a
+// kept run's); on an agent its state directory, which an earlier repeat
+// of this run left there, is wiped.
+func (s *ksSingle) fresh() error {
+	if s.host == nil {
+		return (&engine.Instance{StateDir: s.req.StateDir, AppID: s.appID}).CheckStateDirEmpty()
+	}
+	return s.host.WipeState(ksInstanceID)
+}
+
+// start launches a process of the instance with props (state.dir is the
+// host's), asking an agent for need bytes free in its state directory.
+func (s *ksSingle) start(ctx context.Context, props map[string]string, need int64) (ksInstance, error) {
+	c := s.req.Case
+	if s.host == nil {
+		secrets, err := jvmSecrets(s.env)
+		if err != nil {
+			return nil, err
+		}
+		inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: s.instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion})
+		if err != nil {
+			return nil, fmt.Errorf("case %s #%d: %w", c.Name, s.req.Repeat, err)
+		}
+		return inst, nil
+	}
+	p, err := s.host.startRemote(ctx, ProcessSpec{ID: ksInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion}, need)
+	if err != nil {
+		return nil, fmt.Errorf("case %s #%d: %w", c.Name, s.req.Repeat, err)
+	}
+	s.n++
+	s.env.Logf("restore: case %s #%d: instance %s runs on agent %s", c.Name, s.req.Repeat, ksInstanceID, p.Agent())
+	return remoteInstance{p}, nil
+}
+
+// diskBytes is what the instance's stores take on disk now.
+func (s *ksSingle) diskBytes(ctx context.Context) int64 {
+	if s.host == nil {
+		return dirBytes(s.appDir())
+	}
+	n, err := s.host.co.DiskUsage(ctx, s.host.AgentOf(ksInstanceID), s.appID, ksInstanceID)
+	if err != nil {
+		s.env.Logf("restore: warning: the disk usage of instance %s on its agent: %v", ksInstanceID, err)
+	}
+	return n
+}
+
+// segmentsDir is the directory window-store segments are counted in: the
+// local application directory, "" on an agent (not counted there).
+func (s *ksSingle) segmentsDir() string {
+	if s.host != nil {
+		return ""
+	}
+	return s.appDir()
+}
+
+// placement names the agent the instance ran on, nil locally.
+func (s *ksSingle) placement() map[string]string {
+	if s.host == nil {
+		return nil
+	}
+	return map[string]string{ksInstanceID: s.host.AgentOf(ksInstanceID)}
+}
+
+// remove deletes the instance's state and directories, unless the
+// request keeps its state.
+func (s *ksSingle) remove() {
+	if s.req.KeepState {
+		return
+	}
+	if s.host != nil {
+		s.host.Remove()
+		return
+	}
+	os.RemoveAll(s.appDir())
+	os.RemoveAll(s.instDir)
+}
+
+// stateNeed is the least a restore of t needs free in its state
+// directory: the live bytes of the state it ends with (its stores hold at
+// least those); 0 for a topic restorebench did not fill.
+func stateNeed(t Target) int64 {
+	var n int64
+	for _, p := range t.Expected {
+		n += p.LiveBytes
+	}
+	return n
+}
