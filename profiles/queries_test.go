@@ -24,7 +24,7 @@ func TestQueriesBlock(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
-		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold and warm only so far"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold, warm and failover only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
 	} {
 		_, err := Parse([]byte(tc.yaml), "q.yaml")
