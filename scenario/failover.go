@@ -258,8 +258,12 @@ func (r *failoverRun) run() error {
 	if err := r.startProducer(); err != nil {
 		return err
 	}
-	r.env.Logf("failover: case %s #%d: %s, %d partitions, %.0f transactions/s over %d accounts, %s, standby %v, persistent %v",
-		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, r.set.Rate, r.set.Accounts, r.guarantee, r.set.Standby, r.set.Persistent)
+	load := fmt.Sprintf("%.0f transactions/s over %d accounts", r.set.Rate, r.set.Accounts)
+	if r.kv != nil {
+		load = fmt.Sprintf("the kv topology over %s, %.0f records/s written, lookups at %.0f/s from each kill's wait on", r.changelog, r.set.Rate, r.req.Case.Queries.Rate)
+	}
+	r.env.Logf("failover: case %s #%d: %s, %d partitions, %s, %s, standby %v, persistent %v",
+		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, load, r.guarantee, r.set.Standby, r.set.Persistent)
 	var survivor *proc
 	for k := 1; k <= r.set.Kills; k++ {
 		victim, surv, err := r.killOnce(k)
