@@ -373,6 +373,9 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 func (r *failoverRun) aim(k int) (victim, survivor *proc, tasks []string, wait time.Duration, queries *ksQueryLoad, err error) {
 	run := r.set.Run.D()
 	wait = run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
+	if err := r.awaitCaughtUp(); err != nil {
+		return nil, nil, nil, 0, nil, err
+	}
 	victim, survivor = r.pickVictim()
 	tasks = latestTasks(victim.inst.Events()).active
 	if len(tasks) == 0 {

@@ -37,6 +37,10 @@ type foKV struct {
 	check *loadgen.ReadChecker
 	// fillRecords is the generator index the load's records start at.
 	fillRecords int64
+	// acceptable is acceptable.recovery.lag (the case's, or Kafka
+	// Streams' 10000): how close to the changelog's end a standby must be
+	// before a kill, as Kafka Streams counts one caught up.
+	acceptable int64
 }
 
 // newKVFailoverRun is a failover run of the kv topology over t's fill.
@@ -59,6 +63,11 @@ func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fa
 	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: t.AppID,
 		input: input, changelog: t.Topic, kv: &foKV{t: t, check: check, fillRecords: spec.Records}}
 	r.set.Partitions = int(spec.Partitions)
+	st, err := settingsOf(req.Case)
+	if err != nil {
+		return nil, err
+	}
+	r.kv.acceptable = st.acceptable
 	r.rng = newKillRng(r.set.Seed, req.Repeat)
 	props, err := kvFailoverProperties(env, t, req, input)
 	if err != nil {
@@ -100,6 +109,7 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 		}
 	}
 	props[ksdriver.PropAPIPort] = "0"
+	props[ksdriver.PropLagsIntervalMs] = "500" // for standbys caught up before a kill
 	return props, nil
 }
 
@@ -113,6 +123,23 @@ func (r *failoverRun) prepareKV() error {
 		return err
 	}
 	return r.f.resetGroup(r.ctx, r.input, nil)
+}
+
+// awaitCaughtUp waits, in a kv failover with a standby, until every
+// standby is within acceptable.recovery.lag of its changelog's end by the
+// instances' lags (allLocalStorePartitionLags), so that a kill meets a
+// standby that follows the writes, not one still restoring (after a
+// restart, or at 2000 writes/s one that fell behind): the staleness its
+// reads are measured at is that of a caught-up standby.
+func (r *failoverRun) awaitCaughtUp() error {
+	if r.kv == nil || !r.set.Standby {
+		return nil
+	}
+	return r.poll(time.Now().Add(foStableTimeout), func() (bool, string) {
+		return r.f.standbysCaughtUp(r.set.Partitions, 1, r.kv.acceptable)
+	}, func(why string) error {
+		return fmt.Errorf("case %s #%d: standbys not caught up within %s: %s", r.req.Case.Name, r.req.Repeat, foStableTimeout, why)
+	})
 }
 
 // killQueries starts a kill's query load against the survivor, following
