@@ -79,4 +79,7 @@ type QuerySecond struct {
 	Refused  int64 `json:"refused"`
 	Stale    int64 `json:"stale"`
 	Wrong    int64 `json:"wrong"`
+	// ByInstance (kafka-streams engine) counts the second's answers by
+	// the instance that gave them.
+	ByInstance map[string]int64 `json:"by_instance,omitempty"`
 }

@@ -165,7 +165,7 @@ func (l *ksQueryLoad) lookup(i int64) {
 		l.noteRefusal(a.Reason)
 		return
 	}
-	l.count(&a)
+	l.count(n, &a)
 	l.outage.answered(watched, a.Copy == ksdriver.CopyStandby)
 	if a.Copy == ksdriver.CopyStandby {
 		l.lag.note(a.Partition, a.Offset)
@@ -198,13 +198,18 @@ func (l *ksQueryLoad) noteRefusal(why string) {
 	}
 }
 
-// count notes who answered; l.mu must be held.
-func (l *ksQueryLoad) count(a *ksdriver.Answer) {
+// count notes who answered a lookup sent in second n; l.mu must be held.
+func (l *ksQueryLoad) count(n int, a *ksdriver.Answer) {
 	rec := &l.tally.rec
 	if rec.ByInstance == nil {
 		rec.ByInstance = map[string]int64{}
 	}
 	rec.ByInstance[a.Instance]++
+	sec := &rec.Series[n]
+	if sec.ByInstance == nil {
+		sec.ByInstance = map[string]int64{}
+	}
+	sec.ByInstance[a.Instance]++
 	if a.ForwardedBy != "" {
 		rec.Forwarded++
 	}
