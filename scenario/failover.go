@@ -63,6 +63,10 @@ import (
 // and not a failure; a lost transaction, or any difference under exactly
 // once, fails the run (ErrUnverified).
 //
+// With a query load (the case's queries block) the instances run the kv
+// topology over the profile's fill instead of the ledger, and each kill
+// records its lookups (failover_kv.go).
+//
 // One record per kill; the balance check is on the last, and every record
 // of the sequence carries its verdict.
 type FailoverKafkaStreams struct{}
