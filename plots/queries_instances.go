@@ -69,13 +69,15 @@ func LookupsByInstance(r *runs.Results) (*plot.Plot, error) {
 	return p, nil
 }
 
-// firstQueryKills are each failover case's first kill with a query load.
+// firstQueryKills are each failover case's first kill with a query load
+// whose series say which instance answered (results before they did have
+// none to draw).
 func firstQueryKills(restores []runs.Restore) []runs.Restore {
 	var with []runs.Restore
 	seen := map[string]bool{}
 	for _, x := range restores {
 		q := x.Queries
-		if x.Failover == nil || q == nil || q.Outage == nil || len(q.Series) == 0 || seen[x.Case] {
+		if x.Failover == nil || q == nil || q.Outage == nil || len(instancesOf(q.Series)) == 0 || seen[x.Case] {
 			continue
 		}
 		seen[x.Case] = true

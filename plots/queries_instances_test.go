@@ -31,6 +31,11 @@ func TestLookupsByInstanceDrawsEachAnsweringInstance(t *testing.T) {
 	if len(xys) != 4 || xys[1].Y != 60 || xys[2].Y != 0 || xys[3].X != 3 || xys[3].Y != 100 {
 		t.Fatalf("i2's points %v", xys)
 	}
+	bare := kill(1)
+	bare.Queries = &runs.QueryFigures{Series: []runs.QuerySecond{{T: 0, Answered: 5}}, Outage: &runs.ReadOutage{}}
+	if _, err := LookupsByInstance(&runs.Results{Restores: []runs.Restore{bare}}); !errors.Is(err, ErrNotApplicable) {
+		t.Fatalf("a series without answers by instance: %v", err)
+	}
 	other := kill(1)
 	other.Case = "no-standby"
 	if got := firstQueryKills([]runs.Restore{kill(1), kill(2), other}); len(got) != 2 || got[0].Failover.Kill != 1 || got[1].Case != "no-standby" {
