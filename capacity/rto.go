@@ -71,7 +71,7 @@ type RTOCell struct {
 type scenarioRow func(a *Analysis) RTORow
 
 // scenarioRows are the table's rows, in order.
-var scenarioRows = []scenarioRow{coldRestoreRow, readsServedAgainRow, warmRestartRow, standbyFailoverRow, scaleOutRow}
+var scenarioRows = []scenarioRow{coldRestoreRow, readsServedAgainRow, warmRestartRow, standbyFailoverRow, readsAfterFailoverRow, scaleOutRow}
 
 // buildRTOTable computes every scenario's row.
 func buildRTOTable(a *Analysis) RTOTable {

@@ -30,7 +30,9 @@ const MaxQueryRate = 200_000
 
 // checkQueries validates the case's query load: bounded, and on what runs
 // queries so far: key-value stores' cold restores and warm restarts, on
-// both engines (on kafka-streams through the driver's API layer).
+// both engines (on kafka-streams through the driver's API layer), and
+// failovers (kafka-streams only; the failover then runs the kv topology
+// over the fill instead of the ledger, whose values lookups cannot judge).
 func (c Case) checkQueries() error {
 	q := c.Queries
 	switch {
@@ -42,8 +44,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is negative", q.After)
 	case q.After.D() > time.Hour:
 		return fieldErr("queries.after", "%s is over an hour", q.After)
-	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm:
-		return fieldErr("queries", "queries run beside scenarios cold and warm only so far, not %s", c.Scenario)
+	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm && c.Scenario != ScenarioFailover:
+		return fieldErr("queries", "queries run beside scenarios cold, warm and failover only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreVersionedKeyValue:
 		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
 	case c.StoreKind.Segmented():

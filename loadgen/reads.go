@@ -29,6 +29,10 @@ type ReadChecker struct {
 	spec Spec
 	gen  *Generator
 	last []int64 // per key: the index + 1 of its last committed write; 0 = never written
+	// followed and deleted are CheckLive's: the appended records followed
+	// so far, and the keys they delete.
+	followed int64
+	deleted  map[int64]bool
 }
 
 // NewReadChecker follows the fill's writes once for each key's last one.

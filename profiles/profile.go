@@ -323,7 +323,9 @@ func checkFillTopic(p *Plan, fill *yaml.Node) error {
 					c.Name, c.StoreKind, named, p.Topic)}
 		}
 		d, ok := config.ScenarioDefOf(c.Scenario)
-		if !ok || c.Engine != config.EngineKafkaStreams || d.KafkaStreamsAnyTopic {
+		// A failover with queries runs the kv topology over the fill.
+		anyTopic := d.KafkaStreamsAnyTopic && !(c.Scenario == config.ScenarioFailover && c.Queries != nil)
+		if !ok || c.Engine != config.EngineKafkaStreams || anyTopic {
 			continue
 		}
 		return &config.FieldError{Path: "fill.topic", Line: lineOf(fill, "topic"),

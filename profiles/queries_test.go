@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restorebench/restorebench/config"
 )
 
 // TestQueriesBlock: a case's queries block takes its defaults for what it
@@ -24,7 +26,7 @@ func TestQueriesBlock(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
-		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold and warm only so far"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold, warm and failover only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
 	} {
 		_, err := Parse([]byte(tc.yaml), "q.yaml")
@@ -57,5 +59,41 @@ func TestQueriesOnKafkaStreamsColdRestores(t *testing.T) {
 	}
 	if _, err := Parse([]byte("fill:\n  records: 10\ncases:\n  - name: a\n    engine: kafka-streams\n    scenario: warm\n    queries: {}\n"), "q.yaml"); err != nil {
 		t.Fatalf("a kafka-streams warm case with queries: %v", err)
+	}
+}
+
+// TestQueriesFailoverProfile: the built-in queries-failover profile runs
+// failovers on the real client under a query load, over the changelog its
+// kv topology restores: with a standby and stale reads at two write rates,
+// with a standby without them, and without a standby, each case keeping
+// the profile-wide lookup rate and the session timeout that makes a kill
+// noticed in seconds.
+func TestQueriesFailoverProfile(t *testing.T) {
+	p, err := Load("queries-failover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := config.ChangelogTopic(p.AppID, p.StoreName); p.Topic != want {
+		t.Fatalf("fill topic %s, want %s: the kv topology restores only the changelog named after its store", p.Topic, want)
+	}
+	type variant struct {
+		standby, stale bool
+		rate           float64
+	}
+	seen := map[variant]bool{}
+	for _, c := range p.Cases {
+		q, f := c.Queries, c.Failover
+		if c.Engine != "kafka-streams" || c.Scenario != "failover" || q == nil || f == nil {
+			t.Fatalf("case %s: %s on %s, queries %+v, failover %+v", c.Name, c.Scenario, c.Engine, q, f)
+		}
+		if q.Rate != 1000 || q.After.D() != 3*time.Second || c.Streams["session.timeout.ms"] != "6000" || f.Kills != 3 {
+			t.Errorf("case %s: queries %+v, session %s, kills %d", c.Name, q, c.Streams["session.timeout.ms"], f.Kills)
+		}
+		seen[variant{f.Standby, q.Stale, f.Rate}] = true
+	}
+	for _, v := range []variant{{true, true, 500}, {true, true, 2000}, {true, false, 500}, {false, false, 500}} {
+		if !seen[v] {
+			t.Errorf("no case with standby %v, stale reads %v at %.0f writes/s", v.standby, v.stale, v.rate)
+		}
 	}
 }

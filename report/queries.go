@@ -83,12 +83,13 @@ func queriesSection(a *capacity.Analysis) (Section, error) {
 			"p99 ms: answered lookups' latency while a store restored, and after."}
 	for _, x := range recs {
 		q := x.r.Queries
-		tab.Rows = append(tab.Rows, []string{x.ref(), fmt.Sprint(q.Stale), fmt.Sprint(q.Lookups),
+		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Stale), fmt.Sprint(q.Lookups),
 			percentOf(q.Refused, q.Lookups), percentOf(q.Correct, q.Lookups), percentOf(q.StaleReads, q.Lookups), fmt.Sprint(q.Wrong),
 			optSeconds(q.ServedAgainSeconds), fmt.Sprintf("%.2f", q.RestoredSeconds),
 			latencyOne(q.During.Count, q.During.P99Ms), latencyOne(q.After.Count, q.After.P99Ms)})
 	}
 	s.Blocks = append(s.Blocks, tab)
+	s.Blocks = append(s.Blocks, kafkaStreamsQueryBlocks(recs)...)
 	return s, nil
 }
 

@@ -294,6 +294,11 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 					s.Exact++
 				}
 				s.Acked, s.Duplicates, s.Lost = s.Acked+l.Acked, s.Duplicates+l.Duplicates, s.Lost+l.Lost
+			} else if storesChecked(r) {
+				s.Checked++
+				if r.Verified {
+					s.Exact++
+				}
 			}
 		}
 		if len(seqs) == 0 {
@@ -307,4 +312,13 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 		out = append(out, s)
 	}
 	return out
+}
+
+// storesChecked says whether a failover record is the last kill of a
+// sequence that ran the kv topology over a fill (a failover with a query
+// load) and carries its stores' verification against the fill and the
+// write load instead of a ledger check.
+func storesChecked(r Restore) bool {
+	f := r.Failover
+	return f.Ledger == nil && f.Kill == f.Kills && r.Queries != nil && r.Verification.Mode != VerificationLedger && r.Verification.Mode != ""
 }

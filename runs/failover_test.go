@@ -76,3 +76,24 @@ func TestFailoverGapWithinTheClocksBoundIsLeftOut(t *testing.T) {
 		t.Fatalf("summary %+v: want 2 kills, 1 left out, gaps [3]", s)
 	}
 }
+
+// TestSummarizeFailoverCountsVerifiedStores: a failover with a query load
+// has no ledger; its last kill's verification of the stores against the
+// fill and the write load is its check, verified or not.
+func TestSummarizeFailoverCountsVerifiedStores(t *testing.T) {
+	kill := func(k int, verified bool) Restore {
+		r := Restore{Case: "q", Repeat: 1, Verified: verified, Queries: &QueryFigures{Rate: 10},
+			Failover: &FailoverRecord{Kill: k, Kills: 2, MaxGapSeconds: 7, Tasks: []FailoverTask{{Task: "0_0", GapSeconds: 7}}, Takeover: TakeoverPromoted}}
+		r.Verification.Mode = "expected-state"
+		return r
+	}
+	for _, tc := range []struct {
+		verified bool
+		want     string
+	}{{true, "verified"}, {false, "MISMATCH"}} {
+		s := SummarizeFailover([]Restore{kill(1, tc.verified), kill(2, tc.verified)})
+		if len(s) != 1 || s[0].Checked != 1 || s[0].Verdict() != tc.want {
+			t.Errorf("verified %v: summary %+v, verdict %q, want %q", tc.verified, s, s[0].Verdict(), tc.want)
+		}
+	}
+}

@@ -52,13 +52,22 @@ type QueryFigures struct {
 	FirstAnsweredSeconds *float64 `json:"first_answered_seconds,omitempty"`
 	ServedAgainSeconds   *float64 `json:"served_again_seconds,omitempty"`
 	// During and After are the answered lookups' latencies while a store
-	// restored and once every store was restored.
-	During measure.Latency `json:"during"`
-	After  measure.Latency `json:"after"`
+	// restored and once every store was restored (in a failover: from the
+	// kill until the survivor took over, and after); Before, a failover's
+	// only, those answered before the kill.
+	During measure.Latency  `json:"during"`
+	After  measure.Latency  `json:"after"`
+	Before *measure.Latency `json:"before,omitempty"`
 	// Series is the lookups second by second.
 	Series []QuerySecond `json:"series"`
 	// WrongReads describes up to ten wrong answers.
 	WrongReads []string `json:"wrong_reads,omitempty"`
+	// Outage (failover on kafka-streams) is what lookups of the killed
+	// instance's keys met from the kill on; nil elsewhere.
+	Outage *ReadOutage `json:"outage,omitempty"`
+	// StandbyLag (kafka-streams, with a write load) is how far behind the
+	// changelog's end the standby answers were; nil without one.
+	StandbyLag *StandbyLag `json:"standby_lag,omitempty"`
 }
 
 // QuerySecond is one second of a query load: its lookups and what became
@@ -70,4 +79,7 @@ type QuerySecond struct {
 	Refused  int64 `json:"refused"`
 	Stale    int64 `json:"stale"`
 	Wrong    int64 `json:"wrong"`
+	// ByInstance (kafka-streams engine) counts the second's answers by
+	// the instance that gave them.
+	ByInstance map[string]int64 `json:"by_instance,omitempty"`
 }

@@ -63,6 +63,10 @@ import (
 // and not a failure; a lost transaction, or any difference under exactly
 // once, fails the run (ErrUnverified).
 //
+// With a query load (the case's queries block) the instances run the kv
+// topology over the profile's fill instead of the ledger, and each kill
+// records its lookups (failover_kv.go).
+//
 // One record per kill; the balance check is on the last, and every record
 // of the sequence carries its verdict.
 type FailoverKafkaStreams struct{}
@@ -143,6 +147,9 @@ type failoverRun struct {
 	producer *ledger.Producer
 	startNs  int64 // the producer's start
 	out      []runs.Restore
+	// kv is set when the case has a query load: the kv topology over the
+	// fill replaces the ledger (failover_kv.go).
+	kv *foKV
 }
 
 // newFailoverRun checks the request and works out names and properties.
@@ -150,20 +157,18 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 	if req.Case.Failover == nil {
 		return nil, fmt.Errorf("case %s: no failover settings", req.Case.Name)
 	}
+	if req.Case.Queries != nil {
+		return newKVFailoverRun(ctx, env, t, req)
+	}
 	app := fmt.Sprintf("%s-failover-%s-r%d-%s", t.AppID, req.Case.Name, req.Repeat, strconv.FormatInt(time.Now().UnixMilli(), 36))
 	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: app,
 		input: app + "-transactions", changelog: config.ChangelogTopic(app, t.StoreName), book: ledger.NewBook()}
-	seed := failoverSeed(r.set.Seed, req.Repeat)
-	r.rng = rand.New(rand.NewPCG(seed, 0x6b696c6c)) // "kill": the stream of kill moments
+	r.rng = newKillRng(r.set.Seed, req.Repeat)
 	props, err := failoverProperties(env, req, app, t.StoreName, r.input)
 	if err != nil {
 		return nil, err
 	}
-	r.guarantee = props["processing.guarantee"]
-	if r.guarantee == "" {
-		r.guarantee = "at_least_once"
-	}
-	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
+	r.setGuarantee(props)
 	host, err := newHost(env, req, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
@@ -172,6 +177,21 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2} // no restore bytes: BytesFrom stays empty
 	r.f.ks = &r.ks
 	return r, nil
+}
+
+// newKillRng is a repeat's stream of kill moments.
+func newKillRng(seed int64, repeat int) *rand.Rand {
+	return rand.New(rand.NewPCG(failoverSeed(seed, repeat), 0x6b696c6c)) // "kill"
+}
+
+// setGuarantee notes the instances' processing guarantee and session
+// timeout from their properties.
+func (r *failoverRun) setGuarantee(props map[string]string) {
+	r.guarantee = props["processing.guarantee"]
+	if r.guarantee == "" {
+		r.guarantee = "at_least_once"
+	}
+	r.sessionMs, _ = strconv.ParseInt(props["session.timeout.ms"], 10, 64)
 }
 
 // failoverSeed is a repeat's seed: distinct per repeat, fixed per seed.
@@ -185,13 +205,9 @@ func failoverSeed(seed int64, repeat int) uint64 {
 func failoverProperties(env *Env, req Request, app, store, input string) (map[string]string, error) {
 	props := maps.Clone(failoverStreamsDefaults)
 	maps.Copy(props, req.Case.KafkaStreamsProperties())
-	standbys := "0"
-	if req.Case.Failover.Standby {
-		standbys = "1"
-	}
-	if v, ok := req.Case.Streams["num.standby.replicas"]; ok && strings.TrimSpace(v) != standbys {
-		return nil, fmt.Errorf("case %s: streams num.standby.replicas=%s contradicts failover.standby=%v; set failover.standby only",
-			req.Case.Name, v, req.Case.Failover.Standby)
+	standbys, err := failoverStandbys(req)
+	if err != nil {
+		return nil, err
 	}
 	props["num.standby.replicas"] = standbys
 	props["application.id"] = app
@@ -204,12 +220,35 @@ func failoverProperties(env *Env, req Request, app, store, input string) (map[st
 	return props, nil
 }
 
-// run is the sequence: topics, instances, producer, kills, check.
-func (r *failoverRun) run() error {
+// failoverStandbys is num.standby.replicas by failover.standby; the
+// case's streams may not say otherwise.
+func failoverStandbys(req Request) (string, error) {
+	standbys := "0"
+	if req.Case.Failover.Standby {
+		standbys = "1"
+	}
+	if v, ok := req.Case.Streams["num.standby.replicas"]; ok && strings.TrimSpace(v) != standbys {
+		return "", fmt.Errorf("case %s: streams num.standby.replicas=%s contradicts failover.standby=%v; set failover.standby only",
+			req.Case.Name, v, req.Case.Failover.Standby)
+	}
+	return standbys, nil
+}
+
+// prepare makes the topics the instances need: the ledger's input, or
+// the kv topology's over the fill.
+func (r *failoverRun) prepare() error {
+	if r.kv != nil {
+		return r.prepareKV()
+	}
 	if err := r.createInput(); err != nil {
 		return err
 	}
-	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input); err != nil {
+	return checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input)
+}
+
+// run is the sequence: topics, instances, producer, kills, check.
+func (r *failoverRun) run() error {
+	if err := r.prepare(); err != nil {
 		return err
 	}
 	for _, id := range failoverIDs {
@@ -223,8 +262,12 @@ func (r *failoverRun) run() error {
 	if err := r.startProducer(); err != nil {
 		return err
 	}
-	r.env.Logf("failover: case %s #%d: %s, %d partitions, %.0f transactions/s over %d accounts, %s, standby %v, persistent %v",
-		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, r.set.Rate, r.set.Accounts, r.guarantee, r.set.Standby, r.set.Persistent)
+	load := fmt.Sprintf("%.0f transactions/s over %d accounts", r.set.Rate, r.set.Accounts)
+	if r.kv != nil {
+		load = fmt.Sprintf("the kv topology over %s, %.0f records/s written, lookups at %.0f/s from each kill's wait on", r.changelog, r.set.Rate, r.req.Case.Queries.Rate)
+	}
+	r.env.Logf("failover: case %s #%d: %s, %d partitions, %s, %s, standby %v, persistent %v",
+		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, load, r.guarantee, r.set.Standby, r.set.Persistent)
 	var survivor *proc
 	for k := 1; k <= r.set.Kills; k++ {
 		victim, surv, err := r.killOnce(k)
@@ -269,8 +312,14 @@ func (r *failoverRun) launch(id string) error {
 	return nil
 }
 
-// startProducer starts writing transactions.
+// startProducer starts writing transactions (a kv failover: the fill's
+// generator's next records).
 func (r *failoverRun) startProducer() error {
+	if r.kv != nil {
+		r.startNs = ksdriver.NowMonoNs()
+		r.kv.load = startLoad(r.ctx, r.req.Changer, "failover", r.input, r.set.Rate)
+		return nil
+	}
 	cl, err := cluster.NewClient(r.env.Cluster, ledger.ClientOptions()...)
 	if err != nil {
 		return err
@@ -285,25 +334,22 @@ func (r *failoverRun) startProducer() error {
 // killOnce waits the random time, kills the instance holding the most
 // active tasks, waits for the survivor to take over and records the kill.
 func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
-	run := r.set.Run.D()
-	wait := run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
-	if err := r.f.wait(r.ctx, wait); err != nil {
-		return nil, nil, err
-	}
-	victim, survivor = r.pickVictim()
-	tasks := latestTasks(victim.inst.Events()).active
-	if len(tasks) == 0 {
-		return victim, survivor, fmt.Errorf("case %s #%d: kill %d: no instance has an active task to lose", r.req.Case.Name, r.req.Repeat, k)
+	victim, survivor, tasks, wait, queries, err := r.aim(k)
+	if err != nil {
+		return victim, survivor, err
 	}
 	mark := survivor.inst.Len()
 	startedAt := time.Now().UTC()
 	killNs := r.f.kill(victim)
+	queries.killed(time.Now())
 	kill := foKill{killNs: killNs, victim: victim.inst.Events(), victimTasks: tasks, input: r.input, store: r.changelog}
 	if err := r.awaitTakeover(&kill, survivor, mark); err != nil {
+		r.finishKillQueries(queries, killNs, nil)
 		return victim, survivor, fmt.Errorf("case %s #%d: kill %d of %s (tasks %s): %w", r.req.Case.Name, r.req.Repeat, k, victim.id, strings.Join(tasks, ", "), err)
 	}
 	fr, err := kill.measure()
 	if err != nil {
+		r.finishKillQueries(queries, killNs, nil)
 		return victim, survivor, err
 	}
 	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.n+1
@@ -316,11 +362,37 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 			r.req.Case.Name, r.req.Repeat, k, fr.MaxGapSeconds, fr.ClockBoundSeconds)
 	}
 	fr.ProcessedIntervalMs, _ = strconv.ParseInt(failoverDriverProperties[ksdriver.PropProcessedIntervalMs], 10, 64)
-	r.out = append(r.out, r.record(fr, startedAt))
+	rec := r.record(fr, startedAt)
+	rec.Queries = r.finishKillQueries(queries, killNs, &fr)
+	r.out = append(r.out, rec)
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
 		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,
 		fr.RestoredRecords, fr.MaxGapSeconds, fr.DetectionSeconds, fr.RunningSeconds)
 	return victim, survivor, nil
+}
+
+// aim picks kill k's moment (a random wait) and victim, starts the kill's
+// query load (a kv failover's, from now: before the kill it measures the
+// standby reads' staleness) and waits until the moment.
+func (r *failoverRun) aim(k int) (victim, survivor *proc, tasks []string, wait time.Duration, queries *ksQueryLoad, err error) {
+	run := r.set.Run.D()
+	wait = run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
+	if err := r.awaitCaughtUp(); err != nil {
+		return nil, nil, nil, 0, nil, err
+	}
+	victim, survivor = r.pickVictim()
+	tasks = latestTasks(victim.inst.Events()).active
+	if len(tasks) == 0 {
+		return victim, survivor, nil, 0, nil, fmt.Errorf("case %s #%d: kill %d: no instance has an active task to lose", r.req.Case.Name, r.req.Repeat, k)
+	}
+	if queries, err = r.killQueries(survivor, tasks); err != nil {
+		return victim, survivor, nil, 0, nil, err
+	}
+	if err := r.f.wait(r.ctx, wait); err != nil {
+		r.finishKillQueries(queries, 0, nil)
+		return victim, survivor, nil, 0, nil, err
+	}
+	return victim, survivor, tasks, wait, queries, nil
 }
 
 // pickVictim returns the instance with the most active tasks (a seeded
@@ -471,6 +543,9 @@ func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.R
 // check stops the producer, waits until the survivor processed every
 // acknowledged transaction, reads its balances and judges them.
 func (r *failoverRun) check(survivor *proc) error {
+	if r.kv != nil {
+		return r.checkKV(survivor)
+	}
 	res, err := r.producer.Stop()
 	if err != nil {
 		return err
@@ -578,6 +653,10 @@ func (r *failoverRun) markUnfinished(err error) {
 // kept.
 func (r *failoverRun) cleanup() {
 	r.f.killAll()
+	if r.kv != nil {
+		r.cleanupKV()
+		return
+	}
 	if r.producer != nil {
 		r.producer.Stop()
 	}

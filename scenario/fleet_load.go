@@ -24,6 +24,7 @@ type load struct {
 	done    chan struct{}
 	mu      sync.Mutex
 	written int64
+	chunk   int64 // the records of one AppendVia call
 	err     error
 	// startNs and endNs are when writing began and ended (CLOCK_MONOTONIC).
 	startNs, endNs int64
@@ -38,6 +39,7 @@ func startLoad(ctx context.Context, ch Changer, by, topic string, rate float64) 
 		return l
 	}
 	chunk := max(int64(rate*loadChunkSeconds), 1000)
+	l.chunk = chunk
 	go func() {
 		defer close(l.done)
 		defer func() { l.endNs = ksdriver.NowMonoNs() }()
@@ -77,6 +79,14 @@ func (l *load) finish() (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.written, l.err
+}
+
+// mayHaveWritten bounds the records written so far: those of the chunks
+// done and the whole chunk under way (its count is known only at its end).
+func (l *load) mayHaveWritten() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.written + l.chunk
 }
 
 // record describes the load for results.json.

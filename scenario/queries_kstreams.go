@@ -40,6 +40,10 @@ type ksQueryLoad struct {
 	tally  *queryTally
 	rng    *rand.Rand
 	doneAt time.Time
+	// outage and lag, when set (a failover's), follow the killed
+	// instance's keys and the standby answers' lag.
+	outage *readOutage
+	lag    *standbyLag
 
 	stopped chan struct{}
 	done    chan struct{}
@@ -81,20 +85,34 @@ func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries *
 // spec writes, against the API layers targets names (called before each
 // lookup, so instances may come and go).
 func startKSQueriesTo(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
-	q := req.Case.Queries
+	l, err := newKSQueries(req, spec, targets)
+	if err != nil {
+		return nil, err
+	}
+	go l.run()
+	return l, nil
+}
+
+// newKSQueries is startKSQueriesTo's load, not started (go l.run()), so a
+// failover can watch a kill's keys and standby lags first.
+func newKSQueries(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
 	check, err := newReadChecker(spec)
 	if err != nil {
 		return nil, err
 	}
+	return newKSQueriesWith(req, check, targets), nil
+}
+
+// newKSQueriesWith is newKSQueries' load with a checker made already.
+func newKSQueriesWith(req Request, check *loadgen.ReadChecker, targets func() []string) *ksQueryLoad {
+	q := req.Case.Queries
 	tr := &http.Transport{MaxIdleConnsPerHost: ksQueryWorkers, IdleConnTimeout: time.Minute}
-	l := &ksQueryLoad{
+	return &ksQueryLoad{
 		settings: *q, targets: targets,
 		client: &http.Client{Transport: tr, Timeout: ksdriver.DefaultLookupTimeout},
 		tally:  newQueryTally(*q, check), rng: rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
 		stopped: make(chan struct{}), done: make(chan struct{}),
 	}
-	go l.run()
-	return l, nil
 }
 
 // run paces the lookups onto the workers until stopped.
@@ -122,30 +140,36 @@ func (l *ksQueryLoad) run() {
 func (l *ksQueryLoad) lookup(i int64) {
 	l.mu.Lock()
 	id := l.rng.Int64N(l.tally.check.Keys())
-	key, _ := l.tally.check.Key(id)
+	key, p := l.tally.check.Key(id)
 	n := l.tally.sent(time.Now())
+	watched := l.outage.sent(p)
 	restoredAll := !l.doneAt.IsZero()
 	l.mu.Unlock()
 	addrs := l.targets()
 	if len(addrs) == 0 {
-		l.failed(n)
+		l.failed(n, watched)
 		return
 	}
 	t0 := time.Now()
 	a, err := ksdriver.Lookup(context.Background(), l.client, addrs[i%int64(len(addrs))], key, l.settings.Stale)
 	lat := time.Since(t0)
 	if err != nil {
-		l.failed(n)
+		l.failed(n, watched)
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if a.Refused {
 		l.tally.refuse(n)
+		l.outage.refused(watched, false)
 		l.noteRefusal(a.Reason)
 		return
 	}
-	l.count(&a)
+	l.count(n, &a)
+	l.outage.answered(watched, a.Copy == ksdriver.CopyStandby)
+	if a.Copy == ksdriver.CopyStandby {
+		l.lag.note(a.Partition, a.Offset)
+	}
 	v, found := []byte{}, true // judged wrong: a value that is not hex was never written
 	if b, err := a.Bytes(); err == nil {
 		v, found = b, a.Found
@@ -158,11 +182,12 @@ func (l *ksQueryLoad) lookup(i int64) {
 }
 
 // failed counts a lookup that got no answer nor refusal.
-func (l *ksQueryLoad) failed(n int) {
+func (l *ksQueryLoad) failed(n int, watched bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.tally.refuse(n)
 	l.tally.rec.Failed++
+	l.outage.refused(watched, true)
 }
 
 // noteRefusal keeps the first five distinct reasons; l.mu must be held.
@@ -173,13 +198,18 @@ func (l *ksQueryLoad) noteRefusal(why string) {
 	}
 }
 
-// count notes who answered; l.mu must be held.
-func (l *ksQueryLoad) count(a *ksdriver.Answer) {
+// count notes who answered a lookup sent in second n; l.mu must be held.
+func (l *ksQueryLoad) count(n int, a *ksdriver.Answer) {
 	rec := &l.tally.rec
 	if rec.ByInstance == nil {
 		rec.ByInstance = map[string]int64{}
 	}
 	rec.ByInstance[a.Instance]++
+	sec := &rec.Series[n]
+	if sec.ByInstance == nil {
+		sec.ByInstance = map[string]int64{}
+	}
+	sec.ByInstance[a.Instance]++
 	if a.ForwardedBy != "" {
 		rec.Forwarded++
 	}
@@ -216,5 +246,8 @@ func (l *ksQueryLoad) stop() *runs.QueryFigures {
 	<-l.done
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.tally.figures(l.doneAt)
+	rec := l.tally.figures(l.doneAt)
+	rec.Outage = l.outage.figures(time.Now(), l.doneAt)
+	rec.StandbyLag = l.lag.figures()
+	return rec
 }

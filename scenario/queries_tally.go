@@ -22,9 +22,14 @@ type queryTally struct {
 	rec         runs.QueryFigures
 	during      *measure.Histogram
 	after       *measure.Histogram
+	before      *measure.Histogram // a failover's: until the kill (split)
 	firstAnswer time.Time
 	lastRefuse  time.Time
 	servedAgain time.Time // the first answer after the last refusal
+	// upTo, when set, is the generator index below which a write load
+	// may have written by now: answers are then judged with
+	// ReadChecker.CheckLive.
+	upTo func() int64
 }
 
 // newQueryTally starts counting q's lookups from now, judged by check.
@@ -73,6 +78,9 @@ func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat t
 		t.during.Record(lat)
 	}
 	verdict, behind := t.check.Check(id, v, found)
+	if t.upTo != nil {
+		verdict, behind = t.check.CheckLive(id, v, found, t.upTo())
+	}
 	if verdict == loadgen.ReadStale && !mayLag {
 		verdict = loadgen.ReadWrong // a restored active copy answers the final value
 	}
@@ -104,8 +112,17 @@ func (t *queryTally) figures(doneAt time.Time) *runs.QueryFigures {
 		t.rec.ServedAgainSeconds = ptr(t.servedAgain.Sub(t.start).Seconds())
 	}
 	t.rec.During, t.rec.After = t.during.Summary(), t.after.Summary()
+	if t.before != nil {
+		t.rec.Before = ptr(t.before.Summary())
+	}
 	rec := t.rec
 	return &rec
+}
+
+// split makes the latencies recorded so far the before ones (a
+// failover's, at the kill): from now on they go to during.
+func (t *queryTally) split() {
+	t.before, t.during = t.during, measure.NewHistogram()
 }
 
 func ptr[T any](v T) *T { return &v }

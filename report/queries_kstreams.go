@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+)
+
+// kafkaStreamsQueryBlocks are the Interactive queries section's figures of
+// the kafka-streams engine's API layer, for the restores with a query load
+// on it: who answered (forwarded, from a standby, by instance), lookups
+// that got no answer, and why lookups were refused; then the failovers'
+// read outages. None without such restores.
+func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
+	var ks []runRestore
+	for _, x := range recs {
+		if x.r.Params.Engine == config.EngineKafkaStreams {
+			ks = append(ks, x)
+		}
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "by instance"},
+		Right: []bool{false, true, true, true, true, false},
+		Legend: "answered: lookups answered; no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
+			"forwarded: answers the instance asked got from the owner queryMetadataForKey named; from a standby: answers from a standby copy (stale reads); " +
+			"by instance: answers by the instance that gave them."}
+	why := map[string][]string{}
+	for _, x := range ks {
+		q := x.r.Queries
+		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), byInstance(q.ByInstance)})
+		for _, r := range q.RefusedWhy {
+			why[r] = append(why[r], queryRef(x))
+		}
+	}
+	out := []Block{tab}
+	if len(why) > 0 {
+		reasons := make([]string, 0, len(why))
+		for r := range why {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		items := make([]string, 0, len(reasons))
+		for _, r := range reasons {
+			items = append(items, fmt.Sprintf("`%s` (%s)", r, strings.Join(why[r], ", ")))
+		}
+		out = append(out, &Para{Text: "Why the API layer refused lookups, as it said (up to five distinct reasons per restore):"}, &List{Items: items})
+	}
+	if t := outageTable(ks); t != nil {
+		out = append(out, &Para{Text: "Failovers: the lookups of the killed instance's keys from each SIGKILL on. " +
+			"With a standby and stale reads its standby copy answers at once; without stale reads they wait for the session timeout and the standby's promotion; without a standby, for the restore."}, t)
+	}
+	return out
+}
+
+// outageTable is a row per failover kill with a query load (nil when none).
+func outageTable(recs []runRestore) *Table {
+	tab := &Table{Caption: "Read outage per kill", Head: []string{"kill", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
+		"refused", "from a standby", "standby behind (mean/p99/max records)", "writes/s", "p99 ms before/during/after"},
+		Right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
+		Legend: "seconds from the SIGKILL, for the lookups of the keys the killed instance held active: longest unanswered: the longest span without an answer; " +
+			"first answer; served again: the first answer after the last refusal; taken over: the survivor RUNNING with every task; refused: share of those lookups refused or unanswered; " +
+			"standby behind: changelog records between a standby answer's offset and the changelog's end, before the kill, at the write load's rate (writes/s); " +
+			"p99 ms: latency of every answered lookup before the kill, until the takeover, and after."}
+	for _, x := range recs {
+		q, f := x.r.Queries, x.r.Failover
+		if q.Outage == nil || f == nil {
+			continue
+		}
+		o := q.Outage
+		lag, rate := noFigure, noFigure
+		if l := q.StandbyLag; l != nil {
+			lag, rate = fmt.Sprintf("%.0f/%d/%d", l.MeanRecords, l.P99Records, l.MaxRecords), fmt.Sprintf("%.0f", l.WriteRate)
+		}
+		before := noFigure
+		if q.Before != nil && q.Before.Count > 0 {
+			before = fmt.Sprintf("%.1f", q.Before.P99Ms)
+		}
+		lat := fmt.Sprintf("%s/%s/%s", before, latencyOne(q.During.Count, q.During.P99Ms), latencyOne(q.After.Count, q.After.P99Ms))
+		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(f.Standby), fmt.Sprint(q.Stale), fmt.Sprintf("%.2f", o.LongestUnansweredSeconds),
+			optSeconds(o.FirstAnsweredSeconds), optSeconds(o.ServedAgainSeconds), fmt.Sprintf("%.2f", o.TakenOverSeconds),
+			percentOf(o.Refused, o.Lookups), fmt.Sprint(o.FromStandby), lag, rate, lat})
+	}
+	if len(tab.Rows) == 0 {
+		return nil
+	}
+	return tab
+}
+
+// queryRef cites a restore, and a failover's kill.
+func queryRef(x runRestore) string {
+	if f := x.r.Failover; f != nil {
+		return fmt.Sprintf("%s kill %d", x.ref(), f.Kill)
+	}
+	return x.ref()
+}
+
+// byInstance is "i1 120, i2 300", by instance id.
+func byInstance(m map[string]int64) string {
+	if len(m) == 0 {
+		return noFigure
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s %d", id, m[id])
+	}
+	return strings.Join(parts, ", ")
+}

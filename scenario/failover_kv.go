@@ -1,0 +1,247 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// A failover case with a queries block runs the kv topology over the
+// profile's filled changelog instead of the ledger, so that lookups can be
+// judged against the fill: the two instances run under the profile's
+// application.id (restoring the changelog <app>-<store>-changelog on
+// their first start), the write load continues the fill's generator at
+// failover.rate records a second into the kv topology's input topic
+// <app>-<store>-input (Kafka Streams puts each record into the store and
+// so appends it to the changelog), and failover.partitions and
+// failover.accounts give way to the fill's. Each kill runs the case's
+// query load from the kill until the survivor took over and for
+// queries.after more, sent to the survivor's API layer (the killed one's
+// is gone, as a load balancer's health check would find), and records it
+// in the kill's restores[].queries, with the killed instance's keys'
+// outage (runs.ReadOutage) and how far behind the changelog's end standby
+// answers were (runs.StandbyLag). At the end the load stops, the survivor
+// processes its last records, and its stores are digested and verified
+// against the fill plus what the load wrote, as the other kv fleets'.
+
+// foKV is the kv failover's own state.
+type foKV struct {
+	t     Target
+	load  *load
+	check *loadgen.ReadChecker
+	// fillRecords is the generator index the load's records start at.
+	fillRecords int64
+	// acceptable is acceptable.recovery.lag (the case's, or Kafka
+	// Streams' 10000): how close to the changelog's end a standby must be
+	// before a kill, as Kafka Streams counts one caught up.
+	acceptable int64
+}
+
+// newKVFailoverRun is a failover run of the kv topology over t's fill.
+func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*failoverRun, error) {
+	if req.Changer == nil {
+		return nil, errNoChanger
+	}
+	if err := checkKafkaStreamsTarget(env, t); err != nil {
+		return nil, err
+	}
+	if err := req.Changer.Reset(ctx); err != nil {
+		return nil, err
+	}
+	spec := req.Changer.Spec()
+	check, err := newReadChecker(&spec)
+	if err != nil {
+		return nil, err
+	}
+	input := InputTopic(t.AppID, t.StoreName)
+	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: t.AppID,
+		input: input, changelog: t.Topic, kv: &foKV{t: t, check: check, fillRecords: spec.Records}}
+	r.set.Partitions = int(spec.Partitions)
+	st, err := settingsOf(req.Case)
+	if err != nil {
+		return nil, err
+	}
+	r.kv.acceptable = st.acceptable
+	r.rng = newKillRng(r.set.Seed, req.Repeat)
+	props, err := kvFailoverProperties(env, t, req, input)
+	if err != nil {
+		return nil, err
+	}
+	r.setGuarantee(props)
+	host, err := newHost(env, req, req.StateDir, t.AppID, "failover-")
+	if err != nil {
+		return nil, err
+	}
+	r.f = newFleet(env, t, req, props, host)
+	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2, BytesFrom: "changelog"}
+	r.f.ks = &r.ks
+	return r, nil
+}
+
+// kvFailoverProperties are a kv failover instance's properties but
+// state.dir: the kv topology's (instanceProperties), the failover's
+// session defaults and standby count, its pollers, and the API layer.
+func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[string]string, error) {
+	props, err := instanceProperties(env, t, req, input)
+	if err != nil {
+		return nil, err
+	}
+	delete(props, "state.dir") // each instance has its own
+	for k, v := range failoverStreamsDefaults {
+		if _, set := req.Case.Streams[k]; !set {
+			props[k] = v
+		}
+	}
+	standbys, err := failoverStandbys(req)
+	if err != nil {
+		return nil, err
+	}
+	props["num.standby.replicas"] = standbys
+	for k, v := range failoverDriverProperties {
+		if k != ksdriver.PropTopology {
+			props[k] = v
+		}
+	}
+	props[ksdriver.PropAPIPort] = "0"
+	props[ksdriver.PropLagsIntervalMs] = "500" // for standbys caught up before a kill
+	return props, nil
+}
+
+// prepareKV checks the broker and makes the input topic hold nothing to
+// process and the group start clean.
+func (r *failoverRun) prepareKV() error {
+	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.changelog); err != nil {
+		return err
+	}
+	if _, err := ensureInputTopic(r.ctx, r.env, r.kv.t, int32(r.set.Partitions)); err != nil {
+		return err
+	}
+	return r.f.resetGroup(r.ctx, r.input, nil)
+}
+
+// awaitCaughtUp waits, in a kv failover with a standby, until every
+// standby is within acceptable.recovery.lag of its changelog's end by the
+// instances' lags (allLocalStorePartitionLags), so that a kill meets a
+// standby that follows the writes, not one still restoring (after a
+// restart, or at 2000 writes/s one that fell behind): the staleness its
+// reads are measured at is that of a caught-up standby.
+func (r *failoverRun) awaitCaughtUp() error {
+	if r.kv == nil || !r.set.Standby {
+		return nil
+	}
+	return r.poll(time.Now().Add(foStableTimeout), func() (bool, string) {
+		return r.f.standbysCaughtUp(r.set.Partitions, 1, r.kv.acceptable)
+	}, func(why string) error {
+		return fmt.Errorf("case %s #%d: standbys not caught up within %s: %s", r.req.Case.Name, r.req.Repeat, foStableTimeout, why)
+	})
+}
+
+// killQueries starts a kill's query load against the survivor, following
+// the keys of the victim's active tasks once it is killed (ksQueryLoad.killed)
+// and the standby answers' lag until then; nil outside a kv failover.
+func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQueryLoad, error) {
+	if r.kv == nil {
+		return nil, nil
+	}
+	addr := apiAddrOf(survivor.inst)
+	if addr == "" {
+		return nil, fmt.Errorf("case %s #%d: survivor %s has no API layer", r.req.Case.Name, r.req.Repeat, survivor.id)
+	}
+	var parts []int32
+	for _, task := range victimTasks {
+		if p, err := taskPartition(task); err == nil {
+			parts = append(parts, p)
+		}
+	}
+	l := newKSQueriesWith(r.req, r.kv.check, func() []string { return []string{addr} })
+	fill := r.kv.fillRecords
+	l.tally.upTo = func() int64 { return fill + r.kv.load.mayHaveWritten() }
+	l.outage = newReadOutage(parts)
+	l.lag = startStandbyLag(r.ctx, func(ctx context.Context) (map[int32]int64, error) {
+		offs, err := r.env.Offsets(ctx, r.changelog)
+		return offs.End, err
+	}, r.set.Rate)
+	go l.run()
+	return l, nil
+}
+
+// finishKillQueries marks the takeover (the survivor RUNNING, by fr) as
+// the lookups' restore end, lets them go on for queries.after and
+// returns the record.
+func (r *failoverRun) finishKillQueries(l *ksQueryLoad, killNs int64, fr *runs.FailoverRecord) *runs.QueryFigures {
+	if l == nil {
+		return nil
+	}
+	if killNs > 0 && fr != nil && fr.RunningSeconds > 0 {
+		l.restored(killNs + int64(fr.RunningSeconds*1e9))
+	} else {
+		l.restored(ksdriver.NowMonoNs())
+	}
+	return l.finish(r.ctx)
+}
+
+// apiAddrOf is the address a process's API layer listens on ("" when it
+// has none or has not said).
+func apiAddrOf(p Process) string {
+	for _, e := range p.Events() {
+		if a, ok := e.(*ksdriver.API); ok {
+			return a.Addr()
+		}
+	}
+	return ""
+}
+
+// checkKV stops the load, waits until the survivor processed its last
+// records, digests its stores and verifies them against the fill and the
+// load; every record carries the verdict, and a wrong read fails too.
+func (r *failoverRun) checkKV(survivor *proc) error {
+	written, err := r.kv.load.finish()
+	if err != nil {
+		return fmt.Errorf("case %s #%d: write load: %w", r.req.Case.Name, r.req.Repeat, err)
+	}
+	if err := r.awaitDrained(survivor); err != nil {
+		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
+	}
+	last := &r.out[len(r.out)-1]
+	verr := r.f.verifyStores(r.ctx, last)
+	r.f.stopAll(r.ctx)
+	r.env.Logf("failover: case %s #%d: %d records written by the load; stores verified %v", r.req.Case.Name, r.req.Repeat, written, last.Verified)
+	var wrong []string
+	for i := range r.out {
+		rec := &r.out[i]
+		rec.Verified, rec.Verification = last.Verified, last.Verification
+		if i != len(r.out)-1 && !last.Verified {
+			rec.Error = fmt.Sprintf("not verified: the stores after the sequence (kill %d's record has the check)", len(r.out))
+		}
+		if q := rec.Queries; q != nil && q.Wrong > 0 {
+			rec.Verified = false
+			rec.Error = fmt.Sprintf("queries: %d of %d answers wrong, e.g. %s", q.Wrong, q.Answered, q.WrongReads[0])
+			wrong = append(wrong, fmt.Sprintf("kill %d: %s", i+1, rec.Error))
+		}
+	}
+	if len(wrong) > 0 {
+		verr = errors.Join(verr, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, r.req.Case.Name, r.req.Repeat, strings.Join(wrong, "; ")))
+	}
+	return verr
+}
+
+// cleanupKV resets the group and the input topic; the fill's changelog
+// stays (the next run's Reset refills it).
+func (r *failoverRun) cleanupKV() {
+	if r.kv.load != nil {
+		r.kv.load.finish()
+	}
+	if r.req.KeepState {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout+time.Duration(r.sessionMs)*time.Millisecond)
+	defer cancel()
+	r.f.resetAfterRun(ctx, "failover", r.input, nil)
+	r.f.removeStateUnlessKept()
+}
