@@ -9,7 +9,7 @@ import (
 // RowReadsServedAgain is the RTO table's row for when an application's
 // key lookups are answered again after its state is lost: for users,
 // recovery ends there, not when the restore listener says so.
-const RowReadsServedAgain = "lookups served again (cold)"
+const RowReadsServedAgain = "lookups answered again (cold restore)"
 
 // readGaps are the cold restores with a query load (runs.QueryFigures):
 // for those without stale reads, the seconds from the last store's restore

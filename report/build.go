@@ -287,7 +287,7 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 		"A cold restore reads a task's whole changelog into an empty state directory; an instance's threads restore their tasks in parallel. "+
 		"A warm restart replays only the changes written while the instance was down, so its sizes are that backlog, whatever the state. "+
 		"A promoted standby restores only its lag, so its recovery does not depend on the state's size. "+
-		"Lookups served again: without stale reads Kafka Streams answers a key only once its store has restored, so the state whose lookups come back within an objective is the cold restore's within it, less the longest measured wait from a restore's end to the first answer after it.", t.Threads)})
+		"Lookups answered again: without stale reads Kafka Streams answers a key only once its store has restored, so the state whose lookups come back within an objective is the cold restore's within it, less the longest measured wait from a restore's end to the first answer after it.", t.Threads)})
 	s.Blocks = append(s.Blocks, rtoTable(t))
 	if notes := rtoNotes(a); len(notes) > 0 {
 		s.Blocks = append(s.Blocks, &Para{Text: strings.Join(notes, " "), Note: true})
