@@ -1,10 +1,12 @@
 package capacity
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -71,5 +73,21 @@ func TestWindowStoreRateSaysWhatTheSizeIs(t *testing.T) {
 	kv := Analyze(syntheticRuns(), Options{Deployment: Deployment{StateBytes: 10e9, Partitions: 8}})
 	if got := kv.stateText(); strings.Contains(got, "retention") {
 		t.Errorf("key-value rate: %q", got)
+	}
+}
+
+// TestRecommendationComparesWithinOneEngine: a run that restored the
+// defaults on both engines, Kafka Streams the faster, recommends no
+// setting: the engine is not a setting, and each engine's cases are
+// compared with that engine's defaults only.
+func TestRecommendationComparesWithinOneEngine(t *testing.T) {
+	var rs []*Run
+	for i, size := range capacitytest.Sizes {
+		res := capacitytest.Run(i, size, []capacitytest.Case{capacitytest.Cases[0], capacitytest.KafkaStreams(0.1, 400e6)})
+		rs = append(rs, &Run{Label: fmt.Sprintf("R%d", i+1), Path: "x", Results: res})
+	}
+	first := Analyze(rs, Options{}).Recommendations[0]
+	if first.Case != "" || strings.Contains(first.Text, "ks-default") || strings.Contains(strings.Join(first.Evidence, " "), "ks-default") {
+		t.Errorf("recommendation %+v: the kafka-streams defaults are not a faster setting than the model's", first)
 	}
 }

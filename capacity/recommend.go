@@ -12,11 +12,17 @@ import (
 
 // RunComparison is one run's cold-restore cases compared with its
 // baseline by package compare: medians, spread and significance verdicts
-// come from there. A size sweep's run is compared size by size.
+// come from there. A size sweep's run is compared size by size, and a run
+// of both engines engine by engine: the engine is not a setting a user
+// picks, and the model against Kafka Streams is the calibration's matter.
 type RunComparison struct {
 	Run *Run
 	// Size is the sweep size compared ("1GiB"), "" for a run of one fill.
 	Size string
+	// Engine is the engine whose cases are compared; Mixed says the run
+	// restored on both, so the label names it.
+	Engine config.Engine
+	Mixed  bool
 	// Restores are the cold restores compared (of Size, in a sweep).
 	Restores []runs.Restore
 	// Baseline is the case compared against: the first with Kafka Streams'
@@ -29,10 +35,14 @@ type RunComparison struct {
 
 // Label names the comparison: "R1", or "R1@1GiB" in a sweep.
 func (rc *RunComparison) Label() string {
-	if rc.Size == "" {
-		return rc.Run.Label
+	l := rc.Run.Label
+	if rc.Size != "" {
+		l += "@" + rc.Size
 	}
-	return rc.Run.Label + "@" + rc.Size
+	if rc.Mixed {
+		l += " (" + string(rc.Engine) + ")"
+	}
+	return l
 }
 
 // Results are the run's results holding only the compared restores, for
@@ -49,8 +59,10 @@ func (rc *RunComparison) Results() *runs.Results {
 func compareRuns(rs []*Run) []*RunComparison {
 	var out []*RunComparison
 	for _, run := range rs {
-		for _, g := range coldBySize(run.Results.Restores) {
-			rc := &RunComparison{Run: run, Size: g.size, Restores: g.restores}
+		groups := coldBySize(run.Results.Restores)
+		mixed := bothEngines(groups)
+		for _, g := range groups {
+			rc := &RunComparison{Run: run, Size: g.size, Engine: g.engine, Mixed: mixed, Restores: g.restores}
 			names := runs.CaseNames(g.restores)
 			rc.Baseline = names[0]
 			for _, c := range runs.GroupByCase(g.restores) {
@@ -68,13 +80,25 @@ func compareRuns(rs []*Run) []*RunComparison {
 	return out
 }
 
-// sizeGroup is the cold restores of one sweep size.
+// sizeGroup is the cold restores of one sweep size on one engine.
 type sizeGroup struct {
 	size     string
+	engine   config.Engine
 	restores []runs.Restore
 }
 
-// coldBySize groups the cold restores by sweep size, in first-seen order.
+// bothEngines says whether the groups hold both engines' restores.
+func bothEngines(gs []sizeGroup) bool {
+	for _, g := range gs {
+		if g.engine != gs[0].engine {
+			return true
+		}
+	}
+	return false
+}
+
+// coldBySize groups the cold restores by sweep size and engine, in
+// first-seen order.
 func coldBySize(restores []runs.Restore) []sizeGroup {
 	var out []sizeGroup
 	index := map[string]int{}
@@ -82,12 +106,13 @@ func coldBySize(restores []runs.Restore) []sizeGroup {
 		if r.Params.Scenario != config.ScenarioCold && r.Params.Scenario != "" {
 			continue
 		}
-		size := r.SweepSize()
-		i, ok := index[size]
+		size, engine := r.SweepSize(), runs.EngineOf(r.Params)
+		key := size + "|" + string(engine)
+		i, ok := index[key]
 		if !ok {
 			i = len(out)
-			index[size] = i
-			out = append(out, sizeGroup{size: size})
+			index[key] = i
+			out = append(out, sizeGroup{size: size, engine: engine})
 		}
 		out[i].restores = append(out[i].restores, r)
 	}
