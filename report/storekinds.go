@@ -33,9 +33,11 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	if len(rows) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 does, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
+	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 means to, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
 		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
 		"A session store's restore does the same by session end: stream time is the largest session end, and reads serve the sessions that end after it minus the retention. " +
+		"Kafka Streams 4.4 seeks a partition so only when one probe poll (poll.ms) returns a record of it; a partition whose probe comes back empty, as happens under load, restores from the log start, dropping the expired records as they arrive: " +
+		"its restore then reads more than the model's of the same changelog, and the calibration leaves such pairs out. " +
 		"The table sets the records each restore read beside those it kept and served."})
 	if note := versionedNote(a); note != nil {
 		s.Blocks = append(s.Blocks, note)
