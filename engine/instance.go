@@ -193,12 +193,11 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 			t.Fallback = "in-memory stores restore from the log start"
 			continue
 		}
-		path := storePath(in.AppDir(), t.ID, in.StoreName)
-		if _, err := os.Stat(path); err != nil {
-			t.Fallback = "no store on disk"
+		st, err := openKeptStore(in.Case, in.AppDir(), t.ID, in.StoreName)
+		if errors.Is(err, errNoKeptStore) {
+			t.Fallback = err.Error()
 			continue
 		}
-		st, err := OpenRocks(path, in.Case.RocksDB)
 		if err != nil {
 			closeAll()
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -312,7 +311,7 @@ func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, fo
 	r.res = &Restored{Stores: map[int32]Store{}, PollWait: measure.NewHistogram(), BatchWrite: measure.NewHistogram(),
 		Isolation: in.Case.IsolationLevel(), restored: map[int32]int64{}, applied: map[int32]int64{}}
 	for p, st := range spec.Existing {
-		r.loaders[p] = storeLoader{st}
+		r.loaders[p] = keptLoader(in.Case, st)
 		if in.OnStore != nil {
 			in.OnStore(p, st, true)
 		}
