@@ -54,6 +54,9 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return nil, err
 	}
+	if err := addWindowSize(props, req); err != nil {
+		return nil, err
+	}
 	if req.Case.Queries != nil {
 		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
 	}
