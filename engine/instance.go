@@ -165,13 +165,20 @@ type Checkpointer interface {
 // wiped first, under at-least-once on top of what it kept; a store without
 // a committed offset is wiped. The task's Fallback says which. A task
 // without a store on disk, and every in-memory store, restores from the
-// log start.
+// log start (a window or session store's from the first record within
+// its retention, as a cold one: seekFallbacksByRetention).
 func (in *Instance) WarmRestore(ctx context.Context, offsets cluster.TopicOffsets) (*Restored, error) {
 	if s := in.Case.Strategy; s != config.StrategyPut && s != config.StrategyMemory {
 		return nil, fmt.Errorf("a warm restore writes into the kept stores with put; strategy %s cannot", s)
 	}
 	tasks, existing, err := in.openKept(offsets)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.seekFallbacksByRetention(ctx, tasks); err != nil {
+		for _, st := range existing {
+			st.Close()
+		}
 		return nil, err
 	}
 	return in.restore(ctx, tasks, loaderSpec{Mode: LoadStores, Existing: existing})

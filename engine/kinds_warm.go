@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -58,4 +59,28 @@ func keptLoader(c config.Case, st Store) Loader {
 		return &timestampedLoader{Loader: storeLoader{st}}
 	}
 	return storeLoader{st}
+}
+
+// seekFallbacksByRetention moves the start of each task of a warm restart
+// that restores from the log start (no store kept, or its offset out of
+// range) past the records its window or session store's retention has
+// expired, as a cold restore does (seekByRetention): Kafka Streams 4.4
+// treats such a task as one without an offset, and seeks it so too (seen
+// on the real client: a fallback restart read the records within the
+// retention only).
+func (in *Instance) seekFallbacksByRetention(ctx context.Context, tasks []Task) error {
+	var idx []int
+	var cold []Task
+	for i, t := range tasks {
+		if !t.Warm {
+			idx, cold = append(idx, i), append(cold, t)
+		}
+	}
+	if err := in.seekByRetention(ctx, cold); err != nil {
+		return err
+	}
+	for j, i := range idx {
+		tasks[i] = cold[j]
+	}
+	return nil
 }
