@@ -86,3 +86,48 @@ func checkKindWarmStep(t *testing.T, r runs.Restore) {
 		}
 	}
 }
+
+// kindsStandbyProfile keeps a model standby of a window and of a session
+// store: 4 h of events, 10 min windows, 1 h retention; the standby's
+// writes continue the fill's event times, so expiry goes on while it
+// follows.
+const kindsStandbyProfile = `
+name: kinds-standby
+store_kinds: [window, session]
+fill: {records: 20000, keys: 400, value_size: 20-60, partitions: 2, time_range: 4h, window_size: 10m, retention: 1h}
+cases:
+  - name: standby
+    scenario: standby
+    standby: {rates: [3000], duration: 2s, pauses: [1s], pause_rate: 3000, find_max: false}
+`
+
+// TestStandbyOfSegmentedStores: a model standby of a window and of a
+// session store restores, follows the changelog written at a rate, stops
+// with its segments kept and catches up, and verifies against what the
+// changelog holds after every step.
+func TestStandbyOfSegmentedStores(t *testing.T) {
+	plan, err := profiles.Parse([]byte(kindsStandbyProfile), "kinds-standby.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "window:initial window:rate window:pause session:initial session:rate session:pause"
+	var got []string
+	for _, r := range res.Restores {
+		if !r.Verified || r.Standby == nil {
+			t.Fatalf("%s: verified=%v %+v (%s)", r.Case, r.Verified, r.Standby, r.Error)
+		}
+		got = append(got, string(r.Params.StoreKind)+":"+string(r.Standby.Step))
+		if r.Standby.Step == runs.StepPause && (r.Standby.CatchUpSeconds <= 0 || !r.Standby.Sustained) {
+			t.Errorf("%s pause step: %+v", r.Case, r.Standby)
+		}
+	}
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("steps %q, want %q", g, want)
+	}
+}

@@ -59,12 +59,12 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioStandby }, "store_kind", "cold and warm only so far, not standby"},
+		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
 		{func(c *Case) {
 			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
 			c.Store, c.Strategy = StoreMemory, StrategyMemory
 		}, "segment_interval", "has no segments"},
-		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioFailover }, "store_kind", "cold and warm only so far, not failover"},
+		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
 		{func(c *Case) {
 			c.StoreKind, c.Scenario, c.Retention = StoreVersionedKeyValue, ScenarioWarm, Duration(time.Hour)
 		}, "store_kind", "reopens a versioned store without its history segments"},
