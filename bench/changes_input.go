@@ -9,7 +9,8 @@ import (
 
 // AppendVia is Append through another topic: it writes the next n records
 // of the fill's generator (each to the partition the generator names) to
-// topic instead of the changelog, at perSecond records a second (0: as
+// topic instead of the changelog, as input records (loadgen.ProduceInputAt:
+// a window or session store's under the record key alone), at perSecond records a second (0: as
 // fast as it goes), and records them in the manifest as appended to the
 // changelog. It is for Kafka Streams' kv topology, whose input topic has
 // the changelog's partitions and whose processor puts every record into
@@ -29,7 +30,7 @@ func (c *Changer) AppendVia(ctx context.Context, by, topic string, n int64, perS
 		return 0, err
 	}
 	defer cl.Close()
-	tot, err := loadgen.ProduceAt(ctx, cl, topic, c.Spec(), from, perSecond, stop, nil)
+	tot, err := loadgen.ProduceInputAt(ctx, cl, topic, c.Spec(), from, perSecond, stop, nil)
 	if short := n - tot.Records; short > 0 {
 		if merr := c.mark(by, func(ch *loadgen.Changes) { ch.Appended -= short }); merr != nil && err == nil {
 			err = merr

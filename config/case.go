@@ -392,7 +392,8 @@ func list[T ~string](xs []T) string {
 }
 
 // checkStoreKind checks what the case's store kind allows so far: the
-// kinds beyond key-value restore cold, on either engine; a window or
+// kinds beyond key-value restore cold and (but versioned ones) warm, on
+// either engine (kindRunsScenario); a window or
 // session store with a strategy that writes rows one by one (put,
 // memory); a retention and segment interval only on a window or session
 // store, and on the kafka-streams engine a segment interval only on a
@@ -409,8 +410,8 @@ func (c Case) checkStoreKind() error {
 		return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
 	case k == StoreKeyValue:
 		return nil
-	case c.Scenario != ScenarioCold:
-		return fieldErr("store_kind", "%s stores run scenario cold only so far, not %s", k, c.Scenario)
+	case !kindRunsScenario(k, c.Scenario):
+		return kindScenarioErr(k, c.Scenario)
 	case k == StoreVersionedKeyValue:
 		return c.checkVersioned()
 	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):

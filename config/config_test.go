@@ -59,12 +59,15 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioStandby }, "store_kind", "cold only so far, not standby"},
+		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
 		{func(c *Case) {
 			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
 			c.Store, c.Strategy = StoreMemory, StrategyMemory
 		}, "segment_interval", "has no segments"},
-		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioWarm }, "store_kind", "cold only so far, not warm"},
+		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
+		{func(c *Case) {
+			c.StoreKind, c.Scenario, c.Retention = StoreVersionedKeyValue, ScenarioWarm, Duration(time.Hour)
+		}, "store_kind", "reopens a versioned store without its history segments"},
 		{func(c *Case) { c.StoreKind, c.Strategy = StoreWindow, StrategyBulk }, "strategy", "put or memory"},
 		{func(c *Case) { c.SegmentInterval = Duration(time.Hour) }, "segment_interval", "only for window and session stores"},
 		{func(c *Case) { c.ReadExpired = true }, "read_expired", "set only for window and session stores"},

@@ -165,13 +165,20 @@ type Checkpointer interface {
 // wiped first, under at-least-once on top of what it kept; a store without
 // a committed offset is wiped. The task's Fallback says which. A task
 // without a store on disk, and every in-memory store, restores from the
-// log start.
+// log start (a window or session store's from the first record within
+// its retention, as a cold one: seekFallbacksByRetention).
 func (in *Instance) WarmRestore(ctx context.Context, offsets cluster.TopicOffsets) (*Restored, error) {
 	if s := in.Case.Strategy; s != config.StrategyPut && s != config.StrategyMemory {
 		return nil, fmt.Errorf("a warm restore writes into the kept stores with put; strategy %s cannot", s)
 	}
 	tasks, existing, err := in.openKept(offsets)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.seekFallbacksByRetention(ctx, tasks); err != nil {
+		for _, st := range existing {
+			st.Close()
+		}
 		return nil, err
 	}
 	return in.restore(ctx, tasks, loaderSpec{Mode: LoadStores, Existing: existing})
@@ -193,12 +200,11 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 			t.Fallback = "in-memory stores restore from the log start"
 			continue
 		}
-		path := storePath(in.AppDir(), t.ID, in.StoreName)
-		if _, err := os.Stat(path); err != nil {
-			t.Fallback = "no store on disk"
+		st, err := openKeptStore(in.Case, in.AppDir(), t.ID, in.StoreName)
+		if errors.Is(err, errNoKeptStore) {
+			t.Fallback = err.Error()
 			continue
 		}
-		st, err := OpenRocks(path, in.Case.RocksDB)
 		if err != nil {
 			closeAll()
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -312,7 +318,7 @@ func (in *Instance) start(ctx context.Context, tasks []Task, spec loaderSpec, fo
 	r.res = &Restored{Stores: map[int32]Store{}, PollWait: measure.NewHistogram(), BatchWrite: measure.NewHistogram(),
 		Isolation: in.Case.IsolationLevel(), restored: map[int32]int64{}, applied: map[int32]int64{}}
 	for p, st := range spec.Existing {
-		r.loaders[p] = storeLoader{st}
+		r.loaders[p] = keptLoader(in.Case, st)
 		if in.OnStore != nil {
 			in.OnStore(p, st, true)
 		}

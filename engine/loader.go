@@ -44,7 +44,8 @@ type loaderSpec struct {
 	// Tasks is how many tasks share the ingest sort budget.
 	Tasks int
 	// Existing are stores already open (a warm restore's), by partition:
-	// their tasks restore into them with the put strategy.
+	// their tasks restore into them with the put strategy, through their
+	// kind's conversion (keptLoader).
 	Existing map[int32]Store
 }
 
@@ -57,7 +58,7 @@ func newLoader(s loaderSpec, id TaskID) (Loader, error) {
 		return newDumpLoader(dumpFile(s.DumpDir, id.Partition))
 	}
 	if st, ok := s.Existing[id.Partition]; ok {
-		return storeLoader{st}, nil
+		return keptLoader(s.Case, st), nil
 	}
 	return newKindLoader(s, id)
 }

@@ -74,6 +74,14 @@ func ProduceFrom(ctx context.Context, cl *kgo.Client, topic string, spec Spec, f
 // Closing stop ends the writing early but cleanly: what was handed to the
 // producer is flushed, so the totals are exactly what the topic received.
 func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
+	return produceAt(ctx, cl, topic, spec, from, perSecond, stop, progress, changelogKey)
+}
+
+// changelogKey is the key a record has in the changelog.
+func changelogKey(r Record) []byte { return r.Key }
+
+// produceAt is ProduceAt writing each record under key(record).
+func produceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress, key func(Record) []byte) (FillTotals, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
 		return FillTotals{}, err
@@ -99,7 +107,7 @@ func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 		}
 		// bytes.Clone keeps an empty value empty (a live key with an empty
 		// value) and a nil one nil (a tombstone): in Kafka they differ.
-		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(rec.Key), Value: bytes.Clone(rec.Value)}
+		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(key(rec)), Value: bytes.Clone(rec.Value)}
 		stampRecord(kr, rec)
 		tot.add(rec)
 		cl.Produce(ctx, kr, acks.onAck)

@@ -42,6 +42,9 @@ func openFleet(ctx context.Context, env *Env, t Target, req Request) (f *fleet, 
 	if err != nil {
 		return nil, "", offsets, err
 	}
+	if err := addWindowSize(props, req); err != nil { // a window or session store's
+		return nil, "", offsets, err
+	}
 	maps.Copy(props, fleetDriverProperties)
 	delete(props, "state.dir") // each instance has its own
 	host, err := newHost(env, req, req.StateDir, t.AppID, "")

@@ -52,6 +52,9 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return nil, err
 	}
+	if err := addWindowSize(props, req); err != nil {
+		return nil, err
+	}
 	if req.Case.Queries != nil {
 		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
 	}
@@ -249,8 +252,12 @@ func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offse
 	for p := range offsets.End {
 		pr, restored := r.Of(offsets.Topic, p)
 		switch {
-		case !restored || pr.StartOffset > offsets.Start[p]:
-			w.WarmTasks++ // nothing to restore, or resumed past the log start
+		case !restored || (pr.StartOffset > offsets.Start[p] && step != runs.StepFallback):
+			// Nothing to restore, or resumed past the log start. In the
+			// fallback step every store's offset lies below the log
+			// start: a window or session store's restore starts past it
+			// only by its retention (seekByRetention), from no offset.
+			w.WarmTasks++
 		default:
 			w.FallbackTasks++
 			w.Fallbacks = append(w.Fallbacks, fmt.Sprintf("task 0_%d: restored from the log start offset %d (%s)", p, pr.StartOffset, why))
