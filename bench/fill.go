@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/internal/progress"
@@ -278,11 +280,15 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 	if err != nil {
 		return loadgen.FillTotals{}, nil, err
 	}
-	cl, err := cluster.NewClient(e.Cluster, popts...)
+	clients, err := fillClients(e.Cluster, spec, popts)
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
 	if err != nil {
 		return loadgen.FillTotals{}, nil, err
 	}
-	defer cl.Close()
 	total := spec.TargetBytes
 	if total == 0 {
 		total = spec.Records * int64(16+(spec.ValueMin+spec.ValueMax)/2)
@@ -306,14 +312,35 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 		}
 		lastBytes = bytes
 	}
-	produce := loadgen.Produce
+	var tot loadgen.FillTotals
 	if spec.Transactional {
-		produce = loadgen.ProduceTransactional
+		tot, err = loadgen.ProduceTransactional(ctx, clients[0], req.Topic, spec, onAck)
+	} else {
+		tot, err = loadgen.ProduceSpread(ctx, clients, req.Topic, spec, onAck)
 	}
-	tot, err := produce(ctx, cl, req.Topic, spec, onAck)
 	series := counter.Stop()
 	bar.Done()
 	return tot, series, err
+}
+
+// fillClients are the fill's producer clients: one per core (at most one
+// per partition) for a plain fill, whose partitions ProduceSpread shares
+// among them so that compression runs on every core; one for a
+// transactional fill, whose transactions span partitions.
+func fillClients(cfg cluster.Config, spec loadgen.Spec, popts []kgo.Opt) ([]*kgo.Client, error) {
+	n := min(runtime.GOMAXPROCS(0), int(spec.Partitions))
+	if spec.Transactional {
+		n = 1
+	}
+	var clients []*kgo.Client
+	for range max(n, 1) {
+		cl, err := cluster.NewClient(cfg, popts...)
+		if err != nil {
+			return clients, err
+		}
+		clients = append(clients, cl)
+	}
+	return clients, nil
 }
 
 // logTransactions says what a transactional fill wrote beyond its records.
