@@ -3,6 +3,7 @@ package loadgen_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -99,4 +100,41 @@ func consumeAll(t *testing.T, cfg cluster.Config, topic string, n int64) map[int
 		})
 	}
 	return out
+}
+
+// BenchmarkProduceSpread is a fill's cost on the in-memory embedded
+// broker: 50,000 records of the large profile's shape (500-1500 B values,
+// zipf keys, 8 partitions, lz4) through one producer client and through
+// two, the split the fill makes on a 2-core machine.
+func BenchmarkProduceSpread(b *testing.B) {
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 50_000, 50_000, 500, 1500, 8
+	spec.KeyOrder = loadgen.KeysZipf
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			cfg, _ := testkafka.Embedded(b)
+			opts, _ := loadgen.ProducerOpts("lz4")
+			var clients []*kgo.Client
+			for range n {
+				cl, err := cluster.NewClient(cfg, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer cl.Close()
+				clients = append(clients, cl)
+			}
+			b.SetBytes(50_000 * 1016)
+			i := 0
+			for b.Loop() {
+				i++
+				topic := fmt.Sprintf("bench-%d", i)
+				if err := cluster.CreateChangelog(context.Background(), kadm.NewClient(clients[0]), topic, spec.Partitions, nil); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := loadgen.ProduceSpread(context.Background(), clients, topic, spec, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
