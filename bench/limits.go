@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -91,7 +92,7 @@ func (m *limitMeter) forCase(ctx context.Context, c config.Case) (*runs.Limits, 
 		}
 		m.write[writeKey] = write
 	}
-	l := runs.NewLimits(fetch, write, limitRuns)
+	l := runs.NewLimits(fetch, write, limitRuns, runtime.NumCPU())
 	return &l, nil
 }
 

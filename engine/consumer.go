@@ -207,37 +207,7 @@ func pauseRestored(cl *kgo.Client, topic string, assign map[int32]kgo.Offset, re
 // restore takes records only below the end offsets it captured and drops a
 // partition from remaining once it reached it; a standby takes them all.
 func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, batches map[int32][]Entry) error {
-	for p := range batches {
-		batches[p] = batches[p][:0]
-	}
-	var n, b int64
-	var txn TxnCounts
-	next := map[int32]int64{}
-	for _, r := range take {
-		if c.follow == nil {
-			end, owed := remaining[r.Partition]
-			if !owed || r.Offset >= end {
-				continue // beyond the captured end offset: not part of this restore
-			}
-			if r.Offset == end-1 {
-				delete(remaining, r.Partition)
-			}
-		}
-		next[r.Partition] = r.Offset + 1
-		if r.Attrs.IsControl() {
-			txn.marker(r.Key)
-			continue
-		}
-		if r.Attrs.IsTransactional() {
-			txn.Records++
-		}
-		batches[r.Partition] = append(batches[r.Partition], Entry{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()})
-		if r.Value != nil {
-			c.sampler.offer(r.Partition, r.Key)
-		}
-		n++
-		b += int64(len(r.Key) + len(r.Value))
-	}
+	n, b, txn, next := c.split(take, remaining, batches)
 	for p, entries := range batches {
 		if len(entries) == 0 {
 			continue
@@ -269,6 +239,75 @@ func (c *restoreConsumer) apply(take []*kgo.Record, remaining map[int32]int64, b
 		c.in.Progress(c.counter.Totals())
 	}
 	return nil
+}
+
+// split sorts one poll's records into batches by partition (emptied
+// first) and returns what it took: records, their key+value bytes, the
+// transactional data, and the next offset of each partition. A poll
+// holds runs of one partition's records (a fetch returns each
+// partition's together), so the partition's batch, end offset and next
+// offset are looked up once per run, not once per record.
+func (c *restoreConsumer) split(take []*kgo.Record, remaining map[int32]int64, batches map[int32][]Entry) (n, b int64, txn TxnCounts, next map[int32]int64) {
+	for p := range batches {
+		batches[p] = batches[p][:0]
+	}
+	next = map[int32]int64{}
+	cur := partitionRun{p: -1}
+	for _, r := range take {
+		if r.Partition != cur.p {
+			cur.end(batches, next)
+			cur = partitionRun{p: r.Partition, batch: batches[r.Partition], next: -1}
+			cur.to, cur.owed = remaining[r.Partition]
+		}
+		if c.follow == nil {
+			if !cur.owed || r.Offset >= cur.to {
+				continue // beyond the captured end offset: not part of this restore
+			}
+			if r.Offset == cur.to-1 {
+				delete(remaining, r.Partition)
+				cur.owed = false
+			}
+		}
+		cur.next = r.Offset + 1
+		if r.Attrs.IsControl() {
+			txn.marker(r.Key)
+			continue
+		}
+		if r.Attrs.IsTransactional() {
+			txn.Records++
+		}
+		cur.batch = append(cur.batch, Entry{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()})
+		if r.Value != nil {
+			c.sampler.offer(r.Partition, r.Key)
+		}
+		n++
+		b += int64(len(r.Key) + len(r.Value))
+	}
+	cur.end(batches, next)
+	return n, b, txn, next
+}
+
+// partitionRun is split's state for the run of one partition's records
+// it is in: the partition's batch, its end offset (to, when owed) and
+// the next offset after the last record taken (-1: none yet).
+type partitionRun struct {
+	p     int32
+	batch []Entry
+	to    int64
+	owed  bool
+	next  int64
+}
+
+// end stores the run's batch and next offset back (nothing for the
+// no-partition run split starts with).
+func (r partitionRun) end(batches map[int32][]Entry, next map[int32]int64) {
+	if r.p < 0 {
+		return
+	}
+	batches[r.p] = r.batch
+	if r.next >= 0 {
+		next[r.p] = r.next
+	}
 }
 
 // noteWatermarks records the partitions' high watermarks a fetch reported.

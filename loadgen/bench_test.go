@@ -59,3 +59,50 @@ func BenchmarkWindowDerive1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// largeSpec is the large profile's record shape (values of 500-1500 bytes,
+// zipf keys, 8 partitions) at 200k records.
+func largeSpec() Spec {
+	s := DefaultSpec()
+	s.Records, s.Keys, s.ValueMin, s.ValueMax, s.TombstoneRatio, s.Partitions = 200_000, 200_000, 500, 1500, 0.01, 8
+	s.KeyOrder = KeysZipf
+	return s
+}
+
+// BenchmarkGeneratorNextLarge is BenchmarkGeneratorNext on the large
+// profile's record shape.
+func BenchmarkGeneratorNextLarge(b *testing.B) {
+	g, err := NewGenerator(largeSpec())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(1016)
+	for b.Loop() {
+		if _, ok := g.Next(); !ok {
+			g.next, g.written = 0, 0
+		}
+	}
+}
+
+// BenchmarkDigestAddLarge is the verifier's cost per live entry of the
+// large profile's size (16-byte key, 1000-byte value).
+func BenchmarkDigestAddLarge(b *testing.B) {
+	key, value := AppendKey(nil, 12345), make([]byte, 1000)
+	var d Digest
+	b.SetBytes(int64(len(key) + len(value)))
+	for b.Loop() {
+		d.Add(key, value)
+	}
+}
+
+// BenchmarkDeriveLarge derives the expected state of 200k records of the
+// large profile's shape.
+func BenchmarkDeriveLarge(b *testing.B) {
+	s := largeSpec()
+	for b.Loop() {
+		if _, err := Derive(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

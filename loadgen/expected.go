@@ -380,25 +380,5 @@ func (d *deriver) states() ([]PartitionState, error) {
 		d.history.states(g, states)
 		return states, nil
 	}
-	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue
-	var buf []byte
-	for _, idx := range d.last {
-		if idx == 0 {
-			continue
-		}
-		r := g.At(idx - 1)
-		if r.Value == nil {
-			continue
-		}
-		v := r.Value
-		if timestamped { // the store keeps the value behind its timestamp
-			buf = AppendTimestamped(buf[:0], r.Timestamp, r.Value)
-			v = buf
-		}
-		st := &states[r.Partition]
-		st.Keys++
-		st.LiveBytes += int64(len(r.Key) + len(v))
-		st.Digest.Add(r.Key, v)
-	}
-	return states, nil
+	return d.keyValueStates(states)
 }

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -74,14 +73,29 @@ func ProduceFrom(ctx context.Context, cl *kgo.Client, topic string, spec Spec, f
 // Closing stop ends the writing early but cleanly: what was handed to the
 // producer is flushed, so the totals are exactly what the topic received.
 func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
-	return produceAt(ctx, cl, topic, spec, from, perSecond, stop, progress, changelogKey)
+	return produce(ctx, []*kgo.Client{cl}, topic, spec, from, perSecond, stop, progress, changelogKey)
 }
 
 // changelogKey is the key a record has in the changelog.
 func changelogKey(r Record) []byte { return r.Key }
 
-// produceAt is ProduceAt writing each record under key(record).
-func produceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress, key func(Record) []byte) (FillTotals, error) {
+// ProduceSpread is Produce over several clients (each built with
+// ProducerOpts), partition p's records all through clients[p % len]: each
+// partition receives exactly the records, in exactly the order, that
+// Produce writes, while each client compresses and sends its batches on
+// its own connection goroutine. A single client builds every produce
+// request, compression included, on one goroutine per broker, which on
+// one broker leaves the fill of a compressed topic bound to one core.
+func ProduceSpread(ctx context.Context, clients []*kgo.Client, topic string, spec Spec, progress Progress) (FillTotals, error) {
+	if len(clients) == 0 {
+		return FillTotals{}, errors.New("produce: no client")
+	}
+	return produce(ctx, clients, topic, spec, 0, 0, nil, progress, changelogKey)
+}
+
+// produce writes spec's records from index from on through clients (see
+// ProduceAt and ProduceSpread), each under key(record).
+func produce(ctx context.Context, clients []*kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress, key func(Record) []byte) (FillTotals, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
 		return FillTotals{}, err
@@ -94,6 +108,7 @@ func produceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 	defer cancel()
 	acks := &acker{cancel: cancel, progress: progress}
 	start := time.Now()
+	var slab recordSlab
 	for {
 		rec, ok := g.Next()
 		if !ok {
@@ -105,18 +120,49 @@ func produceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, fro
 		if perSecond > 0 && !pace(ctx, stop, start, tot.Records, perSecond) {
 			break
 		}
-		// bytes.Clone keeps an empty value empty (a live key with an empty
-		// value) and a nil one nil (a tombstone): in Kafka they differ.
-		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: bytes.Clone(key(rec)), Value: bytes.Clone(rec.Value)}
+		k, value := slab.hold(key(rec), rec.Value)
+		kr := &kgo.Record{Topic: topic, Partition: rec.Partition, Key: k, Value: value}
 		stampRecord(kr, rec)
 		tot.add(rec)
-		cl.Produce(ctx, kr, acks.onAck)
+		clients[int(rec.Partition)%len(clients)].Produce(ctx, kr, acks.onAck)
 	}
-	flushErr := cl.Flush(context.WithoutCancel(ctx))
+	var flushErr error
+	for _, cl := range clients {
+		if err := cl.Flush(context.WithoutCancel(ctx)); err != nil && flushErr == nil {
+			flushErr = err
+		}
+	}
 	if err := acks.err(ctx, flushErr); err != nil {
 		return tot, fmt.Errorf("produce to %s: %w", topic, err)
 	}
 	return tot, nil
+}
+
+// recordSlab copies the generator's reused key and value buffers into
+// shared blocks, so that a record handed to the producer owns its bytes
+// without two allocations of its own. A block stays alive while any
+// record in it is buffered; the producer's MaxBufferedBytes bounds how
+// many that can be.
+type recordSlab struct{ block []byte }
+
+// slabBlock is the size of the blocks recordSlab carves records from.
+const slabBlock = 1 << 20
+
+// hold returns copies of key and value. A nil value stays nil (a
+// tombstone) and an empty one empty but non-nil (a live key with an
+// empty value): in Kafka they differ.
+func (s *recordSlab) hold(key, value []byte) ([]byte, []byte) {
+	n := len(key) + len(value)
+	if n > cap(s.block)-len(s.block) {
+		s.block = make([]byte, 0, max(slabBlock, n))
+	}
+	at := len(s.block)
+	s.block = append(append(s.block, key...), value...)
+	k := s.block[at : at+len(key) : at+len(key)]
+	if value == nil {
+		return k, nil
+	}
+	return k, s.block[at+len(key) : at+n : at+n]
 }
 
 // pace waits until the n-th record of a write at perSecond records a

@@ -21,5 +21,5 @@ func InputKey(rec Record) []byte { return rec.Key[:keyWidth] }
 // record into a store of the spec's kind, in its window or session by
 // the timestamp, makes Kafka Streams append the records ProduceAt would.
 func ProduceInputAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
-	return produceAt(ctx, cl, topic, spec, from, perSecond, stop, progress, InputKey)
+	return produce(ctx, []*kgo.Client{cl}, topic, spec, from, perSecond, stop, progress, InputKey)
 }

@@ -155,9 +155,21 @@ func (g *Generator) stampSession(r *Record) {
 	r.Key = g.winBuf
 }
 
-// AppendKey appends the fixed-width key for keyID.
+// AppendKey appends the fixed-width key for keyID: "k" and the id in at
+// least 15 decimal digits, zero-padded (what fmt's "k%015d" writes, without
+// its per-call allocation: the generator makes a key for every record it
+// yields, the fill's and every derivation's).
 func AppendKey(dst []byte, keyID int64) []byte {
-	return fmt.Appendf(dst, "k%015d", keyID)
+	if keyID < 0 {
+		return fmt.Appendf(dst, "k%015d", keyID) // never generated; kept exact
+	}
+	var digits [20]byte
+	i := len(digits)
+	for u := uint64(keyID); u > 0 || i > len(digits)-15; u /= 10 {
+		i--
+		digits[i] = byte('0' + u%10)
+	}
+	return append(append(dst, 'k'), digits[i:]...)
 }
 
 // resettableSource is a splitmix64 stream re-seeded per record, which makes

@@ -2,6 +2,8 @@ package loadgen
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"testing"
 )
 
@@ -235,6 +237,18 @@ func TestLandmarksMapOffsetsToRecords(t *testing.T) {
 		}
 		if checked != 2*LandmarkWindow {
 			t.Fatalf("partition %d: %d landmarks", p, checked)
+		}
+	}
+}
+
+// TestAppendKeyMatchesFormat: keys are what "k%015d" writes, for ids of
+// every width, so fills made before and after keep the same keys (and
+// the same partitions and digests).
+func TestAppendKeyMatchesFormat(t *testing.T) {
+	for _, id := range []int64{0, 1, 9, 10, 12345, 999_999_999_999_999, 1_000_000_000_000_000, math.MaxInt64, -1, -12345} {
+		want := fmt.Sprintf("k%015d", id)
+		if got := string(AppendKey([]byte("x"), id)); got != "x"+want {
+			t.Errorf("AppendKey(%d) = %q, want %q", id, got, "x"+want)
 		}
 	}
 }

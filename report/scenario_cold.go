@@ -25,7 +25,8 @@ func printCold(w io.Writer, restores []runs.Restore) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "case\tstrategy\tverified\trestore s\tmin-max s\tready s\ttotal s\tMB/s\trecords/s\tefficiency\tbatch p99 ms\tmax peak RSS MiB\t")
-	for _, s := range runs.Summarize(restores) {
+	sums := runs.Summarize(restores)
+	for _, s := range sums {
 		verified := fmt.Sprintf("%d/%d", s.Verified, s.Repeats)
 		if s.Verified < s.Repeats {
 			verified += " !"
@@ -47,6 +48,7 @@ func printCold(w io.Writer, restores []runs.Restore) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, coldLegend)
+	printColdBounds(w, sums)
 }
 
 // coldLegend says what each column of the cold table is.

@@ -338,28 +338,63 @@ type Limits struct {
 	Bound         string  `json:"bound"`
 	// Efficiency is the restore's MB/s over BoundMBPerSec.
 	Efficiency float64 `json:"efficiency"`
+	// Cores is how many CPUs the process could run on when the limits
+	// were measured (runtime.NumCPU: the affinity mask's); 0 in results
+	// written before the CPU-aware bound.
+	Cores int `json:"cores,omitempty"`
+	// CPUBoundSeconds is (FetchOnlyCPU + WriteOnlyCPU) / Cores: a restore
+	// does the work of both sides, so it cannot take less time than their
+	// CPU time spread over every core, even when each side alone leaves
+	// cores idle.
+	CPUBoundSeconds float64 `json:"cpu_bound_seconds,omitempty"`
+	// CPUAwareBoundSeconds is max(FetchOnlySeconds, WriteOnlySeconds,
+	// CPUBoundSeconds): the shortest a restore could take here, counting
+	// the CPU both sides share. CPUAwareBound names the largest term
+	// ("fetch", "write" or "cpu"); CPUAwareBoundMBPerSec is the
+	// changelog's bytes over it.
+	CPUAwareBoundSeconds  float64 `json:"cpu_aware_bound_seconds,omitempty"`
+	CPUAwareBoundMBPerSec float64 `json:"cpu_aware_bound_mb_per_sec,omitempty"`
+	CPUAwareBound         string  `json:"cpu_aware_bound,omitempty"`
+	// CPUAwareEfficiency is the restore's MB/s over CPUAwareBoundMBPerSec
+	// (1 would be a restore as fast as the CPU-aware bound allows).
+	CPUAwareEfficiency float64 `json:"cpu_aware_efficiency,omitempty"`
 }
 
 // NewLimits states a case's fetch-only and write-only limits (each the
-// fastest of runs measurements) and which of them bounds a restore.
-func NewLimits(fetch, write measure.Limit, runs int) Limits {
+// fastest of runs measurements) on a machine of cores CPUs, which of them
+// bounds a restore, and the CPU-aware bound (see CPUAwareBoundSeconds).
+func NewLimits(fetch, write measure.Limit, runs, cores int) Limits {
 	fs, ws := fetch.Duration.Seconds(), write.Duration.Seconds()
 	l := Limits{
 		FetchOnlySeconds: fs, FetchOnlyMBPerSec: MBPerSec(fetch.Bytes, fs), FetchOnlyCPU: fetch.CPU.Seconds(),
 		WriteOnlySeconds: ws, WriteOnlyMBPerSec: MBPerSec(write.Bytes, ws), WriteOnlyCPU: write.CPU.Seconds(),
-		Runs: runs,
+		Runs: runs, Cores: cores,
 	}
 	l.BoundMBPerSec, l.Bound = l.FetchOnlyMBPerSec, "fetch"
 	if l.WriteOnlyMBPerSec < l.BoundMBPerSec {
 		l.BoundMBPerSec, l.Bound = l.WriteOnlyMBPerSec, "write"
 	}
+	if cores > 0 {
+		l.CPUBoundSeconds = (l.FetchOnlyCPU + l.WriteOnlyCPU) / float64(cores)
+	}
+	l.CPUAwareBoundSeconds, l.CPUAwareBound = fs, "fetch"
+	if ws > l.CPUAwareBoundSeconds {
+		l.CPUAwareBoundSeconds, l.CPUAwareBound = ws, "write"
+	}
+	if l.CPUBoundSeconds > l.CPUAwareBoundSeconds {
+		l.CPUAwareBoundSeconds, l.CPUAwareBound = l.CPUBoundSeconds, "cpu"
+	}
+	l.CPUAwareBoundMBPerSec = MBPerSec(max(write.Bytes, fetch.Bytes), l.CPUAwareBoundSeconds)
 	return l
 }
 
-// For returns the limits with the efficiency of a restore at restoreMBps.
+// For returns the limits with the efficiencies of a restore at restoreMBps.
 func (l Limits) For(restoreMBps float64) *Limits {
 	if l.BoundMBPerSec > 0 {
 		l.Efficiency = restoreMBps / l.BoundMBPerSec
+	}
+	if l.CPUAwareBoundMBPerSec > 0 {
+		l.CPUAwareEfficiency = restoreMBps / l.CPUAwareBoundMBPerSec
 	}
 	return &l
 }
@@ -483,6 +518,13 @@ type CaseSummary struct {
 	// write-only); zero (HasLimits false) when limits were not measured.
 	HasLimits        bool
 	MedianEfficiency float64
+	// MedianCPUAwareEfficiency is the median restore MB/s over the
+	// CPU-aware bound (Limits.CPUAwareBoundMBPerSec), and Limits the
+	// limits of the case's first verified repeat (each case's limits are
+	// measured once, so every repeat has the same); zero and nil without
+	// limits, and zero for results written before the CPU-aware bound.
+	MedianCPUAwareEfficiency float64
+	Limits                   *Limits
 }
 
 // Summarize groups restores by case, in first-seen order, and takes the
@@ -493,7 +535,7 @@ func Summarize(restores []Restore) []CaseSummary {
 	for _, g := range groups {
 		rs := g.Restores
 		s := CaseSummary{Case: g.Case, Params: rs[0].Params, Repeats: len(rs)}
-		var secs, mbs, rps, ready, total, eff []float64
+		var secs, mbs, rps, ready, total, eff, cpuEff []float64
 		for _, r := range rs {
 			s.MaxPeakRSSBytes = max(s.MaxPeakRSSBytes, r.PeakRSSBytes)
 			s.MaxBatchWriteP99Ms = max(s.MaxBatchWriteP99Ms, r.BatchWrite.P99Ms)
@@ -510,6 +552,10 @@ func Summarize(restores []Restore) []CaseSummary {
 			}
 			if r.Limits != nil {
 				eff = append(eff, r.Limits.Efficiency)
+				cpuEff = append(cpuEff, r.Limits.CPUAwareEfficiency)
+				if s.Limits == nil {
+					s.Limits = r.Limits
+				}
 			}
 		}
 		if len(secs) > 0 {
@@ -520,7 +566,7 @@ func Summarize(restores []Restore) []CaseSummary {
 			s.HasReady, s.MedianReadySeconds, s.MedianTotalSeconds = true, Median(ready), Median(total)
 		}
 		if len(eff) > 0 {
-			s.HasLimits, s.MedianEfficiency = true, Median(eff)
+			s.HasLimits, s.MedianEfficiency, s.MedianCPUAwareEfficiency = true, Median(eff), Median(cpuEff)
 		}
 		out = append(out, s)
 	}
