@@ -461,18 +461,8 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			}
 			limitsOf[c.Name] = limits
 		}
-		keep := r.keepState
-		if r.keepStateOf != nil {
-			keep = r.keepStateOf(rep)
-		}
 		e.Logf("restore: case %s #%d (%s)", c.Name, rep, capacity.Describe(c))
-		req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
-		if r.changer != nil {
-			req.Changer = r.changer
-			spec := r.changer.fill.Manifest.Spec
-			req.Spec = &spec
-		}
-		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, req)
+		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, r.request(c, rep, limits))
 		if r.size != "" {
 			for i := range recs {
 				recs[i].SetSize(r.size)
@@ -512,6 +502,22 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 		}
 	}
 	return failures, nil
+}
+
+// request is what the scenario of case c's repeat rep is asked to do:
+// where its state goes, whether it is kept, and the fill it may change.
+func (r *caseRunner) request(c config.Case, rep int, limits *runs.Limits) scenario.Request {
+	keep := r.keepState
+	if r.keepStateOf != nil {
+		keep = r.keepStateOf(rep)
+	}
+	req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
+	if r.changer != nil {
+		req.Changer = r.changer
+		spec := r.changer.fill.Manifest.Spec
+		req.Spec = &spec
+	}
+	return req
 }
 
 // checkKafkaStreamsEngine refuses, before any fill, a plan with a case on
