@@ -222,12 +222,17 @@ func newProfilesCmd() *cobra.Command {
 				printCases(w, p, "#   ")
 				return nil
 			}
-			for _, name := range profiles.Builtins() {
+			names := profiles.Builtins()
+			width := 0
+			for _, name := range names {
+				width = max(width, len(name))
+			}
+			for _, name := range names {
 				p, err := profiles.Load(name)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "%-9s %s\n", name, p.Description)
+				fmt.Fprintf(w, "%-*s  %s\n", width, name, p.Description)
 			}
 			return nil
 		},
