@@ -19,6 +19,9 @@ const RowReadsServedAgain = "lookups answered again (cold restore)"
 type readGaps struct {
 	strict, stale       []float64
 	strictObs, staleObs []Obs
+	// never are the cold restores with stale reads off whose lookups were
+	// never answered: their gap is longer than the load, unmeasured.
+	never []Obs
 }
 
 func readGapsOf(obs []Obs) readGaps {
@@ -32,6 +35,8 @@ func readGapsOf(obs []Obs) readGaps {
 		case !q.Stale && q.ServedAgainSeconds != nil:
 			g.strict = append(g.strict, max(*q.ServedAgainSeconds-q.RestoredSeconds, 0))
 			g.strictObs = append(g.strictObs, o)
+		case !q.Stale && q.Lookups > 0:
+			g.never = append(g.never, o)
 		case q.Stale && q.FirstAnsweredSeconds != nil:
 			g.stale = append(g.stale, *q.FirstAnsweredSeconds)
 			g.staleObs = append(g.staleObs, o)
@@ -52,6 +57,9 @@ func readsServedAgainRow(a *Analysis) RTORow {
 	switch {
 	case a.Rate == nil:
 		row.Missing = "needs the cold-restore rate: " + a.RateErr.Error()
+		return row
+	case len(g.never) > 0:
+		row.Missing = fmt.Sprintf("the lookups of %s with a query load and stale reads off were never answered after the restore (%s): their gap is longer than the load and measures nothing; see why the lookups were refused", Plural(len(g.never), "cold restore"), Refs(g.never))
 		return row
 	case len(g.strict) == 0:
 		row.Missing = "no cold restore with a query load and stale reads off in the inputs: add a case with a queries block (stale: false) to the size sweep, or run the queries profile"

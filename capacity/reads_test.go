@@ -91,3 +91,31 @@ func TestRecommendationComparesWithinOneEngine(t *testing.T) {
 		t.Errorf("recommendation %+v: the kafka-streams defaults are not a faster setting than the model's", first)
 	}
 }
+
+// TestReadsServedAgainRowWithARestoreNeverAnswered: a cold restore with a
+// query load and stale reads off whose lookups were never answered (every
+// one refused to the load's end) has no gap to measure but the longest of
+// all; the row must not be made of the other restores' short gaps as if it
+// had not run.
+func TestReadsServedAgainRowWithARestoreNeverAnswered(t *testing.T) {
+	rs := syntheticRuns()
+	n := 0
+	for _, r := range rs {
+		for i := range r.Results.Restores {
+			rec := &r.Results.Restores[i]
+			if rec.ProfileCase() != "kstreams-default" || n >= 3 {
+				continue
+			}
+			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 1000, Refused: 1000, RestoredSeconds: rec.DurationSeconds}
+			if n > 0 {
+				served := rec.DurationSeconds + 1
+				rec.Queries.Refused, rec.Queries.Answered, rec.Queries.ServedAgainSeconds = 100, 900, &served
+			}
+			n++
+		}
+	}
+	row := Analyze(rs, Options{Threads: 2, RTOs: []time.Duration{time.Minute}}).RTO.Row(RowReadsServedAgain)
+	if row == nil || row.Measured || !strings.Contains(row.Missing, "never answered") {
+		t.Fatalf("row %+v: want not measured, saying a restore's lookups were never answered", row)
+	}
+}
