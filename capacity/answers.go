@@ -128,7 +128,9 @@ type Check struct {
 	// spare when positive, by how much it misses when negative. For an
 	// estimate with an interval it is taken at the interval's end nearest
 	// the objective (the slow end for a time that meets it, the fast end
-	// for one that misses), so the margin holds over the whole interval.
+	// for one that misses), so the margin holds over the whole interval;
+	// for an inconclusive check it is the point estimate's, its sign
+	// Meets' (positive when the point estimate meets the objective).
 	Margin float64
 	// AtLeast says Margin was taken at the interval's near end: the
 	// verdict then reads "by at least".
@@ -497,12 +499,6 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 	for i, rto := range rtos {
 		obj := rto.Seconds()
 		c := Check{RTO: rto, Meets: e.Value <= obj, Margin: obj - e.Value}
-		if e.HasInterval() {
-			c.Margin, c.AtLeast = obj-e.Lo, true
-			if c.Meets {
-				c.Margin = obj - e.Hi
-			}
-		}
 		switch {
 		case e.Wide():
 			c.Inconclusive = true
@@ -514,7 +510,15 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
+		case !e.HasInterval():
+		case c.Meets && e.Hi <= obj:
+			c.Margin, c.AtLeast = obj-e.Hi, true
+		case !c.Meets && obj < e.Lo:
+			c.Margin, c.AtLeast = obj-e.Lo, true
 		}
+		// Inconclusive, or an interval not on the point's side of the
+		// objective: the margin stays the point estimate's, so that its
+		// sign is Meets' and "at least" is said only where it holds.
 		out[i] = c
 	}
 	return out

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -19,19 +20,24 @@ const RowReadsServedAgain = "lookups answered again (cold restore)"
 type readGaps struct {
 	strict, stale       []float64
 	strictObs, staleObs []Obs
+	// never are the cold restores with stale reads off whose lookups were
+	// never answered: their gap is longer than the load, unmeasured.
+	never []Obs
 }
 
-func readGapsOf(obs []Obs) readGaps {
+func readGapsOf(obs []Obs, engine config.Engine) readGaps {
 	var g readGaps
 	for _, o := range obs {
 		q := o.Restore.Queries
-		if q == nil || !o.Restore.IsCold() {
+		if q == nil || !o.Restore.IsCold() || runs.EngineOf(o.Restore.Params) != engine {
 			continue
 		}
 		switch {
 		case !q.Stale && q.ServedAgainSeconds != nil:
 			g.strict = append(g.strict, max(*q.ServedAgainSeconds-q.RestoredSeconds, 0))
 			g.strictObs = append(g.strictObs, o)
+		case !q.Stale && q.Lookups > 0:
+			g.never = append(g.never, o)
 		case q.Stale && q.FirstAnsweredSeconds != nil:
 			g.stale = append(g.stale, *q.FirstAnsweredSeconds)
 			g.staleObs = append(g.staleObs, o)
@@ -48,13 +54,20 @@ func readGapsOf(obs []Obs) readGaps {
 // restore with a query load and stale reads off.
 func readsServedAgainRow(a *Analysis) RTORow {
 	row := RTORow{Scenario: RowReadsServedAgain}
-	g := readGapsOf(a.Obs)
-	switch {
-	case a.Rate == nil:
+	if a.Rate == nil {
 		row.Missing = "needs the cold-restore rate: " + a.RateErr.Error()
 		return row
+	}
+	// The gap is the serving engine's own (Kafka Streams' API layer, the
+	// model's store): taken from the rate's engine only.
+	engine := runs.EngineOf(a.Rate.Setup.Params)
+	g := readGapsOf(a.Obs, engine)
+	switch {
+	case len(g.never) > 0:
+		row.Missing = fmt.Sprintf("the lookups of %s with a query load and stale reads off were never answered after the restore (%s): their gap is longer than the load and measures nothing; see why the lookups were refused", Plural(len(g.never), "cold restore"), Refs(g.never))
+		return row
 	case len(g.strict) == 0:
-		row.Missing = "no cold restore with a query load and stale reads off in the inputs: add a case with a queries block (stale: false) to the size sweep, or run the queries profile"
+		row.Missing = "no cold restore with a query load and stale reads off in the inputs" + otherEngineText(a.Obs, engine) + ": add a case with a queries block (stale: false) to the size sweep, or run the queries profile"
 		return row
 	}
 	row.Measured = true
@@ -77,4 +90,15 @@ func readsServedAgainRow(a *Analysis) RTORow {
 	}
 	row.Sources = Refs(append(append([]Obs{}, a.Rate.Obs...), g.strictObs...))
 	return row
+}
+
+// otherEngineText says, when only another engine than the rate's restored
+// cold under a query load, that its gaps are not the rate's engine's.
+func otherEngineText(obs []Obs, engine config.Engine) string {
+	for _, o := range obs {
+		if e := runs.EngineOf(o.Restore.Params); o.Restore.Queries != nil && o.Restore.IsCold() && e != engine {
+			return fmt.Sprintf(" on %s, the rate's engine (those on %s serve lookups their own way)", engine, e)
+		}
+	}
+	return ""
 }

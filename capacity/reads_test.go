@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -89,5 +90,63 @@ func TestRecommendationComparesWithinOneEngine(t *testing.T) {
 	first := Analyze(rs, Options{}).Recommendations[0]
 	if first.Case != "" || strings.Contains(first.Text, "ks-default") || strings.Contains(strings.Join(first.Evidence, " "), "ks-default") {
 		t.Errorf("recommendation %+v: the kafka-streams defaults are not a faster setting than the model's", first)
+	}
+}
+
+// TestReadsServedAgainRowWithARestoreNeverAnswered: a cold restore with a
+// query load and stale reads off whose lookups were never answered (every
+// one refused to the load's end) has no gap to measure but the longest of
+// all; the row must not be made of the other restores' short gaps as if it
+// had not run.
+func TestReadsServedAgainRowWithARestoreNeverAnswered(t *testing.T) {
+	rs := syntheticRuns()
+	n := 0
+	for _, r := range rs {
+		for i := range r.Results.Restores {
+			rec := &r.Results.Restores[i]
+			if rec.ProfileCase() != "kstreams-default" || n >= 3 {
+				continue
+			}
+			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 1000, Refused: 1000, RestoredSeconds: rec.DurationSeconds}
+			if n > 0 {
+				served := rec.DurationSeconds + 1
+				rec.Queries.Refused, rec.Queries.Answered, rec.Queries.ServedAgainSeconds = 100, 900, &served
+			}
+			n++
+		}
+	}
+	row := Analyze(rs, Options{Threads: 2, RTOs: []time.Duration{time.Minute}}).RTO.Row(RowReadsServedAgain)
+	if row == nil || row.Measured || !strings.Contains(row.Missing, "never answered") {
+		t.Fatalf("row %+v: want not measured, saying a restore's lookups were never answered", row)
+	}
+}
+
+// TestReadsServedAgainRowTakesTheRatesEngine: the gap between a restore's
+// end and its lookups answered again is the engine's own (Kafka Streams'
+// API layer waits for RUNNING and its metadata, the model answers from the
+// restored store): a row on Kafka Streams' rate does not take the model's
+// gap for it.
+func TestReadsServedAgainRowTakesTheRatesEngine(t *testing.T) {
+	var rs []*Run
+	for i, size := range capacitytest.Sizes {
+		res := capacitytest.Run(i, size, []capacitytest.Case{capacitytest.Cases[0], capacitytest.KafkaStreams(0.1, 400e6)})
+		rs = append(rs, &Run{Label: fmt.Sprintf("R%d", i+1), Path: "x", Results: res})
+	}
+	for _, r := range rs {
+		for i := range r.Results.Restores {
+			rec := &r.Results.Restores[i]
+			if runs.EngineOf(rec.Params) != config.EngineModel {
+				continue
+			}
+			served := rec.DurationSeconds + 0.5
+			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 100, Answered: 100, RestoredSeconds: rec.DurationSeconds, ServedAgainSeconds: &served}
+		}
+	}
+	a := Analyze(rs, Options{Threads: 2, RTOs: []time.Duration{time.Minute}})
+	if a.Rate == nil || runs.EngineOf(a.Rate.Setup.Params) != config.EngineKafkaStreams {
+		t.Fatalf("rate %v (%v): want Kafka Streams'", a.Rate, a.RateErr)
+	}
+	if row := a.RTO.Row(RowReadsServedAgain); row == nil || row.Measured {
+		t.Fatalf("row %+v: the model's gaps beside Kafka Streams' rate", row)
 	}
 }

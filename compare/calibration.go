@@ -48,7 +48,8 @@ type EnginePair struct {
 	Ratios []float64
 	// Ratio summarizes Ratios (median, min, max, N pairs); without any
 	// repeat pair it is the ratio of the two medians, with N 0 (not when
-	// repeats were left out as Unmatched).
+	// repeats were left out as Unmatched, nor when the restores the medians
+	// summarize read different records: that counts as one Unmatched).
 	Ratio Stat
 	// Unmatched counts the repeat pairs left out because the two engines
 	// read different records (more than 1% apart): their times measure
@@ -220,10 +221,33 @@ func pairOf(m, k runs.CaseRestores) EnginePair {
 	}
 	p.Ratio = statOf(p.Ratios)
 	if p.Ratio.N == 0 && p.Unmatched == 0 && p.Model.N > 0 && p.KafkaStreams.N > 0 && p.KafkaStreams.Median > 0 {
+		if !allSameWork(m.Restores, k.Restores) {
+			// The medians measure different work as a repeat pair
+			// would: left out the same way, counted as one.
+			p.Unmatched++
+			return p
+		}
 		r := p.Model.Median / p.KafkaStreams.Median
 		p.Ratio = Stat{Median: r, Min: r, Max: r}
 	}
 	return p
+}
+
+// allSameWork says whether every verified restore of both cases read the
+// same records (within 1%), so that their medians can be compared.
+func allSameWork(m, k []runs.Restore) bool {
+	var counted []runs.Restore
+	for _, r := range append(append([]runs.Restore{}, m...), k...) {
+		if r.Counts() {
+			counted = append(counted, r)
+		}
+	}
+	for _, r := range counted {
+		if !sameWork(r, counted[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // workOf is the median bytes the verified restores read and the fewest

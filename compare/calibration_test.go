@@ -176,3 +176,25 @@ func TestEnginePairsLeaveOutRepeatsOfDifferentWork(t *testing.T) {
 		t.Fatalf("table (%v):\n%s", err, buf.String())
 	}
 }
+
+// TestEnginePairsMediansFallbackNeedsSameWork: without a repeat pair (no
+// repeat verified on both engines) the ratio falls back to the two
+// medians, but only when the engines read the same records: a Kafka
+// Streams restore that read a window changelog from the log start is not
+// the model's work, and its time divided into the model's is no factor.
+func TestEnginePairsMediansFallbackNeedsSameWork(t *testing.T) {
+	m, k := config.EngineModel, config.EngineKafkaStreams
+	rs := []runs.Restore{
+		engineRestore("w-model", m, 1, 1, 4), engineRestore("w-ks", k, 1, 2, 10),
+	}
+	rs[0].Records, rs[1].Records = 1000, 2000
+	p := EnginePairs(rs)[0]
+	if p.ModelOverKafkaStreams() != 0 {
+		t.Fatalf("pair %+v: a ratio of medians of different work", p)
+	}
+	rs[1].Records = 1005
+	p = EnginePairs(rs)[0]
+	if !near(p.ModelOverKafkaStreams(), 0.4) {
+		t.Fatalf("pair %+v: want the medians' ratio 0.4 for the same work", p)
+	}
+}

@@ -137,9 +137,13 @@ type PlanCheck struct {
 	RTOSeconds    float64
 	Meets         bool
 	MarginSeconds float64
-	Inconclusive  bool
-	Why           string `json:",omitempty"`
-	Verdict       string
+	// AtLeast says MarginSeconds was taken at the estimate's interval's
+	// end nearest the objective (the verdict's "by at least"), not at the
+	// point estimate.
+	AtLeast      bool `json:",omitempty"`
+	Inconclusive bool
+	Why          string `json:",omitempty"`
+	Verdict      string
 }
 
 // NewPlanJSONReporter writes the analysis' answers as one JSON document.
@@ -160,7 +164,7 @@ func NewPlanJSONReporter(a *capacity.Analysis) func(io.Writer) error {
 			pa := PlanAnswer{Question: ans.Question, Value: ans.Value, Extrapolated: ans.Extrapolated, Inputs: ans.Inputs, Sources: ans.Sources,
 				Estimate: planEstimate(ans)}
 			for _, c := range ans.Checks {
-				pa.Checks = append(pa.Checks, PlanCheck{RTOSeconds: c.RTO.Seconds(), Meets: c.Meets, MarginSeconds: c.Margin,
+				pa.Checks = append(pa.Checks, PlanCheck{RTOSeconds: c.RTO.Seconds(), Meets: c.Meets, MarginSeconds: c.Margin, AtLeast: c.AtLeast,
 					Inconclusive: c.Inconclusive, Why: c.Why, Verdict: c.Verdict()})
 			}
 			doc.Answers = append(doc.Answers, pa)

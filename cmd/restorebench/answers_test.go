@@ -228,7 +228,7 @@ func TestPlanAsJSON(t *testing.T) {
 			Question, Value string
 			Checks          []struct {
 				RTOSeconds, MarginSeconds float64
-				Meets                     bool
+				Meets, AtLeast            bool
 				Verdict                   string
 			}
 		}
@@ -246,6 +246,11 @@ func TestPlanAsJSON(t *testing.T) {
 		for _, c := range a.Checks {
 			if !strings.Contains(text, c.Verdict) || (c.Meets != (c.MarginSeconds >= 0)) {
 				t.Errorf("check %+v of %q", c, a.Question)
+			}
+			// A margin taken at an interval's near end says so: a script
+			// must not read it as the point estimate's.
+			if c.AtLeast != strings.Contains(c.Verdict, "by at least") {
+				t.Errorf("check %+v of %q: AtLeast is not the verdict's", c, a.Question)
 			}
 		}
 	}
