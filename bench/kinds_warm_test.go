@@ -87,13 +87,13 @@ func checkKindWarmStep(t *testing.T, r runs.Restore) {
 	}
 }
 
-// kindsStandbyProfile keeps a model standby of a window and of a session
-// store: 4 h of events, 10 min windows, 1 h retention; the standby's
-// writes continue the fill's event times, so expiry goes on while it
-// follows.
+// kindsStandbyProfile keeps a model standby of a window store: 4 h of
+// events, 10 min windows, 1 h retention; the standby's writes continue the
+// fill's event times, so expiry goes on while it follows. (Session stores
+// do not run standbys yet: config refuses them.)
 const kindsStandbyProfile = `
 name: kinds-standby
-store_kinds: [window, session]
+store_kinds: [window]
 fill: {records: 20000, keys: 400, value_size: 20-60, partitions: 2, time_range: 4h, window_size: 10m, retention: 1h}
 cases:
   - name: standby
@@ -101,9 +101,9 @@ cases:
     standby: {rates: [3000], duration: 2s, pauses: [1s], pause_rate: 3000, find_max: false}
 `
 
-// TestStandbyOfSegmentedStores: a model standby of a window and of a
-// session store restores, follows the changelog written at a rate, stops
-// with its segments kept and catches up, and verifies against what the
+// TestStandbyOfSegmentedStores: a model standby of a window store
+// restores, follows the changelog written at a rate, stops with its
+// segments kept and catches up, and verifies against what the
 // changelog holds after every step.
 func TestStandbyOfSegmentedStores(t *testing.T) {
 	plan, err := profiles.Parse([]byte(kindsStandbyProfile), "kinds-standby.yaml")
@@ -116,7 +116,7 @@ func TestStandbyOfSegmentedStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "window:initial window:rate window:pause session:initial session:rate session:pause"
+	want := "window:initial window:rate window:pause"
 	var got []string
 	for _, r := range res.Restores {
 		if !r.Verified || r.Standby == nil {
