@@ -376,3 +376,29 @@ func TestRegisterAnswererRefusesAClash(t *testing.T) {
 		}()
 	}
 }
+
+// TestFailoverGapsAcrossHostsTakeTheClocksBound: a kill measured across
+// two hosts counts its gap plus the clocks' bound, the longest it can have
+// been, so a 29 s gap known to ±2 s does not meet a 30 s objective.
+func TestFailoverGapsAcrossHostsTakeTheClocksBound(t *testing.T) {
+	rs := scenarioRuns()
+	n := 0
+	for _, r := range rs {
+		for i := range r.Results.Restores {
+			if f := r.Results.Restores[i].Failover; f != nil && f.Standby && len(f.Tasks) > 0 {
+				f.MaxGapSeconds, f.ClockBoundSeconds = 29, 2
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no standby kills in the scenario runs")
+	}
+	a := Analyze(rs, Options{RTOs: []time.Duration{30 * time.Second}})
+	if a.Failover == nil || a.Failover.Worst != 31 || !strings.Contains(a.Failover.Summary(), "plus the clocks' bound across hosts, up to 2.00 s") {
+		t.Fatalf("evidence %+v: want worst 31 s (29 s + 2 s)", a.Failover)
+	}
+	if c := a.RTO.Row(RowStandbyFailover).Cells[0]; c.Meets {
+		t.Errorf("30 s cell %+v: a gap of up to 31 s does not meet it", c)
+	}
+}

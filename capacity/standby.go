@@ -226,6 +226,10 @@ type FailoverEvidence struct {
 	// Unresolved counts the kills left out: their gaps lay within the
 	// clocks' bound across hosts, so they measure nothing.
 	Unresolved int
+	// ClockBound is the largest clocks' bound of the kills counted (0 on
+	// one host): each of Gaps is its kill's gap plus its bound, the
+	// longest the gap can have been.
+	ClockBound float64
 }
 
 // failoverEvidence collects the failover kills; nil without a verified
@@ -242,13 +246,17 @@ func failoverEvidence(obs []Obs) *FailoverEvidence {
 			ev.Unresolved++
 			continue
 		}
+		// Across hosts a gap is known only to within the clocks' bound:
+		// the evidence takes its longest possible value.
+		gap := f.MaxGapSeconds + f.ClockBoundSeconds
+		ev.ClockBound = max(ev.ClockBound, f.ClockBoundSeconds)
 		if !f.Standby {
 			ev.NoStandby = append(ev.NoStandby, o)
-			without = append(without, f.MaxGapSeconds)
+			without = append(without, gap)
 			continue
 		}
 		ev.Kills = append(ev.Kills, o)
-		ev.Gaps = append(ev.Gaps, f.MaxGapSeconds)
+		ev.Gaps = append(ev.Gaps, gap)
 		ev.Takeovers[f.Takeover]++
 		ev.SessionTimeoutMs = max(ev.SessionTimeoutMs, f.SessionTimeoutMs)
 		if f.DetectionSeconds > 0 {
@@ -266,6 +274,9 @@ func failoverEvidence(obs []Obs) *FailoverEvidence {
 // Summary is the gaps in one line: "median 7.9 s, worst 9.8 s over 5 kills".
 func (ev *FailoverEvidence) Summary() string {
 	s := fmt.Sprintf("processing gap median %s, worst %s over %s", FormatSeconds(ev.Median), FormatSeconds(ev.Worst), Plural(len(ev.Kills), "SIGKILL"))
+	if ev.ClockBound > 0 {
+		s += fmt.Sprintf(" (each gap plus the clocks' bound across hosts, up to %s)", FormatSeconds(ev.ClockBound))
+	}
 	if ev.Unresolved > 0 {
 		s += fmt.Sprintf(" (%s left out: their gaps lay within the clocks' bound across hosts)", Plural(ev.Unresolved, "kill"))
 	}
