@@ -60,6 +60,10 @@ type EnginePair struct {
 	Unmatched int
 }
 
+// allLeftOut says every repeat pair was left out for reading different
+// records: the pair has no ratio at all.
+func (p EnginePair) allLeftOut() bool { return p.Ratio.N == 0 && p.Unmatched > 0 }
+
 // sameWork says whether two restores read the same records (within 1%),
 // so that their times can be compared.
 func sameWork(a, b runs.Restore) bool {
@@ -417,7 +421,7 @@ func rangeOf(s Stat) string {
 }
 
 func ratioText(p EnginePair) string {
-	if p.Model.N == 0 || p.KafkaStreams.N == 0 || (p.Ratio.N == 0 && p.Unmatched > 0) {
+	if p.Model.N == 0 || p.KafkaStreams.N == 0 || p.allLeftOut() {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", p.Ratio.Median)
@@ -426,7 +430,7 @@ func ratioText(p EnginePair) string {
 // pairRangeText is the pair's ratio range, "-" when every repeat pair was
 // left out.
 func pairRangeText(p EnginePair) string {
-	if p.Ratio.N == 0 && p.Unmatched > 0 {
+	if p.allLeftOut() {
 		return "-"
 	}
 	return ratioRange(p.Ratio)
