@@ -510,7 +510,8 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
-		case !e.HasInterval():
+		case !e.HasInterval() || e.Hi <= e.Lo:
+			// No spread measured: the point alone, with no "at least".
 		case c.Meets && e.Hi <= obj:
 			c.Margin, c.AtLeast = obj-e.Hi, true
 		case !c.Meets && obj < e.Lo:
@@ -528,6 +529,9 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 // comes from, and how far beyond the measured sizes it lies.
 func intervalText(e Estimate) string {
 	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(e))
+	if e.Hi <= e.Lo {
+		s = fmt.Sprintf("no interval: the restores the rate rests on show no spread (one restore, or repeats that agree), so nothing bounds its error%s", calibrationSpreadText(e))
+	}
 	if e.Beyond > 1.05 {
 		s += "; " + beyondText(e) + " beyond the sizes measured"
 		if e.Wide() {

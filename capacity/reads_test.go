@@ -150,3 +150,12 @@ func TestReadsServedAgainRowTakesTheRatesEngine(t *testing.T) {
 		t.Fatalf("row %+v: the model's gaps beside Kafka Streams' rate", row)
 	}
 }
+
+// TestRunComparisonFileKeyHasNoSpaces: a comparison of a run of both
+// engines names its files without the spaces and brackets of its label.
+func TestRunComparisonFileKeyHasNoSpaces(t *testing.T) {
+	rc := &RunComparison{Run: &Run{Label: "R2"}, Size: "window", Engine: "kafka-streams", Mixed: true}
+	if got := rc.FileKey(); got != "r2-window-kafka-streams" || rc.Label() != "R2@window (kafka-streams)" {
+		t.Errorf("file key %q, label %q", got, rc.Label())
+	}
+}

@@ -45,6 +45,20 @@ func (rc *RunComparison) Label() string {
 	return l
 }
 
+// FileKey names the comparison in file names: the label's parts in lower
+// case joined by "-" ("r1-1gib-model"), without the spaces and brackets
+// Label shows.
+func (rc *RunComparison) FileKey() string {
+	parts := []string{rc.Run.Label}
+	if rc.Size != "" {
+		parts = append(parts, rc.Size)
+	}
+	if rc.Mixed {
+		parts = append(parts, string(rc.Engine))
+	}
+	return strings.ToLower(strings.Join(parts, "-"))
+}
+
 // Results are the run's results holding only the compared restores, for
 // the functions that take a whole run (compare, plots).
 func (rc *RunComparison) Results() *runs.Results {

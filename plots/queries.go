@@ -54,6 +54,10 @@ func LookupsAnswered(r *runs.Results) (*plot.Plot, error) {
 		p.Add(l)
 		maxT = max(maxT, xys[len(xys)-1].X)
 		suffix := fmt.Sprintf(" #%d", x.Repeat)
+		if x.Step != nil && x.Step.Kill > 0 {
+			// A failover's records are one per kill of the repeat.
+			suffix += fmt.Sprintf(" kill %d", x.Step.Kill)
+		}
 		if x.Queries.Stale {
 			suffix += " (stale reads)"
 		}

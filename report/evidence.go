@@ -205,7 +205,7 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &Figure{Name: c.Name + "-" + strings.ToLower(strings.ReplaceAll(rc.Label(), "@", "-")), Title: c.Title + ", " + rc.Label(), SVG: svg,
+		out = append(out, &Figure{Name: c.Name + "-" + rc.FileKey(), Title: c.Title + ", " + rc.Label(), SVG: svg,
 			Caption: c.Caption})
 	}
 	return out, nil

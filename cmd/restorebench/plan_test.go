@@ -61,7 +61,7 @@ func TestPlanScenarioFlags(t *testing.T) {
 		wantErr string
 		wantOut []string
 	}{
-		{args: []string{all, "--standbys", "1"}, wantOut: []string{"Failover with num.standby.replicas=1 (SIGKILL of an active instance)\n  = 9.60 s processing gap (median 8.10 s), any state size  (meets the 1 min RTO by at least 50.4 s; meets the 5 min RTO by at least 4.84 min; meets the 15 min RTO by at least 14.8 min)",
+		{args: []string{all, "--standbys", "1"}, wantOut: []string{"Failover with num.standby.replicas=1 (SIGKILL of an active instance)\n  = 9.60 s processing gap (median 8.10 s), any state size  (meets the 1 min RTO by 50.4 s; meets the 5 min RTO by 4.84 min; meets the 15 min RTO by 14.8 min)",
 			"runs:   R5 eos-standby #1 kills 1-3"}},
 		{args: []string{all, "--write-rate", "20MB/s"}, wantOut: []string{"Does a standby keep up with 20.0 MB/s of writes?\n  = yes: 41.3 MB/s (80,000 records/s) measured"}},
 		{args: []string{all, "--write-rate", "100MB/s"}, wantOut: []string{"= no: it sustained 41.3 MB/s"}},
