@@ -71,6 +71,11 @@ type Answer struct {
 	// to Instance, the owner queryMetadataForKey named; "" when the
 	// instance asked answered itself.
 	ForwardedBy string `json:"forwarded_by"`
+	// Retries and WaitedMs say how often and how long the API layer retried
+	// a stale lookup no copy could serve yet (PropAPIRetryMs) before this
+	// answer or refusal; 0 when it came at once.
+	Retries  int   `json:"retries"`
+	WaitedMs int64 `json:"waited_ms"`
 }
 
 // Bytes is the value's bytes.

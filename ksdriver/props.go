@@ -103,6 +103,13 @@ const (
 	// PropAPIHost is the address the API layer listens on and advertises
 	// as application.server. Default 127.0.0.1.
 	PropAPIHost = "restorebench.api.host"
+	// PropAPIRetryMs is how long the API layer retries a stale lookup
+	// (stale=true) that no copy can serve yet before refusing it: Kafka
+	// Streams' documented advice for InvalidStateStoreException, thrown
+	// while a task migrates (a standby being promoted) or a rebalance
+	// leaves no metadata. Lookups without stale reads are never retried.
+	// Default 0 (refused at once); at most 4000.
+	PropAPIRetryMs = "restorebench.api.retry.ms"
 	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
 	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
 	// RocksDBConfigSetter.

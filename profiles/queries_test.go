@@ -17,7 +17,7 @@ func TestQueriesBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := p.Cases[0].Queries
-	if q == nil || q.Rate != 1000 || !q.Stale || q.After.D() != 5*time.Second {
+	if q == nil || q.Rate != 1000 || !q.Stale || q.After.D() != 5*time.Second || q.Retry.D() != 2*time.Second {
 		t.Fatalf("case a's queries %+v, want the defaults with stale on", q)
 	}
 	if p.Cases[1].Queries != nil {
@@ -26,6 +26,7 @@ func TestQueriesBlock(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {rate: 0}\n", "queries.rate: 0 must be in (0, 200000]"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {after: -1s}\n", "queries.after: -1s is negative"},
+		{"fill:\n  records: 10\ncases:\n  - name: a\n    queries: {retry: 5s}\n", "queries.retry: 5s must be from 0 to 4s"},
 		{"fill:\n  records: 10\ncases:\n  - name: a\n    scenario: standby\n    queries: {}\n", "queries run beside scenarios cold, warm and failover only so far"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: a\n    queries: {}\n", "window fetches are not built yet"},
 	} {

@@ -24,15 +24,16 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	if len(ks) == 0 {
 		return nil
 	}
-	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "by instance"},
-		Right: []bool{false, true, true, true, true, false},
+	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "retried (longest wait)", "by instance"},
+		Right: []bool{false, true, true, true, true, true, false},
 		Legend: "answered: lookups answered; no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
 			"forwarded: answers the instance asked got from the owner queryMetadataForKey named; from a standby: answers from a standby copy (stale reads); " +
+			"retried: stale lookups the instance asked retried while no copy could serve them (a standby being promoted, a rebalance; queries.retry), answered or refused in the end; " +
 			"by instance: answers by the instance that gave them."}
 	why := map[string][]string{}
 	for _, x := range ks {
 		q := x.r.Queries
-		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), byInstance(q.ByInstance)})
+		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs), byInstance(q.ByInstance)})
 		for _, r := range q.RefusedWhy {
 			why[r] = append(why[r], queryRef(x))
 		}
@@ -89,6 +90,14 @@ func outageTable(recs []runRestore) *Table {
 		return nil
 	}
 	return tab
+}
+
+// retried is "12 (310 ms)", or "0".
+func retried(n, maxMs int64) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%d ms)", n, maxMs)
 }
 
 // queryRef cites a restore, and a failover's kill.

@@ -37,6 +37,12 @@ type QueryFigures struct {
 	// RefusedWhy (kafka-streams engine) holds up to five distinct reasons
 	// the API layer gave for refusing, as it gave them.
 	RefusedWhy []string `json:"refused_why,omitempty"`
+	// Retried (kafka-streams engine) are the lookups, answered or refused,
+	// the instance asked retried because no copy could serve them yet
+	// (queries.retry: a task migrating, a rebalance); RetriedMaxMs the
+	// longest such wait.
+	Retried      int64 `json:"retried,omitempty"`
+	RetriedMaxMs int64 `json:"retried_max_ms,omitempty"`
 	// ByInstance (kafka-streams engine) counts the answers by the
 	// instance that answered.
 	ByInstance map[string]int64 `json:"by_instance,omitempty"`

@@ -84,9 +84,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := single.fresh(); err != nil {
 		return fail(err)
 	}
-	if req.Case.Queries != nil {
-		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
-	}
+	setAPIProps(props, req.Case.Queries)
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	if isSourceTable(t) {

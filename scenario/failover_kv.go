@@ -108,7 +108,7 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 			props[k] = v
 		}
 	}
-	props[ksdriver.PropAPIPort] = "0"
+	setAPIProps(props, req.Case.Queries)
 	props[ksdriver.PropLagsIntervalMs] = "500" // for standbys caught up before a kill
 	return props, nil
 }

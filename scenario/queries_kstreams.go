@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,8 +18,11 @@ import (
 
 // ksQueryWorkers is how many lookups the kafka-streams query client has
 // in flight at most: a client that falls behind the rate sends the next
-// as soon as one returns, as the model's does.
-const ksQueryWorkers = 16
+// as soon as one returns, as the model's does. Enough for a second of
+// lookups held by the API layer's retries (queries.retry) at a few
+// hundred a second; a lookup's latency runs from when it was due, so one
+// sent late for want of a worker counts its wait.
+const ksQueryWorkers = 256
 
 // ksQueryLoad sends a case's key lookups (config.QueryLoad) over HTTP to
 // Kafka Streams instances' API layers (kstreams/PROTOCOL.md, "The API
@@ -47,6 +51,19 @@ type ksQueryLoad struct {
 
 	stopped chan struct{}
 	done    chan struct{}
+}
+
+// setAPIProps turns on the driver's API layer for query load q (none when
+// q is nil): on any free port, retrying stale lookups no copy serves yet
+// for q.Retry.
+func setAPIProps(props map[string]string, q *config.QueryLoad) {
+	if q == nil {
+		return
+	}
+	props[ksdriver.PropAPIPort] = "0"
+	if q.Stale && q.Retry > 0 {
+		props[ksdriver.PropAPIRetryMs] = strconv.FormatInt(q.Retry.D().Milliseconds(), 10)
+	}
 }
 
 // startKSQueries starts the request's query load, checked against what
@@ -150,7 +167,7 @@ func (l *ksQueryLoad) lookup(i int64) {
 		l.failed(n, watched)
 		return
 	}
-	t0 := time.Now()
+	t0 := l.tally.start.Add(time.Duration(float64(i) / l.settings.Rate * float64(time.Second)))
 	a, err := ksdriver.Lookup(context.Background(), l.client, addrs[i%int64(len(addrs))], key, l.settings.Stale)
 	lat := time.Since(t0)
 	if err != nil {
@@ -159,6 +176,7 @@ func (l *ksQueryLoad) lookup(i int64) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.noteRetries(&a)
 	if a.Refused {
 		l.tally.refuse(n)
 		l.outage.refused(watched, false)
@@ -188,6 +206,17 @@ func (l *ksQueryLoad) failed(n int, watched bool) {
 	l.tally.refuse(n)
 	l.tally.rec.Failed++
 	l.outage.refused(watched, true)
+}
+
+// noteRetries counts an answer or refusal the API layer retried for
+// (queries.retry); l.mu must be held.
+func (l *ksQueryLoad) noteRetries(a *ksdriver.Answer) {
+	if a.Retries == 0 {
+		return
+	}
+	rec := &l.tally.rec
+	rec.Retried++
+	rec.RetriedMaxMs = max(rec.RetriedMaxMs, a.WaitedMs)
 }
 
 // noteRefusal keeps the first five distinct reasons; l.mu must be held.

@@ -55,9 +55,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err := addWindowSize(props, req); err != nil {
 		return nil, err
 	}
-	if req.Case.Queries != nil {
-		props[ksdriver.PropAPIPort] = "0" // the API layer the lookups go to, on any free port
-	}
+	setAPIProps(props, req.Case.Queries)
 	single := newKSSingle(env, req, t.AppID)
 	if single.host != nil {
 		// An earlier repeat of this run left the instance's state on its

@@ -37,7 +37,11 @@ import org.apache.kafka.streams.state.HostInfo;
  * the active host (with stale=true, then to each standby host if that one
  * refuses or cannot be reached), saying so in `forwarded_by`. A store
  * that cannot serve (restoring without stale reads, no metadata during a
- * rebalance, an owner that cannot be reached) is refused with HTTP 503.
+ * rebalance, an owner that cannot be reached) is refused with HTTP 503;
+ * with stale=true and restorebench.api.retry.ms set, only after retrying
+ * that long (a migrating task, a rebalance: Kafka Streams' documented
+ * advice for InvalidStateStoreException), and every answer that waited
+ * says how many retries and milliseconds it took (`retries`, `waited_ms`).
  * Built on the JDK's own HTTP server and client: no dependency.
  */
 final class ApiServer {
@@ -121,7 +125,7 @@ final class ApiServer {
                 reply(ex, 400, Json.toJson(Json.obj("error", "GET /kv/KEYHEX[?stale=true], the key in hex")));
                 return;
             }
-            Answer a = lookup(hex, key, stale, forwarded);
+            Answer a = stale && !forwarded ? lookupRetrying(hex, key) : lookup(hex, key, stale, forwarded);
             reply(ex, a.status, a.body);
         } catch (RuntimeException e) {
             reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
@@ -136,6 +140,32 @@ final class ApiServer {
         Answer(int status, String body) {
             this.status = status;
             this.body = body;
+        }
+    }
+
+    /**
+     * A stale lookup retried while no copy serves it, up to
+     * restorebench.api.retry.ms: 10 ms apart at first, doubling to 100 ms.
+     * Only the instance asked retries (a forwarded lookup answers at once),
+     * so the waits never nest.
+     */
+    private Answer lookupRetrying(String hex, byte[] key) {
+        long start = System.nanoTime();
+        long deadline = start + config.api.retryMs * 1_000_000L;
+        long backoffMs = 10;
+        for (int retries = 0; ; retries++) {
+            Answer a = lookup(hex, key, true, false);
+            long now = System.nanoTime();
+            if (a.status != 503 || now + backoffMs * 1_000_000L > deadline) {
+                return retries == 0 ? a : new Answer(a.status, prepend(prepend(a.body, "waited_ms", (now - start) / 1_000_000L), "retries", retries));
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return a;
+            }
+            backoffMs = Math.min(backoffMs * 2, 100);
         }
     }
 
@@ -191,7 +221,7 @@ final class ApiServer {
             try {
                 HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT).GET().build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                last = new Answer(r.statusCode(), markForwarded(r.body()));
+                last = new Answer(r.statusCode(), prepend(r.body(), "forwarded_by", config.instanceId));
                 if (r.statusCode() != 503) {
                     return last;
                 }
@@ -205,14 +235,18 @@ final class ApiServer {
         return last;
     }
 
-    /** The owner's JSON object with forwarded_by (this instance) first. */
-    private String markForwarded(String body) {
+    /**
+     * The JSON object body with field first (a forward's forwarded_by, a
+     * retried lookup's retries and waited_ms); a body that is not an
+     * object becomes an error naming it.
+     */
+    static String prepend(String body, String field, Object value) {
         String b = body.strip();
         if (!b.startsWith("{")) {
-            return Json.toJson(Json.obj("error", "owner answered " + b, "forwarded_by", config.instanceId));
+            return Json.toJson(Json.obj("error", "owner answered " + b, field, value));
         }
-        StringBuilder sb = new StringBuilder(b.length() + 32).append("{\"forwarded_by\":");
-        Json.string(sb, config.instanceId);
+        String head = Json.toJson(Json.obj(field, value)); // {"field":value}
+        StringBuilder sb = new StringBuilder(b.length() + head.length()).append(head, 0, head.length() - 1);
         String rest = b.substring(1).strip();
         return sb.append(rest.equals("}") ? "" : ",").append(rest).toString();
     }

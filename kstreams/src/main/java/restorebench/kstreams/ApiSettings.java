@@ -10,16 +10,28 @@ import org.apache.kafka.streams.StreamsConfig;
  * listens on and advertises, default 127.0.0.1. The driver sets Kafka
  * Streams' application.server to host:port, which is what
  * KafkaStreams.queryMetadataForKey names instances by, so the properties
- * must not set it themselves.
+ * must not set it themselves. restorebench.api.retry.ms is how long a
+ * stale lookup (stale=true) that no copy can serve yet is retried before it
+ * is refused, default 0 (refused at once): Kafka Streams' documentation
+ * tells an application to retry an InvalidStateStoreException, which it
+ * throws while a task migrates (a standby promoted to active is briefly
+ * neither) and while a rebalance leaves no metadata, though a copy exists.
+ * A lookup without stale reads is never retried: its refusal while the
+ * active store restores is the answer, not a transient.
  */
 final class ApiSettings {
     static final String PREFIX = DriverConfig.P + "api.";
     static final String PORT = PREFIX + "port";
     static final String HOST = PREFIX + "host";
+    static final String RETRY_MS = PREFIX + "retry.ms";
+    /** The longest retry.ms taken: a lookup's client waits 5 s at most. */
+    static final int MAX_RETRY_MS = 4000;
 
     /** The port to listen on; -1 = no API layer. */
     int port = -1;
     String host = "127.0.0.1";
+    /** How long a stale lookup no copy serves is retried, ms; 0 = not. */
+    int retryMs = 0;
 
     boolean enabled() {
         return port >= 0;
@@ -32,6 +44,15 @@ final class ApiSettings {
         }
         if (key.equals(HOST)) {
             host = value;
+        } else if (key.equals(RETRY_MS)) {
+            try {
+                retryMs = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                retryMs = -1;
+            }
+            if (retryMs < 0 || retryMs > MAX_RETRY_MS) {
+                throw new DriverConfig.ConfigError(key + "=" + value + ": must be 0 to " + MAX_RETRY_MS + " ms (0: refuse at once)");
+            }
         } else if (key.equals(PORT)) {
             try {
                 port = Integer.parseInt(value);
@@ -42,7 +63,7 @@ final class ApiSettings {
                 throw new DriverConfig.ConfigError(key + "=" + value + ": must be a port, 0 to 65535 (0: any free one)");
             }
         } else {
-            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PORT + ")");
+            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PORT + ", " + RETRY_MS + ")");
         }
     }
 

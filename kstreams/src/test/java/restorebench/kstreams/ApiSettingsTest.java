@@ -60,4 +60,24 @@ class ApiSettingsTest {
         p.setProperty("restorebench.topology", "ledger");
         assertTrue(refused(p).contains("not the ledger's"));
     }
+
+    @Test
+    void retryIsOffByDefaultAndBounded() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.api.port", "0");
+        assertEquals(0, DriverConfig.parse(p).api.retryMs);
+        p.setProperty("restorebench.api.retry.ms", "1500");
+        assertEquals(1500, DriverConfig.parse(p).api.retryMs);
+        p.setProperty("restorebench.api.retry.ms", "5000");
+        assertTrue(refused(p).contains("restorebench.api.retry.ms=5000: must be 0 to 4000 ms"));
+        p.setProperty("restorebench.api.retry.ms", "soon");
+        assertTrue(refused(p).contains("restorebench.api.retry.ms=soon"));
+    }
+
+    @Test
+    void prependPutsTheFieldFirstAndKeepsTheRest() {
+        assertEquals("{\"retries\":3,\"found\":true}", ApiServer.prepend("{\"found\":true}", "retries", 3));
+        assertEquals("{\"forwarded_by\":\"i1\"}", ApiServer.prepend(" {} ", "forwarded_by", "i1"));
+        assertEquals("{\"error\":\"owner answered oops\",\"forwarded_by\":\"i1\"}", ApiServer.prepend("oops", "forwarded_by", "i1"));
+    }
 }
