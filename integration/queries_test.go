@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/http"
@@ -173,11 +174,46 @@ func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
 		t.Fatalf("median lookup latency direct %s, forwarded %s: over 20 ms", direct, fwd)
 	}
 	concurrentForwards(ctx, t, check, a, b)
+	gatheredRanges(ctx, t, check, int(spec.Partitions), owners, a, b)
 	for _, in := range []*ksdriver.Instance{a, b} {
 		if err := in.Stop(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// gatheredRanges asks ranges of 20 keys through each instance: every
+// range must cover every partition, each entry come from its partition's
+// active owner, and hold exactly the range's live keys with their final
+// values (loadgen.CheckRange), so a range is gathered from both instances.
+func gatheredRanges(ctx context.Context, t *testing.T, check *loadgen.ReadChecker, partitions int, owners map[int32]string, ins ...*ksdriver.Instance) {
+	client := &http.Client{Timeout: ksdriver.DefaultLookupTimeout}
+	ranges, entries := 0, 0
+	for from := int64(0); from+19 < check.Keys(); from += 97 {
+		fk, _ := check.Key(from)
+		tk, _ := check.Key(from + 19)
+		for _, asked := range ins {
+			ans, err := ksdriver.Range(ctx, client, asked.APIAddr(), fk, tk, false)
+			if err != nil || ans.Refused || len(ans.Partitions) != partitions {
+				t.Fatalf("range %s-%s asked of %s: %+v, %v", fk, tk, asked.ID(), ans, err)
+			}
+			got := map[string][]byte{}
+			for _, e := range ans.Entries {
+				k, kerr := hex.DecodeString(e.Key)
+				v, verr := hex.DecodeString(e.Value)
+				if kerr != nil || verr != nil || e.Instance != owners[e.Partition] || e.Copy != ksdriver.CopyActive {
+					t.Fatalf("range %s-%s asked of %s: entry %+v (owner of its partition %s)", fk, tk, asked.ID(), e, owners[e.Partition])
+				}
+				got[string(k)] = v
+			}
+			if w, _, why := loadgen.CheckRange(from, from+19, got, check.Check); w != loadgen.ReadCorrect {
+				t.Fatalf("range %s-%s asked of %s: verdict %d (%s); answer %+v", fk, tk, asked.ID(), w, why, ans)
+			}
+			ranges++
+			entries += len(ans.Entries)
+		}
+	}
+	t.Logf("%d ranges of 20 keys gathered from both instances, %d entries, all correct", ranges, entries)
 }
 
 // concurrentForwards has 32 clients look keys up through both instances

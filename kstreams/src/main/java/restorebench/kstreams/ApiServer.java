@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -42,6 +43,8 @@ import org.apache.kafka.streams.state.HostInfo;
  * that long (a migrating task, a rebalance: Kafka Streams' documented
  * advice for InvalidStateStoreException), and every answer that waited
  * says how many retries and milliseconds it took (`retries`, `waited_ms`).
+ * `GET /range/FROMHEX/TOHEX[?stale=true]` answers a key range over every
+ * partition ({@link RangeQueries}), retried likewise.
  * Built on the JDK's own HTTP server and client: no dependency.
  */
 final class ApiServer {
@@ -58,6 +61,7 @@ final class ApiServer {
     private volatile KafkaStreams streams;
     private volatile StoreProgress progress;
     private volatile LocalLookup local;
+    private volatile RangeQueries ranges;
 
     private ApiServer(HttpServer server, HostInfo self, DriverConfig config) {
         this.server = server;
@@ -103,8 +107,10 @@ final class ApiServer {
         this.streams = streams;
         this.progress = progress;
         this.local = new LocalLookup(streams, config);
+        this.ranges = new RangeQueries(streams, config, progress, local, self, this::get);
         server.setExecutor(pool);
         server.createContext("/kv/", this::handle);
+        server.createContext("/range/", this::handleRange);
         server.start();
     }
 
@@ -125,36 +131,93 @@ final class ApiServer {
                 reply(ex, 400, Json.toJson(Json.obj("error", "GET /kv/KEYHEX[?stale=true], the key in hex")));
                 return;
             }
-            Answer a = stale && !forwarded ? lookupRetrying(hex, key) : lookup(hex, key, stale, forwarded);
+            Answer a = stale && !forwarded ? retrying(() -> lookup(hex, key, true, false)) : lookup(hex, key, stale, forwarded);
             reply(ex, a.status, a.body);
         } catch (RuntimeException e) {
             reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
         }
     }
 
+    /**
+     * `GET /range/FROMHEX/TOHEX[?stale=true]` ({@link RangeQueries}), for
+     * key-value and timestamped key-value stores.
+     */
+    private void handleRange(HttpExchange ex) throws IOException {
+        try (ex) {
+            String[] hex = ex.getRequestURI().getPath().substring("/range/".length()).split("/", -1);
+            byte[] from = hex.length == 2 ? decodeKey(hex[0]) : null;
+            byte[] to = hex.length == 2 ? decodeKey(hex[1]) : null;
+            String query = ex.getRequestURI().getRawQuery();
+            boolean stale = hasParam(query, "stale=true");
+            if (from == null || to == null || !"GET".equals(ex.getRequestMethod())) {
+                reply(ex, 400, Json.toJson(Json.obj("error", "GET /range/FROMHEX/TOHEX[?stale=true], both keys in hex")));
+                return;
+            }
+            Answer a;
+            if (hasParam(query, FORWARDED + "=")) {
+                a = ranges.forwarded(hex[0], hex[1], from, to, stale, partitionsParam(query));
+            } else if (stale) {
+                a = retrying(() -> ranges.range(hex[0], hex[1], from, to, true));
+            } else {
+                a = ranges.range(hex[0], hex[1], from, to, false);
+            }
+            reply(ex, a.status, a.body);
+        } catch (RuntimeException e) {
+            reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
+        }
+    }
+
+    /** The partitions=P,... parameter of a forwarded range (empty when absent or bad). */
+    private static java.util.Set<Integer> partitionsParam(String query) {
+        java.util.Set<Integer> ps = new java.util.TreeSet<>();
+        for (String p : query.split("&")) {
+            if (p.startsWith("partitions=")) {
+                for (String n : p.substring("partitions=".length()).split(",")) {
+                    try {
+                        ps.add(Integer.parseInt(n));
+                    } catch (NumberFormatException e) {
+                        // a bad number asks for nothing
+                    }
+                }
+            }
+        }
+        return ps;
+    }
+
     /** A status and a JSON body. */
     static final class Answer {
         final int status;
         final String body;
+        /** Set when the instance asked could not be reached: body is the reason, not JSON. */
+        final boolean unreachable;
 
         Answer(int status, String body) {
+            this(status, body, false);
+        }
+
+        private Answer(int status, String body, boolean unreachable) {
             this.status = status;
             this.body = body;
+            this.unreachable = unreachable;
+        }
+
+        static Answer unreachable(String reason) {
+            return new Answer(503, reason, true);
         }
     }
 
     /**
-     * A stale lookup retried while no copy serves it, up to
+     * A stale lookup or range retried while no copy serves it, up to
      * restorebench.api.retry.ms: 10 ms apart at first, doubling to 100 ms.
      * Only the instance asked retries (a forwarded lookup answers at once),
      * so the waits never nest.
      */
-    private Answer lookupRetrying(String hex, byte[] key) {
+    private Answer retrying(Supplier<Answer> ask) {
         long start = System.nanoTime();
         long deadline = start + config.api.retryMs * 1_000_000L;
         long backoffMs = 10;
         for (int retries = 0; ; retries++) {
-            Answer a = lookup(hex, key, true, false);
+            Answer a = ask.get();
             long now = System.nanoTime();
             if (a.status != 503 || now + backoffMs * 1_000_000L > deadline) {
                 return retries == 0 ? a : new Answer(a.status, prepend(prepend(a.body, "waited_ms", (now - start) / 1_000_000L), "retries", retries));
@@ -217,22 +280,31 @@ final class ApiServer {
     private Answer forward(String hex, boolean stale, int partition, List<HostInfo> owners) {
         Answer last = refused(partition, "no owner of partition " + partition + " could be reached");
         for (HostInfo h : owners) {
-            URI uri = URI.create("http://" + h.host() + ":" + h.port() + "/kv/" + hex + "?" + FORWARDED + "=" + config.instanceId + (stale ? "&stale=true" : ""));
-            try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT).GET().build(),
-                        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                last = new Answer(r.statusCode(), prepend(r.body(), "forwarded_by", config.instanceId));
-                if (r.statusCode() != 503) {
-                    return last;
-                }
-            } catch (IOException e) {
-                last = refused(partition, "owner " + h + " unreachable: " + Events.describe(e));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return refused(partition, "interrupted");
+            Answer a = get(h, "/kv/" + hex + "?" + FORWARDED + "=" + config.instanceId + (stale ? "&stale=true" : ""));
+            last = a.unreachable ? refused(partition, a.body) : new Answer(a.status, prepend(a.body, "forwarded_by", config.instanceId));
+            if (a.status != 503) {
+                return last;
             }
         }
         return last;
+    }
+
+    /**
+     * GETs pathAndQuery from instance h's API layer (2 s at most): its
+     * status and body, or 503 marked unreachable with the reason as body.
+     */
+    private Answer get(HostInfo h, String pathAndQuery) {
+        URI uri = URI.create("http://" + h.host() + ":" + h.port() + pathAndQuery);
+        try {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT).GET().build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Answer(r.statusCode(), r.body());
+        } catch (IOException e) {
+            return Answer.unreachable("owner " + h + " unreachable: " + Events.describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Answer.unreachable("interrupted");
+        }
     }
 
     /**

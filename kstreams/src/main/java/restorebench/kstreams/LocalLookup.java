@@ -2,7 +2,9 @@ package restorebench.kstreams;
 
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
@@ -34,6 +36,35 @@ final class LocalLookup {
             return v == null || v.value() == null ? null : Digest.timestampedValue(v.timestamp(), v.value());
         }
         return query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).get(k);
+    }
+
+    /**
+     * Visits store partition p's entries with keys from from to to, both
+     * included (ReadOnlyKeyValueStore.range), in key order, values as get
+     * answers them.
+     */
+    void range(int partition, byte[] from, byte[] to, boolean stale, StoreQueries.EntryVisitor v) {
+        Bytes f = Bytes.wrap(from), t = Bytes.wrap(to);
+        if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+            try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it =
+                    query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).range(f, t)) {
+                while (it.hasNext()) {
+                    KeyValue<Bytes, ValueAndTimestamp<byte[]>> kv = it.next();
+                    if (kv.value != null && kv.value.value() != null) {
+                        v.visit(kv.key.get(), Digest.timestampedValue(kv.value.timestamp(), kv.value.value()));
+                    }
+                }
+            }
+            return;
+        }
+        try (KeyValueIterator<Bytes, byte[]> it = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).range(f, t)) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, byte[]> kv = it.next();
+                if (kv.value != null) {
+                    v.visit(kv.key.get(), kv.value);
+                }
+            }
+        }
     }
 
     private <T> T query(int partition, boolean stale, org.apache.kafka.streams.state.QueryableStoreType<T> type) {

@@ -96,6 +96,7 @@ final class StoreQueries {
                 break;
             case SESSION:
                 SessionStores.forEach(query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
+                break;
             case VERSIONED_KEY_VALUE:
                 VersionedStores.forEach(streams, config, partition, stale, v);
                 break;
