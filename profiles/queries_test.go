@@ -66,7 +66,8 @@ func TestQueriesOnKafkaStreamsColdRestores(t *testing.T) {
 // TestQueriesFailoverProfile: the built-in queries-failover profile runs
 // failovers on the real client under a query load, over the changelog its
 // kv topology restores: with a standby and stale reads at two write rates,
-// with a standby without them, and without a standby, each case keeping
+// with a standby without them, and without a standby, plus a warm restart
+// under lookups with stale reads, each failover keeping
 // the profile-wide lookup rate and the session timeout that makes a kill
 // noticed in seconds.
 func TestQueriesFailoverProfile(t *testing.T) {
@@ -82,8 +83,15 @@ func TestQueriesFailoverProfile(t *testing.T) {
 		rate           float64
 	}
 	seen := map[variant]bool{}
+	warm := 0
 	for _, c := range p.Cases {
 		q, f := c.Queries, c.Failover
+		if c.Scenario == config.ScenarioWarm {
+			if warm++; c.Engine != "kafka-streams" || q == nil || !q.Stale || c.Warm == nil {
+				t.Fatalf("warm case %s: on %s, queries %+v", c.Name, c.Engine, q)
+			}
+			continue
+		}
 		if c.Engine != "kafka-streams" || c.Scenario != "failover" || q == nil || f == nil {
 			t.Fatalf("case %s: %s on %s, queries %+v, failover %+v", c.Name, c.Scenario, c.Engine, q, f)
 		}
@@ -91,6 +99,9 @@ func TestQueriesFailoverProfile(t *testing.T) {
 			t.Errorf("case %s: queries %+v, session %s, kills %d", c.Name, q, c.Streams["session.timeout.ms"], f.Kills)
 		}
 		seen[variant{f.Standby, q.Stale, f.Rate}] = true
+	}
+	if warm != 1 {
+		t.Errorf("%d warm restarts under lookups, want one", warm)
 	}
 	for _, v := range []variant{{true, true, 500}, {true, true, 2000}, {true, false, 500}, {false, false, 500}} {
 		if !seen[v] {
