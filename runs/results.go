@@ -229,6 +229,10 @@ type Restore struct {
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`
+	// OnAgent says where a model-engine restore ran when an agent ran it
+	// (`run --agents`); nil when it ran on this machine. (A kafka-streams
+	// record names its instances' agents in KafkaStreams.Placement.)
+	OnAgent *AgentPlace `json:"on_agent,omitempty"`
 }
 
 // KafkaStreamsRun is what a kafka-streams engine restore ran and what only
