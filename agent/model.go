@@ -95,6 +95,9 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 		if !m.Model.KeepState {
 			os.RemoveAll(job.StateDir)
 		}
+		if a.procCtx.Err() != nil {
+			return nil, fmt.Errorf("agent %s shut down during the restore, which it stopped (%v)", a.cfg.Name, err)
+		}
 		if cerr := context.Cause(ctx); cerr != nil {
 			return nil, fmt.Errorf("%w (%v)", cerr, err)
 		}
