@@ -19,7 +19,10 @@ import (
 // captured (Kafka Streams, too, restores to the end offsets it captures as
 // the restore begins).
 type ModelRestore struct {
+	// Case and CaseName are the case's settings and its name (which
+	// config.Case leaves out of its JSON).
 	Case      config.Case     `json:"case"`
+	CaseName  string          `json:"case_name"`
 	Repeat    int             `json:"repeat"`
 	Topic     string          `json:"topic"`
 	AppID     string          `json:"app_id"`
@@ -89,7 +92,8 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 	ctx, cancel := a.leaseContext(m.Run)
 	defer cancel()
 	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *m.Model, Logf: a.cfg.Logf}
-	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, m.Model.Topic, m.Model.Case.Name, m.Model.Repeat, job.StateDir)
+	job.Restore.Case.Name = m.Model.CaseName
+	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, m.Model.Topic, m.Model.CaseName, m.Model.Repeat, job.StateDir)
 	out, err := a.cfg.ModelRestore(ctx, job)
 	if err != nil {
 		if !m.Model.KeepState {
@@ -137,6 +141,9 @@ func (a *Agent) leaseContext(run string) (context.Context, context.CancelFunc) {
 // restore takes as long as it takes, so only ctx, the agent's loss (a
 // LostError) or the agent's own error end the wait.
 func (c *Coordinator) ModelRestore(ctx context.Context, agent, fleet, instance string, req ModelRestore) (*ModelRestored, error) {
+	if req.CaseName == "" {
+		req.CaseName = req.Case.Name
+	}
 	r, err := c.Do(ctx, agent, &Message{Op: OpModelRestore, Fleet: fleet, Instance: instance, Model: &req})
 	if err != nil {
 		return nil, err

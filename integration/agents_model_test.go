@@ -1,0 +1,75 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/scenario"
+)
+
+// TestAgentsModelColdOnAnAgent runs a model-engine cold restore with its
+// instance placed by the profile's rule (role active pinned to zone b,
+// the second of two agents run as separate processes): the agent restores
+// into a state dir under its own --state-dir, its record names that agent
+// and its host, carries the agent process's CPU and RSS and RocksDB's
+// figures, and verifies here against the fill's expected state; a restore
+// checked against a different expected state does not verify; nothing of
+// the run stays on this machine or on the agents.
+func TestAgentsModelColdOnAnAgent(t *testing.T) {
+	names := agentNames(t, 2)
+	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}
+	env := connect(t, bench.Options{Agents: names})
+	env.Agents.SetPlacement([]config.PlacementRule{{Role: config.RoleActive, Labels: map[string]string{"zone": "b"}}})
+	app := ksApp(t, env)
+	fill := agentsFill(t, env, app, 5_000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	c := config.DefaultCase()
+	c.Name, c.Scenario = "model-cold-agent", config.ScenarioCold
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := env.RunCase(ctx, fill, app, ksStore, c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, rec)
+	on := rec.OnAgent
+	if !rec.Verified || rec.Records != 30_000 || on == nil || on.Agent != names[1] || on.Hostname == "" {
+		t.Fatalf("model cold on an agent: verified=%v records=%d on %+v (%s)", rec.Verified, rec.Records, on, rec.Error)
+	}
+	if !strings.HasPrefix(on.StateDir, agents[1].stateDir+string(filepath.Separator)) {
+		t.Fatalf("restored into %s, not under agent %s's --state-dir %s", on.StateDir, names[1], agents[1].stateDir)
+	}
+	if rec.CPUSeconds <= 0 || rec.PeakRSSBytes <= 0 || rec.RocksDB.FlushBytes+rec.RocksDB.MemtableBytes <= 0 || rec.DiskBytes <= 0 || len(rec.Series) == 0 {
+		t.Fatalf("measured: cpu=%.2f rss=%d rocksdb=%+v disk=%d series=%d", rec.CPUSeconds, rec.PeakRSSBytes, rec.RocksDB, rec.DiskBytes, len(rec.Series))
+	}
+	t.Logf("model cold restore on agent %s (%s): %d records in %.2fs (%.1f MB/s), CPU %.2fs, RSS %d MiB, into %s",
+		on.Agent, on.Hostname, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.CPUSeconds, rec.PeakRSSBytes>>20, on.StateDir)
+
+	wrong := fill
+	wrong.Derived.Expected = slices.Clone(fill.Derived.Expected)
+	wrong.Derived.Expected[0].Keys++
+	rec, err = env.RunCase(ctx, wrong, app, ksStore, c, dir)
+	if !errors.Is(err, scenario.ErrUnverified) || rec.Verified || !strings.Contains(rec.Error, "partition 0") {
+		t.Fatalf("a restore checked against another expected state: verified=%v err=%v (%s)", rec.Verified, err, rec.Error)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("the restore ran on an agent, yet this machine's state dir holds %v", left)
+	}
+	for _, a := range agents {
+		noJVMUnder(t, a.stateDir)
+		if left, _ := filepath.Glob(filepath.Join(a.stateDir, "rb-*")); len(left) > 0 {
+			t.Errorf("agent %s kept %v", a.name, left)
+		}
+	}
+}
