@@ -57,6 +57,10 @@ type Config struct {
 	// (OpModelRestore); `restorebench agent` sets the model engine's.
 	// Default nil: such commands fail, saying so.
 	ModelRestore ModelRestorer
+	// Fill runs the fills coordinators ask for (OpFill); `restorebench
+	// agent` sets the fill producer's. Default nil: such commands fail,
+	// saying so.
+	Fill Filler
 }
 
 func (c *Config) defaults() error {

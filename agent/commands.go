@@ -85,6 +85,9 @@ func (a *Agent) execute(m *Message) (*Message, error) {
 		f := HostFacts(a.cfg.StateDir, a.cfg.ToolVersion)
 		return &Message{Facts: &f, Labels: a.cfg.Labels}, nil
 	}
+	if m.Op == OpFill {
+		return a.fill(m)
+	}
 	if err := checkName("fleet", m.Fleet); err != nil {
 		return nil, err
 	}

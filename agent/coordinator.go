@@ -217,6 +217,17 @@ func (c *Coordinator) Agents() []runs.Agent {
 	return out
 }
 
+// Hostname is the host agent runs on, as it said in its hello ("" for
+// an agent not of this run).
+func (c *Coordinator) Hostname(agent string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.agents[agent]; a != nil {
+		return a.info.Facts.Hostname
+	}
+	return ""
+}
+
 // Clock is agent's clock estimate.
 func (c *Coordinator) Clock(agent string) ClockEstimate {
 	c.mu.Lock()

@@ -49,6 +49,8 @@ const (
 	// OpModelRestore runs a model-engine cold restore (Model) in an
 	// instance's state directory; reply: Restored.
 	OpModelRestore = "model_restore"
+	// OpFill writes a fill (FillJob) to its topic; reply: Filled.
+	OpFill = "fill"
 )
 
 // Message is one record on ControlTopic, JSON-encoded. Which fields are
@@ -84,8 +86,9 @@ type Message struct {
 	// TTLMs is a lease's time to live: past it with no lease or command
 	// from the run, the agent stops the run's processes.
 	TTLMs int64 `json:"ttl_ms,omitempty"`
-	// Model is a model_restore's restore.
-	Model *ModelRestore `json:"model,omitempty"`
+	// Model is a model_restore's restore; FillJob a fill's fill.
+	Model   *ModelRestore `json:"model,omitempty"`
+	FillJob *FillJob      `json:"fill,omitempty"`
 
 	// Reply fields. OK false has Error.
 	OK    bool   `json:"ok,omitempty"`
@@ -109,8 +112,9 @@ type Message struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).
 	Processes int `json:"processes,omitempty"`
-	// Restored is a model_restore's reply.
+	// Restored is a model_restore's reply; Filled a fill's.
 	Restored *ModelRestored `json:"restored,omitempty"`
+	Filled   *Filled        `json:"filled,omitempty"`
 	// Part (from 0) of Parts, and its Data, are a reply_part's: a piece of
 	// the encoding of the reply with the part's run and id.
 	Part  int    `json:"part,omitempty"`

@@ -15,8 +15,9 @@ import (
 	"github.com/restorebench/restorebench/scenario"
 )
 
-// TestAgentsModelColdOnAnAgent runs a model-engine cold restore with its
-// instance placed by the profile's rule (role active pinned to zone b,
+// TestAgentsModelColdOnAnAgent has the first agent write the fill, then
+// runs a model-engine cold restore with its instance placed by the
+// profile's rule (role active pinned to zone b,
 // the second of two agents run as separate processes): the agent restores
 // into a state dir under its own --state-dir, its record names that agent
 // and its host, carries the agent process's CPU and RSS and RocksDB's
@@ -30,6 +31,9 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	env.Agents.SetPlacement([]config.PlacementRule{{Role: config.RoleActive, Labels: map[string]string{"zone": "b"}}})
 	app := ksApp(t, env)
 	fill := agentsFill(t, env, app, 5_000)
+	if fill.OnAgent == nil || fill.OnAgent.Agent != names[0] {
+		t.Fatalf("the fill was written by %+v, not by the first agent %s", fill.OnAgent, names[0])
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

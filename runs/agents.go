@@ -39,11 +39,11 @@ type Agent struct {
 	ClockRoundTrips int   `json:"clock_round_trips"`
 }
 
-// AgentPlace is where on an agent a restore ran: the agent, its host and
-// the state.dir its stores were restored into there. Its CPU and peak RSS
-// figures are the agent process's.
+// AgentPlace is where on an agent a restore or a fill ran: the agent, its
+// host and, for a restore, the state.dir its stores were restored into
+// there (a restore's CPU and peak RSS figures are the agent process's).
 type AgentPlace struct {
 	Agent    string `json:"agent"`
 	Hostname string `json:"hostname"`
-	StateDir string `json:"state_dir"`
+	StateDir string `json:"state_dir,omitempty"`
 }

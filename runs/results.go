@@ -152,6 +152,10 @@ type Fill struct {
 	// Transactions is what a transactional fill wrote besides its records
 	// (aborted transactions, markers); nil for a plain fill.
 	Transactions *FillTransactions `json:"transactions,omitempty"`
+	// OnAgent names the agent whose host wrote the fill (`run --agents`):
+	// its times and series are that producer's; nil when this machine
+	// wrote it.
+	OnAgent *AgentPlace `json:"on_agent,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.

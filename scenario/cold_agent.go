@@ -44,7 +44,7 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 	}
 	out := got.Record
 	out.Step, out.Repeat, out.Params, out.Topic, out.Partitions = rec.Step, rec.Repeat, rec.Params, rec.Topic, rec.Partitions
-	out.OnAgent = &runs.AgentPlace{Agent: on, Hostname: hostnameOf(env.Agents, on), StateDir: got.StateDir}
+	out.OnAgent = &runs.AgentPlace{Agent: on, Hostname: env.Agents.Hostname(on), StateDir: got.StateDir}
 	// Whatever the agent put there, only this side's check verifies.
 	out.Verified, out.Error = false, ""
 	if req.Limits != nil {
@@ -53,14 +53,4 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 	env.Logf("restore: case %s #%d: agent %s restored %d records in %.2fs (%.1f s with the round trips)", req.Case.Name, req.Repeat, on,
 		out.Records, out.DurationSeconds, time.Since(started).Seconds())
 	return verifyInto(&out, t, got.States)
-}
-
-// hostnameOf is the host agent name runs on, as it announced it.
-func hostnameOf(co *agent.Coordinator, name string) string {
-	for _, a := range co.Agents() {
-		if a.Name == name {
-			return a.Facts.Hostname
-		}
-	}
-	return ""
 }

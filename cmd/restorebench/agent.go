@@ -28,7 +28,8 @@ on the topic ` + agent.ControlTopic + `, heartbeats every second, and executes t
 commands addressed to --name: start a Kafka Streams driver process (its
 state.dir under --state-dir), stop it, kill it, wipe its state, report its
 process id, run a model-engine cold restore into its own state.dir and
-reply with its record and its stores' digest, remove what a run left.
+reply with its record and its stores' digest, write a fill's records,
+remove what a run left.
 Every process's events go onto
 ` + agent.EventsTopic + `. Both topics are created when missing. Nothing else
 connects to the host: it needs only outbound access to Kafka.
@@ -76,7 +77,7 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 		return agent.Config{}, err
 	}
 	log := cmd.ErrOrStderr()
-	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent,
+	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }
 
