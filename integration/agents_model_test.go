@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/scenario"
 )
 
@@ -76,4 +78,56 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 			t.Errorf("agent %s kept %v", a.name, left)
 		}
 	}
+}
+
+// TestAgentKilledMidModelRestore kills the agent (SIGKILL, so it says
+// nothing) while it runs a model restore: the restore fails within
+// seconds with the error a kafka-streams instance's lost agent gives,
+// naming the agent, and its record is not verified.
+func TestAgentKilledMidModelRestore(t *testing.T) {
+	names := agentNames(t, 1)
+	victim := startAgent(t, names[0], "zone=a", t.TempDir())
+	env := connect(t, bench.Options{Agents: names, AgentHeartbeatTimeout: 2 * time.Second})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 600_000, 200_000, 50, 100, 4
+	fill := ksFill(t, env, app, spec, "lz4")
+	c := config.DefaultCase()
+	c.Name, c.Scenario = "model-cold-killed", config.ScenarioCold
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	killed := make(chan time.Time, 1)
+	go func() {
+		defer close(killed)
+		for range 3000 {
+			victim.mu.Lock()
+			started := strings.Contains(victim.log.String(), "model restore of")
+			victim.mu.Unlock()
+			if started {
+				time.Sleep(200 * time.Millisecond)
+				killed <- time.Now()
+				victim.cmd.Process.Kill()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec, err := env.RunCase(ctx, fill, app, ksStore, c, t.TempDir())
+	killedAt, ok := <-killed
+	if !ok {
+		t.Fatalf("the agent was never killed (the restore ended: verified=%v, %v)", rec.Verified, err)
+	}
+	if !errors.Is(err, agent.ErrAgentLost) || !strings.Contains(err.Error(), "agent "+victim.name+" lost: it stopped heartbeating") {
+		t.Fatalf("a killed agent mid-restore: %v", err)
+	}
+	if rec.Verified || rec.Error == "" {
+		t.Fatalf("the record of the lost restore: verified=%v error %q", rec.Verified, rec.Error)
+	}
+	if d := time.Since(killedAt); d > 15*time.Second {
+		t.Errorf("the error came %s after the kill", d)
+	}
+	t.Logf("error %s after the kill: %v", time.Since(killedAt).Round(100*time.Millisecond), err)
 }
