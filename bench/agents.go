@@ -18,12 +18,15 @@ var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, con
 var singleScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // checkAgentPlan refuses, with agents, a plan the agents cannot run: a
-// kafka-streams case whose instance would still run on this machine, or
-// a placement rule no agent matches. It hands the plan's placement to the
+// case whose restore would still run on this machine, limits (measured
+// here), or a placement rule no agent matches. It hands the plan's placement to the
 // coordinator, which places every instance of the run by it.
 func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 	if err := checkAgentCases(plan.Cases); err != nil {
 		return err
+	}
+	if plan.Limits {
+		return fmt.Errorf("--agents: profile %s measures limits: its fetch-only and write-only restores run on this machine, and would rate restores on the agents' hosts against this one's network and disk; run it without limits, or without --agents", plan.Name)
 	}
 	if err := e.Agents.CheckPlacement(plan.Placement); err != nil {
 		return fmt.Errorf("--agents: profile %s: %w", plan.Name, err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
 )
 
 // TestCheckAgentCases: with agents, every kafka-streams scenario with
@@ -44,5 +45,18 @@ func TestCheckAgentCases(t *testing.T) {
 	}
 	if err := checkAgentCases([]config.Case{ks("compaction", config.ScenarioCompaction)}); err == nil || !strings.Contains(err.Error(), "case compaction: the kafka-streams compaction scenario runs its instance on this machine") {
 		t.Errorf("a local-only kafka-streams scenario on agents: %v", err)
+	}
+}
+
+// TestAgentPlanRefusesLimits: with agents, a profile that measures limits
+// is refused before anything runs, naming it: the limits would be this
+// machine's, the restores the agents' hosts'.
+func TestAgentPlanRefusesLimits(t *testing.T) {
+	c := config.DefaultCase()
+	c.Name = "cold"
+	plan := &profiles.Plan{Name: "limited", Cases: []config.Case{c}, Limits: true}
+	err := (&Env{}).checkAgentPlan(plan)
+	if err == nil || !strings.Contains(err.Error(), "--agents: profile limited measures limits") {
+		t.Fatalf("limits with agents: %v", err)
 	}
 }
