@@ -33,8 +33,13 @@ type ModelRestore struct {
 	// serve (run's ready).
 	Ready bool `json:"ready,omitempty"`
 	// KeepState leaves the restored stores on the agent's disk (run
-	// --keep-state); by default they are deleted once digested.
+	// --keep-state, and every step of a warm-restart sequence); by
+	// default they are deleted once digested.
 	KeepState bool `json:"keep_state,omitempty"`
+	// Warm restarts the instance on the stores its last restore left in
+	// its state directory, restoring from the offsets they committed (a
+	// warm restart); false empties the directory and restores cold.
+	Warm bool `json:"warm,omitempty"`
 	// StallTimeoutMs fails the restore when no record arrives for this long
 	// while records are still owed; 0 is the engine's default (60 s).
 	StallTimeoutMs int64 `json:"stall_timeout_ms,omitempty"`
@@ -63,7 +68,8 @@ type ModelRestored struct {
 type ModelJob struct {
 	// Cluster is the agent's own connection to the brokers.
 	Cluster cluster.Config
-	// StateDir is the instance's state.dir on the agent, emptied before.
+	// StateDir is the instance's state.dir on the agent, emptied before a
+	// cold restore.
 	StateDir string
 	Restore  ModelRestore
 	Logf     func(format string, args ...any)
@@ -77,8 +83,8 @@ type ModelRestorer func(ctx context.Context, job ModelJob) (*ModelRestored, erro
 var errNoModelEngine = errors.New("this agent runs no model-engine restores (its Config has no ModelRestore)")
 
 // modelRestore runs m's model restore in the instance's state directory,
-// emptied first (an earlier repeat's stores), while the run's lease holds:
-// an expired lease or the agent's shutdown cancels it.
+// emptied first for a cold restore (an earlier repeat's stores), while the
+// run's lease holds: an expired lease or the agent's shutdown cancels it.
 func (a *Agent) modelRestore(m *Message) (*Message, error) {
 	if a.cfg.ModelRestore == nil {
 		return nil, errNoModelEngine
@@ -86,8 +92,10 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 	if m.Model == nil {
 		return nil, errors.New("a model_restore command without its restore")
 	}
-	if err := a.wipe(m); err != nil {
-		return nil, err
+	if !m.Model.Warm {
+		if err := a.wipe(m); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := a.leaseContext(m.Run)
 	defer cancel()

@@ -35,9 +35,9 @@ func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 	return nil
 }
 
-// modelAgentScenarios are the scenarios whose model-engine restore runs
-// on an agent (agent.OpModelRestore): cold's.
-var modelAgentScenarios = map[config.Scenario]bool{config.ScenarioCold: true}
+// modelAgentScenarios are the scenarios whose model-engine restores run
+// on an agent (agent.OpModelRestore): cold's, and warm's restarts.
+var modelAgentScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // checkAgentCases refuses, with agents, a case whose restore would still
 // run on this machine (measuring this host, not the agent's), and a cold
@@ -66,7 +66,7 @@ func checkAgentCases(cases []config.Case) error {
 // lookups read the stores in this process).
 func checkModelAgentCase(c config.Case) error {
 	if !modelAgentScenarios[c.Scenario] {
-		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents the model engine runs cold (run this case without --agents)", c.Name, c.Scenario)
+		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents the model engine runs cold and warm (run this case without --agents)", c.Name, c.Scenario)
 	}
 	if c.Queries != nil {
 		return fmt.Errorf("--agents: case %s: its query load reads the model's stores in this process, and an agent's are on its host; run it without --agents, or without queries", c.Name)

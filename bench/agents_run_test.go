@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/scenario"
 )
 
@@ -19,9 +20,11 @@ import (
 // with an agent (in this process, on the embedded broker): the agent
 // writes the fill, which this side still checks the broker holds; the
 // agent restores into its own state dir and the record, verified here
-// against the fill's expected state, names it; nothing lands in this
-// side's state dir.
-func TestFillAndModelRestoreOnAnAgent(t *testing.T) {
+// against the fill's expected state, names it; a warm-restart sequence
+// restarts on the stores the agent kept, restoring only what was written
+// meanwhile, each step verified; nothing lands in this side's state dir
+// and nothing stays on the agent.
+func TestFillAndModelRestoresOnAnAgent(t *testing.T) {
 	cfg, _ := testkafka.Embedded(t)
 	agentDir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -66,6 +69,36 @@ func TestFillAndModelRestoreOnAnAgent(t *testing.T) {
 	}
 	if _, err := os.Stat(rec.OnAgent.StateDir); !os.IsNotExist(err) {
 		t.Errorf("the agent kept the restored stores at %s: %v", rec.OnAgent.StateDir, err)
+	}
+
+	w := config.DefaultCase()
+	w.Name, w.Scenario = "model-warm", config.ScenarioWarm
+	w.Warm = &config.WarmSettings{Changed: []config.Count{{N: 0}, {N: 900}}}
+	if err := w.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := env.RunCaseAll(ctx, fill, "app", "store", w, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		step    runs.StepKind
+		records int64
+	}{{runs.StepCold, 6000}, {runs.StepWarm, 0}, {runs.StepWarm, 900}}
+	if len(recs) != len(want) {
+		t.Fatalf("%d warm records, want %d", len(recs), len(want))
+	}
+	for i, x := range want {
+		r := recs[i]
+		if !r.Verified || r.Warm == nil || r.Warm.Step != x.step || r.Records != x.records || r.OnAgent == nil || r.OnAgent.Agent != "a1" {
+			t.Fatalf("warm record %d: verified=%v warm=%+v records=%d on %+v, want %s with %d records on a1 (%s)", i, r.Verified, r.Warm, r.Records, r.OnAgent, x.step, x.records, r.Error)
+		}
+		if x.step == runs.StepWarm && (r.Warm.WarmTasks != 3 || r.Warm.ColdSeconds != recs[0].DurationSeconds) {
+			t.Fatalf("warm record %d restarted %d of 3 tasks warm, cold seconds %.3f (the cold step's %.3f)", i, r.Warm.WarmTasks, r.Warm.ColdSeconds, recs[0].DurationSeconds)
+		}
+	}
+	if left, _ := os.ReadDir(agentDir); len(left) > 0 {
+		t.Errorf("the agent kept %v after the sequence", left)
 	}
 }
 

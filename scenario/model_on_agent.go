@@ -15,8 +15,8 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// RestoreOnAgent is an agent's side of a model cold restore a coordinator
-// asks for (agent.OpModelRestore; `restorebench agent` wires it in as
+// RestoreOnAgent is an agent's side of a model restore a coordinator asks
+// for (cold, or a warm restart on the stores the last one left) (agent.OpModelRestore; `restorebench agent` wires it in as
 // agent.Config.ModelRestore): the same restore and measurement ColdModel
 // makes locally, into the job's state directory, with the agent's own
 // connection to the brokers. It digests the restored stores (a streaming
@@ -39,12 +39,19 @@ func RestoreOnAgent(ctx context.Context, job agent.ModelJob) (*agent.ModelRestor
 	rec := newRecord(t, req, req.step(runs.StepRestore))
 	rec.Partitions = len(m.End)
 	in := modelInstance(env, t, req)
-	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, m.Offsets()) })
+	restore := func() (*engine.Restored, error) { return in.ColdRestore(ctx, m.Offsets()) }
+	kind := runs.StepCold
+	if m.Warm {
+		restore = func() (*engine.Restored, error) { return in.WarmRestore(ctx, m.Offsets()) }
+		kind = runs.StepWarm
+	}
+	restored, err := measureModel(ctx, env, req, in, &rec, restore)
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", m.Case.Name, m.Repeat, err)
 	}
 	defer cleanupState(in, req)
-	defer restored.Close()
+	defer restored.Close() // a clean stop: the stores flush, offsets committed
+	rec.Warm = warmRecord(kind, 0, restored, 0)
 	states, err := engine.ScanAll(restored.Stores)
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: digesting the restored stores: %w", m.Case.Name, m.Repeat, err)
