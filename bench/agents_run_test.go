@@ -97,6 +97,9 @@ func TestFillAndModelRestoresOnAnAgent(t *testing.T) {
 			t.Fatalf("warm record %d restarted %d of 3 tasks warm, cold seconds %.3f (the cold step's %.3f)", i, r.Warm.WarmTasks, r.Warm.ColdSeconds, recs[0].DurationSeconds)
 		}
 	}
+	if err := (&runs.Results{Restores: append([]runs.Restore{rec}, recs...)}).Check(); err != nil {
+		t.Fatalf("the records would not be saved: %v", err)
+	}
 	if left, _ := os.ReadDir(agentDir); len(left) > 0 {
 		t.Errorf("the agent kept %v after the sequence", left)
 	}

@@ -24,8 +24,10 @@ import (
 // into a state dir under its own --state-dir, its record names that agent
 // and its host, carries the agent process's CPU and RSS and RocksDB's
 // figures, and verifies here against the fill's expected state; a restore
-// checked against a different expected state does not verify; nothing of
-// the run stays on this machine or on the agents.
+// checked against a different expected state does not verify; a model
+// warm restart on that agent restores only the records written while it
+// was down, verified; nothing of the run stays on this machine or on the
+// agents.
 func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	names := agentNames(t, 2)
 	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}
@@ -69,6 +71,21 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	if !errors.Is(err, scenario.ErrUnverified) || rec.Verified || !strings.Contains(rec.Error, "partition 0") {
 		t.Fatalf("a restore checked against another expected state: verified=%v err=%v (%s)", rec.Verified, err, rec.Error)
 	}
+	w := config.DefaultCase()
+	w.Name, w.Scenario = "model-warm-agent", config.ScenarioWarm
+	w.Warm = &config.WarmSettings{Changed: []config.Count{{N: 3000}}}
+	if err := w.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := env.RunCaseAll(ctx, fill, app, ksStore, w, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, recs...)
+	if len(recs) != 2 || !recs[1].Verified || recs[1].Records != 3000 || recs[1].Warm.WarmTasks != 3 || recs[1].OnAgent == nil || recs[1].OnAgent.Agent != names[1] {
+		t.Fatalf("model warm on an agent: %d records; the warm step: %+v (%s)", len(recs), recs[len(recs)-1].Warm, recs[len(recs)-1].Error)
+	}
+	t.Logf("model warm restart on agent %s: %d records in %.2fs", names[1], recs[1].Records, recs[1].DurationSeconds)
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("the restore ran on an agent, yet this machine's state dir holds %v", left)
 	}

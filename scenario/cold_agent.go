@@ -28,6 +28,7 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 	if err != nil {
 		return out, err
 	}
+	out.Warm = nil // the agent's figures for a warm sequence's cold step
 	return verifyInto(&out, t, states)
 }
 
@@ -58,7 +59,7 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 		return fail(err)
 	}
 	out := got.Record
-	out.Step, out.Repeat, out.Params, out.Topic, out.Partitions = rec.Step, rec.Repeat, rec.Params, rec.Topic, rec.Partitions
+	out.Case, out.Step, out.Repeat, out.Params, out.Topic, out.Partitions = rec.Case, rec.Step, rec.Repeat, rec.Params, rec.Topic, rec.Partitions
 	out.OnAgent = &runs.AgentPlace{Agent: on, Hostname: env.Agents.Hostname(on), StateDir: got.StateDir}
 	// Whatever the agent put there, only this side's check verifies.
 	out.Verified, out.Error = false, ""
