@@ -53,6 +53,14 @@ type Config struct {
 	Lib, Java string
 	// Logf writes one progress line. Default: nothing.
 	Logf func(format string, args ...any)
+	// ModelRestore runs the model-engine restores coordinators ask for
+	// (OpModelRestore); `restorebench agent` sets the model engine's.
+	// Default nil: such commands fail, saying so.
+	ModelRestore ModelRestorer
+	// Fill runs the fills coordinators ask for (OpFill); `restorebench
+	// agent` sets the fill producer's. Default nil: such commands fail,
+	// saying so.
+	Fill Filler
 }
 
 func (c *Config) defaults() error {

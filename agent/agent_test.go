@@ -56,6 +56,12 @@ type testAgent struct {
 
 func startAgent(t *testing.T, cfg cluster.Config, name string, heartbeat time.Duration) *testAgent {
 	t.Helper()
+	return startAgentWith(t, cfg, name, heartbeat, nil)
+}
+
+// startAgentWith is startAgent with the model restorer model (nil: none).
+func startAgentWith(t *testing.T, cfg cluster.Config, name string, heartbeat time.Duration, model ModelRestorer) *testAgent {
+	t.Helper()
 	dir := t.TempDir()
 	java := filepath.Join(dir, "java")
 	if err := os.WriteFile(java, []byte(fakeJava), 0o755); err != nil {
@@ -64,7 +70,7 @@ func startAgent(t *testing.T, cfg cluster.Config, name string, heartbeat time.Du
 	state := filepath.Join(dir, "state")
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := New(ctx, Config{Cluster: cfg, Name: name, StateDir: state, Labels: map[string]string{"zone": "a"},
-		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf})
+		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf, ModelRestore: model})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message
 
 func (a *Agent) reply(ctx context.Context, out *Message) {
 	out.MonoNs = 0 // stamped now, also on a repeat
-	if err := a.send(ctx, out); err != nil && ctx.Err() == nil {
+	if err := a.sendReply(ctx, out); err != nil && ctx.Err() == nil {
 		a.cfg.Logf("agent %s: reply to %s %s: %v", a.cfg.Name, out.Op, out.ID, err)
 	}
 }
@@ -84,6 +84,9 @@ func (a *Agent) execute(m *Message) (*Message, error) {
 	if m.Op == OpHello {
 		f := HostFacts(a.cfg.StateDir, a.cfg.ToolVersion)
 		return &Message{Facts: &f, Labels: a.cfg.Labels}, nil
+	}
+	if m.Op == OpFill {
+		return a.fill(m)
 	}
 	if err := checkName("fleet", m.Fleet); err != nil {
 		return nil, err
@@ -101,6 +104,8 @@ func (a *Agent) execute(m *Message) (*Message, error) {
 		return nil, a.wipe(m)
 	case OpDiskUsage:
 		return a.diskUsage(m)
+	case OpModelRestore:
+		return a.modelRestore(m)
 	case OpProcessID:
 		pid, err := ksdriver.ReadProcessID(a.stateDir(m.Run, m.Fleet, m.Instance), m.Fleet)
 		return &Message{ProcessID: pid}, err

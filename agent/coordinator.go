@@ -114,6 +114,10 @@ type agentState struct {
 type pending struct {
 	agent string
 	ch    chan reply // buffered 1
+	// parts are the reply's parts so far, when it comes in parts; have
+	// counts them.
+	parts [][]byte
+	have  int
 }
 
 type reply struct {
@@ -211,6 +215,17 @@ func (c *Coordinator) Agents() []runs.Agent {
 		out = append(out, c.agents[name].info)
 	}
 	return out
+}
+
+// Hostname is the host agent runs on, as it said in its hello ("" for
+// an agent not of this run).
+func (c *Coordinator) Hostname(agent string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.agents[agent]; a != nil {
+		return a.info.Facts.Hostname
+	}
+	return ""
 }
 
 // Clock is agent's clock estimate.
@@ -459,6 +474,16 @@ func (c *Coordinator) control(m *Message, recv int64) {
 	if m.Type == TypeReply && m.Run == c.cfg.Run {
 		p = c.pending[m.ID]
 	}
+	var partErr error
+	if m.Type == TypeReplyPart {
+		var whole *Message
+		if whole, partErr = c.replyPart(m); whole != nil || partErr != nil {
+			p = c.pending[m.ID]
+		}
+		if whole != nil {
+			m = whole
+		}
+	}
 	restarted := m.Type == TypeAnnounce && a.started != 0 && m.Facts != nil && m.Facts.StartedWallMs != a.started
 	c.mu.Unlock()
 	switch {
@@ -470,7 +495,7 @@ func (c *Coordinator) control(m *Message, recv int64) {
 		c.lose(m.Agent, "it restarted (a new agent process announced itself under its name): its instances are gone")
 	case p != nil && p.agent == m.Agent:
 		select {
-		case p.ch <- reply{m: m, recv: recv}:
+		case p.ch <- reply{m: m, recv: recv, err: partErr}:
 		default:
 		}
 	}

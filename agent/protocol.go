@@ -27,6 +27,10 @@ const (
 	TypeCommand   = "command"   // coordinator: do Op
 	TypeReply     = "reply"     // agent: what came of a command
 	TypeLease     = "lease"     // coordinator: the run is still alive
+	// TypeReplyPart is one part of a reply too large for one record
+	// (maxControlRecord): the reply's encoding, cut into Parts pieces,
+	// sent in order before nothing else of that reply.
+	TypeReplyPart = "reply_part"
 )
 
 // Command operations (Message.Op).
@@ -42,6 +46,11 @@ const (
 	OpProcessID = "process_id" // Kafka Streams' process id of an instance
 	OpRemove    = "remove"     // delete a fleet's directories
 	OpDiskUsage = "disk_usage" // bytes under an instance's state directory
+	// OpModelRestore runs a model-engine cold restore (Model) in an
+	// instance's state directory; reply: Restored.
+	OpModelRestore = "model_restore"
+	// OpFill writes a fill (FillJob) to its topic; reply: Filled.
+	OpFill = "fill"
 )
 
 // Message is one record on ControlTopic, JSON-encoded. Which fields are
@@ -77,6 +86,9 @@ type Message struct {
 	// TTLMs is a lease's time to live: past it with no lease or command
 	// from the run, the agent stops the run's processes.
 	TTLMs int64 `json:"ttl_ms,omitempty"`
+	// Model is a model_restore's restore; FillJob a fill's fill.
+	Model   *ModelRestore `json:"model,omitempty"`
+	FillJob *FillJob      `json:"fill,omitempty"`
 
 	// Reply fields. OK false has Error.
 	OK    bool   `json:"ok,omitempty"`
@@ -100,6 +112,14 @@ type Message struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).
 	Processes int `json:"processes,omitempty"`
+	// Restored is a model_restore's reply; Filled a fill's.
+	Restored *ModelRestored `json:"restored,omitempty"`
+	Filled   *Filled        `json:"filled,omitempty"`
+	// Part (from 0) of Parts, and its Data, are a reply_part's: a piece of
+	// the encoding of the reply with the part's run and id.
+	Part  int    `json:"part,omitempty"`
+	Parts int    `json:"parts,omitempty"`
+	Data  []byte `json:"data,omitempty"`
 }
 
 // Encode is the message as its record value.

@@ -18,12 +18,15 @@ var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, con
 var singleScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // checkAgentPlan refuses, with agents, a plan the agents cannot run: a
-// kafka-streams case whose instance would still run on this machine, or
-// a placement rule no agent matches. It hands the plan's placement to the
+// case whose restore would still run on this machine, limits (measured
+// here), or a placement rule no agent matches. It hands the plan's placement to the
 // coordinator, which places every instance of the run by it.
 func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 	if err := checkAgentCases(plan.Cases); err != nil {
 		return err
+	}
+	if plan.Limits {
+		return fmt.Errorf("--agents: profile %s measures limits: its fetch-only and write-only restores run on this machine, and would rate restores on the agents' hosts against this one's network and disk; run it without limits, or without --agents", plan.Name)
 	}
 	if err := e.Agents.CheckPlacement(plan.Placement); err != nil {
 		return fmt.Errorf("--agents: profile %s: %w", plan.Name, err)
@@ -32,12 +35,20 @@ func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 	return nil
 }
 
-// checkAgentCases refuses, with agents, a kafka-streams case whose
-// instance would still run on this machine, and a cold or warm case with
-// a query load: the load runs here and agents open no port to it.
+// modelAgentScenarios are the scenarios whose model-engine restores run
+// on an agent (agent.OpModelRestore): cold's, and warm's restarts.
+var modelAgentScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
+
+// checkAgentCases refuses, with agents, a case whose restore would still
+// run on this machine (measuring this host, not the agent's), and a cold
+// or warm case with a query load: the load runs here and agents open no
+// port to it.
 func checkAgentCases(cases []config.Case) error {
 	for _, c := range cases {
 		if c.Engine != config.EngineKafkaStreams {
+			if err := checkModelAgentCase(c); err != nil {
+				return err
+			}
 			continue
 		}
 		if !agentScenarios[c.Scenario] {
@@ -46,6 +57,19 @@ func checkAgentCases(cases []config.Case) error {
 		if singleScenarios[c.Scenario] && c.Queries != nil {
 			return fmt.Errorf("--agents: case %s: its query load runs on this machine and would need the API port of the instance on its agent's host, which agents do not open; run it without --agents, or without queries", c.Name)
 		}
+	}
+	return nil
+}
+
+// checkModelAgentCase refuses, with agents, a model-engine case the
+// agents cannot run: a scenario other than cold, and a query load (its
+// lookups read the stores in this process).
+func checkModelAgentCase(c config.Case) error {
+	if !modelAgentScenarios[c.Scenario] {
+		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents the model engine runs cold and warm (run this case without --agents)", c.Name, c.Scenario)
+	}
+	if c.Queries != nil {
+		return fmt.Errorf("--agents: case %s: its query load reads the model's stores in this process, and an agent's are on its host; run it without --agents, or without queries", c.Name)
 	}
 	return nil
 }

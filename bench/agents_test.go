@@ -5,12 +5,15 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
 )
 
 // TestCheckAgentCases: with agents, every kafka-streams scenario with
 // instances runs on them, cold and warm included; a cold or warm case
 // with a query load is refused naming it, as is a scenario that would
-// start its instance here; model cases run here as ever.
+// start its instance here; a model cold case runs on an agent, and a model
+// scenario that would restore here, or a model case with queries, is
+// refused naming it.
 func TestCheckAgentCases(t *testing.T) {
 	ks := func(name string, s config.Scenario) config.Case {
 		c := config.DefaultCase()
@@ -22,9 +25,18 @@ func TestCheckAgentCases(t *testing.T) {
 		ok = append(ok, ks(string(s), s))
 	}
 	model := config.DefaultCase()
-	model.Name, model.Scenario = "model-compaction", config.ScenarioCompaction
+	model.Name, model.Scenario = "model-cold", config.ScenarioCold
 	if err := checkAgentCases(append(ok, model)); err != nil {
 		t.Fatalf("refused: %v", err)
+	}
+	compaction := config.DefaultCase()
+	compaction.Name, compaction.Scenario = "model-compaction", config.ScenarioCompaction
+	if err := checkAgentCases([]config.Case{compaction}); err == nil || !strings.Contains(err.Error(), "case model-compaction: the model compaction scenario restores on this machine") {
+		t.Errorf("a model scenario agents do not run: %v", err)
+	}
+	model.Name, model.Queries = "model-queried", &config.QueryLoad{}
+	if err := checkAgentCases([]config.Case{model}); err == nil || !strings.Contains(err.Error(), "case model-queried: its query load reads the model's stores in this process") {
+		t.Errorf("a queried model cold case on agents: %v", err)
 	}
 	queried := ks("cold-queried", config.ScenarioCold)
 	queried.Queries = &config.QueryLoad{}
@@ -33,5 +45,18 @@ func TestCheckAgentCases(t *testing.T) {
 	}
 	if err := checkAgentCases([]config.Case{ks("compaction", config.ScenarioCompaction)}); err == nil || !strings.Contains(err.Error(), "case compaction: the kafka-streams compaction scenario runs its instance on this machine") {
 		t.Errorf("a local-only kafka-streams scenario on agents: %v", err)
+	}
+}
+
+// TestAgentPlanRefusesLimits: with agents, a profile that measures limits
+// is refused before anything runs, naming it: the limits would be this
+// machine's, the restores the agents' hosts'.
+func TestAgentPlanRefusesLimits(t *testing.T) {
+	c := config.DefaultCase()
+	c.Name = "cold"
+	plan := &profiles.Plan{Name: "limited", Cases: []config.Case{c}, Limits: true}
+	err := (&Env{}).checkAgentPlan(plan)
+	if err == nil || !strings.Contains(err.Error(), "--agents: profile limited measures limits") {
+		t.Fatalf("limits with agents: %v", err)
 	}
 }

@@ -39,6 +39,9 @@ type FillOutcome struct {
 	Derived loadgen.Derived
 	Reused  bool
 	Series  []measure.Point
+	// OnAgent names the agent that wrote the fill (`run --agents`); nil
+	// when this process wrote it, or the fill was reused.
+	OnAgent *runs.AgentPlace
 }
 
 // ToResults converts the outcome for results.json.
@@ -62,6 +65,7 @@ func (o FillOutcome) ToResults() *runs.Fill {
 		Expected:        o.Derived.Expected,
 		Series:          o.Series,
 		Transactions:    runs.NewFillTransactions(spec, o.Derived.Log),
+		OnAgent:         o.OnAgent,
 	}
 }
 
@@ -222,8 +226,11 @@ func (e *Env) fillFits(req FillRequest) error {
 func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (FillOutcome, error) {
 	start := time.Now()
 	derived := deriveAsync(req.Spec)
-	tot, series, err := e.produceFill(ctx, req)
-	dur := time.Since(start)
+	pr, err := e.produce(ctx, req)
+	tot, series, dur := pr.tot, pr.series, time.Since(start)
+	if pr.seconds > 0 {
+		dur = time.Duration(pr.seconds * float64(time.Second))
+	}
 	if err != nil {
 		if e.Embedded != nil {
 			if serr := e.Embedded.StorageError(); serr != nil {
@@ -266,7 +273,7 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	if err := m.Save(manifestPath); err != nil {
 		return FillOutcome{}, err
 	}
-	return FillOutcome{Manifest: m, Derived: d, Series: series}, nil
+	return FillOutcome{Manifest: m, Derived: d, Series: series, OnAgent: pr.onAgent}, nil
 }
 
 // deriveAsync starts deriving spec's expected state (loadgen.Derive) on

@@ -38,3 +38,12 @@ type Agent struct {
 	ClockBoundNs    int64 `json:"clock_bound_ns"`
 	ClockRoundTrips int   `json:"clock_round_trips"`
 }
+
+// AgentPlace is where on an agent a restore or a fill ran: the agent, its
+// host and, for a restore, the state.dir its stores were restored into
+// there (a restore's CPU and peak RSS figures are the agent process's).
+type AgentPlace struct {
+	Agent    string `json:"agent"`
+	Hostname string `json:"hostname"`
+	StateDir string `json:"state_dir,omitempty"`
+}

@@ -152,6 +152,10 @@ type Fill struct {
 	// Transactions is what a transactional fill wrote besides its records
 	// (aborted transactions, markers); nil for a plain fill.
 	Transactions *FillTransactions `json:"transactions,omitempty"`
+	// OnAgent names the agent whose host wrote the fill (`run --agents`):
+	// its times and series are that producer's; nil when this machine
+	// wrote it.
+	OnAgent *AgentPlace `json:"on_agent,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.
@@ -229,6 +233,10 @@ type Restore struct {
 	// KafkaStreams describes the real Kafka Streams instance(s) of a
 	// restore on the kafka-streams engine (Params.Engine); nil on the model.
 	KafkaStreams *KafkaStreamsRun `json:"kafka_streams,omitempty"`
+	// OnAgent says where a model-engine restore ran when an agent ran it
+	// (`run --agents`); nil when it ran on this machine. (A kafka-streams
+	// record names its instances' agents in KafkaStreams.Placement.)
+	OnAgent *AgentPlace `json:"on_agent,omitempty"`
 }
 
 // KafkaStreamsRun is what a kafka-streams engine restore ran and what only

@@ -43,6 +43,9 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
 	}
+	if env.Agents != nil {
+		return coldModelOnAgent(ctx, env, t, req, offsets, rec)
+	}
 	in := modelInstance(env, t, req)
 	queries, err := startQueries(req, req.Spec, in, len(offsets.End))
 	if err != nil {

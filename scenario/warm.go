@@ -36,6 +36,13 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 	if err := req.Changer.Reset(ctx); err != nil {
 		return nil, err
 	}
+	if env.Agents != nil {
+		host := newAgentHost(env.Agents, t.AppID, req.Case)
+		if !req.KeepState {
+			defer host.Remove()
+		}
+		return warmSequence(ctx, env, t, req, &agentModelWarm{env: env, t: t, req: req, host: host})
+	}
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
 	keep := req

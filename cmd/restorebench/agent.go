@@ -10,6 +10,7 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/scenario"
 )
 
 // newAgentCmd is `restorebench agent`: a long-running process on a host
@@ -26,7 +27,10 @@ func newAgentCmd(g *globalFlags) *cobra.Command {
 on the topic ` + agent.ControlTopic + `, heartbeats every second, and executes the
 commands addressed to --name: start a Kafka Streams driver process (its
 state.dir under --state-dir), stop it, kill it, wipe its state, report its
-process id, remove what a run left. Every process's events go onto
+process id, run a model-engine cold restore into its own state.dir and
+reply with its record and its stores' digest, write a fill's records,
+remove what a run left.
+Every process's events go onto
 ` + agent.EventsTopic + `. Both topics are created when missing. Nothing else
 connects to the host: it needs only outbound access to Kafka.
 
@@ -73,7 +77,7 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 		return agent.Config{}, err
 	}
 	log := cmd.ErrOrStderr()
-	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion,
+	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }
 

@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
+)
+
+// FillJob is what an OpFill command asks: write Spec's records to Topic
+// (created empty by the coordinator) with Compression, as a local fill
+// writes them, so that the fill's load comes from the agent's host.
+type FillJob struct {
+	Topic       string       `json:"topic"`
+	Spec        loadgen.Spec `json:"spec"`
+	Compression string       `json:"compression"`
+}
+
+// Filled is the reply to an OpFill: what the producer wrote (committed
+// records, their bytes, per partition), how long it took on the agent and
+// its 1 s throughput series. The coordinator checks the topic holds the
+// fill as it does after a local fill; nothing here is taken on trust.
+type Filled struct {
+	Totals  loadgen.FillTotals `json:"totals"`
+	Seconds float64            `json:"seconds"`
+	Series  []measure.Point    `json:"series,omitempty"`
+}
+
+// Filler runs a fill job with the agent's own connection to the brokers
+// (the fill producer lives outside this package: Config.Fill wires it in).
+type Filler func(ctx context.Context, cl cluster.Config, job FillJob, logf func(string, ...any)) (*Filled, error)
+
+// errNoFiller: the agent was built without the fill producer wired in.
+var errNoFiller = errors.New("this agent runs no fills (its Config has no Fill)")
+
+// fill runs m's fill while the run's lease holds.
+func (a *Agent) fill(m *Message) (*Message, error) {
+	if a.cfg.Fill == nil {
+		return nil, errNoFiller
+	}
+	if m.FillJob == nil {
+		return nil, errors.New("a fill command without its fill")
+	}
+	ctx, cancel := a.leaseContext(m.Run)
+	defer cancel()
+	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, m.Run, m.FillJob.Topic, m.FillJob.Spec.Partitions)
+	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *m.FillJob, a.cfg.Logf)
+	if err != nil {
+		if a.procCtx.Err() != nil {
+			return nil, fmt.Errorf("agent %s shut down during the fill, which it stopped (%v)", a.cfg.Name, err)
+		}
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, fmt.Errorf("%w (%v)", cerr, err)
+		}
+		return nil, err
+	}
+	return &Message{Filled: out}, nil
+}
+
+// Fill has agent write a fill and returns what it wrote; only ctx, the
+// agent's loss (a LostError) or its own error end the wait.
+func (c *Coordinator) Fill(ctx context.Context, agent string, job FillJob) (*Filled, error) {
+	r, err := c.Do(ctx, agent, &Message{Op: OpFill, FillJob: &job})
+	if err != nil {
+		return nil, err
+	}
+	if r.Filled == nil {
+		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no fill", agent, OpFill, job.Topic)
+	}
+	return r.Filled, nil
+}

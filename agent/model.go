@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// ModelRestore is what an OpModelRestore command asks: a model-engine cold
+// restore of Topic, as application AppID's store StoreName, with the case's
+// settings, from the Start offsets to the End offsets the coordinator
+// captured (Kafka Streams, too, restores to the end offsets it captures as
+// the restore begins).
+type ModelRestore struct {
+	// Case and CaseName are the case's settings and its name (which
+	// config.Case leaves out of its JSON).
+	Case      config.Case     `json:"case"`
+	CaseName  string          `json:"case_name"`
+	Repeat    int             `json:"repeat"`
+	Topic     string          `json:"topic"`
+	AppID     string          `json:"app_id"`
+	StoreName string          `json:"store_name"`
+	Start     map[int32]int64 `json:"start"`
+	End       map[int32]int64 `json:"end"`
+	// Ready also measures the phase after the restore until the store can
+	// serve (run's ready).
+	Ready bool `json:"ready,omitempty"`
+	// KeepState leaves the restored stores on the agent's disk (run
+	// --keep-state, and every step of a warm-restart sequence); by
+	// default they are deleted once digested.
+	KeepState bool `json:"keep_state,omitempty"`
+	// Warm restarts the instance on the stores its last restore left in
+	// its state directory, restoring from the offsets they committed (a
+	// warm restart); false empties the directory and restores cold.
+	Warm bool `json:"warm,omitempty"`
+	// StallTimeoutMs fails the restore when no record arrives for this long
+	// while records are still owed; 0 is the engine's default (60 s).
+	StallTimeoutMs int64 `json:"stall_timeout_ms,omitempty"`
+}
+
+// Offsets are the restore's start and end offsets.
+func (m *ModelRestore) Offsets() cluster.TopicOffsets {
+	return cluster.TopicOffsets{Topic: m.Topic, Start: m.Start, End: m.End}
+}
+
+// ModelRestored is the reply to an OpModelRestore: the restore's record as
+// a local model restore makes it (times, CPU and peak RSS of the agent's
+// process, RocksDB figures), unverified, and what the restored stores hold
+// per partition (keys, live bytes, digest) for the coordinator to verify
+// against the fill's expected state: the agent is never told what to
+// expect, so it cannot report a verified restore of data it did not hold.
+type ModelRestored struct {
+	Record runs.Restore             `json:"record"`
+	States []loadgen.PartitionState `json:"states"`
+	// StateDir is the state.dir the stores were restored into, on the
+	// agent's host.
+	StateDir string `json:"state_dir"`
+}
+
+// ModelJob is one model restore an agent runs for a coordinator.
+type ModelJob struct {
+	// Cluster is the agent's own connection to the brokers.
+	Cluster cluster.Config
+	// StateDir is the instance's state.dir on the agent, emptied before a
+	// cold restore.
+	StateDir string
+	Restore  ModelRestore
+	Logf     func(format string, args ...any)
+}
+
+// ModelRestorer runs a model job (the model engine lives outside this
+// package: Config.ModelRestore wires it in).
+type ModelRestorer func(ctx context.Context, job ModelJob) (*ModelRestored, error)
+
+// errNoModelEngine: the agent was built without the model engine wired in.
+var errNoModelEngine = errors.New("this agent runs no model-engine restores (its Config has no ModelRestore)")
+
+// modelRestore runs m's model restore in the instance's state directory,
+// emptied first for a cold restore (an earlier repeat's stores), while the
+// run's lease holds: an expired lease or the agent's shutdown cancels it.
+func (a *Agent) modelRestore(m *Message) (*Message, error) {
+	if a.cfg.ModelRestore == nil {
+		return nil, errNoModelEngine
+	}
+	if m.Model == nil {
+		return nil, errors.New("a model_restore command without its restore")
+	}
+	if !m.Model.Warm {
+		if err := a.wipe(m); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := a.leaseContext(m.Run)
+	defer cancel()
+	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *m.Model, Logf: a.cfg.Logf}
+	job.Restore.Case.Name = m.Model.CaseName
+	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, m.Model.Topic, m.Model.CaseName, m.Model.Repeat, job.StateDir)
+	out, err := a.cfg.ModelRestore(ctx, job)
+	if err != nil {
+		if !m.Model.KeepState {
+			os.RemoveAll(job.StateDir)
+		}
+		if a.procCtx.Err() != nil {
+			return nil, fmt.Errorf("agent %s shut down during the restore, which it stopped (%v)", a.cfg.Name, err)
+		}
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, fmt.Errorf("%w (%v)", cerr, err)
+		}
+		return nil, err
+	}
+	out.StateDir = job.StateDir
+	return &Message{Restored: out}, nil
+}
+
+// leaseContext is a context that ends, with its cause, when run's lease
+// expires or the agent shuts down.
+func (a *Agent) leaseContext(run string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(a.procCtx)
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			a.mu.Lock()
+			expired := a.leases[run].expired
+			a.mu.Unlock()
+			if expired {
+				cancel(fmt.Errorf("run %s's lease expired: its model restore was stopped", run))
+				return
+			}
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// ModelRestore has agent run a model-engine cold restore for instance
+// instance of fleet (the application.id) and returns its reply; the
+// restore takes as long as it takes, so only ctx, the agent's loss (a
+// LostError) or the agent's own error end the wait.
+func (c *Coordinator) ModelRestore(ctx context.Context, agent, fleet, instance string, req ModelRestore) (*ModelRestored, error) {
+	if req.CaseName == "" {
+		req.CaseName = req.Case.Name
+	}
+	r, err := c.Do(ctx, agent, &Message{Op: OpModelRestore, Fleet: fleet, Instance: instance, Model: &req})
+	if err != nil {
+		return nil, err
+	}
+	if r.Restored == nil {
+		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no restore", agent, OpModelRestore, instance)
+	}
+	return r.Restored, nil
+}
