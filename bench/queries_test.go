@@ -111,8 +111,11 @@ cases:
 		}
 		if r.Step.Kind == "warm" {
 			warm++
-			if *q.FirstAnsweredSeconds > 0.5 || q.StaleReads == 0 || q.MaxStaleBehind == 0 {
-				t.Errorf("warm step: first answer at %.3f s, %d stale reads (max %d records behind): the reopened stores answer at once, with what they held", *q.FirstAnsweredSeconds, q.StaleReads, q.MaxStaleBehind)
+			// Answered before the changes were restored (not timed against a
+			// wall-clock bound, which a busy machine misses).
+			if *q.FirstAnsweredSeconds >= q.RestoredSeconds || q.StaleReads == 0 || q.MaxStaleBehind == 0 {
+				t.Errorf("warm step: first answer at %.3f s, restored at %.3f s, %d stale reads (max %d records behind): the reopened stores answer at once, with what they held",
+					*q.FirstAnsweredSeconds, q.RestoredSeconds, q.StaleReads, q.MaxStaleBehind)
 			}
 		}
 	}
