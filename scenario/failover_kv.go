@@ -159,9 +159,8 @@ func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQuer
 			parts = append(parts, p)
 		}
 	}
-	l := newKSQueriesWith(r.req, r.kv.check, func() []string { return []string{addr} })
-	fill := r.kv.fillRecords
-	l.tally.upTo = func() int64 { return fill + r.kv.load.mayHaveWritten() }
+	owners := newFleetTargets(r.f) // ask: owner finds the victim's tasks there until the survivor lists them
+	l := newLiveQueries(r.req, r.kv.check, fixedTargets{addr: addr, owned: owners.owner}, r.kv.fillRecords, r.kv.load)
 	l.outage = newReadOutage(parts)
 	l.lag = startStandbyLag(r.ctx, func(ctx context.Context) (map[int32]int64, error) {
 		offs, err := r.env.Offsets(ctx, r.changelog)
