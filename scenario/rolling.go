@@ -241,8 +241,7 @@ func (r *rolling) restart(id string) error {
 		return fmt.Errorf("after restarting %s: %w", id, err)
 	}
 	r.readies = append(r.readies, ready)
-	r.reads.ready()
-	return nil
+	return r.reads.ready(r)
 }
 
 // lastReady is the last restart's ready (mono ns) when all n were ready,

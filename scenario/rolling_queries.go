@@ -9,7 +9,8 @@ import (
 
 // A rolling restart with a query load (the case's queries block) sends
 // lookups to every live instance's API layer from the settle wait before
-// the first restart until queries.after past the last ready, an instance
+// the first restart until queries.after past the last ready (and between
+// restarts, queries.after past each ready before the next stop), an instance
 // taken out of rotation just before it is stopped (as a load balancer's
 // health check would), back once its new process's API layer listens.
 // Each restart follows the keys of the store partitions the instance held
@@ -57,11 +58,18 @@ func (rr *rollingReads) stopping(p *proc) {
 	rr.q.mark()
 }
 
-// ready opens the window after a restart's ready.
-func (rr *rollingReads) ready() {
-	if rr != nil && rr.q != nil {
-		rr.q.mark()
+// ready opens the window after a restart's ready and lets the lookups go
+// on for queries.after before the next restart (the last one's wait is
+// the load's finish), so that each restart's row has latencies after it.
+func (rr *rollingReads) ready(r *rolling) error {
+	if rr == nil || rr.q == nil {
+		return nil
 	}
+	rr.q.mark()
+	if len(rr.outages) == r.rr.Instances {
+		return nil
+	}
+	return r.f.wait(r.ctx, rr.q.settings.After.D())
 }
 
 // row is restart i's reads, taken over at readyNs (0: never ready), once
