@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +127,37 @@ func TestQueriesFailoverProfile(t *testing.T) {
 	for _, v := range []variant{{true, true, 500}, {true, true, 2000}, {true, false, 500}, {false, false, 500}} {
 		if !seen[v] {
 			t.Errorf("no case with standby %v, stale reads %v at %.0f writes/s", v.standby, v.stale, v.rate)
+		}
+	}
+}
+
+// TestQueriesMovesProfile: the built-in queries-moves profile runs query
+// loads beside rolling restarts (dynamic and static membership, asking any
+// instance and the key's owner with Zipf keys) and a scale-out, all on the
+// real client over the changelog its kv topology restores.
+func TestQueriesMovesProfile(t *testing.T) {
+	p, err := Load("queries-moves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := config.ChangelogTopic(p.AppID, p.StoreName); p.Topic != want {
+		t.Fatalf("fill topic %s, want %s", p.Topic, want)
+	}
+	got := map[string]string{}
+	for _, c := range p.Cases {
+		q := c.Queries
+		if c.Engine != config.EngineKafkaStreams || q == nil || q.Rate != 500 || q.After.D() != 2*time.Second {
+			t.Fatalf("case %s: %s on %s, queries %+v", c.Name, c.Scenario, c.Engine, q)
+		}
+		got[c.Name] = fmt.Sprintf("%s %s %s", c.Scenario, q.AskWho(), q.KeyDist())
+		if c.Scenario == config.ScenarioRolling && (c.Rolling == nil || c.Rolling.Instances != 2 || c.Rolling.StaticMembership != (c.Name == "rolling-static-owner")) {
+			t.Errorf("case %s: rolling %+v", c.Name, c.Rolling)
+		}
+	}
+	want := map[string]string{"rolling": "rolling any uniform", "rolling-static-owner": "rolling owner zipf", "scaleout": "scaleout any uniform"}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("case %s: %q, want %q", name, got[name], w)
 		}
 	}
 }
