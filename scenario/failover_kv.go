@@ -142,9 +142,12 @@ func (r *failoverRun) awaitCaughtUp() error {
 	})
 }
 
-// killQueries starts a kill's query load against the survivor, following
-// the keys of the victim's active tasks once it is killed (ksQueryLoad.killed)
-// and the standby answers' lag until then; nil outside a kv failover.
+// killQueries starts a kill's query load against the survivor (ask: any)
+// or each key's owner as the instances' task lists last showed it (ask:
+// owner: the victim's keys go to the dead victim until the survivor lists
+// them), following the keys of the victim's active tasks once it is
+// killed (ksQueryLoad.killed) and the standby answers' lag until then;
+// nil outside a kv failover.
 func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQueryLoad, error) {
 	if r.kv == nil {
 		return nil, nil
