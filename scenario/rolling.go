@@ -31,7 +31,9 @@ import (
 // it. Each restart is charged the gaps that began between its stop and
 // the next restart's stop. At the end the load stops, its last records
 // are processed, and every store is verified. One record for the whole
-// sequence (runs.RollingRecord), with a row per restart.
+// sequence (runs.RollingRecord), with a row per restart. With a query
+// load each row also records what the lookups of the restarted instance's
+// keys met (rolling_queries.go).
 type RollingKafkaStreams struct{}
 
 func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }

@@ -47,7 +47,8 @@ const balancedRule = "every instance RUNNING; every task active on exactly one i
 //
 // The record (runs.ScaleOutRecord) holds every task's timeline, the
 // warmup lags, rebalances and probing rounds, gaps in processing, and the
-// warmup model's prediction from the inputs measured here.
+// warmup model's prediction from the inputs measured here; with a query
+// load, what the lookups of the moved tasks' keys met (scaleout_queries.go).
 type ScaleOutKafkaStreams struct{}
 
 func init() {
