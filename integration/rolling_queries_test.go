@@ -13,8 +13,8 @@ import (
 
 // TestRollingRestartQueries restarts both instances of a real Kafka
 // Streams application (the kv topology over a filled changelog, 4
-// partitions, persistent state, static membership so that a restart needs
-// no rebalance and the test stays short, a write load) one at a time while lookups
+// partitions, persistent state, dynamic membership: a stopped instance's
+// tasks move to the other and back, a write load) one at a time while lookups
 // go to every live instance's API layer: the sequence verifies its stores
 // against the fill plus the load, no answer is wrong, and each restart's
 // row records its instance's keys' outage, with every one of those keys'
@@ -29,7 +29,7 @@ func TestRollingRestartQueries(t *testing.T) {
 	c := ksCase("rolling-queries", 1)
 	c.Scenario, c.JVMHeap = config.ScenarioRolling, 256<<20
 	c.Rolling = config.DefaultRolling()
-	c.Rolling.Instances, c.Rolling.Rate, c.Rolling.Persistent, c.Rolling.StaticMembership = 2, 200, true, true
+	c.Rolling.Instances, c.Rolling.Rate, c.Rolling.Persistent = 2, 200, true
 	c.Rolling.Down, c.Rolling.Settle, c.Rolling.Timeout = config.Duration(500*time.Millisecond), config.Duration(time.Second), config.Duration(2*time.Minute)
 	c.Queries = &config.QueryLoad{Rate: 300, After: config.Duration(time.Second)}
 	if err := c.Finalize(); err != nil {
