@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // QueryLoad is a load of interactive queries beside a case's scenario: key
 // lookups, as an application's API layer sends them to
@@ -29,24 +32,87 @@ type QueryLoad struct {
 	// loaded 2-core machine); 0 refuses at once; at most 4s (the client
 	// gives a lookup 5 s).
 	Retry Duration `json:"retry" yaml:"retry"`
+	// Keys is how the looked-up keys are drawn from the fill's:
+	// KeysUniform (the default; "" means it too) or KeysZipf, a few hot
+	// keys asked most, as users of a real application ask.
+	Keys string `json:"keys,omitempty" yaml:"keys"`
+	// ZipfS is the Zipf exponent of KeysZipf (key id k is asked in
+	// proportion to 1/(1+k)^s; math/rand's Zipf needs s > 1). Default
+	// 1.1 when Keys is zipf; unused otherwise.
+	ZipfS float64 `json:"zipf_s,omitempty" yaml:"zipf_s"`
+	// Ask is which instance a lookup goes to (kafka-streams engine):
+	// AskAny (the default; "" means it too), each instance in turn as a
+	// round-robin load balancer sends them, the instance asked forwarding
+	// to the owner KafkaStreams.queryMetadataForKey names; or AskOwner,
+	// the instance holding the key's active copy as the client last saw
+	// the assignment (what queryMetadataForKey's activeHost names), asked
+	// not to forward: a client that routes by the metadata itself. The
+	// model engine has one instance and ignores it.
+	Ask string `json:"ask,omitempty" yaml:"ask"`
 }
+
+// Key distributions of QueryLoad.Keys.
+const (
+	KeysUniform = "uniform"
+	KeysZipf    = "zipf"
+)
+
+// Instances a lookup asks (QueryLoad.Ask).
+const (
+	AskAny   = "any"
+	AskOwner = "owner"
+)
+
+// DefaultZipfS is QueryLoad.ZipfS's default.
+const DefaultZipfS = 1.1
 
 // DefaultQueryLoad returns the defaults documented on QueryLoad's fields.
 func DefaultQueryLoad() *QueryLoad {
-	return &QueryLoad{Rate: 1000, After: Duration(5 * time.Second), Retry: Duration(2 * time.Second)}
+	return &QueryLoad{Rate: 1000, After: Duration(5 * time.Second), Retry: Duration(2 * time.Second), Keys: KeysUniform, Ask: AskAny}
 }
 
 // MaxQueryRetry bounds QueryLoad.Retry below the client's 5 s a lookup.
 const MaxQueryRetry = 4 * time.Second
 
+// KeyDist is Keys with "" read as KeysUniform.
+func (q QueryLoad) KeyDist() string {
+	if q.Keys == "" {
+		return KeysUniform
+	}
+	return q.Keys
+}
+
+// Exponent is ZipfS with 0 read as DefaultZipfS.
+func (q QueryLoad) Exponent() float64 {
+	if q.ZipfS == 0 {
+		return DefaultZipfS
+	}
+	return q.ZipfS
+}
+
+// AskWho is Ask with "" read as AskAny.
+func (q QueryLoad) AskWho() string {
+	if q.Ask == "" {
+		return AskAny
+	}
+	return q.Ask
+}
+
 // MaxQueryRate bounds QueryLoad.Rate: one client goroutine sends them.
 const MaxQueryRate = 200_000
 
-// checkQueries validates the case's query load: bounded, and on what runs
-// queries so far: key-value stores' cold restores and warm restarts, on
-// both engines (on kafka-streams through the driver's API layer), and
-// failovers (kafka-streams only; the failover then runs the kv topology
-// over the fill instead of the ledger, whose values lookups cannot judge).
+// queryScenarios are the scenarios a query load runs beside: key-value
+// stores' cold restores and warm restarts on both engines (on
+// kafka-streams through the driver's API layer), and on kafka-streams
+// failovers, scale-outs and rolling restarts (a failover then runs the kv
+// topology over the fill instead of the ledger, whose values lookups
+// cannot judge; scale-outs and rolling restarts always run it).
+var queryScenarios = map[Scenario]bool{ScenarioCold: true, ScenarioWarm: true, ScenarioFailover: true,
+	ScenarioScaleOut: true, ScenarioRolling: true}
+
+// checkQueries validates the case's query load: bounded, of a known key
+// distribution and instance to ask, and beside a scenario that runs one
+// (queryScenarios).
 func (c Case) checkQueries() error {
 	q := c.Queries
 	switch {
@@ -60,8 +126,16 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.after", "%s is over an hour", q.After)
 	case q.Retry < 0 || q.Retry.D() > MaxQueryRetry:
 		return fieldErr("queries.retry", "%s must be from 0 to %s", q.Retry, Duration(MaxQueryRetry))
-	case c.Scenario != ScenarioCold && c.Scenario != ScenarioWarm && c.Scenario != ScenarioFailover:
-		return fieldErr("queries", "queries run beside scenarios cold, warm and failover only so far, not %s", c.Scenario)
+	case q.KeyDist() != KeysUniform && q.KeyDist() != KeysZipf:
+		return fieldErr("queries.keys", "%q is not a key distribution: uniform (the default) or zipf", q.Keys)
+	case q.ZipfS != 0 && q.KeyDist() != KeysZipf:
+		return fieldErr("queries.zipf_s", "is the exponent of keys: zipf, and keys is %s", q.KeyDist())
+	case !(q.Exponent() > 1 && q.Exponent() <= 10) || math.IsNaN(q.ZipfS):
+		return fieldErr("queries.zipf_s", "%v must be in (1, 10]: a Zipf exponent of 1 or less has no finite sum to draw from", q.ZipfS)
+	case q.AskWho() != AskAny && q.AskWho() != AskOwner:
+		return fieldErr("queries.ask", "%q is not an instance to ask: any (each in turn, the default) or owner (the key's active host, no forwarding)", q.Ask)
+	case !queryScenarios[c.Scenario]:
+		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreVersionedKeyValue:
 		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
 	case c.StoreKind.Segmented():

@@ -89,9 +89,26 @@ const DefaultLookupTimeout = 5 * time.Second
 // stale. An answered or refused lookup is an Answer; an error is one that
 // got neither (the instance unreachable, a timeout, a malformed reply).
 func Lookup(ctx context.Context, c *http.Client, addr string, key []byte, stale bool) (Answer, error) {
+	return LookupAt(ctx, c, addr, key, stale, false)
+}
+
+// directMarker is the forwarded marker a direct lookup carries: the API
+// layer never forwards a lookup with one (kstreams/PROTOCOL.md), so the
+// instance asked answers from its own copy or refuses.
+const directMarker = "forwarded=client"
+
+// LookupAt is Lookup, and with direct set asks the instance at addr not
+// to forward: a client that routes by the metadata itself asks the owner
+// it found and takes a refusal from a wrong guess as it comes.
+func LookupAt(ctx context.Context, c *http.Client, addr string, key []byte, stale, direct bool) (Answer, error) {
 	url := "http://" + addr + "/kv/" + hex.EncodeToString(key)
+	sep := "?"
 	if stale {
-		url += "?stale=true"
+		url += sep + "stale=true"
+		sep = "&"
+	}
+	if direct {
+		url += sep + directMarker
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

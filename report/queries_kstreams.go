@@ -52,39 +52,29 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 		out = append(out, &Para{Text: "Why the API layer refused lookups, as it said (up to five distinct reasons per restore):"}, &List{Items: items})
 	}
 	if t := outageTable(ks); t != nil {
-		out = append(out, &Para{Text: "Failovers: the lookups of the killed instance's keys from each SIGKILL on. " +
-			"With a standby and stale reads its standby copy answers at once; without stale reads they wait for the session timeout and the standby's promotion; without a standby, for the restore."}, t)
+		out = append(out, &Para{Text: "Failovers, scale-outs and rolling restarts: the lookups of the keys that moved, from each SIGKILL, scale-out or stop on. " +
+			"With a standby and stale reads its standby copy answers at once; without stale reads they wait for the session timeout and the standby's promotion; without a standby, for the restore. " +
+			"A scale-out's moved tasks are unanswered while their new owner restores them (or, with warmups, only for the rebalance that moves them); a restarted instance's keys while no other copy may serve them."}, t)
 	}
 	return out
 }
 
-// outageTable is a row per failover kill with a query load (nil when none).
+// outageTable is a row per failover kill, scale-out and rolling restart
+// with a query load (nil when none).
 func outageTable(recs []runRestore) *Table {
-	tab := &Table{Caption: "Read outage per kill", Head: []string{"kill", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
+	tab := &Table{Caption: "Read outage per kill, scale-out and restart", Head: []string{"event", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
 		"refused", "from a standby", "standby behind (mean/p99/max records)", "writes/s", "p99 ms before/during/after"},
 		Right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
-		Legend: "seconds from the SIGKILL, for the lookups of the keys the killed instance held active: longest unanswered: the longest span without an answer; " +
-			"first answer; served again: the first answer after the last refusal; taken over: the survivor RUNNING with every task; refused: share of those lookups refused or unanswered; " +
+		Legend: "seconds from the SIGKILL (failover), the new instances' start (scale-out) or the stop (rolling restart), for the lookups of the keys that moved: " +
+			"the killed or stopped instance's active partitions, a scale-out's moved tasks (the longest unanswered span of any of them, served again when the last was); " +
+			"longest unanswered: the longest span without an answer; first answer; served again: the first answer after the last refusal; " +
+			"taken over: every task active and RUNNING again (a failover's survivor, a scale-out's balanced end, a restart's ready); refused: share of those lookups refused or unanswered; " +
 			"standby behind: changelog records between a standby answer's offset and the changelog's end, before the kill, at the write load's rate (writes/s); " +
-			"p99 ms: latency of every answered lookup before the kill, until the takeover, and after."}
+			"p99 ms: latency of every answered lookup before the event, until the takeover, and after (a restart's: until the next restart)."}
 	for _, x := range recs {
-		q, f := x.r.Queries, x.r.Failover
-		if q.Outage == nil || f == nil {
-			continue
+		for _, row := range outageRowsOf(x.r) {
+			tab.Rows = append(tab.Rows, append([]string{x.ref() + " " + row.event}, row.cells()...))
 		}
-		o := q.Outage
-		lag, rate := noFigure, noFigure
-		if l := q.StandbyLag; l != nil {
-			lag, rate = fmt.Sprintf("%.0f/%d/%d", l.MeanRecords, l.P99Records, l.MaxRecords), fmt.Sprintf("%.0f", l.WriteRate)
-		}
-		before := noFigure
-		if q.Before != nil && q.Before.Count > 0 {
-			before = fmt.Sprintf("%.1f", q.Before.P99Ms)
-		}
-		lat := fmt.Sprintf("%s/%s/%s", before, latencyOne(q.During.Count, q.During.P99Ms), latencyOne(q.After.Count, q.After.P99Ms))
-		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(f.Standby), fmt.Sprint(q.Stale), fmt.Sprintf("%.2f", o.LongestUnansweredSeconds),
-			optSeconds(o.FirstAnsweredSeconds), optSeconds(o.ServedAgainSeconds), fmt.Sprintf("%.2f", o.TakenOverSeconds),
-			percentOf(o.Refused, o.Lookups), fmt.Sprint(o.FromStandby), lag, rate, lat})
 	}
 	if len(tab.Rows) == 0 {
 		return nil

@@ -1,5 +1,7 @@
 package runs
 
+import "github.com/restorebench/restorebench/measure"
+
 // ReadOutage is what the lookups of one killed instance's keys (those of
 // the store partitions it held active) met from the kill on, as their
 // users felt the failover. Seconds are from the kill but KillSeconds.
@@ -61,4 +63,40 @@ type StandbyLag struct {
 	// partition, so a lag of n records is about n × partitions /
 	// WriteRate seconds.
 	WriteRate float64 `json:"write_rate"`
+}
+
+// MoveReads is what a query load met around one move of tasks between
+// instances, as a failover's kill records it in its QueryFigures: a
+// rolling restart's restart (the instance stopped, its tasks served
+// elsewhere or not at all, then its own again). Outage's seconds are from
+// the stop; TakenOverSeconds is the restart's ready.
+type MoveReads struct {
+	// Outage is what the lookups of the moved keys (those of the store
+	// partitions the instance held active at its stop) met from the stop
+	// until the next move's stop, or the load's end.
+	Outage *ReadOutage `json:"outage,omitempty"`
+	// Lookups of any key were sent from the stop until ready; Answered,
+	// Refused (of which Failed got no answer at all) as QueryFigures'.
+	Lookups  int64 `json:"lookups"`
+	Answered int64 `json:"answered"`
+	Refused  int64 `json:"refused"`
+	Failed   int64 `json:"failed,omitempty"`
+	// Before, During and After are the answered lookups' latencies from
+	// the previous ready (or the lookups' start) until the stop, from the
+	// stop until ready, and from ready until the next stop or the end.
+	Before measure.Latency `json:"before"`
+	During measure.Latency `json:"during"`
+	After  measure.Latency `json:"after"`
+	// ByInstance counts the answers from the stop until ready by the
+	// instance that gave them.
+	ByInstance map[string]int64 `json:"by_instance,omitempty"`
+}
+
+// RefusedShare is the share of the lookups from the stop until ready
+// that were refused or unanswered (0 when none was sent).
+func (m *MoveReads) RefusedShare() float64 {
+	if m == nil || m.Lookups == 0 {
+		return 0
+	}
+	return float64(m.Refused) / float64(m.Lookups)
 }

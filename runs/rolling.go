@@ -36,6 +36,10 @@ type Restart struct {
 	Rebalances int `json:"rebalances"`
 	// RestoredRecords were restored by actives between Stop and Ready.
 	RestoredRecords int64 `json:"restored_records"`
+	// Reads is what the case's query load met around this restart (the
+	// restarted instance's keys' outage, latencies, answers by instance);
+	// nil without one.
+	Reads *MoveReads `json:"reads,omitempty"`
 }
 
 // RollingRecord is what a rolling restart adds to its record: Instances

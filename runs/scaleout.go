@@ -197,6 +197,11 @@ type ScaleOutRecord struct {
 	// Notes say what the protocol did that the figures do not (for the
 	// streams protocol: no warmups; moved tasks restored from scratch).
 	Notes []string `json:"notes,omitempty"`
+	// MovedReads (with a query load) is, per task that moved, what the
+	// lookups of its keys met from the scale-out's start (new instances
+	// launched) on; the record's Queries.Outage is them merged
+	// (MergeOutages). Empty without a query load.
+	MovedReads []ReadOutage `json:"moved_reads,omitempty"`
 }
 
 // ThreadRate is how fast one stream thread restores, as a run measured it:

@@ -142,9 +142,12 @@ func (r *failoverRun) awaitCaughtUp() error {
 	})
 }
 
-// killQueries starts a kill's query load against the survivor, following
-// the keys of the victim's active tasks once it is killed (ksQueryLoad.killed)
-// and the standby answers' lag until then; nil outside a kv failover.
+// killQueries starts a kill's query load against the survivor (ask: any)
+// or each key's owner as the instances' task lists last showed it (ask:
+// owner: the victim's keys go to the dead victim until the survivor lists
+// them), following the keys of the victim's active tasks once it is
+// killed (ksQueryLoad.killed) and the standby answers' lag until then;
+// nil outside a kv failover.
 func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQueryLoad, error) {
 	if r.kv == nil {
 		return nil, nil
@@ -159,9 +162,8 @@ func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQuer
 			parts = append(parts, p)
 		}
 	}
-	l := newKSQueriesWith(r.req, r.kv.check, func() []string { return []string{addr} })
-	fill := r.kv.fillRecords
-	l.tally.upTo = func() int64 { return fill + r.kv.load.mayHaveWritten() }
+	owners := newFleetTargets(r.f) // ask: owner finds the victim's tasks there until the survivor lists them
+	l := newLiveQueries(r.req, r.kv.check, fixedTargets{addr: addr, owned: owners.owner}, r.kv.fillRecords, r.kv.load)
 	l.outage = newReadOutage(parts)
 	l.lag = startStandbyLag(r.ctx, func(ctx context.Context) (map[int32]int64, error) {
 		offs, err := r.env.Offsets(ctx, r.changelog)

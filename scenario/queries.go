@@ -24,7 +24,7 @@ type queryLoad struct {
 	in       *engine.Instance
 	tally    *queryTally
 	tasks    int // the stores the restore opens
-	rng      *rand.Rand
+	draw     keyDraw
 
 	mu       sync.Mutex
 	stores   map[int32]queryStore
@@ -68,7 +68,7 @@ func startQueries(req Request, spec *loadgen.Spec, in *engine.Instance, tasks in
 	}
 	l := &queryLoad{
 		settings: *q, in: in, tally: newQueryTally(*q, check), tasks: tasks,
-		rng:    rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
+		draw:   newKeyDraw(*q, check.Keys(), rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b))),
 		stores: map[int32]queryStore{}, stopped: make(chan struct{}), done: make(chan struct{}),
 	}
 	in.OnStore = l.onStore
@@ -116,10 +116,11 @@ func pace(start time.Time, rate float64, stopped <-chan struct{}, send func(i in
 	}
 }
 
-// lookup sends one lookup of a key drawn uniformly from the fill's.
+// lookup sends one lookup of a key drawn from the fill's by the load's
+// distribution (config.QueryLoad.Keys).
 func (l *queryLoad) lookup() {
 	t := l.tally
-	id := l.rng.Int64N(t.check.Keys())
+	id := l.draw()
 	key, p := t.check.Key(id)
 	l.mu.Lock()
 	st, open := l.stores[p]

@@ -37,17 +37,23 @@ const ksQueryWorkers = 256
 // stale reads reach that does not say it is restored.
 type ksQueryLoad struct {
 	settings config.QueryLoad
-	targets  func() []string
+	targets  queryTargets
 	client   *http.Client
 
 	mu     sync.Mutex
 	tally  *queryTally
-	rng    *rand.Rand
+	draw   keyDraw
 	doneAt time.Time
 	// outage and lag, when set (a failover's), follow the killed
-	// instance's keys and the standby answers' lag.
+	// instance's keys and the standby answers' lag; outage is the
+	// record's (QueryFigures.Outage).
 	outage *readOutage
 	lag    *standbyLag
+	// more follow other keys from other moments (a scale-out's moved
+	// tasks, a rolling restart's restarted instances; see follow), and
+	// windows split the lookups at the moments a scenario marks (mark).
+	more    []*readOutage
+	windows readWindows
 
 	stopped chan struct{}
 	done    chan struct{}
@@ -79,7 +85,7 @@ func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst k
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
-	return startKSQueriesTo(req, spec, func() []string { return []string{addr} })
+	return startKSQueriesTo(req, spec, fixedTargets{addr: addr})
 }
 
 // finishKSQueries, when queries is not nil, marks the stores restored at
@@ -101,7 +107,7 @@ func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries *
 // startKSQueriesTo starts the request's query load, checked against what
 // spec writes, against the API layers targets names (called before each
 // lookup, so instances may come and go).
-func startKSQueriesTo(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
+func startKSQueriesTo(req Request, spec *loadgen.Spec, targets queryTargets) (*ksQueryLoad, error) {
 	l, err := newKSQueries(req, spec, targets)
 	if err != nil {
 		return nil, err
@@ -112,7 +118,7 @@ func startKSQueriesTo(req Request, spec *loadgen.Spec, targets func() []string) 
 
 // newKSQueries is startKSQueriesTo's load, not started (go l.run()), so a
 // failover can watch a kill's keys and standby lags first.
-func newKSQueries(req Request, spec *loadgen.Spec, targets func() []string) (*ksQueryLoad, error) {
+func newKSQueries(req Request, spec *loadgen.Spec, targets queryTargets) (*ksQueryLoad, error) {
 	check, err := newReadChecker(spec)
 	if err != nil {
 		return nil, err
@@ -121,13 +127,13 @@ func newKSQueries(req Request, spec *loadgen.Spec, targets func() []string) (*ks
 }
 
 // newKSQueriesWith is newKSQueries' load with a checker made already.
-func newKSQueriesWith(req Request, check *loadgen.ReadChecker, targets func() []string) *ksQueryLoad {
+func newKSQueriesWith(req Request, check *loadgen.ReadChecker, targets queryTargets) *ksQueryLoad {
 	q := req.Case.Queries
 	tr := &http.Transport{MaxIdleConnsPerHost: ksQueryWorkers, IdleConnTimeout: time.Minute}
 	return &ksQueryLoad{
 		settings: *q, targets: targets,
 		client: &http.Client{Transport: tr, Timeout: ksdriver.DefaultLookupTimeout},
-		tally:  newQueryTally(*q, check), rng: rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b)),
+		tally:  newQueryTally(*q, check), draw: newKeyDraw(*q, check.Keys(), rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b))),
 		stopped: make(chan struct{}), done: make(chan struct{}),
 	}
 }
@@ -152,26 +158,27 @@ func (l *ksQueryLoad) run() {
 	l.client.CloseIdleConnections()
 }
 
-// lookup sends lookup i, of a key drawn uniformly from the fill's, to the
-// next instance in turn.
+// lookup sends lookup i, of a key drawn from the fill's by the load's
+// distribution, to the next instance in turn or to the key's owner
+// (config.QueryLoad.Ask).
 func (l *ksQueryLoad) lookup(i int64) {
 	l.mu.Lock()
-	id := l.rng.Int64N(l.tally.check.Keys())
+	id := l.draw()
 	key, p := l.tally.check.Key(id)
 	n := l.tally.sent(time.Now())
-	watched := l.outage.sent(p)
+	w := l.watching(p)
 	restoredAll := !l.doneAt.IsZero()
 	l.mu.Unlock()
-	addrs := l.targets()
-	if len(addrs) == 0 {
-		l.failed(n, watched)
+	addr, direct := l.addressFor(i, p)
+	if addr == "" {
+		l.failed(n, w)
 		return
 	}
 	t0 := l.tally.start.Add(time.Duration(float64(i) / l.settings.Rate * float64(time.Second)))
-	a, err := ksdriver.Lookup(context.Background(), l.client, addrs[i%int64(len(addrs))], key, l.settings.Stale)
+	a, err := ksdriver.LookupAt(context.Background(), l.client, addr, key, l.settings.Stale, direct)
 	lat := time.Since(t0)
 	if err != nil {
-		l.failed(n, watched)
+		l.failed(n, w)
 		return
 	}
 	l.mu.Lock()
@@ -179,12 +186,12 @@ func (l *ksQueryLoad) lookup(i int64) {
 	l.noteRetries(&a)
 	if a.Refused {
 		l.tally.refuse(n)
-		l.outage.refused(watched, false)
+		w.refused(false)
 		l.noteRefusal(a.Reason)
 		return
 	}
 	l.count(n, &a)
-	l.outage.answered(watched, a.Copy == ksdriver.CopyStandby)
+	w.answered(a.Copy == ksdriver.CopyStandby, a.Instance, lat)
 	if a.Copy == ksdriver.CopyStandby {
 		l.lag.note(a.Partition, a.Offset)
 	}
@@ -199,13 +206,26 @@ func (l *ksQueryLoad) lookup(i int64) {
 	l.tally.answer(n, id, v, found, mayLag, lat, restoredAll, from)
 }
 
+// addressFor is where lookup i of a key in partition p goes, and whether
+// it asks that instance not to forward ("" when there is none to ask).
+func (l *ksQueryLoad) addressFor(i int64, p int32) (string, bool) {
+	if l.settings.AskWho() == config.AskOwner {
+		return l.targets.owner(p), true
+	}
+	addrs := l.targets.any()
+	if len(addrs) == 0 {
+		return "", false
+	}
+	return addrs[i%int64(len(addrs))], false
+}
+
 // failed counts a lookup that got no answer nor refusal.
-func (l *ksQueryLoad) failed(n int, watched bool) {
+func (l *ksQueryLoad) failed(n int, w watch) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.tally.refuse(n)
 	l.tally.rec.Failed++
-	l.outage.refused(watched, true)
+	w.refused(true)
 }
 
 // noteRetries counts an answer or refusal the API layer retried for
@@ -275,8 +295,12 @@ func (l *ksQueryLoad) stop() *runs.QueryFigures {
 	<-l.done
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := time.Now()
+	for _, o := range l.more {
+		o.end(now)
+	}
 	rec := l.tally.figures(l.doneAt)
-	rec.Outage = l.outage.figures(time.Now(), l.doneAt)
+	rec.Outage = l.outage.figures(now, l.doneAt)
 	rec.StandbyLag = l.lag.figures()
 	return rec
 }

@@ -16,6 +16,8 @@ import (
 type readOutage struct {
 	parts map[int32]bool
 	kill  time.Time
+	// until, when set (end), is when following stopped.
+	until time.Time
 	rec   runs.ReadOutage
 	// last is the kill or the last answer; first the first answer;
 	// lastRefuse the last refusal; servedAgain the first answer after it.
@@ -48,7 +50,7 @@ func (o *readOutage) start(kill time.Time, atSeconds float64) {
 // sent counts a lookup of a key in partition p and says whether it is one
 // of the followed keys (sent after the kill).
 func (o *readOutage) sent(p int32) bool {
-	if o == nil || o.kill.IsZero() || !o.parts[p] {
+	if o == nil || o.kill.IsZero() || !o.until.IsZero() || !o.parts[p] {
 		return false
 	}
 	o.rec.Lookups++
@@ -84,6 +86,14 @@ func (o *readOutage) answered(watched, standby bool) {
 	}
 	if o.servedAgain.IsZero() || o.lastRefuse.After(o.servedAgain) {
 		o.servedAgain = now
+	}
+}
+
+// end stops following the keys at now (the next restart's stop): the
+// lookups sent from then on are another outage's.
+func (o *readOutage) end(now time.Time) {
+	if o != nil && o.until.IsZero() {
+		o.until = now
 	}
 }
 

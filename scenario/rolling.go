@@ -31,7 +31,9 @@ import (
 // it. Each restart is charged the gaps that began between its stop and
 // the next restart's stop. At the end the load stops, its last records
 // are processed, and every store is verified. One record for the whole
-// sequence (runs.RollingRecord), with a row per restart.
+// sequence (runs.RollingRecord), with a row per restart. With a query
+// load each row also records what the lookups of the restarted instance's
+// keys met (rolling_queries.go).
 type RollingKafkaStreams struct{}
 
 func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }
@@ -50,6 +52,8 @@ type rolling struct {
 	tasks int
 	// stops and readies are each restart's stop and ready times (mono ns).
 	stops, starts, readies []int64
+	// reads is the query load's (nil without one; rolling_queries.go).
+	reads *rollingReads
 }
 
 // Run runs the rolling restart and returns its one record.
@@ -120,6 +124,7 @@ func (r *rolling) prepare() error {
 	}
 	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.base, Instances: r.rr.Instances, BytesFrom: "changelog"}
 	r.f.ks = r.rec.KafkaStreams
+	withAPI(r.f, r.req)
 	if r.rr.StaticMembership && r.rr.DownSeconds >= r.rr.SessionTimeoutSeconds {
 		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops each static member while it is down, and it rejoins with a rebalance",
 			r.rr.DownSeconds, r.rr.SessionTimeoutSeconds))
@@ -136,8 +141,15 @@ func (r *rolling) run() error {
 		return fmt.Errorf("setup (%d instances): %w", rs.Instances, err)
 	}
 	r.rr.SetupSeconds = time.Since(setup).Seconds()
+	spec := r.req.Changer.Spec()
 	ld := startLoad(r.ctx, r.req.Changer, "rolling", r.input, rs.Rate)
 	defer ld.finish()
+	q, err := startFleetQueries(r.req, r.f, spec, ld)
+	if err != nil {
+		return err
+	}
+	r.reads = &rollingReads{q: q}
+	r.reads.begin()
 	runErr := r.f.wait(r.ctx, rs.Settle.D())
 	for _, id := range names {
 		if runErr != nil {
@@ -145,6 +157,7 @@ func (r *rolling) run() error {
 		}
 		runErr = r.restart(id)
 	}
+	r.reads.finish(r, r.lastReady(len(names)), runErr != nil)
 	if _, err := ld.finish(); err != nil {
 		runErr = errors.Join(runErr, fmt.Errorf("write load: %w", err))
 	}
@@ -154,7 +167,8 @@ func (r *rolling) run() error {
 	r.record(ld)
 	r.f.resetAfterRun(r.ctx, "rolling", r.input, r.staticIDs())
 	r.logResult()
-	return errors.Join(runErr, verifyErr)
+	r.logReads()
+	return errors.Join(runErr, verifyErr, wrongReads(r.rec, r.req))
 }
 
 // setup brings the instances up restored, balanced and running (classic:
@@ -205,6 +219,7 @@ func (r *rolling) restart(id string) error {
 	}
 	r.env.Logf("rolling: case %s #%d: restarting %s (down %s, %s state, static membership %v)", r.req.Case.Name, r.req.Repeat, id, rs.Down,
 		map[bool]string{true: "persistent", false: "ephemeral"}[rs.Persistent], rs.StaticMembership)
+	r.reads.stopping(p)
 	_, err := r.f.stop(r.ctx, p)
 	r.stops = append(r.stops, p.stopNs)
 	if err != nil {
@@ -228,7 +243,16 @@ func (r *rolling) restart(id string) error {
 		return fmt.Errorf("after restarting %s: %w", id, err)
 	}
 	r.readies = append(r.readies, ready)
-	return nil
+	return r.reads.ready(r)
+}
+
+// lastReady is the last restart's ready (mono ns) when all n were ready,
+// else 0.
+func (r *rolling) lastReady(n int) int64 {
+	if len(r.readies) < n || n == 0 {
+		return 0
+	}
+	return r.readies[n-1]
 }
 
 // ready is the rolling restart's readiness after restarting p.
@@ -298,9 +322,12 @@ func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []inst
 	if i < len(r.starts) {
 		row.Start = spec.secs(r.starts[i])
 	}
+	var readyNs int64
 	if i < len(r.readies) {
-		row.Ready = spec.secs(r.readies[i])
+		readyNs = r.readies[i]
+		row.Ready = spec.secs(readyNs)
 	}
+	row.Reads = r.reads.row(i, readyNs)
 	for _, p := range r.f.procs {
 		if p.id == row.Instance && p.stopNs == from {
 			row.CloseSeconds = closeSeconds(p.inst.Events())

@@ -47,7 +47,8 @@ const balancedRule = "every instance RUNNING; every task active on exactly one i
 //
 // The record (runs.ScaleOutRecord) holds every task's timeline, the
 // warmup lags, rebalances and probing rounds, gaps in processing, and the
-// warmup model's prediction from the inputs measured here.
+// warmup model's prediction from the inputs measured here; with a query
+// load, what the lookups of the moved tasks' keys met (scaleout_queries.go).
 type ScaleOutKafkaStreams struct{}
 
 func init() {
@@ -68,6 +69,10 @@ type scaleOut struct {
 	// setupProcs are the processes of the setup, whose restores give the
 	// restore rate.
 	setupProcs []*proc
+	// q is the query load (nil without one) and moves follow each
+	// partition's keys from the start (scaleout_queries.go).
+	q     *fleetQueries
+	moves []*readOutage
 }
 
 // Run runs one scale-out and verifies every store at the end.
@@ -115,6 +120,7 @@ func (s *scaleOut) prepare() error {
 	}
 	s.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: s.f.base, Instances: s.req.Case.ScaleOut.After, BytesFrom: "changelog"}
 	s.f.ks = s.rec.KafkaStreams
+	withAPI(s.f, s.req)
 	if s.st.protocol == warmup.ProtocolStreams {
 		s.sr.Notes = append(s.sr.Notes, streamsProtocolNotes(s.st)...)
 	}
@@ -153,17 +159,24 @@ func (s *scaleOut) run() error {
 	s.sr.RestoreRate = restoreRate(s.setupProcs, s.t.StoreName, s.st.threads)
 	s.env.Logf("scaleout: case %s #%d: %d instances balanced and running after %.1fs (restore %.0f offsets/s per thread); load %.0f records/s",
 		s.req.Case.Name, s.req.Repeat, so.Before, s.sr.SetupSeconds, s.sr.RestoreRate, so.Rate)
+	spec := s.req.Changer.Spec()
 	ld := startLoad(s.ctx, s.req.Changer, "scaleout", s.input, so.Rate)
 	defer ld.finish()
+	var err error
+	if s.q, err = startFleetQueries(s.req, s.f, spec, ld); err != nil {
+		return err
+	}
 	var origin, endNs int64
 	var atOrigin offsetsAt
 	watchErr := s.f.wait(s.ctx, so.Lead.D())
 	if watchErr == nil {
 		origin = ksdriver.NowMonoNs()
+		s.followMoves()
 		if atOrigin, watchErr = s.env.Offsets(s.ctx, s.t.Topic); watchErr == nil {
 			endNs, watchErr = s.scale(ids(so.Before, so.After))
 		}
 	}
+	s.rec.Queries = s.q.finish(s.ctx, endNs, watchErr != nil)
 	if _, err := ld.finish(); err != nil {
 		watchErr = errors.Join(watchErr, fmt.Errorf("write load: %w", err))
 	}
@@ -174,10 +187,11 @@ func (s *scaleOut) run() error {
 	s.f.stopAll(s.ctx)
 	if origin != 0 {
 		s.record(origin, endNs, ld, atOrigin)
+		s.movedReads()
 	}
 	s.f.resetAfterRun(s.ctx, "scaleout", s.input, nil)
 	s.logResult()
-	return errors.Join(watchErr, verifyErr)
+	return errors.Join(watchErr, verifyErr, wrongReads(s.rec, s.req))
 }
 
 // setup brings the Before instances up, restored, balanced and running.

@@ -47,6 +47,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	rpt.PrintScenarioTables(w, res)
 	rpt.PrintStoreKinds(w, res.Restores)
 	rpt.PrintQueries(w, res.Restores)
+	rpt.PrintReadOutages(w, res.Restores)
 	printReads(w, res.Restores)
 	printUnverified(w, res.Restores)
 	printKafkaStreamsMetrics(w, res.Restores)

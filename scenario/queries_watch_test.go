@@ -1,0 +1,62 @@
+package scenario
+
+import (
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// TestMoveReadsSplitARestart: a restart's row counts the lookups of the
+// stopped instance's keys from its stop until the next stop, not before
+// nor after; its before, during and after latencies are the windows the
+// stop and ready cut; answers by instance are those until ready.
+func TestMoveReadsSplitARestart(t *testing.T) {
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions = 100, 10, 2
+	check, err := loadgen.NewReadChecker(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config.DefaultCase()
+	c.Queries = config.DefaultQueryLoad()
+	l := newKSQueriesWith(Request{Case: c}, check, fixedTargets{addr: "x"})
+	send := func(p int32, answer bool, by string, lat time.Duration) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		w := l.watching(p)
+		if answer {
+			w.answered(false, by, lat)
+		} else {
+			w.refused(false)
+		}
+	}
+	l.mark()
+	send(0, true, "i0", time.Millisecond) // before the stop: not followed
+	o := l.follow([]int32{0})
+	l.mark()
+	send(0, false, "", 0) // i0's key refused while it is down
+	send(1, true, "i1", 2*time.Millisecond)
+	time.Sleep(30 * time.Millisecond)
+	send(0, true, "i1", 3*time.Millisecond) // served by i1
+	ready := time.Now()
+	l.mark()
+	send(0, true, "i0", time.Millisecond)
+	l.endFollow(o)
+	send(0, false, "", 0) // after the next stop: another restart's
+	m := moveReads(o, ready, l.window(0), l.window(1), l.window(2))
+	out := m.Outage
+	if out == nil || out.Lookups != 3 || out.Refused != 1 || out.Answered != 2 || out.LongestUnansweredSeconds < 0.03 || out.ServedAgainSeconds == nil {
+		t.Fatalf("outage %+v", out)
+	}
+	if m.Lookups != 3 || m.Refused != 1 || m.Answered != 2 || m.ByInstance["i1"] != 2 || m.ByInstance["i0"] != 0 {
+		t.Fatalf("during the restart: %+v", m)
+	}
+	if m.Before.Count != 1 || m.During.Count != 2 || m.After.Count != 1 || m.During.MaxMs < 2.9 {
+		t.Fatalf("latencies before %+v during %+v after %+v", m.Before, m.During, m.After)
+	}
+	if out.TakenOverSeconds < 0.03 || m.RefusedShare() != 1.0/3 {
+		t.Fatalf("taken over %.3fs, refused share %v", out.TakenOverSeconds, m.RefusedShare())
+	}
+}
