@@ -49,6 +49,33 @@ type QueryLoad struct {
 	// not to forward: a client that routes by the metadata itself. The
 	// model engine has one instance and ignores it.
 	Ask string `json:"ask,omitempty" yaml:"ask"`
+	// RangeShare is the share of the lookups, from 0 to 1, sent as range
+	// queries instead (kafka-streams engine): each asks an instance, in
+	// turn whatever Ask says, for every entry with a key from a drawn key
+	// to RangeKeys keys on, which the instance gathers over every
+	// partition (ReadOnlyKeyValueStore.range on its own, forwarded for
+	// the others, as an application's API layer does) or refuses whole,
+	// and each key of it is judged as a lookup of it would be. Default 0:
+	// key lookups only.
+	RangeShare float64 `json:"range_share,omitempty" yaml:"range_share"`
+	// RangeKeys is how many consecutive fill keys a range query spans.
+	// Default 20 with a RangeShare; at most MaxRangeKeys.
+	RangeKeys int `json:"range_keys,omitempty" yaml:"range_keys"`
+}
+
+// DefaultRangeKeys is QueryLoad.RangeKeys' default; MaxRangeKeys its
+// bound (the driver refuses a range of over 10,000 entries).
+const (
+	DefaultRangeKeys = 20
+	MaxRangeKeys     = 1000
+)
+
+// RangeWidth is RangeKeys with 0 read as DefaultRangeKeys.
+func (q QueryLoad) RangeWidth() int {
+	if q.RangeKeys == 0 {
+		return DefaultRangeKeys
+	}
+	return q.RangeKeys
 }
 
 // Key distributions of QueryLoad.Keys.
@@ -140,6 +167,24 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
 	case c.StoreKind.Segmented():
 		return fieldErr("queries", "key lookups read key-value stores; %s fetches are not built yet", c.StoreKind)
+	}
+	return c.checkRangeQueries()
+}
+
+// checkRangeQueries validates the query load's range settings: a share
+// from 0 to 1, a width within bounds and only with a share, on the
+// kafka-streams engine (the model's stores answer key lookups only).
+func (c Case) checkRangeQueries() error {
+	q := c.Queries
+	switch {
+	case !(q.RangeShare >= 0 && q.RangeShare <= 1):
+		return fieldErr("queries.range_share", "%v must be from 0 to 1: the share of lookups sent as range queries", q.RangeShare)
+	case q.RangeKeys < 0 || q.RangeKeys > MaxRangeKeys:
+		return fieldErr("queries.range_keys", "%d must be from 1 to %d keys", q.RangeKeys, MaxRangeKeys)
+	case q.RangeKeys != 0 && q.RangeShare == 0:
+		return fieldErr("queries.range_keys", "is the width of range queries, and queries.range_share is 0: set it too")
+	case q.RangeShare > 0 && c.Engine != EngineKafkaStreams:
+		return fieldErr("queries.range_share", "range queries go through the kafka-streams engine's API layer; the %s engine answers key lookups only so far", c.Engine)
 	}
 	return nil
 }

@@ -69,6 +69,9 @@ func failoverQueriesCase(t *testing.T, name string, standby, stale bool) config.
 	// The longest retry: on a loaded machine a standby's promotion (its
 	// partition in no task Kafka Streams queries) took over 2 s here.
 	c.Queries.Retry = config.Duration(config.MaxQueryRetry)
+	if stale && standby {
+		c.Queries.RangeShare = 0.1 // range queries of 20 keys, gathered over both instances before the kill
+	}
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +107,12 @@ func checkKillQueries(t *testing.T, name string, r runs.Restore, stale, standby 
 	// no lookup may be refused: the API layer retries while the standby is
 	// promoted, and the lookups that waited show in Retried.
 	t.Logf("%s kill %d: %d lookups retried by the API layer, the longest %d ms", name, f.Kill, q.Retried, q.RetriedMaxMs)
+	if stale && standby && (q.Ranges == 0 || q.RangeKeys == 0 || q.RangeLatency == nil) {
+		t.Fatalf("%s kill %d: %d range queries over %d keys, latency %+v: a tenth of the lookups should be ranges", name, f.Kill, q.Ranges, q.RangeKeys, q.RangeLatency)
+	}
+	if q.Ranges > 0 {
+		t.Logf("%s kill %d: %d range queries (%d refused) judged on %d keys, p50/p99 %.2f/%.2f ms", name, f.Kill, q.Ranges, q.RangesRefused, q.RangeKeys, q.RangeLatency.P50Ms, q.RangeLatency.P99Ms)
+	}
 	if stale && standby && (q.Refused != 0 || o.Refused != 0) {
 		t.Fatalf("%s kill %d: %d lookups refused (%d of the victim's keys) though a caught-up standby held every partition; reasons %q",
 			name, f.Kill, q.Refused, o.Refused, q.RefusedWhy)

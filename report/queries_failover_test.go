@@ -18,7 +18,7 @@ func queriesFailoverKill(k int) runs.Restore {
 	p.Name, p.Engine, p.Scenario = "standby-stale", config.EngineKafkaStreams, config.ScenarioFailover
 	first, again := 0.02, 6.5
 	q := &runs.QueryFigures{Rate: 1000, Stale: true, Lookups: 9000, Answered: 8800, Refused: 200, Failed: 3, Correct: 8700, StaleReads: 100,
-		Forwarded: 40, FromStandby: 5000, Retried: 12, RetriedMaxMs: 310, ByInstance: map[string]int64{"i2": 8000, "i1": 800},
+		Forwarded: 40, FromStandby: 5000, Retried: 12, RetriedMaxMs: 310, Ranges: 90, RangesRefused: 2, RangeKeys: 1760, RangeLatency: &measure.Latency{Count: 88, P99Ms: 14.5}, ByInstance: map[string]int64{"i2": 8000, "i1": 800},
 		RefusedWhy: []string{"InvalidStateStorePartitionException: partition 1", "owner unreachable"},
 		Before:     &measure.Latency{Count: 100, P99Ms: 12.5}, During: measure.Latency{Count: 5000, P99Ms: 40}, After: measure.Latency{Count: 3000, P99Ms: 30},
 		Outage: &runs.ReadOutage{KillSeconds: 4, Partitions: []int32{0, 2}, Lookups: 4000, Answered: 3900, Refused: 100, FromStandby: 2500,
@@ -45,7 +45,7 @@ func TestQueriesSectionShowsKafkaStreamsAndOutages(t *testing.T) {
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
 	for _, want := range []string{
 		"## Interactive queries",
-		"| R1 standby-stale #1 kill 2 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | i1 800, i2 8000 |",
+		"| R1 standby-stale #1 kill 2 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | 90 (2) 14.5 | i1 800, i2 8000 |",
 		"`owner unreachable` (R1 standby-stale #1 kill 1, R1 standby-stale #1 kill 2)",
 		"| R1 standby-stale #1 kill 1 | true | true | 0.25 | 0.02 | 6.50 | 6.40 | 2.5% | 2500 | 3/20/35 | 500 | 12.5/40.000/30.000 |",
 		"| lookups answered again (failover, standby + stale reads) | any size (outage ≤ 0.25 s) |",

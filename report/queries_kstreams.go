@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/measure"
 )
 
 // kafkaStreamsQueryBlocks are the Interactive queries section's figures of
@@ -24,16 +25,17 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	if len(ks) == 0 {
 		return nil
 	}
-	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "retried (longest wait)", "by instance"},
-		Right: []bool{false, true, true, true, true, true, false},
+	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "retried (longest wait)", "ranges (refused) p99 ms", "by instance"},
+		Right: []bool{false, true, true, true, true, true, true, false},
 		Legend: "answered: lookups answered; no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
 			"forwarded: answers the instance asked got from the owner queryMetadataForKey named; from a standby: answers from a standby copy (stale reads); " +
 			"retried: stale lookups the instance asked retried while no copy could serve them (a standby being promoted, a rebalance; queries.retry), answered or refused in the end; " +
+			"ranges: lookups sent as range queries (queries.range_share), gathered over every partition or refused whole, each key judged, with their p99 latency; " +
 			"by instance: answers by the instance that gave them."}
 	why := map[string][]string{}
 	for _, x := range ks {
 		q := x.r.Queries
-		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs), byInstance(q.ByInstance)})
+		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs), rangesCell(q.Ranges, q.RangesRefused, q.RangeLatency), byInstance(q.ByInstance)})
 		for _, r := range q.RefusedWhy {
 			why[r] = append(why[r], queryRef(x))
 		}
@@ -80,6 +82,18 @@ func outageTable(recs []runRestore) *Table {
 		return nil
 	}
 	return tab
+}
+
+// rangesCell is "120 (3) 14.2", or "0".
+func rangesCell(n, refused int64, lat *measure.Latency) string {
+	if n == 0 {
+		return "0"
+	}
+	p99 := noFigure
+	if lat != nil && lat.Count > 0 {
+		p99 = fmt.Sprintf("%.1f", lat.P99Ms)
+	}
+	return fmt.Sprintf("%d (%d) %s", n, refused, p99)
 }
 
 // retried is "12 (310 ms)", or "0".

@@ -43,6 +43,17 @@ type QueryFigures struct {
 	// longest such wait.
 	Retried      int64 `json:"retried,omitempty"`
 	RetriedMaxMs int64 `json:"retried_max_ms,omitempty"`
+	// Ranges (kafka-streams engine, queries.range_share) are the lookups
+	// sent as range queries, counted in Lookups, Refused, Answered and
+	// the verdicts too: a range's verdict is its worst key's.
+	// RangesRefused were refused whole (some partition had no copy that
+	// could serve), RangeKeys the keys the answered ranges were judged
+	// on, and RangeLatency the answered ranges' latency (not in During or
+	// After, which are key lookups').
+	Ranges        int64            `json:"ranges,omitempty"`
+	RangesRefused int64            `json:"ranges_refused,omitempty"`
+	RangeKeys     int64            `json:"range_keys,omitempty"`
+	RangeLatency  *measure.Latency `json:"range_latency,omitempty"`
 	// ByInstance (kafka-streams engine) counts the answers by the
 	// instance that answered.
 	ByInstance map[string]int64 `json:"by_instance,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -54,6 +55,8 @@ type ksQueryLoad struct {
 	// windows split the lookups at the moments a scenario marks (mark).
 	more    []*readOutage
 	windows readWindows
+	// ranges, when the load has a range share, picks and times them.
+	ranges *ksRanges
 
 	stopped chan struct{}
 	done    chan struct{}
@@ -130,12 +133,17 @@ func newKSQueries(req Request, spec *loadgen.Spec, targets queryTargets) (*ksQue
 func newKSQueriesWith(req Request, check *loadgen.ReadChecker, targets queryTargets) *ksQueryLoad {
 	q := req.Case.Queries
 	tr := &http.Transport{MaxIdleConnsPerHost: ksQueryWorkers, IdleConnTimeout: time.Minute}
-	return &ksQueryLoad{
+	l := &ksQueryLoad{
 		settings: *q, targets: targets,
 		client: &http.Client{Transport: tr, Timeout: ksdriver.DefaultLookupTimeout},
 		tally:  newQueryTally(*q, check), draw: newKeyDraw(*q, check.Keys(), rand.New(rand.NewPCG(uint64(req.Repeat), 0x100c0b))),
 		stopped: make(chan struct{}), done: make(chan struct{}),
 	}
+	if q.RangeShare > 0 {
+		pick := rand.New(rand.NewPCG(uint64(req.Repeat), 0x7a9e))
+		l.ranges = &ksRanges{share: q.RangeShare, pick: pick.Float64, lat: measure.NewHistogram()}
+	}
+	return l
 }
 
 // run paces the lookups onto the workers until stopped.
@@ -163,6 +171,11 @@ func (l *ksQueryLoad) run() {
 // (config.QueryLoad.Ask).
 func (l *ksQueryLoad) lookup(i int64) {
 	l.mu.Lock()
+	if l.ranges.isRange() {
+		l.mu.Unlock()
+		l.rangeLookup(i)
+		return
+	}
 	id := l.draw()
 	key, p := l.tally.check.Key(id)
 	n := l.tally.sent(time.Now())
@@ -302,5 +315,9 @@ func (l *ksQueryLoad) stop() *runs.QueryFigures {
 	rec := l.tally.figures(l.doneAt)
 	rec.Outage = l.outage.figures(now, l.doneAt)
 	rec.StandbyLag = l.lag.figures()
+	if l.ranges != nil {
+		lat := l.ranges.lat.Summary()
+		rec.RangeLatency = &lat
+	}
 	return rec
 }

@@ -62,9 +62,23 @@ func (t *queryTally) refuse(n int) {
 // standby) may give, and wrong from any other; from describes the copy
 // for a wrong read's note.
 func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat time.Duration, restoredAll bool, from string) {
+	t.answered(n)
+	if restoredAll {
+		t.after.Record(lat)
+	} else {
+		t.during.Record(lat)
+	}
+	verdict, behind := t.judge(id, v, found, mayLag)
+	t.verdict(n, verdict, behind, func() string {
+		key, _ := t.check.Key(id)
+		return fmt.Sprintf("key %s: found=%v, %d bytes, from %s", key, found, len(v), from)
+	})
+}
+
+// answered counts an answer to a lookup sent in second n.
+func (t *queryTally) answered(n int) {
 	now := time.Now()
-	sec := &t.rec.Series[n]
-	sec.Answered++
+	t.rec.Series[n].Answered++
 	t.rec.Answered++
 	if t.firstAnswer.IsZero() {
 		t.firstAnswer = now
@@ -72,11 +86,12 @@ func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat t
 	if t.servedAgain.IsZero() || t.lastRefuse.After(t.servedAgain) {
 		t.servedAgain = now
 	}
-	if restoredAll {
-		t.after.Record(lat)
-	} else {
-		t.during.Record(lat)
-	}
+}
+
+// judge is the verdict on key id's answer (value v, found): against the
+// fill, or the fill and the write load so far (upTo); a stale value from
+// a copy that may not lag (mayLag false) is wrong.
+func (t *queryTally) judge(id int64, v []byte, found, mayLag bool) (loadgen.ReadVerdict, int64) {
 	verdict, behind := t.check.Check(id, v, found)
 	if t.upTo != nil {
 		verdict, behind = t.check.CheckLive(id, v, found, t.upTo())
@@ -84,6 +99,13 @@ func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat t
 	if verdict == loadgen.ReadStale && !mayLag {
 		verdict = loadgen.ReadWrong // a restored active copy answers the final value
 	}
+	return verdict, behind
+}
+
+// verdict counts an answer's verdict in second n; wrong describes a wrong
+// one for the record's notes.
+func (t *queryTally) verdict(n int, verdict loadgen.ReadVerdict, behind int64, wrong func() string) {
+	sec := &t.rec.Series[n]
 	switch verdict {
 	case loadgen.ReadCorrect:
 		t.rec.Correct++
@@ -95,8 +117,7 @@ func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat t
 		sec.Wrong++
 		t.rec.Wrong++
 		if len(t.rec.WrongReads) < 10 {
-			key, _ := t.check.Key(id)
-			t.rec.WrongReads = append(t.rec.WrongReads, fmt.Sprintf("key %s: found=%v, %d bytes, from %s", key, found, len(v), from))
+			t.rec.WrongReads = append(t.rec.WrongReads, wrong())
 		}
 	}
 }
