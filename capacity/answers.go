@@ -97,11 +97,15 @@ func TimeValue(e Estimate) string { return withInterval(e, FormatSeconds) }
 func SizeValue(e Estimate) string { return withInterval(e, FormatBytes) }
 
 // withInterval formats a calibrated estimate with its interval, the unit
-// said once when both ends share it; others as their value.
+// said once when both ends share it (one with no spread says so rather
+// than show "2.03–2.03 min"); others as their value.
 func withInterval(e Estimate, format func(float64) string) string {
 	v := format(e.Value)
 	if !e.Calibrated() || !e.HasInterval() {
 		return v
+	}
+	if e.Hi <= e.Lo { // one restore and one repeat pair, or repeats that agree: no spread to show
+		return v + " (no interval measured)"
 	}
 	lo, hi := format(e.Lo), format(e.Hi)
 	if i, j := strings.LastIndexByte(lo, ' '), strings.LastIndexByte(hi, ' '); i > 0 && j > 0 && lo[i:] == hi[j:] {

@@ -1,0 +1,22 @@
+package capacity
+
+import "testing"
+
+// TestCalibratedValueShowsItsInterval: a calibrated prediction prints with
+// its interval, and one whose inputs show no spread (one restore, one
+// repeat pair) says it has none rather than a range of one value.
+func TestCalibratedValueShowsItsInterval(t *testing.T) {
+	f := &AppliedFactor{}
+	for _, tc := range []struct {
+		e    Estimate
+		want string
+	}{
+		{Estimate{Value: 150, Lo: 130, Hi: 170, Factor: f}, "2.50 min (2.17–2.83 min)"},
+		{Estimate{Value: 121.6, Lo: 121.6, Hi: 121.6, Factor: f}, "2.03 min (no interval measured)"},
+		{Estimate{Value: 121.6, Lo: 110, Hi: 130}, "2.03 min"}, // measured, not calibrated: its interval is among the inputs
+	} {
+		if got := TimeValue(tc.e); got != tc.want {
+			t.Errorf("TimeValue of %.1f s (%.1f–%.1f, calibrated %v) = %q, want %q", tc.e.Value, tc.e.Lo, tc.e.Hi, tc.e.Calibrated(), got, tc.want)
+		}
+	}
+}
