@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
@@ -137,16 +138,23 @@ type modelWarm struct {
 	in        *engine.Instance
 }
 
-// restart restores on the model engine: the cold step from the log start,
-// the others from the offsets the stores committed.
-func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
-	rec := newRecord(m.t, m.req, warmStep(m.req, s.kind, s.changed))
-	offsets, err := m.env.Offsets(ctx, m.t.Topic)
+// beginStep is a model warm step's record, the changelog's offsets now
+// and the state the step must end with (on this machine or an agent).
+func beginStep(ctx context.Context, env *Env, t Target, req Request, s warmRestart) (runs.Restore, cluster.TopicOffsets, []loadgen.PartitionState, error) {
+	rec := newRecord(t, req, warmStep(req, s.kind, s.changed))
+	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
-		return nil, err
+		return rec, offsets, nil, err
 	}
 	rec.Partitions = len(offsets.End)
 	expected, err := s.expected()
+	return rec, offsets, expected, err
+}
+
+// restart restores on the model engine: the cold step from the log start,
+// the others from the offsets the stores committed.
+func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
+	rec, offsets, expected, err := beginStep(ctx, m.env, m.t, m.req, s)
 	if err != nil {
 		return nil, err
 	}

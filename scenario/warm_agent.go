@@ -22,13 +22,7 @@ type agentModelWarm struct {
 // restart has the agent restore: the cold step into the emptied state
 // directory, the others from the offsets the stores committed.
 func (m *agentModelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
-	rec := newRecord(m.t, m.req, warmStep(m.req, s.kind, s.changed))
-	offsets, err := m.env.Offsets(ctx, m.t.Topic)
-	if err != nil {
-		return nil, err
-	}
-	rec.Partitions = len(offsets.End)
-	expected, err := s.expected()
+	rec, offsets, expected, err := beginStep(ctx, m.env, m.t, m.req, s)
 	if err != nil {
 		return nil, err
 	}
