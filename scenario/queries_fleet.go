@@ -98,6 +98,6 @@ func wrongReads(rec *runs.Restore, req Request) error {
 		return nil
 	}
 	rec.Verified = false
-	msg := fmt.Sprintf("queries: %d of %d answers wrong, e.g. %s", q.Wrong, q.Answered, q.WrongReads[0])
+	msg := wrongReadsText(q.Wrong, q.Answered, q.Misrouted, q.WrongReads[0])
 	return fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, req.Case.Name, req.Repeat, msg)
 }

@@ -62,21 +62,7 @@ func (t *queryTally) refuse(n int) {
 // standby) may give, and wrong from any other; from describes the copy
 // for a wrong read's note.
 func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat time.Duration, restoredAll bool, from string) {
-	now := time.Now()
-	sec := &t.rec.Series[n]
-	sec.Answered++
-	t.rec.Answered++
-	if t.firstAnswer.IsZero() {
-		t.firstAnswer = now
-	}
-	if t.servedAgain.IsZero() || t.lastRefuse.After(t.servedAgain) {
-		t.servedAgain = now
-	}
-	if restoredAll {
-		t.after.Record(lat)
-	} else {
-		t.during.Record(lat)
-	}
+	sec := t.answered(n, lat, restoredAll)
 	verdict, behind := t.check.Check(id, v, found)
 	if t.upTo != nil {
 		verdict, behind = t.check.CheckLive(id, v, found, t.upTo())
@@ -99,6 +85,27 @@ func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat t
 			t.rec.WrongReads = append(t.rec.WrongReads, fmt.Sprintf("key %s: found=%v, %d bytes, from %s", key, found, len(v), from))
 		}
 	}
+}
+
+// answered counts an answer, whatever its verdict, to a lookup sent in
+// second n that took lat, and returns that second.
+func (t *queryTally) answered(n int, lat time.Duration, restoredAll bool) *runs.QuerySecond {
+	now := time.Now()
+	sec := &t.rec.Series[n]
+	sec.Answered++
+	t.rec.Answered++
+	if t.firstAnswer.IsZero() {
+		t.firstAnswer = now
+	}
+	if t.servedAgain.IsZero() || t.lastRefuse.After(t.servedAgain) {
+		t.servedAgain = now
+	}
+	if restoredAll {
+		t.after.Record(lat)
+	} else {
+		t.during.Record(lat)
+	}
+	return sec
 }
 
 // figures is the record, with the stores restored at doneAt (zero: not

@@ -1,0 +1,47 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+)
+
+// A lookup is misrouted when the store partition that answered it is not
+// the one its key lives in: the fill placed the key by Kafka's murmur2 of
+// its bytes over the topic's partitions, and the API layer read the
+// partition KafkaStreams.queryMetadataForKey named. Kafka Streams 4.x
+// under group.protocol=streams (KIP-1071) names the wrong one while part
+// of the source topic's partitions are assigned to no member, as during a
+// rolling restart: it sizes the topic by the partitions its heartbeat's
+// endpoint map names active (StreamThread builds StreamsMetadataState's
+// cluster view from them alone), so it computes murmur2 modulo fewer
+// partitions than the topic has (kstreams/PROTOCOL.md, "The API layer").
+// Such an answer says nothing of the key's store, so it is judged wrong
+// whatever it holds, counted apart (runs.QueryFigures.Misrouted) and its
+// note names Kafka Streams' routing, not the store, as its cause.
+
+// misrouted judges and counts an answer to a lookup of key id, sent in
+// second n, that the store partition got read instead of want, the key's
+// own: wrong, with a note saying so (from describes the copy that
+// answered). Its latency is recorded as any answer's.
+func (t *queryTally) misrouted(n int, id int64, want, got int32, lat time.Duration, restoredAll bool, from string) {
+	sec := t.answered(n, lat, restoredAll)
+	sec.Wrong++
+	t.rec.Wrong++
+	t.rec.Misrouted++
+	if len(t.rec.WrongReads) < 10 {
+		key, _ := t.check.Key(id)
+		t.rec.WrongReads = append(t.rec.WrongReads, fmt.Sprintf(
+			"key %s: misrouted: Kafka Streams' queryMetadataForKey named partition %d, the key is in partition %d; read from %s",
+			key, got, want, from))
+	}
+}
+
+// wrongReadsText is the summary of q's wrong answers that fails a run:
+// how many, how many of them Kafka Streams misrouted, and the first one.
+func wrongReadsText(wrong, answered, misrouted int64, first string) string {
+	s := fmt.Sprintf("queries: %d of %d answers wrong", wrong, answered)
+	if misrouted > 0 {
+		s += fmt.Sprintf(" (%d of them misrouted: Kafka Streams' queryMetadataForKey named a partition the key is not in)", misrouted)
+	}
+	return s + ", e.g. " + first
+}
