@@ -2,7 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/restorebench/restorebench/loadgen"
 )
 
 // A lookup is misrouted when the store partition that answered it is not
@@ -31,9 +34,26 @@ func (t *queryTally) misrouted(n int, id int64, want, got int32, lat time.Durati
 	if len(t.rec.WrongReads) < 10 {
 		key, _ := t.check.Key(id)
 		t.rec.WrongReads = append(t.rec.WrongReads, fmt.Sprintf(
-			"key %s: misrouted: Kafka Streams' queryMetadataForKey named partition %d, the key is in partition %d; read from %s",
-			key, got, want, from))
+			"key %s: misrouted: Kafka Streams' queryMetadataForKey named partition %d, the key is in partition %d%s; read from %s",
+			key, got, want, fewerPartitions(key, got, t.check.Partitions()), from))
 	}
+}
+
+// fewerPartitions says which partition counts below the topic's, parts,
+// place key in partition got by murmur2 (" (murmur2 modulo 3 partitions,
+// not the topic's 4)"), the trace of a router that counted fewer
+// partitions than the topic has; "" when none does.
+func fewerPartitions(key []byte, got, parts int32) string {
+	var ns []string
+	for n := int32(1); n < parts; n++ {
+		if loadgen.PartitionFor(key, n) == got {
+			ns = append(ns, fmt.Sprint(n))
+		}
+	}
+	if len(ns) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (murmur2 modulo %s partitions, not the topic's %d)", strings.Join(ns, " or "), parts)
 }
 
 // wrongReadsText is the summary of q's wrong answers that fails a run:

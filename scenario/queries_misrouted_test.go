@@ -63,7 +63,7 @@ func TestMisroutedLookupsAreWrongAndSaySo(t *testing.T) {
 			api.misrouted, rec.Lookups, rec.Answered, rec.Wrong, rec.Misrouted)
 	}
 	note := rec.WrongReads[0]
-	for _, want := range []string{"misrouted", "queryMetadataForKey named partition", "the key is in partition", "offset 4885"} {
+	for _, want := range []string{"misrouted", "queryMetadataForKey named partition", "the key is in partition", "3 partitions, not the topic's 4", "offset 4885"} {
 		if !strings.Contains(note, want) {
 			t.Fatalf("note %q lacks %q", note, want)
 		}
