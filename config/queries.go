@@ -49,6 +49,10 @@ type QueryLoad struct {
 	// not to forward: a client that routes by the metadata itself. The
 	// model engine has one instance and ignores it.
 	Ask string `json:"ask,omitempty" yaml:"ask"`
+	// Partitioner is how an instance finds a key's partition
+	// (kafka-streams engine; PartitionerKafkaStreams, the default, or
+	// PartitionerTopic; see queries_partitioner.go).
+	Partitioner string `json:"partitioner,omitempty" yaml:"partitioner"`
 }
 
 // Key distributions of QueryLoad.Keys.
@@ -134,6 +138,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.zipf_s", "%v must be in (1, 10]: a Zipf exponent of 1 or less has no finite sum to draw from", q.ZipfS)
 	case q.AskWho() != AskAny && q.AskWho() != AskOwner:
 		return fieldErr("queries.ask", "%q is not an instance to ask: any (each in turn, the default) or owner (the key's active host, no forwarding)", q.Ask)
+	case q.PartitionBy() != PartitionerKafkaStreams && q.PartitionBy() != PartitionerTopic:
+		return fieldErr("queries.partitioner", "%q is not a partitioner: kafka-streams (the default) or topic", q.Partitioner)
 	case !queryScenarios[c.Scenario]:
 		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreVersionedKeyValue:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/scenario"
 )
 
@@ -19,7 +20,7 @@ import (
 // run's error: no store served a wrong value for a key of its own
 // partition, and no wrong read goes unreported.
 func TestRollingRestartQueriesStreamsProtocol(t *testing.T) {
-	rec, err := runRollingQueries(t, map[string]string{"group.protocol": "streams"})
+	rec, err := runRollingQueries(t, map[string]string{"group.protocol": "streams"}, "")
 	q, rr := rec.Queries, rec.Rolling
 	if q == nil || rr == nil || len(rr.Restarts) != 2 || rec.Verification.Problem != "" {
 		t.Fatalf("err %v; verification %q, queries %+v, rolling %+v", err, rec.Verification.Problem, q, rr)
@@ -39,5 +40,32 @@ func TestRollingRestartQueriesStreamsProtocol(t *testing.T) {
 	if !errors.Is(err, scenario.ErrUnverified) || rec.Verified || !strings.Contains(err.Error(), "misrouted") ||
 		!strings.Contains(q.WrongReads[0], "queryMetadataForKey named partition") {
 		t.Fatalf("%d misrouted answers, but err %v, verified %v, first note %q", q.Misrouted, err, rec.Verified, q.WrongReads[0])
+	}
+}
+
+// TestRollingRestartQueriesStreamsProtocolTopicPartitioner runs the same
+// restart with queries.partitioner: topic, the API layer giving
+// queryMetadataForKey a partitioner that hashes over the topic's 4
+// partitions: no answer is misrouted or wrong (a key whose partition no
+// member holds is refused instead), the stores verify, and every
+// restarted instance's keys are answered again.
+func TestRollingRestartQueriesStreamsProtocolTopicPartitioner(t *testing.T) {
+	rec, err := runRollingQueries(t, map[string]string{"group.protocol": "streams"}, config.PartitionerTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, rec)
+	q, rr := rec.Queries, rec.Rolling
+	if !rec.Verified || q == nil || rr == nil || len(rr.Restarts) != 2 {
+		t.Fatalf("verified %v (%s), queries %+v, rolling %+v", rec.Verified, rec.Verification.Problem, q, rr)
+	}
+	t.Logf("streams protocol, topic partitioner: %d lookups, %d answered, %d refused (%v), %d wrong",
+		q.Lookups, q.Answered, q.Refused, q.RefusedWhy, q.Wrong)
+	if q.Wrong != 0 || q.Misrouted != 0 || q.Lookups == 0 || q.Lookups != q.Answered+q.Refused {
+		t.Fatalf("queries: %d lookups, %d answered, %d refused, %d wrong, %d misrouted (%v)",
+			q.Lookups, q.Answered, q.Refused, q.Wrong, q.Misrouted, q.WrongReads)
+	}
+	for _, row := range rr.Restarts {
+		checkRestartReads(t, row)
 	}
 }

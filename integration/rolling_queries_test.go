@@ -20,7 +20,7 @@ import (
 // row records its instance's keys' outage, with every one of those keys'
 // lookups answered again before the end.
 func TestRollingRestartQueries(t *testing.T) {
-	rec, err := runRollingQueries(t, nil)
+	rec, err := runRollingQueries(t, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +39,10 @@ func TestRollingRestartQueries(t *testing.T) {
 }
 
 // runRollingQueries runs TestRollingRestartQueries' rolling restart, with
-// its query load, under the Kafka Streams properties streams (nil: the
+// its query load routed by partitioner (queries.partitioner, "" for the
+// default), under the Kafka Streams properties streams (nil: the
 // defaults, the classic group protocol), and returns its record.
-func runRollingQueries(t *testing.T, streams map[string]string) (runs.Restore, error) {
+func runRollingQueries(t *testing.T, streams map[string]string, partitioner string) (runs.Restore, error) {
 	t.Helper()
 	needDriver(t)
 	env := connect(t, bench.Options{})
@@ -54,7 +55,7 @@ func runRollingQueries(t *testing.T, streams map[string]string) (runs.Restore, e
 	c.Rolling = config.DefaultRolling()
 	c.Rolling.Instances, c.Rolling.Rate, c.Rolling.Persistent = 2, 200, true
 	c.Rolling.Down, c.Rolling.Settle, c.Rolling.Timeout = config.Duration(500*time.Millisecond), config.Duration(time.Second), config.Duration(2*time.Minute)
-	c.Queries = &config.QueryLoad{Rate: 300, After: config.Duration(time.Second)}
+	c.Queries = &config.QueryLoad{Rate: 300, After: config.Duration(time.Second), Partitioner: partitioner}
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}

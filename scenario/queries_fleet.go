@@ -52,9 +52,11 @@ func startFleetQueries(req Request, f *fleet, spec loadgen.Spec, ld *load) (*fle
 }
 
 // withAPI turns on every instance's API layer (setAPIProps: any free
-// port, the load's retry) when the case has a query load.
+// port, the load's retry; setRouteProps: its partitioner) when the case
+// has a query load.
 func withAPI(f *fleet, req Request) {
 	setAPIProps(f.base, req.Case.Queries)
+	setRouteProps(f.base, req)
 }
 
 // activePartitions are the store partitions p holds active by its

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -64,4 +66,16 @@ func wrongReadsText(wrong, answered, misrouted int64, first string) string {
 		s += fmt.Sprintf(" (%d of them misrouted: Kafka Streams' queryMetadataForKey named a partition the key is not in)", misrouted)
 	}
 	return s + ", e.g. " + first
+}
+
+// setRouteProps has the driver's API layer route keys by the fill's
+// partition count when req's query load asks for queries.partitioner:
+// topic (config.PartitionerTopic), the workaround for Kafka Streams'
+// misrouting; nothing otherwise, Kafka Streams routing as it does.
+func setRouteProps(props map[string]string, req Request) {
+	q := req.Case.Queries
+	if q == nil || q.PartitionBy() != config.PartitionerTopic || req.Spec == nil {
+		return
+	}
+	props[ksdriver.PropAPIPartitions] = fmt.Sprint(req.Spec.Partitions)
 }
