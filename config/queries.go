@@ -61,6 +61,10 @@ type QueryLoad struct {
 	// RangeKeys is how many consecutive fill keys a range query spans.
 	// Default 20 with a RangeShare; at most MaxRangeKeys.
 	RangeKeys int `json:"range_keys,omitempty" yaml:"range_keys"`
+	// Partitioner is how an instance finds a key's partition
+	// (kafka-streams engine; PartitionerKafkaStreams, the default, or
+	// PartitionerTopic; see queries_partitioner.go).
+	Partitioner string `json:"partitioner,omitempty" yaml:"partitioner"`
 }
 
 // DefaultRangeKeys is QueryLoad.RangeKeys' default; MaxRangeKeys its
@@ -161,6 +165,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.zipf_s", "%v must be in (1, 10]: a Zipf exponent of 1 or less has no finite sum to draw from", q.ZipfS)
 	case q.AskWho() != AskAny && q.AskWho() != AskOwner:
 		return fieldErr("queries.ask", "%q is not an instance to ask: any (each in turn, the default) or owner (the key's active host, no forwarding)", q.Ask)
+	case q.PartitionBy() != PartitionerKafkaStreams && q.PartitionBy() != PartitionerTopic:
+		return fieldErr("queries.partitioner", "%q is not a partitioner: kafka-streams (the default) or topic", q.Partitioner)
 	case !queryScenarios[c.Scenario]:
 		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
 	case c.StoreKind == StoreVersionedKeyValue:

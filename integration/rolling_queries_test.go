@@ -20,26 +20,7 @@ import (
 // row records its instance's keys' outage, with every one of those keys'
 // lookups answered again before the end.
 func TestRollingRestartQueries(t *testing.T) {
-	needDriver(t)
-	env := connect(t, bench.Options{})
-	app := ksApp(t, env)
-	spec := loadgen.DefaultSpec()
-	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 20_000, 5_000, 16, 100, 4
-	fill := ksFill(t, env, app, spec, "lz4")
-	c := ksCase("rolling-queries", 1)
-	c.Scenario, c.JVMHeap = config.ScenarioRolling, 256<<20
-	c.Rolling = config.DefaultRolling()
-	c.Rolling.Instances, c.Rolling.Rate, c.Rolling.Persistent = 2, 200, true
-	c.Rolling.Down, c.Rolling.Settle, c.Rolling.Timeout = config.Duration(500*time.Millisecond), config.Duration(time.Second), config.Duration(2*time.Minute)
-	c.Queries = &config.QueryLoad{Rate: 300, After: config.Duration(time.Second)}
-	if err := c.Finalize(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rec, err := env.RunCase(ctx, fill, app, ksStore, c, dir)
-	noJVMUnder(t, dir)
+	rec, err := runRollingQueries(t, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +36,35 @@ func TestRollingRestartQueries(t *testing.T) {
 	for _, row := range rr.Restarts {
 		checkRestartReads(t, row)
 	}
+}
+
+// runRollingQueries runs TestRollingRestartQueries' rolling restart, with
+// its query load routed by partitioner (queries.partitioner, "" for the
+// default), under the Kafka Streams properties streams (nil: the
+// defaults, the classic group protocol), and returns its record.
+func runRollingQueries(t *testing.T, streams map[string]string, partitioner string) (runs.Restore, error) {
+	t.Helper()
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 20_000, 5_000, 16, 100, 4
+	fill := ksFill(t, env, app, spec, "lz4")
+	c := ksCase("rolling-queries", 1)
+	c.Scenario, c.JVMHeap, c.Streams = config.ScenarioRolling, 256<<20, streams
+	c.Rolling = config.DefaultRolling()
+	c.Rolling.Instances, c.Rolling.Rate, c.Rolling.Persistent = 2, 200, true
+	c.Rolling.Down, c.Rolling.Settle, c.Rolling.Timeout = config.Duration(500*time.Millisecond), config.Duration(time.Second), config.Duration(2*time.Minute)
+	c.Queries = &config.QueryLoad{Rate: 300, After: config.Duration(time.Second), Partitioner: partitioner}
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rec, err := env.RunCase(ctx, fill, app, ksStore, c, dir)
+	noJVMUnder(t, dir)
+	return rec, err
 }
 
 // checkRestartReads checks that a restart's row followed its instance's

@@ -110,6 +110,12 @@ const (
 	// leaves no metadata. Lookups without stale reads are never retried.
 	// Default 0 (refused at once); at most 4000.
 	PropAPIRetryMs = "restorebench.api.retry.ms"
+	// PropAPIPartitions, above 0, is the source topic's partition count:
+	// the API layer then routes a key by murmur2 over that many
+	// partitions (a StreamPartitioner given to queryMetadataForKey), not
+	// by Kafka Streams' own count (config.PartitionerTopic). Default 0:
+	// Kafka Streams' own.
+	PropAPIPartitions = "restorebench.api.partitions"
 	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
 	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
 	// RocksDBConfigSetter.

@@ -59,6 +59,9 @@ func NewReadChecker(spec Spec) (*ReadChecker, error) {
 // Keys is the key space lookups draw from.
 func (c *ReadChecker) Keys() int64 { return c.spec.Keys }
 
+// Partitions is how many partitions the fill spread its keys over.
+func (c *ReadChecker) Partitions() int32 { return c.spec.Partitions }
+
 // Key is key id's bytes and partition, as the fill wrote them.
 func (c *ReadChecker) Key(id int64) ([]byte, int32) {
 	k := AppendKey(nil, id)

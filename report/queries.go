@@ -13,7 +13,8 @@ import (
 var queriesLegend = []string{
 	"rate: lookups/s asked; stale: reads of a restoring store allowed (enableStaleStores); refused: no store to read (not open, or",
 	"restoring without stale reads); correct, stale, wrong: answers judged against the fill (stale: an earlier value, or none yet,",
-	"from a restoring store; wrong: never that key's value, or stale from a restored store); first, served again, restored s: from the",
+	"from a restoring store; wrong: never that key's value, or stale from a restored store, or read from a partition the key is not in:",
+	"misrouted, Kafka Streams' queryMetadataForKey having named it); first, served again, restored s: from the",
 	"lookups' start (as the restore began) to the first answer, to the first answer after the last refusal, to the last store restored;",
 	"p50/p99 ms during, after: answered lookups' latency while a store restored and after every store was;",
 	"kafka-streams engine, through the instances' API layer: no answer (refused lookups that met an unreachable instance or a",
@@ -28,8 +29,8 @@ func PrintQueries(w io.Writer, restores []runs.Restore) {
 		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after\tno answer\tforwarded\tstandby",
 		queriesLegend, rows, func(r runs.Restore) string {
 			q := r.Queries
-			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t%s\t%s",
-				r.Case, r.Repeat, q.Rate, q.Stale, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.Wrong,
+			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s",
+				r.Case, r.Repeat, q.Rate, q.Stale, q.Lookups, q.Refused, q.Correct, q.StaleReads, wrongCell(q),
 				optSeconds(q.FirstAnsweredSeconds), optSeconds(q.ServedAgainSeconds), q.RestoredSeconds,
 				latencyPair(q.During.Count, q.During.P50Ms, q.During.P99Ms), latencyPair(q.After.Count, q.After.P50Ms, q.After.P99Ms),
 				apiCounts(r))
@@ -78,13 +79,14 @@ func queriesSection(a *capacity.Analysis) (Section, error) {
 		"with them (`enableStaleStores()`) it answers at once, with what it holds so far."})
 	tab := &Table{Head: []string{"restore", "stale reads", "lookups", "refused", "correct", "stale", "wrong", "served again s", "restored s", "p99 ms during", "p99 ms after"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true, true},
-		Legend: "refused, correct, stale: shares of the lookups sent; wrong: answers the fill never gave that key (a wrong answer fails the restore); " +
+		Legend: "refused, correct, stale: shares of the lookups sent; wrong: answers the fill never gave that key (a wrong answer fails the restore), " +
+			"misrouted: those read from a partition the key is not in, which Kafka Streams' queryMetadataForKey named; " +
 			"served again s: from the lookups' start (as the restore began) to the first answer after the last refusal; restored s: to the last store restored; " +
 			"p99 ms: answered lookups' latency while a store restored, and after."}
 	for _, x := range recs {
 		q := x.r.Queries
 		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Stale), fmt.Sprint(q.Lookups),
-			percentOf(q.Refused, q.Lookups), percentOf(q.Correct, q.Lookups), percentOf(q.StaleReads, q.Lookups), fmt.Sprint(q.Wrong),
+			percentOf(q.Refused, q.Lookups), percentOf(q.Correct, q.Lookups), percentOf(q.StaleReads, q.Lookups), wrongCell(q),
 			optSeconds(q.ServedAgainSeconds), fmt.Sprintf("%.2f", q.RestoredSeconds),
 			latencyOne(q.During.Count, q.During.P99Ms), latencyOne(q.After.Count, q.After.P99Ms)})
 	}
@@ -107,4 +109,13 @@ func latencyOne(count int64, ms float64) string {
 		return noFigure
 	}
 	return fmt.Sprintf("%.3f", ms)
+}
+
+// wrongCell is the wrong answers' count, with how many of them Kafka
+// Streams misrouted ("451 (451 misrouted)") when any was.
+func wrongCell(q *runs.QueryFigures) string {
+	if q.Misrouted == 0 {
+		return fmt.Sprint(q.Wrong)
+	}
+	return fmt.Sprintf("%d (%d misrouted)", q.Wrong, q.Misrouted)
 }

@@ -24,6 +24,13 @@ type QueryFigures struct {
 	Correct    int64 `json:"correct"`
 	StaleReads int64 `json:"stale_reads"`
 	Wrong      int64 `json:"wrong"`
+	// Misrouted (kafka-streams engine) are the Wrong answers read from a
+	// store partition the key is not in: the one
+	// KafkaStreams.queryMetadataForKey named was not the key's (murmur2
+	// over the topic's partitions, as the fill placed it). Kafka Streams'
+	// routing, not its store, gave them; see kstreams/PROTOCOL.md, "The
+	// API layer", for when Kafka Streams does so.
+	Misrouted int64 `json:"misrouted,omitempty"`
 	// Failed (kafka-streams engine) are the refused lookups that got no
 	// answer at all: the instance asked could not be reached, or did not
 	// answer within ksdriver.DefaultLookupTimeout.

@@ -81,7 +81,7 @@ func checkReads(rec *runs.Restore) (runs.Restore, error) {
 		return *rec, nil
 	}
 	rec.Verified = false
-	rec.Error = fmt.Sprintf("queries: %d of %d answers wrong, e.g. %s", q.Wrong, q.Answered, q.WrongReads[0])
+	rec.Error = wrongReadsText(q.Wrong, q.Answered, q.Misrouted, q.WrongReads[0])
 	return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, rec.Error)
 }
 

@@ -85,6 +85,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		return fail(err)
 	}
 	setAPIProps(props, req.Case.Queries)
+	setRouteProps(props, req)
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	if isSourceTable(t) {

@@ -109,6 +109,7 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 		}
 	}
 	setAPIProps(props, req.Case.Queries)
+	setRouteProps(props, req)
 	props[ksdriver.PropLagsIntervalMs] = "500" // for standbys caught up before a kill
 	return props, nil
 }

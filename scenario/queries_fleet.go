@@ -52,9 +52,11 @@ func startFleetQueries(req Request, f *fleet, spec loadgen.Spec, ld *load) (*fle
 }
 
 // withAPI turns on every instance's API layer (setAPIProps: any free
-// port, the load's retry) when the case has a query load.
+// port, the load's retry; setRouteProps: its partitioner) when the case
+// has a query load.
 func withAPI(f *fleet, req Request) {
 	setAPIProps(f.base, req.Case.Queries)
+	setRouteProps(f.base, req)
 }
 
 // activePartitions are the store partitions p holds active by its
@@ -98,6 +100,6 @@ func wrongReads(rec *runs.Restore, req Request) error {
 		return nil
 	}
 	rec.Verified = false
-	msg := fmt.Sprintf("queries: %d of %d answers wrong, e.g. %s", q.Wrong, q.Answered, q.WrongReads[0])
+	msg := wrongReadsText(q.Wrong, q.Answered, q.Misrouted, q.WrongReads[0])
 	return fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, req.Case.Name, req.Repeat, msg)
 }

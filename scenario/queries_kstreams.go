@@ -216,6 +216,10 @@ func (l *ksQueryLoad) lookup(i int64) {
 	// store restoring or opened but not yet restoring (state unknown).
 	mayLag := l.settings.Stale && a.State != "restored"
 	from := fmt.Sprintf("instance %s's %s copy of partition %d (%s, offset %d)", a.Instance, a.Copy, a.Partition, a.State, a.Offset)
+	if a.Partition != p {
+		l.tally.misrouted(n, id, p, a.Partition, lat, restoredAll, from)
+		return
+	}
 	l.tally.answer(n, id, v, found, mayLag, lat, restoredAll, from)
 }
 

@@ -63,11 +63,7 @@ func (t *queryTally) refuse(n int) {
 // for a wrong read's note.
 func (t *queryTally) answer(n int, id int64, v []byte, found, mayLag bool, lat time.Duration, restoredAll bool, from string) {
 	t.answered(n)
-	if restoredAll {
-		t.after.Record(lat)
-	} else {
-		t.during.Record(lat)
-	}
+	t.latency(lat, restoredAll)
 	verdict, behind := t.judge(id, v, found, mayLag)
 	t.verdict(n, verdict, behind, func() string {
 		key, _ := t.check.Key(id)
@@ -85,6 +81,15 @@ func (t *queryTally) answered(n int) {
 	}
 	if t.servedAgain.IsZero() || t.lastRefuse.After(t.servedAgain) {
 		t.servedAgain = now
+	}
+}
+
+// latency records a key lookup's latency, during the restore or after.
+func (t *queryTally) latency(lat time.Duration, restoredAll bool) {
+	if restoredAll {
+		t.after.Record(lat)
+	} else {
+		t.during.Record(lat)
 	}
 }
 

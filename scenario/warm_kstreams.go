@@ -56,6 +56,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 		return nil, err
 	}
 	setAPIProps(props, req.Case.Queries)
+	setRouteProps(props, req)
 	single := newKSSingle(env, req, t.AppID)
 	if single.host != nil {
 		// An earlier repeat of this run left the instance's state on its

@@ -236,7 +236,9 @@ final class ApiServer {
     private Answer lookup(String hex, byte[] key, boolean stale, boolean forwarded) {
         KeyQueryMetadata m;
         try {
-            m = streams.queryMetadataForKey(config.store, Bytes.wrap(key), Serdes.Bytes().serializer());
+            m = config.api.partitions > 0
+                    ? streams.queryMetadataForKey(config.store, Bytes.wrap(key), new TopicPartitioner(config.api.partitions))
+                    : streams.queryMetadataForKey(config.store, Bytes.wrap(key), Serdes.Bytes().serializer());
         } catch (IllegalStateException | StreamsException e) {
             return refused(-1, Events.describe(e)); // not started, or no longer running or rebalancing
         }

@@ -18,12 +18,21 @@ import org.apache.kafka.streams.StreamsConfig;
  * neither) and while a rebalance leaves no metadata, though a copy exists.
  * A lookup without stale reads is never retried: its refusal while the
  * active store restores is the answer, not a transient.
+ * restorebench.api.partitions, when above 0, is the source topic's
+ * partition count: the instance then asks queryMetadataForKey with a
+ * partitioner that hashes the key over that many partitions
+ * ({@link TopicPartitioner}) instead of Kafka Streams' own, which counts
+ * only the partitions its group metadata names (under
+ * group.protocol=streams, fewer than the topic's while one is assigned
+ * to no member). Default 0: Kafka Streams' own, what an application that
+ * passes only a key serializer gets.
  */
 final class ApiSettings {
     static final String PREFIX = DriverConfig.P + "api.";
     static final String PORT = PREFIX + "port";
     static final String HOST = PREFIX + "host";
     static final String RETRY_MS = PREFIX + "retry.ms";
+    static final String PARTITIONS = PREFIX + "partitions";
     /** The longest retry.ms taken: a lookup's client waits 5 s at most. */
     static final int MAX_RETRY_MS = 4000;
 
@@ -32,6 +41,8 @@ final class ApiSettings {
     String host = "127.0.0.1";
     /** How long a stale lookup no copy serves is retried, ms; 0 = not. */
     int retryMs = 0;
+    /** The source topic's partition count for routing; 0 = Kafka Streams' own partitioning. */
+    int partitions = 0;
 
     boolean enabled() {
         return port >= 0;
@@ -53,6 +64,15 @@ final class ApiSettings {
             if (retryMs < 0 || retryMs > MAX_RETRY_MS) {
                 throw new DriverConfig.ConfigError(key + "=" + value + ": must be 0 to " + MAX_RETRY_MS + " ms (0: refuse at once)");
             }
+        } else if (key.equals(PARTITIONS)) {
+            try {
+                partitions = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                partitions = -1;
+            }
+            if (partitions < 0) {
+                throw new DriverConfig.ConfigError(key + "=" + value + ": must be the source topic's partition count, or 0 for Kafka Streams' own routing");
+            }
         } else if (key.equals(PORT)) {
             try {
                 port = Integer.parseInt(value);
@@ -63,7 +83,7 @@ final class ApiSettings {
                 throw new DriverConfig.ConfigError(key + "=" + value + ": must be a port, 0 to 65535 (0: any free one)");
             }
         } else {
-            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PORT + ", " + RETRY_MS + ")");
+            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PARTITIONS + ", " + PORT + ", " + RETRY_MS + ")");
         }
     }
 
