@@ -1,50 +1,17 @@
 package integration
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/scenario"
 )
 
-// TestRollingRestartQueriesStreamsProtocol runs TestRollingRestartQueries'
-// rolling restart under group.protocol=streams (KIP-1071). There Kafka
-// Streams' queryMetadataForKey names the wrong partition for some keys
-// while a partition is assigned to no member (it computes murmur2 modulo
-// the partitions assigned, not the topic's), so an application's API
-// layer reads a store that cannot hold the key. The test asks that the
-// stores verify against the fill plus the load, and that every wrong
-// answer is one of those misrouted reads, named so in the record and the
-// run's error: no store served a wrong value for a key of its own
-// partition, and no wrong read goes unreported.
-func TestRollingRestartQueriesStreamsProtocol(t *testing.T) {
-	rec, err := runRollingQueries(t, map[string]string{"group.protocol": "streams"}, "")
-	q, rr := rec.Queries, rec.Rolling
-	if q == nil || rr == nil || len(rr.Restarts) != 2 || rec.Verification.Problem != "" {
-		t.Fatalf("err %v; verification %q, queries %+v, rolling %+v", err, rec.Verification.Problem, q, rr)
-	}
-	t.Logf("streams protocol: %d lookups, %d answered, %d refused, %d wrong, %d of them misrouted; e.g. %v",
-		q.Lookups, q.Answered, q.Refused, q.Wrong, q.Misrouted, q.WrongReads)
-	if q.Wrong != q.Misrouted || q.Lookups == 0 || q.Lookups != q.Answered+q.Refused {
-		t.Fatalf("wrong answers that Kafka Streams' routing does not explain: %d wrong, %d misrouted: %v", q.Wrong, q.Misrouted, q.WrongReads)
-	}
-	if q.Wrong == 0 {
-		if err != nil || !rec.Verified {
-			t.Fatalf("no wrong answer, yet the run failed: %v (verified %v)", err, rec.Verified)
-		}
-		return
-	}
-	// A misrouted answer is still a wrong read: it fails the run, says why.
-	if !errors.Is(err, scenario.ErrUnverified) || rec.Verified || !strings.Contains(err.Error(), "misrouted") ||
-		!strings.Contains(q.WrongReads[0], "queryMetadataForKey named partition") {
-		t.Fatalf("%d misrouted answers, but err %v, verified %v, first note %q", q.Misrouted, err, rec.Verified, q.WrongReads[0])
-	}
-}
-
-// TestRollingRestartQueriesStreamsProtocolTopicPartitioner runs the same
-// restart with queries.partitioner: topic, the API layer giving
+// TestRollingRestartQueriesStreamsProtocolTopicPartitioner runs
+// TestRollingRestartQueries' rolling restart under group.protocol=streams
+// (KIP-1071), where Kafka Streams 4.4's own queryMetadataForKey misroutes
+// some keys while a partition has no owner (it hashes over the partitions
+// members hold active: 451 and 1147 misrouted answers in two runs here,
+// kstreams/PROTOCOL.md), with queries.partitioner: topic, the API layer giving
 // queryMetadataForKey a partitioner that hashes over the topic's 4
 // partitions: no answer is misrouted or wrong (a key whose partition no
 // member holds is refused instead), the stores verify, and every
