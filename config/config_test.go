@@ -52,19 +52,20 @@ func FuzzParseSize(f *testing.F) {
 // the kinds not built yet are refused naming the setting, not run as
 // key-value (Kafka Streams versions: ksversions_test.go). The timestamped
 // and window kinds restore cold on both engines (a segment interval on
-// kafka-streams only for RocksDB), and no other scenario.
+// kafka-streams only for RocksDB); their other scenarios:
+// kinds_scenarios_test.go.
 func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 	for _, c := range []struct {
 		set  func(*Case)
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
+		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioScaleOut }, "store_kind", "cold, warm, standby and failover only so far, not scaleout"},
 		{func(c *Case) {
 			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
 			c.Store, c.Strategy = StoreMemory, StrategyMemory
 		}, "segment_interval", "has no segments"},
-		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioFailover }, "store_kind", "cold, warm and standby only so far, not failover"},
+		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioRolling }, "store_kind", "cold, warm, standby and failover only so far, not rolling"},
 		{func(c *Case) {
 			c.StoreKind, c.Scenario, c.Retention = StoreVersionedKeyValue, ScenarioWarm, Duration(time.Hour)
 		}, "store_kind", "reopens a versioned store without its history segments"},

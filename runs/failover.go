@@ -115,6 +115,11 @@ type FailoverRecord struct {
 	Guarantee  string `json:"guarantee"`
 	Standby    bool   `json:"standby"`
 	Persistent bool   `json:"persistent"`
+	// StoreKind is the kind of store the instances ran: the case's, over
+	// its fill (the kv topology), or key-value for the ledger's balances.
+	// Empty in records written before failovers ran other kinds (all
+	// key-value).
+	StoreKind config.StoreKind `json:"store_kind,omitempty"`
 	// SessionTimeoutMs is the session.timeout.ms the instances ran with:
 	// the bound on failure detection.
 	SessionTimeoutMs int64 `json:"session_timeout_ms"`

@@ -63,9 +63,11 @@ import (
 // and not a failure; a lost transaction, or any difference under exactly
 // once, fails the run (ErrUnverified).
 //
-// With a query load (the case's queries block) the instances run the kv
-// topology over the profile's fill instead of the ledger, and each kill
-// records its lookups (failover_kv.go).
+// With a query load (the case's queries block), or a store kind beyond
+// key-value (timestamped-key-value, window), the instances run the kv
+// topology over the profile's fill instead of the ledger, verified against
+// the fill plus the write load; with a query load each kill also records
+// its lookups (failover_kv.go).
 //
 // One record per kill; the balance check is on the last, and every record
 // of the sequence carries its verdict.
@@ -147,8 +149,9 @@ type failoverRun struct {
 	producer *ledger.Producer
 	startNs  int64 // the producer's start
 	out      []runs.Restore
-	// kv is set when the case has a query load: the kv topology over the
-	// fill replaces the ledger (failover_kv.go).
+	// kv is set when the case has a query load or a store kind beyond
+	// key-value: the kv topology over the fill replaces the ledger
+	// (failover_kv.go).
 	kv *foKV
 }
 
@@ -157,7 +160,7 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 	if req.Case.Failover == nil {
 		return nil, fmt.Errorf("case %s: no failover settings", req.Case.Name)
 	}
-	if req.Case.Queries != nil {
+	if runsKVFailover(req.Case) {
 		return newKVFailoverRun(ctx, env, t, req)
 	}
 	app := fmt.Sprintf("%s-failover-%s-r%d-%s", t.AppID, req.Case.Name, req.Repeat, strconv.FormatInt(time.Now().UnixMilli(), 36))
@@ -264,7 +267,7 @@ func (r *failoverRun) run() error {
 	}
 	load := fmt.Sprintf("%.0f transactions/s over %d accounts", r.set.Rate, r.set.Accounts)
 	if r.kv != nil {
-		load = fmt.Sprintf("the kv topology over %s, %.0f records/s written, lookups at %.0f/s from each kill's wait on", r.changelog, r.set.Rate, r.req.Case.Queries.Rate)
+		load = r.kvLoadText()
 	}
 	r.env.Logf("failover: case %s #%d: %s, %d partitions, %s, %s, standby %v, persistent %v",
 		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, load, r.guarantee, r.set.Standby, r.set.Persistent)
@@ -354,7 +357,7 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	}
 	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.n+1
 	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
-	fr.Guarantee, fr.Standby, fr.Persistent = r.guarantee, r.set.Standby, r.set.Persistent
+	fr.Guarantee, fr.Standby, fr.Persistent, fr.StoreKind = r.guarantee, r.set.Standby, r.set.Persistent, r.storeKind()
 	fr.SessionTimeoutMs = r.sessionMs
 	fr.ClockBoundSeconds = r.f.clockBound(victim.id, survivor.id)
 	if fr.ClockBoundSeconds > 0 && fr.MaxGapSeconds <= fr.ClockBoundSeconds {

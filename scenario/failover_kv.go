@@ -12,20 +12,22 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// A failover case with a queries block runs the kv topology over the
-// profile's filled changelog instead of the ledger, so that lookups can be
-// judged against the fill: the two instances run under the profile's
-// application.id (restoring the changelog <app>-<store>-changelog on
-// their first start), the write load continues the fill's generator at
-// failover.rate records a second into the kv topology's input topic
-// <app>-<store>-input (Kafka Streams puts each record into the store and
-// so appends it to the changelog), and failover.partitions and
-// failover.accounts give way to the fill's. Each kill runs the case's
-// query load from the kill until the survivor took over and for
-// queries.after more, sent to the survivor's API layer (the killed one's
-// is gone, as a load balancer's health check would find), and records it
-// in the kill's restores[].queries, with the killed instance's keys'
-// outage (runs.ReadOutage) and how far behind the changelog's end standby
+// A failover case with a queries block, or of a store kind beyond
+// key-value (failover_kinds.go), runs the kv topology over the profile's
+// filled changelog instead of the ledger, so that lookups and the stores
+// can be judged against the fill: the two instances run under the
+// profile's application.id (restoring the changelog
+// <app>-<store>-changelog on their first start), the write load continues
+// the fill's generator at failover.rate records a second into the kv
+// topology's input topic <app>-<store>-input (Kafka Streams puts each
+// record into the store and so appends it to the changelog), and
+// failover.partitions and failover.accounts give way to the fill's. With
+// a queries block each kill runs the case's query load from the kill
+// until the survivor took over and for queries.after more, sent to the
+// survivor's API layer (the killed one's is gone, as a load balancer's
+// health check would find), and records it in the kill's
+// restores[].queries, with the killed instance's keys' outage
+// (runs.ReadOutage) and how far behind the changelog's end standby
 // answers were (runs.StandbyLag). At the end the load stops, the survivor
 // processes its last records, and its stores are digested and verified
 // against the fill plus what the load wrote, as the other kv fleets'.
@@ -55,9 +57,12 @@ func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fa
 		return nil, err
 	}
 	spec := req.Changer.Spec()
-	check, err := newReadChecker(&spec)
-	if err != nil {
-		return nil, err
+	var check *loadgen.ReadChecker
+	if req.Case.Queries != nil { // a window store's fill has no read checker: lookups read key-value stores
+		var err error
+		if check, err = newReadChecker(&spec); err != nil {
+			return nil, err
+		}
 	}
 	input := InputTopic(t.AppID, t.StoreName)
 	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: t.AppID,
@@ -90,6 +95,9 @@ func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fa
 func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[string]string, error) {
 	props, err := instanceProperties(env, t, req, input)
 	if err != nil {
+		return nil, err
+	}
+	if err := addWindowSize(props, req); err != nil { // a window store's
 		return nil, err
 	}
 	delete(props, "state.dir") // each instance has its own
@@ -148,9 +156,9 @@ func (r *failoverRun) awaitCaughtUp() error {
 // owner: the victim's keys go to the dead victim until the survivor lists
 // them), following the keys of the victim's active tasks once it is
 // killed (ksQueryLoad.killed) and the standby answers' lag until then;
-// nil outside a kv failover.
+// nil outside a kv failover with a query load.
 func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQueryLoad, error) {
-	if r.kv == nil {
+	if r.kv == nil || r.req.Case.Queries == nil {
 		return nil, nil
 	}
 	addr := apiAddrOf(survivor.inst)

@@ -1,0 +1,58 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failoverCaseOf is a kafka-streams failover case of store kind k.
+func failoverCaseOf(k StoreKind) Case {
+	c := DefaultCase()
+	c.Engine, c.Scenario, c.StoreKind, c.Failover = EngineKafkaStreams, ScenarioFailover, k, DefaultFailover()
+	if k.Segmented() || k == StoreVersionedKeyValue {
+		c.Retention = Duration(time.Hour)
+	}
+	return c
+}
+
+// TestFailoverTakesTimestampedAndWindowStores: a failover case of a
+// timestamped key-value or a window store is valid, with or without a
+// standby; a session or versioned one is refused naming store_kind and
+// why (a reopened store's stream time, a reopened versioned store's
+// missing history), and the refusal of a scenario not run lists those the
+// kind runs.
+func TestFailoverTakesTimestampedAndWindowStores(t *testing.T) {
+	for _, k := range []StoreKind{StoreTimestampedKeyValue, StoreWindow} {
+		for _, standby := range []bool{true, false} {
+			c := failoverCaseOf(k)
+			c.Failover.Standby = standby
+			if err := c.Validate(); err != nil {
+				t.Errorf("a %s failover (standby %v): %v", k, standby, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		kind StoreKind
+		s    Scenario
+		want string
+	}{
+		{StoreSession, ScenarioFailover, "session stores run scenarios cold and warm only so far, not failover: a reopened session store's stream time"},
+		{StoreVersionedKeyValue, ScenarioFailover, "reopens a versioned store without its history segments"},
+		{StoreWindow, ScenarioRolling, "window stores run scenarios cold, warm, standby and failover only so far, not rolling"},
+		{StoreTimestampedKeyValue, ScenarioScaleOut, "timestamped-key-value stores run scenarios cold, warm, standby and failover only so far, not scaleout"},
+	} {
+		err := kindScenarioErr(tc.kind, tc.s)
+		if tc.s == ScenarioFailover {
+			err = failoverCaseOf(tc.kind).Validate()
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != "store_kind" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: got %v, want a store_kind error containing %q", tc.kind, tc.s, err, tc.want)
+		}
+	}
+	if got := kindScenarios(StoreVersionedKeyValue); got != "cold" {
+		t.Errorf("versioned stores' scenarios %q, want cold", got)
+	}
+}
