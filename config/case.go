@@ -393,7 +393,8 @@ func list[T ~string](xs []T) string {
 
 // checkStoreKind checks what the case's store kind allows so far: the
 // kinds beyond key-value restore cold and (but versioned ones) warm, on
-// either engine (kindRunsScenario); a window or
+// either engine, and some keep standbys and fail over (kindRunsScenario
+// says which); a window or
 // session store with a strategy that writes rows one by one (put,
 // memory); a retention and segment interval only on a window or session
 // store, and on the kafka-streams engine a segment interval only on a

@@ -4,7 +4,9 @@ import "time"
 
 // ScenarioFailover kills an active instance mid-stream and measures how
 // long its tasks are not processed until a survivor takes over, then
-// verifies every balance of the domain card's ledger.
+// verifies every balance of the domain card's ledger (or, with a query
+// load or a store kind beyond key-value, the survivor's stores against
+// the fill plus the write load).
 const ScenarioFailover Scenario = "failover"
 
 func init() { registerScenario(failoverDef) }
@@ -43,17 +45,20 @@ const (
 // FailoverSettings are the failover scenario's (kafka-streams engine, the
 // domain card's ledger): an active instance and optionally a standby run
 // while a producer writes deposits and withdrawals; the active is killed
-// with SIGKILL mid-stream and a survivor takes over. With a queries block
-// the instances run the kv topology over the profile's fill instead, the
-// producer continuing the fill's generator, so that every lookup's answer
-// can be judged.
+// with SIGKILL mid-stream and a survivor takes over. With a queries block,
+// or a store kind beyond key-value (timestamped-key-value and window so
+// far: kindRunsScenario), the instances run the kv topology over the
+// profile's fill instead, the producer continuing the fill's generator,
+// so that every lookup's answer and the survivor's store of the case's
+// kind can be judged against the fill.
 type FailoverSettings struct {
-	// Rate is the transactions written a second (with a queries block, the
-	// fill's generator records written to the kv topology's input topic a
-	// second). Default 1000.
+	// Rate is the transactions written a second (with a queries block or a
+	// store kind beyond key-value, the fill's generator records written to
+	// the kv topology's input topic a second). Default 1000.
 	Rate float64 `json:"rate" yaml:"rate"`
 	// Accounts is the number of accounts the transactions spread over.
-	// Default 1000. Not used with a queries block (the fill's keys are).
+	// Default 1000. Not used over the fill (a queries block, a store kind
+	// beyond key-value: the fill's keys are).
 	Accounts int `json:"accounts" yaml:"accounts"`
 	// Kills is how many times an active instance is killed, at random
 	// moments, in one measurement. Default 5.
@@ -70,8 +75,9 @@ type FailoverSettings struct {
 	// time between Run/2 and Run. Default 10s.
 	Run Duration `json:"run" yaml:"run"`
 	// Partitions is the ledger input topic's partition count, i.e. the
-	// number of tasks (and store partitions). Default 4. With a queries
-	// block the fill's partitions are.
+	// number of tasks (and store partitions). Default 4. Over the fill (a
+	// queries block, a store kind beyond key-value) the fill's partitions
+	// are.
 	Partitions int `json:"partitions" yaml:"partitions"`
 	// Seed makes the transactions and the kill moments reproducible; each
 	// repeat derives its own from it. Default 1.

@@ -19,14 +19,15 @@ func init() {
 
 // failoverLegend says what the failover table's columns are.
 var failoverLegend = []string{
-	"kills: SIGKILLs measured; gap s: median of each kill's longest task gap, min-max s their range; detect s: median from the",
-	"kill to the survivor's rebalance (failure detection, session.timeout.ms); running s: median from the kill until the survivor",
-	"runs again, restores done; takeover: how the victim's tasks were taken over (promoted standby, warm from a checkpoint,",
-	"restored from the changelog); acked: transactions the producer got acknowledged; ledger: the stores' accounts against them",
+	"kind: the store kind the instances ran; kills: SIGKILLs measured; gap s: median of each kill's longest task gap, min-max s",
+	"their range; detect s: median from the kill to the survivor's rebalance (failure detection, session.timeout.ms); running s:",
+	"median from the kill until the survivor runs again, restores done; takeover: how the victim's tasks were taken over",
+	"(promoted standby, warm from a checkpoint, restored from the changelog); acked: transactions the producer got",
+	"acknowledged; ledger: the stores' accounts against them (over a fill: the stores against fill and write load)",
 }
 
 // printFailover prints, when the run has failover records, one line per
-// case: the processing gaps of its kills (each kill's longest task gap:
+// case: its store kind, the processing gaps of its kills (each kill's longest task gap:
 // median and min-max), failure detection and time to RUNNING (medians),
 // how the survivors took over, and what the balance checks found; then
 // the accounts that differ in checks that failed. Nothing for runs
@@ -37,7 +38,7 @@ func printFailover(w io.Writer, restores []runs.Restore) {
 		return
 	}
 	TextTable(w, "failover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):",
-		"case\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger", failoverLegend,
+		"case\tkind\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger", failoverLegend,
 		sums, func(s runs.FailoverSummary) string {
 			gap, span, det, run := "-", "-", "-", "-"
 			if len(s.Gaps) > 0 {
@@ -48,7 +49,7 @@ func printFailover(w io.Writer, restores []runs.Restore) {
 			if s.Unresolved > 0 {
 				kills += fmt.Sprintf(" (%d within the clocks' bound, left out)", s.Unresolved)
 			}
-			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", s.Case, s.StoreKind, s.Guarantee, onOff(s.Standby), stateKind(s.Persistent),
 				kills, gap, span, det, run, takeoverCounts(s.Takeovers), s.Acked, s.Verdict())
 		})
 	for _, r := range restores {

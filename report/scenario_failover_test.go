@@ -31,13 +31,18 @@ func TestPrintFailover(t *testing.T) {
 	lost := &runs.LedgerCheck{Accounts: 50, Acked: 900, Counted: 899, Lost: 1, Mismatched: 1,
 		Differences: []runs.AccountDifference{{Account: "acct-000007", Balance: 100, ExpectedBalance: 150, Count: 2, ExpectedCount: 3}}}
 	res.Restores = append(res.Restores, failoverKills("eos-broken", "exactly_once_v2", true, 6, 1, lost)...)
+	win := failoverKills("win", "at_least_once", true, 5, 1, &runs.LedgerCheck{Exact: true})
+	win[0].Failover.StoreKind, win[0].Failover.Ledger = "window", nil
+	win[0].Verification.Mode = "expected-state" // the survivor's stores against fill and write load
+	res.Restores = append(res.Restores, win...)
 	var out bytes.Buffer
 	printFailover(&out, res.Restores)
 	s := out.String()
 	rows := map[string]string{
-		"eos-standby": "eos-standby exactly_once_v2 on kept 3 7.00 6.00-8.00 6.00 6.50 promoted 3 900 verified",
-		"alos":        "alos at_least_once off kept 2 9.50 9.00-10.00 8.50 9.00 promoted 2 900 12 duplicates",
-		"eos-broken":  "eos-broken exactly_once_v2 on kept 1 6.00 6.00-6.00 5.00 5.50 promoted 1 900 LOST 1",
+		"eos-standby": "eos-standby key-value exactly_once_v2 on kept 3 7.00 6.00-8.00 6.00 6.50 promoted 3 900 verified",
+		"alos":        "alos key-value at_least_once off kept 2 9.50 9.00-10.00 8.50 9.00 promoted 2 900 12 duplicates",
+		"eos-broken":  "eos-broken key-value exactly_once_v2 on kept 1 6.00 6.00-6.00 5.00 5.50 promoted 1 900 LOST 1",
+		"win":         "win window at_least_once on kept 1 5.00 5.00-5.00 4.00 4.50 promoted 1 0 verified",
 	}
 	for _, line := range strings.Split(s, "\n") {
 		f := strings.Fields(line)

@@ -215,7 +215,10 @@ func (f *FailoverRecord) GapResolved() bool {
 // of its kills (each kill's MaxGapSeconds) and what its balance checks
 // found, over every repeat.
 type FailoverSummary struct {
-	Case       string
+	Case string
+	// StoreKind is the kind of store the case's instances ran
+	// (FailoverRecord.StoreKind; key-value when the records do not say).
+	StoreKind  config.StoreKind
 	Guarantee  string
 	Standby    bool
 	Persistent bool
@@ -266,6 +269,15 @@ func (s FailoverSummary) Verdict() string {
 	return strings.Join(parts, ", ")
 }
 
+// kind is the store kind the record's instances ran: key-value when it
+// does not say (records from before failovers ran other kinds).
+func (f *FailoverRecord) kind() config.StoreKind {
+	if f.StoreKind == "" {
+		return config.StoreKeyValue
+	}
+	return f.StoreKind
+}
+
 // SummarizeFailover groups the failover records by case, in first-seen
 // order; restores of other scenarios are left out (nil when none is a
 // failover record).
@@ -280,7 +292,7 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 			if f == nil {
 				continue
 			}
-			s.Guarantee, s.Standby, s.Persistent = f.Guarantee, f.Standby, f.Persistent
+			s.Guarantee, s.Standby, s.Persistent, s.StoreKind = f.Guarantee, f.Standby, f.Persistent, f.kind()
 			s.SessionTimeoutMs = max(s.SessionTimeoutMs, f.SessionTimeoutMs)
 			seqs[r.Repeat] = true
 			switch {
@@ -321,9 +333,11 @@ func SummarizeFailover(restores []Restore) []FailoverSummary {
 
 // storesChecked says whether a failover record is the last kill of a
 // sequence that ran the kv topology over a fill (a failover with a query
-// load) and carries its stores' verification against the fill and the
-// write load instead of a ledger check.
+// load, or of a store kind beyond key-value) and carries its stores'
+// verification against the fill and the write load instead of a ledger
+// check.
 func storesChecked(r Restore) bool {
 	f := r.Failover
-	return f.Ledger == nil && f.Kill == f.Kills && r.Queries != nil && r.Verification.Mode != VerificationLedger && r.Verification.Mode != ""
+	overFill := r.Queries != nil || f.kind() != config.StoreKeyValue
+	return f.Ledger == nil && f.Kill == f.Kills && overFill && r.Verification.Mode != VerificationLedger && r.Verification.Mode != ""
 }
