@@ -17,13 +17,14 @@ func failoverCaseOf(k StoreKind) Case {
 	return c
 }
 
-// TestFailoverTakesTimestampedAndWindowStores: a failover case of a
-// timestamped key-value or a window store is valid, with or without a
-// standby; a session or versioned one is refused naming store_kind and
+// TestFailoverAndRollingTakeTimestampedAndWindowStores: a failover case
+// of a timestamped key-value or a window store is valid, with or without
+// a standby, and so is a rolling restart (a window store's under a write
+// load only); a session or versioned one is refused naming store_kind and
 // why (a reopened store's stream time, a reopened versioned store's
 // missing history), and the refusal of a scenario not run lists those the
 // kind runs.
-func TestFailoverTakesTimestampedAndWindowStores(t *testing.T) {
+func TestFailoverAndRollingTakeTimestampedAndWindowStores(t *testing.T) {
 	for _, k := range []StoreKind{StoreTimestampedKeyValue, StoreWindow} {
 		for _, standby := range []bool{true, false} {
 			c := failoverCaseOf(k)
@@ -40,8 +41,9 @@ func TestFailoverTakesTimestampedAndWindowStores(t *testing.T) {
 	}{
 		{StoreSession, ScenarioFailover, "session stores run scenarios cold and warm only so far, not failover: a reopened session store's stream time"},
 		{StoreVersionedKeyValue, ScenarioFailover, "reopens a versioned store without its history segments"},
-		{StoreWindow, ScenarioRolling, "window stores run scenarios cold, warm, standby and failover only so far, not rolling"},
-		{StoreTimestampedKeyValue, ScenarioScaleOut, "timestamped-key-value stores run scenarios cold, warm, standby and failover only so far, not scaleout"},
+		{StoreSession, ScenarioRolling, "session stores run scenarios cold and warm only so far, not rolling: a reopened session store's stream time"},
+		{StoreWindow, ScenarioScaleOut, "window stores run scenarios cold, warm, standby, failover and rolling only so far, not scaleout"},
+		{StoreTimestampedKeyValue, ScenarioScaleOut, "timestamped-key-value stores run scenarios cold, warm, standby, failover and rolling only so far, not scaleout"},
 	} {
 		err := kindScenarioErr(tc.kind, tc.s)
 		if tc.s == ScenarioFailover {
@@ -50,6 +52,18 @@ func TestFailoverTakesTimestampedAndWindowStores(t *testing.T) {
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Path != "store_kind" || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: got %v, want a store_kind error containing %q", tc.kind, tc.s, err, tc.want)
+		}
+	}
+	for _, k := range []StoreKind{StoreTimestampedKeyValue, StoreWindow} {
+		c := failoverCaseOf(k)
+		c.Scenario, c.Failover, c.Rolling = ScenarioRolling, nil, DefaultRolling()
+		if err := c.Validate(); err != nil {
+			t.Errorf("a %s rolling restart: %v", k, err)
+		}
+		c.Rolling.Rate = 0
+		var fe *FieldError
+		if err := c.Validate(); (k == StoreWindow) != (errors.As(err, &fe) && fe.Path == "rolling.rate") {
+			t.Errorf("a %s rolling restart without a write load: %v (a window store's needs one)", k, err)
 		}
 	}
 	if got := kindScenarios(StoreVersionedKeyValue); got != "cold" {

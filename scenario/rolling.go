@@ -34,6 +34,15 @@ import (
 // sequence (runs.RollingRecord), with a row per restart. With a query
 // load each row also records what the lookups of the restarted instance's
 // keys met (rolling_queries.go).
+//
+// The store is the fill's kind: key-value, timestamped-key-value or
+// window (config says which kinds run it). A window store restarted on a
+// kept state directory reopens its segments with no stream time (Kafka
+// Streams does not persist it) and serves expired windows too until it
+// puts a new record, so config asks a window case for a write load, whose
+// records reach every partition after each restart; the verification
+// then holds the window store to the fill plus the load as the other
+// kinds.
 type RollingKafkaStreams struct{}
 
 func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }
