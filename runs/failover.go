@@ -51,9 +51,11 @@ const (
 )
 
 // FailoverRecord is what one kill of a failover measurement adds to its
-// record (kafka-streams engine, the ledger topology): two instance
-// processes of one application run while a producer writes deposits and
-// withdrawals; one instance is killed with SIGKILL at a random moment and
+// record (kafka-streams engine, the ledger topology; with a query load or
+// a store kind beyond key-value, the kv topology over the fill): two
+// instance processes of one application run while a producer writes
+// deposits and withdrawals (or the fill's generator, continued); one
+// instance is killed with SIGKILL at a random moment and
 // the other takes its tasks over. The record's DurationSeconds (and
 // TotalSeconds) is MaxGapSeconds, Records is RestoredRecords, so summaries
 // and comparisons read the gap as the restore time.
