@@ -60,7 +60,20 @@ func latencyPair(count int64, p50, p99 float64) string {
 	if count == 0 {
 		return noFigure
 	}
-	return fmt.Sprintf("%.3f/%.3f", p50, p99)
+	return msText(p50) + "/" + msText(p99)
+}
+
+// msText is a latency in ms to about three significant figures: a model
+// lookup's 0.142, a forwarded one's 14.2, a loaded client's 1868, so a
+// table's column does not mix 138.5 with 651.263.
+func msText(ms float64) string {
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.3f", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.1f", ms)
+	}
+	return fmt.Sprintf("%.0f", ms)
 }
 
 // queriesSection: what lookups beside the restores met, a row per
@@ -108,7 +121,7 @@ func latencyOne(count int64, ms float64) string {
 	if count == 0 {
 		return noFigure
 	}
-	return fmt.Sprintf("%.3f", ms)
+	return msText(ms)
 }
 
 // wrongCell is the wrong answers' count, with how many of them Kafka

@@ -47,7 +47,7 @@ func TestQueriesSectionShowsKafkaStreamsAndOutages(t *testing.T) {
 		"## Interactive queries",
 		"| R1 standby-stale #1 kill 2 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | 90 (2) 14.5 | i1 800, i2 8000 |",
 		"`owner unreachable` (R1 standby-stale #1 kill 1, R1 standby-stale #1 kill 2)",
-		"| R1 standby-stale #1 kill 1 | true | true | 0.25 | 0.02 | 6.50 | 6.40 | 2.5% | 2500 | 3/20/35 | 500 | 12.5/40.000/30.000 |",
+		"| R1 standby-stale #1 kill 1 | true | true | 0.25 | 0.02 | 6.50 | 6.40 | 2.5% | 2500 | 3/20/35 | 500 | 12.5/40.0/30.0 |",
 		"| lookups answered again (failover, standby + stale reads) | any size (outage ≤ 0.25 s) |",
 	} {
 		if !strings.Contains(md, want) {

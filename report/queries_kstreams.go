@@ -91,7 +91,7 @@ func rangesCell(n, refused int64, lat *measure.Latency) string {
 	}
 	p99 := noFigure
 	if lat != nil && lat.Count > 0 {
-		p99 = fmt.Sprintf("%.1f", lat.P99Ms)
+		p99 = msText(lat.P99Ms)
 	}
 	return fmt.Sprintf("%d (%d) %s", n, refused, p99)
 }

@@ -62,7 +62,7 @@ func (x outageRow) cells() []string {
 	}
 	before := noFigure
 	if b := x.before; b != nil && b.Count > 0 {
-		before = fmt.Sprintf("%.1f", b.P99Ms)
+		before = msText(b.P99Ms)
 	}
 	lat := fmt.Sprintf("%s/%s/%s", before, latencyOne(x.during.Count, x.during.P99Ms), latencyOne(x.after.Count, x.after.P99Ms))
 	return []string{fmt.Sprint(x.standby), fmt.Sprint(x.stale), fmt.Sprintf("%.2f", o.LongestUnansweredSeconds),

@@ -47,9 +47,9 @@ func TestOutagesOfMovesInReportAndSummary(t *testing.T) {
 	}
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
 	for _, want := range []string{
-		"| R1 roll #1 restart of i0 | false | false | 3.25 | 0.40 | 3.50 | 4.00 | 20.0% | 0 | – | – | 1.5/9.000/2.000 |",
+		"| R1 roll #1 restart of i0 | false | false | 3.25 | 0.40 | 3.50 | 4.00 | 20.0% | 0 | – | – | 1.5/9.0/2.0 |",
 		"| R1 roll #1 restart of i1 | false | false | 1.75 |",
-		"| R1 scale #1 scale-out | false | false | 6.50 | 0.40 | 3.50 | 4.00 | 20.0% | 0 | – | – | 1.0/20.000/3.000 |",
+		"| R1 scale #1 scale-out | false | false | 6.50 | 0.40 | 3.50 | 4.00 | 20.0% | 0 | – | – | 1.0/20.0/3.0 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
