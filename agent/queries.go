@@ -111,9 +111,20 @@ func (a *Agent) startQueries(m *Message) (*Message, error) {
 	go func() { // the lease or the agent's shutdown stops the load
 		<-ctx.Done()
 		l.stop()
+		a.forgetLoad(key, l)
 	}()
 	a.cfg.Logf("agent %s: run %s: lookups at %.0f/s to instance %s's API layer at %s", a.cfg.Name, m.Run, m.QueryJob.Load.Rate, m.Instance, addr)
 	return nil, nil
+}
+
+// forgetLoad drops stopped load l of process key, unless another took
+// its place.
+func (a *Agent) forgetLoad(key procKey, l *agentLoad) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.loads[key] == l {
+		delete(a.loads, key)
+	}
 }
 
 // stopQueries marks the load of the process m names restored, lets it go
@@ -139,9 +150,7 @@ func (a *Agent) stopQueries(m *Message) (*Message, error) {
 	case <-l.ctx.Done():
 	}
 	figures := l.stop()
-	a.mu.Lock()
-	delete(a.loads, key)
-	a.mu.Unlock()
+	a.forgetLoad(key, l)
 	if figures == nil {
 		return nil, errors.New("the query load returned no record")
 	}

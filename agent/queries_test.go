@@ -135,11 +135,11 @@ func TestQueriesOnAgent(t *testing.T) {
 }
 
 // TestQueriesStopWithTheLease: a load whose coordinator went away stops
-// once the run's lease expires.
+// once the run's lease expires, and the agent forgets it.
 func TestQueriesStopWithTheLease(t *testing.T) {
 	cfg, _ := testkafka.Embedded(t)
 	f := &fakeLoads{}
-	startAgentConfig(t, cfg, "a1", time.Second, func(c *Config) { c.Queries = f.start })
+	ta := startAgentConfig(t, cfg, "a1", time.Second, func(c *Config) { c.Queries = f.start })
 	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "runql", LeaseTTL: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -151,6 +151,19 @@ func TestQueriesStopWithTheLease(t *testing.T) {
 	case <-f.loads[0].stopped:
 	case <-ctx.Done():
 		t.Fatal("the query load of a run whose lease expired goes on")
+	}
+	for {
+		ta.a.mu.Lock()
+		n := len(ta.a.loads)
+		ta.a.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the agent still holds the stopped load")
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
