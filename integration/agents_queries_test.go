@@ -50,3 +50,44 @@ func TestAgentsColdQueriesOnTheAgent(t *testing.T) {
 		q.Agent, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.RestoredSeconds, q.During.P99Ms, q.During.Count, q.After.P99Ms, q.After.Count)
 	noJVMUnder(t, a.stateDir)
 }
+
+// TestAgentsWarmQueriesOnTheAgent runs the kafka-streams warm-restart
+// sequence with a query load (stale reads) on an agent process: each
+// restart's lookups come from that agent, against the instance it starts
+// again there, and its record names the agent; every restart verifies and
+// no answer is wrong.
+func TestAgentsWarmQueriesOnTheAgent(t *testing.T) {
+	needDriver(t)
+	names := agentNames(t, 1)
+	a := startAgent(t, names[0], "zone=a", t.TempDir())
+	env := connect(t, bench.Options{Agents: names})
+	app := ksApp(t, env)
+	fill := agentsFill(t, env, app, 5_000)
+	c := ksCase("warm-agent-queries", 1)
+	c.Scenario = config.ScenarioWarm
+	c.Warm = &config.WarmSettings{Changed: []config.Count{{N: 3000}}}
+	c.Queries = &config.QueryLoad{Rate: 300, Stale: true, After: config.Duration(time.Second)}
+	c.JVMHeap = 256 << 20
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	recs, err := env.RunCaseAll(ctx, fill, app, ksStore, c, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, recs...)
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want the cold step and one warm restart", len(recs))
+	}
+	for _, r := range recs {
+		q := r.Queries
+		if !r.Verified || q == nil || q.Agent != names[0] || q.Wrong != 0 || q.Answered == 0 || q.Answered != q.Correct+q.StaleReads {
+			t.Fatalf("%s step: verified=%v (%s), queries %+v", r.Warm.Step, r.Verified, r.Error, q)
+		}
+		t.Logf("%s step on agent %s: %d records; %d lookups, %d refused, %d correct, %d stale, restored at %.2fs",
+			r.Warm.Step, q.Agent, r.Records, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.RestoredSeconds)
+	}
+	noJVMUnder(t, a.stateDir)
+}
