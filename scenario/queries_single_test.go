@@ -15,10 +15,12 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// finalAPI is an instance's restored API layer that answers each key with
-// its last value in the fill, or, wrong, with a value never written.
+// finalAPI is an instance's restored API layer that answers each key,
+// from its partition, with its last value in the fill, or, wrong, with a
+// value never written.
 type finalAPI struct {
 	final map[string][]byte // hex key → last value (nil: a tombstone)
+	parts int32
 	wrong bool
 }
 
@@ -28,7 +30,7 @@ func newFinalAPI(t *testing.T, spec loadgen.Spec, wrong bool) *finalAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &finalAPI{final: map[string][]byte{}, wrong: wrong}
+	f := &finalAPI{final: map[string][]byte{}, parts: spec.Partitions, wrong: wrong}
 	for r, ok := g.Next(); ok; r, ok = g.Next() {
 		f.final[hex.EncodeToString(r.Key)] = append([]byte(nil), r.Value...)
 		if r.Value == nil {
@@ -39,13 +41,15 @@ func newFinalAPI(t *testing.T, spec loadgen.Spec, wrong bool) *finalAPI {
 }
 
 func (f *finalAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	v, ok := f.final[strings.TrimPrefix(r.URL.Path, "/kv/")]
+	hexKey := strings.TrimPrefix(r.URL.Path, "/kv/")
+	key, _ := hex.DecodeString(hexKey)
+	v, ok := f.final[hexKey]
 	found := ok && v != nil
 	value := hex.EncodeToString(v)
 	if f.wrong {
 		found, value = true, "ff"
 	}
-	fmt.Fprintf(w, `{"found":%t,"value":%q,"instance":"i0","copy":"active","state":"restored","partition":0,"offset":1}`, found, value)
+	fmt.Fprintf(w, `{"found":%t,"value":%q,"instance":"i0","copy":"active","state":"restored","partition":%d,"offset":1}`, found, value, loadgen.PartitionFor(key, f.parts))
 }
 
 // TestQueriesOnAgentChecksAgainstTheFill runs an agent's side of a query
