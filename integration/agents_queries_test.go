@@ -46,8 +46,8 @@ func TestAgentsColdQueriesOnTheAgent(t *testing.T) {
 	if q.After.Count == 0 {
 		t.Fatalf("no lookup counted after the restore, %.2fs in: %+v", q.RestoredSeconds, q)
 	}
-	t.Logf("queries on agent %s: %d lookups, %d refused, %d correct, %d stale, restored at %.2fs, during p99 %.2f ms (%d), after p99 %.2f ms (%d)",
-		q.Agent, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.RestoredSeconds, q.During.P99Ms, q.During.Count, q.After.P99Ms, q.After.Count)
+	t.Logf("queries on agent %s: %d lookups, %d refused, %d correct, %d stale, restored at %.2fs, during p50/p99 %.2f/%.2f ms (%d), after p50/p99 %.2f/%.2f ms (%d)",
+		q.Agent, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.RestoredSeconds, q.During.P50Ms, q.During.P99Ms, q.During.Count, q.After.P50Ms, q.After.P99Ms, q.After.Count)
 	noJVMUnder(t, a.stateDir)
 }
 
