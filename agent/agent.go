@@ -61,6 +61,10 @@ type Config struct {
 	// agent` sets the fill producer's. Default nil: such commands fail,
 	// saying so.
 	Fill Filler
+	// Queries runs the query loads coordinators ask for (OpQueries);
+	// `restorebench agent` sets the kafka-streams query load's. Default
+	// nil: such commands fail, saying so.
+	Queries QueryStarter
 }
 
 func (c *Config) defaults() error {
@@ -96,9 +100,10 @@ type Agent struct {
 
 	mu      sync.Mutex
 	procs   map[procKey]*agentProc
-	replies map[string]*Message  // run/id → reply (nil while running): idempotency
-	leases  map[string]leaseInfo // run → its lease
-	wg      sync.WaitGroup       // commands under way
+	loads   map[procKey]*agentLoad // query loads, by the process they query
+	replies map[string]*Message    // run/id → reply (nil while running): idempotency
+	leases  map[string]leaseInfo   // run → its lease
+	wg      sync.WaitGroup         // commands under way
 }
 
 // procKey names one process of an agent.
@@ -173,7 +178,7 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	procCtx, stopAll := context.WithCancel(context.WithoutCancel(ctx))
 	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
-		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}}, nil
+		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{}}, nil
 }
 
 // send writes a control message from this agent.

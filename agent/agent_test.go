@@ -17,7 +17,8 @@ import (
 
 // fakeJava stands in for `java ... Driver CONFIG` so the agent protocol is
 // tested without a JVM: it says hello, writes a process id into its
-// state.dir, appends a line to <instance dir>/starts, emits one processed
+// state.dir, appends a line to <instance dir>/starts, emits an api event
+// (127.0.0.1:4242) when its API layer is asked for, one processed
 // event with clock readings, answers digest and balances, and stops on
 // `stop` or the end of stdin.
 const fakeJava = `#!/bin/bash
@@ -33,6 +34,7 @@ printf '{"processId":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}' > "$state/$app/kaf
 now() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 ev() { printf '{"ev":"%s","instance":"%s","mono_ns":%s,"wall_ms":1%s}\n' "$1" "$id" "$2" "$3"; }
 ev hello 1000 ',"pid":'$$',"kafka_streams_version":"fake","java_version":"0","jvm_args":[],"max_heap_bytes":1,"gc":[],"topology":"ledger","store":"s","bare":false'
+[ -n "$(get restorebench.api.port)" ] && ev api 1500 ',"host":"127.0.0.1","port":4242'
 ev processed 2000 ',"partitions":[{"topic":"t","partition":0,"records":1,"last_offset":0,"first_mono_ns":3000,"last_mono_ns":4000}]'
 while read -r cmd arg; do
 	case "$cmd" in
@@ -62,6 +64,12 @@ func startAgent(t *testing.T, cfg cluster.Config, name string, heartbeat time.Du
 // startAgentWith is startAgent with the model restorer model (nil: none).
 func startAgentWith(t *testing.T, cfg cluster.Config, name string, heartbeat time.Duration, model ModelRestorer) *testAgent {
 	t.Helper()
+	return startAgentConfig(t, cfg, name, heartbeat, func(c *Config) { c.ModelRestore = model })
+}
+
+// startAgentConfig is startAgent with its Config changed by set.
+func startAgentConfig(t *testing.T, cfg cluster.Config, name string, heartbeat time.Duration, set func(*Config)) *testAgent {
+	t.Helper()
 	dir := t.TempDir()
 	java := filepath.Join(dir, "java")
 	if err := os.WriteFile(java, []byte(fakeJava), 0o755); err != nil {
@@ -69,8 +77,10 @@ func startAgentWith(t *testing.T, cfg cluster.Config, name string, heartbeat tim
 	}
 	state := filepath.Join(dir, "state")
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := New(ctx, Config{Cluster: cfg, Name: name, StateDir: state, Labels: map[string]string{"zone": "a"},
-		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf, ModelRestore: model})
+	c := Config{Cluster: cfg, Name: name, StateDir: state, Labels: map[string]string{"zone": "a"},
+		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf}
+	set(&c)
+	a, err := New(ctx, c)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

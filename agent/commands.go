@@ -106,6 +106,10 @@ func (a *Agent) execute(m *Message) (*Message, error) {
 		return a.diskUsage(m)
 	case OpModelRestore:
 		return a.modelRestore(m)
+	case OpQueries:
+		return a.startQueries(m)
+	case OpQueriesStop:
+		return a.stopQueries(m)
 	case OpProcessID:
 		pid, err := ksdriver.ReadProcessID(a.stateDir(m.Run, m.Fleet, m.Instance), m.Fleet)
 		return &Message{ProcessID: pid}, err

@@ -51,6 +51,12 @@ const (
 	OpModelRestore = "model_restore"
 	// OpFill writes a fill (FillJob) to its topic; reply: Filled.
 	OpFill = "fill"
+	// OpQueries starts a query load (QueryJob) from the agent's host
+	// against the API layer of one of its processes; reply once it runs.
+	OpQueries = "queries"
+	// OpQueriesStop marks that load restored, lets it go on for a while
+	// and stops it (QueryStop); reply: Queries, its record.
+	OpQueriesStop = "queries_stop"
 )
 
 // Message is one record on ControlTopic, JSON-encoded. Which fields are
@@ -89,6 +95,9 @@ type Message struct {
 	// Model is a model_restore's restore; FillJob a fill's fill.
 	Model   *ModelRestore `json:"model,omitempty"`
 	FillJob *FillJob      `json:"fill,omitempty"`
+	// QueryJob is a queries command's load; QueryStop a queries_stop's.
+	QueryJob  *QueryJob  `json:"query_job,omitempty"`
+	QueryStop *QueryStop `json:"query_stop,omitempty"`
 
 	// Reply fields. OK false has Error.
 	OK    bool   `json:"ok,omitempty"`
@@ -115,6 +124,9 @@ type Message struct {
 	// Restored is a model_restore's reply; Filled a fill's.
 	Restored *ModelRestored `json:"restored,omitempty"`
 	Filled   *Filled        `json:"filled,omitempty"`
+	// Queries is a queries_stop's reply: the load's record, which names
+	// the agent (QueryFigures.Agent).
+	Queries *runs.QueryFigures `json:"queries,omitempty"`
 	// Part (from 0) of Parts, and its Data, are a reply_part's: a piece of
 	// the encoding of the reply with the part's run and id.
 	Part  int    `json:"part,omitempty"`

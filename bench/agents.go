@@ -13,8 +13,8 @@ var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, con
 	config.ScenarioRolling: true, config.ScenarioStandby: true, config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // singleScenarios are the agent scenarios of one instance, whose query
-// load (queries) would have to reach the instance's API port on its
-// agent's host.
+// load (queries) runs on the agent hosting it (agent.OpQueries), against
+// its API port on that host.
 var singleScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // checkAgentPlan refuses, with agents, a plan the agents cannot run: a
@@ -40,9 +40,10 @@ func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 var modelAgentScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
 
 // checkAgentCases refuses, with agents, a case whose restore would still
-// run on this machine (measuring this host, not the agent's), and a cold
-// or warm case with a query load: the load runs here and agents open no
-// port to it.
+// run on this machine (measuring this host, not the agent's), and a fleet
+// case (failover, scaleout, rolling, standby) with a query load: a cold
+// or warm case's load runs on its instance's agent, but a fleet's spans
+// instances on several hosts, and agents open no port between them.
 func checkAgentCases(cases []config.Case) error {
 	for _, c := range cases {
 		if c.Engine != config.EngineKafkaStreams {
@@ -54,8 +55,8 @@ func checkAgentCases(cases []config.Case) error {
 		if !agentScenarios[c.Scenario] {
 			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its instance on this machine; on agents run cold, warm, failover, scaleout, rolling or standby", c.Name, c.Scenario)
 		}
-		if singleScenarios[c.Scenario] && c.Queries != nil {
-			return fmt.Errorf("--agents: case %s: its query load runs on this machine and would need the API port of the instance on its agent's host, which agents do not open; run it without --agents, or without queries", c.Name)
+		if !singleScenarios[c.Scenario] && c.Queries != nil {
+			return fmt.Errorf("--agents: case %s: the %s scenario's query load asks instances on several agents' hosts, and agents open no port to one another nor to this machine (only a cold or warm case's load runs, on its instance's agent); run it without --agents, or without queries", c.Name, c.Scenario)
 		}
 	}
 	return nil

@@ -9,9 +9,9 @@ import (
 )
 
 // TestCheckAgentCases: with agents, every kafka-streams scenario with
-// instances runs on them, cold and warm included; a cold or warm case
-// with a query load is refused naming it, as is a scenario that would
-// start its instance here; a model cold case runs on an agent, and a model
+// instances runs on them, cold and warm included, with a query load too
+// (it runs on the instance's agent); a fleet case with a query load is
+// refused naming it, as is a scenario that would start its instance here; a model cold case runs on an agent, and a model
 // scenario that would restore here, or a model case with queries, is
 // refused naming it.
 func TestCheckAgentCases(t *testing.T) {
@@ -38,10 +38,22 @@ func TestCheckAgentCases(t *testing.T) {
 	if err := checkAgentCases([]config.Case{model}); err == nil || !strings.Contains(err.Error(), "case model-queried: its query load reads the model's stores in this process") {
 		t.Errorf("a queried model cold case on agents: %v", err)
 	}
-	queried := ks("cold-queried", config.ScenarioCold)
-	queried.Queries = &config.QueryLoad{}
-	if err := checkAgentCases([]config.Case{queried}); err == nil || !strings.Contains(err.Error(), "case cold-queried: its query load runs on this machine") {
-		t.Errorf("a queried cold case on agents: %v", err)
+	var single []config.Case
+	for _, s := range []config.Scenario{config.ScenarioCold, config.ScenarioWarm} {
+		queried := ks(string(s)+"-queried", s)
+		queried.Queries = &config.QueryLoad{}
+		single = append(single, queried)
+	}
+	if err := checkAgentCases(single); err != nil {
+		t.Errorf("cold and warm cases with queries run on their instance's agent, yet: %v", err)
+	}
+	for _, s := range []config.Scenario{config.ScenarioFailover, config.ScenarioScaleOut, config.ScenarioRolling, config.ScenarioStandby} {
+		queried := ks(string(s)+"-queried", s)
+		queried.Queries = &config.QueryLoad{}
+		want := "case " + queried.Name + ": the " + string(s) + " scenario's query load asks instances on several agents' hosts"
+		if err := checkAgentCases([]config.Case{queried}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a queried %s case on agents: %v", s, err)
+		}
 	}
 	if err := checkAgentCases([]config.Case{ks("compaction", config.ScenarioCompaction)}); err == nil || !strings.Contains(err.Error(), "case compaction: the kafka-streams compaction scenario runs its instance on this machine") {
 		t.Errorf("a local-only kafka-streams scenario on agents: %v", err)

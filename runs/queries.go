@@ -11,6 +11,9 @@ type QueryFigures struct {
 	// still restoring were allowed (enableStaleStores).
 	Rate  float64 `json:"rate"`
 	Stale bool    `json:"stale,omitempty"`
+	// Agent is the agent whose host sent the lookups (run --agents: the
+	// host of the instance they asked), empty when this machine did.
+	Agent string `json:"agent,omitempty"`
 	// Lookups were sent; Refused found no store to read (not yet opened,
 	// or restoring without stale reads, as Kafka Streams'
 	// InvalidStateStoreException) or failed; Answered were read, each

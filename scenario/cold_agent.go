@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,7 +45,7 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 		return rec, nil, err
 	}
 	if req.Case.Queries != nil {
-		return fail(errRemoteAPI)
+		return fail(errModelQueriesOnAgent)
 	}
 	on, err := host.place(ksInstanceID)
 	if err != nil {
@@ -70,3 +71,8 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 		out.Records, out.DurationSeconds, time.Since(started).Seconds())
 	return out, got.States, nil
 }
+
+// errModelQueriesOnAgent: the model engine's query load reads its stores
+// in the restoring process, and a model restore on an agent runs in the
+// agent's.
+var errModelQueriesOnAgent = errors.New("a model-engine query load reads the stores in the restoring process, and this restore runs on an agent: run it without --agents, or without queries")

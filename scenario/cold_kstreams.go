@@ -132,14 +132,14 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 // has one: the lookups go on for its After past the restore, and end
 // before the digest.
 func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
-	queries, err := startKSQueries(ctx, req, req.Spec, inst)
+	queries, err := startSingleQueries(ctx, req, req.Spec, inst)
 	if err != nil {
 		return nil, err
 	}
 	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, rec, queries)
 	if err != nil {
 		if queries != nil && rec.Queries == nil {
-			queries.stop()
+			queries.abort()
 		}
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
@@ -156,7 +156,7 @@ type coldDigest struct {
 // restoreAndDigest waits for the instance to restore every partition that
 // owes records, records the restore's timings (and the query load's, when
 // queries is not nil: see finishKSQueries), and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore, queries *ksQueryLoad) (*coldDigest, error) {
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore, queries singleQueries) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -170,7 +170,9 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 		return nil, err
 	}
 	w.record(rec, inst)
-	finishKSQueries(ctx, env, rec, queries, &w.restores)
+	if err := finishKSQueries(ctx, env, rec, queries, &w.restores); err != nil {
+		return nil, err
+	}
 	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
 	d, err := digestStores(ctx, inst, t.StoreName)
 	if err != nil {

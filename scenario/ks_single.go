@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,8 +30,6 @@ type ksInstance interface {
 	Stop(ctx context.Context) error
 	Kill()
 	KillNow() int64
-	// AwaitAPI is the address of the instance's API layer.
-	AwaitAPI(ctx context.Context) (string, error)
 }
 
 // remoteInstance is the instance on an agent.
@@ -40,13 +37,6 @@ type remoteInstance struct{ *agent.Process }
 
 // PID is 0: the JVM's pid is the agent host's.
 func (remoteInstance) PID() int { return 0 }
-
-// errRemoteAPI: the query load runs on this machine, and an agent's
-// instance's API port is on the agent's host, which it does not reach.
-var errRemoteAPI = errors.New("queries against an instance on an agent are not run: the query load runs on the coordinator's machine, and agents open no port to it")
-
-// AwaitAPI refuses: see errRemoteAPI.
-func (remoteInstance) AwaitAPI(context.Context) (string, error) { return "", errRemoteAPI }
 
 // ksSingle is where the one instance of a cold restore or warm restart
 // runs and keeps its state: this machine, under the request's state.dir,

@@ -76,9 +76,9 @@ func setAPIProps(props map[string]string, q *config.QueryLoad) {
 }
 
 // startKSQueries starts the request's query load, checked against what
-// spec writes, against the API layer of instance inst once it listens;
-// nil when the case has none.
-func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst ksInstance) (*ksQueryLoad, error) {
+// spec writes, from this machine against the API layer of local instance
+// inst once it listens; nil when the case has none.
+func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst apiInstance) (*ksQueryLoad, error) {
 	if req.Case.Queries == nil {
 		return nil, nil
 	}
@@ -94,17 +94,22 @@ func startKSQueries(ctx context.Context, req Request, spec *loadgen.Spec, inst k
 // finishKSQueries, when queries is not nil, marks the stores restored at
 // the restores' last end, lets the lookups go on for the load's After
 // and records them in rec.
-func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries *ksQueryLoad, r *ksdriver.Restores) {
+func finishKSQueries(ctx context.Context, env *Env, rec *runs.Restore, queries singleQueries, r *ksdriver.Restores) error {
 	if queries == nil {
-		return
+		return nil
 	}
 	if _, end, ok := r.Span(); ok {
-		queries.restored(end)
+		queries.markRestored(end)
 	} else {
-		queries.restored(ksdriver.NowMonoNs()) // nothing to restore: restored already
+		queries.markRestored(ksdriver.NowMonoNs()) // nothing to restore: restored already
 	}
-	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.settings.After)
-	rec.Queries = queries.finish(ctx)
+	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.after())
+	figures, err := queries.finishAfter(ctx)
+	if err != nil {
+		return err
+	}
+	rec.Queries = figures
+	return nil
 }
 
 // startKSQueriesTo starts the request's query load, checked against what

@@ -134,12 +134,14 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	bar.Done()
 	if err != nil {
 		if queries != nil {
-			queries.stop()
+			queries.abort()
 		}
 		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
 	watch.record(&rec, inst)
-	finishKSQueries(ctx, w.env, &rec, queries, &watch.restores)
+	if err := finishKSQueries(ctx, w.env, &rec, queries, &watch.restores); err != nil {
+		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
+	}
 	rec.DiskBytes = w.single.diskBytes(ctx)
 	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds, w.stop())
 	if s.kind == runs.StepWarm {
@@ -177,7 +179,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 // and beside it the case's query load (none on a fallback step, whose log
 // lost the records below its new start: the checker follows whole
 // fills), checked against what the topic holds now.
-func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInstance, *ksQueryLoad, error) {
+func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInstance, singleQueries, error) {
 	inst, err := w.single.start(ctx, w.props, need)
 	if err != nil {
 		return nil, nil, err
@@ -186,7 +188,7 @@ func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInsta
 		return inst, nil, nil
 	}
 	spec := w.req.Changer.Spec()
-	queries, err := startKSQueries(ctx, w.req, &spec, inst)
+	queries, err := startSingleQueries(ctx, w.req, &spec, inst)
 	if err != nil {
 		inst.Kill()
 		return nil, nil, err

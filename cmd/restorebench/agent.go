@@ -77,7 +77,7 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 		return agent.Config{}, err
 	}
 	log := cmd.ErrOrStderr()
-	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent,
+	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: scenario.QueriesOnAgent,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }
 

@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// QueryJob is what an OpQueries command asks: send the case's key
+// lookups (Load) to the API layer of one of the agent's processes, from
+// the agent's host, checking every answer against what Spec writes (the
+// fill is deterministic, so the agent builds the checker itself and is
+// never handed the expected values), with the lookups' key draw seeded by
+// Repeat as a local run's is.
+type QueryJob struct {
+	Load   config.QueryLoad `json:"load"`
+	Spec   loadgen.Spec     `json:"spec"`
+	Repeat int              `json:"repeat"`
+}
+
+// QueryStop is what an OpQueriesStop command asks: mark the stores
+// restored at RestoredMonoNs (the agent's CLOCK_MONOTONIC; 0 leaves the
+// load unmarked: every lookup counts as during the restore), let the
+// lookups go on for AfterMs, then stop them and reply with the record.
+type QueryStop struct {
+	RestoredMonoNs int64 `json:"restored_mono_ns,omitempty"`
+	AfterMs        int64 `json:"after_ms,omitempty"`
+}
+
+// QueryLoad is a query load running on the agent.
+type QueryLoad interface {
+	// Restored marks when every store was restored (CLOCK_MONOTONIC ns):
+	// lookups from then on count as after the restore.
+	Restored(monoNs int64)
+	// Stop stops the lookups, waits for those in flight and returns the
+	// record; it is called once.
+	Stop() *runs.QueryFigures
+}
+
+// QueryStarter starts a query job's load against the API layer at addr
+// (the query load lives outside this package: Config.Queries wires it in).
+type QueryStarter func(job QueryJob, addr string) (QueryLoad, error)
+
+// errNoQueries: the agent was built without the query load wired in.
+var errNoQueries = errors.New("this agent runs no query loads (its Config has no Queries)")
+
+// agentLoad is a query load the agent runs for one of its processes:
+// stopped once, by its stop command or by the run's lease or the agent's
+// shutdown, whichever comes first.
+type agentLoad struct {
+	load    QueryLoad
+	once    sync.Once
+	figures *runs.QueryFigures
+	cancel  context.CancelFunc
+	ctx     context.Context // ends with the run's lease
+}
+
+func (l *agentLoad) stop() *runs.QueryFigures {
+	l.once.Do(func() {
+		l.figures = l.load.Stop()
+		l.cancel()
+	})
+	return l.figures
+}
+
+// startQueries starts m's query load against the API layer of the process
+// m names once it listens; one load per process at a time.
+func (a *Agent) startQueries(m *Message) (*Message, error) {
+	if a.cfg.Queries == nil {
+		return nil, errNoQueries
+	}
+	if m.QueryJob == nil {
+		return nil, errors.New("a queries command without its query load")
+	}
+	p, err := a.proc(m)
+	if err != nil {
+		return nil, err
+	}
+	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
+	ctx, cancel := a.leaseContext(m.Run)
+	actx, acancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
+	addr, err := p.inst.AwaitAPI(actx)
+	acancel()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	load, err := a.cfg.Queries(*m.QueryJob, addr)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	l := &agentLoad{load: load, cancel: cancel, ctx: ctx}
+	a.mu.Lock()
+	running := a.loads[key] != nil
+	if !running {
+		a.loads[key] = l
+	}
+	a.mu.Unlock()
+	if running {
+		l.stop()
+		return nil, fmt.Errorf("a query load already runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
+	}
+	go func() { // the lease or the agent's shutdown stops the load
+		<-ctx.Done()
+		l.stop()
+		a.forgetLoad(key, l)
+	}()
+	a.cfg.Logf("agent %s: run %s: lookups at %.0f/s to instance %s's API layer at %s", a.cfg.Name, m.Run, m.QueryJob.Load.Rate, m.Instance, addr)
+	return nil, nil
+}
+
+// forgetLoad drops stopped load l of process key, unless another took
+// its place.
+func (a *Agent) forgetLoad(key procKey, l *agentLoad) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.loads[key] == l {
+		delete(a.loads, key)
+	}
+}
+
+// stopQueries marks the load of the process m names restored, lets it go
+// on for the stop's After (the lease or a shutdown cuts it short), stops
+// it and replies with its record, which names this agent.
+func (a *Agent) stopQueries(m *Message) (*Message, error) {
+	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
+	a.mu.Lock()
+	l := a.loads[key]
+	a.mu.Unlock()
+	if l == nil {
+		return nil, fmt.Errorf("no query load runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
+	}
+	stop := QueryStop{}
+	if m.QueryStop != nil {
+		stop = *m.QueryStop
+	}
+	if stop.RestoredMonoNs > 0 {
+		l.load.Restored(stop.RestoredMonoNs)
+	}
+	select {
+	case <-time.After(time.Duration(stop.AfterMs) * time.Millisecond):
+	case <-l.ctx.Done():
+	}
+	figures := l.stop()
+	a.forgetLoad(key, l)
+	if figures == nil {
+		return nil, errors.New("the query load returned no record")
+	}
+	out := *figures
+	out.Agent = a.cfg.Name
+	return &Message{Queries: &out}, nil
+}
+
+// StartQueries has the process's agent send job's lookups to the
+// process's API layer from the agent's host; it returns once the load
+// runs (the agent waits for the api event first).
+func (p *Process) StartQueries(ctx context.Context, job QueryJob) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	_, err := p.c.Do(ctx, p.agent, &Message{Op: OpQueries, Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n, QueryJob: &job})
+	return err
+}
+
+// StopQueries marks the process's query load restored at restoredNs (the
+// coordinator's clock, moved onto the agent's by its offset; 0: not
+// restored), lets it go on for after, stops it and returns its record;
+// only ctx, the agent's loss (a LostError) or the agent's error end the
+// wait sooner.
+func (p *Process) StopQueries(ctx context.Context, restoredNs int64, after time.Duration) (*runs.QueryFigures, error) {
+	stop := QueryStop{AfterMs: after.Milliseconds()}
+	if restoredNs > 0 {
+		stop.RestoredMonoNs = restoredNs + p.offset
+	}
+	r, err := p.c.Do(ctx, p.agent, &Message{Op: OpQueriesStop, Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n, QueryStop: &stop})
+	if err != nil {
+		return nil, err
+	}
+	if r.Queries == nil {
+		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no query record", p.agent, OpQueriesStop, p.key.instance)
+	}
+	return r.Queries, nil
+}
