@@ -208,9 +208,18 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 // brokerPID reads the pid of the local broker scripts/kafka.sh started.
 func brokerPID(t *testing.T) int {
 	t.Helper()
+	// Where scripts/kafka.sh writes it: its KAFKA_RUN_DIR, else
+	// KAFKA_CACHE_DIR's run directory, else the repository's cache.
 	path := os.Getenv("RESTOREBENCH_KAFKA_PIDFILE")
+	runDir := os.Getenv("KAFKA_RUN_DIR")
+	if runDir == "" && os.Getenv("KAFKA_CACHE_DIR") != "" {
+		runDir = filepath.Join(os.Getenv("KAFKA_CACHE_DIR"), "run")
+	}
+	if runDir == "" {
+		runDir = filepath.Join("..", ".cache", "kafka", "run")
+	}
 	if path == "" {
-		path = filepath.Join("..", ".cache", "kafka", "run", "node-1", "kafka.pid")
+		path = filepath.Join(runDir, "node-1", "kafka.pid")
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
