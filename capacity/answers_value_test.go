@@ -20,3 +20,16 @@ func TestCalibratedValueShowsItsInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestRateSummarySaysANegativeInterceptPlainly: a size fit whose intercept
+// is below zero reads "− 0.272 s per restore", never "+ -0.272 s".
+func TestRateSummarySaysANegativeInterceptPlainly(t *testing.T) {
+	r := &Rate{PerThread: 106e6, Overhead: -0.272}
+	if got, want := r.Summary(), "106 MB/s per stream thread − 0.272 s per restore (the fit's intercept)"; got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+	r.Overhead = 0.81
+	if got, want := r.Summary(), "106 MB/s per stream thread + 0.81 s per restore"; got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

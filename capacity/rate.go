@@ -226,8 +226,11 @@ func (r *Rate) spreadHi() float64 {
 // Summary is the rate in one line: "102 MB/s per thread + 0.81 s per restore".
 func (r *Rate) Summary() string {
 	s := FormatRate(r.PerThread) + " per stream thread"
-	if r.Overhead != 0 {
+	switch {
+	case r.Overhead > 0:
 		s += fmt.Sprintf(" + %s per restore", FormatSeconds(r.Overhead))
+	case r.Overhead < 0: // a fit's intercept below zero: said as what it is, not "+ -0.27 s"
+		s += fmt.Sprintf(" − %s per restore (the fit's intercept)", FormatSeconds(-r.Overhead))
 	}
 	if r.Curve != nil {
 		s += ", calibrated to Kafka Streams by " + r.CalibrationText()
