@@ -103,6 +103,10 @@ type Agent struct {
 	loads   map[procKey]*agentLoad // query loads, by the process they query
 	replies map[string]*Message    // run/id → reply (nil while running): idempotency
 	leases  map[string]leaseInfo   // run → its lease
+	// bound cancels, by run, the work an expired lease stops (a model
+	// restore, a fill, a query load: see leaseContext).
+	bound  map[string]map[uint64]context.CancelCauseFunc
+	boundN uint64
 	wg      sync.WaitGroup         // commands under way
 }
 
@@ -178,7 +182,8 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	procCtx, stopAll := context.WithCancel(context.WithoutCancel(ctx))
 	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
-		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{}}, nil
+		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
+		bound: map[string]map[uint64]context.CancelCauseFunc{}}, nil
 }
 
 // send writes a control message from this agent.

@@ -44,18 +44,12 @@ func (a *Agent) fill(m *Message) (*Message, error) {
 	if m.FillJob == nil {
 		return nil, errors.New("a fill command without its fill")
 	}
-	ctx, cancel := a.leaseContext(m.Run)
+	ctx, cancel := a.leaseContext(m.Run, "its fill")
 	defer cancel()
 	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, m.Run, m.FillJob.Topic, m.FillJob.Spec.Partitions)
 	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *m.FillJob, a.cfg.Logf)
 	if err != nil {
-		if a.procCtx.Err() != nil {
-			return nil, fmt.Errorf("agent %s shut down during the fill, which it stopped (%v)", a.cfg.Name, err)
-		}
-		if cerr := context.Cause(ctx); cerr != nil {
-			return nil, fmt.Errorf("%w (%v)", cerr, err)
-		}
-		return nil, err
+		return nil, a.leaseErr(ctx, "the fill", err)
 	}
 	return &Message{Filled: out}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -97,7 +96,7 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 			return nil, err
 		}
 	}
-	ctx, cancel := a.leaseContext(m.Run)
+	ctx, cancel := a.leaseContext(m.Run, "its model restore")
 	defer cancel()
 	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *m.Model, Logf: a.cfg.Logf}
 	job.Restore.Case.Name = m.Model.CaseName
@@ -107,41 +106,53 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 		if !m.Model.KeepState {
 			os.RemoveAll(job.StateDir)
 		}
-		if a.procCtx.Err() != nil {
-			return nil, fmt.Errorf("agent %s shut down during the restore, which it stopped (%v)", a.cfg.Name, err)
-		}
-		if cerr := context.Cause(ctx); cerr != nil {
-			return nil, fmt.Errorf("%w (%v)", cerr, err)
-		}
-		return nil, err
+		return nil, a.leaseErr(ctx, "the restore", err)
 	}
 	out.StateDir = job.StateDir
 	return &Message{Restored: out}, nil
 }
 
 // leaseContext is a context that ends, with its cause, when run's lease
-// expires or the agent shuts down.
-func (a *Agent) leaseContext(run string) (context.Context, context.CancelFunc) {
+// expires (watchLeases cancels it as it stops the run's processes) or the
+// agent shuts down; what names the work for the cause ("its fill").
+func (a *Agent) leaseContext(run, what string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(a.procCtx)
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			a.mu.Lock()
-			expired := a.leases[run].expired
-			a.mu.Unlock()
-			if expired {
-				cancel(fmt.Errorf("run %s's lease expired: its model restore was stopped", run))
-				return
-			}
-		}
-	}()
-	return ctx, func() { cancel(nil) }
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.leases[run].expired {
+		cancel(leaseExpired(run, what))
+		return ctx, func() {}
+	}
+	a.boundN++
+	id := a.boundN
+	if a.bound[run] == nil {
+		a.bound[run] = map[uint64]context.CancelCauseFunc{}
+	}
+	a.bound[run][id] = func(error) { cancel(leaseExpired(run, what)) }
+	return ctx, func() {
+		a.mu.Lock()
+		delete(a.bound[run], id)
+		a.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// leaseExpired is why lease-bound work of run was stopped.
+func leaseExpired(run, what string) error {
+	return fmt.Errorf("run %s's lease expired: %s was stopped", run, what)
+}
+
+// leaseErr is what a lease-bound command (a model restore, a fill) that
+// failed with err under ctx says: the agent's shutdown or the lease's
+// expiry when either stopped it.
+func (a *Agent) leaseErr(ctx context.Context, what string, err error) error {
+	if a.procCtx.Err() != nil {
+		return fmt.Errorf("agent %s shut down during %s, which it stopped (%v)", a.cfg.Name, what, err)
+	}
+	if cerr := context.Cause(ctx); cerr != nil {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
 }
 
 // ModelRestore has agent run a model-engine cold restore for instance

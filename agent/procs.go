@@ -211,6 +211,10 @@ func (a *Agent) expiredRuns() map[string][]*agentProc {
 			l.expired = true
 			a.leases[run] = l
 			out[run] = nil
+			for _, stop := range a.bound[run] { // its model restores, fills and query loads
+				stop(nil)
+			}
+			delete(a.bound, run)
 			// The run's later commands are refused: their replies need not
 			// be kept for repeats (a balances reply can be large).
 			for key := range a.replies {

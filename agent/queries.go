@@ -84,7 +84,7 @@ func (a *Agent) startQueries(m *Message) (*Message, error) {
 		return nil, err
 	}
 	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
-	ctx, cancel := a.leaseContext(m.Run)
+	ctx, cancel := a.leaseContext(m.Run, "its query load")
 	actx, acancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
 	addr, err := p.inst.AwaitAPI(actx)
 	acancel()

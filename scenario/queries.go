@@ -98,7 +98,7 @@ func (l *queryLoad) run() {
 // i/rate after start; a sender that falls behind sends the next at once.
 func pace(start time.Time, rate float64, stopped <-chan struct{}, send func(i int64)) {
 	for i := int64(0); ; i++ {
-		due := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
+		due := dueAt(start, rate, i)
 		if wait := time.Until(due); wait > 0 {
 			select {
 			case <-time.After(wait):
@@ -114,6 +114,12 @@ func pace(start time.Time, rate float64, stopped <-chan struct{}, send func(i in
 		}
 		send(i)
 	}
+}
+
+// dueAt is when lookup i of a load paced at rate from start is due: what
+// pace waits for, and where a kafka-streams lookup's latency starts.
+func dueAt(start time.Time, rate float64, i int64) time.Time {
+	return start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
 }
 
 // lookup sends one lookup of a key drawn from the fill's by the load's

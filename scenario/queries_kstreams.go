@@ -192,7 +192,7 @@ func (l *ksQueryLoad) lookup(i int64) {
 		l.failed(n, w)
 		return
 	}
-	t0 := l.tally.start.Add(time.Duration(float64(i) / l.settings.Rate * float64(time.Second)))
+	t0 := dueAt(l.tally.start, l.settings.Rate, i)
 	a, err := ksdriver.LookupAt(context.Background(), l.client, addr, key, l.settings.Stale, direct)
 	lat := time.Since(t0)
 	if err != nil {
@@ -201,7 +201,7 @@ func (l *ksQueryLoad) lookup(i int64) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.noteRetries(&a)
+	l.noteRetries(a.Retries, a.WaitedMs)
 	if a.Refused {
 		l.tally.refuse(n)
 		w.refused(false)
@@ -252,13 +252,13 @@ func (l *ksQueryLoad) failed(n int, w watch) {
 
 // noteRetries counts an answer or refusal the API layer retried for
 // (queries.retry); l.mu must be held.
-func (l *ksQueryLoad) noteRetries(a *ksdriver.Answer) {
-	if a.Retries == 0 {
+func (l *ksQueryLoad) noteRetries(retries int, waitedMs int64) {
+	if retries == 0 {
 		return
 	}
 	rec := &l.tally.rec
 	rec.Retried++
-	rec.RetriedMaxMs = max(rec.RetriedMaxMs, a.WaitedMs)
+	rec.RetriedMaxMs = max(rec.RetriedMaxMs, waitedMs)
 }
 
 // noteRefusal keeps the first five distinct reasons; l.mu must be held.

@@ -44,7 +44,7 @@ func (l *ksQueryLoad) rangeLookup(i int64) {
 	}
 	fk, _ := l.tally.check.Key(from)
 	tk, _ := l.tally.check.Key(to)
-	t0 := l.tally.start.Add(time.Duration(float64(i) / l.settings.Rate * float64(time.Second)))
+	t0 := dueAt(l.tally.start, l.settings.Rate, i)
 	a, err := ksdriver.Range(context.Background(), l.client, addrs[i%int64(len(addrs))], fk, tk, l.settings.Stale)
 	lat := time.Since(t0)
 	if err != nil {
@@ -53,7 +53,7 @@ func (l *ksQueryLoad) rangeLookup(i int64) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.noteRetries(&ksdriver.Answer{Retries: a.Retries, WaitedMs: a.WaitedMs})
+	l.noteRetries(a.Retries, a.WaitedMs)
 	if a.Refused {
 		l.tally.refuse(n)
 		l.tally.rec.RangesRefused++

@@ -146,16 +146,18 @@ final class RangeQueries {
 
     /** Adds this instance's servable partitions among asked to g. */
     private void gatherLocal(byte[] from, byte[] to, boolean stale, Set<Integer> asked, Gathered g) {
+        Set<Integer> actives = new TreeSet<>();
         Set<Integer> mine = new TreeSet<>();
         for (org.apache.kafka.streams.ThreadMetadata t : streams.metadataForLocalThreads()) {
-            t.activeTasks().forEach(m -> mine.add(m.taskId().partition()));
+            t.activeTasks().forEach(m -> actives.add(m.taskId().partition()));
             if (stale) {
                 t.standbyTasks().forEach(m -> mine.add(m.taskId().partition()));
             }
         }
+        mine.addAll(actives);
         mine.retainAll(asked);
         for (int p : mine) {
-            boolean active = isActive(p);
+            boolean active = actives.contains(p);
             StoreProgress.Position pos = progress.of(p);
             List<String> part = new ArrayList<>();
             try {
@@ -169,17 +171,6 @@ final class RangeQueries {
                     "state", pos.state.isEmpty() ? "unknown" : pos.state, "offset", pos.offset)));
             g.covered.add(p);
         }
-    }
-
-    private boolean isActive(int partition) {
-        for (org.apache.kafka.streams.ThreadMetadata t : streams.metadataForLocalThreads()) {
-            for (org.apache.kafka.streams.TaskMetadata m : t.activeTasks()) {
-                if (m.taskId().partition() == partition) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** Asks instance h for partitions want of the range and splices its answer into g. */
