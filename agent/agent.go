@@ -107,7 +107,7 @@ type Agent struct {
 	// restore, a fill, a query load: see leaseContext).
 	bound  map[string]map[uint64]context.CancelCauseFunc
 	boundN uint64
-	wg      sync.WaitGroup         // commands under way
+	wg     sync.WaitGroup // commands under way
 }
 
 // procKey names one process of an agent.
