@@ -8,11 +8,10 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// TestMoveReadsSplitARestart: a restart's row counts the lookups of the
-// stopped instance's keys from its stop until the next stop, not before
-// nor after; its before, during and after latencies are the windows the
-// stop and ready cut; answers by instance are those until ready.
-func TestMoveReadsSplitARestart(t *testing.T) {
+// testKSQueries is a kafka-streams query load, not started, over a fill
+// of 10 keys in 2 partitions, its lookups addressed to a fake instance.
+func testKSQueries(t *testing.T) *ksQueryLoad {
+	t.Helper()
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.Partitions = 100, 10, 2
 	check, err := loadgen.NewReadChecker(spec)
@@ -21,7 +20,15 @@ func TestMoveReadsSplitARestart(t *testing.T) {
 	}
 	c := config.DefaultCase()
 	c.Queries = config.DefaultQueryLoad()
-	l := newKSQueriesWith(Request{Case: c}, check, fixedTargets{addr: "x"})
+	return newKSQueriesWith(Request{Case: c}, check, fixedTargets{addr: "x"})
+}
+
+// TestMoveReadsSplitARestart: a restart's row counts the lookups of the
+// stopped instance's keys from its stop until the next stop, not before
+// nor after; its before, during and after latencies are the windows the
+// stop and ready cut; answers by instance are those until ready.
+func TestMoveReadsSplitARestart(t *testing.T) {
+	l := testKSQueries(t)
 	send := func(p int32, answer bool, by string, lat time.Duration) {
 		l.mu.Lock()
 		defer l.mu.Unlock()

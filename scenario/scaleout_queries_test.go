@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -14,15 +12,7 @@ import (
 // that moved: their outages one by one, and merged as the queries'
 // outage; a task that stayed adds nothing, however its lookups went.
 func TestScaleOutRecordsOnlyMovedTasksReads(t *testing.T) {
-	spec := loadgen.DefaultSpec()
-	spec.Records, spec.Keys, spec.Partitions = 100, 10, 2
-	check, err := loadgen.NewReadChecker(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := config.DefaultCase()
-	c.Queries = config.DefaultQueryLoad()
-	l := newKSQueriesWith(Request{Case: c}, check, fixedTargets{addr: "x"})
+	l := testKSQueries(t)
 	s := &scaleOut{rec: &runs.Restore{}, sr: &runs.ScaleOutRecord{Tasks: 2}, q: &fleetQueries{ksQueryLoad: l}}
 	s.followMoves()
 	send := func(p int32, answer bool) {
