@@ -103,8 +103,13 @@ func instancesOf(series []runs.QuerySecond) []string {
 }
 
 // instanceXYs are instance id's answers per second, each second drawn at
-// its end.
+// its end. The last second is left out when there are others: the
+// lookups stopped within it, so its count is of part of a second and
+// would draw as a drop in answers that never happened.
 func instanceXYs(series []runs.QuerySecond, id string) plotter.XYs {
+	if len(series) > 1 {
+		series = series[:len(series)-1]
+	}
 	xys := make(plotter.XYs, 0, len(series)+1)
 	xys = append(xys, plotter.XY{X: 0, Y: float64(series[0].ByInstance[id])})
 	for _, s := range series {

@@ -9,13 +9,15 @@ import (
 
 // TestLookupsByInstanceDrawsEachAnsweringInstance: the first kill of each
 // failover case with a query load gets a line per instance that answered,
-// with the second's answers at the second's end; results without such
+// with the second's answers at the second's end, the last (partial) second
+// left out; results without such
 // kills have no chart.
 func TestLookupsByInstanceDrawsEachAnsweringInstance(t *testing.T) {
 	if _, err := LookupsByInstance(&runs.Results{Restores: []runs.Restore{{Case: "cold", Queries: &runs.QueryFigures{Series: []runs.QuerySecond{{T: 0}}}}}}); !errors.Is(err, ErrNotApplicable) {
 		t.Fatalf("without failover kills: %v", err)
 	}
-	series := []runs.QuerySecond{{T: 0, ByInstance: map[string]int64{"i1": 40, "i2": 60}}, {T: 1}, {T: 2, ByInstance: map[string]int64{"i2": 100}}}
+	series := []runs.QuerySecond{{T: 0, ByInstance: map[string]int64{"i1": 40, "i2": 60}}, {T: 1}, {T: 2, ByInstance: map[string]int64{"i2": 100}},
+		{T: 3, ByInstance: map[string]int64{"i2": 30}}} // the last second, cut short when the lookups stopped
 	kill := func(k int) runs.Restore {
 		return runs.Restore{Case: "standby-stale", Failover: &runs.FailoverRecord{Kill: k},
 			Queries: &runs.QueryFigures{Rate: 100, Series: series, Outage: &runs.ReadOutage{KillSeconds: 1}}}
@@ -29,7 +31,7 @@ func TestLookupsByInstanceDrawsEachAnsweringInstance(t *testing.T) {
 	}
 	xys := instanceXYs(series, "i2")
 	if len(xys) != 4 || xys[1].Y != 60 || xys[2].Y != 0 || xys[3].X != 3 || xys[3].Y != 100 {
-		t.Fatalf("i2's points %v", xys)
+		t.Fatalf("i2's points %v (the partial last second left out)", xys)
 	}
 	bare := kill(1)
 	bare.Queries = &runs.QueryFigures{Series: []runs.QuerySecond{{T: 0, Answered: 5}}, Outage: &runs.ReadOutage{}}
