@@ -165,6 +165,14 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	if plan.Fills() > 1 {
 		out.res.Fills = append(out.res.Fills, fr)
 	}
+	if plan.HoldCleaner {
+		release, err := e.holdCleaner(ctx, fp.topic, fr)
+		if err != nil {
+			_, err = out.fail(errNoHold(err))
+			return nil, err
+		}
+		defer release()
+	}
 	if err := out.save(errInProgress); err != nil {
 		return nil, err
 	}

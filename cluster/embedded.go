@@ -53,6 +53,10 @@ func (e *Embedded) StorageError() error {
 	return fmt.Errorf("the embedded broker could not write its log in %s: %s", e.DataDir, e.log.last)
 }
 
+// embeddedCleanerIntervalMs is the embedded broker's cleaner interval: in
+// effect never (see StartEmbedded).
+const embeddedCleanerIntervalMs = "3153600000000"
+
 // StartEmbedded starts a one-node embedded broker on a free 127.0.0.1 port.
 // dataDir "" keeps the log in memory (tests); otherwise the directory is
 // created and locked, so two processes never share one broker log.
@@ -61,9 +65,13 @@ func StartEmbedded(dataDir string) (*Embedded, error) {
 		kfake.NumBrokers(1),
 		kfake.DefaultNumPartitions(1),
 		// The cleaner runs on this interval (Kafka's log.cleaner.backoff.ms);
-		// kfake's default is an hour. Fills are written once and restored
-		// many times, so compaction is left to the user's own topic settings.
-		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": "3600000"}),
+		// kfake's default is an hour, and its compaction honours no topic
+		// setting (min.compaction.lag.ms included) and holds every key of a
+		// partition in memory. Fills are written once and restored many
+		// times, so a run's restores must all read one log: the embedded
+		// broker compacts only when a compaction scenario asks (Compact).
+		// 100 years, in milliseconds: the largest that fits a Duration.
+		kfake.BrokerConfigs(map[string]string{"log.cleaner.backoff.ms": embeddedCleanerIntervalMs}),
 	}
 	// Kafka Streams' admin client cannot read kfake's DescribeTopicPartitions
 	// answers (they lack the eligible leader replicas of KIP-966): without

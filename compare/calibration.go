@@ -314,7 +314,8 @@ const CalibrationDefinition = `ratio = model restore s / kafka-streams restore s
 cases, both verified), median and min-max over the pairs; below 1 the model is faster.
 A model time divided by the ratio predicts Kafka Streams' time for that setting.
 A repeat pair whose engines read different records (more than 1% apart) is left out:
-a real broker's log cleaner compacts the changelog between the two restores, and
+a real broker's log cleaner compacts the changelog between the two restores (the
+calibration profiles hold it: hold_cleaner), and
 Kafka Streams 4.4 seeks a window or session changelog past its expired head only when
 its probe poll returns a record in time, and otherwise reads that partition from the start.`
 

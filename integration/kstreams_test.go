@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
@@ -233,5 +236,83 @@ func TestRealKafkaCalibrateProfileShape(t *testing.T) {
 			t.Fatalf("pair %s: ratio %+v", p.Setting, p.Ratio)
 		}
 	}
+	// The profile held the log cleaner for the run, and put it back.
+	if h := res.Fill.CleanerHold; h == nil || h.Previous != "" {
+		t.Fatalf("fill's cleaner hold %+v, want one over no setting of the topic's own", h)
+	}
+	if got := topicLagOverride(t, env, plan.Topic); got != "" {
+		t.Fatalf("after the run the topic still has min.compaction.lag.ms=%s", got)
+	}
 	noJVMUnder(t, filepath.Join(env.Opts.StateDir))
+}
+
+// topicLagOverride is topic's own min.compaction.lag.ms, or "".
+func topicLagOverride(t *testing.T, env *bench.Env, topic string) string {
+	t.Helper()
+	adm, done, err := env.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil || rc.Err != nil {
+		t.Fatalf("describe %s: %v %v", topic, err, rc.Err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "min.compaction.lag.ms" && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
+			return *c.Value
+		}
+	}
+	return ""
+}
+
+// TestCleanerHoldRestoresTheTopicsSetting: a hold sets the largest lag
+// and its release puts the topic's own setting back; a hold left by a
+// killed run is cleared by the next one's release.
+func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
+	env := connect(t, bench.Options{})
+	adm, done, err := env.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	ctx := context.Background()
+	topic := ksApp(t, env) + "-hold-changelog"
+	if err := cluster.CreateChangelog(ctx, adm, topic, 1, map[string]string{"min.compaction.lag.ms": "60000"}); err != nil {
+		t.Fatal(err)
+	}
+	defer adm.DeleteTopics(ctx, topic)
+	held := strconv.FormatInt(cluster.HoldLagMs, 10)
+	h, err := cluster.HoldCleaner(ctx, adm, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := topicLagOverride(t, env, topic); got != held || h.Previous != "60000" {
+		t.Fatalf("held: lag %s, previous %q; want %s and 60000", got, h.Previous, held)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := topicLagOverride(t, env, topic); got != "60000" {
+		t.Fatalf("released: lag %q, want 60000", got)
+	}
+	// A run killed while holding leaves the hold; the next run's hold
+	// takes it for no setting and its release clears it.
+	if _, err := cluster.HoldCleaner(ctx, adm, topic); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := cluster.HoldCleaner(ctx, adm, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := topicLagOverride(t, env, topic); got != "" || h2.Previous != "" {
+		t.Fatalf("after a leftover hold: lag %q, previous %q; want neither", got, h2.Previous)
+	}
 }

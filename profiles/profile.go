@@ -78,6 +78,15 @@ type document struct {
 	// calibrate) then alternate, and drift on the machine or the broker falls
 	// on all of them alike. Default false.
 	Interleave bool `yaml:"interleave"`
+	// HoldCleaner holds Kafka's log cleaner on each fill's changelog while
+	// the run restores it: the topic's min.compaction.lag.ms is set to its
+	// largest value after the fill and put back when the run ends (Ctrl-C
+	// included), so every restore of the run reads the same records, which
+	// restores compared with each other need (the engines in calibrate).
+	// Default false: restores read the log as the cleaner leaves it, as an
+	// application's do. Not with the compaction scenario, which measures
+	// the cleaner.
+	HoldCleaner bool `yaml:"hold_cleaner"`
 	// Placement pins kafka-streams instances to agents by their labels
 	// when the run has agents (run --agents): a list of
 	// config.PlacementRule. Default none: instances go round robin over
@@ -133,6 +142,9 @@ type Plan struct {
 	Ready  bool
 	// Interleave alternates the cases repeat by repeat (see document).
 	Interleave bool
+	// HoldCleaner holds the log cleaner on each fill's topic for the run
+	// (see document).
+	HoldCleaner bool
 	// Placement pins instances to agents by label (see document); nil:
 	// round robin.
 	Placement []config.PlacementRule
@@ -205,7 +217,7 @@ func parse(b []byte, source string) (*Plan, error) {
 	plan := &Plan{
 		Name: doc.Name, Description: doc.Description, Source: source, YAML: string(b),
 		AppID: doc.AppID, StoreName: doc.Store, Repeats: doc.Repeats, Limits: doc.Limits, Ready: doc.Ready,
-		Interleave: doc.Interleave,
+		Interleave: doc.Interleave, HoldCleaner: doc.HoldCleaner,
 	}
 	if plan.Name == "" {
 		plan.Name = nameFromFile(source)
@@ -249,6 +261,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkKindSweep(plan, top); err != nil {
 		return nil, err
 	}
+	if err := checkHoldCleaner(plan, top); err != nil {
+		return nil, err
+	}
 	if plan.Placement, err = decodePlacement(&doc.Placement, plan.Cases); err != nil {
 		return nil, err
 	}
@@ -256,6 +271,21 @@ func parse(b []byte, source string) (*Plan, error) {
 		return nil, located(err, top, "")
 	}
 	return plan, nil
+}
+
+// checkHoldCleaner refuses hold_cleaner beside a compaction case, which
+// measures what the cleaner leaves (top is the document, to locate it).
+func checkHoldCleaner(p *Plan, top *yaml.Node) error {
+	if !p.HoldCleaner {
+		return nil
+	}
+	for _, c := range p.Cases {
+		if c.Scenario == config.ScenarioCompaction {
+			return &config.FieldError{Path: "hold_cleaner", Line: lineOf(top, "hold_cleaner"),
+				Msg: fmt.Sprintf("case %s runs scenario compaction, which measures what the log cleaner leaves: it cannot run with the cleaner held; remove hold_cleaner or the case", c.Name)}
+		}
+	}
+	return nil
 }
 
 // checkTransactionalFill refuses, on a transactional fill (fill is the

@@ -20,6 +20,13 @@ func TestBuiltinsParse(t *testing.T) {
 			t.Fatalf("%s: expanded to %+v", n, p)
 		}
 	}
+	// Every calibration profile compares restores of one log: each holds
+	// the log cleaner for its run.
+	for _, n := range []string{"calibrate", "calibrate-sizes", "calibrate-sizes-20g", "calibrate-sizes-zipf", "large-calibrate"} {
+		if p, err := Load(n); err != nil || !p.HoldCleaner {
+			t.Errorf("%s: hold_cleaner %v (%v), want true", n, p != nil && p.HoldCleaner, err)
+		}
+	}
 	q, err := Load("profiles/quick.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +68,7 @@ func TestProfileErrorsNameTheField(t *testing.T) {
 		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    rocksdb: turbo\n", "cases[0].rocksdb"},
 		{"fill:\n  size: 1MB\nrepeats: -1\n", "repeats"},
 		{"", "empty"},
+		{"fill:\n  size: 1MB\nhold_cleaner: true\ncases:\n  - name: a\n    scenario: compaction\n", "line 3: hold_cleaner: case a runs scenario compaction"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.yaml), "test.yaml")

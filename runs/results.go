@@ -156,6 +156,20 @@ type Fill struct {
 	// its times and series are that producer's; nil when this machine
 	// wrote it.
 	OnAgent *AgentPlace `json:"on_agent,omitempty"`
+	// CleanerHold says the log cleaner was held on this topic while the
+	// run restored it (profile hold_cleaner), so every restore of the run
+	// read the same records; nil when the cleaner ran as the topic's
+	// settings let it.
+	CleanerHold *CleanerHold `json:"cleaner_hold,omitempty"`
+}
+
+// CleanerHold is a log cleaner hold on a fill's topic for one run.
+type CleanerHold struct {
+	// Setting is what the run set: min.compaction.lag.ms=9223372036854775807.
+	Setting string `json:"setting"`
+	// Previous is the topic's own min.compaction.lag.ms before the hold,
+	// put back when the run ended; "" when the topic had none.
+	Previous string `json:"previous,omitempty"`
 }
 
 // Restore is one measured restore: one case, one repeat.

@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// releaseTimeout bounds putting a topic's cleaner setting back when a run
+// ends, Ctrl-C included (the run's context is done by then).
+const releaseTimeout = 30 * time.Second
+
+// holdCleaner holds Kafka's log cleaner on topic for the rest of the run
+// (profile hold_cleaner, cluster.HoldCleaner) and records the hold in fr.
+// The returned release puts the topic's setting back; one that fails is
+// logged with what to set by hand (a later hold clears it). The embedded broker compacts only when a
+// compaction scenario asks, so there the hold changes nothing.
+func (e *Env) holdCleaner(ctx context.Context, topic string, fr *runs.Fill) (release func(), err error) {
+	adm, closeAdm, err := e.Admin()
+	if err != nil {
+		return nil, err
+	}
+	h, err := cluster.HoldCleaner(ctx, adm, topic)
+	if err != nil {
+		closeAdm()
+		return nil, err
+	}
+	fr.CleanerHold = &runs.CleanerHold{Setting: "min.compaction.lag.ms=" + strconv.FormatInt(cluster.HoldLagMs, 10), Previous: h.Previous}
+	own := "none, the broker's default"
+	if h.Previous != "" {
+		own = h.Previous
+	}
+	e.Logf("fill: log cleaner held on %s for this run, so every restore reads the same records (%s; the topic's own setting, put back at the end: %s)", topic, fr.CleanerHold.Setting, own)
+	return func() {
+		defer closeAdm()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		if err := h.Release(rctx); err != nil {
+			e.Logf("fill: %v", err)
+			return
+		}
+		e.Logf("fill: log cleaner released on %s (min.compaction.lag.ms: %s)", topic, own)
+	}, nil
+}
+
+// errNoHold wraps a failed hold so the run's error names the setting.
+func errNoHold(err error) error {
+	return fmt.Errorf("hold_cleaner: %w", err)
+}
