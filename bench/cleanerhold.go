@@ -47,6 +47,21 @@ func (e *Env) holdCleaner(ctx context.Context, topic string, fr *runs.Fill) (rel
 	}, nil
 }
 
+// heldFromCreation is the topic setting a fill's topic is created with
+// when the run holds the cleaner: held from the first record, so the
+// cleaner does not compact the log while the fill writes it (a fill of
+// many rewrites of few keys would otherwise restore a fraction of what
+// was written). The hold set after the fill finds it and takes it for no
+// setting of the topic's own, so the release at the end clears it; a fill
+// interrupted before its end leaves its topic held until the next run
+// refills it.
+func heldFromCreation(hold bool) map[string]string {
+	if !hold {
+		return nil
+	}
+	return map[string]string{"min.compaction.lag.ms": strconv.FormatInt(cluster.HoldLagMs, 10)}
+}
+
 // errNoHold wraps a failed hold so the run's error names the setting.
 func errNoHold(err error) error {
 	return fmt.Errorf("hold_cleaner: %w", err)

@@ -153,7 +153,7 @@ type planRun struct {
 // (and was saved as such).
 func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) ([]string, error) {
 	e, plan, out := pr.env, pr.plan, pr.out
-	fill, err := e.EnsureFill(ctx, FillRequest{Topic: fp.topic, Spec: fp.spec, Compression: plan.Compression, Refill: pr.opts.Refill})
+	fill, err := e.EnsureFill(ctx, FillRequest{Topic: fp.topic, Spec: fp.spec, Compression: plan.Compression, Refill: pr.opts.Refill, TopicConfigs: heldFromCreation(plan.HoldCleaner)})
 	if err != nil {
 		_, err = out.fail(fmt.Errorf("fill: %w", err))
 		return nil, err
