@@ -226,6 +226,14 @@ func TestRealKafkaCalibrateProfileShape(t *testing.T) {
 		if !r.Verified {
 			t.Fatalf("%s did not verify: %s", r.Case, r.Error)
 		}
+		// Kafka Streams' own store metrics: one store a partition, each
+		// with its default 50 MiB block cache.
+		if ks := r.KafkaStreams; ks != nil {
+			m := ks.RocksDBMemory
+			if m == nil || m.AtEnd.Stores != int(plan.Spec.Partitions) || m.AtEnd.BlockCacheCapacityBytes != int64(plan.Spec.Partitions)*50<<20 || m.Peak.MemTablesBytes <= 0 {
+				t.Fatalf("%s: RocksDB memory %+v, want %d stores of a 50 MiB cache each and memtables", r.Case, m, plan.Spec.Partitions)
+			}
+		}
 	}
 	pairs := compare.EnginePairs(res.Restores)
 	if len(pairs) != 4 {

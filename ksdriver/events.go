@@ -220,6 +220,31 @@ type Process struct {
 	RSSBytes      int64      `json:"rss_bytes"`
 	HeapUsedBytes int64      `json:"heap_used_bytes"`
 	CPUSplitNs    CPUSplitNs `json:"cpu_split_ns"`
+	// RocksDB is the memory the instance's RocksDB stores hold, from
+	// Kafka Streams' own store metrics; nil while no store is open.
+	RocksDB *RocksMemory `json:"rocksdb,omitempty"`
+}
+
+// RocksMemory is the memory of an instance's RocksDB stores, summed over
+// them, from Kafka Streams' stream-state-metrics (KIP-607, recorded at
+// INFO), as the driver's process events carry it (kstreams/PROTOCOL.md).
+type RocksMemory struct {
+	// Stores counts the stores reporting (one per task and store).
+	Stores int `json:"stores"`
+	// MemTablesBytes is size-all-mem-tables: the active, immutable and
+	// pinned memtables.
+	MemTablesBytes int64 `json:"mem_tables_bytes"`
+	// BlockCacheUsageBytes and BlockCacheCapacityBytes are
+	// block-cache-usage and block-cache-capacity: each store has a cache
+	// of its own in Kafka Streams' defaults (50 MiB), so the sum is what
+	// they hold; a cache a RocksDBConfigSetter shares is counted once per
+	// store. BlockCachePinnedBytes is block-cache-pinned-usage.
+	BlockCacheUsageBytes    int64 `json:"block_cache_usage_bytes"`
+	BlockCacheCapacityBytes int64 `json:"block_cache_capacity_bytes"`
+	BlockCachePinnedBytes   int64 `json:"block_cache_pinned_bytes"`
+	// TableReadersBytes is estimate-table-readers-mem: the index and
+	// filter blocks held outside the block cache.
+	TableReadersBytes int64 `json:"table_readers_bytes"`
 }
 
 // DigestPartition is one store partition's digest, as Go's verifier

@@ -9,6 +9,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/internal/boundedread"
+	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/verify"
@@ -309,6 +310,42 @@ type KafkaStreamsRun struct {
 	// when the case asked for them (kafka_streams_metrics); nil otherwise,
 	// and in files written before they were recorded.
 	Metrics *KafkaStreamsMetrics `json:"metrics,omitempty"`
+	// RocksDBMemory is what the instance's RocksDB stores held over the
+	// restore (memtables, block caches, index and filter blocks), from
+	// Kafka Streams' own store metrics; nil when no sample had a store
+	// open, and in files written before it was recorded.
+	RocksDBMemory *RocksDBMemory `json:"rocksdb_memory,omitempty"`
+}
+
+// RocksDBMemory is what a kafka-streams instance's RocksDB stores held
+// over a restore, sampled from its process events (every second).
+type RocksDBMemory struct {
+	// Peak is each figure's largest sample from the restore's start to the
+	// first sample after its end (each on its own: they need not peak
+	// together); AtEnd is the last of those samples, the first after the
+	// end when one came.
+	Peak  ksdriver.RocksMemory `json:"peak"`
+	AtEnd ksdriver.RocksMemory `json:"at_end"`
+}
+
+// maxRocks is each figure's larger of m and o.
+func maxRocks(m, o ksdriver.RocksMemory) ksdriver.RocksMemory {
+	return ksdriver.RocksMemory{Stores: max(m.Stores, o.Stores), MemTablesBytes: max(m.MemTablesBytes, o.MemTablesBytes),
+		BlockCacheUsageBytes: max(m.BlockCacheUsageBytes, o.BlockCacheUsageBytes), BlockCacheCapacityBytes: max(m.BlockCacheCapacityBytes, o.BlockCacheCapacityBytes),
+		BlockCachePinnedBytes: max(m.BlockCachePinnedBytes, o.BlockCachePinnedBytes), TableReadersBytes: max(m.TableReadersBytes, o.TableReadersBytes)}
+}
+
+// NewRocksDBMemory is the peak and end of samples, the last of which is
+// the first after the restore ended; nil without samples.
+func NewRocksDBMemory(samples []ksdriver.RocksMemory) *RocksDBMemory {
+	if len(samples) == 0 {
+		return nil
+	}
+	out := &RocksDBMemory{AtEnd: samples[len(samples)-1]}
+	for _, s := range samples {
+		out.Peak = maxRocks(out.Peak, s)
+	}
+	return out
 }
 
 // CPUSplit is CPU seconds by thread kind (kstreams/PROTOCOL.md, process

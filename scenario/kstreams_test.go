@@ -46,6 +46,24 @@ func TestCPUSplitBracketsTheRestore(t *testing.T) {
 	}
 }
 
+// TestRocksMemorySpansTheRestore: each figure's peak over the samples
+// from the restore's start to the first after its end, each on its own,
+// and the end's sample; samples before the start and after that first
+// one after the end are left out, and no store, no record.
+func TestRocksMemorySpansTheRestore(t *testing.T) {
+	p := func(ns, mem, cache int64) *ksdriver.Process {
+		return &ksdriver.Process{Meta: ksdriver.Meta{MonoNs: ns}, RocksDB: &ksdriver.RocksMemory{Stores: 4, MemTablesBytes: mem, BlockCacheUsageBytes: cache}}
+	}
+	ps := []*ksdriver.Process{p(1e9, 900, 900), p(2e9, 50, 10), p(3e9, 70, 5), p(4e9, 20, 30), p(5e9, 999, 999)}
+	m := rocksMemory(ps, 2e9, 3.5e9)
+	if m == nil || m.Peak.MemTablesBytes != 70 || m.Peak.BlockCacheUsageBytes != 30 || m.AtEnd.MemTablesBytes != 20 || m.Peak.Stores != 4 {
+		t.Fatalf("memory %+v", m)
+	}
+	if rocksMemory([]*ksdriver.Process{{Meta: ksdriver.Meta{MonoNs: 3e9}}}, 2e9, 4e9) != nil {
+		t.Fatal("a record without a store's sample")
+	}
+}
+
 func TestKafkaStreamsNeedsTheChangelogNamedAfterTheStore(t *testing.T) {
 	err := checkKafkaStreamsTarget(&Env{}, Target{Topic: "copy-of-prod", AppID: "app", StoreName: "s"})
 	if err == nil || !strings.Contains(err.Error(), "app-s-changelog") {

@@ -34,6 +34,8 @@ type restoreWatch struct {
 	peakRSS, maxRSS int64
 	// split is the JVM's CPU by thread kind around the restore, if known.
 	split *runs.CPUSplit
+	// rocks is what the instance's RocksDB stores held over the restore.
+	rocks *runs.RocksDBMemory
 }
 
 // awaitRestored reads the instance's events until every partition that
@@ -123,6 +125,23 @@ func (w *restoreWatch) finish(ctx context.Context, inst ksInstance, nowNs int64,
 		processes = append(processes, e.(*ksdriver.Process))
 	}
 	w.split = cpuSplit(processes, first, last)
+	w.rocks = rocksMemory(processes, first, last)
+}
+
+// rocksMemory is the RocksDB memory of the process events from the
+// restore's start (startNs) to the first at or after its end (endNs).
+func rocksMemory(ps []*ksdriver.Process, startNs, endNs int64) *runs.RocksDBMemory {
+	var samples []ksdriver.RocksMemory
+	for _, p := range ps {
+		if p.MonoNs < startNs || p.RocksDB == nil {
+			continue
+		}
+		samples = append(samples, *p.RocksDB)
+		if p.MonoNs >= endNs {
+			break
+		}
+	}
+	return runs.NewRocksDBMemory(samples)
 }
 
 // record fills in the restore's timings and JVM figures.
@@ -130,6 +149,7 @@ func (w *restoreWatch) record(rec *runs.Restore, inst ksInstance) {
 	ks := rec.KafkaStreams
 	ks.RestoreBatches = w.restores.Batches()
 	ks.CPUSplit = w.split
+	ks.RocksDBMemory = w.rocks
 	launch := inst.LaunchMonoNs()
 	ks.RunningSeconds = seconds(w.runningNs - launch)
 	if first, last, ok := w.restores.Span(); ok {

@@ -177,6 +177,11 @@ final class Pollers {
                 // not yet known
             }
         }
-        events.emit("process", stats.sample());
+        Map<String, Object> sample = stats.sample();
+        Map<String, Object> rocks = RocksMemory.of(streams.metrics());
+        if (rocks != null) {
+            sample.put("rocksdb", rocks);
+        }
+        events.emit("process", sample);
     }
 }
