@@ -23,7 +23,7 @@ func CompressionOpt(name string) (kgo.Opt, error) {
 	case "snappy":
 		return kgo.ProducerBatchCompression(kgo.SnappyCompression()), nil
 	case "lz4":
-		return kgo.ProducerBatchCompression(kgo.Lz4Compression()), nil
+		return kgo.WithCompressor(newJavaLz4()), nil
 	case "zstd":
 		return kgo.ProducerBatchCompression(kgo.ZstdCompression()), nil
 	}
