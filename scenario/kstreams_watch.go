@@ -248,13 +248,19 @@ func ensureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 		}
 		return name, nil
 	}
-	resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
-	if err == nil && resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
-		err = resp.Err
-	}
-	if err == nil {
-		err = cluster.AwaitTopic(ctx, adm, name, partitions)
-	}
+	// Created and awaited on a client of its own: this one cached the
+	// topic as missing for kgo's MetadataMinAge (5 s), and would wait that
+	// out before it listed the topic it created.
+	err = withAdmin(env.Cluster, func(adm *kadm.Client) error {
+		resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
+		if err == nil && resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+			err = resp.Err
+		}
+		if err == nil {
+			err = cluster.AwaitTopic(ctx, adm, name, partitions)
+		}
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("create input topic %s: %w", name, err)
 	}
