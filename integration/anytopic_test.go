@@ -29,11 +29,7 @@ import (
 func foreignTopic(t *testing.T, env *bench.Env, topic string, partitions int32, records int) []loadgen.PartitionState {
 	t.Helper()
 	ctx := context.Background()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	if err := cluster.CreateChangelog(ctx, adm, topic, partitions, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +164,7 @@ func testkafkaOffsets(t *testing.T, env *bench.Env, topic string) cluster.TopicO
 // the user's topic the store's changelog.
 func checkNoAppTopics(t *testing.T, env *bench.Env, app, topic string) {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	td, err := adm.ListTopics(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +179,7 @@ func checkNoAppTopics(t *testing.T, env *bench.Env, app, topic string) {
 // checkGroupGone fails while the group still holds offsets.
 func checkGroupGone(t *testing.T, env *bench.Env, group string) {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	held, err := adm.FetchOffsets(context.Background(), group)
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		t.Fatal(err)

@@ -87,11 +87,7 @@ func assertGone(t *testing.T, env *bench.Env, dir, input string) {
 	if len(left) > 0 {
 		t.Errorf("state left behind: %v", left)
 	}
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	// A deleted topic leaves the brokers' metadata shortly after
 	// DeleteTopics answers: what is still listed after 10 s was left behind.
 	app := strings.TrimSuffix(input, "-transactions")

@@ -158,10 +158,6 @@ func restoreUntilRunning(t *testing.T, env *bench.Env, app string, c config.Case
 // ensureInput creates the kv topology's input topic once.
 func ensureInput(t *testing.T, env *bench.Env, app string) {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	adm.CreateTopic(context.Background(), 4, -1, nil, scenario.InputTopic(app, ksStore))
 }

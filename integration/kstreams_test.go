@@ -257,11 +257,7 @@ func TestRealKafkaCalibrateProfileShape(t *testing.T) {
 // topicLagOverride is topic's own min.compaction.lag.ms, or "".
 func topicLagOverride(t *testing.T, env *bench.Env, topic string) string {
 	t.Helper()
-	adm, done, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
+	adm := testAdmin(t, env)
 	rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
 	if err != nil {
 		t.Fatal(err)
@@ -283,11 +279,7 @@ func topicLagOverride(t *testing.T, env *bench.Env, topic string) string {
 // killed run is cleared by the next one's release.
 func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 	env := connect(t, bench.Options{})
-	adm, done, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
+	adm := testAdmin(t, env)
 	ctx := context.Background()
 	topic := ksApp(t, env) + "-hold-changelog"
 	if err := cluster.CreateChangelog(ctx, adm, topic, 1, map[string]string{"min.compaction.lag.ms": "60000"}); err != nil {

@@ -70,11 +70,7 @@ func TestRealKafkaStreamsOlderVersion(t *testing.T) {
 // instance that stopped left it.
 func assertGroupEmpty(t *testing.T, env *bench.Env, app string) {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	groups, err := adm.DescribeGroups(context.Background(), app)
 	if err != nil {
 		t.Fatal(err)

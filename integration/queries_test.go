@@ -295,11 +295,7 @@ func distinct(owners map[int32]string) int {
 // ensureInputOf creates app's kv input topic with the changelog's partitions.
 func ensureInputOf(t *testing.T, env *bench.Env, app string, partitions int32) {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	if _, err := adm.CreateTopic(context.Background(), partitions, -1, nil, scenario.InputTopic(app, ksStore)); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
 		t.Fatal(err)
 	}

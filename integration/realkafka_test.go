@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -36,6 +38,17 @@ func connect(t *testing.T, opts bench.Options) *bench.Env {
 	}
 	t.Cleanup(env.Close)
 	return env
+}
+
+// testAdmin is an admin client on env's cluster, closed when the test ends.
+func testAdmin(t *testing.T, env *bench.Env) *kadm.Client {
+	t.Helper()
+	adm, closeAdm, err := env.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeAdm)
+	return adm
 }
 
 // topic returns a topic name unique to the test and deletes the topic when
@@ -136,11 +149,7 @@ func TestRealKafkaCompactionShrinksTheLogAndStillVerifies(t *testing.T) {
 
 func logBytes(t *testing.T, env *bench.Env, topic string) int64 {
 	t.Helper()
-	adm, closeAdm, err := env.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAdm()
+	adm := testAdmin(t, env)
 	dirs, err := adm.DescribeAllLogDirs(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

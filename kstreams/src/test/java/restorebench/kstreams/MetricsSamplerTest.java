@@ -27,17 +27,7 @@ class MetricsSamplerTest {
 
     private static void put(Map<MetricName, Metric> m, String group, String name, Map<String, String> tags, Object value) {
         MetricName n = new MetricName(name, group, "", tags);
-        m.put(n, new Metric() {
-            @Override
-            public MetricName metricName() {
-                return n;
-            }
-
-            @Override
-            public Object metricValue() {
-                return value;
-            }
-        });
+        m.put(n, new FakeMetric(n, value));
     }
 
     /** Only the restore metrics of the state updater and the tasks, by Kafka's names, in a fixed order. */

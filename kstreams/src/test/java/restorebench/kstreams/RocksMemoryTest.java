@@ -13,20 +13,7 @@ import org.junit.jupiter.api.Test;
 class RocksMemoryTest {
     private static void put(Map<MetricName, Metric> m, String group, String name, String task, Object value) {
         MetricName n = new MetricName(name, group, "", Map.of("thread-id", "t", "task-id", task, "rocksdb-state-id", "store"));
-        m.put(n, new Metric() {
-            @Override
-            public MetricName metricName() {
-                return n;
-            }
-
-            @Override
-            public Object metricValue() {
-                if (value instanceof RuntimeException) {
-                    throw (RuntimeException) value;
-                }
-                return value;
-            }
-        });
+        m.put(n, new FakeMetric(n, value));
     }
 
     /** Summed over the stores, by field; other groups, other names and unreadable values left out. */
