@@ -363,6 +363,9 @@ func fillsSection(a *capacity.Analysis) (Section, error) {
 			if rb := r.Results.ReadBackOf(f); rb.Compacted(f) {
 				compacted = append(compacted, fmt.Sprintf("%s %s: %s.", r.Label, f.Topic, rb.Describe(f)))
 			}
+			if f != nil && f.CleanerHold != nil {
+				compacted = append(compacted, fmt.Sprintf("%s %s: the log cleaner was held while the run restored it (hold_cleaner, %s), so its restores read the same records.", r.Label, f.Topic, f.CleanerHold.Setting))
+			}
 		}
 	}
 	if len(compacted) > 0 {
