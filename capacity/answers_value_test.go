@@ -33,3 +33,11 @@ func TestRateSummarySaysANegativeInterceptPlainly(t *testing.T) {
 		t.Errorf("Summary() = %q, want %q", got, want)
 	}
 }
+
+// TestZeroAppliedFactorPrints: a factor without a curve prints what it
+// is instead of panicking.
+func TestZeroAppliedFactorPrints(t *testing.T) {
+	if got := (&AppliedFactor{}).String(); got != "×0.000 (0.000–0.000) at 0 B a thread, no calibration curve" {
+		t.Errorf("String() = %q", got)
+	}
+}

@@ -55,9 +55,13 @@ func (f *AppliedFactor) String() string {
 	return fmt.Sprintf("×%.3f (%.3f–%.3f) at %s a thread, %s", f.Value, f.Lo, f.Hi, FormatBytes(f.Bytes), f.where())
 }
 
-// where says how the factor relates to the sizes measured.
+// where says how the factor relates to the sizes measured; without a
+// curve (a zero AppliedFactor, which no answer builds) that none was.
 func (f *AppliedFactor) where() string {
 	c := f.Curve
+	if c == nil {
+		return "no calibration curve"
+	}
 	span := FormatBytes(c.MinBytes())
 	if c.Sizes() > 1 {
 		span += "–" + FormatBytes(c.MaxBytes())
