@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -194,11 +196,14 @@ func TestInterruptedRunKeepsFinishedRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan.HoldCleaner = true // and the hold is released, though the run was interrupted
 	env := connect(t, t.TempDir())
 	defer env.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := t.TempDir()
+	var heldDuring string
 	_, err = env.Run(ctx, plan, RunOptions{OutDir: out, AfterRestore: func(r runs.Restore) {
+		heldDuring = lagOverride(t, env, plan.Topic)
 		if r.Case == "one-thread" && r.Repeat == 2 {
 			cancel() // as Ctrl-C after the second restore
 		}
@@ -216,4 +221,34 @@ func TestInterruptedRunKeepsFinishedRestores(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(out, ".*tmp*")); len(matches) != 0 {
 		t.Fatalf("temporary files left: %v", matches)
 	}
+	if heldDuring != "9223372036854775807" || res.Fill.CleanerHold == nil {
+		t.Fatalf("during the run min.compaction.lag.ms=%q, recorded hold %+v: want the largest, recorded", heldDuring, res.Fill.CleanerHold)
+	}
+	if got := lagOverride(t, env, plan.Topic); got != "" {
+		t.Fatalf("after the interrupted run the topic keeps min.compaction.lag.ms=%s", got)
+	}
+}
+
+// lagOverride is topic's own min.compaction.lag.ms, or "" without one.
+func lagOverride(t *testing.T, env *Env, topic string) string {
+	t.Helper()
+	adm, done, err := env.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil || rc.Err != nil {
+		t.Fatalf("describe %s: %v %v", topic, err, rc.Err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "min.compaction.lag.ms" && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
+			return *c.Value
+		}
+	}
+	return ""
 }
