@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -237,18 +236,9 @@ func lagOverride(t *testing.T, env *Env, topic string) string {
 		t.Fatal(err)
 	}
 	defer done()
-	rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
+	v, err := cluster.TopicOverride(context.Background(), adm, topic, "min.compaction.lag.ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := rcs.On(topic, nil)
-	if err != nil || rc.Err != nil {
-		t.Fatalf("describe %s: %v %v", topic, err, rc.Err)
-	}
-	for _, c := range rc.Configs {
-		if c.Key == "min.compaction.lag.ms" && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
-			return *c.Value
-		}
-	}
-	return ""
+	return v
 }

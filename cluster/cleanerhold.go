@@ -37,7 +37,7 @@ type CleanerHold struct {
 // (min.compaction.lag.ms already HoldLagMs) is taken as having no
 // setting of its own, so this hold's Release clears it.
 func HoldCleaner(ctx context.Context, adm *kadm.Client, topic string) (*CleanerHold, error) {
-	prev, err := topicOverride(ctx, adm, topic, "min.compaction.lag.ms")
+	prev, err := TopicOverride(ctx, adm, topic, "min.compaction.lag.ms")
 	if err != nil {
 		return nil, fmt.Errorf("hold the log cleaner on %s: %w", topic, err)
 	}
@@ -83,9 +83,9 @@ func (h *CleanerHold) alter(ctx context.Context, op kadm.IncrementalOp, value st
 	return nil
 }
 
-// topicOverride returns topic's own setting of name (set on the topic,
+// TopicOverride returns topic's own setting of name (set on the topic,
 // not inherited from the broker), or "" when it has none.
-func topicOverride(ctx context.Context, adm *kadm.Client, topic, name string) (string, error) {
+func TopicOverride(ctx context.Context, adm *kadm.Client, topic, name string) (string, error) {
 	rcs, err := adm.DescribeTopicConfigs(ctx, topic)
 	if err != nil {
 		return "", err

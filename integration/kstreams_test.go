@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"time"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
@@ -248,30 +247,31 @@ func TestRealKafkaCalibrateProfileShape(t *testing.T) {
 	if h := res.Fill.CleanerHold; h == nil || h.Previous != "" {
 		t.Fatalf("fill's cleaner hold %+v, want one over no setting of the topic's own", h)
 	}
-	if got := topicLagOverride(t, env, plan.Topic); got != "" {
-		t.Fatalf("after the run the topic still has min.compaction.lag.ms=%s", got)
-	}
+	awaitLag(t, env, plan.Topic, "", "after the run")
 	noJVMUnder(t, filepath.Join(env.Opts.StateDir))
 }
 
-// topicLagOverride is topic's own min.compaction.lag.ms, or "".
-func topicLagOverride(t *testing.T, env *bench.Env, topic string) string {
+// awaitLag waits until topic's own min.compaction.lag.ms is want (""
+// for none), failing after 15 s with what it last read: a broker applies
+// an altered setting a moment after the controller took it, so a describe
+// right after an alter can still read the old value.
+func awaitLag(t *testing.T, env *bench.Env, topic, want, what string) {
 	t.Helper()
 	adm := testAdmin(t, env)
-	rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := rcs.On(topic, nil)
-	if err != nil || rc.Err != nil {
-		t.Fatalf("describe %s: %v %v", topic, err, rc.Err)
-	}
-	for _, c := range rc.Configs {
-		if c.Key == "min.compaction.lag.ms" && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
-			return *c.Value
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got, err := cluster.TopicOverride(context.Background(), adm, topic, "min.compaction.lag.ms")
+		if err != nil {
+			t.Fatal(err)
 		}
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: min.compaction.lag.ms %q after 15 s, want %q", what, got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	return ""
 }
 
 // TestCleanerHoldRestoresTheTopicsSetting: a hold sets the largest lag
@@ -286,33 +286,35 @@ func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer adm.DeleteTopics(ctx, topic)
+	awaitLag(t, env, topic, "60000", "created")
 	held := strconv.FormatInt(cluster.HoldLagMs, 10)
 	h, err := cluster.HoldCleaner(ctx, adm, topic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := topicLagOverride(t, env, topic); got != held || h.Previous != "60000" {
-		t.Fatalf("held: lag %s, previous %q; want %s and 60000", got, h.Previous, held)
+	if h.Previous != "60000" {
+		t.Fatalf("hold's previous %q, want the topic's 60000", h.Previous)
 	}
+	awaitLag(t, env, topic, held, "held")
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := topicLagOverride(t, env, topic); got != "60000" {
-		t.Fatalf("released: lag %q, want 60000", got)
-	}
+	awaitLag(t, env, topic, "60000", "released")
 	// A run killed while holding leaves the hold; the next run's hold
 	// takes it for no setting and its release clears it.
 	if _, err := cluster.HoldCleaner(ctx, adm, topic); err != nil {
 		t.Fatal(err)
 	}
+	awaitLag(t, env, topic, held, "left held")
 	h2, err := cluster.HoldCleaner(ctx, adm, topic)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if h2.Previous != "" {
+		t.Fatalf("a hold over a leftover one has previous %q, want none", h2.Previous)
+	}
 	if err := h2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := topicLagOverride(t, env, topic); got != "" || h2.Previous != "" {
-		t.Fatalf("after a leftover hold: lag %q, previous %q; want neither", got, h2.Previous)
-	}
+	awaitLag(t, env, topic, "", "after a leftover hold")
 }
