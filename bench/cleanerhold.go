@@ -62,7 +62,9 @@ func heldFromCreation(hold bool) map[string]string {
 	return map[string]string{"min.compaction.lag.ms": strconv.FormatInt(cluster.HoldLagMs, 10)}
 }
 
-// errNoHold wraps a failed hold so the run's error names the setting.
+// errNoHold wraps a failed hold so the run's error names the setting and
+// the ways on: the permission the hold needs (ALTER_CONFIGS on the topic,
+// which a secured cluster may not grant), or a profile without the hold.
 func errNoHold(err error) error {
-	return fmt.Errorf("hold_cleaner: %w", err)
+	return fmt.Errorf("hold_cleaner: %w (the hold alters the topic's min.compaction.lag.ms, which needs the AlterConfigs permission on it; or run a copy of the profile with hold_cleaner: false, whose restores may then read different records)", err)
 }
