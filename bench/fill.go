@@ -242,10 +242,6 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 		}
 		return FillOutcome{}, fmt.Errorf("fill %s: %w (the partial fill is left without a manifest and will not be reused)", req.Topic, err)
 	}
-	offsets, err := e.Offsets(ctx, req.Topic)
-	if err != nil {
-		return FillOutcome{}, err
-	}
 	e.Logf("fill: %d records, %s in %s (%.1f MB/s); deriving the expected state from the generator",
 		tot.Records, units.BytesTenths(tot.Bytes), dur.Round(time.Millisecond), runs.MBPerSec(tot.Bytes, dur.Seconds()))
 	d, err := derived()
@@ -254,6 +250,10 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 	}
 	if d.Totals.Records != tot.Records {
 		return FillOutcome{}, fmt.Errorf("fill %s: produced %d records but the generator derives %d", req.Topic, tot.Records, d.Totals.Records)
+	}
+	offsets, err := e.settledOffsets(ctx, req.Topic, req.Spec, d)
+	if err != nil {
+		return FillOutcome{}, err
 	}
 	logTransactions(e, d.Log, req.Spec)
 	why, err := e.holdsFill(ctx, req.Topic, req.Spec, d, offsets)
@@ -284,6 +284,42 @@ func (e *Env) fill(ctx context.Context, req FillRequest, manifestPath string) (F
 // produces: the derivation is a pass over every record on one core, which
 // the fill's wait on the broker leaves room for, where deriving after the
 // fill added its whole time (about 1.5 s a million records) to the run.
+// markerWait bounds how long a transactional fill waits for its last
+// transaction markers to reach the log.
+const markerWait = 30 * time.Second
+
+// settledOffsets are topic's offsets once a fill is in the log. A
+// transactional fill's last commit returns when the transaction
+// coordinator has logged it, and the coordinator writes the markers to
+// the partitions after: listed at once, a partition can end one marker
+// short (seen on the real broker). So for such a fill the offsets are
+// read again until every partition reaches the end the fill derives, for
+// markerWait at most; whatever they are then, holdsFill judges them.
+func (e *Env) settledOffsets(ctx context.Context, topic string, spec loadgen.Spec, d loadgen.Derived) (cluster.TopicOffsets, error) {
+	deadline := time.Now().Add(markerWait)
+	for {
+		offsets, err := e.Offsets(ctx, topic)
+		if err != nil || !spec.Transactional || reachedEnds(offsets, d.Log.Ends) || time.Now().After(deadline) {
+			return offsets, err
+		}
+		select {
+		case <-ctx.Done():
+			return offsets, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// reachedEnds says every partition of offsets ends at or past ends'.
+func reachedEnds(offsets cluster.TopicOffsets, ends []int64) bool {
+	for p, n := range ends {
+		if offsets.End[int32(p)] < n {
+			return false
+		}
+	}
+	return true
+}
+
 func deriveAsync(spec loadgen.Spec) func() (loadgen.Derived, error) {
 	type result struct {
 		d   loadgen.Derived
