@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -29,7 +28,7 @@ func (e *Env) holdCleaner(ctx context.Context, topic string, fr *runs.Fill) (rel
 		closeAdm()
 		return nil, err
 	}
-	fr.CleanerHold = &runs.CleanerHold{Setting: "min.compaction.lag.ms=" + strconv.FormatInt(cluster.HoldLagMs, 10), Previous: h.Previous}
+	fr.CleanerHold = &runs.CleanerHold{Setting: "min.compaction.lag.ms=" + cluster.HoldLag, Previous: h.Previous}
 	own := "none, the broker's default"
 	if h.Previous != "" {
 		own = h.Previous
@@ -59,7 +58,7 @@ func heldFromCreation(hold bool) map[string]string {
 	if !hold {
 		return nil
 	}
-	return map[string]string{"min.compaction.lag.ms": strconv.FormatInt(cluster.HoldLagMs, 10)}
+	return map[string]string{"min.compaction.lag.ms": cluster.HoldLag}
 }
 
 // errNoHold wraps a failed hold so the run's error names the setting and

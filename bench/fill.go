@@ -296,9 +296,14 @@ const markerWait = 30 * time.Second
 // read again until every partition reaches the end the fill derives, for
 // markerWait at most; whatever they are then, holdsFill judges them.
 func (e *Env) settledOffsets(ctx context.Context, topic string, spec loadgen.Spec, d loadgen.Derived) (cluster.TopicOffsets, error) {
+	adm, closeAdm, err := e.Admin()
+	if err != nil {
+		return cluster.TopicOffsets{}, err
+	}
+	defer closeAdm()
 	deadline := time.Now().Add(markerWait)
 	for {
-		offsets, err := e.Offsets(ctx, topic)
+		offsets, err := cluster.Offsets(ctx, adm, topic)
 		if err != nil || !spec.Transactional || reachedEnds(offsets, d.Log.Ends) || time.Now().After(deadline) {
 			return offsets, err
 		}

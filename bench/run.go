@@ -645,11 +645,7 @@ func oneRequest(e *Env, fill FillOutcome, c config.Case, stateDir string) scenar
 // stateDir: the building block of Run, for tests and tools that drive cases
 // one at a time.
 func (e *Env) RunCase(ctx context.Context, fill FillOutcome, appID, storeName string, c config.Case, stateDir string) (runs.Restore, error) {
-	sc, err := scenario.For(c)
-	if err != nil {
-		return runs.Restore{}, err
-	}
-	recs, err := sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), oneRequest(e, fill, c, stateDir))
+	recs, err := e.RunCaseAll(ctx, fill, appID, storeName, c, stateDir)
 	if len(recs) == 0 {
 		return runs.Restore{}, err
 	}

@@ -3,18 +3,16 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// HoldLagMs is the min.compaction.lag.ms a cleaner hold sets: Kafka's
-// largest. The log cleaner leaves a segment alone while its newest
-// record is younger than now − min.compaction.lag.ms, and with this lag
-// every segment is, whatever its records' timestamps.
-const HoldLagMs = math.MaxInt64
+// HoldLag is the min.compaction.lag.ms a cleaner hold sets: Kafka's
+// largest (math.MaxInt64). The log cleaner leaves a segment alone while its
+// newest record is younger than now − min.compaction.lag.ms, and with this
+// lag every segment is, whatever its records' timestamps.
+const HoldLag = "9223372036854775807"
 
 // CleanerHold is a changelog topic whose log cleaner is held
 // (HoldCleaner): Kafka compacts none of its segments until Release.
@@ -28,24 +26,27 @@ type CleanerHold struct {
 }
 
 // HoldCleaner stops Kafka's log cleaner from changing topic until
-// Release, by setting the topic's min.compaction.lag.ms to HoldLagMs
+// Release, by setting the topic's min.compaction.lag.ms to HoldLag
 // (an incremental alter: the topic's other settings stay). Restores made
 // during the hold read the same records, which compares them fairly; a
 // compaction already under way when the hold is set still completes.
 //
-// A topic still held from a run that was killed before its Release
-// (min.compaction.lag.ms already HoldLagMs) is taken as having no
+// A topic already at HoldLag (created held for its fill, or left held by a
+// run killed before its Release) is left as it is and taken as having no
 // setting of its own, so this hold's Release clears it.
 func HoldCleaner(ctx context.Context, adm *kadm.Client, topic string) (*CleanerHold, error) {
 	prev, err := TopicOverride(ctx, adm, topic, "min.compaction.lag.ms")
 	if err != nil {
 		return nil, fmt.Errorf("hold the log cleaner on %s: %w", topic, err)
 	}
-	if prev == strconv.FormatInt(HoldLagMs, 10) {
-		prev = ""
-	}
 	h := &CleanerHold{Topic: topic, Previous: prev, adm: adm}
-	if err := h.alter(ctx, kadm.SetConfig, strconv.FormatInt(HoldLagMs, 10)); err != nil {
+	if prev == HoldLag {
+		// Created held, or left held: nothing to set, and nothing of the
+		// topic's own to put back.
+		h.Previous = ""
+		return h, nil
+	}
+	if err := h.alter(ctx, kadm.SetConfig, HoldLag); err != nil {
 		return nil, fmt.Errorf("hold the log cleaner on %s: %w", topic, err)
 	}
 	return h, nil

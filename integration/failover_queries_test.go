@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -34,14 +33,7 @@ func TestFailoverScenarioQueries(t *testing.T) {
 	worst := make([]float64, len(variants))
 	for i, v := range variants {
 		c := failoverQueriesCase(t, fmt.Sprintf("standby-%v-stale-%v", v.standby, v.stale), v.standby, v.stale)
-		dir := t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		recs, err := env.RunCaseAll(ctx, fill, app, ksStore, c, dir)
-		cancel()
-		noJVMUnder(t, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		recs, _ := runKSCase(t, env, fill, app, c, 5*time.Minute)
 		checkRecords(t, recs...)
 		if len(recs) != 2 {
 			t.Fatalf("%s: %d records, want one per kill", c.Name, len(recs))

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +56,24 @@ func ksApp(t *testing.T, env *bench.Env) string {
 		adm.DeleteGroup(ctx, app)
 	})
 	return app
+}
+
+// runKSCase runs case c on fill in a state dir of its own, for timeout at
+// most, and fails the test on an error or on a JVM left running under the
+// dir; it returns the case's records and how long the run took.
+func runKSCase(t *testing.T, env *bench.Env, fill bench.FillOutcome, app string, c config.Case, timeout time.Duration) ([]runs.Restore, time.Duration) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	recs, err := env.RunCaseAll(ctx, fill, app, ksStore, c, dir)
+	took := time.Since(start)
+	noJVMUnder(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, took
 }
 
 // ksFill fills app's changelog (store ksStore) with spec, the fill a
@@ -287,7 +304,7 @@ func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 	}
 	defer adm.DeleteTopics(ctx, topic)
 	awaitLag(t, env, topic, "60000", "created")
-	held := strconv.FormatInt(cluster.HoldLagMs, 10)
+	held := cluster.HoldLag
 	h, err := cluster.HoldCleaner(ctx, adm, topic)
 	if err != nil {
 		t.Fatal(err)

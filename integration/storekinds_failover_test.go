@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,18 +32,10 @@ func TestFailoverOfEachStoreKind(t *testing.T) {
 			spec := kindWarmFill(tc.kind)
 			fill := ksFill(t, env, app, spec, "lz4")
 			c := kindFailoverCase(t, spec, tc.standby)
-			dir := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			start := time.Now()
-			recs, err := env.RunCaseAll(ctx, fill, app, ksStore, c, dir)
-			noJVMUnder(t, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			recs, took := runKSCase(t, env, fill, app, c, 2*time.Minute)
 			checkRecords(t, recs...)
 			checkKindFailover(t, c, recs)
-			t.Logf("%s failover (standby %v) took %s", tc.kind, tc.standby, time.Since(start).Round(time.Millisecond))
+			t.Logf("%s failover (standby %v) took %s", tc.kind, tc.standby, took.Round(time.Millisecond))
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,15 +32,11 @@ func TestRollingRestartOfAWindowStore(t *testing.T) {
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	start := time.Now()
-	rec, err := env.RunCase(ctx, fill, app, ksStore, c, dir)
-	noJVMUnder(t, dir)
-	if err != nil {
-		t.Fatal(err)
+	recs, took := runKSCase(t, env, fill, app, c, 3*time.Minute)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want the rolling restart's one", len(recs))
 	}
+	rec := recs[0]
 	checkRecords(t, rec)
 	rr := rec.Rolling
 	if !rec.Verified || rr == nil || len(rr.Restarts) != 2 || rr.Load == nil || rr.Load.Records == 0 || served(rec) == 0 {
@@ -53,5 +48,5 @@ func TestRollingRestartOfAWindowStore(t *testing.T) {
 		}
 		t.Logf("restart of %s: stop %.2fs, ready %.2fs, downtime %.2fs", row.Instance, row.Stop, row.Ready, row.DowntimeSeconds)
 	}
-	t.Logf("window rolling restart: %d records written, %d windows served, verified, in %s", rr.Load.Records, served(rec), time.Since(start).Round(time.Millisecond))
+	t.Logf("window rolling restart: %d records written, %d windows served, verified, in %s", rr.Load.Records, served(rec), took.Round(time.Millisecond))
 }
