@@ -97,6 +97,8 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 		p.Legend.Add(fmt.Sprintf("%s  R² %.3f", name, f.R2), sc, line)
 	}
 	p.X.Min, p.Y.Min = 0, 0
+	// Room past the largest size, so its points are not cut by the edge.
+	p.X.Max *= 1.04
 	p.Y.Max *= 1.08
 	setTicks(p)
 	return p, nil
@@ -151,6 +153,7 @@ func throughputChart(a *capacity.Analysis) (*plot.Plot, error) {
 		p.Legend.Add(caseNames(s), line, sc)
 	}
 	p.X.Min, p.Y.Min = 0, 0
+	p.X.Max *= 1.04 // the largest size's bars inside the edge
 	p.Y.Max *= 1.1
 	setTicks(p)
 	return p, nil
