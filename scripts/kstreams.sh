@@ -15,8 +15,9 @@
 #       changed since that version's last build (otherwise do nothing): mvn
 #       package (which also runs the driver's unit tests), then copy the
 #       driver jar and every runtime dependency jar into
-#       .cache/kstreams/VERSION/lib/. On failure the Maven log is printed and
-#       the exit status is 1.
+#       .cache/kstreams/VERSION/lib/. On failure the Maven log is printed
+#       as plain text (no terminal escapes), the exit status is 1, and a
+#       version that was never built leaves no .cache/kstreams/VERSION.
 #   scripts/kstreams.sh classpath [VERSION]
 #       Build if needed, then print the classpath to launch the driver with
 #       (the lib directory with a '*' wildcard, for java -cp).
@@ -80,6 +81,10 @@ check_version() {
 	[[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "Kafka Streams version \"$1\": want MAJOR.MINOR.PATCH (e.g. 4.4.0)"
 }
 
+# plain copies stdin to stdout without terminal escape sequences (CSI
+# ones such as colours and resets, then any ESC left) or carriage returns.
+plain() { LC_ALL=C sed -e $'s|\e\\[[0-9;?]*[ -/]*[@-~]||g' -e $'s|[\e\r]||g'; }
+
 lib_dir() { printf '%s\n' "$CACHE_DIR/$1/lib"; }
 
 is_built() {
@@ -97,11 +102,17 @@ build_locked() {
 	log "building the Kafka Streams driver for Kafka Streams $version with mvn into $lib"
 	rm -rf "$new" "$dir/lib.stamp"
 	mkdir -p "$new"
-	if ! "$MVN" -B -q -Dstyle.color=never -f "$POM" -Dkafka.version="$version" -Dkstreams.build.dir="$dir/build" \
+	# Batch mode, no transfer progress, no colour; Maven 3.8 (Debian's)
+	# still writes ESC[0m resets whatever it is told, so the log is
+	# stripped of escape sequences too: it is printed as plain text.
+	if ! "$MVN" -B -q --no-transfer-progress -Dstyle.color=never -f "$POM" -Dkafka.version="$version" -Dkstreams.build.dir="$dir/build" \
 		package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$new" \
-		>"$dir/mvn.log" 2>&1; then
+		2>&1 </dev/null | plain >"$dir/mvn.log"; then
 		cat "$dir/mvn.log" >&2
 		rm -rf "$new"
+		# A version never built leaves nothing behind (a failed rebuild
+		# keeps the lib an earlier build left, and the log).
+		[[ -d "$lib" ]] || rm -rf "$dir"
 		die "mvn package failed for Kafka Streams $version (is kafka-streams $version on Maven Central?)"
 	fi
 	cp "$dir/build/$DRIVER_JAR" "$new/$DRIVER_JAR"
@@ -124,7 +135,7 @@ build_one() {
 	check_version "$version"
 	want="$(source_hash)"
 	if ! is_built "$version" "$want"; then
-		mkdir -p "$CACHE_DIR/$version"
+		mkdir -p "$CACHE_DIR"
 		if command -v flock >/dev/null; then
 			(
 				flock 9
