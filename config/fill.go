@@ -169,6 +169,9 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 	if tr <= 0 {
 		return fieldErr("time_range", "%s must be positive", tr)
 	}
+	if err := checkEventTimes(k, tr, orDefault(f.WindowSize, DefaultWindowSize)); err != nil {
+		return err
+	}
 	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
 	if k == StoreVersionedKeyValue {
 		return f.versionedSpec(spec)

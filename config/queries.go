@@ -174,6 +174,9 @@ func (c Case) checkQueries() error {
 	case c.StoreKind.Segmented():
 		return fieldErr("queries", "key lookups read key-value stores; %s fetches are not built yet", c.StoreKind)
 	}
+	if err := c.checkQueryOwnedStreams(); err != nil {
+		return err
+	}
 	return c.checkRangeQueries()
 }
 
