@@ -65,6 +65,16 @@ type Config struct {
 	// `restorebench agent` sets the kafka-streams query load's. Default
 	// nil: such commands fail, saying so.
 	Queries QueryStarter
+	// Key signs what the agent writes and verifies what it reads: only a
+	// holder of the same key (the coordinator) can command it. Required
+	// unless Insecure (`--control-key-file`).
+	Key *Key
+	// Insecure runs the agent without a key: it then executes whatever
+	// any producer to ControlTopic asks (`--insecure`). Default false.
+	Insecure bool
+	// MaxSkew is how far a signed record's timestamp may lie from this
+	// host's clock. Default DefaultMaxSkew (2 min).
+	MaxSkew time.Duration
 }
 
 func (c *Config) defaults() error {
@@ -76,6 +86,9 @@ func (c *Config) defaults() error {
 	}
 	if len(c.Cluster.Brokers) == 0 {
 		return errors.New("agent: brokers are required (--brokers)")
+	}
+	if c.Key == nil && !c.Insecure {
+		return errors.New("agent: a signing key is required (--control-key-file, the key its coordinators sign with): without one, anyone who can write to " + ControlTopic + " could command this host; --insecure runs without, for a cluster whose ACLs let only you write there")
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = DefaultHeartbeat
@@ -98,11 +111,23 @@ type Agent struct {
 	procCtx context.Context // its processes live while it does
 	stopAll context.CancelFunc
 
+	// verify checks every record addressed to the agent (sign.go).
+	verify *verifier
+
 	mu      sync.Mutex
 	procs   map[procKey]*agentProc
 	loads   map[procKey]*agentLoad // query loads, by the process they query
 	replies map[string]*Message    // run/id → reply (nil while running): idempotency
-	leases  map[string]leaseInfo   // run → its lease
+	// done are the keys of replies, oldest first: past maxReplies the
+	// oldest are forgotten (a coordinator repeats a command within
+	// seconds, never thousands of commands later).
+	done   []string
+	leases map[string]leaseInfo // run → its lease
+	// inFlight counts the commands executing (their replies nil).
+	inFlight int
+	// invalid counts the commands refused by validate (and the records
+	// that were no message), for the heartbeat's Refused.
+	invalid int64
 	// bound cancels, by run, the work an expired lease stops (a model
 	// restore, a fill, a query load: see leaseContext).
 	bound  map[string]map[uint64]context.CancelCauseFunc
@@ -176,12 +201,16 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	if _, err := cluster.Ping(ctx, cfg.Cluster); err != nil {
 		return nil, fmt.Errorf("agent %s: %w", cfg.Name, err)
 	}
-	b, err := openBus(ctx, cfg.Cluster, ControlTopic, EventsTopic)
+	b, err := openBus(ctx, cfg.Cluster, cfg.Key, ControlTopic, EventsTopic)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", cfg.Name, err)
 	}
 	procCtx, stopAll := context.WithCancel(context.WithoutCancel(ctx))
+	if cfg.Insecure {
+		cfg.Logf("agent %s: INSECURE: no signing key; every producer to %s can start processes, with this agent's credentials, on this host", cfg.Name, ControlTopic)
+	}
 	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
+		verify: newVerifier(cfg.Key, cfg.MaxSkew, "agent "+cfg.Name, cfg.Logf),
 		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
 		bound: map[string]map[uint64]context.CancelCauseFunc{}}, nil
 }
@@ -208,7 +237,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 		a.mu.Lock()
 		n := len(a.procs)
 		a.mu.Unlock()
-		if err := a.send(ctx, &Message{Type: TypeHeartbeat, Processes: n}); err != nil && ctx.Err() == nil {
+		if err := a.send(ctx, &Message{Type: TypeHeartbeat, Processes: n, Refused: a.refused()}); err != nil && ctx.Err() == nil {
 			a.cfg.Logf("agent %s: heartbeat: %v", a.cfg.Name, err)
 		}
 		select {
@@ -233,16 +262,26 @@ func (a *Agent) read(ctx context.Context) {
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {
-			if r.Topic != ControlTopic || string(r.Key) != a.cfg.Name {
+			if r.Topic != ControlTopic || string(r.Key) != a.cfg.Name || !a.verify.accept(r) {
 				continue
 			}
 			m, err := DecodeMessage(r.Value)
 			if err != nil || m.Agent != a.cfg.Name {
+				a.refuse("a control record that is no message to it", err)
 				continue
 			}
 			switch m.Type {
 			case TypeLease:
-				a.lease(m.Run, time.Duration(m.TTLMs)*time.Millisecond)
+				ttl, err := validLeaseTTL(m.TTLMs)
+				if err == nil {
+					err = checkName("run", m.Run)
+				}
+				if err == nil {
+					err = a.lease(m.Run, ttl)
+				}
+				if err != nil {
+					a.refuse("a lease", err)
+				}
 			case TypeCommand:
 				a.command(ctx, m, recv)
 			}
@@ -250,11 +289,44 @@ func (a *Agent) read(ctx context.Context) {
 	}
 }
 
+// refuse counts a record or command refused as invalid, and logs the first
+// and then every 1000th.
+func (a *Agent) refuse(what string, err error) {
+	a.mu.Lock()
+	a.invalid++
+	n := a.invalid
+	a.mu.Unlock()
+	if n == 1 || n%1000 == 0 {
+		a.cfg.Logf("agent %s: refused %s: %v (%d refused as invalid so far)", a.cfg.Name, what, err, n)
+	}
+}
+
+// refused are the records and commands refused so far, by reason.
+func (a *Agent) refused() map[string]int64 {
+	out := a.verify.counts()
+	a.mu.Lock()
+	if a.invalid > 0 {
+		out["invalid"] = a.invalid
+	}
+	a.mu.Unlock()
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // lease notes that run is alive, for ttl (0: as before, or the default).
-func (a *Agent) lease(run string, ttl time.Duration) {
+// A run the agent has not heard of is refused past maxRuns runs.
+func (a *Agent) lease(run string, ttl time.Duration) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	l := a.leases[run]
+	l, known := a.leases[run]
+	if !known && len(a.leases) >= maxRuns {
+		a.forgetRuns()
+		if len(a.leases) >= maxRuns {
+			return fmt.Errorf("run %s: this agent already follows %d runs", run, maxRuns)
+		}
+	}
 	if ttl > 0 {
 		l.ttl = ttl
 	} else if l.ttl == 0 {
@@ -262,4 +334,30 @@ func (a *Agent) lease(run string, ttl time.Duration) {
 	}
 	l.seen = time.Now()
 	a.leases[run] = l
+	return nil
+}
+
+// Bounds of what an agent remembers.
+const (
+	// maxRuns bounds the runs an agent follows at once (live leases, and
+	// expired ones until forgotten).
+	maxRuns = 64
+	// forgetAfter is how long an expired run is remembered, so that its
+	// late commands are refused rather than run.
+	forgetAfter = 10 * time.Minute
+	// maxReplies bounds the replies kept for repeated commands.
+	maxReplies = 4096
+	// maxInFlight bounds the commands executing at once.
+	maxInFlight = 256
+)
+
+// forgetRuns drops the runs whose lease expired more than forgetAfter ago,
+// with their replies. The caller holds a.mu.
+func (a *Agent) forgetRuns() {
+	for run, l := range a.leases {
+		if l.expired && time.Since(l.seen) > l.ttl+forgetAfter {
+			delete(a.leases, run)
+			delete(a.bound, run)
+		}
+	}
 }

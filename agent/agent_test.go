@@ -78,7 +78,7 @@ func startAgentConfig(t *testing.T, cfg cluster.Config, name string, heartbeat t
 	state := filepath.Join(dir, "state")
 	ctx, cancel := context.WithCancel(context.Background())
 	c := Config{Cluster: cfg, Name: name, StateDir: state, Labels: map[string]string{"zone": "a"},
-		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf}
+		ToolVersion: "test", Heartbeat: heartbeat, StopTimeout: 2 * time.Second, Java: java, Lib: dir, Logf: t.Logf, Key: testKey(t)}
 	set(&c)
 	a, err := New(ctx, c)
 	if err != nil {
@@ -101,6 +101,9 @@ func (ta *testAgent) stop() {
 func openCoordinator(t *testing.T, cfg cluster.Config, c CoordinatorConfig) *Coordinator {
 	t.Helper()
 	c.Cluster, c.Logf = cfg, t.Logf
+	if c.Key == nil && !c.Insecure {
+		c.Key = testKey(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	co, err := Open(ctx, c)
@@ -109,6 +112,17 @@ func openCoordinator(t *testing.T, cfg cluster.Config, c CoordinatorConfig) *Coo
 	}
 	t.Cleanup(co.Close)
 	return co
+}
+
+// testKey is the key every test agent and coordinator share (a fixed one,
+// so a test can forge with another).
+func testKey(t *testing.T) *Key {
+	t.Helper()
+	k, err := NewKey([]byte("restorebench test key: 32 bytes or more, never used outside tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // TestCommandsAndEvents runs a process on an agent through the topics:
@@ -149,8 +163,8 @@ func TestCommandsAndEvents(t *testing.T) {
 	if _, err := p.Request(ctx, "digest", ksdriver.EvDigest); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Request(ctx, "bogus", ksdriver.EvDigest); err == nil || !strings.Contains(err.Error(), "unknown command: bogus") {
-		t.Fatalf("a failed driver command: %v", err)
+	if _, err := p.Request(ctx, "bogus", ksdriver.EvDigest); err == nil || !strings.Contains(err.Error(), "agent a1 refused it: send \"bogus\": a driver command line is one of stop, digest, digest all") {
+		t.Fatalf("a driver command the agent does not pass on: %v", err)
 	}
 	tsv, err := p.BalancesTSV(ctx)
 	if err != nil || tsv != "acct-1\t5\t1\nacct-2\t-3\t2\n" {
@@ -194,7 +208,7 @@ func TestCommandIdempotent(t *testing.T) {
 	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "run2"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	m := &Message{Type: TypeCommand, Agent: "a1", Run: "run2", ID: "dup", Op: OpStart, Fleet: "app", Instance: "i1",
+	m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "run2", ID: "dup", Op: OpStart, Fleet: "app", Instance: "i1",
 		Properties: map[string]string{"application.id": "app"}}
 	ch := make(chan reply, 4)
 	co.mu.Lock()
@@ -366,7 +380,7 @@ func TestAnyAgentsTakesTheFirstHeardByName(t *testing.T) {
 	if _, err := co.Do(ctx, "c-host", &Message{Op: OpHello}); err == nil {
 		t.Fatal("a command to an agent any:2 did not take succeeded")
 	}
-	_, err := Open(ctx, CoordinatorConfig{Cluster: cfg, Any: 5, Run: "run-any5", Wait: 2 * time.Second})
+	_, err := Open(ctx, CoordinatorConfig{Cluster: cfg, Any: 5, Run: "run-any5", Wait: 2 * time.Second, Key: testKey(t)})
 	if err == nil || !strings.Contains(err.Error(), "any:5 agents: only 3 heard from on restorebench-control within 2s (a-host, b-host, c-host)") {
 		t.Fatalf("any:5 with 3 agents: %v", err)
 	}

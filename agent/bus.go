@@ -23,12 +23,15 @@ const TopicRetention = time.Hour
 // older is ever acted on.
 type bus struct {
 	cl *kgo.Client
+	// sig signs every record written; each reader verifies what it acts
+	// on with its own verifier (see sign.go).
+	sig *signer
 }
 
 // openBus creates the topics if missing and starts reading them at their
 // current ends. A topic that exists is used as it is (one partition or
 // several: each partition's order is kept, and every key maps to one).
-func openBus(ctx context.Context, cfg cluster.Config, topics ...string) (*bus, error) {
+func openBus(ctx context.Context, cfg cluster.Config, key *Key, topics ...string) (*bus, error) {
 	admCl, err := cluster.NewClient(cfg)
 	if err != nil {
 		return nil, err
@@ -58,7 +61,7 @@ func openBus(ctx context.Context, cfg cluster.Config, topics ...string) (*bus, e
 	if err != nil {
 		return nil, err
 	}
-	return &bus{cl: cl}, nil
+	return &bus{cl: cl, sig: newSigner(key)}, nil
 }
 
 // ensureTopic creates topic (one partition, TopicRetention) unless it
@@ -72,30 +75,50 @@ func ensureTopic(ctx context.Context, adm *kadm.Client, topic string) error {
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
-	td, err := adm.ListTopics(ctx, topic)
-	if err != nil {
-		return fmt.Errorf("topic %s: %w", topic, err)
+	// A broker that has just started, or one of several that has not yet
+	// heard of the new topic, may not list it at once: ask again for a
+	// while before calling it missing.
+	deadline := time.Now().Add(topicListWait)
+	for {
+		td, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("topic %s: %w", topic, err)
+		}
+		if d, ok := td[topic]; ok && d.Err == nil && len(d.Partitions) > 0 {
+			return cluster.AwaitTopic(ctx, adm, topic, int32(len(d.Partitions)))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topic %s is not listed %s after creating it: does this principal have Describe on it?", topic, topicListWait)
+		}
+		pause(ctx, 200*time.Millisecond)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	d, ok := td[topic]
-	if !ok || d.Err != nil {
-		return fmt.Errorf("topic %s is not listed after creating it", topic)
-	}
-	return cluster.AwaitTopic(ctx, adm, topic, int32(len(d.Partitions)))
 }
 
-// send writes one record and waits until the brokers have it.
+// topicListWait bounds the wait for a created topic to be listed.
+const topicListWait = 30 * time.Second
+
+// send writes one signed record and waits until the brokers have it.
 func (b *bus) send(ctx context.Context, topic, key string, value []byte) error {
-	r := &kgo.Record{Topic: topic, Key: []byte(key), Value: value}
-	if err := b.cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+	errc := make(chan error, 1)
+	b.sendAsync(ctx, topic, key, value, func(err error) { errc <- err })
+	if err := <-errc; err != nil {
 		return fmt.Errorf("write to %s: %w", topic, err)
 	}
 	return nil
 }
 
-// sendAsync writes one record without waiting; done, if set, is told how
-// it went.
+// sendAsync writes one signed record without waiting; done, if set, is
+// told how it went. Signing and handing the record to the client happen
+// under one lock, so a stream's records reach the log in counter order.
 func (b *bus) sendAsync(ctx context.Context, topic, key string, value []byte, done func(error)) {
-	b.cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(key), Value: value}, func(_ *kgo.Record, err error) {
+	r := &kgo.Record{Topic: topic, Key: []byte(key), Value: value}
+	b.sig.mu.Lock()
+	defer b.sig.mu.Unlock()
+	b.sig.sign(r)
+	b.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 		if done != nil {
 			done(err)
 		}

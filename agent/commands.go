@@ -20,12 +20,18 @@ const maxBalancesBytes = 900 << 10
 // command is answered at once, from the read loop, so that its times are
 // the agent's at receipt and at reply with nothing in between.
 func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
+	if err := checkName("run", m.Run); err != nil || m.ID == "" || len(m.ID) > 64 {
+		a.refuse("a command without a run and id", fmt.Errorf("run %.40q, id %.40q", m.Run, m.ID))
+		return
+	}
 	key := m.Run + "/" + m.ID
 	a.mu.Lock()
 	l, known := a.leases[m.Run]
 	reply, seen := a.replies[key]
-	if !seen {
+	busy := !seen && a.inFlight >= maxInFlight
+	if !seen && !busy {
 		a.replies[key] = nil
+		a.inFlight++
 	}
 	a.mu.Unlock()
 	switch {
@@ -34,12 +40,24 @@ func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
 		return
 	case seen:
 		return
+	case busy:
+		// Not kept: the coordinator's resend is tried again.
+		a.refuse("a command", fmt.Errorf("%d commands are executing already", maxInFlight))
+		return
+	}
+	if err := validate(m); err != nil {
+		a.refuse("a "+m.Op+" command", err)
+		a.finish(ctx, key, m, nil, fmt.Errorf("agent %s refused it: %w", a.cfg.Name, err))
+		return
 	}
 	if known && l.expired {
 		a.finish(ctx, key, m, nil, fmt.Errorf("run %s's lease expired: its processes were stopped", m.Run))
 		return
 	}
-	a.lease(m.Run, 0)
+	if err := a.lease(m.Run, 0); err != nil {
+		a.finish(ctx, key, m, nil, err)
+		return
+	}
 	if m.Op == OpClock {
 		a.finish(ctx, key, m, &Message{RecvMonoNs: recv}, nil)
 		return
@@ -59,12 +77,21 @@ func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message
 	}
 	out.Type, out.Run, out.ID, out.Op = TypeReply, m.Run, m.ID, m.Op
 	out.Fleet, out.Instance, out.N = m.Fleet, m.Instance, m.N
+	out.Protocol = ProtocolVersion
 	out.OK = err == nil
 	if err != nil {
 		out.Error = err.Error()
 	}
 	a.mu.Lock()
 	a.replies[key] = out
+	a.inFlight--
+	a.done = append(a.done, key)
+	if len(a.done) > maxReplies {
+		for _, old := range a.done[:len(a.done)-maxReplies] {
+			delete(a.replies, old)
+		}
+		a.done = append([]string(nil), a.done[len(a.done)-maxReplies:]...)
+	}
 	a.mu.Unlock()
 	a.reply(ctx, out)
 }
@@ -76,13 +103,13 @@ func (a *Agent) reply(ctx context.Context, out *Message) {
 	}
 }
 
-// execute does what m asks.
+// execute does what m asks; validate has checked m.
 func (a *Agent) execute(m *Message) (*Message, error) {
-	if err := checkName("run", m.Run); err != nil {
-		return nil, err
-	}
 	if m.Op == OpHello {
-		f := HostFacts(a.cfg.StateDir, a.cfg.ToolVersion)
+		// The host's facts are read once, at the start (java -version is a
+		// JVM of its own); the free space is read again.
+		f := a.facts
+		f.StateDirBytes, f.StateDirFree = diskSpace(a.cfg.StateDir)
 		return &Message{Facts: &f, Labels: a.cfg.Labels}, nil
 	}
 	if m.Op == OpFill {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
@@ -73,6 +75,16 @@ type CoordinatorConfig struct {
 	ClockRounds int
 	// Logf writes one progress line. Default: nothing.
 	Logf func(format string, args ...any)
+	// Key signs every command and lease and verifies every agent record
+	// acted on (sign.go); the agents must hold the same key. Required
+	// unless Insecure.
+	Key *Key
+	// Insecure sends unsigned commands and accepts unsigned agent records
+	// (agents run with --insecure). Default false.
+	Insecure bool
+	// MaxSkew is how far a signed record's timestamp may lie from this
+	// host's clock. Default DefaultMaxSkew (2 min).
+	MaxSkew time.Duration
 }
 
 // NewRunID is a run id unique enough for runs sharing a cluster.
@@ -87,6 +99,9 @@ type Coordinator struct {
 	cancel context.CancelFunc
 	loops  sync.WaitGroup
 	seq    atomic.Int64
+
+	// verify checks every agent record the coordinator acts on.
+	verify *verifier
 
 	mu sync.Mutex
 	// choosing is set while an any:N coordinator gathers the agents it
@@ -132,12 +147,13 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	b, err := openBus(ctx, cfg.Cluster, ControlTopic, EventsTopic)
+	b, err := openBus(ctx, cfg.Cluster, cfg.Key, ControlTopic, EventsTopic)
 	if err != nil {
 		return nil, err
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
-	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{}}
+	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{},
+		verify: newVerifier(cfg.Key, cfg.MaxSkew, "coordinator of run "+cfg.Run, cfg.Logf)}
 	for _, name := range cfg.Agents {
 		c.agents[name] = &agentState{info: runs.Agent{Name: name}}
 	}
@@ -196,6 +212,9 @@ func (cfg *CoordinatorConfig) defaults() error {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Key == nil && !cfg.Insecure {
+		return errors.New("a signing key is required to command agents (--control-key-file, the key the agents were started with); or run the agents and this coordinator with --insecure, where the cluster's ACLs let only you write to " + ControlTopic)
 	}
 	return checkName("run", cfg.Run)
 }
@@ -337,6 +356,9 @@ func (c *Coordinator) introduce(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if hello.Protocol != ProtocolVersion {
+		return fmt.Errorf("agent %s: %w", name, versionErr(hello.Protocol))
+	}
 	var samples []ClockSample
 	for range c.cfg.ClockRounds {
 		t0 := ksdriver.NowMonoNs()
@@ -375,7 +397,7 @@ func (c *Coordinator) Do(ctx context.Context, agent string, m *Message) (*Messag
 // do is Do, also returning when the reply was read. It resends the command
 // (same id) every resendEvery until the reply, the agent's loss or ctx.
 func (c *Coordinator) do(ctx context.Context, agent string, m *Message) (*Message, int64, error) {
-	m.Type, m.Agent, m.Run = TypeCommand, agent, c.cfg.Run
+	m.Type, m.Agent, m.Run, m.Protocol = TypeCommand, agent, c.cfg.Run, ProtocolVersion
 	m.ID = "c" + strconv.FormatInt(c.seq.Add(1), 10)
 	p := &pending{agent: agent, ch: make(chan reply, 1)}
 	c.mu.Lock()
@@ -442,6 +464,9 @@ func (c *Coordinator) read(ctx context.Context) {
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {
+			if !c.concerns(r) || !c.verify.accept(r) {
+				continue
+			}
 			switch r.Topic {
 			case ControlTopic:
 				if m, err := DecodeMessage(r.Value); err == nil {
@@ -453,6 +478,23 @@ func (c *Coordinator) read(ctx context.Context) {
 		}
 	}
 }
+
+// concerns says whether a record is one the coordinator would act on,
+// before it is verified: a control record keyed by one of its agents (or
+// by any agent while an any:N coordinator chooses), an events record keyed
+// by its run. Other runs' and other deployments' records, signed with
+// other keys, are passed over without counting them as refused.
+func (c *Coordinator) concerns(r *kgo.Record) bool {
+	if r.Topic == EventsTopic {
+		return strings.HasPrefix(string(r.Key), c.cfg.Run+"/")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.agents[string(r.Key)] != nil || c.choosing
+}
+
+// Refused are the agent records the coordinator refused, by reason.
+func (c *Coordinator) Refused() map[string]int64 { return c.verify.counts() }
 
 // control notes an agent's message: any is a sign of life; a bye loses
 // it; a reply goes to its command.

@@ -24,12 +24,18 @@ func HostFacts(stateDir, toolVersion string) runs.AgentFacts {
 		StateDir: stateDir, StartedWallMs: time.Now().UnixMilli()}
 	_, err := ksdriver.FindLib()
 	f.DriverLib = err == nil
-	var st syscall.Statfs_t
-	if syscall.Statfs(stateDir, &st) == nil {
-		f.StateDirBytes = int64(st.Blocks) * int64(st.Bsize)
-		f.StateDirFree = int64(st.Bavail) * int64(st.Bsize)
-	}
+	f.StateDirBytes, f.StateDirFree = diskSpace(stateDir)
 	return f
+}
+
+// diskSpace is the size and free space of the file system holding dir
+// (0, 0 where unknown).
+func diskSpace(dir string) (size, free int64) {
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil {
+		return 0, 0
+	}
+	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize)
 }
 
 // memTotal is MemTotal of /proc/meminfo in bytes (0 where unknown).

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
@@ -41,17 +43,42 @@ func (a *Agent) fill(m *Message) (*Message, error) {
 	if a.cfg.Fill == nil {
 		return nil, errNoFiller
 	}
-	if m.FillJob == nil {
-		return nil, errors.New("a fill command without its fill")
-	}
 	ctx, cancel := a.leaseContext(m.Run, "its fill")
 	defer cancel()
+	if err := a.checkEmpty(ctx, m.FillJob); err != nil {
+		return nil, err
+	}
 	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, m.Run, m.FillJob.Topic, m.FillJob.Spec.Partitions)
 	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *m.FillJob, a.cfg.Logf)
 	if err != nil {
 		return nil, a.leaseErr(ctx, "the fill", err)
 	}
 	return &Message{Filled: out}, nil
+}
+
+// checkEmpty refuses a fill into a topic that is missing, has another
+// partition count than the fill, or holds records: a fill's topic is one
+// the coordinator has just created for it, and an agent writes to no
+// other (a user's topic, say) with its credentials.
+func (a *Agent) checkEmpty(ctx context.Context, job *FillJob) error {
+	cl, err := cluster.NewClient(a.cfg.Cluster)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	o, err := cluster.Offsets(ctx, kadm.NewClient(cl), job.Topic)
+	if err != nil {
+		return fmt.Errorf("fill: %w", err)
+	}
+	if int32(len(o.End)) != job.Spec.Partitions {
+		return fmt.Errorf("fill: topic %s has %d partitions, the fill %d: an agent fills only the empty topic a coordinator created for it", job.Topic, len(o.End), job.Spec.Partitions)
+	}
+	for p, end := range o.End {
+		if end > 0 {
+			return fmt.Errorf("fill: topic %s is not empty (partition %d ends at offset %d): an agent fills only the empty topic a coordinator created for it, never one that holds records", job.Topic, p, end)
+		}
+	}
+	return nil
 }
 
 // Fill has agent write a fill and returns what it wrote; only ctx, the

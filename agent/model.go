@@ -88,9 +88,6 @@ func (a *Agent) modelRestore(m *Message) (*Message, error) {
 	if a.cfg.ModelRestore == nil {
 		return nil, errNoModelEngine
 	}
-	if m.Model == nil {
-		return nil, errors.New("a model_restore command without its restore")
-	}
 	if !m.Model.Warm {
 		if err := a.wipe(m); err != nil {
 			return nil, err

@@ -48,7 +48,7 @@ func (f *fakeModel) restore(ctx context.Context, job ModelJob) (*ModelRestored, 
 func modelJob() ModelRestore {
 	c := config.DefaultCase()
 	c.Name = "cold"
-	return ModelRestore{Case: c, Repeat: 1, Topic: "t", AppID: "app", StoreName: "s", Start: map[int32]int64{0: 0, 1: 0}, End: map[int32]int64{0: 5, 1: 6}}
+	return ModelRestore{Case: c, CaseName: "cold", Repeat: 1, Topic: "t", AppID: "app", StoreName: "s", Start: map[int32]int64{0: 0, 1: 0}, End: map[int32]int64{0: 5, 1: 6}}
 }
 
 // TestModelRestoreOnAgent: the agent runs the restore into the instance's
@@ -93,7 +93,7 @@ func TestModelRestoreIdempotent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	job := modelJob()
-	m := &Message{Type: TypeCommand, Agent: "a1", Run: "runi", ID: "dup", Op: OpModelRestore, Fleet: "app", Instance: "i0", Model: &job}
+	m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "runi", ID: "dup", Op: OpModelRestore, Fleet: "app", Instance: "i0", Model: &job}
 	ch := make(chan reply, 4)
 	await := func() *Message {
 		select {

@@ -59,11 +59,27 @@ const (
 	OpQueriesStop = "queries_stop"
 )
 
+// ProtocolVersion is the version of the messages below that this build
+// speaks. Every command carries it and a hello reply states the agent's:
+// a coordinator and an agent of different versions refuse each other with
+// one error naming both (versionErr), rather than misread a field.
+// Version 2: signed records (sign.go), and every command validated by the
+// agent (validate.go).
+const ProtocolVersion = 2
+
+// versionErr says that a peer speaks another protocol version.
+func versionErr(theirs int) error {
+	return fmt.Errorf("protocol version %d, and this restorebench speaks version %d: run the same restorebench release on the coordinator and every agent", theirs, ProtocolVersion)
+}
+
 // Message is one record on ControlTopic, JSON-encoded. Which fields are
 // set depends on Type and Op (kstreams/PROTOCOL.md, "Agents").
 type Message struct {
 	Type  string `json:"type"`
 	Agent string `json:"agent"`
+	// Protocol is the sender's ProtocolVersion: on every command, and on
+	// a hello reply (0 from a release before version 2).
+	Protocol int `json:"protocol,omitempty"`
 	// Run is the coordinator's run id: commands, replies and leases carry
 	// it, so two runs on one cluster never cross.
 	Run string `json:"run,omitempty"`
@@ -121,6 +137,10 @@ type Message struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).
 	Processes int `json:"processes,omitempty"`
+	// Refused counts, by reason, the records addressed to the agent that
+	// it refused since it started (heartbeat): unsigned, unknown key, bad
+	// signature, stale, replayed, invalid.
+	Refused map[string]int64 `json:"refused,omitempty"`
 	// Restored is a model_restore's reply; Filled a fill's.
 	Restored *ModelRestored `json:"restored,omitempty"`
 	Filled   *Filled        `json:"filled,omitempty"`

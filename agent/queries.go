@@ -76,9 +76,6 @@ func (a *Agent) startQueries(m *Message) (*Message, error) {
 	if a.cfg.Queries == nil {
 		return nil, errNoQueries
 	}
-	if m.QueryJob == nil {
-		return nil, errors.New("a queries command without its query load")
-	}
 	p, err := a.proc(m)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,11 @@ func TestFillAndModelRestoresOnAnAgent(t *testing.T) {
 	agentDir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a, err := agent.New(ctx, agent.Config{Cluster: cfg, Name: "a1", StateDir: agentDir, Fill: FillOnAgent, ModelRestore: scenario.RestoreOnAgent, Logf: t.Logf})
+	key, err := agent.NewKey([]byte("the bench tests' control key, 32 bytes or more"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(ctx, agent.Config{Cluster: cfg, Name: "a1", StateDir: agentDir, Fill: FillOnAgent, ModelRestore: scenario.RestoreOnAgent, Logf: t.Logf, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +41,7 @@ func TestFillAndModelRestoresOnAnAgent(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- a.Serve(actx) }()
 	defer func() { stop(); <-served }()
-	env, err := Connect(ctx, Options{Brokers: cfg.Brokers, DataDir: t.TempDir(), Agents: []string{"a1"}, Quiet: true, Log: testLog{t}})
+	env, err := Connect(ctx, Options{Brokers: cfg.Brokers, DataDir: t.TempDir(), Agents: []string{"a1"}, Quiet: true, Log: testLog{t}, AgentKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}

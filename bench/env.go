@@ -66,6 +66,13 @@ type Options struct {
 	// AgentHeartbeatTimeout: an agent silent this long is lost and the run
 	// stops. Default agent.DefaultHeartbeatTimeout (5 s).
 	AgentHeartbeatTimeout time.Duration
+	// AgentKey signs the commands to the agents and verifies what they
+	// send (agent.CoordinatorConfig.Key); required with Agents unless
+	// InsecureAgents.
+	AgentKey *agent.Key
+	// InsecureAgents commands agents without a key (they run --insecure).
+	// Default false.
+	InsecureAgents bool
 }
 
 // Env is a connected benchmark environment.
@@ -158,7 +165,7 @@ func (e *Env) openAgents(ctx context.Context) error {
 		return nil
 	}
 	co, err := agent.Open(ctx, agent.CoordinatorConfig{Cluster: e.Cluster, Agents: e.Opts.Agents, Any: e.Opts.AnyAgents, Wait: e.Opts.AgentWait,
-		HeartbeatTimeout: e.Opts.AgentHeartbeatTimeout, Logf: e.Logf})
+		HeartbeatTimeout: e.Opts.AgentHeartbeatTimeout, Logf: e.Logf, Key: e.Opts.AgentKey, Insecure: e.Opts.InsecureAgents})
 	if err != nil {
 		return fmt.Errorf("--agents: %w", err)
 	}

@@ -200,11 +200,8 @@ func (c Case) validateKafkaStreams() error {
 		return err
 	}
 	for i, f := range c.JVMFlags {
-		switch {
-		case !strings.HasPrefix(f, "-"):
-			return fieldErr(fmt.Sprintf("jvm_flags[%d]", i), "%q is not a JVM flag (flags start with '-')", f)
-		case f == "-cp" || f == "-classpath" || f == "--class-path" || f == "-jar":
-			return fieldErr(fmt.Sprintf("jvm_flags[%d]", i), "%s: restorebench sets the driver's class path itself", f)
+		if err := CheckJVMFlag(f); err != nil {
+			return fieldErr(fmt.Sprintf("jvm_flags[%d]", i), "%s", err)
 		}
 	}
 	return nil
@@ -221,6 +218,9 @@ func (c Case) validateStreamsKeys() error {
 	for _, k := range sortedKeys(c.Streams) {
 		path := "streams." + k
 		base := ClientBaseName(k)
+		if err := CheckConfigProviders(k, c.Streams[k]); err != nil {
+			return fieldErr(path, "%s", err)
+		}
 		switch {
 		case strings.TrimSpace(k) == "":
 			return fieldErr("streams", "an empty property name")

@@ -102,7 +102,8 @@ func startAgent(t *testing.T, name, labels, stateDir string) *agentProc {
 	}
 	brokers := strings.Join(testkafka.RealBrokers(t), ",")
 	a := &agentProc{name: name, stateDir: stateDir, log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
-	a.cmd = exec.Command(bin, "agent", "--brokers", brokers, "--name", name, "--state-dir", a.stateDir, "--labels", labels)
+	a.cmd = exec.Command(bin, "agent", "--brokers", brokers, "--name", name, "--state-dir", a.stateDir, "--labels", labels,
+		"--control-key-file", controlKeyFile(t))
 	a.cmd.Dir = a.stateDir
 	a.cmd.Env = append(os.Environ(), "RESTOREBENCH_KSTREAMS_LIB="+lib)
 	a.cmd.Stdout, a.cmd.Stderr = lockedWriter{a.mu, a.log}, lockedWriter{a.mu, a.log}
@@ -113,6 +114,41 @@ func startAgent(t *testing.T, name, labels, stateDir string) *agentProc {
 	go func() { a.cmd.Wait(); close(a.exited) }()
 	t.Cleanup(func() { a.stop(t) })
 	return a
+}
+
+// controlKeyFile is the signing key file every agent and coordinator of
+// the package's tests share, written once.
+func controlKeyFile(t *testing.T) string {
+	t.Helper()
+	keyOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "restorebench-control-key")
+		if err != nil {
+			keyErr = err
+			return
+		}
+		keyPath = filepath.Join(dir, "control.key")
+		keyErr = agent.WriteKeyFile(keyPath)
+	})
+	if keyErr != nil {
+		t.Fatal(keyErr)
+	}
+	return keyPath
+}
+
+var (
+	keyOnce sync.Once
+	keyPath string
+	keyErr  error
+)
+
+// controlKey is the key of controlKeyFile.
+func controlKey(t *testing.T) *agent.Key {
+	t.Helper()
+	k, err := agent.LoadKey(controlKeyFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // stop ends the agent (SIGTERM: it stops its processes), then SIGKILL

@@ -51,7 +51,7 @@ func startAgentInNetns(t *testing.T, name, labels string) *agentProc {
 	})
 	a := &agentProc{name: name, stateDir: dir, log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
 	a.cmd = exec.Command("unshare", "--net", "--", "sh", "-c", script, "sh", bin, "agent", "--brokers", strings.Join(brokers, ","),
-		"--name", name, "--state-dir", dir, "--labels", labels)
+		"--name", name, "--state-dir", dir, "--labels", labels, "--control-key-file", controlKeyFile(t))
 	a.cmd.Dir = dir
 	a.cmd.Env = append(os.Environ(), "RESTOREBENCH_KSTREAMS_LIB="+lib)
 	a.cmd.Stdout, a.cmd.Stderr = lockedWriter{a.mu, a.log}, lockedWriter{a.mu, a.log}

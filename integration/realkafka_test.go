@@ -32,6 +32,9 @@ func connect(t *testing.T, opts bench.Options) *bench.Env {
 		opts.DataDir = t.TempDir()
 	}
 	opts.Log, opts.Quiet = io.Discard, true
+	if (len(opts.Agents) > 0 || opts.AnyAgents > 0) && opts.AgentKey == nil && !opts.InsecureAgents {
+		opts.AgentKey = controlKey(t)
+	}
 	env, err := bench.Connect(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

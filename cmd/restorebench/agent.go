@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,13 +35,23 @@ Every process's events go onto
 ` + agent.EventsTopic + `. Both topics are created when missing. Nothing else
 connects to the host: it needs only outbound access to Kafka.
 
+Only the coordinator commands an agent: every record on both topics is
+signed with a key the agent and its coordinators share (--control-key-file,
+a file or a mounted Kubernetes Secret; make one with ` + "`restorebench agent keygen FILE`" + `),
+and the agent refuses, counts and logs what does not verify, what is older
+than 2 minutes and what repeats a record it took. It then checks every
+field of every command itself (names, paths, JVM flags, topics) as strictly
+as a profile is checked. Without a key it refuses to start, unless told
+--insecure.
+
 The processes reach the cluster with this agent's own --brokers and security
 settings (--command-config or the flags): no secret ever goes through the
 topics. When a coordinator stops renewing its run's lease (it died), the
 agent stops that run's processes. Ctrl-C or SIGTERM stops its processes
 and the agent.`,
-		Example: `  restorebench agent --brokers kafka-0:9092 --name host-a --state-dir /var/lib/restorebench --labels zone=a
-  restorebench agent --command-config client.properties --name pod-0 --state-dir /data`,
+		Example: `  restorebench agent keygen /etc/restorebench/control.key
+  restorebench agent --brokers kafka-0:9092 --name host-a --state-dir /var/lib/restorebench --labels zone=a --control-key-file /etc/restorebench/control.key
+  restorebench agent --command-config client.properties --name pod-0 --state-dir /data --control-key-file /secrets/control.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.agentConfig(cmd, name, labels)
@@ -54,7 +65,59 @@ and the agent.`,
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the agent's name, unique among the cluster's agents: coordinators address it by this (required)")
 	cmd.Flags().StringVar(&labels, "labels", "", "key=value,... facts recorded with the agent (zone=a,rack=r1)")
+	addControlKeyFlag(cmd, g)
+	cmd.Flags().BoolVar(&g.insecureAgents, "insecure", false, "run without a signing key: then ANYONE who can write to "+agent.ControlTopic+" starts processes on this host with this agent's credentials; only for a cluster whose ACLs let nobody else write there")
+	cmd.AddCommand(newAgentKeygenCmd())
 	return cmd
+}
+
+// addControlKeyFlag adds --control-key-file to cmd.
+func addControlKeyFlag(cmd *cobra.Command, g *globalFlags) {
+	cmd.Flags().StringVar(&g.controlKeyFile, "control-key-file", "", "file holding the key that signs every record between the coordinator and its agents (the same file on every host, or a mounted Kubernetes Secret; `restorebench agent keygen FILE` makes one); default $"+controlKeyEnv)
+}
+
+// controlKeyEnv names the key file when --control-key-file is not given.
+const controlKeyEnv = "RESTOREBENCH_CONTROL_KEY_FILE"
+
+// controlKey is the signing key --control-key-file (or $RESTOREBENCH_CONTROL_KEY_FILE)
+// names; nil when neither does.
+func (g *globalFlags) controlKey() (*agent.Key, error) {
+	path := g.controlKeyFile
+	if path == "" {
+		path = os.Getenv(controlKeyEnv)
+	}
+	if path == "" {
+		return nil, nil
+	}
+	k, err := agent.LoadKey(path)
+	if err != nil {
+		return nil, fmt.Errorf("--control-key-file: %w", err)
+	}
+	return k, nil
+}
+
+// newAgentKeygenCmd is `restorebench agent keygen FILE`.
+func newAgentKeygenCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "keygen FILE",
+		Short: "Write a new random key for signing the agents' control topic (never overwrites a file)",
+		Long: `keygen writes 32 random bytes, base64, to FILE (mode 0600), for
+--control-key-file on the coordinator and every agent. Copy it to the
+agents' hosts, or store it as a Kubernetes Secret:
+  kubectl create secret generic restorebench-control-key --from-file=control.key=FILE`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := agent.WriteKeyFile(args[0]); err != nil {
+				return err
+			}
+			k, err := agent.LoadKey(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote a new signing key to %s (key id %s)\n", args[0], k.ID())
+			return nil
+		},
+	}
 }
 
 // agentConfig is the agent's configuration from the flags: the global
@@ -76,8 +139,16 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 	if err != nil {
 		return agent.Config{}, err
 	}
+	key, err := g.controlKey()
+	if err != nil {
+		return agent.Config{}, err
+	}
+	if key != nil && g.insecureAgents {
+		return agent.Config{}, errors.New("--insecure and --control-key-file: choose one (with a key, the agent verifies every command)")
+	}
 	log := cmd.ErrOrStderr()
 	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: scenario.QueriesOnAgent,
+		Key: key, Insecure: g.insecureAgents,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }
 

@@ -106,7 +106,7 @@ func checkAgentArgs(t *testing.T, where string, args []string) string {
 	if err := cmd.ParseFlags(fixed); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
-	for _, f := range []string{"name", "state-dir"} {
+	for _, f := range []string{"name", "state-dir", "control-key-file"} {
 		if !cmd.Flags().Changed(f) {
 			t.Fatalf("%s: no --%s", where, f)
 		}
@@ -167,6 +167,10 @@ func TestDeployManifests(t *testing.T) {
 				if !ok || !strings.Contains(sec.StringData["client.properties"], "bootstrap.servers=") {
 					t.Errorf("%s: the Secret %s is not defined with a client.properties", file, v.Secret.SecretName)
 				}
+				keyFile, _ := agentFlag(t, c.Args, "control-key-file")
+				if _, has := sec.StringData[filepath.Base(keyFile)]; !has || mounts[filepath.Dir(keyFile)] != v.Name {
+					t.Errorf("%s: --control-key-file %s is not a key of the Secret %s mounted at %s", file, keyFile, v.Secret.SecretName, filepath.Dir(keyFile))
+				}
 			}
 		}
 		if got := map[bool]string{true: "claim", false: "emptyDir"}[claimed]; got != want || claimed == empty {
@@ -184,6 +188,17 @@ func TestDeployManifests(t *testing.T) {
 			t.Fatalf("kubectl apply --dry-run=client: %v\n%s", err, out)
 		}
 	}
+}
+
+// agentFlag is the value of an agent argument's --name flag.
+func agentFlag(t *testing.T, args []string, name string) (string, bool) {
+	t.Helper()
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // TestDeploySystemdUnit: the unit's ExecStart runs the agent with flags it

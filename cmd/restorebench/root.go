@@ -37,6 +37,12 @@ type globalFlags struct {
 	agents []string
 	// anyAgents is `run --agents any:N`: N of the agents heard.
 	anyAgents int
+	// controlKeyFile is --control-key-file (or $RESTOREBENCH_CONTROL_KEY_FILE):
+	// the key agents and their coordinator sign the control topic with.
+	controlKeyFile string
+	// insecureAgents is `run --insecure-agents` or `agent --insecure`: no
+	// signing key.
+	insecureAgents bool
 }
 
 // stopProfile ends a --cpuprofile, if one runs.
@@ -140,6 +146,14 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		Log:            cmd.ErrOrStderr(),
 		Agents:         g.agents,
 		AnyAgents:      g.anyAgents,
+		InsecureAgents: g.insecureAgents,
+	}
+	if len(g.agents) > 0 || g.anyAgents > 0 {
+		key, err := g.controlKey()
+		if err != nil {
+			return nil, err
+		}
+		o.AgentKey = key
 	}
 	o.StallTimeout = g.stallTimeout
 	sec, brokers, err := g.security(ctx)

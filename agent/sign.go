@@ -1,0 +1,377 @@
+package agent
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// How records on the control and events topics are signed.
+//
+// Kafka carries the messages between a coordinator and its agents; it does
+// not vouch for them: whoever the cluster's ACLs let produce to
+// ControlTopic could otherwise command every agent. So every record a
+// coordinator or an agent writes carries four headers, and every record one
+// of them acts on must verify:
+//
+//	rb-kid    the key's id (KeyID): which key signed it, never the key
+//	rb-ts     the sender's wall clock, Unix milliseconds
+//	rb-nonce  <sender session>-<counter>: a random session id per process
+//	          and a counter that grows by one per record it signs
+//	rb-mac    HMAC-SHA256 under the key, hex, over signingInput: a version
+//	          tag, kid, ts, nonce, the topic, the record key and the value,
+//	          each length-prefixed so no two records share an input
+//
+// A reader refuses a record without the headers (unsigned), under another
+// key id (unknown key), whose MAC does not verify (bad signature), whose
+// timestamp is more than MaxSkew from its own clock (stale), or whose nonce
+// it has already accepted (replayed): each refusal is counted, and logged
+// the first time for each reason. HMAC-SHA256 is the standard MAC for a
+// key shared by both ends (RFC 2104); a per-session counter, checked
+// against a sliding window as IPsec's anti-replay does (RFC 4303 §3.4.3),
+// keeps the replay state a few hundred bytes per sender and stream.
+const (
+	headerKeyID = "rb-kid"
+	headerTime  = "rb-ts"
+	headerNonce = "rb-nonce"
+	headerMAC   = "rb-mac"
+	// signVersion tags the signing input: a future scheme signs a
+	// different input, so no signature carries over.
+	signVersion = "restorebench-sign-v1"
+)
+
+// MinKeyBytes is the shortest key accepted: 256 bits, HMAC-SHA256's
+// output size (RFC 2104 §3: shorter keys weaken the MAC).
+const MinKeyBytes = 32
+
+// DefaultMaxSkew is how far a signed record's timestamp may lie from the
+// reader's clock, either way, before it is refused as stale: room for
+// hosts' clocks under NTP and a busy broker, while a captured record
+// replayed later than this is refused without any memory of it.
+const DefaultMaxSkew = 2 * time.Minute
+
+// replayWindow is how many counters behind the newest one of a stream a
+// record may arrive and still be accepted once (records of one stream
+// reach a reader in the order they were signed: sign and enqueue happen
+// under one lock, and one key maps to one partition; the window is slack).
+const replayWindow = 1024
+
+// maxStreams bounds the replay state a reader keeps: distinct (sender
+// session, topic, record key) streams heard within twice MaxSkew. Only
+// records that verify make one, so only holders of the key can fill it.
+const maxStreams = 65536
+
+// Key is the secret a coordinator and its agents share to sign and verify
+// every control and events record (a file, or a Kubernetes Secret mounted
+// as one). It never leaves the process: records carry its id only.
+type Key struct {
+	id     string
+	secret []byte
+}
+
+// NewKey is a key from its secret bytes (at least MinKeyBytes).
+func NewKey(secret []byte) (*Key, error) {
+	if len(secret) < MinKeyBytes {
+		return nil, fmt.Errorf("a signing key must be at least %d bytes, this one has %d: make one with `restorebench agent keygen FILE`", MinKeyBytes, len(secret))
+	}
+	sum := sha256.Sum256(append([]byte("restorebench key id\x00"), secret...))
+	return &Key{id: hex.EncodeToString(sum[:8]), secret: bytes.Clone(secret)}, nil
+}
+
+// LoadKey reads a key file: its contents with surrounding white space
+// trimmed are the key (what KeyFileContents writes is base64 text, and a
+// Kubernetes Secret's file is the same bytes).
+func LoadKey(path string) (*Key, error) {
+	if path == "" {
+		return nil, errors.New("no signing key file named")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	k, err := NewKey(bytes.TrimSpace(b))
+	if err != nil {
+		return nil, fmt.Errorf("signing key %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// KeyFileContents is a new random key as a key file holds it: 32 random
+// bytes, base64, and a newline.
+func KeyFileContents() []byte {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return []byte(base64.StdEncoding.EncodeToString(raw) + "\n")
+}
+
+// WriteKeyFile writes a new key to path, readable by its owner only; an
+// existing file is never overwritten (it may be the key agents run with).
+func WriteKeyFile(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s exists: a key file is never overwritten (remove it first if you mean to replace the key every agent uses)", path)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(KeyFileContents()); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// ID is the key's id: the first 8 bytes of a SHA-256 of it, in hex. It
+// names the key in records and logs without revealing it.
+func (k *Key) ID() string { return k.id }
+
+// String names the key by its id only, so a key printed by mistake shows
+// no secret.
+func (k *Key) String() string { return "key " + k.id }
+
+// mac is the record's MAC under k.
+func (k *Key) mac(kid, ts, nonce, topic string, key, value []byte) []byte {
+	h := hmac.New(sha256.New, k.secret)
+	for _, part := range [][]byte{[]byte(signVersion), []byte(kid), []byte(ts), []byte(nonce), []byte(topic), key, value} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return h.Sum(nil)
+}
+
+// signer stamps records with a sender's headers. A nil key (--insecure)
+// signs nothing.
+type signer struct {
+	key     *Key
+	session string
+	mu      sync.Mutex
+	counter uint64
+}
+
+func newSigner(key *Key) *signer {
+	sess := make([]byte, 12)
+	if _, err := rand.Read(sess); err != nil {
+		panic(err)
+	}
+	return &signer{key: key, session: hex.EncodeToString(sess)}
+}
+
+// sign adds r's headers. The caller holds s.mu from sign until the record
+// is handed to the client, so records reach the log in counter order.
+func (s *signer) sign(r *kgo.Record) {
+	if s.key == nil {
+		return
+	}
+	s.counter++
+	ts := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	nonce := s.session + "-" + strconv.FormatUint(s.counter, 10)
+	mac := s.key.mac(s.key.id, ts, nonce, r.Topic, r.Key, r.Value)
+	r.Headers = append(r.Headers[:0],
+		kgo.RecordHeader{Key: headerKeyID, Value: []byte(s.key.id)},
+		kgo.RecordHeader{Key: headerTime, Value: []byte(ts)},
+		kgo.RecordHeader{Key: headerNonce, Value: []byte(nonce)},
+		kgo.RecordHeader{Key: headerMAC, Value: []byte(hex.EncodeToString(mac))})
+}
+
+// Refusal reasons, as counted (RefusedCounts) and logged.
+const (
+	RefusedUnsigned   = "unsigned"
+	RefusedUnknownKey = "unknown key"
+	RefusedBadMAC     = "bad signature"
+	RefusedStale      = "stale"
+	RefusedReplayed   = "replayed"
+	RefusedTooMany    = "too many senders"
+)
+
+// refusal is why a record was refused.
+type refusal struct {
+	reason string
+	detail string
+}
+
+func (r *refusal) Error() string { return r.reason + ": " + r.detail }
+
+// verifier checks the records a coordinator or an agent acts on. A nil
+// key (--insecure) accepts every record, signed or not.
+type verifier struct {
+	key     *Key
+	maxSkew time.Duration
+	now     func() time.Time
+	logf    func(format string, args ...any)
+	who     string // "agent a1", "coordinator": for its log lines
+
+	mu      sync.Mutex
+	streams map[streamID]*replayState
+	pruned  time.Time
+	refused map[string]int64
+}
+
+// streamID is one sender session's records on one topic under one key:
+// they arrive in the order they were signed.
+type streamID struct {
+	session, topic, key string
+}
+
+// replayState is the anti-replay window of one stream: the highest
+// counter accepted and which of the replayWindow below it were.
+type replayState struct {
+	top  uint64
+	seen [replayWindow / 64]uint64
+	last time.Time
+}
+
+func newVerifier(key *Key, maxSkew time.Duration, who string, logf func(string, ...any)) *verifier {
+	if maxSkew <= 0 {
+		maxSkew = DefaultMaxSkew
+	}
+	return &verifier{key: key, maxSkew: maxSkew, now: time.Now, logf: logf, who: who, streams: map[streamID]*replayState{}, refused: map[string]int64{}}
+}
+
+// accept says whether r verifies; a refused record is counted, and the
+// first of each reason logged with what it was.
+func (v *verifier) accept(r *kgo.Record) bool {
+	if v.key == nil {
+		return true
+	}
+	err := v.check(r)
+	if err == nil {
+		return true
+	}
+	var rf *refusal
+	if !errors.As(err, &rf) {
+		rf = &refusal{reason: RefusedBadMAC, detail: err.Error()}
+	}
+	v.mu.Lock()
+	v.refused[rf.reason]++
+	first := v.refused[rf.reason] == 1
+	v.mu.Unlock()
+	if first {
+		v.logf("%s: refused a record on %s keyed %.60q: %s (further %s records are counted, not logged)", v.who, r.Topic, r.Key, rf, rf.reason)
+	}
+	return false
+}
+
+// check verifies r's headers, MAC, freshness and nonce.
+func (v *verifier) check(r *kgo.Record) error {
+	var kid, ts, nonce, mac string
+	for _, h := range r.Headers {
+		switch h.Key {
+		case headerKeyID:
+			kid = string(h.Value)
+		case headerTime:
+			ts = string(h.Value)
+		case headerNonce:
+			nonce = string(h.Value)
+		case headerMAC:
+			mac = string(h.Value)
+		}
+	}
+	if kid == "" || ts == "" || nonce == "" || mac == "" {
+		return &refusal{RefusedUnsigned, "no signature headers (a sender without the key, or one run with --insecure)"}
+	}
+	if kid != v.key.id {
+		return &refusal{RefusedUnknownKey, fmt.Sprintf("signed with key %.20q, this process has key %s", kid, v.key.id)}
+	}
+	got, err := hex.DecodeString(mac)
+	if err != nil || !hmac.Equal(got, v.key.mac(kid, ts, nonce, r.Topic, r.Key, r.Value)) {
+		return &refusal{RefusedBadMAC, "the MAC does not match the record"}
+	}
+	ms, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return &refusal{RefusedBadMAC, "its timestamp is not a number"}
+	}
+	now := v.now()
+	if skew := now.Sub(time.UnixMilli(ms)); skew > v.maxSkew || skew < -v.maxSkew {
+		return &refusal{RefusedStale, fmt.Sprintf("signed %s from this host's clock, more than the %s allowed", skew.Round(time.Millisecond), v.maxSkew)}
+	}
+	sess, ctr, ok := strings.Cut(nonce, "-")
+	n, err := strconv.ParseUint(ctr, 10, 64)
+	if !ok || err != nil || n == 0 {
+		return &refusal{RefusedBadMAC, fmt.Sprintf("nonce %.40q is not <session>-<counter>", nonce)}
+	}
+	return v.fresh(streamID{sess, r.Topic, string(r.Key)}, n, now)
+}
+
+// fresh accepts counter n of stream id once, within the replay window.
+func (v *verifier) fresh(id streamID, n uint64, now time.Time) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if now.Sub(v.pruned) > v.maxSkew {
+		for k, s := range v.streams {
+			if now.Sub(s.last) > 2*v.maxSkew {
+				delete(v.streams, k)
+			}
+		}
+		v.pruned = now
+	}
+	s := v.streams[id]
+	if s == nil {
+		if len(v.streams) >= maxStreams {
+			return &refusal{RefusedTooMany, fmt.Sprintf("%d sender streams heard within %s", len(v.streams), 2*v.maxSkew)}
+		}
+		s = &replayState{}
+		v.streams[id] = s
+	}
+	switch {
+	case n > s.top:
+		s.shift(n - s.top)
+		s.top = n
+		s.mark(0)
+	case s.top-n >= replayWindow:
+		return &refusal{RefusedReplayed, fmt.Sprintf("counter %d is more than %d behind the sender's newest (%d)", n, replayWindow, s.top)}
+	case s.marked(s.top - n):
+		return &refusal{RefusedReplayed, fmt.Sprintf("nonce %s-%d was accepted before", id.session, n)}
+	default:
+		s.mark(s.top - n)
+	}
+	s.last = now
+	return nil
+}
+
+// shift moves the window up by d counters.
+func (s *replayState) shift(d uint64) {
+	if d >= replayWindow {
+		s.seen = [replayWindow / 64]uint64{}
+		return
+	}
+	var out [replayWindow / 64]uint64
+	for i := uint64(0); i < replayWindow; i++ {
+		if j := i + d; j < replayWindow && s.marked(i) {
+			out[j/64] |= 1 << (j % 64)
+		}
+	}
+	s.seen = out
+}
+
+func (s *replayState) mark(back uint64)        { s.seen[back/64] |= 1 << (back % 64) }
+func (s *replayState) marked(back uint64) bool { return s.seen[back/64]&(1<<(back%64)) != 0 }
+
+// counts are the refusals so far, by reason.
+func (v *verifier) counts() map[string]int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[string]int64, len(v.refused))
+	for k, n := range v.refused {
+		out[k] = n
+	}
+	return out
+}
