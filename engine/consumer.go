@@ -273,6 +273,14 @@ func (c *restoreConsumer) split(take []*kgo.Record, remaining map[int32]int64, b
 			txn.marker(r.Key)
 			continue
 		}
+		if r.Key == nil {
+			// Kafka Streams skips a changelog record without a key when it
+			// restores (StoreChangelogReader: "Read changelog record with
+			// null key ... skipping it for restoration"), active and
+			// standby alike: it is neither applied nor counted restored,
+			// and its offset is still passed.
+			continue
+		}
 		if r.Attrs.IsTransactional() {
 			txn.Records++
 		}
