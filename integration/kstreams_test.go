@@ -292,8 +292,9 @@ func awaitLag(t *testing.T, env *bench.Env, topic, want, what string) {
 }
 
 // TestCleanerHoldRestoresTheTopicsSetting: a hold sets the largest lag
-// and its release puts the topic's own setting back; a hold left by a
-// killed run is cleared by the next one's release.
+// and its release puts the topic's own setting back; two overlapping
+// holds (two runs of one data directory) keep the topic held until the
+// last is released, which puts the topic's own setting back.
 func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 	env := connect(t, bench.Options{})
 	adm := testAdmin(t, env)
@@ -305,7 +306,8 @@ func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 	defer adm.DeleteTopics(ctx, topic)
 	awaitLag(t, env, topic, "60000", "created")
 	held := cluster.HoldLag
-	h, err := cluster.HoldCleaner(ctx, adm, topic)
+	book := cluster.HoldBookIn(t.TempDir())
+	h, err := cluster.HoldCleaner(ctx, adm, topic, book, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,25 +315,30 @@ func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
 		t.Fatalf("hold's previous %q, want the topic's 60000", h.Previous)
 	}
 	awaitLag(t, env, topic, held, "held")
-	if err := h.Release(ctx); err != nil {
+	if _, err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	awaitLag(t, env, topic, "60000", "released")
-	// A run killed while holding leaves the hold; the next run's hold
-	// takes it for no setting and its release clears it.
-	if _, err := cluster.HoldCleaner(ctx, adm, topic); err != nil {
-		t.Fatal(err)
-	}
-	awaitLag(t, env, topic, held, "left held")
-	h2, err := cluster.HoldCleaner(ctx, adm, topic)
+	first, err := cluster.HoldCleaner(ctx, adm, topic, book, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h2.Previous != "" {
-		t.Fatalf("a hold over a leftover one has previous %q, want none", h2.Previous)
-	}
-	if err := h2.Release(ctx); err != nil {
+	awaitLag(t, env, topic, held, "held by the first")
+	second, err := cluster.HoldCleaner(ctx, adm, topic, book, false)
+	if err != nil {
 		t.Fatal(err)
 	}
-	awaitLag(t, env, topic, "", "after a leftover hold")
+	if second.Previous != "60000" || second.Joined != 1 {
+		t.Fatalf("the second hold: previous %q, joined %d; want the topic's 60000, joining one", second.Previous, second.Joined)
+	}
+	if others, err := first.Release(ctx); err != nil || others != 1 {
+		t.Fatalf("the first release: %d others, %v; want the second still holding", others, err)
+	}
+	if got, err := cluster.TopicOverride(ctx, adm, topic, "min.compaction.lag.ms"); err != nil || got != held {
+		t.Fatalf("the first released, the second still holding: min.compaction.lag.ms %q (%v), want held", got, err)
+	}
+	if _, err := second.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	awaitLag(t, env, topic, "60000", "both released")
 }
