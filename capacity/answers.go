@@ -275,11 +275,15 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 	read := fmt.Sprintf("read from the log start to the end offsets in %s: %s records", FormatSeconds(c.Seconds), count(float64(c.Records)))
 	if c.Offsets > c.Records {
 		read += fmt.Sprintf(" of %s offsets (the rest compaction gaps or transaction markers)", count(float64(c.Offsets)))
+		if c.AbortMarkers > 0 {
+			read = strings.TrimSuffix(read, ")") + ", and aborted transactions' records)"
+		}
 	}
-	in := []string{
-		read,
-		fmt.Sprintf("live keys %s, live state %s (%s)", count(c.LiveKeys), FormatBytes(c.LiveBytes), sample),
+	in := []string{read}
+	if c.Transactional() {
+		in = append(in, transactionsRead(c))
 	}
+	in = append(in, fmt.Sprintf("live keys %s, live state %s (%s)", count(c.LiveKeys), FormatBytes(c.LiveBytes), sample))
 	if c.NullKeys > 0 {
 		in = append(in, fmt.Sprintf("%s records without a key (a store skips them)", count(float64(c.NullKeys))))
 	}
@@ -295,6 +299,26 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 			c.RecordsPerKey, FormatBytes(c.BytesPerRecord()), 100*c.TombstoneShare()),
 		Inputs: in,
 	}
+}
+
+// transactionsRead says how a changelog holding transactions was read:
+// read_committed, as Kafka Streams restores it under exactly_once_v2, the
+// application such a changelog comes from.
+func transactionsRead(c *topicshape.Shape) string {
+	iso := c.IsolationLevel
+	if iso == "" {
+		iso = "read_committed"
+	}
+	markers := count(float64(c.Markers)) + " transaction markers"
+	if c.Markers == 1 {
+		markers = "1 transaction marker"
+	}
+	t := fmt.Sprintf("the topic holds transactions (%s, %s of them aborting): read with %s, as Kafka Streams under exactly_once_v2 restores it, so aborted transactions' records are not counted",
+		markers, count(float64(c.AbortMarkers)), iso)
+	if c.OpenOffsets > 0 {
+		t += fmt.Sprintf("; %s offsets past the last stable offset (a transaction still open) not read, as such a restore ends there", count(float64(c.OpenOffsets)))
+	}
+	return t
 }
 
 func appendNew(xs []Unanswered, ys ...Unanswered) []Unanswered {

@@ -5,6 +5,13 @@
 // and `report --from-topic` take a user's own changelog's shape from it, so
 // their answers can say how far the measured rates were from it.
 //
+// The read is read_committed, as Kafka Streams restores the changelog of an
+// exactly_once_v2 application (the only kind that writes transactions into
+// one): aborted transactions' records are not counted, and it ends at the
+// last stable offset. It answers from the whole topic or not at all: a
+// topic deleted, created again, or cut below what the read had reached
+// while it was read fails it, naming the topic (ErrChanged).
+//
 // Memory is bounded whatever the topic's size: the live keys are counted
 // exactly up to MaxKeys distinct keys, and past that on a sample of the key
 // space (keys whose hash has its low bits zero, halving the sample each time

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/cluster"
 )
@@ -43,6 +46,20 @@ type Shape struct {
 	SampleShare float64 `json:"sample_share"`
 	// NullKeys counts records without a key (a store skips them).
 	NullKeys int64 `json:"null_keys"`
+	// IsolationLevel is how the topic was read: read_committed, as Kafka
+	// Streams under exactly_once_v2 restores a changelog (the records of
+	// aborted transactions are fetched and dropped, never counted). A
+	// topic without transactions reads the same either way.
+	IsolationLevel string `json:"isolation_level"`
+	// Markers counts the transaction markers met, AbortMarkers those that
+	// ended an aborted transaction: a topic with markers holds
+	// transactions.
+	Markers      int64 `json:"markers"`
+	AbortMarkers int64 `json:"abort_markers"`
+	// OpenOffsets are the offsets past the partitions' last stable offsets
+	// when the read began (transactions still open), not read: a
+	// read_committed restore ends at the last stable offset.
+	OpenOffsets int64 `json:"open_offsets,omitempty"`
 	// Seconds is how long the read took.
 	Seconds float64 `json:"seconds"`
 }
@@ -54,6 +71,10 @@ func (s Shape) BytesPerRecord() float64 {
 	}
 	return float64(s.Bytes) / float64(s.Records)
 }
+
+// Transactional reports whether the read met transactions: markers, or a
+// transaction still open at the last stable offset.
+func (s Shape) Transactional() bool { return s.Markers > 0 || s.OpenOffsets > 0 }
 
 // TombstoneShare is Tombstones over Records.
 func (s Shape) TombstoneShare() float64 {
@@ -79,8 +100,21 @@ type Options struct {
 // ErrEmpty is returned for a topic that holds no records.
 var ErrEmpty = errors.New("holds no records between its log start and end offsets")
 
+// ErrChanged is returned when the topic was deleted, recreated or lost
+// records it had not yet been read past while it was read: what was read
+// is part of a topic, and no shape is answered from it.
+var ErrChanged = errors.New("changed while it was read")
+
 // Read reads topic from its log start offsets to the end offsets it has when
-// the read begins, as a restore would, and returns its shape.
+// the read begins, as a restore would, and returns its shape. It reads
+// read_committed, as Kafka Streams' restore consumer does under
+// exactly_once_v2 (a topic that holds transactions was written by such an
+// application): the records of aborted transactions are not counted, and
+// the read ends at each partition's last stable offset. A read that ends
+// short of a partition's end is read again from where it stopped while
+// that brings records; the topic is then checked to be the one whose
+// offsets were listed: a topic deleted, recreated or cut below what the
+// read had reached fails the read (ErrChanged), naming the topic.
 func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Shape, error) {
 	begin := time.Now()
 	if o.Idle <= 0 {
@@ -89,14 +123,23 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	if o.MaxKeys <= 0 {
 		o.MaxKeys = MaxKeys
 	}
-	offsets, err := topicOffsets(ctx, cfg, topic)
+	cl, err := cluster.NewClient(cfg)
 	if err != nil {
 		return Shape{}, err
 	}
-	s := Shape{Topic: topic, Partitions: len(offsets.End)}
+	defer cl.Close()
+	before, err := listTopic(ctx, cl, topic)
+	if err != nil {
+		return Shape{}, err
+	}
+	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed"}
 	ranges := map[int32]cluster.OffsetRange{}
-	for p, end := range offsets.End {
-		if start := offsets.Start[p]; end > start {
+	for p, end := range before.End {
+		if stable := before.stable[p]; stable < end {
+			s.OpenOffsets += end - max(stable, before.Start[p])
+			end = stable
+		}
+		if start := before.Start[p]; end > start {
 			s.Offsets += end - start
 			ranges[p] = cluster.OffsetRange{From: start, To: end}
 		}
@@ -113,8 +156,47 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		lastProgress = time.Now()
 		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets, 100*float64(s.Records)/float64(s.Offsets), left)
 	}
-	if err := cluster.ScanRange(ctx, cfg, topic, ranges, o.Idle, func(r *kgo.Record) { s.add(k, r) }, progress, kgo.FetchMaxBytes(64<<20)); err != nil {
-		return s, err
+	// reached is, per partition, the offset after the last one read.
+	reached := map[int32]int64{}
+	for p, r := range ranges {
+		reached[p] = r.From
+	}
+	each := func(r *kgo.Record) {
+		reached[r.Partition] = r.Offset + 1
+		if r.Attrs.IsControl() {
+			s.marker(r.Key)
+			return
+		}
+		s.add(k, r)
+	}
+	opts := []kgo.Opt{
+		kgo.FetchMaxBytes(64 << 20),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// Markers take offsets: kept, a partition ending in one is seen
+		// to reach its end.
+		kgo.KeepControlRecords(),
+		// Records removed below the read's position fail the fetch
+		// instead of moving it silently past them.
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+	}
+	for left := ranges; len(left) > 0; {
+		from := sumOffsets(reached)
+		err := cluster.ScanRange(ctx, cfg, topic, left, o.Idle, each, progress, opts...)
+		if cerr := before.check(ctx, cl, &s, ranges, reached); cerr != nil {
+			return s, cerr
+		}
+		if err != nil {
+			return s, fmt.Errorf("reading topic %s: %w", topic, err)
+		}
+		if sumOffsets(reached) == from {
+			break // what is left brings nothing: compaction gaps at the end
+		}
+		left = map[int32]cluster.OffsetRange{}
+		for p, r := range ranges {
+			if reached[p] < r.To {
+				left[p] = cluster.OffsetRange{From: reached[p], To: r.To}
+			}
+		}
 	}
 	k.finish(&s)
 	s.Seconds = time.Since(begin).Seconds()
@@ -124,13 +206,128 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	return s, nil
 }
 
-func topicOffsets(ctx context.Context, cfg cluster.Config, topic string) (cluster.TopicOffsets, error) {
-	cl, err := cluster.NewClient(cfg)
-	if err != nil {
-		return cluster.TopicOffsets{}, err
+func sumOffsets(m map[int32]int64) int64 {
+	var n int64
+	for _, o := range m {
+		n += o
 	}
-	defer cl.Close()
-	return cluster.Offsets(ctx, kadm.NewClient(cl), topic)
+	return n
+}
+
+// listing is what a read starts from: the topic's id, its offsets and
+// its partitions' last stable offsets.
+type listing struct {
+	cluster.TopicOffsets
+	id     [16]byte
+	stable map[int32]int64
+}
+
+func listTopic(ctx context.Context, cl *kgo.Client, topic string) (listing, error) {
+	l := listing{}
+	adm := kadm.NewClient(cl)
+	id, err := topicID(ctx, cl, topic)
+	if err != nil {
+		return l, err
+	}
+	l.id = id
+	if l.TopicOffsets, err = cluster.Offsets(ctx, adm, topic); err != nil {
+		return l, err
+	}
+	lso, err := adm.ListCommittedOffsets(ctx, topic)
+	if err == nil {
+		err = lso.Error()
+	}
+	if err != nil {
+		return l, fmt.Errorf("topic %s: last stable offsets: %w", topic, err)
+	}
+	l.stable = map[int32]int64{}
+	for p, end := range l.End {
+		l.stable[p] = end
+		if o, ok := lso.Lookup(topic, p); ok {
+			l.stable[p] = o.Offset
+		}
+	}
+	return l, nil
+}
+
+// topicID is topic's id as the cluster has it now (a metadata request of
+// its own: kadm answers from the client's metadata cache, which can
+// still hold a topic deleted a moment ago), cluster.ErrTopicNotFound when
+// it has none.
+func topicID(ctx context.Context, cl *kgo.Client, topic string) ([16]byte, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return [16]byte{}, fmt.Errorf("topic %s: metadata: %w", topic, err)
+	}
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		err := kerr.ErrorForCode(t.ErrorCode)
+		switch {
+		case errors.Is(err, kerr.UnknownTopicOrPartition):
+			return [16]byte{}, fmt.Errorf("topic %s: %w", topic, cluster.ErrTopicNotFound)
+		case err != nil:
+			return [16]byte{}, fmt.Errorf("topic %s: metadata: %w", topic, err)
+		}
+		return t.TopicID, nil
+	}
+	return [16]byte{}, fmt.Errorf("topic %s: %w", topic, cluster.ErrTopicNotFound)
+}
+
+// check fails, with ErrChanged, a read of a topic that is no longer the
+// one listed when it began: deleted, created again, or holding less than
+// the ranges read (an end offset below the range's, or a log start past
+// where the read of an unfinished partition had reached).
+func (l listing) check(ctx context.Context, cl *kgo.Client, s *Shape, ranges map[int32]cluster.OffsetRange, reached map[int32]int64) error {
+	topic := l.Topic
+	read := fmt.Sprintf("%d records of %d offsets read", s.Records, s.Offsets)
+	id, err := topicID(ctx, cl, topic)
+	if errors.Is(err, cluster.ErrTopicNotFound) {
+		return fmt.Errorf("topic %s %w: it was deleted (%s); no answer is taken from part of a topic", topic, ErrChanged, read)
+	}
+	if err != nil {
+		return fmt.Errorf("topic %s: checking it after the read: %w", topic, err)
+	}
+	if id != l.id {
+		return fmt.Errorf("topic %s %w: it was deleted and created again (%s); no answer is taken from part of a topic", topic, ErrChanged, read)
+	}
+	now, err := cluster.Offsets(ctx, kadm.NewClient(cl), topic)
+	if errors.Is(err, cluster.ErrTopicNotFound) {
+		return fmt.Errorf("topic %s %w: it was deleted (%s); no answer is taken from part of a topic", topic, ErrChanged, read)
+	}
+	if err != nil {
+		return fmt.Errorf("topic %s: checking it after the read: %w", topic, err)
+	}
+	parts := make([]int32, 0, len(ranges))
+	for p := range ranges {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		r := ranges[p]
+		end, ok := now.End[p]
+		switch {
+		case !ok || end < r.To:
+			return fmt.Errorf("topic %s %w: partition %d ends at offset %d, below the %d it ended at when the read began (%s); no answer is taken from part of a topic", topic, ErrChanged, p, end, r.To, read)
+		case reached[p] < r.To && now.Start[p] > reached[p]:
+			return fmt.Errorf("topic %s %w: partition %d's log start moved to offset %d, past the %d the read had reached (retention or a records deletion removed records before they were read; %s); no answer is taken from part of a topic", topic, ErrChanged, p, now.Start[p], reached[p], read)
+		}
+	}
+	return nil
+}
+
+// marker counts the control record of key: Kafka's control key is a
+// version int16 and a type int16, 0 for abort and 1 for commit.
+func (s *Shape) marker(key []byte) {
+	s.Markers++
+	if len(key) >= 4 && key[2] == 0 && key[3] == 0 {
+		s.AbortMarkers++
+	}
 }
 
 func (s *Shape) add(k *keySet, r *kgo.Record) {

@@ -90,7 +90,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	if !f.g.quiet {
 		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets\n", f.fromTopic)
+	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets, read_committed (an exactly-once application's aborted records are not counted)\n", f.fromTopic)
 	shape, err := topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
 	if err != nil {
 		return fmt.Errorf("--from-topic: %w", err)
