@@ -14,10 +14,13 @@ import (
 // the range's first to its last, both included, over all partitions. A
 // range some partition of which no copy could serve is refused whole.
 type RangeAnswer struct {
-	// Status is the HTTP status: 200 answered, 503 refused.
+	// Status is the HTTP status: 200 answered, 503 refused, 429 refused
+	// because the instance already gathers as many ranges as it takes at
+	// once (PropAPIRangeConcurrency).
 	Status int `json:"-"`
 	// Refused is set with Reason when some partition had no copy that
-	// could serve; Partitions are then those gathered before it gave up.
+	// could serve, or the instance had no room for another range;
+	// Partitions are then those gathered before it gave up.
 	Refused bool   `json:"refused"`
 	Reason  string `json:"reason"`
 	// Instance is the instance asked, which gathered the range.
@@ -55,7 +58,9 @@ type RangeCopy struct {
 
 // Range asks the API layer at addr for the entries with keys from from to
 // to, both included, stale reads allowed when stale. An answered or
-// refused range is a RangeAnswer; an error is one that got neither.
+// refused range is a RangeAnswer; an error is one that got neither, a
+// range over the instance's caps (HTTP 400, PropAPIRangeMaxEntries and
+// PropAPIRangeMaxBytes) among them.
 func Range(ctx context.Context, c *http.Client, addr string, from, to []byte, stale bool) (RangeAnswer, error) {
 	url := "http://" + addr + "/range/" + hex.EncodeToString(from) + "/" + hex.EncodeToString(to)
 	if stale {
@@ -74,7 +79,9 @@ func Range(ctx context.Context, c *http.Client, addr string, from, to []byte, st
 	if err != nil {
 		return RangeAnswer{}, err
 	}
-	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusServiceUnavailable, http.StatusTooManyRequests:
+	default:
 		return RangeAnswer{}, fmt.Errorf("range at %s: HTTP %d: %s", addr, resp.StatusCode, body)
 	}
 	a := RangeAnswer{Status: resp.StatusCode}

@@ -116,6 +116,16 @@ const (
 	// by Kafka Streams' own count (config.PartitionerTopic). Default 0:
 	// Kafka Streams' own.
 	PropAPIPartitions = "restorebench.api.partitions"
+	// PropAPIRangeMaxEntries and PropAPIRangeMaxBytes bound one range
+	// query's answer, counted while it is gathered, forwarded parts
+	// included: a range over either is refused (HTTP 400) once the entry
+	// over is read. Defaults 10000 entries and 4 MiB of entry text.
+	PropAPIRangeMaxEntries = "restorebench.api.range.max.entries"
+	PropAPIRangeMaxBytes   = "restorebench.api.range.max.bytes"
+	// PropAPIRangeConcurrency is how many ranges an instance gathers at
+	// once, and how many forwarded ranges it answers at once; one beyond
+	// is refused with HTTP 429. Default 4.
+	PropAPIRangeConcurrency = "restorebench.api.range.concurrency"
 	// PropRocksDBPrefix prefixes RocksDB options by the Go engine's names
 	// (restorebench.rocksdb.block_cache_size, ...), applied by the driver's
 	// RocksDBConfigSetter.

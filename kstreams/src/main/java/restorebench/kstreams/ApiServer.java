@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -44,7 +45,11 @@ import org.apache.kafka.streams.state.HostInfo;
  * advice for InvalidStateStoreException), and every answer that waited
  * says how many retries and milliseconds it took (`retries`, `waited_ms`).
  * `GET /range/FROMHEX/TOHEX[?stale=true]` answers a key range over every
- * partition ({@link RangeQueries}), retried likewise.
+ * partition ({@link RangeQueries}), retried likewise, bounded in entries
+ * and bytes while it is gathered; at most restorebench.api.range.concurrency
+ * ranges are gathered at once, and as many forwarded ranges answered at
+ * once (apart, so that two instances forwarding to each other never wait
+ * on each other's permits): one beyond is refused at once with HTTP 429.
  * Built on the JDK's own HTTP server and client: no dependency.
  */
 final class ApiServer {
@@ -62,6 +67,9 @@ final class ApiServer {
     private volatile StoreProgress progress;
     private volatile LocalLookup local;
     private volatile RangeQueries ranges;
+    /** Permits for ranges asked of this instance, and for forwarded ones. */
+    private final Semaphore rangePermits;
+    private final Semaphore forwardedRangePermits;
 
     private ApiServer(HttpServer server, HostInfo self, DriverConfig config) {
         this.server = server;
@@ -79,6 +87,8 @@ final class ApiServer {
         });
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(FORWARD_TIMEOUT).build();
+        this.rangePermits = new Semaphore(config.api.rangeConcurrency);
+        this.forwardedRangePermits = new Semaphore(config.api.rangeConcurrency);
     }
 
     /**
@@ -107,7 +117,7 @@ final class ApiServer {
         this.streams = streams;
         this.progress = progress;
         this.local = new LocalLookup(streams, config);
-        this.ranges = new RangeQueries(streams, config, progress, local, self, this::get);
+        this.ranges = new RangeQueries(streams, config, progress, local, self, client, FORWARD_TIMEOUT);
         server.setExecutor(pool);
         server.createContext("/kv/", this::handle);
         server.createContext("/range/", this::handleRange);
@@ -131,8 +141,7 @@ final class ApiServer {
                 reply(ex, 400, Json.toJson(Json.obj("error", "GET /kv/KEYHEX[?stale=true], the key in hex")));
                 return;
             }
-            Answer a = stale && !forwarded ? retrying(() -> lookup(hex, key, true, false)) : lookup(hex, key, stale, forwarded);
-            reply(ex, a.status, a.body);
+            respond(ex, null, stale && !forwarded, () -> lookup(hex, key, stale, forwarded));
         } catch (RuntimeException e) {
             reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
         }
@@ -140,7 +149,9 @@ final class ApiServer {
 
     /**
      * `GET /range/FROMHEX/TOHEX[?stale=true]` ({@link RangeQueries}), for
-     * key-value and timestamped key-value stores.
+     * key-value and timestamped key-value stores, each holding a permit
+     * (of the forwarded ones for a forwarded range) until its answer is
+     * written.
      */
     private void handleRange(HttpExchange ex) throws IOException {
         try (ex) {
@@ -153,15 +164,13 @@ final class ApiServer {
                 reply(ex, 400, Json.toJson(Json.obj("error", "GET /range/FROMHEX/TOHEX[?stale=true], both keys in hex")));
                 return;
             }
-            Answer a;
             if (hasParam(query, FORWARDED + "=")) {
-                a = ranges.forwarded(hex[0], hex[1], from, to, stale, partitionsParam(query));
-            } else if (stale) {
-                a = retrying(() -> ranges.range(hex[0], hex[1], from, to, true));
+                RangeQueries.Caps caps = RangeQueries.Caps.of(config.api).lowered(longParam(query, "max_entries"), longParam(query, "max_bytes"));
+                java.util.Set<Integer> asked = partitionsParam(query);
+                respond(ex, forwardedRangePermits, false, () -> ranges.forwarded(from, to, stale, asked, caps));
             } else {
-                a = ranges.range(hex[0], hex[1], from, to, false);
+                respond(ex, rangePermits, stale, () -> ranges.range(hex[0], hex[1], from, to, stale));
             }
-            reply(ex, a.status, a.body);
         } catch (RuntimeException e) {
             reply(ex, 500, Json.toJson(Json.obj("error", Events.describe(e))));
         }
@@ -184,52 +193,95 @@ final class ApiServer {
         return ps;
     }
 
-    /** A status and a JSON body. */
+    /** The query parameter NAME=N's N, -1 when absent or not a number of 0 or more. */
+    private static long longParam(String query, String name) {
+        for (String p : query.split("&")) {
+            if (p.startsWith(name + "=")) {
+                try {
+                    return Math.max(-1, Long.parseLong(p.substring(name.length() + 1)));
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** A status and a body: body (JSON, or a forwarded range's head), then tail when there is one. */
     static final class Answer {
         final int status;
         final String body;
+        /** The rest of the body (a range's entries), written out as it is; null for none. */
+        final Chunks tail;
         /** Set when the instance asked could not be reached: body is the reason, not JSON. */
         final boolean unreachable;
 
         Answer(int status, String body) {
-            this(status, body, false);
+            this(status, body, null, false);
         }
 
-        private Answer(int status, String body, boolean unreachable) {
+        Answer(int status, String body, Chunks tail) {
+            this(status, body, tail, false);
+        }
+
+        private Answer(int status, String body, Chunks tail, boolean unreachable) {
             this.status = status;
             this.body = body;
+            this.tail = tail;
             this.unreachable = unreachable;
         }
 
         static Answer unreachable(String reason) {
-            return new Answer(503, reason, true);
+            return new Answer(503, reason, null, true);
         }
     }
 
     /**
-     * A stale lookup or range retried while no copy serves it, up to
-     * restorebench.api.retry.ms: 10 ms apart at first, doubling to 100 ms.
-     * Only the instance asked retries (a forwarded lookup answers at once),
-     * so the waits never nest.
+     * Asks and writes the answer. Each attempt holds one of permits (when
+     * not null) from before it asks until its answer is written, and is
+     * refused with 429 when none is free. With retry (a stale lookup or
+     * range), an attempt refused (503, or 429) is retried while no copy
+     * serves it, up to restorebench.api.retry.ms: 10 ms apart at first,
+     * doubling to 100 ms, holding no permit while it waits. Only the
+     * instance asked retries (a forwarded lookup answers at once), so the
+     * waits never nest.
      */
-    private Answer retrying(Supplier<Answer> ask) {
+    private void respond(HttpExchange ex, Semaphore permits, boolean retry, Supplier<Answer> ask) throws IOException {
         long start = System.nanoTime();
-        long deadline = start + config.api.retryMs * 1_000_000L;
+        long deadline = retry ? start + config.api.retryMs * 1_000_000L : start;
         long backoffMs = 10;
         for (int retries = 0; ; retries++) {
-            Answer a = ask.get();
-            long now = System.nanoTime();
-            if (a.status != 503 || now + backoffMs * 1_000_000L > deadline) {
-                return retries == 0 ? a : new Answer(a.status, prepend(prepend(a.body, "waited_ms", (now - start) / 1_000_000L), "retries", retries));
+            boolean held = permits != null && permits.tryAcquire();
+            try {
+                Answer a = permits == null || held ? ask.get() : tooMany(permits == forwardedRangePermits);
+                long now = System.nanoTime();
+                boolean again = (a.status == 503 || a.status == 429) && now + backoffMs * 1_000_000L <= deadline;
+                if (!again || Thread.currentThread().isInterrupted()) {
+                    reply(ex, retries == 0 ? a
+                            : new Answer(a.status, prepend(prepend(a.body, "waited_ms", (now - start) / 1_000_000L), "retries", retries), a.tail));
+                    return;
+                }
+            } finally {
+                if (held) {
+                    permits.release();
+                }
             }
             try {
                 Thread.sleep(backoffMs);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return a;
             }
             backoffMs = Math.min(backoffMs * 2, 100);
         }
+    }
+
+    /** The refusal of a range beyond restorebench.api.range.concurrency. */
+    private Answer tooMany(boolean forwarded) {
+        int n = config.api.rangeConcurrency;
+        return new Answer(429, Json.toJson(Json.obj("refused", true,
+                "reason", "too many ranges at once: this instance " + (forwarded ? "answers " + n + " forwarded ranges" : "gathers " + n + " ranges")
+                        + " at a time (" + ApiSettings.RANGE_CONCURRENCY + "); retry later",
+                "limit", n, "instance", config.instanceId, "partitions", List.of())));
     }
 
     /** Routes one lookup: answered here, forwarded, or refused. */
@@ -352,11 +404,21 @@ final class ApiServer {
     }
 
     private static void reply(HttpExchange ex, int status, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        reply(ex, new Answer(status, body));
+    }
+
+    private static void reply(HttpExchange ex, Answer a) throws IOException {
+        byte[] b = a.body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, b.length);
+        if (a.status == 429) {
+            ex.getResponseHeaders().set("Retry-After", "1");
+        }
+        ex.sendResponseHeaders(a.status, b.length + (a.tail == null ? 0 : a.tail.size()));
         try (OutputStream out = ex.getResponseBody()) {
             out.write(b);
+            if (a.tail != null) {
+                a.tail.writeTo(out);
+            }
         }
     }
 }

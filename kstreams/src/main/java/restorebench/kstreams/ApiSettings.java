@@ -26,6 +26,14 @@ import org.apache.kafka.streams.StreamsConfig;
  * group.protocol=streams, fewer than the topic's while one is assigned
  * to no member). Default 0: Kafka Streams' own, what an application that
  * passes only a key serializer gets.
+ * restorebench.api.range.max.entries and restorebench.api.range.max.bytes
+ * bound one range's answer (default 10,000 entries and 4 MiB of entry
+ * text), counted while it is gathered, forwarded parts included: a range
+ * over either is refused as soon as it reads the entry over.
+ * restorebench.api.range.concurrency is how many ranges the instance
+ * gathers at once (default 4), and again how many forwarded ones it
+ * answers at once: a range beyond it is refused with HTTP 429. Together
+ * they bound the heap ranges take to about 2 x concurrency x max.bytes.
  */
 final class ApiSettings {
     static final String PREFIX = DriverConfig.P + "api.";
@@ -33,6 +41,15 @@ final class ApiSettings {
     static final String HOST = PREFIX + "host";
     static final String RETRY_MS = PREFIX + "retry.ms";
     static final String PARTITIONS = PREFIX + "partitions";
+    static final String RANGE_MAX_ENTRIES = PREFIX + "range.max.entries";
+    static final String RANGE_MAX_BYTES = PREFIX + "range.max.bytes";
+    static final String RANGE_CONCURRENCY = PREFIX + "range.concurrency";
+    static final int DEFAULT_RANGE_MAX_ENTRIES = 10_000;
+    static final long DEFAULT_RANGE_MAX_BYTES = 4L << 20;
+    static final int DEFAULT_RANGE_CONCURRENCY = 4;
+    static final int MAX_RANGE_MAX_ENTRIES = 1_000_000;
+    static final long MAX_RANGE_MAX_BYTES = 1L << 30;
+    static final int MAX_RANGE_CONCURRENCY = 256;
     /** The longest retry.ms taken: a lookup's client waits 5 s at most. */
     static final int MAX_RETRY_MS = 4000;
 
@@ -43,6 +60,12 @@ final class ApiSettings {
     int retryMs = 0;
     /** The source topic's partition count for routing; 0 = Kafka Streams' own partitioning. */
     int partitions = 0;
+    /** The most entries one range answers (over it: refused as too wide). */
+    int rangeMaxEntries = DEFAULT_RANGE_MAX_ENTRIES;
+    /** The most bytes of entry text one range answers (over it: refused as too wide). */
+    long rangeMaxBytes = DEFAULT_RANGE_MAX_BYTES;
+    /** How many ranges are gathered at once, and how many forwarded ranges answered at once. */
+    int rangeConcurrency = DEFAULT_RANGE_CONCURRENCY;
 
     boolean enabled() {
         return port >= 0;
@@ -73,6 +96,21 @@ final class ApiSettings {
             if (partitions < 0) {
                 throw new DriverConfig.ConfigError(key + "=" + value + ": must be the source topic's partition count, or 0 for Kafka Streams' own routing");
             }
+        } else if (key.equals(RANGE_MAX_ENTRIES)) {
+            rangeMaxEntries = (int) bounded(key, value, 1, MAX_RANGE_MAX_ENTRIES, "entries");
+        } else if (key.equals(RANGE_CONCURRENCY)) {
+            rangeConcurrency = (int) bounded(key, value, 1, MAX_RANGE_CONCURRENCY, "ranges at once");
+        } else if (key.equals(RANGE_MAX_BYTES)) {
+            long n;
+            try {
+                n = RocksOptions.parseSize(value);
+            } catch (IllegalArgumentException e) {
+                throw new DriverConfig.ConfigError(key + "=" + value + ": " + e.getMessage());
+            }
+            if (n < 1024 || n > MAX_RANGE_MAX_BYTES) {
+                throw new DriverConfig.ConfigError(key + "=" + value + ": must be 1KiB to 1GiB");
+            }
+            rangeMaxBytes = n;
         } else if (key.equals(PORT)) {
             try {
                 port = Integer.parseInt(value);
@@ -83,8 +121,23 @@ final class ApiSettings {
                 throw new DriverConfig.ConfigError(key + "=" + value + ": must be a port, 0 to 65535 (0: any free one)");
             }
         } else {
-            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PARTITIONS + ", " + PORT + ", " + RETRY_MS + ")");
+            throw new DriverConfig.ConfigError("unknown driver key " + key + " (known: " + HOST + ", " + PARTITIONS + ", " + PORT + ", "
+                    + RANGE_CONCURRENCY + ", " + RANGE_MAX_BYTES + ", " + RANGE_MAX_ENTRIES + ", " + RETRY_MS + ")");
         }
+    }
+
+    /** value as a whole number from min to max, or a config error naming key and what it counts. */
+    private static long bounded(String key, String value, long min, long max, String what) throws DriverConfig.ConfigError {
+        long n;
+        try {
+            n = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            n = min - 1;
+        }
+        if (n < min || n > max) {
+            throw new DriverConfig.ConfigError(key + "=" + value + ": must be " + min + " to " + max + " " + what);
+        }
+        return n;
     }
 
     /** The checks against the rest of the configuration. */

@@ -38,20 +38,27 @@ final class LocalLookup {
         return query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).get(k);
     }
 
+    /** One entry of a range; false stops the range there. */
+    interface RangeVisitor {
+        boolean visit(byte[] key, byte[] value);
+    }
+
     /**
      * Visits store partition p's entries with keys from from to to, both
      * included (ReadOnlyKeyValueStore.range), in key order, values as get
-     * answers them.
+     * answers them, until the visitor says stop: the iterator is closed
+     * then, and nothing past that entry is read.
      */
-    void range(int partition, byte[] from, byte[] to, boolean stale, StoreQueries.EntryVisitor v) {
+    void range(int partition, byte[] from, byte[] to, boolean stale, RangeVisitor v) {
         Bytes f = Bytes.wrap(from), t = Bytes.wrap(to);
         if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
             try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it =
                     query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).range(f, t)) {
                 while (it.hasNext()) {
                     KeyValue<Bytes, ValueAndTimestamp<byte[]>> kv = it.next();
-                    if (kv.value != null && kv.value.value() != null) {
-                        v.visit(kv.key.get(), Digest.timestampedValue(kv.value.timestamp(), kv.value.value()));
+                    if (kv.value != null && kv.value.value() != null
+                            && !v.visit(kv.key.get(), Digest.timestampedValue(kv.value.timestamp(), kv.value.value()))) {
+                        return;
                     }
                 }
             }
@@ -60,8 +67,8 @@ final class LocalLookup {
         try (KeyValueIterator<Bytes, byte[]> it = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).range(f, t)) {
             while (it.hasNext()) {
                 KeyValue<Bytes, byte[]> kv = it.next();
-                if (kv.value != null) {
-                    v.visit(kv.key.get(), kv.value);
+                if (kv.value != null && !v.visit(kv.key.get(), kv.value)) {
+                    return;
                 }
             }
         }

@@ -1,5 +1,15 @@
 package restorebench.kstreams;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -7,7 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.BiFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
@@ -32,49 +43,159 @@ import org.apache.kafka.streams.state.HostInfo;
  * answer names, per partition, the copy that gave it (`copies`: instance,
  * active or standby, its state and offset), so a missing key is judged by
  * whether its copy may lag.
+ *
+ * A range is bounded while it is gathered, not after: entries are counted
+ * (restorebench.api.range.max.entries) and their text measured
+ * (restorebench.api.range.max.bytes) as each is read, and the first entry
+ * over either cap stops the store's iterator and refuses the range (400,
+ * `too_wide`). A range asks each other instance only for what its caps
+ * leave (`max_entries`, `max_bytes`), which a forwarded range obeys (never
+ * more than its own caps) and the asking instance checks again as it
+ * splices. The entries are kept as text in {@link Chunks} and written out
+ * from there, so a range's heap is about its answer's size.
  */
 final class RangeQueries {
-    /** The most entries one range answers: beyond it the range is refused as too wide. */
-    static final int MAX_ENTRIES = 10_000;
+    private static final byte[] KEY = "{\"key\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VALUE = "\",\"value\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PARTITION = "\",\"partition\":".getBytes(StandardCharsets.US_ASCII);
+    /** The bytes of an entry object besides its key's and value's hex and its partition's digits. */
+    private static final int ENTRY_FIXED = KEY.length + VALUE.length + PARTITION.length + 1;
+    private static final Pattern READ = Pattern.compile("\"read\":(\\d+)");
+    /** The most of a refused forward's body read (its reason). */
+    private static final int ERROR_BODY = 64 << 10;
 
     private final KafkaStreams streams;
     private final DriverConfig config;
     private final StoreProgress progress;
     private final LocalLookup local;
     private final HostInfo self;
-    /** Sends a path-and-query to an instance: its status and body (503 when unreachable). */
-    private final BiFunction<HostInfo, String, ApiServer.Answer> send;
+    private final HttpClient client;
+    private final Duration timeout;
 
     RangeQueries(KafkaStreams streams, DriverConfig config, StoreProgress progress, LocalLookup local, HostInfo self,
-                 BiFunction<HostInfo, String, ApiServer.Answer> send) {
+                 HttpClient client, Duration timeout) {
         this.streams = streams;
         this.config = config;
         this.progress = progress;
         this.local = local;
         this.self = self;
-        this.send = send;
+        this.client = client;
+        this.timeout = timeout;
     }
 
-    /** What was gathered so far: entry objects (JSON text) and the partitions they cover. */
-    private static final class Gathered {
-        final List<String> entries = new ArrayList<>();
+    /** The most entries, and bytes of entry text, a range may answer. */
+    record Caps(long entries, long bytes) {
+        /** The configured caps. */
+        static Caps of(ApiSettings s) {
+            return new Caps(s.rangeMaxEntries, s.rangeMaxBytes);
+        }
+
+        /** These caps lowered to a forward's max_entries and max_bytes (negative: not given). */
+        Caps lowered(long maxEntries, long maxBytes) {
+            return new Caps(maxEntries < 0 ? entries : Math.min(entries, maxEntries), maxBytes < 0 ? bytes : Math.min(bytes, maxBytes));
+        }
+    }
+
+    /**
+     * What a range gathered so far: its entries as text, each after sep
+     * (',' inside the answer's JSON array, the first without it; '\n' after
+     * each in a forwarded answer), the copies and partitions they cover, and
+     * the cap it went over, if any.
+     */
+    static final class Gathered {
+        final Caps caps;
+        final byte sep;
+        final Chunks entries = new Chunks();
         final List<String> copies = new ArrayList<>();
         final Set<Integer> covered = new TreeSet<>();
+        /** Why an instance asked for partitions did not give them. */
+        final List<String> notes = new ArrayList<>();
+        /** Entries kept. */
+        long count;
+        /** Entries read, the one over a cap included, and those a forward read before it went over. */
+        long read;
+        /** The cap the range went over: "entries" or "bytes"; null while within both. */
+        String over;
+
+        Gathered(Caps caps, byte sep) {
+            this.caps = caps;
+            this.sep = sep;
+        }
+
+        /** Adds one entry of partition p; false (and over set) when it is over a cap. */
+        boolean add(byte[] key, byte[] value, int p) {
+            read++;
+            String digits = Integer.toString(p);
+            if (!fits(ENTRY_FIXED + 2L * key.length + 2L * value.length + digits.length())) {
+                return false;
+            }
+            before();
+            entries.append(KEY);
+            entries.appendHex(key);
+            entries.append(VALUE);
+            entries.appendHex(value);
+            entries.append(PARTITION);
+            entries.append(digits);
+            entries.append((byte) '}');
+            after();
+            return true;
+        }
+
+        /** Adds one entry object a forward answered; false (and over set) when it is over a cap. */
+        boolean addLine(String line) {
+            read++;
+            byte[] b = line.getBytes(StandardCharsets.UTF_8);
+            if (!fits(b.length)) {
+                return false;
+            }
+            before();
+            entries.append(b);
+            after();
+            return true;
+        }
+
+        private boolean fits(long len) {
+            if (count >= caps.entries) {
+                over = "entries";
+                return false;
+            }
+            if (entries.size() + len + 1 > caps.bytes) {
+                over = "bytes";
+                return false;
+            }
+            return true;
+        }
+
+        private void before() {
+            if (sep == ',' && count > 0) {
+                entries.append(sep);
+            }
+        }
+
+        private void after() {
+            if (sep == '\n') {
+                entries.append(sep);
+            }
+            count++;
+        }
     }
 
-    /** A forwarded range: the asked partitions this instance may serve, spliceable. */
-    ApiServer.Answer forwarded(String fromHex, String toHex, byte[] from, byte[] to, boolean stale, Set<Integer> asked) {
-        Gathered g = new Gathered();
+    /**
+     * A forwarded range: the asked partitions this instance may serve,
+     * spliceable, within caps (the forward's, never over this instance's).
+     */
+    ApiServer.Answer forwarded(byte[] from, byte[] to, boolean stale, Set<Integer> asked, Caps caps) {
+        Gathered g = new Gathered(caps, (byte) '\n');
         gatherLocal(from, to, stale, asked, g);
+        if (g.over != null) {
+            return tooWide(g);
+        }
         StringBuilder sb = new StringBuilder("partitions ");
         sb.append(String.join(",", g.covered.stream().map(String::valueOf).toList())).append('\n');
         for (String c : g.copies) {
             sb.append(c).append('\n');
         }
-        for (String e : g.entries) {
-            sb.append(e).append('\n');
-        }
-        return new ApiServer.Answer(200, sb.toString());
+        return new ApiServer.Answer(200, sb.toString(), g.entries);
     }
 
     /** A range asked of this instance: every partition, gathered or refused. */
@@ -90,31 +211,44 @@ final class RangeQueries {
         if (all.isEmpty()) {
             return refused(List.of(), "no metadata for the store (the group is rebalancing)");
         }
-        Gathered g = new Gathered();
+        Gathered g = new Gathered(Caps.of(config.api), (byte) ',');
         gatherLocal(from, to, stale, all, g);
         for (Map.Entry<HostInfo, Set<Integer>> h : holders.entrySet()) {
             Set<Integer> want = new TreeSet<>(h.getValue());
             want.removeAll(g.covered);
-            if (h.getKey().equals(self) || want.isEmpty()) {
+            if (g.over != null || h.getKey().equals(self) || want.isEmpty()) {
                 continue;
             }
-            gatherFrom(h.getKey(), fromHex, toHex, stale, want, g);
+            String broken = gatherFrom(h.getKey(), fromHex, toHex, stale, want, g);
+            if (broken != null) {
+                return refused(new ArrayList<>(g.covered), broken);
+            }
+        }
+        if (g.over != null) {
+            return tooWide(g);
         }
         Set<Integer> missing = new TreeSet<>(all);
         missing.removeAll(g.covered);
         if (!missing.isEmpty()) {
-            return refused(new ArrayList<>(g.covered), "no copy of partitions " + missing + " could serve the range");
+            return refused(new ArrayList<>(g.covered), "no copy of partitions " + missing + " could serve the range"
+                    + (g.notes.isEmpty() ? "" : " (" + String.join("; ", g.notes) + ")"));
         }
-        if (g.entries.size() > MAX_ENTRIES) {
-            return new ApiServer.Answer(400, Json.toJson(Json.obj("error", "the range holds over " + MAX_ENTRIES + " entries; ask a narrower one")));
-        }
-        StringBuilder sb = new StringBuilder(64 + 128 * g.entries.size());
+        StringBuilder sb = new StringBuilder(256);
         sb.append("{\"instance\":");
         Json.string(sb, config.instanceId);
         sb.append(",\"partitions\":").append(Json.toJson(new ArrayList<>(g.covered)));
         sb.append(",\"copies\":[").append(String.join(",", g.copies)).append("],\"entries\":[");
-        sb.append(String.join(",", g.entries)).append("]}");
-        return new ApiServer.Answer(200, sb.toString());
+        g.entries.append("]}");
+        return new ApiServer.Answer(200, sb.toString(), g.entries);
+    }
+
+    /** The refusal of a range over a cap, naming it and how many entries were read. */
+    private ApiServer.Answer tooWide(Gathered g) {
+        String why = g.over.equals("entries")
+                ? "the range holds over " + g.caps.entries + " entries (" + ApiSettings.RANGE_MAX_ENTRIES + "); ask a narrower one"
+                : "the range's entries take over " + g.caps.bytes + " bytes (" + ApiSettings.RANGE_MAX_BYTES + "); ask a narrower one";
+        return new ApiServer.Answer(400, Json.toJson(Json.obj("error", why, "too_wide", true, "over", g.over,
+                "max_entries", g.caps.entries, "max_bytes", g.caps.bytes, "read", g.read, "instance", config.instanceId)));
     }
 
     /**
@@ -144,7 +278,7 @@ final class RangeQueries {
         return ps;
     }
 
-    /** Adds this instance's servable partitions among asked to g. */
+    /** Adds this instance's servable partitions among asked to g, until g is over a cap. */
     private void gatherLocal(byte[] from, byte[] to, boolean stale, Set<Integer> asked, Gathered g) {
         Set<Integer> actives = new TreeSet<>();
         Set<Integer> mine = new TreeSet<>();
@@ -159,40 +293,95 @@ final class RangeQueries {
         for (int p : mine) {
             boolean active = actives.contains(p);
             StoreProgress.Position pos = progress.of(p);
-            List<String> part = new ArrayList<>();
+            long mark = g.entries.size(), count = g.count;
             try {
-                local.range(p, from, to, stale, (k, v) -> part.add(Json.toJson(Json.obj(
-                        "key", Digest.toHex(k), "value", Digest.toHex(v), "partition", p))));
+                local.range(p, from, to, stale, (k, v) -> g.add(k, v, p));
             } catch (InvalidStateStoreException e) {
-                continue; // not servable now (migrating, restoring without stale reads): another copy may be
+                // not servable now (migrating, restoring without stale reads): another copy may be
+                g.entries.truncate(mark);
+                g.count = count;
+                continue;
             }
-            g.entries.addAll(part);
+            if (g.over != null) {
+                return;
+            }
             g.copies.add(Json.toJson(Json.obj("partition", p, "instance", config.instanceId, "copy", active ? "active" : "standby",
                     "state", pos.state.isEmpty() ? "unknown" : pos.state, "offset", pos.offset)));
             g.covered.add(p);
         }
     }
 
-    /** Asks instance h for partitions want of the range and splices its answer into g. */
-    private void gatherFrom(HostInfo h, String fromHex, String toHex, boolean stale, Set<Integer> want, Gathered g) {
+    /**
+     * Asks instance h for partitions want of the range, within what g's
+     * caps leave, and splices its answer into g as it reads it (stopping
+     * at the first entry over a cap). A partition it does not give stays
+     * missing, with a note why; a non-null return is an answer that broke
+     * off mid-way, which leaves g unusable.
+     */
+    private String gatherFrom(HostInfo h, String fromHex, String toHex, boolean stale, Set<Integer> want, Gathered g) {
         String parts = String.join(",", want.stream().map(String::valueOf).toList());
-        ApiServer.Answer a = send.apply(h, "/range/" + fromHex + "/" + toHex + "?forwarded=" + config.instanceId
-                + "&partitions=" + parts + (stale ? "&stale=true" : ""));
-        if (a.status != 200 || !a.body.startsWith("partitions ")) {
-            return;
+        URI uri = URI.create("http://" + h.host() + ":" + h.port() + "/range/" + fromHex + "/" + toHex
+                + "?forwarded=" + config.instanceId + "&partitions=" + parts
+                + "&max_entries=" + (g.caps.entries - g.count) + "&max_bytes=" + Math.max(0, g.caps.bytes - g.entries.size())
+                + (stale ? "&stale=true" : ""));
+        HttpResponse<InputStream> r;
+        try {
+            r = client.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            g.notes.add("owner " + h + " unreachable: " + Events.describe(e));
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            g.notes.add("interrupted");
+            return null;
         }
-        String[] lines = a.body.split("\n");
-        int n = 0;
-        for (String p : lines[0].substring("partitions ".length()).split(",")) {
-            if (!p.isBlank()) {
-                n++;
-                g.covered.add(Integer.parseInt(p.strip())); // only asked ones: forwarded() keeps to them
+        try (InputStream in = r.body()) {
+            if (r.statusCode() != 200) {
+                String body = new String(in.readNBytes(ERROR_BODY), StandardCharsets.UTF_8);
+                if (r.statusCode() == 400 && body.contains("\"too_wide\":true")) {
+                    Matcher m = READ.matcher(body);
+                    g.read += m.find() ? Long.parseLong(m.group(1)) : 1;
+                    g.over = body.contains("\"over\":\"bytes\"") ? "bytes" : "entries";
+                } else {
+                    g.notes.add(h + " answered HTTP " + r.statusCode() + ": " + body.strip());
+                }
+                return null;
             }
-        }
-        for (int i = 1; i < lines.length; i++) {
-            if (!lines[i].isBlank()) {
-                (i <= n ? g.copies : g.entries).add(lines[i]);
+            BufferedReader rd = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String first = rd.readLine();
+            if (first == null || !first.startsWith("partitions ")) {
+                g.notes.add(h + " answered no partitions line");
+                return null;
             }
+            List<Integer> ps = new ArrayList<>();
+            for (String p : first.substring("partitions ".length()).split(",")) {
+                if (!p.isBlank()) {
+                    ps.add(Integer.parseInt(p.strip()));
+                }
+            }
+            List<String> copies = new ArrayList<>();
+            for (int i = 0; i < ps.size(); i++) {
+                String c = rd.readLine();
+                if (c == null) {
+                    return h + "'s answer broke off in its copies";
+                }
+                copies.add(c);
+            }
+            for (String line = rd.readLine(); line != null; line = rd.readLine()) {
+                if (!line.isBlank() && !g.addLine(line)) {
+                    return null; // over a cap: the range is refused as too wide
+                }
+            }
+            for (int p : ps) {
+                if (!want.contains(p)) {
+                    return h + " answered partition " + p + ", which it was not asked for";
+                }
+            }
+            g.covered.addAll(ps);
+            g.copies.addAll(copies);
+            return null;
+        } catch (IOException | NumberFormatException e) {
+            return h + "'s answer broke off: " + Events.describe(e);
         }
     }
 

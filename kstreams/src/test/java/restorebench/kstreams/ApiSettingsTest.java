@@ -75,6 +75,33 @@ class ApiSettingsTest {
     }
 
     @Test
+    void rangeLimitsHaveDefaultsAndBounds() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.api.port", "0");
+        ApiSettings s = DriverConfig.parse(p).api;
+        assertEquals(10_000, s.rangeMaxEntries);
+        assertEquals(4L << 20, s.rangeMaxBytes);
+        assertEquals(4, s.rangeConcurrency);
+        p.setProperty("restorebench.api.range.max.entries", "500");
+        p.setProperty("restorebench.api.range.max.bytes", "64KiB");
+        p.setProperty("restorebench.api.range.concurrency", "2");
+        s = DriverConfig.parse(p).api;
+        assertEquals(500, s.rangeMaxEntries);
+        assertEquals(64 << 10, s.rangeMaxBytes);
+        assertEquals(2, s.rangeConcurrency);
+        p.setProperty("restorebench.api.range.max.entries", "0");
+        assertTrue(refused(p).contains("restorebench.api.range.max.entries=0: must be 1 to 1000000 entries"));
+        p.setProperty("restorebench.api.range.max.entries", "500");
+        p.setProperty("restorebench.api.range.max.bytes", "2GiB");
+        assertTrue(refused(p).contains("restorebench.api.range.max.bytes=2GiB: must be 1KiB to 1GiB"));
+        p.setProperty("restorebench.api.range.max.bytes", "lots");
+        assertTrue(refused(p).contains("restorebench.api.range.max.bytes=lots"));
+        p.setProperty("restorebench.api.range.max.bytes", "1MiB");
+        p.setProperty("restorebench.api.range.concurrency", "x");
+        assertTrue(refused(p).contains("restorebench.api.range.concurrency=x: must be 1 to 256"));
+    }
+
+    @Test
     void prependPutsTheFieldFirstAndKeepsTheRest() {
         assertEquals("{\"retries\":3,\"found\":true}", ApiServer.prepend("{\"found\":true}", "retries", 3));
         assertEquals("{\"forwarded_by\":\"i1\"}", ApiServer.prepend(" {} ", "forwarded_by", "i1"));
