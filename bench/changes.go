@@ -23,6 +23,10 @@ type Changer struct {
 	path  string // the manifest's path
 	fill  FillOutcome
 	total int64 // records the fill itself wrote
+	// held: the run holds the log cleaner on the topic (hold_cleaner), so
+	// a refill creates it held again (heldFromCreation) instead of
+	// leaving the rest of the run's restores unheld.
+	held bool
 }
 
 // NewChanger returns a changer for a fill made or verified by EnsureFill.
@@ -40,7 +44,7 @@ func (c *Changer) Reset(ctx context.Context) error {
 	}
 	m := c.fill.Manifest
 	c.env.Logf("fill: refilling %s to undo what scenario %s changed", m.Topic, m.Changes.By)
-	out, err := c.env.EnsureFill(ctx, FillRequest{Topic: m.Topic, Spec: m.Spec, Compression: m.Compression, Refill: true})
+	out, err := c.env.EnsureFill(ctx, FillRequest{Topic: m.Topic, Spec: m.Spec, Compression: m.Compression, Refill: true, TopicConfigs: heldFromCreation(c.held)})
 	if err != nil {
 		return err
 	}

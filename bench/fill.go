@@ -111,6 +111,14 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 		if !req.Refill && !ours {
 			return FillOutcome{}, fmt.Errorf("topic %s already exists and does not hold this fill (%s); pass --refill to delete and refill it", req.Topic, why)
 		}
+		if m == nil && !ours {
+			// --refill deletes only a topic restorebench filled (a
+			// manifest names it, however stale) or created.
+			if owned, err := e.owned().Owns(ctx, adm, req.Topic); err != nil || !owned {
+				return FillOutcome{}, errors.Join(fmt.Errorf("topic %s already exists and restorebench did not create it (%s; %s has no record of it either), so --refill does not delete it: fill under another --application-id (application_id in a profile), which names another changelog, or delete the topic yourself if it is yours to lose",
+					req.Topic, why, e.owned().Where()), err)
+			}
+		}
 		e.Logf("fill: deleting %s to refill it (%s)", req.Topic, why)
 		if err := cluster.DeleteTopic(ctx, adm, req.Topic); err != nil {
 			return FillOutcome{}, err
@@ -124,7 +132,7 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 	if err := loadgen.RemoveManifest(path); err != nil {
 		return FillOutcome{}, err
 	}
-	if err := createWithRetry(ctx, adm, req); err != nil {
+	if err := e.createWithRetry(ctx, adm, req); err != nil {
 		return FillOutcome{}, err
 	}
 	return e.fill(ctx, req, path)
@@ -185,11 +193,15 @@ func (e *Env) holdsChangedFill(ctx context.Context, m *loadgen.Manifest, offsets
 
 // createWithRetry creates the topic, retrying while a just-deleted topic of
 // the same name is still being removed (real Kafka deletes asynchronously).
-func createWithRetry(ctx context.Context, adm *kadm.Client, req FillRequest) error {
+// It records the topic as restorebench's (Env.owned).
+func (e *Env) createWithRetry(ctx context.Context, adm *kadm.Client, req FillRequest) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		err := cluster.CreateChangelog(ctx, adm, req.Topic, req.Spec.Partitions, req.TopicConfigs)
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil {
+			return e.owned().Record(ctx, adm, req.Topic, "a fill's changelog")
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
 		select {

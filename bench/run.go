@@ -114,7 +114,9 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 
 // checkPlan refuses, before anything is filled, a plan this run cannot
 // carry out: a runaway schedule (it is built in memory), a case this
-// broker cannot run, or kafka-streams cases without their engine.
+// broker cannot run, kafka-streams cases under an application that is not
+// restorebench's (a user's group or input topic), or kafka-streams cases
+// without their engine.
 func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) error {
 	if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), repeats); err != nil {
 		return err
@@ -123,6 +125,13 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
 			return err
 		}
+	}
+	var targets []scenario.Target
+	for _, fp := range fillsOf(plan) {
+		targets = append(targets, scenario.Target{Topic: fp.topic, AppID: fp.appID, StoreName: plan.StoreName})
+	}
+	if err := e.checkApplications(ctx, plan.Cases, targets); err != nil {
+		return err
 	}
 	if e.Agents != nil {
 		return e.checkAgentPlan(plan)
@@ -186,6 +195,7 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 			return filepath.Join(dir, fmt.Sprintf("%s-%d", c.Name, rep))
 		},
 	}
+	r.changer.held = plan.HoldCleaner
 	if plan.Limits {
 		r.limits = newLimitMeter(e, fp.topic, fp.appID, plan.StoreName, filepath.Join(dir, "limits"))
 	}
@@ -278,6 +288,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		o.RunID = NewRunID("restore")
 	}
 	o.Case.Name = "restore"
+	if err := e.checkApplications(ctx, []config.Case{o.Case}, []scenario.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
+		return nil, err
+	}
 	if err := e.checkKafkaStreamsEngine(ctx, []config.Case{o.Case}); err != nil {
 		return nil, err
 	}
@@ -470,7 +483,7 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			limitsOf[c.Name] = limits
 		}
 		e.Logf("restore: case %s #%d (%s)", c.Name, rep, capacity.Describe(c))
-		recs, err := sc.Run(ctx, e.scenarioEnv(), r.target, r.request(c, rep, limits))
+		recs, err := sc.Run(ctx, e.scenarioEnvOwned(), r.target, r.request(c, rep, limits))
 		if r.size != "" {
 			for i := range recs {
 				recs[i].SetSize(r.size)
@@ -630,7 +643,7 @@ func (e *Env) RunCaseAll(ctx context.Context, fill FillOutcome, appID, storeName
 	if err != nil {
 		return nil, err
 	}
-	return sc.Run(ctx, e.scenarioEnv(), fill.target(appID, storeName), oneRequest(e, fill, c, stateDir))
+	return sc.Run(ctx, e.scenarioEnvOwned(), fill.target(appID, storeName), oneRequest(e, fill, c, stateDir))
 }
 
 // oneRequest is the request of a case's single run against a fill: its

@@ -21,7 +21,8 @@ import (
 // log cleaner the settle time, then cold-restores that changelog on the
 // model engine and verifies it: the records read against the live keys are
 // the restore amplification those settings leave. The topic is deleted
-// afterwards.
+// afterwards. A topic of its name left by a killed run is deleted first;
+// one restorebench did not create is refused (deleteOwnLeftover).
 //
 // On the embedded broker the log cleaner is kfake's, run once on request
 // after the settle time; the record says so.
@@ -48,11 +49,20 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	cluster.DeleteTopic(ctx, adm, topic)
+	if err := deleteOwnLeftover(ctx, env, adm, topic); err != nil {
+		return fail(err)
+	}
 	if err := cluster.CreateChangelog(ctx, adm, topic, req.Spec.Partitions, cs.TopicConfigs); err != nil {
 		return fail(err)
 	}
-	defer cluster.DeleteTopic(context.WithoutCancel(ctx), adm, topic)
+	defer func() {
+		if cluster.DeleteTopic(context.WithoutCancel(ctx), adm, topic) == nil {
+			env.Owned.Forget(topic)
+		}
+	}()
+	if err := env.Owned.Record(ctx, adm, topic, "the compaction scenario's copy of the fill"); err != nil {
+		return fail(err)
+	}
 	tot, writeStart, writeEnd, err := writeFillTo(ctx, env, req, topic)
 	if err != nil {
 		return fail(err)
@@ -173,4 +183,27 @@ func cleanerText(cfg map[string]string) string {
 		return "the broker's default cleaner settings"
 	}
 	return config.Pairs(cfg, " ")
+}
+
+// deleteOwnLeftover deletes topic, a name restorebench is about to create,
+// when it exists and is restorebench's own (an interrupted run's); one
+// restorebench did not create is refused, untouched.
+func deleteOwnLeftover(ctx context.Context, env *Env, adm *kadm.Client, topic string) error {
+	_, exists, err := cluster.TopicID(ctx, adm, topic)
+	if err != nil || !exists {
+		return err
+	}
+	ours, err := env.Owned.Owns(ctx, adm, topic)
+	if err != nil {
+		return err
+	}
+	if !ours {
+		return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): the compaction scenario writes a copy of the fill to a topic of that name and deletes it afterwards, so nothing was written or deleted. "+
+			"Run under another application_id (--application-id), which names the fill's changelog and this topic after it, or rename the case",
+			topic, env.Owned.Where())
+	}
+	if err := cluster.DeleteTopic(ctx, adm, topic); err != nil {
+		return err
+	}
+	return env.Owned.Forget(topic)
 }

@@ -153,6 +153,10 @@ type failoverRun struct {
 	// key-value: the kv topology over the fill replaces the ledger
 	// (failover_kv.go).
 	kv *foKV
+	// claimed: the application's group and topics were found to be
+	// restorebench's (owned.go), so cleanup may reset or delete them;
+	// createdInput: this run created the ledger's input topic.
+	claimed, createdInput bool
 }
 
 // newFailoverRun checks the request and works out names and properties.
@@ -243,10 +247,37 @@ func (r *failoverRun) prepare() error {
 	if r.kv != nil {
 		return r.prepareKV()
 	}
+	if err := r.claimLedger(); err != nil {
+		return err
+	}
 	if err := r.createInput(); err != nil {
 		return err
 	}
 	return checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input)
+}
+
+// claimLedger checks that the ledger's application is restorebench's
+// before anything is created: its group holds no offsets restorebench did
+// not commit and its changelog, which Kafka Streams creates and cleanup
+// deletes, does not exist yet (the application id is the run's own,
+// named after the time, so neither should).
+func (r *failoverRun) claimLedger() error {
+	if r.env.Owned.Everything() {
+		r.claimed = true
+		return nil
+	}
+	err := withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+		if _, err := claimGroup(r.ctx, r.env, adm, r.app, ""); err != nil {
+			return err
+		}
+		_, exists, err := cluster.TopicID(r.ctx, adm, r.changelog)
+		if err == nil && exists {
+			err = fmt.Errorf("topic %s exists and restorebench did not create it: it would be the changelog of the failover's ledger application %s, which the failover deletes afterwards, so nothing was started or changed. Run under another application_id (--application-id)", r.changelog, r.app)
+		}
+		return err
+	})
+	r.claimed = err == nil
+	return err
 }
 
 // run is the sequence: topics, instances, producer, kills, check.
@@ -298,7 +329,11 @@ func (r *failoverRun) createInput() error {
 			err = resp.Err
 		}
 		if err == nil {
+			r.createdInput = true
 			err = cluster.AwaitTopic(r.ctx, adm, r.input, int32(r.set.Partitions))
+		}
+		if err == nil {
+			err = r.env.Owned.Record(r.ctx, adm, r.input, "the failover ledger's input topic of application "+r.app)
 		}
 		if err != nil {
 			return fmt.Errorf("create the ledger input topic %s: %w", r.input, err)
@@ -671,9 +706,19 @@ func (r *failoverRun) cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout)
 	defer cancel()
+	// Only what this run created, or found to be restorebench's.
 	err := withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
-		topics := errors.Join(cluster.DeleteTopic(ctx, adm, r.input), cluster.DeleteTopic(ctx, adm, r.changelog))
-		err := deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second, 500*time.Millisecond)
+		var topics, err error
+		if r.createdInput {
+			if topics = cluster.DeleteTopic(ctx, adm, r.input); topics == nil {
+				r.env.Owned.Forget(r.input)
+			}
+		}
+		if !r.claimed {
+			return topics
+		}
+		topics = errors.Join(topics, cluster.DeleteTopic(ctx, adm, r.changelog))
+		err = deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second, 500*time.Millisecond)
 		if err != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("delete group %s: %w", r.app, err)
 		}

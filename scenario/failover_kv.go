@@ -131,6 +131,7 @@ func (r *failoverRun) prepareKV() error {
 	if _, err := ensureInputTopic(r.ctx, r.env, r.kv.t, int32(r.set.Partitions)); err != nil {
 		return err
 	}
+	r.claimed = true // ensureInputTopic claimed the group and the input topic
 	return r.f.resetGroup(r.ctx, r.input, nil)
 }
 
@@ -251,8 +252,10 @@ func (r *failoverRun) cleanupKV() {
 	if r.req.KeepState {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout+time.Duration(r.sessionMs)*time.Millisecond)
-	defer cancel()
-	r.f.resetAfterRun(ctx, "failover", r.input, nil)
+	if r.claimed { // else the group and topic are not restorebench's to reset
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout+time.Duration(r.sessionMs)*time.Millisecond)
+		defer cancel()
+		r.f.resetAfterRun(ctx, "failover", r.input, nil)
+	}
 	r.f.removeStateUnlessKept()
 }

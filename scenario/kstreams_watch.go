@@ -229,7 +229,11 @@ func orNone(s string) string {
 
 // ensureInputTopic makes sure the kv topology's input topic exists with the
 // changelog's partition count (Kafka Streams requires co-partitioning of a
-// task's source and changelog) and returns its name.
+// task's source and changelog) and returns its name. It first claims the
+// application (claimKV): a group holding offsets that are not
+// restorebench's, or an input topic restorebench did not create, is
+// refused before anything is created or started. A topic it creates is
+// recorded as restorebench's (env.Owned).
 func ensureInputTopic(ctx context.Context, env *Env, t Target, partitions int32) (string, error) {
 	name := InputTopic(t.AppID, t.StoreName)
 	cl, err := cluster.NewClient(env.Cluster)
@@ -238,6 +242,11 @@ func ensureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
+	if !env.Owned.Everything() {
+		if err := claimKV(ctx, env, adm, t); err != nil {
+			return "", err
+		}
+	}
 	td, err := adm.ListTopics(ctx, name)
 	if err != nil {
 		return "", fmt.Errorf("input topic %s: %w", name, err)
@@ -253,11 +262,24 @@ func ensureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 	// out before it listed the topic it created.
 	err = withAdmin(env.Cluster, func(adm *kadm.Client) error {
 		resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
-		if err == nil && resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+		if err == nil {
 			err = resp.Err
+		}
+		if errors.Is(err, kerr.TopicAlreadyExists) {
+			// Listed as missing a moment ago: created since, by an
+			// earlier restore whose creation the broker had not yet
+			// spread, or by someone else.
+			ours, oerr := env.Owned.Owns(ctx, adm, name)
+			if oerr != nil || !ours {
+				return errors.Join(fmt.Errorf("%w: created by someone else since restorebench looked, so restorebench leaves it alone", err), oerr)
+			}
+			return cluster.AwaitTopic(ctx, adm, name, partitions)
 		}
 		if err == nil {
 			err = cluster.AwaitTopic(ctx, adm, name, partitions)
+		}
+		if err == nil {
+			err = env.Owned.Record(ctx, adm, name, "the kv topology's input topic of application "+t.AppID)
 		}
 		return err
 	})

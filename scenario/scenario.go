@@ -35,6 +35,11 @@ type Env struct {
 	// Agents, when set, runs the kafka-streams engine's fleet instances on
 	// agents (`run --agents`) instead of this machine. Default nil: local.
 	Agents *agent.Coordinator
+	// Owned is the record of the topics restorebench created on the
+	// cluster (owned.go): only those, and groups holding offsets on
+	// nothing else, are written, altered or deleted. Everything on the
+	// embedded broker; nil owns nothing.
+	Owned *cluster.Owned
 }
 
 // Target is the changelog a case restores and what it must hold.

@@ -41,7 +41,8 @@ import (
 // unless --application-id or application_id names another): the user's
 // applications run under their own ids. Still, restorebench never takes over
 // a group it cannot tell is its own: it refuses one that already holds
-// offsets on the topic that it did not commit (marked with sourceMetadata).
+// offsets on the topic that it did not commit (marked with sourceMetadata),
+// or offsets on any other topic restorebench did not create (owned.go).
 // After the restore it deletes its offsets on the topic, and the whole group
 // when the group held nothing else before. Nothing writes to or deletes from
 // the topic.
@@ -90,6 +91,12 @@ func commitSourceOffsets(ctx context.Context, env *Env, group string, offsets cl
 	if err := g.checkHeld(held); err != nil {
 		return nil, err
 	}
+	// Its offsets on other topics: restorebench's own (a kv restore's
+	// input topic under the same application id, a source-table restore's
+	// leftovers), or the group is an application's and is refused.
+	if g.others, err = claimGroup(ctx, env, adm, group, g.topic); err != nil {
+		return nil, err
+	}
 	commit := kadm.Offsets{}
 	for _, p := range g.partitions {
 		commit.Add(kadm.Offset{Topic: offsets.Topic, Partition: p, At: offsets.End[p], LeaderEpoch: -1, Metadata: sourceMetadata})
@@ -120,18 +127,12 @@ func commitError(group, topic string, err error) error {
 }
 
 // checkHeld refuses a group whose offsets on the topic restorebench did not
-// commit, and notes whether it holds offsets on other topics.
+// commit (those on other topics are claimGroup's).
 func (g *sourceGroup) checkHeld(held kadm.OffsetResponses) error {
 	var foreign []string
-	for topic, ps := range held {
-		for p, o := range ps {
-			switch {
-			case o.Err != nil || o.At < 0:
-			case topic != g.topic:
-				g.others = true
-			case o.Metadata != sourceMetadata:
-				foreign = append(foreign, fmt.Sprintf("%d@%d", p, o.At))
-			}
+	for p, o := range held[g.topic] {
+		if o.Err == nil && o.At >= 0 && o.Metadata != sourceMetadata {
+			foreign = append(foreign, fmt.Sprintf("%d@%d", p, o.At))
 		}
 	}
 	if len(foreign) == 0 {

@@ -109,12 +109,17 @@ func TestSourceTableRefusesAGroupWithSomeoneElsesOffsets(t *testing.T) {
 	}
 }
 
-// A group holding offsets on other topics keeps them: release deletes only
-// the offsets the restore committed.
+// A group holding offsets on other topics restorebench created (a kv
+// restore's input topic under the same application id) keeps them:
+// release deletes only the offsets the restore committed.
 func TestSourceTableKeepsTheGroupsOtherOffsets(t *testing.T) {
 	env, adm, offsets := sourceFixture(t, "users-topic")
 	ctx := context.Background()
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "rb-app-balances-input"); err != nil {
+		t.Fatal(err)
+	}
+	env.Owned = cluster.OwnedIn(t.TempDir())
+	if err := env.Owned.Record(ctx, adm, "rb-app-balances-input", "test"); err != nil {
 		t.Fatal(err)
 	}
 	var other kadm.Offsets

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/scenario"
+)
+
+// owned is the record of the topics restorebench created on the cluster
+// (cluster.Owned), kept beside the fill manifests in
+// <data-dir>/owned/<cluster id>; on the embedded broker, restorebench's
+// own, everything.
+func (e *Env) owned() *cluster.Owned {
+	if e.Embedded != nil {
+		return cluster.OwnedEverything()
+	}
+	return cluster.OwnedIn(filepath.Join(e.Opts.DataDir, "owned", e.ClusterID))
+}
+
+// scenarioEnvOwned is the scenarios' environment with the record of what
+// restorebench created, which every scenario consults before it writes,
+// alters or deletes a topic or a group.
+func (e *Env) scenarioEnvOwned() *scenario.Env {
+	env := e.scenarioEnv()
+	env.Owned = e.owned()
+	return env
+}
+
+// checkApplications refuses, before anything is filled or started, Kafka
+// Streams cases whose application (the target's application.id, its
+// group and the kv topology's input topic) is not restorebench's
+// (scenario.CheckApplication): a user's group is never joined.
+func (e *Env) checkApplications(ctx context.Context, cases []config.Case, targets []scenario.Target) error {
+	uses := false
+	for _, c := range cases {
+		uses = uses || scenario.UsesApplication(c)
+	}
+	if !uses {
+		return nil
+	}
+	env := e.scenarioEnvOwned()
+	for _, t := range targets {
+		if err := scenario.CheckApplication(ctx, env, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
