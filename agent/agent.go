@@ -211,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
 		verify: newVerifier(cfg.Key, cfg.MaxSkew, "agent "+cfg.Name, cfg.Logf),
-		procs: map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
+		procs:  map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
 		bound: map[string]map[uint64]context.CancelCauseFunc{}}, nil
 }
 

@@ -104,10 +104,18 @@ const topicListWait = 30 * time.Second
 func (b *bus) send(ctx context.Context, topic, key string, value []byte) error {
 	errc := make(chan error, 1)
 	b.sendAsync(ctx, topic, key, value, func(err error) { errc <- err })
-	if err := <-errc; err != nil {
-		return fmt.Errorf("write to %s: %w", topic, err)
+	select {
+	case err := <-errc:
+		if err != nil {
+			return fmt.Errorf("write to %s: %w", topic, err)
+		}
+		return nil
+	case <-ctx.Done():
+		// The client fails a record whose context ended only once it is
+		// not in flight: with the broker gone, that can be never, and a
+		// shutdown must not wait for it.
+		return fmt.Errorf("write to %s: %w", topic, ctx.Err())
 	}
-	return nil
 }
 
 // sendAsync writes one signed record without waiting; done, if set, is

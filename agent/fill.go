@@ -46,7 +46,8 @@ func (a *Agent) fill(m *Message) (*Message, error) {
 	ctx, cancel := a.leaseContext(m.Run, "its fill")
 	defer cancel()
 	if err := a.checkEmpty(ctx, m.FillJob); err != nil {
-		return nil, err
+		a.refuse("a fill command", err)
+		return nil, fmt.Errorf("agent %s refused it: %w", a.cfg.Name, err)
 	}
 	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, m.Run, m.FillJob.Topic, m.FillJob.Spec.Partitions)
 	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *m.FillJob, a.cfg.Logf)
@@ -68,14 +69,14 @@ func (a *Agent) checkEmpty(ctx context.Context, job *FillJob) error {
 	defer cl.Close()
 	o, err := cluster.Offsets(ctx, kadm.NewClient(cl), job.Topic)
 	if err != nil {
-		return fmt.Errorf("fill: %w", err)
+		return err
 	}
 	if int32(len(o.End)) != job.Spec.Partitions {
-		return fmt.Errorf("fill: topic %s has %d partitions, the fill %d: an agent fills only the empty topic a coordinator created for it", job.Topic, len(o.End), job.Spec.Partitions)
+		return fmt.Errorf("topic %s has %d partitions, the fill %d: an agent fills only the empty topic a coordinator created for it", job.Topic, len(o.End), job.Spec.Partitions)
 	}
 	for p, end := range o.End {
 		if end > 0 {
-			return fmt.Errorf("fill: topic %s is not empty (partition %d ends at offset %d): an agent fills only the empty topic a coordinator created for it, never one that holds records", job.Topic, p, end)
+			return fmt.Errorf("topic %s is not empty (partition %d ends at offset %d): an agent fills only the empty topic a coordinator created for it, never one that holds records", job.Topic, p, end)
 		}
 	}
 	return nil

@@ -255,6 +255,10 @@ func (a *Agent) stopProcs(procs []*agentProc, why string) {
 	wg.Wait()
 }
 
+// byeWait bounds the bye and the last flush of a shutdown: an agent whose
+// broker has gone away still stops well within a pod's grace period.
+const byeWait = 5 * time.Second
+
 // shutdown stops every process, waits for the commands under way, says
 // bye and flushes.
 func (a *Agent) shutdown() {
@@ -270,7 +274,7 @@ func (a *Agent) shutdown() {
 	a.stopProcs(procs, "the agent is shutting down")
 	a.stopAll()
 	a.wg.Wait()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), byeWait)
 	defer cancel()
 	a.send(ctx, &Message{Type: TypeBye})
 	a.bus.flush(ctx)

@@ -1,0 +1,381 @@
+package agent
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/testkafka"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// forger writes records to the control topic as an attacker would: with
+// no key, another key, a stale timestamp, a tampered value, or a copy of a
+// record the coordinator signed.
+type forger struct {
+	t  *testing.T
+	cl *kgo.Client
+	n  int
+}
+
+func newForger(t *testing.T, cfg cluster.Config) *forger {
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return &forger{t: t, cl: cl}
+}
+
+// produce writes value keyed agent with headers.
+func (f *forger) produce(agent string, value []byte, headers []kgo.RecordHeader) {
+	f.t.Helper()
+	r := &kgo.Record{Topic: ControlTopic, Key: []byte(agent), Value: value, Headers: headers}
+	if err := f.cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// signed is r's headers under key k at time at, with a fresh nonce.
+func (f *forger) signed(k *Key, at time.Time, agent string, value []byte) []kgo.RecordHeader {
+	f.n++
+	ts := strconv.FormatInt(at.UnixMilli(), 10)
+	nonce := "forger-" + strconv.Itoa(f.n)
+	mac := k.mac(k.id, ts, nonce, ControlTopic, []byte(agent), value)
+	return []kgo.RecordHeader{{Key: headerKeyID, Value: []byte(k.id)}, {Key: headerTime, Value: []byte(ts)},
+		{Key: headerNonce, Value: []byte(nonce)}, {Key: headerMAC, Value: []byte(hex.EncodeToString(mac))}}
+}
+
+// hostileCommands are one command of every operation, each of which would
+// do something if it ran: start a process, write a file, delete the
+// victim's state, fill a topic, restore, query.
+func hostileCommands(run string) []*Message {
+	job := modelJob()
+	spec := loadgen.DefaultSpec()
+	spec.Records = 500
+	qj := queryJob()
+	var out []*Message
+	for i, op := range []string{OpHello, OpClock, OpStart, OpSend, OpBalances, OpStop, OpKill, OpWipe, OpProcessID, OpRemove,
+		OpDiskUsage, OpModelRestore, OpFill, OpQueries, OpQueriesStop} {
+		m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "victim", Run: run, ID: "forged" + strconv.Itoa(i), Op: op,
+			Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}, Line: "digest",
+			Model: &job, FillJob: &FillJob{Topic: "user-orders", Spec: spec}, QueryJob: &qj, QueryStop: &QueryStop{}}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestForgedCommandsDoNothing forges every operation unsigned, signed with
+// another key, with a tampered value, stale and replayed, and a bye from
+// the agent: none runs (no process, no restore, no fill, no query load,
+// the state directory kept, no reply), each is counted under its reason,
+// the coordinator keeps the agent, and signed commands still work.
+func TestForgedCommandsDoNothing(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	model, loads := &fakeModel{}, &fakeLoads{}
+	var fills atomic.Int32
+	ta := startAgentConfig(t, cfg, "victim", time.Second, func(c *Config) {
+		c.ModelRestore, c.Queries = model.restore, loads.start
+		c.Fill = func(context.Context, cluster.Config, FillJob, func(string, ...any)) (*Filled, error) {
+			fills.Add(1)
+			return &Filled{}, nil
+		}
+	})
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"victim"}, Run: "legit"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The legitimate run's instance, whose state a forged wipe or remove
+	// would delete.
+	p, err := co.Start(ctx, "victim", ProcessSpec{Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := ta.a.stateDir("legit", "app", "i1")
+	if _, err := os.Stat(state); err != nil {
+		t.Fatal(err)
+	}
+
+	f := newForger(t, cfg)
+	other, err := NewKey([]byte("an attacker's own key, 32 bytes or more......"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := testKey(t)
+	forged := 0
+	for _, run := range []string{"legit", "forged-run"} {
+		lease := (&Message{Type: TypeLease, Agent: "victim", Run: run, TTLMs: 1}).Encode()
+		f.produce("victim", lease, nil)
+		for _, m := range hostileCommands(run) {
+			v := m.Encode()
+			f.produce("victim", v, nil)                                             // unsigned
+			f.produce("victim", v, f.signed(other, time.Now(), "victim", v))        // another key
+			tampered := f.signed(key, time.Now(), "victim", []byte(`{"type":"x"}`)) // the MAC of another value
+			f.produce("victim", v, tampered)
+			f.produce("victim", v, f.signed(key, time.Now().Add(-10*time.Minute), "victim", v)) // stale
+			f.produce("victim", v, f.signed(key, time.Now().Add(10*time.Minute), "victim", v))  // from the future
+			forged += 5
+		}
+	}
+	// A record the coordinator signed, written again by someone who read
+	// it off the topic: a kill of the legitimate process, replayed after
+	// the process was started again would kill it; here it is replayed at
+	// once, and must be refused as a replay.
+	replay := captureSigned(t, co, &Message{Type: TypeCommand, Agent: "victim", Run: "legit", ID: "r1", Op: OpDiskUsage, Fleet: "app", Instance: "i1"})
+	f.produce("victim", replay.Value, replay.Headers)
+	f.produce("victim", replay.Value, replay.Headers)
+	// A forged bye would end the coordinator's run.
+	f.produce("victim", (&Message{Type: TypeBye, Agent: "victim"}).Encode(), nil)
+
+	// The control topic has one partition, read in order: once a signed
+	// command after all of these is answered, every forged one was read.
+	if _, err := co.DiskUsage(ctx, "victim", "app", "i1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Lost("victim"); err != nil {
+		t.Fatalf("a forged bye lost the agent: %v", err)
+	}
+	if model.calls.Load() != 0 || fills.Load() != 0 || len(loads.jobs) != 0 {
+		t.Fatalf("forged commands ran: %d restores, %d fills, %d query loads", model.calls.Load(), fills.Load(), len(loads.jobs))
+	}
+	if n := ta.a.Processes(); n != 1 {
+		t.Fatalf("%d processes: want the legitimate one alone", n)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the legitimate instance's state directory is gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ta.dir, "forged-run")); !os.IsNotExist(err) {
+		t.Fatalf("a forged run left %s: %v", filepath.Join(ta.dir, "forged-run"), err)
+	}
+	got := ta.a.refused()
+	// Per run: a lease and 15 commands unsigned, then each command under
+	// another key, tampered, stale and from the future.
+	want := map[string]int64{RefusedUnsigned: 2 * 16, RefusedUnknownKey: 30, RefusedBadMAC: 30, RefusedStale: 60, RefusedReplayed: 1}
+	for reason, n := range want {
+		if got[reason] < n {
+			t.Errorf("refused %s: %d, want at least %d (all: %v)", reason, got[reason], n, got)
+		}
+	}
+	if co.Refused()[RefusedUnsigned] < 1 {
+		t.Errorf("the coordinator did not count the forged bye: %v", co.Refused())
+	}
+	if err := p.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// captureSigned signs m as the coordinator's bus would and returns the
+// record, without sending it.
+func captureSigned(t *testing.T, co *Coordinator, m *Message) *kgo.Record {
+	t.Helper()
+	m.Protocol = ProtocolVersion
+	r := &kgo.Record{Topic: ControlTopic, Key: []byte(m.Agent), Value: m.Encode()}
+	co.bus.sig.mu.Lock()
+	co.bus.sig.sign(r)
+	co.bus.sig.mu.Unlock()
+	return r
+}
+
+// TestSignedButInvalidCommandsRefused: a coordinator's command that
+// verifies is still checked field by field: each hostile payload of the
+// hardening round is refused with an error naming what is wrong, and none
+// of them starts a process, writes outside the state directory, deletes a
+// directory, writes a topic or crashes the agent.
+func TestSignedButInvalidCommandsRefused(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	model, loads := &fakeModel{}, &fakeLoads{}
+	var fills atomic.Int32
+	ta := startAgentConfig(t, cfg, "a1", time.Second, func(c *Config) {
+		c.ModelRestore, c.Queries = model.restore, loads.start
+		c.Fill = func(context.Context, cluster.Config, FillJob, func(string, ...any)) (*Filled, error) {
+			fills.Add(1)
+			return &Filled{}, nil
+		}
+	})
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "runv"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	outside := t.TempDir()
+	marker := filepath.Join(outside, "keep")
+	if err := os.WriteFile(marker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A user's topic holding records.
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, "user-orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "user-orders", Key: []byte("k"), Value: []byte("v")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := co.Start(ctx, "a1", ProcessSpec{Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := loadgen.DefaultSpec()
+	spec.Records = 500
+	job := modelJob()
+	job.AppID = "../../../../" + strings.TrimPrefix(outside, "/")
+	zipf := queryJob()
+	zipf.Load.Keys, zipf.Load.ZipfS = config.KeysZipf, 1.0
+	huge := spec
+	huge.Records = 1 << 50
+	for _, tc := range []struct {
+		name string
+		m    *Message
+		want string
+	}{
+		{"a JVM flag that runs a command", &Message{Op: OpStart, Fleet: "app", Instance: "i2", N: 0, Properties: map[string]string{"application.id": "app"},
+			JVMFlags: []string{"-XX:OnOutOfMemoryError=touch " + marker, "-XX:MaxMetaspaceSize=12m"}}, "jvm_flags[0]: -XX:OnOutOfMemoryError is not one of the memory and garbage-collector flags"},
+		{"a heap dump holding the password", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "app"},
+			JVMFlags: []string{"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + marker}}, "jvm_flags[0]: -XX:+HeapDumpOnOutOfMemoryError is not one of"},
+		{"a config provider reading files", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "app", "client.id": "${file:/etc/hostname:x}"}},
+			"client.id: the value references a config provider"},
+		{"another application's group", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "user-app"}},
+			"application.id \"user-app\" is not the fleet's (app)"},
+		{"a driver line writing any file", &Message{Op: OpSend, Fleet: "app", Instance: "i1", Line: "balances " + marker}, "a driver command line is one of stop, digest, digest all"},
+		{"a second command on one line", &Message{Op: OpSend, Fleet: "app", Instance: "i1", Line: "digest\nbalances " + marker}, "a driver command line is one of"},
+		{"an application id that climbs out", &Message{Op: OpModelRestore, Fleet: "app", Instance: "i1", Model: &job}, "application id \"../../"},
+		{"a fill into a user's topic", &Message{Op: OpFill, FillJob: &FillJob{Topic: "user-orders", Spec: func() loadgen.Spec { s := spec; s.Partitions = 1; return s }()}},
+			"topic user-orders is not empty (partition 0 ends at offset 1)"},
+		{"a fill of a petabyte", &Message{Op: OpFill, FillJob: &FillJob{Topic: "any", Spec: huge}}, "more than the 1099511627776 an agent writes for one fill"},
+		{"a Zipf exponent of 1", &Message{Op: OpQueries, Fleet: "app", Instance: "i1", QueryJob: &zipf}, "queries.zipf_s: 1 must be in (1, 10]"},
+		{"a path as the fleet", &Message{Op: OpWipe, Fleet: "..", Instance: "i1"}, "fleet \"..\" is not a plain name"},
+		{"an unknown operation", &Message{Op: "exec", Fleet: "app", Instance: "i1"}, "unknown command \"exec\""},
+	} {
+		_, err := co.Do(ctx, "a1", tc.m)
+		if err == nil || !strings.Contains(err.Error(), "agent a1 refused it") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want it refused with %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("a file outside the state directory is gone or was never there: %v", err)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "x" {
+		t.Fatalf("a file outside the state directory was overwritten: %q", b)
+	}
+	if model.calls.Load() != 0 || fills.Load() != 0 || len(loads.jobs) != 0 || ta.a.Processes() != 1 {
+		t.Fatalf("refused commands ran: %d restores, %d fills, %d query loads, %d processes", model.calls.Load(), fills.Load(), len(loads.jobs), ta.a.Processes())
+	}
+	if n := ta.a.refused()["invalid"]; n < 12 {
+		t.Errorf("%d commands counted as invalid, want 12", n)
+	}
+	// The agent still works.
+	if _, err := p.Request(ctx, "digest", ksdriver.EvDigest); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgentWithoutKeyRefusesToStart: an agent with no signing key does not
+// start unless told it may run insecure, and says why.
+func TestAgentWithoutKeyRefusesToStart(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	_, err := New(context.Background(), Config{Cluster: cfg, Name: "a1", StateDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "--control-key-file") || !strings.Contains(err.Error(), "--insecure") || !strings.Contains(err.Error(), "anyone who can write to "+ControlTopic) {
+		t.Fatalf("an agent without a key: %v", err)
+	}
+	_, err = Open(context.Background(), CoordinatorConfig{Cluster: cfg, Agents: []string{"a1"}})
+	if err == nil || !strings.Contains(err.Error(), "--control-key-file") {
+		t.Fatalf("a coordinator without a key: %v", err)
+	}
+}
+
+// TestProtocolVersionMismatch: a command of another protocol version is
+// refused with both versions named.
+func TestProtocolVersionMismatch(t *testing.T) {
+	err := validate(&Message{Type: TypeCommand, Protocol: 1, Run: "r", ID: "c1", Op: OpHello})
+	if err == nil || !strings.Contains(err.Error(), "protocol version 1, and this restorebench speaks version 2") {
+		t.Fatalf("a version-1 command: %v", err)
+	}
+}
+
+// TestKeyFile: keygen writes a key that loads, owner-readable, never over
+// an existing file; a short key is refused; the key prints as its id only.
+func TestKeyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "control.key")
+	if err := WriteKeyFile(path); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v, %v: want 0600", st.Mode(), err)
+	}
+	k, err := LoadKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteKeyFile(path); err == nil || !strings.Contains(err.Error(), "never overwritten") {
+		t.Fatalf("a second keygen over the file: %v", err)
+	}
+	if k2, _ := LoadKey(path); k2 == nil || k2.ID() != k.ID() {
+		t.Fatal("the key changed")
+	}
+	if s := k.String(); strings.Contains(s, string(k.secret)) || !strings.Contains(s, k.ID()) {
+		t.Fatalf("a key prints as %q", s)
+	}
+	// The deploy Secret's placeholder is refused, so an agent deployed
+	// without a real key does not start.
+	short := filepath.Join(t.TempDir(), "short.key")
+	os.WriteFile(short, []byte("REPLACE: agent keygen FILE\n"), 0o600)
+	if _, err := LoadKey(short); err == nil || !strings.Contains(err.Error(), "at least 32 bytes") {
+		t.Fatalf("a 26-byte key: %v", err)
+	}
+}
+
+// TestReplayWindow: within a stream, each counter is accepted once, late
+// ones within the window too, and one further back than the window is
+// refused.
+func TestReplayWindow(t *testing.T) {
+	v := newVerifier(testKey(t), 0, "test", t.Logf)
+	id := streamID{"s", ControlTopic, "a1"}
+	now := time.Now()
+	for _, step := range []struct {
+		n    uint64
+		want bool
+	}{{1, true}, {3, true}, {2, true}, {3, false}, {2, false}, {2000, true}, {1500, true}, {900, false}, {1500, false}, {2001, true}} {
+		if got := v.fresh(id, step.n, now) == nil; got != step.want {
+			t.Errorf("counter %d accepted %v, want %v", step.n, got, step.want)
+		}
+	}
+}
+
+// TestAgentStopsPromptlyWithoutBroker: an agent whose broker has gone away
+// still stops on its signal within seconds (a Kubernetes pod within its
+// grace period), instead of waiting on writes nobody will take.
+func TestAgentStopsPromptlyWithoutBroker(t *testing.T) {
+	cfg, e := testkafka.Embedded(t)
+	ta := startAgent(t, cfg, "a1", 100*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // a few heartbeats
+	e.Close()
+	time.Sleep(500 * time.Millisecond) // writes pile up
+	start := time.Now()
+	ta.cancel()
+	select {
+	case <-ta.done:
+		ta.done <- nil
+	case <-time.After(60 * time.Second):
+		t.Fatal("the agent did not stop within 60 s of its signal")
+	}
+	// Bounded by the bye's wait, not by the client's retries.
+	if d := time.Since(start); d > 4*byeWait {
+		t.Fatalf("the agent took %s to stop without its broker: want it within the bye's %s", d.Round(time.Millisecond), byeWait)
+	}
+}
