@@ -379,3 +379,36 @@ func TestAgentStopsPromptlyWithoutBroker(t *testing.T) {
 		t.Fatalf("the agent took %s to stop without its broker: want it within the bye's %s", d.Round(time.Millisecond), byeWait)
 	}
 }
+
+// TestAgentStateIsBounded: an agent follows at most maxRuns runs (a new one
+// beyond them is refused until expired ones are forgotten), refuses a lease
+// out of bounds, and forgets a run's replies when it forgets the run.
+func TestAgentStateIsBounded(t *testing.T) {
+	a := &Agent{leases: map[string]leaseInfo{}, replies: map[string]*Message{}, bound: map[string]map[uint64]context.CancelCauseFunc{}}
+	for i := range maxRuns {
+		if err := a.lease("run"+strconv.Itoa(i), time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.lease("one-more", time.Second); err == nil || !strings.Contains(err.Error(), "already follows 64 runs") {
+		t.Fatalf("run %d: %v", maxRuns+1, err)
+	}
+	// Expired long ago: forgotten to make room.
+	a.mu.Lock()
+	for run, l := range a.leases {
+		l.expired, l.seen = true, time.Now().Add(-forgetAfter-time.Minute)
+		a.leases[run] = l
+	}
+	a.mu.Unlock()
+	if err := a.lease("one-more", time.Second); err != nil {
+		t.Fatalf("after the others expired: %v", err)
+	}
+	if len(a.leases) != 1 {
+		t.Fatalf("%d runs kept, want the new one", len(a.leases))
+	}
+	for _, ms := range []int64{1, 99, 3_600_001, -5} {
+		if _, err := validLeaseTTL(ms); err == nil {
+			t.Errorf("a lease of %d ms was taken", ms)
+		}
+	}
+}
