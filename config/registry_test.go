@@ -13,7 +13,7 @@ import (
 // defaults, drop and clone act on that field alone.
 func TestScenarioRegistryOwnsEverySettingsField(t *testing.T) {
 	owner := map[string]Scenario{}
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		if d.Settings == nil {
 			continue
 		}
@@ -85,11 +85,11 @@ func TestScenarioRegistryListsScenarios(t *testing.T) {
 	}
 	for i, s := range Scenarios {
 		d, ok := ScenarioDefOf(s)
-		if !ok || d.Name != s || scenarioDefs[i].Name != s {
+		if !ok || d.Name != s || scenarioDefs.All()[i].Name != s {
 			t.Fatalf("scenario %s: def %+v, %v", s, d, ok)
 		}
-		if i > 0 && scenarioDefs[i-1].Order >= d.Order {
-			t.Errorf("scenario %s (order %d) after %s (order %d)", s, d.Order, scenarioDefs[i-1].Name, scenarioDefs[i-1].Order)
+		if i > 0 && scenarioDefs.All()[i-1].Order >= d.Order {
+			t.Errorf("scenario %s (order %d) after %s (order %d)", s, d.Order, scenarioDefs.All()[i-1].Name, scenarioDefs.All()[i-1].Order)
 		}
 		if len(d.Engines) == 0 {
 			t.Errorf("scenario %s runs on no engine", s)
@@ -136,7 +136,7 @@ func TestScenarioEngineRefusalTexts(t *testing.T) {
 // TestRegisterScenarioRefusesAClash: a second def of a registered name or
 // order panics when the program starts, so two files cannot claim one.
 func TestRegisterScenarioRefusesAClash(t *testing.T) {
-	saved, savedNames := slices.Clone(scenarioDefs), slices.Clone(Scenarios)
+	saved, savedNames := scenarioDefs, slices.Clone(Scenarios)
 	defer func() { scenarioDefs, Scenarios = saved, savedNames }()
 	for _, d := range []ScenarioDef{
 		{Name: ScenarioWarm, Order: 1000, Engines: []Engine{EngineModel}},

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // Duration is a time span that profiles write as Go durations ("5s",
@@ -202,7 +204,12 @@ func (d ScenarioDef) RunsOn(engine Engine) bool { return slices.Contains(d.Engin
 
 // scenarioDefs is the registry, by Order: what the scenario files' inits
 // register (registerScenario).
-var scenarioDefs []ScenarioDef
+var scenarioDefs = registry.Ordered[ScenarioDef]{
+	What:  "config: scenario",
+	Order: func(d ScenarioDef) int { return d.Order },
+	Name:  func(d ScenarioDef) string { return string(d.Name) },
+	Keys:  func(d ScenarioDef) []string { return []string{string(d.Name)} },
+}
 
 // Scenarios lists the scenarios that can run, in the registry's order.
 // It is complete once package config is initialized.
@@ -216,23 +223,17 @@ func registerScenario(d ScenarioDef) {
 	if d.Name == "" || len(d.Engines) == 0 {
 		panic(fmt.Sprintf("config: scenario %q registered without a name or engines", d.Name))
 	}
-	for _, o := range scenarioDefs {
-		if o.Name == d.Name || o.Order == d.Order {
-			panic(fmt.Sprintf("config: scenario %s (order %d) registered beside %s (order %d): names and orders are one a scenario", d.Name, d.Order, o.Name, o.Order))
-		}
-	}
-	i, _ := slices.BinarySearchFunc(scenarioDefs, d.Order, func(o ScenarioDef, order int) int { return o.Order - order })
-	scenarioDefs = slices.Insert(scenarioDefs, i, d)
-	Scenarios = slices.Insert(Scenarios, i, d.Name)
+	i := scenarioDefs.Add(d)
+	Scenarios = slices.Insert(slices.Clip(Scenarios), i, d.Name)
 }
 
 // ScenarioDefs returns every scenario's descriptor, in the registry's order.
 // The slice is the caller's; the descriptors' Engines are shared.
-func ScenarioDefs() []ScenarioDef { return slices.Clone(scenarioDefs) }
+func ScenarioDefs() []ScenarioDef { return slices.Clone(scenarioDefs.All()) }
 
 // ScenarioDefOf returns the descriptor of scenario s.
 func ScenarioDefOf(s Scenario) (ScenarioDef, bool) {
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		if d.Name == s {
 			return d, true
 		}
@@ -316,7 +317,7 @@ func (s settingsOf[T]) clone(dst *Case, src Case) {
 // built in code (a test's fixture) can do it alone, without the rest of
 // Finalize's rules.
 func (c *Case) ScenarioDefaults() {
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		switch {
 		case d.Settings == nil:
 		case d.Name == c.Scenario:
@@ -337,7 +338,7 @@ func (c Case) validateScenario() error {
 			return fieldErr("strategy", "scenario %s keeps stores across restarts and writes into them with put; %s cannot", c.Scenario, c.Strategy)
 		}
 	}
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		if d.Settings == nil {
 			continue
 		}
@@ -364,7 +365,7 @@ func engineList(es []Engine) string {
 // checkScenarioSecrets refuses a secret in any scenario settings' property
 // maps (see checkNoSecrets).
 func (c Case) checkScenarioSecrets() error {
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		if d.Settings == nil {
 			continue
 		}
@@ -394,7 +395,7 @@ func (c Case) Clone() Case {
 	if c.JVMFlags == nil {
 		out.JVMFlags = nil
 	}
-	for _, d := range scenarioDefs {
+	for _, d := range scenarioDefs.All() {
 		if d.Settings != nil {
 			d.Settings.clone(&out, c)
 		}
