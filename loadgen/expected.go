@@ -245,17 +245,15 @@ func lastWrites(spec Spec) ([]int64, error) {
 // deriver follows a fill's writes (DeriveApplied): the last committed
 // record applied per key, the totals, the log's shape and its landmarks.
 type deriver struct {
-	spec     Spec
-	applied  func(p int32, offset int64) bool
-	last     []int64           // last record index + 1 per key; 0 = never written
-	windows  *windowLast       // a window fill's, instead of last
-	sessions *sessionLast      // a session fill's, instead of last
-	history  *versionedHistory // a versioned fill's, instead of last
-	tot      FillTotals
-	log      LogShape
-	marks    Landmarks
-	touched  []int32 // partitions the open transaction wrote to
-	inTxn    []bool  // by partition: in touched
+	spec    Spec
+	applied func(p int32, offset int64) bool
+	last    []int64 // last record index + 1 per key; 0 = never written
+	kind    tracker // the store kind's tracker, instead of last (FillKindDef.tracker)
+	tot     FillTotals
+	log     LogShape
+	marks   Landmarks
+	touched []int32 // partitions the open transaction wrote to
+	inTxn   []bool  // by partition: in touched
 }
 
 func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
@@ -265,14 +263,9 @@ func newDeriver(spec Spec, applied func(p int32, offset int64) bool) *deriver {
 		marks: Landmarks{Head: make([][]Slot, spec.Partitions), Tail: make([][]Slot, spec.Partitions)},
 		inTxn: make([]bool, spec.Partitions),
 	}
-	switch spec.StoreKind.Of() {
-	case KindWindow:
-		d.windows = newWindowLast(spec)
-	case KindSession:
-		d.sessions = newSessionLast(spec)
-	case KindVersionedKeyValue:
-		d.history = newVersionedHistory(spec)
-	default:
+	if t := spec.StoreKind.def().tracker; t != nil {
+		d.kind = t(spec)
+	} else {
 		d.last = make([]int64, spec.Keys)
 	}
 	return d
@@ -294,14 +287,9 @@ func (d *deriver) write(w Write) {
 		d.log.AbortedBytes += int64(len(r.Key) + len(r.Value))
 	} else {
 		if d.applied(p, d.log.Ends[p]) { // a record not applied sets nothing
-			switch {
-			case d.windows != nil:
-				d.windows.set(r)
-			case d.sessions != nil:
-				d.sessions.set(r)
-			case d.history != nil:
-				d.history.set(r)
-			default:
+			if d.kind != nil {
+				d.kind.set(r)
+			} else {
 				d.last[r.KeyID] = r.Index + 1
 			}
 		}
@@ -368,16 +356,8 @@ func (d *deriver) states() ([]PartitionState, error) {
 	for p := range states {
 		states[p].Partition = int32(p)
 	}
-	if d.windows != nil {
-		d.windows.states(g, states)
-		return states, nil
-	}
-	if d.sessions != nil {
-		d.sessions.states(g, states)
-		return states, nil
-	}
-	if d.history != nil {
-		d.history.states(g, states)
+	if d.kind != nil {
+		d.kind.states(g, states)
 		return states, nil
 	}
 	return d.keyValueStates(states)

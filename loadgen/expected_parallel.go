@@ -48,7 +48,7 @@ const minKeysPerWorker = 1 << 16
 // entries whose last writes (index + 1, 0 for none) are last.
 func (d *deriver) sumKeys(g *Generator, last []int64) []PartitionState {
 	states := make([]PartitionState, d.spec.Partitions)
-	timestamped := d.spec.StoreKind.Of() == KindTimestampedKeyValue
+	timestamped := d.spec.StoreKind.TimestampedValue()
 	var buf []byte
 	for _, idx := range last {
 		if idx == 0 {

@@ -130,18 +130,13 @@ func (g *Generator) At(i int64) Record {
 // (stampSession); the partition stays the record key's, as the
 // changelog's partition is its task's input partition.
 func (g *Generator) stamp(r *Record) {
-	kind := g.spec.StoreKind.Of()
-	if !kind.Timed() {
+	d := g.spec.StoreKind.def()
+	if !d.Timed {
 		return
 	}
 	r.Timestamp = g.spec.timeOf(r.Index)
-	if kind == KindWindow {
-		r.WindowStart = g.spec.windowStartOf(r.Timestamp)
-		g.winBuf = AppendWindowKey(g.winBuf[:0], r.Key, r.WindowStart, 0)
-		r.Key = g.winBuf
-	}
-	if kind == KindSession {
-		g.stampSession(r)
+	if d.stamp != nil {
+		d.stamp(g, r)
 	}
 }
 

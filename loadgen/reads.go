@@ -39,7 +39,7 @@ type ReadChecker struct {
 // Memory: 8 bytes per key. Window fills and values shorter than the
 // 8-byte index cannot be checked.
 func NewReadChecker(spec Spec) (*ReadChecker, error) {
-	if k := spec.StoreKind.Of(); k.Segmented() || k == KindVersionedKeyValue {
+	if k := spec.StoreKind.Of(); k.def().tracker != nil {
 		return nil, fmt.Errorf("lookups by key read key-value stores, not %s stores", k)
 	}
 	if spec.ValueMin < 8 {
@@ -84,7 +84,7 @@ func (c *ReadChecker) Check(id int64, value []byte, found bool) (v ReadVerdict, 
 		}
 		return ReadStale, 0 // not restored yet: no older value to count from
 	}
-	if c.spec.StoreKind.Of() == KindTimestampedKeyValue {
+	if c.spec.StoreKind.TimestampedValue() {
 		if len(value) < 8 {
 			return ReadWrong, 0
 		}

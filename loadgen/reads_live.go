@@ -28,7 +28,7 @@ func (c *ReadChecker) CheckLive(id int64, value []byte, found bool, upTo int64) 
 		return c.Check(id, value, found)
 	}
 	v := value
-	if c.spec.StoreKind.Of() == KindTimestampedKeyValue && len(v) >= 8 {
+	if c.spec.StoreKind.TimestampedValue() && len(v) >= 8 {
 		v = v[8:]
 	}
 	if len(v) < 8 {

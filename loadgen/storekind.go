@@ -21,15 +21,94 @@ const (
 	// a key-value one whose record timestamps matter, as the store keeps
 	// each value behind its 8-byte timestamp.
 	KindTimestampedKeyValue StoreKind = "timestamped-key-value"
-	// KindWindow is a window store's (Stores.persistentWindowStore without
-	// duplicates): each changelog key is the record key, the window start
-	// (8 bytes, big-endian) and a sequence number (4 bytes, 0), and a
-	// restore drops windows older than stream time minus the retention.
-	KindWindow StoreKind = "window"
 )
 
-// StoreKinds lists the kinds a fill can write.
-var StoreKinds = []StoreKind{KindKeyValue, KindTimestampedKeyValue, KindWindow, KindSession, KindVersionedKeyValue}
+func init() {
+	registerFillKind(FillKindDef{Kind: KindKeyValue, Order: 10})
+	registerFillKind(FillKindDef{Kind: KindTimestampedKeyValue, Order: 20, Timed: true, TimestampedValue: true,
+		validate: func(s Spec) error {
+			if s.WindowSizeMs != 0 || s.RetentionMs != 0 {
+				return specErr("window_size", "windows and retention are set only for window and session stores")
+			}
+			return nil
+		}})
+}
+
+// FillKindDef is what a fill needs of a store kind: how its records look
+// and what state a restore of them ends with. Each kind registers its own
+// (registerFillKind) from the file that defines it, beside the case's half
+// of it in package config (config.StoreKindDef).
+type FillKindDef struct {
+	// Kind is the kind's name, what a spec's store_kind says.
+	Kind StoreKind
+	// Order places the kind in StoreKinds (messages listing them): lower
+	// first, one kind an order.
+	Order int
+	// Timed says the fill sets its records' event timestamps (Spec's
+	// time_range); a kind without it takes the producer's clock.
+	Timed bool
+	// Segmented says its store is segmented by time and expires by a
+	// retention (window and session stores).
+	Segmented bool
+	// TimestampedValue says the store keeps each value behind its record's
+	// 8-byte timestamp (AppendTimestamped) though the changelog holds the
+	// plain value.
+	TimestampedValue bool
+	// KeySuffix is the bytes its changelog key adds to the record key.
+	KeySuffix int
+	// validate checks a timed spec's kind settings (windows, retention)
+	// once its event step is known positive; nil: nothing more to check.
+	validate func(s Spec) error
+	// stamp sets what the kind adds to record r once its event time is
+	// set (a window's start, a session, the changelog key); nil: nothing.
+	stamp func(g *Generator, r *Record)
+	// tracker follows the applied records for the expected state; nil:
+	// the last write per key wins (a key-value store's), which also makes
+	// the store one that lookups by key can read (NewReadChecker).
+	tracker func(s Spec) tracker
+}
+
+// fillKindDefs is the registry, by Order.
+var fillKindDefs []FillKindDef
+
+// StoreKinds lists the kinds a fill can write, in the registry's order.
+// It is complete once package loadgen is initialized.
+var StoreKinds []StoreKind
+
+// registerFillKind adds d to the registry and StoreKinds. It panics, when
+// the program starts, on a def without a name or one whose name or order
+// another def has.
+func registerFillKind(d FillKindDef) {
+	if d.Kind == "" {
+		panic("loadgen: store kind registered without a name")
+	}
+	for _, o := range fillKindDefs {
+		if o.Kind == d.Kind || o.Order == d.Order {
+			panic(fmt.Sprintf("loadgen: store kind %s (order %d) registered beside %s (order %d): names and orders are one a kind", d.Kind, d.Order, o.Kind, o.Order))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(fillKindDefs, d.Order, func(o FillKindDef, order int) int { return o.Order - order })
+	fillKindDefs = slices.Insert(fillKindDefs, i, d)
+	StoreKinds = slices.Insert(StoreKinds, i, d.Kind)
+}
+
+// FillKindOf returns the registered def of kind k ("" is key-value).
+func FillKindOf(k StoreKind) (FillKindDef, bool) {
+	k = k.Of()
+	for _, d := range fillKindDefs {
+		if d.Kind == k {
+			return d, true
+		}
+	}
+	return FillKindDef{}, false
+}
+
+// def is k's registered def; the zero def (a key-value store's facets)
+// for an unknown kind, which validation refuses.
+func (k StoreKind) def() FillKindDef {
+	d, _ := FillKindOf(k)
+	return d
+}
 
 // Of is the kind a spec's field names: "" is key-value.
 func (k StoreKind) Of() StoreKind {
@@ -42,44 +121,20 @@ func (k StoreKind) Of() StoreKind {
 // Timed says whether the kind's records carry event timestamps the fill
 // sets (timestamped, window, session and versioned stores); a key-value fill's records take
 // the producer's clock, which nothing reads.
-func (k StoreKind) Timed() bool { return k.Of() != KindKeyValue }
+func (k StoreKind) Timed() bool { return k.def().Timed }
+
+// Segmented says whether the kind's store is segmented by time and
+// expires by a retention: window and session stores.
+func (k StoreKind) Segmented() bool { return k.def().Segmented }
+
+// TimestampedValue says whether the kind's store keeps each value behind
+// its 8-byte timestamp (a timestamped key-value store).
+func (k StoreKind) TimestampedValue() bool { return k.def().TimestampedValue }
 
 // EventTimeBase is the event time of a timed fill's first record,
 // 2026-01-01T00:00:00Z in milliseconds: fixed, so a fill is a pure function
 // of its spec.
 const EventTimeBase int64 = 1_767_225_600_000
-
-// windowSuffix is the bytes a window store's changelog key adds to the
-// record key: the window start and the sequence number (Kafka Streams'
-// WindowKeySchema.toStoreKeyBinary).
-const windowSuffix = 8 + 4
-
-// AppendWindowKey appends a window store's changelog key: key, the window
-// start in milliseconds (big-endian) and sequence number seq (big-endian;
-// 0 for a store that does not retain duplicates).
-func AppendWindowKey(dst, key []byte, windowStart int64, seq uint32) []byte {
-	dst = append(dst, key...)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(windowStart))
-	return binary.BigEndian.AppendUint32(dst, seq)
-}
-
-// SplitWindowKey splits a window store's changelog key into the record key
-// and the window start; an error when it is too short to be one.
-func SplitWindowKey(changelogKey []byte) (key []byte, windowStart int64, err error) {
-	n := len(changelogKey) - windowSuffix
-	if n < 0 {
-		return nil, 0, fmt.Errorf("a %d-byte key is not a window store's changelog key (record key, 8-byte window start, 4-byte sequence number)", len(changelogKey))
-	}
-	return changelogKey[:n], int64(binary.BigEndian.Uint64(changelogKey[n:])), nil
-}
-
-// WindowDigestKey is the key a window store's entry is digested under: the
-// record key and the window start, without the sequence number: what
-// WindowStore.all() returns as a Windowed key. It shares changelogKey's
-// bytes.
-func WindowDigestKey(changelogKey []byte) []byte {
-	return changelogKey[:max(len(changelogKey)-4, 0)]
-}
 
 // AppendTimestamped appends a timestamped store's value: the record's
 // timestamp (8 bytes, big-endian) and then the value, as Kafka Streams'
@@ -95,10 +150,6 @@ func (s Spec) timeOf(i int64) int64 {
 	return EventTimeBase + i*s.EventStepMicros/1000
 }
 
-// windowStartOf is the start of the tumbling window of size
-// WindowSizeMs that event time ts falls in.
-func (s Spec) windowStartOf(ts int64) int64 { return ts - ts%s.WindowSizeMs }
-
 // liveWindows bounds the windows a window fill's expected state holds per
 // key at once: those within the retention, plus the one being written (a
 // session fill's sessions, one per window and key, likewise).
@@ -107,29 +158,32 @@ func (s Spec) liveWindows() int64 { return s.RetentionMs/s.WindowSizeMs + 2 }
 // validateKind checks the store kind's settings: set only for the kinds
 // that read them, and bounded.
 func (s Spec) validateKind() error {
-	k := s.StoreKind.Of()
+	d, ok := FillKindOf(s.StoreKind)
 	switch {
-	case !slices.Contains(StoreKinds, k):
+	case !ok:
 		return specErr("store_kind", "%q is not one of %s", s.StoreKind, kindList())
-	case !k.Timed():
+	case !d.Timed:
 		if s.EventStepMicros != 0 || s.WindowSizeMs != 0 || s.RetentionMs != 0 {
 			return specErr("time_range", "event times, windows and retention are set only for timestamped, window, session and versioned stores")
 		}
 		return nil
 	case s.EventStepMicros <= 0:
 		return specErr("time_range", "must be long enough for a positive step between records (%d µs)", s.EventStepMicros)
-	case k == KindVersionedKeyValue:
-		return s.validateVersioned()
-	case k == KindTimestampedKeyValue && (s.WindowSizeMs != 0 || s.RetentionMs != 0):
-		return specErr("window_size", "windows and retention are set only for window and session stores")
-	case !k.Segmented():
-		return nil
+	case d.validate != nil:
+		return d.validate(s)
+	}
+	return nil
+}
+
+// validateWindows checks a segmented fill's windows and retention; what
+// names the store in a retention shorter than a window, and the bound on
+// the windows whose expected state is held.
+func (s Spec) validateWindows(short string) error {
+	switch {
 	case s.WindowSizeMs <= 0:
 		return specErr("window_size", "%d ms must be positive", s.WindowSizeMs)
-	case s.RetentionMs < s.WindowSizeMs && k == KindWindow:
-		return specErr("retention", "%d ms is shorter than the window size (%d ms): Kafka Streams refuses such a store", s.RetentionMs, s.WindowSizeMs)
 	case s.RetentionMs < s.WindowSizeMs:
-		return specErr("retention", "%d ms is shorter than the window size (%d ms) a session lasts up to: the DSL refuses a session store whose retention is under its inactivity gap plus grace", s.RetentionMs, s.WindowSizeMs)
+		return specErr("retention", "%d ms is shorter than the window size (%d ms)%s", s.RetentionMs, s.WindowSizeMs, short)
 	case s.Keys > maxExpectKeys/s.liveWindows():
 		return specErr("keys", "%d keys × %d windows within the retention is more than the %d windows whose expected state can be derived in memory", s.Keys, s.liveWindows(), maxExpectKeys)
 	}
@@ -144,13 +198,7 @@ func (s Spec) EstimatedRecords() int64 {
 	if s.Records > 0 {
 		return s.Records
 	}
-	key := float64(keyWidth)
-	switch s.StoreKind.Of() {
-	case KindWindow:
-		key += windowSuffix
-	case KindSession:
-		key += sessionSuffix
-	}
+	key := float64(keyWidth + s.StoreKind.def().KeySuffix)
 	mean := key + (1-s.TombstoneRatio)*float64(s.ValueMin+s.ValueMax)/2
 	if s.TargetBytes <= 0 {
 		return 0

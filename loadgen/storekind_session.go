@@ -31,9 +31,21 @@ const KindSession StoreKind = "session"
 // record key: the session end and start.
 const sessionSuffix = 8 + 8
 
-// Segmented says whether the kind's store is segmented by time and
-// expires by a retention: window and session stores.
-func (k StoreKind) Segmented() bool { return k == KindWindow || k == KindSession }
+func init() {
+	registerFillKind(FillKindDef{Kind: KindSession, Order: 40, Timed: true, Segmented: true, KeySuffix: sessionSuffix,
+		validate: func(s Spec) error {
+			return s.validateWindows(" a session lasts up to: the DSL refuses a session store whose retention is under its inactivity gap plus grace")
+		},
+		stamp: func(g *Generator, r *Record) { g.stampSession(r) },
+		// Stream time is the largest session end applied, as Kafka
+		// Streams' session stores track it (SessionKeySchema.segmentTimestamp
+		// is the end; InMemorySessionStore likewise); a window's longest
+		// session ends window − 1 after its start. A session is digested
+		// under its changelog key (record key, end, start).
+		tracker: func(s Spec) tracker {
+			return newLastWrite(s, s.WindowSizeMs-1, func(r Record) int64 { return r.SessionEnd }, func(k []byte) []byte { return k })
+		}})
+}
 
 // AppendSessionKey appends a session store's changelog key: key, the
 // session end and the session start in milliseconds (big-endian), Kafka

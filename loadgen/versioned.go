@@ -14,6 +14,12 @@ import (
 // restore serves.
 const KindVersionedKeyValue StoreKind = "versioned-key-value"
 
+func init() {
+	registerFillKind(FillKindDef{Kind: KindVersionedKeyValue, Order: 50, Timed: true,
+		validate: Spec.validateVersioned,
+		tracker:  func(s Spec) tracker { return newVersionedHistory(s) }})
+}
+
 // NoValidTo is the validTo a versioned store's digest gives a key's
 // latest version, which has none (VersionedRecord.validTo() is empty):
 // Long.MAX_VALUE, after every record timestamp.
