@@ -3,11 +3,11 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/topicshape"
 )
 
@@ -193,17 +193,16 @@ type answerer struct {
 // answerers are asked in order: the one list of the planner's answers.
 // Every scenario's records are read by at least one (a test holds that to
 // config's registry).
-var answerers []answerer
+var answerers = registry.Ordered[answerer]{
+	What:  "capacity: the answerer of",
+	Order: func(a answerer) int { return a.order },
+	Name:  func(a answerer) string { return fmt.Sprint(a.scenarios) },
+}
 
 // registerAnswerer adds a in its order. It panics, when the program
 // starts, on an order another answerer has, and on an answerer reading
 // no scenario config registers.
 func registerAnswerer(a answerer) {
-	for _, o := range answerers {
-		if o.order == a.order {
-			panic(fmt.Sprintf("capacity: two answerers of order %d (of %v and %v)", a.order, o.scenarios, a.scenarios))
-		}
-	}
 	if len(a.scenarios) == 0 {
 		panic(fmt.Sprintf("capacity: the answerer of order %d reads no scenario", a.order))
 	}
@@ -212,8 +211,7 @@ func registerAnswerer(a answerer) {
 			panic(fmt.Sprintf("capacity: the answerer of order %d reads scenario %s, which config does not register", a.order, sc))
 		}
 	}
-	i, _ := slices.BinarySearchFunc(answerers, a.order, func(o answerer, order int) int { return o.order - order })
-	answerers = slices.Insert(answerers, i, a)
+	answerers.Add(a)
 }
 
 // The cold restores' answers: the largest task and instance within each
@@ -242,7 +240,7 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			RateBased: true,
 		})
 	}
-	for _, f := range answerers {
+	for _, f := range answerers.All() {
 		if f.needsRate && a.Rate == nil {
 			continue
 		}

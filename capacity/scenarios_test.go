@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -338,7 +337,7 @@ func TestScaleOutRateFromTheLargerWork(t *testing.T) {
 // question yet (their downtime is in the report's scale-out section).
 func TestEveryScenarioIsAnswered(t *testing.T) {
 	read := map[config.Scenario]bool{}
-	for _, a := range answerers {
+	for _, a := range answerers.All() {
 		for _, sc := range a.scenarios {
 			read[sc] = true
 		}
@@ -354,15 +353,16 @@ func TestEveryScenarioIsAnswered(t *testing.T) {
 // of no scenario or one config does not register, panics when the program
 // starts; the registry stays in order.
 func TestRegisterAnswererRefusesAClash(t *testing.T) {
-	saved := slices.Clone(answerers)
+	saved := answerers
 	defer func() { answerers = saved }()
-	for i := 1; i < len(answerers); i++ {
-		if answerers[i-1].order >= answerers[i].order {
-			t.Errorf("answerers out of order: %d before %d", answerers[i-1].order, answerers[i].order)
+	all := answerers.All()
+	for i := 1; i < len(all); i++ {
+		if all[i-1].order >= all[i].order {
+			t.Errorf("answerers out of order: %d before %d", all[i-1].order, all[i].order)
 		}
 	}
 	for _, a := range []answerer{
-		{order: answerers[0].order, scenarios: []config.Scenario{config.ScenarioCold}},
+		{order: all[0].order, scenarios: []config.Scenario{config.ScenarioCold}},
 		{order: 1_000},
 		{order: 1_001, scenarios: []config.Scenario{"nope"}},
 	} {

@@ -421,7 +421,7 @@ func WriteAll(r *runs.Results, dir string) ([]string, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	var written []string
-	for _, c := range Charts {
+	for _, c := range Charts() {
 		p, err := c.Draw(r)
 		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) || errors.Is(err, ErrNotApplicable) {
 			continue

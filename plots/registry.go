@@ -2,18 +2,18 @@ package plots
 
 import (
 	"fmt"
-	"slices"
 
 	"gonum.org/v1/plot"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
 )
 
 // Chart is one chart this package draws from a run's results, registered
-// once in Charts (from the file that draws it): `restorebench plot` (WriteAll) writes every chart of the
-// registry a run has data for, and the report draws its figures of a run
-// from the same entries.
+// once in the registry (Charts), from the file that draws it: `restorebench
+// plot` (WriteAll) writes every chart of the registry a run has data for,
+// and the report draws its figures of a run from the same entries.
 type Chart struct {
 	// Order places the chart in the registry: lower first, one chart an
 	// order (the registry is filled from the files' inits, in whatever
@@ -41,11 +41,20 @@ type Chart struct {
 	Draw func(*runs.Results) (*plot.Plot, error)
 }
 
-// Charts is the chart registry, in the order WriteAll writes them and the
+// charts is the chart registry, in the order WriteAll writes them and the
 // report shows them within a section: each chart registers from the file
 // that draws it (registerChart in its init), placed by its Order. Adding a
 // chart is writing its draw function and registering it beside it.
-var Charts []Chart
+var charts = registry.Ordered[Chart]{
+	What:  "plots: chart",
+	Order: func(c Chart) int { return c.Order },
+	Name:  func(c Chart) string { return c.Name },
+	Keys:  func(c Chart) []string { return []string{c.Name, c.File} },
+}
+
+// Charts returns the registry's charts, in order. The slice is the
+// registry's: read it, do not change it.
+func Charts() []Chart { return charts.All() }
 
 // registerChart adds c to the registry in its Order. It panics, when the
 // program starts, on a chart without a name, file or draw function, one
@@ -55,23 +64,17 @@ func registerChart(c Chart) {
 	if c.Name == "" || c.File == "" || c.Draw == nil {
 		panic(fmt.Sprintf("plots: chart %q registered without a name, file or draw function", c.Name))
 	}
-	for _, o := range Charts {
-		if o.Name == c.Name || o.File == c.File || o.Order == c.Order {
-			panic(fmt.Sprintf("plots: chart %s (%s, order %d) registered beside %s (%s, order %d)", c.Name, c.File, c.Order, o.Name, o.File, o.Order))
-		}
-	}
 	if _, ok := config.ScenarioDefOf(c.Scenario); c.Scenario != "" && !ok {
 		panic(fmt.Sprintf("plots: chart %s of scenario %s, which config does not register", c.Name, c.Scenario))
 	}
-	i, _ := slices.BinarySearchFunc(Charts, c.Order, func(o Chart, order int) int { return o.Order - order })
-	Charts = slices.Insert(Charts, i, c)
+	charts.Add(c)
 }
 
 // ChartsOf returns the registered charts of scenario s ("" for the general
 // charts), in registry order.
 func ChartsOf(s config.Scenario) []Chart {
 	var out []Chart
-	for _, c := range Charts {
+	for _, c := range charts.All() {
 		if c.Scenario == s {
 			out = append(out, c)
 		}
@@ -81,7 +84,7 @@ func ChartsOf(s config.Scenario) []Chart {
 
 // ChartNamed returns the registered chart called name.
 func ChartNamed(name string) (Chart, bool) {
-	for _, c := range Charts {
+	for _, c := range charts.All() {
 		if c.Name == name {
 			return c, true
 		}

@@ -23,7 +23,7 @@ import (
 // chart the report shows has the report's title and caption.
 func TestChartRegistryIsWellFormed(t *testing.T) {
 	names, files := map[string]bool{}, map[string]bool{}
-	for _, c := range Charts {
+	for _, c := range Charts() {
 		if c.Name == "" || c.File == "" || c.Draw == nil {
 			t.Errorf("chart %+v lacks a name, file or draw function", c)
 		}
@@ -58,15 +58,15 @@ var chartOrder = []string{"restore-throughput", "time-per-case", "restore-time-b
 // clashes with one registered panics.
 func TestChartRegistryKeepsItsOrder(t *testing.T) {
 	var names []string
-	for _, c := range Charts {
+	for _, c := range Charts() {
 		names = append(names, c.Name)
 	}
 	if len(names) < len(chartOrder) || !slices.Equal(names[:len(chartOrder)], chartOrder) {
 		t.Fatalf("charts %v, want %v first", names, chartOrder)
 	}
-	saved := slices.Clone(Charts)
-	defer func() { Charts = saved }()
-	first := Charts[0]
+	saved := charts
+	defer func() { charts = saved }()
+	first := Charts()[0]
 	for _, c := range []Chart{
 		{Order: 1_000, Name: first.Name, File: "x", Draw: first.Draw},
 		{Order: first.Order, Name: "x", File: "x", Draw: first.Draw},

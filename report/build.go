@@ -20,7 +20,7 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	sections := []func(*capacity.Analysis) (Section, error){
 		deploymentSection, recommendationsSection, rtoSection, unknownsSection, fitsSection, throughputSection,
 	}
-	for _, ss := range scenarioSections {
+	for _, ss := range scenarioSections.All() {
 		sections = append(sections, ss.Build)
 	}
 	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsVersionsSection, kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)

@@ -54,7 +54,7 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 		figures = append(figures, f.Name)
 	}
 	byFile := map[string]plots.Chart{}
-	for _, c := range plots.Charts {
+	for _, c := range plots.Charts() {
 		byFile[c.File] = c
 	}
 	seen := map[config.Scenario]bool{}
@@ -77,7 +77,7 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 				plotted = append(plotted, c.Name+"-"+strings.ToLower(run.Label))
 			}
 		}
-		for _, c := range plots.Charts {
+		for _, c := range plots.Charts() {
 			name := c.Name + "-" + strings.ToLower(run.Label)
 			if c.Scenario != "" && slices.Contains(figures, name) {
 				reported = append(reported, name)
@@ -104,7 +104,7 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 		if slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(name, p) }) {
 			continue
 		}
-		if !slices.ContainsFunc(plots.Charts, func(c plots.Chart) bool { return strings.HasPrefix(name, c.Name+"-") }) {
+		if !slices.ContainsFunc(plots.Charts(), func(c plots.Chart) bool { return strings.HasPrefix(name, c.Name+"-") }) {
 			t.Errorf("figure %s is no chart of plots.Charts", name)
 		}
 	}
@@ -114,7 +114,7 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 // cold is shown by exactly one scenario section of the report.
 func TestEveryScenarioHasAReportSection(t *testing.T) {
 	seen := map[config.Scenario]int{}
-	for _, ss := range scenarioSections {
+	for _, ss := range scenarioSections.All() {
 		for _, sc := range ss.Scenarios {
 			seen[sc]++
 		}
@@ -144,10 +144,10 @@ var (
 // keep their order, and a clashing registration panics.
 func TestEveryScenarioHasASummaryTable(t *testing.T) {
 	var tables, sections []config.Scenario
-	for _, st := range summaryTables {
+	for _, st := range summaryTables.All() {
 		tables = append(tables, st.scenario)
 	}
-	for _, ss := range scenarioSections {
+	for _, ss := range scenarioSections.All() {
 		sections = append(sections, ss.Scenarios[0])
 	}
 	for _, def := range config.ScenarioDefs() {
@@ -161,17 +161,17 @@ func TestEveryScenarioHasASummaryTable(t *testing.T) {
 	if len(sections) < len(sectionOrder) || !slices.Equal(sections[:len(sectionOrder)], sectionOrder) {
 		t.Errorf("scenario sections %v, want %v first", sections, sectionOrder)
 	}
-	savedT, savedS := slices.Clone(summaryTables), slices.Clone(scenarioSections)
+	savedT, savedS := summaryTables, scenarioSections
 	defer func() { summaryTables, scenarioSections = savedT, savedS }()
-	p := summaryTables[0].print
+	p := summaryTables.All()[0].print
 	for _, reg := range []func(){
 		func() { registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: 1_000, print: p}) },
 		func() { registerSummaryTable(summaryTable{scenario: "nope", order: 1_001, print: p}) },
 		func() {
-			registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: summaryTables[0].order, print: p})
+			registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: summaryTables.All()[0].order, print: p})
 		},
 		func() {
-			registerSection(scenarioSection{Order: scenarioSections[0].Order, Scenarios: []config.Scenario{config.ScenarioWarm}})
+			registerSection(scenarioSection{Order: scenarioSections.All()[0].Order, Scenarios: []config.Scenario{config.ScenarioWarm}})
 		},
 		func() { registerSection(scenarioSection{Order: 1_002, Scenarios: []config.Scenario{"nope"}}) },
 	} {

@@ -3,11 +3,11 @@ package report
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -30,24 +30,22 @@ type scenarioSection struct {
 // scenarioSections are the report's scenario sections, in report order.
 // Every scenario but cold (whose evidence is the fits and throughput
 // sections) appears in exactly one; a test holds that to config's registry.
-var scenarioSections []scenarioSection
+var scenarioSections = registry.Ordered[scenarioSection]{
+	What:  "report: section of",
+	Order: func(s scenarioSection) int { return s.Order },
+	Name:  func(s scenarioSection) string { return fmt.Sprint(s.Scenarios) },
+}
 
 // registerSection adds s in its order. It panics, when the program
 // starts, on an order another section has and on a scenario config does
 // not register.
 func registerSection(s scenarioSection) {
-	for _, o := range scenarioSections {
-		if o.Order == s.Order {
-			panic(fmt.Sprintf("report: sections of %v and %v share order %d", o.Scenarios, s.Scenarios, s.Order))
-		}
-	}
 	for _, sc := range s.Scenarios {
 		if _, ok := config.ScenarioDefOf(sc); !ok {
 			panic(fmt.Sprintf("report: a section of scenario %s, which config does not register", sc))
 		}
 	}
-	i, _ := slices.BinarySearchFunc(scenarioSections, s.Order, func(o scenarioSection, order int) int { return o.Order - order })
-	scenarioSections = slices.Insert(scenarioSections, i, s)
+	scenarioSections.Add(s)
 }
 
 // scenarioCharts are the charts of package plots' registry that the

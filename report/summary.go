@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -26,7 +26,12 @@ type summaryTable struct {
 
 // summaryTables are the summary's tables, one per scenario, in the order
 // printed (a test holds them to config's registry).
-var summaryTables []summaryTable
+var summaryTables = registry.Ordered[summaryTable]{
+	What:  "report: summary table of",
+	Order: func(t summaryTable) int { return t.order },
+	Name:  func(t summaryTable) string { return string(t.scenario) },
+	Keys:  func(t summaryTable) []string { return []string{string(t.scenario)} },
+}
 
 // registerSummaryTable adds t in its order. It panics, when the program
 // starts, on a scenario config does not register, and on a scenario or
@@ -35,13 +40,7 @@ func registerSummaryTable(t summaryTable) {
 	if _, ok := config.ScenarioDefOf(t.scenario); !ok || t.print == nil {
 		panic(fmt.Sprintf("report: summary table of %q: no such scenario in config, or nothing to print", t.scenario))
 	}
-	for _, o := range summaryTables {
-		if o.scenario == t.scenario || o.order == t.order {
-			panic(fmt.Sprintf("report: summary table of %s (order %d) registered beside %s (order %d)", t.scenario, t.order, o.scenario, o.order))
-		}
-	}
-	i, _ := slices.BinarySearchFunc(summaryTables, t.order, func(o summaryTable, order int) int { return o.order - order })
-	summaryTables = slices.Insert(summaryTables, i, t)
+	summaryTables.Add(t)
 }
 
 // PrintScenarioTables prints a table per scenario the run measured, each
@@ -51,7 +50,7 @@ func registerSummaryTable(t summaryTable) {
 // and rolling restarts measured. Every figure is read from the records.
 // `restorebench summary` prints them after the run's fills.
 func PrintScenarioTables(w io.Writer, res *runs.Results) {
-	for _, t := range summaryTables {
+	for _, t := range summaryTables.All() {
 		t.print(w, having(res.Restores, func(r runs.Restore) bool { return r.Scenario() == t.scenario }))
 	}
 }
