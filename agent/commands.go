@@ -3,16 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"time"
-
-	"github.com/restorebench/restorebench/ksdriver"
 )
-
-// maxBalancesBytes bounds a balances reply: it must fit one record under
-// Kafka's default message.max.bytes (1 MiB) with room to spare.
-const maxBalancesBytes = 900 << 10
 
 // command executes a command once: a repeated command id (a coordinator
 // resending while the reply was under way) is answered with the first
@@ -103,65 +95,6 @@ func (a *Agent) reply(ctx context.Context, out *Message) {
 	}
 }
 
-// execute does what m asks; validate has checked m.
-func (a *Agent) execute(m *Message) (*Message, error) {
-	if m.Op == OpHello {
-		// The host's facts are read once, at the start (java -version is a
-		// JVM of its own); the free space is read again.
-		f := a.facts
-		f.StateDirBytes, f.StateDirFree = diskSpace(a.cfg.StateDir)
-		return &Message{Facts: &f, Labels: a.cfg.Labels}, nil
-	}
-	if m.Op == OpFill {
-		return a.fill(m)
-	}
-	if err := checkName("fleet", m.Fleet); err != nil {
-		return nil, err
-	}
-	if m.Op == OpRemove {
-		return nil, a.remove(m.Run, m.Fleet)
-	}
-	if err := checkName("instance", m.Instance); err != nil {
-		return nil, err
-	}
-	switch m.Op {
-	case OpStart:
-		return a.start(m)
-	case OpWipe:
-		return nil, a.wipe(m)
-	case OpDiskUsage:
-		return a.diskUsage(m)
-	case OpModelRestore:
-		return a.modelRestore(m)
-	case OpQueries:
-		return a.startQueries(m)
-	case OpQueriesStop:
-		return a.stopQueries(m)
-	case OpProcessID:
-		pid, err := ksdriver.ReadProcessID(a.stateDir(m.Run, m.Fleet, m.Instance), m.Fleet)
-		return &Message{ProcessID: pid}, err
-	}
-	p, err := a.proc(m)
-	if err != nil {
-		return nil, err
-	}
-	switch m.Op {
-	case OpSend:
-		return nil, p.inst.Send(m.Line)
-	case OpBalances:
-		return p.balances(a.procCtx)
-	case OpStop:
-		err := p.inst.Stop(a.procCtx)
-		<-p.forwarded
-		return nil, err
-	case OpKill:
-		at := p.inst.KillNow()
-		<-p.forwarded
-		return &Message{AtMonoNs: at}, nil
-	}
-	return nil, fmt.Errorf("unknown command %q", m.Op)
-}
-
 // instDir is where an instance keeps its state and its processes'
 // directories on this agent.
 func (a *Agent) instDir(run, fleet, instance string) string {
@@ -181,43 +114,4 @@ func (a *Agent) proc(m *Message) (*agentProc, error) {
 		return nil, fmt.Errorf("no process %d of instance %s of %s runs on agent %s", m.N, m.Instance, m.Fleet, a.cfg.Name)
 	}
 	return p, nil
-}
-
-// wipe deletes an instance's state directory; none of its processes may run.
-func (a *Agent) wipe(m *Message) error {
-	a.mu.Lock()
-	for k := range a.procs {
-		if k.run == m.Run && k.fleet == m.Fleet && k.instance == m.Instance {
-			a.mu.Unlock()
-			return fmt.Errorf("instance %s still runs (process %d): its state directory is in use", m.Instance, k.n)
-		}
-	}
-	a.mu.Unlock()
-	return os.RemoveAll(a.stateDir(m.Run, m.Fleet, m.Instance))
-}
-
-// remove deletes a fleet's directories (and the run's, once empty).
-func (a *Agent) remove(run, fleet string) error {
-	err := os.RemoveAll(filepath.Join(a.cfg.StateDir, run, fleet))
-	os.Remove(filepath.Join(a.cfg.StateDir, run)) // only when empty
-	return err
-}
-
-// balances has the driver write the ledger's balances and returns them.
-func (p *agentProc) balances(ctx context.Context) (*Message, error) {
-	path := filepath.Join(p.dir, "balances.tsv")
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if _, err := p.inst.Request(ctx, "balances "+path, ksdriver.EvBalances); err != nil {
-		return nil, err
-	}
-	defer os.Remove(path)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxBalancesBytes {
-		return nil, fmt.Errorf("balances of %d bytes do not fit one control record (at most %d)", len(b), maxBalancesBytes)
-	}
-	return &Message{Balances: string(b)}, nil
 }

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"syscall"
 )
 
@@ -48,22 +46,4 @@ func (a *Agent) checkFree(m *Message) error {
 		return &DiskFullError{Agent: a.cfg.Name, Dir: a.cfg.StateDir, Free: free, Need: m.NeedBytes, Instance: m.Instance}
 	}
 	return nil
-}
-
-// diskUsage is the bytes of the files under an instance's state directory
-// (0 when it has none).
-func (a *Agent) diskUsage(m *Message) (*Message, error) {
-	var n int64
-	err := filepath.WalkDir(a.stateDir(m.Run, m.Fleet, m.Instance), func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // gone meanwhile, or never made: not counted
-		}
-		if d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return &Message{Bytes: n}, err
 }

@@ -67,8 +67,8 @@ func hostileCommands(run string) []*Message {
 	spec.Records = 500
 	qj := queryJob()
 	var out []*Message
-	for i, op := range []string{OpHello, OpClock, OpStart, OpSend, OpBalances, OpStop, OpKill, OpWipe, OpProcessID, OpRemove,
-		OpDiskUsage, OpModelRestore, OpFill, OpQueries, OpQueriesStop} {
+	// Every registered operation: one added later is forged too.
+	for i, op := range Ops() {
 		m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "victim", Run: run, ID: "forged" + strconv.Itoa(i), Op: op,
 			Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}, Line: "digest",
 			Model: &job, FillJob: &FillJob{Topic: "user-orders", Spec: spec}, QueryJob: &qj, QueryStop: &QueryStop{}}
@@ -159,9 +159,13 @@ func TestForgedCommandsDoNothing(t *testing.T) {
 		t.Fatalf("a forged run left %s: %v", filepath.Join(ta.dir, "forged-run"), err)
 	}
 	got := ta.a.refused()
-	// Per run: a lease and 15 commands unsigned, then each command under
-	// another key, tampered, stale and from the future.
-	want := map[string]int64{RefusedUnsigned: 2 * 16, RefusedUnknownKey: 30, RefusedBadMAC: 30, RefusedStale: 60, RefusedReplayed: 1}
+	// Per run: a lease and every command unsigned, then each command
+	// under another key, tampered, stale and from the future.
+	n := int64(len(Ops()))
+	if n != 15 {
+		t.Fatalf("%d operations registered (%v): want the protocol's 15", n, Ops())
+	}
+	want := map[string]int64{RefusedUnsigned: 2 * (n + 1), RefusedUnknownKey: 2 * n, RefusedBadMAC: 2 * n, RefusedStale: 4 * n, RefusedReplayed: 1}
 	for reason, n := range want {
 		if got[reason] < n {
 			t.Errorf("refused %s: %d, want at least %d (all: %v)", reason, got[reason], n, got)

@@ -296,17 +296,6 @@ func (p *Process) Request(ctx context.Context, command, replyEv string) (ksdrive
 	}
 }
 
-// BalancesTSV are the ledger's balances as the driver writes them.
-func (p *Process) BalancesTSV(ctx context.Context) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout+time.Minute)
-	defer cancel()
-	r, err := p.command(ctx, OpBalances, &Message{})
-	if err != nil {
-		return "", err
-	}
-	return r.Balances, nil
-}
-
 // Stop stops the process cleanly and waits for its end; nil only for a
 // clean stop.
 func (p *Process) Stop(ctx context.Context) error {
@@ -371,40 +360,4 @@ func (p *Process) awaitEnd(ctx context.Context) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// Wipe deletes an instance's state directory on agent.
-func (c *Coordinator) Wipe(ctx context.Context, agent, fleet, instance string) error {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	_, err := c.Do(ctx, agent, &Message{Op: OpWipe, Fleet: fleet, Instance: instance})
-	return err
-}
-
-// ProcessID is Kafka Streams' process id of an instance on agent.
-func (c *Coordinator) ProcessID(ctx context.Context, agent, fleet, instance string) (string, error) {
-	r, err := c.Do(ctx, agent, &Message{Op: OpProcessID, Fleet: fleet, Instance: instance})
-	if err != nil {
-		return "", err
-	}
-	return r.ProcessID, nil
-}
-
-// DiskUsage is the bytes under an instance's state directory on agent.
-func (c *Coordinator) DiskUsage(ctx context.Context, agent, fleet, instance string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	r, err := c.Do(ctx, agent, &Message{Op: OpDiskUsage, Fleet: fleet, Instance: instance})
-	if err != nil {
-		return 0, err
-	}
-	return r.Bytes, nil
-}
-
-// Remove deletes a fleet's directories on agent.
-func (c *Coordinator) Remove(ctx context.Context, agent, fleet string) error {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	_, err := c.Do(ctx, agent, &Message{Op: OpRemove, Fleet: fleet})
-	return err
 }

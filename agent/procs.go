@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,38 +25,6 @@ type agentProc struct {
 	forwarded chan struct{}
 	// reason, when the agent itself stopped the process, says why.
 	reason atomic.Pointer[string]
-}
-
-// start launches a driver process with the coordinator's properties, the
-// agent's own state.dir and client settings, and starts forwarding its
-// events; it returns once the process said hello.
-func (a *Agent) start(m *Message) (*Message, error) {
-	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
-	a.mu.Lock()
-	_, dup := a.procs[key]
-	a.mu.Unlock()
-	if dup {
-		return nil, fmt.Errorf("process %d of instance %s already runs on agent %s", m.N, m.Instance, a.cfg.Name)
-	}
-	if err := a.checkFree(m); err != nil {
-		return nil, err
-	}
-	dir := a.instDir(m.Run, m.Fleet, m.Instance)
-	props := a.processProperties(m.Properties)
-	props["state.dir"] = filepath.Join(dir, "state")
-	procDir := filepath.Join(dir, "run-"+strconv.Itoa(m.N+1))
-	inst, err := ksdriver.Start(a.procCtx, ksdriver.Options{ID: m.Instance, Dir: procDir, Properties: props,
-		Secrets: a.client.Secret, JVMFlags: m.JVMFlags, Lib: a.cfg.Lib, Java: a.cfg.Java, KafkaStreamsVersion: m.KafkaStreamsVersion})
-	if err != nil {
-		return nil, err
-	}
-	p := &agentProc{key: key, inst: inst, dir: procDir, forwarded: make(chan struct{})}
-	a.mu.Lock()
-	a.procs[key] = p
-	a.mu.Unlock()
-	go a.forward(p)
-	a.cfg.Logf("agent %s: run %s: started %s process %d of %s (pid %d)", a.cfg.Name, m.Run, m.Fleet, m.N, m.Instance, inst.PID())
-	return &Message{AtMonoNs: inst.LaunchMonoNs(), PID: inst.PID()}, nil
 }
 
 // forward writes every event of p to the events topic, in order, then the

@@ -12,6 +12,46 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+func init() {
+	registerOp(opDef{name: OpModelRestore, scope: scopeInstance, check: func(m *Message) error { return validateModel(m.Model) },
+		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.modelRestore(m) }})
+}
+
+// validateModel checks a model restore: a valid case, names that are path
+// elements (its store directories are named by them), a legal topic and
+// offsets that make a range.
+func validateModel(r *ModelRestore) error {
+	if r == nil {
+		return errors.New("a model_restore command without its restore")
+	}
+	if err := checkName("application id", r.AppID); err != nil {
+		return err
+	}
+	if err := checkName("store name", r.StoreName); err != nil {
+		return err
+	}
+	if err := config.CheckNames(r.AppID, r.StoreName, r.Topic); err != nil {
+		return fmt.Errorf("model_restore: %w", err)
+	}
+	c := r.Case
+	c.Name = r.CaseName
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("model_restore: case: %w", err)
+	}
+	if len(r.Start) > maxOffsetPartitions || len(r.End) > maxOffsetPartitions {
+		return fmt.Errorf("model_restore: offsets of more than %d partitions", maxOffsetPartitions)
+	}
+	for p, end := range r.End {
+		if start := r.Start[p]; p < 0 || start < 0 || end < start {
+			return fmt.Errorf("model_restore: partition %d's offsets %d to %d are not a range", p, start, end)
+		}
+	}
+	if r.StallTimeoutMs < 0 || r.Repeat < 0 {
+		return errors.New("model_restore: a negative stall timeout or repeat")
+	}
+	return nil
+}
+
 // ModelRestore is what an OpModelRestore command asks: a model-engine cold
 // restore of Topic, as application AppID's store StoreName, with the case's
 // settings, from the Start offsets to the End offsets the coordinator

@@ -5,12 +5,53 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
+	"github.com/twmb/franz-go/pkg/kadm"
 )
+
+func init() {
+	registerOp(opDef{name: OpFill, scope: scopeAgent, check: func(m *Message) error { return validateFill(m.FillJob) },
+		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.fill(m) }})
+}
+
+// validateFill checks a fill: a legal topic and a valid spec of bounded
+// size. The agent also refuses to write to a topic that is not empty
+// (Agent.checkEmpty): a fill's topic is one the coordinator just created.
+func validateFill(j *FillJob) error {
+	if j == nil {
+		return errors.New("a fill command without its fill")
+	}
+	if err := config.CheckNames("a", "s", j.Topic); err != nil {
+		return fmt.Errorf("fill: %w", err)
+	}
+	if err := j.Spec.Validate(); err != nil {
+		return fmt.Errorf("fill: %w", err)
+	}
+	if b := fillBytes(j); b > MaxFillBytes {
+		return fmt.Errorf("fill: about %d bytes, more than the %d an agent writes for one fill", b, int64(MaxFillBytes))
+	}
+	switch j.Compression {
+	case "", "none", "gzip", "snappy", "lz4", "zstd":
+	default:
+		return fmt.Errorf("fill: compression %.20q is not one of none, gzip, snappy, lz4, zstd", j.Compression)
+	}
+	return nil
+}
+
+// fillBytes is about how many bytes a fill writes.
+func fillBytes(j *FillJob) int64 {
+	if j.Spec.TargetBytes > 0 {
+		return j.Spec.TargetBytes
+	}
+	per := int64(16 + (j.Spec.ValueMin+j.Spec.ValueMax)/2)
+	if j.Spec.Records > MaxFillBytes/per {
+		return MaxFillBytes + 1
+	}
+	return j.Spec.Records * per
+}
 
 // FillJob is what an OpFill command asks: write Spec's records to Topic
 // (created empty by the coordinator) with Compression, as a local fill

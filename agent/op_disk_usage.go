@@ -1,0 +1,40 @@
+package agent
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+)
+
+func init() {
+	registerOp(opDef{name: OpDiskUsage, scope: scopeInstance, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.diskUsage(m) }})
+}
+
+// diskUsage is the bytes of the files under an instance's state directory
+// (0 when it has none).
+func (a *Agent) diskUsage(m *Message) (*Message, error) {
+	var n int64
+	err := filepath.WalkDir(a.stateDir(m.Run, m.Fleet, m.Instance), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone meanwhile, or never made: not counted
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return &Message{Bytes: n}, err
+}
+
+// DiskUsage is the bytes under an instance's state directory on agent.
+func (c *Coordinator) DiskUsage(ctx context.Context, agent, fleet, instance string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	r, err := c.Do(ctx, agent, &Message{Op: OpDiskUsage, Fleet: fleet, Instance: instance})
+	if err != nil {
+		return 0, err
+	}
+	return r.Bytes, nil
+}

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/restorebench/restorebench/runs"
+)
+
+func init() {
+	registerOp(opDef{name: OpQueriesStop, scope: scopeProcess, check: checkQueriesStop,
+		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.stopQueries(m) }})
+}
+
+// checkQueriesStop bounds how long a stop lets the load go on.
+func checkQueriesStop(m *Message) error {
+	if m.QueryStop == nil {
+		return errors.New("a queries_stop command without its stop")
+	}
+	if a := m.QueryStop.AfterMs; a < 0 || time.Duration(a)*time.Millisecond > maxQueriesAfter {
+		return fmt.Errorf("queries_stop after %d ms: must be from 0 to %s", a, maxQueriesAfter)
+	}
+	return nil
+}
+
+// stopQueries marks the load of the process m names restored, lets it go
+// on for the stop's After (the lease or a shutdown cuts it short), stops
+// it and replies with its record, which names this agent.
+func (a *Agent) stopQueries(m *Message) (*Message, error) {
+	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
+	a.mu.Lock()
+	l := a.loads[key]
+	a.mu.Unlock()
+	if l == nil {
+		return nil, fmt.Errorf("no query load runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
+	}
+	stop := QueryStop{}
+	if m.QueryStop != nil {
+		stop = *m.QueryStop
+	}
+	if stop.RestoredMonoNs > 0 {
+		l.load.Restored(stop.RestoredMonoNs)
+	}
+	select {
+	case <-time.After(time.Duration(stop.AfterMs) * time.Millisecond):
+	case <-l.ctx.Done():
+	}
+	figures := l.stop()
+	a.forgetLoad(key, l)
+	if figures == nil {
+		return nil, errors.New("the query load returned no record")
+	}
+	out := *figures
+	out.Agent = a.cfg.Name
+	return &Message{Queries: &out}, nil
+}
+
+// StopQueries marks the process's query load restored at restoredNs (the
+// coordinator's clock, moved onto the agent's by its offset; 0: not
+// restored), lets it go on for after, stops it and returns its record;
+// only ctx, the agent's loss (a LostError) or the agent's error end the
+// wait sooner.
+func (p *Process) StopQueries(ctx context.Context, restoredNs int64, after time.Duration) (*runs.QueryFigures, error) {
+	stop := QueryStop{AfterMs: after.Milliseconds()}
+	if restoredNs > 0 {
+		stop.RestoredMonoNs = restoredNs + p.offset
+	}
+	r, err := p.c.Do(ctx, p.agent, &Message{Op: OpQueriesStop, Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n, QueryStop: &stop})
+	if err != nil {
+		return nil, err
+	}
+	if r.Queries == nil {
+		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no query record", p.agent, OpQueriesStop, p.key.instance)
+	}
+	return r.Queries, nil
+}

@@ -1,0 +1,26 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+)
+
+func init() {
+	registerOp(opDef{name: OpRemove, scope: scopeFleet, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return nil, a.remove(m.Run, m.Fleet) }})
+}
+
+// remove deletes a fleet's directories (and the run's, once empty).
+func (a *Agent) remove(run, fleet string) error {
+	err := os.RemoveAll(filepath.Join(a.cfg.StateDir, run, fleet))
+	os.Remove(filepath.Join(a.cfg.StateDir, run)) // only when empty
+	return err
+}
+
+// Remove deletes a fleet's directories on agent.
+func (c *Coordinator) Remove(ctx context.Context, agent, fleet string) error {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	_, err := c.Do(ctx, agent, &Message{Op: OpRemove, Fleet: fleet})
+	return err
+}

@@ -1,0 +1,32 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+func init() {
+	registerOp(opDef{name: OpWipe, scope: scopeInstance, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return nil, a.wipe(m) }})
+}
+
+// wipe deletes an instance's state directory; none of its processes may run.
+func (a *Agent) wipe(m *Message) error {
+	a.mu.Lock()
+	for k := range a.procs {
+		if k.run == m.Run && k.fleet == m.Fleet && k.instance == m.Instance {
+			a.mu.Unlock()
+			return fmt.Errorf("instance %s still runs (process %d): its state directory is in use", m.Instance, k.n)
+		}
+	}
+	a.mu.Unlock()
+	return os.RemoveAll(a.stateDir(m.Run, m.Fleet, m.Instance))
+}
+
+// Wipe deletes an instance's state directory on agent.
+func (c *Coordinator) Wipe(ctx context.Context, agent, fleet, instance string) error {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	_, err := c.Do(ctx, agent, &Message{Op: OpWipe, Fleet: fleet, Instance: instance})
+	return err
+}
