@@ -42,7 +42,11 @@ const (
 // many partitions as the changelog: it is created if missing and left in
 // place (it stays empty, so the changelog never changes, and the next
 // repeat or run reuses it instead of racing Kafka Streams' metadata
-// refresh). Any other topic is restored by the table topology, a KTable
+// refresh). That holds only for restorebench's own input topic and group:
+// an input topic restorebench did not create, or a group <application.id>
+// holding offsets that are not restorebench's (a user's application, whose
+// pending records the instance would process into the changelog), is
+// refused before anything starts (owned.go). Any other topic is restored by the table topology, a KTable
 // over the topic with source-topic reuse, after committing the group's
 // offsets at the topic's end (see source_table.go): no topic is created
 // or written, and the topic's partitions are the store's.
