@@ -357,7 +357,7 @@ func (in *Instance) LogPath() string { return filepath.Join(in.opts.Dir, LogFile
 // Done is closed once the process has exited and its events are all read.
 func (in *Instance) Done() <-chan struct{} { return in.done }
 
-// Len is how many events have arrived so far: a cursor for WaitFor that
+// Len is how many events have arrived until now: a cursor for WaitFor that
 // sees only what comes after now.
 func (in *Instance) Len() int {
 	in.mu.Lock()
@@ -365,7 +365,7 @@ func (in *Instance) Len() int {
 	return len(in.events)
 }
 
-// Events returns every event received so far, in order.
+// Events returns every event received until the call, in order.
 func (in *Instance) Events() []Event {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -502,7 +502,7 @@ func (in *Instance) stopResult() error {
 
 // Kill ends the process at once (SIGKILL to its process group) and waits
 // for it to be reaped. It is safe to call at any time, more than once.
-func (in *Instance) Kill() { in.kill("restorebench killed it") }
+func (in *Instance) Kill() { in.kill("on purpose (SIGKILL)") }
 
 func (in *Instance) kill(reason string) {
 	in.mu.Lock()

@@ -13,6 +13,6 @@ func NowMonoNs() int64 { return monoNow() }
 // process is reaped and every event it wrote is read.
 func (in *Instance) KillNow() int64 {
 	at := monoNow()
-	in.kill("restorebench killed it on purpose (failover)")
+	in.kill("on purpose, a scenario's crash (SIGKILL)")
 	return at
 }
