@@ -74,31 +74,6 @@ var StoreTypes = []StoreType{StoreRocksDB, StoreMemory}
 // restore that kind.
 type StoreKind = loadgen.StoreKind
 
-const (
-	// StoreKeyValue is Stores.persistentKeyValueStore (or the in-memory
-	// one, with Store "memory").
-	StoreKeyValue = loadgen.KindKeyValue
-	// StoreTimestampedKeyValue is Stores.persistentTimestampedKeyValueStore,
-	// what the DSL's aggregate, count and table materialize: each value is
-	// kept behind its record's 8-byte timestamp.
-	StoreTimestampedKeyValue = loadgen.KindTimestampedKeyValue
-	// StoreWindow is Stores.persistentWindowStore without duplicates (or
-	// Stores.inMemoryWindowStore): segmented by window start, windows past
-	// the retention dropped on restore.
-	StoreWindow = loadgen.KindWindow
-	// StoreSession is Stores.persistentSessionStore (or
-	// Stores.inMemorySessionStore): segmented by session end, sessions
-	// past the retention dropped on restore.
-	StoreSession = loadgen.KindSession
-)
-
-// StoreKinds lists the store kinds a case can restore; storeKindsToCome
-// are Kafka Streams' other kinds, refused by name until built.
-var (
-	StoreKinds       = []StoreKind{StoreKeyValue, StoreTimestampedKeyValue, StoreWindow, StoreSession, StoreVersionedKeyValue}
-	storeKindsToCome = []StoreKind{}
-)
-
 // DriverKafkaStreamsVersion is the Kafka Streams version a kafka-streams
 // case runs unless kafka_streams_version names another of
 // KafkaStreamsVersions: kstreams/pom.xml's kafka.version.
@@ -327,8 +302,6 @@ func (c Case) Validate() error {
 		return fieldErr("store", "%q is not one of %s", c.Store, list(StoreTypes))
 	case c.Store == StoreMemory && c.Strategy != StrategyMemory:
 		return fieldErr("strategy", "%s needs a rocksdb store", c.Strategy)
-	case oneOf(c.StoreKind, storeKindsToCome):
-		return fieldErr("store_kind", "%q stores are not built yet: only %s restore so far", c.StoreKind, list(StoreKinds))
 	case !oneOf(c.StoreKind, StoreKinds):
 		return fieldErr("store_kind", "%q is not one of %s", c.StoreKind, list(StoreKinds))
 	case c.checkStoreKind() != nil:
@@ -389,50 +362,6 @@ func list[T ~string](xs []T) string {
 		s[i] = string(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-// checkStoreKind checks what the case's store kind allows so far: the
-// kinds beyond key-value restore cold and (but versioned ones) warm, on
-// either engine, and some keep standbys and fail over (kindRunsScenario
-// says which); a window or
-// session store with a strategy that writes rows one by one (put,
-// memory); a retention and segment interval only on a window or session
-// store, and on the kafka-streams engine a segment interval only on a
-// RocksDB window store (Stores.inMemoryWindowStore has no segments, and a
-// session store's supplier takes none: checkSessionSegments).
-func (c Case) checkStoreKind() error {
-	k := c.StoreKind
-	switch {
-	case c.ReadExpired && !k.Segmented():
-		return fieldErr("read_expired", "set only for window and session stores, whose cold restore can skip the records the retention expired")
-	case c.ReadExpired && c.Engine == EngineKafkaStreams:
-		return fieldErr("read_expired", "the kafka-streams engine reads as its kafka_streams_version does (3.9.1-4.1.2 and 4.3.x from the log start, 4.2.2 and 4.4.0 from the first record within the retention): set that instead")
-	case k == StoreKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
-		return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
-	case k == StoreKeyValue:
-		return nil
-	case !kindRunsScenario(k, c.Scenario):
-		return kindScenarioErr(k, c.Scenario)
-	case k == StoreVersionedKeyValue:
-		return c.checkVersioned()
-	case k == StoreTimestampedKeyValue && (c.Retention != 0 || c.SegmentInterval != 0):
-		return fieldErr("segment_interval", "set only for window and session stores, not %s ones", k)
-	case k == StoreTimestampedKeyValue:
-		return nil
-	case c.Strategy != StrategyPut && c.Strategy != StrategyMemory:
-		return fieldErr("strategy", "%s: %s stores restore with put or memory so far (one RocksDB per segment)", c.Strategy, k)
-	case c.Retention < 0:
-		return fieldErr("retention", "%s is negative", c.Retention)
-	case c.SegmentInterval < 0:
-		return fieldErr("segment_interval", "%s is negative", c.SegmentInterval)
-	case c.SegmentInterval != 0 && c.SegmentInterval.D() < time.Millisecond:
-		return fieldErr("segment_interval", "%s is under a millisecond", c.SegmentInterval)
-	case k == StoreSession:
-		return c.checkSessionSegments()
-	case c.SegmentInterval != 0 && c.Engine == EngineKafkaStreams && c.Memory():
-		return fieldErr("segment_interval", "Kafka Streams' in-memory window store (Stores.inMemoryWindowStore) has no segments; set it for a rocksdb store only")
-	}
-	return nil
 }
 
 // SegmentIntervalOf is the window store's segment interval: the case's, or

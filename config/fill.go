@@ -173,17 +173,9 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 		return err
 	}
 	spec.EventStepMicros = tr.D().Microseconds() / max(spec.EstimatedRecords(), 1)
-	if k == StoreVersionedKeyValue {
-		return f.versionedSpec(spec)
+	if d := kindDef(k); d.fillSpec != nil {
+		return d.fillSpec(f, spec)
 	}
-	if !k.Segmented() {
-		if f.WindowSize != 0 || f.Retention != 0 {
-			return fieldErr("window_size", "windows and retention are set only with store_kind window or session")
-		}
-		return nil
-	}
-	spec.WindowSizeMs = orDefault(f.WindowSize, DefaultWindowSize).D().Milliseconds()
-	spec.RetentionMs = orDefault(f.Retention, DefaultRetention).D().Milliseconds()
 	return nil
 }
 
@@ -254,7 +246,7 @@ func (f Fill) ForKind(k StoreKind) Fill {
 	if !k.Segmented() {
 		f.WindowSize = 0
 	}
-	if !k.Segmented() && k != StoreVersionedKeyValue {
+	if !kindDef(k).Retention {
 		f.Retention = 0 // a versioned store's is its history retention
 	}
 	return f

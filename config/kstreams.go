@@ -123,28 +123,6 @@ func (c Case) KafkaStreamsProperties() map[string]string {
 	return p
 }
 
-// storeKindProperties are the driver's store-kind keys of a case whose
-// store is not key-value: the kind, and a window or session store's
-// retention and (when the case sets one) segment interval, in
-// milliseconds (a session case with one is refused at validation).
-func (c Case) storeKindProperties() map[string]string {
-	p := map[string]string{}
-	if c.StoreKind == StoreKeyValue || c.StoreKind == "" {
-		return p
-	}
-	p[ksdriver.PropStoreKind] = string(c.StoreKind)
-	if c.StoreKind == StoreVersionedKeyValue {
-		maps.Copy(p, c.versionedProperties())
-	}
-	if c.StoreKind.Segmented() {
-		p[ksdriver.PropStoreRetentionMs] = strconv.FormatInt(c.Retention.D().Milliseconds(), 10)
-		if c.SegmentInterval > 0 {
-			p[ksdriver.PropStoreSegmentIntervalMs] = strconv.FormatInt(c.SegmentInterval.D().Milliseconds(), 10)
-		}
-	}
-	return p
-}
-
 // adoptMappedStreams writes the Streams properties a common setting maps to
 // back into that setting, so the explicit property wins and the record of
 // the case says what ran.

@@ -2,9 +2,12 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restorebench/restorebench/loadgen"
 )
 
 // failoverCaseOf is a kafka-streams failover case of store kind k.
@@ -68,5 +71,26 @@ func TestFailoverAndRollingTakeTimestampedAndWindowStores(t *testing.T) {
 	}
 	if got := kindScenarios(StoreVersionedKeyValue); got != "cold" {
 		t.Errorf("versioned stores' scenarios %q, want cold", got)
+	}
+}
+
+// TestStoreKindRegistry: every kind a fill writes has one descriptor, in
+// the fill's order, and a second registration of a kind panics.
+func TestStoreKindRegistry(t *testing.T) {
+	if !slices.Equal(StoreKinds, loadgen.StoreKinds) {
+		t.Fatalf("config.StoreKinds %v, loadgen.StoreKinds %v: every fill kind needs its descriptor", StoreKinds, loadgen.StoreKinds)
+	}
+	for _, d := range []StoreKindDef{{Kind: StoreWindow}, {Kind: "toy"}} {
+		func() {
+			defer func() {
+				if msg, _ := recover().(string); !strings.Contains(msg, string(d.Kind)) {
+					t.Errorf("registering %q: panic %q, want one naming it", d.Kind, msg)
+				}
+			}()
+			registerStoreKind(d)
+		}()
+	}
+	if !slices.Equal(StoreKinds, loadgen.StoreKinds) {
+		t.Fatalf("a refused registration changed StoreKinds: %v", StoreKinds)
 	}
 }

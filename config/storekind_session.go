@@ -1,0 +1,57 @@
+package config
+
+import "github.com/restorebench/restorebench/loadgen"
+
+// StoreSession is Stores.persistentSessionStore (or
+// Stores.inMemorySessionStore): segmented by session end, sessions past
+// the retention dropped on restore.
+const StoreSession = loadgen.KindSession
+
+// A session store restores cold and restarts warm; its segments are laid
+// out as a window store's (KeyValueSegments under both).
+func init() {
+	registerStoreKind(StoreKindDef{Kind: StoreSession, Layout: LayoutSession, Retention: true,
+		Scenarios: []Scenario{ScenarioCold, ScenarioWarm},
+		// Kafka Streams does not save stream time: a restarted session
+		// store's is the largest session end it restores again. A
+		// session changelog's ends are not in order across keys, so after
+		// a short pause that largest end can lie below the fill's and the
+		// store serves sessions the fill's expected state has expired (a
+		// standby run on the model failed so, now and then). A failover
+		// and a rolling restart reopen kept stores likewise: a survivor's
+		// left from an earlier assignment (a warm takeover), a restarted
+		// instance's.
+		Refused: map[Scenario]string{
+			ScenarioStandby:  sessionRefusal(ScenarioStandby),
+			ScenarioFailover: sessionRefusal(ScenarioFailover),
+			ScenarioRolling:  sessionRefusal(ScenarioRolling),
+		},
+		check: func(c Case) error {
+			if err := c.checkSegmented(); err != nil {
+				return err
+			}
+			return c.checkSessionSegments()
+		},
+		fillSpec:    segmentedFillSpec,
+		driverProps: retentionProperties,
+		fillProps:   windowSizeProperties,
+		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true}})
+}
+
+// sessionRefusal is why session stores do not run scenario s.
+func sessionRefusal(s Scenario) string {
+	return "session stores run scenarios cold and warm only so far, not " + string(s) + ": a reopened session store's stream time is the largest session end it restores again, which after a short pause (a standby's, or in a failover or a rolling restart a store kept from an earlier assignment or a restarted instance's) can lie below the fill's, a state the fill's expected state does not describe yet"
+}
+
+// checkSessionSegments checks a session store's segment interval: the
+// model engine takes any (one RocksDB per interval of session ends, as a
+// sweep), but Kafka Streams builds a session store only through
+// Stores.persistentSessionStore, whose RocksDbSessionBytesStoreSupplier
+// fixes the interval at max(retention / 2, 60 s) (no constructor takes
+// one, 3.9 through 4.4), and Stores.inMemorySessionStore has no segments.
+func (c Case) checkSessionSegments() error {
+	if c.SegmentInterval != 0 && c.Engine == EngineKafkaStreams {
+		return fieldErr("segment_interval", "Kafka Streams' session stores take no segment interval (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s)); leave it unset on the kafka-streams engine")
+	}
+	return nil
+}

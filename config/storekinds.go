@@ -1,0 +1,268 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// A store kind is one descriptor, registered once: its StoreKindDef, in a
+// file of its own (storekind_<name>.go) beside its constant, which
+// registers it from its init (registerStoreKind). Its fill's half (how its
+// records look, its expected-state tracker) is loadgen's FillKindDef of the
+// same name, in loadgen/storekind_<name>.go. Case validation, the fill's
+// spec, the driver's properties, the engine's store and the record's store
+// figures walk the descriptor; none switches on kind names.
+//
+// Adding a kind: write loadgen/storekind_<name>.go (its loadgen.StoreKind
+// constant and FillKindDef), config/storekind_<name>.go (its StoreKind
+// constant and StoreKindDef, on an engine Layout the engines have) and the
+// driver's Java store class.
+
+// StoreKindDef describes one store kind: what a case of it may run and
+// needs, what its fill sets, what the Kafka Streams driver is told, which
+// of the engines' stores restores it and what its record says.
+type StoreKindDef struct {
+	// Kind is the kind's name, what a case's and a fill's store_kind say.
+	// Its loadgen.FillKindDef must be registered (its Segmented, Timed and
+	// TimestampedValue are the kind's).
+	Kind StoreKind
+	// AllScenarios says it runs every scenario; otherwise it runs those of
+	// Scenarios, listed in that order in refusals.
+	AllScenarios bool
+	Scenarios    []Scenario
+	// Refused says why it does not run a scenario, the whole refusal, for
+	// the scenarios it has a reason for; the others are refused listing
+	// the scenarios it runs.
+	Refused map[Scenario]string
+	// Layout is the engine store that restores it.
+	Layout StoreLayout
+	// Retention says its fill has a retention (fill.retention: a window
+	// or session store's, a versioned store's history), recorded on its
+	// cases (Case.Retention).
+	Retention bool
+	// check validates a case of it, once its scenario is known to run
+	// (nil: nothing to check).
+	check func(c Case) error
+	// fillSpec sets its part of a timed fill's spec once the event step is
+	// set (windows, retention), refusing what it does not read (nil:
+	// nothing to set).
+	fillSpec func(f Fill, spec *loadgen.Spec) error
+	// driverProps are the driver's keys a case of it sets beside
+	// restorebench.store.kind (nil: none).
+	driverProps func(c Case) map[string]string
+	// fillProps are the driver's keys its fill's spec sets (nil: none);
+	// an error when spec lacks what it needs.
+	fillProps func(c Case, spec *loadgen.Spec) (map[string]string, error)
+	// Figures is what a restore's record says of its store.
+	Figures KindFigures
+}
+
+// StoreLayout is the engine store a kind restores into.
+type StoreLayout int
+
+const (
+	// LayoutKeyValue is one RocksDB (or in-memory) store per task, by
+	// strategy, values behind their timestamps for a kind whose
+	// loadgen.FillKindDef.TimestampedValue says so.
+	LayoutKeyValue StoreLayout = iota
+	// LayoutWindow is a window store's segments, by window start.
+	LayoutWindow
+	// LayoutSession is a session store's segments, by session end.
+	LayoutSession
+	// LayoutVersioned is a versioned store: a latest-value store and
+	// logical history segments in one RocksDB.
+	LayoutVersioned
+)
+
+// KindFigures is what a restore's record says of a kind's store
+// (runs.StoreFigures).
+type KindFigures struct {
+	// Recorded says a record holds its store's figures; false for the
+	// key-value store, whose restore's own figures say it all.
+	Recorded bool
+	// Uncounted says the kafka-streams engine cannot count what its
+	// store kept and dropped (no listener or metric sees it).
+	Uncounted bool
+	// SegmentInterval is its store's segment interval, recorded with its
+	// retention; nil for a store without segments.
+	SegmentInterval func(c Case) time.Duration
+	// SegmentDirs says its RocksDB segments are directories the
+	// kafka-streams engine counts on disk (<task>/<store>/<store>.<start>);
+	// in memory it has none, and no segment interval.
+	SegmentDirs bool
+}
+
+// storeKindDefs is the registry, in loadgen.StoreKinds' order.
+var storeKindDefs []StoreKindDef
+
+// StoreKinds lists the store kinds a case can restore, in the registry's
+// order. It is complete once package config is initialized.
+var StoreKinds []StoreKind
+
+// registerStoreKind adds d to the registry and StoreKinds. It panics, when
+// the program starts, on a def without a loadgen.FillKindDef of its name
+// or one whose name another def has.
+func registerStoreKind(d StoreKindDef) {
+	if _, ok := loadgen.FillKindOf(d.Kind); !ok || d.Kind == "" {
+		panic(fmt.Sprintf("config: store kind %q registered without its fill's (loadgen.FillKindDef)", d.Kind))
+	}
+	for _, o := range storeKindDefs {
+		if o.Kind == d.Kind {
+			panic(fmt.Sprintf("config: store kind %s registered twice: a kind is one descriptor", d.Kind))
+		}
+	}
+	order := func(k StoreKind) int { return slices.Index(loadgen.StoreKinds, k) }
+	i, _ := slices.BinarySearchFunc(storeKindDefs, order(d.Kind), func(o StoreKindDef, n int) int { return order(o.Kind) - n })
+	storeKindDefs = slices.Insert(storeKindDefs, i, d)
+	StoreKinds = slices.Insert(StoreKinds, i, d.Kind)
+}
+
+// StoreKindDefOf returns the descriptor of kind k ("" is key-value).
+func StoreKindDefOf(k StoreKind) (StoreKindDef, bool) {
+	k = k.Of()
+	for _, d := range storeKindDefs {
+		if d.Kind == k {
+			return d, true
+		}
+	}
+	return StoreKindDef{}, false
+}
+
+// kindDef is k's descriptor; the zero one (no scenarios) for an unknown
+// kind, which validation refuses first.
+func kindDef(k StoreKind) StoreKindDef {
+	d, _ := StoreKindDefOf(k)
+	return d
+}
+
+// Runs says whether the kind runs scenario s.
+func (d StoreKindDef) Runs(s Scenario) bool { return d.AllScenarios || slices.Contains(d.Scenarios, s) }
+
+// kindRunsScenario says whether store kind k runs scenario s.
+func kindRunsScenario(k StoreKind, s Scenario) bool { return kindDef(k).Runs(s) }
+
+// kindScenarioErr says why store kind k does not run scenario s.
+func kindScenarioErr(k StoreKind, s Scenario) error {
+	if why, ok := kindDef(k).Refused[s]; ok {
+		return fieldErr("store_kind", "%s", why)
+	}
+	return fieldErr("store_kind", "%s stores run scenarios %s only so far, not %s", k, kindScenarios(k), s)
+}
+
+// kindScenarios lists the scenarios store kind k runs, e.g. "cold, warm
+// and standby".
+func kindScenarios(k StoreKind) string {
+	d := kindDef(k)
+	var names []string
+	for _, s := range d.Scenarios {
+		names = append(names, string(s))
+	}
+	if d.AllScenarios {
+		names = nil
+		for _, s := range Scenarios {
+			names = append(names, string(s))
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// checkStoreKind checks what the case's store kind allows: read_expired
+// only on a segmented store and the model engine, then the scenarios the
+// kind runs and its own rules (StoreKindDef.check).
+func (c Case) checkStoreKind() error {
+	d := kindDef(c.StoreKind)
+	switch {
+	case c.ReadExpired && !c.StoreKind.Segmented():
+		return fieldErr("read_expired", "set only for window and session stores, whose cold restore can skip the records the retention expired")
+	case c.ReadExpired && c.Engine == EngineKafkaStreams:
+		return fieldErr("read_expired", "the kafka-streams engine reads as its kafka_streams_version does (3.9.1-4.1.2 and 4.3.x from the log start, 4.2.2 and 4.4.0 from the first record within the retention): set that instead")
+	case !d.Runs(c.Scenario):
+		return kindScenarioErr(c.StoreKind, c.Scenario)
+	case d.check != nil:
+		return d.check(c)
+	}
+	return nil
+}
+
+// checkSegmented checks a window or session store's case: a strategy
+// that writes rows one by one (put, memory), and a retention and segment
+// interval that are not negative, the interval at least a millisecond.
+func (c Case) checkSegmented() error {
+	switch {
+	case c.Strategy != StrategyPut && c.Strategy != StrategyMemory:
+		return fieldErr("strategy", "%s: %s stores restore with put or memory so far (one RocksDB per segment)", c.Strategy, c.StoreKind)
+	case c.Retention < 0:
+		return fieldErr("retention", "%s is negative", c.Retention)
+	case c.SegmentInterval < 0:
+		return fieldErr("segment_interval", "%s is negative", c.SegmentInterval)
+	case c.SegmentInterval != 0 && c.SegmentInterval.D() < time.Millisecond:
+		return fieldErr("segment_interval", "%s is under a millisecond", c.SegmentInterval)
+	}
+	return nil
+}
+
+// segmentedFillSpec sets a window or session fill's window size and
+// retention, with their defaults.
+func segmentedFillSpec(f Fill, spec *loadgen.Spec) error {
+	spec.WindowSizeMs = orDefault(f.WindowSize, DefaultWindowSize).D().Milliseconds()
+	spec.RetentionMs = orDefault(f.Retention, DefaultRetention).D().Milliseconds()
+	return nil
+}
+
+// retentionProperties are the driver's keys of a store with a retention:
+// it and (when the case sets one) the segment interval, in milliseconds.
+func retentionProperties(c Case) map[string]string {
+	p := map[string]string{ksdriver.PropStoreRetentionMs: strconv.FormatInt(c.Retention.D().Milliseconds(), 10)}
+	if c.SegmentInterval > 0 {
+		p[ksdriver.PropStoreSegmentIntervalMs] = strconv.FormatInt(c.SegmentInterval.D().Milliseconds(), 10)
+	}
+	return p
+}
+
+// windowSizeProperties give a window or session store's instance its
+// window size, which is the fill's (the case holds the retention and
+// segment interval): the changelog's keys are windows of that size, or
+// sessions within such windows.
+func windowSizeProperties(c Case, spec *loadgen.Spec) (map[string]string, error) {
+	if spec == nil || spec.WindowSizeMs <= 0 {
+		return nil, fmt.Errorf("case %s: a %s store is built with its fill's window size, and this restore has no such fill's spec", c.Name, c.StoreKind)
+	}
+	return map[string]string{ksdriver.PropStoreWindowSizeMs: strconv.FormatInt(spec.WindowSizeMs, 10)}, nil
+}
+
+// storeKindProperties are the driver's store-kind keys of a case whose
+// store is not key-value (the driver's default, which needs none): the
+// kind and the kind's own (StoreKindDef.driverProps).
+func (c Case) storeKindProperties() map[string]string {
+	p := map[string]string{}
+	if c.StoreKind.Of() == StoreKeyValue {
+		return p
+	}
+	p[ksdriver.PropStoreKind] = string(c.StoreKind)
+	if d := kindDef(c.StoreKind); d.driverProps != nil {
+		for k, v := range d.driverProps(c) {
+			p[k] = v
+		}
+	}
+	return p
+}
+
+// FillProperties are the driver's keys of the case's store kind that its
+// fill's spec sets (a window store's window size, a versioned store's key
+// count), for an instance restoring that fill; an error naming the case
+// when spec lacks what they need.
+func (c Case) FillProperties(spec *loadgen.Spec) (map[string]string, error) {
+	if d := kindDef(c.StoreKind); d.fillProps != nil {
+		return d.fillProps(c, spec)
+	}
+	return nil, nil
+}
