@@ -49,8 +49,8 @@ type Options struct {
 	Log io.Writer
 	// Quiet turns progress bars off (lines are still logged).
 	Quiet bool
-	// OnRestoreProgress, if set, is told the records restored so far during
-	// every restore (tests use it to act mid-restore).
+	// OnRestoreProgress, if set, is told the records restored as every
+	// restore goes (tests use it to act mid-restore).
 	OnRestoreProgress func(records int64)
 	// Agents names the agents (`restorebench agent --name`) the
 	// kafka-streams engine's fleet instances run on, round robin; none (the

@@ -13,8 +13,7 @@ const ScenarioCompaction Scenario = "compaction"
 func init() { registerScenario(compactionDef) }
 
 // compactionDef registers the compaction scenario: only the model engine
-// runs it so far, the compaction sweep is not built on the kafka-streams
-// engine yet.
+// runs it; the compaction sweep is not built on the kafka-streams engine.
 var compactionDef = ScenarioDef{
 	Name:       ScenarioCompaction,
 	Order:      70,

@@ -4,9 +4,9 @@ import "time"
 
 // ScenarioFailover kills an active instance mid-stream and measures how
 // long its tasks are not processed until a survivor takes over, then
-// verifies every balance of the domain card's ledger (or, with a query
-// load or a store kind beyond key-value, the survivor's stores against
-// the fill plus the write load).
+// verifies every account's balance in the ledger of transactions (or, with
+// a query load or a store kind beyond key-value, the survivor's stores
+// against the fill plus the write load).
 const ScenarioFailover Scenario = "failover"
 
 func init() { registerScenario(failoverDef) }
@@ -42,15 +42,14 @@ const (
 	maxScenarioPartitions = 10_000
 )
 
-// FailoverSettings are the failover scenario's (kafka-streams engine, the
-// domain card's ledger): an active instance and optionally a standby run
-// while a producer writes deposits and withdrawals; the active is killed
-// with SIGKILL mid-stream and a survivor takes over. With a queries block,
-// or a store kind beyond key-value (timestamped-key-value and window so
-// far: kindRunsScenario), the instances run the kv topology over the
-// profile's fill instead, the producer continuing the fill's generator,
-// so that every lookup's answer and the survivor's store of the case's
-// kind can be judged against the fill.
+// FailoverSettings are the failover scenario's (kafka-streams engine, a ledger
+// of transactions, balances per account): an active instance and optionally a
+// standby run while a producer writes deposits and withdrawals; the active is
+// killed with SIGKILL mid-stream and a survivor takes over. With a queries
+// block, or a store kind beyond key-value (those kindRunsScenario lets run
+// it), the instances run the kv topology over the profile's fill instead, the
+// producer continuing the fill's generator, so that every lookup's answer and
+// the survivor's store of the case's kind can be judged against the fill.
 type FailoverSettings struct {
 	// Rate is the transactions written a second (with a queries block or a
 	// store kind beyond key-value, the fill's generator records written to

@@ -142,7 +142,7 @@ func entriesSize(entries []Entry) int64 {
 	return n
 }
 
-// drain waits until every poll handed over so far is in the sorter.
+// drain waits until every poll handed over before the call is in the sorter.
 func (l *ingestLoader) drain() { l.pending.Wait() }
 
 // stop closes the sort goroutine's input and returns its result; it is

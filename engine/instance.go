@@ -36,7 +36,8 @@ type Instance struct {
 	// StallTimeout fails a restore when no record arrives for this long
 	// while records are still owed (a broker gone away). Default 60 s.
 	StallTimeout time.Duration
-	// Progress, if set, is told the records and bytes restored so far.
+	// Progress, if set, is told the records and bytes restored as the
+	// restore goes.
 	Progress func(records, bytes int64)
 	// OnStore, if set, is told of each task's store as it can be read: while
 	// it restores (restoring true; only stores written in place, put and
@@ -472,7 +473,7 @@ func (s *Standby) WaitApplied(ctx context.Context, ends map[int32]int64, limit t
 	}
 }
 
-// Applied returns the records and key+value bytes applied so far.
+// Applied returns the records and key+value bytes applied until the call.
 func (s *Standby) Applied() (records, bytes int64) { return s.run.counter.Totals() }
 
 // Stop stops applying, commits each store's applied offset and returns the

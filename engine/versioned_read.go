@@ -56,7 +56,7 @@ func (v *VersionedStore) ForEach(fn func(key, value []byte) error) error {
 	})
 }
 
-// Counts returns what the restore did so far.
+// Counts returns what the restore has done.
 func (v *VersionedStore) Counts() VersionedCounts {
 	v.mu.Lock()
 	defer v.mu.Unlock()

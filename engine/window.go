@@ -219,7 +219,7 @@ func (w *WindowStore) ForEach(fn func(key, value []byte) error) error {
 	return nil
 }
 
-// Counts returns what the restore did with its records so far.
+// Counts returns what the restore has done with its records.
 func (w *WindowStore) Counts() WindowCounts {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -14,14 +14,14 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// TestFailoverExactlyOnceVerifies is the domain card's practice on the
-// real broker: two Kafka Streams instances run the ledger under
-// exactly_once_v2 with a standby while a producer writes transactions; the
-// instance holding the most tasks is killed with SIGKILL twice at random
-// moments and the other takes over. Afterwards every account's balance and
-// transaction count equal the sums of the acknowledged transactions, the
-// takeovers promoted the standbys, every gap is measured, and no JVM, state
-// directory or topic is left behind.
+// TestFailoverExactlyOnceVerifies is the failover practice (kill an instance
+// mid-stream, the balances stay correct on the other) on the real broker: two
+// Kafka Streams instances run the ledger under exactly_once_v2 with a standby
+// while a producer writes transactions; the instance holding the most tasks is
+// killed with SIGKILL twice at random moments and the other takes over.
+// Afterwards every account's balance and transaction count equal the sums of
+// the acknowledged transactions, the takeovers promoted the standbys, every
+// gap is measured, and no JVM, state directory or topic is left behind.
 func TestFailoverExactlyOnceVerifies(t *testing.T) {
 	needDriver(t)
 	env := connect(t, bench.Options{})

@@ -5,7 +5,8 @@ const (
 	// TopologyKV puts the input topic's records into a store whose
 	// changelog is <application.id>-<store>-changelog.
 	TopologyKV = "kv"
-	// TopologyLedger is the domain card's balance aggregation.
+	// TopologyLedger aggregates transactions into a balance per account (the
+	// failover scenario's ledger).
 	TopologyLedger = "ledger"
 	// TopologyTable is a KTable over the input topic with source-topic
 	// reuse: the input topic is the store's changelog, none is created.

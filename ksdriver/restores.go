@@ -126,7 +126,7 @@ func (r *Restores) EndedAll(topic string, want map[int32]int64) (bool, string) {
 	return len(pending) == 0, strings.Join(pending, ", ")
 }
 
-// Records is the sum of the batches' records so far.
+// Records is the sum of the batches' records.
 func (r *Restores) Records() int64 {
 	var n int64
 	for _, p := range r.parts {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// View is one instance's state as its events tell it so far: the client
+// View is one instance's state as the events folded in tell it: the client
 // state, the tasks of its last `tasks` event, and which store partitions
 // are restoring or being updated as standbys now. Fold events in with Add,
 // in the instance's order. metadataForLocalThreads() (the `tasks` events)

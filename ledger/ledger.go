@@ -1,4 +1,4 @@
-// Package ledger writes the domain card's transactions (deposits and
+// Package ledger writes the failover scenario's transactions (deposits and
 // withdrawals keyed by account) to a topic at a set rate with an idempotent
 // producer, and keeps every transaction the broker acknowledged: the ground
 // truth a balance check compares Kafka Streams' balances with. It never

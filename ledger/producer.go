@@ -135,7 +135,7 @@ func (p *Producer) err() error {
 	return p.firstErr
 }
 
-// Sent is how many transactions were handed to the client so far.
+// Sent is how many transactions were handed to the client until the call.
 func (p *Producer) Sent() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()

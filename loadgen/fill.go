@@ -48,7 +48,7 @@ func ProducerOpts(compression string) ([]kgo.Opt, error) {
 }
 
 // Progress receives fill progress: records and key+value bytes acknowledged
-// so far. It is called from the producer's callback goroutines.
+// until the call. It is called from the producer's callback goroutines.
 type Progress func(records, bytes int64)
 
 // Produce writes every record of spec to topic with cl (built with

@@ -33,7 +33,7 @@ type Generator struct {
 	rng     *rand.Rand
 	zipf    *rand.Zipf
 	next    int64
-	written int64 // key+value bytes so far, for TargetBytes
+	written int64 // key+value bytes written, for TargetBytes
 	keyBuf  []byte
 	winBuf  []byte // a window or session fill's changelog keys
 	valBuf  []byte

@@ -30,7 +30,7 @@ type ReadChecker struct {
 	gen  *Generator
 	last []int64 // per key: the index + 1 of its last committed write; 0 = never written
 	// followed and deleted are CheckLive's: the appended records followed
-	// so far, and the keys they delete.
+	// until now, and the keys they delete.
 	followed int64
 	deleted  map[int64]bool
 }

@@ -38,7 +38,7 @@ type Stream struct {
 	txn     int64      // the current transaction
 	open    bool       // a transaction is under way
 	abort   bool       // it aborts
-	inTxn   int        // records it wrote so far
+	inTxn   int        // records written in it
 }
 
 // abortSalt separates the aborted records' generator and the abort

@@ -37,7 +37,7 @@ func (c *Counter) Add(n, b int64) {
 	c.bytes.Add(b)
 }
 
-// Totals returns the records and bytes counted so far.
+// Totals returns the records and bytes counted until the call.
 func (c *Counter) Totals() (records, bytes int64) { return c.records.Load(), c.bytes.Load() }
 
 // Start begins sampling every interval (1 s in runs).

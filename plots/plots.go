@@ -84,7 +84,7 @@ var dashes = [][]vg.Length{
 // apart by their variant, their number within the group.
 type lineStyles struct {
 	colour  map[string]int // group → palette index
-	variant map[string]int // group → lines so far
+	variant map[string]int // group → lines drawn
 }
 
 // next is the palette index and the variant of the next line of group.
@@ -412,7 +412,7 @@ func fillMean(f *runs.Fill, end float64) float64 {
 // charts are skipped, not an error, for results without restores,
 // RestoreTimeByBatch also for results that do not sweep the batch size, and
 // the fill chart for results without a fill series. On error it returns the
-// paths written so far.
+// paths written before the error.
 func WriteAll(r *runs.Results, dir string) ([]string, error) {
 	if r == nil {
 		return nil, errNilResults

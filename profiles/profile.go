@@ -46,7 +46,7 @@ type document struct {
 	// own application id and topic (<application_id>-<kind>): the same fill
 	// section written as each kind's changelog (config.Fill.ForKind), so
 	// the kinds restore the same keys, values and tombstones. Only cold
-	// cases (the kinds beyond key-value restore cold so far).
+	// cases (the kinds beyond key-value run cold restores only).
 	StoreKinds []config.StoreKind `yaml:"store_kinds"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`

@@ -25,7 +25,7 @@ func init() {
 }
 
 // VerificationLedger is the verify.Result mode of a failover measurement:
-// the balances of the domain card's ledger checked, account by account,
+// the balances of the ledger (one per account) checked, account by account,
 // against independent sums of the transactions the producer got
 // acknowledged (the partitions of the result stay empty).
 const VerificationLedger = "ledger"

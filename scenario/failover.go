@@ -21,9 +21,9 @@ import (
 	"github.com/restorebench/restorebench/verify"
 )
 
-// FailoverKafkaStreams is the failover scenario on the real client, the
-// domain card's practice: "kill an instance mid-stream, and verify
-// balances remain correct on the other instance".
+// FailoverKafkaStreams is the failover scenario on the real client: kill an
+// instance mid-stream, and verify the balances remain correct on the other
+// instance.
 //
 // Two Kafka Streams instances (two JVM processes, i1 and i2) run the
 // ledger topology under one application.id made for the measurement

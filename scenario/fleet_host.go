@@ -58,7 +58,7 @@ type Process interface {
 	Hello() *ksdriver.Hello
 	// LaunchMonoNs is when it was launched.
 	LaunchMonoNs() int64
-	// Events are its events so far, in its order; Len how many.
+	// Events are the events it has sent, in its order; Len how many.
 	Events() []ksdriver.Event
 	Len() int
 	// Next is event i, waiting for it; past the last, how the process

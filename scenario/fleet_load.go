@@ -81,7 +81,7 @@ func (l *load) finish() (int64, error) {
 	return l.written, l.err
 }
 
-// mayHaveWritten bounds the records written so far: those of the chunks
+// mayHaveWritten bounds the records written until now: those of the chunks
 // done and the whole chunk under way (its count is known only at its end).
 func (l *load) mayHaveWritten() int64 {
 	l.mu.Lock()

@@ -28,7 +28,7 @@ type queryLoad struct {
 
 	mu       sync.Mutex
 	stores   map[int32]queryStore
-	restored int       // stores restored so far
+	restored int       // stores whose restore has ended
 	doneAt   time.Time // when the last one was
 
 	stopped chan struct{}

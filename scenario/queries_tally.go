@@ -94,7 +94,7 @@ func (t *queryTally) latency(lat time.Duration, restoredAll bool) {
 }
 
 // judge is the verdict on key id's answer (value v, found): against the
-// fill, or the fill and the write load so far (upTo); a stale value from
+// fill, or the fill and the write load up to upTo; a stale value from
 // a copy that may not lag (mayLag false) is wrong.
 func (t *queryTally) judge(id int64, v []byte, found, mayLag bool) (loadgen.ReadVerdict, int64) {
 	verdict, behind := t.check.Check(id, v, found)
@@ -145,7 +145,7 @@ func (t *queryTally) figures(doneAt time.Time) *runs.QueryFigures {
 	return &rec
 }
 
-// split makes the latencies recorded so far the before ones (a
+// split makes the latencies recorded until now the before ones (a
 // failover's, at the kill): from now on they go to during.
 func (t *queryTally) split() {
 	t.before, t.during = t.during, measure.NewHistogram()

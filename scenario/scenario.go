@@ -26,8 +26,7 @@ type Env struct {
 	Progress *progress.Reporter
 	// StallTimeout fails a restore when no record arrives for this long.
 	StallTimeout time.Duration
-	// OnProgress, if set, is told the records restored so far as a restore
-	// goes (tests use it to act mid-restore).
+	// OnProgress, if set, is told the records restored as a restore goes (tests use it to act mid-restore).
 	OnProgress func(records int64)
 	// CompactNow, on the embedded broker, runs its log cleaner at once (its
 	// own runs hourly); nil on a real broker, whose cleaner runs by itself.

@@ -64,7 +64,7 @@ func standbySequence(sb standbyInstance, st config.StandbySettings, logf func(st
 	if err := sb.initial(); err != nil {
 		return err
 	}
-	best := 0.0 // the highest rate sustained so far
+	best := 0.0 // the highest rate sustained in the rate steps walked
 	for _, rate := range st.Rates {
 		r, err := sb.rateStep(runs.StepRate, rate)
 		if err != nil {

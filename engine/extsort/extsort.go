@@ -264,7 +264,7 @@ func (s *Sorter) resetBuffer() {
 // Held is the bytes the in-memory buffer holds now.
 func (s *Sorter) Held() int64 { return s.held }
 
-// Stats returns the sorter's figures so far.
+// Stats returns the sorter's figures at the call.
 func (s *Sorter) Stats() Stats { return s.stats }
 
 // compareSortKeys orders two buffered records' keys: by the two prefix

@@ -42,7 +42,7 @@ func New(w io.Writer, quiet bool) *Reporter {
 
 // Task is one piece of work in progress.
 type Task interface {
-	// Set records how far the work has come (records or bytes so far).
+	// Set records how far the work has come (records or bytes done).
 	Set(n int64)
 	// Done ends the display.
 	Done()
