@@ -8,20 +8,17 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// newKindLoader opens the loader of a task's store by the case's store
-// kind: a key-value store's by strategy (newStrategyLoader); a
-// timestamped one's the same behind a converter that puts each record's
-// timestamp before its value; a window store's segments, restored by put
-// (or in memory); a session store's likewise (newSessionStore).
+// newKindLoader opens the loader of a task's store by the layout of the
+// case's store kind (config.StoreKindDef.Layout): a key-value store's by
+// strategy (newStrategyLoader), behind a converter that puts each record's
+// timestamp before its value for a kind that keeps values so (a
+// timestamped store); a window store's segments, restored by put (or in
+// memory); a session store's likewise (newSessionStore); a versioned
+// store's (newVersionedLoader).
 func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
-	switch s.Case.StoreKind {
-	case config.StoreTimestampedKeyValue:
-		l, err := newStrategyLoader(s, id)
-		if err != nil {
-			return nil, err
-		}
-		return &timestampedLoader{Loader: l}, nil
-	case config.StoreWindow:
+	d, _ := config.StoreKindDefOf(s.Case.StoreKind)
+	switch d.Layout {
+	case config.LayoutWindow:
 		var w *WindowStore
 		var err error
 		if s.Case.Strategy == config.StrategyMemory {
@@ -34,16 +31,23 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 			return nil, err
 		}
 		return storeLoader{w}, nil
-	case config.StoreSession:
+	case config.LayoutSession:
 		w, err := newSessionStore(s, id)
 		if err != nil {
 			return nil, err
 		}
 		return storeLoader{w}, nil
-	case config.StoreVersionedKeyValue:
+	case config.LayoutVersioned:
 		return newVersionedLoader(s, id)
 	}
-	return newStrategyLoader(s, id)
+	l, err := newStrategyLoader(s, id)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Case.StoreKind.TimestampedValue() {
+		return l, nil
+	}
+	return &timestampedLoader{Loader: l}, nil
 }
 
 // timestampedLoader restores a timestamped key-value store: the changelog
@@ -77,25 +81,53 @@ func (l *timestampedLoader) Write(entries []Entry) error {
 	return l.Loader.Write(l.entries)
 }
 
-// Windows sums what the window (or session) stores' restores did with
-// their records, and the segments open at the end; false when the stores
-// are not segmented.
-func (r *Restored) Windows() (WindowCounts, int, bool) {
-	var c WindowCounts
+// countedStore is a store that counts what its restore did with its
+// records (C) and the segments it has open.
+type countedStore[C any] interface {
+	Store
+	Counts() C
+	Segments() int
+}
+
+// foldCounts sums, over the restored stores of type S, what their
+// restores did (add) and the segments open at the end; false when no
+// store is an S.
+func foldCounts[S countedStore[C], C any](r *Restored, add func(sum *C, c C)) (C, int, bool) {
+	var sum C
 	segments, any := 0, false
-	for _, s := range r.Stores {
-		w, ok := s.(*WindowStore)
+	for _, st := range r.Stores {
+		s, ok := st.(S)
 		if !ok {
 			continue
 		}
 		any = true
-		wc := w.Counts()
-		c.Kept += wc.Kept
-		c.Skipped += wc.Skipped
-		c.Dropped += wc.Dropped
-		c.SegmentsOpened += wc.SegmentsOpened
-		c.SegmentsDropped += wc.SegmentsDropped
-		segments += w.Segments()
+		add(&sum, s.Counts())
+		segments += s.Segments()
 	}
-	return c, segments, any
+	return sum, segments, any
+}
+
+// Windows sums what the window (or session) stores' restores did with
+// their records, and the segments open at the end; false when the stores
+// are not segmented.
+func (r *Restored) Windows() (WindowCounts, int, bool) {
+	return foldCounts[*WindowStore](r, func(c *WindowCounts, w WindowCounts) {
+		c.Kept += w.Kept
+		c.Skipped += w.Skipped
+		c.Dropped += w.Dropped
+		c.SegmentsOpened += w.SegmentsOpened
+		c.SegmentsDropped += w.SegmentsDropped
+	})
+}
+
+// Versioned sums what the versioned stores' restores did and the segments
+// live at the end; false when the stores are not versioned stores.
+func (r *Restored) Versioned() (VersionedCounts, int, bool) {
+	return foldCounts[*VersionedStore](r, func(c *VersionedCounts, v VersionedCounts) {
+		c.Put += v.Put
+		c.Skipped += v.Skipped
+		c.HistoryDropped += v.HistoryDropped
+		c.SegmentsOpened += v.SegmentsOpened
+		c.SegmentsDropped += v.SegmentsDropped
+	})
 }

@@ -26,14 +26,15 @@ type keptStore interface {
 // start>), its stream time unknown until its first record, as Kafka
 // Streams reopens them. errNoKeptStore when nothing is there.
 func openKeptStore(c config.Case, appDir string, id TaskID, store string) (keptStore, error) {
-	switch c.StoreKind {
-	case config.StoreWindow, config.StoreSession:
+	d, _ := config.StoreKindDefOf(c.StoreKind)
+	switch d.Layout {
+	case config.LayoutWindow, config.LayoutSession:
 		dir := filepath.Join(taskDir(appDir, id), store)
 		if _, err := os.Stat(dir); err != nil {
 			return nil, errNoKeptStore
 		}
 		schema := windowSchema
-		if c.StoreKind == config.StoreSession {
+		if d.Layout == config.LayoutSession {
 			schema = sessionSchema
 		}
 		w, err := rocksSegmentedStore(c, schema, dir, store)
@@ -41,7 +42,7 @@ func openKeptStore(c config.Case, appDir string, id TaskID, store string) (keptS
 			return nil, err
 		}
 		return w, w.reopenSegments(dir, store)
-	case config.StoreVersionedKeyValue:
+	case config.LayoutVersioned:
 		return nil, fmt.Errorf("a warm restart of a %s store is not modelled", c.StoreKind)
 	}
 	path := storePath(appDir, id, store)
@@ -55,7 +56,7 @@ func openKeptStore(c config.Case, appDir string, id TaskID, store string) (keptS
 // timestamped store's values behind their timestamps; the others as they
 // are (a window or session store segments and expires by itself).
 func keptLoader(c config.Case, st Store) Loader {
-	if c.StoreKind == config.StoreTimestampedKeyValue {
+	if c.StoreKind.TimestampedValue() {
 		return &timestampedLoader{Loader: storeLoader{st}}
 	}
 	return storeLoader{st}
