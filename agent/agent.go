@@ -209,7 +209,7 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	if cfg.Insecure {
 		cfg.Logf("agent %s: INSECURE: no signing key; every producer to %s can start processes, with this agent's credentials, on this host", cfg.Name, ControlTopic)
 	}
-	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion), procCtx: procCtx, stopAll: stopAll,
+	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion, cfg.Java), procCtx: procCtx, stopAll: stopAll,
 		verify: newVerifier(cfg.Key, cfg.MaxSkew, "agent "+cfg.Name, cfg.Logf),
 		procs:  map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
 		bound: map[string]map[uint64]context.CancelCauseFunc{}}, nil

@@ -22,6 +22,7 @@ import (
 // event with clock readings, answers digest and balances, and stops on
 // `stop` or the end of stdin.
 const fakeJava = `#!/bin/bash
+if [ "$1" = -version ]; then echo run >> "$(dirname "$0")/java-version-runs"; echo 'openjdk version "17.0.0-fake"' >&2; exit 0; fi
 config="${@: -1}"
 get() { sed -n "s/^$1=//p" "$config" | sed 's/\\:/:/g'; }
 id=$(get restorebench.instance.id)

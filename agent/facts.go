@@ -16,11 +16,13 @@ import (
 )
 
 // HostFacts describes this host for an agent whose state lives under
-// stateDir: what a coordinator records beside its measurements.
-func HostFacts(stateDir, toolVersion string) runs.AgentFacts {
+// stateDir and whose processes run java ("" finds it as the driver does):
+// what a coordinator records beside its measurements. It runs
+// `java -version` (a JVM of its own), so an agent calls it once.
+func HostFacts(stateDir, toolVersion, java string) runs.AgentFacts {
 	h, _ := os.Hostname()
 	f := runs.AgentFacts{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		MemoryBytes: memTotal(), Kernel: kernelRelease(), JavaVersion: javaVersion(), ToolVersion: toolVersion,
+		MemoryBytes: memTotal(), Kernel: kernelRelease(), JavaVersion: javaVersion(java), ToolVersion: toolVersion,
 		StateDir: stateDir, StartedWallMs: time.Now().UnixMilli()}
 	_, err := ksdriver.FindLib()
 	f.DriverLib = err == nil
@@ -65,10 +67,12 @@ func kernelRelease() string {
 
 // javaVersion is the first line `java -version` prints ("" without a
 // java, or when it does not answer within 10 s).
-func javaVersion() string {
-	java, err := ksdriver.FindJava()
-	if err != nil {
-		return ""
+func javaVersion(java string) string {
+	if java == "" {
+		var err error
+		if java, err = ksdriver.FindJava(); err != nil {
+			return ""
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -416,3 +416,27 @@ func TestAgentStateIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestHelloRunsNoJVM: hellos, however many, are answered from the facts
+// read at the start: the agent runs java -version once, not once a hello
+// (40 hellos once made 15 JVMs at a time).
+func TestHelloRunsNoJVM(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	ta := startAgent(t, cfg, "a1", time.Second)
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "runh"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 40 {
+		r, err := co.Do(ctx, "a1", &Message{Op: OpHello})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Facts == nil || r.Facts.JavaVersion != `openjdk version "17.0.0-fake"` {
+			t.Fatalf("hello facts %+v", r.Facts)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(ta.dir), "java-version-runs"))
+	if n := strings.Count(string(b), "run"); n != 1 {
+		t.Fatalf("java -version ran %d times for 41 hellos, want once", n)
+	}
+}
