@@ -135,8 +135,13 @@ func TestForgedCommandsDoNothing(t *testing.T) {
 	replay := captureSigned(t, co, &Message{Type: TypeCommand, Agent: "victim", Run: "legit", ID: "r1", Op: OpDiskUsage, Fleet: "app", Instance: "i1"})
 	f.produce("victim", replay.Value, replay.Headers)
 	f.produce("victim", replay.Value, replay.Headers)
-	// A forged bye would end the coordinator's run.
+	// A forged bye would end the coordinator's run; a forged exit record
+	// would end the legitimate process with the forger's error.
 	f.produce("victim", (&Message{Type: TypeBye, Agent: "victim"}).Encode(), nil)
+	exit := mustJSON(Record{Run: "legit", Fleet: "app", Agent: "victim", Instance: "i1", N: 0, Seq: int64(p.Len()), Exit: &Exit{Error: "forged"}})
+	if err := f.cl.ProduceSync(ctx, &kgo.Record{Topic: EventsTopic, Key: []byte(EventKey("legit", "app", "i1")), Value: exit}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
 
 	// The control topic has one partition, read in order: once a signed
 	// command after all of these is answered, every forged one was read.
@@ -171,8 +176,19 @@ func TestForgedCommandsDoNothing(t *testing.T) {
 			t.Errorf("refused %s: %d, want at least %d (all: %v)", reason, got[reason], n, got)
 		}
 	}
-	if co.Refused()[RefusedUnsigned] < 1 {
-		t.Errorf("the coordinator did not count the forged bye: %v", co.Refused())
+	// The coordinator reads its agents' key on the control topic (the
+	// forged commands too) and its run's events.
+	wantCo := want[RefusedUnsigned] + 2
+	for co.Refused()[RefusedUnsigned] < wantCo && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := co.Refused()[RefusedUnsigned]; n != wantCo {
+		t.Errorf("the coordinator refused %d unsigned records, want %d: the forged commands, bye and exit: %v", n, wantCo, co.Refused())
+	}
+	select {
+	case <-p.Done():
+		t.Fatal("a forged exit record ended the legitimate process")
+	default:
 	}
 	if err := p.Stop(ctx); err != nil {
 		t.Fatal(err)
