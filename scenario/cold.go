@@ -262,20 +262,3 @@ func sameEnds(recorded map[int32]int64, now cluster.TopicOffsets) bool {
 	}
 	return true
 }
-
-// storeRecord is what a restore of a store kind beyond key-value did with
-// its records; nil for a key-value store.
-func storeRecord(c config.Case, restored *engine.Restored) *runs.StoreFigures {
-	if c.StoreKind == config.StoreKeyValue {
-		return nil
-	}
-	sr := &runs.StoreFigures{Kind: c.StoreKind, RecordsKept: restored.Records}
-	if w, segments, ok := restored.Windows(); ok {
-		sr.RecordsKept, sr.RecordsExpired, sr.RecordsSkipped = w.Kept, w.Skipped+w.Dropped, w.Skipped
-		sr.SegmentsOpened, sr.SegmentsDropped, sr.Segments = w.SegmentsOpened, w.SegmentsDropped, segments
-		sr.RetentionSeconds = c.Retention.D().Seconds()
-		sr.SegmentIntervalSeconds = c.SegmentIntervalOf().Seconds()
-	}
-	versionedRecord(sr, c, restored)
-	return sr
-}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -206,25 +205,7 @@ func coldProperties(ctx context.Context, env *Env, t Target, req Request, partit
 	if err != nil {
 		return nil, err
 	}
-	if err := addVersionedKeys(props, req); err != nil {
-		return nil, err
-	}
-	return props, addWindowSize(props, req)
-}
-
-// addWindowSize gives a window or session store's instance its window
-// size, which is the fill's (the case holds the retention and segment
-// interval): the changelog's keys are windows of that size, or sessions
-// within such windows.
-func addWindowSize(props map[string]string, req Request) error {
-	if !req.Case.StoreKind.Segmented() {
-		return nil
-	}
-	if req.Spec == nil || req.Spec.WindowSizeMs <= 0 {
-		return fmt.Errorf("case %s: a %s store is built with its fill's window size, and this restore has no such fill's spec", req.Case.Name, req.Case.StoreKind)
-	}
-	props[ksdriver.PropStoreWindowSizeMs] = strconv.FormatInt(req.Spec.WindowSizeMs, 10)
-	return nil
+	return props, addKindProperties(props, req)
 }
 
 // tableProperties are the instance properties of the table topology over

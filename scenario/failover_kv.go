@@ -97,7 +97,7 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	if err := addWindowSize(props, req); err != nil { // a window store's
+	if err := addKindProperties(props, req); err != nil { // a window store's
 		return nil, err
 	}
 	delete(props, "state.dir") // each instance has its own

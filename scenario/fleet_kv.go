@@ -42,7 +42,7 @@ func openFleet(ctx context.Context, env *Env, t Target, req Request) (f *fleet, 
 	if err != nil {
 		return nil, "", offsets, err
 	}
-	if err := addWindowSize(props, req); err != nil { // a window or session store's
+	if err := addKindProperties(props, req); err != nil { // a window or session store's
 		return nil, "", offsets, err
 	}
 	maps.Copy(props, fleetDriverProperties)

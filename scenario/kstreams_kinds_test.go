@@ -62,14 +62,14 @@ func TestKafkaStreamsWindowStoreRecord(t *testing.T) {
 func TestKafkaStreamsWindowStoreTakesTheFillsWindowSize(t *testing.T) {
 	props := map[string]string{}
 	spec := loadgen.Spec{WindowSizeMs: 300_000}
-	if err := addWindowSize(props, Request{Case: windowCase(false), Spec: &spec}); err != nil || props[ksdriver.PropStoreWindowSizeMs] != "300000" {
+	if err := addKindProperties(props, Request{Case: windowCase(false), Spec: &spec}); err != nil || props[ksdriver.PropStoreWindowSizeMs] != "300000" {
 		t.Fatalf("props %v, err %v", props, err)
 	}
-	if err := addWindowSize(map[string]string{}, Request{Case: windowCase(false)}); err == nil || !strings.Contains(err.Error(), "case w") {
+	if err := addKindProperties(map[string]string{}, Request{Case: windowCase(false)}); err == nil || !strings.Contains(err.Error(), "case w") {
 		t.Fatalf("without a spec: %v", err)
 	}
 	kv := map[string]string{}
-	if err := addWindowSize(kv, Request{Case: config.DefaultCase()}); err != nil || len(kv) != 0 {
+	if err := addKindProperties(kv, Request{Case: config.DefaultCase()}); err != nil || len(kv) != 0 {
 		t.Fatalf("a key-value case: %v %v", kv, err)
 	}
 	_, err := coldProperties(context.Background(), &Env{}, Target{Topic: "copy", AppID: "app", StoreName: "s"}, Request{Case: windowCase(false)}, 2)

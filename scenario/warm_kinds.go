@@ -11,7 +11,7 @@ import (
 // (window and session stores), whose warm restarts need new records in
 // every partition (see skipWarmCount).
 func segmentedKind(c config.Case) bool {
-	return c.StoreKind == config.StoreWindow || c.StoreKind == config.StoreSession
+	return c.StoreKind.Segmented()
 }
 
 // skipWarmCount says whether a warm step of n changed records is left out

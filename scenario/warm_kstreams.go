@@ -52,7 +52,7 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return nil, err
 	}
-	if err := addWindowSize(props, req); err != nil {
+	if err := addKindProperties(props, req); err != nil {
 		return nil, err
 	}
 	setAPIProps(props, req.Case.Queries)
