@@ -108,7 +108,10 @@ func TestFillRefusesToOverwriteADifferentTopic(t *testing.T) {
 	}
 }
 
-func TestRestoreTopicNotFilledByUsIsCountedNotVerified(t *testing.T) {
+// TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead: a topic
+// restorebench did not fill (its manifest gone) is read independently and
+// its restore verified against that read, which results.json records.
+func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.T) {
 	env := connect(t, t.TempDir())
 	defer env.Close()
 	ctx := context.Background()
@@ -126,8 +129,11 @@ func TestRestoreTopicNotFilledByUsIsCountedNotVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res.Restores[0]
-	if r.Verified || r.Verification.Mode != "unverified" || len(r.Verification.Partitions) != 3 {
-		t.Fatalf("foreign topic restore: verified=%v mode=%s", r.Verified, r.Verification.Mode)
+	if !r.Verified || r.Verification.Mode != "expected-state" || len(r.Verification.Partitions) != 3 || r.Error != "" {
+		t.Fatalf("foreign topic restore: verified=%v mode=%s error=%q", r.Verified, r.Verification.Mode, r.Error)
+	}
+	if res.Fill.ExpectedFrom != runs.ExpectedFromIndependentRead || len(res.Fill.Expected) != 3 {
+		t.Fatalf("fill record: expected from %q, %d partitions", res.Fill.ExpectedFrom, len(res.Fill.Expected))
 	}
 	var keys int64
 	for _, p := range r.Verification.Partitions {

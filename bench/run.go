@@ -17,6 +17,7 @@ import (
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/scenario"
+	"github.com/restorebench/restorebench/topicshape"
 )
 
 // ToolVersion is the restorebench version recorded in results.json.
@@ -188,7 +189,7 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	dir := filepath.Join(pr.stateRoot, fp.label)
 	r := &caseRunner{
 		env: e, out: out, repeats: pr.repeats, ready: plan.Ready, keepState: pr.opts.KeepState, after: pr.opts.AfterRestore,
-		interleave: plan.Interleave, size: fp.label,
+		interleave: plan.Interleave, size: fp.size, kind: fp.kind,
 		target:  fill.target(fp.appID, plan.StoreName),
 		changer: e.NewChanger(fill),
 		stateDir: func(c config.Case, rep int) string {
@@ -223,7 +224,12 @@ func everySizeCases(cases []config.Case) []config.Case {
 // kind of a sweep.
 type fillPlan struct {
 	label, appID, topic string
-	spec                loadgen.Spec
+	// size and kind are the sweep's fill: its size label, its store kind
+	// (either empty outside that sweep), its records' Step.Size and
+	// Step.StoreKind.
+	size string
+	kind config.StoreKind
+	spec loadgen.Spec
 }
 
 // fillsOf lists a plan's fills: its one fill, or one per size or store
@@ -236,7 +242,7 @@ func fillsOf(plan *profiles.Plan) []fillPlan {
 		for _, spec := range plan.KindSpecs {
 			label := string(spec.StoreKind.Of())
 			appID := plan.AppID + "-" + label
-			out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), spec: spec})
+			out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), kind: spec.StoreKind.Of(), spec: spec})
 		}
 		return out
 	}
@@ -246,7 +252,7 @@ func fillsOf(plan *profiles.Plan) []fillPlan {
 	var out []fillPlan
 	for _, size := range plan.Sizes {
 		label := config.Size(size).String()
-		f := fillPlan{label: label, appID: plan.AppID + "-" + label, spec: plan.Spec}
+		f := fillPlan{label: label, appID: plan.AppID + "-" + label, size: label, spec: plan.Spec}
 		f.spec.TargetBytes, f.spec.Records = size, 0
 		f.topic = config.ChangelogTopic(f.appID, plan.StoreName)
 		if plan.Topic != config.ChangelogTopic(plan.AppID, plan.StoreName) {
@@ -331,8 +337,10 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		}
 	}
 	if why != "" {
-		e.Logf("restore: %s will be counted, not verified: %s", o.Topic, why)
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
+		if err := e.readIndependently(ctx, o, &target, out.res.Fill, why); err != nil {
+			return nil, err
+		}
 	}
 	r := caseRunner{
 		env: e, out: out, repeats: o.Repeats, ready: o.Ready, target: target,
@@ -341,6 +349,35 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		keepStateOf: func(rep int) bool { return o.KeepState && rep == o.Repeats },
 	}
 	return r.run(ctx, []config.Case{o.Case})
+}
+
+// readIndependently sets target's expected state, for a topic restorebench
+// did not fill (why says so), from an independent read of the topic: a
+// consumer of its own reads every record to the topic's end offsets, as
+// the case's restore consumer does (read_committed under exactly_once_v2),
+// and folds each key's last value into the digest the engines report, so
+// the restore is verified like a fill's (runs.Fill.ExpectedFrom says so).
+// A topic with more live keys than the read keeps is restored counted,
+// not verified, saying so.
+func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *scenario.Target, fill *runs.Fill, why string) error {
+	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
+	st, err := topicshape.State(ctx, e.Cluster, o.Topic, topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed"})
+	if errors.Is(err, topicshape.ErrTooManyKeys) {
+		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("the independent read of %s, to verify its restore against: %w", o.Topic, err)
+	}
+	var keys int64
+	for _, p := range st.Partitions {
+		keys += p.Keys
+	}
+	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys in %.1fs: "+
+		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, st.Seconds)
+	target.Expected, target.Ends = st.Partitions, st.Ends
+	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
+	return nil
 }
 
 // errInProgress is the error results.json carries while the run goes on.
@@ -407,10 +444,12 @@ type caseRunner struct {
 	// changer lets scenarios change the filled topic (nil for a topic
 	// restorebench did not fill: scenarios that need changes refuse it).
 	changer *Changer
-	// size is the label of a sweep's fill, its size ("256MB") or its store
-	// kind ("window"), which every record's step carries (and its name:
-	// "warm@256MB/cold", "cold@window").
+	// size and kind are a sweep's fill, its size ("256MB") and its store
+	// kind ("window"), either empty outside that sweep, which every
+	// record's step carries (and its name: "warm@256MB/cold",
+	// "cold@window", "cold@256MB@window").
 	size string
+	kind config.StoreKind
 }
 
 // job is one case × repeat of a run.
@@ -484,9 +523,9 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 		}
 		e.Logf("restore: case %s #%d (%s)", c.Name, rep, capacity.Describe(c))
 		recs, err := sc.Run(ctx, e.scenarioEnvOwned(), r.target, r.request(c, rep, limits))
-		if r.size != "" {
+		if r.size != "" || r.kind != "" {
 			for i := range recs {
-				recs[i].SetSize(r.size)
+				recs[i].SetFill(r.size, r.kind)
 			}
 		}
 		if ctx.Err() != nil {

@@ -396,6 +396,9 @@ func fillRow(label string, f *runs.Fill) []string {
 // generated describes the generator's parameters in one cell.
 func generated(f *runs.Fill) string {
 	sp := f.Spec
+	if sp == nil && f.ExpectedFrom == runs.ExpectedFromIndependentRead {
+		return "not filled by restorebench; verified against an independent read"
+	}
 	if sp == nil {
 		return "not filled by restorebench"
 	}

@@ -130,6 +130,11 @@ type ProfileInfo struct {
 	YAML    string `json:"yaml"`
 }
 
+// ExpectedFromIndependentRead is Fill.ExpectedFrom for a topic restorebench
+// did not fill: its expected state is an independent read of the topic
+// (topicshape.State), each key's last value as Kafka Streams restores it.
+const ExpectedFromIndependentRead = "independent_read"
+
 // Fill describes the changelog the restores read.
 type Fill struct {
 	Topic string `json:"topic"`
@@ -149,7 +154,10 @@ type Fill struct {
 	MBPerSec        float64                    `json:"mb_per_sec"`
 	Offsets         []loadgen.PartitionOffsets `json:"offsets"`
 	Expected        []loadgen.PartitionState   `json:"expected,omitempty"`
-	Series          []measure.Point            `json:"series,omitempty"`
+	// ExpectedFrom says where Expected came from when the tool did not
+	// fill the topic: ExpectedFromIndependentRead. Empty: the fill's spec.
+	ExpectedFrom string          `json:"expected_from,omitempty"`
+	Series       []measure.Point `json:"series,omitempty"`
 	// Transactions is what a transactional fill wrote besides its records
 	// (aborted transactions, markers); nil for a plain fill.
 	Transactions *FillTransactions `json:"transactions,omitempty"`

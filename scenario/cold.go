@@ -29,6 +29,12 @@ type ColdModel struct{}
 
 func init() { register(config.ScenarioCold, config.EngineModel, single{ColdModel{}}) }
 
+// endsMoved is the error of a restore whose topic no longer ends where its
+// expected state was derived for.
+const endsMoved = "topic %s no longer ends at the offsets its expected state was derived for " +
+	"(its fill, or the independent read of a topic restorebench did not fill): it was written meanwhile; " +
+	"refill it, or restore it while nothing writes to it"
+
 // Run runs one cold restore and verifies it.
 func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
 	rec := newRecord(t, req, req.step(runs.StepRestore))
@@ -41,7 +47,7 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	}
 	rec.Partitions = len(offsets.End)
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
-		return rec, fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic)
+		return rec, fmt.Errorf(endsMoved, t.Topic)
 	}
 	if env.Agents != nil {
 		return coldModelOnAgent(ctx, env, t, req, offsets, rec)

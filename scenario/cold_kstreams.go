@@ -74,7 +74,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	rec.Partitions = len(offsets.End)
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
-		return fail(fmt.Errorf("topic %s no longer ends at the offsets its fill recorded; refill it", t.Topic))
+		return fail(fmt.Errorf(endsMoved, t.Topic))
 	}
 	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
 		return fail(err)

@@ -16,8 +16,12 @@ import (
 const restoreLong = `restore reads every partition of a changelog from its log start to the end
 offsets captured when the restore begins, into one store per partition, as a
 Kafka Streams instance with no local state does. A topic restorebench filled is
-verified against the expected state; any other topic (a copy of your real
-changelog) is restored and counted, and reported as not verified.
+verified against the expected state; any other topic (your real changelog, or
+a copy) is first read independently (a consumer of its own, each key's last
+value, tombstones, records without a key and aborted transactions applied as
+Kafka Streams applies them) and the restore verified against that read; a
+topic with more live keys than that read keeps (16 M) is counted, not
+verified.
 
 --engine kafka-streams restores with the real client (one JVM): the topic
 named <application-id>-<store>-changelog as that store's changelog, any other

@@ -32,7 +32,14 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 		if f.Reused {
 			how = "reused fill"
 		}
-		if f.Spec == nil {
+		if f.Spec == nil && f.ExpectedFrom == runs.ExpectedFromIndependentRead {
+			var keys int64
+			for _, p := range f.Expected {
+				keys += p.Keys
+			}
+			fmt.Fprintf(w, "\nchangelog %s: existing topic, not filled by restorebench: "+
+				"restores verified against an independent read of it (%d live keys)\n", f.Topic, keys)
+		} else if f.Spec == nil {
 			fmt.Fprintf(w, "\nchangelog %s: existing topic, not filled by restorebench\n", f.Topic)
 		} else {
 			fmt.Fprintf(w, "\nchangelog %s (%s): %d records, %.1f MB key+value, fill %.1f MB/s, %.0f records/s\n",
@@ -49,7 +56,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	rpt.PrintQueries(w, res.Restores)
 	rpt.PrintReadOutages(w, res.Restores)
 	printReads(w, res.Restores)
-	printUnverified(w, res.Restores)
+	printUnverified(w, res.Restores, res.Fill)
 	printKafkaStreamsMetrics(w, res.Restores)
 	for _, r := range res.Restores {
 		// A ledger check's outcome is in the failover table (at-least-once
@@ -92,16 +99,19 @@ func printVersions(w io.Writer, restores []runs.Restore) {
 // fill, what a user restoring a copy of their own changelog came for: time,
 // throughput, records, live keys and bytes, with the note that nothing was
 // checked against an expected state.
-func printUnverified(w io.Writer, restores []runs.Restore) {
+func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
+	read := fill != nil && fill.Spec == nil && fill.ExpectedFrom == runs.ExpectedFromIndependentRead
 	first := true
 	for _, r := range restores {
-		if r.Verification.Mode != verify.ModeUnverified || r.Error != "" {
+		if r.Error != "" || !(r.Verification.Mode == verify.ModeUnverified || read && r.Verified && r.Topic == fill.Topic) {
 			continue
 		}
-		if first {
+		if first && r.Verification.Mode == verify.ModeUnverified {
 			fmt.Fprintln(w, "not verified (a topic restorebench did not fill; its contents were counted, not checked):")
-			first = false
+		} else if first {
+			fmt.Fprintln(w, "verified against an independent read of the topic (each key's last value, as Kafka Streams restores it):")
 		}
+		first = false
 		keys, live := r.Verification.Totals()
 		ready := ""
 		if r.Ready != nil {
