@@ -34,6 +34,7 @@ func schema1Step(rec *Restore) (Step, error) {
 	base, step, named := strings.Cut(rec.Case, "/")
 	var s Step
 	s.Case, s.Size, _ = strings.Cut(base, "@")
+	s.kindFromSize()
 	sc := rec.Params.Scenario
 	kinds := StepKindsOf(sc)
 	switch {

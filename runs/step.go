@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -47,11 +48,14 @@ func (k StepKind) IsRate() bool { return k == StepRate || k == StepMax }
 type Step struct {
 	// Case is the profile case's name ("warm").
 	Case string `json:"case"`
-	// Size is the label of a sweep's fill: its size in a size sweep
-	// ("256MiB"), its store kind in a store-kind sweep ("window"); empty
-	// outside a sweep.
-	Size string   `json:"size,omitempty"`
-	Kind StepKind `json:"kind"`
+	// Size is the label of a size sweep's fill: its size ("256MiB");
+	// empty outside one. (Files from before StoreKind put a store-kind
+	// sweep's kind here; Load moves it: upgradeStepKinds.)
+	Size string `json:"size,omitempty"`
+	// StoreKind is a store-kind sweep's fill's kind ("window"); empty
+	// outside one. With Size, the fill is that kind at that size.
+	StoreKind config.StoreKind `json:"store_kind,omitempty"`
+	Kind      StepKind         `json:"kind"`
 	// Changed is the records written while the instance was down
 	// (StepWarm; absent for 0).
 	Changed int64 `json:"changed,omitempty"`
@@ -65,14 +69,15 @@ type Step struct {
 }
 
 // Name is the record's case name for the step: the case, "@" and the
-// sweep size, then "/" and the step for the steps of a sequence named
+// sweep's fill (FillLabel: "256MiB", "window", "256MiB@window"), then "/"
+// and the step for the steps of a sequence named
 // apart ("warm@256MiB/cold", "warm/changed=10000", "standby/rate=200.4",
 // "standby/pause=5s"). Kills of a failover share their case's name: a
 // sequence's kills are one case.
 func (s Step) Name() string {
 	n := s.Case
-	if s.Size != "" {
-		n += "@" + s.Size
+	if l := s.FillLabel(); l != "" {
+		n += "@" + l
 	}
 	switch s.Kind {
 	case StepCold, StepFallback, StepInitial:
@@ -88,20 +93,41 @@ func (s Step) Name() string {
 	return n
 }
 
+// FillLabel labels the sweep's fill the step restored: its size, its
+// store kind, or both as "<size>@<kind>"; empty outside a sweep.
+func (s Step) FillLabel() string {
+	switch {
+	case s.StoreKind == "":
+		return s.Size
+	case s.Size == "":
+		return string(s.StoreKind)
+	}
+	return s.Size + "@" + string(s.StoreKind)
+}
+
 // SetStep gives the record its step and the name that step has.
 func (r *Restore) SetStep(s Step) {
 	r.Step = &s
 	r.Case = s.Name()
 }
 
-// SetSize places the record at a sweep's size: its step's Size and its
-// name. It does nothing to a record without a step.
+// SetSize places the record at a sweep's size, its store kind kept
+// (SetFill).
 func (r *Restore) SetSize(size string) {
+	if r.Step != nil {
+		r.SetFill(size, r.Step.StoreKind)
+	}
+}
+
+// SetFill places the record at a sweep's fill: its step's Size and
+// StoreKind (either may be empty) and its name. It does nothing to a
+// record without a step.
+func (r *Restore) SetFill(size string, kind config.StoreKind) {
 	if r.Step == nil {
 		return
 	}
 	s := *r.Step
-	s.Size = size
+	s.Size, s.StoreKind = size, kind
 	r.SetStep(s)
 }
 
@@ -130,16 +156,17 @@ func (r Restore) CaseAtSize() string {
 	if r.Step == nil {
 		return r.Case
 	}
-	return Step{Case: r.Step.Case, Size: r.Step.Size}.Name()
+	return Step{Case: r.Step.Case, Size: r.Step.Size, StoreKind: r.Step.StoreKind}.Name()
 }
 
-// SweepSize is the size label of the sweep's fill the record restored
-// ("1GiB"), or "" outside a sweep.
+// SweepSize is the label of the sweep's fill the record restored
+// (Step.FillLabel: "1GiB", "window", "1GiB@window"), or "" outside a
+// sweep: what tells the fills of a sweep apart.
 func (r Restore) SweepSize() string {
 	if r.Step == nil {
 		return ""
 	}
-	return r.Step.Size
+	return r.Step.FillLabel()
 }
 
 // checkStep checks the record's step: present, named by the record's
@@ -154,7 +181,10 @@ func (r *Restore) checkStep() error {
 		return fmt.Errorf("its step names no case")
 	}
 	if name := s.Name(); r.Case != name {
-		return fmt.Errorf("named %q, but its step (case %q, size %q, %s) is named %q", r.Case, s.Case, s.Size, s.describe(), name)
+		return fmt.Errorf("named %q, but its step (case %q, size %q, store kind %q, %s) is named %q", r.Case, s.Case, s.Size, s.StoreKind, s.describe(), name)
+	}
+	if s.StoreKind != "" && s.StoreKind.Of() != r.Params.StoreKind.Of() {
+		return fmt.Errorf("its step is a %s store's, but its case restored a %s store", s.StoreKind, r.Params.StoreKind.Of())
 	}
 	kinds := StepKindsOf(r.Params.Scenario)
 	switch {
@@ -194,7 +224,7 @@ func (s Step) describe() string {
 // scenario's record.
 func (r *Restore) checkStepParams() error {
 	s := *r.Step
-	want := Step{Case: s.Case, Size: s.Size, Kind: s.Kind}
+	want := Step{Case: s.Case, Size: s.Size, StoreKind: s.StoreKind, Kind: s.Kind}
 	switch s.Kind {
 	case StepWarm:
 		want.Changed = s.Changed
@@ -244,4 +274,25 @@ func (r *Restore) checkStepAgainstRecord() error {
 		}
 	}
 	return nil
+}
+
+// UnmarshalJSON reads a step, moving a store-kind sweep's kind from its
+// Size, where files from before Step.StoreKind put it, to its StoreKind
+// (kindFromSize).
+func (s *Step) UnmarshalJSON(b []byte) error {
+	type plain Step // without this method
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	s.kindFromSize()
+	return nil
+}
+
+// kindFromSize moves a store kind's name from the step's Size to its
+// StoreKind: a size label is never a kind's name. The step's name stays
+// the same.
+func (s *Step) kindFromSize() {
+	if s.StoreKind == "" && slices.Contains(config.StoreKinds, config.StoreKind(s.Size)) {
+		s.StoreKind, s.Size = config.StoreKind(s.Size), ""
+	}
 }
