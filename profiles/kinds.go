@@ -11,22 +11,22 @@ import (
 )
 
 // Fills is how many fills the plan restores: one per size of a size
-// sweep, one per kind of a store-kind sweep, otherwise 1.
+// sweep, one per kind of a store-kind sweep, one per kind and size of
+// both, otherwise 1.
 func (p *Plan) Fills() int {
-	return max(len(p.Sizes), len(p.KindSpecs), 1)
+	return max(len(p.Sizes), 1) * max(len(p.KindSpecs), 1)
 }
 
 // sweepKinds checks a store-kind sweep (top is the profile's top level,
-// to locate an error) and gives each kind's fill spec: each kind at most
-// once, known, and not beside a size sweep, a fill.store_kind or a
+// to locate an error) and gives each kind's fill spec (at a size sweep's
+// first size, when fill has it: bench gives each kind every size): each
+// kind at most once, known, and not beside a fill.store_kind or a
 // fill.topic (each kind fills the changelog of its own application id).
 func sweepKinds(doc *document, fill config.Fill, top *yaml.Node) ([]loadgen.Spec, error) {
 	at := func(msg string, a ...any) error {
 		return &config.FieldError{Path: "store_kinds", Line: lineOf(top, "store_kinds"), Msg: fmt.Sprintf(msg, a...)}
 	}
 	switch {
-	case len(doc.Sizes) > 0:
-		return nil, at("a store-kind sweep and a size sweep (sizes) cannot be combined: run one profile per kind")
 	case fill.StoreKind != "":
 		return nil, at("a store-kind sweep sets the fill's kind: remove fill.store_kind")
 	case fill.Topic != "":

@@ -72,7 +72,6 @@ func TestStoreKindSweepErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"store_kinds: [key-value, key-value]\n" + fill, "store_kinds: key-value is listed twice"},
 		{"store_kinds: [key-value, sorted]\n" + fill, `store_kinds[1]: "sorted" is not one of`},
-		{"store_kinds: [key-value]\nsizes: [1MB, 2MB]\nfill:\n  keys: 10\n", "cannot be combined"},
 		{"store_kinds: [window]\nfill:\n  records: 10\n  store_kind: window\n", "remove fill.store_kind"},
 		{"store_kinds: [window]\nfill:\n  records: 10\n  topic: t\n", "remove fill.topic"},
 		{"store_kinds: [key-value, window]\n" + fill + "cases:\n  - name: w\n    engine: kafka-streams\n    scenario: scaleout\n", "store_kinds[1]: case w on a window store: store_kind: window stores run scenarios cold, warm, standby, failover and rolling only so far, not scaleout"},

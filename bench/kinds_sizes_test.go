@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
+)
+
+// TestSizeByKindSweepRestoresEachKindAtEachSize: a profile sweeping sizes
+// and store kinds fills each kind at each size on its own topic and
+// restores every case there, verified; the records' steps carry the size
+// and the kind apart, named case@size@kind.
+func TestSizeByKindSweepRestoresEachKindAtEachSize(t *testing.T) {
+	plan, err := profiles.Parse([]byte("store_kinds: [key-value, window]\nsizes: [100KB, 300KB]\nfill: {keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n"), "kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := map[string]bool{}
+	for _, f := range res.Fills {
+		topics[f.Topic] = true
+	}
+	if len(res.Fills) != 4 || len(topics) != 4 || res.Fills[0].Bytes >= res.Fills[1].Bytes {
+		t.Fatalf("fills %+v", res.Fills)
+	}
+	var names []string
+	for _, r := range res.Restores {
+		if !r.Verified {
+			t.Fatalf("%s not verified: %s", r.Case, r.Error)
+		}
+		if r.Step.StoreKind != r.Params.StoreKind || r.Step.Size == "" {
+			t.Errorf("%s: step %+v, store kind %s", r.Case, *r.Step, r.Params.StoreKind)
+		}
+		names = append(names, r.Case)
+	}
+	if got, want := strings.Join(names, " "), "a@100KB@key-value a@300KB@key-value a@100KB@window a@300KB@window"; got != want {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+	if res.Restores[2].Params.StoreKind != config.StoreWindow {
+		t.Errorf("third record restored a %s store", res.Restores[2].Params.StoreKind)
+	}
+}
