@@ -34,7 +34,7 @@ func checkEventTimes(k StoreKind, timeRange, window Duration) error {
 		return fieldErr("time_range", "%s stamps the last record %s (a timed fill's event times start at %s), more than %s ahead of now: Kafka refuses records timestamped further ahead (message.timestamp.after.max.ms, 1 h by default) with INVALID_TIMESTAMP; at most %s now",
 			timeRange, last.Format(time.RFC3339), base.Format(time.RFC3339), Duration(MaxTimestampAhead), Duration(max(room, 0).Truncate(time.Minute)))
 	}
-	if k != StoreSession {
+	if !k.StampsAhead() {
 		return nil
 	}
 	if window.D() > room-timeRange.D() { // not the sum: both may be near the largest Duration

@@ -23,6 +23,7 @@ func init() {
 			}
 			return nil
 		},
+		NoLookups:   "window fetches are not built yet",
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,

@@ -56,6 +56,9 @@ type FillKindDef struct {
 	TimestampedValue bool
 	// KeySuffix is the bytes its changelog key adds to the record key.
 	KeySuffix int
+	// StampsAhead says a record's timestamp can lie up to a window
+	// (WindowSizeMs) after its event time (a session's end).
+	StampsAhead bool
 	// validate checks a timed spec's kind settings (windows, retention)
 	// once its event step is known positive; nil: nothing more to check.
 	validate func(s Spec) error
@@ -130,6 +133,11 @@ func (k StoreKind) Segmented() bool { return k.def().Segmented }
 // TimestampedValue says whether the kind's store keeps each value behind
 // its 8-byte timestamp (a timestamped key-value store).
 func (k StoreKind) TimestampedValue() bool { return k.def().TimestampedValue }
+
+// StampsAhead says whether the kind's records can be stamped up to a
+// window after their event time (a session store's, with its session's
+// end).
+func (k StoreKind) StampsAhead() bool { return k.def().StampsAhead }
 
 // EventTimeBase is the event time of a timed fill's first record,
 // 2026-01-01T00:00:00Z in milliseconds: fixed, so a fill is a pure function

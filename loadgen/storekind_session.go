@@ -32,7 +32,7 @@ const KindSession StoreKind = "session"
 const sessionSuffix = 8 + 8
 
 func init() {
-	registerFillKind(FillKindDef{Kind: KindSession, Order: 40, Timed: true, Segmented: true, KeySuffix: sessionSuffix,
+	registerFillKind(FillKindDef{Kind: KindSession, Order: 40, Timed: true, Segmented: true, KeySuffix: sessionSuffix, StampsAhead: true,
 		validate: func(s Spec) error {
 			return s.validateWindows(" a session lasts up to: the DSL refuses a session store whose retention is under its inactivity gap plus grace")
 		},
