@@ -26,7 +26,9 @@ func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 		return err
 	}
 	if plan.Limits {
-		return fmt.Errorf("--agents: profile %s measures limits: its fetch-only and write-only restores run on this machine, and would rate restores on the agents' hosts against this one's network and disk; run it without limits, or without --agents", plan.Name)
+		return fmt.Errorf("--agents: profile %s measures limits: its fetch-only and write-only restores run on this "+
+			"machine, and would rate restores on the agents' hosts against this one's network and disk; run "+
+			"it without limits, or without --agents", plan.Name)
 	}
 	if err := e.Agents.CheckPlacement(plan.Placement); err != nil {
 		return fmt.Errorf("--agents: profile %s: %w", plan.Name, err)
@@ -53,10 +55,13 @@ func checkAgentCases(cases []config.Case) error {
 			continue
 		}
 		if !agentScenarios[c.Scenario] {
-			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its instance on this machine; on agents run cold, warm, failover, scaleout, rolling or standby", c.Name, c.Scenario)
+			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its instance on this machine; on agents "+
+				"run cold, warm, failover, scaleout, rolling or standby", c.Name, c.Scenario)
 		}
 		if !singleScenarios[c.Scenario] && c.Queries != nil {
-			return fmt.Errorf("--agents: case %s: the %s scenario's query load asks instances on several agents' hosts, and agents open no port to one another nor to this machine (only a cold or warm case's load runs, on its instance's agent); run it without --agents, or without queries", c.Name, c.Scenario)
+			return fmt.Errorf("--agents: case %s: the %s scenario's query load asks instances on several agents' hosts, and "+
+				"agents open no port to one another nor to this machine (only a cold or warm case's load runs, "+
+				"on its instance's agent); run it without --agents, or without queries", c.Name, c.Scenario)
 		}
 	}
 	return nil
@@ -67,10 +72,12 @@ func checkAgentCases(cases []config.Case) error {
 // lookups read the stores in this process).
 func checkModelAgentCase(c config.Case) error {
 	if !modelAgentScenarios[c.Scenario] {
-		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents the model engine runs cold and warm (run this case without --agents)", c.Name, c.Scenario)
+		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents "+
+			"the model engine runs cold and warm (run this case without --agents)", c.Name, c.Scenario)
 	}
 	if c.Queries != nil {
-		return fmt.Errorf("--agents: case %s: its query load reads the model's stores in this process, and an agent's are on its host; run it without --agents, or without queries", c.Name)
+		return fmt.Errorf("--agents: case %s: its query load reads the model's stores in this process, and an agent's are "+
+			"on its host; run it without --agents, or without queries", c.Name)
 	}
 	return nil
 }

@@ -44,7 +44,8 @@ func (e *Env) holdCleaner(ctx context.Context, topic string, fr *runs.Fill) (rel
 	if h.Joined > 0 {
 		joined = fmt.Sprintf("; joining the hold of %d other run(s) on it", h.Joined)
 	}
-	e.Logf("fill: log cleaner held on %s for this run, so every restore reads the same records (%s; the topic's own setting, put back at the end: %s%s)", topic, fr.CleanerHold.Setting, own, joined)
+	e.Logf("fill: log cleaner held on %s for this run, so every restore reads the same records (%s; the topic's own "+
+		"setting, put back at the end: %s%s)", topic, fr.CleanerHold.Setting, own, joined)
 	return func() {
 		defer closeAdm()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
@@ -54,7 +55,8 @@ func (e *Env) holdCleaner(ctx context.Context, topic string, fr *runs.Fill) (rel
 		case err != nil:
 			e.Logf("fill: %v", err)
 		case others > 0:
-			e.Logf("fill: this run's cleaner hold on %s released; the topic stays held for %d other run(s), the last of which puts min.compaction.lag.ms back (%s)", topic, others, own)
+			e.Logf("fill: this run's cleaner hold on %s released; the topic stays held for %d other run(s), the last of which "+
+				"puts min.compaction.lag.ms back (%s)", topic, others, own)
 		default:
 			e.Logf("fill: log cleaner released on %s (min.compaction.lag.ms: %s)", topic, own)
 		}
@@ -86,5 +88,7 @@ func heldFromCreation(hold bool) map[string]string {
 // the ways on: the permission the hold needs (ALTER_CONFIGS on the topic,
 // which a secured cluster may not grant), or a profile without the hold.
 func errNoHold(err error) error {
-	return fmt.Errorf("hold_cleaner: %w (the hold alters the topic's min.compaction.lag.ms, which needs the AlterConfigs permission on it; or run a copy of the profile with hold_cleaner: false, whose restores may then read different records)", err)
+	return fmt.Errorf("hold_cleaner: %w (the hold alters the topic's min.compaction.lag.ms, which needs the "+
+		"AlterConfigs permission on it; or run a copy of the profile with hold_cleaner: false, whose "+
+		"restores may then read different records)", err)
 }

@@ -115,7 +115,10 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 			// --refill deletes only a topic restorebench filled (a
 			// manifest names it, however stale) or created.
 			if owned, err := e.owned().Owns(ctx, adm, req.Topic); err != nil || !owned {
-				return FillOutcome{}, errors.Join(fmt.Errorf("topic %s already exists and restorebench did not create it (%s; %s has no record of it either), so --refill does not delete it: fill under another --application-id (application_id in a profile), which names another changelog, or delete the topic yourself if it is yours to lose",
+				return FillOutcome{}, errors.Join(fmt.Errorf("topic %s already exists and restorebench did not create it (%s; %s "+
+					"has no record of it either), so --refill does not delete it: fill under another "+
+					"--application-id (application_id in a profile), which names another changelog, or delete the "+
+					"topic yourself if it is yours to lose",
 					req.Topic, why, e.owned().Where()), err)
 			}
 		}
@@ -144,7 +147,8 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 // not do, and ours whether it may be refilled without Refill: a topic
 // restorebench's own scenario changed after its fill, which it either did
 // not finish changing or left exactly as its manifest records.
-func (e *Env) judgeExisting(ctx context.Context, req FillRequest, m *loadgen.Manifest, offsets cluster.TopicOffsets) (reused *FillOutcome, why string, ours bool, err error) {
+func (e *Env) judgeExisting(ctx context.Context, req FillRequest,
+	m *loadgen.Manifest, offsets cluster.TopicOffsets) (reused *FillOutcome, why string, ours bool, err error) {
 	switch {
 	case m == nil:
 		return nil, "no fill manifest for it in " + e.Opts.DataDir, false, nil
@@ -152,7 +156,8 @@ func (e *Env) judgeExisting(ctx context.Context, req FillRequest, m *loadgen.Man
 		// restorebench's own scenario was changing it when it stopped (or
 		// changed it through Kafka Streams): what it holds is the fill
 		// plus part of the changes, and it is ours to refill.
-		return nil, fmt.Sprintf("scenario %s changed it after the fill and did not finish (or wrote through Kafka Streams, which applies changes as far as it processed them)", m.Changes.By), true, nil
+		return nil, fmt.Sprintf("scenario %s changed it after the fill and did not finish (or wrote through Kafka Streams, "+
+			"which applies changes as far as it processed them)", m.Changes.By), true, nil
 	case m.Changes != nil:
 		// restorebench's own scenario changed it: refill it, provided
 		// the broker shows it holds exactly the fill plus those changes.
@@ -230,7 +235,8 @@ func (e *Env) fillFits(req FillRequest) error {
 		return nil // statfs failed: let the write report what happens
 	}
 	if est > float64(d.FreeBytes) {
-		return fmt.Errorf("fill %s: an estimated %s (keys and values) does not fit in the %s free on the disk of the embedded broker's log %s; fill less or free space",
+		return fmt.Errorf("fill %s: an estimated %s (keys and values) does not fit in the %s free on the disk of the "+
+			"embedded broker's log %s; fill less or free space",
 			req.Topic, units.BytesTenths(int64(min(est, 1e18))), units.BytesTenths(d.FreeBytes), e.Broker.DataDir)
 	}
 	return nil

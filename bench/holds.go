@@ -71,7 +71,8 @@ func landmarkRanges(spec loadgen.Spec, d loadgen.Derived, offsets cluster.TopicO
 		p := int32(i)
 		if end := offsets.End[p]; end != n {
 			if spec.Transactional {
-				return nil, nil, fmt.Sprintf("partition %d ends at offset %d; the transactional fill's %d records with its aborted records and transaction markers end at %d",
+				return nil, nil, fmt.Sprintf("partition %d ends at offset %d; the transactional fill's %d records with its "+
+					"aborted records and transaction markers end at %d",
 					p, end, d.Totals.PerPart[p].Records, n)
 			}
 			return nil, nil, fmt.Sprintf("partition %d ends at offset %d, the fill writes %d records to it", p, end, n)

@@ -86,7 +86,8 @@ func (e *Env) claimRestoreState(appID string, force bool) (*statedir.Dir, error)
 	}
 	if !force {
 		d.Release()
-		return nil, fmt.Errorf("state dir %s holds stores restorebench left there (an earlier restore with --keep-state, or one that was killed); pass --force to wipe them", dir)
+		return nil, fmt.Errorf("state dir %s holds stores restorebench left there (an earlier restore with --keep-state, "+
+			"or one that was killed); pass --force to wipe them", dir)
 	}
 	e.Logf("restore: --force: wiping the stores restorebench left in %s", dir)
 	if err := d.Wipe(); err != nil {

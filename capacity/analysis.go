@@ -163,10 +163,14 @@ func unknowns(a *Analysis) []string {
 		out = append(out, fitQuality(a)...)
 	}
 	if emb := runsWhere(a.Runs, func(r *Run) bool { return r.Results.Broker.Kind == "embedded" }); len(emb) > 0 {
-		out = append(out, fmt.Sprintf("%s ran on the embedded broker (kfake, in the same process): fetches cross no network and its log shares this host's disk and CPUs, so the figures do not reflect a real cluster's disks, network or load. Run with --brokers against the cluster you plan for.", labels(emb)))
+		out = append(out, fmt.Sprintf("%s ran on the embedded broker (kfake, in the same process): fetches cross no "+
+			"network and its log shares this host's disk and CPUs, so the figures do not reflect a real "+
+			"cluster's disks, network or load. Run with --brokers against the cluster you plan for.", labels(emb)))
 	}
 	if r := a.Rate; r != nil && r.Setup.Params.Engine == config.EngineModel && r.Calibration == nil {
-		out = append(out, "The rate comes from the model engine (franz-go's consumer and RocksDB in Go), not from Kafka Streams, and no run restored the same settings on both engines to calibrate it: add a run of the built-in profile `calibrate` (it needs --brokers) to the inputs.")
+		out = append(out, "The rate comes from the model engine (franz-go's consumer and RocksDB in Go), not from Kafka "+
+			"Streams, and no run restored the same settings on both engines to calibrate it: add a run of "+
+			"the built-in profile `calibrate` (it needs --brokers) to the inputs.")
 	}
 	var missing []string
 	for _, row := range a.RTO.Rows {
@@ -192,11 +196,16 @@ func unknowns(a *Analysis) []string {
 
 // compactionUnknown says what the report knows of the log cleaner.
 func compactionUnknown(a *Analysis) string {
-	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores read their fills as written (see the fills' records per live key)"
+	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores " +
+		"read their fills as written (see the fills' records per live key)"
 	if len(a.Amplifications) == 0 {
-		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings allow."
+		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with " +
+			"your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings " +
+			"allow."
 	}
-	return s + "; the compaction cases measured what the cleaner left for their write pattern and size (see Changelog compaction). Your amplification depends on your overwrites per key and how far the cleaner is behind: a small changelog's active segment, never cleaned, is a larger share of it."
+	return s + "; the compaction cases measured what the cleaner left for their write pattern and size (see Changelog " +
+		"compaction). Your amplification depends on your overwrites per key and how far the cleaner is " +
+		"behind: a small changelog's active segment, never cleaned, is a larger share of it."
 }
 
 // rangeUnknown says how far the answers reach beyond the measured sizes.
@@ -212,7 +221,8 @@ func rangeUnknown(a *Analysis) string {
 	if len(beyond) == 0 {
 		return s + "; every RTO figure lies within it."
 	}
-	return s + fmt.Sprintf("; the per-task limits for %s lie beyond it and are extrapolations (RocksDB compaction and memory behave differently at larger sizes). Run a fill near the size you plan for to confirm.", strings.Join(beyond, ", "))
+	return s + fmt.Sprintf("; the per-task limits for %s lie beyond it and are extrapolations (RocksDB compaction and "+
+		"memory behave differently at larger sizes). Run a fill near the size you plan for to confirm.", strings.Join(beyond, ", "))
 }
 
 func runsWhere(rs []*Run, f func(*Run) bool) []*Run {
@@ -281,11 +291,14 @@ func fitQuality(a *Analysis) []string {
 	}
 	var out []string
 	if r.Fit.R2 < minGoodR2 {
-		out = append(out, fmt.Sprintf("The fit the rate comes from explains only %.0f%% of the variation in time to ready (R² %.3f): repeats varied a lot, as on a busy machine. Repeat the runs on a quiet host, or with more repeats, before relying on extrapolations.", 100*r.Fit.R2, r.Fit.R2))
+		out = append(out, fmt.Sprintf("The fit the rate comes from explains only %.0f%% of the variation in time to ready "+
+			"(R² %.3f): repeats varied a lot, as on a busy machine. Repeat the runs on a quiet host, or "+
+			"with more repeats, before relying on extrapolations.", 100*r.Fit.R2, r.Fit.R2))
 	}
 	for _, h := range a.SizeHoldOuts {
 		if h.Fit.Setup == r.Setup && math.Abs(h.ErrorPercent()) > maxSizeHoldOutPercent {
-			out = append(out, fmt.Sprintf("Fitted without its largest size, the line predicted %s for %s where %s was measured (%+.0f%%): predictions beyond the measured sizes may be off by as much.",
+			out = append(out, fmt.Sprintf("Fitted without its largest size, the line predicted %s for %s where %s was "+
+				"measured (%+.0f%%): predictions beyond the measured sizes may be off by as much.",
 				FormatSeconds(h.Predicted.Value), FormatBytes(h.Size), FormatSeconds(h.Measured), h.ErrorPercent()))
 		}
 	}

@@ -51,7 +51,8 @@ type Deployment struct {
 
 // IsZero reports whether nothing about the deployment is known.
 func (d Deployment) IsZero() bool {
-	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 && d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0 && d.RecordsPerKey == 0
+	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 &&
+		d.Instances == 0 && d.Standbys == 0 && d.WriteRate == 0 && d.RecordsPerKey == 0
 }
 
 // Answer is one capacity answer with everything it rests on.
@@ -311,7 +312,8 @@ func transactionsRead(c *topicshape.Shape) string {
 	if c.Markers == 1 {
 		markers = "1 transaction marker"
 	}
-	t := fmt.Sprintf("the topic holds transactions (%s, %s of them aborting): read with %s, as Kafka Streams under exactly_once_v2 restores it, so aborted transactions' records are not counted",
+	t := fmt.Sprintf("the topic holds transactions (%s, %s of them aborting): read with %s, as Kafka Streams under "+
+		"exactly_once_v2 restores it, so aborted transactions' records are not counted",
 		markers, count(float64(c.AbortMarkers)), iso)
 	if c.OpenOffsets > 0 {
 		t += fmt.Sprintf("; %s offsets past the last stable offset (a transaction still open) not read, as such a restore ends there", count(float64(c.OpenOffsets)))
@@ -377,7 +379,8 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	q := "Partitions needed so each task restores within " + rtoText
 	if task.Value <= 0 {
-		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a restore (%s) exceeds %s", FormatSeconds(factorValue(r.FactorAt(0))*r.Overhead), rtoText)}}
+		return out, []Unanswered{{Question: q, Reason: fmt.Sprintf("no partition count helps: the fixed overhead of a "+
+			"restore (%s) exceeds %s", FormatSeconds(factorValue(r.FactorAt(0))*r.Overhead), rtoText)}}
 	}
 	need := int(math.Ceil(state / task.Value))
 	inputs := []string{a.stateText(), "largest changelog per task " + FormatBytes(task.Value),
@@ -411,7 +414,8 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	case d.Partitions > 0 && state <= 0 && d.LiveBytes > 0:
 		return nil, nil // resolveState said why there is no changelog size
 	case d.Partitions > 0 && state <= 0:
-		return nil, []Unanswered{{Question: "per-task restore time", Reason: "--partitions needs --state (the changelog bytes of the store) or --live-state to size a task"}}
+		return nil, []Unanswered{{Question: "per-task restore time", Reason: "--partitions needs --state (the changelog " +
+			"bytes of the store) or --live-state to size a task"}}
 	case d.Instances > 0 && d.Partitions <= 0:
 		return nil, []Unanswered{{Question: "per-instance restore time", Reason: "--instances needs --partitions and --state (tasks per instance and their size)"}}
 	case d.Partitions <= 0:
@@ -436,7 +440,8 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	perThread := ceilDiv(perInstance, t)
 	instSecs := r.Seconds(float64(perThread) * taskBytes)
 	out = append(out, Answer{
-		Question:     fmt.Sprintf("Cold restore of one instance (%s on %s: %s per thread)", Plural(perInstance, "task"), Plural(t, "thread"), Plural(perThread, "task")),
+		Question: fmt.Sprintf("Cold restore of one instance (%s on %s: %s per thread)", Plural(perInstance, "task"),
+			Plural(t, "thread"), Plural(perThread, "task")),
 		Value:        TimeValue(instSecs),
 		Checks:       checks(instSecs, a.Options.RTOs),
 		Extrapolated: instSecs.Extrapolated,
@@ -514,7 +519,8 @@ func (a *Analysis) kindStateText() string {
 	if a.Rate == nil || !a.Rate.Setup.Params.StoreKind.Segmented() {
 		return ""
 	}
-	return fmt.Sprintf(" (the rate is a %s store's: the size is its changelog within the retention of its last record, what a cold restore reads, not the whole changelog)", a.Rate.Setup.Params.StoreKind)
+	return fmt.Sprintf(" (the rate is a %s store's: the size is its changelog within the retention of its last record, "+
+		"what a cold restore reads, not the whole changelog)", a.Rate.Setup.Params.StoreKind)
 }
 
 // checks compares an estimated time with each objective: inconclusive when
@@ -535,7 +541,8 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 				FormatSeconds(e.Value), beyondFactor(e.Factor.Beyond), FormatBytes(e.Factor.Bytes))
 		case e.HasInterval() && e.Lo <= obj && obj <= e.Hi:
 			c.Inconclusive = true
-			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it", FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
+			c.Why = fmt.Sprintf("the estimate %s ranges %s–%s over the measurements, which straddles it",
+				FormatSeconds(e.Value), FormatSeconds(e.Lo), FormatSeconds(e.Hi))
 		case !e.HasInterval() || e.Hi <= e.Lo:
 			// No spread measured: the point alone, with no "at least".
 		case c.Meets && e.Hi <= obj:
@@ -556,7 +563,8 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 func intervalText(e Estimate) string {
 	s := fmt.Sprintf("interval %s–%s: the spread of the restores the rate rests on%s", FormatSeconds(e.Lo), FormatSeconds(e.Hi), calibrationSpreadText(e))
 	if e.Hi <= e.Lo {
-		s = fmt.Sprintf("no interval: the restores the rate rests on show no spread (one restore, or repeats that agree), so nothing bounds its error%s", calibrationSpreadText(e))
+		s = fmt.Sprintf("no interval: the restores the rate rests on show no spread (one restore, or repeats that agree), "+
+			"so nothing bounds its error%s", calibrationSpreadText(e))
 	}
 	if e.Beyond > 1.05 {
 		s += "; " + beyondText(e) + " beyond the sizes measured"
@@ -574,7 +582,8 @@ func wideText(within Estimate) string {
 	if !within.Wide() {
 		return ""
 	}
-	return fmt.Sprintf("INCONCLUSIVE: it rests on %s a thread within the objective, %s beyond the sizes measured, where nothing bounds the estimate's error", FormatBytes(within.Value), beyondText(within))
+	return fmt.Sprintf("INCONCLUSIVE: it rests on %s a thread within the objective, %s beyond the sizes measured, where "+
+		"nothing bounds the estimate's error", FormatBytes(within.Value), beyondText(within))
 }
 
 // beyondText is how far beyond the measured sizes an estimate lies, said

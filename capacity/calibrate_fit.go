@@ -14,10 +14,16 @@ import (
 // CalibrationMethod says how a calibrated prediction's factor and its
 // interval are made, for the reports that show them.
 const CalibrationMethod = "A prediction of n bytes a thread takes its setting's factor at n: on the fit inside the sizes calibrated " +
-	"(least squares through each size's median factor, against log size or against 1/size, whichever leaves the smaller residuals; 1/size on a tie, as a fixed cost amortising predicts); " +
-	"beyond them the fit's trend, flagged EXTRAPOLATED, its interval spanning from the nearest calibrated size's fitted factor to the trend's; with one size calibrated, that size's median, flagged beyond it. " +
-	"The interval widens that by the repeat pairs' spread at the calibrated sizes around n (the most any pair lay below and above its size's median: the min–max of k pairs holds the median factor with probability 1 − 2^(1−k), 94% for 5) plus the fit's largest residual there (at every size when extrapolating), " +
-	"and multiplies into the restore time's own spread. A verdict whose interval holds the objective, or whose factor lies more than 4× beyond the sizes calibrated, is INCONCLUSIVE."
+	"(least squares through each size's median factor, against log size or against 1/size, whichever leaves the smaller " +
+	"residuals; 1/size on a tie, as a fixed cost amortising predicts); " +
+	"beyond them the fit's trend, flagged EXTRAPOLATED, its interval spanning from the nearest calibrated size's fitted " +
+	"factor to the trend's; with one size calibrated, that size's median, flagged beyond it. " +
+	"The interval widens that by the repeat pairs' spread at the calibrated sizes around n (the most any pair lay below " +
+	"and above its size's median: the min–max of k pairs holds the median factor with probability " +
+	"1 − 2^(1−k), 94% for 5) plus the fit's largest residual there (at every size when " +
+	"extrapolating), " +
+	"and multiplies into the restore time's own spread. A verdict whose interval holds the objective, or whose factor " +
+	"lies more than 4× beyond the sizes calibrated, is INCONCLUSIVE."
 
 // AppliedFactor is the calibration factor one prediction takes: Kafka
 // Streams' restore time over the model's at the bytes one thread restores,

@@ -173,7 +173,8 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 	case d.Partitions <= 0:
 		needs = "--partitions (each partition's active segment is never cleaned)"
 	case c.float("min.compaction.lag.ms") > 0 && d.WriteRate <= 0:
-		needs = fmt.Sprintf("--write-rate (records written within min.compaction.lag.ms %.0f are never cleaned, however many that is)", c.float("min.compaction.lag.ms"))
+		needs = fmt.Sprintf("--write-rate (records written within min.compaction.lag.ms %.0f are never cleaned, however "+
+			"many that is)", c.float("min.compaction.lag.ms"))
 	}
 	boundText := "no bound: it needs " + needs
 	if needs == "" {
@@ -192,11 +193,13 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 		ans.Inputs = append(ans.Inputs, "measured: "+amp.Text(), boundText)
 		ans.Sources = Refs(amp.Obs)
 	case needs != "":
-		return nil, &Unanswered{Question: q, Reason: fmt.Sprintf("no compaction run on a real broker in the inputs measured %s, and the worst case they allow needs %s", c, needs)}
+		return nil, &Unanswered{Question: q, Reason: fmt.Sprintf("no compaction run on a real broker in the inputs "+
+			"measured %s, and the worst case they allow needs %s", c, needs)}
 	default:
 		est.Changelog = bound
 		ans.Value = fmt.Sprintf("%s (WORST CASE these settings allow, not measured)", FormatBytes(bound))
-		ans.Inputs = append(ans.Inputs, boundText, fmt.Sprintf("no compaction run on a real broker in the inputs measured %s: run the capacity profile's compaction cases with them and --brokers", c))
+		ans.Inputs = append(ans.Inputs, boundText, fmt.Sprintf("no compaction run on a real broker in the inputs measured "+
+			"%s: run the capacity profile's compaction cases with them and --brokers", c))
 	}
 	est.Answer = ans
 	return est, nil

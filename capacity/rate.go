@@ -98,7 +98,8 @@ func (r *Rate) FarFrom(d Deployment) string {
 		return ""
 	}
 	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
-		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys against the records) before relying on these answers"
+		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys " +
+		"against the records) before relying on these answers"
 }
 
 // maxTombstoneGap is how far apart the tombstone shares of the measured
@@ -310,7 +311,8 @@ func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, er
 		return r, nil
 	}
 	r := rateOf(cands[0])
-	return nil, fmt.Errorf("no rate: the verified cold restores of %s give %v bytes/s per thread (they read %s in %s): a rate needs restores that read bytes over a measured time",
+	return nil, fmt.Errorf("no rate: the verified cold restores of %s give %v bytes/s per thread (they read %s in %s): "+
+		"a rate needs restores that read bytes over a measured time",
 		cands[0].Label(), r.PerThread, FormatBytes(r.Lo*float64(r.Threads)), FormatSeconds(r.Obs[0].Seconds))
 }
 
@@ -340,7 +342,8 @@ func candidates(setups []*Setup, caseName string) ([]*Setup, error) {
 	if caseName != "" {
 		return nil, fmt.Errorf("no verified cold restore of case %q in the inputs (cases: %s)", caseName, caseList(cold))
 	}
-	return nil, fmt.Errorf("no verified cold restore with Kafka Streams' default settings in the inputs: name the configuration to plan with (--case; cases: %s)", caseList(cold))
+	return nil, fmt.Errorf("no verified cold restore with Kafka Streams' default settings in the inputs: name the "+
+		"configuration to plan with (--case; cases: %s)", caseList(cold))
 }
 
 func caseList(setups []*Setup) string {

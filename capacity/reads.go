@@ -64,10 +64,13 @@ func readsServedAgainRow(a *Analysis) RTORow {
 	g := readGapsOf(a.Obs, engine)
 	switch {
 	case len(g.never) > 0:
-		row.Missing = fmt.Sprintf("the lookups of %s with a query load and stale reads off were never answered after the restore (%s): their gap is longer than the load and measures nothing; see why the lookups were refused", Plural(len(g.never), "cold restore"), Refs(g.never))
+		row.Missing = fmt.Sprintf("the lookups of %s with a query load and stale reads off were never answered after the "+
+			"restore (%s): their gap is longer than the load and measures nothing; see why the lookups were "+
+			"refused", Plural(len(g.never), "cold restore"), Refs(g.never))
 		return row
 	case len(g.strict) == 0:
-		row.Missing = "no cold restore with a query load and stale reads off in the inputs" + otherEngineText(a.Obs, engine) + ": add a case with a queries block (stale: false) to the size sweep, or run the queries profile"
+		row.Missing = "no cold restore with a query load and stale reads off in the inputs" + otherEngineText(a.Obs, engine) + ": add a case with a " +
+			"queries block (stale: false) to the size sweep, or run the queries profile"
 		return row
 	}
 	row.Measured = true
@@ -82,10 +85,13 @@ func readsServedAgainRow(a *Analysis) RTORow {
 		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: task, Instance: inst})
 	}
 	row.Basis = append(row.Basis,
-		fmt.Sprintf("lookups answered again %s after the last store restored at worst (median %s) over %s with a query load and stale reads off; each cell is the cold restore within the objective less that gap (%s)",
+		fmt.Sprintf("lookups answered again %s after the last store restored at worst (median %s) over %s with a query "+
+			"load and stale reads off; each cell is the cold restore within the objective less that gap (%s)",
 			FormatSeconds(worst), FormatSeconds(runs.Median(g.strict)), Plural(len(g.strict), "cold restore"), a.Rate.Label()))
 	if len(g.stale) > 0 {
-		row.Basis = append(row.Basis, fmt.Sprintf("with stale reads allowed, the first lookup was answered %s after the restore began at worst (median %s) over %s, at the sizes measured: answers from stores still restoring, possibly stale (%s)",
+		row.Basis = append(row.Basis, fmt.Sprintf("with stale reads allowed, the first lookup was answered %s after the "+
+			"restore began at worst (median %s) over %s, at the sizes measured: answers from stores still "+
+			"restoring, possibly stale (%s)",
 			FormatSeconds(runs.Max(g.stale)), FormatSeconds(runs.Median(g.stale)), Plural(len(g.stale), "cold restore"), Refs(g.staleObs)))
 	}
 	row.Sources = Refs(append(append([]Obs{}, a.Rate.Obs...), g.strictObs...))

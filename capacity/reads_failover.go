@@ -83,7 +83,8 @@ func (s *outageSet) inputs() []string {
 	out := []string{fmt.Sprintf("the longest span the killed instance's keys went unanswered, from the SIGKILL, over %s: worst %s, median %s",
 		Plural(len(s.secs), "kill"), FormatSeconds(s.worst()), FormatSeconds(runs.Median(s.secs)))}
 	if len(s.servedAgain) > 0 {
-		out = append(out, fmt.Sprintf("every lookup answered again (the first answer after the last refusal) %s after the kill at worst", FormatSeconds(runs.Max(s.servedAgain))))
+		out = append(out, fmt.Sprintf("every lookup answered again (the first answer after the last refusal) %s after the "+
+			"kill at worst", FormatSeconds(runs.Max(s.servedAgain))))
 	}
 	if s.lookups > 0 {
 		out = append(out, fmt.Sprintf("of %d lookups of those keys after the kills, %.1f%% refused or unanswered, %d answered from a standby",
@@ -119,7 +120,8 @@ func standbyLagText(lags []*runs.StandbyLag) string {
 	for _, r := range rates {
 		g := byRate[r]
 		if g.answers > 0 {
-			parts = append(parts, fmt.Sprintf("at %.0f records/s written: %.0f behind on average, p99 %d, max %d (%d answers)", r, g.sum/float64(g.answers), g.p99, g.max, g.answers))
+			parts = append(parts,
+				fmt.Sprintf("at %.0f records/s written: %.0f behind on average, p99 %d, max %d (%d answers)", r, g.sum/float64(g.answers), g.p99, g.max, g.answers))
 		}
 	}
 	if len(parts) == 0 {

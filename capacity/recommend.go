@@ -264,15 +264,21 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 	unit := comparisonUnit(rcs)
 	switch {
 	case compared == 0:
-		rec.Text = "No run compares other settings with Kafka Streams' defaults: add a case with the defaults (e.g. `- name: kstreams-default`) next to the settings to try."
+		rec.Text = "No run compares other settings with Kafka Streams' defaults: add a case with the defaults (e.g. `- " +
+			"name: kstreams-default`) next to the settings to try."
 		rec.Evidence = nil
 	case len(order) == 0 && len(undecided) > 0:
 		w := undecided[0]
-		rec.Text = fmt.Sprintf("Inconclusive: %s restored faster than Kafka Streams' defaults with ranges that do not overlap in %d of %s, but with %d and %d repeats that happens by chance with p = %.2f at best (the test needs p ≤ %.2f): run with at least %d repeats per case to decide. Nothing here shows the defaults are the fastest.",
+		rec.Text = fmt.Sprintf("Inconclusive: %s restored faster than Kafka Streams' defaults with ranges that do not "+
+			"overlap in %d of %s, but with %d and %d repeats that happens by chance with p = %.2f at best "+
+			"(the test needs p ≤ %.2f): run with at least %d repeats per case to decide. Nothing here "+
+			"shows the defaults are the fastest.",
 			w.ProfileCase(), len(undecided), Plural(compared, unit), w.Diff.Base.N, w.Diff.Other.N, w.Diff.P, compare.SpreadAlpha, compare.RepeatsToDecide())
-		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide", w.ProfileCase(), compare.RepeatsToDecide())
+		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide",
+			w.ProfileCase(), compare.RepeatsToDecide())
 	case len(order) == 0:
-		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in any of %s; keep the defaults.", what, Plural(compared, unit))
+		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in "+
+			"any of %s; keep the defaults.", what, Plural(compared, unit))
 		rec.Short, rec.ShortDetail = "Kafka Streams' defaults", "nothing beat them beyond the spread in "+Plural(compared, unit)
 	default:
 		sort.SliceStable(order, func(i, j int) bool { return len(wins[order[i]]) > len(wins[order[j]]) })
@@ -286,7 +292,8 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 		rec.ShortDetail = fmt.Sprintf("%s time to ready than the defaults, beyond the spread in %d of %d %ss", marginText(lo, hi), len(best), compared, unit)
 		rec.Text = fmt.Sprintf("%s (%s): %s.", order[0], Describe(best[0].Row.Other.Params), rec.ShortDetail)
 		if 2*len(best) <= compared {
-			rec.Text += " In the others the difference stayed within the spread or reversed: not a consistent gain on this host; measure it again (more repeats, a quieter machine) before relying on it."
+			rec.Text += " In the others the difference stayed within the spread or reversed: not a consistent gain on this " +
+				"host; measure it again (more repeats, a quieter machine) before relying on it."
 			rec.Short = "no consistent winner"
 			rec.ShortDetail = fmt.Sprintf("%s beat the defaults beyond the spread in only %d of %d %ss", order[0], len(best), compared, unit)
 		}
@@ -353,7 +360,8 @@ func standbyRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Standbys"}
 	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(RowColdRestore)
 	if f == nil && ev == nil {
-		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
+		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these " +
+			"inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
 		return rec
 	}
 	var parts []string
@@ -362,7 +370,9 @@ func standbyRecommendation(a *Analysis) Recommendation {
 		for _, c := range cold.Cells {
 			limits = append(limits, fmt.Sprintf("%s per task for %s", FormatBytes(c.Task.Value), FormatRTO(c.RTO)))
 		}
-		parts = append(parts, fmt.Sprintf("Use num.standby.replicas=1 when a task's changelog exceeds what restores cold within the objective (%s, before failure detection): a promoted standby brought the tasks back within %s at worst, whatever their size.",
+		parts = append(parts, fmt.Sprintf("Use num.standby.replicas=1 when a task's changelog exceeds what restores cold "+
+			"within the objective (%s, before failure detection): a promoted standby brought the tasks back "+
+			"within %s at worst, whatever their size.",
 			strings.Join(limits, "; "), FormatSeconds(f.Worst)))
 		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")", "takeovers: "+f.TakeoverText())
 	} else if f != nil {
@@ -372,7 +382,8 @@ func standbyRecommendation(a *Analysis) Recommendation {
 		parts = append(parts, "No failover run measured a standby taking over ("+failoverRun+").")
 	}
 	if ev != nil && ev.Best != nil {
-		parts = append(parts, fmt.Sprintf("A standby kept up with %s of writes here; above that its lag grows and a failover turns into a restore of the lag.", ev.Sustained()))
+		parts = append(parts, fmt.Sprintf("A standby kept up with %s of writes here; above that its lag grows and a "+
+			"failover turns into a restore of the lag.", ev.Sustained()))
 		rec.Evidence = append(rec.Evidence, ev.SustainedBasis()+" ("+Refs(ev.Steps)+")")
 		if len(ev.CatchUps) > 0 {
 			rec.Evidence = append(rec.Evidence, "catch-up after a pause: "+ev.CatchUpText())
@@ -399,7 +410,9 @@ func compactionRecommendation(a *Analysis) (Recommendation, bool) {
 		}
 	}
 	if len(real) == 0 {
-		rec.Text = "The compaction cases ran on the embedded broker, which compacts every changelog fully on request whatever its settings: they show the floor (one record per live key), not what Kafka's cleaner leaves. " +
+		rec.Text = "The compaction cases ran on the embedded broker, which compacts every changelog fully on request " +
+			"whatever its settings: they show the floor (one record per live key), not what Kafka's cleaner " +
+			"leaves. " +
 			"Run them with --brokers against Kafka to measure your settings; until then the planner uses the worst case the settings allow."
 		return rec, true
 	}
@@ -417,7 +430,8 @@ func compactionRecommendation(a *Analysis) (Recommendation, bool) {
 		return rec, true
 	}
 	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
-		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans sooner, at the cost of more cleaning work on the brokers.",
+		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans "+
+		"sooner, at the cost of more cleaning work on the brokers.",
 		worst.Median, worst.Settings, best.Median, best.Settings, worst.Median/best.Median)
 	return rec, true
 }

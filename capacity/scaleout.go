@@ -179,10 +179,16 @@ func scaleOutRestoreRate(a *Analysis, s *ScaleOut, in warmup.Inputs) (float64, s
 		return in.RestoreRate, ""
 	}
 	if runs.EngineOf(r.Setup.Params) != config.EngineKafkaStreams && r.Calibration == nil {
-		return in.RestoreRate, fmt.Sprintf("restore rate: the scale-out setup's %.0f offsets/s (%s, on %s a thread) disagrees by ×%.1f with the cold-restore rate %s (%s, up to %s a thread), which was measured on more work but on the model engine, uncalibrated, so it is not used: add a calibrate run, or cold restores on the kafka-streams engine",
-			in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatBytes(setupWork), ratio, FormatRate(cold*in.BytesPerOffset), r.Label(), FormatBytes(r.Hi))
+		return in.RestoreRate, fmt.Sprintf("restore rate: the scale-out setup's %.0f offsets/s (%s, on %s a thread) "+
+			"disagrees by ×%.1f with the cold-restore rate %s (%s, up to %s a thread), which was measured "+
+			"on more work but on the model engine, uncalibrated, so it is not used: add a calibrate run, or "+
+			"cold restores on the kafka-streams engine",
+			in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatBytes(setupWork), ratio,
+			FormatRate(cold*in.BytesPerOffset), r.Label(), FormatBytes(r.Hi))
 	}
-	return cold, fmt.Sprintf("restore rate: the cold-restore rate %s (%s, measured up to %s a thread) rather than the scale-out setup's %.0f offsets/s (%s, on %s a thread): they disagree by ×%.1f, and a rate measured on little work is mostly fixed cost",
+	return cold, fmt.Sprintf("restore rate: the cold-restore rate %s (%s, measured up to %s a thread) rather than the "+
+		"scale-out setup's %.0f offsets/s (%s, on %s a thread): they disagree by ×%.1f, and a rate "+
+		"measured on little work is mostly fixed cost",
 		FormatRate(cold*in.BytesPerOffset), r.Label(), FormatBytes(r.Hi), in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatBytes(setupWork), ratio)
 }
 
@@ -198,11 +204,17 @@ func scaleOutList(sos []*ScaleOut) string {
 // scaleOutBasis: what was measured, and what the predictions assume.
 func scaleOutBasis(sos []*ScaleOut, s *ScaleOut, in warmup.Inputs) []string {
 	out := []string{"measured warmup-assignment time (new instances started → assignment balanced, every task running on its final owner): " + scaleOutList(sos)}
-	out = append(out, fmt.Sprintf("the sizes are the warmup model's predictions, not measured at these sizes, for the scale-out of %s: %d → %d instances, %s, num.stream.threads=%d, max.warmup.replicas=%d, acceptable.recovery.lag=%d, probing.rebalance.interval.ms=%.0f, %.0f records/s written; restore %.0f offsets/s per thread (%s), startup %s, rebalance %s as measured there; per instance is the task × the %d tasks each of the %d instances ends with",
+	out = append(out, fmt.Sprintf("the sizes are the warmup model's predictions, not measured at these sizes, for the "+
+		"scale-out of %s: %d → %d instances, %s, num.stream.threads=%d, max.warmup.replicas=%d, "+
+		"acceptable.recovery.lag=%d, probing.rebalance.interval.ms=%.0f, %.0f records/s written; restore "+
+		"%.0f offsets/s per thread (%s), startup %s, rebalance %s as measured there; per instance is the "+
+		"task × the %d tasks each of the %d instances ends with",
 		s.Obs.Ref(), in.Before, in.After, Plural(len(in.TaskOffsets), "task"), in.Threads, in.MaxWarmupReplicas, in.AcceptableRecoveryLag,
 		in.ProbingIntervalSeconds*1000, in.WriteRate, in.RestoreRate, FormatRate(in.RestoreRate*in.BytesPerOffset), FormatSeconds(in.StartupSeconds),
 		FormatSeconds(in.RebalanceSeconds), ceilDiv(len(in.TaskOffsets), in.After), in.After))
-	out = append(out, "a task moves only at a probing rebalance once its warmup is within acceptable.recovery.lag, so the time grows in steps of the probing interval: an objective shorter than one interval is met only by tasks small enough to move at the first rebalance")
+	out = append(out, "a task moves only at a probing rebalance once its warmup is within acceptable.recovery.lag, so "+
+		"the time grows in steps of the probing interval: an objective shorter than one interval is met "+
+		"only by tasks small enough to move at the first rebalance")
 	return out
 }
 
@@ -217,10 +229,11 @@ func scaleOutAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	for _, s := range a.ScaleOuts {
 		so := s.Record
 		ans := Answer{
-			Question: fmt.Sprintf("Scale-out %d → %d instances, %s of %s (measured warmup-assignment time)", so.Before, so.After, Plural(so.Tasks, "task"), FormatBytes(s.TaskBytes)),
-			Value:    FormatSeconds(so.WarmupAssignmentSeconds),
-			Inputs:   []string{fmt.Sprintf("%s protocol, %s, tasks moved: %d", so.Protocol, Plural(so.ProbingRounds, "probing round"), so.Moved)},
-			Sources:  s.Obs.Ref(),
+			Question: fmt.Sprintf("Scale-out %d → %d instances, %s of %s (measured warmup-assignment time)", so.Before,
+				so.After, Plural(so.Tasks, "task"), FormatBytes(s.TaskBytes)),
+			Value:   FormatSeconds(so.WarmupAssignmentSeconds),
+			Inputs:  []string{fmt.Sprintf("%s protocol, %s, tasks moved: %d", so.Protocol, Plural(so.ProbingRounds, "probing round"), so.Moved)},
+			Sources: s.Obs.Ref(),
 		}
 		if p := so.Prediction; p != nil {
 			ans.Inputs = append(ans.Inputs, fmt.Sprintf("%s for it: %s (%+.1f%%)", warmup.Label, FormatSeconds(p.TotalSeconds), so.PredictionErrorPct))

@@ -173,12 +173,14 @@ func (ev *StandbyEvidence) Sustained() string {
 func (ev *StandbyEvidence) SustainedBasis() string {
 	if len(ev.Steps) == 0 {
 		if len(ev.Unjudged) > 0 {
-			return fmt.Sprintf("no rate step took the %d lag samples while writing that a verdict needs (%s without: lengthen standby.duration or shorten standby.sample)",
+			return fmt.Sprintf("no rate step took the %d lag samples while writing that a verdict needs (%s without: lengthen "+
+				"standby.duration or shorten standby.sample)",
 				runs.MinLagSamples, Plural(len(ev.Unjudged), "step"))
 		}
 		return "no rate step measured it (only pauses)"
 	}
-	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second of the writes stopping, over %s on the %s engine",
+	s := fmt.Sprintf("the highest write rate at which the standby's lag stayed bounded and it caught up within a second "+
+		"of the writes stopping, over %s on the %s engine",
 		Plural(len(ev.Steps), "rate step"), runs.EngineOf(ev.Steps[0].Restore.Params))
 	switch {
 	case ev.AtLeast && ev.Best.Restore.Standby.ProducerLimited:
@@ -365,7 +367,9 @@ func failoverBasis(a *Analysis) []string {
 	f := a.Failover
 	out := []string{
 		fmt.Sprintf("%s (last record the killed instance processed to the first its survivor processed, per task); takeovers: %s", f.Summary(), f.TakeoverText()),
-		fmt.Sprintf("with a caught-up standby the survivor restores only the standby's lag, so the gap is failure detection and a rebalance and does not grow with the state: detection took %s (median; session.timeout.ms=%d in these runs, Kafka's default is 45000)",
+		fmt.Sprintf("with a caught-up standby the survivor restores only the standby's lag, so the gap is failure "+
+			"detection and a rebalance and does not grow with the state: detection took %s (median; "+
+			"session.timeout.ms=%d in these runs, Kafka's default is 45000)",
 			FormatSeconds(f.Detection), f.SessionTimeoutMs),
 		"the standby must keep up with the write rate for this to hold: " + standbyKeepUpText(a),
 	}
@@ -491,11 +495,14 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskBytes := state / float64(d.Partitions)
 	tasks, how := coldRecoveryShape(d, a.Options.Threads, taskBytes)
 	restore := r.Seconds(float64(tasks) * taskBytes)
-	detect, detectText := DefaultFailureDetectionSeconds, fmt.Sprintf("plus failure detection, %s ASSUMED: Kafka's default session timeout (session.timeout.ms, classic protocol; group.streams.session.timeout.ms, streams protocol); no failover run in the inputs measured it",
+	detect, detectText := DefaultFailureDetectionSeconds, fmt.Sprintf("plus failure detection, %s ASSUMED: Kafka's "+
+		"default session timeout (session.timeout.ms, classic protocol; "+
+		"group.streams.session.timeout.ms, streams protocol); no failover run in the inputs measured it",
 		FormatSeconds(DefaultFailureDetectionSeconds))
 	if f := a.Failover; f != nil {
 		detect = f.Detection
-		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d there; yours may differ)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
+		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d "+
+			"there; yours may differ)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
 	}
 	total := restore.Plus(detect)
 	inputs := []string{how, r.Summary(), detectText}
@@ -573,5 +580,6 @@ func coldRecoveryShape(d Deployment, threads int, taskBytes float64) (int, strin
 		return n, fmt.Sprintf("the instance's %s of %s restored cold on its %s after a restart: %s per thread",
 			Plural(d.Partitions, "task"), FormatBytes(taskBytes), Plural(threads, "thread"), Plural(n, "task"))
 	}
-	return 1, fmt.Sprintf("ASSUMED one task per survivor thread: one task of %s restored cold (give --instances for the failed instance's tasks spread over the survivors)", FormatBytes(taskBytes))
+	return 1, fmt.Sprintf("ASSUMED one task per survivor thread: one task of %s restored cold (give --instances for the "+
+		"failed instance's tasks spread over the survivors)", FormatBytes(taskBytes))
 }

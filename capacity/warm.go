@@ -15,7 +15,8 @@ import (
 const RowWarmRestart = "warm restart"
 
 // errNoWarm is why the inputs give no warm-restart rate.
-var errNoWarm = errors.New("not measured in the inputs: needs a warm-restart run (`restorebench run warm`, or the capacity profile: restarts with the state directory kept)")
+var errNoWarm = errors.New("not measured in the inputs: needs a warm-restart run (`restorebench run warm`, or the " +
+	"capacity profile: restarts with the state directory kept)")
 
 // WarmRate is how fast a warm restart comes back. An instance restarted
 // with its state directory kept replays only what was written to its
@@ -122,17 +123,22 @@ func warmRestartRow(a *Analysis) RTORow {
 // warmBasis says what the warm row's cells are and rest on.
 func warmBasis(w *WarmRate, threads int) []string {
 	out := []string{
-		"a warm restart replays only the records written to the changelog while the instance was down: the sizes are that backlog of changes per task and per instance (bytes of key+value), not the size of the state, which may be any",
+		"a warm restart replays only the records written to the changelog while the instance was down: the sizes are that " +
+			"backlog of changes per task and per instance (bytes of key+value), not the size of the state, " +
+			"which may be any",
 		fmt.Sprintf("%s: %s; %s", w.Setup.ScenarioLabel(), w.Summary(), warmFitText(w)),
 		fmt.Sprintf("a restart with 0 records changed took %s (%s): the fixed cost of reopening the stores", FormatSeconds(w.ZeroSeconds), Refs(w.Zero)),
 		fmt.Sprintf("%s of changes is about %s records of %.0f bytes", FormatBytes(1e9), count(w.Records(1e9)), w.RecordBytes),
 		threadsBasis(w.Rate, threads),
 	}
 	if len(w.Cold) > 0 {
-		out = append(out, fmt.Sprintf("the cold restore of the same %s of state took %s (%s)", FormatBytes(w.Cold[0].ChangelogBytes), FormatSeconds(w.ColdSeconds), Refs(w.Cold)))
+		out = append(out,
+			fmt.Sprintf("the cold restore of the same %s of state took %s (%s)", FormatBytes(w.Cold[0].ChangelogBytes), FormatSeconds(w.ColdSeconds), Refs(w.Cold)))
 	}
 	if len(w.Fallback) > 0 {
-		out = append(out, fmt.Sprintf("when the committed offsets lie below the log start (retention, or an exactly-once store wiped after an unclean shutdown) the restart restores from the log start: %s measured (%s); the cold row applies then",
+		out = append(out, fmt.Sprintf("when the committed offsets lie below the log start (retention, or an exactly-once "+
+			"store wiped after an unclean shutdown) the restart restores from the log start: %s measured "+
+			"(%s); the cold row applies then",
 			FormatSeconds(medianSeconds(w.Fallback)), Refs(w.Fallback)))
 	}
 	return out
@@ -142,7 +148,8 @@ func warmBasis(w *WarmRate, threads int) []string {
 func warmFitText(w *WarmRate) string {
 	f := w.Fit
 	if f == nil {
-		return fmt.Sprintf("median rate of %d restarts after %s of changes (no line: it needs %d amounts of changes)", len(w.Obs), FormatBytes(w.Obs[0].ChangelogBytes), MinFitSizes)
+		return fmt.Sprintf("median rate of %d restarts after %s of changes (no line: it needs %d amounts of changes)",
+			len(w.Obs), FormatBytes(w.Obs[0].ChangelogBytes), MinFitSizes)
 	}
 	return fmt.Sprintf("least-squares fit of time to ready against bytes of changes over %d restarts at %d amounts (%s to %s), R² %.3f",
 		len(f.Points), len(f.Sizes), FormatBytes(f.Min()), FormatBytes(f.Max()), f.R2)

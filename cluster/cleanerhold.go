@@ -227,9 +227,12 @@ func (h *CleanerHold) alter(ctx context.Context, op kadm.IncrementalOp, value st
 
 // unknownHold is the refusal of a topic at HoldLag with no hold recorded.
 func (b HoldBook) unknownHold(topic string) error {
-	return fmt.Errorf("its min.compaction.lag.ms is already %s, the hold's value, and %s records no hold on it: another restorebench run (with another --data-dir, or on another host) may be holding it, or one was killed holding it before it kept this record. "+
+	return fmt.Errorf("its min.compaction.lag.ms is already %s, the hold's value, and %s records no hold on it: another "+
+		"restorebench run (with another --data-dir, or on another host) may be holding it, or one was "+
+		"killed holding it before it kept this record. "+
 		"Its own setting is not known, so this run could not put it back. If no run is holding it, put its setting back by hand "+
-		"(kafka-configs.sh --bootstrap-server <brokers> --entity-type topics --entity-name %s --alter --delete-config min.compaction.lag.ms, or --add-config min.compaction.lag.ms=<its own value>) and run again",
+		"(kafka-configs.sh --bootstrap-server <brokers> --entity-type topics --entity-name %s --alter --delete-config "+
+		"min.compaction.lag.ms, or --add-config min.compaction.lag.ms=<its own value>) and run again",
 		HoldLag, b.dir, topic)
 }
 

@@ -51,7 +51,8 @@ func ParseBrokers(s string) ([]string, error) {
 		// The address is not quoted, as it holds the secret; nor is one
 		// that percent-decodes to it (bob%3Ahunter2%40host:9092).
 		if strings.ContainsRune(percentDecoded(b), '@') {
-			return nil, errors.New("a broker address holds a user name or password (user@host): Kafka addresses are host:port; give credentials with --command-config or --sasl-username and --sasl-password-file")
+			return nil, errors.New("a broker address holds a user name or password (user@host): Kafka addresses are " +
+				"host:port; give credentials with --command-config or --sasl-username and --sasl-password-file")
 		}
 		i := strings.LastIndexByte(b, ':')
 		if i <= 0 || i == len(b)-1 {
@@ -248,7 +249,8 @@ func authFailure(cfg Config, err error) error {
 	case errors.Is(err, kerr.IllegalSaslState), errors.Is(err, kerr.UnsupportedSaslMechanism):
 		return fmt.Errorf("authentication failed for %s at %s: %v (is this a SASL listener offering that mechanism?)", cfg.Login, at, err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("authentication failed for %s at %s: the broker closed the connection during the login (wrong user or password, or not a SASL listener)", cfg.Login, at)
+		return fmt.Errorf("authentication failed for %s at %s: the broker closed the connection during the login (wrong "+
+			"user or password, or not a SASL listener)", cfg.Login, at)
 	}
 	return nil
 }

@@ -253,7 +253,8 @@ func clientPropertiesFrom(props []javaprops.Property) (ClientProperties, error) 
 		}
 		if (strings.HasPrefix(k, "ssl.") || strings.HasPrefix(k, "sasl.")) &&
 			!ignoredSecurityKeys[k] && !strings.HasPrefix(k, "sasl.oauthbearer.") {
-			return r.cp, fmt.Errorf("%s: is not supported by restorebench (supported: security.protocol, sasl.mechanism, sasl.jaas.config and the PEM, JKS and PKCS12 ssl.truststore.*/ssl.keystore.* settings)", at)
+			return r.cp, fmt.Errorf("%s: is not supported by restorebench (supported: security.protocol, sasl.mechanism, "+
+				"sasl.jaas.config and the PEM, JKS and PKCS12 ssl.truststore.*/ssl.keystore.* settings)", at)
 		}
 		r.cp.Ignored = append(r.cp.Ignored, k)
 	}

@@ -51,10 +51,13 @@ func (s Security) JavaProperties() (JavaClient, error) {
 		return jc, nil
 	}
 	if s.InsecureSkipVerify {
-		return jc, errors.New("--tls-insecure-skip-verify has no Kafka client setting, so the Kafka Streams JVMs cannot be given it: trust the brokers' CA instead (--tls-ca, or ssl.truststore.* in --command-config)")
+		return jc, errors.New("--tls-insecure-skip-verify has no Kafka client setting, so the Kafka Streams JVMs cannot be " +
+			"given it: trust the brokers' CA instead (--tls-ca, or ssl.truststore.* in --command-config)")
 	}
 	if s.ServerName != "" {
-		return jc, errors.New("--tls-server-name has no Kafka client setting, so the Kafka Streams JVMs cannot be given it: connect by a name the certificates hold, or turn host name verification off (ssl.endpoint.identification.algorithm= in --command-config)")
+		return jc, errors.New("--tls-server-name has no Kafka client setting, so the Kafka Streams JVMs cannot be given " +
+			"it: connect by a name the certificates hold, or turn host name verification off " +
+			"(ssl.endpoint.identification.algorithm= in --command-config)")
 	}
 	if err := s.javaTrust(jc); err != nil {
 		return jc, err

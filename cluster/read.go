@@ -18,7 +18,8 @@ type OffsetRange struct{ From, To int64 }
 // or past its last offset in range, or when nothing new arrived for idle.
 // opts are further consumer options (kgo.KeepControlRecords to see
 // transaction markers, which take offsets).
-func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration, opts ...kgo.Opt) (map[int32][]*kgo.Record, error) {
+func ReadRange(ctx context.Context, cfg Config, topic string,
+	ranges map[int32]OffsetRange, idle time.Duration, opts ...kgo.Opt) (map[int32][]*kgo.Record, error) {
 	out := map[int32][]*kgo.Record{}
 	err := ScanRange(ctx, cfg, topic, ranges, idle, func(r *kgo.Record) { out[r.Partition] = append(out[r.Partition], r) }, nil, opts...)
 	if err != nil {
@@ -33,7 +34,9 @@ func ReadRange(ctx context.Context, cfg Config, topic string, ranges map[int32]O
 // last offset in range, or when nothing new arrived for idle (what is left
 // are compaction gaps or transaction markers). After each poll, polled
 // (when set) is told how many partitions are still being read.
-func ScanRange(ctx context.Context, cfg Config, topic string, ranges map[int32]OffsetRange, idle time.Duration, each func(*kgo.Record), polled func(left int), opts ...kgo.Opt) error {
+func ScanRange(ctx context.Context, cfg Config, topic string,
+	ranges map[int32]OffsetRange, idle time.Duration,
+	each func(*kgo.Record), polled func(left int), opts ...kgo.Opt) error {
 	assign := map[int32]kgo.Offset{}
 	for p, r := range ranges {
 		if r.To > r.From {

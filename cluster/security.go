@@ -253,9 +253,11 @@ func (s Security) validateStores() error {
 	case !isJavaStore(s.TruststoreType) && s.TruststorePassword != "":
 		return errors.New("ssl.truststore.password is for JKS and PKCS12 trust stores; a PEM one has none")
 	case isJavaStore(s.KeystoreType) && (s.CertFile == "" || s.KeyFile != s.CertFile || s.CertPEM != "" || s.KeyPEM != ""):
-		return fmt.Errorf("ssl.keystore.type %s needs the store's file (ssl.keystore.location) and nothing else for the client certificate", storeType(s.KeystoreType))
+		return fmt.Errorf("ssl.keystore.type %s needs the store's file (ssl.keystore.location) and nothing else for the "+
+			"client certificate", storeType(s.KeystoreType))
 	case !isJavaStore(s.KeystoreType) && (s.KeystorePassword != "" || s.KeyPassword != ""):
-		return errors.New("ssl.keystore.password and ssl.key.password are for JKS and PKCS12 key stores; encrypted PEM keys are not supported (decrypt the key, e.g. openssl pkey)")
+		return errors.New("ssl.keystore.password and ssl.key.password are for JKS and PKCS12 key stores; encrypted PEM " +
+			"keys are not supported (decrypt the key, e.g. openssl pkey)")
 	}
 	return nil
 }
@@ -403,7 +405,8 @@ func keyPair(certData, keyData []byte, certName, keyName string) (tls.Certificat
 			break
 		}
 		if b.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(b.Headers["Proc-Type"], "ENCRYPTED") {
-			return tls.Certificate{}, fmt.Errorf("%s: the private key is encrypted; encrypted keys (ssl.key.password) are not supported, decrypt it first (e.g. openssl pkey -in key.pem -out key-plain.pem)", keyName)
+			return tls.Certificate{}, fmt.Errorf("%s: the private key is encrypted; encrypted keys (ssl.key.password) are not "+
+				"supported, decrypt it first (e.g. openssl pkey -in key.pem -out key-plain.pem)", keyName)
 		}
 		if strings.HasSuffix(b.Type, "PRIVATE KEY") {
 			sawKey = true

@@ -27,7 +27,10 @@ var benchfmtUnits = []string{
 // format (golang.org/design/14313-benchmark-format), one line per repeat so
 // benchstat sees the distribution:
 //
-//	BenchmarkRestore/case=<case>/strategy=<s>/threads=<t>/batch=<b> 1 <ns> ns/op <MB/s> MB/s <rec/s> records/s [<ns> ready-ns/op] [<bytes> peak-RSS-B] [<ratio> efficiency]
+//	BenchmarkRestore/case=<case>/strategy=<s>/threads=<t>/batch=<b> 1 <ns> ns/op <MB/s> MB/s <rec/s> records/s \
+//		[<ns> ready-ns/op] [<bytes> peak-RSS-B] [<ratio> efficiency]
+//
+// (one line: the backslash and the break are not written)
 //
 // ns/op is DurationSeconds; ready-ns/op is TotalSeconds, written only when
 // the ready phase was measured; peak-RSS-B only when recorded; efficiency

@@ -31,14 +31,18 @@ func checkEventTimes(k StoreKind, timeRange, window Duration) error {
 	room := limit.Sub(base) // the most the records may span from base
 	last := base.Add(timeRange.D())
 	if timeRange.D() > room {
-		return fieldErr("time_range", "%s stamps the last record %s (a timed fill's event times start at %s), more than %s ahead of now: Kafka refuses records timestamped further ahead (message.timestamp.after.max.ms, 1 h by default) with INVALID_TIMESTAMP; at most %s now",
+		return fieldErr("time_range", "%s stamps the last record %s (a timed fill's event times start at %s), more than %s "+
+			"ahead of now: Kafka refuses records timestamped further ahead (message.timestamp.after.max.ms, "+
+			"1 h by default) with INVALID_TIMESTAMP; at most %s now",
 			timeRange, last.Format(time.RFC3339), base.Format(time.RFC3339), Duration(MaxTimestampAhead), Duration(max(room, 0).Truncate(time.Minute)))
 	}
-	if !k.StampsAhead() {
+	if k != StoreSession {
 		return nil
 	}
 	if window.D() > room-timeRange.D() { // not the sum: both may be near the largest Duration
-		return fieldErr("window_size", "%s after time_range %s stamps the last session's end %s, more than %s ahead of now: Kafka refuses records timestamped further ahead (message.timestamp.after.max.ms, 1 h by default) with INVALID_TIMESTAMP; time_range plus window_size at most %s now",
+		return fieldErr("window_size", "%s after time_range %s stamps the last session's end %s, more than %s ahead of "+
+			"now: Kafka refuses records timestamped further ahead (message.timestamp.after.max.ms, 1 h by "+
+			"default) with INVALID_TIMESTAMP; time_range plus window_size at most %s now",
 			window, timeRange, last.Add(window.D()).Format(time.RFC3339), Duration(MaxTimestampAhead), Duration(max(room, 0).Truncate(time.Minute)))
 	}
 	return nil

@@ -66,6 +66,8 @@ func CheckJVMFlag(flag string) error {
 		return nil
 	}
 	name, _, _ := strings.Cut(flag, "=")
-	return fmt.Errorf("%.60s is not one of the memory and garbage-collector flags allowed (-Xmx/-Xms/-Xss/-Xmn sizes, -XX:+/-UseG1GC and other collector switches, -XX:MaxDirectMemorySize=, -XX:MaxMetaspaceSize= and other sizes): "+
+	return fmt.Errorf("%.60s is not one of the memory and garbage-collector flags allowed (-Xmx/-Xms/-Xss/-Xmn sizes, "+
+		"-XX:+/-UseG1GC and other collector switches, -XX:MaxDirectMemorySize=, -XX:MaxMetaspaceSize= "+
+		"and other sizes): "+
 		"flags that run commands, load agents, write dumps or files, or set system properties are refused", name)
 }

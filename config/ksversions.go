@@ -116,7 +116,8 @@ func (c Case) checkKafkaStreamsVersion() error {
 		}
 	}
 	if strings.EqualFold(strings.TrimSpace(c.Streams[propGroupProtocol]), "streams") && !v.Has(FeatureStreamsProtocol) {
-		return fieldErr("streams."+propGroupProtocol, "streams on Kafka Streams %s (kafka_streams_version): it needs %s; %s has the classic protocol only", v.Version, FeatureStreamsProtocol, v.Version)
+		return fieldErr("streams."+propGroupProtocol, "streams on Kafka Streams %s (kafka_streams_version): it needs %s; "+
+			"%s has the classic protocol only", v.Version, FeatureStreamsProtocol, v.Version)
 	}
 	return nil
 }

@@ -169,8 +169,10 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.partitioner", "%q is not a partitioner: kafka-streams (the default) or topic", q.Partitioner)
 	case !queryScenarios[c.Scenario]:
 		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
-	case kindDef(c.StoreKind).NoLookups != "":
-		return fieldErr("queries", "key lookups read key-value stores; %s", kindDef(c.StoreKind).NoLookups)
+	case c.StoreKind == StoreVersionedKeyValue:
+		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
+	case c.StoreKind.Segmented():
+		return fieldErr("queries", "key lookups read key-value stores; %s fetches are not built yet", c.StoreKind)
 	}
 	if err := c.checkQueryOwnedStreams(); err != nil {
 		return err
@@ -191,7 +193,8 @@ func (c Case) checkRangeQueries() error {
 	case q.RangeKeys != 0 && q.RangeShare == 0:
 		return fieldErr("queries.range_keys", "is the width of range queries, and queries.range_share is 0: set it too")
 	case q.RangeShare > 0 && c.Engine != EngineKafkaStreams:
-		return fieldErr("queries.range_share", "range queries go through the kafka-streams engine's API layer; the %s engine answers key lookups only so far", c.Engine)
+		return fieldErr("queries.range_share", "range queries go through the kafka-streams engine's API layer; the %s "+
+			"engine answers key lookups only so far", c.Engine)
 	}
 	return nil
 }

@@ -8,7 +8,8 @@ import "strings"
 // at every instance's start (kstreams/PROTOCOL.md, "The API layer"), after
 // the fill, so a profile refuses it first, naming the key.
 var queryOwnedStreams = map[string]string{
-	"application.server": "the driver sets it to its API layer's address (restorebench.api.host and the port it listens on), which queryMetadataForKey names to route every lookup; remove it, or the queries",
+	"application.server": "the driver sets it to its API layer's address (restorebench.api.host and the port it listens " +
+		"on), which queryMetadataForKey names to route every lookup; remove it, or the queries",
 }
 
 // checkQueryOwnedStreams refuses, beside queries, a streams key the

@@ -17,7 +17,8 @@ var (
 	pemEnd   = regexp.MustCompile(`-{4,} ?END\b[^-\n]*-{4,}`)
 	// pemBody is a line inside a PEM or PuTTY block: base64, or a header
 	// (Proc-Type: 4,ENCRYPTED; Private-Lines: 14; Comment: "...").
-	pemBody  = regexp.MustCompile(`^\s*([A-Za-z0-9+/=]+|(Proc-Type|DEK-Info|Comment|Subject|Encryption|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+):.*)\s*$`)
+	pemBody = regexp.MustCompile(`^\s*([A-Za-z0-9+/=]+|(Proc-Type|DEK-Info|Comment|Subject|Encryption|Public-Lines|` +
+		`Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+):.*)\s*$`)
 	puttyKey = regexp.MustCompile(`(?i)PuTTY-User-Key-File-`)
 
 	// basicAuth is an HTTP Basic credential: base64 of user:password.

@@ -70,7 +70,9 @@ func DefaultRolling() *RollingSettings {
 func checkRolling(c Case, r *RollingSettings) error {
 	switch {
 	case r.Rate == 0 && c.StoreKind.Segmented():
-		return fieldErr("rolling.rate", "0 with a %s store: a restarted instance reopens its stores with no stream time (Kafka Streams does not persist it) and serves expired windows until it puts a new record; set a write rate", c.StoreKind)
+		return fieldErr("rolling.rate", "0 with a %s store: a restarted instance reopens its stores with no stream time "+
+			"(Kafka Streams does not persist it) and serves expired windows until it puts a new record; set "+
+			"a write rate", c.StoreKind)
 	case r.Instances <= 0:
 		return fieldErr("rolling.instances", "%d must be positive", r.Instances)
 	case r.Instances > MaxInstances:
@@ -86,9 +88,11 @@ func checkRolling(c Case, r *RollingSettings) error {
 	case r.GapThreshold < Duration(100*time.Millisecond):
 		return fieldErr("rolling.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", r.GapThreshold)
 	case r.Settle >= r.Timeout:
-		return fieldErr("rolling.settle", "%s is not under rolling.timeout %s: the application must stay ready for rolling.settle within rolling.timeout of each restart, which it never can", r.Settle, r.Timeout)
+		return fieldErr("rolling.settle", "%s is not under rolling.timeout %s: the application must stay ready for "+
+			"rolling.settle within rolling.timeout of each restart, which it never can", r.Settle, r.Timeout)
 	case r.GapThreshold >= r.Timeout:
-		return fieldErr("rolling.gap_threshold", "%s is not under rolling.timeout %s: no pause in processing within a restart could count, and its downtime would read 0", r.GapThreshold, r.Timeout)
+		return fieldErr("rolling.gap_threshold", "%s is not under rolling.timeout %s: no pause in processing within a "+
+			"restart could count, and its downtime would read 0", r.GapThreshold, r.Timeout)
 	}
 	return firstErr(checkRate("rolling.rate", r.Rate), checkDuration("rolling.down", r.Down), checkDuration("rolling.timeout", r.Timeout))
 }

@@ -83,9 +83,11 @@ func checkScaleOut(_ Case, s *ScaleOutSettings) error {
 	case s.GapThreshold < Duration(100*time.Millisecond):
 		return fieldErr("scaleout.gap_threshold", "%s is under 100ms (the driver reports processing every 100ms)", s.GapThreshold)
 	case s.Settle >= s.Timeout:
-		return fieldErr("scaleout.settle", "%s is not under scaleout.timeout %s: the assignment must stay balanced for scaleout.settle within scaleout.timeout, which it never can", s.Settle, s.Timeout)
+		return fieldErr("scaleout.settle", "%s is not under scaleout.timeout %s: the assignment must stay balanced for "+
+			"scaleout.settle within scaleout.timeout, which it never can", s.Settle, s.Timeout)
 	case s.GapThreshold >= s.Timeout:
-		return fieldErr("scaleout.gap_threshold", "%s is not under scaleout.timeout %s: no pause in processing within the scale-out could count, and its longest gap would read 0", s.GapThreshold, s.Timeout)
+		return fieldErr("scaleout.gap_threshold", "%s is not under scaleout.timeout %s: no pause in processing within the "+
+			"scale-out could count, and its longest gap would read 0", s.GapThreshold, s.Timeout)
 	}
 	return firstErr(checkRate("scaleout.rate", s.Rate), checkDuration("scaleout.lead", s.Lead), checkDuration("scaleout.timeout", s.Timeout))
 }

@@ -152,11 +152,14 @@ func checkStandby(c Case, s *StandbySettings) error {
 		if every != s.Sample.D() {
 			at = fmt.Sprintf(" (the %s engine reports lags every %s at the least)", c.Engine, every)
 		}
-		return fieldErr("standby.sample", "%s%s gives %d lag sample(s) over standby.duration %s; a rate step needs at least %d to say whether the standby kept up: make standby.duration at least %d × standby.sample",
+		return fieldErr("standby.sample", "%s%s gives %d lag sample(s) over standby.duration %s; a rate step needs at "+
+			"least %d to say whether the standby kept up: make standby.duration at least %d × standby.sample",
 			s.Sample, at, n, s.Duration, MinStandbyLagSamples, MinStandbyLagSamples)
 	}
 	if c.Engine == EngineKafkaStreams && s.Sample > Duration(MaxStandbyKafkaStreamsSample) {
-		return fieldErr("standby.sample", "%s is over %s: on the kafka-streams engine the lag samples also time the standby's catch-up (within a second of a rate step's writes stopping, and after a pause), so they must come at least every %s",
+		return fieldErr("standby.sample", "%s is over %s: on the kafka-streams engine the lag samples also time the "+
+			"standby's catch-up (within a second of a rate step's writes stopping, and after a pause), so "+
+			"they must come at least every %s",
 			s.Sample, MaxStandbyKafkaStreamsSample, MaxStandbyKafkaStreamsSample)
 	}
 	return nil

@@ -106,7 +106,8 @@ func (c *Case) FitWarmToFill(records int64, about bool) error {
 			if about {
 				approx = "about "
 			}
-			return fieldErr(fmt.Sprintf("warm.changed[%d]", i), "%d records is over %d times the fill's %s%d records (at most %d: past that a warm restart measures the producer, not the restart)",
+			return fieldErr(fmt.Sprintf("warm.changed[%d]", i), "%d records is over %d times the fill's %s%d records (at most "+
+				"%d: past that a warm restart measures the producer, not the restart)",
 				n.N, MaxWarmChangedFactor, approx, records, bound)
 		}
 	}

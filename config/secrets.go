@@ -280,7 +280,8 @@ func checkNoSecrets(path string, m map[string]string) error {
 			return fieldErr(path+"."+k, "a secret does not belong in a profile: results.json, the reports and the logs record every property")
 		}
 		if shape := SecretShape(m[k]); shape != "" {
-			return fieldErr(path+"."+k, "the value looks like a credential (%s), which does not belong in a profile: results.json and the reports record every property", shape)
+			return fieldErr(path+"."+k, "the value looks like a credential (%s), which does not belong in a profile: "+
+				"results.json and the reports record every property", shape)
 		}
 	}
 	return nil
@@ -313,7 +314,9 @@ func jvmFlagSecret(flag string) string {
 func checkJVMFlagSecrets(path string, flags []string) error {
 	for i, f := range flags {
 		if why := jvmFlagSecret(f); why != "" {
-			return fieldErr(fmt.Sprintf("%s[%d]", path, i), "%s, which does not belong in a profile: every user of the host can read a JVM's command line, and results.json and the reports record its flags; give the JVM secrets in a file it reads (a keystore, a JAAS or properties file)", why)
+			return fieldErr(fmt.Sprintf("%s[%d]", path, i), "%s, which does not belong in a profile: every user of the host "+
+				"can read a JVM's command line, and results.json and the reports record its flags; give the JVM "+
+				"secrets in a file it reads (a keystore, a JAAS or properties file)", why)
 		}
 	}
 	return nil

@@ -32,7 +32,6 @@ func init() {
 			}
 			return c.checkSessionSegments()
 		},
-		NoLookups:   "session fetches are not built yet",
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,
@@ -41,7 +40,11 @@ func init() {
 
 // sessionRefusal is why session stores do not run scenario s.
 func sessionRefusal(s Scenario) string {
-	return "session stores run scenarios cold and warm only so far, not " + string(s) + ": a reopened session store's stream time is the largest session end it restores again, which after a short pause (a standby's, or in a failover or a rolling restart a store kept from an earlier assignment or a restarted instance's) can lie below the fill's, a state the fill's expected state does not describe yet"
+	return "session stores run scenarios cold and warm only so far, not " + string(s) + ": a reopened session store's " +
+		"stream time is the largest session end it restores again, which after a short pause (a " +
+		"standby's, or in a failover or a rolling restart a store kept from an earlier assignment or a " +
+		"restarted instance's) can lie below the fill's, a state the fill's expected state does not " +
+		"describe yet"
 }
 
 // checkSessionSegments checks a session store's segment interval: the
@@ -52,7 +55,9 @@ func sessionRefusal(s Scenario) string {
 // one, 3.9 through 4.4), and Stores.inMemorySessionStore has no segments.
 func (c Case) checkSessionSegments() error {
 	if c.SegmentInterval != 0 && c.Engine == EngineKafkaStreams {
-		return fieldErr("segment_interval", "Kafka Streams' session stores take no segment interval (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s)); leave it unset on the kafka-streams engine")
+		return fieldErr("segment_interval", "Kafka Streams' session stores take no segment interval "+
+			"(RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s)); leave it unset on the "+
+			"kafka-streams engine")
 	}
 	return nil
 }

@@ -24,11 +24,13 @@ const StoreVersionedKeyValue = loadgen.KindVersionedKeyValue
 func init() {
 	refused := map[Scenario]string{}
 	for _, s := range []Scenario{ScenarioWarm, ScenarioStandby, ScenarioFailover} {
-		refused[s] = fmt.Sprintf("%s stores run scenario cold only so far, not %s: Kafka Streams reopens a versioned store without its history segments (LogicalKeyValueSegments.openExisting registers none), so a restarted store serves only the history its restore touches again, a state the fill's expected state does not describe yet", StoreVersionedKeyValue, s)
+		refused[s] = fmt.Sprintf("%s stores run scenario cold only so far, not %s: Kafka Streams reopens a versioned store "+
+			"without its history segments (LogicalKeyValueSegments.openExisting registers none), so a "+
+			"restarted store serves only the history its restore touches again, a state the fill's expected "+
+			"state does not describe yet", StoreVersionedKeyValue, s)
 	}
 	registerStoreKind(StoreKindDef{Kind: StoreVersionedKeyValue, Layout: LayoutVersioned, Retention: true,
 		Scenarios: []Scenario{ScenarioCold}, Refused: refused,
-		NoLookups:   "versioned lookups are not built yet",
 		check:       Case.checkVersioned,
 		fillSpec:    Fill.versionedSpec,
 		driverProps: retentionProperties,

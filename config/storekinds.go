@@ -40,9 +40,6 @@ type StoreKindDef struct {
 	// the scenarios it has a reason for; the others are refused listing
 	// the scenarios it runs.
 	Refused map[Scenario]string
-	// NoLookups says why a query load's key lookups cannot read it ("" for
-	// a store they read: a key-value one).
-	NoLookups string
 	// Layout is the engine store that restores it.
 	Layout StoreLayout
 	// Retention says its fill has a retention (fill.retention: a window
@@ -187,7 +184,9 @@ func (c Case) checkStoreKind() error {
 	case c.ReadExpired && !c.StoreKind.Segmented():
 		return fieldErr("read_expired", "set only for window and session stores, whose cold restore can skip the records the retention expired")
 	case c.ReadExpired && c.Engine == EngineKafkaStreams:
-		return fieldErr("read_expired", "the kafka-streams engine reads as its kafka_streams_version does (3.9.1-4.1.2 and 4.3.x from the log start, 4.2.2 and 4.4.0 from the first record within the retention): set that instead")
+		return fieldErr("read_expired", "the kafka-streams engine reads as its kafka_streams_version does (3.9.1-4.1.2 and "+
+			"4.3.x from the log start, 4.2.2 and 4.4.0 from the first record within the retention): set that "+
+			"instead")
 	case !d.Runs(c.Scenario):
 		return kindScenarioErr(c.StoreKind, c.Scenario)
 	case d.check != nil:

@@ -222,7 +222,8 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 			// Kafka Streams under at_least_once resets only the offsets of
 			// a task whose offset is out of range: the store keeps its data
 			// and the log is applied on top, from its new start.
-			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: offsets reset, the log restored from its start on top of the kept store (at_least_once)", off, t.From)
+			t.Fallback = fmt.Sprintf("committed offset %d lies below the log start offset %d: offsets reset, the log restored "+
+				"from its start on top of the kept store (at_least_once)", off, t.From)
 			existing[t.ID.Partition] = st
 			continue
 		case off+1 < t.From:

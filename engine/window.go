@@ -59,7 +59,8 @@ func newWindowStore(c config.Case, schema keySchema, open func(int64) (Store, er
 	if ret <= 0 || iv <= 0 {
 		return nil, fmt.Errorf("window store: retention %s and segment interval %s must be positive", c.Retention, c.SegmentIntervalOf())
 	}
-	return &WindowStore{schema: schema, open: open, remove: remove, retention: ret, interval: iv, stream: -1, segments: map[int64]Store{}, written: map[int64]int64{}}, nil
+	return &WindowStore{schema: schema, open: open, remove: remove, retention: ret, interval: iv, stream: -1,
+		segments: map[int64]Store{}, written: map[int64]int64{}}, nil
 }
 
 // rocksWindowStore is a window store of RocksDB segments under dir, each

@@ -590,7 +590,8 @@ func (e *ExitError) Error() string {
 		return b.String()
 	}
 	if e.OutOfMemory != "" || strings.Contains(e.LogTail, "java.lang.OutOfMemoryError") {
-		fmt.Fprintf(&b, "; the JVM ran out of memory (%s): raise the case's jvm_heap (its -Xmx), or for \"Direct buffer memory\" or \"Metaspace\" the matching jvm_flags", cmp.Or(e.OutOfMemory, "java.lang.OutOfMemoryError"))
+		fmt.Fprintf(&b, "; the JVM ran out of memory (%s): raise the case's jvm_heap (its -Xmx), or for \"Direct buffer "+
+			"memory\" or \"Metaspace\" the matching jvm_flags", cmp.Or(e.OutOfMemory, "java.lang.OutOfMemoryError"))
 	}
 	if e.LogTail != "" {
 		fmt.Fprintf(&b, "; last lines of %s:\n%s", e.LogPath, e.LogTail)

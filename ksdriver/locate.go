@@ -103,7 +103,8 @@ func envLib(dir, version, build string) (string, error) {
 			return sibling, nil
 		}
 	}
-	return "", fmt.Errorf("%w for Kafka Streams %s: %s=%s holds the driver for Kafka Streams %s; run %s, then point %s at .cache/kstreams/%s/lib (or at any version's lib in that cache)",
+	return "", fmt.Errorf("%w for Kafka Streams %s: %s=%s holds the driver for Kafka Streams %s; run %s, then point %s "+
+		"at .cache/kstreams/%s/lib (or at any version's lib in that cache)",
 		ErrNotBuilt, version, EnvLib, dir, orUnknown(got), build, EnvLib, version)
 }
 
@@ -169,7 +170,9 @@ func FindJava() (string, error) {
 	}
 	path, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("%w (%s): the kafka-streams engine runs Kafka Streams in a JVM and needs Java 17 or later; install a JDK (`make deps-kafka` installs Debian's default-jdk-headless) or set %s to a java binary",
+		return "", fmt.Errorf("%w (%s): the kafka-streams engine runs Kafka Streams in a JVM and needs Java 17 or later; "+
+			"install a JDK (`make deps-kafka` installs Debian's default-jdk-headless) or set %s to a java "+
+			"binary",
 			ErrNoJava, err, EnvJava)
 	}
 	return path, nil

@@ -72,7 +72,8 @@ func ProduceFrom(ctx context.Context, cl *kgo.Client, topic string, spec Spec, f
 // can: the totals' records over the elapsed time say what rate it reached.
 // Closing stop ends the writing early but cleanly: what was handed to the
 // producer is flushed, so the totals are exactly what the topic received.
-func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
+func ProduceAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec,
+	from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
 	return produce(ctx, []*kgo.Client{cl}, topic, spec, from, perSecond, stop, progress, changelogKey)
 }
 
@@ -95,7 +96,9 @@ func ProduceSpread(ctx context.Context, clients []*kgo.Client, topic string, spe
 
 // produce writes spec's records from index from on through clients (see
 // ProduceAt and ProduceSpread), each under key(record).
-func produce(ctx context.Context, clients []*kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress, key func(Record) []byte) (FillTotals, error) {
+func produce(ctx context.Context, clients []*kgo.Client, topic string, spec Spec,
+	from int64, perSecond float64, stop <-chan struct{}, progress Progress,
+	key func(Record) []byte) (FillTotals, error) {
 	g, err := NewGenerator(spec)
 	if err != nil {
 		return FillTotals{}, err

@@ -20,6 +20,7 @@ func InputKey(rec Record) []byte { return rec.Key[:keyWidth] }
 // partition is its record key's). A processor that puts every input
 // record into a store of the spec's kind, in its window or session by
 // the timestamp, makes Kafka Streams append the records ProduceAt would.
-func ProduceInputAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec, from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
+func ProduceInputAt(ctx context.Context, cl *kgo.Client, topic string, spec Spec,
+	from int64, perSecond float64, stop <-chan struct{}, progress Progress) (FillTotals, error) {
 	return produce(ctx, []*kgo.Client{cl}, topic, spec, from, perSecond, stop, progress, InputKey)
 }

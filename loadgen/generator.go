@@ -47,7 +47,8 @@ func NewGenerator(spec Spec) (*Generator, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth), winBuf: make([]byte, 0, keyWidth+max(windowSuffix, sessionSuffix)), valBuf: make([]byte, spec.ValueMax)}
+	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth),
+		winBuf: make([]byte, 0, keyWidth+max(windowSuffix, sessionSuffix)), valBuf: make([]byte, spec.ValueMax)}
 	g.filler = make([]byte, fillerSize+spec.ValueMax)
 	fill := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
 	for i := 0; i+8 <= len(g.filler); i += 8 {

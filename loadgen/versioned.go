@@ -55,7 +55,8 @@ func (s Spec) validateVersioned() error {
 	case s.Keys > maxExpectKeys/4:
 		return specErr("keys", "%d keys is more than the %d whose versions can be derived in memory", s.Keys, maxExpectKeys/4)
 	case s.historyVersions() > maxExpectKeys/2:
-		return specErr("retention", "about %d versions within the history retention is more than the %d whose expected state can be derived in memory", s.historyVersions(), maxExpectKeys/2)
+		return specErr("retention", "about %d versions within the history retention is more than the %d whose expected "+
+			"state can be derived in memory", s.historyVersions(), maxExpectKeys/2)
 	}
 	return nil
 }

@@ -15,9 +15,11 @@ import (
 
 // The charts this file draws, in the registry (registerChart).
 func init() {
-	registerChart(Chart{Order: 160, Name: "lookups-by-instance", File: LookupsByInstanceFile, Scenario: config.ScenarioFailover, Draw: LookupsByInstance, Report: true,
-		Title:   "Lookups answered per instance around a SIGKILL",
-		Caption: "Each failover case's first kill under a query load: the answers each instance gave second by second, from when the lookups began; dotted: the kill"})
+	registerChart(Chart{Order: 160, Name: "lookups-by-instance", File: LookupsByInstanceFile, Scenario: config.ScenarioFailover,
+		Draw: LookupsByInstance, Report: true,
+		Title: "Lookups answered per instance around a SIGKILL",
+		Caption: "Each failover case's first kill under a query load: the answers each instance gave second by second, " +
+			"from when the lookups began; dotted: the kill"})
 }
 
 // LookupsByInstanceFile is the lookups-by-instance chart's base name.

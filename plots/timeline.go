@@ -20,8 +20,9 @@ func init() {
 		Title:   "Scale-out: each task's roles over time",
 		Caption: "Per task where it was active, restoring or warming up, with gaps in processing; dashed: probing rebalances"})
 	registerChart(Chart{Order: 90, Name: "rolling-timeline", File: RollingTimelineFile, Scenario: config.ScenarioRolling, Draw: RollingTimeline, Report: true,
-		Title:   "Rolling restart: each task's roles over time",
-		Caption: "Per task where it was active, restoring, warming up or a standby, with gaps in processing, against seconds from the first stop; dashed: each restart's stop; solid: the last restart's ready"})
+		Title: "Rolling restart: each task's roles over time",
+		Caption: "Per task where it was active, restoring, warming up or a standby, with gaps in processing, against " +
+			"seconds from the first stop; dashed: each restart's stop; solid: the last restart's ready"})
 }
 
 // File base names of the task timelines.

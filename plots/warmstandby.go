@@ -22,8 +22,9 @@ func init() {
 		Title:   "Warm restart vs cold restore",
 		Caption: "Restore time against the records written while the instance was down (log scale), median over repeats; dashed: the cold restore of the same state"})
 	registerChart(Chart{Order: 120, Name: "standby-lag", File: StandbyLagFile, Scenario: config.ScenarioStandby, Draw: StandbyLag, Report: true,
-		Title:   "Standby lag against the write rate",
-		Caption: "Per case the p99 of each rate step's lag against the rate written, median over verified repeats; circles kept up, crosses fell behind; a lag of 0 is drawn at 1; dashed: acceptable.recovery.lag"})
+		Title: "Standby lag against the write rate",
+		Caption: "Per case the p99 of each rate step's lag against the rate written, median over verified repeats; circles " +
+			"kept up, crosses fell behind; a lag of 0 is drawn at 1; dashed: acceptable.recovery.lag"})
 	registerChart(Chart{Order: 130, Name: "standby-catch-up", File: StandbyCatchUpFile, Scenario: config.ScenarioStandby, Draw: StandbyCatchUp, Report: true,
 		Title:   "Standby catch-up after a pause",
 		Caption: "Time from the standby's restart until its lag was within acceptable.recovery.lag, against how long it was stopped"})

@@ -21,7 +21,8 @@ func decodePlacement(n *yaml.Node, cases []config.Case) ([]config.PlacementRule,
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, &config.FieldError{Path: "placement", Line: n.Line, Msg: "want a list of rules, e.g. [{instance: i0, labels: {zone: a}}, {role: standby, labels: {zone: b}}]"}
+		return nil, &config.FieldError{Path: "placement", Line: n.Line, Msg: "want a list of rules, e.g. [{instance: i0, " +
+			"labels: {zone: a}}, {role: standby, labels: {zone: b}}]"}
 	}
 	rules := make([]config.PlacementRule, len(n.Content))
 	for i, item := range n.Content {

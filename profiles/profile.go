@@ -45,8 +45,8 @@ type document struct {
 	// (fill.store_kind then must not be set), each kind's changelog on its
 	// own application id and topic (<application_id>-<kind>): the same fill
 	// section written as each kind's changelog (config.Fill.ForKind), so
-	// the kinds restore the same keys, values and tombstones. With Sizes,
-	// each kind at every size (a size sweep per kind).
+	// the kinds restore the same keys, values and tombstones. Only cold
+	// cases (the kinds beyond key-value run cold restores only).
 	StoreKinds []config.StoreKind `yaml:"store_kinds"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`
@@ -133,9 +133,8 @@ type Plan struct {
 	// order; empty for a single fill (Spec).
 	Sizes []int64
 	// KindSpecs are a store-kind sweep's fills, one per kind in the order
-	// listed (Spec is the first), at the first of Sizes when both sweep;
-	// empty outside one. Cases holds the first kind's cases; CasesFor
-	// gives another kind's.
+	// listed (Spec is the first); empty outside one. Cases holds the first
+	// kind's cases; CasesFor gives another kind's.
 	KindSpecs []loadgen.Spec
 	Cases     []config.Case
 	// Limits and Ready say which extra phases each case measures.
@@ -183,7 +182,8 @@ func Load(nameOrPath string) (*Plan, error) {
 		}
 	}
 	if isDir {
-		return nil, fmt.Errorf("profile %s: is a directory, not a profile file, and no built-in profile has that name (built-in: %s)", nameOrPath, strings.Join(Builtins(), ", "))
+		return nil, fmt.Errorf("profile %s: is a directory, not a profile file, and no built-in profile has that name "+
+			"(built-in: %s)", nameOrPath, strings.Join(Builtins(), ", "))
 	}
 	return nil, fmt.Errorf("profile %q: no such file and no built-in profile of that name (built-in: %s)", nameOrPath, strings.Join(Builtins(), ", "))
 }
@@ -283,7 +283,8 @@ func checkHoldCleaner(p *Plan, top *yaml.Node) error {
 	for _, c := range p.Cases {
 		if c.Scenario == config.ScenarioCompaction {
 			return &config.FieldError{Path: "hold_cleaner", Line: lineOf(top, "hold_cleaner"),
-				Msg: fmt.Sprintf("case %s runs scenario compaction, which measures what the log cleaner leaves: it cannot run with the cleaner held; remove hold_cleaner or the case", c.Name)}
+				Msg: fmt.Sprintf("case %s runs scenario compaction, which measures what the log cleaner leaves: it cannot run "+
+					"with the cleaner held; remove hold_cleaner or the case", c.Name)}
 		}
 	}
 	return nil
@@ -299,7 +300,8 @@ func checkTransactionalFill(p *Plan, fill *yaml.Node) error {
 	for _, c := range p.Cases {
 		if d, ok := config.ScenarioDefOf(c.Scenario); ok && !d.TransactionalFill {
 			return &config.FieldError{Path: "fill.transactional", Line: lineOf(fill, "transactional"),
-				Msg: fmt.Sprintf("case %s runs scenario %s, which does not run on a transactional fill yet (it writes plain records to the changelog, or writes through Kafka Streams); scenario cold does", c.Name, c.Scenario)}
+				Msg: fmt.Sprintf("case %s runs scenario %s, which does not run on a transactional fill yet (it writes plain "+
+					"records to the changelog, or writes through Kafka Streams); scenario cold does", c.Name, c.Scenario)}
 		}
 	}
 	return nil
@@ -313,7 +315,8 @@ func checkFillKind(p *Plan, fill *yaml.Node) error {
 	kind := p.Spec.StoreKind.Of()
 	for _, c := range p.Cases {
 		if c.StoreKind != kind && len(p.KindSpecs) > 0 {
-			return &config.FieldError{Path: "store_kinds", Msg: fmt.Sprintf("case %s names store kind %s, but a store-kind sweep gives every case each kind in turn: remove the case's store_kind", c.Name, c.StoreKind)}
+			return &config.FieldError{Path: "store_kinds", Msg: fmt.Sprintf("case %s names store kind %s, but a store-kind "+
+				"sweep gives every case each kind in turn: remove the case's store_kind", c.Name, c.StoreKind)}
 		}
 		if c.StoreKind != kind {
 			return &config.FieldError{Path: "fill.store_kind", Line: lineOf(fill, "store_kind"),
@@ -330,7 +333,8 @@ func checkQueryFill(p *Plan, fill *yaml.Node) error {
 	for _, c := range p.Cases {
 		if c.Queries != nil && p.Spec.ValueMin < 8 {
 			return &config.FieldError{Path: "fill.value_size", Line: lineOf(fill, "value_size"),
-				Msg: fmt.Sprintf("case %s runs queries, whose answers are checked through the record index each value starts with: values need at least 8 bytes, not %d", c.Name, p.Spec.ValueMin)}
+				Msg: fmt.Sprintf("case %s runs queries, whose answers are checked through the record index each value starts "+
+					"with: values need at least 8 bytes, not %d", c.Name, p.Spec.ValueMin)}
 		}
 	}
 	return nil
@@ -350,7 +354,9 @@ func checkFillTopic(p *Plan, fill *yaml.Node) error {
 	for _, c := range p.Cases {
 		if c.Engine == config.EngineKafkaStreams && c.StoreKind != config.StoreKeyValue {
 			return &config.FieldError{Path: "fill.topic", Line: lineOf(fill, "topic"),
-				Msg: fmt.Sprintf("case %s restores a %s store on the kafka-streams engine, which builds it only over %s, the changelog Kafka Streams names after it, not %s (any other topic is restored as a KTable's key-value store); fill that topic, or run this case on the model engine",
+				Msg: fmt.Sprintf("case %s restores a %s store on the kafka-streams engine, which builds it only over %s, the "+
+					"changelog Kafka Streams names after it, not %s (any other topic is restored as a KTable's "+
+					"key-value store); fill that topic, or run this case on the model engine",
 					c.Name, c.StoreKind, named, p.Topic)}
 		}
 		d, ok := config.ScenarioDefOf(c.Scenario)
@@ -360,7 +366,9 @@ func checkFillTopic(p *Plan, fill *yaml.Node) error {
 			continue
 		}
 		return &config.FieldError{Path: "fill.topic", Line: lineOf(fill, "topic"),
-			Msg: fmt.Sprintf("case %s runs scenario %s on the kafka-streams engine, which restores its store only from %s, the changelog Kafka Streams names after it, not %s; scenario cold restores any topic there (as a KTable's source-topic changelog), or run this case on the model engine",
+			Msg: fmt.Sprintf("case %s runs scenario %s on the kafka-streams engine, which restores its store only from %s, "+
+				"the changelog Kafka Streams names after it, not %s; scenario cold restores any topic there (as "+
+				"a KTable's source-topic changelog), or run this case on the model engine",
 				c.Name, c.Scenario, named, p.Topic)}
 	}
 	return nil
@@ -391,6 +399,14 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
 		return err
 	}
+	if len(doc.StoreKinds) > 0 {
+		specs, err := sweepKinds(doc, fill, top)
+		if err != nil {
+			return err
+		}
+		p.KindSpecs = specs
+		fill = fill.ForKind(doc.StoreKinds[0])
+	}
 	if len(doc.Sizes) > 0 {
 		if fill.Size != nil || fill.Records != nil {
 			return &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
@@ -402,14 +418,6 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 		p.Sizes = sizes
 		first := doc.Sizes[0]
 		fill.Size = &first
-	}
-	if len(doc.StoreKinds) > 0 {
-		specs, err := sweepKinds(doc, fill, top)
-		if err != nil {
-			return err
-		}
-		p.KindSpecs = specs
-		fill = fill.ForKind(doc.StoreKinds[0])
 	}
 	spec, err := fill.Spec()
 	if err != nil {
@@ -560,7 +568,8 @@ func expandCases(base config.Case, doc *document, top *yaml.Node) ([]config.Case
 		return []config.Case{base}, nil
 	}
 	if n := len(cases) + len(doc.Cases); n > MaxCases {
-		return nil, &config.FieldError{Path: "cases", Line: lineOf(top, "cases"), Msg: fmt.Sprintf("%d cases (matrix and cases) is over the %d one run may make", n, MaxCases)}
+		return nil, &config.FieldError{Path: "cases", Line: lineOf(top, "cases"), Msg: fmt.Sprintf("%d cases (matrix and "+
+			"cases) is over the %d one run may make", n, MaxCases)}
 	}
 	for i := range doc.Cases {
 		n := &doc.Cases[i]

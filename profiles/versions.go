@@ -32,7 +32,8 @@ func sweepVersions(cases []config.Case, n *yaml.Node) ([]config.Case, error) {
 			// Finalize made an unset version the default, so another was
 			// written in the case (or the restore section).
 			return nil, &config.FieldError{Path: "kafka_streams_versions", Line: n.Line,
-				Msg: fmt.Sprintf("case %s names kafka_streams_version %s itself; a profile with kafka_streams_versions runs every kafka-streams case on each of them", c.Name, c.KafkaStreamsVersion)}
+				Msg: fmt.Sprintf("case %s names kafka_streams_version %s itself; a profile with kafka_streams_versions runs "+
+					"every kafka-streams case on each of them", c.Name, c.KafkaStreamsVersion)}
 		}
 		for i, v := range versions {
 			vc := c.Clone()
@@ -45,7 +46,8 @@ func sweepVersions(cases []config.Case, n *yaml.Node) ([]config.Case, error) {
 		}
 	}
 	if len(out) > MaxCases {
-		return nil, &config.FieldError{Path: "kafka_streams_versions", Line: n.Line, Msg: fmt.Sprintf("%d cases (every kafka-streams case on each version) is over the %d one run may make", len(out), MaxCases)}
+		return nil, &config.FieldError{Path: "kafka_streams_versions", Line: n.Line, Msg: fmt.Sprintf("%d cases (every "+
+			"kafka-streams case on each version) is over the %d one run may make", len(out), MaxCases)}
 	}
 	return out, nil
 }

@@ -23,7 +23,8 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	for _, ss := range scenarioSections.All() {
 		sections = append(sections, ss.Build)
 	}
-	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsVersionsSection, kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)
+	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsVersionsSection,
+		kafkaStreamsMetricsSection, environmentSection, fillsSection, methodSection)
 	for _, f := range sections {
 		s, err := f(a)
 		if err != nil {
@@ -106,7 +107,8 @@ func facts(a *capacity.Analysis) []Fact {
 	}
 	if h := holdoutOf(a); h != nil {
 		out = append(out, Fact{Label: "Prediction check", Value: fmt.Sprintf("%+.1f%% at %s", h.ErrorPercent(), capacity.FormatBytes(h.Size)),
-			Detail: fmt.Sprintf("a fit without the largest size predicted %s, measured %s", capacity.FormatSeconds(h.Predicted.Value), capacity.FormatSeconds(h.Measured))})
+			Detail: fmt.Sprintf("a fit without the largest size predicted %s, measured %s",
+				capacity.FormatSeconds(h.Predicted.Value), capacity.FormatSeconds(h.Measured))})
 	}
 	out = append(out, scenarioFacts(a)...)
 	var missing []string
@@ -121,7 +123,8 @@ func facts(a *capacity.Analysis) []Fact {
 	if r != nil && r.Setup.Params.Engine == config.EngineModel {
 		f := Fact{Label: "Engine", Value: "model engine, not calibrated", Detail: "no setting measured on both engines", Warn: true}
 		if r.Calibration != nil {
-			f = Fact{Label: "Engine", Value: "model engine, calibrated", Detail: "times scaled to Kafka Streams' by " + r.CalibrationText() + ", at each prediction's own size"}
+			f = Fact{Label: "Engine", Value: "model engine, calibrated",
+				Detail: "times scaled to Kafka Streams' by " + r.CalibrationText() + ", at each prediction's own size"}
 		}
 		out = append(out, f)
 	}
@@ -181,7 +184,8 @@ func scenarioFacts(a *capacity.Analysis) []Fact {
 			vals = append(vals, capacity.FormatBytes(c.Task.Value))
 		}
 		out = append(out, Fact{Label: "Warm restart within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / ") + " of changes",
-			Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold", capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
+			Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold",
+				capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
 	}
 	if f := a.Failover; f != nil {
 		out = append(out, Fact{Label: "Failover with a standby", Value: "gap ≤ " + capacity.FormatSeconds(f.Worst),
@@ -203,7 +207,8 @@ func scenarioFacts(a *capacity.Analysis) []Fact {
 		if p := r.Prediction; p != nil {
 			detail += fmt.Sprintf("; warmup model %s (%+.0f%%)", capacity.FormatSeconds(p.TotalSeconds), r.PredictionErrorPct)
 		}
-		out = append(out, Fact{Label: fmt.Sprintf("Scale-out %d → %d instances", r.Before, r.After), Value: capacity.FormatSeconds(r.WarmupAssignmentSeconds), Detail: detail})
+		out = append(out,
+			Fact{Label: fmt.Sprintf("Scale-out %d → %d instances", r.Before, r.After), Value: capacity.FormatSeconds(r.WarmupAssignmentSeconds), Detail: detail})
 		break // the first; the section lists every one
 	}
 	return out
@@ -283,11 +288,15 @@ func recommendationsSection(a *capacity.Analysis) (Section, error) {
 func rtoSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "rto", Title: "Recovery-time table"}
 	t := a.RTO
-	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("The largest state per task (partition) and per instance (num.stream.threads=%d) that comes back within each recovery-time objective, by how it comes back. "+
+	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("The largest state per task (partition) and per instance "+
+		"(num.stream.threads=%d) that comes back within each recovery-time objective, by how it comes "+
+		"back. "+
 		"A cold restore reads a task's whole changelog into an empty state directory; an instance's threads restore their tasks in parallel. "+
 		"A warm restart replays only the changes written while the instance was down, so its sizes are that backlog, whatever the state. "+
 		"A promoted standby restores only its lag, so its recovery does not depend on the state's size. "+
-		"Lookups answered again: without stale reads Kafka Streams answers a key only once its store has restored, so the state whose lookups come back within an objective is the cold restore's within it, less the longest measured wait from a restore's end to the first answer after it.", t.Threads)})
+		"Lookups answered again: without stale reads Kafka Streams answers a key only once its store has restored, so the "+
+		"state whose lookups come back within an objective is the cold restore's within it, less the "+
+		"longest measured wait from a restore's end to the first answer after it.", t.Threads)})
 	s.Blocks = append(s.Blocks, rtoTable(t))
 	if notes := rtoNotes(a); len(notes) > 0 {
 		s.Blocks = append(s.Blocks, &Para{Text: strings.Join(notes, " "), Note: true})
@@ -336,7 +345,9 @@ func rtoTable(t capacity.RTOTable) *Table {
 		right = append(right, true, true)
 	}
 	tab := &Table{Head: head, Right: right,
-		Legend: "Per task: the largest changelog one task's store (one stream thread) restores within the objective; per instance: what one instance's threads restore together. † extrapolated beyond the sizes measured; sizes in decimal units (1 GB = 10^9 bytes)."}
+		Legend: "Per task: the largest changelog one task's store (one stream thread) restores within the objective; per " +
+			"instance: what one instance's threads restore together. † extrapolated beyond the sizes " +
+			"measured; sizes in decimal units (1 GB = 10^9 bytes)."}
 	for _, row := range t.Rows {
 		cells := []string{rowName(row)}
 		for i := range t.RTOs {
@@ -393,7 +404,8 @@ func rtoNotes(a *capacity.Analysis) []string {
 		case row.Quantity == capacity.QuantityChanges:
 			notes = append(notes, "§ "+row.Scenario+": bytes of changes written while the instance was down (what a warm restart replays), not the state's size.")
 		case row.Predicted:
-			notes = append(notes, "‡ "+row.Scenario+": predicted by the warmup model for the measured scale-out's shape (not measured at these sizes); † beyond the measured task size.")
+			notes = append(notes, "‡ "+row.Scenario+": predicted by the warmup model for the measured scale-out's shape "+
+				"(not measured at these sizes); † beyond the measured task size.")
 		}
 	}
 	return notes
@@ -422,7 +434,9 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "The same answers `restorebench plan` prints for these settings."})
 	tab := &Table{Head: []string{"question", "answer", "check", "computed from", "runs"},
-		Legend: "check: the answer against each objective, with its margin (time to spare, or by how much it misses), INCONCLUSIVE when the inputs cannot decide; computed from: every input and assumption; runs: the restores it rests on (R1 = the first input run). † extrapolated beyond the sizes measured."}
+		Legend: "check: the answer against each objective, with its margin (time to spare, or by how much it misses), " +
+			"INCONCLUSIVE when the inputs cannot decide; computed from: every input and assumption; runs: " +
+			"the restores it rests on (R1 = the first input run). † extrapolated beyond the sizes measured."}
 	for _, ans := range a.Answers {
 		tab.Rows = append(tab.Rows, []string{ans.Question, answerValue(ans), check(ans), strings.Join(ans.Inputs, "; "), ans.Sources})
 	}

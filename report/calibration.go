@@ -22,8 +22,11 @@ func calibrationBlocks(a *capacity.Analysis) []Block {
 		return append(out, &Para{Text: "No run restored the same settings on both engines, so model-engine figures are the model's, uncalibrated. " +
 			"The built-in profile `calibrate` runs each setting on both (it needs a real broker: `--brokers`)."})
 	}
-	out = append(out, &Para{Text: fmt.Sprintf("Kafka Streams took %s the model's restore time: 1 / compare's model/Kafka Streams ratio per pair, the median over pairs and min–max across them. "+
-		"It compares the restore phase (Kafka Streams reports no separate ready phase). The factor moves with size, so a model-based prediction above is multiplied by the factor of its own setting and changelog shape at its own size (below), and labelled calibrated.", c)})
+	out = append(out, &Para{Text: fmt.Sprintf("Kafka Streams took %s the model's restore time: 1 / compare's "+
+		"model/Kafka Streams ratio per pair, the median over pairs and min–max across them. "+
+		"It compares the restore phase (Kafka Streams reports no separate ready phase). The factor moves with size, so a "+
+		"model-based prediction above is multiplied by the factor of its own setting and changelog shape "+
+		"at its own size (below), and labelled calibrated.", c)})
 	out = append(out, pairTable(c), &Para{Text: strings.ReplaceAll(compare.CalibrationDefinition, "\n", " "), Note: true})
 	out = append(out, &Heading{Text: "Calibration factor against size"}, CalibrationSizeTable(c))
 	if fits := CalibrationFits(c); len(fits) > 0 {
@@ -43,9 +46,12 @@ func calibrationBlocks(a *capacity.Analysis) []Block {
 // pairTable is a row per engine pair: the run, the setting and cases, the
 // size a thread, both engines' medians, the ratio and the factor applied.
 func pairTable(c *capacity.Calibration) *Table {
-	t := &Table{Head: []string{"run", "setting", "size a thread", "model restore (median)", "Kafka Streams restore (median)", "model / KS (median, range, pairs)", "factor"},
-		Legend: "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting (below 1: the model is faster), median and range over the pairs; factor: Kafka Streams over model, what the model's times at that size are multiplied by.",
-		Right:  []bool{false, false, true, true, true, true, true}}
+	t := &Table{Head: []string{"run", "setting", "size a thread", "model restore (median)",
+		"Kafka Streams restore (median)", "model / KS (median, range, pairs)", "factor"},
+		Legend: "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting (below 1: the " +
+			"model is faster), median and range over the pairs; factor: Kafka Streams over model, what the " +
+			"model's times at that size are multiplied by.",
+		Right: []bool{false, false, true, true, true, true, true}}
 	for _, p := range c.Pairs {
 		cp := p.Pair
 		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
@@ -61,7 +67,8 @@ func pairTable(c *capacity.Calibration) *Table {
 func CalibrationSizeTable(c *capacity.Calibration) *Table {
 	t := &Table{Head: []string{"setting", "changelog shape", "size a thread", "pairs", "factor (median)", "range over pairs", "fitted", "residual"},
 		Legend: "factor: Kafka Streams' restore time over the model's (1 / model/KS) for each repeat pair at that size; median and min–max over the pairs; " +
-			"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits better) at that size, residual the median minus it (- without a fit: one size).",
+			"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits better) at that " +
+			"size, residual the median minus it (- without a fit: one size).",
 		Right: []bool{false, false, true, true, true, true, true, true}}
 	for _, cv := range c.Curves {
 		for _, p := range cv.Points {
@@ -88,7 +95,8 @@ func CalibrationFits(c *capacity.Calibration) []string {
 		for _, p := range cv.Points {
 			worst = max(worst, math.Abs(p.Residual()))
 		}
-		line := fmt.Sprintf("%s: factor %s, %s–%s a thread; largest residual %.3f", cv.Label(), cv.Fit, capacity.FormatBytes(cv.MinBytes()), capacity.FormatBytes(cv.MaxBytes()), worst)
+		line := fmt.Sprintf("%s: factor %s, %s–%s a thread; largest residual %.3f", cv.Label(), cv.Fit,
+			capacity.FormatBytes(cv.MinBytes()), capacity.FormatBytes(cv.MaxBytes()), worst)
 		if cv.Fit.Sizes < capacity.MinFitSizes {
 			line += fmt.Sprintf(" (%d sizes: a line through them, its residuals test nothing; measure %d or more)", cv.Fit.Sizes, capacity.MinFitSizes)
 		}

@@ -21,7 +21,8 @@ func printColdBounds(w io.Writer, sums []runs.CaseSummary) {
 			continue
 		}
 		if !header {
-			fmt.Fprintln(w, "  bounds: max(fetch-only s, write-only s, (fetch CPU s + write CPU s) / cores); efficiency over min(fetch-only, write-only) MB/s, and over this bound:")
+			fmt.Fprintln(w, "  bounds: max(fetch-only s, write-only s, (fetch CPU s + write CPU s) / cores); efficiency over "+
+				"min(fetch-only, write-only) MB/s, and over this bound:")
 			header = true
 		}
 		fmt.Fprintf(w, "    %s: max(%.2f, %.2f, (%.2f + %.2f) / %d = %.2f) = %.2f s (%s), %.1f MB/s; efficiency %.0f%%, over the CPU-aware bound %.0f%%\n",

@@ -18,7 +18,9 @@ import (
 // setups that need more sizes and the engine calibration.
 func fitsSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "fits", Title: "Restore time against size"}
-	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("Each line is an ordinary least-squares fit (gonum `stat.LinearRegression`) of the time to ready — the restore plus the ready phase, until the store serves — "+
+	s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("Each line is an ordinary least-squares fit (gonum "+
+		"`stat.LinearRegression`) of the time to ready — the restore plus the ready phase, until the "+
+		"store serves — "+
 		"against size, over every verified restore of one configuration on one host. A configuration needs restores at %d or more sizes to be fitted; "+
 		"a prediction outside the measured sizes is marked as an extrapolation.", capacity.MinFitSizes)})
 	for _, axis := range []capacity.Axis{capacity.AxisChangelog, capacity.AxisLive} {
@@ -84,9 +86,11 @@ func setupNamer(a *capacity.Analysis) func(*capacity.Setup) string {
 
 func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Fitted lines: time to ready = fixed + size / rate",
-		Legend: "sizes, restores: how many sizes and verified restores the fit rests on; fixed (intercept): the time a restore takes whatever its size; rate (1/slope): bytes restored per second beyond it; R²: the share of the variance of time the line explains (1 = all).",
-		Head:   []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
-		Right:  []bool{false, true, true, false, true, true, true}}
+		Legend: "sizes, restores: how many sizes and verified restores the fit rests on; fixed (intercept): the time a " +
+			"restore takes whatever its size; rate (1/slope): bytes restored per second beyond it; R²: the " +
+			"share of the variance of time the line explains (1 = all).",
+		Head:  []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
+		Right: []bool{false, true, true, false, true, true, true}}
 	for _, f := range fits {
 		t.Rows = append(t.Rows, []string{name(f.Setup) + " (" + capacity.Describe(f.Setup.Params) + ")", fmt.Sprint(len(f.Sizes)), fmt.Sprint(len(f.Points)),
 			capacity.FormatBytes(f.Min()) + " – " + capacity.FormatBytes(f.Max()),
@@ -97,9 +101,10 @@ func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 
 func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Residuals per size (measured median − fitted)",
-		Legend: "measured (median): the median time to ready of the restores at that size; fitted: the line's time for it; residual: measured − fitted (positive: slower than the line), and as a share of fitted.",
-		Head:   []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
-		Right:  []bool{false, true, true, true, true, true, false}}
+		Legend: "measured (median): the median time to ready of the restores at that size; fitted: the line's time for it; " +
+			"residual: measured − fitted (positive: slower than the line), and as a share of fitted.",
+		Head:  []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
+		Right: []bool{false, true, true, true, true, true, false}}
 	for _, f := range fits {
 		for _, r := range f.Residuals {
 			t.Rows = append(t.Rows, []string{name(f.Setup), capacity.FormatBytes(r.Bytes), capacity.FormatSeconds(r.Median),
@@ -129,7 +134,8 @@ func throughputSection(a *capacity.Analysis) (Section, error) {
 	if len(a.Comparisons) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "Medians over verified repeats, with min–max; **vs baseline** is the change in time to ready against the run's baseline case " +
+	s.Blocks = append(s.Blocks, &Para{Text: "Medians over verified repeats, with min–max; **vs baseline** is the " +
+		"change in time to ready against the run's baseline case " +
 		"(Kafka Streams' defaults where the run has them) and compare's verdict on it.", Note: false},
 		&Para{Text: strings.ReplaceAll(compare.SpreadDefinition, "\n", " "), Note: true})
 	f, err := figure("throughput", "Restore throughput per configuration and size", throughputChart, a,
@@ -166,8 +172,11 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 	}
 	out := []Block{&Heading{Text: title}}
 	t := &Table{Head: []string{"case", "settings", "verified", "MB/s", "MB/s range", "time to ready", "range", "vs baseline", "verdict"},
-		Legend: "verified: repeats whose stores matched the expected state, of all; MB/s: median of each verified repeat's own rate (1 MB = 10^6 bytes), range min–max; time to ready: median restore plus ready phase; vs baseline: change of the median time against Kafka Streams' defaults; verdict: compare's test (see above).",
-		Right:  []bool{false, false, true, true, true, true, true, true, false}}
+		Legend: "verified: repeats whose stores matched the expected state, of all; MB/s: median of each verified repeat's " +
+			"own rate (1 MB = 10^6 bytes), range min–max; time to ready: median restore plus ready phase; " +
+			"vs baseline: change of the median time against Kafka Streams' defaults; verdict: compare's test " +
+			"(see above).",
+		Right: []bool{false, false, true, true, true, true, true, true, false}}
 	verdicts := map[string]compare.MetricDiff{}
 	if rc.Comparison != nil {
 		for _, row := range rc.Comparison.Rows {
@@ -340,9 +349,12 @@ func streamsVersion(res *runs.Results) string {
 // generator made it, and the live state it compacts to.
 func fillsSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "fills", Title: "Changelog fills"}
-	t := &Table{Head: []string{"run", "changelog topic", "records", "key+value", "partitions", "live keys", "live state", "records per live key", "generated", "fill rate"},
-		Legend: "records, key+value: what the fill wrote; live keys, live state: the keys and key+value bytes a restore must leave; records per live key: records over live keys (what a restore reads per key it keeps); generated: when the fill was written; fill rate: key+value bytes written per second.",
-		Right:  []bool{false, false, true, true, true, true, true, true, false, true}}
+	t := &Table{Head: []string{"run", "changelog topic", "records", "key+value", "partitions", "live keys",
+		"live state", "records per live key", "generated", "fill rate"},
+		Legend: "records, key+value: what the fill wrote; live keys, live state: the keys and key+value bytes a restore " +
+			"must leave; records per live key: records over live keys (what a restore reads per key it " +
+			"keeps); generated: when the fill was written; fill rate: key+value bytes written per second.",
+		Right: []bool{false, false, true, true, true, true, true, true, false, true}}
 	for _, r := range a.Runs {
 		fills := r.Results.Fills
 		if len(fills) == 0 {
@@ -364,7 +376,8 @@ func fillsSection(a *capacity.Analysis) (Section, error) {
 				compacted = append(compacted, fmt.Sprintf("%s %s: %s.", r.Label, f.Topic, rb.Describe(f)))
 			}
 			if f != nil && f.CleanerHold != nil {
-				compacted = append(compacted, fmt.Sprintf("%s %s: the log cleaner was held while the run restored it (hold_cleaner, %s), so its restores read the same records.", r.Label, f.Topic, f.CleanerHold.Setting))
+				compacted = append(compacted, fmt.Sprintf("%s %s: the log cleaner was held while the run restored it "+
+					"(hold_cleaner, %s), so its restores read the same records.", r.Label, f.Topic, f.CleanerHold.Setting))
 			}
 		}
 	}
@@ -434,18 +447,31 @@ func methodSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "method", Title: "Method and sources"}
 	s.Blocks = append(s.Blocks, &List{Items: []string{
 		"1 MB = 10⁶ bytes; a record's bytes are its key plus value. Sizes are changelog key+value bytes unless called live state.",
-		"Time to ready is the restore phase plus the ready phase (memtables flushed, compactions settled), compare's `total_seconds`; where a run did not measure the ready phase it is the restore alone.",
+		"Time to ready is the restore phase plus the ready phase (memtables flushed, compactions settled), compare's " +
+			"`total_seconds`; where a run did not measure the ready phase it is the restore alone.",
 		"Only verified, error-free restores count: each restored store matched the state its fill must produce.",
-		"Per-thread rate: a fit's marginal rate (1/slope), or the median rate at the largest size without a fit, divided by the threads that restored in parallel (min(num.stream.threads, partitions)). Largest state within an RTO: (RTO ÷ calibration − fixed) × per-thread rate.",
-		"Restores are cited as `run case #repeats`, e.g. `R1 kstreams-default #1-4`; a size sweep's as `R1 kstreams-default@1GiB #1-3`, a scenario's steps as `R1 warm/changed=10000 #2`, failover kills as `R2 eos-standby #1 kills 1-5`.",
-		"Warm restart: a restart with the state directory kept; its rate is a least-squares line of time to ready against the bytes of changes written while the instance was down, its fixed part the restart with nothing changed.",
-		"Standby: a step kept up when the standby's lag stayed bounded and it caught up within a second of the writes stopping; catch-up is from a paused standby's restart until its lag was within acceptable.recovery.lag.",
+		"Per-thread rate: a fit's marginal rate (1/slope), or the median rate at the largest size without a fit, divided " +
+			"by the threads that restored in parallel (min(num.stream.threads, partitions)). Largest state " +
+			"within an RTO: (RTO ÷ calibration − fixed) × per-thread rate.",
+		"Restores are cited as `run case #repeats`, e.g. `R1 kstreams-default #1-4`; a size sweep's as `R1 " +
+			"kstreams-default@1GiB #1-3`, a scenario's steps as `R1 warm/changed=10000 #2`, failover kills " +
+			"as `R2 eos-standby #1 kills 1-5`.",
+		"Warm restart: a restart with the state directory kept; its rate is a least-squares line of time to ready against " +
+			"the bytes of changes written while the instance was down, its fixed part the restart with " +
+			"nothing changed.",
+		"Standby: a step kept up when the standby's lag stayed bounded and it caught up within a second of the writes " +
+			"stopping; catch-up is from a paused standby's restart until its lag was within " +
+			"acceptable.recovery.lag.",
 		"Failover gap: per task, from the last record the killed instance processed to the first its survivor processed; a kill's gap is its longest task's.",
-		"Warmup-assignment time: from a scale-out's new instances starting until the assignment is balanced and every task runs on its final owner. Figures from the warmup model are labelled predictions.",
-		"Restore amplification: records a restore read per live key after the log cleaner ran; the bound is what the cleaner settings allow: live ÷ (1 − min.cleanable.dirty.ratio) plus the never-cleaned active segment (segment.bytes) per partition.",
+		"Warmup-assignment time: from a scale-out's new instances starting until the assignment is balanced and every task " +
+			"runs on its final owner. Figures from the warmup model are labelled predictions.",
+		"Restore amplification: records a restore read per live key after the log cleaner ran; the bound is what the " +
+			"cleaner settings allow: live ÷ (1 − min.cleanable.dirty.ratio) plus the never-cleaned active " +
+			"segment (segment.bytes) per partition.",
 	}})
 	t := &Table{Head: []string{"run", "run id", "profile", "started", "results file", "restores (verified/all)", "complete"},
-		Legend: "restores: records whose stores matched the expected state, of all; complete: whether the run finished every case and repeat (a partial run's answers are marked)."}
+		Legend: "restores: records whose stores matched the expected state, of all; complete: whether the run finished " +
+			"every case and repeat (a partial run's answers are marked)."}
 	for _, r := range a.Runs {
 		res := r.Results
 		verified := 0
@@ -458,7 +484,9 @@ func methodSection(a *capacity.Analysis) (Section, error) {
 		if res.Profile != nil {
 			profile = res.Profile.Name
 		}
-		t.Rows = append(t.Rows, []string{r.Label, res.RunID, profile, day(res.StartedAt), "`" + r.Path + "`", fmt.Sprintf("%d/%d", verified, len(res.Restores)), yesNo(res.IncompleteReason() == "")})
+		t.Rows = append(t.Rows,
+			[]string{r.Label, res.RunID, profile, day(res.StartedAt), "`" + r.Path + "`",
+				fmt.Sprintf("%d/%d", verified, len(res.Restores)), yesNo(res.IncompleteReason() == "")})
 	}
 	s.Blocks = append(s.Blocks, t)
 	return s, nil

@@ -17,15 +17,20 @@ func kafkaStreamsMetricsSection(a *capacity.Analysis) (Section, error) {
 	if len(recs) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "What Kafka Streams reported about its own restores (sampled through `KafkaStreams#metrics()` while the restores whose case set `kafka_streams_metrics` ran), " +
+	s.Blocks = append(s.Blocks, &Para{Text: "What Kafka Streams reported about its own restores (sampled through " +
+		"`KafkaStreams#metrics()` while the restores whose case set `kafka_streams_metrics` ran), " +
 		"beside restorebench's measurement of the same quantity: a dashboard's figures read against a measured truth. " +
 		fmt.Sprintf("A figure **agrees** within %.0f%% of restorebench's (counts exactly). ", 100*runs.MetricTolerance) +
-		"Kafka's rates average over its metrics window (`metrics.num.samples` × `metrics.sample.window.ms`, by default 2 × 30 s, dividing by at least `metrics.num.samples` − 1 windows): " +
+		"Kafka's rates average over its metrics window (`metrics.num.samples` × `metrics.sample.window.ms`, by default 2 " +
+		"× 30 s, dividing by at least `metrics.num.samples` − 1 windows): " +
 		"a restore shorter than that reads low by design, and the table gives what the window makes of restorebench's own records."})
 	tab := &Table{Head: []string{"restore", "metric", "reading", "Kafka Streams", "restorebench", "its window gives", "verdict"},
 		Right: []bool{false, false, false, true, true, true, false},
-		Legend: "metric: Kafka Streams' own, summed over its state-updater threads (stream-state-updater-metrics) or tasks (stream-task-metrics); reading: which sample, in what unit; " +
-			"restorebench: records/s over the restore, records restored, offsets left (0: every restore ended); its window gives: what Kafka's windowed rate reads from restorebench's records at that sample (a range where the window's alignment is not known); " +
+		Legend: "metric: Kafka Streams' own, summed over its state-updater threads (stream-state-updater-metrics) or tasks " +
+			"(stream-task-metrics); reading: which sample, in what unit; " +
+			"restorebench: records/s over the restore, records restored, offsets left (0: every restore ended); its window " +
+			"gives: what Kafka's windowed rate reads from restorebench's records at that sample (a range " +
+			"where the window's alignment is not known); " +
 			"verdict: agrees, differs by the window's design, differs as a known Kafka Streams issue would, or DISAGREES."}
 	var notes []string
 	for _, x := range recs {
@@ -43,7 +48,9 @@ func kafkaStreamsMetricsSection(a *capacity.Analysis) (Section, error) {
 
 // knownIssuesNote says what Kafka Streams 4.4 does about the metric
 // issues a difference is matched to.
-const knownIssuesNote = "Known issues, as Kafka Streams 4.4's own classes show them: restore-remaining-records-total starts at the offsets between a restore's start and end offsets, " +
-	"is counted down by the offsets each batch advances the store past and is closed to the end offset when the restore completes, so it reaches 0 over compaction gaps and transaction markers " +
+const knownIssuesNote = "Known issues, as Kafka Streams 4.4's own classes show them: restore-remaining-records-total " +
+	"starts at the offsets between a restore's start and end offsets, " +
+	"is counted down by the offsets each batch advances the store past and is closed to the end offset when the restore " +
+	"completes, so it reaches 0 over compaction gaps and transaction markers " +
 	"(" + runs.IssueRemainingGaps + ", where it was counted down by records and stayed above 0); restore-rate and update-rate are rates of the records restored " +
 	"(" + runs.IssueRateBatches + ", where they counted restore calls, one per batch). A difference that matches either is named after it."

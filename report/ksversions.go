@@ -26,7 +26,8 @@ func kafkaStreamsVersionsSection(a *capacity.Analysis) (Section, error) {
 		if err != nil {
 			return s, err
 		}
-		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("Run %s ran Kafka Streams %s; each case on another version beside the same case (the same settings and step) on %s.",
+		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("Run %s ran Kafka Streams %s; each case on another version "+
+			"beside the same case (the same settings and step) on %s.",
 			r.Label, joinVersions(versions), base)}, versionsTable(rows))
 	}
 	return s, nil
@@ -36,8 +37,10 @@ func kafkaStreamsVersionsSection(a *capacity.Analysis) (Section, error) {
 func versionsTable(rows []compare.CaseRow) *Table {
 	t := &Table{Head: []string{"case", "vs", "metric", "base", "other", "change", "vs spread"},
 		Right: []bool{false, false, false, true, true, true, false},
-		Legend: "case: the record's case on one version; vs: the same case on the baseline version; base, other: medians over the verified repeats (seconds, MB/s, MiB as the metric says); " +
-			"change: (other - base) / base; vs spread: whether the two sides' ranges over the repeats are disjoint and unlikely so by chance (compare's rule: exact Mann-Whitney p at most 0.05)."}
+		Legend: "case: the record's case on one version; vs: the same case on the baseline version; base, other: medians " +
+			"over the verified repeats (seconds, MB/s, MiB as the metric says); " +
+			"change: (other - base) / base; vs spread: whether the two sides' ranges over the repeats are disjoint and " +
+			"unlikely so by chance (compare's rule: exact Mann-Whitney p at most 0.05)."}
 	for _, row := range rows {
 		for _, d := range row.Metrics {
 			base, other, change := "-", "-", ""

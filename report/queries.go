@@ -26,7 +26,8 @@ var queriesLegend = []string{
 func PrintQueries(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Queries != nil })
 	TextTable(w, "interactive queries: lookups while the state came back",
-		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 ms during\tp50/p99 ms after\tno answer\tforwarded\tstandby",
+		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 "+
+			"ms during\tp50/p99 ms after\tno answer\tforwarded\tstandby",
 		queriesLegend, rows, func(r runs.Restore) string {
 			q := r.Queries
 			return fmt.Sprintf("%s\t%d\t%.0f\t%v\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s",
@@ -90,7 +91,8 @@ func queriesSection(a *capacity.Analysis) (Section, error) {
 	s.Blocks = append(s.Blocks, &Para{Text: "Key lookups sent while the state came back, each answer checked against the value the fill gave its key. " +
 		"Without stale reads a restoring store refuses lookups (Kafka Streams' InvalidStateStoreException) until it is restored; " +
 		"with them (`enableStaleStores()`) it answers at once, with what it holds so far."})
-	tab := &Table{Head: []string{"restore", "stale reads", "lookups", "refused", "correct", "stale", "wrong", "served again s", "restored s", "p99 ms during", "p99 ms after"},
+	tab := &Table{Head: []string{"restore", "stale reads", "lookups", "refused", "correct", "stale", "wrong",
+		"served again s", "restored s", "p99 ms during", "p99 ms after"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true, true},
 		Legend: "refused, correct, stale: shares of the lookups sent; wrong: answers the fill never gave that key (a wrong answer fails the restore), " +
 			"misrouted: those read from a partition the key is not in, which Kafka Streams' queryMetadataForKey named; " +

@@ -25,17 +25,22 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	if len(ks) == 0 {
 		return nil
 	}
-	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded", "from a standby", "retried (longest wait)", "ranges (refused) p99 ms", "by instance"},
+	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded",
+		"from a standby", "retried (longest wait)", "ranges (refused) p99 ms", "by instance"},
 		Right: []bool{false, true, true, true, true, true, true, false},
 		Legend: "answered: lookups answered; no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
 			"forwarded: answers the instance asked got from the owner queryMetadataForKey named; from a standby: answers from a standby copy (stale reads); " +
-			"retried: stale lookups the instance asked retried while no copy could serve them (a standby being promoted, a rebalance; queries.retry), answered or refused in the end; " +
+			"retried: stale lookups the instance asked retried while no copy could serve them (a standby being promoted, a " +
+			"rebalance; queries.retry), answered or refused in the end; " +
 			"ranges: lookups sent as range queries (queries.range_share), gathered over every partition or refused whole, each key judged, with their p99 latency; " +
 			"by instance: answers by the instance that gave them."}
 	why := map[string][]string{}
 	for _, x := range ks {
 		q := x.r.Queries
-		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded), fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs), rangesCell(q.Ranges, q.RangesRefused, q.RangeLatency), byInstance(q.ByInstance)})
+		tab.Rows = append(tab.Rows,
+			[]string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded),
+				fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs),
+				rangesCell(q.Ranges, q.RangesRefused, q.RangeLatency), byInstance(q.ByInstance)})
 		for _, r := range q.RefusedWhy {
 			why[r] = append(why[r], queryRef(x))
 		}
@@ -55,8 +60,10 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	}
 	if t := outageTable(ks); t != nil {
 		out = append(out, &Para{Text: "Failovers, scale-outs and rolling restarts: the lookups of the keys that moved, from each SIGKILL, scale-out or stop on. " +
-			"With a standby and stale reads its standby copy answers at once; without stale reads they wait for the session timeout and the standby's promotion; without a standby, for the restore. " +
-			"A scale-out's moved tasks are unanswered while their new owner restores them (or, with warmups, only for the rebalance that moves them); a restarted instance's keys while no other copy may serve them."}, t)
+			"With a standby and stale reads its standby copy answers at once; without stale reads they wait for the session " +
+			"timeout and the standby's promotion; without a standby, for the restore. " +
+			"A scale-out's moved tasks are unanswered while their new owner restores them (or, with warmups, only for the " +
+			"rebalance that moves them); a restarted instance's keys while no other copy may serve them."}, t)
 	}
 	return out
 }
@@ -64,13 +71,16 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 // outageTable is a row per failover kill, scale-out and rolling restart
 // with a query load (nil when none).
 func outageTable(recs []runRestore) *Table {
-	tab := &Table{Caption: "Read outage per kill, scale-out and restart", Head: []string{"event", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
-		"refused", "from a standby", "standby behind (mean/p99/max records)", "writes/s", "p99 ms before/during/after"},
+	tab := &Table{Caption: "Read outage per kill, scale-out and restart",
+		Head: []string{"event", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
+			"refused", "from a standby", "standby behind (mean/p99/max records)", "writes/s", "p99 ms before/during/after"},
 		Right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
 		Legend: "seconds from the SIGKILL (failover), the new instances' start (scale-out) or the stop (rolling restart), for the lookups of the keys that moved: " +
-			"the killed or stopped instance's active partitions, a scale-out's moved tasks (the longest unanswered span of any of them, served again when the last was); " +
+			"the killed or stopped instance's active partitions, a scale-out's moved tasks (the longest unanswered span of " +
+			"any of them, served again when the last was); " +
 			"longest unanswered: the longest span without an answer; first answer; served again: the first answer after the last refusal; " +
-			"taken over: every task active and RUNNING again (a failover's survivor, a scale-out's balanced end, a restart's ready); refused: share of those lookups refused or unanswered; " +
+			"taken over: every task active and RUNNING again (a failover's survivor, a scale-out's balanced end, a restart's " +
+			"ready); refused: share of those lookups refused or unanswered; " +
 			"standby behind: changelog records between a standby answer's offset and the changelog's end, before the kill, at the write load's rate (writes/s); " +
 			"p99 ms: latency of every answered lookup before the event, until the takeover, and after (a restart's: until the next restart)."}
 	for _, x := range recs {

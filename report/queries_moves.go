@@ -87,7 +87,8 @@ func PrintReadOutages(w io.Writer, restores []runs.Restore) {
 		}
 	}
 	TextTable(w, "read outage per kill, scale-out and restart: lookups of the keys that moved",
-		"case\trepeat\tevent\tstandby\tstale\tlongest unanswered s\tfirst answer s\tserved again s\ttaken over s\trefused\tfrom standby\tstandby behind mean/p99/max\twrites/s\tp99 ms before/during/after",
+		"case\trepeat\tevent\tstandby\tstale\tlongest unanswered s\tfirst answer s\tserved again s\ttaken over "+
+			"s\trefused\tfrom standby\tstandby behind mean/p99/max\twrites/s\tp99 ms before/during/after",
 		[]string{"seconds from the SIGKILL, the scale-out's start or the restart's stop; see the report's Interactive queries section for each column"},
 		rows, func(x refRow) string {
 			return fmt.Sprintf("%s\t%d\t%s\t%s", x.r.Case, x.r.Repeat, x.event, strings.Join(x.cells(), "\t"))

@@ -52,6 +52,7 @@ func printCold(w io.Writer, restores []runs.Restore) {
 }
 
 // coldLegend says what each column of the cold table is.
-const coldLegend = "  restore s, ready s, total s, MB/s, records/s, efficiency: medians over the verified repeats (MB/s and records/s of each repeat's own rate);\n" +
+const coldLegend = "  restore s, ready s, total s, MB/s, records/s, efficiency: medians over the verified repeats " +
+	"(MB/s and records/s of each repeat's own rate);\n" +
 	"  min-max s: the range of their restore times; batch p99 ms and max peak RSS MiB: the worst repeat (RSS of the process that restored:\n" +
 	"  this tool's on the model engine, the JVM's on kafka-streams); efficiency: MB/s over min(fetch-only, write-only); 1 MB = 10^6 bytes, 1 MiB = 2^20"

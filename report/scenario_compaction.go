@@ -56,15 +56,24 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 	if len(recs) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "A restore reads the changelog as the log cleaner left it, not the live state. Each case wrote the fill to a changelog of its own with the case's cleaner settings, gave the cleaner its settle time, and restored it cold: " +
-		"the **restore amplification** is the records read per live key (1 is a fully compacted log). The **bound** is the most the settings allow: the cleaner waits until the dirty part is min.cleanable.dirty.ratio of the log, and never cleans the active segment (segment.bytes per partition)."})
+	s.Blocks = append(s.Blocks, &Para{Text: "A restore reads the changelog as the log cleaner left it, not the live " +
+		"state. Each case wrote the fill to a changelog of its own with the case's cleaner settings, " +
+		"gave the cleaner its settle time, and restored it cold: " +
+		"the **restore amplification** is the records read per live key (1 is a fully compacted log). The **bound** is the " +
+		"most the settings allow: the cleaner waits until the dirty part is min.cleanable.dirty.ratio of " +
+		"the log, and never cleans the active segment (segment.bytes per partition)."})
 	t := &Table{Caption: "Compaction cases",
-		Legend: "cleaned by: Kafka's log cleaner, or the embedded broker's compaction (a floor, not Kafka's cleaner); written, read at restore: records; amplification: read over live keys (1 = fully compacted); bound: the most those settings allow; log after write, before restore: the log's size on the broker.",
-		Head:   []string{"restore", "cleaner settings", "cleaned by", "written", "read at restore", "live keys", "amplification", "bound", "log after write", "log before restore", "time to ready"},
-		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true}}
+		Legend: "cleaned by: Kafka's log cleaner, or the embedded broker's compaction (a floor, not Kafka's cleaner); " +
+			"written, read at restore: records; amplification: read over live keys (1 = fully compacted); " +
+			"bound: the most those settings allow; log after write, before restore: the log's size on the " +
+			"broker.",
+		Head: []string{"restore", "cleaner settings", "cleaned by", "written", "read at restore", "live keys",
+			"amplification", "bound", "log after write", "log before restore", "time to ready"},
+		Right: []bool{false, false, false, true, true, true, true, true, true, true, true}}
 	for _, x := range recs {
 		cr := x.r.Compaction
-		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleanerSettings(cr.TopicConfigs).String(), cr.CleanedBy, thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
+		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleanerSettings(cr.TopicConfigs).String(), cr.CleanedBy,
+			thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
 			fmt.Sprintf("×%.2f", cr.Amplification), fmt.Sprintf("×%.2f", cr.Bound), capacity.FormatBytes(float64(cr.LogBytesAfterWrite)),
 			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), capacity.FormatSeconds(x.r.TotalSeconds)})
 	}

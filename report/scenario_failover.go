@@ -99,21 +99,32 @@ func takeoverCounts(m map[string]int) string {
 // survivors took over and what the ledger check found.
 func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 	out := []Block{&Heading{Text: "Failover (SIGKILL)"},
-		&Para{Text: "Two Kafka Streams instances run the ledger (or, with a query load or another store kind, the kv topology over the fill) while a producer writes; the instance holding most tasks is killed with SIGKILL and the other takes over. " +
-			"The gap is, per task, from the last record the killed instance processed to the first its survivor processed; a kill's gap is its longest task's. The ledger's balances are then checked against the acknowledged transactions."}}
+		&Para{Text: "Two Kafka Streams instances run the ledger (or, with a query load or another store kind, the kv " +
+			"topology over the fill) while a producer writes; the instance holding most tasks is killed with " +
+			"SIGKILL and the other takes over. " +
+			"The gap is, per task, from the last record the killed instance processed to the first its survivor processed; a " +
+			"kill's gap is its longest task's. The ledger's balances are then checked against the " +
+			"acknowledged transactions."}}
 	if f := a.Failover; f != nil {
 		out = append(out, &Para{Text: fmt.Sprintf("**With a standby:** %s; takeovers: %s. Failure detection took %s (median; session.timeout.ms=%d).",
 			f.Summary(), f.TakeoverText(), capacity.FormatSeconds(f.Detection), f.SessionTimeoutMs)})
 	}
 	t := &Table{Caption: "Failover cases: gaps over kills (median, min–max)",
-		Legend: "store kind: the store the instances ran (the ledger's key-value store, or the kv topology's store of the fill's kind); gap: per kill the longest a victim task processed nothing (last record by the killed instance to first by the survivor); detection: from the kill to the survivor's rebalance (session.timeout.ms); back to RUNNING: until the survivor runs again, restores done; takeovers: promoted standby, warm from a checkpoint, or restored; ledger: the stores' accounts against the acknowledged transactions.",
-		Head:   []string{"run", "case", "store kind", "guarantee", "standby", "state kept", "kills", "gap median", "gap range", "detection", "back to RUNNING", "takeovers", "ledger"},
-		Right:  []bool{false, false, false, false, false, false, true, true, true, true, true, false, false}}
+		Legend: "store kind: the store the instances ran (the ledger's key-value store, or the kv topology's store of the " +
+			"fill's kind); gap: per kill the longest a victim task processed nothing (last record by the " +
+			"killed instance to first by the survivor); detection: from the kill to the survivor's rebalance " +
+			"(session.timeout.ms); back to RUNNING: until the survivor runs again, restores done; takeovers: " +
+			"promoted standby, warm from a checkpoint, or restored; ledger: the stores' accounts against the " +
+			"acknowledged transactions.",
+		Head: []string{"run", "case", "store kind", "guarantee", "standby", "state kept", "kills", "gap median",
+			"gap range", "detection", "back to RUNNING", "takeovers", "ledger"},
+		Right: []bool{false, false, false, false, false, false, true, true, true, true, true, false, false}}
 	for _, run := range a.Runs {
 		for _, fs := range runs.SummarizeFailover(run.Results.Restores) {
 			row := []string{run.Label, fs.Case, string(fs.StoreKind), fs.Guarantee, yesNo(fs.Standby), yesNo(fs.Persistent), fmt.Sprint(fs.Kills)}
 			if len(fs.Gaps) > 0 {
-				row = append(row, capacity.FormatSeconds(fs.MedianGap), secondsRange(fs.Gaps)+unresolvedText(fs), capacity.FormatSeconds(fs.MedianDetection), capacity.FormatSeconds(fs.MedianRunning))
+				row = append(row, capacity.FormatSeconds(fs.MedianGap), secondsRange(fs.Gaps)+unresolvedText(fs),
+					capacity.FormatSeconds(fs.MedianDetection), capacity.FormatSeconds(fs.MedianRunning))
 			} else if fs.Unresolved > 0 {
 				row = append(row, "within the clocks' bound", unresolvedText(fs), "", "")
 			} else {

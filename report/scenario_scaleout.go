@@ -30,7 +30,8 @@ var scaleOutLegend = []string{
 func printScaleOut(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.ScaleOut != nil })
 	if !TextTable(w, "scale-out (seconds from the new instances' start until balanced with every task running):",
-		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted s\terror\tbalanced\tverified", scaleOutLegend,
+		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted "+
+			"s\terror\tbalanced\tverified", scaleOutLegend,
 		rows, func(r runs.Restore) string {
 			so := r.ScaleOut
 			predicted, errPct := "-", "-"
@@ -62,8 +63,12 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 		return s, nil
 	}
 	if len(outs) > 0 {
-		s.Blocks = append(s.Blocks, &Para{Text: "Instances are added to a running application under a write load. Under the classic protocol (KIP-441) a task moves to a new instance only once a warmup replica there is within acceptable.recovery.lag, at a probing rebalance. " +
-			"The warmup-assignment time runs from the new instances' start until the assignment is balanced and every task runs on its final owner. The warmup model's prediction from the same run's inputs is shown beside it."},
+		s.Blocks = append(s.Blocks, &Para{Text: "Instances are added to a running application under a write load. Under " +
+			"the classic protocol (KIP-441) a task moves to a new instance only once a warmup replica there " +
+			"is within acceptable.recovery.lag, at a probing rebalance. " +
+			"The warmup-assignment time runs from the new instances' start until the assignment is balanced and every task " +
+			"runs on its final owner. The warmup model's prediction from the same run's inputs is shown " +
+			"beside it."},
 			scaleOutTable(outs))
 		if err := s.addFigures(a, config.ScenarioScaleOut); err != nil {
 			return s, err
@@ -82,9 +87,13 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 // beside the measured warmup-assignment time.
 func scaleOutTable(outs []runRestore) *Table {
 	t := &Table{Caption: "Scale-outs",
-		Legend: "probing rounds: KIP-441 probing rebalances; warmups: warmup replicas seen (task × instance); moved: tasks whose active instance changed; longest not processing: the longest one task processed nothing; warmup-assignment: from the new instances' start until balanced with every task running; model: the warmup model's prediction from the same run's inputs, not a measurement.",
-		Head:   []string{"restore", "instances", "tasks", "protocol", "probing rounds", "rebalances", "warmups", "moved", "longest not processing", "warmup-assignment", "model (prediction)", "verified"},
-		Right:  []bool{false, true, true, false, true, true, true, true, true, true, true, false}}
+		Legend: "probing rounds: KIP-441 probing rebalances; warmups: warmup replicas seen (task × instance); moved: " +
+			"tasks whose active instance changed; longest not processing: the longest one task processed " +
+			"nothing; warmup-assignment: from the new instances' start until balanced with every task " +
+			"running; model: the warmup model's prediction from the same run's inputs, not a measurement.",
+		Head: []string{"restore", "instances", "tasks", "protocol", "probing rounds", "rebalances", "warmups", "moved",
+			"longest not processing", "warmup-assignment", "model (prediction)", "verified"},
+		Right: []bool{false, true, true, false, true, true, true, true, true, true, true, false}}
 	for _, x := range outs {
 		so := x.r.ScaleOut
 		model := ""

@@ -78,7 +78,8 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 		return
 	}
 	if unjudged > 0 {
-		fmt.Fprintf(w, "%s: the step took fewer than %d lag samples while it wrote: no verdict on whether the standby kept up, and not counted below\n", noFigure, runs.MinLagSamples)
+		fmt.Fprintf(w, "%s: the step took fewer than %d lag samples while it wrote: no verdict on whether the standby kept "+
+			"up, and not counted below\n", noFigure, runs.MinLagSamples)
 	}
 	for _, e := range config.Engines {
 		if best[e] > 0 {
@@ -98,7 +99,9 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 	}
 	if len(steps) > 0 {
 		s.Blocks = append(s.Blocks, &Heading{Text: "A standby keeping up"},
-			&Para{Text: "A standby replica (num.standby.replicas) applies the changelog as it is written. A step writes at a set rate while the standby's lag is sampled; it kept up when its lag stayed bounded and it caught up within a second of the writes stopping. " +
+			&Para{Text: "A standby replica (num.standby.replicas) applies the changelog as it is written. A step writes at a " +
+				"set rate while the standby's lag is sampled; it kept up when its lag stayed bounded and it " +
+				"caught up within a second of the writes stopping. " +
 				"A pause stops the standby while writes go on, then times its catch-up to acceptable.recovery.lag."})
 		if ev := a.Standby; ev != nil {
 			s.Blocks = append(s.Blocks, &Para{Text: "**Highest write rate sustained:** " + ev.Sustained() + ": " + ev.SustainedBasis() + "."})
@@ -121,9 +124,12 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 // standbyTable lists every rate and pause step.
 func standbyTable(steps []runRestore) *Table {
 	t := &Table{Caption: "Standby steps (rates in records/s, lag in records)",
-		Legend: "target: the write rate asked; written: what the producer reached; applied: what the standby applied; lag: records written but not yet applied, over the step's samples; kept up: the lag stayed bounded and caught up within a second of the writes stopping; catch-up: after a pause, until the lag was within acceptable.recovery.lag.",
-		Head:   []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
-		Right:  []bool{false, true, true, true, true, true, true, false, true, false}}
+		Legend: "target: the write rate asked; written: what the producer reached; applied: what the standby applied; lag: " +
+			"records written but not yet applied, over the step's samples; kept up: the lag stayed bounded " +
+			"and caught up within a second of the writes stopping; catch-up: after a pause, until the lag " +
+			"was within acceptable.recovery.lag.",
+		Head:  []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
+		Right: []bool{false, true, true, true, true, true, true, false, true, false}}
 	unjudged := 0
 	for _, x := range steps {
 		sb := x.r.Standby

@@ -53,10 +53,13 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 	if len(recs) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "An instance restarted with its state directory kept (a persistent volume) reopens its stores and replays only the records written to its changelogs while it was down, from the offsets its stores committed. " +
+	s.Blocks = append(s.Blocks, &Para{Text: "An instance restarted with its state directory kept (a persistent volume) " +
+		"reopens its stores and replays only the records written to its changelogs while it was down, " +
+		"from the offsets its stores committed. " +
 		"Its time depends on that backlog of changes, not on the state's size."})
 	if w := a.Warm; w != nil {
-		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("**Warm-restart rate (%s):** %s. A restart with nothing changed took %s; the cold restore of the same state %s.",
+		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("**Warm-restart rate (%s):** %s. A restart with nothing "+
+			"changed took %s; the cold restore of the same state %s.",
 			w.Setup.ScenarioLabel(), w.Summary(), capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
 	} else {
 		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
@@ -69,9 +72,12 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 // warmTable is one row per step and case: the medians over repeats.
 func warmTable(recs []runRestore) *Table {
 	t := &Table{Caption: "Warm restarts, medians over verified repeats",
-		Legend: "records changed: written while the instance was down; records read, bytes read: what the restart restored; time to ready: median, range min–max; of cold: against the same repeats' cold restore; tasks warm / from log start: tasks resumed from their checkpoint, and those whose checkpoint lay below the log start (restored cold).",
-		Head:   []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
-		Right:  []bool{false, true, true, true, true, true, true, true}}
+		Legend: "records changed: written while the instance was down; records read, bytes read: what the restart " +
+			"restored; time to ready: median, range min–max; of cold: against the same repeats' cold " +
+			"restore; tasks warm / from log start: tasks resumed from their checkpoint, and those whose " +
+			"checkpoint lay below the log start (restored cold).",
+		Head:  []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
+		Right: []bool{false, true, true, true, true, true, true, true}}
 	for _, g := range groupRecords(recs) {
 		v := verifiedOf(g)
 		step := fmt.Sprintf("%s %s %s", g[0].run.Label, g[0].r.Case, refsOf(g))

@@ -33,10 +33,16 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	if len(rows) == 0 {
 		return s, nil
 	}
-	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 means to, at the first record within its retention of each partition's last record, and keeps only the windows within the retention: " +
-		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve windows that start after stream time minus the retention. " +
-		"A session store's restore does the same by session end: stream time is the largest session end, and reads serve the sessions that end after it minus the retention. " +
-		"Kafka Streams 4.4 seeks a partition so only when one probe poll (poll.ms) returns a record of it; a partition whose probe comes back empty, as happens under load, restores from the log start, dropping the expired records as they arrive: " +
+	s.Blocks = append(s.Blocks, &Para{Text: "A cold window store's restore starts, as Kafka Streams 4.4 means to, at " +
+		"the first record within its retention of each partition's last record, and keeps only the " +
+		"windows within the retention: " +
+		"records of windows whose segment expired as stream time passed it are deleted with the segment, and reads serve " +
+		"windows that start after stream time minus the retention. " +
+		"A session store's restore does the same by session end: stream time is the largest session end, and reads serve " +
+		"the sessions that end after it minus the retention. " +
+		"Kafka Streams 4.4 seeks a partition so only when one probe poll (poll.ms) returns a record of it; a partition " +
+		"whose probe comes back empty, as happens under load, restores from the log start, dropping the " +
+		"expired records as they arrive: " +
 		"its restore then reads more than the model's of the same changelog, and the calibration leaves such pairs out. " +
 		"The table sets the records each restore read beside those it kept and served."})
 	if note := versionedNote(a); note != nil {
@@ -44,8 +50,11 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 	}
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true},
-		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their segments, or on arrival); served: the entries reads return, verified against the fill's expected state; " +
-			"retention, segment: the window or session store's retention and segment interval (one RocksDB per segment); restore s: median over the case's verified repeats, range s their range; " +
+		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their " +
+			"segments, or on arrival); served: the entries reads return, verified against the fill's " +
+			"expected state; " +
+			"retention, segment: the window or session store's retention and segment interval (one RocksDB per segment); " +
+			"restore s: median over the case's verified repeats, range s their range; " +
 			"– : not counted (a window or session store restored by Kafka Streams, which reports no such count)."}
 	tab.Rows = rows
 	s.Blocks = append(s.Blocks, tab)
@@ -111,7 +120,8 @@ func storeCounts(s *runs.StoreFigures) [5]string {
 // window or session store's segments. Nothing for key-value stores.
 func PrintStoreKinds(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Store != nil })
-	TextTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments opened\tdropped\topen\tretention\tsegment\trestore s",
+	TextTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments "+
+		"opened\tdropped\topen\tretention\tsegment\trestore s",
 		storeKindLegend, rows, func(r runs.Restore) string {
 			s := r.Store
 			keys, _ := r.Verification.Totals()

@@ -16,7 +16,8 @@ h3 { font-size: 16px; margin: 24px 0 8px; }
 p { margin: 8px 0 12px; max-width: 900px; }
 p.note { color: var(--muted); font-size: 13.5px; }
 .subtitle { color: var(--muted); margin: 0; max-width: none; }
-code { font: 13px/1.4 ui-monospace, SFMono-Regular, "DejaVu Sans Mono", Menlo, Consolas, monospace; background: var(--soft); padding: 1px 5px; border-radius: 4px; }
+code { font: 13px/1.4 ui-monospace, SFMono-Regular, "DejaVu Sans Mono", Menlo, Consolas, monospace; ` +
+	`background: var(--soft); padding: 1px 5px; border-radius: 4px; }
 ul { padding-left: 22px; max-width: 900px; }
 li { margin: 4px 0; }
 a { color: var(--accent); text-decoration: none; }

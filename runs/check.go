@@ -216,7 +216,8 @@ func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
 				got.LiveBytes = w.LiveBytes
 			}
 			if !ok || w != got {
-				return fmt.Errorf("says verified, but partition %d was checked against %d keys, %d live bytes (digest %s), not the fill's expected state", p.Partition, p.ExpectedKeys, p.ExpectedLiveBytes, p.ExpectedDigest)
+				return fmt.Errorf("says verified, but partition %d was checked against %d keys, %d live bytes (digest %s), not "+
+					"the fill's expected state", p.Partition, p.ExpectedKeys, p.ExpectedLiveBytes, p.ExpectedDigest)
 			}
 		}
 	}

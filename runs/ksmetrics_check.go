@@ -211,7 +211,8 @@ func (r Restore) remainingCheck(m *KafkaStreamsMetrics) MetricCheck {
 		c.Verdict = VerdictAgrees
 	case gaps > 0 && c.Kafka == gaps:
 		c.Verdict, c.Known = VerdictKnown, IssueRemainingGaps
-		c.Note = fmt.Sprintf("stays at the %.0f offsets that held no record (compacted away, markers): counted down by records, not offsets: %s", gaps, IssueRemainingGaps)
+		c.Note = fmt.Sprintf("stays at the %.0f offsets that held no record (compacted away, markers): counted down by "+
+			"records, not offsets: %s", gaps, IssueRemainingGaps)
 	default:
 		c.Verdict = VerdictDisagrees
 		c.Note = fmt.Sprintf("not 0 after every restore ended (%.0f offsets held no record)", max(gaps, 0))

@@ -43,7 +43,9 @@ func (c *ChangelogRead) SetNote() {
 	if c.AbortMarkers > 0 {
 		what = fmt.Sprintf("%d of them end aborted transactions, whose records were restored as if committed", c.AbortMarkers)
 	}
-	c.Note = fmt.Sprintf("%s over transactional batches (%d transaction markers): %s; Kafka Streams under processing.guarantee exactly_once_v2 restores read_committed (--processing-guarantee exactly_once_v2, or streams: {processing.guarantee: exactly_once_v2})",
+	c.Note = fmt.Sprintf("%s over transactional batches (%d transaction markers): %s; Kafka Streams under "+
+		"processing.guarantee exactly_once_v2 restores read_committed (--processing-guarantee "+
+		"exactly_once_v2, or streams: {processing.guarantee: exactly_once_v2})",
 		c.IsolationLevel, c.Markers, what)
 }
 

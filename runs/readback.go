@@ -24,7 +24,8 @@ func (rb ReadBack) Compacted(f *Fill) bool {
 // Describe says, for a compacted fill, what the restores read of it: "the
 // cold restores read 440,563 of its 1,012,209 records (222.8 of 512.0 MB)".
 func (rb ReadBack) Describe(f *Fill) string {
-	return fmt.Sprintf("compacted since the fill: the cold restores read %d of its %d records (%.1f of %.1f MB); their times are of what the log cleaner left, not of the fill's size",
+	return fmt.Sprintf("compacted since the fill: the cold restores read %d of its %d records (%.1f of %.1f MB); their "+
+		"times are of what the log cleaner left, not of the fill's size",
 		rb.Records, f.Records, float64(rb.Bytes)/1e6, float64(f.Bytes)/1e6)
 }
 

@@ -233,7 +233,8 @@ func RestoreRateOf(res *Results) (ThreadRate, bool) {
 			use, other, useWork, otherWork = cold, setup, coldWork, setupWork
 		}
 		if Disagree(use.OffsetsPerSec, other.OffsetsPerSec) {
-			use.From += fmt.Sprintf(" (measured on %.1f MB a thread; %s gave %.0f offsets/s, ×%.2f of it, on %.1f MB a thread: a rate from less work is mostly fixed cost, not used)",
+			use.From += fmt.Sprintf(" (measured on %.1f MB a thread; %s gave %.0f offsets/s, ×%.2f of it, on %.1f MB a "+
+				"thread: a rate from less work is mostly fixed cost, not used)",
 				useWork/1e6, other.From, other.OffsetsPerSec, other.OffsetsPerSec/use.OffsetsPerSec, otherWork/1e6)
 		}
 		return use, true
@@ -288,7 +289,8 @@ func coldRateOf(res *Results) (ThreadRate, float64, bool) {
 			}
 		}
 		if len(rates) > 0 {
-			return ThreadRate{Median(rates), Median(sizes), fmt.Sprintf("%d verified cold restores on the %s engine (median per thread)", len(rates), engine)}, Median(work), true
+			return ThreadRate{Median(rates), Median(sizes), fmt.Sprintf("%d verified cold restores on the %s engine (median "+
+				"per thread)", len(rates), engine)}, Median(work), true
 		}
 	}
 	return ThreadRate{}, 0, false

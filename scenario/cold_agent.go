@@ -38,7 +38,8 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 // or (warm) a restart on the stores its last restore left there. It
 // returns the agent's record in rec's place, unverified, and what the
 // stores held; on error, rec with the error.
-func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req Request, offsets cluster.TopicOffsets, rec runs.Restore, warm bool) (runs.Restore, []loadgen.PartitionState, error) {
+func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req Request,
+	offsets cluster.TopicOffsets, rec runs.Restore, warm bool) (runs.Restore, []loadgen.PartitionState, error) {
 	fail := func(err error) (runs.Restore, []loadgen.PartitionState, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 		rec.Error = err.Error()
@@ -75,4 +76,5 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 // errModelQueriesOnAgent: the model engine's query load reads its stores
 // in the restoring process, and a model restore on an agent runs in the
 // agent's.
-var errModelQueriesOnAgent = errors.New("a model-engine query load reads the stores in the restoring process, and this restore runs on an agent: run it without --agents, or without queries")
+var errModelQueriesOnAgent = errors.New("a model-engine query load reads the stores in the restoring process, and " +
+	"this restore runs on an agent: run it without --agents, or without queries")

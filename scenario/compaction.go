@@ -198,7 +198,9 @@ func deleteOwnLeftover(ctx context.Context, env *Env, adm *kadm.Client, topic st
 		return err
 	}
 	if !ours {
-		return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): the compaction scenario writes a copy of the fill to a topic of that name and deletes it afterwards, so nothing was written or deleted. "+
+		return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): the compaction "+
+			"scenario writes a copy of the fill to a topic of that name and deletes it afterwards, so "+
+			"nothing was written or deleted. "+
 			"Run under another application_id (--application-id), which names the fill's changelog and this topic after it, or rename the case",
 			topic, env.Owned.Where())
 	}

@@ -272,7 +272,9 @@ func (r *failoverRun) claimLedger() error {
 		}
 		_, exists, err := cluster.TopicID(r.ctx, adm, r.changelog)
 		if err == nil && exists {
-			err = fmt.Errorf("topic %s exists and restorebench did not create it: it would be the changelog of the failover's ledger application %s, which the failover deletes afterwards, so nothing was started or changed. Run under another application_id (--application-id)", r.changelog, r.app)
+			err = fmt.Errorf("topic %s exists and restorebench did not create it: it would be the changelog of the failover's "+
+				"ledger application %s, which the failover deletes afterwards, so nothing was started or "+
+				"changed. Run under another application_id (--application-id)", r.changelog, r.app)
 		}
 		return err
 	})
@@ -403,7 +405,8 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	rec := r.record(fr, startedAt)
 	rec.Queries = r.finishKillQueries(queries, killNs, &fr)
 	r.out = append(r.out, rec)
-	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
+	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records "+
+		"restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
 		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,
 		fr.RestoredRecords, fr.MaxGapSeconds, fr.DetectionSeconds, fr.RunningSeconds)
 	return victim, survivor, nil

@@ -81,7 +81,8 @@ func (f *fleet) start(ctx context.Context, id string, extra map[string]string) (
 		}
 	}
 	f.mu.Unlock()
-	inst, err := f.host.Start(ctx, ProcessSpec{ID: id, N: n, Properties: props, JVMFlags: JVMFlags(f.req.Case), KafkaStreamsVersion: f.req.Case.KafkaStreamsVersion})
+	inst, err := f.host.Start(ctx,
+		ProcessSpec{ID: id, N: n, Properties: props, JVMFlags: JVMFlags(f.req.Case), KafkaStreamsVersion: f.req.Case.KafkaStreamsVersion})
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,8 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	}
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
-	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	inst, err := ksdriver.Start(ctx,
+		ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
 	if err != nil {
 		return nil, err
 	}

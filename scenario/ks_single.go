@@ -83,13 +83,16 @@ func (s *ksSingle) start(ctx context.Context, props map[string]string, need int6
 		if err != nil {
 			return nil, err
 		}
-		inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: ksInstanceID, Dir: s.instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion})
+		inst, err := ksdriver.Start(ctx,
+			ksdriver.Options{ID: ksInstanceID, Dir: s.instDir, Properties: props, Secrets: secrets, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion})
 		if err != nil {
 			return nil, fmt.Errorf("case %s #%d: %w", c.Name, s.req.Repeat, err)
 		}
 		return inst, nil
 	}
-	p, err := s.host.startRemote(ctx, ProcessSpec{ID: ksInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion}, need)
+	p, err := s.host.startRemote(ctx,
+		ProcessSpec{ID: ksInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion},
+		need)
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", c.Name, s.req.Repeat, err)
 	}

@@ -51,7 +51,11 @@ func checkBrokerForKafkaStreams(ctx context.Context, cfg cluster.Config, topic s
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
 				if p.EligibleLeaderReplicas == nil {
-					return fmt.Errorf("the kafka-streams engine cannot run on the broker at %s: it answers DescribeTopicPartitions (KIP-966) for %s with a null eligibleLeaderReplicas list, which Kafka Streams' admin client dereferences (a NullPointerException while it validates its changelog topic). The embedded broker (kfake) does this unless started without that API; use a real broker: make kafka-up, then --brokers 127.0.0.1:19092",
+					return fmt.Errorf("the kafka-streams engine cannot run on the broker at %s: it answers DescribeTopicPartitions "+
+						"(KIP-966) for %s with a null eligibleLeaderReplicas list, which Kafka Streams' admin client "+
+						"dereferences (a NullPointerException while it validates its changelog topic). The embedded "+
+						"broker (kfake) does this unless started without that API; use a real broker: make kafka-up, "+
+						"then --brokers 127.0.0.1:19092",
 						key, topic)
 				}
 			}

@@ -57,7 +57,8 @@ func awaitRestored(ctx context.Context, env *Env, inst ksInstance, topic string,
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				_, pending := w.restores.EndedAll(topic, owed)
-				return nil, fmt.Errorf("kafka-streams instance %s made no progress for %s (state %s; restores pending on partitions %s)", inst.ID(), stall, orNone(state), orNone(pending))
+				return nil, fmt.Errorf("kafka-streams instance %s made no progress for %s (state %s; restores pending on "+
+					"partitions %s)", inst.ID(), stall, orNone(state), orNone(pending))
 			}
 			return nil, err
 		}

@@ -91,8 +91,11 @@ func claimKV(ctx context.Context, env *Env, adm *kadm.Client, t Target) error {
 		return fmt.Errorf("input topic %s: %w", input, err)
 	}
 	if !ours {
-		return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): it would be the input topic of restorebench's Kafka Streams instances under application.id %s, which process what it holds into %s, so nothing was started or changed. "+
-			"Restore under another --application-id (application_id in a profile), whose topics restorebench creates; or, if it is restorebench's own from a version that kept no record, delete it",
+		return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): it would be the "+
+			"input topic of restorebench's Kafka Streams instances under application.id %s, which process "+
+			"what it holds into %s, so nothing was started or changed. "+
+			"Restore under another --application-id (application_id in a profile), whose topics restorebench creates; or, if "+
+			"it is restorebench's own from a version that kept no record, delete it",
 			input, env.Owned.Where(), t.AppID, config.ChangelogTopic(t.AppID, t.StoreName))
 	}
 	return nil
@@ -156,7 +159,10 @@ func claimGroup(ctx context.Context, env *Env, adm *kadm.Client, group, skip str
 		return others, nil
 	}
 	sort.Strings(foreign)
-	return false, fmt.Errorf("consumer group %s holds offsets on topics restorebench did not create (partition@offset: %s): it is an application's group, which a Kafka Streams instance of restorebench under application.id %s would join, process what the application has not yet processed (writing its store's changelog) and move its offsets, so nothing was started or changed. "+
+	return false, fmt.Errorf("consumer group %s holds offsets on topics restorebench did not create (partition@offset: "+
+		"%s): it is an application's group, which a Kafka Streams instance of restorebench under "+
+		"application.id %s would join, process what the application has not yet processed (writing its "+
+		"store's changelog) and move its offsets, so nothing was started or changed. "+
 		"Restore under another --application-id (application_id in a profile), whose group restorebench creates",
 		group, strings.Join(foreign, "; "), group)
 }

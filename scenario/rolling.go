@@ -135,7 +135,8 @@ func (r *rolling) prepare() error {
 	r.f.ks = r.rec.KafkaStreams
 	withAPI(r.f, r.req)
 	if r.rr.StaticMembership && r.rr.DownSeconds >= r.rr.SessionTimeoutSeconds {
-		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops each static member while it is down, and it rejoins with a rebalance",
+		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops "+
+			"each static member while it is down, and it rejoins with a rebalance",
 			r.rr.DownSeconds, r.rr.SessionTimeoutSeconds))
 	}
 	return r.f.resetGroup(r.ctx, r.input, r.staticIDs())
@@ -374,7 +375,8 @@ func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []inst
 // logResult prints the sequence's headline.
 func (r *rolling) logResult() {
 	rr := r.rr
-	r.env.Logf("rolling: case %s #%d (%s, %s state, static %v, standbys %d): %d restarts, downtime %.1fs in all (longest task per restart summed), %.1f task-seconds, %d rebalances",
+	r.env.Logf("rolling: case %s #%d (%s, %s state, static %v, standbys %d): %d restarts, downtime %.1fs in all "+
+		"(longest task per restart summed), %.1f task-seconds, %d rebalances",
 		r.req.Case.Name, r.req.Repeat, rr.Protocol, map[bool]string{true: "persistent", false: "ephemeral"}[rr.Persistent], rr.StaticMembership, rr.Standbys,
 		len(rr.Restarts), rr.DowntimeSeconds, rr.TaskDowntimeSeconds, rr.Rebalances)
 }

@@ -97,7 +97,8 @@ func (r *rolling) logReads() {
 	for _, row := range r.rr.Restarts {
 		if m := row.Reads; m != nil && m.Outage != nil {
 			o := m.Outage
-			r.env.Logf("rolling: case %s #%d: restart of %s: its keys (partitions %v) %d lookups, %d refused, longest unanswered %.2fs, served again %s; p99 ms before/during/after %.1f/%.1f/%.1f",
+			r.env.Logf("rolling: case %s #%d: restart of %s: its keys (partitions %v) %d lookups, %d refused, longest "+
+				"unanswered %.2fs, served again %s; p99 ms before/during/after %.1f/%.1f/%.1f",
 				r.req.Case.Name, r.req.Repeat, row.Instance, o.Partitions, o.Lookups, o.Refused, o.LongestUnansweredSeconds, fmtOptSeconds(o.ServedAgainSeconds),
 				m.Before.P99Ms, m.During.P99Ms, m.After.P99Ms)
 		}

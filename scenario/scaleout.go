@@ -130,9 +130,13 @@ func (s *scaleOut) prepare() error {
 // streamsProtocolNotes say what the client-side settings do under the
 // streams protocol in Kafka Streams 4.4.
 func streamsProtocolNotes(st streamsSettings) []string {
-	notes := []string{"group.protocol=streams (KIP-1071): the broker assigns tasks with its sticky assignor; Kafka Streams 4.4 ignores the client's max.warmup.replicas, acceptable.recovery.lag and probing.rebalance.interval.ms and the 4.4 broker creates no warmups (AssignmentRefiner.refine returns the target unchanged): tasks move at once and their new owners restore them from scratch"}
+	notes := []string{"group.protocol=streams (KIP-1071): the broker assigns tasks with its sticky assignor; Kafka " +
+		"Streams 4.4 ignores the client's max.warmup.replicas, acceptable.recovery.lag and " +
+		"probing.rebalance.interval.ms and the 4.4 broker creates no warmups (AssignmentRefiner.refine " +
+		"returns the target unchanged): tasks move at once and their new owners restore them from scratch"}
 	if st.standbys > 0 {
-		notes = append(notes, "num.standby.replicas is ignored by the client under the streams protocol: standbys are the group config streams.num.standby.replicas (kafka-configs.sh --entity-type groups)")
+		notes = append(notes, "num.standby.replicas is ignored by the client under the streams protocol: standbys are the "+
+			"group config streams.num.standby.replicas (kafka-configs.sh --entity-type groups)")
 	}
 	return notes
 }
@@ -322,7 +326,8 @@ func (s *scaleOut) logResult() {
 			model += fmt.Sprintf(", or %.1fs if follow-up rebalances come at once", im.TotalSeconds)
 		}
 	}
-	s.env.Logf("scaleout: case %s #%d (%s): warmup-assignment %.1fs, balanced %v, %d probing rounds, %d rebalances, %d warmups, %d tasks moved, longest not processing %.1fs; %s",
+	s.env.Logf("scaleout: case %s #%d (%s): warmup-assignment %.1fs, balanced %v, %d probing rounds, %d rebalances, %d "+
+		"warmups, %d tasks moved, longest not processing %.1fs; %s",
 		s.req.Case.Name, s.req.Repeat, sr.Protocol, sr.WarmupAssignmentSeconds, sr.Balanced, sr.ProbingRounds, sr.Rebalances, sr.Warmups, sr.Moved,
 		sr.MaxNotProcessingSeconds, model)
 }

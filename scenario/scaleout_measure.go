@@ -173,7 +173,8 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, atOrigin offsets
 	}
 	in.RebalanceSeconds = rebalanceSeconds(insts, tl.rebalances)
 	in.Order, in.Initial = s.processOrder(), initialOwners(tl.tasks)
-	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, startup, rebalance and follow-up times measured, process ids from the state directories)",
+	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, "+
+		"startup, rebalance and follow-up times measured, process ids from the state directories)",
 		s.req.Case.Name, s.req.Repeat)
 	if sr.ProbingIntervalSeconds < warmup.MinProbingIntervalSeconds && sr.Protocol == warmup.ProtocolClassic {
 		sr.Notes = append(sr.Notes, "no model prediction: probing interval under Kafka Streams' minimum")

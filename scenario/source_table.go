@@ -120,10 +120,12 @@ func commitError(group, topic string, err error) error {
 	why := ""
 	for _, member := range []error{kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.RebalanceInProgress, kerr.StaleMemberEpoch, kerr.FencedMemberEpoch} {
 		if errors.Is(err, member) {
-			why = fmt.Sprintf(" (the group has members: an application running under application.id %s, or the instance of an interrupted restore, a member until its session times out, 45 s by default)", group)
+			why = fmt.Sprintf(" (the group has members: an application running under application.id %s, or the instance of an "+
+				"interrupted restore, a member until its session times out, 45 s by default)", group)
 		}
 	}
-	return fmt.Errorf("committing group %s's offsets on %s at its end offsets (so Kafka Streams restores the topic rather than process it): %w%s", group, topic, err, why)
+	return fmt.Errorf("committing group %s's offsets on %s at its end offsets (so Kafka Streams restores the topic "+
+		"rather than process it): %w%s", group, topic, err, why)
 }
 
 // checkHeld refuses a group whose offsets on the topic restorebench did not
@@ -139,7 +141,9 @@ func (g *sourceGroup) checkHeld(held kadm.OffsetResponses) error {
 		return nil
 	}
 	sort.Strings(foreign)
-	return fmt.Errorf("consumer group %s already holds offsets on %s that restorebench did not commit (partition@offset %s): an application's? restorebench commits its own there for the restore and deletes them after; restore under another --application-id (application_id in a profile)",
+	return fmt.Errorf("consumer group %s already holds offsets on %s that restorebench did not commit (partition@offset "+
+		"%s): an application's? restorebench commits its own there for the restore and deletes them "+
+		"after; restore under another --application-id (application_id in a profile)",
 		g.group, g.topic, strings.Join(foreign, ", "))
 }
 

@@ -161,7 +161,8 @@ func findMaxRate(best float64, step func(step runs.StepKind, rate float64) (*run
 		}
 		switch {
 		case !r.Judged():
-			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the search stops", rate, r.LagSamples, runs.MinLagSamples)
+			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the "+
+				"search stops", rate, r.LagSamples, runs.MinLagSamples)
 			return nil
 		case r.Sustained && r.ProducerLimited:
 			// The producer, not the standby, is the limit: the standby
@@ -182,7 +183,8 @@ func findMaxRate(best float64, step func(step runs.StepKind, rate float64) (*run
 			return err
 		}
 		if !r.Judged() {
-			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the search stops", mid, r.LagSamples, runs.MinLagSamples)
+			logf("standby: the step at %.0f records/s has no verdict (%d lag samples while writing, fewer than %d): the "+
+				"search stops", mid, r.LagSamples, runs.MinLagSamples)
 			return nil
 		}
 		if r.Sustained {

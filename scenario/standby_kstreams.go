@@ -105,10 +105,12 @@ func (s *ksStandby) prepare() error {
 		return err
 	}
 	if st.protocol != warmup.ProtocolClassic {
-		return fmt.Errorf("streams.%s: the standby scenario needs the classic protocol, whose assignor keeps the actives on the caught-up instance; under %s Kafka Streams 4.4 moves tasks to the new instance at once", propGroupProtocol, st.protocol)
+		return fmt.Errorf("streams.%s: the standby scenario needs the classic protocol, whose assignor keeps the actives "+
+			"on the caught-up instance; under %s Kafka Streams 4.4 moves tasks to the new instance at once", propGroupProtocol, st.protocol)
 	}
 	if v, ok := s.req.Case.Streams[propStandbys]; ok && v != "1" {
-		return fmt.Errorf("streams.%s: the standby scenario runs one active and one standby instance: num.standby.replicas must be 1 (or unset), not %s", propStandbys, v)
+		return fmt.Errorf("streams.%s: the standby scenario runs one active and one standby instance: num.standby.replicas "+
+			"must be 1 (or unset), not %s", propStandbys, v)
 	}
 	var offsets offsetsAt
 	if s.f, s.input, offsets, err = openFleet(s.ctx, s.env, s.t, s.req); err != nil {
@@ -182,7 +184,8 @@ func (s *ksStandby) standbyWithin(lag int64) func() (bool, string) {
 			return false, fmt.Sprintf("%s is %s", ksStandbyID, orNone(sb.view.State))
 		}
 		if len(sb.view.Active) > 0 {
-			return false, fmt.Sprintf("%s is active for %d tasks: the assignor moved tasks to it (the case's acceptable.recovery.lag or probing.rebalance.interval.ms let it)", ksStandbyID, len(sb.view.Active))
+			return false, fmt.Sprintf("%s is active for %d tasks: the assignor moved tasks to it (the case's "+
+				"acceptable.recovery.lag or probing.rebalance.interval.ms let it)", ksStandbyID, len(sb.view.Active))
 		}
 		if len(sb.view.Standby) < s.parts {
 			return false, fmt.Sprintf("%s is standby for %d of %d tasks", ksStandbyID, len(sb.view.Standby), s.parts)

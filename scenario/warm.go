@@ -282,7 +282,8 @@ func warmCounts(env *Env, req Request) []int64 {
 			continue
 		}
 		if skipWarmCount(req.Case, n) {
-			env.Logf("warm: case %s #%d: warm.changed[%d] (%s) skipped: a reopened %s store that restores nothing serves by an unknown stream time", req.Case.Name, req.Repeat, i, c, req.Case.StoreKind)
+			env.Logf("warm: case %s #%d: warm.changed[%d] (%s) skipped: a reopened %s store that restores nothing serves by "+
+				"an unknown stream time", req.Case.Name, req.Repeat, i, c, req.Case.StoreKind)
 			continue
 		}
 		seen[n] = true

@@ -154,7 +154,8 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 			return
 		}
 		lastProgress = time.Now()
-		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets, 100*float64(s.Records)/float64(s.Offsets), left)
+		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets,
+			100*float64(s.Records)/float64(s.Offsets), left)
 	}
 	// reached is, per partition, the offset after the last one read.
 	reached := map[int32]int64{}
@@ -313,9 +314,12 @@ func (l listing) check(ctx context.Context, cl *kgo.Client, s *Shape, ranges map
 		end, ok := now.End[p]
 		switch {
 		case !ok || end < r.To:
-			return fmt.Errorf("topic %s %w: partition %d ends at offset %d, below the %d it ended at when the read began (%s); no answer is taken from part of a topic", topic, ErrChanged, p, end, r.To, read)
+			return fmt.Errorf("topic %s %w: partition %d ends at offset %d, below the %d it ended at when the read began "+
+				"(%s); no answer is taken from part of a topic", topic, ErrChanged, p, end, r.To, read)
 		case reached[p] < r.To && now.Start[p] > reached[p]:
-			return fmt.Errorf("topic %s %w: partition %d's log start moved to offset %d, past the %d the read had reached (retention or a records deletion removed records before they were read; %s); no answer is taken from part of a topic", topic, ErrChanged, p, now.Start[p], reached[p], read)
+			return fmt.Errorf("topic %s %w: partition %d's log start moved to offset %d, past the %d the read had reached "+
+				"(retention or a records deletion removed records before they were read; %s); no answer is taken "+
+				"from part of a topic", topic, ErrChanged, p, now.Start[p], reached[p], read)
 		}
 	}
 	return nil

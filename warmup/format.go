@@ -36,7 +36,8 @@ func (p Prediction) WriteSummary(w io.Writer) error {
 	fmt.Fprintf(&b, "probing rounds %s; rebalances %d; tasks moved %d; most warmups in one round %d; longest a moved task was not processed %s\n",
 		rounds, p.Rebalances, p.Movements, p.MaxWarmups, units.SecondsTerse(p.MaxDownSeconds))
 	if im := p.Immediate; im != nil {
-		fmt.Fprintf(&b, "if follow-up rebalances come at once instead of a heartbeat later: %s, %d probing rounds (a warmup that just caught up waits a probing interval more)\n",
+		fmt.Fprintf(&b, "if follow-up rebalances come at once instead of a heartbeat later: %s, %d probing rounds (a "+
+			"warmup that just caught up waits a probing interval more)\n",
 			units.SecondsTerse(im.TotalSeconds), im.ProbingRounds)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -61,7 +62,8 @@ func (p Prediction) inputLines() []string {
 		rate += ", from " + in.RestoreRateFrom
 	}
 	lines = append(lines, rate,
-		fmt.Sprintf("write %.0f records/s in all (%.1f per task); num.stream.threads %d; num.standby.replicas %d", in.WriteRate, in.writePerTask(), in.Threads, in.Standbys))
+		fmt.Sprintf("write %.0f records/s in all (%.1f per task); num.stream.threads %d; num.standby.replicas %d",
+			in.WriteRate, in.writePerTask(), in.Threads, in.Standbys))
 	if in.Protocol == ProtocolClassic {
 		lines = append(lines, fmt.Sprintf("max.warmup.replicas %d; acceptable.recovery.lag %d; probing.rebalance.interval.ms %.0f",
 			in.MaxWarmupReplicas, in.AcceptableRecoveryLag, in.ProbingIntervalSeconds*1000))

@@ -162,7 +162,8 @@ func (s *sim) lag(c, t int) int64 {
 
 // rebalanceNow is the assignor's view of the group now.
 func (s *sim) rebalanceNow() rebalance {
-	r := rebalance{ctx: s.ctx, clients: s.members, capacity: s.in.Threads, standbys: s.in.Standbys, budget: s.in.MaxWarmupReplicas, acceptable: s.in.AcceptableRecoveryLag}
+	r := rebalance{ctx: s.ctx, clients: s.members, capacity: s.in.Threads, standbys: s.in.Standbys,
+		budget: s.in.MaxWarmupReplicas, acceptable: s.in.AcceptableRecoveryLag}
 	r.lag = make([][]int64, s.in.After)
 	for c := range r.lag {
 		r.lag[c] = make([]int64, len(s.end))

@@ -175,7 +175,8 @@ func failoverRecords(name string, standby bool, gaps []float64, start time.Time)
 		if i == len(gaps)-1 {
 			f.Ledger = &runs.LedgerCheck{Accounts: 1000, AccountsQueried: 1000, Acked: 30000, Counted: 30000, Exact: true}
 		}
-		out = append(out, runs.Restore{Case: name, Step: &runs.Step{Case: name, Kind: runs.StepKill, Kill: i + 1}, Repeat: 1, Params: p, Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
+		out = append(out, runs.Restore{Case: name, Step: &runs.Step{Case: name, Kind: runs.StepKill, Kill: i + 1}, Repeat: 1, Params: p,
+			Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
 			DurationSeconds: gap, TotalSeconds: gap, Verified: true, Verification: verify.Result{Mode: runs.VerificationLedger}, Failover: f})
 	}
 	return out
@@ -202,7 +203,8 @@ func scaleOutRecord(fill *runs.Fill, start time.Time) runs.Restore {
 		Instances: []runs.ScaleInstance{{ID: "i0", Started: -30, Stopped: -1}, {ID: "i1", New: true, Stopped: -1}}}
 	so.PredictionErrorPct = (pred.TotalSeconds - ScaleOutSeconds) / ScaleOutSeconds * 100
 	for t := int32(0); t < 4; t++ {
-		tl := runs.TaskTimeline{Task: fmt.Sprintf("0_%d", t), Partition: t, Offsets: offsets, From: "i0", To: "i0", WarmupStart: -1, CaughtUp: -1, Moved: -1, Running: 0,
+		tl := runs.TaskTimeline{Task: fmt.Sprintf("0_%d", t), Partition: t, Offsets: offsets, From: "i0", To: "i0",
+			WarmupStart: -1, CaughtUp: -1, Moved: -1, Running: 0,
 			Segments: []runs.TaskSegment{{Instance: "i0", Role: runs.RoleActive, Start: 0, End: ScaleOutSeconds}}}
 		if t%2 == 1 {
 			tl.To, tl.WarmupStart, tl.CaughtUp, tl.Moved, tl.Running, tl.AssignmentSeconds = "i1", 3, 9, 62, 62.5, 62.5

@@ -146,7 +146,8 @@ func fillOf(label string, size int64, at time.Time) *runs.Fill {
 	keys := int64(float64(records) * keysPerRecord)
 	f := &runs.Fill{
 		Topic: "rb-size-" + label + "-balances-changelog", Compression: "lz4", FilledAt: at,
-		Spec:    &loadgen.Spec{Seed: 1, TargetBytes: size, Keys: records / 2, ValueMin: 200, ValueMax: 800, TombstoneRatio: 0.02, KeyOrder: loadgen.KeysUniform, Partitions: 4},
+		Spec: &loadgen.Spec{Seed: 1, TargetBytes: size, Keys: records / 2, ValueMin: 200, ValueMax: 800,
+			TombstoneRatio: 0.02, KeyOrder: loadgen.KeysUniform, Partitions: 4},
 		Records: records, Tombstones: records / 50, Bytes: size, DurationSeconds: float64(size) / 130e6, MBPerSec: 130, RecordsPerSec: 130e6 / recordBytes,
 	}
 	for p := int32(0); p < 4; p++ {
@@ -175,7 +176,8 @@ func restore(c Case, rep int, fill *runs.Fill, start time.Time) runs.Restore {
 			ExpectedLiveBytes: e.LiveBytes, LiveBytes: e.LiveBytes, OK: true})
 	}
 	return runs.Restore{
-		Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep + 1, Params: p, Topic: fill.Topic, Partitions: 4, StartedAt: start.Add(time.Duration(rep+1) * time.Second),
+		Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep + 1, Params: p,
+		Topic: fill.Topic, Partitions: 4, StartedAt: start.Add(time.Duration(rep+1) * time.Second),
 		DurationSeconds: dur, LoadSeconds: dur, Ready: &runs.ReadyPhase{Seconds: readySeconds}, TotalSeconds: total,
 		Records: fill.Records, Bytes: fill.Bytes, RecordsPerSec: float64(fill.Records) / dur, MBPerSec: float64(fill.Bytes) / 1e6 / dur,
 		Verified: true, Verification: v, PeakRSSBytes: 300 << 20,

@@ -66,14 +66,19 @@ and the agent.`,
 	cmd.Flags().StringVar(&name, "name", "", "the agent's name, unique among the cluster's agents: coordinators address it by this (required)")
 	cmd.Flags().StringVar(&labels, "labels", "", "key=value,... facts recorded with the agent (zone=a,rack=r1)")
 	addControlKeyFlag(cmd, g)
-	cmd.Flags().BoolVar(&g.insecureAgents, "insecure", false, "run without a signing key: then ANYONE who can write to "+agent.ControlTopic+" starts processes on this host with this agent's credentials; only for a cluster whose ACLs let nobody else write there")
+	cmd.Flags().BoolVar(&g.insecureAgents, "insecure", false,
+		"run without a signing key: then ANYONE who can write to "+agent.ControlTopic+" starts processes on "+
+			"this host with this agent's credentials; only for a cluster whose ACLs let nobody else write "+
+			"there")
 	cmd.AddCommand(newAgentKeygenCmd())
 	return cmd
 }
 
 // addControlKeyFlag adds --control-key-file to cmd.
 func addControlKeyFlag(cmd *cobra.Command, g *globalFlags) {
-	cmd.Flags().StringVar(&g.controlKeyFile, "control-key-file", "", "file holding the key that signs every record between the coordinator and its agents (the same file on every host, or a mounted Kubernetes Secret; `restorebench agent keygen FILE` makes one); default $"+controlKeyEnv)
+	cmd.Flags().StringVar(&g.controlKeyFile, "control-key-file", "", "file holding the key that signs every record "+
+		"between the coordinator and its agents (the same file on every host, or a mounted Kubernetes "+
+		"Secret; `restorebench agent keygen FILE` makes one); default $"+controlKeyEnv)
 }
 
 // controlKeyEnv names the key file when --control-key-file is not given.
@@ -147,7 +152,8 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 		return agent.Config{}, errors.New("--insecure and --control-key-file: choose one (with a key, the agent verifies every command)")
 	}
 	log := cmd.ErrOrStderr()
-	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion, ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: scenario.QueriesOnAgent,
+	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion,
+		ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: scenario.QueriesOnAgent,
 		Key: key, Insecure: g.insecureAgents,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }

@@ -25,7 +25,9 @@ func (f *compareFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or benchfmt")
 	f.out.register(fl)
 	fl.StringVar(&f.baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
-	fl.StringVar(&f.baselineVersion, "baseline-version", "", "with one results file, compare each kafka-streams case on another Kafka Streams version with the same case on this one (default, when the records ran several versions and --baseline is not given: 4.4.0, or the last version they ran)")
+	fl.StringVar(&f.baselineVersion, "baseline-version", "", "with one results file, compare each kafka-streams case on "+
+		"another Kafka Streams version with the same case on this one (default, when the records ran "+
+		"several versions and --baseline is not given: 4.4.0, or the last version they ran)")
 }
 
 func newCompareCmd() *cobra.Command {

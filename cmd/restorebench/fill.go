@@ -38,11 +38,13 @@ func addFillFlags(cmd *cobra.Command, f *fillFlags) {
 	sf.int32Var(&f.fill.Partitions, "partitions", "partitions", "changelog partitions (one task and store each)")
 	sf.stringVar(&f.fill.Compression, "compression", "compression", "producer compression.type: none, gzip, snappy, lz4, zstd")
 	cmd.Flags().Uint64Var(&f.fill.Seed, "seed", f.fill.Seed, "generator seed: equal seeds and parameters give identical fills")
-	cmd.Flags().BoolVar(&f.fill.Transactional, "transactional", false, "write with a transactional producer (transactional.id), as an exactly_once_v2 application writes its changelog")
+	cmd.Flags().BoolVar(&f.fill.Transactional, "transactional", false, "write with a transactional producer "+
+		"(transactional.id), as an exactly_once_v2 application writes its changelog")
 	sf.note("transactional", "transactional")
 	f.txnRecords = loadgen.DefaultTransactionRecords
 	sf.intVar(&f.txnRecords, "transaction-records", "transaction_records", "records per transaction (with --transactional)")
-	cmd.Flags().Float64Var(&f.fill.AbortRatio, "abort-ratio", 0, "share of transactions aborted, in [0, 0.9] (with --transactional); the aborted records stay in the log")
+	cmd.Flags().Float64Var(&f.fill.AbortRatio, "abort-ratio", 0, "share of transactions aborted, in [0, 0.9] (with "+
+		"--transactional); the aborted records stay in the log")
 	sf.note("abort-ratio", "abort_ratio")
 	cmd.Flags().BoolVar(&f.refill, "refill", false, "delete and refill the topic if it holds a different fill")
 }

@@ -90,8 +90,11 @@ func (v stringValue[T]) Type() string       { return "string" }
 // settingFlags over fs.
 func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 	s := newSettingFlags(fs)
-	s.value(stringValue[config.Engine]{&c.Engine}, "engine", "engine", "what restores: model (Go, RocksDB through grocksdb) or kafka-streams (the real client, one JVM; any other topic than <application-id>-<store>-changelog is restored as a KTable's source-topic changelog)")
-	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
+	s.value(stringValue[config.Engine]{&c.Engine}, "engine", "engine", "what restores: model (Go, RocksDB through "+
+		"grocksdb) or kafka-streams (the real client, one JVM; any other topic than "+
+		"<application-id>-<store>-changelog is restored as a KTable's source-topic changelog)")
+	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a "+
+		"WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
 	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store kind: rocksdb or memory")
 	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")
 	s.intVar(&c.Threads, "threads", "threads", "stream threads (num.stream.threads), each with its own restore consumer and a share of the tasks")
@@ -102,7 +105,8 @@ func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 	s.stringVar(&preset, "rocksdb", "rocksdb", "RocksDB option preset (kstreams = Kafka Streams' RocksDBStore defaults)")
 	guarantee := c.ProcessingGuarantee()
 	s.stringVar(&guarantee, "processing-guarantee", "streams."+config.PropProcessingGuarantee,
-		"Kafka Streams' processing.guarantee: at_least_once restores read_uncommitted, exactly_once_v2 read_committed (the records of aborted transactions are not restored)")
+		"Kafka Streams' processing.guarantee: at_least_once restores read_uncommitted, exactly_once_v2 read_committed (the "+
+			"records of aborted transactions are not restored)")
 	return func() error {
 		if preset != c.RocksDBPreset {
 			c.RocksDBPreset = preset

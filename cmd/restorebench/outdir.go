@@ -41,7 +41,8 @@ func (o *outDir) release() {
 }
 
 // errOutInUse is the error for an output directory another process holds.
-var errOutInUse = errors.New("is in use by another restorebench process (a run or restore writing there now); choose another directory or wait for it to finish")
+var errOutInUse = errors.New("is in use by another restorebench process (a run or restore writing there now); choose " +
+	"another directory or wait for it to finish")
 
 // lockOut creates dir if needed and locks it; another process holding it
 // is an error naming flag.
@@ -196,7 +197,8 @@ func claimPlotDir(dir, results string) (*outDir, error) {
 	other := filepath.Join(dir, atomicfile.ResultsName)
 	if a, err := os.Stat(other); err == nil {
 		if b, err := os.Stat(results); err != nil || !os.SameFile(a, b) {
-			return nil, fmt.Errorf("--out %s holds another run's results (%s): its charts would be replaced by those of %s; choose another directory", dir, other, results)
+			return nil, fmt.Errorf("--out %s holds another run's results (%s): its charts would be replaced by those of %s; "+
+				"choose another directory", dir, other, results)
 		}
 	}
 	return lockOut("--out", dir)
@@ -262,7 +264,9 @@ type reportOut struct {
 }
 
 func (o *reportOut) register(fl *pflag.FlagSet) {
-	fl.StringVar(&o.path, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is replaced only with --force, and never a results file or one in --data-dir's broker log, fill manifests or the state dir")
+	fl.StringVar(&o.path, "out", "", "write the output to this file (atomically) instead of stdout; an existing file is "+
+		"replaced only with --force, and never a results file or one in --data-dir's broker log, fill "+
+		"manifests or the state dir")
 	fl.BoolVar(&o.force, "force", false, "let --out replace an existing file")
 }
 

@@ -59,14 +59,21 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.IntVar(&f.threads, "threads", 1, "num.stream.threads per instance, for the per-instance answers")
 	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from (default: the one with Kafka Streams' default settings)")
 	fl.Var(&f.state, "state", "changelog bytes of the store across all partitions, e.g. 50GiB")
-	fl.Var(&f.liveState, "live-state", "live state of the store across all partitions (key+value bytes of its current records) instead of --state: the changelog is estimated with the restore amplification of --cleaner")
-	fl.StringToStringVar(&f.cleaner, "cleaner", nil, "the changelog topic's cleaner settings by Kafka's names, e.g. min.cleanable.dirty.ratio=0.1,segment.bytes=67108864 (default: Kafka's)")
+	fl.Var(&f.liveState, "live-state", "live state of the store across all partitions (key+value bytes of its current "+
+		"records) instead of --state: the changelog is estimated with the restore amplification of "+
+		"--cleaner")
+	fl.StringToStringVar(&f.cleaner, "cleaner", nil, "the changelog topic's cleaner settings by Kafka's names, e.g. "+
+		"min.cleanable.dirty.ratio=0.1,segment.bytes=67108864 (default: Kafka's)")
 	fl.IntVar(&f.partitions, "partitions", 0, "changelog partitions (tasks)")
 	fl.IntVar(&f.instances, "instances", 0, "application instances sharing the tasks")
 	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
 	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
-	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully compacted; its record count over its distinct keys): the answers warn when the rate was measured far from it")
-	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers (and the security flags) for its size, partitions, records per live key, bytes per record and tombstone share; the flags given win over what it finds")
+	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully "+
+		"compacted; its record count over its distinct keys): the answers warn when the rate was "+
+		"measured far from it")
+	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers "+
+		"(and the security flags) for its size, partitions, records per live key, bytes per record and "+
+		"tombstone share; the flags given win over what it finds")
 }
 
 // readTopic reads --from-topic, when given, and sets the deployment's
@@ -90,7 +97,8 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	if !f.g.quiet {
 		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets, read_committed (an exactly-once application's aborted records are not counted)\n", f.fromTopic)
+	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets, read_committed (an "+
+		"exactly-once application's aborted records are not counted)\n", f.fromTopic)
 	shape, err := topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
 	if err != nil {
 		return fmt.Errorf("--from-topic: %w", err)
@@ -130,7 +138,9 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 		v    int
 		max  int
 		what string
-	}{{"--threads", f.threads, maxPlanThreads, "as predict"}, {"--partitions", f.partitions, maxPlanPartitions, "the most a fill writes"}, {"--instances", f.instances, maxPlanInstances, ""}} {
+	}{{"--threads", f.threads, maxPlanThreads, "as predict"},
+		{"--partitions", f.partitions, maxPlanPartitions, "the most a fill writes"},
+		{"--instances", f.instances, maxPlanInstances, ""}} {
 		if c.v > c.max {
 			why := ""
 			if c.what != "" {
@@ -140,7 +150,8 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 		}
 	}
 	if f.instances > 0 && f.standbys >= f.instances {
-		return capacity.Options{}, fmt.Errorf("--standbys: %d needs more than --instances %d (each standby of a task lives on an instance other than its active's)", f.standbys, f.instances)
+		return capacity.Options{}, fmt.Errorf("--standbys: %d needs more than --instances %d (each standby of a task lives "+
+			"on an instance other than its active's)", f.standbys, f.instances)
 	}
 	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
@@ -269,7 +280,8 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 		Long:  planLong,
 		Example: `  restorebench plan --from results/size-1GB --from results/size-4GB --state 50GiB --partitions 16 --threads 4 --instances 6 --rto 5m
   restorebench plan --from results/tuning --case threads-2 --rto 1m,5m
-  restorebench plan --from results/capacity --from results/failover --live-state 20GB --cleaner segment.bytes=67108864 --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s --rto 1m,5m`,
+  restorebench plan --from results/capacity --from results/failover --live-state 20GB --cleaner segment.bytes=67108864 ` +
+			`--partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s --rto 1m,5m`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {

@@ -84,7 +84,8 @@ scale-out is predicted again and shown beside what was measured.`,
 	fl.IntVar(&f.before, "before", 0, "instances before the scale-out")
 	fl.IntVar(&f.after, "after", 0, "instances after it")
 	fl.StringVar(&f.restoreRate, "restore-rate", "", "bytes a second one stream thread restores (50MB, 80MiB; \"/s\" optional)")
-	fl.Var(&f.writeRate, "write-rate", "bytes a second written to the changelogs in all, e.g. 5MB/s (as in plan and report; converted to records with the record size)")
+	fl.Var(&f.writeRate, "write-rate", "bytes a second written to the changelogs in all, e.g. 5MB/s (as in plan and "+
+		"report; converted to records with the record size)")
 	fl.Float64Var(&f.writeRecords, "write-records", 0, "records a second written to the changelogs in all (instead of --write-rate)")
 	fl.IntVar(&f.warmups, "max-warmup-replicas", warmup.DefaultMaxWarmupReplicas, "max.warmup.replicas: warmups per rebalance, group-wide")
 	fl.DurationVar(&f.probing, "probing-interval", warmup.DefaultProbingIntervalSeconds*time.Second, "probing.rebalance.interval.ms (at least 1m)")
@@ -94,7 +95,8 @@ scale-out is predicted again and shown beside what was measured.`,
 	fl.StringVar(&f.protocol, "protocol", warmup.ProtocolClassic, "group.protocol: classic or streams")
 	fl.DurationVar(&f.startup, "startup", warmup.DefaultStartupSeconds*time.Second, "new instances' start to their first rebalance")
 	fl.DurationVar(&f.rebalance, "rebalance", warmup.DefaultRebalanceSeconds*time.Second, "how long a rebalance takes to take effect")
-	fl.DurationVar(&f.followUp, "follow-up", warmup.DefaultFollowUpSeconds*time.Second, "delay of the follow-up rebalance that hands revoked tasks over (about heartbeat.interval.ms)")
+	fl.DurationVar(&f.followUp, "follow-up", warmup.DefaultFollowUpSeconds*time.Second, "delay of the follow-up "+
+		"rebalance that hands revoked tasks over (about heartbeat.interval.ms)")
 	fl.IntVar(&f.samples, "samples", warmup.DefaultSamples, "random process-id orders to simulate")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the sampled orders")
 	fl.BoolVar(&f.asJSON, "json", false, "print the prediction as JSON")
@@ -249,7 +251,8 @@ func replayScaleOuts(cmd *cobra.Command, res *runs.Results) error {
 		}
 	}
 	if n == 0 {
-		return errors.New("the run has no scale-out with a prediction to replay; give --tasks, --task-size, --before and --after to predict a scale-out with its restore rate")
+		return errors.New("the run has no scale-out with a prediction to replay; give --tasks, --task-size, --before and " +
+			"--after to predict a scale-out with its restore rate")
 	}
 	return nil
 }

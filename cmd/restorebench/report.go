@@ -93,7 +93,9 @@ prints for that deployment.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's directory); not one holding another run's results, nor one in --data-dir's broker log, fill manifests or the state dir")
+	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's "+
+		"directory); not one holding another run's results, nor one in --data-dir's broker log, fill "+
+		"manifests or the state dir")
 	f.register(fl, capacity.DefaultRTOs)
 	return cmd
 }

@@ -113,7 +113,8 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.DurationVar(&g.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a restore when no record arrives for this long")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress bars")
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole command to this file (go tool pprof)")
-	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM, JKS or PKCS12 stores")
+	pf.StringVar(&g.commandConfig, "command-config", "", "Kafka client properties file (as Kafka's tools take): "+
+		"bootstrap.servers, security.protocol, sasl.*, ssl.* with PEM, JKS or PKCS12 stores")
 	pf.StringVar(&g.sec.Protocol, "security-protocol", "", "security.protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL")
 	pf.StringVar(&g.sec.Mechanism, "sasl-mechanism", "", "sasl.mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	pf.StringVar(&g.sec.Username, "sasl-username", "", "SASL user name")

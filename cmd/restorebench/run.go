@@ -97,8 +97,13 @@ an interrupted run keeps what finished.`,
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
 	addControlKeyFlag(cmd, g)
-	fl.BoolVar(&g.insecureAgents, "insecure-agents", false, "command the agents without a signing key (they run --insecure): only where the cluster's ACLs let nobody else write to "+agent.ControlTopic)
-	fl.StringVar(&agents, "agents", "", "NAME,... or any:N: run every case's restores on these agents (`restorebench agent`), or on N of those heard on the control topic (the first N by name), placed round robin or by the profile's placement: the kafka-streams instances of cold, warm, standby, failover, scaleout and rolling, the model engine's cold and warm restores, and the fill (other model scenarios, queries beside cold or warm, and limits are refused); default: on this machine")
+	fl.BoolVar(&g.insecureAgents, "insecure-agents", false, "command the agents without a signing key (they run "+
+		"--insecure): only where the cluster's ACLs let nobody else write to "+agent.ControlTopic)
+	fl.StringVar(&agents, "agents", "", "NAME,... or any:N: run every case's restores on these agents (`restorebench "+
+		"agent`), or on N of those heard on the control topic (the first N by name), placed round robin "+
+		"or by the profile's placement: the kafka-streams instances of cold, warm, standby, failover, "+
+		"scaleout and rolling, the model engine's cold and warm restores, and the fill (other model "+
+		"scenarios, queries beside cold or warm, and limits are refused); default: on this machine")
 	return cmd
 }
 

@@ -135,7 +135,8 @@ var errIncomplete = errors.New("the results are incomplete")
 // a downtime), so the scenario column says which.
 func printRestoresCSV(w io.Writer, res *runs.Results) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "repeat", "scenario", "engine", "verified", "error", "duration_seconds", "records", "bytes", "mb_per_sec", "records_per_sec", "peak_rss_bytes", "cpu_seconds", "kafka_streams_version"})
+	cw.Write([]string{"case", "repeat", "scenario", "engine", "verified", "error", "duration_seconds", "records",
+		"bytes", "mb_per_sec", "records_per_sec", "peak_rss_bytes", "cpu_seconds", "kafka_streams_version"})
 	for _, r := range res.Restores {
 		sc := string(r.Params.Scenario)
 		if sc == "" {
@@ -204,6 +205,7 @@ func newSummaryCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text; json (the cold restores' per-case medians, and whether the run is partial); or csv (one row per record, every scenario's common figures)")
+	cmd.Flags().StringVar(&format, "format", "text", "text; json (the cold restores' per-case medians, and whether the "+
+		"run is partial); or csv (one row per record, every scenario's common figures)")
 	return cmd
 }

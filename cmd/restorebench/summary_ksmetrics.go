@@ -20,7 +20,8 @@ var kafkaStreamsMetricsLegend = []string{
 	"metric: Kafka Streams' own (stream-state-updater-metrics restore-records-rate; stream-task-metrics restore-rate, restore-total,",
 	"restore-remaining-records-total), summed over its threads or tasks; reading: which sample, in what unit; Kafka Streams: its figure;",
 	"restorebench: the same quantity as measured here (records/s over the restore, records restored, offsets left: 0);",
-	fmt.Sprintf("its window gives: what Kafka's windowed rate reads from restorebench's records at that sample; verdict: agrees within %.0f%%", 100*runs.MetricTolerance),
+	fmt.Sprintf("its window gives: what Kafka's windowed rate reads from restorebench's records at that sample; "+
+		"verdict: agrees within %.0f%%", 100*runs.MetricTolerance),
 	"(counts exactly), differs by the window's design, differs as a known Kafka Streams issue would, or DISAGREES",
 }
 
