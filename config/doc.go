@@ -5,7 +5,8 @@
 //
 // Each scenario is one descriptor (ScenarioDef), defined with its settings
 // in its own file (scenario_<name>.go) and registered from that file's
-// init; what walks scenarios walks the registry (scenarios.go).
+// init; what walks scenarios walks the registry (scenarios.go). Each store
+// kind likewise (StoreKindDef, storekind_<name>.go, storekinds.go).
 //
 // Profiles (YAML) and command-line flags both build these types, the engines
 // consume them, and results.json records them. The package links no cgo, so
