@@ -36,7 +36,7 @@ func checkEventTimes(k StoreKind, timeRange, window Duration) error {
 			"1 h by default) with INVALID_TIMESTAMP; at most %s now",
 			timeRange, last.Format(time.RFC3339), base.Format(time.RFC3339), Duration(MaxTimestampAhead), Duration(max(room, 0).Truncate(time.Minute)))
 	}
-	if k != StoreSession {
+	if !k.StampsAhead() {
 		return nil
 	}
 	if window.D() > room-timeRange.D() { // not the sum: both may be near the largest Duration

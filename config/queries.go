@@ -169,10 +169,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.partitioner", "%q is not a partitioner: kafka-streams (the default) or topic", q.Partitioner)
 	case !queryScenarios[c.Scenario]:
 		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
-	case c.StoreKind == StoreVersionedKeyValue:
-		return fieldErr("queries", "key lookups read key-value stores; versioned lookups are not built yet")
-	case c.StoreKind.Segmented():
-		return fieldErr("queries", "key lookups read key-value stores; %s fetches are not built yet", c.StoreKind)
+	case kindDef(c.StoreKind).NoLookups != "":
+		return fieldErr("queries", "key lookups read key-value stores; %s", kindDef(c.StoreKind).NoLookups)
 	}
 	if err := c.checkQueryOwnedStreams(); err != nil {
 		return err

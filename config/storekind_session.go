@@ -32,6 +32,7 @@ func init() {
 			}
 			return c.checkSessionSegments()
 		},
+		NoLookups:   "session fetches are not built yet",
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,

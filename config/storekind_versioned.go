@@ -31,6 +31,7 @@ func init() {
 	}
 	registerStoreKind(StoreKindDef{Kind: StoreVersionedKeyValue, Layout: LayoutVersioned, Retention: true,
 		Scenarios: []Scenario{ScenarioCold}, Refused: refused,
+		NoLookups:   "versioned lookups are not built yet",
 		check:       Case.checkVersioned,
 		fillSpec:    Fill.versionedSpec,
 		driverProps: retentionProperties,

@@ -40,6 +40,9 @@ type StoreKindDef struct {
 	// the scenarios it has a reason for; the others are refused listing
 	// the scenarios it runs.
 	Refused map[Scenario]string
+	// NoLookups says why a query load's key lookups cannot read it ("" for
+	// a store they read: a key-value one).
+	NoLookups string
 	// Layout is the engine store that restores it.
 	Layout StoreLayout
 	// Retention says its fill has a retention (fill.retention: a window

@@ -80,7 +80,7 @@ func TestStoreKindRegistry(t *testing.T) {
 	if !slices.Equal(StoreKinds, loadgen.StoreKinds) {
 		t.Fatalf("config.StoreKinds %v, loadgen.StoreKinds %v: every fill kind needs its descriptor", StoreKinds, loadgen.StoreKinds)
 	}
-	for _, d := range []StoreKindDef{{Kind: StoreWindow}, {Kind: "toy"}} {
+	for _, d := range []StoreKindDef{{Kind: StoreWindow}, {Kind: "unfilled"}} {
 		func() {
 			defer func() {
 				if msg, _ := recover().(string); !strings.Contains(msg, string(d.Kind)) {
