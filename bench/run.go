@@ -94,14 +94,14 @@ func (e *Env) Run(ctx context.Context, plan *profiles.Plan, o RunOptions) (*runs
 	}()
 	pr := planRun{env: e, plan: plan, opts: o, repeats: repeats, out: out, stateRoot: root.Path}
 	var failures []string
-	for i, fp := range fillsOf(plan) {
+	for _, fp := range fillsOf(plan) {
 		cases := plan.Cases
-		switch {
-		case len(plan.KindSpecs) > 0:
+		if len(plan.KindSpecs) > 0 {
 			if cases, err = plan.CasesFor(fp.spec); err != nil {
 				return out.fail(err)
 			}
-		case i > 0:
+		}
+		if !fp.first {
 			cases = everySizeCases(cases)
 		}
 		f, err := pr.onFill(ctx, fp, cases)
@@ -230,36 +230,57 @@ type fillPlan struct {
 	// Step.StoreKind.
 	size string
 	kind config.StoreKind
-	spec loadgen.Spec
+	// first says it is a size sweep's first size (or no size sweep's):
+	// every case runs there, only everySizeCases at the other sizes.
+	first bool
+	spec  loadgen.Spec
 }
 
 // fillsOf lists a plan's fills: its one fill, or one per size or store
-// kind of its sweep, each on its own application id (and so its own
-// changelog topic), the size or kind appended:
-// restorebench-256MB-balances-changelog, restorebench-window-balances-changelog.
+// kind of its sweep (per kind and size, kinds first, when it sweeps both),
+// each on its own application id (and so its own changelog topic), the
+// size or kind appended: restorebench-256MB-balances-changelog,
+// restorebench-window-balances-changelog,
+// restorebench-window-256MB-balances-changelog.
 func fillsOf(plan *profiles.Plan) []fillPlan {
-	if len(plan.KindSpecs) > 0 {
-		var out []fillPlan
-		for _, spec := range plan.KindSpecs {
-			label := string(spec.StoreKind.Of())
-			appID := plan.AppID + "-" + label
-			out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), kind: spec.StoreKind.Of(), spec: spec})
-		}
-		return out
-	}
-	if len(plan.Sizes) == 0 {
-		return []fillPlan{{appID: plan.AppID, topic: plan.Topic, spec: plan.Spec}}
+	if len(plan.KindSpecs) == 0 && len(plan.Sizes) == 0 {
+		return []fillPlan{{appID: plan.AppID, topic: plan.Topic, first: true, spec: plan.Spec}}
 	}
 	var out []fillPlan
-	for _, size := range plan.Sizes {
-		label := config.Size(size).String()
-		f := fillPlan{label: label, appID: plan.AppID + "-" + label, size: label, spec: plan.Spec}
-		f.spec.TargetBytes, f.spec.Records = size, 0
-		f.topic = config.ChangelogTopic(f.appID, plan.StoreName)
-		if plan.Topic != config.ChangelogTopic(plan.AppID, plan.StoreName) {
-			f.topic = plan.Topic + "-" + label
+	for _, kf := range kindFills(plan) {
+		if len(plan.Sizes) == 0 {
+			out = append(out, kf)
+			continue
 		}
-		out = append(out, f)
+		for i, size := range plan.Sizes {
+			label := config.Size(size).String()
+			f := fillPlan{label: label, size: label, kind: kf.kind, first: i == 0, spec: kf.spec}
+			if kf.kind != "" {
+				f.label = kf.label + "-" + label
+			}
+			f.appID = plan.AppID + "-" + f.label
+			f.spec.TargetBytes, f.spec.Records = size, 0
+			f.topic = config.ChangelogTopic(f.appID, plan.StoreName)
+			if kf.kind == "" && plan.Topic != config.ChangelogTopic(plan.AppID, plan.StoreName) {
+				f.topic = plan.Topic + "-" + label
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// kindFills are a store-kind sweep's fills, one per kind, or the plan's
+// one fill (no kind) outside one.
+func kindFills(plan *profiles.Plan) []fillPlan {
+	if len(plan.KindSpecs) == 0 {
+		return []fillPlan{{first: true, spec: plan.Spec}}
+	}
+	var out []fillPlan
+	for _, spec := range plan.KindSpecs {
+		label := string(spec.StoreKind.Of())
+		appID := plan.AppID + "-" + label
+		out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), kind: spec.StoreKind.Of(), first: true, spec: spec})
 	}
 	return out
 }

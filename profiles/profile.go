@@ -45,8 +45,8 @@ type document struct {
 	// (fill.store_kind then must not be set), each kind's changelog on its
 	// own application id and topic (<application_id>-<kind>): the same fill
 	// section written as each kind's changelog (config.Fill.ForKind), so
-	// the kinds restore the same keys, values and tombstones. Only cold
-	// cases (the kinds beyond key-value run cold restores only).
+	// the kinds restore the same keys, values and tombstones. With Sizes,
+	// each kind at every size (a size sweep per kind).
 	StoreKinds []config.StoreKind `yaml:"store_kinds"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`
@@ -133,8 +133,9 @@ type Plan struct {
 	// order; empty for a single fill (Spec).
 	Sizes []int64
 	// KindSpecs are a store-kind sweep's fills, one per kind in the order
-	// listed (Spec is the first); empty outside one. Cases holds the first
-	// kind's cases; CasesFor gives another kind's.
+	// listed (Spec is the first), at the first of Sizes when both sweep;
+	// empty outside one. Cases holds the first kind's cases; CasesFor
+	// gives another kind's.
 	KindSpecs []loadgen.Spec
 	Cases     []config.Case
 	// Limits and Ready say which extra phases each case measures.
@@ -399,14 +400,6 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 	if err := decodeOnto(&doc.Fill, &fill, "fill"); err != nil {
 		return err
 	}
-	if len(doc.StoreKinds) > 0 {
-		specs, err := sweepKinds(doc, fill, top)
-		if err != nil {
-			return err
-		}
-		p.KindSpecs = specs
-		fill = fill.ForKind(doc.StoreKinds[0])
-	}
 	if len(doc.Sizes) > 0 {
 		if fill.Size != nil || fill.Records != nil {
 			return &config.FieldError{Path: "sizes", Line: lineOf(top, "sizes"), Msg: "a size sweep sets the fill's sizes: remove fill.size and fill.records"}
@@ -418,6 +411,14 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 		p.Sizes = sizes
 		first := doc.Sizes[0]
 		fill.Size = &first
+	}
+	if len(doc.StoreKinds) > 0 {
+		specs, err := sweepKinds(doc, fill, top)
+		if err != nil {
+			return err
+		}
+		p.KindSpecs = specs
+		fill = fill.ForKind(doc.StoreKinds[0])
 	}
 	spec, err := fill.Spec()
 	if err != nil {
