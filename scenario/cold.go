@@ -123,7 +123,8 @@ func cleanupState(in *engine.Instance, req Request) {
 // with a progress display, and records in rec its phases, throughput,
 // latencies, RocksDB figures, CPU, peak RSS and, when the request asks,
 // the ready phase. On success the stores are left open in the result.
-func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instance, rec *runs.Restore, restore func() (*engine.Restored, error)) (*engine.Restored, error) {
+func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instance,
+	rec *runs.Restore, restore func() (*engine.Restored, error)) (*engine.Restored, error) {
 	offsets, err := env.Offsets(ctx, rec.Topic)
 	if err != nil {
 		return nil, err

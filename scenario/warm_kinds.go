@@ -38,7 +38,9 @@ func checkEveryPartitionChanged(ctx context.Context, env *Env, t Target, req Req
 	}
 	for p, end := range since.End {
 		if now.End[p] <= end {
-			return fmt.Errorf("warm: case %s #%d: partition %d got none of the %d records written: a reopened %s store that restores nothing serves by an unknown stream time (Kafka Streams does not persist it), a state not derived; write more records (warm.changed)", req.Case.Name, req.Repeat, p, n, req.Case.StoreKind)
+			return fmt.Errorf("warm: case %s #%d: partition %d got none of the %d records written: a reopened %s store that "+
+				"restores nothing serves by an unknown stream time (Kafka Streams does not persist it), a state "+
+				"not derived; write more records (warm.changed)", req.Case.Name, req.Repeat, p, n, req.Case.StoreKind)
 		}
 	}
 	return nil

@@ -240,7 +240,8 @@ func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.T
 
 // ksWarmRecord says, from the restore events, which tasks resumed from
 // their stores' offsets and which restored from the log start.
-func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets, coldSeconds float64, stop config.WarmStop) *runs.WarmRecord {
+func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets,
+	coldSeconds float64, stop config.WarmStop) *runs.WarmRecord {
 	w := &runs.WarmRecord{Step: step, Changed: changed, ColdSeconds: coldSeconds}
 	if step == runs.StepCold {
 		return w
