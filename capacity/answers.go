@@ -534,7 +534,7 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		switch {
 		case e.Wide():
 			c.Inconclusive = true
-			c.Why = fmt.Sprintf("%s estimated %s beyond the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
+			c.Why = fmt.Sprintf("%s estimated %s the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
 		case e.Factor != nil && e.Factor.Wide():
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("%s calibrated with a factor taken %s beyond the sizes it was measured at (%s a thread), where nothing bounds how it moves",
@@ -567,7 +567,7 @@ func intervalText(e Estimate) string {
 			"so nothing bounds its error%s", calibrationSpreadText(e))
 	}
 	if e.Beyond > 1.05 {
-		s += "; " + beyondText(e) + " beyond the sizes measured"
+		s += "; " + beyondText(e) + " the sizes measured"
 		if e.Wide() {
 			s += fmt.Sprintf(" (past %.0f×: the interval does not bound it)", WideExtrapolation)
 		}
@@ -582,18 +582,24 @@ func wideText(within Estimate) string {
 	if !within.Wide() {
 		return ""
 	}
-	return fmt.Sprintf("INCONCLUSIVE: it rests on %s a thread within the objective, %s beyond the sizes measured, where "+
+	return fmt.Sprintf("INCONCLUSIVE: it rests on %s a thread within the objective, %s the sizes measured, where "+
 		"nothing bounds the estimate's error", FormatBytes(within.Value), beyondText(within))
 }
 
 // beyondText is how far beyond the measured sizes an estimate lies, said
 // the same way in every line that names it: "1.6×" near them, "13×" past
 // WideExtrapolation, where a tenth means nothing.
+// beyondText is how far outside the measured sizes an estimate lies, and
+// on which side: "56× beyond", "4.0× below".
 func beyondText(e Estimate) string {
-	if e.Wide() {
-		return fmt.Sprintf("%.0f×", e.Beyond)
+	side := "beyond"
+	if e.Below {
+		side = "below"
 	}
-	return fmt.Sprintf("%.1f×", e.Beyond)
+	if e.Wide() {
+		return fmt.Sprintf("%.0f× %s", e.Beyond, side)
+	}
+	return fmt.Sprintf("%.1f× %s", e.Beyond, side)
 }
 
 // measured is an estimate that is a measurement: a median with its

@@ -60,6 +60,9 @@ type Estimate struct {
 	// (2 is twice the largest size, or half the smallest); 1 inside them,
 	// 0 when not derived.
 	Beyond float64
+	// Below says the figure lies below the smallest size measured (Beyond
+	// is then that size over the figure), not above the largest.
+	Below bool
 	// Factor is the calibration factor the figure was scaled by, at its
 	// own size, with its interval; nil when uncalibrated.
 	Factor *AppliedFactor

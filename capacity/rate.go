@@ -86,10 +86,10 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 func (r *Rate) FarFrom(d Deployment) string {
 	var far []string
 	if have, want := r.Shape.RecordsPerKey, d.RecordsPerKey; have > 0 && want > 0 && runs.Disagree(want, have) {
-		far = append(far, fmt.Sprintf("%.1f records per live key, yours is %.1f (×%.1f)", have, want, want/have))
+		far = append(far, fmt.Sprintf("%.1f records per live key, yours is %.1f (%s)", have, want, timesText(want/have)))
 	}
 	if have, want := r.Shape.BytesPerRecord, d.BytesPerRecord; have > 0 && want > 0 && runs.Disagree(want, have) {
-		far = append(far, fmt.Sprintf("%s a record, yours is %s (×%.1f)", FormatBytes(have), FormatBytes(want), want/have))
+		far = append(far, fmt.Sprintf("%s a record, yours is %s (%s)", FormatBytes(have), FormatBytes(want), timesText(want/have)))
 	}
 	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
 		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
@@ -100,6 +100,15 @@ func (r *Rate) FarFrom(d Deployment) string {
 	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
 		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys " +
 		"against the records) before relying on these answers"
+}
+
+// timesText says how many times larger (×2.5) or smaller (1/40 of it) a
+// ratio is, so that a small one does not print as ×0.0.
+func timesText(ratio float64) string {
+	if ratio >= 1 {
+		return fmt.Sprintf("×%.1f", ratio)
+	}
+	return fmt.Sprintf("1/%.0f of it", 1/ratio)
 }
 
 // maxTombstoneGap is how far apart the tombstone shares of the measured
@@ -151,7 +160,7 @@ func factorValue(f *AppliedFactor) float64 {
 func (r *Rate) Seconds(bytes float64) Estimate {
 	f := r.FactorAt(bytes)
 	v := factorValue(f) * (r.Overhead + bytes/r.PerThread)
-	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi), Factor: f}
+	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi), Below: bytes < r.Lo, Factor: f}
 	lo, hi := r.spreadLo(), r.spreadHi()
 	if f != nil {
 		lo, hi = lo*f.Lo/f.Value, hi*f.Hi/f.Value
@@ -195,7 +204,7 @@ func (r *Rate) BytesWithin(seconds float64) Estimate {
 			break
 		}
 	}
-	e := Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi), Factor: f}
+	e := Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi), Below: b < r.Lo, Factor: f}
 	if f != nil && b > 0 {
 		e.Lo, e.Hi = r.bytesWithinAt(seconds, f.Hi*r.spreadHi()), r.bytesWithinAt(seconds, f.Lo*r.spreadLo())
 	}

@@ -48,7 +48,7 @@ func TestPlanFromTopicTakesTheChangelogsOwnShape(t *testing.T) {
 		"your 3 partitions",
 		// The capacity run's rate was measured at 8.4 records per live key
 		// of 511 B: these 116 B records are 4.4 times smaller.
-		"WARNING: the rate was measured at 8.4 records per live key, yours is 4.0 (×0.5); 511 B a record, yours is 116 B (×0.2)",
+		"WARNING: the rate was measured at 8.4 records per live key, yours is 4.0 (1/2 of it); 511 B a record, yours is 116 B (1/4 of it)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan --from-topic: missing %q in\n%s", want, out)
