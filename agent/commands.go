@@ -74,23 +74,45 @@ func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message
 	if err != nil {
 		out.Error = err.Error()
 	}
+	size := replySize(out)
 	a.mu.Lock()
-	a.replies[key] = out
-	a.inFlight--
-	a.done = append(a.done, key)
-	if len(a.done) > maxReplies {
-		for _, old := range a.done[:len(a.done)-maxReplies] {
-			delete(a.replies, old)
-		}
-		a.done = append([]string(nil), a.done[len(a.done)-maxReplies:]...)
-	}
+	a.keep(key, out, size)
 	a.mu.Unlock()
 	a.reply(ctx, out)
 }
 
+// keep keeps out, of size bytes, as the reply to the command key, which
+// no longer runs, forgetting the oldest kept replies past maxReplies of them or past
+// maxReplyBytes (the newest is always kept). The caller holds a.mu.
+func (a *Agent) keep(key string, out *Message, size int) {
+	a.replies[key] = out
+	a.inFlight--
+	a.done = append(a.done, keptReply{key, size})
+	a.doneBytes += size
+	for len(a.done) > maxReplies || (a.doneBytes > maxReplyBytes && len(a.done) > 1) {
+		old := a.done[0]
+		delete(a.replies, old.key)
+		a.doneBytes -= old.bytes
+		a.done = a.done[1:]
+	}
+}
+
+// keptReply is a kept reply's command key and how many bytes the reply
+// holds.
+type keptReply struct {
+	key   string
+	bytes int
+}
+
+// replySize is about how many bytes a kept reply holds: its encoding's
+// (a small reply's is a few hundred bytes).
+func replySize(m *Message) int { return len(m.Encode()) }
+
+// reply sends a copy of out, the kept reply, stamped now: a repeated
+// command may be answered while the first reply is still being sent.
 func (a *Agent) reply(ctx context.Context, out *Message) {
-	out.MonoNs = 0 // stamped now, also on a repeat
-	if err := a.sendReply(ctx, out); err != nil && ctx.Err() == nil {
+	c := *out
+	if err := a.sendReply(ctx, &c); err != nil && ctx.Err() == nil {
 		a.cfg.Logf("agent %s: reply to %s %s: %v", a.cfg.Name, out.Op, out.ID, err)
 	}
 }
