@@ -322,6 +322,12 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
+// rtoTableLegend says what the columns of the RTO table mean.
+const rtoTableLegend = "Per task: the largest changelog one task's store (one stream thread) restores within the objective; " +
+	"per instance: what one instance's threads restore together. † " +
+	"extrapolated beyond the sizes measured; " +
+	"sizes in decimal units (1 GB = 10^9 bytes)."
+
 // rtoTable is the table itself: two columns per objective.
 // When every row's instance equals its task (one stream thread, one task
 // each), the instance columns would repeat the task ones: one column per
@@ -345,9 +351,7 @@ func rtoTable(t capacity.RTOTable) *Table {
 		right = append(right, true, true)
 	}
 	tab := &Table{Head: head, Right: right,
-		Legend: "Per task: the largest changelog one task's store (one stream thread) restores within the objective; per " +
-			"instance: what one instance's threads restore together. † extrapolated beyond the sizes " +
-			"measured; sizes in decimal units (1 GB = 10^9 bytes)."}
+		Legend: rtoTableLegend}
 	for _, row := range t.Rows {
 		cells := []string{rowName(row)}
 		for i := range t.RTOs {
@@ -427,6 +431,13 @@ func extrapolationNote(r *capacity.Rate) string {
 	return fmt.Sprintf("† extrapolated: outside the %s – %s per thread measured.", capacity.FormatBytes(r.Lo), capacity.FormatBytes(r.Hi))
 }
 
+// deploymentTableLegend says what the columns of the deployment table mean.
+const deploymentTableLegend = "check: the answer against each objective, with its margin (time to spare, or by how " +
+	"much it misses), INCONCLUSIVE when the inputs cannot decide; " +
+	"computed from: every input and assumption; " +
+	"runs: the restores it rests on (R1 = the first input run). † " +
+	"extrapolated beyond the sizes measured."
+
 func deploymentSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "deployment", Title: "Your deployment"}
 	if a.Options.Deployment.IsZero() {
@@ -434,9 +445,7 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 	}
 	s.Blocks = append(s.Blocks, &Para{Text: "The same answers `restorebench plan` prints for these settings."})
 	tab := &Table{Head: []string{"question", "answer", "check", "computed from", "runs"},
-		Legend: "check: the answer against each objective, with its margin (time to spare, or by how much it misses), " +
-			"INCONCLUSIVE when the inputs cannot decide; computed from: every input and assumption; runs: " +
-			"the restores it rests on (R1 = the first input run). † extrapolated beyond the sizes measured."}
+		Legend: deploymentTableLegend}
 	for _, ans := range a.Answers {
 		tab.Rows = append(tab.Rows, []string{ans.Question, answerValue(ans), check(ans), strings.Join(ans.Inputs, "; "), ans.Sources})
 	}

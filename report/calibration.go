@@ -43,15 +43,18 @@ func calibrationBlocks(a *capacity.Analysis) []Block {
 	return out
 }
 
+// pairTableLegend says what the columns of the calibration pairs table mean.
+const pairTableLegend = "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting " +
+	"(below 1: the model is faster), median and range over the pairs; " +
+	"factor: Kafka Streams over model, what the model's times at that size are multiplied by."
+
 // pairTable is a row per engine pair: the run, the setting and cases, the
 // size a thread, both engines' medians, the ratio and the factor applied.
 func pairTable(c *capacity.Calibration) *Table {
 	t := &Table{Head: []string{"run", "setting", "size a thread", "model restore (median)",
 		"Kafka Streams restore (median)", "model / KS (median, range, pairs)", "factor"},
-		Legend: "model / KS: the model's restore time over Kafka Streams' for repeat pairs of one setting (below 1: the " +
-			"model is faster), median and range over the pairs; factor: Kafka Streams over model, what the " +
-			"model's times at that size are multiplied by.",
-		Right: []bool{false, false, true, true, true, true, true}}
+		Legend: pairTableLegend,
+		Right:  []bool{false, false, true, true, true, true, true}}
 	for _, p := range c.Pairs {
 		cp := p.Pair
 		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
@@ -61,15 +64,20 @@ func pairTable(c *capacity.Calibration) *Table {
 	return t
 }
 
+// calibrationSizeTableLegend says what the columns of the calibration-by-size table mean.
+const calibrationSizeTableLegend = "factor: Kafka Streams' restore time over the model's (1 / " +
+	"model/KS) for each repeat pair at that size; " +
+	"median and min–max over the pairs; " +
+	"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits " +
+	"better) at that size, residual the median minus it (- without a fit: one size)."
+
 // CalibrationSizeTable is the calibration table with a row per setting,
 // changelog shape and size: the factor's median and range over repeat
 // pairs, and the fit's value and residual there.
 func CalibrationSizeTable(c *capacity.Calibration) *Table {
 	t := &Table{Head: []string{"setting", "changelog shape", "size a thread", "pairs", "factor (median)", "range over pairs", "fitted", "residual"},
-		Legend: "factor: Kafka Streams' restore time over the model's (1 / model/KS) for each repeat pair at that size; median and min–max over the pairs; " +
-			"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits better) at that " +
-			"size, residual the median minus it (- without a fit: one size).",
-		Right: []bool{false, false, true, true, true, true, true, true}}
+		Legend: calibrationSizeTableLegend,
+		Right:  []bool{false, false, true, true, true, true, true, true}}
 	for _, cv := range c.Curves {
 		for _, p := range cv.Points {
 			fitted, resid := "-", "-"

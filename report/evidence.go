@@ -84,13 +84,17 @@ func setupNamer(a *capacity.Analysis) func(*capacity.Setup) string {
 	}
 }
 
+// fitTableLegend says what the columns of the fitted-lines table mean.
+const fitTableLegend = "sizes, restores: how many sizes and verified restores the fit rests on; " +
+	"fixed (intercept): the time a restore takes whatever its size; " +
+	"rate (1/slope): bytes restored per second beyond it; " +
+	"R²: the share of the variance of time the line explains (1 = all)."
+
 func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Fitted lines: time to ready = fixed + size / rate",
-		Legend: "sizes, restores: how many sizes and verified restores the fit rests on; fixed (intercept): the time a " +
-			"restore takes whatever its size; rate (1/slope): bytes restored per second beyond it; R²: the " +
-			"share of the variance of time the line explains (1 = all).",
-		Head:  []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
-		Right: []bool{false, true, true, false, true, true, true}}
+		Legend: fitTableLegend,
+		Head:   []string{"configuration", "sizes", "restores", "measured range", "fixed (intercept)", "rate (1/slope)", "R²"},
+		Right:  []bool{false, true, true, false, true, true, true}}
 	for _, f := range fits {
 		t.Rows = append(t.Rows, []string{name(f.Setup) + " (" + capacity.Describe(f.Setup.Params) + ")", fmt.Sprint(len(f.Sizes)), fmt.Sprint(len(f.Points)),
 			capacity.FormatBytes(f.Min()) + " – " + capacity.FormatBytes(f.Max()),
@@ -99,12 +103,16 @@ func fitTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	return t
 }
 
+// residualTableLegend says what the columns of the residuals table mean.
+const residualTableLegend = "measured (median): the median time to ready of the restores at that size; " +
+	"fitted: the line's time for it; " +
+	"residual: measured − fitted (positive: slower than the line), and as a share of fitted."
+
 func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Residuals per size (measured median − fitted)",
-		Legend: "measured (median): the median time to ready of the restores at that size; fitted: the line's time for it; " +
-			"residual: measured − fitted (positive: slower than the line), and as a share of fitted.",
-		Head:  []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
-		Right: []bool{false, true, true, true, true, true, false}}
+		Legend: residualTableLegend,
+		Head:   []string{"configuration", "size", "measured (median)", "fitted", "residual", "residual %", "restores"},
+		Right:  []bool{false, true, true, true, true, true, false}}
 	for _, f := range fits {
 		for _, r := range f.Residuals {
 			t.Rows = append(t.Rows, []string{name(f.Setup), capacity.FormatBytes(r.Bytes), capacity.FormatSeconds(r.Median),
@@ -114,9 +122,14 @@ func residualTable(fits []*capacity.Fit, name func(*capacity.Setup) string) *Tab
 	return t
 }
 
+// holdoutTableLegend says what the columns of the prediction-check table mean.
+const holdoutTableLegend = "fitted on: the sizes the line was fitted over; " +
+	"held out: the largest size, left out of that fit; " +
+	"error: (predicted − measured) / measured."
+
 func holdoutTable(hs []*capacity.SizeHoldOut, name func(*capacity.Setup) string) *Table {
 	t := &Table{Caption: "Prediction check: fitted without the largest size, predicting it",
-		Legend: "fitted on: the sizes the line was fitted over; held out: the largest size, left out of that fit; error: (predicted − measured) / measured.",
+		Legend: holdoutTableLegend,
 		Head:   []string{"configuration", "fitted on", "held out", "predicted", "measured (median)", "error"},
 		Right:  []bool{false, false, true, true, true, true}}
 	for _, h := range hs {
@@ -160,6 +173,13 @@ func throughputSection(a *capacity.Analysis) (Section, error) {
 // case that the throughput section shows when it has no cross-size chart.
 const timePerCase = "time-per-case"
 
+// throughputTableLegend says what the columns of a run's throughput table mean.
+const throughputTableLegend = "verified: repeats whose stores matched the expected state, of all; " +
+	"MB/s: median of each verified repeat's own rate (1 MB = 10^6 bytes), range min–max; " +
+	"time to ready: median restore plus ready phase; " +
+	"vs baseline: change of the median time against Kafka Streams' defaults; " +
+	"verdict: compare's test (see above)."
+
 // runThroughput is one run's table, and its per-case chart when the
 // report has no cross-size chart.
 func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
@@ -172,11 +192,8 @@ func runThroughput(rc *capacity.RunComparison, chart bool) ([]Block, error) {
 	}
 	out := []Block{&Heading{Text: title}}
 	t := &Table{Head: []string{"case", "settings", "verified", "MB/s", "MB/s range", "time to ready", "range", "vs baseline", "verdict"},
-		Legend: "verified: repeats whose stores matched the expected state, of all; MB/s: median of each verified repeat's " +
-			"own rate (1 MB = 10^6 bytes), range min–max; time to ready: median restore plus ready phase; " +
-			"vs baseline: change of the median time against Kafka Streams' defaults; verdict: compare's test " +
-			"(see above).",
-		Right: []bool{false, false, true, true, true, true, true, true, false}}
+		Legend: throughputTableLegend,
+		Right:  []bool{false, false, true, true, true, true, true, true, false}}
 	verdicts := map[string]compare.MetricDiff{}
 	if rc.Comparison != nil {
 		for _, row := range rc.Comparison.Rows {
@@ -345,16 +362,21 @@ func streamsVersion(res *runs.Results) string {
 	return strings.Join(versions, ", ")
 }
 
+// fillsTableLegend says what the columns of the fills table mean.
+const fillsTableLegend = "records, key+value: what the fill wrote; " +
+	"live keys, live state: the keys and key+value bytes a restore must leave; " +
+	"records per live key: records over live keys (what a restore reads per key it keeps); " +
+	"generated: when the fill was written; " +
+	"fill rate: key+value bytes written per second."
+
 // fillsSection is one row per run's changelog: its size, how the
 // generator made it, and the live state it compacts to.
 func fillsSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "fills", Title: "Changelog fills"}
 	t := &Table{Head: []string{"run", "changelog topic", "records", "key+value", "partitions", "live keys",
 		"live state", "records per live key", "generated", "fill rate"},
-		Legend: "records, key+value: what the fill wrote; live keys, live state: the keys and key+value bytes a restore " +
-			"must leave; records per live key: records over live keys (what a restore reads per key it " +
-			"keeps); generated: when the fill was written; fill rate: key+value bytes written per second.",
-		Right: []bool{false, false, true, true, true, true, true, true, false, true}}
+		Legend: fillsTableLegend,
+		Right:  []bool{false, false, true, true, true, true, true, true, false, true}}
 	for _, r := range a.Runs {
 		fills := r.Results.Fills
 		if len(fills) == 0 {
@@ -442,6 +464,10 @@ func expected(f *runs.Fill) (keys, live int64) {
 	return keys, live
 }
 
+// inputRunsTableLegend says what the columns of the table of input runs mean.
+const inputRunsTableLegend = "restores: records whose stores matched the expected state, of all; " +
+	"complete: whether the run finished every case and repeat (a partial run's answers are marked)."
+
 // methodSection defines the terms and lists the input files.
 func methodSection(a *capacity.Analysis) (Section, error) {
 	s := Section{ID: "method", Title: "Method and sources"}
@@ -470,8 +496,7 @@ func methodSection(a *capacity.Analysis) (Section, error) {
 			"segment (segment.bytes) per partition.",
 	}})
 	t := &Table{Head: []string{"run", "run id", "profile", "started", "results file", "restores (verified/all)", "complete"},
-		Legend: "restores: records whose stores matched the expected state, of all; complete: whether the run finished " +
-			"every case and repeat (a partial run's answers are marked)."}
+		Legend: inputRunsTableLegend}
 	for _, r := range a.Runs {
 		res := r.Results
 		verified := 0

@@ -7,6 +7,16 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// ksMetricsTableLegend says what the columns of the Kafka Streams metrics table mean.
+const ksMetricsTableLegend = "metric: Kafka Streams' own, summed over its state-updater threads " +
+	"(stream-state-updater-metrics) or tasks (stream-task-metrics); " +
+	"reading: which sample, in what unit; " +
+	"restorebench: records/s over the restore, records restored, offsets left (0: every restore ended); " +
+	"its window gives: what Kafka's windowed rate reads from restorebench's records at " +
+	"that sample (a range where the window's alignment is not known); " +
+	"verdict: agrees, differs by the window's design, differs as a " +
+	"known Kafka Streams issue would, or DISAGREES."
+
 // kafkaStreamsMetricsSection sets Kafka Streams' own restore metrics beside
 // restorebench's measurement of the same restores (runs.MetricChecks), for
 // the restores whose case sampled them; empty (and so left out) for inputs
@@ -25,13 +35,8 @@ func kafkaStreamsMetricsSection(a *capacity.Analysis) (Section, error) {
 		"× 30 s, dividing by at least `metrics.num.samples` − 1 windows): " +
 		"a restore shorter than that reads low by design, and the table gives what the window makes of restorebench's own records."})
 	tab := &Table{Head: []string{"restore", "metric", "reading", "Kafka Streams", "restorebench", "its window gives", "verdict"},
-		Right: []bool{false, false, false, true, true, true, false},
-		Legend: "metric: Kafka Streams' own, summed over its state-updater threads (stream-state-updater-metrics) or tasks " +
-			"(stream-task-metrics); reading: which sample, in what unit; " +
-			"restorebench: records/s over the restore, records restored, offsets left (0: every restore ended); its window " +
-			"gives: what Kafka's windowed rate reads from restorebench's records at that sample (a range " +
-			"where the window's alignment is not known); " +
-			"verdict: agrees, differs by the window's design, differs as a known Kafka Streams issue would, or DISAGREES."}
+		Right:  []bool{false, false, false, true, true, true, false},
+		Legend: ksMetricsTableLegend}
 	var notes []string
 	for _, x := range recs {
 		notes = append(notes, fmt.Sprintf("%s: %s.", x.ref(), x.r.KafkaStreams.Metrics.Describe()))

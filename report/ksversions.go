@@ -33,14 +33,19 @@ func kafkaStreamsVersionsSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
+// versionsTableLegend says what the columns of the Kafka Streams versions table mean.
+const versionsTableLegend = "case: the record's case on one version; " +
+	"vs: the same case on the baseline version; " +
+	"base, other: medians over the verified repeats (seconds, MB/s, MiB as the metric says); " +
+	"change: (other - base) / base; " +
+	"vs spread: whether the two sides' ranges over the repeats are disjoint and unlikely " +
+	"so by chance (compare's rule: exact Mann-Whitney p at most 0.05)."
+
 // versionsTable is one line per compared case and metric.
 func versionsTable(rows []compare.CaseRow) *Table {
 	t := &Table{Head: []string{"case", "vs", "metric", "base", "other", "change", "vs spread"},
-		Right: []bool{false, false, false, true, true, true, false},
-		Legend: "case: the record's case on one version; vs: the same case on the baseline version; base, other: medians " +
-			"over the verified repeats (seconds, MB/s, MiB as the metric says); " +
-			"change: (other - base) / base; vs spread: whether the two sides' ranges over the repeats are disjoint and " +
-			"unlikely so by chance (compare's rule: exact Mann-Whitney p at most 0.05)."}
+		Right:  []bool{false, false, false, true, true, true, false},
+		Legend: versionsTableLegend}
 	for _, row := range rows {
 		for _, d := range row.Metrics {
 			base, other, change := "-", "-", ""

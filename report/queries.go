@@ -77,6 +77,15 @@ func msText(ms float64) string {
 	return fmt.Sprintf("%.0f", ms)
 }
 
+// queriesTableLegend says what the columns of the queries table mean.
+const queriesTableLegend = "refused, correct, stale: shares of the lookups sent; " +
+	"wrong: answers the fill never gave that key (a wrong answer fails the restore), misrouted: those " +
+	"read from a partition the key is not in, which Kafka Streams' queryMetadataForKey named; " +
+	"served again s: from the lookups' start (as the restore began) " +
+	"to the first answer after the last refusal; " +
+	"restored s: to the last store restored; " +
+	"p99 ms: answered lookups' latency while a store restored, and after."
+
 // queriesSection: what lookups beside the restores met, a row per
 // restore with a query load: the share refused, answered correct and
 // stale, the wrong answers (none, or the restore failed), when lookups
@@ -93,11 +102,8 @@ func queriesSection(a *capacity.Analysis) (Section, error) {
 		"with them (`enableStaleStores()`) it answers at once, with what it holds so far."})
 	tab := &Table{Head: []string{"restore", "stale reads", "lookups", "refused", "correct", "stale", "wrong",
 		"served again s", "restored s", "p99 ms during", "p99 ms after"},
-		Right: []bool{false, false, true, true, true, true, true, true, true, true, true},
-		Legend: "refused, correct, stale: shares of the lookups sent; wrong: answers the fill never gave that key (a wrong answer fails the restore), " +
-			"misrouted: those read from a partition the key is not in, which Kafka Streams' queryMetadataForKey named; " +
-			"served again s: from the lookups' start (as the restore began) to the first answer after the last refusal; restored s: to the last store restored; " +
-			"p99 ms: answered lookups' latency while a store restored, and after."}
+		Right:  []bool{false, false, true, true, true, true, true, true, true, true, true},
+		Legend: queriesTableLegend}
 	for _, x := range recs {
 		q := x.r.Queries
 		tab.Rows = append(tab.Rows, []string{queryRef(x), fmt.Sprint(q.Stale), fmt.Sprint(q.Lookups),

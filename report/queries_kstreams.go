@@ -10,6 +10,18 @@ import (
 	"github.com/restorebench/restorebench/measure"
 )
 
+// apiLayerTableLegend says what the columns of the API-layer table mean.
+const apiLayerTableLegend = "answered: lookups answered; " +
+	"no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
+	"forwarded: answers the instance asked got from the owner queryMetadataForKey named; " +
+	"from a standby: answers from a standby copy (stale reads); " +
+	"retried: stale lookups the instance asked retried while no copy could " +
+	"serve them (a standby being promoted, a rebalance; " +
+	"queries.retry), answered or refused in the end; " +
+	"ranges: lookups sent as range queries (queries.range_share), gathered over every " +
+	"partition or refused whole, each key judged, with their p99 latency; " +
+	"by instance: answers by the instance that gave them."
+
 // kafkaStreamsQueryBlocks are the Interactive queries section's figures of
 // the kafka-streams engine's API layer, for the restores with a query load
 // on it: who answered (forwarded, from a standby, by instance), lookups
@@ -27,13 +39,8 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	}
 	tab := &Table{Caption: "Kafka Streams' API layer", Head: []string{"restore", "answered", "no answer", "forwarded",
 		"from a standby", "retried (longest wait)", "ranges (refused) p99 ms", "by instance"},
-		Right: []bool{false, true, true, true, true, true, true, false},
-		Legend: "answered: lookups answered; no answer: lookups that met an unreachable instance or a timeout (counted as refused); " +
-			"forwarded: answers the instance asked got from the owner queryMetadataForKey named; from a standby: answers from a standby copy (stale reads); " +
-			"retried: stale lookups the instance asked retried while no copy could serve them (a standby being promoted, a " +
-			"rebalance; queries.retry), answered or refused in the end; " +
-			"ranges: lookups sent as range queries (queries.range_share), gathered over every partition or refused whole, each key judged, with their p99 latency; " +
-			"by instance: answers by the instance that gave them."}
+		Right:  []bool{false, true, true, true, true, true, true, false},
+		Legend: apiLayerTableLegend}
 	why := map[string][]string{}
 	for _, x := range ks {
 		q := x.r.Queries
@@ -68,21 +75,30 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 	return out
 }
 
+// outageTableLegend says what the columns of the read-outage table mean.
+const outageTableLegend = "seconds from the SIGKILL (failover), the new instances' start (scale-out) or the stop " +
+	"(rolling restart), for the lookups of the keys that moved: the killed or stopped " +
+	"instance's active partitions, a scale-out's moved tasks (the longest unanswered span " +
+	"of any of them, served again when the last was); " +
+	"longest unanswered: the longest span without an answer; " +
+	"first answer; " +
+	"served again: the first answer after the last refusal; " +
+	"taken over: every task active and RUNNING again (a failover's survivor, " +
+	"a scale-out's balanced end, a restart's ready); " +
+	"refused: share of those lookups refused or unanswered; " +
+	"standby behind: changelog records between a standby answer's offset and the " +
+	"changelog's end, before the kill, at the write load's rate (writes/s); " +
+	"p99 ms: latency of every answered lookup before the event, until the " +
+	"takeover, and after (a restart's: until the next restart)."
+
 // outageTable is a row per failover kill, scale-out and rolling restart
 // with a query load (nil when none).
 func outageTable(recs []runRestore) *Table {
 	tab := &Table{Caption: "Read outage per kill, scale-out and restart",
 		Head: []string{"event", "standby", "stale reads", "longest unanswered s", "first answer s", "served again s", "taken over s",
 			"refused", "from a standby", "standby behind (mean/p99/max records)", "writes/s", "p99 ms before/during/after"},
-		Right: []bool{false, false, false, true, true, true, true, true, true, true, true, true},
-		Legend: "seconds from the SIGKILL (failover), the new instances' start (scale-out) or the stop (rolling restart), for the lookups of the keys that moved: " +
-			"the killed or stopped instance's active partitions, a scale-out's moved tasks (the longest unanswered span of " +
-			"any of them, served again when the last was); " +
-			"longest unanswered: the longest span without an answer; first answer; served again: the first answer after the last refusal; " +
-			"taken over: every task active and RUNNING again (a failover's survivor, a scale-out's balanced end, a restart's " +
-			"ready); refused: share of those lookups refused or unanswered; " +
-			"standby behind: changelog records between a standby answer's offset and the changelog's end, before the kill, at the write load's rate (writes/s); " +
-			"p99 ms: latency of every answered lookup before the event, until the takeover, and after (a restart's: until the next restart)."}
+		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true, true},
+		Legend: outageTableLegend}
 	for _, x := range recs {
 		for _, row := range outageRowsOf(x.r) {
 			tab.Rows = append(tab.Rows, append([]string{x.ref() + " " + row.event}, row.cells()...))

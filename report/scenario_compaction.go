@@ -48,6 +48,14 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 	})
 }
 
+// compactionTableLegend says what the columns of the compaction cases table mean.
+const compactionTableLegend = "cleaned by: Kafka's log cleaner, or the embedded broker's " +
+	"compaction (a floor, not Kafka's cleaner); " +
+	"written, read at restore: records; " +
+	"amplification: read over live keys (1 = fully compacted); " +
+	"bound: the most those settings allow; " +
+	"log after write, before restore: the log's size on the broker."
+
 // compactionSection: what the log cleaner left for a restore to read
 // under each cleaner setting.
 func compactionSection(a *capacity.Analysis) (Section, error) {
@@ -63,10 +71,7 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 		"most the settings allow: the cleaner waits until the dirty part is min.cleanable.dirty.ratio of " +
 		"the log, and never cleans the active segment (segment.bytes per partition)."})
 	t := &Table{Caption: "Compaction cases",
-		Legend: "cleaned by: Kafka's log cleaner, or the embedded broker's compaction (a floor, not Kafka's cleaner); " +
-			"written, read at restore: records; amplification: read over live keys (1 = fully compacted); " +
-			"bound: the most those settings allow; log after write, before restore: the log's size on the " +
-			"broker.",
+		Legend: compactionTableLegend,
 		Head: []string{"restore", "cleaner settings", "cleaned by", "written", "read at restore", "live keys",
 			"amplification", "bound", "log after write", "log before restore", "time to ready"},
 		Right: []bool{false, false, false, true, true, true, true, true, true, true, true}}

@@ -95,6 +95,16 @@ func takeoverCounts(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// failoverTableLegend says what the columns of the failover cases table mean.
+const failoverTableLegend = "store kind: the store the instances ran (the ledger's key-value store, " +
+	"or the kv topology's store of the fill's kind); " +
+	"gap: per kill the longest a victim task processed nothing (last record " +
+	"by the killed instance to first by the survivor); " +
+	"detection: from the kill to the survivor's rebalance (session.timeout.ms); " +
+	"back to RUNNING: until the survivor runs again, restores done; " +
+	"takeovers: promoted standby, warm from a checkpoint, or restored; " +
+	"ledger: the stores' accounts against the acknowledged transactions."
+
 // failoverBlocks: per case the processing gaps of its kills, how the
 // survivors took over and what the ledger check found.
 func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
@@ -110,12 +120,7 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 			f.Summary(), f.TakeoverText(), capacity.FormatSeconds(f.Detection), f.SessionTimeoutMs)})
 	}
 	t := &Table{Caption: "Failover cases: gaps over kills (median, min–max)",
-		Legend: "store kind: the store the instances ran (the ledger's key-value store, or the kv topology's store of the " +
-			"fill's kind); gap: per kill the longest a victim task processed nothing (last record by the " +
-			"killed instance to first by the survivor); detection: from the kill to the survivor's rebalance " +
-			"(session.timeout.ms); back to RUNNING: until the survivor runs again, restores done; takeovers: " +
-			"promoted standby, warm from a checkpoint, or restored; ledger: the stores' accounts against the " +
-			"acknowledged transactions.",
+		Legend: failoverTableLegend,
 		Head: []string{"run", "case", "store kind", "guarantee", "standby", "state kept", "kills", "gap median",
 			"gap range", "detection", "back to RUNNING", "takeovers", "ledger"},
 		Right: []bool{false, false, false, false, false, false, true, true, true, true, true, false, false}}

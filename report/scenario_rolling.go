@@ -44,14 +44,18 @@ func printRolling(w io.Writer, restores []runs.Restore) {
 	printNotes(w, rows, func(r runs.Restore) []string { return r.Rolling.Notes })
 }
 
+// rollingTableLegend says what the columns of the rolling restarts table mean.
+const rollingTableLegend = "state kept: the state directory survived each restart (else wiped); " +
+	"static membership: group.instance.id set; " +
+	"downtime: per restart the longest any task processed nothing, summed over the restarts."
+
 // rollingTable is one row per rolling restart: its state-dir kind,
 // membership, restarts and downtime.
 func rollingTable(rolls []runRestore) *Table {
 	t := &Table{Caption: "Rolling restarts",
-		Legend: "state kept: the state directory survived each restart (else wiped); static membership: group.instance.id " +
-			"set; downtime: per restart the longest any task processed nothing, summed over the restarts.",
-		Head:  []string{"restore", "instances", "state kept", "static membership", "standbys", "restarts", "rebalances", "downtime (sum of restarts)", "verified"},
-		Right: []bool{false, true, false, false, true, true, true, true, false}}
+		Legend: rollingTableLegend,
+		Head:   []string{"restore", "instances", "state kept", "static membership", "standbys", "restarts", "rebalances", "downtime (sum of restarts)", "verified"},
+		Right:  []bool{false, true, false, false, true, true, true, true, false}}
 	for _, x := range rolls {
 		ro := x.r.Rolling
 		t.Rows = append(t.Rows, []string{x.ref(), fmt.Sprint(ro.Instances), yesNo(ro.Persistent), yesNo(ro.StaticMembership), fmt.Sprint(ro.Standbys),

@@ -83,14 +83,19 @@ func scaleOutSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
+// scaleOutTableLegend says what the columns of the scale-outs table mean.
+const scaleOutTableLegend = "probing rounds: KIP-441 probing rebalances; " +
+	"warmups: warmup replicas seen (task × instance); " +
+	"moved: tasks whose active instance changed; " +
+	"longest not processing: the longest one task processed nothing; " +
+	"warmup-assignment: from the new instances' start until balanced with every task running; " +
+	"model: the warmup model's prediction from the same run's inputs, not a measurement."
+
 // scaleOutTable is one row per scale-out, the warmup model's prediction
 // beside the measured warmup-assignment time.
 func scaleOutTable(outs []runRestore) *Table {
 	t := &Table{Caption: "Scale-outs",
-		Legend: "probing rounds: KIP-441 probing rebalances; warmups: warmup replicas seen (task × instance); moved: " +
-			"tasks whose active instance changed; longest not processing: the longest one task processed " +
-			"nothing; warmup-assignment: from the new instances' start until balanced with every task " +
-			"running; model: the warmup model's prediction from the same run's inputs, not a measurement.",
+		Legend: scaleOutTableLegend,
 		Head: []string{"restore", "instances", "tasks", "protocol", "probing rounds", "rebalances", "warmups", "moved",
 			"longest not processing", "warmup-assignment", "model (prediction)", "verified"},
 		Right: []bool{false, true, true, false, true, true, true, true, true, true, true, false}}

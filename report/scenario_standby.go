@@ -121,15 +121,20 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
+// standbyTableLegend says what the columns of the standby steps table mean.
+const standbyTableLegend = "target: the write rate asked; " +
+	"written: what the producer reached; " +
+	"applied: what the standby applied; " +
+	"lag: records written but not yet applied, over the step's samples; " +
+	"kept up: the lag stayed bounded and caught up within a second of the writes stopping; " +
+	"catch-up: after a pause, until the lag was within acceptable.recovery.lag."
+
 // standbyTable lists every rate and pause step.
 func standbyTable(steps []runRestore) *Table {
 	t := &Table{Caption: "Standby steps (rates in records/s, lag in records)",
-		Legend: "target: the write rate asked; written: what the producer reached; applied: what the standby applied; lag: " +
-			"records written but not yet applied, over the step's samples; kept up: the lag stayed bounded " +
-			"and caught up within a second of the writes stopping; catch-up: after a pause, until the lag " +
-			"was within acceptable.recovery.lag.",
-		Head:  []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
-		Right: []bool{false, true, true, true, true, true, true, false, true, false}}
+		Legend: standbyTableLegend,
+		Head:   []string{"restore", "target", "written", "applied", "lag p50", "lag p99", "lag max", "kept up", "catch-up", "verified"},
+		Right:  []bool{false, true, true, true, true, true, true, false, true, false}}
 	unjudged := 0
 	for _, x := range steps {
 		sb := x.r.Standby

@@ -69,15 +69,20 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 	return s, err
 }
 
+// warmTableLegend says what the columns of the warm restarts table mean.
+const warmTableLegend = "records changed: written while the instance was down; " +
+	"records read, bytes read: what the restart restored; " +
+	"time to ready: median, range min–max; " +
+	"of cold: against the same repeats' cold restore; " +
+	"tasks warm / from log start: tasks resumed from their checkpoint, and those " +
+	"whose checkpoint lay below the log start (restored cold)."
+
 // warmTable is one row per step and case: the medians over repeats.
 func warmTable(recs []runRestore) *Table {
 	t := &Table{Caption: "Warm restarts, medians over verified repeats",
-		Legend: "records changed: written while the instance was down; records read, bytes read: what the restart " +
-			"restored; time to ready: median, range min–max; of cold: against the same repeats' cold " +
-			"restore; tasks warm / from log start: tasks resumed from their checkpoint, and those whose " +
-			"checkpoint lay below the log start (restored cold).",
-		Head:  []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
-		Right: []bool{false, true, true, true, true, true, true, true}}
+		Legend: warmTableLegend,
+		Head:   []string{"step", "records changed", "records read", "bytes read", "time to ready", "range", "of cold", "tasks warm / from log start"},
+		Right:  []bool{false, true, true, true, true, true, true, true}}
 	for _, g := range groupRecords(recs) {
 		v := verifiedOf(g)
 		step := fmt.Sprintf("%s %s %s", g[0].run.Label, g[0].r.Case, refsOf(g))

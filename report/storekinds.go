@@ -9,6 +9,16 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// storeKindsTableLegend says what the columns of the store kinds table mean.
+const storeKindsTableLegend = "read: records the restore read; " +
+	"kept: those the store holds at the end (the rest expired with their segments, or on arrival); " +
+	"served: the entries reads return, verified against the fill's expected state; " +
+	"retention, segment: the window or session store's retention and " +
+	"segment interval (one RocksDB per segment); " +
+	"restore s: median over the case's verified repeats, range s their range; " +
+	"– : not counted (a window or session store restored by " +
+	"Kafka Streams, which reports no such count)."
+
 // storeKindsSection: the restores of store kinds beyond key-value, a row
 // per case: its kind, a window or session store's retention and segment
 // interval,
@@ -49,13 +59,8 @@ func storeKindsSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, note)
 	}
 	tab := &Table{Head: []string{"case", "kind", "retention", "segment", "repeats", "read", "kept", "served", "restore s (median)", "range s"},
-		Right: []bool{false, false, true, true, true, true, true, true, true, true},
-		Legend: "read: records the restore read; kept: those the store holds at the end (the rest expired with their " +
-			"segments, or on arrival); served: the entries reads return, verified against the fill's " +
-			"expected state; " +
-			"retention, segment: the window or session store's retention and segment interval (one RocksDB per segment); " +
-			"restore s: median over the case's verified repeats, range s their range; " +
-			"– : not counted (a window or session store restored by Kafka Streams, which reports no such count)."}
+		Right:  []bool{false, false, true, true, true, true, true, true, true, true},
+		Legend: storeKindsTableLegend}
 	tab.Rows = rows
 	s.Blocks = append(s.Blocks, tab)
 	return s, nil
