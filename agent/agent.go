@@ -114,15 +114,19 @@ type Agent struct {
 	// verify checks every record addressed to the agent (sign.go).
 	verify *verifier
 
-	mu      sync.Mutex
-	procs   map[procKey]*agentProc
-	loads   map[procKey]*agentLoad // query loads, by the process they query
-	replies map[string]*Message    // run/id → reply (nil while running): idempotency
-	// done are the keys of replies, oldest first: past maxReplies the
-	// oldest are forgotten (a coordinator repeats a command within
-	// seconds, never thousands of commands later).
-	done   []string
-	leases map[string]leaseInfo // run → its lease
+	mu    sync.Mutex
+	procs map[procKey]*agentProc
+	// starting are the processes whose start is under way.
+	starting map[procKey]bool
+	loads    map[procKey]*agentLoad // query loads, by the process they query
+	replies  map[string]*Message    // run/id → reply (nil while running): idempotency
+	// done are the keys of replies, oldest first, with their sizes: past
+	// maxReplies of them or maxReplyBytes the oldest are forgotten (a
+	// coordinator repeats a command within seconds, never thousands of
+	// commands later).
+	done      []keptReply
+	doneBytes int
+	leases    map[string]leaseInfo // run → its lease
 	// inFlight counts the commands executing (their replies nil).
 	inFlight int
 	// invalid counts the commands refused by validate (and the records
@@ -191,6 +195,7 @@ func (a *Agent) Processes() int {
 // New connects an agent to the brokers and its topics (creating them when
 // missing) and works out its processes' client settings.
 func New(ctx context.Context, cfg Config) (*Agent, error) {
+	started := time.Now()
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -209,8 +214,12 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	if cfg.Insecure {
 		cfg.Logf("agent %s: INSECURE: no signing key; every producer to %s can start processes, with this agent's credentials, on this host", cfg.Name, ControlTopic)
 	}
+	verify := newVerifier(cfg.Key, cfg.MaxSkew, "agent "+cfg.Name, cfg.Logf)
+	// A command captured before this process started, replayed to it, is
+	// not executed again (its replay state is this process's own).
+	verify.notBefore = started
 	return &Agent{cfg: cfg, bus: b, client: jc, facts: HostFacts(cfg.StateDir, cfg.ToolVersion, cfg.Java), procCtx: procCtx, stopAll: stopAll,
-		verify: newVerifier(cfg.Key, cfg.MaxSkew, "agent "+cfg.Name, cfg.Logf),
+		verify: verify,
 		procs:  map[procKey]*agentProc{}, replies: map[string]*Message{}, leases: map[string]leaseInfo{}, loads: map[procKey]*agentLoad{},
 		bound: map[string]map[uint64]context.CancelCauseFunc{}}, nil
 }
@@ -345,8 +354,11 @@ const (
 	// forgetAfter is how long an expired run is remembered, so that its
 	// late commands are refused rather than run.
 	forgetAfter = 10 * time.Minute
-	// maxReplies bounds the replies kept for repeated commands.
-	maxReplies = 4096
+	// maxReplies bounds the replies kept for repeated commands, and
+	// maxReplyBytes their bytes (a balances reply is up to 900 KiB, a
+	// model restore's several MiB).
+	maxReplies    = 4096
+	maxReplyBytes = 64 << 20
 	// maxInFlight bounds the commands executing at once.
 	maxInFlight = 256
 )

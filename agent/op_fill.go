@@ -27,6 +27,11 @@ func validateFill(j *FillJob) error {
 	if err := config.CheckNames("a", "s", j.Topic); err != nil {
 		return fmt.Errorf("fill: %w", err)
 	}
+	if j.Topic == ControlTopic || j.Topic == EventsTopic {
+		// The events topic is empty until a process runs, with the one
+		// partition of a small fill: checkEmpty alone would let it pass.
+		return fmt.Errorf("fill: %s is a topic agents and coordinators talk through, never a fill's", j.Topic)
+	}
 	if err := j.Spec.Validate(); err != nil {
 		return fmt.Errorf("fill: %w", err)
 	}

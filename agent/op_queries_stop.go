@@ -19,7 +19,7 @@ func checkQueriesStop(m *Message) error {
 	if m.QueryStop == nil {
 		return errors.New("a queries_stop command without its stop")
 	}
-	if a := m.QueryStop.AfterMs; a < 0 || time.Duration(a)*time.Millisecond > maxQueriesAfter {
+	if a := m.QueryStop.AfterMs; a < 0 || a > maxQueriesAfter.Milliseconds() { // in ms: as a Duration it could wrap
 		return fmt.Errorf("queries_stop after %d ms: must be from 0 to %s", a, maxQueriesAfter)
 	}
 	return nil

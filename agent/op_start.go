@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -62,6 +63,13 @@ func validateStart(m *Message) error {
 			return fmt.Errorf("start: %s %.100q is not a topic of the run's application (%s-…)", key, t, m.Fleet)
 		}
 	}
+	if h, ok := m.Properties[ksdriver.PropAPIHost]; ok {
+		// The agent's query load reaches the API layer on this host; no
+		// other host may (README: a port agents never open to others).
+		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("start: %s %.60q is not a loopback address: an agent's API layer listens on this host only", ksdriver.PropAPIHost, h)
+		}
+	}
 	if len(m.JVMFlags) > maxJVMFlags {
 		return fmt.Errorf("start: %d JVM flags, more than %d", len(m.JVMFlags), maxJVMFlags)
 	}
@@ -86,10 +94,25 @@ func (a *Agent) start(m *Message) (*Message, error) {
 	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
 	a.mu.Lock()
 	_, dup := a.procs[key]
+	dup = dup || a.starting[key]
+	if !dup {
+		// Reserved until it runs (or failed): a second start of the same
+		// process, under another command id, is refused meanwhile rather
+		// than launch a second JVM on the same state directory.
+		if a.starting == nil {
+			a.starting = map[procKey]bool{}
+		}
+		a.starting[key] = true
+	}
 	a.mu.Unlock()
 	if dup {
 		return nil, fmt.Errorf("process %d of instance %s already runs on agent %s", m.N, m.Instance, a.cfg.Name)
 	}
+	defer func() {
+		a.mu.Lock()
+		delete(a.starting, key)
+		a.mu.Unlock()
+	}()
 	if err := a.checkFree(m); err != nil {
 		return nil, err
 	}

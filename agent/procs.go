@@ -191,8 +191,13 @@ func (a *Agent) expiredRuns() map[string][]*agentProc {
 			}
 		}
 	}
+	// The processes of every expired run, not only of those that expired
+	// now: a start under way when its lease ran out registers its process
+	// later. Each is stopped once (reason marks it).
 	for k, p := range a.procs {
-		if _, ok := out[k.run]; ok {
+		if a.leases[k.run].expired && p.reason.Load() == nil {
+			why := "run " + k.run + "'s lease expired"
+			p.reason.Store(&why)
 			out[k.run] = append(out[k.run], p)
 		}
 	}

@@ -218,6 +218,9 @@ type verifier struct {
 	now     func() time.Time
 	logf    func(format string, args ...any)
 	who     string // "agent a1", "coordinator": for its log lines
+	// notBefore, when set, is when the reader's process started: a record
+	// signed before it is refused as stale (see check).
+	notBefore time.Time
 
 	mu      sync.Mutex
 	streams map[streamID]*replayState
@@ -302,6 +305,16 @@ func (v *verifier) check(r *kgo.Record) error {
 	now := v.now()
 	if skew := now.Sub(time.UnixMilli(ms)); skew > v.maxSkew || skew < -v.maxSkew {
 		return &refusal{RefusedStale, fmt.Sprintf("signed %s from this host's clock, more than the %s allowed", skew.Round(time.Millisecond), v.maxSkew)}
+	}
+	// Replay state lives in memory: a process that restarted has none, so
+	// a record captured before the restart would be fresh to it for as
+	// long as its timestamp is. A record signed before this process
+	// started was meant for an earlier one (or comes from a sender whose
+	// clock is behind this host's, whose commands are then refused until
+	// its clock passes this start; a coordinator resends every 5 s).
+	if !v.notBefore.IsZero() && ms < v.notBefore.UnixMilli() {
+		return &refusal{RefusedStale, fmt.Sprintf("signed %s before this process started: a record for an earlier process under its name, replayed (or the sender's clock is that far behind this host's)",
+			v.notBefore.Sub(time.UnixMilli(ms)).Round(time.Millisecond))}
 	}
 	sess, ctr, ok := strings.Cut(nonce, "-")
 	n, err := strconv.ParseUint(ctr, 10, 64)

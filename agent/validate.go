@@ -35,9 +35,10 @@ const (
 
 // validLeaseTTL is a lease's time to live, or an error when out of bounds.
 func validLeaseTTL(ms int64) (time.Duration, error) {
-	d := time.Duration(ms) * time.Millisecond
-	if ms != 0 && (d < minLeaseTTL || d > maxLeaseTTL) {
+	// Bounded in ms before it becomes a Duration, which a count of ms
+	// past 2^63 ns would wrap into another (in-range) value.
+	if ms != 0 && (ms < minLeaseTTL.Milliseconds() || ms > maxLeaseTTL.Milliseconds()) {
 		return 0, fmt.Errorf("a lease of %d ms: must be from %s to %s", ms, minLeaseTTL, maxLeaseTTL)
 	}
-	return d, nil
+	return time.Duration(ms) * time.Millisecond, nil
 }
