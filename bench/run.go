@@ -280,7 +280,8 @@ func kindFills(plan *profiles.Plan) []fillPlan {
 	for _, spec := range plan.KindSpecs {
 		label := string(spec.StoreKind.Of())
 		appID := plan.AppID + "-" + label
-		out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName), kind: spec.StoreKind.Of(), first: true, spec: spec})
+		out = append(out, fillPlan{label: label, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName),
+			kind: spec.StoreKind.Of(), first: true, spec: spec})
 	}
 	return out
 }
