@@ -102,6 +102,8 @@ type Coordinator struct {
 
 	// verify checks every agent record the coordinator acts on.
 	verify *verifier
+	// opened is when Open began.
+	opened time.Time
 
 	mu sync.Mutex
 	// choosing is set while an any:N coordinator gathers the agents it
@@ -144,6 +146,7 @@ type reply struct {
 // Open connects, waits until every agent is heard, learns their facts,
 // estimates their clocks and starts the run's lease.
 func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
+	opened := time.Now()
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -152,7 +155,7 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 		return nil, err
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
-	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{},
+	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, opened: opened, agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{},
 		verify: newVerifier(cfg.Key, cfg.MaxSkew, "coordinator of run "+cfg.Run, cfg.Logf)}
 	for _, name := range cfg.Agents {
 		c.agents[name] = &agentState{info: runs.Agent{Name: name}}
@@ -470,6 +473,13 @@ func (c *Coordinator) read(ctx context.Context) {
 			switch r.Topic {
 			case ControlTopic:
 				if m, err := DecodeMessage(r.Value); err == nil {
+					if m.Type == TypeBye && signedBefore(r, c.opened) {
+						// Of a process that stopped before this run began
+						// (read from the end then, this coordinator sees
+						// it only replayed): it says nothing of the agent
+						// this run talks to, which a silence would lose.
+						continue
+					}
 					c.control(m, recv)
 				}
 			case EventsTopic:
@@ -526,7 +536,10 @@ func (c *Coordinator) control(m *Message, recv int64) {
 			m = whole
 		}
 	}
-	restarted := m.Type == TypeAnnounce && a.started != 0 && m.Facts != nil && m.Facts.StartedWallMs != a.started
+	// A restart is a process that started after the one that answered
+	// the hello: an earlier one's announce is a replay (its replay state
+	// is the coordinator's, which is new with each run).
+	restarted := m.Type == TypeAnnounce && a.started != 0 && m.Facts != nil && m.Facts.StartedWallMs > a.started
 	c.mu.Unlock()
 	switch {
 	case m.Type == TypeBye:

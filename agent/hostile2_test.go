@@ -888,3 +888,63 @@ func TestProcessStartedAfterItsLeaseExpiredIsStopped(t *testing.T) {
 		t.Fatalf("%d process(es) of a run whose lease expired still run 5 s after their start", n)
 	}
 }
+
+// TestOldAgentRecordsReplayedToNewCoordinator: an agent's announce and
+// bye, read off the control topic as its process stopped and written
+// again, within the two minutes they are fresh, to a coordinator that
+// opened since, with the agent's next process up: neither loses the live
+// agent (a bye signed before the coordinator opened is no news of the
+// agent it talks to; an announce of a process that started before the
+// one that answered its hello is no restart).
+func TestOldAgentRecordsReplayedToNewCoordinator(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	spy, err := cluster.NewClient(cfg, kgo.ConsumeTopics(ControlTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Close()
+	old := startAgent(t, cfg, "a1", time.Second)
+	time.Sleep(1500 * time.Millisecond) // a heartbeat or two
+	old.stop()
+	time.Sleep(5 * time.Millisecond) // a new start time, in ms
+	startAgent(t, cfg, "a1", time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var announce, bye *kgo.Record
+	for (announce == nil || bye == nil) && ctx.Err() == nil {
+		spy.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			m, err := DecodeMessage(r.Value)
+			switch {
+			case err != nil:
+			case m.Type == TypeAnnounce && announce == nil:
+				announce = r // the old process's: the first
+			case m.Type == TypeBye:
+				bye = r
+			}
+		})
+	}
+	if announce == nil || bye == nil {
+		t.Fatal("the old process's announce and bye were not read")
+	}
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "runo"})
+	f := newForger(t, cfg)
+	for _, r := range []*kgo.Record{announce, bye} {
+		f.produce("a1", r.Value, r.Headers)
+		// Read in order: once a later command is answered, the replay was.
+		if _, err := co.Do(ctx, "a1", &Message{Op: OpHello}); err != nil {
+			t.Fatalf("after the old process's %s was replayed: %v", mustDecode(t, r.Value).Type, err)
+		}
+		if err := co.Lost("a1"); err != nil {
+			t.Fatalf("the old process's %s, replayed, lost the live agent: %v", mustDecode(t, r.Value).Type, err)
+		}
+	}
+}
+
+func mustDecode(t *testing.T, b []byte) *Message {
+	t.Helper()
+	m, err := DecodeMessage(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -311,7 +311,9 @@ func (v *verifier) check(r *kgo.Record) error {
 	// long as its timestamp is. A record signed before this process
 	// started was meant for an earlier one (or comes from a sender whose
 	// clock is behind this host's, whose commands are then refused until
-	// its clock passes this start; a coordinator resends every 5 s).
+	// its clock passes this start; a coordinator resends every 5 s). A
+	// sender whose clock is ahead leaves that much of a window: records
+	// signed within its lead before the restart still pass.
 	if !v.notBefore.IsZero() && ms < v.notBefore.UnixMilli() {
 		return &refusal{RefusedStale, fmt.Sprintf("signed %s before this process started: a record for an earlier process under its name, replayed (or the sender's clock is that far behind this host's)",
 			v.notBefore.Sub(time.UnixMilli(ms)).Round(time.Millisecond))}
@@ -377,6 +379,18 @@ func (s *replayState) shift(d uint64) {
 
 func (s *replayState) mark(back uint64)        { s.seen[back/64] |= 1 << (back % 64) }
 func (s *replayState) marked(back uint64) bool { return s.seen[back/64]&(1<<(back%64)) != 0 }
+
+// signedBefore says whether r, a record that verified, was signed before
+// t by its sender's clock (false for an unsigned one, under --insecure).
+func signedBefore(r *kgo.Record, t time.Time) bool {
+	for i := len(r.Headers) - 1; i >= 0; i-- { // the last counts, as in check
+		if h := r.Headers[i]; h.Key == headerTime {
+			ms, err := strconv.ParseInt(string(h.Value), 10, 64)
+			return err == nil && ms < t.UnixMilli()
+		}
+	}
+	return false
+}
 
 // counts are the refusals so far, by reason.
 func (v *verifier) counts() map[string]int64 {
