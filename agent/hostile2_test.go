@@ -818,31 +818,37 @@ func TestConcurrentStartsOfOneProcess(t *testing.T) {
 // replies of 900 KiB each (a key holder asking for them, or a long run)
 // would otherwise hold 3.6 GiB; the newest reply is always kept.
 func TestKeptRepliesAreBoundedInBytes(t *testing.T) {
+	tsv := strings.Repeat("acct\t1\t1\n", 1000)
+	if n := replySize(&Message{Balances: tsv}); n < len(tsv) {
+		t.Fatalf("a reply holding %d bytes of balances is counted as %d", len(tsv), n)
+	}
 	a := &Agent{replies: map[string]*Message{}}
-	tsv := strings.Repeat("acct\t1\t1\n", maxBalancesBytes/9)
-	for i := range 150 {
+	const size = maxBalancesBytes // each reply counted as a full balances reply
+	for i := range 4096 {
 		key := "r/c" + strconv.Itoa(i)
-		out := &Message{Type: TypeReply, Run: "r", ID: "c" + strconv.Itoa(i), Op: OpBalances, OK: true, Balances: tsv}
 		a.mu.Lock()
 		a.replies[key] = nil
 		a.inFlight++
-		a.keep(key, out, replySize(out))
+		a.keep(key, &Message{Type: TypeReply, Run: "r", ID: "c" + strconv.Itoa(i), Op: OpBalances, OK: true}, size)
 		a.mu.Unlock()
 	}
-	held := 0
-	for _, r := range a.replies {
-		if r != nil {
-			held += len(r.Encode())
-		}
+	if a.doneBytes > maxReplyBytes || len(a.replies) > maxReplyBytes/size || len(a.done) != len(a.replies) {
+		t.Fatalf("%d replies of %d bytes kept (%d listed): %d MiB", len(a.replies), size, len(a.done), a.doneBytes>>20)
 	}
-	if held > maxReplyBytes {
-		t.Fatalf("%d replies of %d bytes kept: %d MiB", len(a.replies), len(tsv), held>>20)
-	}
-	if a.replies["r/c149"] == nil {
+	if a.replies["r/c4095"] == nil {
 		t.Fatal("the newest reply was forgotten")
 	}
 	if a.inFlight != 0 {
 		t.Fatalf("%d in flight", a.inFlight)
+	}
+	// One reply larger than the bound is still kept, alone.
+	a.mu.Lock()
+	a.replies["r/big"] = nil
+	a.inFlight++
+	a.keep("r/big", &Message{Type: TypeReply, Run: "r", ID: "big", OK: true}, 2*maxReplyBytes)
+	a.mu.Unlock()
+	if len(a.replies) != 1 || a.replies["r/big"] == nil {
+		t.Fatalf("after a reply larger than the bound: %d kept", len(a.replies))
 	}
 }
 
