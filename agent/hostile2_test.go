@@ -954,3 +954,42 @@ func mustDecode(t *testing.T, b []byte) *Message {
 	}
 	return m
 }
+
+// TestWipeDuringStartRefused: a wipe (or a cold model restore, which
+// wipes first) of an instance whose process is starting is refused, as
+// it is while the process runs: the JVM is about to use that directory.
+func TestWipeDuringStartRefused(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	ta := startAgentConfig(t, cfg, "a1", time.Second, func(c *Config) {
+		slow := filepath.Join(filepath.Dir(c.Java), "slow-java")
+		script := "#!/bin/bash\nif [ \"$1\" != -version ]; then sleep 1.5; fi\nexec " + c.Java + " \"$@\"\n"
+		if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c.Java = slow
+	})
+	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "runw"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	started := make(chan error, 1)
+	go func() {
+		_, err := co.Do(ctx, "a1", &Message{Op: OpStart, Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+		started <- err
+	}()
+	for ctx.Err() == nil {
+		ta.a.mu.Lock()
+		n := len(ta.a.starting)
+		ta.a.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	err := co.Wipe(ctx, "a1", "app", "i1")
+	if err == nil || !strings.Contains(err.Error(), "instance i1 is starting") {
+		t.Errorf("a wipe while the instance starts: %v", err)
+	}
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -10,13 +10,20 @@ func init() {
 	registerOp(opDef{name: OpWipe, scope: scopeInstance, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return nil, a.wipe(m) }})
 }
 
-// wipe deletes an instance's state directory; none of its processes may run.
+// wipe deletes an instance's state directory; none of its processes may run
+// or be starting.
 func (a *Agent) wipe(m *Message) error {
 	a.mu.Lock()
 	for k := range a.procs {
 		if k.run == m.Run && k.fleet == m.Fleet && k.instance == m.Instance {
 			a.mu.Unlock()
 			return fmt.Errorf("instance %s still runs (process %d): its state directory is in use", m.Instance, k.n)
+		}
+	}
+	for k := range a.starting {
+		if k.run == m.Run && k.fleet == m.Fleet && k.instance == m.Instance {
+			a.mu.Unlock()
+			return fmt.Errorf("instance %s is starting (process %d): its state directory is about to be in use", m.Instance, k.n)
 		}
 	}
 	a.mu.Unlock()
