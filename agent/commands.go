@@ -82,8 +82,9 @@ func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message
 }
 
 // keep keeps out, of size bytes, as the reply to the command key, which
-// no longer runs, forgetting the oldest kept replies past maxReplies of them or past
-// maxReplyBytes (the newest is always kept). The caller holds a.mu.
+// no longer runs, forgetting the oldest kept replies past maxReplies of
+// them or past maxReplyBytes (the newest is always kept). The caller
+// holds a.mu.
 func (a *Agent) keep(key string, out *Message, size int) {
 	a.replies[key] = out
 	a.inFlight--
