@@ -88,7 +88,9 @@ func (c *Config) defaults() error {
 		return errors.New("agent: brokers are required (--brokers)")
 	}
 	if c.Key == nil && !c.Insecure {
-		return errors.New("agent: a signing key is required (--control-key-file, the key its coordinators sign with): without one, anyone who can write to " + ControlTopic + " could command this host; --insecure runs without, for a cluster whose ACLs let only you write there")
+		return errors.New("agent: a signing key is required (--control-key-file, the key its coordinators sign with): " +
+			"without one, anyone who can write to " + ControlTopic + " could command this host; " +
+			"--insecure runs without, for a cluster whose ACLs let only you write there")
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = DefaultHeartbeat
@@ -306,11 +308,12 @@ func (a *Agent) refuse(what string, err error) {
 	n := a.invalid
 	a.mu.Unlock()
 	if n == 1 || n%1000 == 0 {
-		a.cfg.Logf("agent %s: refused %s: %v (%d refused as invalid so far)", a.cfg.Name, what, err, n)
+		a.cfg.Logf("agent %s: refused %s: %v (%d refused as invalid since it started)", a.cfg.Name, what, err, n)
 	}
 }
 
-// refused are the records and commands refused so far, by reason.
+// refused are the records and commands refused since the agent started,
+// by reason.
 func (a *Agent) refused() map[string]int64 {
 	out := a.verify.counts()
 	a.mu.Lock()

@@ -131,7 +131,7 @@ type agentState struct {
 type pending struct {
 	agent string
 	ch    chan reply // buffered 1
-	// parts are the reply's parts so far, when it comes in parts; have
+	// parts are the reply's parts received, when it comes in parts; have
 	// counts them.
 	parts [][]byte
 	have  int
@@ -155,7 +155,8 @@ func Open(ctx context.Context, cfg CoordinatorConfig) (*Coordinator, error) {
 		return nil, err
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
-	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, opened: opened, agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{},
+	c := &Coordinator{cfg: cfg, bus: b, cancel: cancel, opened: opened,
+		agents: map[string]*agentState{}, pending: map[string]*pending{}, procs: map[procKey]*Process{},
 		verify: newVerifier(cfg.Key, cfg.MaxSkew, "coordinator of run "+cfg.Run, cfg.Logf)}
 	for _, name := range cfg.Agents {
 		c.agents[name] = &agentState{info: runs.Agent{Name: name}}
@@ -217,7 +218,8 @@ func (cfg *CoordinatorConfig) defaults() error {
 		cfg.Logf = func(string, ...any) {}
 	}
 	if cfg.Key == nil && !cfg.Insecure {
-		return errors.New("a signing key is required to command agents (--control-key-file, the key the agents were started with); or run the agents and this coordinator with --insecure, where the cluster's ACLs let only you write to " + ControlTopic)
+		return errors.New("a signing key is required to command agents (--control-key-file, the key the agents were started with); " +
+			"or run the agents and this coordinator with --insecure, where the cluster's ACLs let only you write to " + ControlTopic)
 	}
 	return checkName("run", cfg.Run)
 }
@@ -327,7 +329,8 @@ func (c *Coordinator) notHeard() error {
 	defer c.mu.Unlock()
 	if c.choosing {
 		heard := slices.Sorted(maps.Keys(c.agents))
-		return fmt.Errorf("any:%d agents: only %d heard from on %s within %s (%s): start more `restorebench agent --name NAME` against these brokers, or ask for fewer",
+		return fmt.Errorf("any:%d agents: only %d heard from on %s within %s (%s): "+
+			"start more `restorebench agent --name NAME` against these brokers, or ask for fewer",
 			c.cfg.Any, len(heard), ControlTopic, c.cfg.Wait, orNone(heard))
 	}
 	var missing []string

@@ -28,7 +28,8 @@ type DiskFullError struct {
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("not starting instance %s: the state directory %s of agent %s has %d bytes (%.1f MiB) free, the instance needs %d (%.1f MiB): free space on the agent's disk or give it another --state-dir",
+	return fmt.Sprintf("not starting instance %s: the state directory %s of agent %s has %d bytes (%.1f MiB) free, "+
+		"the instance needs %d (%.1f MiB): free space on the agent's disk or give it another --state-dir",
 		e.Instance, e.Dir, e.Agent, e.Free, float64(e.Free)/(1<<20), e.Need, float64(e.Need)/(1<<20))
 }
 

@@ -118,15 +118,18 @@ func (a *Agent) checkEmpty(ctx context.Context, job *FillJob) error {
 		return err
 	}
 	if int32(len(o.End)) != job.Spec.Partitions {
-		return fmt.Errorf("topic %s has %d partitions, the fill %d: an agent fills only the empty topic a coordinator created for it", job.Topic, len(o.End), job.Spec.Partitions)
+		return fmt.Errorf("topic %s has %d partitions, the fill %d: %s", job.Topic, len(o.End), job.Spec.Partitions, onlyEmpty)
 	}
 	for p, end := range o.End {
 		if end > 0 {
-			return fmt.Errorf("topic %s is not empty (partition %d ends at offset %d): an agent fills only the empty topic a coordinator created for it, never one that holds records", job.Topic, p, end)
+			return fmt.Errorf("topic %s is not empty (partition %d ends at offset %d): %s, never one that holds records", job.Topic, p, end, onlyEmpty)
 		}
 	}
 	return nil
 }
+
+// onlyEmpty is what checkEmpty's refusals say of the rule.
+const onlyEmpty = "an agent fills only the empty topic a coordinator created for it"
 
 // Fill has agent write a fill and returns what it wrote; only ctx, the
 // agent's loss (a LostError) or its own error end the wait.

@@ -13,7 +13,8 @@ import (
 )
 
 func init() {
-	registerOp(opDef{name: OpStart, scope: scopeInstance, check: validateStart, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.start(m) }})
+	registerOp(opDef{name: OpStart, scope: scopeInstance, check: validateStart,
+		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.start(m) }})
 }
 
 // versionPattern is a Kafka Streams version as the driver builds are named.

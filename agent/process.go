@@ -73,7 +73,8 @@ func (c *Coordinator) Start(ctx context.Context, agent string, spec ProcessSpec)
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	r, err := c.Do(ctx, agent, &Message{Op: OpStart, Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N, Properties: spec.Properties, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
+	r, err := c.Do(ctx, agent, &Message{Op: OpStart, Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N, Properties: spec.Properties,
+		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
 	if err != nil {
 		p.end(err)
 		return nil, err
@@ -225,7 +226,7 @@ func (p *Process) Hello() *ksdriver.Hello { return p.hello }
 // LaunchMonoNs is when the agent launched the JVM, on the coordinator's clock.
 func (p *Process) LaunchMonoNs() int64 { return p.launch }
 
-// Events are the events so far.
+// Events are the events received until now.
 func (p *Process) Events() []ksdriver.Event {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -69,7 +69,8 @@ const ProtocolVersion = 2
 
 // versionErr says that a peer speaks another protocol version.
 func versionErr(theirs int) error {
-	return fmt.Errorf("protocol version %d, and this restorebench speaks version %d: run the same restorebench release on the coordinator and every agent", theirs, ProtocolVersion)
+	return fmt.Errorf("protocol version %d, and this restorebench speaks version %d: "+
+		"run the same restorebench release on the coordinator and every agent", theirs, ProtocolVersion)
 }
 
 // Message is one record on ControlTopic, JSON-encoded. Which fields are

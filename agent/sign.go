@@ -315,8 +315,8 @@ func (v *verifier) check(r *kgo.Record) error {
 	// sender whose clock is ahead leaves that much of a window: records
 	// signed within its lead before the restart still pass.
 	if !v.notBefore.IsZero() && ms < v.notBefore.UnixMilli() {
-		return &refusal{RefusedStale, fmt.Sprintf("signed %s before this process started: a record for an earlier process under its name, replayed (or the sender's clock is that far behind this host's)",
-			v.notBefore.Sub(time.UnixMilli(ms)).Round(time.Millisecond))}
+		return &refusal{RefusedStale, fmt.Sprintf("signed %s before this process started: a record for an earlier process "+
+			"under its name, replayed (or the sender's clock is that far behind this host's)", v.notBefore.Sub(time.UnixMilli(ms)).Round(time.Millisecond))}
 	}
 	sess, ctr, ok := strings.Cut(nonce, "-")
 	n, err := strconv.ParseUint(ctr, 10, 64)
@@ -392,7 +392,7 @@ func signedBefore(r *kgo.Record, t time.Time) bool {
 	return false
 }
 
-// counts are the refusals so far, by reason.
+// counts are the refusals since the verifier was made, by reason.
 func (v *verifier) counts() map[string]int64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
