@@ -157,19 +157,23 @@ func isMappedStream(key string) bool {
 func (c Case) validateKafkaStreams() error {
 	switch c.Strategy {
 	case StrategyBulk, StrategyIngest:
-		return fieldErr("strategy", "%s is model-only: Kafka Streams restores with put (one WriteBatch per poll) or into a memory store (strategy memory)", c.Strategy)
+		return fieldErr("strategy", "%s is model-only: Kafka Streams restores with put (one WriteBatch per poll) or into a memory store (strategy memory)",
+			c.Strategy)
 	}
 	if !c.RocksDB.DisableWAL {
-		return fieldErr("disable_wal", "Kafka Streams always writes its stores without RocksDB's WAL (the changelog is the log); the kafka-streams engine cannot turn it on")
+		return fieldErr("disable_wal",
+			"Kafka Streams always writes its stores without RocksDB's WAL (the changelog is the log); the kafka-streams engine cannot turn it on")
 	}
 	if err := c.validateStreamsKeys(); err != nil {
 		return err
 	}
 	if _, ok := c.Streams["rocksdb.config.setter"]; ok && len(c.RocksDB.DiffFrom(KStreamsRocksDB())) > 0 {
-		return fieldErr("streams.rocksdb.config.setter", "cannot be combined with RocksDB options that differ from Kafka Streams' defaults (restorebench applies those with its own setter)")
+		return fieldErr("streams.rocksdb.config.setter",
+			"cannot be combined with RocksDB options that differ from Kafka Streams' defaults (restorebench applies those with its own setter)")
 	}
 	if c.KafkaStreamsMetrics && c.Scenario != ScenarioCold {
-		return fieldErr("kafka_streams_metrics", "Kafka Streams' own metrics are recorded by cold restores only so far; scenario %s would run the client at DEBUG without recording them", c.Scenario)
+		return fieldErr("kafka_streams_metrics",
+			"Kafka Streams' own metrics are recorded by cold restores only so far; scenario %s would run the client at DEBUG without recording them", c.Scenario)
 	}
 	if c.JVMHeap < minJVMHeap {
 		return fieldErr("jvm_heap", "%s is under %s", c.JVMHeap, minJVMHeap)
@@ -207,7 +211,8 @@ func (c Case) validateStreamsKeys() error {
 		case reservedStreams[base] != "":
 			return fieldErr(path, "must not be set here, for any client: %s", reservedStreams[base])
 		case isClusterSecurityKey(base):
-			return fieldErr(path, "must not be set here: the cluster's TLS and SASL settings come from --command-config or the security flags, the same for every client restorebench starts, its own and Kafka Streams'")
+			return fieldErr(path, "must not be set here: the cluster's TLS and SASL settings come from --command-config or the security flags, "+
+				"the same for every client restorebench starts, its own and Kafka Streams'")
 		case strings.HasPrefix(k, "restorebench.") || strings.HasPrefix(base, "restorebench."):
 			return fieldErr(path, "driver keys are restorebench's: they follow from the case's settings (store, RocksDB options)")
 		case isMappedStream(k):
@@ -241,7 +246,8 @@ func (c Case) validateModelStreams() error {
 			continue
 		}
 		if !isMappedStream(k) {
-			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s, %s); set it on kafka-streams cases only", mappedNames(), PropProcessingGuarantee)
+			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s, %s); set it on kafka-streams cases only", mappedNames(),
+				PropProcessingGuarantee)
 		}
 	}
 	return nil

@@ -193,7 +193,8 @@ func (s Spec) validateWindows(short string) error {
 	case s.RetentionMs < s.WindowSizeMs:
 		return specErr("retention", "%d ms is shorter than the window size (%d ms)%s", s.RetentionMs, s.WindowSizeMs, short)
 	case s.Keys > maxExpectKeys/s.liveWindows():
-		return specErr("keys", "%d keys × %d windows within the retention is more than the %d windows whose expected state can be derived in memory", s.Keys, s.liveWindows(), maxExpectKeys)
+		return specErr("keys", "%d keys × %d windows within the retention is more than the %d windows whose expected state can be derived in memory",
+			s.Keys, s.liveWindows(), maxExpectKeys)
 	}
 	return nil
 }

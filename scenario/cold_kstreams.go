@@ -134,7 +134,8 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 // restoreQueried is restoreAndDigest beside the case's query load, if it
 // has one: the lookups go on for its After past the restore, and end
 // before the digest.
-func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore) (*coldDigest, error) {
+func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets,
+	rec *runs.Restore) (*coldDigest, error) {
 	queries, err := startSingleQueries(ctx, req, req.Spec, inst)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,8 @@ type coldDigest struct {
 // restoreAndDigest waits for the instance to restore every partition that
 // owes records, records the restore's timings (and the query load's, when
 // queries is not nil: see finishKSQueries), and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore, queries singleQueries) (*coldDigest, error) {
+func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore,
+	queries singleQueries) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -192,7 +194,8 @@ func coldProperties(ctx context.Context, env *Env, t Target, req Request, partit
 	kind := req.Case.StoreKind
 	if isSourceTable(t) {
 		if kind != config.StoreKeyValue {
-			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: the table topology over any other topic materializes a key-value store (fill it under that name, or restore it on the model engine)",
+			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
+				"the table topology over any other topic materializes a key-value store (fill it under that name, or restore it on the model engine)",
 				kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
 		}
 		return tableProperties(env, t, req)
@@ -237,7 +240,8 @@ func releaseSourceGroup(env *Env, g *sourceGroup) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := g.release(ctx, env); err != nil {
-		env.Logf("restore: warning: %v; the next source-table restore under application.id %s overwrites what is left, or delete the group (kafka-consumer-groups.sh --delete --group %s)", err, g.group, g.group)
+		env.Logf("restore: warning: %v; the next source-table restore under application.id %s overwrites what is left, "+
+			"or delete the group (kafka-consumer-groups.sh --delete --group %s)", err, g.group, g.group)
 	}
 }
 
@@ -248,7 +252,8 @@ func releaseSourceGroup(env *Env, g *sourceGroup) {
 // topology for any other topic).
 func checkKafkaStreamsTarget(env *Env, t Target) error {
 	if want := config.ChangelogTopic(t.AppID, t.StoreName); t.Topic != want {
-		return fmt.Errorf("the kafka-streams engine restores store %s of application %s from %s, the changelog Kafka Streams names for it; topic %s is not that (fill it under that name, or restore it on the model engine)",
+		return fmt.Errorf("the kafka-streams engine restores store %s of application %s from %s, the changelog Kafka Streams names for it; "+
+			"topic %s is not that (fill it under that name, or restore it on the model engine)",
 			t.StoreName, t.AppID, want, t.Topic)
 	}
 	return nil
