@@ -99,6 +99,9 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 			ranges[p] = cluster.OffsetRange{From: start, To: end}
 		}
 	}
+	// A topic past MaxKeys stops the read at once: its answer is known.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	seed := maphash.MakeSeed()
 	live := map[int32]map[uint64]entry{}
 	for p := range before.End {
@@ -134,6 +137,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		if !had {
 			if kept++; kept > o.MaxKeys {
 				tooMany = fmt.Errorf("topic %s %w (%d)", topic, ErrTooManyKeys, o.MaxKeys)
+				stop()
 			}
 		}
 	}
@@ -142,29 +146,18 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		iso = kgo.ReadCommitted()
 	}
 	opts := []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
+	// check names the read by what it had read when it fails.
 	shape := &Shape{Offsets: offsets}
-	for left := ranges; len(left) > 0; {
-		from := sumOffsets(reached)
-		err := cluster.ScanRange(ctx, cfg, topic, left, o.Idle, each, nil, opts...)
+	counted := func(r *kgo.Record) {
+		each(r)
 		shape.Records = st.Records
-		if cerr := before.check(ctx, cl, shape, ranges, reached); cerr != nil {
-			return st, cerr
-		}
-		if err != nil {
-			return st, fmt.Errorf("reading topic %s: %w", topic, err)
-		}
-		if tooMany != nil {
-			return st, tooMany
-		}
-		if sumOffsets(reached) == from {
-			break
-		}
-		left = map[int32]cluster.OffsetRange{}
-		for p, r := range ranges {
-			if reached[p] < r.To {
-				left[p] = cluster.OffsetRange{From: reached[p], To: r.To}
-			}
-		}
+	}
+	err = before.scan(ctx, cl, cfg, shape, ranges, reached, o.Idle, counted, nil, opts...)
+	if tooMany != nil {
+		return st, tooMany
+	}
+	if err != nil {
+		return st, err
 	}
 	parts := make([]int32, 0, len(live))
 	for p := range live {

@@ -2,6 +2,7 @@ package topicshape
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -122,4 +123,14 @@ func expectedOf(parts []map[string]string) []loadgen.PartitionState {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// TestStateOfTooManyKeysStops: a topic with more live keys than the read
+// keeps is not verified (ErrTooManyKeys), rather than read into memory.
+func TestStateOfTooManyKeysStops(t *testing.T) {
+	cfg, topic := changelog(t, 3000, 1)
+	_, err := State(context.Background(), cfg, topic, StateOptions{MaxKeys: 1000, Idle: time.Second})
+	if !errors.Is(err, ErrTooManyKeys) || !strings.Contains(err.Error(), topic) {
+		t.Fatalf("3000 keys read with room for 1000: %v", err)
+	}
 }

@@ -180,17 +180,35 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		// instead of moving it silently past them.
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 	}
+	if err := before.scan(ctx, cl, cfg, &s, ranges, reached, o.Idle, each, progress, opts...); err != nil {
+		return s, err
+	}
+	k.finish(&s)
+	s.Seconds = time.Since(begin).Seconds()
+	if s.Records == 0 {
+		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+	}
+	return s, nil
+}
+
+// scan reads ranges of the listed topic, calling each for every record,
+// again from where a partition stopped short while that brings records,
+// checking after every pass that the topic is still the one listed
+// (check). reached is each partition's offset after the last one read;
+// s names the read in check's errors.
+func (l listing) scan(ctx context.Context, cl *kgo.Client, cfg cluster.Config, s *Shape, ranges map[int32]cluster.OffsetRange, reached map[int32]int64,
+	idle time.Duration, each func(*kgo.Record), progress func(int), opts ...kgo.Opt) error {
 	for left := ranges; len(left) > 0; {
 		from := sumOffsets(reached)
-		err := cluster.ScanRange(ctx, cfg, topic, left, o.Idle, each, progress, opts...)
-		if cerr := before.check(ctx, cl, &s, ranges, reached); cerr != nil {
-			return s, cerr
+		err := cluster.ScanRange(ctx, cfg, l.Topic, left, idle, each, progress, opts...)
+		if cerr := l.check(ctx, cl, s, ranges, reached); cerr != nil {
+			return cerr
 		}
 		if err != nil {
-			return s, fmt.Errorf("reading topic %s: %w", topic, err)
+			return fmt.Errorf("reading topic %s: %w", l.Topic, err)
 		}
 		if sumOffsets(reached) == from {
-			break // what is left brings nothing: compaction gaps at the end
+			return nil // what is left brings nothing: compaction gaps at the end
 		}
 		left = map[int32]cluster.OffsetRange{}
 		for p, r := range ranges {
@@ -199,12 +217,7 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 			}
 		}
 	}
-	k.finish(&s)
-	s.Seconds = time.Since(begin).Seconds()
-	if s.Records == 0 {
-		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
-	}
-	return s, nil
+	return nil
 }
 
 func sumOffsets(m map[int32]int64) int64 {
