@@ -135,6 +135,17 @@ func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.
 	if res.Fill.ExpectedFrom != runs.ExpectedFromIndependentRead || len(res.Fill.Expected) != 3 {
 		t.Fatalf("fill record: expected from %q, %d partitions", res.Fill.ExpectedFrom, len(res.Fill.Expected))
 	}
+	// As a DSL count's store keeps it: each value behind its timestamp.
+	params.StoreKind = config.StoreTimestampedKeyValue
+	res, err = env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir(), Force: true})
+	if err != nil || !res.Restores[0].Verified {
+		t.Fatalf("foreign topic as a timestamped store: %v, %+v", err, res.Restores[0].Verification)
+	}
+	params.StoreKind = config.StoreWindow
+	if _, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir(), Force: true}); err == nil ||
+		!strings.Contains(err.Error(), "store kind window: topic foreign") {
+		t.Fatalf("foreign topic as a window store: %v", err)
+	}
 	var keys int64
 	for _, p := range r.Verification.Partitions {
 		keys += p.ActualKeys

@@ -383,8 +383,13 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 // A topic with more live keys than the read keeps is restored counted,
 // not verified, saying so.
 func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *scenario.Target, fill *runs.Fill, why string) error {
+	if kind := o.Case.StoreKind; kind.Segmented() || kind == config.StoreVersionedKeyValue {
+		return fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
+			"as a key-value or timestamped-key-value store's changelog (--store-kind)", kind, o.Topic, why)
+	}
 	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
-	st, err := topicshape.State(ctx, e.Cluster, o.Topic, topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed"})
+	st, err := topicshape.State(ctx, e.Cluster, o.Topic, topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed",
+		TimestampedValue: o.Case.StoreKind.TimestampedValue()})
 	if errors.Is(err, topicshape.ErrTooManyKeys) {
 		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
 		return nil

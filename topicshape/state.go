@@ -31,6 +31,11 @@ type StateOptions struct {
 	// read_uncommitted, as the restore consumer does under at_least_once:
 	// an aborted transaction's records are restored too.
 	ReadCommitted bool
+	// TimestampedValue digests each value behind its record's timestamp
+	// (8 bytes, big-endian milliseconds), as a timestamped key-value
+	// store keeps it (loadgen.AppendTimestamped). Default false: the
+	// value as the changelog holds it.
+	TimestampedValue bool
 	// Idle, MaxKeys: as Options (MaxKeys default MaxStateKeys).
 	Idle    time.Duration
 	MaxKeys int
@@ -108,6 +113,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		live[p] = map[uint64]entry{}
 	}
 	var kept int
+	var buf []byte
 	var tooMany error
 	reached := map[int32]int64{}
 	for p, r := range ranges {
@@ -133,7 +139,12 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 			}
 			return
 		}
-		m[h] = entry{hash: loadgen.EntryHash(r.Key, r.Value), bytes: int64(len(r.Key) + len(r.Value))}
+		v := r.Value
+		if o.TimestampedValue {
+			buf = loadgen.AppendTimestamped(buf[:0], r.Timestamp.UnixMilli(), r.Value)
+			v = buf
+		}
+		m[h] = entry{hash: loadgen.EntryHash(r.Key, v), bytes: int64(len(r.Key) + len(v))}
 		if !had {
 			if kept++; kept > o.MaxKeys {
 				tooMany = fmt.Errorf("topic %s %w (%d)", topic, ErrTooManyKeys, o.MaxKeys)

@@ -95,7 +95,10 @@ func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 		"<application-id>-<store>-changelog is restored as a KTable's source-topic changelog)")
 	s.value(stringValue[config.Strategy]{&c.Strategy}, "strategy", "strategy", "how records reach the store: put (a "+
 		"WriteBatch per poll), bulk (KIP-167 bulk load), ingest (sorted SST files), memory")
-	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store kind: rocksdb or memory")
+	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store type: rocksdb or memory")
+	s.value(stringValue[config.StoreKind]{&c.StoreKind}, "store-kind", "store_kind", "the store's kind by Kafka Streams' "+
+		"Stores factory: key-value (default), timestamped-key-value (what every DSL count, aggregate and table "+
+		"materializes: each value kept behind its timestamp), window, session, versioned-key-value")
 	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")
 	s.intVar(&c.Threads, "threads", "threads", "stream threads (num.stream.threads), each with its own restore consumer and a share of the tasks")
 	s.value(&c.FetchMaxBytes, "fetch-max-bytes", "fetch_max_bytes", "the restore consumer's fetch.max.bytes")
