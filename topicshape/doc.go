@@ -17,4 +17,10 @@
 // space (keys whose hash has its low bits zero, halving the sample each time
 // the set would grow past MaxKeys), so the records per live key stays an
 // unbiased ratio over the sampled keys and the result says its sample.
+//
+// State reads a topic restorebench did not fill the same way, for the state
+// a correct restore of it ends with: each key's last value folded into the
+// digest both engines report, so `restore` of a user's own changelog is
+// verified like a fill's. It keeps one entry per live key (about 40 B), up to
+// MaxStateKeys, and fails past that (ErrTooManyKeys) rather than grow.
 package topicshape
