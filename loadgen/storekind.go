@@ -2,9 +2,10 @@ package loadgen
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // StoreKind is the Kafka Streams store kind whose changelog a fill writes:
@@ -71,8 +72,11 @@ type FillKindDef struct {
 	tracker func(s Spec) tracker
 }
 
-// fillKindDefs is the registry, by Order.
-var fillKindDefs []FillKindDef
+// fillKinds is the registry, by Order; a clash of name or order panics.
+var fillKinds = registry.Ordered[FillKindDef]{What: "loadgen: store kind",
+	Order: func(d FillKindDef) int { return d.Order },
+	Name:  func(d FillKindDef) string { return string(d.Kind) },
+	Keys:  func(d FillKindDef) []string { return []string{string(d.Kind)} }}
 
 // StoreKinds lists the kinds a fill can write, in the registry's order.
 // It is complete once package loadgen is initialized.
@@ -85,20 +89,14 @@ func registerFillKind(d FillKindDef) {
 	if d.Kind == "" {
 		panic("loadgen: store kind registered without a name")
 	}
-	for _, o := range fillKindDefs {
-		if o.Kind == d.Kind || o.Order == d.Order {
-			panic(fmt.Sprintf("loadgen: store kind %s (order %d) registered beside %s (order %d): names and orders are one a kind", d.Kind, d.Order, o.Kind, o.Order))
-		}
-	}
-	i, _ := slices.BinarySearchFunc(fillKindDefs, d.Order, func(o FillKindDef, order int) int { return o.Order - order })
-	fillKindDefs = slices.Insert(fillKindDefs, i, d)
-	StoreKinds = slices.Insert(StoreKinds, i, d.Kind)
+	i := fillKinds.Add(d)
+	StoreKinds = slices.Insert(slices.Clip(StoreKinds), i, d.Kind)
 }
 
 // FillKindOf returns the registered def of kind k ("" is key-value).
 func FillKindOf(k StoreKind) (FillKindDef, bool) {
 	k = k.Of()
-	for _, d := range fillKindDefs {
+	for _, d := range fillKinds.All() {
 		if d.Kind == k {
 			return d, true
 		}
