@@ -273,7 +273,7 @@ func (a *Agent) read(ctx context.Context) {
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {
-			if r.Topic != ControlTopic || string(r.Key) != a.cfg.Name || !a.verify.accept(r) {
+			if r.Topic != ControlTopic || string(r.Key) != a.cfg.Name || a.bus.sig.own(r) || !a.verify.accept(r) {
 				continue
 			}
 			m, err := DecodeMessage(r.Value)

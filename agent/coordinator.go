@@ -470,7 +470,7 @@ func (c *Coordinator) read(ctx context.Context) {
 		}
 		recv := ksdriver.NowMonoNs()
 		for _, r := range recs {
-			if !c.concerns(r) || !c.verify.accept(r) {
+			if !c.concerns(r) || c.bus.sig.own(r) || !c.verify.accept(r) {
 				continue
 			}
 			switch r.Topic {

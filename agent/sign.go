@@ -192,6 +192,22 @@ func (s *signer) sign(r *kgo.Record) {
 		kgo.RecordHeader{Key: headerMAC, Value: []byte(hex.EncodeToString(mac))})
 }
 
+// own says whether r is a record this signer wrote (its session's nonce):
+// a reader passes its own records over unverified, as it acts on none of
+// them; a forged record claiming the session is passed over too, unread.
+func (s *signer) own(r *kgo.Record) bool {
+	if s.key == nil {
+		return false
+	}
+	for _, h := range r.Headers {
+		if h.Key == headerNonce {
+			v := string(h.Value)
+			return len(v) > len(s.session) && v[len(s.session)] == '-' && v[:len(s.session)] == s.session
+		}
+	}
+	return false
+}
+
 // Refusal reasons, as counted (RefusedCounts) and logged.
 const (
 	RefusedUnsigned   = "unsigned"
@@ -362,16 +378,16 @@ func (v *verifier) fresh(id streamID, n uint64, now time.Time) error {
 	return nil
 }
 
-// shift moves the window up by d counters.
+// shift moves the window up by d counters: bit i (i counters back) goes
+// to bit i+d, word by word.
 func (s *replayState) shift(d uint64) {
-	if d >= replayWindow {
-		s.seen = [replayWindow / 64]uint64{}
-		return
-	}
-	var out [replayWindow / 64]uint64
-	for i := uint64(0); i < replayWindow; i++ {
-		if j := i + d; j < replayWindow && s.marked(i) {
-			out[j/64] |= 1 << (j % 64)
+	const words = replayWindow / 64
+	var out [words]uint64
+	w, b := d/64, d%64
+	for i := uint64(0); i+w < words; i++ {
+		out[i+w] |= s.seen[i] << b
+		if b > 0 && i+w+1 < words {
+			out[i+w+1] |= s.seen[i] >> (64 - b)
 		}
 	}
 	s.seen = out
