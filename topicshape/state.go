@@ -48,8 +48,8 @@ type TopicState struct {
 	// Ends are the offsets read to: a restore that captures other ends
 	// (the topic was written meanwhile) restores another state.
 	Ends map[int32]int64
-	// Records are the records read (markers apart), NullKeys those without
-	// a key, Aborted those of aborted transactions left out.
+	// Records are the records read (markers, and under ReadCommitted the
+	// records of aborted transactions, apart), NullKeys those without a key.
 	Records, NullKeys int64
 	// Seconds is how long the read took.
 	Seconds float64
@@ -115,6 +115,8 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	var kept int
 	var buf []byte
 	var tooMany error
+	// shape names the read in the topic check's errors: what it had read.
+	shape := &Shape{Offsets: offsets}
 	reached := map[int32]int64{}
 	for p, r := range ranges {
 		reached[p] = r.From
@@ -125,6 +127,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 			return
 		}
 		st.Records++
+		shape.Records = st.Records
 		if r.Key == nil {
 			st.NullKeys++
 			return
@@ -157,13 +160,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		iso = kgo.ReadCommitted()
 	}
 	opts := []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
-	// check names the read by what it had read when it fails.
-	shape := &Shape{Offsets: offsets}
-	counted := func(r *kgo.Record) {
-		each(r)
-		shape.Records = st.Records
-	}
-	err = before.scan(ctx, cl, cfg, shape, ranges, reached, o.Idle, counted, nil, opts...)
+	err = before.scan(ctx, cl, cfg, shape, ranges, reached, o.Idle, each, nil, opts...)
 	if tooMany != nil {
 		return st, tooMany
 	}
