@@ -64,8 +64,10 @@ type Answer struct {
 	// Checks compare the answer with each objective, for answers that are
 	// restore times.
 	Checks []Check
-	// Extrapolated is true when the answer lies beyond the measured sizes.
+	// Extrapolated is true when the answer lies outside the measured
+	// sizes: beyond the largest, or, with Below, under the smallest.
 	Extrapolated bool
+	Below        bool
 	// Inputs are the figures it was computed from; Sources cites restores.
 	Inputs  []string
 	Sources string
@@ -356,6 +358,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Question:     "Largest changelog per task restored within " + rtoText,
 			Value:        SizeValue(task),
 			Extrapolated: task.Extrapolated,
+			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
 			Sources:      RunLabels(r.Obs),
 			Estimate:     &task,
@@ -367,6 +370,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
 			Value:        SizeValue(inst),
 			Extrapolated: task.Extrapolated,
+			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
 			Sources:      RunLabels(r.Obs),
 			Estimate:     &inst,
@@ -399,6 +403,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 		Question:     q,
 		Value:        fmt.Sprintf("at least %d", need),
 		Extrapolated: task.Extrapolated,
+		Below:        task.Below,
 		Inputs:       inputs,
 		Sources:      RunLabels(r.Obs),
 	}), nil
@@ -428,6 +433,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Value:        TimeValue(taskSecs),
 		Checks:       checks(taskSecs, a.Options.RTOs),
 		Extrapolated: taskSecs.Extrapolated,
+		Below:        taskSecs.Below,
 		Inputs:       withFactor([]string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs)}, taskSecs),
 		Sources:      RunLabels(r.Obs),
 		Estimate:     &taskSecs,
@@ -445,6 +451,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Value:        TimeValue(instSecs),
 		Checks:       checks(instSecs, a.Options.RTOs),
 		Extrapolated: instSecs.Extrapolated,
+		Below:        instSecs.Below,
 		Inputs: withFactor([]string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
 			r.Summary(), threadsBasis(r, t), intervalText(instSecs)}, instSecs),
 		Sources:      RunLabels(r.Obs),
@@ -484,6 +491,7 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 		Question:     q,
 		Value:        fmt.Sprint(ceilDiv(d.Partitions, tasksPerThread*t)),
 		Extrapolated: within.Extrapolated,
+		Below:        within.Below,
 		Inputs:       inputs,
 		Sources:      RunLabels(r.Obs),
 	}, nil

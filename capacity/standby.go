@@ -518,6 +518,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		EstimateUnit: UnitSeconds,
 		Checks:       checks(total, a.Options.RTOs),
 		Extrapolated: restore.Extrapolated,
+		Below:        restore.Below,
 		Inputs:       inputs,
 		Sources:      RunLabels(r.Obs),
 	}
@@ -539,6 +540,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Question:     "Is a standby needed for the RTO?",
 		Value:        strings.Join(verdicts, "; "),
 		Extrapolated: restore.Extrapolated,
+		Below:        restore.Below,
 		Inputs:       append([]string{"recovery without a standby " + TimeValue(total) + ", failure detection included"}, inputs...),
 		Sources:      RunLabels(r.Obs),
 	}

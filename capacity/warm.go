@@ -176,12 +176,14 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			Question:     "Largest backlog of changes per task a warm restart replays within " + rtoText,
 			Value:        fmt.Sprintf("%s of changes (%s records; any state size)", FormatBytes(task.Value), count(w.Records(task.Value))),
 			Extrapolated: task.Extrapolated,
+			Below:        task.Below,
 			Inputs:       inputs,
 			Sources:      RunLabels(w.Obs),
 		}, Answer{
 			Question:     fmt.Sprintf("Largest backlog of changes per instance (%s) a warm restart replays within %s", Plural(t, "stream thread"), rtoText),
 			Value:        fmt.Sprintf("%s of changes (%s records)", FormatBytes(task.Value*float64(t)), count(w.Records(task.Value*float64(t)))),
 			Extrapolated: task.Extrapolated,
+			Below:        task.Below,
 			Inputs:       append(inputs, threadsBasis(w.Rate, t)),
 			Sources:      RunLabels(w.Obs),
 		})

@@ -182,7 +182,9 @@ func verdict(a capacity.Answer) string {
 	for _, c := range a.Checks {
 		q = append(q, c.Verdict())
 	}
-	if a.Extrapolated {
+	if a.Extrapolated && a.Below {
+		q = append(q, "extrapolated below the sizes measured")
+	} else if a.Extrapolated {
 		q = append(q, "extrapolated beyond the sizes measured")
 	}
 	if len(q) == 0 {
