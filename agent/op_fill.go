@@ -51,7 +51,7 @@ func fillBytes(j *FillJob) int64 {
 	if j.Spec.TargetBytes > 0 {
 		return j.Spec.TargetBytes
 	}
-	per := int64(16 + (j.Spec.ValueMin+j.Spec.ValueMax)/2)
+	per := int64(j.Spec.KeyWidth() + (j.Spec.ValueMin+j.Spec.ValueMax)/2)
 	if j.Spec.Records > MaxFillBytes/per {
 		return MaxFillBytes + 1
 	}

@@ -29,6 +29,10 @@ type Fill struct {
 	TombstoneRatio float64 `yaml:"tombstone_ratio"`
 	// KeyOrder is uniform (default), zipf (s=1.1) or sequential.
 	KeyOrder loadgen.KeyOrder `yaml:"key_order"`
+	// KeyBytes is each key's width: "k" and the key id in key_bytes-1
+	// zero-padded digits, between 4 and 64 bytes and wide enough for keys
+	// (at most 10^(key_bytes-1)). Default 16 (0 and 16 are the same fill).
+	KeyBytes int `yaml:"key_bytes"`
 	// Partitions of the changelog: one task and one store each. Default 1.
 	Partitions int32 `yaml:"partitions"`
 	// Compression is the producer's compression.type: none (default), gzip,
@@ -106,7 +110,10 @@ func (f Fill) Spec() (loadgen.Spec, error) {
 	spec := loadgen.Spec{
 		Seed: f.Seed, Keys: f.Keys, ValueMin: f.ValueSize.Min, ValueMax: f.ValueSize.Max,
 		TombstoneRatio: f.TombstoneRatio, KeyOrder: f.KeyOrder, Partitions: f.Partitions,
-		Transactional: f.Transactional, AbortRatio: f.AbortRatio,
+		Transactional: f.Transactional, AbortRatio: f.AbortRatio, KeyBytes: f.KeyBytes,
+	}
+	if spec.KeyBytes == loadgen.DefaultKeyBytes {
+		spec.KeyBytes = 0 // the default's own spec: the same fill, manifest and results
 	}
 	switch {
 	case f.TransactionRecords != nil:

@@ -50,7 +50,20 @@ func versionedFillProperties(c Case, spec *loadgen.Spec) (map[string]string, err
 	if spec == nil || spec.Keys <= 0 {
 		return nil, fmt.Errorf("case %s: a versioned store is digested over its fill's keys, and this restore has no fill's spec", c.Name)
 	}
+	if w := spec.KeyWidth(); w != loadgen.DefaultKeyBytes {
+		return nil, fmt.Errorf("case %s: %s", c.Name, VersionedKeyBytesRefusal(w))
+	}
 	return map[string]string{ksdriver.PropStoreKeys: strconv.FormatInt(spec.Keys, 10)}, nil
+}
+
+// VersionedKeyBytesRefusal says why a kafka-streams versioned store is
+// not restored from a fill of keys width bytes wide: the driver digests
+// it key by key, asking for the keys "k" and 15 digits
+// (restorebench.store.keys), so it would miss every key of another width
+// and report an empty store.
+func VersionedKeyBytesRefusal(width int) string {
+	return fmt.Sprintf("the kafka-streams driver digests a %s store key by key over the fill's keys as %d-byte ones (\"k\" and 15 digits), "+
+		"not %d-byte ones: run it with key_bytes %d (or unset), or on the model engine", StoreVersionedKeyValue, loadgen.DefaultKeyBytes, width, loadgen.DefaultKeyBytes)
 }
 
 // checkVersioned checks a versioned store's case: restored row by row

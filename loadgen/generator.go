@@ -47,8 +47,9 @@ func NewGenerator(spec Spec) (*Generator, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Generator{spec: spec, keyBuf: make([]byte, keyWidth),
-		winBuf: make([]byte, 0, keyWidth+max(windowSuffix, sessionSuffix)), valBuf: make([]byte, spec.ValueMax)}
+	w := spec.KeyWidth()
+	g := &Generator{spec: spec, keyBuf: make([]byte, w),
+		winBuf: make([]byte, 0, w+max(windowSuffix, sessionSuffix)), valBuf: make([]byte, spec.ValueMax)}
 	g.filler = make([]byte, fillerSize+spec.ValueMax)
 	fill := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
 	for i := 0; i+8 <= len(g.filler); i += 8 {
@@ -112,7 +113,7 @@ func (g *Generator) At(i int64) Record {
 		size += int(g.rng.IntN(g.spec.ValueMax - g.spec.ValueMin + 1))
 	}
 	off := int(g.rng.Uint64N(fillerSize))
-	key := AppendKey(g.keyBuf[:0], keyID)
+	key := g.spec.AppendKey(g.keyBuf[:0], keyID)
 	r := Record{Index: i, KeyID: keyID, Key: key, Partition: PartitionFor(key, g.spec.Partitions)}
 	g.stamp(&r)
 	if !tombstone {
@@ -151,21 +152,33 @@ func (g *Generator) stampSession(r *Record) {
 	r.Key = g.winBuf
 }
 
-// AppendKey appends the fixed-width key for keyID: "k" and the id in at
-// least 15 decimal digits, zero-padded (what fmt's "k%015d" writes, without
-// its per-call allocation: the generator makes a key for every record it
-// yields, the fill's and every derivation's).
+// AppendKey appends the default-width key for keyID (DefaultKeyBytes):
+// "k" and the id in at least 15 decimal digits, zero-padded (what fmt's
+// "k%015d" writes, without its per-call allocation: the generator makes a
+// key for every record it yields, the fill's and every derivation's).
 func AppendKey(dst []byte, keyID int64) []byte {
+	return AppendKeyWidth(dst, keyID, DefaultKeyBytes)
+}
+
+// AppendKeyWidth appends the width-byte key for keyID: "k" and the id in
+// at least width-1 decimal digits, zero-padded (fmt's "k%0*d" with
+// width-1). Spec.Validate keeps a fill's ids within those digits, so its
+// keys are all width bytes and sort as their ids.
+func AppendKeyWidth(dst []byte, keyID int64, width int) []byte {
 	if keyID < 0 {
-		return fmt.Appendf(dst, "k%015d", keyID) // never generated; kept exact
+		return fmt.Appendf(dst, "k%0*d", width-1, keyID) // never generated; kept exact
 	}
 	var digits [20]byte
 	i := len(digits)
-	for u := uint64(keyID); u > 0 || i > len(digits)-15; u /= 10 {
+	for u := uint64(keyID); u > 0; u /= 10 {
 		i--
 		digits[i] = byte('0' + u%10)
 	}
-	return append(append(dst, 'k'), digits[i:]...)
+	dst = append(dst, 'k')
+	for pad := width - 1 - (len(digits) - i); pad > 0; pad-- {
+		dst = append(dst, '0')
+	}
+	return append(dst, digits[i:]...)
 }
 
 // resettableSource is a splitmix64 stream re-seeded per record, which makes

@@ -94,7 +94,7 @@ func TestGeneratorHonoursSpec(t *testing.T) {
 	for _, r := range collect(t, sized) {
 		total += int64(len(r.Key) + len(r.Value))
 	}
-	if total < sized.TargetBytes || total > sized.TargetBytes+int64(keyWidth+sized.ValueMax) {
+	if total < sized.TargetBytes || total > sized.TargetBytes+int64(DefaultKeyBytes+sized.ValueMax) {
 		t.Fatalf("size-bounded fill wrote %d bytes, want just over %d", total, sized.TargetBytes)
 	}
 }

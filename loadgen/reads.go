@@ -64,7 +64,7 @@ func (c *ReadChecker) Partitions() int32 { return c.spec.Partitions }
 
 // Key is key id's bytes and partition, as the fill wrote them.
 func (c *ReadChecker) Key(id int64) ([]byte, int32) {
-	k := AppendKey(nil, id)
+	k := c.spec.AppendKey(nil, id)
 	return k, PartitionFor(k, c.spec.Partitions)
 }
 

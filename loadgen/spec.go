@@ -1,6 +1,9 @@
 package loadgen
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // KeyOrder says how record indexes map to keys.
 type KeyOrder string
@@ -35,6 +38,12 @@ type Spec struct {
 	TombstoneRatio float64 `json:"tombstone_ratio" yaml:"tombstone_ratio"`
 	// KeyOrder is uniform (default), zipf or sequential.
 	KeyOrder KeyOrder `json:"key_order" yaml:"key_order"`
+	// KeyBytes is each generated key's width in bytes: "k" and the key id
+	// in KeyBytes-1 zero-padded decimal digits (AppendKeyWidth), in
+	// [MinKeyBytes, MaxKeyBytes], the keys fitting in those digits. 0 is
+	// the default, DefaultKeyBytes, so specs (and manifests, results) from
+	// before the setting read as the fills they were.
+	KeyBytes int `json:"key_bytes,omitempty" yaml:"key_bytes"`
 	// Partitions is the changelog's partition count: one task, one store each.
 	Partitions int32 `json:"partitions" yaml:"partitions"`
 	// Transactional writes the fill as an exactly-once application writes
@@ -85,9 +94,61 @@ const MaxTransactionRecords = 1_000_000
 // transactions per committed one; closer to 1 it would never end.
 const MaxAbortRatio = 0.9
 
-// keyWidth is the fixed width of generated keys ("k" plus 15 digits), so a
-// key's bytes never depend on the key space size.
-const keyWidth = 16
+// Bounds and default of Spec.KeyBytes. Generated keys have a fixed width
+// ("k" and the id in KeyBytes-1 digits; by default 15), so a key's bytes
+// never depend on the key space size: 4 bytes hold 1,000 keys, the fewest a fill worth
+// restoring has; 64 bytes is well past the keys applications put in
+// state stores (ids, UUIDs as text: 36) and keeps a window or session
+// changelog key, with its suffix, under 100 bytes.
+const (
+	DefaultKeyBytes = 16
+	MinKeyBytes     = 4
+	MaxKeyBytes     = 64
+)
+
+// KeyWidth is the width of the spec's keys in bytes: KeyBytes, or
+// DefaultKeyBytes when unset.
+func (s Spec) KeyWidth() int {
+	if s.KeyBytes == 0 {
+		return DefaultKeyBytes
+	}
+	return s.KeyBytes
+}
+
+// AppendKey appends key id's bytes as the spec's fill writes them
+// (AppendKeyWidth at its KeyWidth).
+func (s Spec) AppendKey(dst []byte, keyID int64) []byte {
+	return AppendKeyWidth(dst, keyID, s.KeyWidth())
+}
+
+// maxKeysOf is how many keys key_bytes bytes hold, 10^(key_bytes-1), or
+// 0 when any int64 count fits (19 digits or more).
+func maxKeysOf(keyBytes int) int64 {
+	n := int64(1)
+	for range keyBytes - 1 {
+		if n > math.MaxInt64/10 {
+			return 0
+		}
+		n *= 10
+	}
+	return n
+}
+
+// validateKeyBytes checks KeyBytes: unset, or within its bounds with
+// room for every key id in its digits.
+func (s Spec) validateKeyBytes() error {
+	if s.KeyBytes == 0 {
+		return nil
+	}
+	if s.KeyBytes < MinKeyBytes || s.KeyBytes > MaxKeyBytes {
+		return specErr("key_bytes", "%d is not in [%d, %d] (a key is \"k\" and its id in key_bytes-1 digits)", s.KeyBytes, MinKeyBytes, MaxKeyBytes)
+	}
+	if m := maxKeysOf(s.KeyBytes); m > 0 && s.Keys > m {
+		return specErr("key_bytes", "%d-byte keys (\"k\" and %d digits) hold %d keys, not the fill's %d: raise key_bytes or lower keys",
+			s.KeyBytes, s.KeyBytes-1, m, s.Keys)
+	}
+	return nil
+}
 
 // DefaultSpec returns the defaults documented on Spec's fields.
 func DefaultSpec() Spec {
@@ -137,6 +198,9 @@ func (s Spec) Validate() error {
 		return specErr("partitions", "%d must be positive", s.Partitions)
 	case s.Partitions > maxPartitions:
 		return specErr("partitions", "%d is over %d", s.Partitions, maxPartitions)
+	}
+	if err := s.validateKeyBytes(); err != nil {
+		return err
 	}
 	switch s.KeyOrder {
 	case KeysUniform, KeysZipf, KeysSequential:

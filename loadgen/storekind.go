@@ -205,7 +205,7 @@ func (s Spec) EstimatedRecords() int64 {
 	if s.Records > 0 {
 		return s.Records
 	}
-	key := float64(keyWidth + s.StoreKind.def().KeySuffix)
+	key := float64(s.KeyWidth() + s.StoreKind.def().KeySuffix)
 	mean := key + (1-s.TombstoneRatio)*float64(s.ValueMin+s.ValueMax)/2
 	if s.TargetBytes <= 0 {
 		return 0

@@ -263,6 +263,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkKindSweep(plan, top); err != nil {
 		return nil, err
 	}
+	if err := checkKeyBytes(plan, &doc.Fill); err != nil {
+		return nil, err
+	}
 	if err := checkHoldCleaner(plan, top); err != nil {
 		return nil, err
 	}

@@ -437,8 +437,12 @@ func generated(f *runs.Fill) string {
 	if sp == nil {
 		return "not filled by restorebench"
 	}
-	return fmt.Sprintf("%s distinct keys (%s), values %s, %.0f%% tombstones, %s compression",
-		thousands(sp.Keys), sp.KeyOrder, valueSize(sp.ValueMin, sp.ValueMax), 100*sp.TombstoneRatio, orNone(f.Compression))
+	keys := ""
+	if sp.KeyBytes != 0 { // a default-width fill's cell stays as it was
+		keys = fmt.Sprintf(", %d-byte keys", sp.KeyBytes)
+	}
+	return fmt.Sprintf("%s distinct keys (%s%s), values %s, %.0f%% tombstones, %s compression",
+		thousands(sp.Keys), sp.KeyOrder, keys, valueSize(sp.ValueMin, sp.ValueMax), 100*sp.TombstoneRatio, orNone(f.Compression))
 }
 
 func valueSize(lo, hi int) string {

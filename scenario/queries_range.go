@@ -27,7 +27,7 @@ func (r *ksRanges) isRange() bool { return r != nil && r.share > 0 && r.pick() <
 // consecutive keys from one drawn by the load's distribution, to the next
 // instance in turn (a range has no one owner), and judges each key of the
 // answer as a lookup of it would be judged, by the copy its partition came
-// from (loadgen.CheckRange): the range's verdict is its worst key's. A
+// from (loadgen.ReadChecker.CheckRange): the range's verdict is its worst key's. A
 // range refused whole, or not answered, is refused. Ranges do not count
 // in the read outages, which follow key lookups.
 func (l *ksQueryLoad) rangeLookup(i int64) {
@@ -89,7 +89,7 @@ func (l *ksQueryLoad) judgeRange(from, to int64, a *ksdriver.RangeAnswer) (loadg
 		entries[string(k)] = v
 	}
 	var wrongFrom string
-	verdict, behind, why := loadgen.CheckRange(from, to, entries, func(id int64, v []byte, found bool) (loadgen.ReadVerdict, int64) {
+	verdict, behind, why := l.tally.check.CheckRange(from, to, entries, func(id int64, v []byte, found bool) (loadgen.ReadVerdict, int64) {
 		_, p := l.tally.check.Key(id)
 		vd, b := l.tally.judge(id, v, found, mayLag[p])
 		if vd == loadgen.ReadWrong && wrongFrom == "" {

@@ -31,6 +31,7 @@ func addFillFlags(cmd *cobra.Command, f *fillFlags) {
 	sf.value(&f.size, "size", "size", "key+value bytes to write, e.g. 512MB, 2GiB (or use --records)")
 	sf.int64Var(&f.records, "records", "records", "number of records to write (instead of --size)")
 	sf.int64Var(&f.fill.Keys, "keys", "keys", "distinct keys")
+	sf.intVar(&f.fill.KeyBytes, "key-bytes", "key_bytes", "key bytes: \"k\" and the key id in key-bytes-1 digits, 4-64 (default 16)")
 	sf.value(&f.fill.ValueSize, "value-size", "value_size", "value bytes: fixed (200) or a range (100-1000); 0 is an empty value, not a tombstone")
 	cmd.Flags().Float64Var(&f.fill.TombstoneRatio, "tombstone-ratio", 0, "fraction of records that are deletes (tombstones)")
 	sf.note("tombstone-ratio", "tombstone_ratio")
