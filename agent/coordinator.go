@@ -125,6 +125,8 @@ type agentState struct {
 	lost  *LostError
 	// started is when the agent's process started, by its hello (0 before).
 	started int64
+	// leased is when the last lease was sent to it (zero: none yet).
+	leased time.Time
 }
 
 // pending is a command waiting for its reply.
@@ -643,6 +645,9 @@ func (c *Coordinator) leases(ctx context.Context) {
 			}
 			m := &Message{Type: TypeLease, Agent: name, Run: c.cfg.Run, TTLMs: c.cfg.LeaseTTL.Milliseconds(), MonoNs: ksdriver.NowMonoNs()}
 			c.bus.sendAsync(ctx, ControlTopic, name, m.Encode(), nil)
+			c.mu.Lock()
+			c.agents[name].leased = time.Now()
+			c.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():

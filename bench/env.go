@@ -73,6 +73,18 @@ type Options struct {
 	// InsecureAgents commands agents without a key (they run --insecure).
 	// Default false.
 	InsecureAgents bool
+	// Watch, if set, follows the run as the terminal does: told of every
+	// progress task (the fill's, each restore's) and its figures, and of
+	// each case × repeat as it starts (the metrics of `run --metrics-addr`).
+	Watch Watcher
+}
+
+// Watcher follows a run (Options.Watch).
+type Watcher interface {
+	progress.Observer
+	// Case is told that a case's repeat begins, as the "restore: case"
+	// line says.
+	Case(name, scenario string, repeat int)
 }
 
 // Env is a connected benchmark environment.
@@ -107,6 +119,9 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 		o.StallTimeout = engine.DefaultStallTimeout
 	}
 	e := &Env{Opts: o, log: o.Log, progress: progress.New(o.Log, o.Quiet)}
+	if o.Watch != nil {
+		e.progress.Observer = o.Watch
+	}
 	if len(o.Brokers) == 0 {
 		dir := filepath.Join(o.DataDir, "broker")
 		if o.InMemoryBroker {

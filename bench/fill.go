@@ -400,6 +400,7 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 		counter.Add(1, bytes-lastBytes)
 		if records%512 == 0 {
 			bar.Set(bytes)
+			bar.Count(records)
 		}
 		lastBytes = bytes
 	}
@@ -410,6 +411,11 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 		tot, err = loadgen.ProduceSpread(ctx, clients, req.Topic, spec, onAck)
 	}
 	series := counter.Stop()
+	if err == nil {
+		// The last figures, not the last 512th's: what the fill wrote.
+		bar.Set(tot.Bytes)
+		bar.Count(tot.Records)
+	}
 	bar.Done()
 	return tot, series, err
 }

@@ -550,6 +550,9 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 			limitsOf[c.Name] = limits
 		}
 		e.Logf("restore: case %s #%d (%s)", c.Name, rep, capacity.Describe(c))
+		if e.Opts.Watch != nil {
+			e.Opts.Watch.Case(c.Name, string(c.Scenario), rep)
+		}
 		recs, err := sc.Run(ctx, e.scenarioEnvOwned(), r.target, r.request(c, rep, limits))
 		if r.size != "" || r.kind != "" {
 			for i := range recs {

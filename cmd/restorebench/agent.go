@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/metrics"
 	"github.com/restorebench/restorebench/scenario"
 )
 
@@ -18,7 +20,7 @@ import (
 // that runs Kafka Streams instances for coordinators (`run --agents`),
 // talking to them only through Kafka topics.
 func newAgentCmd(g *globalFlags) *cobra.Command {
-	var name, labels string
+	var name, labels, metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "agent --brokers HOST:PORT --name NAME --state-dir DIR",
 		Short: "Run Kafka Streams instances on this host for a coordinator, through Kafka topics",
@@ -58,11 +60,23 @@ and the agent.`,
 			if err != nil {
 				return err
 			}
+			self := &selfStatus{name: name}
+			stopMetrics, err := serveMetrics(cmd, metricsAddr, metrics.NewAgent(self))
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
+			a, err := agent.New(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			self.set(a)
 			note := "stopping the agent's instances, then the agent"
 			interruptNote.Store(&note)
-			return agent.Run(cmd.Context(), cfg)
+			return a.Serve(cmd.Context())
 		},
 	}
+	addMetricsFlag(cmd, &metricsAddr, "this agent (its processes, commands, the runs it follows)")
 	cmd.Flags().StringVar(&name, "name", "", "the agent's name, unique among the cluster's agents: coordinators address it by this (required)")
 	cmd.Flags().StringVar(&labels, "labels", "", "key=value,... facts recorded with the agent (zone=a,rack=r1)")
 	addControlKeyFlag(cmd, g)
@@ -204,4 +218,29 @@ func parseLabels(s string) (map[string]string, error) {
 		out[k] = strings.TrimSpace(v)
 	}
 	return out, nil
+}
+
+// selfStatus is the agent's state for its metrics, once the agent is
+// made (before then: its name only, nothing running).
+type selfStatus struct {
+	name string
+	mu   sync.Mutex
+	a    *agent.Agent
+}
+
+func (s *selfStatus) set(a *agent.Agent) {
+	s.mu.Lock()
+	s.a = a
+	s.mu.Unlock()
+}
+
+// Status implements metrics.SelfSource.
+func (s *selfStatus) Status() agent.SelfStatus {
+	s.mu.Lock()
+	a := s.a
+	s.mu.Unlock()
+	if a == nil {
+		return agent.SelfStatus{Name: s.name}
+	}
+	return a.Status()
 }

@@ -43,6 +43,8 @@ type globalFlags struct {
 	// insecureAgents is `run --insecure-agents` or `agent --insecure`: no
 	// signing key.
 	insecureAgents bool
+	// watch follows a run for `run --metrics-addr` (nil: none).
+	watch bench.Watcher
 }
 
 // stopProfile ends a --cpuprofile, if one runs.
@@ -148,6 +150,7 @@ func (g *globalFlags) connect(cmd *cobra.Command) (*bench.Env, error) {
 		Agents:         g.agents,
 		AnyAgents:      g.anyAgents,
 		InsecureAgents: g.insecureAgents,
+		Watch:          g.watch,
 	}
 	if len(g.agents) > 0 || g.anyAgents > 0 {
 		key, err := g.controlKey()

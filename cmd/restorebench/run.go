@@ -14,6 +14,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/internal/termsafe"
+	"github.com/restorebench/restorebench/metrics"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -26,6 +27,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		refill, keep bool
 		noPlots      bool
 		agents       string
+		metricsAddr  string
 	)
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
@@ -57,11 +59,27 @@ an interrupted run keeps what finished.`,
 			if g.agents, g.anyAgents, err = parseAgents(agents); err != nil {
 				return err
 			}
-			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
+			watch := metrics.NewRun()
+			stopMetrics, err := serveMetrics(cmd, metricsAddr, watch.Registry())
 			if err != nil {
 				return err
 			}
+			defer stopMetrics()
+			if metricsAddr != "" {
+				g.watch = watch
+			}
+			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
+			if err != nil {
+				watch.End(err)
+				return err
+			}
 			defer done()
+			watch.Describe(runID, plan.Name)
+			if env.Agents != nil {
+				if err := watch.WatchAgents(env.Agents); err != nil {
+					return err
+				}
+			}
 			effective := plan.Repeats
 			if repeats > 0 {
 				effective = repeats
@@ -72,6 +90,7 @@ an interrupted run keeps what finished.`,
 			res, runErr := env.Run(cmd.Context(), plan, bench.RunOptions{
 				OutDir: out, RunID: runID, Refill: refill, KeepState: keep, Repeats: repeats,
 			})
+			watch.End(runErr)
 			if res == nil {
 				return runErr
 			}
@@ -97,6 +116,7 @@ an interrupted run keeps what finished.`,
 	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
 	addControlKeyFlag(cmd, g)
+	addMetricsFlag(cmd, &metricsAddr, "the run (phase, case, fill and restore progress, agents)")
 	fl.BoolVar(&g.insecureAgents, "insecure-agents", false, "command the agents without a signing key (they run "+
 		"--insecure): only where the cluster's ACLs let nobody else write to "+agent.ControlTopic)
 	fl.StringVar(&agents, "agents", "", "NAME,... or any:N: run every case's restores on these agents (`restorebench "+
