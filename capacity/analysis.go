@@ -58,6 +58,9 @@ type Analysis struct {
 	// ScaleOuts the measured scale-outs; Amplifications the measured
 	// restore amplification per cleaner setting. Each is nil or empty
 	// when the inputs hold no records of it.
+	// Costs are the restore costs per record and per byte the inputs fit,
+	// one per setting whose restores span changelog shapes.
+	Costs          []*Cost
 	Warm           *WarmRate
 	WarmErr        error
 	Standby        *StandbyEvidence
@@ -101,6 +104,8 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	a.fit()
 	a.Calibration = Calibrate(rs)
 	a.Rate, a.RateErr = ChooseRate(a.Setups, a.Options.Case, a.Calibration)
+	a.Costs = Costs(a.Setups)
+	a.rateAtShape()
 	a.scenarios()
 	a.RTO = buildRTOTable(a)
 	a.Comparisons = compareRuns(rs)
@@ -108,6 +113,35 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	a.Answers, a.Unanswered = buildAnswers(a)
 	a.Unknowns = unknowns(a)
 	return a
+}
+
+// sameRecordSize is how far apart two record sizes may lie and a rate
+// measured at one still stand for the other (a ratio): 1.25. A per-record
+// cost makes a rate of 24-byte records 1.9 times too fast for 12-byte ones.
+const sameRecordSize = 1.25
+
+// rateAtShape replaces the chosen rate by the restore cost evaluated at
+// the deployment's record size when the deployment gives one, the rate was
+// measured far from it, and the inputs fit a Cost of the same setting:
+// an MB/s of one record size is never applied to another when a cost per
+// record and per byte can say better.
+func (a *Analysis) rateAtShape() {
+	d := a.Options.Deployment
+	if d.BytesPerRecord <= 0 || a.Rate == nil {
+		return
+	}
+	if s := a.Rate.Shape.BytesPerRecord; s > 0 && math.Max(s/d.BytesPerRecord, d.BytesPerRecord/s) <= sameRecordSize {
+		return
+	}
+	c := chooseCost(a.Costs, a.Setups, a.Options.Case)
+	if c == nil {
+		return
+	}
+	r := c.RateAt(d.BytesPerRecord)
+	if r.Setup.Params.Engine == config.EngineModel {
+		r.calibrate(a.Calibration)
+	}
+	a.Rate = r
 }
 
 // scenarios reads what the warm-restart, standby, failover, scale-out and

@@ -68,6 +68,10 @@ type Answer struct {
 	// sizes: beyond the largest, or, with Below, under the smallest.
 	Extrapolated bool
 	Below        bool
+	// RecordSizeOutside is "below" or "beyond" when the answer rests on a
+	// restore cost evaluated at a record size outside those it was fitted
+	// over, "" otherwise.
+	RecordSizeOutside string
 	// Inputs are the figures it was computed from; Sources cites restores.
 	Inputs  []string
 	Sources string
@@ -255,12 +259,16 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		missing = appendNew(missing, ms...)
 	}
 	if a.Rate != nil {
-		if w := a.Rate.FarFrom(a.Options.Deployment); w != "" {
-			for i := range out {
-				if out[i].RateBased {
-					out[i].Inputs = append(out[i].Inputs, w)
-				}
+		w := a.Rate.FarFrom(a.Options.Deployment)
+		side := a.Rate.recordSizeOutside()
+		for i := range out {
+			if !out[i].RateBased {
+				continue
 			}
+			if w != "" {
+				out[i].Inputs = append(out[i].Inputs, w)
+			}
+			out[i].RecordSizeOutside = side
 		}
 	}
 	return out, missing
@@ -543,6 +551,10 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 		case e.Wide():
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("%s estimated %s the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
+		case e.WideShape():
+			c.Inconclusive = true
+			c.Why = fmt.Sprintf("%s estimated at a record size %s the record sizes measured, where nothing bounds the restore cost's error",
+				FormatSeconds(e.Value), shapeBeyondText(e))
 		case e.Factor != nil && e.Factor.Wide():
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("%s calibrated with a factor taken %s beyond the sizes it was measured at (%s a thread), where nothing bounds how it moves",
@@ -573,6 +585,12 @@ func intervalText(e Estimate) string {
 	if e.Hi <= e.Lo {
 		s = fmt.Sprintf("no interval: the restores the rate rests on show no spread (one restore, or repeats that agree), "+
 			"so nothing bounds its error%s", calibrationSpreadText(e))
+	}
+	if e.ShapeBeyond > 1.05 {
+		s += "; at a record size " + shapeBeyondText(e) + " the record sizes measured"
+		if e.WideShape() {
+			s += fmt.Sprintf(" (past %.0f×: the interval does not bound it)", WideExtrapolation)
+		}
 	}
 	if e.Beyond > 1.05 {
 		s += "; " + beyondText(e) + " the sizes measured"
@@ -608,6 +626,16 @@ func beyondText(e Estimate) string {
 		return fmt.Sprintf("%.0f× %s", e.Beyond, side)
 	}
 	return fmt.Sprintf("%.1f× %s", e.Beyond, side)
+}
+
+// shapeBeyondText is how far outside the record sizes measured an
+// estimate's record size lies: "1.9× below".
+func shapeBeyondText(e Estimate) string {
+	side := "beyond"
+	if e.ShapeBelow {
+		side = "below"
+	}
+	return fmt.Sprintf("%.1f× %s", e.ShapeBeyond, side)
 }
 
 // measured is an estimate that is a measurement: a median with its

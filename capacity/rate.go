@@ -44,6 +44,44 @@ type Rate struct {
 	// Shape is what the changelogs the rate was measured on held: restore
 	// rates depend on it, not only on bytes.
 	Shape ChangelogShape
+	// Cost, when set, is the restore cost per record and per byte the rate
+	// was evaluated from at RecordBytes (the deployment's bytes per
+	// record): PerThread and Overhead are its terms at that shape, Shape
+	// is zero, and every answer states the Cost's terms.
+	Cost        *Cost
+	RecordBytes float64
+}
+
+// RateAt is the Cost evaluated at a changelog of bytesPerRecord: a Rate
+// whose bytes a second are those of that record size (1 / (PerRecord /
+// bytesPerRecord + PerByte)) and whose fixed cost is the Cost's. Its
+// restores are the Cost's, those of the shape nearest in record size first
+// (a model Cost is calibrated by that shape's curve).
+func (c *Cost) RateAt(bytesPerRecord float64) *Rate {
+	near := c.nearest(bytesPerRecord)
+	r := &Rate{Setup: near, Threads: c.Threads, PerThread: c.PerThreadRate(bytesPerRecord), Overhead: c.Fixed,
+		SpreadLo: c.SpreadLo, SpreadHi: c.SpreadHi, Cost: c, RecordBytes: bytesPerRecord, Lo: math.Inf(1)}
+	r.Obs = append(r.Obs, near.Obs...)
+	for _, o := range c.Obs {
+		if o.Run != nil && !near.holds(o) {
+			r.Obs = append(r.Obs, o)
+		}
+	}
+	t := float64(c.Threads)
+	for _, o := range c.Obs {
+		r.Lo, r.Hi = math.Min(r.Lo, o.ChangelogBytes/t), math.Max(r.Hi, o.ChangelogBytes/t)
+	}
+	return r
+}
+
+// holds reports whether o is one of the setup's restores.
+func (s *Setup) holds(o Obs) bool {
+	for _, x := range s.Obs {
+		if x.Restore == o.Restore {
+			return true
+		}
+	}
+	return false
 }
 
 // ChangelogShape is what a changelog holds, as far as a restore rate
@@ -84,6 +122,9 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 // live key, bytes per record) or by more than 10 points of tombstones, or
 // "" when it does not (or either side is unknown).
 func (r *Rate) FarFrom(d Deployment) string {
+	if r.Cost != nil {
+		return r.Cost.farFrom(d)
+	}
 	var far []string
 	if have, want := r.Shape.RecordsPerKey, d.RecordsPerKey; have > 0 && want > 0 && runs.Disagree(want, have) {
 		far = append(far, fmt.Sprintf("%.1f records per live key, yours is %.1f (%s)", have, want, timesText(want/have)))
@@ -161,12 +202,37 @@ func (r *Rate) Seconds(bytes float64) Estimate {
 	f := r.FactorAt(bytes)
 	v := factorValue(f) * (r.Overhead + bytes/r.PerThread)
 	e := Estimate{Value: v, Extrapolated: outside(bytes, r.Lo, r.Hi), Beyond: beyond(bytes, r.Lo, r.Hi), Below: bytes < r.Lo, Factor: f}
+	r.shapeOf(&e)
 	lo, hi := r.spreadLo(), r.spreadHi()
 	if f != nil {
 		lo, hi = lo*f.Lo/f.Value, hi*f.Hi/f.Value
 	}
 	e.Lo, e.Hi = v*lo, v*hi
 	return e
+}
+
+// recordSizeOutside is "below" or "beyond" when the rate comes from a
+// Cost evaluated outside the record sizes it was fitted over, else "".
+func (r *Rate) recordSizeOutside() string {
+	var e Estimate
+	r.shapeOf(&e)
+	switch {
+	case e.ShapeBeyond <= 1:
+		return ""
+	case e.ShapeBelow:
+		return "below"
+	}
+	return "beyond"
+}
+
+// shapeOf marks an estimate of a rate evaluated from a Cost with how far
+// the record size lies outside the sizes the Cost was fitted over.
+func (r *Rate) shapeOf(e *Estimate) {
+	if r.Cost == nil {
+		return
+	}
+	lo, hi := r.Cost.RecordSizes()
+	e.ShapeBeyond, e.ShapeBelow = beyond(r.RecordBytes, lo, hi), r.RecordBytes < lo
 }
 
 // spread is the least and most the restores took as a share of what
@@ -205,6 +271,7 @@ func (r *Rate) BytesWithin(seconds float64) Estimate {
 		}
 	}
 	e := Estimate{Value: b, Extrapolated: outside(b, r.Lo, r.Hi), Beyond: beyond(b, r.Lo, r.Hi), Below: b < r.Lo, Factor: f}
+	r.shapeOf(&e)
 	if f != nil && b > 0 {
 		e.Lo, e.Hi = r.bytesWithinAt(seconds, f.Hi*r.spreadHi()), r.bytesWithinAt(seconds, f.Lo*r.spreadLo())
 	}
@@ -233,9 +300,18 @@ func (r *Rate) spreadHi() float64 {
 	return r.SpreadHi
 }
 
-// Summary is the rate in one line: "102 MB/s per thread + 0.81 s per restore".
+// Summary is the rate in one line: "102 MB/s per thread + 0.81 s per
+// restore", or from a Cost its terms and what they come to at the
+// deployment's record size.
 func (r *Rate) Summary() string {
 	s := FormatRate(r.PerThread) + " per stream thread"
+	if r.Cost != nil {
+		s = fmt.Sprintf("%s per stream thread: at your %s a record, %s", r.Cost.Equation(), FormatBytes(r.RecordBytes), s)
+		if r.Curve != nil {
+			s += ", calibrated to Kafka Streams by " + r.CalibrationText()
+		}
+		return s
+	}
 	switch {
 	case r.Overhead > 0:
 		s += fmt.Sprintf(" + %s per restore", FormatSeconds(r.Overhead))
@@ -270,6 +346,9 @@ func (r *Rate) CalibrationText() string {
 // Basis says what the rate was derived from, with its range.
 func (r *Rate) Basis() string {
 	var s string
+	if r.Cost != nil {
+		return r.Cost.Basis()
+	}
 	if f := r.Fit; f != nil {
 		s = fmt.Sprintf("least-squares fit of time to ready against changelog size over %d restores at %d sizes (%s to %s), R² %.3f: %s",
 			len(f.Points), len(f.Sizes), FormatBytes(f.Min()), FormatBytes(f.Max()), f.R2, f.Equation())

@@ -86,6 +86,11 @@ func Setups(obs []Obs) []*Setup {
 // blame the shapes' difference on noise).
 func shapeOf(o Obs) string {
 	f := o.Run.Results.FillOf(o.Restore.Topic)
+	if f != nil && f.ExpectedFrom == runs.ExpectedFromIndependentRead {
+		// A topic restorebench did not fill: its shape is its own, so
+		// two such topics never share a fit.
+		return fmt.Sprintf("topic=%s partitions=%d", o.Restore.Topic, o.Restore.Partitions)
+	}
 	if f == nil || f.Spec == nil {
 		return fmt.Sprintf("partitions=%d", o.Restore.Partitions)
 	}

@@ -34,6 +34,9 @@ type capacityFlags struct {
 	writeRate  rateValue
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
+	// recordBytes is the key+value bytes of one record of the user's
+	// changelog: the restore cost is evaluated at it.
+	recordBytes float64
 	// fromTopic is the user's changelog topic to read the shape from, over
 	// the connection the global flags describe (g).
 	fromTopic string
@@ -71,6 +74,9 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully "+
 		"compacted; its record count over its distinct keys): the answers warn when the rate was "+
 		"measured far from it")
+	fl.Float64Var(&f.recordBytes, "record-bytes", 0, "key+value bytes of one record of your changelog (its bytes over its "+
+		"records; --from-topic reads it): the restore time is the fitted cost per record and per byte at that size "+
+		"when the inputs sweep record sizes, and the answers say how far it lies from the sizes measured")
 	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers "+
 		"(and the security flags) for its size, partitions, records per live key, bytes per record and "+
 		"tombstone share; the flags given win over what it finds")
@@ -105,8 +111,11 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	}
 	d := &opts.Deployment
 	d.Changelog = &shape
-	d.BytesPerRecord, d.TombstoneShare = shape.BytesPerRecord(), shape.TombstoneShare()
+	d.TombstoneShare = shape.TombstoneShare()
 	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	if !changed("record-bytes") {
+		d.BytesPerRecord = shape.BytesPerRecord()
+	}
 	if !changed("state") && !changed("live-state") {
 		d.StateBytes = float64(shape.Bytes)
 		d.Taken = append(d.Taken, "state "+capacity.FormatBytes(d.StateBytes))
@@ -156,6 +165,9 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
 	}
+	if !(f.recordBytes == 0 || (f.recordBytes >= 1 && f.recordBytes <= 1e9)) {
+		return capacity.Options{}, fmt.Errorf("--record-bytes: %v must be at least 1 (a key of one byte) and at most 1e9", f.recordBytes)
+	}
 	for _, d := range f.rtos {
 		switch {
 		case d <= 0:
@@ -173,7 +185,7 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
 		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
 			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate),
-			RecordsPerKey: f.recordsPerKey},
+			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes},
 	}, nil
 }
 

@@ -1,0 +1,447 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Cost is what a cold restore costs one stream thread, as a function of
+// what its changelog holds rather than of its bytes alone, fitted over the
+// restores of several changelog shapes (record sizes) under one setting on
+// one host:
+//
+//	Seconds = Fixed + PerRecord × records + PerByte × key+value bytes
+//
+// (records and bytes one thread restores). A restore of small records costs
+// per record (decoding, a WriteBatch entry, a memtable insert), one of large
+// records per byte: an MB/s measured on 500-byte records says nothing of a
+// changelog of 12-byte ones, a Cost does. Setups of one setting differ only
+// in the changelog shape (Setups keys them by it); a Cost puts them back
+// together.
+type Cost struct {
+	// Setups are the shapes fitted, one Setup each, in first-seen order.
+	Setups []*Setup
+	// Threads is how many stream threads restored in parallel (the fewest
+	// over the setups): records and bytes are per thread.
+	Threads int
+	// Fixed is in seconds a restore, PerRecord in seconds a record,
+	// PerByte in seconds a byte. A term the fit dropped (its coefficient
+	// came out negative, which no restore costs) is 0 and absent from Terms.
+	Fixed, PerRecord, PerByte float64
+	// Terms are the terms the fit kept, of "restore", "record", "byte".
+	Terms []string
+	// Obs are the restores fitted.
+	Obs []Obs
+	// Residual is the root mean square of each restore's measured over
+	// fitted time less one: 0.06 means the fit is off by 6% on a typical
+	// restore. SpreadLo and SpreadHi are the least and most a restore took
+	// as a share of its fitted time: the band every estimate carries.
+	Residual, SpreadLo, SpreadHi float64
+	// Shapes are the fit per shape: each one's median measured against
+	// fitted time, by bytes per record ascending.
+	Shapes []ShapeResidual
+}
+
+// ShapeResidual is how a Cost fits the restores of one changelog shape.
+type ShapeResidual struct {
+	Setup *Setup
+	// Shape is what those changelogs held.
+	Shape ChangelogShape
+	// Restores is how many restores of the shape were fitted.
+	Restores int
+	// Measured and Fitted are the median seconds of the shape's restores
+	// and the fit's median for the same restores.
+	Measured, Fitted float64
+}
+
+// Percent is the shape's residual as a percentage of its fitted time.
+func (s ShapeResidual) Percent() float64 { return 100 * (s.Measured/s.Fitted - 1) }
+
+// minCostShapeRatio is how far apart (as a ratio of bytes per record) the
+// smallest and largest record sizes of a Cost's shapes must lie before a
+// per-record and a per-byte term can be told apart: closer, a fit splits
+// noise between them.
+const minCostShapeRatio = 1.5
+
+// minCostRestores is the fewest restores a Cost is fitted over: one more
+// than its terms, so the fit can disagree with a restore.
+const minCostRestores = 4
+
+// ErrNoCost says the inputs hold no sweep of shapes to fit a Cost over.
+var ErrNoCost = errors.New("no restore cost per record and per byte: that needs verified cold restores of one setting " +
+	"at changelog shapes whose bytes per record differ 1.5× or more (the shapes profile runs such a sweep)")
+
+// Costs fits a Cost for each setting on each host whose cold restores span
+// shapes: setups that differ only in the changelog shape (bytes per record,
+// records per key, tombstones), with at least two record sizes
+// minCostShapeRatio apart. The engine and the store kind are settings, so
+// each gets its own Cost.
+func Costs(setups []*Setup) []*Cost {
+	groups := map[string][]*Setup{}
+	var order []string
+	for _, s := range setups {
+		if s.Params.Scenario != config.ScenarioCold {
+			continue
+		}
+		k := fmt.Sprintf("%+v|%s", s.Env, settingsKey(s.Params))
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], s)
+	}
+	var out []*Cost
+	for _, k := range order {
+		if c, err := FitCost(groups[k]); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FitCost fits one Cost over the cold restores of setups (one setting,
+// several shapes). It fails with ErrNoCost when their record sizes do not
+// span minCostShapeRatio or there are fewer than minCostRestores restores,
+// and with an error naming the problem when no fit with positive terms
+// exists.
+//
+// The fit is least squares on relative error (each restore weighted by one
+// over its time squared), so a 2 s restore counts as much as a 200 s one;
+// of the fits over every subset of the three terms that keep a record or a
+// byte term, the one with the most terms whose coefficients are all
+// non-negative is taken.
+func FitCost(setups []*Setup) (*Cost, error) {
+	c := &Cost{Setups: setups, Threads: math.MaxInt}
+	for _, s := range setups {
+		c.Threads = min(c.Threads, parallelThreads(s))
+		for _, o := range s.Obs {
+			if o.Seconds > 0 && o.Restore.Records > 0 {
+				c.Obs = append(c.Obs, o)
+			}
+		}
+	}
+	if len(c.Obs) < minCostRestores {
+		return nil, ErrNoCost
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, o := range c.Obs {
+		b := bytesPerRecord(o)
+		lo, hi = math.Min(lo, b), math.Max(hi, b)
+	}
+	if !(hi >= minCostShapeRatio*lo) {
+		return nil, ErrNoCost
+	}
+	t := float64(c.Threads)
+	xs := make([][3]float64, len(c.Obs))
+	ys := make([]float64, len(c.Obs))
+	for i, o := range c.Obs {
+		xs[i] = [3]float64{1, float64(o.Restore.Records) / t, float64(o.Restore.Bytes) / t}
+		ys[i] = o.Seconds
+	}
+	coef, terms, ok := bestNonNegativeFit(xs, ys)
+	if !ok {
+		return nil, fmt.Errorf("no restore cost with positive terms fits the %d restores of %s", len(c.Obs), setups[0].Label())
+	}
+	c.Fixed, c.PerRecord, c.PerByte = coef[0], coef[1], coef[2]
+	c.Terms = terms
+	c.residuals()
+	return c, nil
+}
+
+// costTerms names the columns of a Cost's fit.
+var costTerms = [3]string{"restore", "record", "byte"}
+
+// bestNonNegativeFit fits ys against the columns of xs over every subset
+// of them that holds a record or a byte term, richest first, and returns
+// the first whose coefficients are all non-negative and whose system is
+// not singular.
+func bestNonNegativeFit(xs [][3]float64, ys []float64) (coef [3]float64, terms []string, ok bool) {
+	subsets := [][]int{{0, 1, 2}, {1, 2}, {0, 1}, {0, 2}, {1}, {2}}
+	for _, cols := range subsets {
+		c, solved := weightedLeastSquares(xs, ys, cols)
+		if !solved {
+			continue
+		}
+		neg := false
+		for _, j := range cols {
+			neg = neg || c[j] < 0
+		}
+		if neg {
+			continue
+		}
+		terms = terms[:0]
+		for _, j := range cols {
+			terms = append(terms, costTerms[j])
+		}
+		return c, terms, true
+	}
+	return coef, nil, false
+}
+
+// weightedLeastSquares solves the normal equations of ys against the
+// columns cols of xs, each row weighted by 1/y² (least squares on relative
+// error), by Gaussian elimination with partial pivoting. It reports false
+// when the system is singular (the columns cannot be told apart).
+func weightedLeastSquares(xs [][3]float64, ys []float64, cols []int) (coef [3]float64, ok bool) {
+	n := len(cols)
+	var a [3][4]float64
+	var scale [3]float64 // columns scaled to unit size, so records and bytes condition alike
+	for k, j := range cols {
+		for i := range xs {
+			scale[k] = math.Max(scale[k], math.Abs(xs[i][j]))
+		}
+		if scale[k] == 0 {
+			return coef, false
+		}
+	}
+	for i, x := range xs {
+		w := 1 / (ys[i] * ys[i])
+		for r, jr := range cols {
+			for c, jc := range cols {
+				a[r][c] += w * x[jr] / scale[r] * x[jc] / scale[c]
+			}
+			a[r][n] += w * x[jr] / scale[r] * ys[i]
+		}
+	}
+	for p := 0; p < n; p++ {
+		best := p
+		for r := p + 1; r < n; r++ {
+			if math.Abs(a[r][p]) > math.Abs(a[best][p]) {
+				best = r
+			}
+		}
+		a[p], a[best] = a[best], a[p]
+		if math.Abs(a[p][p]) < 1e-9*float64(len(xs)) {
+			return coef, false
+		}
+		for r := 0; r < n; r++ {
+			if r == p {
+				continue
+			}
+			f := a[r][p] / a[p][p]
+			for c := p; c <= n; c++ {
+				a[r][c] -= f * a[p][c]
+			}
+		}
+	}
+	for k, j := range cols {
+		coef[j] = a[k][n] / a[k][k] / scale[k]
+	}
+	return coef, true
+}
+
+// residuals sets the Cost's residual, spread and per-shape fit.
+func (c *Cost) residuals() {
+	var sq float64
+	c.SpreadLo, c.SpreadHi = spread(c.Obs, c.fitted)
+	for _, o := range c.Obs {
+		d := o.Seconds/c.fitted(o) - 1
+		sq += d * d
+	}
+	c.Residual = math.Sqrt(sq / float64(len(c.Obs)))
+	for _, s := range c.Setups {
+		var meas, fit []float64
+		for _, o := range s.Obs {
+			if o.Seconds > 0 && o.Restore.Records > 0 {
+				meas, fit = append(meas, o.Seconds), append(fit, c.fitted(o))
+			}
+		}
+		if len(meas) == 0 {
+			continue
+		}
+		c.Shapes = append(c.Shapes, ShapeResidual{Setup: s, Shape: shapeOfObs(s.Obs), Restores: len(meas),
+			Measured: runs.Median(meas), Fitted: runs.Median(fit)})
+	}
+	sort.SliceStable(c.Shapes, func(i, j int) bool { return c.Shapes[i].Shape.BytesPerRecord < c.Shapes[j].Shape.BytesPerRecord })
+}
+
+// fitted is the Cost's seconds for the restore o measured.
+func (c *Cost) fitted(o Obs) float64 {
+	t := float64(c.Threads)
+	return c.Seconds(float64(o.Restore.Records)/t, float64(o.Restore.Bytes)/t)
+}
+
+// Seconds is the fitted time for one thread to restore records holding
+// bytes of key+value.
+func (c *Cost) Seconds(records, bytes float64) float64 {
+	return c.Fixed + c.PerRecord*records + c.PerByte*bytes
+}
+
+// PerThreadRate is the bytes a second one thread restores of a changelog
+// of bytesPerRecord, once the fixed cost is paid.
+func (c *Cost) PerThreadRate(bytesPerRecord float64) float64 {
+	return 1 / (c.PerRecord/bytesPerRecord + c.PerByte)
+}
+
+// RecordSizes bound the bytes per record of the restores fitted.
+func (c *Cost) RecordSizes() (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, o := range c.Obs {
+		b := bytesPerRecord(o)
+		lo, hi = math.Min(lo, b), math.Max(hi, b)
+	}
+	return lo, hi
+}
+
+// bytesPerRecord is the key+value bytes a record the restore read.
+func bytesPerRecord(o Obs) float64 { return float64(o.Restore.Bytes) / float64(o.Restore.Records) }
+
+// Equation is the Cost's terms in the units a reader can picture:
+// "1.90 µs a record + 3.10 ms a MB + 0.600 s a restore".
+func (c *Cost) Equation() string {
+	var parts []string
+	if c.PerRecord > 0 {
+		parts = append(parts, formatTiny(c.PerRecord)+" a record")
+	}
+	if c.PerByte > 0 {
+		parts = append(parts, formatTiny(c.PerByte*1e6)+" a MB")
+	}
+	if c.Fixed > 0 {
+		parts = append(parts, FormatSeconds(c.Fixed)+" a restore")
+	}
+	return strings.Join(parts, " + ")
+}
+
+// formatTiny formats seconds that may be millionths: "1.90 µs", "3.10 ms",
+// "0.600 s".
+func formatTiny(s float64) string {
+	switch a := math.Abs(s); {
+	case a == 0:
+		return "0 s"
+	case a < 1e-6:
+		return fmt.Sprintf("%.3g ns", s*1e9)
+	case a < 1e-3:
+		return fmt.Sprintf("%.3g µs", s*1e6)
+	case a < 1:
+		return fmt.Sprintf("%.3g ms", s*1e3)
+	}
+	return FormatSeconds(s)
+}
+
+// Label names the Cost's setting: its engine and how it differs from
+// Kafka Streams' defaults, from its first shape's setup.
+func (c *Cost) Label() string { return c.Setups[0].Label() }
+
+// Basis says what the Cost was fitted over and how well it fits: "weighted
+// least-squares fit over 24 restores of 5 changelog shapes (24 B to 4.12 kB
+// a record), off by 6% rms (−9% to +11%); per shape: …".
+func (c *Cost) Basis() string {
+	lo, hi := c.RecordSizes()
+	s := fmt.Sprintf("least-squares fit (on relative error) of time to ready against records and bytes a stream thread over %s of %s "+
+		"(%s to %s a record), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
+		Plural(len(c.Obs), "restore"), Plural(len(c.Setups), "changelog shape"), FormatBytes(lo), FormatBytes(hi),
+		100*c.Residual, 100*(c.SpreadLo-1), 100*(c.SpreadHi-1))
+	if dropped := 3 - len(c.Terms); dropped > 0 {
+		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (it fitted below zero)"
+	}
+	var per []string
+	for _, r := range c.Shapes {
+		per = append(per, fmt.Sprintf("%s a record %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Percent()))
+	}
+	if len(per) > 0 {
+		s += "; measured against fitted, per shape: " + strings.Join(per, ", ")
+	}
+	if c.Threads > 1 {
+		s += fmt.Sprintf("; records and bytes divided by the %d threads restoring in parallel", c.Threads)
+	}
+	return s
+}
+
+// droppedTerms names the terms the fit left out.
+func (c *Cost) droppedTerms() []string {
+	var out []string
+	for _, t := range costTerms {
+		if !contains(c.Terms, t) {
+			out = append(out, "the per-"+t)
+		}
+	}
+	return out
+}
+
+// has reports whether the Cost was fitted over the setup.
+func (c *Cost) has(s *Setup) bool {
+	for _, x := range c.Setups {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nearest is the Cost's setup whose record size lies nearest (by ratio)
+// to bytesPerRecord: the shape whose calibration a model Cost borrows.
+func (c *Cost) nearest(bytesPerRecord float64) *Setup {
+	best, dist := c.Setups[0], math.Inf(1)
+	for _, r := range c.Shapes {
+		if d := math.Abs(math.Log(r.Shape.BytesPerRecord / bytesPerRecord)); d < dist {
+			best, dist = r.Setup, d
+		}
+	}
+	return best
+}
+
+// ShapeDistance says where a record size lies against the Cost's: "" within
+// the record sizes fitted, else how far below or above them ("1.9× below
+// the record sizes fitted (24.0 B to 4.11 kB)").
+func (c *Cost) ShapeDistance(bytesPerRecord float64) string {
+	lo, hi := c.RecordSizes()
+	switch {
+	case bytesPerRecord < lo/(1+sizeTolerance):
+		return fmt.Sprintf("%.1f× below the record sizes fitted (%s to %s)", lo/bytesPerRecord, FormatBytes(lo), FormatBytes(hi))
+	case bytesPerRecord > hi*(1+sizeTolerance):
+		return fmt.Sprintf("%.1f× beyond the record sizes fitted (%s to %s)", bytesPerRecord/hi, FormatBytes(lo), FormatBytes(hi))
+	}
+	return ""
+}
+
+// farFrom warns where the deployment's changelog lies outside the shapes
+// the Cost was fitted over: its record size beyond theirs (the terms are
+// then extrapolated), or its records per live key or tombstone share
+// outside their range (terms the Cost does not have).
+func (c *Cost) farFrom(d Deployment) string {
+	var far []string
+	if dist := c.ShapeDistance(d.BytesPerRecord); dist != "" {
+		far = append(far, fmt.Sprintf("your %s a record is %s", FormatBytes(d.BytesPerRecord), dist))
+	}
+	rpkLo, rpkHi, tsLo, tsHi := math.Inf(1), 0.0, math.Inf(1), 0.0
+	for _, s := range c.Shapes {
+		rpkLo, rpkHi = math.Min(rpkLo, s.Shape.RecordsPerKey), math.Max(rpkHi, s.Shape.RecordsPerKey)
+		tsLo, tsHi = math.Min(tsLo, s.Shape.TombstoneShare), math.Max(tsHi, s.Shape.TombstoneShare)
+	}
+	if want := d.RecordsPerKey; want > 0 && rpkHi > 0 && (runs.Disagree(want, rpkLo) && want < rpkLo || runs.Disagree(want, rpkHi) && want > rpkHi) {
+		far = append(far, fmt.Sprintf("your %.1f records per live key lie outside the %.1f–%.1f fitted", want, rpkLo, rpkHi))
+	}
+	if want := d.TombstoneShare; d.Changelog != nil && rpkHi > 0 && (want < tsLo-maxTombstoneGap || want > tsHi+maxTombstoneGap) {
+		far = append(far, fmt.Sprintf("your %.0f%% tombstones lie outside the %.0f%%–%.0f%% fitted", 100*want, 100*tsLo, 100*tsHi))
+	}
+	if len(far) == 0 {
+		return ""
+	}
+	return "WARNING: " + strings.Join(far, "; ") + ": the restore cost is extrapolated to your changelog; " +
+		"measure your own (plan --from-topic with --measure) before relying on these answers"
+}
+
+// chooseCost is the Cost the answers rest on for a deployment whose
+// changelog is far from the chosen rate's (or whose rate has no shape):
+// the Cost holding the best candidate setup of caseName, in ChooseRate's
+// order; nil when none holds one.
+func chooseCost(costs []*Cost, setups []*Setup, caseName string) *Cost {
+	cands, err := candidates(setups, caseName)
+	if err != nil {
+		return nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
+	for _, s := range cands {
+		for _, c := range costs {
+			if c.has(s) {
+				return c
+			}
+		}
+	}
+	return nil
+}

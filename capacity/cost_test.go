@@ -1,0 +1,144 @@
+package capacity
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// shapeCost is the synthetic shape sweep's cost: 2 µs a record, 5 ms a MB,
+// 0.8 s a restore.
+var shapeCost = capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9}
+
+func shapeRuns(engine config.Engine, shapes []capacitytest.Shape) []*Run {
+	var out []*Run
+	for i, r := range capacitytest.ShapeRuns(engine, shapeCost, 1_000_000, shapes) {
+		out = append(out, &Run{Label: "S" + strconv.Itoa(i+1), Path: "x", Results: r})
+	}
+	return out
+}
+
+// TestCostRecoversTermsAcrossShapes: restores of five record sizes whose
+// times follow a per-record, a per-byte and a fixed cost (±2% noise) give
+// those terms back, one Cost for the setting, a residual within the noise
+// and a row per shape.
+func TestCostRecoversTermsAcrossShapes(t *testing.T) {
+	a := Analyze(shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep), Options{})
+	if len(a.Costs) != 1 {
+		t.Fatalf("%d costs, want 1 (one setting over %d shapes); setups %d", len(a.Costs), len(capacitytest.ShapeSweep), len(a.Setups))
+	}
+	c := a.Costs[0]
+	if !near(c.PerRecord, 2e-6, 0.05) || !near(c.PerByte, 5e-9, 0.05) || !near(c.Fixed, 0.8, 0.25) {
+		t.Errorf("cost %s (%g s a record, %g s a byte, %g s), want 2 µs a record + 5 ms a MB + 0.8 s", c.Equation(), c.PerRecord, c.PerByte, c.Fixed)
+	}
+	if c.Residual > 0.03 || c.SpreadLo < 0.95 || c.SpreadHi > 1.05 {
+		t.Errorf("residual %.3f, spread %.3f–%.3f; the noise is ±2%%", c.Residual, c.SpreadLo, c.SpreadHi)
+	}
+	// 64-byte values at 1 and at 20 records per key are one shape to a
+	// Setup (its key is the fill's value sizes, not its key count: a size
+	// sweep changes records per key).
+	if len(c.Shapes) != 4 || c.Shapes[0].Shape.BytesPerRecord != 24 || c.Shapes[3].Shape.BytesPerRecord != 4112 {
+		t.Errorf("per-shape rows %+v, want 4 from 24 B to 4112 B a record", c.Shapes)
+	}
+	for _, want := range []string{"µs a record", "ms a MB", "s a restore"} {
+		if !strings.Contains(c.Equation(), want) {
+			t.Errorf("equation %q lacks %q", c.Equation(), want)
+		}
+	}
+}
+
+// TestPlanAtYourRecordSizeUsesTheCost: a deployment of 12.7-byte records
+// (the word count's changelog) is answered from the cost at that size, not
+// from an MB/s of another shape: one task's restore is the cost's
+// arithmetic, the rate's line states the terms, and the answers say the
+// record size lies below the fitted ones.
+func TestPlanAtYourRecordSizeUsesTheCost(t *testing.T) {
+	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
+	const state, bpr = 254e6, 12.7 // 20 M records of 12.7 B
+	a := Analyze(rs, Options{Deployment: Deployment{StateBytes: state, Partitions: 1, Instances: 1, BytesPerRecord: bpr}})
+	r := a.Rate
+	if r == nil || r.Cost == nil {
+		t.Fatalf("rate %+v (%v): want one from the cost", r, a.RateErr)
+	}
+	want := shapeCost.Fixed + shapeCost.PerRecord*state/bpr + shapeCost.PerByte*state
+	if got := r.Seconds(state); !near(got.Value, want, 0.05) {
+		t.Errorf("one task of %s at %g B a record: %.1f s, want %.1f s (the cost's terms)", FormatBytes(state), bpr, got.Value, want)
+	}
+	if got := r.Seconds(state); !got.HasInterval() || got.Lo > got.Value || got.Hi < got.Value {
+		t.Errorf("estimate %+v carries no interval around its value", got)
+	}
+	if s := r.Summary(); !strings.Contains(s, "a record") || !strings.Contains(s, "at your 12.7 B a record") {
+		t.Errorf("rate summary %q does not state the terms and the record size", s)
+	}
+	var warned bool
+	for _, ans := range a.Answers {
+		for _, in := range ans.Inputs {
+			warned = warned || strings.Contains(in, "1.9× below the record sizes fitted (24.0 B to 4.11 kB)")
+		}
+	}
+	if !warned {
+		t.Errorf("no answer names how far 12.7 B a record lies from the 24 B smallest fitted")
+	}
+}
+
+// TestPlanInsideTheShapesHasNoWarning: at a record size inside the fitted
+// ones the cost's rate carries no shape warning, and at the measured
+// shape itself the measured rate is kept.
+func TestPlanInsideTheShapesHasNoWarning(t *testing.T) {
+	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
+	a := Analyze(rs, Options{Deployment: Deployment{StateBytes: 1e9, Partitions: 1, BytesPerRecord: 200}})
+	if a.Rate == nil || a.Rate.Cost == nil {
+		t.Fatalf("rate %+v: want the cost's at 200 B a record", a.Rate)
+	}
+	if w := a.Rate.FarFrom(a.Options.Deployment); w != "" {
+		t.Errorf("200 B a record lies inside 24 B–4.11 kB, yet: %s", w)
+	}
+	want := 1 / (shapeCost.PerRecord/200 + shapeCost.PerByte)
+	if !near(a.Rate.PerThread, want, 0.05) {
+		t.Errorf("rate at 200 B a record %s, want %s", FormatRate(a.Rate.PerThread), FormatRate(want))
+	}
+}
+
+// TestNoCostFromOneShape: restores of one record size fit no cost (a
+// per-record and a per-byte term cannot be told apart), and the plan keeps
+// the measured rate and its warning.
+func TestNoCostFromOneShape(t *testing.T) {
+	a := Analyze(shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep[2:3]), Options{Deployment: Deployment{BytesPerRecord: 12.7}})
+	if len(a.Costs) != 0 || a.Rate == nil || a.Rate.Cost != nil {
+		t.Fatalf("costs %d, rate %+v: one shape fits no cost", len(a.Costs), a.Rate)
+	}
+	if w := a.Rate.FarFrom(a.Options.Deployment); !strings.Contains(w, "1/42 of it") {
+		t.Errorf("warning %q does not name the distance (12.7 B against 528 B)", w)
+	}
+}
+
+// TestCostDropsANegativeTerm: times that are purely per record fit no
+// negative per-byte or fixed term; the fit keeps the terms that are
+// non-negative and says which it dropped.
+func TestCostDropsANegativeTerm(t *testing.T) {
+	obs := func(records, bytes int64, secs float64) Obs {
+		return Obs{Run: &Run{Results: &runs.Results{}}, Restore: &runs.Restore{Records: records, Bytes: bytes}, Seconds: secs}
+	}
+	s := &Setup{Params: config.DefaultCase(), Cases: []string{"x"}}
+	// Per record only, and the large-record shape a touch faster per record:
+	// an unconstrained fit gives a negative per-byte term.
+	s.Obs = []Obs{obs(1e6, 24e6, 2), obs(2e6, 48e6, 4), obs(1e6, 4112e6, 1.9), obs(2e6, 8224e6, 3.8)}
+	c, err := FitCost([]*Setup{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PerByte < 0 || c.PerRecord < 0 || c.Fixed < 0 {
+		t.Errorf("cost %+v has a negative term", c)
+	}
+	if !strings.Contains(c.Basis(), "term dropped") {
+		t.Errorf("basis %q does not say a term was dropped", c.Basis())
+	}
+	if math.IsNaN(c.Residual) {
+		t.Errorf("residual is NaN")
+	}
+}
