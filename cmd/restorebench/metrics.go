@@ -9,6 +9,10 @@ import (
 	"github.com/restorebench/restorebench/metrics"
 )
 
+// onRunMetrics, if set, is handed each run's metrics as the run begins
+// (tests read their final figures after the server has stopped).
+var onRunMetrics func(*metrics.Run)
+
 // addMetricsFlag adds --metrics-addr to cmd (run, agent).
 func addMetricsFlag(cmd *cobra.Command, addr *string, what string) {
 	cmd.Flags().StringVar(addr, "metrics-addr", "", "serve Prometheus metrics of "+what+" at http://ADDR"+metrics.Path+

@@ -60,6 +60,9 @@ an interrupted run keeps what finished.`,
 				return err
 			}
 			watch := metrics.NewRun()
+			if onRunMetrics != nil {
+				onRunMetrics(watch)
+			}
 			stopMetrics, err := serveMetrics(cmd, metricsAddr, watch.Registry())
 			if err != nil {
 				return err
