@@ -1,0 +1,663 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/testkafka"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/scenario"
+	"github.com/restorebench/restorebench/verify"
+)
+
+// The user-style applications (kstreams/src/main/java/restorebench/apps,
+// built into the driver's jar): ordinary Kafka Streams applications, not
+// shaped around restorebench, whose own restore restorebench's answer for
+// their changelog is judged against.
+//
+// RESTOREBENCH_USERAPPS_UPDATES sets how many changelog updates each
+// application's input makes (default userAppsUpdates, what CI runs); a
+// manual measurement at a larger size:
+//
+//	CI=true RESTOREBENCH_BROKERS=127.0.0.1:19092 RESTOREBENCH_USERAPPS_UPDATES=10000000 \
+//	  go test -count=1 -timeout 90m -run 'TestUserApp' -v ./integration/
+const userAppsUpdates = 1_000_000
+
+// userAppsInputPartitions is each application's input partitions, hence
+// its repartition topic's and its changelog's.
+const userAppsInputPartitions = 2
+
+// userAppsRounds is how many times each application restarts cold, and
+// restorebench restores its changelog on each engine, interleaved.
+const userAppsRounds = 3
+
+// userApp is one of the applications and the input it is fed.
+type userApp struct {
+	class string // main class
+	store string // its store, whose changelog is <app>-<store>-changelog
+	// kind is the store kind of the application's store, and the one the
+	// model restores its changelog as; ksKind the one the kafka-streams
+	// engine does, and kindNote why they differ from the application's.
+	kind, ksKind config.StoreKind
+	kindNote     string
+	// produce writes the input (updates changelog updates' worth) to
+	// topic and returns how many changelog records the application
+	// writes for it.
+	produce func(t *testing.T, cl *kgo.Client, topic string, updates int) int64
+}
+
+// TestUserAppWordCountRestore: a word count (lines of text split into
+// words, grouped by word through a repartition topic, count() in a
+// timestamped key-value store, record cache off) restores its changelog
+// after its state directory is wiped; restorebench restores the same
+// changelog on the kafka-streams engine (timestamped-key-value) and on the
+// model, verified, the same records the application restored, in a time
+// within a loose bound of the application's own, changing nothing of the
+// application's.
+func TestUserAppWordCountRestore(t *testing.T) {
+	runUserApp(t, userApp{
+		class: "restorebench.apps.WordCount", store: "word-counts",
+		kind: config.StoreTimestampedKeyValue, ksKind: config.StoreKeyValue, kindNote: ksForeignKindNote,
+		produce: produceLines,
+	})
+}
+
+// TestUserAppWindowedClicksRestore: clicks keyed by user, re-keyed by page
+// (a repartition topic), counted per page in one-minute windows (a
+// timestamped window store); as the word count, except that restorebench
+// restores the window store's changelog as a timestamped key-value store's:
+// a topic it did not fill cannot be restored as a window store's (no
+// independent read to verify segmented stores against).
+func TestUserAppWindowedClicksRestore(t *testing.T) {
+	runUserApp(t, userApp{
+		class: "restorebench.apps.WindowedClicks", store: "clicks-per-page",
+		kind: config.StoreTimestampedKeyValue, ksKind: config.StoreKeyValue,
+		kindNote: "the application's store is a timestamped window store; restorebench restores a topic it did not fill " +
+			"as a key-value or timestamped-key-value store's changelog only, so the model restores it as timestamped-key-value; " +
+			ksForeignKindNote,
+		produce: produceClicks,
+	})
+}
+
+// ksForeignKindNote: the kafka-streams engine restores a topic not named
+// after its own application's store through the table topology, whose
+// store is a key-value one.
+const ksForeignKindNote = "the kafka-streams engine restores a changelog not named <its application id>-<store>-changelog " +
+	"through a KTable over it, a key-value store, not a timestamped one"
+
+func userAppsSize(t *testing.T) int {
+	s := os.Getenv("RESTOREBENCH_USERAPPS_UPDATES")
+	if s == "" {
+		return userAppsUpdates
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1000 {
+		t.Fatalf("RESTOREBENCH_USERAPPS_UPDATES=%q: want a number of updates, 1000 or more", s)
+	}
+	return n
+}
+
+// userAppRound is one round's figures.
+type userAppRound struct {
+	app, ks, model   float64 // restore seconds
+	appRecords       int64
+	ksRec, modelRec  runs.Restore
+	appStartToRunSec float64
+}
+
+func runUserApp(t *testing.T, ua userApp) {
+	needDriver(t)
+	started := time.Now()
+	updates := userAppsSize(t)
+	// A minute per million updates for the application to process its
+	// input, with a floor.
+	processWait := max(2*time.Minute, time.Duration(updates/1_000_000)*time.Minute)
+	ctx := context.Background()
+	lib, err := ksdriver.EnsureLib(ctx, ksdriver.DefaultKafkaStreamsVersion, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, bench.Options{})
+	adm := testAdmin(t, env)
+	app := testkafka.TopicName(t)
+	own := app + "-rb" // restorebench's application id, not the user's
+	input := app + "-input"
+	changelog := config.ChangelogTopic(app, ua.store)
+	t.Cleanup(func() { deleteUserApp(env, app, own) })
+
+	if _, err := adm.CreateTopic(ctx, userAppsInputPartitions, -1, nil, input); err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.AwaitTopic(ctx, adm, input, userAppsInputPartitions); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cluster.NewClient(env.Cluster, kgo.DefaultProduceTopic(input), kgo.ProducerLinger(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ua.produce(t, cl, input, updates)
+	cl.Close()
+	t.Logf("%s: input %s written (%d changelog updates to come) in %s", ua.class, input, want, time.Since(started).Round(time.Millisecond))
+
+	// The application processes its input; then it stops.
+	stateDir := t.TempDir()
+	flags := scenario.JVMFlags(ksCase("app", 1)) // the engine's heap and flags
+	proc := startUserApp(t, lib, flags, ua.class, env.Cluster.Brokers, app, stateDir, input)
+	processed := time.Now()
+	got := awaitChangelog(t, env, changelog, want, processWait, proc)
+	proc.stop(t)
+	t.Logf("%s: processed its input into %d changelog records in %s", ua.class, got, time.Since(processed).Round(time.Millisecond))
+	partitions := len(testkafkaOffsets(t, env, changelog).End)
+
+	var rounds []userAppRound
+	for round := range userAppsRounds {
+		var r userAppRound
+		appRestart := func() {
+			// The application's own state only: its changelog is untouched.
+			if err := os.RemoveAll(filepath.Join(stateDir, app)); err != nil {
+				t.Fatal(err)
+			}
+			p := startUserApp(t, lib, flags, ua.class, env.Cluster.Brokers, app, stateDir, input)
+			r.app, r.appRecords = p.awaitRestored(t, partitions, ua.store, processWait)
+			p.stop(t)
+		}
+		engines := func() {
+			before := userAppState(t, env, app, input)
+			r.ksRec = userAppRestore(t, env, ua, own, changelog, config.EngineKafkaStreams)
+			r.modelRec = userAppRestore(t, env, ua, own, changelog, config.EngineModel)
+			if after := userAppState(t, env, app, input); after != before {
+				t.Fatalf("round %d: restorebench changed the application's group, topics or offsets:\nbefore %s\nafter  %s", round+1, before, after)
+			}
+			checkGroupGone(t, env, own)
+			r.ks, r.model = r.ksRec.DurationSeconds, r.modelRec.DurationSeconds
+		}
+		// ABA: the application first in odd rounds, last in even ones.
+		if round%2 == 0 {
+			appRestart()
+			engines()
+		} else {
+			engines()
+			appRestart()
+		}
+		for _, rec := range []runs.Restore{r.ksRec, r.modelRec} {
+			checkUserAppRestore(t, rec, r.appRecords, int64(got))
+		}
+		t.Logf("%s round %d: application %.3fs (%d records), kafka-streams %.3fs, model %.3fs",
+			ua.class, round+1, r.app, r.appRecords, r.ks, r.model)
+		rounds = append(rounds, r)
+	}
+	noJVMUnder(t, env.Opts.StateDir)
+
+	med := func(f func(userAppRound) float64) float64 {
+		var xs []float64
+		for _, r := range rounds {
+			xs = append(xs, f(r))
+		}
+		sort.Float64s(xs)
+		return xs[len(xs)/2]
+	}
+	appS := med(func(r userAppRound) float64 { return r.app })
+	ksS := med(func(r userAppRound) float64 { return r.ks })
+	modelS := med(func(r userAppRound) float64 { return r.model })
+	last := rounds[len(rounds)-1].ksRec
+	bpr := float64(last.Bytes) / float64(max(last.Records, 1))
+	load, _ := os.ReadFile("/proc/loadavg")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %d changelog records over %d partitions (%.1f key+value bytes a record), median of %d rounds; load average %s\n",
+		ua.class, last.Records, partitions, bpr, len(rounds), strings.Join(strings.Fields(string(load))[:3], " "))
+	if ua.kindNote != "" {
+		fmt.Fprintf(&b, "  (%s)\n", ua.kindNote)
+	}
+	fmt.Fprintf(&b, "  %-14s %9s %8s   per round\n", "restore", "seconds", "ratio")
+	row := func(name string, s float64, f func(userAppRound) float64) {
+		var each []string
+		for _, r := range rounds {
+			each = append(each, fmt.Sprintf("%.3f", f(r)))
+		}
+		fmt.Fprintf(&b, "  %-14s %9.3f %8.3f   %s\n", name, s, s/appS, strings.Join(each, " "))
+	}
+	row("application", appS, func(r userAppRound) float64 { return r.app })
+	row("kafka-streams", ksS, func(r userAppRound) float64 { return r.ks })
+	row("model", modelS, func(r userAppRound) float64 { return r.model })
+	fmt.Fprintf(&b, "  (kafka-streams restored it as %s, the model as %s)\n", ua.ksKind, ua.kind)
+	fmt.Fprintf(&b, "  test wall time %s", time.Since(started).Round(time.Second))
+	t.Log(b.String())
+	// A loose bound only: a loaded CI machine must not make it flap.
+	if ratio := ksS / appS; ratio < 0.5 || ratio > 2 {
+		t.Errorf("the kafka-streams engine's restore took %.3fs, %.2f× the application's %.3fs: want within 0.5×-2×", ksS, ratio, appS)
+	}
+}
+
+// checkUserAppRestore checks one restorebench record of an application's
+// changelog: verified against the independent read, every record the
+// application restored.
+func checkUserAppRestore(t *testing.T, r runs.Restore, appRecords, written int64) {
+	t.Helper()
+	engine := runs.EngineOf(r.Params)
+	if r.Error != "" || !r.Verified || r.Verification.Mode != verify.ModeExpectedState {
+		t.Fatalf("%s: error %q, verified %v, mode %q: want verified against the independent read of the changelog",
+			engine, r.Error, r.Verified, r.Verification.Mode)
+	}
+	if r.Records != appRecords || r.DurationSeconds <= 0 {
+		t.Fatalf("%s: %d records in %.3fs; the application restored %d (its changelog holds %d)", engine, r.Records, r.DurationSeconds, appRecords, written)
+	}
+}
+
+// userAppRestore restores changelog with restorebench (what `restorebench
+// restore --topic CHANGELOG --application-id OWN --store STORE --engine E
+// --store-kind K --threads 1` runs) under restorebench's own application
+// id, and returns its record.
+func userAppRestore(t *testing.T, env *bench.Env, ua userApp, own, changelog string, engine config.Engine) runs.Restore {
+	t.Helper()
+	c := ksCase("restore", 1)
+	c.Engine, c.StoreKind = engine, ua.kind
+	if engine == config.EngineKafkaStreams {
+		c.StoreKind = ua.ksKind
+	}
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
+		Topic: changelog, AppID: own, StoreName: ua.store, Case: c, Repeats: 1, OutDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatalf("restorebench restore of %s on %s: %v", changelog, engine, err)
+	}
+	return res.Restores[0]
+}
+
+// userAppState is the application's group offsets, and its topics'
+// partitions, log start and end offsets and topic-level configs, as one
+// string: restorebench must leave it as it was.
+func userAppState(t *testing.T, env *bench.Env, app, input string) string {
+	t.Helper()
+	ctx := context.Background()
+	adm := testAdmin(t, env)
+	var parts []string
+	held, err := adm.FetchOffsets(ctx, app)
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		t.Fatal(err)
+	}
+	held.Each(func(o kadm.OffsetResponse) {
+		parts = append(parts, fmt.Sprintf("group %s/%d@%d err=%v", o.Topic, o.Partition, o.At, o.Err))
+	})
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topics []string
+	for _, name := range td.Names() {
+		if name == input || strings.HasPrefix(name, app+"-") {
+			topics = append(topics, name)
+		}
+	}
+	configs, err := adm.DescribeTopicConfigs(ctx, topics...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range configs {
+		for _, c := range rc.Configs {
+			if c.Source == kmsg.ConfigSourceDynamicTopicConfig {
+				parts = append(parts, fmt.Sprintf("config %s %s=%s", rc.Name, c.Key, c.MaybeValue()))
+			}
+		}
+	}
+	for _, topic := range topics {
+		o := testkafkaOffsets(t, env, topic)
+		for _, p := range o.Partitions() {
+			parts = append(parts, fmt.Sprintf("topic %s/%d %d-%d", topic, p, o.Start[p], o.End[p]))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
+}
+
+// deleteUserApp deletes the application's topics (its input and its
+// internal topics, all named <app>-...) and both groups.
+func deleteUserApp(env *bench.Env, app, own string) {
+	adm, closeAdm, err := env.Admin()
+	if err != nil {
+		return
+	}
+	defer closeAdm()
+	ctx := context.Background()
+	if td, err := adm.ListTopics(ctx); err == nil {
+		for _, name := range td.Names() {
+			if strings.HasPrefix(name, app+"-") {
+				cluster.DeleteTopic(ctx, adm, name)
+			}
+		}
+	}
+	adm.DeleteGroup(ctx, app)
+	adm.DeleteGroup(ctx, own)
+}
+
+// awaitChangelog waits until changelog holds want records, or has stopped
+// growing for a while (late records a windowed count drops write nothing),
+// and returns how many it holds.
+func awaitChangelog(t *testing.T, env *bench.Env, changelog string, want int64, limit time.Duration, p *userAppProc) int64 {
+	t.Helper()
+	const still = 15 * time.Second
+	deadline := time.Now().Add(limit)
+	var last int64 = -1
+	lastChange := time.Now()
+	for {
+		if p.exited() {
+			t.Fatalf("the application exited while processing its input: %s", p.tail())
+		}
+		var n int64
+		if o, err := env.Offsets(context.Background(), changelog); err == nil {
+			for _, p := range o.Partitions() {
+				n += o.End[p] - o.Start[p]
+			}
+		}
+		if n != last {
+			last, lastChange = n, time.Now()
+		}
+		switch {
+		case n >= want:
+			return n
+		case n > 0 && time.Since(lastChange) > still:
+			if n < want*9/10 {
+				t.Fatalf("%s stopped growing at %d records, want %d", changelog, n, want)
+			}
+			t.Logf("%s stopped growing at %d records of the %d updates the input makes (late records dropped)", changelog, n, want)
+			return n
+		case time.Now().After(deadline):
+			t.Fatalf("%s holds %d records after %s, want %d: %s", changelog, n, limit, want, p.tail())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// produceLines writes lines of ten words each, drawn (Zipf) from a
+// vocabulary of up to 100,000 words, null keys: updates words in all,
+// each one changelog update of the word count.
+func produceLines(t *testing.T, cl *kgo.Client, topic string, updates int) int64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := vocabulary(rng, 100_000)
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, uint64(len(vocab)-1))
+	const perLine = 10
+	var words int64
+	produceAll(t, cl, updates/perLine, func(i int) *kgo.Record {
+		var line strings.Builder
+		for j := range perLine {
+			if j > 0 {
+				line.WriteByte(' ')
+			}
+			line.WriteString(vocab[zipf.Uint64()])
+		}
+		words += perLine
+		return &kgo.Record{Topic: topic, Value: []byte(line.String())}
+	})
+	return words
+}
+
+// vocabulary is n distinct lowercase words of 3 to 9 letters.
+func vocabulary(rng *rand.Rand, n int) []string {
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	for len(out) < n {
+		b := make([]byte, 3+rng.IntN(7))
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		if w := string(b); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// produceClicks writes updates clicks: keyed by user (one of 50,000), the
+// page (Zipf over 20,000) the value, event times spread evenly over the
+// 50 minutes before now in order, so that the one-minute windows of an
+// hour's grace drop none as late.
+func produceClicks(t *testing.T, cl *kgo.Client, topic string, updates int) int64 {
+	rng := rand.New(rand.NewPCG(5, 6))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.05, 1, 19_999)
+	span := 50 * time.Minute
+	start := time.Now().Add(-span)
+	step := span / time.Duration(updates)
+	produceAll(t, cl, updates, func(i int) *kgo.Record {
+		return &kgo.Record{
+			Topic:     topic,
+			Key:       fmt.Appendf(nil, "user-%d", rng.IntN(50_000)),
+			Value:     fmt.Appendf(nil, "/page/%d", zipf.Uint64()),
+			Timestamp: start.Add(time.Duration(i) * step),
+		}
+	})
+	return int64(updates)
+}
+
+// produceAll produces n records made by next, in order, waiting for all.
+func produceAll(t *testing.T, cl *kgo.Client, n int, next func(i int) *kgo.Record) {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	for i := range n {
+		wg.Add(1)
+		cl.Produce(ctx, next(i), func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				first = firstErr(first, err)
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		t.Fatal(first)
+	}
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// userAppProc is a running application JVM and the lines its restore
+// listener printed.
+type userAppProc struct {
+	class string
+	cmd   *exec.Cmd
+	log   string // its stderr
+
+	mu    sync.Mutex
+	lines []appLine
+	done  chan struct{}
+	err   error // cmd.Wait's
+}
+
+// appLine is one line of restorebench.apps.RestoreLines: its event word
+// and key=value fields.
+type appLine struct {
+	event  string
+	fields map[string]string
+}
+
+func (l appLine) int(t *testing.T, key string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(l.fields[key], 10, 64)
+	if err != nil {
+		t.Fatalf("line %s %v: %s: %v", l.event, l.fields, key, err)
+	}
+	return n
+}
+
+// startUserApp launches `java FLAGS -cp LIB/* CLASS BOOTSTRAP APP STATEDIR
+// INPUT`, the driver's JVM and classpath (ksdriver's), in its own process
+// group; it is killed when the test ends if still running.
+func startUserApp(t *testing.T, lib string, flags []string, class string, brokers []string, app, stateDir, input string) *userAppProc {
+	t.Helper()
+	java, err := ksdriver.FindJava()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.CreateTemp(t.TempDir(), "app-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	args := append(slices.Clone(flags), "-cp", ksdriver.Classpath(lib), class, strings.Join(brokers, ","), app, stateDir, input)
+	cmd := exec.Command(java, args...)
+	cmd.Stderr = log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &userAppProc{class: class, cmd: cmd, log: log.Name(), done: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) == 0 {
+				continue
+			}
+			l := appLine{event: f[0], fields: map[string]string{}}
+			for _, kv := range f[1:] {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					l.fields[k] = v
+				}
+			}
+			p.mu.Lock()
+			p.lines = append(p.lines, l)
+			p.mu.Unlock()
+		}
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if !p.exited() {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
+		}
+	})
+	return p
+}
+
+func (p *userAppProc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *userAppProc) snapshot() []appLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.lines)
+}
+
+// tail is the end of the application's stderr, for a failure.
+func (p *userAppProc) tail() string {
+	return fmt.Sprintf("%s's log:\n%s", p.class, ksdriver.LogTail(p.log, 30))
+}
+
+// stop sends SIGTERM and waits for the application to close: its shutdown
+// hook prints "closed" and the JVM exits 143 (the status of a JVM a
+// SIGTERM ended after its hooks ran) or 0.
+func (p *userAppProc) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !p.exited() {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		t.Fatalf("%s did not stop within 2 minutes of SIGTERM: %s", p.class, p.tail())
+	}
+	var exit *exec.ExitError
+	if p.err != nil && (!errors.As(p.err, &exit) || exit.ExitCode() != 143) {
+		t.Fatalf("%s exited %v on SIGTERM: %s", p.class, p.err, p.tail())
+	}
+	lines := p.snapshot()
+	if !slices.ContainsFunc(lines, func(l appLine) bool { return l.event == "closed" }) {
+		t.Fatalf("%s stopped without closing (no closed line; its last lines %v): %s", p.class, lines[max(0, len(lines)-3):], p.tail())
+	}
+}
+
+// awaitRestored waits for store's restore to end on every partition and
+// returns the restore's seconds, the first onRestoreStart to the last
+// onRestoreEnd, and the records restored.
+func (p *userAppProc) awaitRestored(t *testing.T, partitions int, store string, limit time.Duration) (float64, int64) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		var starts, ends []appLine
+		for _, l := range p.snapshot() {
+			if l.fields["store"] != store {
+				continue
+			}
+			switch l.event {
+			case "restore-start":
+				starts = append(starts, l)
+			case "restore-end":
+				ends = append(ends, l)
+			case "restore-suspended":
+				t.Fatalf("%s: the restore of %s was suspended (a rebalance mid-restore): %v", p.class, store, l.fields)
+			}
+		}
+		if len(ends) >= partitions {
+			first, last := starts[0].int(t, "nano_time"), int64(0)
+			for _, s := range starts {
+				first = min(first, s.int(t, "nano_time"))
+			}
+			var restored int64
+			for _, e := range ends {
+				last = max(last, e.int(t, "nano_time"))
+				restored += e.int(t, "restored")
+			}
+			return float64(last-first) / 1e9, restored
+		}
+		if p.exited() {
+			t.Fatalf("%s exited before its restore ended: %s", p.class, p.tail())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d of %d partitions restored after %s: %s", p.class, len(ends), partitions, limit, p.tail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
