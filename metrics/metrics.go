@@ -84,7 +84,8 @@ func NewRun() *Run {
 		"(its target less its progress); Kafka Streams' own is restore-remaining-records-total of stream-task-metrics, "+
 		"summed over the tasks")
 	r.rate = f.gauge("restorebench_restore_records_per_second", "the current (or last) restore's records per second since "+
-		"it began, as its progress line prints it; Kafka Streams' own (a windowed rate) is restore-rate of stream-task-metrics")
+		"it began, as its progress line prints it; Kafka Streams' own (windowed rates) are restore-records-rate of "+
+		"stream-state-updater-metrics and restore-rate of stream-task-metrics")
 	r.fillBytes = f.counter("restorebench_fill_written_bytes_total", "key and value bytes the run's fills wrote, as their progress reports them")
 	r.fillRecords = f.counter("restorebench_fill_written_records_total", "records the run's fills wrote, as their progress reports them")
 	r.fillTarget = f.gauge("restorebench_fill_target_bytes", "key and value bytes the current (or last) fill is to write (with a "+
