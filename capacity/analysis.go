@@ -103,7 +103,7 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	a.Setups = Setups(a.Obs)
 	a.fit()
 	a.Calibration = Calibrate(rs)
-	a.Rate, a.RateErr = ChooseRate(a.Setups, a.Options.Case, a.Calibration)
+	a.Rate, a.RateErr = chooseRateFor(a.Setups, a.Options.Case, a.Options.Deployment.topic(), a.Calibration)
 	a.Costs = Costs(a.Setups)
 	a.rateAtShape()
 	a.scenarios()

@@ -49,6 +49,14 @@ type Deployment struct {
 	Taken     []string
 }
 
+// topic is the user's changelog topic read for the deployment, "" without one.
+func (d Deployment) topic() string {
+	if d.Changelog == nil {
+		return ""
+	}
+	return d.Changelog.Topic
+}
+
 // IsZero reports whether nothing about the deployment is known.
 func (d Deployment) IsZero() bool {
 	return d.StateBytes == 0 && d.LiveBytes == 0 && len(d.CleanerSettings) == 0 && d.Partitions == 0 &&

@@ -383,11 +383,23 @@ var ErrNoRestores = errors.New("the inputs hold no verified cold restore: a rate
 // the setup with the most sizes and restores. A model setup is calibrated
 // when calib is set.
 func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, error) {
+	return chooseRateFor(setups, caseName, "", calib)
+}
+
+// chooseRateFor is ChooseRate preferring, before all else, the restores of
+// topic (the user's own changelog, restored by plan --measure): a restore
+// of the very changelog asked about is the best evidence there is.
+func chooseRateFor(setups []*Setup, caseName, topic string, calib *Calibration) (*Rate, error) {
 	cands, err := candidates(setups, caseName)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
+	sort.SliceStable(cands, func(i, j int) bool {
+		if ti, tj := cands[i].restores(topic), cands[j].restores(topic); ti != tj {
+			return ti
+		}
+		return better(cands[i], cands[j])
+	})
 	for _, s := range cands {
 		r := rateOf(s)
 		if !measurable(r.PerThread) {
@@ -402,6 +414,11 @@ func ChooseRate(setups []*Setup, caseName string, calib *Calibration) (*Rate, er
 	return nil, fmt.Errorf("no rate: the verified cold restores of %s give %v bytes/s per thread (they read %s in %s): "+
 		"a rate needs restores that read bytes over a measured time",
 		cands[0].Label(), r.PerThread, FormatBytes(r.Lo*float64(r.Threads)), FormatSeconds(r.Obs[0].Seconds))
+}
+
+// restores reports whether the setup's restores read topic ("" never).
+func (s *Setup) restores(topic string) bool {
+	return topic != "" && len(s.Obs) > 0 && s.Obs[0].Restore.Topic == topic
 }
 
 // measurable reports whether a rate is one: positive and finite (a restore

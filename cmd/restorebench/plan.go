@@ -40,7 +40,15 @@ type capacityFlags struct {
 	// fromTopic is the user's changelog topic to read the shape from, over
 	// the connection the global flags describe (g).
 	fromTopic string
-	g         *globalFlags
+	// measure restores fromTopic on both engines before answering.
+	measure bool
+	// measureKind is the store kind the measuring restores build, and
+	// measureRepeats how many restores each engine runs.
+	measureKind    config.StoreKind
+	measureRepeats int
+	// measureEngines are the engines --measure restores on, in order.
+	measureEngines []string
+	g           *globalFlags
 	// fs tells an explicit --state 0 from none.
 	fs *pflag.FlagSet
 }
@@ -77,6 +85,15 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.Float64Var(&f.recordBytes, "record-bytes", 0, "key+value bytes of one record of your changelog (its bytes over its "+
 		"records; --from-topic reads it): the restore time is the fitted cost per record and per byte at that size "+
 		"when the inputs sweep record sizes, and the answers say how far it lies from the sizes measured")
+	fl.BoolVar(&f.measure, "measure", false, "with --from-topic: restore the topic itself, cold, once on the real Kafka "+
+		"Streams client and once on the model, into restorebench's own application id, group and state dir (nothing "+
+		"of yours is touched; each restore is verified against an independent read and saved as a run under "+
+		"results/), and answer from those restores before any --from run")
+	fl.Var(stringValue[config.StoreKind]{&f.measureKind}, "measure-store-kind", "with --measure: the store kind to restore into "+
+		"(key-value, or timestamped-key-value as a DSL count, aggregate or table materializes)")
+	fl.StringSliceVar(&f.measureEngines, "measure-engines", []string{string(config.EngineKafkaStreams), string(config.EngineModel)},
+		"with --measure: the engines to restore on, in order (the answers rest on kafka-streams' restores when it is among them)")
+	fl.IntVar(&f.measureRepeats, "measure-repeats", 2, "with --measure: restores a engine runs (2 give the answers an interval)")
 	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers "+
 		"(and the security flags) for its size, partitions, records per live key, bytes per record and "+
 		"tombstone share; the flags given win over what it finds")
@@ -300,11 +317,14 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 				return fmt.Errorf("--format %q: want text or json", format)
 			}
 			inputs := append(append([]string(nil), from...), args...)
-			if len(inputs) == 0 {
+			if len(inputs) == 0 && !f.measure {
 				return errNoRuns
 			}
 			opts, err := f.options()
 			if err != nil {
+				return err
+			}
+			if err := f.checkMeasure(); err != nil {
 				return err
 			}
 			rs, err := capacity.LoadRuns(inputs)
@@ -314,9 +334,11 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 			if err := f.readTopic(cmd, &opts); err != nil {
 				return err
 			}
+			measured, err := f.measureTopic(cmd)
 			if err != nil {
 				return err
 			}
+			rs = append(measured, rs...)
 			for _, r := range rs {
 				termsafe.Scrub(r.Results)
 			}

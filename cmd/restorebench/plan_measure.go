@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/profiles"
+)
+
+// checkMeasure refuses --measure without --from-topic, and a store kind
+// for it that a restore of a user's topic cannot build.
+func (f *capacityFlags) checkMeasure() error {
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	switch {
+	case f.measure && f.fromTopic == "":
+		return errors.New("--measure: it restores the topic --from-topic names; give --from-topic")
+	case !f.measure && changed("measure-store-kind"):
+		return errors.New("--measure-store-kind: it is the kind --measure restores into; give --measure")
+	case !f.measure && changed("measure-repeats"):
+		return errors.New("--measure-repeats: it is how many restores --measure runs; give --measure")
+	case !f.measure && changed("measure-engines"):
+		return errors.New("--measure-engines: they are the engines --measure restores on; give --measure")
+	case f.measureRepeats < 1 || f.measureRepeats > profiles.MaxRepeats:
+		return fmt.Errorf("--measure-repeats: %d must be between 1 and %d", f.measureRepeats, profiles.MaxRepeats)
+	}
+	for _, e := range f.measureEngines {
+		if config.Engine(e) != config.EngineKafkaStreams && config.Engine(e) != config.EngineModel {
+			return fmt.Errorf("--measure-engines: %q is not an engine (kafka-streams, model)", e)
+		}
+	}
+	switch f.measureKind.Of() {
+	case config.StoreKeyValue, config.StoreTimestampedKeyValue:
+		return nil
+	}
+	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a key-value or timestamped-key-value store", f.measureKind)
+}
+
+// measureTopic restores --from-topic cold on each engine when --measure is
+// given, as `restorebench restore --topic` does (restorebench's own
+// application id, group and state dir; the user's topic is only read),
+// saves each as a run under results/ and returns them as plan inputs.
+func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]*capacity.Run, error) {
+	if !f.measure {
+		return nil, nil
+	}
+	var out []*capacity.Run
+	for _, name := range f.measureEngines {
+		engine := config.Engine(name)
+		c := config.DefaultCase()
+		c.Engine, c.StoreKind = engine, f.measureKind.Of()
+		if err := c.Finalize(); err != nil {
+			return nil, fmt.Errorf("--measure: %w", err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine (restorebench's own application %q; your topic is only read)\n",
+			f.fromTopic, engine, config.DefaultAppID)
+		runID, dir, env, done, err := f.g.claimAndConnect(cmd, "measure", "")
+		if err != nil {
+			return nil, fmt.Errorf("--measure: %w", err)
+		}
+		_, err = env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: config.DefaultAppID,
+			StoreName: config.DefaultStore, Case: c, Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true})
+		done()
+		if err != nil {
+			return nil, fmt.Errorf("--measure: the %s engine's restore of %s: %w", engine, f.fromTopic, err)
+		}
+		rs, err := capacity.LoadRuns([]string{filepath.Join(dir, "results.json")})
+		if err != nil {
+			return nil, fmt.Errorf("--measure: %w", err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
+		out = append(out, rs...)
+	}
+	return out, nil
+}

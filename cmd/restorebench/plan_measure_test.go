@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlanMeasureAnswersFromTheTopicsOwnRestore: plan --from-topic
+// --measure, with no --from run at all, restores the topic itself (here on
+// the model engine, the embedded broker), saves the restores as a run and
+// answers from them: the rate line rests on that run's restores, measured
+// at the topic's own record size, with no shape warning and no NaN.
+func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
+	data := t.TempDir()
+	t.Chdir(t.TempDir()) // --measure saves its runs under ./results
+	if _, err := rootOut(t, "--data-dir", data, "-q", "fill", "--records", "30000", "--keys", "5000", "--value-size", "8",
+		"--partitions", "2", "--topic", "word-counts-changelog"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := rootOut(t, "--data-dir", data, "-q", "plan", "--from-topic", "word-counts-changelog", "--measure",
+		"--measure-engines", "model", "--measure-repeats", "2", "--instances", "2", "--rto", "1m")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"Your changelog word-counts-changelog restored cold on the model engine (measured)",
+		"median of 2 restores",
+		"measured on changelogs of 6.0 records per live key, 24.0 B a record",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"NaN", "WARNING: the rate was measured at", "Inf"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("plan --measure printed %q:\n%s", bad, out)
+		}
+	}
+	runsDir, _ := filepath.Glob(filepath.Join("results", "*-measure", "results.json"))
+	if len(runsDir) != 1 {
+		t.Errorf("--measure saved %d runs under results/, want 1 (one engine)", len(runsDir))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--measure", "--rto", "1m"}, "--measure: it restores the topic --from-topic names"},
+		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-engines", "jvm"}, `--measure-engines: "jvm" is not an engine`},
+		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-store-kind", "window"}, "--measure-store-kind \"window\""},
+		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-repeats", "0"}, "--measure-repeats: 0 must be between 1"},
+	} {
+		_, err := rootOut(t, append([]string{"--data-dir", data, "-q"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error containing %q", c.args, err, c.want)
+		}
+	}
+}
