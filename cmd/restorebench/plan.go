@@ -48,7 +48,7 @@ type capacityFlags struct {
 	measureRepeats int
 	// measureEngines are the engines --measure restores on, in order.
 	measureEngines []string
-	g           *globalFlags
+	g              *globalFlags
 	// fs tells an explicit --state 0 from none.
 	fs *pflag.FlagSet
 }
