@@ -55,6 +55,7 @@ type Run struct {
 
 	fillBytes   prometheus.Counter
 	fillRecords prometheus.Counter
+	fillNow     prometheus.Gauge
 	fillTarget  prometheus.Gauge
 
 	mu       sync.Mutex
@@ -88,6 +89,7 @@ func NewRun() *Run {
 		"stream-state-updater-metrics and restore-rate of stream-task-metrics")
 	r.fillBytes = f.counter("restorebench_fill_written_bytes_total", "key and value bytes the run's fills wrote, as their progress reports them")
 	r.fillRecords = f.counter("restorebench_fill_written_records_total", "records the run's fills wrote, as their progress reports them")
+	r.fillNow = f.gauge("restorebench_fill_bytes", "key and value bytes the current (or last) fill has written")
 	r.fillTarget = f.gauge("restorebench_fill_target_bytes", "key and value bytes the current (or last) fill is to write (with a "+
 		"transactional fill's aborted records)")
 	r.setPhase(PhaseStarting)
@@ -155,6 +157,7 @@ func (r *Run) Observe(what string, total int64, unit progress.Unit) progress.Tas
 	r.setPhase(map[progress.Unit]string{progress.Bytes: PhaseFill, progress.Records: PhaseRestore}[unit])
 	if unit == progress.Bytes {
 		r.fillTarget.Set(float64(total))
+		r.fillNow.Set(0)
 		return &fillTask{r: r}
 	}
 	r.restoreTarget.Set(float64(total))
@@ -218,6 +221,7 @@ func (t *fillTask) Set(n int64) {
 	if n > t.bytes {
 		t.r.fillBytes.Add(float64(n - t.bytes))
 		t.bytes = n
+		t.r.fillNow.Set(float64(n))
 	}
 }
 

@@ -104,7 +104,8 @@ func TestRunFollowsTheProgressReporter(t *testing.T) {
 	fill.Count(40)
 	mfs = scrape(t, url)
 	if r.Phase() != PhaseFill || value(t, mfs, "restorebench_fill_written_bytes_total") != 4000 ||
-		value(t, mfs, "restorebench_fill_written_records_total") != 40 || value(t, mfs, "restorebench_fill_target_bytes") != 5000 {
+		value(t, mfs, "restorebench_fill_written_records_total") != 40 || value(t, mfs, "restorebench_fill_target_bytes") != 5000 ||
+		value(t, mfs, "restorebench_fill_bytes") != 4000 {
 		t.Fatalf("fill figures: phase %s, %v", r.Phase(), mfs["restorebench_fill_written_bytes_total"])
 	}
 	fill.Done()
