@@ -190,7 +190,7 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	dir := filepath.Join(pr.stateRoot, fp.label)
 	r := &caseRunner{
 		env: e, out: out, repeats: pr.repeats, ready: plan.Ready, keepState: pr.opts.KeepState, after: pr.opts.AfterRestore,
-		interleave: plan.Interleave, size: fp.size, kind: fp.kind,
+		interleave: plan.Interleave, size: fp.size, kind: fp.kind, shape: fp.shape,
 		target:  fill.target(fp.appID, plan.StoreName),
 		changer: e.NewChanger(fill),
 		stateDir: func(c config.Case, rep int) string {
@@ -230,6 +230,9 @@ type fillPlan struct {
 	// Step.StoreKind.
 	size string
 	kind config.StoreKind
+	// shape is a shape sweep's fill's name, its records' Step.Shape;
+	// empty outside one.
+	shape string
 	// first says it is a size sweep's first size (or no size sweep's):
 	// every case runs there, only everySizeCases at the other sizes.
 	first bool
@@ -241,8 +244,18 @@ type fillPlan struct {
 // each on its own application id (and so its own changelog topic), the
 // size or kind appended: restorebench-256MB-balances-changelog,
 // restorebench-window-balances-changelog,
-// restorebench-window-256MB-balances-changelog.
+// restorebench-window-256MB-balances-changelog; or one per shape of a
+// shape sweep, its name appended likewise: restorebench-v8-balances-changelog.
 func fillsOf(plan *profiles.Plan) []fillPlan {
+	if len(plan.Shapes) > 0 {
+		var out []fillPlan
+		for _, sh := range plan.Shapes {
+			appID := plan.AppID + "-" + sh.Name
+			out = append(out, fillPlan{label: sh.Name, appID: appID, topic: config.ChangelogTopic(appID, plan.StoreName),
+				shape: sh.Name, first: true, spec: sh.Spec})
+		}
+		return out
+	}
 	if len(plan.KindSpecs) == 0 && len(plan.Sizes) == 0 {
 		return []fillPlan{{appID: plan.AppID, topic: plan.Topic, first: true, spec: plan.Spec}}
 	}
@@ -478,6 +491,9 @@ type caseRunner struct {
 	// "cold@window", "cold@256MB@window").
 	size string
 	kind config.StoreKind
+	// shape is a shape sweep's fill's name, which every record's step
+	// carries ("cold@v8"); empty outside one.
+	shape string
 }
 
 // job is one case × repeat of a run.
@@ -557,6 +573,11 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 		if r.size != "" || r.kind != "" {
 			for i := range recs {
 				recs[i].SetFill(r.size, r.kind)
+			}
+		}
+		if r.shape != "" {
+			for i := range recs {
+				recs[i].SetShape(r.shape)
 			}
 		}
 		if ctx.Err() != nil {

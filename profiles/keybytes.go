@@ -35,10 +35,17 @@ func checkKeyBytes(p *Plan, fill *yaml.Node) error {
 }
 
 // allSpecs are the plan's fills' specs as written before a size sweep
-// sets their sizes: its one fill's, or each store kind's.
+// sets their sizes: its one fill's, each store kind's or each shape's.
 func (p *Plan) allSpecs() []loadgen.Spec {
 	if len(p.KindSpecs) > 0 {
 		return p.KindSpecs
+	}
+	if len(p.Shapes) > 0 {
+		out := make([]loadgen.Spec, len(p.Shapes))
+		for i, s := range p.Shapes {
+			out[i] = s.Spec
+		}
+		return out
 	}
 	return []loadgen.Spec{p.Spec}
 }

@@ -12,8 +12,11 @@ import (
 
 // Fills is how many fills the plan restores: one per size of a size
 // sweep, one per kind of a store-kind sweep, one per kind and size of
-// both, otherwise 1.
+// both, one per shape of a shape sweep, otherwise 1.
 func (p *Plan) Fills() int {
+	if len(p.Shapes) > 0 {
+		return len(p.Shapes)
+	}
 	return max(len(p.Sizes), 1) * max(len(p.KindSpecs), 1)
 }
 

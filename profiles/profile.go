@@ -48,6 +48,13 @@ type document struct {
 	// the kinds restore the same keys, values and tombstones. With Sizes,
 	// each kind at every size (a size sweep per kind).
 	StoreKinds []config.StoreKind `yaml:"store_kinds"`
+	// Shapes, when set, runs every case once per shape listed: each a
+	// name and fill settings laid over the fill section (keys, key_bytes,
+	// value_size, tombstone_ratio, size or records, ...), filled on its
+	// own application id and topic (<application_id>-<name>): the shape
+	// sweep a restore cost per record and per byte is fitted over. Cold
+	// cases only; not with sizes or store_kinds.
+	Shapes []yaml.Node `yaml:"shapes"`
 	// Restore holds the settings every case starts from (config.Case).
 	Restore yaml.Node `yaml:"restore"`
 	// Matrix expands into one case per combination of its values (cartesian
@@ -137,7 +144,10 @@ type Plan struct {
 	// empty outside one. Cases holds the first kind's cases; CasesFor
 	// gives another kind's.
 	KindSpecs []loadgen.Spec
-	Cases     []config.Case
+	// Shapes are a shape sweep's fills, in the order listed (Spec is the
+	// first's); empty outside one.
+	Shapes []Shape
+	Cases  []config.Case
 	// Limits and Ready say which extra phases each case measures.
 	Limits bool
 	Ready  bool
@@ -266,6 +276,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	if err := checkKeyBytes(plan, &doc.Fill); err != nil {
 		return nil, err
 	}
+	if err := checkShapeCases(plan, top); err != nil {
+		return nil, err
+	}
 	if err := checkHoldCleaner(plan, top); err != nil {
 		return nil, err
 	}
@@ -330,15 +343,18 @@ func checkFillKind(p *Plan, fill *yaml.Node) error {
 	return nil
 }
 
-// checkQueryFill refuses a query load on a fill whose answers cannot be
-// checked: each value names its record in its first 8 bytes, so values
-// need at least 8 (fill is the fill section, to locate the error).
+// checkQueryFill refuses a query load on a fill (any shape's) whose
+// answers cannot be checked: each value names its record in its first 8
+// bytes, so values need at least 8 (fill is the fill section, to locate
+// the error).
 func checkQueryFill(p *Plan, fill *yaml.Node) error {
-	for _, c := range p.Cases {
-		if c.Queries != nil && p.Spec.ValueMin < 8 {
-			return &config.FieldError{Path: "fill.value_size", Line: lineOf(fill, "value_size"),
-				Msg: fmt.Sprintf("case %s runs queries, whose answers are checked through the record index each value starts "+
-					"with: values need at least 8 bytes, not %d", c.Name, p.Spec.ValueMin)}
+	for _, spec := range p.allSpecs() {
+		for _, c := range p.Cases {
+			if c.Queries != nil && spec.ValueMin < 8 {
+				return &config.FieldError{Path: "fill.value_size", Line: lineOf(fill, "value_size"),
+					Msg: fmt.Sprintf("case %s runs queries, whose answers are checked through the record index each value starts "+
+						"with: values need at least 8 bytes, not %d", c.Name, spec.ValueMin)}
+			}
 		}
 	}
 	return nil
@@ -414,6 +430,13 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 		p.Sizes = sizes
 		first := doc.Sizes[0]
 		fill.Size = &first
+	}
+	if len(doc.Shapes) > 0 {
+		shapes, first, err := sweepShapes(doc, fill, top)
+		if err != nil {
+			return err
+		}
+		p.Shapes, fill = shapes, first
 	}
 	if len(doc.StoreKinds) > 0 {
 		specs, err := sweepKinds(doc, fill, top)

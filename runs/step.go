@@ -55,7 +55,9 @@ type Step struct {
 	// StoreKind is a store-kind sweep's fill's kind ("window"); empty
 	// outside one. With Size, the fill is that kind at that size.
 	StoreKind config.StoreKind `json:"store_kind,omitempty"`
-	Kind      StepKind         `json:"kind"`
+	// Shape is a shape sweep's fill's name ("v8-k8"); empty outside one.
+	Shape string   `json:"shape,omitempty"`
+	Kind  StepKind `json:"kind"`
 	// Changed is the records written while the instance was down
 	// (StepWarm; absent for 0).
 	Changed int64 `json:"changed,omitempty"`
@@ -94,15 +96,20 @@ func (s Step) Name() string {
 }
 
 // FillLabel labels the sweep's fill the step restored: its size, its
-// store kind, or both as "<size>@<kind>"; empty outside a sweep.
+// store kind, or both as "<size>@<kind>", or a shape sweep's shape;
+// empty outside a sweep.
 func (s Step) FillLabel() string {
-	switch {
-	case s.StoreKind == "":
-		return s.Size
-	case s.Size == "":
-		return string(s.StoreKind)
+	l := s.Size
+	for _, p := range []string{string(s.StoreKind), s.Shape} {
+		switch {
+		case p == "":
+		case l == "":
+			l = p
+		default:
+			l += "@" + p
+		}
 	}
-	return s.Size + "@" + string(s.StoreKind)
+	return l
 }
 
 // SetStep gives the record its step and the name that step has.
@@ -131,6 +138,17 @@ func (r *Restore) SetFill(size string, kind config.StoreKind) {
 	r.SetStep(s)
 }
 
+// SetShape places the record at a shape sweep's fill: its step's Shape
+// and its name. It does nothing to a record without a step.
+func (r *Restore) SetShape(shape string) {
+	if r.Step == nil {
+		return
+	}
+	s := *r.Step
+	s.Shape = shape
+	r.SetStep(s)
+}
+
 // StepKind is the record's kind of step; "" without a step.
 func (r Restore) StepKind() StepKind {
 	if r.Step == nil {
@@ -156,7 +174,7 @@ func (r Restore) CaseAtSize() string {
 	if r.Step == nil {
 		return r.Case
 	}
-	return Step{Case: r.Step.Case, Size: r.Step.Size, StoreKind: r.Step.StoreKind}.Name()
+	return Step{Case: r.Step.Case, Size: r.Step.Size, StoreKind: r.Step.StoreKind, Shape: r.Step.Shape}.Name()
 }
 
 // SweepSize is the label of the sweep's fill the record restored
@@ -181,7 +199,7 @@ func (r *Restore) checkStep() error {
 		return fmt.Errorf("its step names no case")
 	}
 	if name := s.Name(); r.Case != name {
-		return fmt.Errorf("named %q, but its step (case %q, size %q, store kind %q, %s) is named %q", r.Case, s.Case, s.Size, s.StoreKind, s.describe(), name)
+		return fmt.Errorf("named %q, but its step (case %q, size %q, store kind %q, shape %q, %s) is named %q", r.Case, s.Case, s.Size, s.StoreKind, s.Shape, s.describe(), name)
 	}
 	if s.StoreKind != "" && s.StoreKind.Of() != r.Params.StoreKind.Of() {
 		return fmt.Errorf("its step is a %s store's, but its case restored a %s store", s.StoreKind, r.Params.StoreKind.Of())
@@ -224,7 +242,7 @@ func (s Step) describe() string {
 // scenario's record.
 func (r *Restore) checkStepParams() error {
 	s := *r.Step
-	want := Step{Case: s.Case, Size: s.Size, StoreKind: s.StoreKind, Kind: s.Kind}
+	want := Step{Case: s.Case, Size: s.Size, StoreKind: s.StoreKind, Shape: s.Shape, Kind: s.Kind}
 	switch s.Kind {
 	case StepWarm:
 		want.Changed = s.Changed
