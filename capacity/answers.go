@@ -47,6 +47,10 @@ type Deployment struct {
 	// ("state", "partitions", "records per live key").
 	Changelog *topicshape.Shape
 	Taken     []string
+	// DiskBytes and MemoryBytes are what one instance has for its stores
+	// on disk and for RocksDB off-heap; 0 when not given. The footprint
+	// answers say whether the deployment fits them.
+	DiskBytes, MemoryBytes float64
 }
 
 // topic is the user's changelog topic read for the deployment, "" without one.

@@ -32,6 +32,8 @@ type capacityFlags struct {
 	instances  int
 	standbys   int
 	writeRate  rateValue
+	// disk and memory are what one instance has for its stores.
+	disk, memory config.Size
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
 	// recordBytes is the key+value bytes of one record of the user's
@@ -78,6 +80,10 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.IntVar(&f.partitions, "partitions", 0, "changelog partitions (tasks)")
 	fl.IntVar(&f.instances, "instances", 0, "application instances sharing the tasks")
 	fl.IntVar(&f.standbys, "standbys", 0, "num.standby.replicas")
+	fl.Var(&f.disk, "disk", "disk one instance has for its state stores, e.g. 100GiB: the answers say whether its "+
+		"active and standby stores fit")
+	fl.Var(&f.memory, "memory", "memory one instance has for RocksDB (off-heap), e.g. 2GiB: the answers say whether its stores' "+
+		"memtables, block caches and index and filter blocks fit")
 	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
 	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully "+
 		"compacted; its record count over its distinct keys): the answers warn when the rate was "+
@@ -182,6 +188,9 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
 	}
+	if f.disk < 0 || f.memory < 0 {
+		return capacity.Options{}, errors.New("--disk and --memory: a size must not be negative")
+	}
 	if !(f.recordBytes == 0 || (f.recordBytes >= 1 && f.recordBytes <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--record-bytes: %v must be at least 1 (a key of one byte) and at most 1e9", f.recordBytes)
 	}
@@ -202,7 +211,7 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
 		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
 			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate),
-			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes},
+			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes, DiskBytes: float64(f.disk), MemoryBytes: float64(f.memory)},
 	}, nil
 }
 

@@ -1,0 +1,85 @@
+package capacity
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestDiskAnswerPredictsARunNotFitted: the disk per instance a plan gives
+// from the saved capacity run (model engine, 256 MiB–2 GiB changelogs)
+// predicts, within ±10%, the stores' size on disk that the saved quick run
+// measured (another profile, other value sizes, not among the inputs), for
+// a deployment of its shape: its live state over its 4 partitions on one
+// instance; and the measured size lies inside the answer's interval.
+func TestDiskAnswerPredictsARunNotFitted(t *testing.T) {
+	fitted, err := LoadRuns([]string{"../testdata/results/capacity"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := LoadRuns([]string{"../testdata/results/quick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range Observations(held) {
+		r := o.Restore
+		if r.Params.Threads != 1 || r.Params.BatchRecords != 1000 || r.DiskBytes <= 0 {
+			continue
+		}
+		a := Analyze(fitted, Options{Deployment: Deployment{LiveBytes: o.LiveBytes, Partitions: r.Partitions, Instances: 1}})
+		ans := answerNamed(a, "Disk per instance")
+		if ans == nil || ans.Estimate == nil {
+			t.Fatalf("no disk answer: %+v (unanswered %+v)", a.Answers, a.Unanswered)
+		}
+		e, measured := *ans.Estimate, float64(r.DiskBytes)
+		if off := e.Value/measured - 1; math.Abs(off) > 0.10 {
+			t.Errorf("disk of %s #%d: predicted %s, measured %s (%+.1f%%), want within ±10%%", r.Case, r.Repeat, FormatBytes(e.Value), FormatBytes(measured), 100*off)
+		}
+		if measured < e.Lo || measured > e.Hi {
+			t.Errorf("measured %s lies outside the answer's interval %s–%s", FormatBytes(measured), FormatBytes(e.Lo), FormatBytes(e.Hi))
+		}
+		return
+	}
+	t.Fatal("the quick run holds no restore of Kafka Streams' default settings with its disk size")
+}
+
+// TestDiskAndMemoryLimits: --disk under the estimate's interval is said
+// not to fit; a --memory without any kafka-streams memory figures in the
+// inputs is a question the plan cannot answer, and without --memory no
+// question is missing for it.
+func TestDiskAndMemoryLimits(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/capacity"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Deployment{StateBytes: 50e9, Partitions: 16, Instances: 4, Standbys: 1, DiskBytes: 1e9}
+	a := Analyze(rs, Options{Deployment: d})
+	ans := answerNamed(a, "Disk per instance")
+	if ans == nil || !strings.Contains(ans.Value, "does NOT fit the 1.00 GB of --disk") || !strings.Contains(strings.Join(ans.Inputs, "\n"), "ASSUMED") {
+		t.Errorf("disk answer %+v: want 'does NOT fit' and the live state said to be assumed", ans)
+	}
+	for _, u := range a.Unanswered {
+		if strings.Contains(u.Question, "memory") {
+			t.Errorf("memory is unanswered without --memory: %+v", u)
+		}
+	}
+	d.MemoryBytes = 4e9
+	a = Analyze(rs, Options{Deployment: d})
+	var missing bool
+	for _, u := range a.Unanswered {
+		missing = missing || strings.Contains(u.Question, "RocksDB memory per instance (--memory)")
+	}
+	if !missing {
+		t.Errorf("--memory with no memory figures in the inputs: unanswered %+v", a.Unanswered)
+	}
+}
+
+// answerNamed is the first answer whose question starts with q.
+func answerNamed(a *Analysis, q string) *Answer {
+	for i := range a.Answers {
+		if strings.HasPrefix(a.Answers[i].Question, q) {
+			return &a.Answers[i]
+		}
+	}
+	return nil
+}
