@@ -97,12 +97,27 @@ type Answer struct {
 	// UnitSeconds or UnitBytes.
 	Estimate     *Estimate
 	EstimateUnit string
+	// ID names the kind of answer for scripts (plan --format json), stable
+	// across releases: "cold_restore_task", "partitions_needed", ...; the
+	// answers a kind gives per objective share it and differ by RTO.
+	ID string
+	// RTO is the objective a per-objective answer is for; 0 for others.
+	RTO time.Duration
+	// Number is the figure of an answer without an Estimate as a number
+	// in NumberUnit (a count, a measured time, a size, a ratio); NumberUnit
+	// is "" when the answer has no one figure (a yes or no, a verdict per
+	// objective).
+	Number     float64
+	NumberUnit string
 }
 
-// The units of an answer's Estimate.
+// The units of an answer's Estimate, and of its Number.
 const (
-	UnitSeconds = "seconds"
-	UnitBytes   = "bytes"
+	UnitSeconds        = "seconds"
+	UnitBytes          = "bytes"
+	UnitCount          = "count"
+	UnitRatio          = "ratio"
+	UnitBytesPerSecond = "bytes_per_second"
 )
 
 // TimeValue is a restore time as an answer shows it: a calibrated
@@ -252,11 +267,14 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
 	} else {
 		out = append(out, Answer{
-			Question:  "Cold-restore rate (" + r.Label() + ")",
-			Value:     r.Summary(),
-			Inputs:    []string{r.Basis()},
-			Sources:   Refs(r.Obs),
-			RateBased: true,
+			ID:         "cold_restore_rate",
+			Number:     r.PerThread,
+			NumberUnit: UnitBytesPerSecond,
+			Question:   "Cold-restore rate (" + r.Label() + ")",
+			Value:      r.Summary(),
+			Inputs:     []string{r.Basis()},
+			Sources:    Refs(r.Obs),
+			RateBased:  true,
 		})
 	}
 	for _, f := range answerers.All() {
@@ -314,7 +332,10 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 		in = append(in, "taken for this plan: nothing (the flags gave every figure)")
 	}
 	return Answer{
-		Question: "Your changelog (topic " + c.Topic + ")",
+		ID:         "your_changelog",
+		Number:     float64(c.Bytes),
+		NumberUnit: UnitBytes,
+		Question:   "Your changelog (topic " + c.Topic + ")",
 		Value: fmt.Sprintf("%s of key+value in %s records over %s; %.2f records per live key, %s a record, %.1f%% tombstones",
 			FormatBytes(float64(c.Bytes)), count(float64(c.Records)), Plural(c.Partitions, "partition"),
 			c.RecordsPerKey, FormatBytes(c.BytesPerRecord()), 100*c.TombstoneShare()),
@@ -375,6 +396,8 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	rtoText := FormatRTO(rto)
 	out := []Answer{
 		{
+			ID:           "largest_task_within_rto",
+			RTO:          rto,
 			Question:     "Largest changelog per task restored within " + rtoText,
 			Value:        SizeValue(task),
 			Extrapolated: task.Extrapolated,
@@ -387,6 +410,8 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	}
 	if t > 1 { // with one thread an instance restores what a task does
 		out = append(out, Answer{
+			ID:           "largest_instance_within_rto",
+			RTO:          rto,
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
 			Value:        SizeValue(inst),
 			Extrapolated: task.Extrapolated,
@@ -420,6 +445,10 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 		inputs = append(inputs, w)
 	}
 	return append(out, Answer{
+		ID:           "partitions_needed",
+		RTO:          rto,
+		Number:       float64(need),
+		NumberUnit:   UnitCount,
 		Question:     q,
 		Value:        fmt.Sprintf("at least %d", need),
 		Extrapolated: task.Extrapolated,
@@ -449,6 +478,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskBytes := state / float64(d.Partitions)
 	taskSecs := r.Seconds(taskBytes)
 	out := []Answer{{
+		ID:           "cold_restore_task",
 		Question:     fmt.Sprintf("Cold restore of one task (%s of changelog)", FormatBytes(taskBytes)),
 		Value:        TimeValue(taskSecs),
 		Checks:       checks(taskSecs, a.Options.RTOs),
@@ -466,6 +496,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	perThread := ceilDiv(perInstance, t)
 	instSecs := r.Seconds(float64(perThread) * taskBytes)
 	out = append(out, Answer{
+		ID: "cold_restore_instance",
 		Question: fmt.Sprintf("Cold restore of one instance (%s on %s: %s per thread)", Plural(perInstance, "task"),
 			Plural(t, "thread"), Plural(perThread, "task")),
 		Value:        TimeValue(instSecs),
@@ -508,6 +539,10 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 		inputs = append(inputs, w)
 	}
 	return Answer{
+		ID:           "instances_needed",
+		RTO:          rto,
+		Number:       float64(ceilDiv(d.Partitions, tasksPerThread*t)),
+		NumberUnit:   UnitCount,
 		Question:     q,
 		Value:        fmt.Sprint(ceilDiv(d.Partitions, tasksPerThread*t)),
 		Extrapolated: within.Extrapolated,

@@ -182,7 +182,7 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 		boundText = fmt.Sprintf("the most %s allow for it: %s (live ÷ (1 − min.cleanable.dirty.ratio) + %d partitions × (segment.bytes + 1 MiB)%s)",
 			c, FormatBytes(bound), d.Partitions, lagText(c))
 	}
-	ans := Answer{Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
+	ans := Answer{ID: "changelog_from_live_state", NumberUnit: UnitBytes, Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
 	switch amp := est.Amplification; {
 	case amp != nil:
 		est.Changelog = math.Min(d.LiveBytes*amp.Median, bound)
@@ -201,6 +201,7 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 		ans.Inputs = append(ans.Inputs, boundText, fmt.Sprintf("no compaction run on a real broker in the inputs measured "+
 			"%s: run the capacity profile's compaction cases with them and --brokers", c))
 	}
+	ans.Number = est.Changelog
 	est.Answer = ans
 	return est, nil
 }

@@ -152,7 +152,7 @@ func diskAnswer(a *Analysis, f Footprint, copies int, copiesText string) (Answer
 	if limit := a.Options.Deployment.DiskBytes; limit > 0 {
 		value += " " + fitText(e, limit, "--disk")
 	}
-	return Answer{Question: "Disk per instance (its stores)", Value: value, Inputs: inputs, Sources: RunLabels(f.DiskObs),
+	return Answer{ID: "disk_per_instance", Question: "Disk per instance (its stores)", Value: value, Inputs: inputs, Sources: RunLabels(f.DiskObs),
 		Estimate: &e, EstimateUnit: UnitBytes}, ""
 }
 
@@ -171,7 +171,7 @@ func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answe
 	if limit := a.Options.Deployment.MemoryBytes; limit > 0 {
 		value += " " + fitText(e, limit, "--memory")
 	}
-	return Answer{Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
+	return Answer{ID: "rocksdb_memory_per_instance", Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
 		Sources: RunLabels(f.MemoryObs), Estimate: &e, EstimateUnit: UnitBytes}
 }
 

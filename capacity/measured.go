@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
@@ -43,7 +44,10 @@ func yourTopicAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		med[e] = runs.Median(secs)
 		r := obs[0].Restore
 		out = append(out, Answer{
-			Question: fmt.Sprintf("Your changelog %s restored cold on the %s engine (measured)", topic, e),
+			ID:         "your_changelog_restore_" + strings.ReplaceAll(string(e), "-", "_"),
+			Number:     med[e],
+			NumberUnit: UnitSeconds,
+			Question:   fmt.Sprintf("Your changelog %s restored cold on the %s engine (measured)", topic, e),
 			Value: fmt.Sprintf("%s to ready, median of %s (%s–%s)", FormatSeconds(med[e]), Plural(len(obs), "restore"),
 				FormatSeconds(runs.Min(secs)), FormatSeconds(runs.Max(secs))),
 			Inputs: []string{fmt.Sprintf("%s records, %s of key+value, %s, %s; verified against an independent read of the topic",
@@ -53,9 +57,12 @@ func yourTopicAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	if ks, m := med[config.EngineKafkaStreams], med[config.EngineModel]; ks > 0 && m > 0 {
 		out = append(out, Answer{
-			Question: "The model against Kafka Streams on your changelog",
-			Value:    fmt.Sprintf("the model took %.2f× the real client's time (%s against %s)", m/ks, FormatSeconds(m), FormatSeconds(ks)),
-			Inputs:   []string{"medians of the verified cold restores of " + topic + " above, one engine each; the answers rest on the real client's"},
+			ID:         "model_over_kafka_streams",
+			Number:     m / ks,
+			NumberUnit: UnitRatio,
+			Question:   "The model against Kafka Streams on your changelog",
+			Value:      fmt.Sprintf("the model took %.2f× the real client's time (%s against %s)", m/ks, FormatSeconds(m), FormatSeconds(ks)),
+			Inputs:     []string{"medians of the verified cold restores of " + topic + " above, one engine each; the answers rest on the real client's"},
 		})
 	}
 	return out, nil

@@ -29,6 +29,7 @@ const (
 // keys unanswered.
 type outageSet struct {
 	way         string
+	id          string
 	secs        []float64
 	obs         []Obs
 	servedAgain []float64
@@ -41,7 +42,8 @@ type outageSet struct {
 // readOutagesOf sorts the failover kills with a query load by the way
 // they were served: standby and stale reads, standby alone, neither.
 func readOutagesOf(obs []Obs) []*outageSet {
-	sets := []*outageSet{{way: readsStandbyStale}, {way: readsStandby}, {way: readsNoStandby}}
+	sets := []*outageSet{{way: readsStandbyStale, id: "reads_again_standby_stale"}, {way: readsStandby, id: "reads_again_standby"},
+		{way: readsNoStandby, id: "reads_again_no_standby"}}
 	for _, o := range obs {
 		f, q := o.Restore.Failover, o.Restore.Queries
 		if f == nil || q == nil || q.Outage == nil {
@@ -159,11 +161,14 @@ func readOutageAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		}
 		w := s.worst()
 		out = append(out, Answer{
-			Question: q,
-			Value:    fmt.Sprintf("%s of a failure (worst of %s; median %s)", FormatSeconds(w), Plural(len(s.secs), "kill"), FormatSeconds(runs.Median(s.secs))),
-			Checks:   checks(measured(w, w, w), a.Options.RTOs),
-			Inputs:   s.inputs(),
-			Sources:  KillRefs(s.obs),
+			ID:         s.id,
+			Number:     w,
+			NumberUnit: UnitSeconds,
+			Question:   q,
+			Value:      fmt.Sprintf("%s of a failure (worst of %s; median %s)", FormatSeconds(w), Plural(len(s.secs), "kill"), FormatSeconds(runs.Median(s.secs))),
+			Checks:     checks(measured(w, w, w), a.Options.RTOs),
+			Inputs:     s.inputs(),
+			Sources:    KillRefs(s.obs),
 		})
 	}
 	return out, missing

@@ -229,6 +229,9 @@ func scaleOutAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	for _, s := range a.ScaleOuts {
 		so := s.Record
 		ans := Answer{
+			ID:         "scale_out_measured",
+			Number:     so.WarmupAssignmentSeconds,
+			NumberUnit: UnitSeconds,
 			Question: fmt.Sprintf("Scale-out %d → %d instances, %s of %s (measured warmup-assignment time)", so.Before,
 				so.After, Plural(so.Tasks, "task"), FormatBytes(s.TaskBytes)),
 			Value:   FormatSeconds(so.WarmupAssignmentSeconds),

@@ -424,10 +424,14 @@ func standbyAnswers(a *Analysis) ([]Answer, []Unanswered) {
 
 func sustainedAnswer(ev *StandbyEvidence) Answer {
 	ans := Answer{
+		ID:       "standby_sustained_write_rate",
 		Question: "Highest write rate a standby sustained (measured)",
 		Value:    ev.Sustained(),
 		Inputs:   []string{ev.SustainedBasis()},
 		Sources:  Refs(ev.Steps),
+	}
+	if ev.Best != nil {
+		ans.Number, ans.NumberUnit = ev.BestBytes, UnitBytesPerSecond
 	}
 	if len(ev.CatchUps) > 0 {
 		ans.Inputs = append(ans.Inputs, fmt.Sprintf("catch-up to acceptable.recovery.lag %d after a pause: %s", ev.AcceptableRecoveryLag, ev.CatchUpText()))
@@ -442,9 +446,12 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
 	}
 	return Answer{
-		Question: q,
-		Value:    fmt.Sprintf("%s processing gap (median %s), any state size", FormatSeconds(f.Worst), FormatSeconds(f.Median)),
-		Checks:   checks(measured(f.Worst, f.Worst, f.Worst), a.Options.RTOs),
+		ID:         "standby_failover",
+		Number:     f.Worst,
+		NumberUnit: UnitSeconds,
+		Question:   q,
+		Value:      fmt.Sprintf("%s processing gap (median %s), any state size", FormatSeconds(f.Worst), FormatSeconds(f.Median)),
+		Checks:     checks(measured(f.Worst, f.Worst, f.Worst), a.Options.RTOs),
 		Inputs: []string{f.Summary(), "takeovers: " + f.TakeoverText(),
 			fmt.Sprintf("session.timeout.ms=%d in the runs; failure detection took %s (median)", f.SessionTimeoutMs, FormatSeconds(f.Detection)),
 			"holds while the standby keeps up: " + standbyKeepUpText(a)},
@@ -475,6 +482,7 @@ func keepUpAnswer(a *Analysis) (Answer, *Unanswered) {
 		v = fmt.Sprintf("no: it sustained %s, below your rate; its lag grows and a failover becomes a restore of that lag", ev.Sustained())
 	}
 	return Answer{
+		ID:       "standby_keeps_up",
 		Question: q,
 		Value:    v,
 		Inputs:   []string{"write rate " + FormatRate(d.WriteRate), ev.SustainedBasis()},
@@ -511,6 +519,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	inputs = withFactor(inputs, total)
 	recovery := Answer{
+		ID:           "recovery_without_standby",
 		RateBased:    true,
 		Question:     "Recovery after an instance fails, without a standby",
 		Value:        TimeValue(total),
@@ -536,6 +545,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		verdicts = append(verdicts, v)
 	}
 	needed := Answer{
+		ID:           "standby_needed",
 		RateBased:    true,
 		Question:     "Is a standby needed for the RTO?",
 		Value:        strings.Join(verdicts, "; "),

@@ -173,6 +173,10 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		task := w.BytesWithin(rto.Seconds())
 		inputs := []string{"RTO " + rtoText, w.Summary(), fmt.Sprintf("restart with nothing changed %s", FormatSeconds(w.ZeroSeconds))}
 		out = append(out, Answer{
+			ID:           "warm_backlog_task_within_rto",
+			RTO:          rto,
+			Number:       task.Value,
+			NumberUnit:   UnitBytes,
 			Question:     "Largest backlog of changes per task a warm restart replays within " + rtoText,
 			Value:        fmt.Sprintf("%s of changes (%s records; any state size)", FormatBytes(task.Value), count(w.Records(task.Value))),
 			Extrapolated: task.Extrapolated,
@@ -180,6 +184,10 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			Inputs:       inputs,
 			Sources:      RunLabels(w.Obs),
 		}, Answer{
+			ID:           "warm_backlog_instance_within_rto",
+			RTO:          rto,
+			Number:       task.Value * float64(t),
+			NumberUnit:   UnitBytes,
 			Question:     fmt.Sprintf("Largest backlog of changes per instance (%s) a warm restart replays within %s", Plural(t, "stream thread"), rtoText),
 			Value:        fmt.Sprintf("%s of changes (%s records)", FormatBytes(task.Value*float64(t)), count(w.Records(task.Value*float64(t)))),
 			Extrapolated: task.Extrapolated,
