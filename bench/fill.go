@@ -228,7 +228,7 @@ func (e *Env) fillFits(req FillRequest) error {
 	}
 	est := float64(req.Spec.TargetBytes)
 	if req.Spec.TargetBytes == 0 {
-		est = float64(req.Spec.Records) * float64(16+(req.Spec.ValueMin+req.Spec.ValueMax)/2)
+		est = float64(req.Spec.Records) * float64(req.Spec.KeyWidth()+(req.Spec.ValueMin+req.Spec.ValueMax)/2)
 	}
 	d := DiskOf(e.Broker.DataDir)
 	if d == nil || d.SizeBytes == 0 {
@@ -382,7 +382,7 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 	}
 	total := spec.TargetBytes
 	if total == 0 {
-		total = spec.Records * int64(16+(spec.ValueMin+spec.ValueMax)/2)
+		total = spec.Records * int64(spec.KeyWidth()+(spec.ValueMin+spec.ValueMax)/2)
 	}
 	kind := ""
 	if spec.Transactional {
@@ -390,8 +390,12 @@ func (e *Env) produceFill(ctx context.Context, req FillRequest) (loadgen.FillTot
 		total = int64(float64(total) / (1 - spec.AbortRatio))
 		kind = fmt.Sprintf(", transactions of %d records, %.0f%% aborted", spec.TransactionRecords, 100*spec.AbortRatio)
 	}
-	e.Logf("fill: writing %s to %s (%d partitions, %d keys, values %d-%d B, %s compression%s)",
-		units.BytesTenths(total), req.Topic, spec.Partitions, spec.Keys, spec.ValueMin, spec.ValueMax, req.Compression, kind)
+	keys := ""
+	if spec.KeyBytes != 0 {
+		keys = fmt.Sprintf(" of %d B", spec.KeyBytes)
+	}
+	e.Logf("fill: writing %s to %s (%d partitions, %d keys%s, values %d-%d B, %s compression%s)",
+		units.BytesTenths(total), req.Topic, spec.Partitions, spec.Keys, keys, spec.ValueMin, spec.ValueMax, req.Compression, kind)
 	bar := e.progress.Start("fill", total, progress.Bytes)
 	var counter measure.Counter
 	counter.Start(time.Second)
