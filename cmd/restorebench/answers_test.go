@@ -223,13 +223,18 @@ func TestPlanAsJSON(t *testing.T) {
 	text, _, _ := cli(t, args...)
 	out, _, _ := cli(t, append(args, "--format", "json")...)
 	var doc struct {
-		Runs    []struct{ RunID string }
+		Runs []struct {
+			RunID string `json:"run_id"`
+		}
 		Answers []struct {
-			Question, Value string
-			Checks          []struct {
-				RTOSeconds, MarginSeconds float64
-				Meets, AtLeast            bool
-				Verdict                   string
+			Question string `json:"question"`
+			Value    string `json:"text"`
+			Checks   []struct {
+				RTOSeconds    float64 `json:"rto_seconds"`
+				MarginSeconds float64 `json:"margin_seconds"`
+				Meets         bool    `json:"meets"`
+				AtLeast       bool    `json:"at_least"`
+				Verdict       string  `json:"text"`
 			}
 		}
 	}

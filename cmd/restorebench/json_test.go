@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// savedRun is a run saved under testdata/results, as an absolute path (cli
+// runs in a temporary directory).
+func savedRun(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "results", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// decodeDoc decodes a JSON document for a script would: into generic maps,
+// failing unless it names schema and no key anywhere has an upper-case
+// letter (a Go field name left unnamed).
+func decodeDoc(t *testing.T, out, schema string) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if doc["schema"] != schema {
+		t.Errorf("schema %v, want %q", doc["schema"], schema)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if strings.IndexFunc(k, unicode.IsUpper) >= 0 || strings.ContainsAny(k, " -") {
+					t.Errorf("key %s.%s is not snake_case", path, k)
+				}
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(path+"[]", x)
+			}
+		}
+	}
+	walk("", doc)
+	return doc
+}
+
+// TestPlanJSONForScripts: plan --format json on a saved run gives each
+// answer a stable id and its figure as a number with its unit, beside the
+// sentence the text shows; the checks in seconds; the rate in numbers;
+// and snake_case keys throughout, under a versioned schema.
+func TestPlanJSONForScripts(t *testing.T) {
+	args := []string{"plan", "--from", savedRun(t, "capacity"), "--state", "50GB", "--partitions", "16", "--instances", "4",
+		"--standbys", "1", "--rto", "2m"}
+	text, _, _ := cli(t, args...)
+	out, _, _ := cli(t, append(args, "--format", "json")...)
+	doc := decodeDoc(t, out, "restorebench.plan/v1")
+	answers, _ := doc["answers"].([]any)
+	if len(answers) == 0 {
+		t.Fatalf("no answers:\n%s", out)
+	}
+	byID := map[string]map[string]any{}
+	for _, x := range answers {
+		a := x.(map[string]any)
+		id, _ := a["id"].(string)
+		if id == "" {
+			t.Errorf("answer %q has no id", a["question"])
+		}
+		byID[id] = a
+		if !strings.Contains(text, a["question"].(string)+"\n  = "+a["text"].(string)) {
+			t.Errorf("%s: %q = %q is not the text's", id, a["question"], a["text"])
+		}
+		if id == "standby_needed" || id == "standby_keeps_up" { // a verdict per objective, a yes or no: no one figure
+			continue
+		}
+		if _, ok := a["value"].(float64); !ok || a["unit"] == "" {
+			t.Errorf("%s: value %v unit %v, want a number and its unit", id, a["value"], a["unit"])
+		}
+	}
+	for id, unit := range map[string]string{"cold_restore_rate": "bytes_per_second", "largest_task_within_rto": "bytes",
+		"partitions_needed": "count", "cold_restore_task": "seconds", "cold_restore_instance": "seconds",
+		"instances_needed": "count", "disk_per_instance": "bytes", "recovery_without_standby": "seconds", "standby_needed": ""} {
+		a := byID[id]
+		if a == nil {
+			t.Errorf("no answer %s", id)
+			continue
+		}
+		if a["unit"] != unit {
+			t.Errorf("%s: unit %v, want %q", id, a["unit"], unit)
+		}
+	}
+	inst := byID["cold_restore_instance"]
+	if v, lo, hi := inst["value"].(float64), inst["interval_low"].(float64), inst["interval_high"].(float64); !(lo < v && v < hi) ||
+		inst["beyond_factor"].(float64) <= 1 || inst["extrapolated"] != true {
+		t.Errorf("cold_restore_instance: %v", inst)
+	}
+	checks := inst["checks"].([]any)
+	c := checks[0].(map[string]any)
+	if len(checks) != 1 || c["rto_seconds"] != 120.0 || c["margin_seconds"] == nil || !strings.Contains(text, c["text"].(string)) {
+		t.Errorf("cold_restore_instance's checks: %v", checks)
+	}
+	if p := byID["partitions_needed"]; p["rto_seconds"] != 120.0 || !strings.Contains(p["text"].(string), "at least") {
+		t.Errorf("partitions_needed: %v", p)
+	}
+	rate := doc["rate"].(map[string]any)
+	if r, ok := rate["bytes_per_second_per_thread"].(float64); !ok || r != byID["cold_restore_rate"]["value"] {
+		t.Errorf("rate %v", rate)
+	}
+	if _, ok := rate["overhead_seconds"].(float64); !ok {
+		t.Errorf("rate %v: no overhead_seconds", rate)
+	}
+	if u := doc["unanswered"].([]any); len(u) != 1 || u[0].(map[string]any)["reason"] == "" {
+		t.Errorf("unanswered %v", u)
+	}
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/capacity"
+)
+
+// TestPlanJSONCostAndNotFinite: a rate from a restore cost is written as
+// its terms in numbers, one row per shape; and a figure that is NaN or
+// ±Inf (a rate from too few restores, a residual over a zero fit) is
+// written as null, never failing the document.
+func TestPlanJSONCostAndNotFinite(t *testing.T) {
+	s := &capacity.Setup{Cases: []string{"shapes"}}
+	cost := &capacity.Cost{Setups: []*capacity.Setup{s}, Threads: 2, Fixed: 0.6, PerRecord: 1.9e-6, PerByte: 3.1e-9,
+		Terms: []string{"restore", "record", "byte"}, Residual: math.NaN(), SpreadLo: 0.9, SpreadHi: 1.1,
+		Shapes: []capacity.ShapeResidual{{Setup: s, Shape: capacity.ChangelogShape{RecordsPerKey: 1, BytesPerRecord: 72},
+			Restores: 3, Measured: 2, Fitted: 0}}}
+	rate := &capacity.Rate{Setup: s, Threads: 2, PerThread: math.NaN(), Overhead: 0.6, Cost: cost, RecordBytes: 500,
+		Lo: math.Inf(1), SpreadLo: 0.9, SpreadHi: 1.1}
+	e := capacity.Estimate{Value: math.Inf(1), Lo: math.NaN(), Hi: 2, Beyond: math.NaN()}
+	a := &capacity.Analysis{Rate: rate, Answers: []capacity.Answer{
+		{ID: "cold_restore_task", Question: "q", Value: "v", Estimate: &e, EstimateUnit: capacity.UnitSeconds,
+			Checks: []capacity.Check{{RTO: 2 * time.Minute, Margin: math.Inf(-1)}}},
+		{ID: "partitions_needed", Question: "p", Value: "at least ?", Number: math.NaN(), NumberUnit: capacity.UnitCount, RTO: time.Minute},
+	}}
+	var out bytes.Buffer
+	if err := NewPlanJSONReporter(a)(&out); err != nil {
+		t.Fatalf("encoding: %v", err)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Rate   struct {
+			PerThread *float64 `json:"bytes_per_second_per_thread"`
+			Overhead  float64  `json:"overhead_seconds"`
+			Min       *float64 `json:"measured_min_bytes_per_thread"`
+			Record    float64  `json:"record_bytes"`
+			Cost      struct {
+				Fixed     float64  `json:"fixed_seconds"`
+				PerRecord float64  `json:"seconds_per_record"`
+				PerByte   float64  `json:"seconds_per_byte"`
+				Residual  *float64 `json:"residual_rms"`
+				Shapes    []struct {
+					BytesPerRecord float64  `json:"bytes_per_record"`
+					Measured       float64  `json:"measured_seconds"`
+					Percent        *float64 `json:"residual_percent"`
+				} `json:"shapes"`
+			} `json:"cost"`
+		} `json:"rate"`
+		Answers []struct {
+			Value  *float64 `json:"value"`
+			Unit   string   `json:"unit"`
+			Lo     *float64 `json:"interval_low"`
+			Hi     *float64 `json:"interval_high"`
+			Beyond *float64 `json:"beyond_factor"`
+			RTO    *float64 `json:"rto_seconds"`
+			Checks []struct {
+				Margin *float64 `json:"margin_seconds"`
+			} `json:"checks"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	c := doc.Rate.Cost
+	if doc.Schema != PlanSchema || c.Fixed != 0.6 || c.PerRecord != 1.9e-6 || c.PerByte != 3.1e-9 || len(c.Shapes) != 1 ||
+		c.Shapes[0].BytesPerRecord != 72 || c.Shapes[0].Measured != 2 || doc.Rate.Overhead != 0.6 || doc.Rate.Record != 500 {
+		t.Errorf("rate: %+v\n%s", doc.Rate, out.String())
+	}
+	if doc.Rate.PerThread != nil || doc.Rate.Min != nil || c.Residual != nil || c.Shapes[0].Percent != nil {
+		t.Errorf("NaN or Inf written as a number:\n%s", out.String())
+	}
+	a0, a1 := doc.Answers[0], doc.Answers[1]
+	if a0.Value != nil || a0.Lo != nil || a0.Hi == nil || *a0.Hi != 2 || a0.Beyond != nil || a0.Checks[0].Margin != nil || a0.Unit != "seconds" {
+		t.Errorf("answer with NaN and Inf figures:\n%s", out.String())
+	}
+	if a1.Value != nil || a1.Unit != "count" || a1.RTO == nil || *a1.RTO != 60 {
+		t.Errorf("answer with a NaN number:\n%s", out.String())
+	}
+}
