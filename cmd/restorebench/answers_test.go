@@ -281,11 +281,11 @@ func TestSummaryForScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		RunID string
+		RunID string `json:"run_id"`
 		Cases []struct {
-			Case          string
-			Verified      int
-			MedianSeconds float64
+			Case          string  `json:"case"`
+			Verified      int     `json:"verified"`
+			MedianSeconds float64 `json:"median_restore_seconds"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.RunID != r.RunID || len(doc.Cases) != len(capacitytest.Cases) || doc.Cases[0].Verified != 4 {

@@ -119,3 +119,28 @@ func TestPlanJSONForScripts(t *testing.T) {
 		t.Errorf("unanswered %v", u)
 	}
 }
+
+// TestSummaryJSONForScripts: summary --format json on a saved run gives
+// each cold case's figures as numbers with their units in their names,
+// under a versioned schema, and snake_case keys throughout.
+func TestSummaryJSONForScripts(t *testing.T) {
+	out, _, err := cli(t, "summary", savedRun(t, "quick"), "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeDoc(t, out, "restorebench.summary/v1")
+	cases, _ := doc["cases"].([]any)
+	if len(cases) == 0 || doc["run_id"] == "" {
+		t.Fatalf("no cases:\n%s", out)
+	}
+	for _, x := range cases {
+		c := x.(map[string]any)
+		if c["verified"].(float64) == 0 {
+			continue
+		}
+		lo, med, hi := c["min_restore_seconds"].(float64), c["median_restore_seconds"].(float64), c["max_restore_seconds"].(float64)
+		if !(0 < lo && lo <= med && med <= hi) || c["median_records_per_second"].(float64) <= 0 || c["median_mb_per_second"].(float64) <= 0 {
+			t.Errorf("case %v: %v", c["case"], c)
+		}
+	}
+}

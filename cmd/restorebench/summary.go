@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -151,14 +150,6 @@ func printRestoresCSV(w io.Writer, res *runs.Results) error {
 	return cw.Error()
 }
 
-// summaryJSON is summary's table for scripts: the cold restores' per-case
-// medians (runs.Summarize), and whether the run is partial and why.
-type summaryJSON struct {
-	RunID   string
-	Partial string `json:",omitempty"`
-	Cases   []runs.CaseSummary
-}
-
 func newSummaryCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
@@ -191,9 +182,7 @@ func newSummaryCmd() *cobra.Command {
 					return err
 				}
 			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(summaryJSON{RunID: res.RunID, Partial: res.IncompleteReason(), Cases: runs.Summarize(res.ColdRestores())}); err != nil {
+				if err := rpt.NewSummaryJSONReporter(res, path)(cmd.OutOrStdout()); err != nil {
 					return err
 				}
 			default:
