@@ -22,7 +22,7 @@ type compareFlags struct {
 }
 
 func (f *compareFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or benchfmt")
+	fl.StringVar(&f.format, "format", "table", "output format: table, markdown, json (for scripts: docs/json.md) or benchfmt")
 	f.out.register(fl)
 	fl.StringVar(&f.baseline, "baseline", "", "with one results file, the case the others are compared with (default: the file's first case)")
 	fl.StringVar(&f.baselineVersion, "baseline-version", "", "with one results file, compare each kafka-streams case on "+
@@ -47,6 +47,9 @@ case). When that file's records ran several Kafka Streams versions (the
 versions profile) and --baseline is not given, it compares each case on each
 version with the same case (same settings and step) on --baseline-version
 (default 4.4.0) instead.
+
+--format json writes the same comparison as one JSON document for scripts
+(schema restorebench.compare/v1, described in docs/json.md).
 
 --format benchfmt writes Go benchmark-format lines, one per verified repeat, for
 benchstat:
@@ -73,9 +76,9 @@ Within one run, 'benchstat -col /case FILE' puts the cases side by side.`,
 // (compareRuns).
 func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	switch f.format {
-	case "table", "markdown", "benchfmt":
+	case "table", "markdown", "json", "benchfmt":
 	default:
-		return fmt.Errorf("--format %q: want table, markdown or benchfmt", f.format)
+		return fmt.Errorf("--format %q: want table, markdown, json or benchfmt", f.format)
 	}
 	if err := f.out.check(cmd); err != nil {
 		return err
@@ -185,8 +188,11 @@ func compareRuns(w io.Writer, paths []string, loaded []*runs.Results, format str
 }
 
 func report(c *compare.Comparison, format string) compare.Reporter {
-	if format == "markdown" {
+	switch format {
+	case "markdown":
 		return compare.NewMarkdownReporter(c)
+	case "json":
+		return compare.NewJSONReporter(c)
 	}
 	return compare.NewTableReporter(c)
 }

@@ -144,3 +144,45 @@ func TestSummaryJSONForScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareJSONForScripts: compare --format json, of one run's cases and
+// of two runs, gives each metric's figures on both sides as numbers with
+// the metric's unit, the change and the verdict as an id beside its words,
+// under a versioned schema, and snake_case keys throughout.
+func TestCompareJSONForScripts(t *testing.T) {
+	for _, args := range [][]string{{savedRun(t, "quick")}, {savedRun(t, "quick"), savedRun(t, "capacity")}} {
+		out, _, err := cli(t, append([]string{"compare", "--format", "json"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		doc := decodeDoc(t, out, "restorebench.compare/v1")
+		rows, _ := doc["rows"].([]any)
+		if len(rows) == 0 {
+			t.Fatalf("%v: no rows:\n%s", args, out)
+		}
+		numbers := 0
+		for _, x := range rows {
+			for _, y := range x.(map[string]any)["metrics"].([]any) {
+				m := y.(map[string]any)
+				if m["unit"] == "" || m["verdict"] == "" || m["text"] == "" {
+					t.Errorf("%v: metric %v", args, m)
+				}
+				for _, side := range []string{"base", "other"} {
+					s := m[side].(map[string]any)
+					_, ok := s["median"].(float64)
+					if ok != (s["n"].(float64) > 0) {
+						t.Errorf("%v: %s of %v: median %v over n %v", args, side, m["metric"], s["median"], s["n"])
+					}
+					if ok {
+						numbers++
+					}
+				}
+			}
+		}
+		if numbers == 0 {
+			t.Errorf("%v: no figure on either side:\n%s", args, out)
+		}
+	}
+	_, _, err := cli(t, "compare", "--format", "yaml", savedRun(t, "quick"))
+	wantErr(t, "--format yaml", err, "--format", "json")
+}
