@@ -111,14 +111,17 @@ type PlanCalibration struct {
 	Fit                         *PlanFactorFit `json:"fit"`
 }
 
-// PlanFactorFit is a calibration curve's fit: factor = intercept + slope ×
-// ln(bytes / reference_bytes), over pairs repeat pairs.
+// PlanFactorFit is a calibration curve's fit over pairs repeat pairs, in
+// its form: "log-size", factor = intercept + slope × ln(bytes /
+// reference_bytes), or "inverse-size", factor = intercept + slope ×
+// reference_bytes / bytes.
 type PlanFactorFit struct {
-	Intercept      num `json:"intercept"`
-	Slope          num `json:"slope"`
-	PerDoubling    num `json:"per_doubling"`
-	ReferenceBytes num `json:"reference_bytes"`
-	Pairs          int `json:"pairs"`
+	Form           string `json:"form"`
+	Intercept      num    `json:"intercept"`
+	Slope          num    `json:"slope"`
+	PerDoubling    num    `json:"per_doubling"`
+	ReferenceBytes num    `json:"reference_bytes"`
+	Pairs          int    `json:"pairs"`
 }
 
 // PlanRate is the cold-restore rate the answers rest on: its per-thread
@@ -231,7 +234,7 @@ func planCalibration(f *capacity.AppliedFactor) *PlanCalibration {
 		BeyondFactor: num(f.Beyond), Setting: c.Setting, Shape: c.Shape, Sizes: c.Sizes(),
 		CalibratedMinBytesPerThread: num(c.MinBytes()), CalibratedMaxBytesPerThread: num(c.MaxBytes()), Match: f.Match}
 	if fit := c.Fit; fit != nil {
-		out.Fit = &PlanFactorFit{Intercept: num(fit.Intercept), Slope: num(fit.Slope), PerDoubling: num(fit.PerDoubling()),
+		out.Fit = &PlanFactorFit{Form: string(fit.Form), Intercept: num(fit.Intercept), Slope: num(fit.Slope), PerDoubling: num(fit.PerDoubling()),
 			ReferenceBytes: num(capacity.FactorFitReference), Pairs: fit.N}
 	}
 	return out

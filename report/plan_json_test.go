@@ -82,3 +82,24 @@ func TestPlanJSONCostAndNotFinite(t *testing.T) {
 		t.Errorf("answer with a NaN number:\n%s", out.String())
 	}
 }
+
+// TestPlanJSONCalibration: a calibrated estimate carries its factor, the
+// factor's interval and the sizes and fit it rests on, in numbers.
+func TestPlanJSONCalibration(t *testing.T) {
+	curve := &capacity.CalibrationCurve{Setting: "threads=1", Shape: "uniform",
+		Points: []capacity.CalibrationPoint{{Bytes: 128e6}, {Bytes: 1e9}},
+		Fit:    &capacity.FactorFit{Form: capacity.FormLogSize, Intercept: 1.2, Slope: -0.03, N: 8, Sizes: 2}}
+	e := capacity.Estimate{Value: 100, Lo: 90, Hi: 115, Beyond: 1,
+		Factor: &capacity.AppliedFactor{Curve: curve, Bytes: 7e8, Value: 1.21, Lo: 1.15, Hi: 1.3, SpreadLo: 0.04, SpreadHi: 0.05, Residual: 0.02, Beyond: 1}}
+	a := &capacity.Analysis{Answers: []capacity.Answer{{ID: "cold_restore_task", Question: "q", Value: "v", Estimate: &e, EstimateUnit: capacity.UnitSeconds}}}
+	doc := NewPlanJSON(a)
+	c := doc.Answers[0].Calibration
+	if c == nil || c.Factor != 1.21 || c.FactorLow != 1.15 || c.FactorHigh != 1.3 || c.BytesPerThread != 7e8 || c.Sizes != 2 ||
+		c.CalibratedMinBytesPerThread != 128e6 || c.CalibratedMaxBytesPerThread != 1e9 || c.Fit == nil || c.Fit.Form != "log-size" ||
+		c.Fit.Pairs != 8 || c.Fit.ReferenceBytes != 1e9 || float64(c.Fit.PerDoubling) != curve.Fit.PerDoubling() {
+		t.Errorf("calibration %+v (fit %+v)", c, c.Fit)
+	}
+	if doc.Rate != nil || len(doc.Runs) != 0 || doc.Unanswered == nil {
+		t.Errorf("without a rate or runs: rate %v, runs %v, unanswered %v", doc.Rate, doc.Runs, doc.Unanswered)
+	}
+}
