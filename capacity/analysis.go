@@ -137,7 +137,7 @@ func (a *Analysis) rateAtShape() {
 	if c == nil {
 		return
 	}
-	r := c.RateAt(d.BytesPerRecord)
+	r := c.RateAt(d.BytesPerRecord, d.RecordsPerKey)
 	if r.Setup.Params.Engine == config.EngineModel {
 		r.calibrate(a.Calibration)
 	}

@@ -13,15 +13,18 @@ import (
 
 // Cost is what a cold restore costs one stream thread, as a function of
 // what its changelog holds rather than of its bytes alone, fitted over the
-// restores of several changelog shapes (record sizes) under one setting on
-// one host:
+// restores of several changelog shapes (record sizes, records per key)
+// under one setting on one host:
 //
 //	Seconds = Fixed + PerRecord × records + PerByte × key+value bytes
+//	        + PerOverwrite × (records − live keys)
 //
-// (records and bytes one thread restores). A restore of small records costs
-// per record (decoding, a WriteBatch entry, a memtable insert), one of large
-// records per byte: an MB/s measured on 500-byte records says nothing of a
-// changelog of 12-byte ones, a Cost does. Setups of one setting differ only
+// (records, bytes and overwrites one thread restores). A restore of small
+// records costs per record (decoding, a WriteBatch entry, a memtable
+// insert), one of large records per byte, and a record that a later one of
+// its key replaces or deletes costs RocksDB again in flushes and
+// compactions: an MB/s measured on 500-byte records of fresh keys says
+// nothing of a changelog of 12-byte updates to a few keys, a Cost does. Setups of one setting differ only
 // in the changelog shape (Setups keys them by it); a Cost puts them back
 // together.
 type Cost struct {
@@ -31,10 +34,13 @@ type Cost struct {
 	// over the setups): records and bytes are per thread.
 	Threads int
 	// Fixed is in seconds a restore, PerRecord in seconds a record,
-	// PerByte in seconds a byte. A term the fit dropped (its coefficient
+	// PerByte in seconds a byte, PerOverwrite in seconds a record that
+	// leaves no live key (replaced by a later record of its key, or a
+	// tombstone or a deleted one). A term the fit dropped (its coefficient
 	// came out negative, which no restore costs) is 0 and absent from Terms.
-	Fixed, PerRecord, PerByte float64
-	// Terms are the terms the fit kept, of "restore", "record", "byte".
+	Fixed, PerRecord, PerByte, PerOverwrite float64
+	// Terms are the terms the fit kept, of "restore", "record", "byte",
+	// "overwrite".
 	Terms []string
 	// Obs are the restores fitted.
 	Obs []Obs
@@ -136,61 +142,102 @@ func FitCost(setups []*Setup) (*Cost, error) {
 	if !(hi >= minCostShapeRatio*lo) {
 		return nil, ErrNoCost
 	}
-	t := float64(c.Threads)
-	xs := make([][3]float64, len(c.Obs))
+	xs := make([][costColumns]float64, len(c.Obs))
 	ys := make([]float64, len(c.Obs))
 	for i, o := range c.Obs {
-		xs[i] = [3]float64{1, float64(o.Restore.Records) / t, float64(o.Restore.Bytes) / t}
+		xs[i] = c.columns(o)
 		ys[i] = o.Seconds
 	}
 	coef, terms, ok := bestNonNegativeFit(xs, ys)
 	if !ok {
 		return nil, fmt.Errorf("no restore cost with positive terms fits the %d restores of %s", len(c.Obs), setups[0].Label())
 	}
-	c.Fixed, c.PerRecord, c.PerByte = coef[0], coef[1], coef[2]
+	c.Fixed, c.PerRecord, c.PerByte, c.PerOverwrite = coef[0], coef[1], coef[2], coef[3]
 	c.Terms = terms
 	c.residuals()
 	return c, nil
 }
 
+// costColumns is how many terms a Cost's fit has.
+const costColumns = 4
+
 // costTerms names the columns of a Cost's fit.
-var costTerms = [3]string{"restore", "record", "byte"}
+var costTerms = [costColumns]string{"restore", "record", "byte", "overwrite"}
+
+// columns are a restore's regressors, per thread: 1, records, bytes, and
+// the records that left no live key.
+func (c *Cost) columns(o Obs) [costColumns]float64 {
+	t := float64(c.Threads)
+	keys, _ := o.Restore.Verification.Totals()
+	over := math.Max(0, float64(o.Restore.Records-keys))
+	return [costColumns]float64{1, float64(o.Restore.Records) / t, float64(o.Restore.Bytes) / t, over / t}
+}
 
 // bestNonNegativeFit fits ys against the columns of xs over every subset
-// of them that holds a record or a byte term, richest first, and returns
-// the first whose coefficients are all non-negative and whose system is
-// not singular.
-func bestNonNegativeFit(xs [][3]float64, ys []float64) (coef [3]float64, terms []string, ok bool) {
-	subsets := [][]int{{0, 1, 2}, {1, 2}, {0, 1}, {0, 2}, {1}, {2}}
-	for _, cols := range subsets {
-		c, solved := weightedLeastSquares(xs, ys, cols)
-		if !solved {
-			continue
+// of them that holds a record or a byte term, and returns, of the subsets
+// with the most terms whose coefficients all come out non-negative (and
+// whose system is not singular), the one that fits best.
+func bestNonNegativeFit(xs [][costColumns]float64, ys []float64) (coef [costColumns]float64, terms []string, ok bool) {
+	for size := costColumns; size >= 1 && !ok; size-- {
+		best := math.Inf(1)
+		for mask := 1; mask < 1<<costColumns; mask++ {
+			var cols []int
+			for j := range costColumns {
+				if mask&(1<<j) != 0 {
+					cols = append(cols, j)
+				}
+			}
+			if len(cols) != size || mask&0b110 == 0 {
+				continue
+			}
+			c, solved := weightedLeastSquares(xs, ys, cols)
+			if !solved || anyNegative(c, cols) {
+				continue
+			}
+			if sse := relativeSSE(xs, ys, c); sse < best {
+				best, coef, ok = sse, c, true
+				terms = terms[:0]
+				for _, j := range cols {
+					terms = append(terms, costTerms[j])
+				}
+			}
 		}
-		neg := false
-		for _, j := range cols {
-			neg = neg || c[j] < 0
-		}
-		if neg {
-			continue
-		}
-		terms = terms[:0]
-		for _, j := range cols {
-			terms = append(terms, costTerms[j])
-		}
-		return c, terms, true
 	}
-	return coef, nil, false
+	return coef, terms, ok
+}
+
+// anyNegative reports whether a coefficient of cols is below zero.
+func anyNegative(c [costColumns]float64, cols []int) bool {
+	for _, j := range cols {
+		if c[j] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// relativeSSE is the sum of squared relative errors of the fit c.
+func relativeSSE(xs [][costColumns]float64, ys []float64, c [costColumns]float64) float64 {
+	var sse float64
+	for i, x := range xs {
+		var p float64
+		for j := range costColumns {
+			p += c[j] * x[j]
+		}
+		d := (ys[i] - p) / ys[i]
+		sse += d * d
+	}
+	return sse
 }
 
 // weightedLeastSquares solves the normal equations of ys against the
 // columns cols of xs, each row weighted by 1/y² (least squares on relative
 // error), by Gaussian elimination with partial pivoting. It reports false
 // when the system is singular (the columns cannot be told apart).
-func weightedLeastSquares(xs [][3]float64, ys []float64, cols []int) (coef [3]float64, ok bool) {
+func weightedLeastSquares(xs [][costColumns]float64, ys []float64, cols []int) (coef [costColumns]float64, ok bool) {
 	n := len(cols)
-	var a [3][4]float64
-	var scale [3]float64 // columns scaled to unit size, so records and bytes condition alike
+	var a [costColumns][costColumns + 1]float64
+	var scale [costColumns]float64 // columns scaled to unit size, so records and bytes condition alike
 	for k, j := range cols {
 		for i := range xs {
 			scale[k] = math.Max(scale[k], math.Abs(xs[i][j]))
@@ -244,38 +291,80 @@ func (c *Cost) residuals() {
 		sq += d * d
 	}
 	c.Residual = math.Sqrt(sq / float64(len(c.Obs)))
-	for _, s := range c.Setups {
-		var meas, fit []float64
-		for _, o := range s.Obs {
-			if o.Seconds > 0 && o.Restore.Records > 0 {
-				meas, fit = append(meas, o.Seconds), append(fit, c.fitted(o))
-			}
+	// A row per shape: the restores of one record size and records per
+	// key (a Setup may hold several records per key: its fills differ in
+	// key count, which a size sweep changes too).
+	rows := map[string]*ShapeResidual{}
+	var order []string
+	meas, fit := map[string][]float64{}, map[string][]float64{}
+	for _, o := range c.Obs {
+		sh := shapeOfObs([]Obs{o})
+		k := fmt.Sprintf("%.3g|%.2g", sh.BytesPerRecord, sh.RecordsPerKey)
+		if rows[k] == nil {
+			rows[k] = &ShapeResidual{Setup: c.setupOf(o), Shape: sh}
+			order = append(order, k)
 		}
-		if len(meas) == 0 {
-			continue
-		}
-		c.Shapes = append(c.Shapes, ShapeResidual{Setup: s, Shape: shapeOfObs(s.Obs), Restores: len(meas),
-			Measured: runs.Median(meas), Fitted: runs.Median(fit)})
+		rows[k].Restores++
+		meas[k], fit[k] = append(meas[k], o.Seconds), append(fit[k], c.fitted(o))
 	}
-	sort.SliceStable(c.Shapes, func(i, j int) bool { return c.Shapes[i].Shape.BytesPerRecord < c.Shapes[j].Shape.BytesPerRecord })
+	for _, k := range order {
+		r := rows[k]
+		r.Measured, r.Fitted = runs.Median(meas[k]), runs.Median(fit[k])
+		c.Shapes = append(c.Shapes, *r)
+	}
+	sort.SliceStable(c.Shapes, func(i, j int) bool {
+		a, b := c.Shapes[i].Shape, c.Shapes[j].Shape
+		if a.BytesPerRecord != b.BytesPerRecord {
+			return a.BytesPerRecord < b.BytesPerRecord
+		}
+		return a.RecordsPerKey < b.RecordsPerKey
+	})
+}
+
+// setupOf is the Cost's setup holding o.
+func (c *Cost) setupOf(o Obs) *Setup {
+	for _, s := range c.Setups {
+		if s.holds(o) {
+			return s
+		}
+	}
+	return c.Setups[0]
 }
 
 // fitted is the Cost's seconds for the restore o measured.
 func (c *Cost) fitted(o Obs) float64 {
-	t := float64(c.Threads)
-	return c.Seconds(float64(o.Restore.Records)/t, float64(o.Restore.Bytes)/t)
+	x := c.columns(o)
+	return c.Seconds(x[1], x[2], x[3])
 }
 
 // Seconds is the fitted time for one thread to restore records holding
-// bytes of key+value.
-func (c *Cost) Seconds(records, bytes float64) float64 {
-	return c.Fixed + c.PerRecord*records + c.PerByte*bytes
+// bytes of key+value, overwrites of them leaving no live key.
+func (c *Cost) Seconds(records, bytes, overwrites float64) float64 {
+	return c.Fixed + c.PerRecord*records + c.PerByte*bytes + c.PerOverwrite*overwrites
 }
 
 // PerThreadRate is the bytes a second one thread restores of a changelog
-// of bytesPerRecord, once the fixed cost is paid.
-func (c *Cost) PerThreadRate(bytesPerRecord float64) float64 {
-	return 1 / (c.PerRecord/bytesPerRecord + c.PerByte)
+// of bytesPerRecord and recordsPerKey, once the fixed cost is paid.
+func (c *Cost) PerThreadRate(bytesPerRecord, recordsPerKey float64) float64 {
+	return 1 / ((c.PerRecord+c.PerOverwrite*overwriteShare(recordsPerKey))/bytesPerRecord + c.PerByte)
+}
+
+// overwriteShare is the share of a changelog's records that leave no live
+// key at recordsPerKey: 1 − 1/recordsPerKey (0 at one record per key).
+func overwriteShare(recordsPerKey float64) float64 {
+	if recordsPerKey <= 1 {
+		return 0
+	}
+	return 1 - 1/recordsPerKey
+}
+
+// RecordsPerKeyRange bounds the records per live key of the shapes fitted.
+func (c *Cost) RecordsPerKeyRange() (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, s := range c.Shapes {
+		lo, hi = math.Min(lo, s.Shape.RecordsPerKey), math.Max(hi, s.Shape.RecordsPerKey)
+	}
+	return lo, hi
 }
 
 // RecordSizes bound the bytes per record of the restores fitted.
@@ -300,6 +389,9 @@ func (c *Cost) Equation() string {
 	}
 	if c.PerByte > 0 {
 		parts = append(parts, formatTiny(c.PerByte*1e6)+" a MB")
+	}
+	if c.PerOverwrite > 0 {
+		parts = append(parts, formatTiny(c.PerOverwrite)+" a record overwritten")
 	}
 	if c.Fixed > 0 {
 		parts = append(parts, FormatSeconds(c.Fixed)+" a restore")
@@ -332,16 +424,17 @@ func (c *Cost) Label() string { return c.Setups[0].Label() }
 // a record), off by 6% rms (−9% to +11%); per shape: …".
 func (c *Cost) Basis() string {
 	lo, hi := c.RecordSizes()
-	s := fmt.Sprintf("least-squares fit (on relative error) of time to ready against records and bytes a stream thread over %s of %s "+
-		"(%s to %s a record), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
-		Plural(len(c.Obs), "restore"), Plural(len(c.Setups), "changelog shape"), FormatBytes(lo), FormatBytes(hi),
+	rlo, rhi := c.RecordsPerKeyRange()
+	s := fmt.Sprintf("least-squares fit (on relative error) of time to ready against records, bytes and records overwritten "+
+		"a stream thread over %s of %s (%s to %s a record, %.1f to %.1f records per live key), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
+		Plural(len(c.Obs), "restore"), Plural(len(c.Setups), "changelog shape"), FormatBytes(lo), FormatBytes(hi), rlo, rhi,
 		100*c.Residual, 100*(c.SpreadLo-1), 100*(c.SpreadHi-1))
-	if dropped := 3 - len(c.Terms); dropped > 0 {
-		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (it fitted below zero)"
+	if dropped := costColumns - len(c.Terms); dropped > 0 {
+		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (every fit with it gave a term below zero)"
 	}
 	var per []string
 	for _, r := range c.Shapes {
-		per = append(per, fmt.Sprintf("%s a record %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Percent()))
+		per = append(per, fmt.Sprintf("%s a record at %.1f a key %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Shape.RecordsPerKey, r.Percent()))
 	}
 	if len(per) > 0 {
 		s += "; measured against fitted, per shape: " + strings.Join(per, ", ")

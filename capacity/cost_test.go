@@ -12,8 +12,8 @@ import (
 )
 
 // shapeCost is the synthetic shape sweep's cost: 2 µs a record, 5 ms a MB,
-// 0.8 s a restore.
-var shapeCost = capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9}
+// 1 µs a record overwritten, 0.8 s a restore.
+var shapeCost = capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9, PerOverwrite: 1e-6}
 
 func shapeRuns(engine config.Engine, shapes []capacitytest.Shape) []*Run {
 	var out []*Run
@@ -33,19 +33,21 @@ func TestCostRecoversTermsAcrossShapes(t *testing.T) {
 		t.Fatalf("%d costs, want 1 (one setting over %d shapes); setups %d", len(a.Costs), len(capacitytest.ShapeSweep), len(a.Setups))
 	}
 	c := a.Costs[0]
-	if !near(c.PerRecord, 2e-6, 0.05) || !near(c.PerByte, 5e-9, 0.05) || !near(c.Fixed, 0.8, 0.25) {
-		t.Errorf("cost %s (%g s a record, %g s a byte, %g s), want 2 µs a record + 5 ms a MB + 0.8 s", c.Equation(), c.PerRecord, c.PerByte, c.Fixed)
+	if !near(c.PerRecord, 2e-6, 0.05) || !near(c.PerByte, 5e-9, 0.05) || !near(c.PerOverwrite, 1e-6, 0.1) || !near(c.Fixed, 0.8, 0.25) {
+		t.Errorf("cost %s (%g s a record, %g s a byte, %g s an overwrite, %g s), want 2 µs a record + 5 ms a MB + 1 µs an overwrite + 0.8 s",
+			c.Equation(), c.PerRecord, c.PerByte, c.PerOverwrite, c.Fixed)
 	}
 	if c.Residual > 0.03 || c.SpreadLo < 0.95 || c.SpreadHi > 1.05 {
 		t.Errorf("residual %.3f, spread %.3f–%.3f; the noise is ±2%%", c.Residual, c.SpreadLo, c.SpreadHi)
 	}
-	// 64-byte values at 1 and at 20 records per key are one shape to a
-	// Setup (its key is the fill's value sizes, not its key count: a size
-	// sweep changes records per key).
-	if len(c.Shapes) != 4 || c.Shapes[0].Shape.BytesPerRecord != 24 || c.Shapes[3].Shape.BytesPerRecord != 4112 {
-		t.Errorf("per-shape rows %+v, want 4 from 24 B to 4112 B a record", c.Shapes)
+	// 64-byte values at 1 and at 20 records per key are one Setup (its key
+	// is the fill's value sizes, not its key count: a size sweep changes
+	// records per key), but two rows.
+	if len(c.Shapes) != 5 || c.Shapes[0].Shape.BytesPerRecord != 24 || c.Shapes[4].Shape.BytesPerRecord != 4112 ||
+		c.Shapes[2].Shape.RecordsPerKey != 20 {
+		t.Errorf("per-shape rows %+v, want 5 from 24 B to 4112 B a record, 80 B at 1 and 20 records per key", c.Shapes)
 	}
-	for _, want := range []string{"µs a record", "ms a MB", "s a restore"} {
+	for _, want := range []string{"µs a record", "ms a MB", "a record overwritten", "s a restore"} {
 		if !strings.Contains(c.Equation(), want) {
 			t.Errorf("equation %q lacks %q", c.Equation(), want)
 		}
@@ -65,14 +67,18 @@ func TestPlanAtYourRecordSizeUsesTheCost(t *testing.T) {
 	if r == nil || r.Cost == nil {
 		t.Fatalf("rate %+v (%v): want one from the cost", r, a.RateErr)
 	}
-	want := shapeCost.Fixed + shapeCost.PerRecord*state/bpr + shapeCost.PerByte*state
+	// No records per key given: the most measured (20) is assumed.
+	want := shapeCost.Fixed + shapeCost.PerRecord*state/bpr + shapeCost.PerByte*state + shapeCost.PerOverwrite*state/bpr*(1-1.0/20)
+	if !r.RecordsPerKeyAssumed || !strings.Contains(r.Summary(), "ASSUMED") {
+		t.Errorf("rate %q: records per key unknown, the most measured must be assumed and said so", r.Summary())
+	}
 	if got := r.Seconds(state); !near(got.Value, want, 0.05) {
 		t.Errorf("one task of %s at %g B a record: %.1f s, want %.1f s (the cost's terms)", FormatBytes(state), bpr, got.Value, want)
 	}
 	if got := r.Seconds(state); !got.HasInterval() || got.Lo > got.Value || got.Hi < got.Value {
 		t.Errorf("estimate %+v carries no interval around its value", got)
 	}
-	if s := r.Summary(); !strings.Contains(s, "a record") || !strings.Contains(s, "at your 12.7 B a record") {
+	if s := r.Summary(); !strings.Contains(s, "a record") || !strings.Contains(s, "at your 12.7 B a record and 20.0 records per live key") {
 		t.Errorf("rate summary %q does not state the terms and the record size", s)
 	}
 	var warned bool
@@ -91,14 +97,14 @@ func TestPlanAtYourRecordSizeUsesTheCost(t *testing.T) {
 // shape itself the measured rate is kept.
 func TestPlanInsideTheShapesHasNoWarning(t *testing.T) {
 	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
-	a := Analyze(rs, Options{Deployment: Deployment{StateBytes: 1e9, Partitions: 1, BytesPerRecord: 200}})
+	a := Analyze(rs, Options{Deployment: Deployment{StateBytes: 1e9, Partitions: 1, BytesPerRecord: 200, RecordsPerKey: 5}})
 	if a.Rate == nil || a.Rate.Cost == nil {
 		t.Fatalf("rate %+v: want the cost's at 200 B a record", a.Rate)
 	}
 	if w := a.Rate.FarFrom(a.Options.Deployment); w != "" {
 		t.Errorf("200 B a record lies inside 24 B–4.11 kB, yet: %s", w)
 	}
-	want := 1 / (shapeCost.PerRecord/200 + shapeCost.PerByte)
+	want := 1 / ((shapeCost.PerRecord+shapeCost.PerOverwrite*0.8)/200 + shapeCost.PerByte)
 	if !near(a.Rate.PerThread, want, 0.05) {
 		t.Errorf("rate at 200 B a record %s, want %s", FormatRate(a.Rate.PerThread), FormatRate(want))
 	}

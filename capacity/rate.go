@@ -50,17 +50,29 @@ type Rate struct {
 	// is zero, and every answer states the Cost's terms.
 	Cost        *Cost
 	RecordBytes float64
+	// RecordsPerKey is the deployment's records per live key the Cost was
+	// evaluated at; RecordsPerKeyAssumed says the deployment gave none and
+	// the most the Cost was fitted over was taken (the slower side).
+	RecordsPerKey        float64
+	RecordsPerKeyAssumed bool
 }
 
-// RateAt is the Cost evaluated at a changelog of bytesPerRecord: a Rate
-// whose bytes a second are those of that record size (1 / (PerRecord /
-// bytesPerRecord + PerByte)) and whose fixed cost is the Cost's. Its
-// restores are the Cost's, those of the shape nearest in record size first
-// (a model Cost is calibrated by that shape's curve).
-func (c *Cost) RateAt(bytesPerRecord float64) *Rate {
+// RateAt is the Cost evaluated at a changelog of bytesPerRecord and
+// recordsPerKey (0 when unknown: the most the Cost was fitted over is
+// taken, and the Rate says so): a Rate whose bytes a second are those of
+// that shape and whose fixed cost is the Cost's. Its restores are the
+// Cost's, those of the shape nearest in record size first (a model Cost
+// is calibrated by that shape's curve).
+func (c *Cost) RateAt(bytesPerRecord, recordsPerKey float64) *Rate {
+	assumed := false
+	if recordsPerKey <= 0 {
+		_, recordsPerKey = c.RecordsPerKeyRange()
+		assumed = c.PerOverwrite > 0
+	}
 	near := c.nearest(bytesPerRecord)
-	r := &Rate{Setup: near, Threads: c.Threads, PerThread: c.PerThreadRate(bytesPerRecord), Overhead: c.Fixed,
-		SpreadLo: c.SpreadLo, SpreadHi: c.SpreadHi, Cost: c, RecordBytes: bytesPerRecord, Lo: math.Inf(1)}
+	r := &Rate{Setup: near, Threads: c.Threads, PerThread: c.PerThreadRate(bytesPerRecord, recordsPerKey), Overhead: c.Fixed,
+		SpreadLo: c.SpreadLo, SpreadHi: c.SpreadHi, Cost: c, RecordBytes: bytesPerRecord, Lo: math.Inf(1),
+		RecordsPerKey: recordsPerKey, RecordsPerKeyAssumed: assumed}
 	r.Obs = append(r.Obs, near.Obs...)
 	for _, o := range c.Obs {
 		if o.Run != nil && !near.holds(o) {
@@ -306,7 +318,12 @@ func (r *Rate) spreadHi() float64 {
 func (r *Rate) Summary() string {
 	s := FormatRate(r.PerThread) + " per stream thread"
 	if r.Cost != nil {
-		s = fmt.Sprintf("%s per stream thread: at your %s a record, %s", r.Cost.Equation(), FormatBytes(r.RecordBytes), s)
+		at := fmt.Sprintf("at your %s a record and %.1f records per live key", FormatBytes(r.RecordBytes), r.RecordsPerKey)
+		if r.RecordsPerKeyAssumed {
+			at = fmt.Sprintf("at your %s a record and %.1f records per live key (ASSUMED: the most measured; give --records-per-key)",
+				FormatBytes(r.RecordBytes), r.RecordsPerKey)
+		}
+		s = fmt.Sprintf("%s per stream thread: %s, %s", r.Cost.Equation(), at, s)
 		if r.Curve != nil {
 			s += ", calibrated to Kafka Streams by " + r.CalibrationText()
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 )
 
 // TestShapesProfile: the built-in shapes profile sweeps 18 fills (8 B
@@ -29,7 +30,7 @@ func TestShapesProfile(t *testing.T) {
 	tombstones := 0
 	for _, s := range p.Shapes {
 		sp := s.Spec
-		if sp.ValueMin != sp.ValueMax || sp.Records == 0 || sp.Records%sp.Keys != 0 || sp.Partitions != 4 {
+		if sp.ValueMin != sp.ValueMax || sp.Records == 0 || sp.KeyOrder != loadgen.KeysUniform || sp.Partitions != 4 {
 			t.Errorf("shape %s: %+v", s.Name, sp)
 		}
 		if (sp.ValueMin == 8) != (sp.KeyWidth() == 8) {
@@ -39,7 +40,16 @@ func TestShapesProfile(t *testing.T) {
 			tombstones++
 		}
 		values[sp.ValueMin]++
-		perKey[sp.Records/sp.Keys]++
+		// Uniform keys: a "1 record per key" shape draws from at least 5
+		// times as many keys as records, a "20" one from a twentieth.
+		switch {
+		case sp.Keys >= 5*sp.Records:
+			perKey[1]++
+		case sp.Records == 20*sp.Keys:
+			perKey[20]++
+		default:
+			t.Errorf("shape %s: %d records over %d keys", s.Name, sp.Records, sp.Keys)
+		}
 		if bytes := sp.Records * int64(sp.KeyWidth()+sp.ValueMin); bytes > 310_000_000 {
 			t.Errorf("shape %s: %d bytes", s.Name, bytes)
 		}

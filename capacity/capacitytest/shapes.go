@@ -20,9 +20,10 @@ type Shape struct {
 var ShapeSweep = []Shape{{8, 1}, {64, 1}, {512, 1}, {4096, 1}, {64, 20}}
 
 // ShapeCost is a restore cost the synthetic shape runs follow: seconds =
-// Fixed + PerRecord × records + PerByte × bytes (one partition, one thread).
+// Fixed + PerRecord × records + PerByte × bytes + PerOverwrite × (records −
+// live keys) (one partition, one thread).
 type ShapeCost struct {
-	Fixed, PerRecord, PerByte float64
+	Fixed, PerRecord, PerByte, PerOverwrite float64
 }
 
 // ShapeRuns is one run per shape of the sweep, each with the Kafka Streams
@@ -46,7 +47,8 @@ func ShapeRuns(engine config.Engine, cost ShapeCost, records int64, shapes []Sha
 				r.Fill = fill
 			}
 			for rep, noise := range []float64{1, 1.02, 0.98} {
-				secs := (cost.Fixed + cost.PerRecord*float64(fill.Records) + cost.PerByte*float64(fill.Bytes)) * noise
+				over := float64(fill.Records - fill.Expected[0].Keys)
+				secs := (cost.Fixed + cost.PerRecord*float64(fill.Records) + cost.PerByte*float64(fill.Bytes) + cost.PerOverwrite*over) * noise
 				rec := restore(Case{Name: "kstreams-default", Modify: func(c *config.Case) { c.Engine = engine }, Fixed: secs, Rate: 1e300,
 					Noise: []float64{1, 1, 1}},
 					rep, fill, start)
