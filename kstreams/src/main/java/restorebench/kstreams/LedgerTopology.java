@@ -18,7 +18,7 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The ledger topology (the domain card's balances): input.topic carries
+ * The ledger topology (account balances): input.topic carries
  * transactions, key = account id (UTF-8), value = 16 bytes big-endian
  * (transaction id, amount in minor units). groupByKey().aggregate(...) keeps
  * per account 16 bytes: balance, then the count of transactions applied, in
