@@ -140,22 +140,27 @@ type PlanRate struct {
 	SpreadHigh                num       `json:"spread_high"`
 	Calibrated                bool      `json:"calibrated"`
 	RecordBytes               *num      `json:"record_bytes"`
+	RecordsPerKey             *num      `json:"records_per_key"`
+	RecordsPerKeyAssumed      bool      `json:"records_per_key_assumed"`
 	Cost                      *PlanCost `json:"cost"`
 }
 
 // PlanCost is a restore cost: seconds = fixed + records × per record +
-// bytes × per byte, per thread.
+// bytes × per byte + overwrites × per overwrite, per thread.
 type PlanCost struct {
-	Equation         string          `json:"equation"`
-	Terms            []string        `json:"terms"`
-	Threads          int             `json:"threads"`
-	FixedSeconds     num             `json:"fixed_seconds"`
-	SecondsPerRecord num             `json:"seconds_per_record"`
-	SecondsPerByte   num             `json:"seconds_per_byte"`
-	ResidualRMS      num             `json:"residual_rms"`
-	SpreadLow        num             `json:"spread_low"`
-	SpreadHigh       num             `json:"spread_high"`
-	Shapes           []PlanCostShape `json:"shapes"`
+	Equation         string   `json:"equation"`
+	Terms            []string `json:"terms"`
+	Threads          int      `json:"threads"`
+	FixedSeconds     num      `json:"fixed_seconds"`
+	SecondsPerRecord num      `json:"seconds_per_record"`
+	SecondsPerByte   num      `json:"seconds_per_byte"`
+	// SecondsPerOverwrite is a record that leaves no live key (replaced
+	// by a later record of its key, or a tombstone or a deleted one).
+	SecondsPerOverwrite num             `json:"seconds_per_overwrite"`
+	ResidualRMS         num             `json:"residual_rms"`
+	SpreadLow           num             `json:"spread_low"`
+	SpreadHigh          num             `json:"spread_high"`
+	Shapes              []PlanCostShape `json:"shapes"`
 }
 
 // PlanCostShape is how the cost fits the restores of one changelog shape.
@@ -181,8 +186,9 @@ func planRate(r *capacity.Rate) *PlanRate {
 		SpreadLow: num(r.SpreadLo), SpreadHigh: num(r.SpreadHi), Calibrated: r.Curve != nil}
 	if c := r.Cost; c != nil {
 		out.RecordBytes = optNum(r.RecordBytes, r.RecordBytes > 0)
+		out.RecordsPerKey, out.RecordsPerKeyAssumed = optNum(r.RecordsPerKey, r.RecordsPerKey > 0), r.RecordsPerKeyAssumed
 		pc := &PlanCost{Equation: c.Equation(), Terms: append([]string{}, c.Terms...), Threads: c.Threads,
-			FixedSeconds: num(c.Fixed), SecondsPerRecord: num(c.PerRecord), SecondsPerByte: num(c.PerByte),
+			FixedSeconds: num(c.Fixed), SecondsPerRecord: num(c.PerRecord), SecondsPerByte: num(c.PerByte), SecondsPerOverwrite: num(c.PerOverwrite),
 			ResidualRMS: num(c.Residual), SpreadLow: num(c.SpreadLo), SpreadHigh: num(c.SpreadHi), Shapes: []PlanCostShape{}}
 		for _, s := range c.Shapes {
 			row := PlanCostShape{RecordsPerKey: num(s.Shape.RecordsPerKey), BytesPerRecord: num(s.Shape.BytesPerRecord),

@@ -16,11 +16,11 @@ import (
 // written as null, never failing the document.
 func TestPlanJSONCostAndNotFinite(t *testing.T) {
 	s := &capacity.Setup{Cases: []string{"shapes"}}
-	cost := &capacity.Cost{Setups: []*capacity.Setup{s}, Threads: 2, Fixed: 0.6, PerRecord: 1.9e-6, PerByte: 3.1e-9,
-		Terms: []string{"restore", "record", "byte"}, Residual: math.NaN(), SpreadLo: 0.9, SpreadHi: 1.1,
+	cost := &capacity.Cost{Setups: []*capacity.Setup{s}, Threads: 2, Fixed: 0.6, PerRecord: 1.9e-6, PerByte: 3.1e-9, PerOverwrite: 4e-7,
+		Terms: []string{"restore", "record", "byte", "overwrite"}, Residual: math.NaN(), SpreadLo: 0.9, SpreadHi: 1.1,
 		Shapes: []capacity.ShapeResidual{{Setup: s, Shape: capacity.ChangelogShape{RecordsPerKey: 1, BytesPerRecord: 72},
 			Restores: 3, Measured: 2, Fitted: 0}}}
-	rate := &capacity.Rate{Setup: s, Threads: 2, PerThread: math.NaN(), Overhead: 0.6, Cost: cost, RecordBytes: 500,
+	rate := &capacity.Rate{Setup: s, Threads: 2, PerThread: math.NaN(), Overhead: 0.6, Cost: cost, RecordBytes: 500, RecordsPerKey: 3,
 		Lo: math.Inf(1), SpreadLo: 0.9, SpreadHi: 1.1}
 	e := capacity.Estimate{Value: math.Inf(1), Lo: math.NaN(), Hi: 2, Beyond: math.NaN()}
 	a := &capacity.Analysis{Rate: rate, Answers: []capacity.Answer{
@@ -39,10 +39,12 @@ func TestPlanJSONCostAndNotFinite(t *testing.T) {
 			Overhead  float64  `json:"overhead_seconds"`
 			Min       *float64 `json:"measured_min_bytes_per_thread"`
 			Record    float64  `json:"record_bytes"`
+			PerKey    float64  `json:"records_per_key"`
 			Cost      struct {
 				Fixed     float64  `json:"fixed_seconds"`
 				PerRecord float64  `json:"seconds_per_record"`
 				PerByte   float64  `json:"seconds_per_byte"`
+				PerOverwr float64  `json:"seconds_per_overwrite"`
 				Residual  *float64 `json:"residual_rms"`
 				Shapes    []struct {
 					BytesPerRecord float64  `json:"bytes_per_record"`
@@ -67,7 +69,7 @@ func TestPlanJSONCostAndNotFinite(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	c := doc.Rate.Cost
-	if doc.Schema != PlanSchema || c.Fixed != 0.6 || c.PerRecord != 1.9e-6 || c.PerByte != 3.1e-9 || len(c.Shapes) != 1 ||
+	if doc.Schema != PlanSchema || c.Fixed != 0.6 || c.PerRecord != 1.9e-6 || c.PerByte != 3.1e-9 || c.PerOverwr != 4e-7 || doc.Rate.PerKey != 3 || len(c.Shapes) != 1 ||
 		c.Shapes[0].BytesPerRecord != 72 || c.Shapes[0].Measured != 2 || doc.Rate.Overhead != 0.6 || doc.Rate.Record != 500 {
 		t.Errorf("rate: %+v\n%s", doc.Rate, out.String())
 	}
