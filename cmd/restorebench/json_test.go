@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/config"
 )
 
 // savedRun is a run saved under testdata/results, as an absolute path (cli
@@ -185,4 +189,34 @@ func TestCompareJSONForScripts(t *testing.T) {
 	}
 	_, _, err := cli(t, "compare", "--format", "yaml", savedRun(t, "quick"))
 	wantErr(t, "--format yaml", err, "--format", "json")
+}
+
+// TestPlanJSONRestoreCost: with runs of several record sizes and the
+// deployment's record size, the rate comes from a restore cost, and the
+// JSON gives its terms in seconds a restore, a record, a byte and an
+// overwrite, close to those the runs were made with, and a row per shape.
+func TestPlanJSONRestoreCost(t *testing.T) {
+	cost := capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9, PerOverwrite: 1e-6}
+	paths := writeRawRuns(t, capacitytest.ShapeRuns(config.EngineKafkaStreams, cost, 1_000_000, capacitytest.ShapeSweep))
+	args := append([]string{"plan", "--state", "10GB", "--partitions", "8", "--record-bytes", "40", "--records-per-key", "2",
+		"--rto", "2m", "--format", "json"}, paths...)
+	out, _, _ := cli(t, args...)
+	doc := decodeDoc(t, out, "restorebench.plan/v1")
+	rate, _ := doc["rate"].(map[string]any)
+	c, _ := rate["cost"].(map[string]any)
+	if c == nil {
+		t.Fatalf("no restore cost:\n%s", out)
+	}
+	for k, want := range map[string]float64{"fixed_seconds": cost.Fixed, "seconds_per_record": cost.PerRecord,
+		"seconds_per_byte": cost.PerByte, "seconds_per_overwrite": cost.PerOverwrite} {
+		if got, ok := c[k].(float64); !ok || math.Abs(got-want) > 0.1*want {
+			t.Errorf("%s %v, want about %v", k, c[k], want)
+		}
+	}
+	if shapes, _ := c["shapes"].([]any); len(shapes) != len(capacitytest.ShapeSweep) {
+		t.Errorf("%d shape rows, want %d", len(shapes), len(capacitytest.ShapeSweep))
+	}
+	if rate["record_bytes"] != 40.0 || rate["records_per_key"] != 2.0 || rate["records_per_key_assumed"] != false {
+		t.Errorf("rate evaluated at %v B a record, %v records a key (assumed %v)", rate["record_bytes"], rate["records_per_key"], rate["records_per_key_assumed"])
+	}
 }
