@@ -62,6 +62,13 @@ type Shape struct {
 	OpenOffsets int64 `json:"open_offsets,omitempty"`
 	// Seconds is how long the read took.
 	Seconds float64 `json:"seconds"`
+	// PrefixOf is, for a read bounded by Options.MaxOffsets, the offsets
+	// the topic held (Offsets then counts only the prefix read: each
+	// partition's first offsets, in proportion to its share); 0 for a
+	// whole read. A prefix is not a sample: it holds the oldest, most
+	// compacted records, so its records per live key understate the
+	// whole topic's.
+	PrefixOf int64 `json:"prefix_of_offsets,omitempty"`
 }
 
 // BytesPerRecord is Bytes over Records.
@@ -95,6 +102,10 @@ type Options struct {
 	Idle time.Duration
 	// MaxKeys overrides the package's MaxKeys (tests).
 	MaxKeys int
+	// MaxOffsets, when positive, bounds the read to about that many
+	// offsets: each partition's first ones, in proportion to its share
+	// of the topic (Shape.PrefixOf says so). 0 reads the whole topic.
+	MaxOffsets int64
 }
 
 // ErrEmpty is returned for a topic that holds no records.
@@ -146,6 +157,16 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	}
 	if len(ranges) == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+	}
+	if o.MaxOffsets > 0 && s.Offsets > o.MaxOffsets {
+		s.PrefixOf, s.Offsets = s.Offsets, 0
+		for p, r := range ranges {
+			if n := max(1, int64(float64(r.To-r.From)*float64(o.MaxOffsets)/float64(s.PrefixOf))); r.From+n < r.To {
+				r.To = r.From + n
+				ranges[p] = r
+			}
+			s.Offsets += r.To - r.From
+		}
 	}
 	k := newKeySet(o.MaxKeys)
 	lastProgress := time.Now()

@@ -111,3 +111,18 @@ func TestReadOfAMissingOrEmptyTopicFails(t *testing.T) {
 		t.Fatalf("err %v, want %v", err, ErrEmpty)
 	}
 }
+
+func TestReadBoundedByMaxOffsetsReadsAPrefix(t *testing.T) {
+	cfg, topic := changelog(t, 3000, 3)
+	s, err := Read(context.Background(), cfg, topic, Options{Idle: time.Second, MaxOffsets: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first round alone, about: each partition's first third.
+	if s.PrefixOf != 9000 || s.Offsets < 2996 || s.Offsets > 3000 || s.Records != s.Offsets {
+		t.Fatalf("shape %+v: want a prefix of about 3000 of 9000 offsets, every one read", s)
+	}
+	if s.Tombstones != 0 || s.RecordsPerKey != 1 {
+		t.Fatalf("a prefix of the first round holds no tombstone and one record a key: %+v", s)
+	}
+}
