@@ -32,7 +32,7 @@ FUZZTIME ?= 2m
 FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
 	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
 
-.PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
+.PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run docs test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
 
 all: build
 
@@ -87,6 +87,11 @@ build: deps
 # run: the quick profile on the embedded broker; results land in results/<run-id>/.
 run: build
 	./$(BIN) run $(PROFILE)
+
+# docs: regenerates the command reference in docs/cli (one page per command,
+# cobra's generator) from the commands themselves; a test fails while it is stale.
+docs: build
+	./$(BIN) gendocs docs/cli
 
 vet: deps
 	$(GO) vet ./...
