@@ -128,7 +128,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd(),
-		newCalibrationCmd(), newReportCmdWith(g), newPlanCmdWith(g), newPredictCmd(), newAgentCmd(g), newGendocsCmd())
+		newCalibrationCmd(), newReportCmdWith(g), newPlanCmdWith(g), newPredictCmd(), newAgentCmd(g), newGendocsCmd(), newAuditCmd(g))
 	return root, g
 }
 

@@ -1,0 +1,590 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/topicshape"
+)
+
+// Schema names the JSON document's version.
+const Schema = "restorebench.audit/v1"
+
+// DefaultAcceptableRecoveryLag is Kafka Streams' acceptable.recovery.lag:
+// a copy of a task within it is caught up, and the assignor moves the
+// task to it at once.
+const DefaultAcceptableRecoveryLag = 10_000
+
+// DefaultSessionTimeout is the consumer's session.timeout.ms default: how
+// long the group takes to notice an instance that died without leaving.
+const DefaultSessionTimeout = 45 * time.Second
+
+// Report is what an audit saw and what it answers.
+type Report struct {
+	Schema      string `json:"schema"`
+	Application string `json:"application_id"`
+	// Group is the consumer group as described; nil when it could not be.
+	Group      *Group      `json:"group"`
+	Changelogs []Changelog `json:"changelogs"`
+	Instances  []*Instance `json:"instances"`
+	// MostCostly is the process id of the instance whose loss costs most
+	// (the longest recovery with a rate, else the most state to restore).
+	MostCostly string `json:"most_costly_instance,omitempty"`
+	// Rate describes the restore rate the times come from, "" without one;
+	// RateMissing says why there are no times.
+	Rate        string `json:"rate,omitempty"`
+	RateMissing string `json:"rate_missing,omitempty"`
+	// DetectionSeconds is session.timeout.ms, DetectionAssumed when it is
+	// Kafka's default, not the application's configuration.
+	DetectionSeconds float64 `json:"failure_detection_seconds"`
+	DetectionAssumed bool    `json:"failure_detection_assumed"`
+	// AcceptableRecoveryLag is the records a copy may be behind and count
+	// as caught up.
+	AcceptableRecoveryLag int64 `json:"acceptable_recovery_lag_records"`
+	// Assumptions are what the answers rest on without having seen it;
+	// Unseen what could not be read at all.
+	Assumptions []string `json:"assumptions"`
+	Unseen      []string `json:"unseen"`
+}
+
+// Group is the application's consumer group as it is now.
+type Group struct {
+	State        string `json:"state"`
+	ProtocolType string `json:"protocol_type"`
+	Protocol     string `json:"protocol"`
+	// Type is the group's type as ListGroups names it (classic, consumer,
+	// streams), "" when the broker does not say.
+	Type    string   `json:"type,omitempty"`
+	Members []Member `json:"members"`
+	// AssignmentVersions and SubscriptionVersions are the userdata
+	// versions decoded.
+	AssignmentVersions   []int32 `json:"assignment_versions"`
+	SubscriptionVersions []int32 `json:"subscription_versions"`
+}
+
+// Member is one group member: a stream thread's consumer.
+type Member struct {
+	MemberID   string `json:"member_id"`
+	InstanceID string `json:"group_instance_id,omitempty"`
+	ClientID   string `json:"client_id"`
+	Host       string `json:"client_host"`
+	ProcessID  string `json:"process_id,omitempty"`
+	// Error says why its userdata could not be decoded.
+	Error        string        `json:"error,omitempty"`
+	Assignment   *Assignment   `json:"-"`
+	Subscription *Subscription `json:"-"`
+}
+
+// Changelog is one of the application's changelog topics.
+type Changelog struct {
+	Topic      string `json:"topic"`
+	Partitions int    `json:"partitions"`
+	// Records is end − start offsets over the partitions (compaction gaps
+	// and transaction markers counted); PartitionRecords per partition,
+	// EndOffsets each partition's end offset now.
+	Records          int64   `json:"records"`
+	PartitionRecords []int64 `json:"partition_records"`
+	EndOffsets       []int64 `json:"end_offsets"`
+	// DiskBytes is the log segments' bytes on the brokers, one replica of
+	// each partition (the largest), nil when the brokers do not report it.
+	DiskBytes          *int64  `json:"disk_bytes"`
+	PartitionDiskBytes []int64 `json:"partition_disk_bytes,omitempty"`
+	// Shape is what a read of the topic found, nil when not read
+	// (ShapeNote says why, or what the read was).
+	Shape     *topicshape.Shape `json:"shape,omitempty"`
+	ShapeNote string            `json:"shape_note,omitempty"`
+	// Subtopology is the subtopology whose tasks write this changelog (a
+	// task (s, p) writes its partition p), nil when it could not be told;
+	// MappingNote says how it was found.
+	Subtopology *int32 `json:"subtopology"`
+	MappingNote string `json:"mapping_note,omitempty"`
+}
+
+// BytesPerRecord is the key+value bytes a record: the shape's when read,
+// else the disk bytes a record, else 0.
+func (c *Changelog) BytesPerRecord() float64 {
+	if c.Shape != nil && c.Shape.Records > 0 {
+		return c.Shape.BytesPerRecord()
+	}
+	if c.DiskBytes != nil && c.Records > 0 {
+		return float64(*c.DiskBytes) / float64(c.Records)
+	}
+	return 0
+}
+
+// partitionBytes is the state bytes of partition p: its records times the
+// bytes a record.
+func (c *Changelog) partitionBytes(p int32, records int64) float64 {
+	if int(p) >= len(c.PartitionRecords) {
+		return 0
+	}
+	return float64(records) * c.BytesPerRecord()
+}
+
+// Instance is one Kafka Streams client: the group members sharing a
+// process id.
+type Instance struct {
+	ProcessID string   `json:"process_id"`
+	ClientIDs []string `json:"client_ids"`
+	Hosts     []string `json:"client_hosts"`
+	Endpoint  string   `json:"user_endpoint,omitempty"`
+	Threads   int      `json:"threads"`
+	Active    []string `json:"active_tasks"`
+	Standby   []string `json:"standby_tasks"`
+	// ActiveStateBytes and StandbyStateBytes are the key+value bytes of
+	// the changelog partitions of its stateful tasks; the records beside.
+	ActiveStateBytes    float64 `json:"active_state_bytes"`
+	ActiveStateRecords  int64   `json:"active_state_records"`
+	StandbyStateBytes   float64 `json:"standby_state_bytes"`
+	StandbyStateRecords int64   `json:"standby_state_records"`
+	// Copies are the tasks it holds state of without running them active
+	// (standbys, warmups, state left on disk), each with how far behind.
+	Copies []Copy `json:"state_copies"`
+	// IfItFails is what its loss costs.
+	IfItFails *Failure `json:"if_it_fails"`
+
+	active, standby []TaskID
+	sub             *Subscription
+}
+
+// Copy is a task's state an instance keeps besides its active tasks.
+type Copy struct {
+	Task string `json:"task"`
+	// LagRecords is the changelog end offsets now minus the offsets it
+	// reported when it last joined (an upper bound: it has caught up
+	// since); nil when it reported none.
+	LagRecords *int64 `json:"lag_records"`
+	CaughtUp   bool   `json:"caught_up"`
+	Standby    bool   `json:"standby"`
+}
+
+// Failure is what an instance's loss costs: its active tasks move to the
+// others, each restored from the best copy another instance holds, or
+// cold.
+type Failure struct {
+	// TakenOverWarm are the tasks a caught-up copy elsewhere takes over;
+	// Restored those restored, fully (no copy) or from a copy's lag.
+	TakenOverWarm []string `json:"taken_over_warm"`
+	Restored      []string `json:"restored"`
+	// RestoreRecords and RestoreBytes are what the others restore.
+	RestoreRecords int64   `json:"restore_records"`
+	RestoreBytes   float64 `json:"restore_bytes"`
+	// ThreadBytes is the most any one surviving stream thread restores
+	// (tasks spread over the survivors' threads, largest first).
+	ThreadBytes float64 `json:"largest_thread_restore_bytes"`
+	// RestoreSeconds (Lo, Hi) is that thread's restore time; nil without a
+	// rate. TotalSeconds adds failure detection.
+	RestoreSeconds   *float64 `json:"restore_seconds"`
+	RestoreSecondsLo *float64 `json:"restore_seconds_lo"`
+	RestoreSecondsHi *float64 `json:"restore_seconds_hi"`
+	TotalSeconds     *float64 `json:"total_seconds"`
+	TotalSecondsLo   *float64 `json:"total_seconds_lo"`
+	TotalSecondsHi   *float64 `json:"total_seconds_hi"`
+	// Note says what the figure could not include.
+	Note string `json:"note,omitempty"`
+}
+
+// Options tune what the answers assume.
+type Options struct {
+	// AcceptableRecoveryLag is acceptable.recovery.lag (default
+	// DefaultAcceptableRecoveryLag).
+	AcceptableRecoveryLag int64
+	// SessionTimeout is session.timeout.ms; SessionTimeoutAssumed says it
+	// is the default, not the application's.
+	SessionTimeout        time.Duration
+	SessionTimeoutAssumed bool
+	// Runs are measured restores the times come from (capacity.LoadRuns);
+	// none: no times.
+	Runs []*capacity.Run
+	// Case picks the runs' configuration (capacity.Options.Case).
+	Case string
+}
+
+// instances groups the decoded members by process id.
+func instances(g *Group) []*Instance {
+	byID := map[string]*Instance{}
+	var out []*Instance
+	for _, m := range g.Members {
+		if m.Subscription == nil || m.Assignment == nil {
+			continue
+		}
+		id := m.ProcessID
+		in := byID[id]
+		if in == nil {
+			in = &Instance{ProcessID: id, Endpoint: m.Subscription.UserEndpoint, sub: &Subscription{OffsetSums: map[TaskID]int64{}}}
+			byID[id] = in
+			out = append(out, in)
+		}
+		in.Threads++
+		in.ClientIDs = append(in.ClientIDs, m.ClientID)
+		if !slices.Contains(in.Hosts, m.Host) {
+			in.Hosts = append(in.Hosts, m.Host)
+		}
+		in.active = append(in.active, m.Assignment.ActiveTasks()...)
+		for _, s := range m.Assignment.Standby {
+			in.standby = append(in.standby, s.Task)
+		}
+		// Every thread of a process sends the same offset sums.
+		for t, o := range m.Subscription.OffsetSums {
+			in.sub.OffsetSums[t] = o
+		}
+	}
+	for _, in := range out {
+		sortTasks(in.active)
+		sortTasks(in.standby)
+		in.active, in.standby = slices.Compact(in.active), slices.Compact(in.standby)
+		in.Active, in.Standby = taskStrings(in.active), taskStrings(in.standby)
+		sort.Strings(in.ClientIDs)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProcessID < out[j].ProcessID })
+	return out
+}
+
+func sortTasks(ts []TaskID) { slices.SortFunc(ts, func(a, b TaskID) int { return cmpTask(a, b) }) }
+
+func cmpTask(a, b TaskID) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}
+
+func taskStrings(ts []TaskID) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.String())
+	}
+	return out
+}
+
+// mapChangelogs sets each changelog's subtopology where the group tells
+// it: the classic protocol names no changelog, so a changelog is matched
+// to the stateful subtopology (one with offset sums or standby tasks)
+// whose task count equals its partition count, and is left unmapped when
+// none or several match. It returns the assumptions made.
+func mapChangelogs(cls []Changelog, ins []*Instance) []string {
+	count := map[int32]int32{} // subtopology → partitions seen
+	stateful := map[int32]bool{}
+	note := func(t TaskID) { count[t.Subtopology] = max(count[t.Subtopology], t.Partition+1) }
+	for _, in := range ins {
+		for _, t := range in.active {
+			note(t)
+		}
+		for _, t := range in.standby {
+			note(t)
+			stateful[t.Subtopology] = true
+		}
+		for t := range in.sub.OffsetSums {
+			stateful[t.Subtopology] = true
+		}
+	}
+	var out []string
+	for i := range cls {
+		c := &cls[i]
+		var cands, any []int32
+		for s, n := range count {
+			if int(n) != c.Partitions {
+				continue
+			}
+			any = append(any, s)
+			if stateful[s] {
+				cands = append(cands, s)
+			}
+		}
+		slices.Sort(cands)
+		slices.Sort(any)
+		how := "the only stateful subtopology (one with standby tasks or changelog offsets) of " + fmt.Sprint(c.Partitions) + " tasks"
+		if len(cands) == 0 && len(stateful) == 0 && len(any) == 1 {
+			cands, how = any, "the only subtopology of "+fmt.Sprint(c.Partitions)+" tasks (no member reported which subtopologies are stateful)"
+		}
+		switch len(cands) {
+		case 1:
+			s := cands[0]
+			c.Subtopology = &s
+			c.MappingNote = fmt.Sprintf("ASSUMED subtopology %d: %s; the classic protocol does not say which changelog a subtopology writes", s, how)
+			out = append(out, fmt.Sprintf("%s is written by subtopology %d (%s)", c.Topic, s, how))
+		case 0:
+			c.MappingNote = fmt.Sprintf("no stateful subtopology of %d tasks: its state is attributed to no instance", c.Partitions)
+			out = append(out, c.Topic+": "+c.MappingNote)
+		default:
+			c.MappingNote = fmt.Sprintf("subtopologies %v all have %d tasks: which one writes it cannot be told from the classic protocol; its state is attributed to no instance",
+				cands, c.Partitions)
+			out = append(out, c.Topic+": "+c.MappingNote)
+		}
+	}
+	return out
+}
+
+// taskState is the records and bytes of task t's changelog partitions.
+func taskState(cls []Changelog, t TaskID) (records int64, bytes float64, endSum int64, known bool) {
+	for i := range cls {
+		c := &cls[i]
+		if c.Subtopology == nil || *c.Subtopology != t.Subtopology || int(t.Partition) >= len(c.PartitionRecords) {
+			continue
+		}
+		n := c.PartitionRecords[t.Partition]
+		records += n
+		bytes += c.partitionBytes(t.Partition, n)
+		endSum += c.EndOffsets[t.Partition]
+		known = true
+	}
+	return records, bytes, endSum, known
+}
+
+// Answer fills in each instance's state and what its loss costs, and the
+// report's assumptions, from the group and changelogs read.
+func Answer(r *Report, o Options) {
+	if o.AcceptableRecoveryLag <= 0 {
+		o.AcceptableRecoveryLag = DefaultAcceptableRecoveryLag
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
+	}
+	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
+	r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
+	if r.DetectionAssumed {
+		r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes session.timeout.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", o.SessionTimeout))
+	}
+	if r.Group == nil {
+		return
+	}
+	ins := instances(r.Group)
+	r.Instances = ins
+	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
+	if len(ins) > 0 {
+		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
+	}
+	// Copies: every instance's non-active tasks with state.
+	for _, in := range ins {
+		for _, t := range in.active {
+			rec, b, _, _ := taskState(r.Changelogs, t)
+			in.ActiveStateRecords += rec
+			in.ActiveStateBytes += b
+		}
+		for _, t := range in.standby {
+			rec, b, _, _ := taskState(r.Changelogs, t)
+			in.StandbyStateRecords += rec
+			in.StandbyStateBytes += b
+		}
+		in.Copies = nil
+		for _, t := range copiesOf(in) {
+			c := Copy{Task: t.String(), Standby: slices.Contains(in.standby, t)}
+			if lag, ok := lagOf(r.Changelogs, in, t); ok {
+				c.LagRecords = &lag
+				c.CaughtUp = lag <= o.AcceptableRecoveryLag
+			}
+			in.Copies = append(in.Copies, c)
+		}
+	}
+	var rate *capacity.Rate
+	switch {
+	case len(o.Runs) == 0:
+		r.RateMissing = "restore times need --from RUN (results of restorebench runs); state sizes and tasks only"
+	}
+	for _, in := range ins {
+		in.IfItFails = failure(r, ins, in, o, &rate)
+	}
+	// The most costly: the longest total time, else the most bytes.
+	var worst *Instance
+	for _, in := range ins {
+		f, w := in.IfItFails, (*Failure)(nil)
+		if worst != nil {
+			w = worst.IfItFails
+		}
+		switch {
+		case worst == nil:
+			worst = in
+		case f.TotalSeconds != nil && w.TotalSeconds != nil && *f.TotalSeconds != *w.TotalSeconds:
+			if *f.TotalSeconds > *w.TotalSeconds {
+				worst = in
+			}
+		case f.ThreadBytes > w.ThreadBytes || f.ThreadBytes == w.ThreadBytes && f.RestoreBytes > w.RestoreBytes:
+			worst = in
+		}
+	}
+	if worst != nil && len(ins) > 1 {
+		r.MostCostly = worst.ProcessID
+	}
+	if rate != nil {
+		r.Rate = rateText(rate)
+	}
+}
+
+// copiesOf are the tasks in has state of besides its active ones, sorted.
+func copiesOf(in *Instance) []TaskID {
+	var out []TaskID
+	for t := range in.sub.OffsetSums {
+		if !slices.Contains(in.active, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range in.standby {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	sortTasks(out)
+	return out
+}
+
+// lagOf is how far in's copy of t is behind its changelogs' end offsets,
+// from the offset sum it reported; false when it reported none (or the
+// task's changelogs are not known).
+func lagOf(cls []Changelog, in *Instance, t TaskID) (int64, bool) {
+	sum, ok := in.sub.OffsetSums[t]
+	if !ok || sum < 0 && sum != OffsetSumRunning {
+		return 0, false
+	}
+	_, _, end, known := taskState(cls, t)
+	if !known {
+		return 0, false
+	}
+	if sum == OffsetSumRunning {
+		return 0, true
+	}
+	return max(0, end-sum), true
+}
+
+// failure is what in's loss costs: each of its active stateful tasks goes
+// to the survivor with the least lag (Kafka Streams' high-availability
+// assignor: a caught-up copy first, else the most caught-up one), which
+// restores that lag, or the whole partition without any copy.
+func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacity.Rate) *Failure {
+	f := &Failure{}
+	type job struct {
+		task  TaskID
+		bytes float64
+	}
+	var jobs []job
+	var bpr, rpk, tomb float64
+	var taskCount int
+	threads := 0
+	for _, other := range ins {
+		if other != in {
+			threads += max(other.Threads, 1)
+		}
+	}
+	for _, t := range in.active {
+		records, bytes, _, known := taskState(r.Changelogs, t)
+		if !known {
+			continue
+		}
+		best := int64(-1)
+		for _, other := range ins {
+			if other == in {
+				continue
+			}
+			if lag, ok := lagOf(r.Changelogs, other, t); ok && (best < 0 || lag < best) {
+				best = lag
+			}
+		}
+		switch {
+		case best >= 0 && best <= o.AcceptableRecoveryLag:
+			f.TakenOverWarm = append(f.TakenOverWarm, t.String())
+			continue
+		case best >= 0 && records > 0:
+			bytes *= float64(min(best, records)) / float64(records)
+			records = min(best, records)
+		}
+		f.Restored = append(f.Restored, t.String())
+		f.RestoreRecords += records
+		f.RestoreBytes += bytes
+		jobs = append(jobs, job{t, bytes})
+		taskCount++
+	}
+	for i := range r.Changelogs {
+		c := &r.Changelogs[i]
+		if c.Subtopology != nil && c.Shape != nil && c.Shape.Records > 0 && c.BytesPerRecord() > bpr {
+			bpr, rpk, tomb = c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()
+		}
+	}
+	if threads == 0 {
+		f.Note = "no other instance: its tasks wait for it, or a new one, to restart"
+		return f
+	}
+	// Spread the tasks over the survivors' threads, largest first.
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].bytes > jobs[j].bytes })
+	load := make([]float64, threads)
+	for _, j := range jobs {
+		k := 0
+		for i := range load {
+			if load[i] < load[k] {
+				k = i
+			}
+		}
+		load[k] += j.bytes
+	}
+	for _, l := range load {
+		f.ThreadBytes = max(f.ThreadBytes, l)
+	}
+	if len(o.Runs) == 0 {
+		f.Note = "times need --from RUN"
+		return f
+	}
+	if len(jobs) == 0 {
+		zero := 0.0
+		d := r.DetectionSeconds
+		f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &zero, &zero, &zero
+		f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &d, &d, &d
+		return f
+	}
+	a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: max(in.Threads, 1), Deployment: capacity.Deployment{
+		StateBytes: f.RestoreBytes, Partitions: taskCount, Instances: len(ins), Standbys: standbys(ins),
+		BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
+	}})
+	if a.Rate == nil {
+		if r.RateMissing == "" && a.RateErr != nil {
+			r.RateMissing = a.RateErr.Error()
+		}
+		f.Note = "no restore rate in the --from runs"
+		return f
+	}
+	if *rate == nil {
+		*rate = a.Rate
+	}
+	e := a.Rate.Seconds(f.ThreadBytes)
+	d := r.DetectionSeconds
+	v, lo, hi := e.Value, e.Lo, e.Hi
+	if lo == 0 && hi == 0 {
+		lo, hi = v, v
+	}
+	tv, tlo, thi := d+v, d+lo, d+hi
+	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &v, &lo, &hi
+	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &tv, &tlo, &thi
+	if e.Extrapolated {
+		f.Note = fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond)
+	}
+	return f
+}
+
+// standbys is the most standby copies any task has.
+func standbys(ins []*Instance) int {
+	n := map[TaskID]int{}
+	most := 0
+	for _, in := range ins {
+		for _, t := range in.standby {
+			n[t]++
+			most = max(most, n[t])
+		}
+	}
+	return most
+}
+
+// rateText names the rate the times come from.
+func rateText(r *capacity.Rate) string {
+	s := fmt.Sprintf("%.1f MB/s a stream thread", r.PerThread/1e6)
+	if r.Overhead > 0 {
+		s += fmt.Sprintf(" after %.2f s fixed", r.Overhead)
+	}
+	if r.Setup != nil {
+		s += " (" + r.Setup.Label() + ")"
+	}
+	return s
+}
+

@@ -1,0 +1,172 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/restorebench/restorebench/internal/units"
+)
+
+// WriteJSON writes the report as one JSON document.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report as tables a person reads in a minute.
+func WriteText(w io.Writer, r *Report) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "application %s", r.Application)
+	if g := r.Group; g != nil {
+		fmt.Fprintf(b, ": group %s", g.State)
+		if g.Type != "" {
+			fmt.Fprintf(b, " (%s protocol)", g.Type)
+		}
+		fmt.Fprintf(b, ", %d instance(s) of %d member(s)", len(r.Instances), len(g.Members))
+		if len(g.AssignmentVersions) > 0 {
+			fmt.Fprintf(b, ", AssignmentInfo v%s, SubscriptionInfo v%s", joinInts(g.AssignmentVersions), joinInts(g.SubscriptionVersions))
+		}
+	}
+	b.WriteString("\n\n")
+	if len(r.Changelogs) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "changelog\tpartitions\trecords\ton disk\tbytes/record\trecords/live key\ttombstones\tsubtopology\t")
+		for _, c := range r.Changelogs {
+			disk := "not reported"
+			if c.DiskBytes != nil {
+				disk = units.Bytes(float64(*c.DiskBytes))
+			}
+			bpr, rpk, tomb := "-", "-", "-"
+			if c.Shape != nil {
+				bpr = fmt.Sprintf("%.1f", c.Shape.BytesPerRecord())
+				rpk = fmt.Sprintf("%.2f", c.Shape.RecordsPerKey)
+				tomb = fmt.Sprintf("%.1f%%", 100*c.Shape.TombstoneShare())
+				if c.Shape.PrefixOf > 0 {
+					rpk += " (prefix)"
+				}
+			}
+			sub := "?"
+			if c.Subtopology != nil {
+				sub = fmt.Sprintf("%d (assumed)", *c.Subtopology)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Topic, c.Partitions, c.Records, disk, bpr, rpk, tomb, sub)
+		}
+		tw.Flush()
+		for _, c := range r.Changelogs {
+			if c.ShapeNote != "" {
+				fmt.Fprintf(b, "  %s: %s\n", c.Topic, c.ShapeNote)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Instances) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "instance (process id)\thost\tthreads\tactive tasks\tstandby tasks (lag records)\tactive state\tstandby state\tif it fails: restored\twarm\tlargest thread\ttime\t")
+		for _, in := range r.Instances {
+			f := in.IfItFails
+			mark := ""
+			if in.ProcessID == r.MostCostly {
+				mark = " *"
+			}
+			fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, mark, strings.Join(in.Hosts, ","), in.Threads,
+				list(in.Active), standbyText(in), units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes),
+				restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
+		}
+		tw.Flush()
+		if r.MostCostly != "" {
+			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
+		}
+		b.WriteString("\n")
+	}
+	detect := fmt.Sprintf("failure detection %s (session.timeout.ms", units.Seconds(r.DetectionSeconds))
+	if r.DetectionAssumed {
+		detect += ", ASSUMED: Kafka's default"
+	}
+	detect += ")"
+	switch {
+	case r.Rate != "":
+		fmt.Fprintf(b, "time = %s + the largest surviving thread's restore at %s; a task moves to the most caught-up copy (within acceptable.recovery.lag %d it is warm)\n",
+			detect, r.Rate, r.AcceptableRecoveryLag)
+	case r.RateMissing != "":
+		fmt.Fprintf(b, "times: %s; %s\n", r.RateMissing, detect)
+	}
+	if len(r.Assumptions) > 0 {
+		b.WriteString("assumed:\n")
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(b, "  - %s\n", a)
+		}
+	}
+	if len(r.Unseen) > 0 {
+		b.WriteString("could not be seen:\n")
+		for _, u := range r.Unseen {
+			fmt.Fprintf(b, "  - %s\n", u)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func instanceByID(r *Report, id string) *Instance {
+	for _, in := range r.Instances {
+		if in.ProcessID == id {
+			return in
+		}
+	}
+	return &Instance{}
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, " ")
+}
+
+func joinInts(v []int32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// standbyText is its standby tasks, each with its lag when known.
+func standbyText(in *Instance) string {
+	var parts []string
+	for _, c := range in.Copies {
+		if !c.Standby {
+			continue
+		}
+		lag := "?"
+		if c.LagRecords != nil {
+			lag = fmt.Sprintf("≤%d", *c.LagRecords)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", c.Task, lag))
+	}
+	return list(parts)
+}
+
+func restoredText(f *Failure) string {
+	if len(f.Restored) == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%s: %s", list(f.Restored), units.Bytes(f.RestoreBytes))
+}
+
+func timeText(f *Failure) string {
+	if f.TotalSeconds == nil {
+		if f.Note != "" {
+			return f.Note
+		}
+		return "-"
+	}
+	s := fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+	if f.Note != "" {
+		s += " " + f.Note
+	}
+	return s
+}

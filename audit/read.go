@@ -1,0 +1,265 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/topicshape"
+)
+
+// ReadOptions tune what Read reads.
+type ReadOptions struct {
+	// MaxRead bounds each changelog's shape read to about that many
+	// offsets (a prefix of each partition, said so); 0 reads no shape,
+	// negative reads whole topics.
+	MaxRead int64
+	// Progress, when set, gets a line per topic read.
+	Progress io.Writer
+}
+
+// ErrNothing is returned when neither a changelog nor the group could be
+// read: there is nothing to answer from.
+var ErrNothing = errors.New("nothing of the application could be read")
+
+// Read reads the application app as it is now, with describe and list
+// requests and, for the shapes, a consumer without a group on manually
+// assigned partitions (topicshape.Read): it joins no group, commits
+// nothing and creates, writes or alters nothing. What it could not see is
+// listed in the report's Unseen; the error is ErrNothing only when it saw
+// nothing at all.
+func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*Report, error) {
+	r := &Report{Schema: Schema, Application: app, Changelogs: []Changelog{}, Instances: []*Instance{}, Assumptions: []string{}, Unseen: []string{}}
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if err := readChangelogs(ctx, cfg, adm, app, r, o); err != nil {
+		r.Unseen = append(r.Unseen, "changelog topics: "+err.Error())
+	}
+	if err := readGroup(ctx, adm, app, r); err != nil {
+		r.Unseen = append(r.Unseen, "consumer group "+app+": "+err.Error())
+	}
+	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
+		return r, fmt.Errorf("application %s: %w: %s", app, ErrNothing, strings.Join(r.Unseen, "; "))
+	}
+	return r, nil
+}
+
+// readChangelogs lists the topics named APP-*-changelog and reads their
+// offsets, sizes on disk and, within MaxRead, their shapes.
+func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, app string, r *Report, o ReadOptions) error {
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		return fmt.Errorf("listing topics: %w", err)
+	}
+	var names []string
+	for _, name := range td.Names() {
+		if strings.HasPrefix(name, app+"-") && strings.HasSuffix(name, "-changelog") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		r.Unseen = append(r.Unseen, fmt.Sprintf("no topic named %s-*-changelog: the application has no logged state store, or the principal may not describe its topics", app))
+		return nil
+	}
+	starts, err := adm.ListStartOffsets(ctx, names...)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("log start offsets: %w", err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, names...)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("end offsets: %w", err)
+	}
+	sizes, sizeErr := diskSizes(ctx, adm, names, td)
+	if sizeErr != nil {
+		r.Unseen = append(r.Unseen, "bytes on disk: "+sizeErr.Error())
+	}
+	for _, name := range names {
+		n := len(td[name].Partitions)
+		c := Changelog{Topic: name, Partitions: n, PartitionRecords: make([]int64, n), EndOffsets: make([]int64, n)}
+		for p := range int32(n) {
+			s, _ := starts.Lookup(name, p)
+			e, _ := ends.Lookup(name, p)
+			c.PartitionRecords[p] = max(0, e.Offset-s.Offset)
+			c.EndOffsets[p] = e.Offset
+			c.Records += c.PartitionRecords[p]
+		}
+		if ps, ok := sizes[name]; ok && len(ps) == n {
+			var total int64
+			for _, b := range ps {
+				total += b
+			}
+			c.DiskBytes, c.PartitionDiskBytes = &total, ps
+		}
+		switch {
+		case o.MaxRead == 0:
+			c.ShapeNote = "not read (--max-read 0)"
+		case c.Records == 0:
+			c.ShapeNote = "empty"
+		default:
+			so := topicshape.Options{}
+			if o.MaxRead > 0 {
+				so.MaxOffsets = o.MaxRead
+			}
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "reading %s (%d offsets) for its shape, without a group\n", name, c.Records)
+			}
+			s, err := topicshape.Read(ctx, cfg, name, so)
+			switch {
+			case err != nil:
+				c.ShapeNote = "shape not read: " + err.Error()
+			case s.PrefixOf > 0:
+				c.Shape = &s
+				c.ShapeNote = fmt.Sprintf("read the first %d of %d offsets (--max-read): a prefix holds the oldest, most compacted records, so its records per live key understate the topic's", s.Offsets, s.PrefixOf)
+			default:
+				c.Shape = &s
+			}
+		}
+		r.Changelogs = append(r.Changelogs, c)
+	}
+	return nil
+}
+
+// diskSizes is each topic's partitions' log sizes, the largest replica's,
+// from DescribeLogDirs.
+func diskSizes(ctx context.Context, adm *kadm.Client, names []string, td kadm.TopicDetails) (map[string][]int64, error) {
+	set := kadm.TopicsSet{}
+	for _, n := range names {
+		for p := range td[n].Partitions {
+			set.Add(n, p)
+		}
+	}
+	dirs, err := adm.DescribeAllLogDirs(ctx, set)
+	if err != nil {
+		return nil, fmt.Errorf("DescribeLogDirs: %w", err)
+	}
+	out := map[string][]int64{}
+	seen := map[string]int{}
+	var dirErr error
+	dirs.Each(func(d kadm.DescribedLogDir) {
+		if d.Err != nil {
+			dirErr = fmt.Errorf("broker %d dir %s: %w", d.Broker, d.Dir, d.Err)
+			return
+		}
+		for topic, ps := range d.Topics {
+			if out[topic] == nil {
+				out[topic] = make([]int64, len(td[topic].Partitions))
+			}
+			for p, dp := range ps {
+				if int(p) < len(out[topic]) {
+					if dp.Size > out[topic][p] {
+						out[topic][p] = dp.Size
+					}
+					seen[fmt.Sprintf("%s/%d", topic, p)]++
+				}
+			}
+		}
+	})
+	for _, n := range names {
+		for p := range td[n].Partitions {
+			if seen[fmt.Sprintf("%s/%d", n, p)] == 0 {
+				delete(out, n)
+				if dirErr == nil {
+					dirErr = fmt.Errorf("the brokers reported no log size for %s partition %d", n, p)
+				}
+			}
+		}
+	}
+	return out, dirErr
+}
+
+// readGroup describes the group and decodes its members' userdata.
+func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) error {
+	gs, err := adm.DescribeGroups(ctx, app)
+	if err != nil && len(gs) == 0 {
+		return fmt.Errorf("DescribeGroups: %w", err)
+	}
+	d, ok := gs[app]
+	if !ok {
+		return errors.New("not in the DescribeGroups answer")
+	}
+	groupType := ""
+	if ls, lerr := adm.ListGroups(ctx); lerr == nil {
+		groupType = ls[app].GroupType
+	}
+	if d.Err != nil {
+		if errors.Is(d.Err, kerr.GroupIDNotFound) || errors.Is(d.Err, kerr.GroupAuthorizationFailed) {
+			if groupType == "streams" || groupType == "consumer" {
+				return fmt.Errorf("the group is on the %s protocol (KIP-1071 for streams), which DescribeGroups does not describe: its members, tasks and lags cannot be seen", groupType)
+			}
+		}
+		return fmt.Errorf("DescribeGroups: %w", d.Err)
+	}
+	g := &Group{State: d.State, ProtocolType: d.ProtocolType, Protocol: d.Protocol, Type: groupType}
+	r.Group = g
+	switch {
+	case groupType == "streams":
+		return errors.New("the group is on the streams protocol (KIP-1071): its assignment is computed on the broker and its members carry no Kafka Streams userdata in DescribeGroups; members, tasks and lags cannot be seen")
+	case d.State == "Dead" || len(d.Members) == 0:
+		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
+	case d.ProtocolType != "consumer":
+		return fmt.Errorf("the group's protocol type is %q, not a Kafka Streams (consumer) group", d.ProtocolType)
+	case d.Protocol != "stream":
+		r.Unseen = append(r.Unseen, fmt.Sprintf("the group's assignor is %q, not Kafka Streams' \"stream\": its userdata may not be Kafka Streams'", d.Protocol))
+	}
+	var errs []string
+	for _, m := range d.Members {
+		mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+		if m.InstanceID != nil {
+			mem.InstanceID = *m.InstanceID
+		}
+		var merr []string
+		if md, ok := m.Join.AsConsumer(); !ok {
+			merr = append(merr, "its member metadata is not a consumer subscription")
+		} else if s, err := DecodeSubscription(md.UserData); err != nil {
+			merr = append(merr, err.Error())
+		} else {
+			mem.Subscription, mem.ProcessID = s, s.ProcessIDString()
+			if !slices.Contains(g.SubscriptionVersions, s.Version) {
+				g.SubscriptionVersions = append(g.SubscriptionVersions, s.Version)
+			}
+		}
+		if as, ok := m.Assigned.AsConsumer(); !ok {
+			merr = append(merr, "its assignment is not a consumer assignment (a rebalance in progress?)")
+		} else if a, err := DecodeAssignment(as.UserData); err != nil {
+			merr = append(merr, err.Error())
+		} else {
+			mem.Assignment = a
+			if !slices.Contains(g.AssignmentVersions, a.Version) {
+				g.AssignmentVersions = append(g.AssignmentVersions, a.Version)
+			}
+		}
+		if len(merr) > 0 {
+			mem.Error = strings.Join(merr, "; ")
+			errs = append(errs, fmt.Sprintf("member %s (%s): %s", m.MemberID, m.ClientID, mem.Error))
+		}
+		g.Members = append(g.Members, mem)
+	}
+	slices.Sort(g.AssignmentVersions)
+	slices.Sort(g.SubscriptionVersions)
+	if len(errs) > 0 {
+		r.Unseen = append(r.Unseen, errs...)
+	}
+	if d.State != "Stable" {
+		r.Unseen = append(r.Unseen, fmt.Sprintf("the group is %s, not Stable: the assignment seen may be about to change", d.State))
+	}
+	return nil
+}

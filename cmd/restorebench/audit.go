@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/restorebench/restorebench/audit"
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/boundedread"
+	"github.com/restorebench/restorebench/internal/javaprops"
+	"github.com/restorebench/restorebench/internal/termsafe"
+)
+
+// defaultAuditMaxRead is how many offsets of each changelog audit reads
+// for its shape by default: 5 M (seconds on a local broker).
+const defaultAuditMaxRead = 5_000_000
+
+func newAuditCmd(g *globalFlags) *cobra.Command {
+	var (
+		app, format, streamsConfig, caseName string
+		from                                 []string
+		maxRead                              int64
+	)
+	cmd := &cobra.Command{
+		Use:   "audit --application-id APP [--from RUN...]",
+		Short: "Read a running Kafka Streams application (read-only) and say what each instance's loss would cost to restore",
+		Long: `audit reads a running Kafka Streams application as it is now, strictly
+read-only: its changelog topics (APP-*-changelog: partitions, records, bytes on
+disk, shape) and its consumer group APP on the classic protocol, whose members'
+Kafka Streams userdata name each instance's active and standby tasks and how far
+its copies of other tasks are behind. It joins no group, commits nothing and
+creates, writes or alters no topic or config.
+
+Per instance it answers which tasks it holds, their state, and, if it fails now,
+which tasks the others take over warm (a copy within acceptable.recovery.lag) and
+which they restore; with --from (results of restorebench runs) also how long:
+failure detection (session.timeout.ms) plus the largest surviving thread's
+restore at the measured rate, with its interval. The instance whose loss costs
+most is marked.`,
+		Example: `  restorebench --brokers kafka1:9092 audit --application-id orders
+  restorebench --brokers kafka1:9092 audit --application-id orders --from results/size-1GB --streams-config streams.properties --format json`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: want text or json", format)
+			}
+			if app == "" {
+				return errors.New("--application-id is required: the application's application.id (its group and the prefix of its topics)")
+			}
+			if err := config.ValidateTopicName(app + "-x"); err != nil {
+				return fmt.Errorf("--application-id: %w", err)
+			}
+			o, err := auditStreamsConfig(streamsConfig)
+			if err != nil {
+				return err
+			}
+			inputs := append(append([]string(nil), from...), args...)
+			if len(inputs) > 0 {
+				rs, err := capacity.LoadRuns(inputs)
+				if err != nil {
+					return err
+				}
+				for _, r := range rs {
+					termsafe.Scrub(r.Results)
+				}
+				o.Runs, o.Case = rs, caseName
+			}
+			cc, err := g.clusterConfig(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			ro := audit.ReadOptions{MaxRead: maxRead}
+			if !g.quiet {
+				ro.Progress = cmd.ErrOrStderr()
+			}
+			r, err := audit.Read(ctx, cc, app, ro)
+			if err != nil && r == nil {
+				return err
+			}
+			if err != nil && format != "json" {
+				return err
+			}
+			audit.Answer(r, o)
+			write := audit.WriteText
+			if format == "json" {
+				write = audit.WriteJSON
+			}
+			if werr := write(cmd.OutOrStdout(), r); werr != nil {
+				return werr
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
+	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
+	fl.StringVar(&caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
+	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms (failure detection; "+
+		"else Kafka's 45 s, said ASSUMED) and acceptable.recovery.lag are taken from it")
+	fl.Int64Var(&maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
+		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")
+	fl.StringVar(&format, "format", "text", "text, or json (snake_case fields, units in their names)")
+	return cmd
+}
+
+// auditStreamsConfig reads the settings audit takes from an application's
+// properties file: session.timeout.ms (as Kafka Streams takes it, the
+// main.consumer. prefix first, then consumer., then none) and
+// acceptable.recovery.lag.
+func auditStreamsConfig(path string) (audit.Options, error) {
+	o := audit.Options{}
+	if path == "" {
+		return o, nil
+	}
+	data, err := boundedread.ReadFile(path, 1<<20)
+	if err != nil {
+		return o, fmt.Errorf("--streams-config: %w", err)
+	}
+	props, err := javaprops.Parse(data)
+	if err != nil {
+		return o, fmt.Errorf("--streams-config %s: %w", path, err)
+	}
+	m := map[string]javaprops.Property{}
+	for _, p := range props {
+		m[p.Key] = p
+	}
+	num := func(key string) (int64, bool, error) {
+		p, ok := m[key]
+		if !ok {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(p.Value, 10, 64)
+		if err != nil || n < 0 {
+			return 0, false, fmt.Errorf("--streams-config %s line %d: %s is not a non-negative whole number", path, p.Line, key)
+		}
+		return n, true, nil
+	}
+	for _, key := range []string{"main.consumer.session.timeout.ms", "consumer.session.timeout.ms", "session.timeout.ms"} {
+		n, ok, err := num(key)
+		if err != nil {
+			return o, err
+		}
+		if ok {
+			o.SessionTimeout = time.Duration(n) * time.Millisecond
+			break
+		}
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout, o.SessionTimeoutAssumed = audit.DefaultSessionTimeout, true
+	}
+	n, ok, err := num("acceptable.recovery.lag")
+	if err != nil {
+		return o, err
+	}
+	if ok {
+		o.AcceptableRecoveryLag = n
+	}
+	return o, nil
+}
