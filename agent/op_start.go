@@ -66,7 +66,7 @@ func validateStart(m *Message) error {
 	}
 	if h, ok := m.Properties[ksdriver.PropAPIHost]; ok {
 		// The agent's query load reaches the API layer on this host; no
-		// other host may (README: a port agents never open to others).
+		// other host may (docs/many-hosts.md: a port agents never open to others).
 		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 			return fmt.Errorf("start: %s %.60q is not a loopback address: an agent's API layer listens on this host only", ksdriver.PropAPIHost, h)
 		}

@@ -17,7 +17,7 @@ import (
 
 // Owned is restorebench's record of the topics it created on one cluster,
 // so that it never writes, alters, truncates or deletes a topic it did not
-// create (the README's trust model: a user's cluster is read-only to restorebench unless
+// create (docs/your-cluster.md: a user's cluster is read-only to restorebench unless
 // restorebench created the thing). Nothing on a topic can say who created
 // it, and Kafka's topic configs are a closed set, so the record is kept
 // beside the fill manifests: a file per topic, <data-dir>/owned/<cluster
