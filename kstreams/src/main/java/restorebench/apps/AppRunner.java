@@ -45,6 +45,14 @@ final class AppRunner {
         // group until its session expires).
         p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6000);
         p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2000);
+        // Any Streams or client property given as a JVM system property
+        // -Dstreams.KEY=VALUE (e.g. -Dstreams.num.standby.replicas=1), as a
+        // deployment's configuration would add it; it wins over the above.
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("streams.")) {
+                p.put(name.substring("streams.".length()), System.getProperty(name));
+            }
+        }
         return p;
     }
 
@@ -54,6 +62,8 @@ final class AppRunner {
         KafkaStreams streams = new KafkaStreams(topology, props);
         streams.setGlobalStateRestoreListener(lines);
         streams.setStateListener(lines);
+        TaskLines tasks = new TaskLines(streams, lines);
+        tasks.start();
         CountDownLatch stopped = new CountDownLatch(1);
         streams.setUncaughtExceptionHandler(e -> {
             System.err.println("fatal: " + e);

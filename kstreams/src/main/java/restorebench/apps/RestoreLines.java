@@ -19,6 +19,7 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
  * restore-end store=S topic=T partition=P restored=R epoch_ms=M nano_time=N
  * restore-suspended store=S topic=T partition=P restored=R epoch_ms=M nano_time=N
  * state from=OLD to=NEW epoch_ms=M nano_time=N
+ * tasks state=S consumers=C1,C2 active=T1,T2 standby=T3 epoch_ms=M nano_time=N
  * closed epoch_ms=M nano_time=N
  * </pre>
  *
@@ -64,7 +65,7 @@ final class RestoreLines implements StateRestoreListener, KafkaStreams.StateList
         line("closed");
     }
 
-    private void line(String s) {
+    void line(String s) {
         long nano = System.nanoTime();
         long ms = System.currentTimeMillis();
         synchronized (out) {
