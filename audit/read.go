@@ -186,6 +186,12 @@ func diskSizes(ctx context.Context, adm *kadm.Client, names []string, td kadm.To
 	return out, dirErr
 }
 
+// streamsGroupUnseen says what a streams-protocol group hides from the
+// classic DescribeGroups.
+const streamsGroupUnseen = "the group is on the streams protocol (KIP-1071): its assignment is computed on the broker and the classic " +
+	"DescribeGroups does not describe it, so its members, active and standby tasks and lags cannot be seen " +
+	"(its failure detection is the group's group.streams.session.timeout.ms, 45 s by default, not the client's session.timeout.ms)"
+
 // readGroup describes the group and decodes its members' userdata.
 func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) error {
 	gs, err := adm.DescribeGroups(ctx, app)
@@ -202,8 +208,11 @@ func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) err
 	}
 	if d.Err != nil {
 		if errors.Is(d.Err, kerr.GroupIDNotFound) || errors.Is(d.Err, kerr.GroupAuthorizationFailed) {
-			if groupType == "streams" || groupType == "consumer" {
-				return fmt.Errorf("the group is on the %s protocol (KIP-1071 for streams), which DescribeGroups does not describe: its members, tasks and lags cannot be seen", groupType)
+			switch groupType {
+			case "streams":
+				return errors.New(streamsGroupUnseen)
+			case "consumer":
+				return errors.New("the group is on the consumer protocol (KIP-848), which DescribeGroups does not describe and Kafka Streams does not use: its members, tasks and lags cannot be seen")
 			}
 		}
 		return fmt.Errorf("DescribeGroups: %w", d.Err)
@@ -212,7 +221,7 @@ func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) err
 	r.Group = g
 	switch {
 	case groupType == "streams":
-		return errors.New("the group is on the streams protocol (KIP-1071): its assignment is computed on the broker and its members carry no Kafka Streams userdata in DescribeGroups; members, tasks and lags cannot be seen")
+		return errors.New(streamsGroupUnseen)
 	case d.State == "Dead" || len(d.Members) == 0:
 		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
 	case d.ProtocolType != "consumer":
