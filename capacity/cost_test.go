@@ -148,3 +148,32 @@ func TestCostDropsANegativeTerm(t *testing.T) {
 		t.Errorf("residual is NaN")
 	}
 }
+
+// TestCostOfTheSavedShapeSweep: over the saved shape sweep (18 changelogs,
+// 16 B to 4.1 kB a record, 1 and 20 records per key, both engines), a
+// cost is fitted per engine, and the model's fits the median of every one
+// of its shapes within ±20% (the kafka-streams restores of that run are
+// noisier: the machine was shared).
+func TestCostOfTheSavedShapeSweep(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/shapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Analyze(rs, Options{})
+	engines := map[config.Engine]*Cost{}
+	for _, c := range a.Costs {
+		engines[c.Setups[0].Params.Engine] = c
+	}
+	model, ks := engines[config.EngineModel], engines[config.EngineKafkaStreams]
+	if model == nil || ks == nil || len(a.Costs) != 2 {
+		t.Fatalf("%d costs, want one per engine", len(a.Costs))
+	}
+	if len(model.Shapes) != 9 || model.PerRecord <= 0 || model.PerOverwrite <= 0 {
+		t.Errorf("model cost %s over %d shapes, want 9 shapes with a per-record and a per-overwrite term", model.Equation(), len(model.Shapes))
+	}
+	for _, s := range model.Shapes {
+		if math.Abs(s.Percent()) > 20 {
+			t.Errorf("model at %s: measured %.2f s against %.2f s fitted (%+.0f%%)", s.Shape, s.Measured, s.Fitted, s.Percent())
+		}
+	}
+}

@@ -13,8 +13,9 @@ import (
 // Both are medians with the least and most measured.
 type Footprint struct {
 	// Disk is the stores' directories' bytes over their live bytes, from
-	// the cold restores that recorded both (runs.Restore.DiskBytes, after
-	// the ready phase's flush and compactions). DiskObs are those restores.
+	// the cold restores that recorded both after a ready phase
+	// (runs.Restore.DiskBytes, after its flush and compactions). DiskObs
+	// are those restores.
 	Disk    Spread
 	DiskObs []Obs
 	// LiveShare is the live bytes over the changelog bytes of those
@@ -53,7 +54,9 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 		if r.Params.Scenario != config.ScenarioCold || r.Params.StoreKind.Of() != kind.Of() || r.Params.Store == config.StoreMemory {
 			continue
 		}
-		if r.DiskBytes > 0 && o.LiveBytes > 0 && o.ChangelogBytes > 0 {
+		// DiskBytes is the stores' size after the ready phase's flush; a
+		// restore without one measured it with records still in memtables.
+		if r.DiskBytes > 0 && r.Ready != nil && o.LiveBytes > 0 && o.ChangelogBytes > 0 {
 			disk = append(disk, float64(r.DiskBytes)/o.LiveBytes)
 			live = append(live, o.LiveBytes/o.ChangelogBytes)
 			f.DiskObs = append(f.DiskObs, o)

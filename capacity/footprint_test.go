@@ -83,3 +83,58 @@ func answerNamed(a *Analysis, q string) *Answer {
 	}
 	return nil
 }
+
+// TestMemoryAnswerPredictsARestoreNotFitted: on the saved shape sweep
+// (Kafka Streams 4.4, its RocksDB memory metrics recorded), the RocksDB
+// memory per instance a plan gives from every shape but one predicts the
+// recorded peak of a restore of the shape left out within ±20%, for a
+// deployment of that restore's 4 stores on one instance.
+func TestMemoryAnswerPredictsARestoreNotFitted(t *testing.T) {
+	all, err := LoadRuns([]string{"../testdata/results/shapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const heldOut = "kafka-streams@v512-r1-400k"
+	run := *all[0]
+	res := *run.Results
+	res.Restores = nil
+	var held []*Obs
+	for _, o := range Observations(all) {
+		if o.Restore.Case == heldOut {
+			o := o
+			held = append(held, &o)
+			continue
+		}
+		res.Restores = append(res.Restores, *o.Restore)
+	}
+	run.Results = &res
+	if len(held) == 0 {
+		t.Fatalf("the saved shape sweep holds no restore %s", heldOut)
+	}
+	a := Analyze([]*Run{&run}, Options{Deployment: Deployment{StateBytes: 211e6, Partitions: 4, Instances: 1}})
+	ans := answerNamed(a, "RocksDB memory per instance")
+	if ans == nil || ans.Estimate == nil {
+		t.Fatalf("no memory answer (unanswered %+v)", a.Unanswered)
+	}
+	for _, o := range held {
+		p := o.Restore.KafkaStreams.RocksDBMemory.Peak
+		measured := float64(p.MemTablesBytes + p.BlockCacheUsageBytes + p.TableReadersBytes)
+		if off := ans.Estimate.Value/measured - 1; math.Abs(off) > 0.20 {
+			t.Errorf("%s #%d: predicted %s, recorded peak %s (%+.0f%%), want within ±20%%", heldOut, o.Restore.Repeat,
+				FormatBytes(ans.Estimate.Value), FormatBytes(measured), 100*off)
+		}
+	}
+}
+
+// TestDiskNeedsAReadyPhase: a restore measured without its ready phase
+// (the shape sweep's) took its stores' size with records still in
+// memtables, and gives no disk figure.
+func TestDiskNeedsAReadyPhase(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/shapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := footprintOf(Observations(rs), ""); f.Disk.N != 0 || f.Memory.N == 0 {
+		t.Errorf("footprint of the shape sweep: %d disk figures (want none: no ready phase), %d memory figures (want some)", f.Disk.N, f.Memory.N)
+	}
+}
