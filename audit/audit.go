@@ -463,7 +463,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	}
 	var jobs []job
 	var bpr, rpk, tomb float64
-	var taskCount int
+	var taskCount, fromLag int
 	threads := 0
 	for _, other := range ins {
 		if other != in {
@@ -491,6 +491,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		case best >= 0 && records > 0:
 			bytes *= float64(min(best, records)) / float64(records)
 			records = min(best, records)
+			fromLag++
 		}
 		f.Restored = append(f.Restored, t.String())
 		f.RestoreRecords += records
@@ -504,8 +505,11 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 			bpr, rpk, tomb = c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()
 		}
 	}
+	if fromLag > 0 {
+		f.note(fmt.Sprintf("%d task(s) restore a copy's lag as of the last rebalance, an upper bound", fromLag))
+	}
 	if threads == 0 {
-		f.Note = "no other instance: its tasks wait for it, or a new one, to restart"
+		f.note("no other instance: its tasks wait for it, or a new one, to restart")
 		return f
 	}
 	// Spread the tasks over the survivors' threads, largest first.
@@ -524,7 +528,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.ThreadBytes = max(f.ThreadBytes, l)
 	}
 	if len(o.Runs) == 0 {
-		f.Note = "times need --from RUN"
+		f.note("times need --from RUN")
 		return f
 	}
 	if len(jobs) == 0 {
@@ -542,7 +546,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		if r.RateMissing == "" && a.RateErr != nil {
 			r.RateMissing = a.RateErr.Error()
 		}
-		f.Note = "no restore rate in the --from runs"
+		f.note("no restore rate in the --from runs")
 		return f
 	}
 	if *rate == nil {
@@ -558,9 +562,17 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &v, &lo, &hi
 	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &tv, &tlo, &thi
 	if e.Extrapolated {
-		f.Note = fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond)
+		f.note(fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond))
 	}
 	return f
+}
+
+// note adds to what the figure could not include.
+func (f *Failure) note(s string) {
+	if f.Note != "" {
+		f.Note += "; "
+	}
+	f.Note += s
 }
 
 // standbys is the most standby copies any task has.
@@ -587,4 +599,3 @@ func rateText(r *capacity.Rate) string {
 	}
 	return s
 }
-

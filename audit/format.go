@@ -65,7 +65,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if len(r.Instances) > 0 {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "instance (process id)\thost\tthreads\tactive tasks\tstandby tasks (lag records)\tactive state\tstandby state\tif it fails: restored\twarm\tlargest thread\ttime\t")
+		fmt.Fprintln(tw, "instance (process id)\thost\tthreads\tactive tasks\tstandby tasks (lag records)\tactive state\tstandby state\tif it fails: restored\ttaken over warm\tlargest thread\ttime (interval)\t")
 		for _, in := range r.Instances {
 			f := in.IfItFails
 			mark := ""
@@ -77,6 +77,11 @@ func WriteText(w io.Writer, r *Report) error {
 				restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
 		}
 		tw.Flush()
+		for _, in := range r.Instances {
+			if n := in.IfItFails.Note; n != "" {
+				fmt.Fprintf(b, "  if %s fails: %s\n", in.ProcessID, n)
+			}
+		}
 		if r.MostCostly != "" {
 			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
 		}
@@ -159,14 +164,7 @@ func restoredText(f *Failure) string {
 
 func timeText(f *Failure) string {
 	if f.TotalSeconds == nil {
-		if f.Note != "" {
-			return f.Note
-		}
 		return "-"
 	}
-	s := fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
-	if f.Note != "" {
-		s += " " + f.Note
-	}
-	return s
+	return fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
 }
