@@ -419,25 +419,33 @@ func formatTiny(s float64) string {
 // Kafka Streams' defaults, from its first shape's setup.
 func (c *Cost) Label() string { return c.Setups[0].Label() }
 
-// Basis says what the Cost was fitted over and how well it fits: "weighted
-// least-squares fit over 24 restores of 5 changelog shapes (24 B to 4.12 kB
-// a record), off by 6% rms (−9% to +11%); per shape: …".
+// Basis says what the Cost was fitted over and how well it fits, shape by
+// shape: FitText, then "; measured against fitted, per shape: …".
 func (c *Cost) Basis() string {
-	lo, hi := c.RecordSizes()
-	rlo, rhi := c.RecordsPerKeyRange()
-	s := fmt.Sprintf("least-squares fit (on relative error) of time to ready against records, bytes and records overwritten "+
-		"a stream thread over %s of %s (%s to %s a record, %.1f to %.1f records per live key), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
-		Plural(len(c.Obs), "restore"), Plural(len(c.Setups), "changelog shape"), FormatBytes(lo), FormatBytes(hi), rlo, rhi,
-		100*c.Residual, 100*(c.SpreadLo-1), 100*(c.SpreadHi-1))
-	if dropped := costColumns - len(c.Terms); dropped > 0 {
-		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (every fit with it gave a term below zero)"
-	}
+	s := c.FitText()
 	var per []string
 	for _, r := range c.Shapes {
 		per = append(per, fmt.Sprintf("%s a record at %.1f a key %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Shape.RecordsPerKey, r.Percent()))
 	}
 	if len(per) > 0 {
 		s += "; measured against fitted, per shape: " + strings.Join(per, ", ")
+	}
+	return s
+}
+
+// FitText says what the Cost was fitted over and how well it fits:
+// "least-squares fit (on relative error) … over 36 restores of 9 changelog
+// shapes (16 B to 4.11 kB a record, 1.1 to 22.2 records per live key), off
+// by 17% rms (−23% to +45%)", and which terms it dropped.
+func (c *Cost) FitText() string {
+	lo, hi := c.RecordSizes()
+	rlo, rhi := c.RecordsPerKeyRange()
+	s := fmt.Sprintf("least-squares fit (on relative error) of time to ready against records, bytes and records overwritten "+
+		"a stream thread over %s of %s (%s to %s a record, %.1f to %.1f records per live key), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
+		Plural(len(c.Obs), "restore"), Plural(len(c.Shapes), "changelog shape"), FormatBytes(lo), FormatBytes(hi), rlo, rhi,
+		100*c.Residual, 100*(c.SpreadLo-1), 100*(c.SpreadHi-1))
+	if dropped := costColumns - len(c.Terms); dropped > 0 {
+		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (every fit with it gave a term below zero)"
 	}
 	if c.Threads > 1 {
 		s += fmt.Sprintf("; records and bytes divided by the %d threads restoring in parallel", c.Threads)

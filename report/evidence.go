@@ -37,6 +37,7 @@ func fitsSection(a *capacity.Analysis) (Section, error) {
 		}
 		s.Blocks = append(s.Blocks, &Heading{Text: "Not fitted"}, &List{Items: items})
 	}
+	s.Blocks = append(s.Blocks, costBlocks(a)...)
 	s.Blocks = append(s.Blocks, calibrationBlocks(a)...)
 	return s, nil
 }
