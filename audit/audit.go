@@ -463,7 +463,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	}
 	var jobs []job
 	var bpr, rpk, tomb float64
-	var taskCount, fromLag int
+	var taskCount, fromLag, unknownLag int
 	threads := 0
 	for _, other := range ins {
 		if other != in {
@@ -476,13 +476,19 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 			continue
 		}
 		best := int64(-1)
+		unreported := false
 		for _, other := range ins {
 			if other == in {
 				continue
 			}
 			if lag, ok := lagOf(r.Changelogs, other, t); ok && (best < 0 || lag < best) {
 				best = lag
+			} else if !ok && slices.Contains(other.standby, t) {
+				unreported = true
 			}
+		}
+		if best < 0 && unreported {
+			unknownLag++
 		}
 		switch {
 		case best >= 0 && best <= o.AcceptableRecoveryLag:
@@ -507,6 +513,9 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	}
 	if fromLag > 0 {
 		f.note(fmt.Sprintf("%d task(s) restore a copy's lag as of the last rebalance, an upper bound", fromLag))
+	}
+	if unknownLag > 0 {
+		f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
 	}
 	if threads == 0 {
 		f.note("no other instance: its tasks wait for it, or a new one, to restart")

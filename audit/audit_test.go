@@ -89,7 +89,8 @@ func TestAnswerPerInstance(t *testing.T) {
 		t.Errorf("process 2 fails: %+v", f)
 	}
 	// Losing p3: 1_2 has no copy with offsets: all 3000 records, cold.
-	if f := p3.IfItFails; f.RestoreRecords != 3000 || f.RestoreBytes != 30_000 || f.TotalSeconds != nil || !strings.Contains(f.Note, "--from") {
+	if f := p3.IfItFails; f.RestoreRecords != 3000 || f.RestoreBytes != 30_000 || f.TotalSeconds != nil || !strings.Contains(f.Note, "--from") ||
+		!strings.Contains(f.Note, "1 task(s) have a standby that reported no offsets") {
 		t.Errorf("process 3 fails: %+v", f)
 	}
 	if r.MostCostly != p3.ProcessID {

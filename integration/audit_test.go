@@ -34,8 +34,8 @@ const auditUpdates = 200_000
 const auditPartitions = 3
 
 // TestAuditThreeInstances: the word count runs as 3 instances (3 JVMs,
-// their own state dirs, one application.id, num.standby.replicas=1) on the
-// real broker; once they run with a stable assignment, `restorebench
+// their own state dirs, one application.id, num.standby.replicas=1, the
+// first with two stream threads) on the real broker; once they run with a stable assignment, `restorebench
 // audit` names every instance's active and standby tasks exactly as the
 // instances themselves report them (KafkaStreams#metadataForLocalThreads),
 // and changes nothing of the application: its group's committed offsets,
@@ -78,8 +78,14 @@ func TestAuditThreeInstances(t *testing.T) {
 		"-Dstreams.repartition.purge.interval.ms=3600000")
 	const class = "restorebench.apps.WordCount"
 	var procs []*userAppProc
-	for range 3 {
-		procs = append(procs, startUserApp(t, lib, flags, class, env.Cluster.Brokers, app, t.TempDir(), input))
+	for i := range 3 {
+		f := flags
+		if i == 0 {
+			// Two stream threads: two group members of one process, which
+			// audit must count as one instance.
+			f = append(slices.Clone(flags), "-Dstreams.num.stream.threads=2")
+		}
+		procs = append(procs, startUserApp(t, lib, f, class, env.Cluster.Brokers, app, t.TempDir(), input))
 	}
 	got := awaitChangelog(t, env, changelog, want, 2*time.Minute, procs[0])
 	t.Logf("3 instances processed the input into %d changelog records in %s", got, time.Since(started).Round(time.Second))
@@ -132,8 +138,8 @@ func TestAuditThreeInstances(t *testing.T) {
 
 	// Every instance, as it reports itself, is one instance of audit's
 	// with the same tasks.
-	if len(rep.Instances) != 3 {
-		t.Fatalf("audit found %d instances, want 3:\n%s", len(rep.Instances), text)
+	if len(rep.Instances) != 3 || len(rep.Group.Members) != 4 {
+		t.Fatalf("audit found %d instances of %d members, want 3 of 4 (one process runs two threads):\n%s", len(rep.Instances), len(rep.Group.Members), text)
 	}
 	byConsumer := map[string]*audit.Instance{}
 	for _, in := range rep.Instances {
@@ -145,6 +151,9 @@ func TestAuditThreeInstances(t *testing.T) {
 		in := byConsumer[strings.Split(consumers, ",")[0]]
 		if in == nil {
 			t.Fatalf("no instance of audit's has consumer %s:\n%s", consumers, text)
+		}
+		if ids := strings.Join(in.ClientIDs, ","); ids != consumers || in.Threads != len(in.ClientIDs) {
+			t.Errorf("instance %s: audit says consumers %s (%d threads), the instance says %s", in.ProcessID, ids, in.Threads, consumers)
 		}
 		if !slices.Equal(in.Active, own.active) || !slices.Equal(in.Standby, own.standby) {
 			t.Errorf("instance %s (%s): audit says active %v standby %v, the instance says active %v standby %v",
