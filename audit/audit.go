@@ -287,6 +287,9 @@ func mapChangelogs(cls []Changelog, ins []*Instance) []string {
 	var out []string
 	for i := range cls {
 		c := &cls[i]
+		if c.Subtopology != nil {
+			continue // the group's own topology said it
+		}
 		var cands, any []int32
 		for s, n := range count {
 			if int(n) != c.Partitions {
@@ -347,9 +350,16 @@ func Answer(r *Report, o Options) {
 		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
 	}
 	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
-	r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
-	if r.DetectionAssumed {
-		r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes session.timeout.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", o.SessionTimeout))
+	switch {
+	case r.Group != nil && r.Group.Type == "streams":
+		// The client's session.timeout.ms does not apply: the group's does.
+		r.DetectionSeconds, r.DetectionAssumed = DefaultSessionTimeout.Seconds(), true
+		r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes group.streams.session.timeout.ms = %s, the broker's default: ASSUMED (the group's own configuration is not read)", DefaultSessionTimeout))
+	default:
+		r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
+		if r.DetectionAssumed {
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes session.timeout.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", o.SessionTimeout))
+		}
 	}
 	if r.Group == nil {
 		return
@@ -357,7 +367,7 @@ func Answer(r *Report, o Options) {
 	ins := instances(r.Group)
 	r.Instances = ins
 	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
-	if len(ins) > 0 {
+	if len(ins) > 0 && r.Group.Type != "streams" {
 		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
 	}
 	// Copies: every instance's non-active tasks with state.

@@ -51,7 +51,10 @@ func WriteText(w io.Writer, r *Report) error {
 			}
 			sub := "?"
 			if c.Subtopology != nil {
-				sub = fmt.Sprintf("%d (assumed)", *c.Subtopology)
+				sub = fmt.Sprintf("%d (topology)", *c.Subtopology)
+				if strings.HasPrefix(c.MappingNote, "ASSUMED") {
+					sub = fmt.Sprintf("%d (assumed)", *c.Subtopology)
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Topic, c.Partitions, c.Records, disk, bpr, rpk, tomb, sub)
 		}
@@ -87,9 +90,13 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		b.WriteString("\n")
 	}
-	detect := fmt.Sprintf("failure detection %s (session.timeout.ms", units.Seconds(r.DetectionSeconds))
+	setting := "session.timeout.ms"
+	if r.Group != nil && r.Group.Type == "streams" {
+		setting = "group.streams.session.timeout.ms"
+	}
+	detect := fmt.Sprintf("failure detection %s (%s", units.Seconds(r.DetectionSeconds), setting)
 	if r.DetectionAssumed {
-		detect += ", ASSUMED: Kafka's default"
+		detect += ", ASSUMED: the default"
 	}
 	detect += ")"
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/topicshape"
@@ -47,7 +48,7 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 	if err := readChangelogs(ctx, cfg, adm, app, r, o); err != nil {
 		r.Unseen = append(r.Unseen, "changelog topics: "+err.Error())
 	}
-	if err := readGroup(ctx, adm, app, r); err != nil {
+	if err := readGroup(ctx, cl, adm, app, r); err != nil {
 		r.Unseen = append(r.Unseen, "consumer group "+app+": "+err.Error())
 	}
 	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
@@ -186,14 +187,8 @@ func diskSizes(ctx context.Context, adm *kadm.Client, names []string, td kadm.To
 	return out, dirErr
 }
 
-// streamsGroupUnseen says what a streams-protocol group hides from the
-// classic DescribeGroups.
-const streamsGroupUnseen = "the group is on the streams protocol (KIP-1071): its assignment is computed on the broker and the classic " +
-	"DescribeGroups does not describe it, so its members, active and standby tasks and lags cannot be seen " +
-	"(its failure detection is the group's group.streams.session.timeout.ms, 45 s by default, not the client's session.timeout.ms)"
-
 // readGroup describes the group and decodes its members' userdata.
-func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) error {
+func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string, r *Report) error {
 	gs, err := adm.DescribeGroups(ctx, app)
 	if err != nil && len(gs) == 0 {
 		return fmt.Errorf("DescribeGroups: %w", err)
@@ -210,7 +205,7 @@ func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) err
 		if errors.Is(d.Err, kerr.GroupIDNotFound) || errors.Is(d.Err, kerr.GroupAuthorizationFailed) {
 			switch groupType {
 			case "streams":
-				return errors.New(streamsGroupUnseen)
+				return readStreamsGroup(ctx, cl, adm, app, r)
 			case "consumer":
 				return errors.New("the group is on the consumer protocol (KIP-848), which DescribeGroups does not describe and Kafka Streams does not use: its members, tasks and lags cannot be seen")
 			}
@@ -221,7 +216,8 @@ func readGroup(ctx context.Context, adm *kadm.Client, app string, r *Report) err
 	r.Group = g
 	switch {
 	case groupType == "streams":
-		return errors.New(streamsGroupUnseen)
+		r.Group = nil
+		return readStreamsGroup(ctx, cl, adm, app, r)
 	case d.State == "Dead" || len(d.Members) == 0:
 		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
 	case d.ProtocolType != "consumer":

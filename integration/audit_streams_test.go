@@ -3,13 +3,16 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/restorebench/restorebench/audit"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -19,9 +22,10 @@ import (
 )
 
 // TestAuditStreamsProtocolGroup: an application on the streams group
-// protocol (KIP-1071) is audited for what the classic DescribeGroups can
-// see: its changelog, and a message saying its members, tasks and lags
-// cannot be seen; the command succeeds, having read something.
+// protocol (KIP-1071) is audited through StreamsGroupDescribe: its
+// instance's tasks as the instance reports them, its changelog's
+// subtopology from the group's topology, and a message saying the lags
+// cannot be seen; nothing of the application changes.
 func TestAuditStreamsProtocolGroup(t *testing.T) {
 	needDriver(t)
 	ctx := context.Background()
@@ -63,9 +67,33 @@ func TestAuditStreamsProtocolGroup(t *testing.T) {
 	if after := userAppState(t, env, app, input); after != before {
 		t.Fatalf("audit changed the application:\nbefore %s\nafter  %s", before, after)
 	}
-	for _, want := range []string{changelog, "streams protocol (KIP-1071)", "cannot be seen"} {
+	for _, want := range []string{changelog, "streams protocol (KIP-1071)", "cannot be seen", "group.streams.session.timeout.ms"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("audit's answer lacks %q", want)
 		}
+	}
+	// StreamsGroupDescribe: the instance's tasks as it reports them, and
+	// the changelog's subtopology from the group's topology.
+	cmd = exec.Command(bin, "--brokers", strings.Join(env.Cluster.Brokers, ","), "--quiet", "audit", "--application-id", app,
+		"--max-read", "0", "--format", "json")
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("audit --format json: %v", err)
+	}
+	var rep audit.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	own := lastTasks(p)
+	if own == nil || len(rep.Instances) != 1 {
+		t.Fatalf("instances %+v; the instance says %+v", rep.Instances, own)
+	}
+	if in := rep.Instances[0]; !slices.Equal(in.Active, own.active) || !slices.Equal(in.Standby, own.standby) ||
+		strings.Join(in.ClientIDs, ",") != own.consumers {
+		t.Errorf("audit says %s active %v standby %v, the instance says %s active %v standby %v",
+			in.ClientIDs, in.Active, in.Standby, own.consumers, own.active, own.standby)
+	}
+	if c := rep.Changelogs; len(c) != 1 || c[0].Subtopology == nil || *c[0].Subtopology != 1 || !strings.Contains(c[0].MappingNote, "topology") {
+		t.Errorf("changelogs %+v: want subtopology 1 from the group's topology", c)
 	}
 }

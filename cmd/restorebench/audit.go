@@ -31,9 +31,11 @@ func newAuditCmd(g *globalFlags) *cobra.Command {
 		Short: "Read a running Kafka Streams application (read-only) and say what each instance's loss would cost to restore",
 		Long: `audit reads a running Kafka Streams application as it is now, strictly
 read-only: its changelog topics (APP-*-changelog: partitions, records, bytes on
-disk, shape) and its consumer group APP on the classic protocol, whose members'
+disk, shape) and its consumer group APP: on the classic protocol its members'
 Kafka Streams userdata name each instance's active and standby tasks and how far
-its copies of other tasks are behind. It joins no group, commits nothing and
+its copies of other tasks were behind at the last rebalance; on the streams
+protocol (KIP-1071) StreamsGroupDescribe names the tasks and which subtopology
+writes which changelog, but no lags. It joins no group, commits nothing and
 creates, writes or alters no topic or config.
 
 Per instance it answers which tasks it holds, their state, and, if it fails now,

@@ -1,0 +1,111 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// streamsGroupLagsUnseen says what StreamsGroupDescribe does not tell.
+const streamsGroupLagsUnseen = "the streams protocol (KIP-1071) reports the members' task offsets only in their heartbeats, not in " +
+	"StreamsGroupDescribe: how far each standby or warm-up copy is behind cannot be seen (counted here as restoring in full, the worst case); " +
+	"failure detection is the group's group.streams.session.timeout.ms (45 s by default), not the client's session.timeout.ms"
+
+// readStreamsGroup describes a group on the streams protocol with
+// StreamsGroupDescribe (a describe request to the group's coordinator):
+// its members (process id, client id, host, endpoint), their active,
+// standby and warm-up tasks, and its topology's changelogs by
+// subtopology, which set the changelogs' subtopologies.
+func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string, r *Report) error {
+	co := adm.FindGroupCoordinators(ctx, app)
+	c, ok := co[app]
+	if !ok || c.Err != nil {
+		err := errors.New("no answer")
+		if ok {
+			err = c.Err
+		}
+		return fmt.Errorf("finding the group's coordinator: %w", err)
+	}
+	req := kmsg.NewPtrStreamsGroupDescribeRequest()
+	req.Groups = []string{app}
+	resp, err := req.RequestWith(ctx, cl.Broker(int(c.NodeID)))
+	if err != nil {
+		return fmt.Errorf("StreamsGroupDescribe: %w", err)
+	}
+	if len(resp.Groups) != 1 {
+		return fmt.Errorf("StreamsGroupDescribe answered %d groups", len(resp.Groups))
+	}
+	d := resp.Groups[0]
+	if err := kerr.ErrorForCode(d.ErrorCode); err != nil {
+		return fmt.Errorf("StreamsGroupDescribe: %w", err)
+	}
+	g := &Group{State: d.State, ProtocolType: "streams", Type: "streams"}
+	r.Group = g
+	if d.Topology != nil {
+		for _, s := range d.Topology.Subtopologies {
+			id, err := strconv.ParseInt(s.SubtopologyID, 10, 32)
+			if err != nil {
+				r.Unseen = append(r.Unseen, fmt.Sprintf("subtopology %q is not a number: its changelogs are attributed to no instance", s.SubtopologyID))
+				continue
+			}
+			for _, t := range s.StateChangelogTopics {
+				for i := range r.Changelogs {
+					if c := &r.Changelogs[i]; c.Topic == t.Topic {
+						sub := int32(id)
+						c.Subtopology = &sub
+						c.MappingNote = fmt.Sprintf("subtopology %d, from the group's topology (StreamsGroupDescribe)", sub)
+					}
+				}
+			}
+		}
+	} else {
+		r.Unseen = append(r.Unseen, "the group's topology is not initialized: which subtopology writes which changelog cannot be seen")
+	}
+	var bad []string
+	tasks := func(ids []kmsg.TaskIDs) []TaskID {
+		var out []TaskID
+		for _, t := range ids {
+			s, err := strconv.ParseInt(t.SubtopologyID, 10, 32)
+			if err != nil {
+				bad = append(bad, t.SubtopologyID)
+				continue
+			}
+			for _, p := range t.Partitions {
+				out = append(out, TaskID{Subtopology: int32(s), Partition: p})
+			}
+		}
+		return out
+	}
+	for _, m := range d.Members {
+		mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, ProcessID: m.ProcessID}
+		if m.InstanceID != nil {
+			mem.InstanceID = *m.InstanceID
+		}
+		sub := &Subscription{OffsetSums: map[TaskID]int64{}}
+		if e := m.UserEndpoint; e != nil {
+			sub.UserEndpoint = e.Host + ":" + strconv.Itoa(int(e.Port))
+		}
+		a := &Assignment{Active: tasks(m.Assignment.ActiveTasks)}
+		for _, t := range append(tasks(m.Assignment.StandbyTasks), tasks(m.Assignment.WarmupTasks)...) {
+			a.Standby = append(a.Standby, StandbyTask{Task: t})
+		}
+		mem.Assignment, mem.Subscription = a, sub
+		g.Members = append(g.Members, mem)
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		r.Unseen = append(r.Unseen, fmt.Sprintf("tasks of subtopologies %v, whose ids are not numbers, are left out", slices.Compact(bad)))
+	}
+	r.Unseen = append(r.Unseen, streamsGroupLagsUnseen)
+	if len(d.Members) == 0 {
+		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
+	}
+	return nil
+}
