@@ -65,7 +65,9 @@ type userApp struct {
 	kindNote     string
 	// bound is how far, either way, the kafka-streams engine's median
 	// restore time may be from the application's: a factor loose enough
-	// not to flap on a loaded CI machine (2: 0.5×-2×).
+	// not to flap on a loaded CI machine (3: 0.33×-3×). The medians
+	// measured on the 2-core dev machine ran from 0.54× (10 M updates,
+	// load 7.5) to 1.05× (1 M, load 3): not a ±15 % match.
 	bound float64
 	// produce writes the input (updates changelog updates' worth) to
 	// topic and returns how many changelog records the application
@@ -85,7 +87,7 @@ func TestUserAppWordCountRestore(t *testing.T) {
 	runUserApp(t, userApp{
 		class: "restorebench.apps.WordCount", store: "word-counts",
 		kind: config.StoreTimestampedKeyValue, ksKind: config.StoreKeyValue, kindNote: ksForeignKindNote,
-		bound: 2, produce: produceLines,
+		bound: 3, produce: produceLines,
 	})
 }
 
@@ -102,8 +104,6 @@ func TestUserAppWindowedClicksRestore(t *testing.T) {
 		kindNote: "the application's store is a timestamped window store; restorebench restores a topic it did not fill " +
 			"as a key-value or timestamped-key-value store's changelog only, so the model restores it as timestamped-key-value; " +
 			ksForeignKindNote,
-		// Looser than the word count's: a key-value restore against a
-		// segmented window store's.
 		bound: 3, produce: produceClicks,
 	})
 }
