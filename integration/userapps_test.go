@@ -128,10 +128,9 @@ func userAppsSize(t *testing.T) int {
 
 // userAppRound is one round's figures.
 type userAppRound struct {
-	app, ks, model   float64 // restore seconds
-	appRecords       int64
-	ksRec, modelRec  runs.Restore
-	appStartToRunSec float64
+	app, ks, model  float64 // restore seconds
+	appRecords      int64
+	ksRec, modelRec runs.Restore
 }
 
 func runUserApp(t *testing.T, ua userApp) {
