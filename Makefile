@@ -97,7 +97,9 @@ vet: deps
 	$(GO) vet ./...
 
 # test: every test, hermetic ones on the in-process broker and integration
-# ones on a real Kafka broker started here and stopped afterwards.
+# ones on a real Kafka broker started here and stopped afterwards, and the
+# Helm chart's (deploy/helm, a module of its own: Helm's dependencies stay
+# out of restorebench's).
 # A broker that was already running (make kafka-up) is left running.
 # CI=true: everything the tests need is installed and started above, so a
 # test that would skip for a missing dependency fails instead.
@@ -111,6 +113,7 @@ test: deps deps-kafka deps-chromium kstreams-test vet
 		$(GO) test $(INTEGRATION_TEST_FLAGS) ./integration/ & it=$$!; \
 		$(GO) test $(GOTEST_FLAGS) $$($(GO) list ./... | grep -v "/integration$$"); st=$$?; \
 		wait $$it || st=1; exit $$st' || status=$$?; \
+	(cd deploy/helm && $(GO) test -count=1 ./...) || status=1; \
 	[ $$status = 0 ] && { $(MAKE) --no-print-directory fuzz-brief || status=$$?; }; \
 	[ $$started = 1 ] && scripts/kafka.sh down; exit $$status
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 )
 
@@ -21,7 +23,7 @@ type k8sDoc struct {
 	Metadata   struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
-	StringData map[string]string `yaml:"stringData"`
+	Data       map[string]string `yaml:"data"`
 	Spec       struct {
 		Selector struct {
 			MatchLabels map[string]string `yaml:"matchLabels"`
@@ -55,10 +57,14 @@ type k8sDoc struct {
 	} `yaml:"spec"`
 }
 
-// readManifests decodes every document of the deploy/kubernetes files.
+// renders are the chart's renders (deploy/helm/restorebench rendered by
+// deploy/helm/chart_test.go, which fails while they are stale).
+const renders = "../../deploy/helm/testdata/"
+
+// readManifests decodes every document of the chart's renders.
 func readManifests(t *testing.T) map[string][]k8sDoc {
 	t.Helper()
-	files, err := filepath.Glob("../../deploy/kubernetes/*.yaml")
+	files, err := filepath.Glob(renders + "*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests: %v", err)
 	}
@@ -77,6 +83,9 @@ func readManifests(t *testing.T) map[string][]k8sDoc {
 			} else if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
+			if d.APIVersion == "" && d.Kind == "" && d.Metadata.Name == "" {
+				continue // the file's heading comment
+			}
 			if d.APIVersion == "" || d.Kind == "" || d.Metadata.Name == "" {
 				t.Fatalf("%s: a document without apiVersion, kind or name", f)
 			}
@@ -93,19 +102,7 @@ func checkAgentArgs(t *testing.T, where string, args []string) string {
 	if len(args) == 0 || args[0] != "agent" {
 		t.Fatalf("%s: arguments %v do not run the agent", where, args)
 	}
-	subst := regexp.MustCompile(`\$\([A-Z_]+\)|%H`)
-	var fixed []string
-	for _, a := range args[1:] {
-		fixed = append(fixed, subst.ReplaceAllString(a, "x"))
-	}
-	root := newRootCmd()
-	cmd, _, err := root.Find([]string{"agent"})
-	if err != nil || cmd.Name() != "agent" {
-		t.Fatalf("no agent command: %v", err)
-	}
-	if err := cmd.ParseFlags(fixed); err != nil {
-		t.Fatalf("%s: %v", where, err)
-	}
+	cmd := parseArgs(t, where, "agent", args[1:])
 	for _, f := range []string{"name", "state-dir", "control-key-file"} {
 		if !cmd.Flags().Changed(f) {
 			t.Fatalf("%s: no --%s", where, f)
@@ -120,10 +117,30 @@ func checkAgentArgs(t *testing.T, where string, args []string) string {
 	return dir
 }
 
-// TestDeployManifests: the StatefulSets run the agent with flags it takes,
+// parseArgs parses args with command's own flags ($(VAR) and %H stand for
+// a name) and returns the command.
+func parseArgs(t *testing.T, where, command string, args []string) *cobra.Command {
+	t.Helper()
+	subst := regexp.MustCompile(`\$\([A-Z_]+\)|%H`)
+	var fixed []string
+	for _, a := range args {
+		fixed = append(fixed, subst.ReplaceAllString(a, "x"))
+	}
+	cmd, _, err := newRootCmd().Find([]string{command})
+	if err != nil || cmd.Name() != command {
+		t.Fatalf("no %s command: %v", command, err)
+	}
+	if err := cmd.ParseFlags(fixed); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	return cmd
+}
+
+// TestDeployManifests: the chart's StatefulSets run the agent with flags it takes,
 // its state dir on the state volume (a claim, or an emptyDir in the
 // ephemeral variant), the selector matching the pods, the client Secret
-// mounted and defined.
+// mounted (and holding the files the flags name where the chart makes it);
+// its coordinator Job runs `run` with flags run takes.
 func TestDeployManifests(t *testing.T) {
 	docs := readManifests(t)
 	secrets := map[string]k8sDoc{}
@@ -134,12 +151,29 @@ func TestDeployManifests(t *testing.T) {
 			}
 		}
 	}
-	for file, want := range map[string]string{"agents-statefulset.yaml": "claim", "agents-ephemeral.yaml": "emptyDir"} {
-		ds := docs[file]
-		if len(ds) != 1 || ds[0].Kind != "StatefulSet" || ds[0].APIVersion != "apps/v1" {
-			t.Fatalf("%s: want one apps/v1 StatefulSet, got %+v", file, ds)
+	for file, want := range map[string]string{"persistent.yaml": "claim", "ephemeral.yaml": "emptyDir", "coordinator.yaml": "claim"} {
+		var sets []k8sDoc
+		for _, d := range docs[file] {
+			switch {
+			case d.Kind == "StatefulSet" && d.APIVersion == "apps/v1":
+				sets = append(sets, d)
+			case d.Kind == "Job":
+				args := d.Spec.Template.Spec.Containers[0].Args
+				if len(args) < 2 || args[0] != "run" {
+					t.Fatalf("%s: the Job runs %v, not run PROFILE", file, args)
+				}
+				cmd := parseArgs(t, file+" Job", "run", args[2:])
+				for _, f := range []string{"agents", "control-key-file", "command-config"} {
+					if !cmd.Flags().Changed(f) {
+						t.Errorf("%s: the Job runs without --%s", file, f)
+					}
+				}
+			}
 		}
-		s := ds[0].Spec
+		if len(sets) != 1 {
+			t.Fatalf("%s: want one apps/v1 StatefulSet, got %d", file, len(sets))
+		}
+		s := sets[0].Spec
 		for k, v := range s.Selector.MatchLabels {
 			if s.Template.Metadata.Labels[k] != v {
 				t.Errorf("%s: the selector's %s=%s does not match the pods", file, k, v)
@@ -163,13 +197,22 @@ func TestDeployManifests(t *testing.T) {
 		for _, v := range s.Template.Spec.Volumes {
 			empty = empty || v.Name == state && v.EmptyDir != nil
 			if v.Secret != nil {
-				sec, ok := secrets[v.Secret.SecretName]
-				if !ok || !strings.Contains(sec.StringData["client.properties"], "bootstrap.servers=") {
-					t.Errorf("%s: the Secret %s is not defined with a client.properties", file, v.Secret.SecretName)
-				}
 				keyFile, _ := agentFlag(t, c.Args, "control-key-file")
-				if _, has := sec.StringData[filepath.Base(keyFile)]; !has || mounts[filepath.Dir(keyFile)] != v.Name {
-					t.Errorf("%s: --control-key-file %s is not a key of the Secret %s mounted at %s", file, keyFile, v.Secret.SecretName, filepath.Dir(keyFile))
+				if mounts[filepath.Dir(keyFile)] != v.Name {
+					t.Errorf("%s: --control-key-file %s is not in the Secret %s's mount", file, keyFile, v.Secret.SecretName)
+				}
+				// A Secret the chart makes holds the files; an existing
+				// one (the default) is the user's.
+				sec, ok := secrets[v.Secret.SecretName]
+				if !ok {
+					continue
+				}
+				props, _ := base64.StdEncoding.DecodeString(sec.Data["client.properties"])
+				if !strings.Contains(string(props), "bootstrap.servers=") {
+					t.Errorf("%s: the Secret %s holds no client.properties with bootstrap.servers", file, v.Secret.SecretName)
+				}
+				if _, has := sec.Data[filepath.Base(keyFile)]; !has {
+					t.Errorf("%s: --control-key-file %s is not a key of the Secret %s", file, keyFile, v.Secret.SecretName)
 				}
 			}
 		}
@@ -178,7 +221,7 @@ func TestDeployManifests(t *testing.T) {
 		}
 	}
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
-		out, err := exec.Command(kubectl, "apply", "--dry-run=client", "--validate=false", "-f", "../../deploy/kubernetes/").CombinedOutput()
+		out, err := exec.Command(kubectl, "apply", "--dry-run=client", "--validate=false", "-f", renders).CombinedOutput()
 		switch {
 		case err != nil && bytes.Contains(out, []byte("unable to recognize")) && bytes.Contains(out, []byte("dial tcp")):
 			// kubectl maps kinds through a cluster's API, even for a
