@@ -32,7 +32,7 @@ FUZZTIME ?= 2m
 FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
 	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
 
-.PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run docs test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean
+.PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run docs test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean image image-test
 
 all: build
 
@@ -142,6 +142,18 @@ kafka-up: deps-kafka
 
 kafka-down:
 	scripts/kafka.sh down
+
+# image: the restorebench image (deploy/image/Containerfile) built with
+# podman on a base made from Debian's packages, no registry (scripts/image.sh;
+# installs podman, buildah and mmdebstrap when missing). image-test builds it
+# and runs `agent --help` and `run quick` in it; where podman cannot run a
+# container it says why and tests nothing (IMAGE_TEST_REQUIRED=1 fails
+# instead). Neither is part of make test.
+image: deps deps-kafka
+	scripts/image.sh build
+
+image-test: deps deps-kafka
+	scripts/image.sh test
 
 # bench: Go benchmarks of the hot paths (figures, not pass/fail).
 bench: deps
