@@ -115,22 +115,17 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	return a
 }
 
-// sameRecordSize is how far apart two record sizes may lie and a rate
-// measured at one still stand for the other (a ratio): 1.25. A per-record
-// cost makes a rate of 24-byte records 1.9 times too fast for 12-byte ones.
-const sameRecordSize = 1.25
-
 // rateAtShape replaces the chosen rate by the restore cost evaluated at
-// the deployment's record size when the deployment gives one, the rate was
-// measured far from it, and the inputs fit a Cost of the same setting:
-// an MB/s of one record size is never applied to another when a cost per
-// record and per byte can say better.
+// the deployment's record size and records per live key, when the
+// deployment gives its record size, the inputs fit a Cost of the same
+// setting, and the rate was not measured on the deployment's own
+// changelog (plan --measure): an MB/s of one shape is never applied to
+// another when a cost per record, per byte and per overwrite can say
+// better, even one of a near record size (a shape's records per key move
+// its rate as much).
 func (a *Analysis) rateAtShape() {
 	d := a.Options.Deployment
-	if d.BytesPerRecord <= 0 || a.Rate == nil {
-		return
-	}
-	if s := a.Rate.Shape.BytesPerRecord; s > 0 && math.Max(s/d.BytesPerRecord, d.BytesPerRecord/s) <= sameRecordSize {
+	if d.BytesPerRecord <= 0 || a.Rate == nil || a.Rate.Setup.restores(d.topic()) {
 		return
 	}
 	c := chooseCost(a.Costs, a.Setups, a.Options.Case)

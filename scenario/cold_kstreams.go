@@ -193,12 +193,22 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 func coldProperties(ctx context.Context, env *Env, t Target, req Request, partitions int32) (map[string]string, error) {
 	kind := req.Case.StoreKind
 	if isSourceTable(t) {
-		if kind != config.StoreKeyValue {
-			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
-				"the table topology over any other topic materializes a key-value store (fill it under that name, or restore it on the model engine)",
-				kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
+		switch kind.Of() {
+		case config.StoreKeyValue:
+			return tableProperties(env, t, req)
+		case config.StoreTimestampedKeyValue:
+			// What a DSL count, aggregate or table materializes: the
+			// table over the topic, in a timestamped store (Kafka Streams
+			// puts each record's timestamp before its value as it restores).
+			props, err := tableProperties(env, t, req)
+			if err != nil {
+				return nil, err
+			}
+			return props, addKindProperties(props, req)
 		}
-		return tableProperties(env, t, req)
+		return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
+			"the table topology over any other topic materializes a key-value or timestamped key-value store (fill it under that name, "+
+			"or restore it on the model engine)", kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
 	}
 	input, err := ensureInputTopic(ctx, env, t, partitions)
 	if err != nil {

@@ -299,6 +299,9 @@ final class DriverConfig {
             return;
         }
         String kind = P + "store.kind=" + storeKind.key;
+        if (topology == Topology.TABLE && storeKind == StoreKind.TIMESTAMPED_KEY_VALUE && storeType == StoreType.ROCKSDB) {
+            return; // a KTable over any topic, materialized as a DSL table is: a timestamped store
+        }
         if (topology != Topology.KV) {
             throw new ConfigError(kind + " is built by the kv topology only, not " + topology.name().toLowerCase(Locale.ROOT));
         }

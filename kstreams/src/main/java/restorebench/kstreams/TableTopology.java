@@ -68,8 +68,14 @@ final class TableTopology {
                 + " (or be all), not " + v);
     }
 
-    /** The store the table is materialized in, by the configured store type. */
+    /**
+     * The store the table is materialized in: a timestamped one for store.kind=timestamped-key-value (what a DSL
+     * table, count or aggregate materializes; digested with each value behind its timestamp), else by the store type.
+     */
     static KeyValueBytesStoreSupplier supplier(DriverConfig c) {
+        if (c.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+            return Stores.persistentTimestampedKeyValueStore(c.store);
+        }
         switch (c.storeType) {
             case TIMESTAMPED:
                 return Stores.persistentTimestampedKeyValueStore(c.store);

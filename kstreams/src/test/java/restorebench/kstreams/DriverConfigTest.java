@@ -109,6 +109,19 @@ class DriverConfigTest {
         assertEquals(1_767_225_600_000L, WindowStores.windowStart(1_767_225_899_999L, 300_000));
     }
 
+    /** A KTable over any topic materializes a timestamped store, as a DSL table, count or aggregate does. */
+    @Test
+    void tableTopologyTakesATimestampedStore() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        p.setProperty("restorebench.store.kind", "timestamped-key-value");
+        p.setProperty("topology.optimization", "reuse.ktable.source.topics");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE, c.storeKind);
+        assertTrue(TableTopology.supplier(c).get().persistent());
+        assertEquals("org.apache.kafka.streams.state.internals.RocksDBTimestampedStore", TableTopology.supplier(c).get().getClass().getName());
+    }
+
     @Test
     void storeKindErrors() {
         String[][] cases = {
@@ -119,7 +132,7 @@ class DriverConfigTest {
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
             {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
-            {"restorebench.store.kind=timestamped-key-value,restorebench.topology=table", "kv topology only"},
+            {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=table", "kv topology only"},
         };
         for (String[] tc : cases) {
             Properties p = base();
