@@ -84,6 +84,11 @@ type Answer struct {
 	// restore cost evaluated at a record size outside those it was fitted
 	// over, "" otherwise.
 	RecordSizeOutside string
+	// ShapeOutside says, when the answer rests on a restore cost evaluated
+	// outside the changelog shapes it was fitted over, on which side of
+	// what: "below the record sizes measured", "beyond the records per
+	// live key measured"; "" inside them.
+	ShapeOutside string
 	// Inputs are the figures it was computed from; Sources cites restores.
 	Inputs  []string
 	Sources string
@@ -290,7 +295,7 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	if a.Rate != nil {
 		w := a.Rate.FarFrom(a.Options.Deployment)
-		side := a.Rate.recordSizeOutside()
+		side, shape := a.Rate.recordSizeOutside(), a.Rate.shapeOutside()
 		for i := range out {
 			if !out[i].RateBased {
 				continue
@@ -298,7 +303,7 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			if w != "" {
 				out[i].Inputs = append(out[i].Inputs, w)
 			}
-			out[i].RecordSizeOutside = side
+			out[i].RecordSizeOutside, out[i].ShapeOutside = side, shape
 		}
 	}
 	return out, missing
@@ -600,8 +605,7 @@ func checks(e Estimate, rtos []time.Duration) []Check {
 			c.Why = fmt.Sprintf("%s estimated %s the sizes measured, where nothing bounds its error", FormatSeconds(e.Value), beyondText(e))
 		case e.WideShape():
 			c.Inconclusive = true
-			c.Why = fmt.Sprintf("%s estimated at a record size %s the record sizes measured, where nothing bounds the restore cost's error",
-				FormatSeconds(e.Value), shapeBeyondText(e))
+			c.Why = fmt.Sprintf("%s estimated at %s, where nothing bounds the restore cost's error", FormatSeconds(e.Value), shapeBeyondText(e))
 		case e.Factor != nil && e.Factor.Wide():
 			c.Inconclusive = true
 			c.Why = fmt.Sprintf("%s calibrated with a factor taken %s beyond the sizes it was measured at (%s a thread), where nothing bounds how it moves",
@@ -634,7 +638,7 @@ func intervalText(e Estimate) string {
 			"so nothing bounds its error%s", calibrationSpreadText(e))
 	}
 	if e.ShapeBeyond > 1.05 {
-		s += "; at a record size " + shapeBeyondText(e) + " the record sizes measured"
+		s += "; at " + shapeBeyondText(e)
 		if e.WideShape() {
 			s += fmt.Sprintf(" (past %.0f×: the interval does not bound it)", WideExtrapolation)
 		}
@@ -675,14 +679,18 @@ func beyondText(e Estimate) string {
 	return fmt.Sprintf("%.1f× %s", e.Beyond, side)
 }
 
-// shapeBeyondText is how far outside the record sizes measured an
-// estimate's record size lies: "1.9× below".
+// shapeBeyondText is how far outside the changelog shapes measured an
+// estimate's shape lies: "a record size 1.9× below the record sizes
+// measured", "records per live key 4.5× beyond those measured".
 func shapeBeyondText(e Estimate) string {
 	side := "beyond"
 	if e.ShapeBelow {
 		side = "below"
 	}
-	return fmt.Sprintf("%.1f× %s", e.ShapeBeyond, side)
+	if e.ShapeWhat == shapeRecordsPerKey {
+		return fmt.Sprintf("records per live key %.1f× %s those measured", e.ShapeBeyond, side)
+	}
+	return fmt.Sprintf("a record size %.1f× %s the record sizes measured", e.ShapeBeyond, side)
 }
 
 // measured is an estimate that is a measurement: a median with its

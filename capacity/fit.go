@@ -66,12 +66,15 @@ type Estimate struct {
 	// Factor is the calibration factor the figure was scaled by, at its
 	// own size, with its interval; nil when uncalibrated.
 	Factor *AppliedFactor
-	// ShapeBeyond is how many times outside the record sizes a restore
-	// cost was fitted over the figure's record size lies (1 inside them, 0
-	// when the figure comes from no Cost); ShapeBelow says under the
-	// smallest. A figure past WideExtrapolation decides no verdict.
+	// ShapeBeyond is how many times outside the changelog shapes a
+	// restore cost was fitted over the figure's shape lies (1 inside them,
+	// 0 when the figure comes from no Cost), on ShapeWhat, the farther of
+	// its record size ("record size") and its records per live key
+	// ("records per live key"); ShapeBelow says under the smallest. A
+	// figure past WideExtrapolation decides no verdict.
 	ShapeBeyond float64
 	ShapeBelow  bool
+	ShapeWhat   string
 }
 
 // Calibrated reports whether the estimate was scaled by a calibration.
@@ -86,7 +89,7 @@ const WideExtrapolation = 4.0
 // Wide reports whether the estimate rests on a wide extrapolation.
 func (e Estimate) Wide() bool { return e.Beyond > WideExtrapolation }
 
-// WideShape reports whether the estimate's record size lies past
+// WideShape reports whether the estimate's shape lies past
 // WideExtrapolation outside the record sizes its cost was fitted over.
 func (e Estimate) WideShape() bool { return e.ShapeBeyond > WideExtrapolation }
 

@@ -224,18 +224,45 @@ func (r *Rate) Seconds(bytes float64) Estimate {
 }
 
 // recordSizeOutside is "below" or "beyond" when the rate comes from a
-// Cost evaluated outside the record sizes it was fitted over, else "".
+// Cost evaluated outside the record sizes it was fitted over, else "";
+// shapeOutside says the same of the farther of the record size and the
+// records per live key: "below the record sizes measured", "beyond the
+// records per live key measured".
 func (r *Rate) recordSizeOutside() string {
-	var e Estimate
-	r.shapeOf(&e)
-	switch {
-	case e.ShapeBeyond <= 1:
+	if r.Cost == nil {
 		return ""
-	case e.ShapeBelow:
+	}
+	lo, hi := r.Cost.RecordSizes()
+	switch b := beyond(r.RecordBytes, lo, hi); {
+	case b <= 1:
+		return ""
+	case r.RecordBytes < lo:
 		return "below"
 	}
 	return "beyond"
 }
+
+func (r *Rate) shapeOutside() string {
+	var e Estimate
+	r.shapeOf(&e)
+	if e.ShapeBeyond <= 1 {
+		return ""
+	}
+	side := "beyond"
+	if e.ShapeBelow {
+		side = "below"
+	}
+	if e.ShapeWhat == shapeRecordSize {
+		return side + " the record sizes measured"
+	}
+	return side + " the records per live key measured"
+}
+
+// What a shape extrapolation is along (Estimate.ShapeWhat).
+const (
+	shapeRecordSize    = "record size"
+	shapeRecordsPerKey = "records per live key"
+)
 
 // shapeOf marks an estimate of a rate evaluated from a Cost with how far
 // the record size lies outside the sizes the Cost was fitted over.
@@ -244,7 +271,15 @@ func (r *Rate) shapeOf(e *Estimate) {
 		return
 	}
 	lo, hi := r.Cost.RecordSizes()
-	e.ShapeBeyond, e.ShapeBelow = beyond(r.RecordBytes, lo, hi), r.RecordBytes < lo
+	e.ShapeBeyond, e.ShapeBelow, e.ShapeWhat = beyond(r.RecordBytes, lo, hi), r.RecordBytes < lo, shapeRecordSize
+	rlo, rhi := r.Cost.RecordsPerKeyRange()
+	rpk := r.RecordsPerKey
+	if rpk < rlo && rlo <= 1.25 {
+		rpk = rlo // about one record a key: as few as a changelog holds
+	}
+	if b := beyond(rpk, rlo, rhi); b > e.ShapeBeyond {
+		e.ShapeBeyond, e.ShapeBelow, e.ShapeWhat = b, rpk < rlo, shapeRecordsPerKey
+	}
 }
 
 // spread is the least and most the restores took as a share of what

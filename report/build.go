@@ -464,7 +464,7 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 }
 
 func answerValue(a capacity.Answer) string {
-	if a.Extrapolated || a.RecordSizeOutside != "" {
+	if a.Extrapolated || a.ShapeOutside != "" {
 		return a.Value + " †"
 	}
 	return a.Value

@@ -54,8 +54,8 @@ func verdict(a capacity.Answer) string {
 	} else if a.Extrapolated {
 		q = append(q, "extrapolated beyond the sizes measured")
 	}
-	if a.RecordSizeOutside != "" {
-		q = append(q, "extrapolated "+a.RecordSizeOutside+" the record sizes measured")
+	if a.ShapeOutside != "" {
+		q = append(q, "extrapolated "+a.ShapeOutside)
 	}
 	if len(q) == 0 {
 		return ""

@@ -72,6 +72,7 @@ type PlanAnswer struct {
 	Below             bool             `json:"below"`
 	BeyondFactor      *num             `json:"beyond_factor"`
 	RecordSizeOutside string           `json:"record_size_outside"`
+	ShapeOutside      string           `json:"shape_outside"`
 	Calibration       *PlanCalibration `json:"calibration"`
 	Inputs            []string         `json:"inputs"`
 	Sources           string           `json:"sources"`
@@ -208,7 +209,7 @@ func planRate(r *capacity.Rate) *PlanRate {
 func planAnswer(ans capacity.Answer) PlanAnswer {
 	pa := PlanAnswer{ID: ans.ID, Question: ans.Question, Text: ans.Value, Checks: []PlanCheck{},
 		Extrapolated: ans.Extrapolated, Below: ans.Below, RecordSizeOutside: ans.RecordSizeOutside,
-		Inputs: append([]string{}, ans.Inputs...), Sources: ans.Sources}
+		ShapeOutside: ans.ShapeOutside, Inputs: append([]string{}, ans.Inputs...), Sources: ans.Sources}
 	if ans.RTO > 0 {
 		pa.RTOSeconds = jsonnum.Ptr(ans.RTO.Seconds())
 	}
