@@ -104,7 +104,7 @@ vet: deps
 # CI=true: everything the tests need is installed and started above, so a
 # test that would skip for a missing dependency fails instead.
 test: deps deps-kafka deps-chromium kstreams-test vet
-	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up && started=1; fi; \
+	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up || exit 1; started=1; fi; \
 	if [ ! -f $(KAFKA_TLS_CA) ]; then echo "the running broker has no TLS listeners (an older scripts/kafka.sh started it): run scripts/kafka.sh down, then make test" >&2; exit 1; fi; \
 	set -o pipefail; status=0; \
 	CI=true RESTOREBENCH_BROKERS=$(KAFKA_BOOTSTRAP) RESTOREBENCH_SASL_BROKERS=$(KAFKA_SASL_BOOTSTRAP) \
