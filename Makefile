@@ -146,7 +146,8 @@ kafka-down:
 # image: the restorebench image (deploy/image/Containerfile) built with
 # podman on a base made from Debian's packages, no registry (scripts/image.sh;
 # installs podman, buildah and mmdebstrap when missing). image-test builds it
-# and runs `agent --help` and `run quick` in it; where podman cannot run a
+# and runs `agent --help`, `run quick` and a kafka-streams restore on each
+# driver in it; where podman cannot run a
 # container it says why and tests nothing (IMAGE_TEST_REQUIRED=1 fails
 # instead). Neither is part of make test.
 image: deps deps-kafka
