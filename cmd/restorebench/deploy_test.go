@@ -23,8 +23,8 @@ type k8sDoc struct {
 	Metadata   struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
-	Data       map[string]string `yaml:"data"`
-	Spec       struct {
+	Data map[string]string `yaml:"data"`
+	Spec struct {
 		Selector struct {
 			MatchLabels map[string]string `yaml:"matchLabels"`
 		} `yaml:"selector"`
