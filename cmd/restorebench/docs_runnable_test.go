@@ -6,14 +6,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // runnableInfo is the info string of a fenced block whose commands
-// TestRunnableDocBlocks runs: ```sh runnable.
-const runnableInfo = "sh runnable"
+// TestRunnableDocBlocks runs: ```sh runnable. brokerInfo marks a block
+// whose commands name the local real broker (--brokers 127.0.0.1:19092,
+// what `make kafka-up` starts): it runs where $RESTOREBENCH_BROKERS names
+// that broker (make test), fails without it under CI=true, and is skipped
+// otherwise.
+const (
+	runnableInfo = "sh runnable"
+	brokerInfo   = "sh runnable broker"
+	docsBroker   = "127.0.0.1:19092"
+)
 
 // docCommand is one command of a runnable block: where it stands and its
 // arguments after the program name.
@@ -22,6 +34,8 @@ type docCommand struct {
 	line int
 	text string
 	args []string
+	// broker is set on the commands of a brokerInfo block.
+	broker bool
 }
 
 // TestRunnableDocBlocks runs every command of every ```sh runnable block in
@@ -51,6 +65,9 @@ func TestRunnableDocBlocks(t *testing.T) {
 			blocks++
 			name := fmt.Sprintf("%s:%d", doc, block[0].line)
 			t.Run(name, func(t *testing.T) {
+				if block[0].broker {
+					needDocsBroker(t)
+				}
 				dir := t.TempDir()
 				if err := os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(dir, "testdata")); err != nil {
 					t.Fatal(err)
@@ -106,14 +123,15 @@ func runnableBlocks(path, doc string) ([][]docCommand, error) {
 	}
 	var blocks [][]docCommand
 	var cur []docCommand
-	in := false
+	in, broker := false, false
 	pending, pendingLine := "", 0
 	for i, s := range strings.Split(string(data), "\n") {
 		n := i + 1
 		trimmed := strings.TrimSpace(s)
 		if !in {
-			if strings.HasPrefix(trimmed, "```") && strings.Join(strings.Fields(strings.TrimPrefix(trimmed, "```")), " ") == runnableInfo {
-				in, cur = true, nil
+			info := strings.Join(strings.Fields(strings.TrimPrefix(trimmed, "```")), " ")
+			if strings.HasPrefix(trimmed, "```") && (info == runnableInfo || info == brokerInfo) {
+				in, cur, broker = true, nil, info == brokerInfo
 			}
 			continue
 		}
@@ -152,7 +170,10 @@ func runnableBlocks(path, doc string) ([][]docCommand, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: %s: a runnable block holds restorebench commands only", doc, pendingLine, text)
 		}
-		cur = append(cur, docCommand{doc: doc, line: pendingLine, text: strings.Join(strings.Fields(text), " "), args: words[1:]})
+		if broker && !slices.Contains(words, "--brokers") {
+			return nil, fmt.Errorf("%s:%d: %s: a command of a broker block names --brokers %s", doc, pendingLine, text, docsBroker)
+		}
+		cur = append(cur, docCommand{doc: doc, line: pendingLine, text: strings.Join(strings.Fields(text), " "), args: words[1:], broker: broker})
 	}
 	if in {
 		return nil, fmt.Errorf("%s: a runnable block is not closed", doc)
@@ -217,4 +238,48 @@ func shellWords(s string) ([]string, error) {
 		words = append(words, w.String())
 	}
 	return words, nil
+}
+
+// needDocsBroker skips a broker block unless $RESTOREBENCH_BROKERS names
+// the broker the docs name (under CI=true it fails instead: make test
+// starts it), and deletes the topics of application ids starting with
+// "docs-" that an earlier run of the docs' commands left there, so that
+// each block fills its topics afresh.
+func needDocsBroker(t *testing.T) {
+	t.Helper()
+	if b := os.Getenv("RESTOREBENCH_BROKERS"); b != docsBroker {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("RESTOREBENCH_BROKERS=%q: the docs' broker blocks need the local broker at %s (make test starts it)", b, docsBroker)
+		}
+		t.Skipf("RESTOREBENCH_BROKERS=%q: the docs' broker blocks run against %s (make test)", b, docsBroker)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(docsBroker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	docsTopics := func() []string {
+		topics, err := adm.ListTopics(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, name := range topics.Names() {
+			if strings.HasPrefix(name, "docs-") {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	if old := docsTopics(); len(old) > 0 {
+		if _, err := adm.DeleteTopics(ctx, old...); err != nil {
+			t.Fatal(err)
+		}
+		for len(docsTopics()) > 0 && ctx.Err() == nil {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 }
