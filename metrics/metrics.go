@@ -46,12 +46,12 @@ type Run struct {
 	repeat  prometheus.Gauge
 	cases   prometheus.Counter
 
-	restored       prometheus.Counter
-	restores       prometheus.Counter
-	restoreRecords prometheus.Gauge
-	restoreTarget  prometheus.Gauge
-	remaining      prometheus.Gauge
-	rate           prometheus.Gauge
+	restored prometheus.Counter
+	restores prometheus.Counter
+	// progress is the current restore's records, target and remaining,
+	// served together so that one scrape sees them agree.
+	progress *restoreProgress
+	rate     prometheus.Gauge
 
 	fillBytes   prometheus.Counter
 	fillRecords prometheus.Counter
@@ -79,11 +79,8 @@ func NewRun() *Run {
 		"progress reports them (rate() of it is the restore rate); Kafka Streams' own is restore-total of stream-task-metrics, "+
 		"summed over the tasks")
 	r.restores = f.counter("restorebench_restores_total", "restores whose progress ended")
-	r.restoreRecords = f.gauge("restorebench_restore_records", "records the current (or last) restore has restored")
-	r.restoreTarget = f.gauge("restorebench_restore_target_records", "records the current (or last) restore is to restore")
-	r.remaining = f.gauge("restorebench_restore_remaining_records", "records the current restore still has to restore "+
-		"(its target less its progress); Kafka Streams' own is restore-remaining-records-total of stream-task-metrics, "+
-		"summed over the tasks")
+	r.progress = newRestoreProgress()
+	r.reg.MustRegister(r.progress)
 	r.rate = f.gauge("restorebench_restore_records_per_second", "the current (or last) restore's records per second since "+
 		"it began, as its progress line prints it; Kafka Streams' own (windowed rates) are restore-records-rate of "+
 		"stream-state-updater-metrics and restore-rate of stream-task-metrics")
@@ -160,9 +157,7 @@ func (r *Run) Observe(what string, total int64, unit progress.Unit) progress.Tas
 		r.fillNow.Set(0)
 		return &fillTask{r: r}
 	}
-	r.restoreTarget.Set(float64(total))
-	r.restoreRecords.Set(0)
-	r.remaining.Set(float64(total))
+	r.progress.set(0, total, total)
 	r.rate.Set(0)
 	return &restoreTask{r: r, total: total, start: time.Now()}
 }
@@ -185,8 +180,7 @@ func (t *restoreTask) Set(n int64) {
 	}
 	t.r.restored.Add(float64(n - t.n))
 	t.n = n
-	t.r.restoreRecords.Set(float64(n))
-	t.r.remaining.Set(float64(max(t.total-n, 0)))
+	t.r.progress.set(n, t.total, max(t.total-n, 0))
 	t.r.rate.Set(float64(n) / max(time.Since(t.start).Seconds(), 1e-9))
 }
 
@@ -200,7 +194,7 @@ func (t *restoreTask) Done() {
 	}
 	t.done = true
 	t.r.restores.Inc()
-	t.r.remaining.Set(0)
+	t.r.progress.setRemaining(0)
 	t.r.mu.Lock()
 	if t.r.current == PhaseRestore {
 		t.r.setPhaseLocked(PhaseVerify)
@@ -255,4 +249,56 @@ func (f factory) counter(name, help string) prometheus.Counter {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 	f.reg.MustRegister(c)
 	return c
+}
+
+// restoreProgress serves the current restore's records, target and
+// remaining records as one collector: a scrape reads the three under one
+// lock, so remaining is always target less records (three gauges set one
+// after the other could be read between two of the sets).
+type restoreProgress struct {
+	records, target, remaining *prometheus.Desc
+
+	mu             sync.Mutex
+	n, total, left int64
+}
+
+func newRestoreProgress() *restoreProgress {
+	return &restoreProgress{
+		records: prometheus.NewDesc("restorebench_restore_records", "records the current (or last) restore has restored", nil, nil),
+		target:  prometheus.NewDesc("restorebench_restore_target_records", "records the current (or last) restore is to restore", nil, nil),
+		remaining: prometheus.NewDesc("restorebench_restore_remaining_records", "records the current restore still has to restore "+
+			"(its target less its progress); Kafka Streams' own is restore-remaining-records-total of stream-task-metrics, "+
+			"summed over the tasks", nil, nil),
+	}
+}
+
+// set records a restore's progress: n of total restored, left to go.
+func (p *restoreProgress) set(n, total, left int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n, p.total, p.left = n, total, left
+}
+
+// setRemaining sets what is left alone (0 once the restore ended).
+func (p *restoreProgress) setRemaining(left int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.left = left
+}
+
+// Describe implements prometheus.Collector.
+func (p *restoreProgress) Describe(ch chan<- *prometheus.Desc) {
+	ch <- p.records
+	ch <- p.target
+	ch <- p.remaining
+}
+
+// Collect implements prometheus.Collector: the three figures of one moment.
+func (p *restoreProgress) Collect(ch chan<- prometheus.Metric) {
+	p.mu.Lock()
+	n, total, left := p.n, p.total, p.left
+	p.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(p.records, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(p.target, prometheus.GaugeValue, float64(total))
+	ch <- prometheus.MustNewConstMetric(p.remaining, prometheus.GaugeValue, float64(left))
 }
