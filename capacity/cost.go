@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -465,14 +466,7 @@ func (c *Cost) droppedTerms() []string {
 }
 
 // has reports whether the Cost was fitted over the setup.
-func (c *Cost) has(s *Setup) bool {
-	for _, x := range c.Setups {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func (c *Cost) has(s *Setup) bool { return slices.Contains(c.Setups, s) }
 
 // nearest is the Cost's setup whose record size lies nearest (by ratio)
 // to bytesPerRecord: the shape whose calibration a model Cost borrows.
@@ -509,9 +503,9 @@ func (c *Cost) farFrom(d Deployment) string {
 	if dist := c.ShapeDistance(d.BytesPerRecord); dist != "" {
 		far = append(far, fmt.Sprintf("your %s a record is %s", FormatBytes(d.BytesPerRecord), dist))
 	}
-	rpkLo, rpkHi, tsLo, tsHi := math.Inf(1), 0.0, math.Inf(1), 0.0
+	rpkLo, rpkHi := c.RecordsPerKeyRange()
+	tsLo, tsHi := math.Inf(1), 0.0
 	for _, s := range c.Shapes {
-		rpkLo, rpkHi = math.Min(rpkLo, s.Shape.RecordsPerKey), math.Max(rpkHi, s.Shape.RecordsPerKey)
 		tsLo, tsHi = math.Min(tsLo, s.Shape.TombstoneShare), math.Max(tsHi, s.Shape.TombstoneShare)
 	}
 	if want := d.RecordsPerKey; want > 0 && rpkHi > 0 && (runs.Disagree(want, rpkLo) && want < rpkLo || runs.Disagree(want, rpkHi) && want > rpkHi) {

@@ -3,45 +3,31 @@ package capacity
 import (
 	"fmt"
 
+	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/runs"
 )
 
 // Footprint is what one restored store takes, as the inputs measured it:
 // its directory on disk per byte of live state (key+value bytes of its
 // current records) and, on the kafka-streams engine, its RocksDB memory.
-// Both are medians with the least and most measured.
+// Both are medians with the least and most measured (compare.Stat).
 type Footprint struct {
 	// Disk is the stores' directories' bytes over their live bytes, from
 	// the cold restores that recorded both after a ready phase
 	// (runs.Restore.DiskBytes, after its flush and compactions). DiskObs
 	// are those restores.
-	Disk    Spread
+	Disk    compare.Stat
 	DiskObs []Obs
 	// LiveShare is the live bytes over the changelog bytes of those
 	// restores: how their changelogs compacted, used when the deployment
 	// gives a changelog size only.
-	LiveShare Spread
+	LiveShare compare.Stat
 	// Memory is RocksDB's memory a store, from Kafka Streams' own store
 	// metrics (runs.RocksDBMemory.Peak: memtables, block-cache usage and
 	// index and filter blocks, each at its own peak, over the stores open).
 	// MemoryObs are the kafka-streams restores that recorded it.
-	Memory    Spread
+	Memory    compare.Stat
 	MemoryObs []Obs
-}
-
-// Spread is a measured figure: its median, least and most.
-type Spread struct {
-	Median, Lo, Hi float64
-	N              int
-}
-
-// spreadOf is xs' median, least and most (zero without any).
-func spreadOf(xs []float64) Spread {
-	if len(xs) == 0 {
-		return Spread{}
-	}
-	return Spread{Median: runs.Median(xs), Lo: runs.Min(xs), Hi: runs.Max(xs), N: len(xs)}
 }
 
 // footprintOf measures the footprint of kind's stores from the verified
@@ -67,7 +53,7 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 			f.MemoryObs = append(f.MemoryObs, o)
 		}
 	}
-	f.Disk, f.LiveShare, f.Memory = spreadOf(disk), spreadOf(live), spreadOf(mem)
+	f.Disk, f.LiveShare, f.Memory = compare.StatOf(disk), compare.StatOf(live), compare.StatOf(mem)
 	return f
 }
 
@@ -127,10 +113,10 @@ func (a *Analysis) liveState(f Footprint) (live, lo, hi float64, source string) 
 	if state <= 0 || f.LiveShare.N == 0 {
 		return 0, 0, 0, ""
 	}
-	return state * f.LiveShare.Median, state * f.LiveShare.Lo, state * f.LiveShare.Hi,
+	return state * f.LiveShare.Median, state * f.LiveShare.Min, state * f.LiveShare.Max,
 		fmt.Sprintf("live state %s ASSUMED: your changelog %s times the live share the measured changelogs compacted to, "+
 			"%.0f%% (%.0f%%–%.0f%%); give --live-state or --from-topic for yours", FormatBytes(state*f.LiveShare.Median),
-			FormatBytes(state), 100*f.LiveShare.Median, 100*f.LiveShare.Lo, 100*f.LiveShare.Hi)
+			FormatBytes(state), 100*f.LiveShare.Median, 100*f.LiveShare.Min, 100*f.LiveShare.Max)
 }
 
 // diskAnswer is the disk an instance's store copies take, or why it
@@ -145,10 +131,10 @@ func diskAnswer(a *Analysis, f Footprint, copies int, copiesText string) (Answer
 	}
 	p := float64(a.Options.Deployment.Partitions)
 	per := float64(copies) / p
-	e := Estimate{Value: per * live * f.Disk.Median, Lo: per * liveLo * f.Disk.Lo, Hi: per * liveHi * f.Disk.Hi, Beyond: 1}
+	e := Estimate{Value: per * live * f.Disk.Median, Lo: per * liveLo * f.Disk.Min, Hi: per * liveHi * f.Disk.Max, Beyond: 1}
 	inputs := []string{copiesText, source,
 		fmt.Sprintf("%.2f bytes on disk a byte of live state (%.2f–%.2f over %s: the stores' directories after the restore's flush and compactions)",
-			f.Disk.Median, f.Disk.Lo, f.Disk.Hi, Plural(f.Disk.N, "restore")),
+			f.Disk.Median, f.Disk.Min, f.Disk.Max, Plural(f.Disk.N, "restore")),
 		fmt.Sprintf("interval %s–%s", FormatBytes(e.Lo), FormatBytes(e.Hi)),
 		fmt.Sprintf("a scale-out adds up to max.warmup.replicas (default 2) warming copies of %s each across the new instances", FormatBytes(live/p*f.Disk.Median))}
 	value := SizeValue(e)
@@ -162,12 +148,12 @@ func diskAnswer(a *Analysis, f Footprint, copies int, copiesText string) (Answer
 // memoryAnswer is the RocksDB memory an instance's store copies hold.
 func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answer {
 	n := float64(copies)
-	e := Estimate{Value: n * f.Memory.Median, Lo: n * f.Memory.Lo, Hi: n * f.Memory.Hi, Beyond: 1}
+	e := Estimate{Value: n * f.Memory.Median, Lo: n * f.Memory.Min, Hi: n * f.Memory.Max, Beyond: 1}
 	inputs := []string{copiesText,
 		fmt.Sprintf("%s a store (%s–%s over %s): Kafka Streams' own metrics at their peak during the restore, memtables + "+
 			"block-cache usage + index and filter blocks, each at its own peak (so an upper bound); "+
 			"RocksDBConfigSetter settings other than the measured ones change it",
-			FormatBytes(f.Memory.Median), FormatBytes(f.Memory.Lo), FormatBytes(f.Memory.Hi), Plural(f.Memory.N, "restore")),
+			FormatBytes(f.Memory.Median), FormatBytes(f.Memory.Min), FormatBytes(f.Memory.Max), Plural(f.Memory.N, "restore")),
 		fmt.Sprintf("interval %s–%s", FormatBytes(e.Lo), FormatBytes(e.Hi)),
 		"off-heap: the JVM heap (-Xmx) comes on top, and is not measured here"}
 	value := SizeValue(e)

@@ -226,7 +226,7 @@ func pairOf(m, k runs.CaseRestores) EnginePair {
 			p.Ratios = append(p.Ratios, r.DurationSeconds/o.DurationSeconds)
 		}
 	}
-	p.Ratio = statOf(p.Ratios)
+	p.Ratio = StatOf(p.Ratios)
 	if p.Ratio.N == 0 && p.Unmatched == 0 && p.Model.N > 0 && p.KafkaStreams.N > 0 && p.KafkaStreams.Median > 0 {
 		if !allSameWork(m.Restores, k.Restores) {
 			// The medians measure different work as a repeat pair

@@ -174,7 +174,8 @@ type Stat struct {
 	Median, Min, Max float64
 }
 
-func statOf(xs []float64) Stat {
+// StatOf is xs' count, median, least and most (zero without any).
+func StatOf(xs []float64) Stat {
 	if len(xs) == 0 {
 		return Stat{}
 	}
@@ -335,7 +336,7 @@ func metricStat(m Metric, rs []runs.Restore) Stat {
 			xs = append(xs, v)
 		}
 	}
-	return statOf(xs)
+	return StatOf(xs)
 }
 
 // disjointChance is 2 / C(n+m, n), capped at 1.

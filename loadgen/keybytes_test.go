@@ -133,21 +133,7 @@ func TestKeyBytesExpectedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string][]byte{}
-	for _, r := range collect(t, s) {
-		if r.Value == nil {
-			delete(m, string(r.Key))
-		} else {
-			m[string(r.Key)] = r.Value
-		}
-	}
-	want := make([]PartitionState, s.Partitions)
-	for k, v := range m {
-		p := PartitionFor([]byte(k), s.Partitions)
-		want[p].Keys++
-		want[p].LiveBytes += int64(len(k) + len(v))
-		want[p].Digest.Add([]byte(k), v)
-	}
+	want, _ := replayState(t, s)
 	for p := range states {
 		if states[p].Keys != want[p].Keys || states[p].Digest != want[p].Digest || states[p].LiveBytes != want[p].LiveBytes {
 			t.Fatalf("partition %d: Expect says %+v, replay says %+v", p, states[p], want[p])

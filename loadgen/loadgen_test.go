@@ -107,6 +107,27 @@ func TestExpectMatchesReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, live := replayState(t, s)
+	var keys int64
+	for p := range states {
+		if states[p].Keys != want[p].Keys || states[p].Digest != want[p].Digest || states[p].LiveBytes != want[p].LiveBytes {
+			t.Fatalf("partition %d: Expect says %+v, replay says %+v", p, states[p], want[p])
+		}
+		keys += states[p].Keys
+	}
+	if keys != int64(live) || keys == 0 {
+		t.Fatalf("expected %d live keys, replay has %d", keys, live)
+	}
+	if totals.Records != s.Records || totals.Tombstones == 0 {
+		t.Fatalf("totals %+v", totals)
+	}
+}
+
+// replayState is the state a plain replay of s's records into a map
+// leaves (last write wins, a tombstone deletes), per partition, and its
+// live keys.
+func replayState(t *testing.T, s Spec) ([]PartitionState, int) {
+	t.Helper()
 	m := map[string][]byte{}
 	for _, r := range collect(t, s) {
 		if r.Value == nil {
@@ -122,19 +143,7 @@ func TestExpectMatchesReplay(t *testing.T) {
 		want[p].LiveBytes += int64(len(k) + len(v))
 		want[p].Digest.Add([]byte(k), v)
 	}
-	var keys int64
-	for p := range states {
-		if states[p].Keys != want[p].Keys || states[p].Digest != want[p].Digest || states[p].LiveBytes != want[p].LiveBytes {
-			t.Fatalf("partition %d: Expect says %+v, replay says %+v", p, states[p], want[p])
-		}
-		keys += states[p].Keys
-	}
-	if keys != int64(len(m)) || keys == 0 {
-		t.Fatalf("expected %d live keys, replay has %d", keys, len(m))
-	}
-	if totals.Records != s.Records || totals.Tombstones == 0 {
-		t.Fatalf("totals %+v", totals)
-	}
+	return want, len(m)
 }
 
 func TestDigestDetectsChanges(t *testing.T) {

@@ -2,6 +2,7 @@ package capacitytest
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
@@ -49,7 +50,7 @@ func ShapeRuns(engine config.Engine, cost ShapeCost, records int64, shapes []Sha
 			for rep, noise := range []float64{1, 1.02, 0.98} {
 				over := float64(fill.Records - fill.Expected[0].Keys)
 				secs := (cost.Fixed + cost.PerRecord*float64(fill.Records) + cost.PerByte*float64(fill.Bytes) + cost.PerOverwrite*over) * noise
-				rec := restore(Case{Name: "kstreams-default", Modify: func(c *config.Case) { c.Engine = engine }, Fixed: secs, Rate: 1e300,
+				rec := restore(Case{Name: "kstreams-default", Modify: func(c *config.Case) { c.Engine = engine }, Fixed: secs, Rate: math.Inf(1),
 					Noise: []float64{1, 1, 1}},
 					rep, fill, start)
 				rec.Partitions = 1

@@ -135,7 +135,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	d := &opts.Deployment
 	d.Changelog = &shape
 	d.TombstoneShare = shape.TombstoneShare()
-	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	changed := f.changed
 	if !changed("record-bytes") {
 		d.BytesPerRecord = shape.BytesPerRecord()
 	}
@@ -215,10 +215,13 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	}, nil
 }
 
+// changed reports whether the flag name was given on the command line.
+func (f *capacityFlags) changed(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+
 // checkState validates --state, --live-state and --cleaner: one size, not
 // negative, and cleaner settings that are numbers.
 func (f *capacityFlags) checkState() error {
-	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	changed := f.changed
 	switch {
 	case f.state < 0:
 		return fmt.Errorf("--state: %s is negative", f.state)

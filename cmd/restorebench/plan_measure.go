@@ -16,7 +16,7 @@ import (
 // checkMeasure refuses --measure without --from-topic, and a store kind
 // for it that a restore of a user's topic cannot build.
 func (f *capacityFlags) checkMeasure() error {
-	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	changed := f.changed
 	switch {
 	case f.measure && f.fromTopic == "":
 		return errors.New("--measure: it restores the topic --from-topic names; give --from-topic")
