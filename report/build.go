@@ -451,7 +451,11 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 	}
 	s.Blocks = append(s.Blocks, tab)
 	if a.Rate != nil { // no rate (no default case verified): no dagger to explain
-		s.Blocks = append(s.Blocks, &Para{Text: extrapolationNote(a.Rate), Note: true})
+		note := extrapolationNote(a.Rate)
+		if shape := shapeOutside(a.Answers); shape != "" {
+			note += " Also extrapolated (†): the restore cost was taken at your changelog's shape, " + shape + "."
+		}
+		s.Blocks = append(s.Blocks, &Para{Text: note, Note: true})
 	}
 	if len(a.Unanswered) > 0 {
 		var items []string
@@ -461,6 +465,18 @@ func deploymentSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "Cannot be answered from the inputs:"}, &List{Items: items})
 	}
 	return s, nil
+}
+
+// shapeOutside is the side of the changelog shapes measured the answers'
+// restore cost was taken at ("below the record sizes measured"), "" when
+// none was taken outside them.
+func shapeOutside(answers []capacity.Answer) string {
+	for _, a := range answers {
+		if a.ShapeOutside != "" {
+			return a.ShapeOutside
+		}
+	}
+	return ""
 }
 
 func answerValue(a capacity.Answer) string {

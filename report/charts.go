@@ -67,7 +67,12 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 	}
 	scale, unit := sizeUnit(maxX)
 	p := newChart("Time to ready against "+axis.Label(), fmt.Sprintf("%s (%s)", axis.Label(), unit), "time to ready (s)")
-	for i, s := range coldSetups(a) {
+	setups := coldSetups(a)
+	named := map[string]int{}
+	for _, s := range setups {
+		named[caseNames(s)]++
+	}
+	for i, s := range setups {
 		c := plots.PaletteColor(i)
 		xys := make(plotter.XYs, len(s.Obs))
 		for j, o := range s.Obs {
@@ -80,6 +85,9 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.6), Shape: shapes[i%len(shapes)]}
 		p.Add(sc)
 		name := caseNames(s)
+		if named[name] > 1 { // setups of one case on changelogs of other shapes (a shape sweep)
+			name += ", " + recordSizeLabel(s)
+		}
 		f := fits[s]
 		if f == nil {
 			p.Legend.Add(name+" (no fit)", sc)
@@ -285,4 +293,14 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 func setTicks(p *plot.Plot) {
 	p.X.Tick.Marker = niceTicks{n: 8}
 	p.Y.Tick.Marker = niceTicks{n: 6}
+}
+
+// recordSizeLabel names a setup by its changelogs' key+value bytes a
+// record: "16.0 B a record".
+func recordSizeLabel(s *capacity.Setup) string {
+	r := s.Obs[0].Restore
+	if r.Records == 0 {
+		return "no records"
+	}
+	return capacity.FormatBytes(float64(r.Bytes)/float64(r.Records)) + " a record"
 }
