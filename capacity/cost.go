@@ -119,9 +119,9 @@ func Costs(setups []*Setup) []*Cost {
 //
 // The fit is least squares on relative error (each restore weighted by one
 // over its time squared), so a 2 s restore counts as much as a 200 s one;
-// of the fits over every subset of the three terms that keep a record or a
-// byte term, the one with the most terms whose coefficients are all
-// non-negative is taken.
+// of the fits over every subset of the four terms that keeps a record or a
+// byte term, the best of those with the most terms whose coefficients all
+// come out non-negative is taken (bestNonNegativeFit).
 func FitCost(setups []*Setup) (*Cost, error) {
 	c := &Cost{Setups: setups, Threads: math.MaxInt}
 	for _, s := range setups {
@@ -135,12 +135,7 @@ func FitCost(setups []*Setup) (*Cost, error) {
 	if len(c.Obs) < minCostRestores {
 		return nil, ErrNoCost
 	}
-	lo, hi := math.Inf(1), 0.0
-	for _, o := range c.Obs {
-		b := bytesPerRecord(o)
-		lo, hi = math.Min(lo, b), math.Max(hi, b)
-	}
-	if !(hi >= minCostShapeRatio*lo) {
+	if lo, hi := c.RecordSizes(); !(hi >= minCostShapeRatio*lo) {
 		return nil, ErrNoCost
 	}
 	xs := make([][costColumns]float64, len(c.Obs))
