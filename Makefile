@@ -30,7 +30,7 @@ INTEGRATION_TEST_FLAGS ?= -count=1 -timeout 27m
 # in make fuzz (FUZZTIME=10m make fuzz).
 FUZZTIME ?= 2m
 FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal/javaprops \
-	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort
+	FuzzClientProperties:./cluster FuzzJAAS:./cluster FuzzRunFileReader:./engine/extsort FuzzDecode:./audit
 
 .PHONY: all deps deps-kafka deps-chromium kstreams kstreams-test build run docs test test-hermetic fuzz fuzz-brief kafka-up kafka-down bench vet clean image image-test
 

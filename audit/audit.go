@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/topicshape"
 )
 
@@ -20,7 +22,34 @@ const DefaultAcceptableRecoveryLag = 10_000
 
 // DefaultSessionTimeout is the consumer's session.timeout.ms default: how
 // long the group takes to notice an instance that died without leaving.
+// It is also group.streams.session.timeout.ms's, the broker's default for
+// a group on the streams protocol.
 const DefaultSessionTimeout = 45 * time.Second
+
+// DefaultHeartbeatInterval is the consumer's heartbeat.interval.ms
+// default (Kafka Streams keeps it): how often a member hears of a
+// rebalance, and how far before the kill the dead member's last heartbeat
+// may lie.
+const DefaultHeartbeatInterval = 3 * time.Second
+
+// DefaultStreamsGroupHeartbeatInterval is group.streams.heartbeat.interval.ms's
+// default, the interval a streams-protocol group gives its members.
+const DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
+
+// Handover is the seconds from the survivors learning of the rebalance
+// to their running the dead instance's tasks, restore aside: the rejoin,
+// the assignment and the tasks' start. Not read from the application:
+// ASSUMED, as measured in restorebench's own SIGKILL runs on one host
+// (testdata/results/failover: 0.2–0.7 s from the survivor's rebalance to
+// a promoted standby's first record, median 0.4 s).
+var Handover = Span{Value: 0.5, Lo: 0.2, Hi: 1.5}
+
+// Span is a figure in seconds with the interval it lies in.
+type Span struct {
+	Value float64 `json:"seconds"`
+	Lo    float64 `json:"seconds_lo"`
+	Hi    float64 `json:"seconds_hi"`
+}
 
 // Report is what an audit saw and what it answers.
 type Report struct {
@@ -41,6 +70,16 @@ type Report struct {
 	// Kafka's default, not the application's configuration.
 	DetectionSeconds float64 `json:"failure_detection_seconds"`
 	DetectionAssumed bool    `json:"failure_detection_assumed"`
+	// HeartbeatSeconds is heartbeat.interval.ms (the group's on the
+	// streams protocol), HeartbeatAssumed when it is the default: the dead
+	// member's last heartbeat lies up to one interval before its death, and
+	// the survivors hear of the rebalance up to one interval after it is
+	// detected, so detection and rejoin take session ± heartbeat.
+	HeartbeatSeconds float64 `json:"heartbeat_interval_seconds"`
+	HeartbeatAssumed bool    `json:"heartbeat_interval_assumed"`
+	// Handover is the rejoin, assignment and the tasks' start after that
+	// (Handover, ASSUMED).
+	Handover Span `json:"handover"`
 	// AcceptableRecoveryLag is the records a copy may be behind and count
 	// as caught up.
 	AcceptableRecoveryLag int64 `json:"acceptable_recovery_lag_records"`
@@ -63,6 +102,14 @@ type Group struct {
 	// versions decoded.
 	AssignmentVersions   []int32 `json:"assignment_versions"`
 	SubscriptionVersions []int32 `json:"subscription_versions"`
+	// SessionTimeoutMs and HeartbeatIntervalMs are the group's own
+	// streams.session.timeout.ms and streams.heartbeat.interval.ms (the
+	// group's configuration, else the broker's group.streams.* defaults,
+	// as DescribeConfigs returns them) on the streams protocol; nil on the
+	// classic protocol, where they are the clients' settings, or when the
+	// group's configuration could not be read.
+	SessionTimeoutMs    *int64 `json:"session_timeout_ms,omitempty"`
+	HeartbeatIntervalMs *int64 `json:"heartbeat_interval_ms,omitempty"`
 }
 
 // Member is one group member: a stream thread's consumer.
@@ -148,6 +195,8 @@ type Instance struct {
 
 	active, standby []TaskID
 	sub             *Subscription
+	// sources are the topics its active tasks read, when known.
+	sources map[TaskID][]string
 }
 
 // Copy is a task's state an instance keeps besides its active tasks.
@@ -175,8 +224,16 @@ type Failure struct {
 	// ThreadBytes is the most any one surviving stream thread restores
 	// (tasks spread over the survivors' threads, largest first).
 	ThreadBytes float64 `json:"largest_thread_restore_bytes"`
-	// RestoreSeconds (Lo, Hi) is that thread's restore time; nil without a
-	// rate. TotalSeconds adds failure detection.
+	// Detection is the time from the death to the survivors' rejoining:
+	// session timeout, less up to one heartbeat interval (the last
+	// heartbeat came before the death), plus the last of the survivors'
+	// members hearing of the rebalance within one interval; its value is
+	// the expectation over both.
+	Detection *Span `json:"detection"`
+	// RestoreSeconds (Lo, Hi) is that thread's restore time without the
+	// rate's fixed start (the handover holds the tasks' start in a
+	// running instance); nil without a rate. TotalSeconds adds detection
+	// and handover; with nothing to restore it needs no rate.
 	RestoreSeconds   *float64 `json:"restore_seconds"`
 	RestoreSecondsLo *float64 `json:"restore_seconds_lo"`
 	RestoreSecondsHi *float64 `json:"restore_seconds_hi"`
@@ -196,6 +253,9 @@ type Options struct {
 	// is the default, not the application's.
 	SessionTimeout        time.Duration
 	SessionTimeoutAssumed bool
+	// HeartbeatInterval is heartbeat.interval.ms (default
+	// DefaultHeartbeatInterval, said ASSUMED).
+	HeartbeatInterval time.Duration
 	// Runs are measured restores the times come from (capacity.LoadRuns);
 	// none: no times.
 	Runs []*capacity.Run
@@ -224,6 +284,12 @@ func instances(g *Group) []*Instance {
 			in.Hosts = append(in.Hosts, m.Host)
 		}
 		in.active = append(in.active, m.Assignment.ActiveTasks()...)
+		for t, ts := range m.Assignment.Sources {
+			if in.sources == nil {
+				in.sources = map[TaskID][]string{}
+			}
+			in.sources[t] = ts
+		}
 		for _, s := range m.Assignment.Standby {
 			in.standby = append(in.standby, s.Task)
 		}
@@ -303,6 +369,12 @@ func mapChangelogs(cls []Changelog, ins []*Instance) []string {
 		slices.Sort(cands)
 		slices.Sort(any)
 		how := "the only stateful subtopology (one with standby tasks or changelog offsets) of " + fmt.Sprint(c.Partitions) + " tasks"
+		// The DSL names a grouped aggregation's repartition topic after
+		// its store, as it names the changelog: APP-S-repartition feeds
+		// the subtopology that writes APP-S-changelog.
+		if byName := readers(ins, strings.TrimSuffix(c.Topic, "-changelog")+"-repartition"); len(byName) == 1 && int(count[byName[0]]) == c.Partitions {
+			cands, how = byName, "the subtopology that reads "+strings.TrimSuffix(c.Topic, "-changelog")+"-repartition, the DSL's name for the repartition topic of the same store"
+		}
 		if len(cands) == 0 && len(stateful) == 0 && len(any) == 1 {
 			cands, how = any, "the only subtopology of "+fmt.Sprint(c.Partitions)+" tasks (no member reported which subtopologies are stateful)"
 		}
@@ -321,6 +393,20 @@ func mapChangelogs(cls []Changelog, ins []*Instance) []string {
 			out = append(out, c.Topic+": "+c.MappingNote)
 		}
 	}
+	return out
+}
+
+// readers are the subtopologies whose active tasks read topic, sorted.
+func readers(ins []*Instance, topic string) []int32 {
+	var out []int32
+	for _, in := range ins {
+		for t, ts := range in.sources {
+			if slices.Contains(ts, topic) && !slices.Contains(out, t.Subtopology) {
+				out = append(out, t.Subtopology)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -350,17 +436,39 @@ func Answer(r *Report, o Options) {
 		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
 	}
 	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
-	switch {
-	case r.Group != nil && r.Group.Type == "streams":
+	r.Handover = Handover
+	r.Assumptions = append(r.Assumptions, fmt.Sprintf("after the survivors hear of the rebalance, %s (%s-%s) until they run the tasks, restore aside: "+
+		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
+		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
+	switch g := r.Group; {
+	case g != nil && g.Type == "streams":
 		// The client's session.timeout.ms does not apply: the group's does.
 		r.DetectionSeconds, r.DetectionAssumed = DefaultSessionTimeout.Seconds(), true
-		r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes group.streams.session.timeout.ms = %s, the broker's default: ASSUMED (the group's own configuration is not read)", DefaultSessionTimeout))
+		r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultStreamsGroupHeartbeatInterval.Seconds(), true
+		if g.SessionTimeoutMs != nil {
+			r.DetectionSeconds, r.DetectionAssumed = float64(*g.SessionTimeoutMs)/1000, false
+		} else {
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes group.streams.session.timeout.ms = %s, the broker's default: ASSUMED (the group's configuration could not be read)", DefaultSessionTimeout))
+		}
+		if g.HeartbeatIntervalMs != nil {
+			r.HeartbeatSeconds, r.HeartbeatAssumed = float64(*g.HeartbeatIntervalMs)/1000, false
+		} else {
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("members heartbeat every group.streams.heartbeat.interval.ms = %s, the broker's default: ASSUMED (the group's configuration could not be read)", DefaultStreamsGroupHeartbeatInterval))
+		}
 	default:
 		r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
 		if r.DetectionAssumed {
 			r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes session.timeout.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", o.SessionTimeout))
 		}
+		r.HeartbeatSeconds = o.HeartbeatInterval.Seconds()
+		if o.HeartbeatInterval <= 0 {
+			r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultHeartbeatInterval.Seconds(), true
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("members heartbeat every heartbeat.interval.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", DefaultHeartbeatInterval))
+		}
 	}
+	// A heartbeat interval past the session timeout is refused by the
+	// consumer; it is bounded here so that detection's low end stays >= 0.
+	r.HeartbeatSeconds = min(r.HeartbeatSeconds, r.DetectionSeconds)
 	if r.Group == nil {
 		return
 	}
@@ -546,15 +654,16 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	for _, l := range load {
 		f.ThreadBytes = max(f.ThreadBytes, l)
 	}
-	if len(o.Runs) == 0 {
-		f.note("times need --from RUN")
-		return f
-	}
+	f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
+	fixed := Span{Value: f.Detection.Value + r.Handover.Value, Lo: f.Detection.Lo + r.Handover.Lo, Hi: f.Detection.Hi + r.Handover.Hi}
 	if len(jobs) == 0 {
 		zero := 0.0
-		d := r.DetectionSeconds
 		f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &zero, &zero, &zero
-		f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &d, &d, &d
+		f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &fixed.Value, &fixed.Lo, &fixed.Hi
+		return f
+	}
+	if len(o.Runs) == 0 {
+		f.note("times need --from RUN")
 		return f
 	}
 	a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: max(in.Threads, 1), Deployment: capacity.Deployment{
@@ -571,19 +680,35 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	if *rate == nil {
 		*rate = a.Rate
 	}
-	e := a.Rate.Seconds(f.ThreadBytes)
-	d := r.DetectionSeconds
+	// The survivors run already: a cold restore's fixed start (the
+	// client's start, its first rebalance) is not paid again; the
+	// handover holds the tasks' start.
+	running := *a.Rate
+	running.Overhead = 0
+	e := running.Seconds(f.ThreadBytes)
 	v, lo, hi := e.Value, e.Lo, e.Hi
 	if lo == 0 && hi == 0 {
 		lo, hi = v, v
 	}
-	tv, tlo, thi := d+v, d+lo, d+hi
+	tv, tlo, thi := fixed.Value+v, fixed.Lo+lo, fixed.Hi+hi
 	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &v, &lo, &hi
 	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &tv, &tlo, &thi
 	if e.Extrapolated {
 		f.note(fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond))
 	}
 	return f
+}
+
+// detection is the time from an instance's death to the survivors'
+// rejoining, for a group with session timeout s and heartbeat interval hb
+// (seconds) whose survivors run members stream threads: the coordinator
+// expires the dead member s after its last heartbeat, which came up to hb
+// before the death (uniformly: s − U·hb), and the rebalance waits for the
+// last survivor to hear of it at its next heartbeat (the latest of members
+// uniform draws in [0, hb], expected hb·members/(members+1)).
+func detection(s, hb float64, members int) *Span {
+	m := float64(max(members, 1))
+	return &Span{Value: s - hb/2 + hb*m/(m+1), Lo: s - hb, Hi: s + hb}
 }
 
 // note adds to what the figure could not include.

@@ -128,28 +128,49 @@ func TestAnswerSpreadsOverSurvivingThreads(t *testing.T) {
 	}
 }
 
-// With measured runs the time is detection plus the rate's seconds for
-// the largest thread's bytes, with its interval.
+// With measured runs the time is detection and rejoin (session ±
+// heartbeat), the handover, and the rate's seconds for the largest
+// thread's bytes without the rate's fixed start, each with its interval.
 func TestAnswerTimesFromRuns(t *testing.T) {
 	rs, err := capacity.LoadRuns([]string{"../testdata/results/capacity"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := threeInstances()
-	Answer(r, Options{Runs: rs, SessionTimeout: 10 * time.Second, AcceptableRecoveryLag: 1000})
-	if r.DetectionAssumed || r.DetectionSeconds != 10 || r.Rate == "" {
-		t.Fatalf("detection %v assumed %v rate %q (%s)", r.DetectionSeconds, r.DetectionAssumed, r.Rate, r.RateMissing)
+	Answer(r, Options{Runs: rs, SessionTimeout: 10 * time.Second, HeartbeatInterval: 2 * time.Second, AcceptableRecoveryLag: 1000})
+	if r.DetectionAssumed || r.DetectionSeconds != 10 || r.HeartbeatAssumed || r.HeartbeatSeconds != 2 || r.Rate == "" {
+		t.Fatalf("detection %v assumed %v heartbeat %v assumed %v rate %q (%s)", r.DetectionSeconds, r.DetectionAssumed,
+			r.HeartbeatSeconds, r.HeartbeatAssumed, r.Rate, r.RateMissing)
 	}
 	f := r.Instances[2].IfItFails
 	a := capacity.Analyze(rs, capacity.Options{Deployment: capacity.Deployment{StateBytes: f.RestoreBytes, Partitions: 1,
 		Instances: 3, Standbys: 1, BytesPerRecord: 10, RecordsPerKey: 2, TombstoneShare: 0.01}})
-	e := a.Rate.Seconds(f.ThreadBytes)
-	if f.TotalSeconds == nil || math.Abs(*f.TotalSeconds-(10+e.Value)) > 1e-9 || *f.TotalSecondsLo > *f.TotalSeconds || *f.TotalSecondsHi < *f.TotalSeconds {
-		t.Fatalf("total %v (%v-%v), want 10 + %v", f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi, e.Value)
+	running := *a.Rate
+	running.Overhead = 0
+	e := running.Seconds(f.ThreadBytes)
+	if a.Rate.Overhead <= 0 || e.Value >= a.Rate.Seconds(f.ThreadBytes).Value {
+		t.Fatalf("the runs' rate has no fixed start to leave out (overhead %v)", a.Rate.Overhead)
 	}
-	// Losing process 1 restores nothing: detection alone.
-	if f1 := r.Instances[0].IfItFails; f1.TotalSeconds == nil || *f1.TotalSeconds != 10 {
-		t.Errorf("process 1: %+v", f1)
+	// Three surviving stream threads (process 1 runs two): the last of
+	// three heartbeats is 3/4 of an interval after detection on average.
+	d := f.Detection
+	if d == nil || d.Lo != 8 || d.Hi != 12 || math.Abs(d.Value-(10-1+2*3.0/4)) > 1e-9 {
+		t.Fatalf("detection %+v, want 10 s - 1 s + 3/2 s in 8-12 s", d)
+	}
+	want := d.Value + Handover.Value + e.Value
+	if f.TotalSeconds == nil || math.Abs(*f.TotalSeconds-want) > 1e-9 ||
+		math.Abs(*f.TotalSecondsLo-(d.Lo+Handover.Lo+e.Lo)) > 1e-9 || math.Abs(*f.TotalSecondsHi-(d.Hi+Handover.Hi+e.Hi)) > 1e-9 {
+		t.Fatalf("total %v (%v-%v), want %v", *f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi, want)
+	}
+	// Losing process 1 restores nothing: detection and handover alone,
+	// with or without runs.
+	for _, o := range []Options{{Runs: rs, SessionTimeout: 10 * time.Second, HeartbeatInterval: 2 * time.Second}, {SessionTimeout: 10 * time.Second, HeartbeatInterval: 2 * time.Second}} {
+		r := threeInstances()
+		Answer(r, o)
+		f1 := r.Instances[0].IfItFails
+		if f1.TotalSeconds == nil || *f1.TotalSeconds != f1.Detection.Value+Handover.Value || *f1.TotalSecondsHi != 12+Handover.Hi {
+			t.Errorf("process 1 with %d runs: %+v", len(o.Runs), f1)
+		}
 	}
 }
 
@@ -216,5 +237,34 @@ func TestWriteJSONAndText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Without standbys or offsets (instances that joined on empty state
+// dirs), a changelog APP-S-changelog is attributed to the subtopology
+// that reads APP-S-repartition, as the member's assigned partitions
+// (sorted by topic and partition, beside its active tasks) say.
+func TestMapChangelogByRepartitionTopic(t *testing.T) {
+	m := member(1, "c1", []TaskID{tk(0, 0), tk(1, 0)}, nil, nil)
+	// Out of order, as the consumer protocol may serialize them.
+	if !m.Assignment.SetSources([]TopicPartition{{"app-s-repartition", 0}, {"app-input", 0}}) {
+		t.Fatal("SetSources refused two partitions for two tasks")
+	}
+	if got := m.Assignment.Sources; !slices.Equal(got[tk(0, 0)], []string{"app-input"}) || !slices.Equal(got[tk(1, 0)], []string{"app-s-repartition"}) {
+		t.Fatalf("sources %v", got)
+	}
+	if (&Assignment{Active: []TaskID{tk(0, 0)}}).SetSources(nil) {
+		t.Error("SetSources paired 0 partitions with 1 task")
+	}
+	r := &Report{
+		Changelogs: []Changelog{{Topic: "app-s-changelog", Partitions: 1, Records: 5, PartitionRecords: []int64{5}, EndOffsets: []int64{5}}},
+		Group:      &Group{Members: []Member{m}},
+	}
+	Answer(r, Options{})
+	if c := r.Changelogs[0]; c.Subtopology == nil || *c.Subtopology != 1 || !strings.Contains(c.MappingNote, "app-s-repartition") {
+		t.Fatalf("mapping %v %q", c.Subtopology, c.MappingNote)
+	}
+	if in := r.Instances[0]; in.ActiveStateRecords != 5 {
+		t.Errorf("the changelog's records are not the instance's active state: %+v", in)
 	}
 }

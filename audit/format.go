@@ -90,21 +90,27 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		b.WriteString("\n")
 	}
-	setting := "session.timeout.ms"
+	session, heartbeat := "session.timeout.ms", "heartbeat.interval.ms"
 	if r.Group != nil && r.Group.Type == "streams" {
-		setting = "group.streams.session.timeout.ms"
+		session, heartbeat = "the group's streams.session.timeout.ms", "streams.heartbeat.interval.ms"
 	}
-	detect := fmt.Sprintf("failure detection %s (%s", units.Seconds(r.DetectionSeconds), setting)
+	detect := fmt.Sprintf("failure detection and rejoin (%s %s", session, units.Seconds(r.DetectionSeconds))
 	if r.DetectionAssumed {
-		detect += ", ASSUMED: the default"
+		detect += " ASSUMED"
 	}
-	detect += ")"
+	detect += fmt.Sprintf(", less up to one %s %s before the death, plus up to one after", heartbeat, units.Seconds(r.HeartbeatSeconds))
+	if r.HeartbeatAssumed {
+		detect += " ASSUMED"
+	}
+	detect += fmt.Sprintf(") + handover %s (%s-%s, ASSUMED)", units.Seconds(r.Handover.Value), units.Seconds(r.Handover.Lo), units.Seconds(r.Handover.Hi))
 	switch {
 	case r.Rate != "":
-		fmt.Fprintf(b, "time = %s + the largest surviving thread's restore at %s; a task moves to the most caught-up copy (within acceptable.recovery.lag %d it is warm)\n",
+		fmt.Fprintf(b, "time = %s + the largest surviving thread's restore at %s, its fixed start not counted; a task moves to the most caught-up copy (within acceptable.recovery.lag %d it is warm)\n",
 			detect, r.Rate, r.AcceptableRecoveryLag)
 	case r.RateMissing != "":
-		fmt.Fprintf(b, "times: %s; %s\n", r.RateMissing, detect)
+		fmt.Fprintf(b, "time = %s, without restores; %s\n", detect, r.RateMissing)
+	default:
+		fmt.Fprintf(b, "time = %s\n", detect)
 	}
 	if len(r.Assumptions) > 0 {
 		b.WriteString("assumed:\n")

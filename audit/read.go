@@ -247,6 +247,13 @@ func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string
 		} else if a, err := DecodeAssignment(as.UserData); err != nil {
 			merr = append(merr, err.Error())
 		} else {
+			var tps []TopicPartition
+			for _, t := range as.Topics {
+				for _, p := range t.Partitions {
+					tps = append(tps, TopicPartition{Topic: t.Topic, Partition: p})
+				}
+			}
+			a.SetSources(tps)
 			mem.Assignment = a
 			if !slices.Contains(g.AssignmentVersions, a.Version) {
 				g.AssignmentVersions = append(g.AssignmentVersions, a.Version)

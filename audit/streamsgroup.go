@@ -15,8 +15,7 @@ import (
 
 // streamsGroupLagsUnseen says what StreamsGroupDescribe does not tell.
 const streamsGroupLagsUnseen = "the streams protocol (KIP-1071) reports the members' task offsets only in their heartbeats, not in " +
-	"StreamsGroupDescribe: how far each standby or warm-up copy is behind cannot be seen (counted here as restoring in full, the worst case); " +
-	"failure detection is the group's group.streams.session.timeout.ms (45 s by default), not the client's session.timeout.ms"
+	"StreamsGroupDescribe: how far each standby or warm-up copy is behind cannot be seen (counted here as restoring in full, the worst case)"
 
 // readStreamsGroup describes a group on the streams protocol with
 // StreamsGroupDescribe (a describe request to the group's coordinator):
@@ -104,8 +103,54 @@ func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app
 		r.Unseen = append(r.Unseen, fmt.Sprintf("tasks of subtopologies %v, whose ids are not numbers, are left out", slices.Compact(bad)))
 	}
 	r.Unseen = append(r.Unseen, streamsGroupLagsUnseen)
+	if err := readStreamsGroupConfig(ctx, cl, app, g); err != nil {
+		r.Unseen = append(r.Unseen, "the group's configuration (streams.session.timeout.ms, streams.heartbeat.interval.ms): "+err.Error())
+	}
 	if len(d.Members) == 0 {
 		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
+	}
+	return nil
+}
+
+// readStreamsGroupConfig reads the group's streams.session.timeout.ms and
+// streams.heartbeat.interval.ms with DescribeConfigs on the group (a
+// describe: nothing is altered). On the streams protocol these, not the
+// clients' session.timeout.ms, decide failure detection; a group that
+// never had its own set answers with the broker's group.streams.* values.
+func readStreamsGroupConfig(ctx context.Context, cl *kgo.Client, app string, g *Group) error {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, app
+	res.ConfigNames = []string{"streams.session.timeout.ms", "streams.heartbeat.interval.ms"}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("DescribeConfigs: %w", err)
+	}
+	if len(resp.Resources) != 1 {
+		return fmt.Errorf("DescribeConfigs answered %d resources", len(resp.Resources))
+	}
+	rr := resp.Resources[0]
+	if err := kerr.ErrorForCode(rr.ErrorCode); err != nil {
+		return fmt.Errorf("DescribeConfigs: %w", err)
+	}
+	for _, c := range rr.Configs {
+		if c.Value == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(*c.Value, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%s = %q is not a positive whole number", c.Name, *c.Value)
+		}
+		switch c.Name {
+		case "streams.session.timeout.ms":
+			g.SessionTimeoutMs = &n
+		case "streams.heartbeat.interval.ms":
+			g.HeartbeatIntervalMs = &n
+		}
+	}
+	if g.SessionTimeoutMs == nil || g.HeartbeatIntervalMs == nil {
+		return errors.New("DescribeConfigs did not name both")
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -103,6 +105,33 @@ type Assignment struct {
 	// NextRebalanceMs is when the member is to rejoin (a probing
 	// rebalance), Long.MAX_VALUE for none.
 	NextRebalanceMs int64
+	// Sources are the topics each active task reads, from the consumer
+	// assignment's partitions beside Active (SetSources); nil when not
+	// set.
+	Sources map[TaskID][]string
+}
+
+// SetSources pairs the member's assigned partitions, sorted by topic and
+// partition as Kafka Streams pairs them with Active, with the active
+// tasks; false when their counts differ (then Sources stays nil).
+func (a *Assignment) SetSources(partitions []TopicPartition) bool {
+	ps := slices.Clone(partitions)
+	slices.SortFunc(ps, func(x, y TopicPartition) int {
+		if c := strings.Compare(x.Topic, y.Topic); c != 0 {
+			return c
+		}
+		return int(x.Partition) - int(y.Partition)
+	})
+	if len(ps) != len(a.Active) {
+		return false
+	}
+	a.Sources = map[TaskID][]string{}
+	for i, t := range a.Active {
+		if !slices.Contains(a.Sources[t], ps[i].Topic) {
+			a.Sources[t] = append(a.Sources[t], ps[i].Topic)
+		}
+	}
+	return true
 }
 
 // ActiveTasks are the distinct active tasks, in order.

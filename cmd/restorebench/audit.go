@@ -41,8 +41,12 @@ creates, writes or alters no topic or config.
 Per instance it answers which tasks it holds, their state, and, if it fails now,
 which tasks the others take over warm (a copy within acceptable.recovery.lag) and
 which they restore; with --from (results of restorebench runs) also how long:
-failure detection (session.timeout.ms) plus the largest surviving thread's
-restore at the measured rate, with its interval. The instance whose loss costs
+failure detection (session.timeout.ms ± heartbeat.interval.ms), the rejoin,
+and the largest surviving thread's restore at the measured rate, with its interval. Failure detection is the
+session timeout less up to one heartbeat interval (the dead member's last
+heartbeat came before its death) plus up to one more (the survivors hear of
+the rebalance at their next heartbeat); the rejoin and the tasks' start after
+it are an assumed 0.5 s (0.2-1.5 s). The instance whose loss costs
 most is marked.`,
 		Example: `  restorebench --brokers kafka1:9092 audit --application-id orders
   restorebench --brokers kafka1:9092 audit --application-id orders --from results/size-1GB --streams-config streams.properties --format json`,
@@ -103,8 +107,8 @@ most is marked.`,
 	fl.StringVar(&app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
 	fl.StringVar(&caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
-	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms (failure detection; "+
-		"else Kafka's 45 s, said ASSUMED) and acceptable.recovery.lag are taken from it")
+	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms (failure detection; "+
+		"else Kafka's 45 s and 3 s, said ASSUMED) and acceptable.recovery.lag are taken from it (a streams-protocol group's own configuration is read instead)")
 	fl.Int64Var(&maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
 		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")
 	fl.StringVar(&format, "format", "text", "text, or json (snake_case fields, units in their names)")
@@ -112,9 +116,9 @@ most is marked.`,
 }
 
 // auditStreamsConfig reads the settings audit takes from an application's
-// properties file: session.timeout.ms (as Kafka Streams takes it, the
-// main.consumer. prefix first, then consumer., then none) and
-// acceptable.recovery.lag.
+// properties file: session.timeout.ms and heartbeat.interval.ms (as Kafka
+// Streams takes them, the main.consumer. prefix first, then consumer.,
+// then none) and acceptable.recovery.lag.
 func auditStreamsConfig(path string) (audit.Options, error) {
 	o := audit.Options{}
 	if path == "" {
@@ -143,18 +147,25 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 		}
 		return n, true, nil
 	}
-	for _, key := range []string{"main.consumer.session.timeout.ms", "consumer.session.timeout.ms", "session.timeout.ms"} {
-		n, ok, err := num(key)
-		if err != nil {
-			return o, err
+	// A consumer setting as Kafka Streams takes it: the main consumer's
+	// prefix first, then consumer., then none.
+	consumerMs := func(name string) (time.Duration, error) {
+		for _, key := range []string{"main.consumer." + name, "consumer." + name, name} {
+			n, ok, err := num(key)
+			if err != nil || ok {
+				return time.Duration(n) * time.Millisecond, err
+			}
 		}
-		if ok {
-			o.SessionTimeout = time.Duration(n) * time.Millisecond
-			break
-		}
+		return 0, nil
+	}
+	if o.SessionTimeout, err = consumerMs("session.timeout.ms"); err != nil {
+		return o, err
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout, o.SessionTimeoutAssumed = audit.DefaultSessionTimeout, true
+	}
+	if o.HeartbeatInterval, err = consumerMs("heartbeat.interval.ms"); err != nil {
+		return o, err
 	}
 	n, ok, err := num("acceptable.recovery.lag")
 	if err != nil {
