@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,11 @@ type Group struct {
 	// group's configuration could not be read.
 	SessionTimeoutMs    *int64 `json:"session_timeout_ms,omitempty"`
 	HeartbeatIntervalMs *int64 `json:"heartbeat_interval_ms,omitempty"`
+	// Config is every streams.* setting of the group as DescribeConfigs
+	// gives it (streams protocol only): num.standby.replicas,
+	// acceptable.recovery.lag and the warm-ups are the group's there,
+	// not the clients'.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 // Member is one group member: a stream thread's consumer.
@@ -431,6 +437,13 @@ func taskState(cls []Changelog, t TaskID) (records int64, bytes float64, endSum 
 func Answer(r *Report, o Options) {
 	if o.AcceptableRecoveryLag <= 0 {
 		o.AcceptableRecoveryLag = DefaultAcceptableRecoveryLag
+	}
+	// On the streams protocol the group's setting decides, not the
+	// clients'.
+	if g := r.Group; g != nil && g.Type == "streams" {
+		if n, err := strconv.ParseInt(g.Config["streams.acceptable.recovery.lag"], 10, 64); err == nil && n >= 0 {
+			o.AcceptableRecoveryLag = n
+		}
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -112,16 +113,17 @@ func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app
 	return nil
 }
 
-// readStreamsGroupConfig reads the group's streams.session.timeout.ms and
-// streams.heartbeat.interval.ms with DescribeConfigs on the group (a
-// describe: nothing is altered). On the streams protocol these, not the
-// clients' session.timeout.ms, decide failure detection; a group that
-// never had its own set answers with the broker's group.streams.* values.
+// readStreamsGroupConfig reads the group's configuration with
+// DescribeConfigs on the group (a describe: nothing is altered): every
+// streams.* setting into g.Config, and streams.session.timeout.ms and
+// streams.heartbeat.interval.ms, which on the streams protocol decide
+// failure detection (not the clients' session.timeout.ms), into their
+// fields. A group that never had its own settings answers with the
+// broker's group.streams.* values.
 func readStreamsGroupConfig(ctx context.Context, cl *kgo.Client, app string, g *Group) error {
 	req := kmsg.NewPtrDescribeConfigsRequest()
 	res := kmsg.NewDescribeConfigsRequestResource()
 	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, app
-	res.ConfigNames = []string{"streams.session.timeout.ms", "streams.heartbeat.interval.ms"}
 	req.Resources = append(req.Resources, res)
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
@@ -134,23 +136,34 @@ func readStreamsGroupConfig(ctx context.Context, cl *kgo.Client, app string, g *
 	if err := kerr.ErrorForCode(rr.ErrorCode); err != nil {
 		return fmt.Errorf("DescribeConfigs: %w", err)
 	}
+	ms := func(name, v string) (*int64, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s = %q is not a positive whole number", name, v)
+		}
+		return &n, nil
+	}
 	for _, c := range rr.Configs {
-		if c.Value == nil {
+		if c.Value == nil || !strings.HasPrefix(c.Name, "streams.") {
 			continue
 		}
-		n, err := strconv.ParseInt(*c.Value, 10, 64)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("%s = %q is not a positive whole number", c.Name, *c.Value)
+		if g.Config == nil {
+			g.Config = map[string]string{}
 		}
+		g.Config[c.Name] = *c.Value
 		switch c.Name {
 		case "streams.session.timeout.ms":
-			g.SessionTimeoutMs = &n
+			if g.SessionTimeoutMs, err = ms(c.Name, *c.Value); err != nil {
+				return err
+			}
 		case "streams.heartbeat.interval.ms":
-			g.HeartbeatIntervalMs = &n
+			if g.HeartbeatIntervalMs, err = ms(c.Name, *c.Value); err != nil {
+				return err
+			}
 		}
 	}
 	if g.SessionTimeoutMs == nil || g.HeartbeatIntervalMs == nil {
-		return errors.New("DescribeConfigs did not name both")
+		return errors.New("DescribeConfigs named no streams.session.timeout.ms or streams.heartbeat.interval.ms")
 	}
 	return nil
 }

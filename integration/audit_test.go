@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/audit"
 	"github.com/restorebench/restorebench/bench"
@@ -47,7 +49,17 @@ const auditPartitions = 3
 // interval and within 25 % of its prediction. The same again without
 // standbys: the survivors stopped, 3 instances started on empty state
 // dirs with num.standby.replicas=0, audited, the most costly killed.
-func TestAuditThreeInstances(t *testing.T) {
+func TestAuditThreeInstances(t *testing.T) { auditThreeInstances(t, false) }
+
+// TestAuditThreeInstancesStreamsProtocol: the same on the streams group
+// protocol (KIP-1071), where the group's own configuration, set here as
+// an operator would before the application starts, holds the session
+// timeout, heartbeat interval and standbys (streams.session.timeout.ms
+// 6 s, streams.heartbeat.interval.ms 1 s, streams.num.standby.replicas 1,
+// then 0), and audit reads it with DescribeConfigs.
+func TestAuditThreeInstancesStreamsProtocol(t *testing.T) { auditThreeInstances(t, true) }
+
+func auditThreeInstances(t *testing.T, streamsProtocol bool) {
 	needDriver(t)
 	started := time.Now()
 	ctx := context.Background()
@@ -74,12 +86,20 @@ func TestAuditThreeInstances(t *testing.T) {
 	}
 	want := produceLines(t, cl, input, auditUpdates)
 	cl.Close()
+	// On the streams protocol the group, not the client, holds these.
+	protocol := []string{}
+	if streamsProtocol {
+		protocol = []string{"-Dstreams.group.protocol=streams"}
+		setGroupConfig(t, env, app, map[string]string{"streams.session.timeout.ms": "6000",
+			"streams.heartbeat.interval.ms": "1000", "streams.num.standby.replicas": "1"})
+	}
 
 	// One standby of each stateful task; no repartition-topic purge while
 	// the test compares the topics' log start offsets (the application's
 	// own deleteRecords would change them, not audit).
 	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.num.standby.replicas=1", "-Dstreams.heartbeat.interval.ms=1000",
 		"-Dstreams.repartition.purge.interval.ms=3600000")
+	flags = append(flags, protocol...)
 	const class = "restorebench.apps.WordCount"
 	var procs []*userAppProc
 	for i := range 3 {
@@ -145,6 +165,10 @@ func TestAuditThreeInstances(t *testing.T) {
 	if len(rep.Instances) != 3 || len(rep.Group.Members) != 4 {
 		t.Fatalf("audit found %d instances of %d members, want 3 of 4 (one process runs two threads):\n%s", len(rep.Instances), len(rep.Group.Members), text)
 	}
+	if streamsProtocol && (rep.DetectionAssumed || rep.DetectionSeconds != 6 || rep.HeartbeatAssumed || rep.HeartbeatSeconds != 1) {
+		t.Errorf("audit took detection %v s (assumed %v), heartbeat %v s (assumed %v); the group's configuration says 6 s and 1 s",
+			rep.DetectionSeconds, rep.DetectionAssumed, rep.HeartbeatSeconds, rep.HeartbeatAssumed)
+	}
 	byConsumer := map[string]*audit.Instance{}
 	for _, in := range rep.Instances {
 		for _, id := range in.ClientIDs {
@@ -180,6 +204,10 @@ func TestAuditThreeInstances(t *testing.T) {
 	}
 	flags = append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.num.standby.replicas=0", "-Dstreams.heartbeat.interval.ms=1000",
 		"-Dstreams.repartition.purge.interval.ms=3600000")
+	flags = append(flags, protocol...)
+	if streamsProtocol {
+		setGroupConfig(t, env, app, map[string]string{"streams.num.standby.replicas": "0"})
+	}
 	procs = nil
 	for i := range 3 {
 		f := flags
@@ -202,6 +230,40 @@ func TestAuditThreeInstances(t *testing.T) {
 	t.Logf("audit without standbys:\n%s", text)
 	killMostCostly(t, &rep, procs, string(text))
 	t.Logf("test wall time %s", time.Since(started).Round(time.Second))
+}
+
+// setGroupConfig sets the group's own configuration, as the operator of
+// an application on the streams protocol does (IncrementalAlterConfigs on
+// the group; the group need not exist yet).
+func setGroupConfig(t *testing.T, env *bench.Env, group string, set map[string]string) {
+	t.Helper()
+	cl, err := cluster.NewClient(env.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	for k, v := range set {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value, c.Op = k, kmsg.StringPtr(v), kmsg.IncrementalAlterConfigOpSet
+		res.Configs = append(res.Configs, c)
+	}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(context.Background(), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = *r.ErrorMessage
+			}
+			t.Fatalf("setting %v on group %s: %v %s", set, group, err, msg)
+		}
+	}
 }
 
 // killMostCostly kills the instance rep names most costly, measures the
