@@ -81,6 +81,15 @@ type Report struct {
 	// Handover is the rejoin, assignment and the tasks' start after that
 	// (Handover, ASSUMED).
 	Handover Span `json:"handover"`
+	// WriteRecordsPerSecond is the records a second the application wrote
+	// to its changelogs while audit read them (end offsets at the start
+	// and the end of the read, WriteWindowSeconds apart); nil when not
+	// measured.
+	WriteRecordsPerSecond *float64 `json:"changelog_write_records_per_second"`
+	WriteWindowSeconds    float64  `json:"changelog_write_window_seconds"`
+	// IfOneAdded is what adding one instance now costs: the warmup model's
+	// prediction over the state and settings read.
+	IfOneAdded *ScaleOut `json:"if_one_instance_added"`
 	// AcceptableRecoveryLag is the records a copy may be behind and count
 	// as caught up.
 	AcceptableRecoveryLag int64 `json:"acceptable_recovery_lag_records"`
@@ -262,6 +271,11 @@ type Options struct {
 	// HeartbeatInterval is heartbeat.interval.ms (default
 	// DefaultHeartbeatInterval, said ASSUMED).
 	HeartbeatInterval time.Duration
+	// MaxWarmupReplicas is max.warmup.replicas and ProbingInterval
+	// probing.rebalance.interval.ms (defaults 2 and 10 minutes, said
+	// ASSUMED), for the scale-out answer on the classic protocol.
+	MaxWarmupReplicas int
+	ProbingInterval   time.Duration
 	// Runs are measured restores the times come from (capacity.LoadRuns);
 	// none: no times.
 	Runs []*capacity.Run
@@ -545,6 +559,7 @@ func Answer(r *Report, o Options) {
 	if rate != nil {
 		r.Rate = rateText(rate)
 	}
+	r.IfOneAdded = scaleOut(r, ins, o)
 }
 
 // copiesOf are the tasks in has state of besides its active ones, sorted.

@@ -268,3 +268,41 @@ func TestMapChangelogByRepartitionTopic(t *testing.T) {
 		t.Errorf("the changelog's records are not the instance's active state: %+v", in)
 	}
 }
+
+// Adding one instance is the warmup model run over the application's own
+// stateful tasks (their sizes, log starts and current owners), its
+// standbys, the fewest threads any instance runs, the write rate seen and
+// the --from runs' restore rate at the changelog's shape; without runs
+// it says what is missing.
+func TestAnswerOneInstanceAdded(t *testing.T) {
+	rs, err := capacity.LoadRuns([]string{"../testdata/results/capacity"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := threeInstances()
+	w := 50.0
+	r.WriteRecordsPerSecond, r.WriteWindowSeconds = &w, 2
+	Answer(r, Options{Runs: rs, SessionTimeout: 10 * time.Second, MaxWarmupReplicas: 1, ProbingInterval: time.Minute})
+	so := r.IfOneAdded
+	if so == nil || so.Prediction == nil {
+		t.Fatalf("no scale-out prediction: %+v", so)
+	}
+	in := so.Prediction.Inputs
+	if in.Before != 3 || in.After != 4 || !slices.Equal(in.TaskOffsets, []int64{1000, 2000, 3000}) ||
+		!slices.Equal(in.Initial, []int{0, 1, 2}) || in.Threads != 1 || in.Standbys != 1 || in.WriteRate != 50 ||
+		in.MaxWarmupReplicas != 1 || in.ProbingIntervalSeconds != 60 || in.BytesPerOffset != 10 || in.RestoreRate <= 0 {
+		t.Errorf("inputs %+v", in)
+	}
+	if so.Prediction.TotalSeconds <= 0 || !strings.Contains(strings.Join(so.Assumed, "\n"), "1 stream thread(s), the fewest") {
+		t.Errorf("prediction %v s, assumed %v", so.Prediction.TotalSeconds, so.Assumed)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, r); err != nil || !strings.Contains(b.String(), "if one instance is added (3 -> 4), PREDICTION") {
+		t.Errorf("text lacks the scale-out line: %v\n%s", err, b.String())
+	}
+	r = threeInstances()
+	Answer(r, Options{})
+	if so := r.IfOneAdded; so == nil || so.Prediction != nil || !strings.Contains(so.Missing, "--from") {
+		t.Errorf("without runs: %+v", so)
+	}
+}

@@ -112,6 +112,33 @@ func WriteText(w io.Writer, r *Report) error {
 	default:
 		fmt.Fprintf(b, "time = %s\n", detect)
 	}
+	if so := r.IfOneAdded; so != nil {
+		b.WriteString("\n")
+		switch p := so.Prediction; {
+		case p == nil:
+			fmt.Fprintf(b, "if one instance is added: no time (%s)\n", so.Missing)
+		default:
+			in := p.Inputs
+			fmt.Fprintf(b, "if one instance is added (%d -> %d), PREDICTION (warmup model, not measured): balanced and every task running after %s",
+				in.Before, in.After, units.Seconds(p.TotalSeconds))
+			if s := p.Spread; s != nil {
+				fmt.Fprintf(b, " (median over %d orders of the new instance's process id; %s-%s)", s.Samples, units.Seconds(s.MinSeconds), units.Seconds(s.MaxSeconds))
+			}
+			if !p.Converged {
+				b.WriteString(": NEVER CONVERGES (a warm-up's share of its thread's restore rate does not exceed its task's write rate)")
+			}
+			fmt.Fprintf(b, "; %d probing rebalance(s), %d task(s) moved, the longest a moved task waits %s\n", p.ProbingRounds, p.Movements, units.Seconds(p.MaxDownSeconds))
+			fmt.Fprintf(b, "  from: %d stateful tasks, restore %.0f records/s a thread (%s), writes %.0f records/s", len(in.TaskOffsets), in.RestoreRate, in.RestoreRateFrom, in.WriteRate)
+			if r.WriteRecordsPerSecond != nil {
+				fmt.Fprintf(b, " (measured over %s while audit read)", units.Seconds(r.WriteWindowSeconds))
+			}
+			b.WriteString("\n")
+		}
+		for _, a := range so.Assumed {
+			fmt.Fprintf(b, "  assumed: %s\n", a)
+		}
+		b.WriteString("\n")
+	}
 	if len(r.Assumptions) > 0 {
 		b.WriteString("assumed:\n")
 		for _, a := range r.Assumptions {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -57,6 +58,10 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 	return r, nil
 }
 
+// minWriteWindow is the least time between the two reads of the
+// changelogs' end offsets that measure the application's write rate.
+const minWriteWindow = 2 * time.Second
+
 // readChangelogs lists the topics named APP-*-changelog and reads their
 // offsets, sizes on disk and, within MaxRead, their shapes.
 func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, app string, r *Report, o ReadOptions) error {
@@ -93,6 +98,39 @@ func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, a
 	if sizeErr != nil {
 		r.Unseen = append(r.Unseen, "bytes on disk: "+sizeErr.Error())
 	}
+	endsAt := time.Now()
+	defer func() {
+		// The changelogs' end offsets again, after the shapes and the
+		// group were read: the application's write rate over that window.
+		if len(r.Changelogs) == 0 {
+			return
+		}
+		// A window of at least minWriteWindow, so that a rate is more
+		// than the few records of one commit.
+		select {
+		case <-time.After(minWriteWindow - time.Since(endsAt)):
+		case <-ctx.Done():
+			return
+		}
+		again, err := adm.ListEndOffsets(ctx, names...)
+		if err == nil {
+			err = again.Error()
+		}
+		window := time.Since(endsAt).Seconds()
+		if err != nil || window <= 0 {
+			return
+		}
+		var written int64
+		for _, c := range r.Changelogs {
+			for p, was := range c.EndOffsets {
+				if e, ok := again.Lookup(c.Topic, int32(p)); ok {
+					written += max(0, e.Offset-was)
+				}
+			}
+		}
+		rate := float64(written) / window
+		r.WriteRecordsPerSecond, r.WriteWindowSeconds = &rate, window
+	}()
 	for _, name := range names {
 		n := len(td[name].Partitions)
 		c := Changelog{Topic: name, Partitions: n, PartitionRecords: make([]int64, n), EndOffsets: make([]int64, n)}

@@ -46,7 +46,9 @@ and the largest surviving thread's restore at the measured rate, with its interv
 session timeout less up to one heartbeat interval (the dead member's last
 heartbeat came before its death) plus up to one more (the survivors hear of
 the rebalance at their next heartbeat); the rejoin and the tasks' start after
-it are an assumed 0.5 s (0.2-1.5 s). The instance whose loss costs
+it are an assumed 0.5 s (0.2-1.5 s). It also predicts adding one instance now
+with the warmup model (as restorebench predict does), over the application's
+own tasks, their sizes and the changelog write rate seen while it read. The instance whose loss costs
 most is marked.`,
 		Example: `  restorebench --brokers kafka1:9092 audit --application-id orders
   restorebench --brokers kafka1:9092 audit --application-id orders --from results/size-1GB --streams-config streams.properties --format json`,
@@ -108,7 +110,8 @@ most is marked.`,
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
 	fl.StringVar(&caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
 	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms (failure detection; "+
-		"else Kafka's 45 s and 3 s, said ASSUMED) and acceptable.recovery.lag are taken from it (a streams-protocol group's own configuration is read instead)")
+		"else Kafka's 45 s and 3 s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and probing.rebalance.interval.ms "+
+		"(the scale-out answer) are taken from it (a streams-protocol group's own configuration is read instead)")
 	fl.Int64Var(&maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
 		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")
 	fl.StringVar(&format, "format", "text", "text, or json (snake_case fields, units in their names)")
@@ -167,7 +170,19 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 	if o.HeartbeatInterval, err = consumerMs("heartbeat.interval.ms"); err != nil {
 		return o, err
 	}
-	n, ok, err := num("acceptable.recovery.lag")
+	n, ok, err := num("max.warmup.replicas")
+	if err != nil {
+		return o, err
+	}
+	if ok {
+		o.MaxWarmupReplicas = int(n)
+	}
+	if n, ok, err = num("probing.rebalance.interval.ms"); err != nil {
+		return o, err
+	} else if ok {
+		o.ProbingInterval = time.Duration(n) * time.Millisecond
+	}
+	n, ok, err = num("acceptable.recovery.lag")
 	if err != nil {
 		return o, err
 	}

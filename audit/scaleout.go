@@ -1,0 +1,131 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/warmup"
+)
+
+// ScaleOut is what adding one instance to the application now costs: the
+// warmup model (package warmup: KIP-441's warm-ups and probing rebalances
+// on the classic protocol, tasks moving at once on the streams protocol)
+// run over the application's own tasks, their sizes, the instances' and
+// group's settings and the write rate seen.
+type ScaleOut struct {
+	// Prediction is the model's answer, nil when it could not be given
+	// (Missing says why).
+	Prediction *warmup.Prediction `json:"prediction"`
+	Missing    string             `json:"missing,omitempty"`
+	// Assumed lists the inputs not read from the application.
+	Assumed []string `json:"assumed"`
+}
+
+// scaleOut predicts adding one instance to ins.
+func scaleOut(r *Report, ins []*Instance, o Options) *ScaleOut {
+	so := &ScaleOut{Assumed: []string{}}
+	if len(ins) == 0 {
+		return nil
+	}
+	// The stateful tasks, in task order, each with its active instance.
+	var tasks []TaskID
+	owner := map[TaskID]int{}
+	for i, in := range ins {
+		for _, t := range in.active {
+			if _, _, _, known := taskState(r.Changelogs, t); known {
+				tasks = append(tasks, t)
+				owner[t] = i
+			}
+		}
+	}
+	sortTasks(tasks)
+	so.Assumed = append(so.Assumed, "stateless tasks are left out: they move at once and restore nothing")
+	if len(tasks) == 0 {
+		so.Missing = "no stateful task could be told from the group and the changelogs"
+		return so
+	}
+	in := warmup.Defaults()
+	in.Before, in.After = len(ins), len(ins)+1
+	in.Protocol = warmup.ProtocolClassic
+	if r.Group != nil && r.Group.Type == "streams" {
+		in.Protocol = warmup.ProtocolStreams
+	}
+	var bytes float64
+	for _, t := range tasks {
+		records, b, end, _ := taskState(r.Changelogs, t)
+		in.TaskOffsets = append(in.TaskOffsets, records)
+		in.TaskLogStart = append(in.TaskLogStart, end-records)
+		in.Initial = append(in.Initial, owner[t])
+		bytes += b
+	}
+	var recordsTotal int64
+	for _, n := range in.TaskOffsets {
+		recordsTotal += n
+	}
+	if recordsTotal > 0 {
+		in.BytesPerOffset = bytes / float64(recordsTotal)
+	}
+	threads := ins[0].Threads
+	for _, x := range ins {
+		threads = min(threads, max(x.Threads, 1))
+	}
+	in.Threads = max(threads, 1)
+	if slices.ContainsFunc(ins, func(x *Instance) bool { return x.Threads != in.Threads }) {
+		so.Assumed = append(so.Assumed, fmt.Sprintf("every instance runs %d stream thread(s), the fewest any runs now (the model takes one count for all)", in.Threads))
+	}
+	in.Standbys = standbys(ins)
+	in.AcceptableRecoveryLag = r.AcceptableRecoveryLag
+	switch {
+	case o.MaxWarmupReplicas > 0:
+		in.MaxWarmupReplicas = o.MaxWarmupReplicas
+	case in.Protocol == warmup.ProtocolClassic:
+		so.Assumed = append(so.Assumed, fmt.Sprintf("max.warmup.replicas %d, Kafka Streams' default", in.MaxWarmupReplicas))
+	}
+	switch {
+	case o.ProbingInterval > 0:
+		in.ProbingIntervalSeconds = o.ProbingInterval.Seconds()
+	case in.Protocol == warmup.ProtocolClassic:
+		so.Assumed = append(so.Assumed, fmt.Sprintf("probing.rebalance.interval.ms %.0f, Kafka Streams' default", in.ProbingIntervalSeconds*1000))
+	}
+	if r.WriteRecordsPerSecond != nil {
+		in.WriteRate = *r.WriteRecordsPerSecond
+	} else {
+		so.Assumed = append(so.Assumed, "no writes while the warm-ups catch up (the write rate could not be measured)")
+	}
+	so.Assumed = append(so.Assumed, fmt.Sprintf("the new instance starts and joins in %.0f s, a rebalance takes effect in %.0f s, a follow-up comes %.0f s after: the model's defaults",
+		in.StartupSeconds, in.RebalanceSeconds, in.FollowUpSeconds))
+	if len(o.Runs) == 0 {
+		so.Missing = "the warm-ups' restore rate needs --from RUN"
+		return so
+	}
+	bpr, rpk, tomb := 0.0, 0.0, 0.0
+	for i := range r.Changelogs {
+		c := &r.Changelogs[i]
+		if c.Subtopology != nil && c.Shape != nil && c.Shape.Records > 0 && c.BytesPerRecord() > bpr {
+			bpr, rpk, tomb = c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()
+		}
+	}
+	a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: in.Threads, Deployment: capacity.Deployment{
+		StateBytes: bytes, Partitions: len(tasks), Instances: in.After, Standbys: in.Standbys,
+		BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
+	}})
+	if a.Rate == nil || in.BytesPerOffset <= 0 {
+		so.Missing = "no restore rate in the --from runs at this shape"
+		return so
+	}
+	in.RestoreRate = a.Rate.PerThread / in.BytesPerOffset
+	in.RestoreRateFrom = rateText(a.Rate) + ", its fixed start not counted"
+	in.Source = "restorebench audit of " + r.Application
+	if err := in.Validate(); err != nil {
+		so.Missing = "the warmup model cannot take these inputs: " + err.Error()
+		return so
+	}
+	p, err := warmup.Predict(in)
+	if err != nil {
+		so.Missing = "the warmup model: " + err.Error()
+		return so
+	}
+	so.Prediction = &p
+	return so
+}
