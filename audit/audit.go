@@ -721,7 +721,10 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	tv, tlo, thi := fixed.Value+v, fixed.Lo+lo, fixed.Hi+hi
 	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &v, &lo, &hi
 	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &tv, &tlo, &thi
-	if e.Extrapolated {
+	switch {
+	case e.Extrapolated && e.Below:
+		f.note(fmt.Sprintf("extrapolated: %.3g× below the sizes measured", e.Beyond))
+	case e.Extrapolated:
 		f.note(fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond))
 	}
 	return f

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/internal/units"
 )
 
@@ -207,4 +208,25 @@ func timeText(f *Failure) string {
 		return "-"
 	}
 	return fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+}
+
+// maxReportFile bounds the audit document Load reads: an audit of
+// thousands of tasks is a few MB.
+const maxReportFile = 64 << 20
+
+// Load reads an audit written by `restorebench audit --format json`,
+// refusing a file that is not one (another schema, or none).
+func Load(path string) (*Report, error) {
+	data, err := boundedread.ReadFile(path, maxReportFile)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not an audit's JSON: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (the output of restorebench audit --format json)", path, r.Schema, Schema)
+	}
+	return &r, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/restorebench/restorebench/audit"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	rpt "github.com/restorebench/restorebench/report"
@@ -18,7 +19,7 @@ func newReportCmd() *cobra.Command { return newReportCmdWith(nil) }
 // newReportCmdWith is newReportCmd with the global connection flags, which
 // --from-topic reads the user's changelog over.
 func newReportCmdWith(g *globalFlags) *cobra.Command {
-	var out string
+	var out, auditFile string
 	f := capacityFlags{g: g}
 	cmd := &cobra.Command{
 		Use:   "report RUN...",
@@ -48,7 +49,8 @@ prints for that deployment.`,
 		Example: `  restorebench report results/20261129-120000-capacity
   restorebench report results/size-128MB results/size-256MB results/size-512MB results/size-1GB --out capacity
   restorebench report results/capacity results/failover --live-state 20GB --partitions 16 --instances 4 --standbys 1 --write-rate 5MB/s
-  restorebench report results/tuning --rto 30s,2m --threads 4`,
+  restorebench report results/tuning --rto 30s,2m --threads 4
+  restorebench report results/shapes --audit orders-audit.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
@@ -58,6 +60,13 @@ prints for that deployment.`,
 			rs, err := capacity.LoadRuns(args)
 			if err != nil {
 				return err
+			}
+			var aud *audit.Report
+			if auditFile != "" {
+				if aud, err = audit.Load(auditFile); err != nil {
+					return fmt.Errorf("--audit: %w", err)
+				}
+				termsafe.Scrub(aud)
 			}
 			if err := f.readTopic(cmd, &opts); err != nil {
 				return err
@@ -84,6 +93,10 @@ prints for that deployment.`,
 			if err != nil {
 				return err
 			}
+			if aud != nil {
+				// The user's running application comes first.
+				doc.Sections = append([]rpt.Section{rpt.AuditSection(aud)}, doc.Sections...)
+			}
 			written, err := rpt.Write(out, doc)
 			if err != nil {
 				return err
@@ -96,6 +109,8 @@ prints for that deployment.`,
 	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's "+
 		"directory); not one holding another run's results, nor one in --data-dir's broker log, fill "+
 		"manifests or the state dir")
+	fl.StringVar(&auditFile, "audit", "", "an audit of a running application (restorebench audit --format json > FILE): "+
+		"its instances, what each one's loss would cost and adding one instance, as the report's first section")
 	f.register(fl, capacity.DefaultRTOs)
 	return cmd
 }

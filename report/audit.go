@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/restorebench/restorebench/audit"
+	"github.com/restorebench/restorebench/internal/units"
+)
+
+// AuditSection renders an audit of a running application (`restorebench
+// audit --format json`) as a section: every instance's tasks and state,
+// what its loss would cost with the terms of the time, adding one
+// instance, and what the audit assumed or could not see. It computes
+// nothing: the figures are the audit's.
+func AuditSection(r *audit.Report) Section {
+	s := Section{ID: "audit", Title: "Your running application: what each instance's loss would cost now"}
+	head := fmt.Sprintf("Audit of `%s`", r.Application)
+	if g := r.Group; g != nil {
+		head += fmt.Sprintf(": group %s", g.State)
+		if g.Type != "" {
+			head += fmt.Sprintf(" on the %s protocol", g.Type)
+		}
+		head += fmt.Sprintf(", %d instance(s) of %d member(s)", len(r.Instances), len(g.Members))
+	}
+	s.Blocks = append(s.Blocks, &Para{Text: head + ". Read-only: no group joined or committed, no topic or configuration changed."})
+	if len(r.Changelogs) > 0 {
+		t := &Table{Head: []string{"changelog", "partitions", "records", "on disk", "bytes/record", "records/live key", "subtopology"},
+			Right:  []bool{false, true, true, true, true, true, false},
+			Legend: "records: end − start offsets over the partitions; on disk: the log segments' bytes, one replica; bytes/record: key + value bytes of the records read; subtopology: the one whose tasks write it (assumed: inferred, see the note)."}
+		for _, c := range r.Changelogs {
+			disk, bpr, rpk, sub := "not reported", "–", "–", "?"
+			if c.DiskBytes != nil {
+				disk = units.Bytes(float64(*c.DiskBytes))
+			}
+			if c.Shape != nil {
+				bpr, rpk = fmt.Sprintf("%.1f", c.Shape.BytesPerRecord()), fmt.Sprintf("%.2f", c.Shape.RecordsPerKey)
+			}
+			if c.Subtopology != nil {
+				sub = fmt.Sprint(*c.Subtopology)
+				if strings.HasPrefix(c.MappingNote, "ASSUMED") {
+					sub += " (assumed)"
+				}
+			}
+			t.Rows = append(t.Rows, []string{"`" + c.Topic + "`", fmt.Sprint(c.Partitions), fmt.Sprint(c.Records), disk, bpr, rpk, sub})
+		}
+		s.Blocks = append(s.Blocks, t)
+	}
+	if len(r.Instances) > 0 {
+		t := &Table{Head: []string{"instance (process id)", "threads", "active", "standby", "active state", "standby state", "if it fails: restored", "taken over warm", "time (interval)"},
+			Right: []bool{false, true, false, false, true, true, false, false, true},
+			Legend: "active, standby: the tasks Kafka Streams assigned it; state: key + value bytes of those tasks' changelog partitions; " +
+				"restored: its active tasks no caught-up copy elsewhere holds, with their bytes; time: failure detection and rejoin + handover + " +
+				"the largest surviving thread's restore, in seconds, with the interval of the three (– without a restore rate); * the instance whose loss costs most."}
+		for _, in := range r.Instances {
+			f := in.IfItFails
+			name := "`" + in.ProcessID + "`"
+			if in.ProcessID == r.MostCostly {
+				name += " *"
+			}
+			restored, warm, when := "nothing", strings.Join(f.TakenOverWarm, " "), "–"
+			if len(f.Restored) > 0 {
+				restored = strings.Join(f.Restored, " ") + ": " + units.Bytes(f.RestoreBytes)
+			}
+			if warm == "" {
+				warm = "–"
+			}
+			if f.TotalSeconds != nil {
+				when = fmt.Sprintf("%s (%s–%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+			}
+			t.Rows = append(t.Rows, []string{name, fmt.Sprint(in.Threads), dash(strings.Join(in.Active, " ")), dash(strings.Join(in.Standby, " ")),
+				units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes), restored, warm, when})
+		}
+		s.Blocks = append(s.Blocks, t)
+		var notes []string
+		for _, in := range r.Instances {
+			if n := in.IfItFails.Note; n != "" {
+				notes = append(notes, fmt.Sprintf("if `%s` fails: %s", in.ProcessID, n))
+			}
+		}
+		if len(notes) > 0 {
+			s.Blocks = append(s.Blocks, &List{Items: notes})
+		}
+	}
+	terms := fmt.Sprintf("The time is failure detection and rejoin (session timeout %s%s, less up to one heartbeat interval of %s%s before the death, plus up to one after), "+
+		"a handover of %s (%s–%s, ASSUMED) and the largest surviving thread's restore",
+		units.Seconds(r.DetectionSeconds), assumedMark(r.DetectionAssumed), units.Seconds(r.HeartbeatSeconds), assumedMark(r.HeartbeatAssumed),
+		units.Seconds(r.Handover.Value), units.Seconds(r.Handover.Lo), units.Seconds(r.Handover.Hi))
+	switch {
+	case r.Rate != "":
+		terms += " at " + r.Rate + ", its fixed start not counted."
+	case r.RateMissing != "":
+		terms += ": none here (" + r.RateMissing + ")."
+	default:
+		terms += "."
+	}
+	s.Blocks = append(s.Blocks, &Para{Text: terms})
+	if so := r.IfOneAdded; so != nil {
+		text := "**If one instance is added**: no time (" + so.Missing + ")."
+		if p := so.Prediction; p != nil {
+			text = fmt.Sprintf("**If one instance is added** (%d → %d), PREDICTION (warmup model, not measured): balanced and every task running after %s",
+				p.Inputs.Before, p.Inputs.After, units.Seconds(p.TotalSeconds))
+			if sp := p.Spread; sp != nil {
+				text += fmt.Sprintf(" (median over %d orders of the new instance's process id; %s–%s)", sp.Samples, units.Seconds(sp.MinSeconds), units.Seconds(sp.MaxSeconds))
+			}
+			if !p.Converged {
+				text += ", NEVER CONVERGES: a warm-up's share of its thread's restore rate does not exceed its task's write rate"
+			}
+			text += fmt.Sprintf("; %d probing rebalance(s), %d task(s) moved.", p.ProbingRounds, p.Movements)
+		}
+		s.Blocks = append(s.Blocks, &Para{Text: text})
+		if len(so.Assumed) > 0 {
+			s.Blocks = append(s.Blocks, &List{Items: prefixed("assumed: ", so.Assumed)})
+		}
+	}
+	if len(r.Assumptions) > 0 {
+		s.Blocks = append(s.Blocks, &Heading{Text: "What the audit assumed"}, &List{Items: r.Assumptions})
+	}
+	if len(r.Unseen) > 0 {
+		s.Blocks = append(s.Blocks, &Heading{Text: "What it could not see"}, &List{Items: r.Unseen})
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func assumedMark(assumed bool) string {
+	if assumed {
+		return " ASSUMED"
+	}
+	return ""
+}
+
+func prefixed(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
+}
