@@ -207,9 +207,19 @@ type Instance struct {
 	Copies []Copy `json:"state_copies"`
 	// IfItFails is what its loss costs.
 	IfItFails *Failure `json:"if_it_fails"`
+	// IfRestartedWithState is what a clean restart on its own state dir
+	// costs (a rolling deploy with persistent volumes), IfRestartedEmpty a
+	// restart on an empty state dir (ephemeral storage). Their Detection
+	// is the wait for the group to rebalance: a stopping Kafka Streams
+	// client does not leave a classic group, so the rebalance its return
+	// starts completes only when its old member's session expires.
+	IfRestartedWithState *Failure `json:"if_restarted_with_state"`
+	IfRestartedEmpty     *Failure `json:"if_restarted_on_empty_disk"`
 
 	active, standby []TaskID
 	sub             *Subscription
+	// static says a member of it has a group.instance.id.
+	static bool
 	// sources are the topics its active tasks read, when known.
 	sources map[TaskID][]string
 }
@@ -299,6 +309,7 @@ func instances(g *Group) []*Instance {
 			out = append(out, in)
 		}
 		in.Threads++
+		in.static = in.static || m.InstanceID != ""
 		in.ClientIDs = append(in.ClientIDs, m.ClientID)
 		if !slices.Contains(in.Hosts, m.Host) {
 			in.Hosts = append(in.Hosts, m.Host)
@@ -501,6 +512,7 @@ func Answer(r *Report, o Options) {
 	}
 	ins := instances(r.Group)
 	r.Instances = ins
+	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
 	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
 	if len(ins) > 0 && r.Group.Type != "streams" {
 		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
@@ -533,7 +545,9 @@ func Answer(r *Report, o Options) {
 		r.RateMissing = "restore times need --from RUN (results of restorebench runs); state sizes and tasks only"
 	}
 	for _, in := range ins {
-		in.IfItFails = failure(r, ins, in, o, &rate)
+		in.IfItFails = failure(r, ins, in, o, &rate, lost)
+		in.IfRestartedWithState = failure(r, ins, in, o, &rate, restartedWithState)
+		in.IfRestartedEmpty = failure(r, ins, in, o, &rate, restartedEmpty)
 	}
 	// The most costly: the longest total time, else the most bytes.
 	var worst *Instance
@@ -601,8 +615,17 @@ func lagOf(cls []Changelog, in *Instance, t TaskID) (int64, bool) {
 // to the survivor with the least lag (Kafka Streams' high-availability
 // assignor: a caught-up copy first, else the most caught-up one), which
 // restores that lag, or the whole partition without any copy.
-func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacity.Rate) *Failure {
+func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacity.Rate, how event) *Failure {
 	f := &Failure{}
+	// On the streams protocol a closing member leaves the group: its tasks
+	// move to the others at once, as when it is lost but without waiting
+	// for its session, and the answer is the same with its state kept or
+	// not (it gets tasks back later, through the assignor).
+	leaves := how != lost && r.Group != nil && r.Group.Type == "streams"
+	if leaves {
+		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at once (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
+		how = lost
+	}
 	type job struct {
 		task  TaskID
 		bytes float64
@@ -612,11 +635,14 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	var taskCount, fromLag, unknownLag int
 	threads := 0
 	for _, other := range ins {
-		if other != in {
+		if other != in || how == restartedEmpty {
 			threads += max(other.Threads, 1)
 		}
 	}
 	for _, t := range in.active {
+		if how == restartedWithState {
+			break // its tasks come back to it, their stores and checkpoints kept
+		}
 		records, bytes, _, known := taskState(r.Changelogs, t)
 		if !known {
 			continue
@@ -663,7 +689,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	if unknownLag > 0 {
 		f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
 	}
-	if threads == 0 {
+	if threads == 0 && how == lost {
 		f.note("no other instance: its tasks wait for it, or a new one, to restart")
 		return f
 	}
@@ -683,7 +709,41 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.ThreadBytes = max(f.ThreadBytes, l)
 	}
 	f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
+	if leaves {
+		f.Detection = &Span{}
+	}
+	if how != lost {
+		if in.static {
+			f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
+			f.Detection = nil
+		} else {
+			f.Detection = restartWait(r.DetectionSeconds, r.HeartbeatSeconds)
+		}
+	}
+	if how == restartedWithState {
+		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full")
+	}
+	if f.Detection == nil {
+		return f
+	}
 	fixed := Span{Value: f.Detection.Value + r.Handover.Value, Lo: f.Detection.Lo + r.Handover.Lo, Hi: f.Detection.Hi + r.Handover.Hi}
+	var rt *capacity.Rate
+	if len(o.Runs) > 0 {
+		a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: max(in.Threads, 1), Deployment: capacity.Deployment{
+			StateBytes: f.RestoreBytes, Partitions: max(taskCount, 1), Instances: len(ins), Standbys: standbys(ins),
+			BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
+		}})
+		rt = a.Rate
+		if rt == nil && r.RateMissing == "" && a.RateErr != nil {
+			r.RateMissing = a.RateErr.Error()
+		}
+	}
+	if how != lost && rt != nil && rt.Overhead > 0 {
+		// A restarted client is a new one: it pays a cold restore's fixed
+		// start (its stores opened, its clients created), as measured.
+		fixed.Value, fixed.Lo, fixed.Hi = fixed.Value+rt.Overhead, fixed.Lo+rt.Overhead, fixed.Hi+rt.Overhead
+		f.note(fmt.Sprintf("a restarted client pays a cold restore's fixed start, %s in the --from runs", units.Seconds(rt.Overhead)))
+	}
 	if len(jobs) == 0 {
 		zero := 0.0
 		f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &zero, &zero, &zero
@@ -694,24 +754,17 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.note("times need --from RUN")
 		return f
 	}
-	a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: max(in.Threads, 1), Deployment: capacity.Deployment{
-		StateBytes: f.RestoreBytes, Partitions: taskCount, Instances: len(ins), Standbys: standbys(ins),
-		BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
-	}})
-	if a.Rate == nil {
-		if r.RateMissing == "" && a.RateErr != nil {
-			r.RateMissing = a.RateErr.Error()
-		}
+	if rt == nil {
 		f.note("no restore rate in the --from runs")
 		return f
 	}
 	if *rate == nil {
-		*rate = a.Rate
+		*rate = rt
 	}
 	// The survivors run already: a cold restore's fixed start (the
 	// client's start, its first rebalance) is not paid again; the
 	// handover holds the tasks' start.
-	running := *a.Rate
+	running := *rt
 	running.Overhead = 0
 	e := running.Seconds(f.ThreadBytes)
 	v, lo, hi := e.Value, e.Lo, e.Hi
@@ -728,6 +781,54 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.note(fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond))
 	}
 	return f
+}
+
+// sharedHosts says which instances run on one host (their members'
+// client host): their restores and starts compete for its cores, which
+// the per-thread restore rate does not know.
+func sharedHosts(ins []*Instance) []string {
+	by := map[string]int{}
+	var hosts []string
+	for _, in := range ins {
+		for _, h := range in.Hosts {
+			if by[h] == 0 {
+				hosts = append(hosts, h)
+			}
+			by[h]++
+		}
+	}
+	var out []string
+	for _, h := range hosts {
+		if by[h] > 1 {
+			out = append(out, fmt.Sprintf("%d instances run on host %s: their restores (and a restarting instance's start) share its cores, "+
+				"while each stream thread's restore is taken at the rate measured with a core to itself; on a host with fewer cores than "+
+				"restoring threads the times are longer", by[h], h))
+		}
+	}
+	return out
+}
+
+// event is what happens to the instance an answer is about.
+type event int
+
+const (
+	// lost: it dies (SIGKILL, a lost host) and does not come back.
+	lost event = iota
+	// restartedWithState: it stops cleanly and starts again on its state.
+	restartedWithState
+	// restartedEmpty: it stops and starts again on an empty state dir.
+	restartedEmpty
+)
+
+// restartWait is how long the tasks of an instance that stopped cleanly
+// and starts again wait for the rebalance that hands them out, on the
+// classic protocol with dynamic members: Kafka Streams' consumer does not
+// leave the group on close, so the rebalance its new member's join starts
+// completes when the old member's session expires, s after its last
+// heartbeat, which came up to hb before the stop (s − U·hb). That holds
+// when the instance is back within it; a slower start decides instead.
+func restartWait(s, hb float64) *Span {
+	return &Span{Value: s - hb/2, Lo: s - hb, Hi: s}
 }
 
 // detection is the time from an instance's death to the survivors'

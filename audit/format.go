@@ -86,6 +86,32 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(b, "  if %s fails: %s\n", in.ProcessID, n)
 			}
 		}
+		b.WriteString("\n")
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "instance (process id)\tif it restarts on its state dir: time (interval)\ton an empty disk: restored\ttaken over warm\ttime (interval)\t")
+		for _, in := range r.Instances {
+			kept, empty := in.IfRestartedWithState, in.IfRestartedEmpty
+			if kept == nil || empty == nil {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, timeText(kept), restoredText(empty), list(empty.TakenOverWarm), timeText(empty))
+		}
+		tw.Flush()
+		once := map[string]bool{}
+		for _, in := range r.Instances {
+			if f := in.IfRestartedWithState; f != nil && f.Note != "" && !once[f.Note] {
+				once[f.Note] = true
+				fmt.Fprintf(b, "  restarts on its state dir: %s\n", f.Note)
+			}
+		}
+		for _, in := range r.Instances {
+			if f := in.IfRestartedEmpty; f != nil && f.Note != "" {
+				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
+			}
+		}
+		if r.Group == nil || r.Group.Type != "streams" {
+			fmt.Fprintf(b, "  restarts: the group rebalances when the old member's session expires (session timeout less up to one heartbeat interval after the stop; Kafka Streams does not leave the group on close), then the handover; an instance slower to start than that decides instead\n")
+		}
 		if r.MostCostly != "" {
 			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
 		}

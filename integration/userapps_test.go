@@ -512,6 +512,9 @@ func firstErr(a, b error) error {
 // listener printed.
 type userAppProc struct {
 	class string
+	// flags and stateDir are what it was started with.
+	flags    []string
+	stateDir string
 	cmd   *exec.Cmd
 	log   string // its stderr
 
@@ -562,7 +565,7 @@ func startUserApp(t *testing.T, lib string, flags []string, class string, broker
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &userAppProc{class: class, cmd: cmd, log: log.Name(), done: make(chan struct{})}
+	p := &userAppProc{class: class, flags: flags, stateDir: stateDir, cmd: cmd, log: log.Name(), done: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
