@@ -515,8 +515,8 @@ type userAppProc struct {
 	// flags and stateDir are what it was started with.
 	flags    []string
 	stateDir string
-	cmd   *exec.Cmd
-	log   string // its stderr
+	cmd      *exec.Cmd
+	log      string // its stderr
 
 	mu    sync.Mutex
 	lines []appLine
