@@ -687,7 +687,11 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.note(fmt.Sprintf("%d task(s) restore a copy's lag as of the last rebalance, an upper bound", fromLag))
 	}
 	if unknownLag > 0 {
-		f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
+		if r.Group != nil && r.Group.Type == "streams" {
+			f.note(fmt.Sprintf("%d task(s) have a standby or warm-up whose lag the streams protocol does not report: restored in full here, the worst case", unknownLag))
+		} else {
+			f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
+		}
 	}
 	if threads == 0 && how == lost {
 		f.note("no other instance: its tasks wait for it, or a new one, to restart")
