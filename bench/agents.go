@@ -2,20 +2,33 @@ package bench
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 )
 
-// agentScenarios are the scenarios whose kafka-streams instances run on
-// agents: the fleets', and cold's and warm's one instance.
-var agentScenarios = map[config.Scenario]bool{config.ScenarioFailover: true, config.ScenarioScaleOut: true,
-	config.ScenarioRolling: true, config.ScenarioStandby: true, config.ScenarioCold: true, config.ScenarioWarm: true}
+// scenarioDef is s's descriptor; a scenario a case names is registered
+// (profiles refuse any other), so the zero def only stands for none.
+func scenarioDef(s config.Scenario) config.ScenarioDef {
+	d, _ := config.ScenarioDefOf(s)
+	return d
+}
 
-// singleScenarios are the agent scenarios of one instance, whose query
-// load (queries) runs on the agent hosting it (agent.OpQueries), against
-// its API port on that host.
-var singleScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
+// scenariosWhere lists the scenarios whose descriptor has has, in the
+// registry's order, for an error: "cold, warm or standby".
+func scenariosWhere(has func(config.ScenarioDef) bool) string {
+	var names []string
+	for _, d := range config.ScenarioDefs() {
+		if has(d) {
+			names = append(names, string(d.Name))
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // checkAgentPlan refuses, with agents, a plan the agents cannot run: a
 // case whose restore would still run on this machine, limits (measured
@@ -37,10 +50,6 @@ func (e *Env) checkAgentPlan(plan *profiles.Plan) error {
 	return nil
 }
 
-// modelAgentScenarios are the scenarios whose model-engine restores run
-// on an agent (agent.OpModelRestore): cold's, and warm's restarts.
-var modelAgentScenarios = map[config.Scenario]bool{config.ScenarioCold: true, config.ScenarioWarm: true}
-
 // checkAgentCases refuses, with agents, a case whose restore would still
 // run on this machine (measuring this host, not the agent's), and a fleet
 // case (failover, scaleout, rolling, standby) with a query load: a cold
@@ -54,14 +63,16 @@ func checkAgentCases(cases []config.Case) error {
 			}
 			continue
 		}
-		if !agentScenarios[c.Scenario] {
+		d := scenarioDef(c.Scenario)
+		if !d.OnAgents {
 			return fmt.Errorf("--agents: case %s: the kafka-streams %s scenario runs its instance on this machine; on agents "+
-				"run cold, warm, failover, scaleout, rolling or standby", c.Name, c.Scenario)
+				"run %s", c.Name, c.Scenario, scenariosWhere(func(d config.ScenarioDef) bool { return d.OnAgents }))
 		}
-		if !singleScenarios[c.Scenario] && c.Queries != nil {
+		if !d.SingleInstance && c.Queries != nil {
 			return fmt.Errorf("--agents: case %s: the %s scenario's query load asks instances on several agents' hosts, and "+
-				"agents open no port to one another nor to this machine (only a cold or warm case's load runs, "+
-				"on its instance's agent); run it without --agents, or without queries", c.Name, c.Scenario)
+				"agents open no port to one another nor to this machine (only a %s case's load runs, "+
+				"on its instance's agent); run it without --agents, or without queries", c.Name, c.Scenario,
+				scenariosWhere(func(d config.ScenarioDef) bool { return d.SingleInstance }))
 		}
 	}
 	return nil
@@ -71,9 +82,10 @@ func checkAgentCases(cases []config.Case) error {
 // agents cannot run: a scenario other than cold, and a query load (its
 // lookups read the stores in this process).
 func checkModelAgentCase(c config.Case) error {
-	if !modelAgentScenarios[c.Scenario] {
+	if !scenarioDef(c.Scenario).ModelOnAgents {
 		return fmt.Errorf("--agents: case %s: the model %s scenario restores on this machine, not on an agent; on agents "+
-			"the model engine runs cold and warm (run this case without --agents)", c.Name, c.Scenario)
+			"the model engine runs %s (run this case without --agents)", c.Name, c.Scenario,
+			strings.ReplaceAll(scenariosWhere(func(d config.ScenarioDef) bool { return d.ModelOnAgents }), " or ", " and "))
 	}
 	if c.Queries != nil {
 		return fmt.Errorf("--agents: case %s: its query load reads the model's stores in this process, and an agent's are "+

@@ -42,50 +42,44 @@ const (
 	RoleAdded   = "added"
 )
 
-// roleScenarios are the scenarios each role is played in.
-var roleScenarios = map[string][]Scenario{
-	RoleActive:  {ScenarioCold, ScenarioWarm, ScenarioStandby},
-	RoleStandby: {ScenarioStandby},
-	RoleInitial: {ScenarioScaleOut},
-	RoleAdded:   {ScenarioScaleOut},
+// RoleScenarios are the scenarios a role is played in, in the registry's
+// order (nil: no such role): their ScenarioDef.Roles name it.
+func RoleScenarios(role string) []Scenario {
+	var out []Scenario
+	for _, d := range scenarioDefs.All() {
+		if slices.Contains(d.Roles, role) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
-// RoleScenarios are the scenarios a role is played in (nil: no such role).
-func RoleScenarios(role string) []Scenario { return roleScenarios[role] }
-
-// Roles are the roles a placement rule may name, sorted.
-func Roles() []string { return slices.Sorted(maps.Keys(roleScenarios)) }
+// Roles are the roles a placement rule may name, sorted: every
+// scenario's ScenarioDef.Roles.
+func Roles() []string {
+	var out []string
+	for _, d := range scenarioDefs.All() {
+		out = append(out, d.Roles...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // RoleOf is the role instance id plays in case c's scenario, "" when it
-// plays none there (failover's two instances are alike: the victim is
-// whichever holds the most active tasks at each kill; rolling restarts
-// every instance in turn).
+// plays none there (its ScenarioDef.RoleOf).
 func RoleOf(c Case, id string) string {
 	k, ok := instanceIndex(id)
-	if !ok {
+	d, known := ScenarioDefOf(c.Scenario)
+	if !ok || !known || d.RoleOf == nil {
 		return ""
 	}
-	switch c.Scenario {
-	case ScenarioCold, ScenarioWarm:
-		if k == 0 {
-			return RoleActive
-		}
-	case ScenarioStandby:
-		switch k {
-		case 0:
-			return RoleActive
-		case 1:
-			return RoleStandby
-		}
-	case ScenarioScaleOut:
-		before := DefaultScaleOut().Before
-		if c.ScaleOut != nil && c.ScaleOut.Before > 0 {
-			before = c.ScaleOut.Before
-		}
-		if k < before {
-			return RoleInitial
-		}
-		return RoleAdded
+	return d.RoleOf(c, k)
+}
+
+// activeFirst is the roles of a scenario of one instance: i0 is active.
+func activeFirst(_ Case, k int) string {
+	if k == 0 {
+		return RoleActive
 	}
 	return ""
 }
@@ -175,7 +169,7 @@ func CheckPlacement(rules []PlacementRule, path string) error {
 			}
 			key = "instance " + r.Instance
 		case r.Role != "":
-			if roleScenarios[r.Role] == nil {
+			if !slices.Contains(Roles(), r.Role) {
 				return fail("role", "unknown role %q (roles: %s)", r.Role, strings.Join(Roles(), ", "))
 			}
 			key = "role " + r.Role

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,41 @@ func TestCheckPlacementNamesTheRule(t *testing.T) {
 	}
 	if err := CheckPlacement([]PlacementRule{{Instance: "i0", Labels: l}, {Role: RoleStandby, Labels: l}, {Labels: l}}, "placement"); err != nil {
 		t.Errorf("good rules refused: %v", err)
+	}
+}
+
+// Every scenario's RoleOf names only roles its Roles list, and a scenario
+// with roles says who plays them: the descriptor is the one place a role
+// is defined, so a placement rule's role is played where it says.
+func TestScenarioRolesAgree(t *testing.T) {
+	for _, d := range ScenarioDefs() {
+		if (d.RoleOf == nil) != (len(d.Roles) == 0) {
+			t.Errorf("%s: roles %v but RoleOf set %v", d.Name, d.Roles, d.RoleOf != nil)
+			continue
+		}
+		if d.RoleOf == nil {
+			continue
+		}
+		c := DefaultCase()
+		c.Scenario = d.Name
+		played := map[string]bool{}
+		for k := range 8 {
+			r := d.RoleOf(c, k)
+			if r != "" && !slices.Contains(d.Roles, r) {
+				t.Errorf("%s: i%d plays %q, not one of %v", d.Name, k, r, d.Roles)
+			}
+			played[r] = true
+		}
+		for _, r := range d.Roles {
+			if !played[r] {
+				t.Errorf("%s: no instance of i0..i7 plays %s", d.Name, r)
+			}
+			if !slices.Contains(RoleScenarios(r), d.Name) {
+				t.Errorf("RoleScenarios(%s) lacks %s", r, d.Name)
+			}
+		}
+	}
+	if got := RoleScenarios(RoleActive); !slices.Equal(got, []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby}) {
+		t.Errorf("RoleScenarios(active) = %v", got)
 	}
 }

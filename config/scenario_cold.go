@@ -17,4 +17,9 @@ var coldDef = ScenarioDef{
 	EverySize:            true,
 	TransactionalFill:    true,
 	KafkaStreamsAnyTopic: true,
+	Roles:                []string{RoleActive},
+	RoleOf:               activeFirst,
+	OnAgents:             true,
+	SingleInstance:       true,
+	ModelOnAgents:        true,
 }

@@ -24,6 +24,7 @@ var failoverDef = ScenarioDef{
 	// It makes its own input and changelog topics; the fill's name does
 	// not matter to it.
 	KafkaStreamsAnyTopic: true,
+	OnAgents:             true,
 	Settings: settingsOf[FailoverSettings]{
 		key:      "failover",
 		field:    func(c *Case) **FailoverSettings { return &c.Failover },

@@ -16,6 +16,7 @@ var rollingDef = ScenarioDef{
 	Engines:           []Engine{EngineKafkaStreams},
 	EnginesWhy:        "it measures the real client's group and assignor",
 	PutOnly:           true,
+	OnAgents:          true,
 	Settings: settingsOf[RollingSettings]{
 		key:      "rolling",
 		field:    func(c *Case) **RollingSettings { return &c.Rolling },

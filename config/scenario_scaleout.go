@@ -16,6 +16,19 @@ var scaleOutDef = ScenarioDef{
 	Engines:           []Engine{EngineKafkaStreams},
 	EnginesWhy:        "it measures the real client's group and assignor",
 	PutOnly:           true,
+	// i0..before-1 run before it scales, before..after-1 are added.
+	Roles: []string{RoleInitial, RoleAdded},
+	RoleOf: func(c Case, k int) string {
+		before := DefaultScaleOut().Before
+		if c.ScaleOut != nil && c.ScaleOut.Before > 0 {
+			before = c.ScaleOut.Before
+		}
+		if k < before {
+			return RoleInitial
+		}
+		return RoleAdded
+	},
+	OnAgents: true,
 	Settings: settingsOf[ScaleOutSettings]{
 		key:      "scaleout",
 		field:    func(c *Case) **ScaleOutSettings { return &c.ScaleOut },

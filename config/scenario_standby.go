@@ -18,6 +18,18 @@ var standbyDef = ScenarioDef{
 	Order:             30,
 	Engines:           []Engine{EngineModel, EngineKafkaStreams},
 	PutOnly:           true,
+	// i0 is the active instance, i1 its standby.
+	Roles: []string{RoleActive, RoleStandby},
+	RoleOf: func(_ Case, k int) string {
+		switch k {
+		case 0:
+			return RoleActive
+		case 1:
+			return RoleStandby
+		}
+		return ""
+	},
+	OnAgents: true,
 	Settings: settingsOf[StandbySettings]{
 		key:      "standby",
 		field:    func(c *Case) **StandbySettings { return &c.Standby },

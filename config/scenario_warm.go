@@ -18,6 +18,12 @@ var warmDef = ScenarioDef{
 	Order:   20,
 	Engines: []Engine{EngineModel, EngineKafkaStreams},
 	PutOnly: true,
+	// Its one instance restarts: i0, the active one.
+	Roles:          []string{RoleActive},
+	RoleOf:         activeFirst,
+	OnAgents:       true,
+	SingleInstance: true,
+	ModelOnAgents:  true,
 	Settings: settingsOf[WarmSettings]{
 		key:      "warm",
 		field:    func(c *Case) **WarmSettings { return &c.Warm },

@@ -129,12 +129,14 @@ const (
 // of its own (scenario_<name>.go) beside its settings type, which registers
 // it from its init (registerScenario). Case.Finalize, Validate and Clone,
 // the engine and strategy checks, the profile's "settings of another
-// scenario" check, the runner table (package scenario) and the broker check
-// walk the registry; none switches on scenario names.
+// scenario" check, the runner table (package scenario), the broker check,
+// the placement roles (RoleOf, RoleScenarios) and the agents' checks
+// (package bench) walk the registry; none switches on scenario names.
 //
 // Adding a scenario: write config/scenario_<name>.go (its Scenario
 // constant, its settings type with defaults, validation and clone, its
-// ScenarioDef with an Order of its own, and the init registering it), add a
+// ScenarioDef with an Order of its own, its roles and where it runs with
+// --agents, and the init registering it), add a
 // *Settings field to Case if it has settings, register a runner per engine
 // it names in package scenario, and give it a case in a built-in profile.
 
@@ -186,6 +188,18 @@ type ScenarioDef struct {
 	// the kafka-streams engine (KafkaStreamsVersions): a case of it on a
 	// version lacking one is refused when the profile is read.
 	KafkaStreamsNeeds []KSFeature
+	// Roles are the roles its kafka-streams instances play, which a
+	// placement rule may name (RoleActive…); RoleOf the role instance i<k>
+	// of case c plays, "" none. Both nil: its instances are alike
+	// (failover's victim is whichever holds the most active tasks at each
+	// kill; rolling restarts every instance in turn).
+	Roles  []string
+	RoleOf func(c Case, k int) string
+	// OnAgents says that with --agents its kafka-streams instances run on
+	// the agents; SingleInstance that it runs one, whose query load runs
+	// on the agent hosting it; ModelOnAgents that its model-engine
+	// restores run on an agent too (agent.OpModelRestore).
+	OnAgents, SingleInstance, ModelOnAgents bool
 }
 
 // Broker is the broker a scenario needs.
