@@ -48,12 +48,12 @@ type ProcessSpec struct {
 	KafkaStreamsVersion string
 }
 
-// Process is one process of an instance: the driver's events
-// (kstreams/PROTOCOL.md), timed on this machine's CLOCK_MONOTONIC
-// (ksdriver.NowMonoNs) wherever the process runs (an agent's are moved by
-// its clock offset), and its commands. *ksdriver.Instance is the local
-// one, but for Balances; *agent.Process the remote one, likewise.
-type Process interface {
+// Driven is a Kafka Streams process restorebench drives, wherever it
+// runs: the driver's events (kstreams/PROTOCOL.md), timed on this
+// machine's CLOCK_MONOTONIC (ksdriver.NowMonoNs) wherever the process
+// runs (an agent's are moved by its clock offset), and its commands. A
+// fleet's Process and a single instance's ksInstance are both one.
+type Driven interface {
 	// Hello is what the process said about itself when it started.
 	Hello() *ksdriver.Hello
 	// LaunchMonoNs is when it was launched.
@@ -68,14 +68,21 @@ type Process interface {
 	Done() <-chan struct{}
 	// Request sends a command and waits for its reply event.
 	Request(ctx context.Context, command, reply string) (ksdriver.Event, error)
-	// Balances are the ledger topology's balances of every account of its
-	// active tasks.
-	Balances(ctx context.Context) (map[string]ledger.Sum, error)
 	// Stop closes Kafka Streams cleanly and waits for the process to end.
 	Stop(ctx context.Context) error
 	// Kill ends the process at once; KillNow too, and returns when.
 	Kill()
 	KillNow() int64
+}
+
+// Process is one process of a fleet's instance. *ksdriver.Instance is
+// the local one, but for Balances; *agent.Process the remote one,
+// likewise.
+type Process interface {
+	Driven
+	// Balances are the ledger topology's balances of every account of its
+	// active tasks.
+	Balances(ctx context.Context) (map[string]ledger.Sum, error)
 }
 
 // localHost runs each process as a JVM on this machine (ksdriver.Start),

@@ -15,21 +15,14 @@ import (
 // warm restart: a JVM on this machine (*ksdriver.Instance), or one under
 // an agent (remoteInstance), whose events arrive on this machine's clock.
 type ksInstance interface {
+	Driven
 	ID() string
 	// PID is the JVM's pid on this machine, 0 when it runs on an agent:
 	// /proc is read only for a local one.
 	PID() int
-	Hello() *ksdriver.Hello
-	LaunchMonoNs() int64
-	Events() []ksdriver.Event
-	Len() int
-	Next(ctx context.Context, i int) (ksdriver.Event, error)
+	// WaitFor is the first event from index from on that matches, and its
+	// index.
 	WaitFor(ctx context.Context, from int, match func(ksdriver.Event) bool) (ksdriver.Event, int, error)
-	Done() <-chan struct{}
-	Request(ctx context.Context, command, reply string) (ksdriver.Event, error)
-	Stop(ctx context.Context) error
-	Kill()
-	KillNow() int64
 }
 
 // remoteInstance is the instance on an agent.
