@@ -25,6 +25,14 @@ type ksInstance interface {
 	WaitFor(ctx context.Context, from int, match func(ksdriver.Event) bool) (ksdriver.Event, int, error)
 }
 
+// The processes restorebench drives, locally and on agents, are what the
+// scenarios take them for: a mismatch fails the build, not a run.
+var (
+	_ ksInstance = (*ksdriver.Instance)(nil)
+	_ ksInstance = remoteInstance{}
+	_ Driven     = (*agent.Process)(nil)
+)
+
 // remoteInstance is the instance on an agent.
 type remoteInstance struct{ *agent.Process }
 
