@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -52,6 +53,9 @@ type Span struct {
 	Hi    float64 `json:"seconds_hi"`
 }
 
+// plus is s followed by o: values and ends added.
+func (s Span) plus(o Span) Span { return Span{s.Value + o.Value, s.Lo + o.Lo, s.Hi + o.Hi} }
+
 // Report is what an audit saw and what it answers.
 type Report struct {
 	Schema      string `json:"schema"`
@@ -97,6 +101,10 @@ type Report struct {
 	// Unseen what could not be read at all.
 	Assumptions []string `json:"assumptions"`
 	Unseen      []string `json:"unseen"`
+
+	// endsListed is when Read listed the changelogs' end offsets, the
+	// start of the write-rate window.
+	endsListed time.Time
 }
 
 // Group is the application's consumer group as it is now.
@@ -126,6 +134,9 @@ type Group struct {
 	// not the clients'.
 	Config map[string]string `json:"config,omitempty"`
 }
+
+// onStreamsProtocol says the group is on the streams protocol (KIP-1071).
+func (r *Report) onStreamsProtocol() bool { return r.Group != nil && r.Group.Type == "streams" }
 
 // Member is one group member: a stream thread's consumer.
 type Member struct {
@@ -465,8 +476,8 @@ func Answer(r *Report, o Options) {
 	}
 	// On the streams protocol the group's setting decides, not the
 	// clients'.
-	if g := r.Group; g != nil && g.Type == "streams" {
-		if n, err := strconv.ParseInt(g.Config["streams.acceptable.recovery.lag"], 10, 64); err == nil && n >= 0 {
+	if r.onStreamsProtocol() {
+		if n, err := strconv.ParseInt(r.Group.Config["streams.acceptable.recovery.lag"], 10, 64); err == nil && n >= 0 {
 			o.AcceptableRecoveryLag = n
 		}
 	}
@@ -479,7 +490,7 @@ func Answer(r *Report, o Options) {
 		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
 		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
 	switch g := r.Group; {
-	case g != nil && g.Type == "streams":
+	case r.onStreamsProtocol():
 		// The client's session.timeout.ms does not apply: the group's does.
 		r.DetectionSeconds, r.DetectionAssumed = DefaultSessionTimeout.Seconds(), true
 		r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultStreamsGroupHeartbeatInterval.Seconds(), true
@@ -514,7 +525,7 @@ func Answer(r *Report, o Options) {
 	r.Instances = ins
 	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
 	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
-	if len(ins) > 0 && r.Group.Type != "streams" {
+	if len(ins) > 0 && !r.onStreamsProtocol() {
 		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
 	}
 	// Copies: every instance's non-active tasks with state.
@@ -539,15 +550,23 @@ func Answer(r *Report, o Options) {
 			in.Copies = append(in.Copies, c)
 		}
 	}
+	// One restore rate for every answer: the runs' rate at the state's
+	// shape, which neither the instance nor what it restores changes.
 	var rate *capacity.Rate
-	switch {
-	case len(o.Runs) == 0:
+	if len(o.Runs) == 0 {
 		r.RateMissing = "restore times need --from RUN (results of restorebench runs); state sizes and tasks only"
+	} else if len(ins) > 0 {
+		sh := stateShapeOf(r.Changelogs)
+		a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Deployment: capacity.Deployment{
+			BytesPerRecord: sh.bytesPerRecord, RecordsPerKey: sh.recordsPerKey, TombstoneShare: sh.tombstoneShare}})
+		if rate = a.Rate; rate == nil && a.RateErr != nil {
+			r.RateMissing = a.RateErr.Error()
+		}
 	}
 	for _, in := range ins {
-		in.IfItFails = failure(r, ins, in, o, &rate, lost)
-		in.IfRestartedWithState = failure(r, ins, in, o, &rate, restartedWithState)
-		in.IfRestartedEmpty = failure(r, ins, in, o, &rate, restartedEmpty)
+		in.IfItFails = failure(r, ins, in, o, rate, lost)
+		in.IfRestartedWithState = failure(r, ins, in, o, rate, restartedWithState)
+		in.IfRestartedEmpty = failure(r, ins, in, o, rate, restartedEmpty)
 	}
 	// The most costly: the longest total time, else the most bytes.
 	var worst *Instance
@@ -570,10 +589,13 @@ func Answer(r *Report, o Options) {
 	if worst != nil && len(ins) > 1 {
 		r.MostCostly = worst.ProcessID
 	}
-	if rate != nil {
+	// The rate is named where an answer restores at it.
+	if rate != nil && slices.ContainsFunc(ins, func(in *Instance) bool {
+		return slices.ContainsFunc([]*Failure{in.IfItFails, in.IfRestartedWithState, in.IfRestartedEmpty}, restoresTimed)
+	}) {
 		r.Rate = rateText(rate)
 	}
-	r.IfOneAdded = scaleOut(r, ins, o)
+	r.IfOneAdded = scaleOut(r, ins, o, rate)
 }
 
 // copiesOf are the tasks in has state of besides its active ones, sorted.
@@ -615,34 +637,30 @@ func lagOf(cls []Changelog, in *Instance, t TaskID) (int64, bool) {
 // to the survivor with the least lag (Kafka Streams' high-availability
 // assignor: a caught-up copy first, else the most caught-up one), which
 // restores that lag, or the whole partition without any copy.
-func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacity.Rate, how event) *Failure {
+func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.Rate, how event) *Failure {
 	f := &Failure{}
 	// On the streams protocol a closing member leaves the group: its tasks
 	// move to the others at once, as when it is lost but without waiting
 	// for its session, and the answer is the same with its state kept or
 	// not (it gets tasks back later, through the assignor).
-	leaves := how != lost && r.Group != nil && r.Group.Type == "streams"
+	leaves := how != lost && r.onStreamsProtocol()
 	if leaves {
 		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at once (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
 		how = lost
 	}
-	type job struct {
-		task  TaskID
-		bytes float64
-	}
-	var jobs []job
-	var bpr, rpk, tomb float64
-	var taskCount, fromLag, unknownLag int
+	var jobs []float64 // the bytes each restored task restores
+	var fromLag, unknownLag int
 	threads := 0
 	for _, other := range ins {
 		if other != in || how == restartedEmpty {
 			threads += max(other.Threads, 1)
 		}
 	}
-	for _, t := range in.active {
-		if how == restartedWithState {
-			break // its tasks come back to it, their stores and checkpoints kept
-		}
+	tasks := in.active
+	if how == restartedWithState {
+		tasks = nil // its tasks come back to it, their stores and checkpoints kept
+	}
+	for _, t := range tasks {
 		records, bytes, _, known := taskState(r.Changelogs, t)
 		if !known {
 			continue
@@ -674,20 +692,13 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.Restored = append(f.Restored, t.String())
 		f.RestoreRecords += records
 		f.RestoreBytes += bytes
-		jobs = append(jobs, job{t, bytes})
-		taskCount++
-	}
-	for i := range r.Changelogs {
-		c := &r.Changelogs[i]
-		if c.Subtopology != nil && c.Shape != nil && c.Shape.Records > 0 && c.BytesPerRecord() > bpr {
-			bpr, rpk, tomb = c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()
-		}
+		jobs = append(jobs, bytes)
 	}
 	if fromLag > 0 {
 		f.note(fmt.Sprintf("%d task(s) restore a copy's lag as of the last rebalance, an upper bound", fromLag))
 	}
 	if unknownLag > 0 {
-		if r.Group != nil && r.Group.Type == "streams" {
+		if r.onStreamsProtocol() {
 			f.note(fmt.Sprintf("%d task(s) have a standby or warm-up whose lag the streams protocol does not report: restored in full here, the worst case", unknownLag))
 		} else {
 			f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
@@ -698,31 +709,29 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		return f
 	}
 	// Spread the tasks over the survivors' threads, largest first.
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].bytes > jobs[j].bytes })
+	slices.SortFunc(jobs, func(a, b float64) int { return cmp.Compare(b, a) })
 	load := make([]float64, threads)
-	for _, j := range jobs {
+	for _, b := range jobs {
 		k := 0
 		for i := range load {
 			if load[i] < load[k] {
 				k = i
 			}
 		}
-		load[k] += j.bytes
+		load[k] += b
 	}
 	for _, l := range load {
 		f.ThreadBytes = max(f.ThreadBytes, l)
 	}
-	f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
-	if leaves {
+	switch {
+	case leaves:
 		f.Detection = &Span{}
-	}
-	if how != lost {
-		if in.static {
-			f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
-			f.Detection = nil
-		} else {
-			f.Detection = restartWait(r.DetectionSeconds, r.HeartbeatSeconds)
-		}
+	case how == lost:
+		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
+	case in.static:
+		f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
+	default:
+		f.Detection = restartWait(r.DetectionSeconds, r.HeartbeatSeconds)
 	}
 	if how == restartedWithState {
 		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full")
@@ -730,28 +739,15 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 	if f.Detection == nil {
 		return f
 	}
-	fixed := Span{Value: f.Detection.Value + r.Handover.Value, Lo: f.Detection.Lo + r.Handover.Lo, Hi: f.Detection.Hi + r.Handover.Hi}
-	var rt *capacity.Rate
-	if len(o.Runs) > 0 {
-		a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: max(in.Threads, 1), Deployment: capacity.Deployment{
-			StateBytes: f.RestoreBytes, Partitions: max(taskCount, 1), Instances: len(ins), Standbys: standbys(ins),
-			BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
-		}})
-		rt = a.Rate
-		if rt == nil && r.RateMissing == "" && a.RateErr != nil {
-			r.RateMissing = a.RateErr.Error()
-		}
-	}
+	fixed := f.Detection.plus(r.Handover)
 	if how != lost && rt != nil && rt.Overhead > 0 {
 		// A restarted client is a new one: it pays a cold restore's fixed
 		// start (its stores opened, its clients created), as measured.
-		fixed.Value, fixed.Lo, fixed.Hi = fixed.Value+rt.Overhead, fixed.Lo+rt.Overhead, fixed.Hi+rt.Overhead
+		fixed = fixed.plus(Span{rt.Overhead, rt.Overhead, rt.Overhead})
 		f.note(fmt.Sprintf("a restarted client pays a cold restore's fixed start, %s in the --from runs", units.Seconds(rt.Overhead)))
 	}
 	if len(jobs) == 0 {
-		zero := 0.0
-		f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &zero, &zero, &zero
-		f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &fixed.Value, &fixed.Lo, &fixed.Hi
+		f.setTimes(Span{}, fixed)
 		return f
 	}
 	if len(o.Runs) == 0 {
@@ -762,22 +758,17 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rate **capacit
 		f.note("no restore rate in the --from runs")
 		return f
 	}
-	if *rate == nil {
-		*rate = rt
-	}
 	// The survivors run already: a cold restore's fixed start (the
 	// client's start, its first rebalance) is not paid again; the
 	// handover holds the tasks' start.
 	running := *rt
 	running.Overhead = 0
 	e := running.Seconds(f.ThreadBytes)
-	v, lo, hi := e.Value, e.Lo, e.Hi
-	if lo == 0 && hi == 0 {
-		lo, hi = v, v
+	restore := Span{e.Value, e.Lo, e.Hi}
+	if e.Lo == 0 && e.Hi == 0 {
+		restore.Lo, restore.Hi = e.Value, e.Value
 	}
-	tv, tlo, thi := fixed.Value+v, fixed.Lo+lo, fixed.Hi+hi
-	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &v, &lo, &hi
-	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &tv, &tlo, &thi
+	f.setTimes(restore, fixed.plus(restore))
 	switch {
 	case e.Extrapolated && e.Below:
 		f.note(fmt.Sprintf("extrapolated: %.3g× below the sizes measured", e.Beyond))
@@ -845,6 +836,37 @@ func restartWait(s, hb float64) *Span {
 func detection(s, hb float64, members int) *Span {
 	m := float64(max(members, 1))
 	return &Span{Value: s - hb/2 + hb*m/(m+1), Lo: s - hb, Hi: s + hb}
+}
+
+// restoresTimed says f restores something and has a time for it: it
+// rests on the restore rate.
+func restoresTimed(f *Failure) bool {
+	return f != nil && len(f.Restored) > 0 && f.RestoreSeconds != nil
+}
+
+// stateShape is the changelog shape restore times are taken at.
+type stateShape struct {
+	bytesPerRecord, recordsPerKey, tombstoneShare float64
+}
+
+// stateShapeOf is the shape of the stateful changelog (one written by a
+// known subtopology, its shape read) with the most bytes a record; zero
+// when none was read.
+func stateShapeOf(cls []Changelog) stateShape {
+	var sh stateShape
+	for i := range cls {
+		c := &cls[i]
+		if c.Subtopology != nil && c.Shape != nil && c.Shape.Records > 0 && c.BytesPerRecord() > sh.bytesPerRecord {
+			sh = stateShape{c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()}
+		}
+	}
+	return sh
+}
+
+// setTimes sets the restore's figures and the total's.
+func (f *Failure) setTimes(restore, total Span) {
+	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &restore.Value, &restore.Lo, &restore.Hi
+	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &total.Value, &total.Lo, &total.Hi
 }
 
 // note adds to what the figure could not include.

@@ -109,7 +109,7 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
 			}
 		}
-		if r.Group == nil || r.Group.Type != "streams" {
+		if !r.onStreamsProtocol() {
 			fmt.Fprintf(b, "  restarts: the group rebalances when the old member's session expires (session timeout less up to one heartbeat interval after the stop; Kafka Streams does not leave the group on close), then the handover; an instance slower to start than that decides instead\n")
 		}
 		if r.MostCostly != "" {
@@ -118,7 +118,7 @@ func WriteText(w io.Writer, r *Report) error {
 		b.WriteString("\n")
 	}
 	session, heartbeat := "session.timeout.ms", "heartbeat.interval.ms"
-	if r.Group != nil && r.Group.Type == "streams" {
+	if r.onStreamsProtocol() {
 		session, heartbeat = "the group's streams.session.timeout.ms", "streams.heartbeat.interval.ms"
 	}
 	detect := fmt.Sprintf("failure detection and rejoin (%s %s", session, units.Seconds(r.DetectionSeconds))
@@ -236,14 +236,10 @@ func timeText(f *Failure) string {
 	return fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
 }
 
-// maxReportFile bounds the audit document Load reads: an audit of
-// thousands of tasks is a few MB.
-const maxReportFile = 64 << 20
-
 // Load reads an audit written by `restorebench audit --format json`,
 // refusing a file that is not one (another schema, or none).
 func Load(path string) (*Report, error) {
-	data, err := boundedread.ReadFile(path, maxReportFile)
+	data, err := boundedread.ReadFile(path, boundedread.Audit)
 	if err != nil {
 		return nil, err
 	}

@@ -52,10 +52,51 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 	if err := readGroup(ctx, cl, adm, app, r); err != nil {
 		r.Unseen = append(r.Unseen, "consumer group "+app+": "+err.Error())
 	}
+	measureWriteRate(ctx, adm, r)
 	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
 		return r, fmt.Errorf("application %s: %w: %s", app, ErrNothing, strings.Join(r.Unseen, "; "))
 	}
 	return r, nil
+}
+
+// measureWriteRate reads the changelogs' end offsets again, after the
+// shapes and the group were read and at least minWriteWindow after they
+// were first listed: the application's write rate over that window, left
+// nil when it cannot be read.
+func measureWriteRate(ctx context.Context, adm *kadm.Client, r *Report) {
+	endsAt := r.endsListed
+	if len(r.Changelogs) == 0 {
+		return
+	}
+	// A window of at least minWriteWindow, so that a rate is more than
+	// the few records of one commit.
+	select {
+	case <-time.After(minWriteWindow - time.Since(endsAt)):
+	case <-ctx.Done():
+		return
+	}
+	topics := make([]string, len(r.Changelogs))
+	for i, c := range r.Changelogs {
+		topics[i] = c.Topic
+	}
+	again, err := adm.ListEndOffsets(ctx, topics...)
+	if err == nil {
+		err = again.Error()
+	}
+	window := time.Since(endsAt).Seconds()
+	if err != nil || window <= 0 {
+		return
+	}
+	var written int64
+	for _, c := range r.Changelogs {
+		for p, was := range c.EndOffsets {
+			if e, ok := again.Lookup(c.Topic, int32(p)); ok {
+				written += max(0, e.Offset-was)
+			}
+		}
+	}
+	rate := float64(written) / window
+	r.WriteRecordsPerSecond, r.WriteWindowSeconds = &rate, window
 }
 
 // minWriteWindow is the least time between the two reads of the
@@ -94,43 +135,11 @@ func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, a
 	if err != nil {
 		return fmt.Errorf("end offsets: %w", err)
 	}
+	r.endsListed = time.Now()
 	sizes, sizeErr := diskSizes(ctx, adm, names, td)
 	if sizeErr != nil {
 		r.Unseen = append(r.Unseen, "bytes on disk: "+sizeErr.Error())
 	}
-	endsAt := time.Now()
-	defer func() {
-		// The changelogs' end offsets again, after the shapes and the
-		// group were read: the application's write rate over that window.
-		if len(r.Changelogs) == 0 {
-			return
-		}
-		// A window of at least minWriteWindow, so that a rate is more
-		// than the few records of one commit.
-		select {
-		case <-time.After(minWriteWindow - time.Since(endsAt)):
-		case <-ctx.Done():
-			return
-		}
-		again, err := adm.ListEndOffsets(ctx, names...)
-		if err == nil {
-			err = again.Error()
-		}
-		window := time.Since(endsAt).Seconds()
-		if err != nil || window <= 0 {
-			return
-		}
-		var written int64
-		for _, c := range r.Changelogs {
-			for p, was := range c.EndOffsets {
-				if e, ok := again.Lookup(c.Topic, int32(p)); ok {
-					written += max(0, e.Offset-was)
-				}
-			}
-		}
-		rate := float64(written) / window
-		r.WriteRecordsPerSecond, r.WriteWindowSeconds = &rate, window
-	}()
 	for _, name := range names {
 		n := len(td[name].Partitions)
 		c := Changelog{Topic: name, Partitions: n, PartitionRecords: make([]int64, n), EndOffsets: make([]int64, n)}

@@ -22,24 +22,29 @@ type ScaleOut struct {
 	Assumed []string `json:"assumed"`
 }
 
-// scaleOut predicts adding one instance to ins.
-func scaleOut(r *Report, ins []*Instance, o Options) *ScaleOut {
-	so := &ScaleOut{Assumed: []string{}}
+// scaleOut predicts adding one instance to ins, its warm-ups restoring at
+// rate (nil: none in the runs).
+func scaleOut(r *Report, ins []*Instance, o Options, rate *capacity.Rate) *ScaleOut {
 	if len(ins) == 0 {
 		return nil
 	}
+	so := &ScaleOut{Assumed: []string{}}
 	// The stateful tasks, in task order, each with its active instance.
-	var tasks []TaskID
-	owner := map[TaskID]int{}
+	type stateful struct {
+		task              TaskID
+		owner             int
+		records, logStart int64
+		bytes             float64
+	}
+	var tasks []stateful
 	for i, in := range ins {
 		for _, t := range in.active {
-			if _, _, _, known := taskState(r.Changelogs, t); known {
-				tasks = append(tasks, t)
-				owner[t] = i
+			if records, bytes, end, known := taskState(r.Changelogs, t); known {
+				tasks = append(tasks, stateful{t, i, records, end - records, bytes})
 			}
 		}
 	}
-	sortTasks(tasks)
+	slices.SortFunc(tasks, func(a, b stateful) int { return cmpTask(a.task, b.task) })
 	so.Assumed = append(so.Assumed, "stateless tasks are left out: they move at once and restore nothing")
 	if len(tasks) == 0 {
 		so.Missing = "no stateful task could be told from the group and the changelogs"
@@ -48,23 +53,19 @@ func scaleOut(r *Report, ins []*Instance, o Options) *ScaleOut {
 	in := warmup.Defaults()
 	in.Before, in.After = len(ins), len(ins)+1
 	in.Protocol = warmup.ProtocolClassic
-	if r.Group != nil && r.Group.Type == "streams" {
+	if r.onStreamsProtocol() {
 		in.Protocol = warmup.ProtocolStreams
 	}
 	var bytes float64
+	var records int64
 	for _, t := range tasks {
-		records, b, end, _ := taskState(r.Changelogs, t)
-		in.TaskOffsets = append(in.TaskOffsets, records)
-		in.TaskLogStart = append(in.TaskLogStart, end-records)
-		in.Initial = append(in.Initial, owner[t])
-		bytes += b
+		in.TaskOffsets = append(in.TaskOffsets, t.records)
+		in.TaskLogStart = append(in.TaskLogStart, t.logStart)
+		in.Initial = append(in.Initial, t.owner)
+		bytes, records = bytes+t.bytes, records+t.records
 	}
-	var recordsTotal int64
-	for _, n := range in.TaskOffsets {
-		recordsTotal += n
-	}
-	if recordsTotal > 0 {
-		in.BytesPerOffset = bytes / float64(recordsTotal)
+	if records > 0 {
+		in.BytesPerOffset = bytes / float64(records)
 	}
 	threads := ins[0].Threads
 	for _, x := range ins {
@@ -99,23 +100,12 @@ func scaleOut(r *Report, ins []*Instance, o Options) *ScaleOut {
 		so.Missing = "the warm-ups' restore rate needs --from RUN"
 		return so
 	}
-	bpr, rpk, tomb := 0.0, 0.0, 0.0
-	for i := range r.Changelogs {
-		c := &r.Changelogs[i]
-		if c.Subtopology != nil && c.Shape != nil && c.Shape.Records > 0 && c.BytesPerRecord() > bpr {
-			bpr, rpk, tomb = c.BytesPerRecord(), c.Shape.RecordsPerKey, c.Shape.TombstoneShare()
-		}
-	}
-	a := capacity.Analyze(o.Runs, capacity.Options{Case: o.Case, Threads: in.Threads, Deployment: capacity.Deployment{
-		StateBytes: bytes, Partitions: len(tasks), Instances: in.After, Standbys: in.Standbys,
-		BytesPerRecord: bpr, RecordsPerKey: rpk, TombstoneShare: tomb,
-	}})
-	if a.Rate == nil || in.BytesPerOffset <= 0 {
+	if rate == nil || in.BytesPerOffset <= 0 {
 		so.Missing = "no restore rate in the --from runs at this shape"
 		return so
 	}
-	in.RestoreRate = a.Rate.PerThread / in.BytesPerOffset
-	in.RestoreRateFrom = rateText(a.Rate) + ", its fixed start not counted"
+	in.RestoreRate = rate.PerThread / in.BytesPerOffset
+	in.RestoreRateFrom = rateText(rate) + ", its fixed start not counted"
 	in.Source = "restorebench audit of " + r.Application
 	if err := in.Validate(); err != nil {
 		so.Missing = "the warmup model cannot take these inputs: " + err.Error()

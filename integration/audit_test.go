@@ -337,28 +337,42 @@ func killMostCostly(t *testing.T, rep *audit.Report, procs []*userAppProc, text 
 			survivors = append(survivors, p)
 		}
 	}
-	deadline := killed.Add(2 * time.Minute)
+	measured := awaitTasksRunning(t, survivors, victimIn.Active, killed)
+	t.Logf("after the kill, on the survivors: %s", recoveryBreakdown(survivors, killed))
+	t.Logf("killed %s (active %v; restored %v: %d records, %.0f bytes on the largest thread; taken over warm %v): "+
+		"its tasks ran on the survivors %.2f s later; audit predicted %.2f s (%.2f-%.2f s: detection %.2f s (%.2f-%.2f s), handover %.2f s, restore %.2f s)",
+		victimIn.ProcessID, victimIn.Active, f.Restored, f.RestoreRecords, f.ThreadBytes, f.TakenOverWarm, measured,
+		*f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi, f.Detection.Value, f.Detection.Lo, f.Detection.Hi,
+		rep.Handover.Value, *f.RestoreSeconds)
+	checkPrediction(t, "the recovery", measured, f, 0)
+	return survivors
+}
+
+// awaitTasksRunning waits, up to 2 minutes, until every one of tasks
+// runs on one of procs, and returns the seconds from since.
+func awaitTasksRunning(t *testing.T, procs []*userAppProc, tasks []string, since time.Time) float64 {
+	t.Helper()
+	deadline := since.Add(2 * time.Minute)
 	for {
-		if lastMs, ok := tasksRunning(survivors, victimIn.Active); ok {
-			measured := lastMs.Sub(killed).Seconds()
-			t.Logf("after the kill, on the survivors: %s", recoveryBreakdown(survivors, killed))
-			t.Logf("killed %s (active %v; restored %v: %d records, %.0f bytes on the largest thread; taken over warm %v): "+
-				"its tasks ran on the survivors %.2f s later; audit predicted %.2f s (%.2f-%.2f s: detection %.2f s (%.2f-%.2f s), handover %.2f s, restore %.2f s)",
-				victimIn.ProcessID, victimIn.Active, f.Restored, f.RestoreRecords, f.ThreadBytes, f.TakenOverWarm, measured,
-				*f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi, f.Detection.Value, f.Detection.Lo, f.Detection.Hi,
-				rep.Handover.Value, *f.RestoreSeconds)
-			if measured < *f.TotalSecondsLo || measured > *f.TotalSecondsHi {
-				t.Errorf("the recovery took %.2f s, outside audit's interval %.2f-%.2f s", measured, *f.TotalSecondsLo, *f.TotalSecondsHi)
-			}
-			if r := *f.TotalSeconds / measured; r < 0.75 || r > 1.25 {
-				t.Errorf("audit predicted %.2f s, %.2f× the %.2f s measured (want within 25 %%)", *f.TotalSeconds, r, measured)
-			}
-			return survivors
+		if at, ok := tasksRunning(procs, tasks); ok {
+			return at.Sub(since).Seconds()
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the survivors did not run all of %v within 2 minutes of the kill", victimIn.Active)
+			t.Fatalf("%v did not run again within 2 minutes", tasks)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkPrediction asserts that measured lies inside f's interval and, when
+// it is at least relativeFrom seconds, within 25 % of f's figure.
+func checkPrediction(t *testing.T, what string, measured float64, f *audit.Failure, relativeFrom float64) {
+	t.Helper()
+	if measured < *f.TotalSecondsLo || measured > *f.TotalSecondsHi {
+		t.Errorf("%s took %.2f s, outside audit's interval %.2f-%.2f s", what, measured, *f.TotalSecondsLo, *f.TotalSecondsHi)
+	}
+	if r := *f.TotalSeconds / measured; (r < 0.75 || r > 1.25) && measured >= relativeFrom {
+		t.Errorf("audit predicted %.2f s for %s, %.2f× the %.2f s measured (want within 25 %%)", *f.TotalSeconds, what, r, measured)
 	}
 }
 
@@ -393,47 +407,27 @@ func restartOne(t *testing.T, procs []*userAppProc, start func(flags []string, s
 	if in == nil {
 		t.Fatalf("audit has no instance with consumers %s", own.consumers)
 	}
+	f := in.IfRestartedWithState
+	if f == nil || f.TotalSeconds == nil {
+		t.Fatalf("audit gave no time for a restart of %s: %+v", in.ProcessID, f)
+	}
 	stopped := time.Now()
 	p.stop(t)
 	again := start(p.flags, p.stateDir)
 	now := append(slices.Clone(procs[:i]), again)
 	now = append(now, procs[i+1:]...)
-	deadline := stopped.Add(2 * time.Minute)
-	for {
-		if lastMs, ok := tasksRunning(now, own.active); ok {
-			measured := lastMs.Sub(stopped).Seconds()
-			var others []*userAppProc
-			for _, q := range now {
-				if q != again {
-					others = append(others, q)
-				}
-			}
-			f := in.IfRestartedWithState
-			if f == nil || f.TotalSeconds == nil {
-				t.Fatalf("audit gave no time for a restart of %s: %+v", in.ProcessID, f)
-			}
-			t.Logf("restarted %s on its state dir (active %v standby %v): its tasks ran again %.2f s after its SIGTERM (on it %v); audit predicted %.2f s "+
-				"(%.2f-%.2f s: wait %.2f s, restore %.2f s of %v; %s); %s",
-				in.ProcessID, own.active, own.standby, measured, onIt(again), *f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi,
-				f.Detection.Value, *f.RestoreSeconds, f.Restored, f.Note, recoveryBreakdown(append(others, again), stopped))
-			if measured < *f.TotalSecondsLo || measured > *f.TotalSecondsHi {
-				t.Errorf("the restart took %.2f s, outside audit's interval %.2f-%.2f s", measured, *f.TotalSecondsLo, *f.TotalSecondsHi)
-			}
-			// Within 25 % where that is more than the 0.75 s a tasks
-			// line's 250 ms polling and a JVM's pauses move a figure of a
-			// second or two (a streams-protocol member leaves at once).
-			if r := *f.TotalSeconds / measured; (r < 0.75 || r > 1.25) && measured >= 3 {
-				t.Errorf("audit predicted %.2f s for the restart, %.2f× the %.2f s measured (want within 25 %%)", *f.TotalSeconds, r, measured)
-			}
-			// The restarted instance runs before anything else happens.
-			awaitStableTasks(t, now, -1, time.Second, 2*time.Minute)
-			return now
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tasks %v of the restarted instance did not run again within 2 minutes", own.active)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	measured := awaitTasksRunning(t, now, own.active, stopped)
+	t.Logf("restarted %s on its state dir (active %v standby %v): its tasks ran again %.2f s after its SIGTERM (on it %v); audit predicted %.2f s "+
+		"(%.2f-%.2f s: wait %.2f s, restore %.2f s of %v; %s); %s",
+		in.ProcessID, own.active, own.standby, measured, onIt(again), *f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi,
+		f.Detection.Value, *f.RestoreSeconds, f.Restored, f.Note, recoveryBreakdown(now, stopped))
+	// Within 25 % where that is more than the 0.75 s a tasks line's
+	// 250 ms polling and a JVM's pauses move a figure of a second or two
+	// (a streams-protocol member leaves at once).
+	checkPrediction(t, "the restart", measured, f, 3)
+	// The restarted instance runs before anything else happens.
+	awaitStableTasks(t, now, -1, time.Second, 2*time.Minute)
+	return now
 }
 
 // onIt is the process's active tasks as its last tasks line says, none

@@ -41,14 +41,13 @@ creates, writes or alters no topic or config.
 Per instance it answers which tasks it holds, their state, and, if it fails now,
 which tasks the others take over warm (a copy within acceptable.recovery.lag) and
 which they restore; with --from (results of restorebench runs) also how long:
-failure detection (session.timeout.ms ± heartbeat.interval.ms), the rejoin,
-and the largest surviving thread's restore at the measured rate, with its interval. Failure detection is the
-session timeout less up to one heartbeat interval (the dead member's last
-heartbeat came before its death) plus up to one more (the survivors hear of
-the rebalance at their next heartbeat); the rejoin and the tasks' start after
-it are an assumed 0.5 s (0.2-1.5 s). It also predicts adding one instance now
-with the warmup model (as restorebench predict does), over the application's
-own tasks, their sizes and the changelog write rate seen while it read. The instance whose loss costs
+failure detection and rejoin (the session timeout, less up to one heartbeat
+interval before the death, plus up to one after), an assumed 0.5 s (0.2-1.5 s)
+handover, and the largest surviving thread's restore at the measured rate, each
+with its interval. The same for a restart on its state dir and on an empty disk,
+and the warmup model's prediction (as restorebench predict gives it) for one
+instance added now, over the application's own tasks, their sizes and the
+changelog write rate seen while audit read. The instance whose loss costs
 most is marked.`,
 		Example: `  restorebench --brokers kafka1:9092 audit --application-id orders
   restorebench --brokers kafka1:9092 audit --application-id orders --from results/size-1GB --streams-config streams.properties --format json`,
@@ -127,7 +126,7 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 	if path == "" {
 		return o, nil
 	}
-	data, err := boundedread.ReadFile(path, 1<<20)
+	data, err := boundedread.ReadFile(path, boundedread.StreamsConfig)
 	if err != nil {
 		return o, fmt.Errorf("--streams-config: %w", err)
 	}

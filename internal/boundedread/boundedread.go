@@ -18,6 +18,12 @@ const (
 	// Results bounds a results.json: a long run's time series stay far
 	// below it.
 	Results = 1 << 30
+	// Audit bounds an audit's JSON (audit --format json): an application
+	// of thousands of tasks is a few MB.
+	Audit = 64 << 20
+	// StreamsConfig bounds an application's Streams properties file
+	// (audit --streams-config), a few KiB in practice.
+	StreamsConfig = 1 << 20
 )
 
 // ReadFile reads the whole of path, which must be a regular file of at most
