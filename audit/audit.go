@@ -135,8 +135,8 @@ type Group struct {
 	Config map[string]string `json:"config,omitempty"`
 }
 
-// onStreamsProtocol says the group is on the streams protocol (KIP-1071).
-func (r *Report) onStreamsProtocol() bool { return r.Group != nil && r.Group.Type == "streams" }
+// OnStreamsProtocol says the group is on the streams protocol (KIP-1071).
+func (r *Report) OnStreamsProtocol() bool { return r.Group != nil && r.Group.Type == "streams" }
 
 // Member is one group member: a stream thread's consumer.
 type Member struct {
@@ -476,7 +476,7 @@ func Answer(r *Report, o Options) {
 	}
 	// On the streams protocol the group's setting decides, not the
 	// clients'.
-	if r.onStreamsProtocol() {
+	if r.OnStreamsProtocol() {
 		if n, err := strconv.ParseInt(r.Group.Config["streams.acceptable.recovery.lag"], 10, 64); err == nil && n >= 0 {
 			o.AcceptableRecoveryLag = n
 		}
@@ -490,7 +490,7 @@ func Answer(r *Report, o Options) {
 		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
 		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
 	switch g := r.Group; {
-	case r.onStreamsProtocol():
+	case r.OnStreamsProtocol():
 		// The client's session.timeout.ms does not apply: the group's does.
 		r.DetectionSeconds, r.DetectionAssumed = DefaultSessionTimeout.Seconds(), true
 		r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultStreamsGroupHeartbeatInterval.Seconds(), true
@@ -525,7 +525,7 @@ func Answer(r *Report, o Options) {
 	r.Instances = ins
 	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
 	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
-	if len(ins) > 0 && !r.onStreamsProtocol() {
+	if len(ins) > 0 && !r.OnStreamsProtocol() {
 		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
 	}
 	// Copies: every instance's non-active tasks with state.
@@ -643,7 +643,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	// move to the others at once, as when it is lost but without waiting
 	// for its session, and the answer is the same with its state kept or
 	// not (it gets tasks back later, through the assignor).
-	leaves := how != lost && r.onStreamsProtocol()
+	leaves := how != lost && r.OnStreamsProtocol()
 	if leaves {
 		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at once (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
 		how = lost
@@ -698,7 +698,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		f.note(fmt.Sprintf("%d task(s) restore a copy's lag as of the last rebalance, an upper bound", fromLag))
 	}
 	if unknownLag > 0 {
-		if r.onStreamsProtocol() {
+		if r.OnStreamsProtocol() {
 			f.note(fmt.Sprintf("%d task(s) have a standby or warm-up whose lag the streams protocol does not report: restored in full here, the worst case", unknownLag))
 		} else {
 			f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))

@@ -109,7 +109,7 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
 			}
 		}
-		if !r.onStreamsProtocol() {
+		if !r.OnStreamsProtocol() {
 			fmt.Fprintf(b, "  restarts: the group rebalances when the old member's session expires (session timeout less up to one heartbeat interval after the stop; Kafka Streams does not leave the group on close), then the handover; an instance slower to start than that decides instead\n")
 		}
 		if r.MostCostly != "" {
@@ -118,7 +118,7 @@ func WriteText(w io.Writer, r *Report) error {
 		b.WriteString("\n")
 	}
 	session, heartbeat := "session.timeout.ms", "heartbeat.interval.ms"
-	if r.onStreamsProtocol() {
+	if r.OnStreamsProtocol() {
 		session, heartbeat = "the group's streams.session.timeout.ms", "streams.heartbeat.interval.ms"
 	}
 	detect := fmt.Sprintf("failure detection and rejoin (%s %s", session, units.Seconds(r.DetectionSeconds))

@@ -53,7 +53,7 @@ func scaleOut(r *Report, ins []*Instance, o Options, rate *capacity.Rate) *Scale
 	in := warmup.Defaults()
 	in.Before, in.After = len(ins), len(ins)+1
 	in.Protocol = warmup.ProtocolClassic
-	if r.onStreamsProtocol() {
+	if r.OnStreamsProtocol() {
 		in.Protocol = warmup.ProtocolStreams
 	}
 	var bytes float64

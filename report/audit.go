@@ -58,16 +58,7 @@ func AuditSection(r *audit.Report) Section {
 			if in.ProcessID == r.MostCostly {
 				name += " *"
 			}
-			restored, warm, when := "nothing", strings.Join(f.TakenOverWarm, " "), "–"
-			if len(f.Restored) > 0 {
-				restored = strings.Join(f.Restored, " ") + ": " + units.Bytes(f.RestoreBytes)
-			}
-			if warm == "" {
-				warm = "–"
-			}
-			if f.TotalSeconds != nil {
-				when = fmt.Sprintf("%s (%s–%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
-			}
+			restored, warm, when := restoredText(f), dash(strings.Join(f.TakenOverWarm, " ")), spanText(f)
 			t.Rows = append(t.Rows, []string{name, fmt.Sprint(in.Threads), dash(strings.Join(in.Active, " ")), dash(strings.Join(in.Standby, " ")),
 				units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes), restored, warm, when})
 		}
@@ -81,6 +72,7 @@ func AuditSection(r *audit.Report) Section {
 		if len(notes) > 0 {
 			s.Blocks = append(s.Blocks, &List{Items: notes})
 		}
+		s.Blocks = append(s.Blocks, restartBlocks(r)...)
 	}
 	terms := fmt.Sprintf("The time is failure detection and rejoin (session timeout %s%s, less up to one heartbeat interval of %s%s before the death, plus up to one after), "+
 		"a handover of %s (%s–%s, ASSUMED) and the largest surviving thread's restore",
@@ -120,6 +112,60 @@ func AuditSection(r *audit.Report) Section {
 		s.Blocks = append(s.Blocks, &Heading{Text: "What it could not see"}, &List{Items: r.Unseen})
 	}
 	return s
+}
+
+// restartBlocks are each instance's restart answers, on its state dir
+// and on an empty disk, with their notes; none when audit gave none.
+func restartBlocks(r *audit.Report) []Block {
+	t := &Table{Head: []string{"instance (process id)", "restart on its state dir: time (interval)", "on an empty disk: restored", "taken over warm", "time (interval)"},
+		Right: []bool{false, true, false, false, true},
+		Legend: "a clean restart (SIGTERM, then a start) on its own state dir, and one on an empty state dir; times in seconds with their interval " +
+			"(– when audit gives none); restored: its active tasks no caught-up copy elsewhere holds, with their bytes."}
+	var notes []string
+	once := map[string]bool{}
+	for _, in := range r.Instances {
+		kept, empty := in.IfRestartedWithState, in.IfRestartedEmpty
+		if kept == nil || empty == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{"`" + in.ProcessID + "`", spanText(kept), restoredText(empty), dash(strings.Join(empty.TakenOverWarm, " ")), spanText(empty)})
+		if kept.Note != "" && !once[kept.Note] {
+			once[kept.Note] = true
+			notes = append(notes, "restarts on its state dir: "+kept.Note)
+		}
+		if empty.Note != "" {
+			notes = append(notes, fmt.Sprintf("if `%s` restarts on an empty disk: %s", in.ProcessID, empty.Note))
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	blocks := []Block{t}
+	if len(notes) > 0 {
+		blocks = append(blocks, &List{Items: notes})
+	}
+	if !r.OnStreamsProtocol() {
+		blocks = append(blocks, &Para{Text: "A restart's time is the wait for the old member's session to expire (the session timeout less up to one " +
+			"heartbeat interval after the stop: Kafka Streams does not leave the group on close), the handover, and what is restored; an " +
+			"instance slower to start than that wait decides instead."})
+	}
+	return blocks
+}
+
+// spanText is a failure's total time with its interval, – without one.
+func spanText(f *audit.Failure) string {
+	if f.TotalSeconds == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%s (%s–%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+}
+
+// restoredText is what a failure restores, "nothing" when none.
+func restoredText(f *audit.Failure) string {
+	if len(f.Restored) == 0 {
+		return "nothing"
+	}
+	return strings.Join(f.Restored, " ") + ": " + units.Bytes(f.RestoreBytes)
 }
 
 func dash(s string) string {

@@ -62,7 +62,7 @@ func TestReportWithAudit(t *testing.T) {
 		t.Fatalf("the audit has no most costly instance or no time: %+v", r.Instances[1].IfItFails)
 	}
 	for _, want := range []string{"Your running application", "Audit of `orders`", "`" + worst + "` \\*", "**If one instance is added** (2 → 3), PREDICTION",
-		"session timeout 6.00 s", "What the audit assumed"} {
+		"session timeout 6.00 s", "What the audit assumed", "| restart on its state dir: time (interval) |"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report.md lacks %q:\n%.4000s", want, doc)
 		}
