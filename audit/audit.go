@@ -645,7 +645,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	// not (it gets tasks back later, through the assignor).
 	leaves := how != lost && r.OnStreamsProtocol()
 	if leaves {
-		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at once (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
+		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at their next heartbeat (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
 		how = lost
 	}
 	var jobs []float64 // the bytes each restored task restores
@@ -725,7 +725,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	}
 	switch {
 	case leaves:
-		f.Detection = &Span{}
+		f.Detection = leaveNotice(r.HeartbeatSeconds, threads)
 	case how == lost:
 		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
 	case in.static:
@@ -734,7 +734,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		f.Detection = restartWait(r.DetectionSeconds, r.HeartbeatSeconds)
 	}
 	if how == restartedWithState {
-		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full")
+		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full (on Kafka Streams 4.4.0 with enable.transactional.statestores too, measured)")
 	}
 	if f.Detection == nil {
 		return f
@@ -824,6 +824,17 @@ const (
 // when the instance is back within it; a slower start decides instead.
 func restartWait(s, hb float64) *Span {
 	return &Span{Value: s - hb/2, Lo: s - hb, Hi: s}
+}
+
+// leaveNotice is the time from a member's leaving the group (a clean close
+// on the streams protocol) until the survivors, whose members stream
+// threads heartbeat every hb seconds, have all heard of the new
+// assignment: the latest of members uniform draws in [0, hb], expected
+// hb·members/(members+1). Measured here: 1.17 s from a SIGTERM to the
+// survivors' rebalance at hb = 1 s, the close itself included.
+func leaveNotice(hb float64, members int) *Span {
+	m := float64(max(members, 1))
+	return &Span{Value: hb * m / (m + 1), Lo: 0, Hi: hb}
 }
 
 // detection is the time from an instance's death to the survivors'

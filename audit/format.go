@@ -109,7 +109,9 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
 			}
 		}
-		if !r.OnStreamsProtocol() {
+		if r.OnStreamsProtocol() {
+			fmt.Fprintf(b, "  restarts: the closing member leaves the group; the survivors hear of it at their next heartbeat (up to one heartbeat interval), then the handover and what they restore\n")
+		} else {
 			fmt.Fprintf(b, "  restarts: the group rebalances when the old member's session expires (session timeout less up to one heartbeat interval after the stop; Kafka Streams does not leave the group on close), then the handover; an instance slower to start than that decides instead\n")
 		}
 		if r.MostCostly != "" {

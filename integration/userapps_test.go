@@ -54,7 +54,7 @@ import (
 // ±15%. CI runs these tests beside the unit tests on 2 cores, where the
 // application's own restore was seen to swing 2× between rounds, so
 // without it the bound is the loose userApp.bound.
-const userAppsUpdates = 1_000_000
+const userAppsUpdates = 500_000
 
 // strictBounds are the relative bounds RESTOREBENCH_USERAPPS_STRICT
 // applies: the plan's prediction, and the kafka-streams engine's restore.
@@ -418,6 +418,13 @@ func awaitChangelog(t *testing.T, env *bench.Env, changelog string, want int64, 
 // vocabulary of up to 100,000 words, null keys: updates words in all,
 // each one changelog update of the word count.
 func produceLines(t *testing.T, cl *kgo.Client, topic string, updates int) int64 {
+	return produceCountedLines(t, cl, topic, updates, nil)
+}
+
+// produceCountedLines is produceLines that also adds each word it writes to
+// counts (when not nil): what the word count's store holds once it has
+// processed them exactly once.
+func produceCountedLines(t *testing.T, cl *kgo.Client, topic string, updates int, counts map[string]int64) int64 {
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := vocabulary(rng, 100_000)
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, uint64(len(vocab)-1))
@@ -429,7 +436,11 @@ func produceLines(t *testing.T, cl *kgo.Client, topic string, updates int) int64
 			if j > 0 {
 				line.WriteByte(' ')
 			}
-			line.WriteString(vocab[zipf.Uint64()])
+			w := vocab[zipf.Uint64()]
+			line.WriteString(w)
+			if counts != nil {
+				counts[w]++
+			}
 		}
 		words += perLine
 		return &kgo.Record{Topic: topic, Value: []byte(line.String())}
