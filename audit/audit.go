@@ -46,6 +46,16 @@ const DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
 // a promoted standby's first record, median 0.4 s).
 var Handover = Span{Value: 0.5, Lo: 0.2, Hi: 1.5}
 
+// Closing is the seconds a cleanly stopped instance takes to close before
+// its member stops heartbeating (classic protocol) or leaves the group
+// (streams protocol): Kafka Streams' last commit, its stores flushed, its
+// clients closed. Not read from the application: ASSUMED. Measured here
+// (integration/audit_test.go, a 1 s heartbeat): 1.17 s from a SIGTERM to
+// the survivors' rebalance on the streams protocol, the close and the
+// survivors' next heartbeat together; on the classic protocol a restart
+// took up to 1.5 s longer than the session's wait and the handover.
+var Closing = Span{Value: 0.5, Lo: 0.1, Hi: 1.5}
+
 // Span is a figure in seconds with the interval it lies in.
 type Span struct {
 	Value float64 `json:"seconds"`
@@ -85,6 +95,9 @@ type Report struct {
 	// Handover is the rejoin, assignment and the tasks' start after that
 	// (Handover, ASSUMED).
 	Handover Span `json:"handover"`
+	// Closing is a clean stop's close before the member stops
+	// heartbeating or leaves, in a restart's time (Closing, ASSUMED).
+	Closing Span `json:"closing"`
 	// WriteRecordsPerSecond is the records a second the application wrote
 	// to its changelogs while audit read them (end offsets at the start
 	// and the end of the read, WriteWindowSeconds apart); nil when not
@@ -485,7 +498,7 @@ func Answer(r *Report, o Options) {
 		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
 	}
 	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
-	r.Handover = Handover
+	r.Handover, r.Closing = Handover, Closing
 	r.Assumptions = append(r.Assumptions, fmt.Sprintf("after the survivors hear of the rebalance, %s (%s-%s) until they run the tasks, restore aside: "+
 		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
 		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
@@ -725,13 +738,19 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	}
 	switch {
 	case leaves:
-		f.Detection = leaveNotice(r.HeartbeatSeconds, threads)
+		d := r.Closing.plus(*leaveNotice(r.HeartbeatSeconds, threads))
+		f.Detection = &d
 	case how == lost:
 		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
 	case in.static:
 		f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
 	default:
-		f.Detection = restartWait(r.DetectionSeconds, r.HeartbeatSeconds)
+		d := r.Closing.plus(*restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
+		f.Detection = &d
+	}
+	if how != lost && f.Detection != nil {
+		f.note(fmt.Sprintf("the stop's close (its last commit, its clients closed) %s (%s-%s), ASSUMED, comes first",
+			units.Seconds(r.Closing.Value), units.Seconds(r.Closing.Lo), units.Seconds(r.Closing.Hi)))
 	}
 	if how == restartedWithState {
 		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full (on Kafka Streams 4.4.0 with enable.transactional.statestores too, measured)")
@@ -820,7 +839,8 @@ const (
 // classic protocol with dynamic members: Kafka Streams' consumer does not
 // leave the group on close, so the rebalance its new member's join starts
 // completes when the old member's session expires, s after its last
-// heartbeat, which came up to hb before the stop (s − U·hb). That holds
+// heartbeat, which came up to hb before the member stopped heartbeating
+// at the end of its close (s − U·hb, Closing before it). That holds
 // when the instance is back within it; a slower start decides instead.
 func restartWait(s, hb float64) *Span {
 	return &Span{Value: s - hb/2, Lo: s - hb, Hi: s}

@@ -54,7 +54,7 @@ import (
 // ±15%. CI runs these tests beside the unit tests on 2 cores, where the
 // application's own restore was seen to swing 2× between rounds, so
 // without it the bound is the loose userApp.bound.
-const userAppsUpdates = 500_000
+const userAppsUpdates = 300_000
 
 // strictBounds are the relative bounds RESTOREBENCH_USERAPPS_STRICT
 // applies: the plan's prediction, and the kafka-streams engine's restore.
