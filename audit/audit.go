@@ -738,19 +738,13 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	}
 	switch {
 	case leaves:
-		d := r.Closing.plus(*leaveNotice(r.HeartbeatSeconds, threads))
-		f.Detection = &d
+		f.afterClose(r.Closing, leaveNotice(r.HeartbeatSeconds, threads))
 	case how == lost:
 		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
 	case in.static:
 		f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
 	default:
-		d := r.Closing.plus(*restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
-		f.Detection = &d
-	}
-	if how != lost && f.Detection != nil {
-		f.note(fmt.Sprintf("the stop's close (its last commit, its clients closed) %s (%s-%s), ASSUMED, comes first",
-			units.Seconds(r.Closing.Value), units.Seconds(r.Closing.Lo), units.Seconds(r.Closing.Hi)))
+		f.afterClose(r.Closing, restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
 	}
 	if how == restartedWithState {
 		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after an unclean one under exactly-once its stores are wiped and restored in full (on Kafka Streams 4.4.0 with enable.transactional.statestores too, measured)")
@@ -842,8 +836,29 @@ const (
 // heartbeat, which came up to hb before the member stopped heartbeating
 // at the end of its close (s − U·hb, Closing before it). That holds
 // when the instance is back within it; a slower start decides instead.
-func restartWait(s, hb float64) *Span {
-	return &Span{Value: s - hb/2, Lo: s - hb, Hi: s}
+func restartWait(s, hb float64) Span {
+	return Span{Value: s - hb/2, Lo: s - hb, Hi: s}
+}
+
+// afterClose sets f's wait for the rebalance of a clean stop: the stop's
+// close, then wait, and says so.
+func (f *Failure) afterClose(closing, wait Span) {
+	d := closing.plus(wait)
+	f.Detection = &d
+	f.note(fmt.Sprintf("the stop's close (its last commit, its clients closed) %s (%s-%s), ASSUMED, comes first",
+		units.Seconds(closing.Value), units.Seconds(closing.Lo), units.Seconds(closing.Hi)))
+}
+
+// RestartTerms says what a restart's time is made of on r's protocol,
+// for the terminal and the report alike.
+func (r *Report) RestartTerms() string {
+	if r.OnStreamsProtocol() {
+		return "the stop's close, then the closing member leaves the group and the survivors hear of it at their next heartbeat " +
+			"(up to one heartbeat interval), then the handover and what they restore"
+	}
+	return "the stop's close, then the wait for the old member's session to expire (the session timeout less up to one heartbeat " +
+		"interval: Kafka Streams does not leave the group on close), then the handover and what is restored; an instance slower " +
+		"to start than that wait decides instead"
 }
 
 // leaveNotice is the time from a member's leaving the group (a clean close
@@ -852,9 +867,9 @@ func restartWait(s, hb float64) *Span {
 // assignment: the latest of members uniform draws in [0, hb], expected
 // hb·members/(members+1). Measured here: 1.17 s from a SIGTERM to the
 // survivors' rebalance at hb = 1 s, the close itself included.
-func leaveNotice(hb float64, members int) *Span {
+func leaveNotice(hb float64, members int) Span {
 	m := float64(max(members, 1))
-	return &Span{Value: hb * m / (m + 1), Lo: 0, Hi: hb}
+	return Span{Value: hb * m / (m + 1), Lo: 0, Hi: hb}
 }
 
 // detection is the time from an instance's death to the survivors'

@@ -109,11 +109,7 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
 			}
 		}
-		if r.OnStreamsProtocol() {
-			fmt.Fprintf(b, "  restarts: the closing member leaves the group; the survivors hear of it at their next heartbeat (up to one heartbeat interval), then the handover and what they restore\n")
-		} else {
-			fmt.Fprintf(b, "  restarts: the group rebalances when the old member's session expires (session timeout less up to one heartbeat interval after the stop; Kafka Streams does not leave the group on close), then the handover; an instance slower to start than that decides instead\n")
-		}
+		fmt.Fprintf(b, "  restarts: %s\n", r.RestartTerms())
 		if r.MostCostly != "" {
 			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
 		}

@@ -81,18 +81,7 @@ func auditThreeInstances(t *testing.T, streamsProtocol bool) {
 	input := app + "-input"
 	changelog := config.ChangelogTopic(app, "word-counts")
 	t.Cleanup(func() { deleteUserApp(env, app, app+"-rb") })
-	if _, err := adm.CreateTopic(ctx, auditPartitions, -1, nil, input); err != nil {
-		t.Fatal(err)
-	}
-	if err := cluster.AwaitTopic(ctx, adm, input, auditPartitions); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := cluster.NewClient(env.Cluster, kgo.DefaultProduceTopic(input), kgo.ProducerLinger(5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := produceLines(t, cl, input, auditUpdates)
-	cl.Close()
+	want := writeInput(t, env, adm, input, auditPartitions, func(cl *kgo.Client) int64 { return produceLines(t, cl, input, auditUpdates) })
 	// On the streams protocol the group, not the client, holds these.
 	protocol, standbys := []string{}, 1
 	if streamsProtocol {

@@ -129,35 +129,25 @@ type crashRestore struct {
 
 // crashAndRestart runs the word count under exactly_once_v2 (with
 // transactional state stores or not) on a fresh input, SIGKILLs it once a
-// third of its updates reached the changelog, restarts it on its state dir,
-// checks the counts once it processed everything (read while it runs), and returns what the
-// restart restored.
+// third of its updates reached the changelog, restarts it on its state
+// dir, checks the counts once it processed everything (read while it
+// runs), and returns what the restart restored.
 func crashAndRestart(t *testing.T, env *bench.Env, lib string, c crashCell) crashRestore {
 	t.Helper()
-	ctx := context.Background()
 	name := "crash, " + c.String()
 	app := fmt.Sprintf("%s-%s-%s-tss-%v", testkafka.TopicName(t), strings.ReplaceAll(c.version, ".", ""), c.guarantee, c.transactional)
 	input := app + "-input"
 	changelog := config.ChangelogTopic(app, "word-counts")
 	t.Cleanup(func() { deleteUserApp(env, app, app) })
 	adm := testAdmin(t, env)
-	if _, err := adm.CreateTopic(ctx, userAppsInputPartitions, -1, nil, input); err != nil {
-		t.Fatal(err)
-	}
-	if err := cluster.AwaitTopic(ctx, adm, input, userAppsInputPartitions); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := cluster.NewClient(env.Cluster, kgo.DefaultProduceTopic(input), kgo.ProducerLinger(5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
 	counts := map[string]int64{}
 	updates := crashUpdates
 	if n, err := strconv.Atoi(os.Getenv("RESTOREBENCH_CRASH_UPDATES")); err == nil && n >= 1000 {
 		updates = n
 	}
-	want := produceCountedLines(t, cl, input, updates, counts)
-	cl.Close()
+	want := writeInput(t, env, adm, input, userAppsInputPartitions, func(cl *kgo.Client) int64 {
+		return produceCountedLines(t, cl, input, updates, counts)
+	})
 
 	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+c.guarantee)
 	if c.transactional {

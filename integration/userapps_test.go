@@ -160,18 +160,7 @@ func runUserApp(t *testing.T, ua userApp) {
 	changelog := config.ChangelogTopic(app, ua.store)
 	t.Cleanup(func() { deleteUserApp(env, app, own) })
 
-	if _, err := adm.CreateTopic(ctx, userAppsInputPartitions, -1, nil, input); err != nil {
-		t.Fatal(err)
-	}
-	if err := cluster.AwaitTopic(ctx, adm, input, userAppsInputPartitions); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := cluster.NewClient(env.Cluster, kgo.DefaultProduceTopic(input), kgo.ProducerLinger(5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ua.produce(t, cl, input, updates)
-	cl.Close()
+	want := writeInput(t, env, adm, input, userAppsInputPartitions, func(cl *kgo.Client) int64 { return ua.produce(t, cl, input, updates) })
 	t.Logf("%s: input %s written (%d changelog updates to come) in %s", ua.class, input, want, time.Since(started).Round(time.Millisecond))
 
 	// The application processes its input; then it stops.
@@ -412,6 +401,26 @@ func awaitChangelog(t *testing.T, env *bench.Env, changelog string, want int64, 
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// writeInput creates an application's input topic of partitions
+// partitions, waits until the broker has it, and writes it with produce
+// over a client of its own; it returns what produce returns.
+func writeInput(t *testing.T, env *bench.Env, adm *kadm.Client, topic string, partitions int32, produce func(cl *kgo.Client) int64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := adm.CreateTopic(ctx, partitions, -1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.AwaitTopic(ctx, adm, topic, partitions); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cluster.NewClient(env.Cluster, kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	return produce(cl)
 }
 
 // produceLines writes lines of ten words each, drawn (Zipf) from a

@@ -144,14 +144,7 @@ func restartBlocks(r *audit.Report) []Block {
 	if len(notes) > 0 {
 		blocks = append(blocks, &List{Items: notes})
 	}
-	if r.OnStreamsProtocol() {
-		blocks = append(blocks, &Para{Text: "A restart's time: the closing member leaves the group, the survivors hear of it at their next " +
-			"heartbeat (up to one heartbeat interval), then the handover and what they restore."})
-	} else {
-		blocks = append(blocks, &Para{Text: "A restart's time is the wait for the old member's session to expire (the session timeout less up to one " +
-			"heartbeat interval after the stop: Kafka Streams does not leave the group on close), the handover, and what is restored; an " +
-			"instance slower to start than that wait decides instead."})
-	}
+	blocks = append(blocks, &Para{Text: "A restart's time: " + r.RestartTerms() + "."})
 	return blocks
 }
 

@@ -312,19 +312,8 @@ final class ApiServer {
         return forward(hex, stale, m.partition(), owners);
     }
 
-    /**
-     * Answers from this instance's own store partition. Without stale reads
-     * it answers only while the client is RUNNING: under load Kafka Streams
-     * 4.x was seen to serve a non-stale query from an active store it had
-     * just been given and not yet restored (found=false for keys the
-     * changelog holds), so while it rebalances or restores the lookup is
-     * refused and retried, as an application that checks the state would.
-     */
+    /** Answers from this instance's own store partition. */
     private Answer answerHere(int partition, byte[] key, boolean stale, boolean active) {
-        KafkaStreams.State state = streams.state();
-        if (!stale && state != KafkaStreams.State.RUNNING) {
-            return refused(partition, "this instance is " + state + ": without stale reads it answers only when RUNNING");
-        }
         StoreProgress.Position pos = progress.of(partition);
         byte[] v;
         try {

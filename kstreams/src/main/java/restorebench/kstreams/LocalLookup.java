@@ -4,6 +4,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
@@ -74,7 +75,20 @@ final class LocalLookup {
         }
     }
 
+    /**
+     * The store partition as KafkaStreams.store gives it. Without stale
+     * reads only while the client is RUNNING: under load Kafka Streams 4.x
+     * was seen to serve a non-stale query from an active store it had just
+     * been given and not yet restored (found=false for keys the changelog
+     * holds), so while it rebalances or restores the read throws
+     * InvalidStateStoreException, refused and retried as a restoring
+     * store's is, as an application that checks the state would do.
+     */
     private <T> T query(int partition, boolean stale, org.apache.kafka.streams.state.QueryableStoreType<T> type) {
+        KafkaStreams.State state = streams.state();
+        if (!stale && state != KafkaStreams.State.RUNNING) {
+            throw new InvalidStateStoreException("this instance is " + state + ": without stale reads it answers only when RUNNING");
+        }
         StoreQueryParameters<T> q = StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
         return streams.store(stale ? q.enableStaleStores() : q);
     }

@@ -280,9 +280,6 @@ final class RangeQueries {
 
     /** Adds this instance's servable partitions among asked to g, until g is over a cap. */
     private void gatherLocal(byte[] from, byte[] to, boolean stale, Set<Integer> asked, Gathered g) {
-        if (!stale && streams.state() != KafkaStreams.State.RUNNING) {
-            return; // as a lookup: without stale reads only a RUNNING client serves (ApiServer.answerHere)
-        }
         Set<Integer> actives = new TreeSet<>();
         Set<Integer> mine = new TreeSet<>();
         for (org.apache.kafka.streams.ThreadMetadata t : streams.metadataForLocalThreads()) {
