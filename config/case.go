@@ -341,6 +341,9 @@ func (c Case) Validate() error {
 	if err := c.checkKafkaStreamsVersion(); err != nil {
 		return err
 	}
+	if err := c.checkTransactionalStores(); err != nil {
+		return err
+	}
 	if c.Engine == EngineKafkaStreams {
 		return c.validateKafkaStreams()
 	}

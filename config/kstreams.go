@@ -245,9 +245,12 @@ func (c Case) validateModelStreams() error {
 			}
 			continue
 		}
+		if k == PropTransactionalStateStores {
+			continue // checkTransactionalStores
+		}
 		if !isMappedStream(k) {
-			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s, %s); set it on kafka-streams cases only", mappedNames(),
-				PropProcessingGuarantee)
+			return fieldErr("streams."+k, "the model engine has no such setting (it takes only %s, %s, %s); set it on kafka-streams cases only", mappedNames(),
+				PropProcessingGuarantee, PropTransactionalStateStores)
 		}
 	}
 	return nil
@@ -341,6 +344,18 @@ func (o RocksDB) DiffFrom(base RocksDB) map[string]string {
 // data and only resets its offsets.
 func (c Case) ExactlyOnce() bool {
 	return c.Streams[PropProcessingGuarantee] == ExactlyOnceV2
+}
+
+// PropTransactionalStateStores is Kafka Streams' enable.transactional.statestores
+// (KIP-892, from 4.4; default false): under exactly_once_v2 a store meant to
+// survive a crash. The model engine follows it in its crash rule
+// (recovery.AfterCrash).
+const PropTransactionalStateStores = "enable.transactional.statestores"
+
+// TransactionalStateStores reports whether the case sets
+// enable.transactional.statestores=true.
+func (c Case) TransactionalStateStores() bool {
+	return strings.EqualFold(strings.TrimSpace(c.Streams[PropTransactionalStateStores]), "true")
 }
 
 // ProcessingGuarantee is the case's processing.guarantee: its streams

@@ -31,6 +31,9 @@ const (
 	// (kstreams/PROTOCOL.md, "Kafka Streams versions"), so `stop` means
 	// the same on every version. Informational.
 	FeatureCloseOptions KSFeature = "CloseOptions with LEAVE_GROUP for dynamic members (from 4.2)"
+	// FeatureTransactionalStores is enable.transactional.statestores
+	// (KIP-892, 4.4): a case setting it needs it.
+	FeatureTransactionalStores KSFeature = "transactional state stores (enable.transactional.statestores, KIP-892; from 4.4)"
 )
 
 // KSVersion is one Kafka Streams version a kafka-streams case can run:
@@ -64,7 +67,8 @@ var KafkaStreamsVersions = []KSVersion{
 		Note: "offsets in the store; after a SIGKILL a low-traffic store can restart from a stale offset (KAFKA-20663)"},
 	{Version: "4.3.1", Features: []KSFeature{FeatureStandbyListener, FeatureStreamsProtocol, FeatureCloseOptions, FeatureStoreOffsets},
 		Note: "KAFKA-20663 fixed"},
-	{Version: ksdriver.DefaultKafkaStreamsVersion, Features: []KSFeature{FeatureStandbyListener, FeatureStreamsProtocol, FeatureCloseOptions, FeatureStoreOffsets},
+	{Version: ksdriver.DefaultKafkaStreamsVersion, Features: []KSFeature{FeatureStandbyListener, FeatureStreamsProtocol, FeatureCloseOptions, FeatureStoreOffsets,
+		FeatureTransactionalStores},
 		Note: "the default"},
 }
 
@@ -118,6 +122,40 @@ func (c Case) checkKafkaStreamsVersion() error {
 	if strings.EqualFold(strings.TrimSpace(c.Streams[propGroupProtocol]), "streams") && !v.Has(FeatureStreamsProtocol) {
 		return fieldErr("streams."+propGroupProtocol, "streams on Kafka Streams %s (kafka_streams_version): it needs %s; "+
 			"%s has the classic protocol only", v.Version, FeatureStreamsProtocol, v.Version)
+	}
+	return nil
+}
+
+// checkTransactionalStores validates enable.transactional.statestores on
+// either engine: true or false; true only under exactly_once_v2 (Kafka
+// Streams uses it under exactly-once only, and a case that set it
+// otherwise would name a setting that did nothing) and, on kafka-streams,
+// on a version that has it.
+func (c Case) checkTransactionalStores() error {
+	v, ok := c.Streams[PropTransactionalStateStores]
+	if !ok {
+		return nil
+	}
+	key := "streams." + PropTransactionalStateStores
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false":
+		return nil
+	case "true":
+	default:
+		return fieldErr(key, "%q is not true or false", v)
+	}
+	if !c.ExactlyOnce() {
+		return fieldErr(key, "true takes effect under processing.guarantee %s only; this case runs %s", ExactlyOnceV2, c.ProcessingGuarantee())
+	}
+	if c.Engine != EngineKafkaStreams {
+		return nil
+	}
+	version := c.KafkaStreamsVersion
+	if version == "" {
+		version = ksdriver.DefaultKafkaStreamsVersion
+	}
+	if row, ok := LookupKafkaStreamsVersion(version); ok && !row.Has(FeatureTransactionalStores) {
+		return fieldErr(key, "true on Kafka Streams %s (kafka_streams_version): it needs %s", version, FeatureTransactionalStores)
 	}
 	return nil
 }

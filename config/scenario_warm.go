@@ -56,9 +56,11 @@ type WarmSettings struct {
 	// offsets) or "kill" (SIGKILL once it restored and was verified, as a
 	// crashed pod: the restart finds whatever offsets and store files were
 	// durable, a .checkpoint before 4.3, the store's own offsets from 4.3,
-	// KIP-1035; under exactly-once a wiped store). kill runs on the
-	// kafka-streams engine only; "" (settings from before it existed) is
-	// clean.
+	// KIP-1035; under exactly-once a wiped store). On the model engine a
+	// kill is emulated by the default Kafka Streams version's crash rule
+	// (recovery.AfterCrash: under exactly-once the stores are wiped),
+	// which each record names (crash_rule); not on agents. "" (settings
+	// from before it existed) is clean.
 	Stop WarmStop `json:"stop,omitempty" yaml:"stop"`
 }
 
@@ -130,8 +132,6 @@ func checkWarm(c Case, w *WarmSettings) error {
 	switch {
 	case w.Stop != "" && w.Stop != WarmStopClean && w.Stop != WarmStopKill:
 		return fieldErr("warm.stop", "%q is not clean or kill", w.Stop)
-	case w.Stop == WarmStopKill && c.Engine != EngineKafkaStreams:
-		return fieldErr("warm.stop", "kill runs on the kafka-streams engine only: the %s engine has no process to kill (its stores close cleanly)", c.Engine)
 	}
 	seen := map[Count]int{}
 	for i, n := range w.Changed {

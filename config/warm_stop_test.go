@@ -7,8 +7,8 @@ import (
 )
 
 // TestWarmStop: a warm case stops its instance cleanly unless it says
-// kill, which only the kafka-streams engine can do; anything else is
-// refused at warm.stop.
+// kill (on the model engine an emulated crash); anything else is refused
+// at warm.stop.
 func TestWarmStop(t *testing.T) {
 	c := ksCase()
 	c.Scenario = ScenarioWarm
@@ -19,22 +19,71 @@ func TestWarmStop(t *testing.T) {
 	if err := c.Finalize(); err != nil || !c.Warm.Kills() {
 		t.Fatalf("kill on kafka-streams: %v", err)
 	}
+	m := DefaultCase()
+	m.Scenario, m.Warm = ScenarioWarm, DefaultWarm()
+	m.Warm.Stop = WarmStopKill
+	if err := m.Finalize(); err != nil || !m.Warm.Kills() {
+		t.Fatalf("kill on the model: %v", err)
+	}
 	for _, tc := range []struct {
 		engine Engine
 		stop   WarmStop
 		want   string
 	}{
-		{EngineModel, WarmStopKill, "kill runs on the kafka-streams engine only"},
 		{EngineKafkaStreams, "sigterm", `"sigterm" is not clean or kill`},
+		{EngineModel, "", ""},
 	} {
 		c := DefaultCase()
 		c.Engine, c.Scenario = tc.engine, ScenarioWarm
 		c.Warm = DefaultWarm()
 		c.Warm.Stop = tc.stop
 		err := c.Finalize()
+		if tc.want == "" {
+			if err != nil || c.Warm.Kills() {
+				t.Errorf("%s stop %q: %v, kills %v", tc.engine, tc.stop, err, c.Warm.Kills())
+			}
+			continue
+		}
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Path != "warm.stop" || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s stop %q: %v, want warm.stop: %s", tc.engine, tc.stop, err, tc.want)
+		}
+	}
+}
+
+// TestTransactionalStateStoresSetting: enable.transactional.statestores is
+// true or false, true only under exactly_once_v2 and, on kafka-streams,
+// only on a version that has it (4.4); the model engine takes it for its
+// crash rule.
+func TestTransactionalStateStoresSetting(t *testing.T) {
+	for _, tc := range []struct {
+		engine            Engine
+		version, value, g string
+		want              string
+	}{
+		{EngineKafkaStreams, "4.4.0", "true", ExactlyOnceV2, ""},
+		{EngineModel, "", "true", ExactlyOnceV2, ""},
+		{EngineModel, "", "false", "", ""},
+		{EngineKafkaStreams, "4.3.1", "true", ExactlyOnceV2, "true on Kafka Streams 4.3.1 (kafka_streams_version): it needs transactional state stores"},
+		{EngineKafkaStreams, "4.4.0", "true", "", "true takes effect under processing.guarantee exactly_once_v2 only; this case runs at_least_once"},
+		{EngineModel, "", "yes", ExactlyOnceV2, `"yes" is not true or false`},
+	} {
+		c := DefaultCase()
+		c.Engine, c.KafkaStreamsVersion = tc.engine, tc.version
+		c.Streams = map[string]string{PropTransactionalStateStores: tc.value}
+		if tc.g != "" {
+			c.Streams[PropProcessingGuarantee] = tc.g
+		}
+		err := c.Finalize()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", tc, err)
+			}
+			continue
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != "streams."+PropTransactionalStateStores || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want streams.%s: %s", tc, err, PropTransactionalStateStores, tc.want)
 		}
 	}
 }

@@ -44,6 +44,30 @@ type Instance struct {
 	// memory: a bulk or ingest load has none to read until it finishes),
 	// and once restored (false). Interactive queries read through it.
 	OnStore func(partition int32, s Store, restoring bool)
+
+	// wiped, once WipeAfterCrash ran, is why the next WarmRestore finds no
+	// store on disk: each task's Fallback.
+	wiped string
+}
+
+// WipeAfterCrash removes every task's stores from the state directory, as
+// Kafka Streams does on restarting after a crash under exactly-once
+// (recovery.Whole): the next WarmRestore restores each task as a cold
+// restore would, from the log start, with why as the task's Fallback.
+func (in *Instance) WipeAfterCrash(why string) error {
+	entries, err := os.ReadDir(in.AppDir())
+	if err != nil {
+		return fmt.Errorf("wiping the stores after the crash: %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := os.RemoveAll(filepath.Join(in.AppDir(), e.Name())); err != nil {
+				return fmt.Errorf("wiping the stores after the crash: %w", err)
+			}
+		}
+	}
+	in.wiped = why
+	return nil
 }
 
 // DefaultStallTimeout is how long a restore waits for records still owed.
@@ -173,6 +197,7 @@ func (in *Instance) WarmRestore(ctx context.Context, offsets cluster.TopicOffset
 		return nil, fmt.Errorf("a warm restore writes into the kept stores with put; strategy %s cannot", s)
 	}
 	tasks, existing, err := in.openKept(offsets)
+	in.wiped = ""
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +229,9 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 		st, err := openKeptStore(in.Case, in.AppDir(), t.ID, in.StoreName)
 		if errors.Is(err, errNoKeptStore) {
 			t.Fallback = err.Error()
+			if in.wiped != "" {
+				t.Fallback = in.wiped
+			}
 			continue
 		}
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,27 +43,36 @@ const crashUpdates = 100_000
 // the changelog (read committed) is exactly the number of times it was
 // written: the crash lost and doubled nothing. This is the rule
 // restorebench's answers take for an unclean stop under exactly-once on
-// 4.4.0; a Kafka Streams that keeps transactional stores across a crash
-// fails this test when the driver moves to it.
+// 4.4.0 (recovery.AfterCrash); a Kafka Streams that keeps transactional
+// stores across a crash fails this test when the driver moves to it.
 //
-// RESTOREBENCH_CRASH_MATRIX=1 runs the crash matrix instead: at_least_once,
-// exactly_once_v2 and (from 4.4) exactly_once_v2 with transactional
-// stores, on RESTOREBENCH_KSTREAMS_TEST_VERSION (make test's older
-// version) and the default version; an at-least-once cell asserts no lost
+// RESTOREBENCH_CRASH_MATRIX=1 runs the crash matrix instead: the word
+// count (a key-value store) and the windowed clicks (a window store), each
+// under at_least_once, exactly_once_v2 and (from 4.4) exactly_once_v2 with
+// transactional stores, on every version of RESTOREBENCH_CRASH_VERSIONS
+// (comma-separated; by default make test's older version and the default
+// one). An at-least-once cell commits every 3 s, writes three times the
+// updates and is killed after its first commit, so its restart finds a
+// checkpoint; it asserts no lost
 // count (a crash may double some: the input since the last commit is
-// processed again) and says what it restored:
+// processed again). Every cell logs what the restart restored, from which
+// offset, its time to RUNNING, and the changelog records a second the
+// application wrote before the kill:
 //
 //	CI=true RESTOREBENCH_BROKERS=127.0.0.1:19092 RESTOREBENCH_CRASH_MATRIX=1 \
-//	  RESTOREBENCH_KSTREAMS_TEST_VERSION=4.0.2 go test -count=1 -timeout 30m -run TestCrashUnder -v ./integration/
+//	  RESTOREBENCH_CRASH_VERSIONS=3.9.1,4.2.2,4.3.0,4.3.1,4.4.0 go test -count=1 -timeout 60m -run TestCrashUnder -v ./integration/
 func TestCrashUnderExactlyOnceRestoresTheWholeStore(t *testing.T) {
 	needDriver(t)
 	env := connect(t, bench.Options{})
-	for _, c := range crashCells() {
+	var table []string
+	for _, c := range crashCells(t) {
 		lib, err := ksdriver.EnsureLib(context.Background(), c.version, t.Logf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := crashAndRestart(t, env, lib, c)
+		table = append(table, fmt.Sprintf("| %s | %s | %s | %s | %d | %d (%d) | %.2f s | %.0f |", c.version, c.app().name, c.guarantee,
+			yesNo(c.transactional), r.atKill, r.restored, r.fromOffset, r.toRunning, r.rate))
 		if c.guarantee == config.AtLeastOnce {
 			continue
 		}
@@ -72,40 +82,79 @@ func TestCrashUnderExactlyOnceRestoresTheWholeStore(t *testing.T) {
 				c, r.restored, r.fromOffset, r.atKill)
 		}
 	}
+	t.Logf("the crash matrix:\n| Kafka Streams | application | guarantee | transactional stores | changelog offsets at the kill | "+
+		"restored (from offset) | restart to RUNNING | changelog records/s before the kill |\n|---|---|---|---|---:|---:|---:|---:|\n%s",
+		strings.Join(table, "\n"))
 }
 
-// crashCell is one cell of the crash matrix: a Kafka Streams version, a
-// processing guarantee, and transactional state stores or not.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// crashCell is one cell of the crash matrix: a Kafka Streams version, an
+// application (its store kind), a processing guarantee, and transactional
+// state stores or not.
 type crashCell struct {
 	version, guarantee string
 	transactional      bool
+	// window runs the windowed clicks (a window store), not the word
+	// count (a key-value store).
+	window bool
 }
 
 func (c crashCell) String() string {
-	s := fmt.Sprintf("Kafka Streams %s, %s", c.version, c.guarantee)
+	s := fmt.Sprintf("Kafka Streams %s, %s, %s", c.version, c.app().name, c.guarantee)
 	if c.transactional {
 		s += " with transactional state stores"
 	}
 	return s
 }
 
-// crashCells is make test's two cells (exactly-once with and without
-// transactional stores, the default version), or the whole matrix under
-// RESTOREBENCH_CRASH_MATRIX.
-func crashCells() []crashCell {
+// crashApp is an application of the crash matrix: its class, its store,
+// and how its input is written and counted.
+type crashApp struct {
+	name, class, store string
+	produce            func(t *testing.T, cl *kgo.Client, topic string, updates int, counts map[string]int64) int64
+}
+
+func (c crashCell) app() crashApp {
+	if c.window {
+		return crashApp{"window store (clicks per page a minute)", "restorebench.apps.WindowedClicks", "clicks-per-page", produceCountedClicks}
+	}
+	return crashApp{"key-value store (word count)", "restorebench.apps.WordCount", "word-counts", produceCountedLines}
+}
+
+// crashCells is make test's two cells (the word count under exactly-once
+// with and without transactional stores, the default version), or the
+// whole matrix under RESTOREBENCH_CRASH_MATRIX.
+func crashCells(t *testing.T) []crashCell {
 	def := ksdriver.DefaultKafkaStreamsVersion
 	if os.Getenv("RESTOREBENCH_CRASH_MATRIX") == "" {
-		return []crashCell{{def, config.ExactlyOnceV2, false}, {def, config.ExactlyOnceV2, true}}
+		return []crashCell{{version: def, guarantee: config.ExactlyOnceV2}, {version: def, guarantee: config.ExactlyOnceV2, transactional: true}}
 	}
 	versions := []string{def}
 	if v := os.Getenv("RESTOREBENCH_KSTREAMS_TEST_VERSION"); v != "" && v != def {
 		versions = append([]string{v}, versions...)
 	}
+	if list := os.Getenv("RESTOREBENCH_CRASH_VERSIONS"); list != "" {
+		versions = strings.Split(list, ",")
+		for _, v := range versions {
+			if !slices.Contains(config.KafkaStreamsVersionNames(), v) {
+				t.Fatalf("RESTOREBENCH_CRASH_VERSIONS: %q is not one of the driver's versions %v", v, config.KafkaStreamsVersionNames())
+			}
+		}
+	}
 	var cells []crashCell
 	for _, v := range versions {
-		cells = append(cells, crashCell{v, config.AtLeastOnce, false}, crashCell{v, config.ExactlyOnceV2, false})
-		if hasTransactionalStores(v) {
-			cells = append(cells, crashCell{v, config.ExactlyOnceV2, true})
+		for _, window := range []bool{false, true} {
+			cells = append(cells, crashCell{version: v, guarantee: config.AtLeastOnce, window: window},
+				crashCell{version: v, guarantee: config.ExactlyOnceV2, window: window})
+			if hasTransactionalStores(v) {
+				cells = append(cells, crashCell{version: v, guarantee: config.ExactlyOnceV2, transactional: true, window: window})
+			}
 		}
 	}
 	return cells
@@ -119,25 +168,34 @@ func hasTransactionalStores(v string) bool {
 	return major > 4 || major == 4 && minor >= 4
 }
 
-// crashRestore is what a restart after the crash restored of the word
-// count's store: records, and the lowest offset any partition's restore
-// started from (-1 when nothing was restored); atKill is the changelog's
-// offsets (records, transaction markers, aborted records) at the kill.
+// crashRestore is what a restart after the crash restored of the
+// application's store: records, and the lowest offset any partition's
+// restore started from (-1 when nothing was restored); atKill is the
+// changelog's offsets (records, transaction markers, aborted records) at
+// the kill, rate those a second from RUNNING to the kill, toRunning the
+// seconds from the restart to RUNNING.
 type crashRestore struct {
 	restored, fromOffset, atKill int64
+	rate, toRunning              float64
 }
 
-// crashAndRestart runs the word count under exactly_once_v2 (with
-// transactional state stores or not) on a fresh input, SIGKILLs it once a
-// third of its updates reached the changelog, restarts it on its state
-// dir, checks the counts once it processed everything (read while it
-// runs), and returns what the restart restored.
+// atLeastOnceCommit is the commit interval of an at-least-once cell of the
+// matrix (Kafka Streams' default is 30 s): short enough that the cell is
+// killed after a commit, so its restart finds a checkpoint.
+const atLeastOnceCommit = 3 * time.Second
+
+// crashAndRestart runs the cell's application on a fresh input, SIGKILLs
+// it once a third of its updates reached the changelog (an at-least-once
+// cell also not before its first commit), restarts it on its state dir,
+// checks the counts once it processed everything (read while it runs),
+// and returns what the restart restored.
 func crashAndRestart(t *testing.T, env *bench.Env, lib string, c crashCell) crashRestore {
 	t.Helper()
 	name := "crash, " + c.String()
-	app := fmt.Sprintf("%s-%s-%s-tss-%v", testkafka.TopicName(t), strings.ReplaceAll(c.version, ".", ""), c.guarantee, c.transactional)
+	a := c.app()
+	app := fmt.Sprintf("%s-%s-%s-tss-%v-w-%v", testkafka.TopicName(t), strings.ReplaceAll(c.version, ".", ""), c.guarantee, c.transactional, c.window)
 	input := app + "-input"
-	changelog := config.ChangelogTopic(app, "word-counts")
+	changelog := config.ChangelogTopic(app, a.store)
 	t.Cleanup(func() { deleteUserApp(env, app, app) })
 	adm := testAdmin(t, env)
 	counts := map[string]int64{}
@@ -145,43 +203,56 @@ func crashAndRestart(t *testing.T, env *bench.Env, lib string, c crashCell) cras
 	if n, err := strconv.Atoi(os.Getenv("RESTOREBENCH_CRASH_UPDATES")); err == nil && n >= 1000 {
 		updates = n
 	}
+	if c.guarantee == config.AtLeastOnce {
+		// Three times as many, so that it still processes after its first
+		// commit (the word count's 100 k took 7 s on 3.9.1).
+		updates *= 3
+	}
 	want := writeInput(t, env, adm, input, userAppsInputPartitions, func(cl *kgo.Client) int64 {
-		return produceCountedLines(t, cl, input, updates, counts)
+		return a.produce(t, cl, input, updates, counts)
 	})
 
 	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+c.guarantee)
 	if c.transactional {
 		flags = append(flags, "-Dstreams.enable.transactional.statestores=true")
 	}
+	if c.guarantee == config.AtLeastOnce {
+		flags = append(flags, fmt.Sprintf("-Dstreams.commit.interval.ms=%d", atLeastOnceCommit.Milliseconds()))
+	}
 	stateDir := t.TempDir()
-	const class = "restorebench.apps.WordCount"
-	p := startUserApp(t, lib, flags, class, env.Cluster.Brokers, app, stateDir, input)
+	p := startUserApp(t, lib, flags, a.class, env.Cluster.Brokers, app, stateDir, input)
+	ran := awaitRunning(t, p, 2*time.Minute)
 	awaitChangelog(t, env, changelog, want/3, 2*time.Minute, p)
+	if c.guarantee == config.AtLeastOnce {
+		time.Sleep(time.Until(ran.Add(atLeastOnceCommit + time.Second)))
+	}
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	killed := time.Now()
 	<-p.done
 	atKill := changelogEnds(t, env, changelog)
 
 	restarted := time.Now()
-	p = startUserApp(t, lib, flags, class, env.Cluster.Brokers, app, stateDir, input)
+	p = startUserApp(t, lib, flags, a.class, env.Cluster.Brokers, app, stateDir, input)
 	running := awaitRunning(t, p, 2*time.Minute)
 	// Counted while it processes the rest (the changelog's offsets count
 	// transaction markers and aborted records, so they cannot say when it
 	// is done); stopped once every count is right.
 	doubled := checkCounts(t, env, changelog, counts, c.guarantee == config.AtLeastOnce)
-	r := crashRestore{fromOffset: -1, atKill: atKill}
+	r := crashRestore{fromOffset: -1, atKill: atKill, toRunning: running.Sub(restarted).Seconds(),
+		rate: float64(atKill) / killed.Sub(ran).Seconds()}
 	for _, l := range p.snapshot() {
-		if l.event == "restore-end" && l.fields["store"] == "word-counts" {
+		if l.event == "restore-end" && l.fields["store"] == a.store {
 			r.restored += l.int(t, "restored")
 		}
-		if l.event == "restore-start" && l.fields["store"] == "word-counts" {
+		if l.event == "restore-start" && l.fields["store"] == a.store {
 			if from := l.int(t, "start_offset"); r.fromOffset < 0 || from < r.fromOffset {
 				r.fromOffset = from
 			}
 		}
 	}
 	p.stop(t)
-	t.Logf("%s: SIGKILLed with %d changelog offsets written; the restart restored %d records (from offset %d) and ran %.2f s after it started; "+
-		"then no count was lost (%d words, %d updates; %d counted more often than written)", name, r.atKill, r.restored, r.fromOffset, running.Sub(restarted).Seconds(), len(counts), want, doubled)
+	t.Logf("%s: SIGKILLed with %d changelog offsets written (%.0f a second since RUNNING); the restart restored %d records (from offset %d) and ran %.2f s after it started; "+
+		"then no count was lost (%d keys, %d updates; %d counted more often than written)", name, r.atKill, r.rate, r.restored, r.fromOffset, r.toRunning, len(counts), want, doubled)
 	return r
 }
 

@@ -3,6 +3,7 @@ package integration
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -479,18 +480,32 @@ func vocabulary(rng *rand.Rand, n int) []string {
 // 50 minutes before now in order, so that the one-minute windows of an
 // hour's grace drop none as late.
 func produceClicks(t *testing.T, cl *kgo.Client, topic string, updates int) int64 {
+	return produceCountedClicks(t, cl, topic, updates, nil)
+}
+
+// produceCountedClicks is produceClicks that also counts each click (when
+// counts is not nil) under the key the windowed count's changelog gives
+// it: the page, the one-minute window's start in milliseconds (8 bytes)
+// and sequence number 0 (4 bytes), Kafka Streams' window key layout.
+func produceCountedClicks(t *testing.T, cl *kgo.Client, topic string, updates int, counts map[string]int64) int64 {
 	rng := rand.New(rand.NewPCG(5, 6))
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.05, 1, 19_999)
 	span := 50 * time.Minute
 	start := time.Now().Add(-span)
 	step := span / time.Duration(updates)
 	produceAll(t, cl, updates, func(i int) *kgo.Record {
-		return &kgo.Record{
+		r := &kgo.Record{
 			Topic:     topic,
 			Key:       fmt.Appendf(nil, "user-%d", rng.IntN(50_000)),
 			Value:     fmt.Appendf(nil, "/page/%d", zipf.Uint64()),
 			Timestamp: start.Add(time.Duration(i) * step),
 		}
+		if counts != nil {
+			window := r.Timestamp.UnixMilli() / 60_000 * 60_000
+			key := binary.BigEndian.AppendUint64(append([]byte(nil), r.Value...), uint64(window))
+			counts[string(binary.BigEndian.AppendUint32(key, 0))]++
+		}
+		return r
 	})
 	return int64(updates)
 }

@@ -59,6 +59,11 @@ type WarmRecord struct {
 	// clean stop; after a SIGKILL, how far the durable offsets (a
 	// .checkpoint before Kafka Streams 4.3, the store's own from 4.3) lagged.
 	Behind int64 `json:"behind,omitempty"`
+	// CrashRule is, on the model engine after an emulated SIGKILL, the
+	// Kafka Streams rule it applied (recovery.Rule's text: the version,
+	// the guarantee, what is restored again and what the rule rests on);
+	// empty on the kafka-streams engine, which measured the real client.
+	CrashRule string `json:"crash_rule,omitempty"`
 }
 
 // checkWarmStep checks a warm record against its step: the same kind, and

@@ -9,6 +9,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/recovery"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -38,6 +39,9 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 		return nil, err
 	}
 	if env.Agents != nil {
+		if req.Case.Warm.Kills() {
+			return nil, fmt.Errorf("warm: case %s: the model engine's emulated crash (warm.stop: kill) runs on this host only, not on agents", req.Case.Name)
+		}
 		host := newAgentHost(env.Agents, t.AppID, req.Case)
 		if !req.KeepState {
 			defer host.Remove()
@@ -162,6 +166,12 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if s.kind == runs.StepCold {
 		restore = func() (*engine.Restored, error) { return m.in.ColdRestore(ctx, offsets) }
 	}
+	var crash *recovery.Rule
+	if s.kind != runs.StepCold && m.req.Case.Warm.Kills() {
+		if crash, err = m.crashed(); err != nil {
+			return &rec, err
+		}
+	}
 	queries, err := m.startQueries(s, len(offsets.End))
 	if err != nil {
 		return &rec, err
@@ -174,6 +184,14 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 		return &rec, err
 	}
 	rec.Warm = warmRecord(s.kind, s.changed, restored, s.coldSeconds)
+	if crash != nil {
+		rec.Warm.Stop, rec.Warm.CrashRule = string(config.WarmStopKill), crash.String()
+		if crash.Restores == recovery.Whole && s.kind == runs.StepWarm {
+			for p, end := range s.since.End {
+				rec.Warm.Behind += end - offsets.Start[p]
+			}
+		}
+	}
 	for _, e := range expected {
 		rec.Warm.LiveBytes += e.LiveBytes
 	}
@@ -186,6 +204,28 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	}
 	restored.Close() // a clean stop: the stores flush, offsets committed
 	return &verified, err
+}
+
+// crashed emulates the SIGKILL before a restart (warm.stop: kill): the
+// model engine applies the crash rule of the driver's default Kafka
+// Streams version under the case's processing.guarantee and
+// enable.transactional.statestores (recovery.AfterCrash). Where the rule
+// wipes the stores they are removed now, so the restart restores them
+// whole; where it keeps them, the model's stores hold the offsets of what
+// they applied (written with it, as KIP-1035's), so the restart resumes
+// there. It returns the rule applied.
+func (m *modelWarm) crashed() (*recovery.Rule, error) {
+	c := m.req.Case
+	rule, err := recovery.AfterCrash(config.DriverKafkaStreamsVersion, c.ProcessingGuarantee(), c.TransactionalStateStores())
+	if err != nil {
+		return nil, fmt.Errorf("warm: case %s: %w", c.Name, err)
+	}
+	if rule.Restores == recovery.Whole {
+		if err := m.in.WipeAfterCrash("wiped after the emulated SIGKILL, as " + rule.String()); err != nil {
+			return nil, err
+		}
+	}
+	return &rule, nil
 }
 
 // startQueries starts the case's query load for restart s, checked against
@@ -317,7 +357,7 @@ func warmRecord(step runs.StepKind, changed int64, restored *engine.Restored, co
 	if step == runs.StepCold {
 		w.ColdSeconds = restored.Duration.Seconds()
 	} else {
-		w.Stop = string(config.WarmStopClean) // the model's stores always close cleanly
+		w.Stop = string(config.WarmStopClean) // unless the case kills (modelWarm.crashed)
 	}
 	return w
 }

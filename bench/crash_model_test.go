@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/profiles"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// crashModelProfile kills the model engine's instance before each restart
+// (warm.stop: kill) under at_least_once, exactly_once_v2, and
+// exactly_once_v2 with transactional state stores.
+const crashModelProfile = `
+name: crash-model
+fill: {records: 8000, keys: 500, value_size: 20-60, tombstone_ratio: 0.02, partitions: 2}
+cases:
+  - name: alos
+    scenario: warm
+    warm: {changed: [1000], fallback: false, stop: kill}
+  - name: eos
+    scenario: warm
+    warm: {changed: [1000], fallback: false, stop: kill}
+    streams: {processing.guarantee: exactly_once_v2}
+  - name: eos-tss
+    scenario: warm
+    warm: {changed: [1000], fallback: false, stop: kill}
+    streams: {processing.guarantee: exactly_once_v2, enable.transactional.statestores: "true"}
+`
+
+// TestModelCrashAppliesKafkaStreamsRule: after its emulated SIGKILL the
+// model engine restores as Kafka Streams 4.4.0 does after a crash: under
+// at-least-once only what was written since (its stores' offsets are
+// durable with their data); under exactly-once, transactional stores or
+// not, every store wiped and restored whole, the fill counted as restored
+// again. Each restart verifies, and its record names the rule it applied.
+func TestModelCrashAppliesKafkaStreamsRule(t *testing.T) {
+	plan, err := profiles.Parse([]byte(crashModelProfile), "crash-model.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range res.Restores {
+		if !r.Verified || r.Warm == nil {
+			t.Fatalf("%s: verified=%v warm=%+v (%s)", r.Case, r.Verified, r.Warm, r.Error)
+		}
+		if r.Warm.Step != runs.StepWarm {
+			continue
+		}
+		seen++
+		w := r.Warm
+		if w.Stop != "kill" || !strings.HasPrefix(w.CrashRule, "Kafka Streams 4.4.0 after a crash under ") {
+			t.Errorf("%s: stop %q, rule %q", r.Case, w.Stop, w.CrashRule)
+		}
+		switch r.Step.Case {
+		case "alos":
+			if r.Records != 1000 || w.WarmTasks != 2 || w.Behind != 0 || !strings.Contains(w.CrashRule, "restores from its last checkpoint") {
+				t.Errorf("alos: %d records, %+v; want the 1000 written since, both tasks resumed", r.Records, w)
+			}
+		default:
+			if r.Records != 9000 || w.FallbackTasks != 2 || w.Behind != 8000 || !strings.Contains(w.CrashRule, "wiped and restored whole") ||
+				!strings.Contains(strings.Join(w.Fallbacks, " "), "wiped after the emulated SIGKILL") {
+				t.Errorf("%s: %d records, %+v; want all 9000 restored, the fill's 8000 again", r.Step.Case, r.Records, w)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%d restarts after a kill, want 3", seen)
+	}
+}
