@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
@@ -65,6 +67,7 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
 	}
 	s.Blocks = append(s.Blocks, warmTable(recs))
+	s.Blocks = append(s.Blocks, crashBlocks(recs)...)
 	err := s.addFigures(a, config.ScenarioWarm)
 	return s, err
 }
@@ -100,4 +103,68 @@ func warmTable(recs []runRestore) *Table {
 			capacity.FormatSeconds(runs.Median(tot)), secondsRange(tot), ofCold, fmt.Sprintf("%d / %d", w.WarmTasks, w.FallbackTasks)})
 	}
 	return t
+}
+
+// crashTableLegend says what the columns of the crash table mean.
+const crashTableLegend = "engine: the real client and its Kafka Streams version, or the model, which applies a version's crash rule; " +
+	"records changed: written while the instance was down; records read: what the restart restored; " +
+	"restored again: records restored from below the offsets its stores had reached at the SIGKILL (the whole store when it was wiped); " +
+	"tasks from log start: tasks whose store was wiped or found no offset; time to ready: median over verified repeats; " +
+	"of cold: against the same repeats' cold restore."
+
+// crashBlocks is the restarts after a SIGKILL (warm.stop kill), one row
+// per case: what each restored again by engine and version, processing
+// guarantee and transactional stores; then the rules the model applied.
+// None when no case killed its instance.
+func crashBlocks(recs []runRestore) []Block {
+	killed := make([]runRestore, 0, len(recs))
+	for _, x := range recs {
+		if x.r.Warm.Stop == string(config.WarmStopKill) && x.r.StepKind() == runs.StepWarm {
+			killed = append(killed, x)
+		}
+	}
+	if len(killed) == 0 {
+		return nil
+	}
+	t := &Table{Caption: "Restarts after a crash (SIGKILL), medians over verified repeats", Legend: crashTableLegend,
+		Head: []string{"case", "engine", "processing.guarantee", "transactional stores", "store kind", "records changed", "records read",
+			"restored again", "tasks from log start", "time to ready", "of cold"},
+		Right: []bool{false, false, false, false, false, true, true, true, true, true, true}}
+	var rules []string
+	for _, g := range groupRecords(killed) {
+		first := g[0].r
+		c := first.Params
+		engine := "model"
+		if v := runs.KafkaStreamsVersionOf(first); v != "" {
+			engine = "kafka-streams " + v
+		}
+		tss := "no"
+		if c.TransactionalStateStores() {
+			tss = "yes"
+		}
+		row := []string{fmt.Sprintf("%s %s %s", g[0].run.Label, first.Case, refsOf(g)), engine, c.ProcessingGuarantee(), tss, string(c.StoreKind)}
+		v := verifiedOf(g)
+		if len(v) == 0 {
+			t.Rows = append(t.Rows, append(row, "", "", "", "", "not verified", ""))
+			continue
+		}
+		w := v[0].r.Warm
+		if w.CrashRule != "" && !slices.Contains(rules, w.CrashRule) {
+			rules = append(rules, w.CrashRule)
+		}
+		tot := totals(v)
+		ofCold := ""
+		if w.ColdSeconds > 0 {
+			ofCold = fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
+		}
+		t.Rows = append(t.Rows, append(row, thousands(w.Changed), thousands(v[0].r.Records), thousands(w.Behind),
+			fmt.Sprintf("%d of %d", w.FallbackTasks, w.WarmTasks+w.FallbackTasks), capacity.FormatSeconds(runs.Median(tot)), ofCold))
+	}
+	out := []Block{&Para{Text: "A restart on the kept state directory after a crash restores what the stores' durable offsets " +
+		"lag behind, or the whole store when Kafka Streams wipes it: under exactly-once it does on every version measured, " +
+		"with transactional state stores too on 4.4.0."}, t}
+	if len(rules) > 0 {
+		out = append(out, &Para{Text: "**Crash rules the model applied (predictions, not measurements):** " + strings.Join(rules, " ")})
+	}
+	return out
 }
