@@ -58,8 +58,9 @@ type WarmSettings struct {
 	// durable, a .checkpoint before 4.3, the store's own offsets from 4.3,
 	// KIP-1035; under exactly-once a wiped store). On the model engine a
 	// kill is emulated by the default Kafka Streams version's crash rule
-	// (recovery.AfterCrash: under exactly-once the stores are wiped),
-	// which each record names (crash_rule); not on agents. "" (settings
+	// for a crash right after a restore (recovery.AfterCrash: on 4.4.0 the
+	// stores restore whole under either guarantee, as measured), which
+	// each record names (crash_rule); not on agents. "" (settings
 	// from before it existed) is clean.
 	Stop WarmStop `json:"stop,omitempty" yaml:"stop"`
 }

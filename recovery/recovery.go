@@ -4,9 +4,10 @@
 // Kafka Streams version, processing guarantee and transactional state
 // stores. These are the rules the model engine applies when it emulates a
 // crash (warm.stop: kill) and that answers about a crash take; each names
-// what it rests on: the crash matrix measured on the real client
-// (integration/crash_test.go, SIGKILL while processing) and Kafka Streams'
-// source.
+// what it rests on: the crash matrix on the real client
+// (integration/crash_test.go, SIGKILL while processing), the crash profile
+// (profiles/crash.yaml, SIGKILL right after a restore), and where a
+// version was not measured, the nearest measured one's.
 //
 // One table, one function: a version's rule is a row of Rules, looked up
 // by AfterCrash; a version the driver gains needs its row (a test holds
@@ -40,8 +41,20 @@ const (
 	ExactlyOnceV2 = "exactly_once_v2"
 )
 
+// Situation is what the task was doing when it crashed.
+type Situation string
+
+const (
+	// Processing: it ran, processing input and committing, as a live
+	// application does (the crash matrix's word count and windowed clicks).
+	Processing Situation = "processing"
+	// AfterRestore: it had restored its store and processed nothing since
+	// (restorebench's own instances, and the model's emulated crash).
+	AfterRestore Situation = "after-restore"
+)
+
 // Rule is what a restart after a crash restores under one version,
-// guarantee and transactional setting.
+// guarantee, transactional setting and situation.
 type Rule struct {
 	// Version is the Kafka Streams version whose rule it is.
 	Version string `json:"version"`
@@ -49,9 +62,11 @@ type Rule struct {
 	Guarantee string `json:"processing_guarantee"`
 	// Transactional is enable.transactional.statestores (KIP-892, 4.4).
 	Transactional bool `json:"transactional_state_stores,omitempty"`
+	// Situation is what the task was doing when it crashed.
+	Situation Situation `json:"situation"`
 	// Restores is how much it restores again.
 	Restores Restores `json:"restores"`
-	// Why is the mechanism, in Kafka Streams' terms.
+	// Why is the mechanism, in Kafka Streams' terms, where known.
 	Why string `json:"why"`
 	// Evidence is what the rule rests on.
 	Evidence string `json:"evidence"`
@@ -63,14 +78,20 @@ func (r Rule) String() string {
 	if r.Transactional {
 		setting += " with transactional state stores"
 	}
-	what := "the store is wiped and restored whole"
+	what := "the store is restored whole"
 	if r.Restores == SinceCheckpoint {
 		what = "the store is kept and restores from its last checkpoint"
 	}
-	return fmt.Sprintf("Kafka Streams %s after a crash under %s: %s (%s; %s)", r.Version, setting, what, r.Why, r.Evidence)
+	when := "while processing"
+	if r.Situation == AfterRestore {
+		when = "right after a restore"
+	}
+	return fmt.Sprintf("Kafka Streams %s, a crash %s under %s: %s (%s; %s)", r.Version, when, setting, what, r.Why, r.Evidence)
 }
 
-// row is one version's rules.
+// row is one version's rules: what a crash after a restore restores under
+// each guarantee (while processing, exactly-once restores whole on every
+// version).
 type row struct {
 	version string
 	// storeOffsets says the version keeps changelog offsets in the RocksDB
@@ -78,33 +99,40 @@ type row struct {
 	storeOffsets bool
 	// transactional says it has enable.transactional.statestores.
 	transactional bool
-	// note is what else holds for that version's at-least-once restart.
-	note string
+	// idleALOS and idleEOS are what a crash after a restore restores.
+	idleALOS, idleEOS Restores
+	// measured says the crash profile and the crash matrix ran on it;
+	// like names the measured version whose rule an unmeasured one takes.
+	measured bool
+	like     string
 }
 
 // rows are the versions restorebench's driver builds against
-// (config.KafkaStreamsVersions), oldest first.
+// (config.KafkaStreamsVersions), oldest first. Measured on 2026-12-02:
+// the crash profile (profiles/crash.yaml: SIGKILL right after a restore,
+// 20 k records written while down, timestamped key-value and window
+// stores) and the crash matrix (integration/crash_test.go: SIGKILL while
+// processing).
 var rows = []row{
-	{version: "3.9.1"},
-	{version: "4.0.2"},
-	{version: "4.1.2"},
-	{version: "4.2.2"},
-	{version: "4.3.0", storeOffsets: true, note: "; a store that saw no write since a commit can come back with an older offset (KAFKA-20663)"},
-	{version: "4.3.1", storeOffsets: true},
-	{version: "4.4.0", storeOffsets: true, transactional: true},
+	{version: "3.9.1", idleALOS: SinceCheckpoint, idleEOS: SinceCheckpoint, measured: true},
+	{version: "4.0.2", idleALOS: SinceCheckpoint, idleEOS: Whole, like: "4.2.2"},
+	{version: "4.1.2", idleALOS: SinceCheckpoint, idleEOS: Whole, like: "4.2.2"},
+	{version: "4.2.2", idleALOS: SinceCheckpoint, idleEOS: Whole, measured: true},
+	{version: "4.3.0", storeOffsets: true, idleALOS: Whole, idleEOS: Whole, measured: true},
+	{version: "4.3.1", storeOffsets: true, idleALOS: Whole, idleEOS: Whole, measured: true},
+	{version: "4.4.0", storeOffsets: true, transactional: true, idleALOS: Whole, idleEOS: Whole, measured: true},
 }
 
-// Measured names the versions the crash matrix ran on, SIGKILL while
-// processing, a key-value and a window store under each guarantee; the
-// other rows are Kafka Streams' source read for the same mechanism.
-var Measured = []string{"3.9.1", "4.2.2", "4.3.0", "4.3.1", "4.4.0"}
-
 // evidence says what a version's rule rests on.
-func evidence(version string) string {
-	if slices.Contains(Measured, version) {
-		return "measured: SIGKILL while processing, key-value and window stores (integration/crash_test.go, RESTOREBENCH_CRASH_MATRIX)"
+func evidence(v row, s Situation) string {
+	what := "the crash matrix (SIGKILL while processing, integration/crash_test.go)"
+	if s == AfterRestore {
+		what = "the crash profile (SIGKILL after a restore, profiles/crash.yaml)"
 	}
-	return "from Kafka Streams' source; not measured on this version"
+	if v.measured {
+		return "measured on " + v.version + ": " + what
+	}
+	return "not measured on " + v.version + ": the rule measured on " + v.like + ", the nearest version measured"
 }
 
 // Versions lists the versions AfterCrash knows, oldest first.
@@ -127,11 +155,11 @@ func HasTransactionalStores(version string) bool {
 }
 
 // AfterCrash is the rule for a restart on the state directory after a
-// crash under version, guarantee ("" is at_least_once, Kafka Streams'
-// default) and transactional state stores. An unknown version or
-// guarantee, or transactional stores on a version without them, is an
-// error naming it.
-func AfterCrash(version, guarantee string, transactional bool) (Rule, error) {
+// crash in situation s under version, guarantee ("" is at_least_once,
+// Kafka Streams' default) and transactional state stores. An unknown
+// version or guarantee, or transactional stores on a version without
+// them, is an error naming it.
+func AfterCrash(version, guarantee string, transactional bool, s Situation) (Rule, error) {
 	i := slices.IndexFunc(rows, func(r row) bool { return r.version == version })
 	if i < 0 {
 		return Rule{}, fmt.Errorf("Kafka Streams %q: no crash rule (known: %s)", version, strings.Join(Versions(), ", "))
@@ -140,8 +168,10 @@ func AfterCrash(version, guarantee string, transactional bool) (Rule, error) {
 	if guarantee == "" {
 		guarantee = AtLeastOnce
 	}
-	r := Rule{Version: version, Guarantee: guarantee, Transactional: transactional, Evidence: evidence(version)}
+	r := Rule{Version: version, Guarantee: guarantee, Transactional: transactional, Situation: s, Evidence: evidence(v, s)}
 	switch {
+	case s != Processing && s != AfterRestore:
+		return Rule{}, fmt.Errorf("situation %q is not %s or %s", s, Processing, AfterRestore)
 	case guarantee != AtLeastOnce && guarantee != ExactlyOnceV2:
 		return Rule{}, fmt.Errorf("processing.guarantee %q is not %s or %s", guarantee, AtLeastOnce, ExactlyOnceV2)
 	case transactional && !v.transactional:
@@ -153,17 +183,28 @@ func AfterCrash(version, guarantee string, transactional bool) (Rule, error) {
 		r.Why = "at start-up " + version + " opens the stores it finds with a state manager made without the setting " +
 			"(ProcessorStateManager.createStartupTaskStateManager), which finds no committed offset and wipes them: " +
 			"the transactional store is not kept across a crash"
-	case guarantee == ExactlyOnceV2:
+	case guarantee == ExactlyOnceV2 && s == Processing:
 		r.Restores = Whole
 		r.Why = "under exactly-once the restart finds no offset it trusts for a non-empty store (\"did not find checkpoint " +
 			"offsets while stores are not empty\"), judges the task corrupted (TaskCorruptedException) and wipes it"
+	case s == Processing:
+		r.Restores = Whole
+		r.Why = "a checkpoint is written at a commit once 10,000 records changed since the last, yet killed a second after " +
+			"its first 3 s commit every key-value store restored from offset 0 and the window stores in part from a checkpoint: " +
+			"plan for the whole store"
 	default:
-		r.Restores = SinceCheckpoint
-		r.Why = "a commit makes the stores' offsets durable in a .checkpoint file once 10,000 records changed since the last"
-		if v.storeOffsets {
-			r.Why = "a commit makes the stores' offsets durable in the stores themselves (KIP-1035)"
+		r.Restores = v.idleALOS
+		if guarantee == ExactlyOnceV2 {
+			r.Restores = v.idleEOS
 		}
-		r.Why += "; the restart restores the changelog past them and processes the input since the last commit again" + v.note
+		switch {
+		case r.Restores == SinceCheckpoint:
+			r.Why = "the checkpoint written when the restore completed is still valid: nothing was processed since"
+		case v.storeOffsets:
+			r.Why = "the offsets the restore reached, kept in the store (KIP-1035), were not durable at the kill: the store restored from the log start"
+		default:
+			r.Why = "under exactly-once the checkpoint is dropped once the task runs: the store restored from the log start"
+		}
 	}
 	return r, nil
 }

@@ -10,53 +10,68 @@ import (
 )
 
 // TestEveryDriverVersionHasARule: each version a kafka-streams case can run
-// has a crash rule under both guarantees, and transactional stores exactly
-// where the version has them, so no crash answer goes without one.
+// has a crash rule under both guarantees in both situations, and
+// transactional stores exactly where the version has them, so no crash
+// answer goes without one.
 func TestEveryDriverVersionHasARule(t *testing.T) {
 	if got, want := recovery.Versions(), config.KafkaStreamsVersionNames(); !slices.Equal(got, want) {
 		t.Fatalf("rules for %v, the driver builds %v", got, want)
 	}
 	for _, v := range recovery.Versions() {
-		for _, g := range []string{recovery.AtLeastOnce, recovery.ExactlyOnceV2} {
-			if _, err := recovery.AfterCrash(v, g, false); err != nil {
-				t.Errorf("%s %s: %v", v, g, err)
+		for _, s := range []recovery.Situation{recovery.Processing, recovery.AfterRestore} {
+			for _, g := range []string{recovery.AtLeastOnce, recovery.ExactlyOnceV2} {
+				if _, err := recovery.AfterCrash(v, g, false, s); err != nil {
+					t.Errorf("%s %s %s: %v", v, g, s, err)
+				}
 			}
-		}
-		_, err := recovery.AfterCrash(v, recovery.ExactlyOnceV2, true)
-		if has := recovery.HasTransactionalStores(v); has != (err == nil) {
-			t.Errorf("%s with transactional stores: %v (has them: %v)", v, err, has)
+			_, err := recovery.AfterCrash(v, recovery.ExactlyOnceV2, true, s)
+			if has := recovery.HasTransactionalStores(v); has != (err == nil) {
+				t.Errorf("%s %s with transactional stores: %v (has them: %v)", v, s, err, has)
+			}
 		}
 	}
 }
 
-// TestCrashRulesAsMeasured: the rules the crash matrix measured on the real
-// client: exactly-once restores the store whole on every version, with
-// transactional stores too on 4.4.0; at-least-once restores since its last
-// checkpoint; the rule says what it rests on.
+// TestCrashRulesAsMeasured: the rules measured on the real client. While
+// processing, exactly-once restores the store whole on every version, with
+// transactional stores too on 4.4.0. Right after a restore, 3.9.1 resumes
+// from the restore's checkpoint under both guarantees, 4.2.2 under
+// at-least-once only, and from 4.3 (offsets in the store) every store
+// restores whole. Each rule says what it rests on.
 func TestCrashRulesAsMeasured(t *testing.T) {
 	for _, c := range []struct {
 		version, guarantee string
 		transactional      bool
+		situation          recovery.Situation
 		want               recovery.Restores
 		why                string
 	}{
-		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.Whole, "TaskCorruptedException"},
-		{"4.3.1", recovery.ExactlyOnceV2, false, recovery.Whole, "TaskCorruptedException"},
-		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.Whole, "createStartupTaskStateManager"},
-		{"3.9.1", recovery.AtLeastOnce, false, recovery.SinceCheckpoint, ".checkpoint file"},
-		{"4.4.0", "", false, recovery.SinceCheckpoint, "KIP-1035"},
-		{"4.3.0", recovery.AtLeastOnce, false, recovery.SinceCheckpoint, "KAFKA-20663"},
+		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.Processing, recovery.Whole, "TaskCorruptedException"},
+		{"4.3.1", recovery.ExactlyOnceV2, false, recovery.Processing, recovery.Whole, "TaskCorruptedException"},
+		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.Processing, recovery.Whole, "createStartupTaskStateManager"},
+		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.AfterRestore, recovery.Whole, "createStartupTaskStateManager"},
+		{"4.2.2", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
+		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
+		{"3.9.1", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
+		{"4.2.2", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
+		{"4.2.2", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.Whole, "dropped once the task runs"},
+		{"4.3.0", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.Whole, "KIP-1035"},
+		{"4.4.0", "", false, recovery.AfterRestore, recovery.Whole, "KIP-1035"},
 	} {
-		r, err := recovery.AfterCrash(c.version, c.guarantee, c.transactional)
+		r, err := recovery.AfterCrash(c.version, c.guarantee, c.transactional, c.situation)
 		if err != nil {
 			t.Fatalf("%+v: %v", c, err)
 		}
-		if r.Restores != c.want || !strings.Contains(r.Why, c.why) || !strings.HasPrefix(r.Evidence, "measured") {
-			t.Errorf("%s %s transactional=%v: %+v, want %s because of %s, measured", c.version, c.guarantee, c.transactional, r, c.want, c.why)
+		if r.Restores != c.want || !strings.Contains(r.Why, c.why) || !strings.HasPrefix(r.Evidence, "measured on "+c.version) {
+			t.Errorf("%+v: %+v, want %s because of %s, measured", c, r, c.want, c.why)
 		}
 	}
-	if r, _ := recovery.AfterCrash("4.0.2", recovery.ExactlyOnceV2, false); !strings.Contains(r.Evidence, "not measured") {
+	r, _ := recovery.AfterCrash("4.0.2", recovery.ExactlyOnceV2, false, recovery.AfterRestore)
+	if !strings.HasPrefix(r.Evidence, "not measured on 4.0.2: the rule measured on 4.2.2") {
 		t.Errorf("4.0.2's rule claims a measurement: %s", r.Evidence)
+	}
+	if s := r.String(); !strings.HasPrefix(s, "Kafka Streams 4.0.2, a crash right after a restore under exactly_once_v2: the store is restored whole (") {
+		t.Errorf("rule text: %s", s)
 	}
 }
 
@@ -65,14 +80,16 @@ func TestCrashRuleRefusals(t *testing.T) {
 	for _, c := range []struct {
 		version, guarantee string
 		transactional      bool
+		situation          recovery.Situation
 		want               string
 	}{
-		{"3.6.2", recovery.AtLeastOnce, false, `Kafka Streams "3.6.2": no crash rule`},
-		{"4.4.0", "exactly_once", false, `"exactly_once" is not at_least_once or exactly_once_v2`},
-		{"4.3.1", recovery.ExactlyOnceV2, true, "4.3.1 has no transactional state stores"},
-		{"4.4.0", recovery.AtLeastOnce, true, "under exactly_once_v2 only"},
+		{"3.6.2", recovery.AtLeastOnce, false, recovery.Processing, `Kafka Streams "3.6.2": no crash rule`},
+		{"4.4.0", "exactly_once", false, recovery.Processing, `"exactly_once" is not at_least_once or exactly_once_v2`},
+		{"4.3.1", recovery.ExactlyOnceV2, true, recovery.Processing, "4.3.1 has no transactional state stores"},
+		{"4.4.0", recovery.AtLeastOnce, true, recovery.Processing, "under exactly_once_v2 only"},
+		{"4.4.0", recovery.AtLeastOnce, false, "idle", `situation "idle" is not processing or after-restore`},
 	} {
-		if _, err := recovery.AfterCrash(c.version, c.guarantee, c.transactional); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := recovery.AfterCrash(c.version, c.guarantee, c.transactional, c.situation); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c, err, c.want)
 		}
 	}

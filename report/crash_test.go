@@ -42,7 +42,7 @@ func TestReportHasTheCrashTable(t *testing.T) {
 	res.Restores = append(res.Restores,
 		crashRestore("eos-tss-4.4.0", config.EngineKafkaStreams, "4.4.0", config.ExactlyOnceV2, true, 120000, 100000, 4, ""),
 		crashRestore("alos-3.9.1", config.EngineKafkaStreams, "3.9.1", config.AtLeastOnce, false, 20500, 500, 0, ""),
-		crashRestore("model-eos", config.EngineModel, "", config.ExactlyOnceV2, false, 120000, 100000, 4, "Kafka Streams 4.4.0 after a crash under exactly_once_v2: the store is wiped and restored whole (…)"))
+		crashRestore("model-eos", config.EngineModel, "", config.ExactlyOnceV2, false, 120000, 100000, 4, "Kafka Streams 4.4.0, a crash right after a restore under exactly_once_v2: the store is restored whole (…)"))
 	d, err := Build(capacity.Analyze(rs, capacity.Options{}))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestReportHasTheCrashTable(t *testing.T) {
 		"eos-tss-4.4.0/changed=20000 #1 | kafka-streams 4.4.0 | exactly\\_once\\_v2 | yes | key-value | 20,000 | 120,000 | 100,000 | 4 of 4 | 2.00 s | 50.0% |",
 		"alos-3.9.1/changed=20000 #1 | kafka-streams 3.9.1 | at\\_least\\_once | no | key-value | 20,000 | 20,500 | 500 | 0 of 4 |",
 		"model-eos/changed=20000 #1 | model | exactly\\_once\\_v2 | no |",
-		"**Crash rules the model applied (predictions, not measurements):** Kafka Streams 4.4.0 after a crash under exactly\\_once\\_v2",
+		"**Crash rules the model applied (predictions, not measurements):** Kafka Streams 4.4.0, a crash right after a restore under exactly\\_once\\_v2",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)

@@ -161,8 +161,8 @@ func crashBlocks(recs []runRestore) []Block {
 			fmt.Sprintf("%d of %d", w.FallbackTasks, w.WarmTasks+w.FallbackTasks), capacity.FormatSeconds(runs.Median(tot)), ofCold))
 	}
 	out := []Block{&Para{Text: "A restart on the kept state directory after a crash restores what the stores' durable offsets " +
-		"lag behind, or the whole store when Kafka Streams wipes it: under exactly-once it does on every version measured, " +
-		"with transactional state stores too on 4.4.0."}, t}
+		"lag behind, or the whole store when Kafka Streams finds no offset it trusts: which, depends on the version, the " +
+		"processing guarantee and whether the task processed anything since its restore."}, t}
 	if len(rules) > 0 {
 		out = append(out, &Para{Text: "**Crash rules the model applied (predictions, not measurements):** " + strings.Join(rules, " ")})
 	}

@@ -206,22 +206,23 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	return &verified, err
 }
 
-// crashed emulates the SIGKILL before a restart (warm.stop: kill): the
-// model engine applies the crash rule of the driver's default Kafka
-// Streams version under the case's processing.guarantee and
+// crashed emulates the SIGKILL before a restart (warm.stop: kill), which
+// comes right after the instance's restore: the model engine applies the
+// crash rule of the driver's default Kafka Streams version for that
+// situation under the case's processing.guarantee and
 // enable.transactional.statestores (recovery.AfterCrash). Where the rule
-// wipes the stores they are removed now, so the restart restores them
-// whole; where it keeps them, the model's stores hold the offsets of what
-// they applied (written with it, as KIP-1035's), so the restart resumes
+// restores the whole store the stores are removed now, so the restart
+// restores them from the log start; where it keeps them, the model's
+// stores hold the offsets of what they applied, so the restart resumes
 // there. It returns the rule applied.
 func (m *modelWarm) crashed() (*recovery.Rule, error) {
 	c := m.req.Case
-	rule, err := recovery.AfterCrash(config.DriverKafkaStreamsVersion, c.ProcessingGuarantee(), c.TransactionalStateStores())
+	rule, err := recovery.AfterCrash(config.DriverKafkaStreamsVersion, c.ProcessingGuarantee(), c.TransactionalStateStores(), recovery.AfterRestore)
 	if err != nil {
 		return nil, fmt.Errorf("warm: case %s: %w", c.Name, err)
 	}
 	if rule.Restores == recovery.Whole {
-		if err := m.in.WipeAfterCrash("wiped after the emulated SIGKILL, as " + rule.String()); err != nil {
+		if err := m.in.WipeAfterCrash("wiped after the emulated SIGKILL: " + rule.String()); err != nil {
 			return nil, err
 		}
 	}
