@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"slices"
+
+	"github.com/restorebench/restorebench/recovery"
 )
 
 // ScenarioWarm is a restart with the state directory kept (a persistent
@@ -63,6 +65,22 @@ type WarmSettings struct {
 	// each record names (crash_rule); not on agents. "" (settings
 	// from before it existed) is clean.
 	Stop WarmStop `json:"stop,omitempty" yaml:"stop"`
+	// CrashRule is, on the model engine with stop kill, the Kafka Streams
+	// version whose crash rule the emulated kill follows (one of
+	// recovery.Versions: 3.9.1 resumes from the restore's checkpoint, 4.4.0
+	// restores whole). Default "": the driver's default version, 4.4.0.
+	// Not on kafka-streams cases, whose kill crashes the real client of
+	// their kafka_streams_version.
+	CrashRule string `json:"crash_rule,omitempty" yaml:"crash_rule"`
+}
+
+// CrashRuleVersion is the Kafka Streams version whose crash rule a model
+// case's kill follows: crash_rule, else the driver's default version.
+func (s *WarmSettings) CrashRuleVersion() string {
+	if s.CrashRule != "" {
+		return s.CrashRule
+	}
+	return DriverKafkaStreamsVersion
 }
 
 // Kills reports whether the instance is killed before each restart.
@@ -134,6 +152,9 @@ func checkWarm(c Case, w *WarmSettings) error {
 	case w.Stop != "" && w.Stop != WarmStopClean && w.Stop != WarmStopKill:
 		return fieldErr("warm.stop", "%q is not clean or kill", w.Stop)
 	}
+	if err := checkCrashRule(c, w); err != nil {
+		return err
+	}
 	seen := map[Count]int{}
 	for i, n := range w.Changed {
 		if n.N < 0 {
@@ -157,4 +178,26 @@ func checkWarm(c Case, w *WarmSettings) error {
 		return fieldErr("warm.rate", "%v is negative", w.Rate)
 	}
 	return checkRate("warm.rate", w.Rate)
+}
+
+// checkCrashRule validates warm.crash_rule: only on the model engine with
+// stop kill, a version with a rule for the case's guarantee and
+// transactional setting; and a model kill's rule must exist.
+func checkCrashRule(c Case, w *WarmSettings) error {
+	if w.CrashRule != "" {
+		switch {
+		case c.Engine != EngineModel:
+			return fieldErr("warm.crash_rule", "%s: the %s engine crashes the real client of its kafka_streams_version; "+
+				"crash_rule names the rule the model engine emulates", w.CrashRule, c.Engine)
+		case !w.Kills():
+			return fieldErr("warm.crash_rule", "%s is set only with stop: kill", w.CrashRule)
+		}
+	}
+	if c.Engine != EngineModel || !w.Kills() {
+		return nil
+	}
+	if _, err := recovery.AfterCrash(w.CrashRuleVersion(), c.ProcessingGuarantee(), c.TransactionalStateStores(), recovery.AfterRestore); err != nil {
+		return fieldErr("warm.crash_rule", "%v", err)
+	}
+	return nil
 }

@@ -87,3 +87,43 @@ func TestTransactionalStateStoresSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmCrashRule: warm.crash_rule names the Kafka Streams version whose
+// crash rule a model case's kill follows (default the driver's); it is
+// refused on kafka-streams cases, without stop kill, and for a version
+// without a rule or without the case's settings.
+func TestWarmCrashRule(t *testing.T) {
+	m := DefaultCase()
+	m.Scenario, m.Warm = ScenarioWarm, DefaultWarm()
+	m.Warm.Stop = WarmStopKill
+	if err := m.Finalize(); err != nil || m.Warm.CrashRuleVersion() != DriverKafkaStreamsVersion {
+		t.Fatalf("default rule: %v, %q", err, m.Warm.CrashRuleVersion())
+	}
+	m.Warm.CrashRule = "3.9.1"
+	if err := m.Finalize(); err != nil || m.Warm.CrashRuleVersion() != "3.9.1" {
+		t.Fatalf("3.9.1's rule: %v", err)
+	}
+	for _, tc := range []struct {
+		engine  Engine
+		stop    WarmStop
+		rule    string
+		streams map[string]string
+		want    string
+	}{
+		{EngineKafkaStreams, WarmStopKill, "3.9.1", nil, "crash_rule names the rule the model engine emulates"},
+		{EngineModel, WarmStopClean, "3.9.1", nil, "3.9.1 is set only with stop: kill"},
+		{EngineModel, WarmStopKill, "3.6.2", nil, `Kafka Streams "3.6.2": no crash rule`},
+		{EngineModel, WarmStopKill, "4.3.1", map[string]string{PropProcessingGuarantee: ExactlyOnceV2, PropTransactionalStateStores: "true"},
+			"4.3.1 has no transactional state stores"},
+	} {
+		c := DefaultCase()
+		c.Engine, c.Scenario, c.Streams = tc.engine, ScenarioWarm, tc.streams
+		c.Warm = DefaultWarm()
+		c.Warm.Stop, c.Warm.CrashRule = tc.stop, tc.rule
+		err := c.Finalize()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != "warm.crash_rule" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want warm.crash_rule: %s", tc, err, tc.want)
+		}
+	}
+}

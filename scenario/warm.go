@@ -208,8 +208,8 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 
 // crashed emulates the SIGKILL before a restart (warm.stop: kill), which
 // comes right after the instance's restore: the model engine applies the
-// crash rule of the driver's default Kafka Streams version for that
-// situation under the case's processing.guarantee and
+// crash rule of warm.crash_rule's Kafka Streams version (default 4.4.0)
+// for that situation under the case's processing.guarantee and
 // enable.transactional.statestores (recovery.AfterCrash). Where the rule
 // restores the whole store the stores are removed now, so the restart
 // restores them from the log start; where it keeps them, the model's
@@ -217,7 +217,7 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 // there. It returns the rule applied.
 func (m *modelWarm) crashed() (*recovery.Rule, error) {
 	c := m.req.Case
-	rule, err := recovery.AfterCrash(config.DriverKafkaStreamsVersion, c.ProcessingGuarantee(), c.TransactionalStateStores(), recovery.AfterRestore)
+	rule, err := recovery.AfterCrash(c.Warm.CrashRuleVersion(), c.ProcessingGuarantee(), c.TransactionalStateStores(), recovery.AfterRestore)
 	if err != nil {
 		return nil, fmt.Errorf("warm: case %s: %w", c.Name, err)
 	}
