@@ -747,7 +747,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		f.afterClose(r.Closing, restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
 	}
 	if how == restartedWithState {
-		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after a crash (SIGKILL, an OOM kill) while processing its stores restore in full, as on an empty disk: under exactly-once on every Kafka Streams version measured (3.9.1 to 4.4.0, with enable.transactional.statestores too on 4.4.0), and under at-least-once killed a second after a commit")
+		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after a crash (SIGKILL, an OOM kill) while processing its stores restore in full, as on an empty disk: under exactly-once on every Kafka Streams version measured (3.9.1 to 4.4.0, with enable.transactional.statestores too on 4.4.0), under at-least-once on 4.3 and later often enough to plan for (before 4.3 from its last checkpoint)")
 	}
 	if f.Detection == nil {
 		return f

@@ -34,7 +34,9 @@ func TestEveryDriverVersionHasARule(t *testing.T) {
 
 // TestCrashRulesAsMeasured: the rules measured on the real client. While
 // processing, exactly-once restores the store whole on every version, with
-// transactional stores too on 4.4.0. Right after a restore, 3.9.1 resumes
+// transactional stores too on 4.4.0; at-least-once resumes from its last
+// checkpoint before 4.3, and from 4.3 restores whole often enough to plan
+// for it. Right after a restore, 3.9.1 resumes
 // from the restore's checkpoint under both guarantees, 4.2.2 under
 // at-least-once only, and from 4.3 (offsets in the store) every store
 // restores whole. Each rule says what it rests on.
@@ -50,7 +52,10 @@ func TestCrashRulesAsMeasured(t *testing.T) {
 		{"4.3.1", recovery.ExactlyOnceV2, false, recovery.Processing, recovery.Whole, "TaskCorruptedException"},
 		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.Processing, recovery.Whole, "createStartupTaskStateManager"},
 		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.AfterRestore, recovery.Whole, "createStartupTaskStateManager"},
-		{"4.2.2", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
+		{"4.2.2", recovery.AtLeastOnce, false, recovery.Processing, recovery.SinceCheckpoint, "resumed from it"},
+		{"3.9.1", "", false, recovery.Processing, recovery.SinceCheckpoint, "resumed from it"},
+		{"4.3.1", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
+		{"4.4.0", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
 		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
 		{"3.9.1", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
 		{"4.2.2", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
