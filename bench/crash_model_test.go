@@ -79,3 +79,50 @@ func TestModelCrashAppliesKafkaStreamsRule(t *testing.T) {
 		t.Errorf("%d restarts after a kill, want 4", seen)
 	}
 }
+
+// crashModelWindowProfile kills a window store's model instance under
+// 4.3.1's rule (its restore reads the changelog from the log start) and
+// 4.4.0's (it seeks past what the retention expired).
+const crashModelWindowProfile = `
+name: crash-model-window
+store_kinds: [window]
+fill: {records: 8000, keys: 300, value_size: 20-60, partitions: 2, time_range: 4h, window_size: 10m, retention: 1h}
+cases:
+  - name: w-4.3.1
+    scenario: warm
+    warm: {changed: [1000], fallback: false, stop: kill, crash_rule: 4.3.1}
+  - name: w-4.4.0
+    scenario: warm
+    warm: {changed: [1000], fallback: false, stop: kill, crash_rule: 4.4.0}
+`
+
+// TestModelCrashOfAWindowStoreReadsAsItsVersionDoes: restored whole after
+// the emulated kill, a window store is read from the log start under
+// 4.3.1's rule (the fill and the 1000 written since, all of it restored
+// again) and from the first record within its retention under 4.4.0's;
+// both verify, and "again" counts from where each restore started.
+func TestModelCrashOfAWindowStoreReadsAsItsVersionDoes(t *testing.T) {
+	plan, err := profiles.Parse([]byte(crashModelWindowProfile), "crash-model-window.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]runs.Restore{}
+	for _, r := range res.Restores {
+		if r.Warm != nil && r.Warm.Step == runs.StepWarm {
+			got[r.Step.Case] = r
+		}
+	}
+	old, now := got["w-4.3.1"], got["w-4.4.0"]
+	if !old.Verified || !now.Verified || old.Records != 9000 || old.Warm.Behind != 8000 {
+		t.Fatalf("4.3.1: verified %v, %d records, %d again; 4.4.0: verified %v", old.Verified, old.Records, old.Warm.Behind, now.Verified)
+	}
+	if now.Records >= old.Records || now.Warm.Behind != now.Records-1000 {
+		t.Errorf("4.4.0: %d records, %d again; want fewer than 4.3.1's %d, all but the 1000 new restored again", now.Records, now.Warm.Behind, old.Records)
+	}
+}

@@ -66,6 +66,11 @@ type Rule struct {
 	Situation Situation `json:"situation"`
 	// Restores is how much it restores again.
 	Restores Restores `json:"restores"`
+	// SeeksByRetention says a window or session store restored whole is
+	// read from the first record within its retention of the partition's
+	// last (4.2.2 and 4.4.0: StoreChangelogReader's
+	// seekByRetentionFromPolledRecords), not from the log start.
+	SeeksByRetention bool `json:"window_seek_by_retention"`
 	// Why is the mechanism, in Kafka Streams' terms, where known.
 	Why string `json:"why"`
 	// Evidence is what the rule rests on.
@@ -103,6 +108,9 @@ type row struct {
 	// busyALOS what a crash while processing under at-least-once does
 	// (under exactly-once it is Whole on every version).
 	idleALOS, idleEOS, busyALOS Restores
+	// seeks says a window store's restore seeks past what its retention
+	// expired (Rule.SeeksByRetention).
+	seeks bool
 	// measured says the crash profile and the crash matrix ran on it;
 	// like names the measured version whose rule an unmeasured one takes.
 	measured bool
@@ -119,10 +127,10 @@ var rows = []row{
 	{version: "3.9.1", idleALOS: SinceCheckpoint, idleEOS: SinceCheckpoint, busyALOS: SinceCheckpoint, measured: true},
 	{version: "4.0.2", idleALOS: SinceCheckpoint, idleEOS: Whole, busyALOS: SinceCheckpoint, like: "4.2.2"},
 	{version: "4.1.2", idleALOS: SinceCheckpoint, idleEOS: Whole, busyALOS: SinceCheckpoint, like: "4.2.2"},
-	{version: "4.2.2", idleALOS: SinceCheckpoint, idleEOS: Whole, busyALOS: SinceCheckpoint, measured: true},
+	{version: "4.2.2", seeks: true, idleALOS: SinceCheckpoint, idleEOS: Whole, busyALOS: SinceCheckpoint, measured: true},
 	{version: "4.3.0", storeOffsets: true, idleALOS: Whole, idleEOS: Whole, busyALOS: Whole, measured: true},
 	{version: "4.3.1", storeOffsets: true, idleALOS: Whole, idleEOS: Whole, busyALOS: Whole, measured: true},
-	{version: "4.4.0", storeOffsets: true, transactional: true, idleALOS: Whole, idleEOS: Whole, busyALOS: Whole, measured: true},
+	{version: "4.4.0", storeOffsets: true, transactional: true, seeks: true, idleALOS: Whole, idleEOS: Whole, busyALOS: Whole, measured: true},
 }
 
 // evidence says what a version's rule rests on.
@@ -170,7 +178,7 @@ func AfterCrash(version, guarantee string, transactional bool, s Situation) (Rul
 	if guarantee == "" {
 		guarantee = AtLeastOnce
 	}
-	r := Rule{Version: version, Guarantee: guarantee, Transactional: transactional, Situation: s, Evidence: evidence(v, s)}
+	r := Rule{Version: version, Guarantee: guarantee, Transactional: transactional, Situation: s, SeeksByRetention: v.seeks, Evidence: evidence(v, s)}
 	switch {
 	case s != Processing && s != AfterRestore:
 		return Rule{}, fmt.Errorf("situation %q is not %s or %s", s, Processing, AfterRestore)

@@ -171,6 +171,12 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 		if crash, err = m.crashed(); err != nil {
 			return &rec, err
 		}
+		if crash.Restores == recovery.Whole && !crash.SeeksByRetention && !m.in.Case.ReadExpired {
+			// That version reads a window store's changelog from the log
+			// start (read_expired), this restart too.
+			m.in.Case.ReadExpired = true
+			defer func() { m.in.Case.ReadExpired = false }()
+		}
 	}
 	queries, err := m.startQueries(s, len(offsets.End))
 	if err != nil {
@@ -186,10 +192,8 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	rec.Warm = warmRecord(s.kind, s.changed, restored, s.coldSeconds)
 	if crash != nil {
 		rec.Warm.Stop, rec.Warm.CrashRule = string(config.WarmStopKill), crash.String()
-		if crash.Restores == recovery.Whole && s.kind == runs.StepWarm {
-			for p, end := range s.since.End {
-				rec.Warm.Behind += end - offsets.Start[p]
-			}
+		if s.kind == runs.StepWarm {
+			rec.Warm.Behind = modelBehind(restored.Tasks, offsets, s.since.End)
 		}
 	}
 	for _, e := range expected {
@@ -227,6 +231,21 @@ func (m *modelWarm) crashed() (*recovery.Rule, error) {
 		}
 	}
 	return &rule, nil
+}
+
+// modelBehind counts the records a model restart restored again from
+// below stopped, the offsets each partition's store had reached when the
+// instance stopped, as restoredBehind does for Kafka Streams: from where
+// each task's restore started (the log start, or past what a window
+// store's retention expired), at least the log start.
+func modelBehind(tasks []engine.Task, now cluster.TopicOffsets, stopped map[int32]int64) int64 {
+	var n int64
+	for _, t := range tasks {
+		if from := max(t.From, now.Start[t.ID.Partition]); from < stopped[t.ID.Partition] {
+			n += stopped[t.ID.Partition] - from
+		}
+	}
+	return n
 }
 
 // startQueries starts the case's query load for restart s, checked against

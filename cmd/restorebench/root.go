@@ -127,7 +127,7 @@ With no --brokers it starts an embedded broker whose log lives on disk under
 	pf.StringVar(&g.sec.ServerName, "tls-server-name", "", "host name to verify the brokers' certificates against")
 	pf.BoolVar(&g.sec.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates (testing only)")
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd(),
+	root.AddCommand(newFillCmd(g), newRestoreCmd(g), newRunCmd(g), newHeapCmd(g), newPlotCmd(), newProfilesCmd(), newCompareCmd(), newSummaryCmd(),
 		newCalibrationCmd(), newReportCmdWith(g), newPlanCmdWith(g), newPredictCmd(), newAgentCmd(g), newGendocsCmd(), newAuditCmd(g))
 	return root, g
 }

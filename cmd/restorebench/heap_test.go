@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHeapRefusesWhatItCannotSearch: a heap search names the problem
+// before it connects or fills: a case that is not the profile's, one on
+// the model engine (no JVM), one of another scenario, a profile of several
+// fills, and bounds that cannot make a search.
+func TestHeapRefusesWhatItCannotSearch(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(profile, []byte(`
+fill: {records: 1000}
+cases:
+  - {name: model-cold}
+  - {name: ks-cold, engine: kafka-streams}
+  - {name: ks-warm, engine: kafka-streams, scenario: warm}
+`), 0o644)
+	sweep := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(sweep, []byte("fill: {keys: 100}\nsizes: [1MB, 2MB]\ncases:\n  - {name: ks-cold, engine: kafka-streams}\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"heap", profile, "--case", "nope"}, `heap: --case "nope" is not a case of profile p (its cases: model-cold, ks-cold, ks-warm)`},
+		{[]string{"heap", profile, "--case", "model-cold"}, "heap: case model-cold runs on the model engine, which has no JVM heap"},
+		{[]string{"heap", profile, "--case", "ks-warm"}, "heap: case ks-warm runs scenario warm; a heap search runs cold or standby"},
+		{[]string{"heap", sweep, "--case", "ks-cold"}, "heap: profile sweep sweeps 2 fills; a heap search runs one"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--low", "8MiB"}, "--low: 8 MiB is under 16 MiB"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--low", "1GiB", "--high", "512MiB"}, "--high: 512 MiB is not above --low 1024 MiB"},
+		{[]string{"heap", profile}, `required flag(s) "case" not set`},
+	} {
+		_, _, err := cli(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args[1:], err, c.want)
+		}
+	}
+}
