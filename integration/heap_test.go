@@ -67,7 +67,7 @@ cases:
 		t.Errorf("the 16 MiB step: %+v", oom)
 	}
 	for _, want := range []string{"answer: the smallest heap with which it completed and verified: 256 MiB; with 16 MiB it ran out of memory",
-		"16 MiB: ", "OutOfMemoryError"} {
+		"16 MiB: instance i0: java.lang.OutOfMemoryError: "} {
 		if !strings.Contains(string(stdout), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

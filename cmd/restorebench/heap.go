@@ -175,7 +175,7 @@ func printHeap(w io.Writer, res *heapsearch.Result) {
 	tw.Flush()
 	for _, s := range res.Steps {
 		if s.Outcome == heapsearch.OutOfMemory {
-			fmt.Fprintf(w, "  %d MiB: %s\n", s.HeapBytes/heapsearch.MiB, oneLine(s.Error))
+			fmt.Fprintf(w, "  %d MiB: %s\n", s.HeapBytes/heapsearch.MiB, oomExcerpt(s.Error))
 		}
 	}
 	fmt.Fprintf(w, "answer: %s\n", res.Answer)
@@ -188,4 +188,23 @@ func oneLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// oomExcerpt is what an out-of-memory step died of: the instance that
+// exited and the JVM's error ("instance i0: java.lang.OutOfMemoryError:
+// Java heap space"), else the error's first line.
+func oomExcerpt(msg string) string {
+	i := strings.Index(msg, "java.lang.OutOfMemoryError")
+	if i < 0 {
+		return oneLine(msg)
+	}
+	what := msg[i:]
+	if j := strings.IndexAny(what, ")\n"); j >= 0 {
+		what = what[:j]
+	}
+	if k := strings.LastIndex(msg[:i], "instance i"); k >= 0 {
+		name, _, _ := strings.Cut(msg[k+len("instance "):], " ")
+		what = "instance " + name + ": " + what
+	}
+	return what
 }

@@ -41,3 +41,16 @@ cases:
 		}
 	}
 }
+
+// TestOOMExcerpt: an out-of-memory step is printed as the instance that
+// exited and the JVM's own error.
+func TestOOMExcerpt(t *testing.T) {
+	msg := "1 restore(s) failed: standby #1 failed: case standby #1: instance i0 exited: kafka-streams instance i0 exited (exit status 3); " +
+		"the JVM ran out of memory (Terminating due to java.lang.OutOfMemoryError: Java heap space): raise the case's jvm_heap"
+	if got, want := oomExcerpt(msg), "instance i0: java.lang.OutOfMemoryError: Java heap space"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := oomExcerpt("broker gone\nmore"); got != "broker gone" {
+		t.Errorf("%q", got)
+	}
+}
