@@ -747,7 +747,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		f.afterClose(r.Closing, restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
 	}
 	if how == restartedWithState {
-		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after a crash (SIGKILL, an OOM kill) while processing its stores restore in full, as on an empty disk: under exactly-once on every Kafka Streams version measured (3.9.1 to 4.4.0, with enable.transactional.statestores too on 4.4.0), under at-least-once on 4.3 and later often enough to plan for (before 4.3 from its last checkpoint)")
+		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after a crash (SIGKILL, an OOM kill) under exactly-once its stores restore in full, as on an empty disk, on every Kafka Streams version measured (3.9.1 to 4.4.0); with enable.transactional.statestores (4.4) and under at-least-once from 4.3 each store restores what was written since it last flushed (the whole store if it is smaller than its memtables, 16 MB by default), before 4.3 since its last checkpoint")
 	}
 	if f.Detection == nil {
 		return f

@@ -246,6 +246,9 @@ func (in *Instance) openKept(offsets cluster.TopicOffsets) ([]Task, map[int32]St
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		case !ok:
 			t.Fallback = "the store has no committed offset: wiped, as Kafka Streams does with a corrupted task"
+			if in.wiped != "" {
+				t.Fallback = in.wiped
+			}
 		case off+1 < t.From && !in.Case.ExactlyOnce():
 			// Kafka Streams under at_least_once resets only the offsets of
 			// a task whose offset is out of range: the store keeps its data

@@ -33,13 +33,13 @@ func TestEveryDriverVersionHasARule(t *testing.T) {
 }
 
 // TestCrashRulesAsMeasured: the rules measured on the real client. While
-// processing, exactly-once restores the store whole on every version, with
-// transactional stores too on 4.4.0; at-least-once resumes from its last
-// checkpoint before 4.3, and from 4.3 restores whole often enough to plan
-// for it. Right after a restore, 3.9.1 resumes
-// from the restore's checkpoint under both guarantees, 4.2.2 under
-// at-least-once only, and from 4.3 (offsets in the store) every store
-// restores whole. Each rule says what it rests on.
+// processing, exactly-once without transactional stores restores the
+// store whole on every version; before 4.3 at-least-once resumes from its
+// last checkpoint; from 4.3 at-least-once, and transactional stores on
+// 4.4.0, resume where the store last flushed (whole if it never did).
+// Right after a restore, 3.9.1 resumes from the restore's checkpoint under
+// both guarantees, 4.2.2 under at-least-once only. Each rule says what it
+// rests on.
 func TestCrashRulesAsMeasured(t *testing.T) {
 	for _, c := range []struct {
 		version, guarantee string
@@ -50,18 +50,18 @@ func TestCrashRulesAsMeasured(t *testing.T) {
 	}{
 		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.Processing, recovery.Whole, "TaskCorruptedException"},
 		{"4.3.1", recovery.ExactlyOnceV2, false, recovery.Processing, recovery.Whole, "TaskCorruptedException"},
-		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.Processing, recovery.Whole, "createStartupTaskStateManager"},
-		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.AfterRestore, recovery.Whole, "createStartupTaskStateManager"},
+		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.Processing, recovery.SinceFlush, "restored 362,017 of them"},
+		{"4.4.0", recovery.ExactlyOnceV2, true, recovery.AfterRestore, recovery.SinceFlush, "KIP-892"},
 		{"4.2.2", recovery.AtLeastOnce, false, recovery.Processing, recovery.SinceCheckpoint, "resumed from it"},
 		{"3.9.1", "", false, recovery.Processing, recovery.SinceCheckpoint, "resumed from it"},
-		{"4.3.1", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
-		{"4.4.0", recovery.AtLeastOnce, false, recovery.Processing, recovery.Whole, "plan for the whole store"},
+		{"4.3.1", recovery.AtLeastOnce, false, recovery.Processing, recovery.SinceFlush, "KIP-1035"},
+		{"4.4.0", recovery.AtLeastOnce, false, recovery.Processing, recovery.SinceFlush, "last flushed"},
 		{"3.9.1", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
 		{"3.9.1", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
 		{"4.2.2", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceCheckpoint, "nothing was processed since"},
 		{"4.2.2", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.Whole, "dropped once the task runs"},
-		{"4.3.0", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.Whole, "KIP-1035"},
-		{"4.4.0", "", false, recovery.AfterRestore, recovery.Whole, "KIP-1035"},
+		{"4.3.0", recovery.AtLeastOnce, false, recovery.AfterRestore, recovery.SinceFlush, "never flushed"},
+		{"4.4.0", recovery.ExactlyOnceV2, false, recovery.AfterRestore, recovery.Whole, "dropped once the task runs"},
 	} {
 		r, err := recovery.AfterCrash(c.version, c.guarantee, c.transactional, c.situation)
 		if err != nil {

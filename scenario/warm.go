@@ -166,12 +166,18 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if s.kind == runs.StepCold {
 		restore = func() (*engine.Restored, error) { return m.in.ColdRestore(ctx, offsets) }
 	}
-	var crash *recovery.Rule
-	if s.kind != runs.StepCold && m.req.Case.Warm.Kills() {
-		if crash, err = m.crashed(); err != nil {
+	crash, err := m.crashRule()
+	if err != nil {
+		return &rec, err
+	}
+	if s.kind == runs.StepCold {
+		crash = nil // no stop came before it
+	}
+	if crash != nil {
+		if err := m.crashed(*crash); err != nil {
 			return &rec, err
 		}
-		if crash.Restores == recovery.Whole && !crash.SeeksByRetention && !m.in.Case.ReadExpired {
+		if !crash.SeeksByRetention && m.in.Case.StoreKind.Segmented() && !m.in.Case.ReadExpired {
 			// That version reads a window store's changelog from the log
 			// start (read_expired), this restart too.
 			m.in.Case.ReadExpired = true
@@ -206,31 +212,44 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if err == nil {
 		verified, err = checkReads(&verified)
 	}
-	restored.Close() // a clean stop: the stores flush, offsets committed
+	if rule, _ := m.crashRule(); rule != nil && rule.Restores == recovery.SinceFlush {
+		// The SIGKILL before the next restart, as it leaves the stores.
+		if kerr := m.in.CloseAsKilled(ctx, restored); err == nil {
+			err = kerr
+		}
+		return &verified, err
+	}
+	restored.Close() // a clean stop: the stores flush, offsets committed (or a kill the next restart emulates)
 	return &verified, err
 }
 
-// crashed emulates the SIGKILL before a restart (warm.stop: kill), which
-// comes right after the instance's restore: the model engine applies the
-// crash rule of warm.crash_rule's Kafka Streams version (default 4.4.0)
-// for that situation under the case's processing.guarantee and
-// enable.transactional.statestores (recovery.AfterCrash). Where the rule
-// restores the whole store the stores are removed now, so the restart
-// restores them from the log start; where it keeps them, the model's
-// stores hold the offsets of what they applied, so the restart resumes
-// there. It returns the rule applied.
-func (m *modelWarm) crashed() (*recovery.Rule, error) {
+// crashRule is the Kafka Streams crash rule a case that kills its
+// instance (warm.stop: kill) emulates: warm.crash_rule's version (default
+// 4.4.0), for a crash right after a restore, under the case's
+// processing.guarantee and enable.transactional.statestores
+// (recovery.AfterCrash); nil for a case that stops cleanly.
+func (m *modelWarm) crashRule() (*recovery.Rule, error) {
 	c := m.req.Case
+	if !c.Warm.Kills() {
+		return nil, nil
+	}
 	rule, err := recovery.AfterCrash(c.Warm.CrashRuleVersion(), c.ProcessingGuarantee(), c.TransactionalStateStores(), recovery.AfterRestore)
 	if err != nil {
 		return nil, fmt.Errorf("warm: case %s: %w", c.Name, err)
 	}
-	if rule.Restores == recovery.Whole {
-		if err := m.in.WipeAfterCrash("wiped after the emulated SIGKILL: " + rule.String()); err != nil {
-			return nil, err
-		}
-	}
 	return &rule, nil
+}
+
+// crashed emulates, before a restart, what the SIGKILL after the last
+// step left by rule: the stores removed where it restores them whole;
+// where it resumes from where a store last flushed, the stores as the
+// last step closed them (CloseAsKilled: what was flushed); where it
+// resumes from a checkpoint, the stores as a clean stop left them.
+func (m *modelWarm) crashed(rule recovery.Rule) error {
+	if rule.Restores == recovery.Whole {
+		return m.in.WipeAfterCrash("wiped after the emulated SIGKILL: " + rule.String())
+	}
+	return nil
 }
 
 // modelBehind counts the records a model restart restored again from
