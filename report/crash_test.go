@@ -16,6 +16,8 @@ import (
 func crashRestore(name string, e config.Engine, v, g string, tss bool, read, behind int64, fromStart int, rule string) runs.Restore {
 	p := config.DefaultCase()
 	p.Name, p.Engine, p.Scenario = name, e, config.ScenarioWarm
+	p.Warm = config.DefaultWarm()
+	p.Warm.Stop = config.WarmStopKill
 	p.Streams = map[string]string{config.PropProcessingGuarantee: g}
 	if tss {
 		p.Streams[config.PropTransactionalStateStores] = "true"
@@ -52,8 +54,9 @@ func TestReportHasTheCrashTable(t *testing.T) {
 		"Restarts after a crash (SIGKILL)",
 		"eos-tss-4.4.0/changed=20000 #1 | kafka-streams 4.4.0 | exactly\\_once\\_v2 | yes | key-value | 20,000 | 120,000 | 100,000 | 4 of 4 | 2.00 s | 50.0% |",
 		"alos-3.9.1/changed=20000 #1 | kafka-streams 3.9.1 | at\\_least\\_once | no | key-value | 20,000 | 20,500 | 500 | 0 of 4 |",
-		"model-eos/changed=20000 #1 | model | exactly\\_once\\_v2 | no |",
-		"**Crash rules the model applied (predictions, not measurements):** Kafka Streams 4.4.0, a crash right after a restore under exactly\\_once\\_v2",
+		"model-eos/changed=20000 #1 | model, 4.4.0's rule | exactly\\_once\\_v2 | no |",
+		"Crash rules the model applied (predictions, not measurements)",
+		"| R1 model-eos/changed=20000 | Kafka Streams 4.4.0, a crash right after a restore under exactly\\_once\\_v2",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)

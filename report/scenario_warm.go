@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
@@ -130,13 +128,18 @@ func crashBlocks(recs []runRestore) []Block {
 		Head: []string{"case", "engine", "processing.guarantee", "transactional stores", "store kind", "records changed", "records read",
 			"restored again", "tasks from log start", "time to ready", "of cold"},
 		Right: []bool{false, false, false, false, false, true, true, true, true, true, true}}
-	var rules []string
+	rules := &Table{Caption: "Crash rules the model applied (predictions, not measurements)",
+		Legend: "rule: the Kafka Streams version whose rule the model's emulated SIGKILL followed (warm.crash_rule), " +
+			"what it restores again, why, and what the rule rests on (recovery.AfterCrash), as the record holds it.",
+		Head: []string{"case", "rule"}, Right: []bool{false, false}}
 	for _, g := range groupRecords(killed) {
 		first := g[0].r
 		c := first.Params
 		engine := "model"
 		if v := runs.KafkaStreamsVersionOf(first); v != "" {
 			engine = "kafka-streams " + v
+		} else if c.Warm != nil {
+			engine = "model, " + c.Warm.CrashRuleVersion() + "'s rule"
 		}
 		tss := "no"
 		if c.TransactionalStateStores() {
@@ -149,8 +152,8 @@ func crashBlocks(recs []runRestore) []Block {
 			continue
 		}
 		w := v[0].r.Warm
-		if w.CrashRule != "" && !slices.Contains(rules, w.CrashRule) {
-			rules = append(rules, w.CrashRule)
+		if w.CrashRule != "" {
+			rules.Rows = append(rules.Rows, []string{fmt.Sprintf("%s %s", g[0].run.Label, first.Case), w.CrashRule})
 		}
 		tot := totals(v)
 		ofCold := ""
@@ -163,8 +166,8 @@ func crashBlocks(recs []runRestore) []Block {
 	out := []Block{&Para{Text: "A restart on the kept state directory after a crash restores what the stores' durable offsets " +
 		"lag behind, or the whole store when Kafka Streams finds no offset it trusts: which, depends on the version, the " +
 		"processing guarantee and whether the task processed anything since its restore."}, t}
-	if len(rules) > 0 {
-		out = append(out, &Para{Text: "**Crash rules the model applied (predictions, not measurements):** " + strings.Join(rules, " ")})
+	if len(rules.Rows) > 0 {
+		out = append(out, rules)
 	}
 	return out
 }
