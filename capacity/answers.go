@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/heapsearch"
 	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/topicshape"
 )
@@ -51,6 +52,9 @@ type Deployment struct {
 	// on disk and for RocksDB off-heap; 0 when not given. The footprint
 	// answers say whether the deployment fits them.
 	DiskBytes, MemoryBytes float64
+	// Heap is a `restorebench heap` search (--heap), nil without one: the
+	// footprint answers give its answer as the JVM heap an instance needs.
+	Heap *heapsearch.Result
 }
 
 // topic is the user's changelog topic read for the deployment, "" without one.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/heapsearch"
 )
 
 // Footprint is what one restored store takes, as the inputs measured it:
@@ -88,6 +89,9 @@ func footprintAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	} else if d.DiskBytes > 0 {
 		missing = append(missing, Unanswered{Question: "Disk per instance (--disk)", Reason: why})
 	}
+	if d.Heap != nil {
+		out = append(out, heapAnswer(d.Heap))
+	}
 	if f.Memory.N > 0 {
 		out = append(out, memoryAnswer(a, f, copies, copiesText))
 	} else if d.MemoryBytes > 0 {
@@ -155,7 +159,7 @@ func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answe
 			"RocksDBConfigSetter settings other than the measured ones change it",
 			FormatBytes(f.Memory.Median), FormatBytes(f.Memory.Min), FormatBytes(f.Memory.Max), Plural(f.Memory.N, "restore")),
 		fmt.Sprintf("interval %s–%s", FormatBytes(e.Lo), FormatBytes(e.Hi)),
-		"off-heap: the JVM heap (-Xmx) comes on top, and is not measured here"}
+		"off-heap: the JVM heap (-Xmx) comes on top (restorebench heap finds it; plan --heap takes its answer)"}
 	value := SizeValue(e)
 	if limit := a.Options.Deployment.MemoryBytes; limit > 0 {
 		value += " " + fitText(e, limit, "--memory")
@@ -176,4 +180,31 @@ func fitText(e Estimate, limit float64, flag string) string {
 	}
 	return fmt.Sprintf("(INCONCLUSIVE against the %s of %s: the interval %s–%s straddles it)", FormatBytes(limit), flag,
 		FormatBytes(e.Lo), FormatBytes(e.Hi))
+}
+
+// heapAnswer is the JVM heap (-Xmx) an instance needed in a heap search
+// (restorebench heap, given as --heap): the smallest that verified, above
+// the largest that ran out of memory; inconclusive as the search was.
+func heapAnswer(h *heapsearch.Result) Answer {
+	mib := func(b int64) string { return fmt.Sprintf("%d MiB", b/heapsearch.MiB) }
+	inputs := []string{fmt.Sprintf("restorebench heap: case %s of profile %s, %s", h.Case, h.Profile, h.Records),
+		fmt.Sprintf("%d steps between %s and %s, to %s", len(h.Steps), mib(h.Config.LowBytes), mib(h.Config.HighBytes), mib(h.Config.ResolutionBytes)),
+		"measured for that case's tasks on one instance and its records only: more tasks an instance, larger records or a " +
+			"higher max.poll.records need more; give the answer a margin (a heap near it may pass once and fail another time)"}
+	a := Answer{ID: "jvm_heap_per_instance", Question: "JVM heap per instance (-Xmx: its restore and a standby under a write load)",
+		Inputs: inputs, Sources: "heap search " + h.Profile + "/" + h.Case}
+	if h.Inconclusive || h.SmallestVerifiedBytes == 0 {
+		a.Value = h.Answer
+		return a
+	}
+	lo := float64(h.LargestOutOfMemoryBytes)
+	e := Estimate{Value: float64(h.SmallestVerifiedBytes), Lo: lo, Hi: float64(h.SmallestVerifiedBytes), Beyond: 1}
+	a.Estimate, a.EstimateUnit = &e, UnitBytes
+	a.Value = "at least " + mib(h.SmallestVerifiedBytes) + " (verified)"
+	if h.LargestOutOfMemoryBytes > 0 {
+		a.Value += "; " + mib(h.LargestOutOfMemoryBytes) + " ran out of memory"
+	} else {
+		a.Value += "; nothing smaller was tried"
+	}
+	return a
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/restorebench/restorebench/heapsearch"
 )
 
 // TestDiskAnswerPredictsARunNotFitted: the disk per instance a plan gives
@@ -136,5 +138,23 @@ func TestDiskNeedsAReadyPhase(t *testing.T) {
 	}
 	if f := footprintOf(Observations(rs), ""); f.Disk.N != 0 || f.Memory.N == 0 {
 		t.Errorf("footprint of the shape sweep: %d disk figures (want none: no ready phase), %d memory figures (want some)", f.Disk.N, f.Memory.N)
+	}
+}
+
+// TestHeapAnswerFromASearch: --heap's search becomes the JVM heap answer:
+// the smallest heap that verified, above the largest that ran out of
+// memory, with the search's case and records; an inconclusive search is
+// said as such, with no figure.
+func TestHeapAnswerFromASearch(t *testing.T) {
+	h := &heapsearch.Result{Schema: heapsearch.Schema, Profile: "heap-10000", Case: "standby", Records: "values of 10000 B, max.poll.records 1000",
+		Steps: make([]heapsearch.Step, 9), SmallestVerifiedBytes: 78 * heapsearch.MiB, LargestOutOfMemoryBytes: 70 * heapsearch.MiB}
+	a := heapAnswer(h)
+	if a.ID != "jvm_heap_per_instance" || a.Value != "at least 78 MiB (verified); 70 MiB ran out of memory" || a.Estimate == nil ||
+		a.Estimate.Lo != 70*heapsearch.MiB || a.Estimate.Value != 78*heapsearch.MiB || !strings.Contains(a.Inputs[0], "values of 10000 B") {
+		t.Errorf("%+v", a)
+	}
+	h.Inconclusive, h.Answer = true, "inconclusive: it ran out of memory even with 1024 MiB (--high)"
+	if a := heapAnswer(h); a.Estimate != nil || a.Value != h.Answer {
+		t.Errorf("inconclusive: %+v", a)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/heapsearch"
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/profiles"
 )
 
@@ -207,4 +208,30 @@ func oomExcerpt(msg string) string {
 		what = "instance " + name + ": " + what
 	}
 	return what
+}
+
+// maxHeapFile bounds a heap.json plan reads: a search's is a few kB.
+const maxHeapFile = 1 << 20
+
+// loadHeap reads a heap.json (--heap): nil for "", else the search, or
+// an error naming the file and what is wrong with it.
+func loadHeap(path string) (*heapsearch.Result, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := boundedread.ReadFile(path, maxHeapFile)
+	if err != nil {
+		return nil, fmt.Errorf("--heap: %w", err)
+	}
+	var res heapsearch.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("--heap %s: not a heap search's JSON: %v", path, err)
+	}
+	if res.Schema != heapsearch.Schema {
+		return nil, fmt.Errorf("--heap %s: schema %q, want %q (the heap.json of restorebench heap)", path, res.Schema, heapsearch.Schema)
+	}
+	if len(res.Steps) == 0 || res.SmallestVerifiedBytes < 0 || res.LargestOutOfMemoryBytes < 0 {
+		return nil, fmt.Errorf("--heap %s: it holds no step of a search", path)
+	}
+	return &res, nil
 }

@@ -54,3 +54,27 @@ func TestOOMExcerpt(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestPlanHeapFileErrors: plan --heap names the file and what is wrong
+// with it: not JSON, another schema, no step.
+func TestPlanHeapFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	for _, c := range []struct{ path, want string }{
+		{write("bad.json", "{"), "not a heap search's JSON"},
+		{write("other.json", `{"schema": "restorebench.audit/v1"}`), `schema "restorebench.audit/v1", want "restorebench.heap/v1"`},
+		{write("empty.json", `{"schema": "restorebench.heap/v1", "steps": []}`), "it holds no step of a search"},
+		{filepath.Join(dir, "missing.json"), "--heap: "},
+	} {
+		if _, err := loadHeap(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.path, err, c.want)
+		}
+	}
+	if h, err := loadHeap(""); h != nil || err != nil {
+		t.Errorf("no --heap: %v, %v", h, err)
+	}
+}

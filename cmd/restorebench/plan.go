@@ -34,6 +34,9 @@ type capacityFlags struct {
 	writeRate  rateValue
 	// disk and memory are what one instance has for its stores.
 	disk, memory config.Size
+	// heapFile is a `restorebench heap` result (heap.json), whose answer
+	// the footprint answers give as the JVM heap an instance needs.
+	heapFile string
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
 	// recordBytes is the key+value bytes of one record of the user's
@@ -84,6 +87,8 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 		"active and standby stores fit")
 	fl.Var(&f.memory, "memory", "memory one instance has for RocksDB (off-heap), e.g. 2GiB: the answers say whether its stores' "+
 		"memtables, block caches and index and filter blocks fit")
+	fl.StringVar(&f.heapFile, "heap", "", "a heap.json of `restorebench heap`: the answers add the JVM heap an instance "+
+		"needed to restore and keep a standby, from that search")
 	fl.Var(&f.writeRate, "write-rate", "bytes per second written to the changelog, e.g. 20MB/s")
 	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully "+
 		"compacted; its record count over its distinct keys): the answers warn when the rate was "+
@@ -207,11 +212,16 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	if err := f.checkState(); err != nil {
 		return capacity.Options{}, err
 	}
+	heap, err := loadHeap(f.heapFile)
+	if err != nil {
+		return capacity.Options{}, err
+	}
 	return capacity.Options{
 		RTOs: f.rtos, Threads: f.threads, Case: f.caseName,
 		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
 			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate),
-			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes, DiskBytes: float64(f.disk), MemoryBytes: float64(f.memory)},
+			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes, DiskBytes: float64(f.disk), MemoryBytes: float64(f.memory),
+			Heap: heap},
 	}, nil
 }
 
