@@ -86,7 +86,11 @@ func TestCrashRestoresWhatTheRuleSays(t *testing.T) {
 		case rule.Restores == recovery.Whole && (r.restored == 0 || r.fromOffset != 0 || r.lastFrom != 0):
 			t.Errorf("%s: the restart restored %d records, its partitions from offsets %d to %d, of the %d changelog offsets "+
 				"written at the kill; the rule says the whole store: %s", c, r.restored, r.fromOffset, r.lastFrom, r.atKill, rule)
-		case rule.Restores == recovery.SinceFlush && c.smallMemtables && (r.fromOffset <= 0 || r.restored*2 > r.atKill):
+		case rule.Restores == recovery.SinceFlush && c.smallMemtables && (r.lastFrom <= 0 || r.restored*2 > r.atKill):
+			// A partition that got few records may not have flushed and
+			// restores from 0 (under load the two input partitions are
+			// processed unevenly), as the rule says; one that flushed
+			// resumes past it, and the whole restores less than half.
 			t.Errorf("%s: the restart restored %d records, its partitions from offsets %d to %d, of the %d changelog offsets "+
 				"written at the kill; its stores flushed (256 KiB memtables), so the rule says only what was written since: %s",
 				c, r.restored, r.fromOffset, r.lastFrom, r.atKill, rule)
