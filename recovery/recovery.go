@@ -26,7 +26,7 @@ type Restores string
 const (
 	// Whole: the store is wiped and restored from the changelog's start (a
 	// window or session store's from the first record within its
-	// retention, as a cold restore).
+	// retention on a version that seeks by it: Rule.SeeksByRetention).
 	Whole Restores = "whole"
 	// SinceCheckpoint: the store is kept and restored from the changelog
 	// offsets last made durable (a commit's), so the restart restores at
