@@ -259,3 +259,20 @@ func lagOverride(t *testing.T, env *Env, topic string) string {
 	}
 	return v
 }
+
+// runYAML runs the profile yaml (named name in errors) on an embedded
+// broker of its own and fails the test unless the run succeeded.
+func runYAML(t *testing.T, yaml, name string) *runs.Results {
+	t.Helper()
+	plan, err := profiles.Parse([]byte(yaml), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -1,12 +1,9 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -44,16 +41,7 @@ cases:
 // fill counted as restored again. Each restart verifies, and its record
 // names the rule it applied.
 func TestModelCrashAppliesKafkaStreamsRule(t *testing.T) {
-	plan, err := profiles.Parse([]byte(crashModelProfile), "crash-model.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, crashModelProfile, "crash-model.yaml")
 	seen := 0
 	for _, r := range res.Restores {
 		if !r.Verified || r.Warm == nil {
@@ -106,16 +94,7 @@ cases:
 // again) and from the first record within its retention under 4.4.0's;
 // both verify, and "again" counts from where each restore started.
 func TestModelCrashOfAWindowStoreReadsAsItsVersionDoes(t *testing.T) {
-	plan, err := profiles.Parse([]byte(crashModelWindowProfile), "crash-model-window.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, crashModelWindowProfile, "crash-model-window.yaml")
 	got := map[string]runs.Restore{}
 	for _, r := range res.Restores {
 		if r.Warm != nil && r.Warm.Step == runs.StepWarm {

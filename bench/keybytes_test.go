@@ -1,11 +1,7 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
-
-	"github.com/restorebench/restorebench/profiles"
 )
 
 // TestKeyBytesFillRestoresVerified: a fill of 8-byte keys and 8-byte
@@ -13,17 +9,8 @@ import (
 // the model engine, verified against its expected state, whose live bytes
 // count 8 + 8 per key; the fill records the width in its spec.
 func TestKeyBytesFillRestoresVerified(t *testing.T) {
-	plan, err := profiles.Parse([]byte("fill: {records: 20000, keys: 5000, key_bytes: 8, value_size: 8, tombstone_ratio: 0.1, partitions: 2}\n"+
-		"cases: [{name: put}, {name: bulk, strategy: bulk}]\n"), "keys8.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, "fill: {records: 20000, keys: 5000, key_bytes: 8, value_size: 8, tombstone_ratio: 0.1, partitions: 2}\n"+
+		"cases: [{name: put}, {name: bulk, strategy: bulk}]\n", "keys8.yaml")
 	if f := res.Fill; f == nil || f.Spec == nil || f.Spec.KeyBytes != 8 || f.Bytes != (f.Records-f.Tombstones)*16+f.Tombstones*8 {
 		t.Fatalf("fill %+v", res.Fill)
 	}

@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/profiles"
 )
 
 // TestSizeByKindSweepRestoresEachKindAtEachSize: a profile sweeping sizes
@@ -15,16 +12,7 @@ import (
 // restores every case there, verified; the records' steps carry the size
 // and the kind apart, named case@size@kind.
 func TestSizeByKindSweepRestoresEachKindAtEachSize(t *testing.T) {
-	plan, err := profiles.Parse([]byte("store_kinds: [key-value, window]\nsizes: [100KB, 300KB]\nfill: {keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n"), "kinds.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, "store_kinds: [key-value, window]\nsizes: [100KB, 300KB]\nfill: {keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n", "kinds.yaml")
 	topics := map[string]bool{}
 	for _, f := range res.Fills {
 		topics[f.Topic] = true

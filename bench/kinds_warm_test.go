@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -33,16 +30,7 @@ cases:
 // window or session store skips the restart with nothing written (its
 // stream time would be unknown).
 func TestWarmRestartOfEachStoreKind(t *testing.T) {
-	plan, err := profiles.Parse([]byte(kindsWarmProfile), "kinds-warm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, kindsWarmProfile, "kinds-warm.yaml")
 	steps := map[config.StoreKind][]string{}
 	for _, r := range res.Restores {
 		if !r.Verified || r.Warm == nil {
@@ -106,16 +94,7 @@ cases:
 // segments kept and catches up, and verifies against what the
 // changelog holds after every step.
 func TestStandbyOfSegmentedStores(t *testing.T) {
-	plan, err := profiles.Parse([]byte(kindsStandbyProfile), "kinds-standby.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, kindsStandbyProfile, "kinds-standby.yaml")
 	want := "window:initial window:rate window:pause"
 	var got []string
 	for _, r := range res.Restores {

@@ -1,11 +1,7 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
-
-	"github.com/restorebench/restorebench/profiles"
 )
 
 // queriesProfile restores one fill three ways under a query load: without
@@ -35,16 +31,7 @@ cases:
 // a restored store answers only final values, and every lookup is
 // answered again by the time the last store is restored.
 func TestLookupsDuringARestore(t *testing.T) {
-	plan, err := profiles.Parse([]byte(queriesProfile), "q.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, queriesProfile, "q.yaml")
 	for _, r := range res.Restores {
 		q := r.Queries
 		if q == nil || !r.Verified {
@@ -74,7 +61,7 @@ func TestLookupsDuringARestore(t *testing.T) {
 // (stale for the keys written while they were down) until they catch up,
 // and never a wrong one; the fallback step runs no lookups.
 func TestLookupsDuringAWarmRestart(t *testing.T) {
-	plan, err := profiles.Parse([]byte(`
+	res := runYAML(t, `
 name: queries-warm
 fill:
   records: 100000
@@ -87,16 +74,7 @@ cases:
     warm:
       changed: [60000]
     queries: {rate: 4000, stale: true, after: 500ms}
-`), "qw.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "qw.yaml")
 	var warm int
 	for _, r := range res.Restores {
 		q := r.Queries

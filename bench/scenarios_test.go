@@ -104,16 +104,7 @@ cases:
 // changelog written at two rates, catches up after a pause, and verifies
 // after every step; its lag is sampled and the catch-up time recorded.
 func TestStandbyFollowsAndCatchesUp(t *testing.T) {
-	plan, err := profiles.Parse([]byte(standbyProfile), "standby.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, standbyProfile, "standby.yaml")
 	steps := []runs.StepKind{runs.StepInitial, runs.StepRate, runs.StepRate, runs.StepPause}
 	if len(res.Restores) != len(steps) {
 		t.Fatalf("%d records, want %d", len(res.Restores), len(steps))
@@ -139,16 +130,7 @@ func TestStandbyFollowsAndCatchesUp(t *testing.T) {
 // TestSizeSweepRunsEveryCasePerSize: a profile with sizes fills one topic
 // per size and runs every case on each, naming the records by size.
 func TestSizeSweepRunsEveryCasePerSize(t *testing.T) {
-	plan, err := profiles.Parse([]byte("fill: {keys: 3000, partitions: 2}\nsizes: [200KB, 600KB]\ncases: [{name: a}, {name: b, threads: 2}]\n"), "sweep.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, "fill: {keys: 3000, partitions: 2}\nsizes: [200KB, 600KB]\ncases: [{name: a}, {name: b, threads: 2}]\n", "sweep.yaml")
 	if len(res.Fills) != 2 || res.Fills[0].Bytes >= res.Fills[1].Bytes || res.Fills[0].Topic == res.Fills[1].Topic {
 		t.Fatalf("fills %+v", res.Fills)
 	}
@@ -170,16 +152,7 @@ func TestSizeSweepRunsEveryCasePerSize(t *testing.T) {
 // serves fewer entries than its key-value twin holds keys when its
 // retention covers only part of the events.
 func TestStoreKindSweepRestoresEachKind(t *testing.T) {
-	plan, err := profiles.Parse([]byte("store_kinds: [key-value, window]\nfill: {records: 4000, keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n"), "kinds.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, "store_kinds: [key-value, window]\nfill: {records: 4000, keys: 200, partitions: 2, time_range: 4h, window_size: 30m, retention: 1h}\ncases: [{name: a}]\n", "kinds.yaml")
 	if len(res.Fills) != 2 || res.Fills[0].Topic == res.Fills[1].Topic || res.Fills[1].Spec.StoreKind != loadgen.KindWindow {
 		t.Fatalf("fills %+v", res.Fills)
 	}
@@ -207,7 +180,7 @@ func TestStoreKindSweepRestoresEachKind(t *testing.T) {
 // cleaner left: fewer records than written, verified, amplification ≥ 1
 // and within the bound the settings allow.
 func TestCompactionMeasuresRestoreAmplification(t *testing.T) {
-	plan, err := profiles.Parse([]byte(`
+	res := runYAML(t, `
 fill: {records: 50000, keys: 500, partitions: 2, value_size: 50}
 cases:
   - name: compacted
@@ -215,16 +188,7 @@ cases:
     compaction:
       settle: 0s
       topic_configs: {segment.bytes: "102400", min.cleanable.dirty.ratio: "0.01"}
-`), "c.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "c.yaml")
 	r := res.Restores[0]
 	c := r.Compaction
 	if !r.Verified || c == nil || c.Written != 50000 || c.Read >= c.Written || c.LiveKeys != 500 || c.Amplification < 1 || c.Amplification > c.Bound {

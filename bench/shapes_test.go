@@ -1,12 +1,8 @@
 package bench
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/restorebench/restorebench/profiles"
 )
 
 // TestShapeSweepRestoresEachShape: a profile sweeping shapes (8-byte keys
@@ -15,19 +11,10 @@ import (
 // case there, verified; the records' steps carry the shape, named
 // case@shape, and each fill is recorded with its own spec.
 func TestShapeSweepRestoresEachShape(t *testing.T) {
-	plan, err := profiles.Parse([]byte("application_id: sh\nfill: {key_order: sequential, partitions: 2}\nshapes:\n"+
+	res := runYAML(t, "application_id: sh\nfill: {key_order: sequential, partitions: 2}\nshapes:\n"+
 		"  - {name: k8-v8-r1, key_bytes: 8, value_size: 8, records: 6000, keys: 6000}\n"+
 		"  - {name: v64-r20-t10, value_size: 64, records: 6000, keys: 300, tombstone_ratio: 0.1}\n"+
-		"cases: [{name: a}, {name: b, batch_records: 100}]\nhold_cleaner: true\nready: false\n"), "shapes.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := connect(t, t.TempDir())
-	defer env.Close()
-	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
-	if err != nil {
-		t.Fatal(err)
-	}
+		"cases: [{name: a}, {name: b, batch_records: 100}]\nhold_cleaner: true\nready: false\n", "shapes.yaml")
 	if len(res.Fills) != 2 || res.Fills[0].Topic != "sh-k8-v8-r1-balances-changelog" || res.Fills[1].Topic != "sh-v64-r20-t10-balances-changelog" {
 		t.Fatalf("fills %+v", res.Fills)
 	}

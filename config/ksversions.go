@@ -103,10 +103,7 @@ func (c Case) checkKafkaStreamsVersion() error {
 		}
 		return nil
 	}
-	version := c.KafkaStreamsVersion
-	if version == "" {
-		version = ksdriver.DefaultKafkaStreamsVersion // a case not finalized yet
-	}
+	version := c.kafkaStreamsVersionOrDefault()
 	v, ok := LookupKafkaStreamsVersion(version)
 	if !ok {
 		return fieldErr("kafka_streams_version", "%q is not one of %s (the versions the driver builds against; default %s)",
@@ -150,14 +147,20 @@ func (c Case) checkTransactionalStores() error {
 	if c.Engine != EngineKafkaStreams {
 		return nil
 	}
-	version := c.KafkaStreamsVersion
-	if version == "" {
-		version = ksdriver.DefaultKafkaStreamsVersion
-	}
+	version := c.kafkaStreamsVersionOrDefault()
 	if row, ok := LookupKafkaStreamsVersion(version); ok && !row.Has(FeatureTransactionalStores) {
 		return fieldErr(key, "true on Kafka Streams %s (kafka_streams_version): it needs %s", version, FeatureTransactionalStores)
 	}
 	return nil
+}
+
+// kafkaStreamsVersionOrDefault is the case's kafka_streams_version, the
+// default for a case not finalized yet.
+func (c Case) kafkaStreamsVersionOrDefault() string {
+	if c.KafkaStreamsVersion == "" {
+		return ksdriver.DefaultKafkaStreamsVersion
+	}
+	return c.KafkaStreamsVersion
 }
 
 // propGroupProtocol is StreamsConfig's group.protocol.

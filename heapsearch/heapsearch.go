@@ -194,7 +194,7 @@ func answer(res *Result, c Config) (string, bool) {
 	var failed []string
 	for _, s := range res.Steps {
 		if s.Outcome == Failed {
-			failed = append(failed, fmt.Sprintf("%s failed for another reason than memory (%s)", mib(s.HeapBytes), firstLine(s.Error)))
+			failed = append(failed, fmt.Sprintf("%s failed for another reason than memory (%s)", mib(s.HeapBytes), FirstLine(s.Error)))
 		}
 	}
 	switch {
@@ -211,8 +211,9 @@ func answer(res *Result, c Config) (string, bool) {
 		mib(res.LargestOutOfMemoryBytes)), false
 }
 
-// firstLine is the first line of s, at most 300 bytes.
-func firstLine(s string) string {
+// FirstLine is the first line of s, at most 300 bytes: a step's error as
+// an answer or a terminal line quotes it.
+func FirstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 300 {
 		s = s[:300] + "…"

@@ -173,7 +173,7 @@ func crashCells(t *testing.T) []crashCell {
 		for _, window := range []bool{false, true} {
 			cells = append(cells, crashCell{version: v, guarantee: config.AtLeastOnce, window: window},
 				crashCell{version: v, guarantee: config.ExactlyOnceV2, window: window})
-			if hasTransactionalStores(v) {
+			if recovery.HasTransactionalStores(v) {
 				cells = append(cells, crashCell{version: v, guarantee: config.ExactlyOnceV2, transactional: true, window: window})
 			}
 		}
@@ -182,14 +182,6 @@ func crashCells(t *testing.T) []crashCell {
 		cells = slices.DeleteFunc(cells, func(c crashCell) bool { return !strings.Contains(c.String(), only) })
 	}
 	return cells
-}
-
-// hasTransactionalStores says Kafka Streams version v has
-// enable.transactional.statestores (KIP-892): 4.4 and later.
-func hasTransactionalStores(v string) bool {
-	var major, minor int
-	fmt.Sscanf(v, "%d.%d", &major, &minor)
-	return major > 4 || major == 4 && minor >= 4
 }
 
 // crashRestore is what a restart after the crash restored of the

@@ -93,14 +93,20 @@ func warmTable(recs []runRestore) *Table {
 		}
 		w := v[0].r.Warm
 		tot := totals(v)
-		ofCold := ""
-		if v[0].r.StepKind() != runs.StepCold && w.ColdSeconds > 0 {
-			ofCold = fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
-		}
 		t.Rows = append(t.Rows, []string{step, thousands(w.Changed), thousands(v[0].r.Records), capacity.FormatBytes(float64(v[0].r.Bytes)),
-			capacity.FormatSeconds(runs.Median(tot)), secondsRange(tot), ofCold, fmt.Sprintf("%d / %d", w.WarmTasks, w.FallbackTasks)})
+			capacity.FormatSeconds(runs.Median(tot)), secondsRange(tot), ofCold(v), fmt.Sprintf("%d / %d", w.WarmTasks, w.FallbackTasks)})
 	}
 	return t
+}
+
+// ofCold is verified warm-restart steps' median restore time against their
+// repeats' cold restore ("" for the cold step itself, or without one).
+func ofCold(v []runRestore) string {
+	w := v[0].r.Warm
+	if v[0].r.StepKind() == runs.StepCold || w.ColdSeconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
 }
 
 // crashTableLegend says what the columns of the crash table mean.
@@ -155,13 +161,8 @@ func crashBlocks(recs []runRestore) []Block {
 		if w.CrashRule != "" {
 			rules.Rows = append(rules.Rows, []string{fmt.Sprintf("%s %s", g[0].run.Label, first.Case), w.CrashRule})
 		}
-		tot := totals(v)
-		ofCold := ""
-		if w.ColdSeconds > 0 {
-			ofCold = fmt.Sprintf("%.1f%%", 100*runs.Median(durations(v))/w.ColdSeconds)
-		}
 		t.Rows = append(t.Rows, append(row, thousands(w.Changed), thousands(v[0].r.Records), thousands(w.Behind),
-			fmt.Sprintf("%d of %d", w.FallbackTasks, w.WarmTasks+w.FallbackTasks), capacity.FormatSeconds(runs.Median(tot)), ofCold))
+			fmt.Sprintf("%d of %d", w.FallbackTasks, w.WarmTasks+w.FallbackTasks), capacity.FormatSeconds(runs.Median(totals(v))), ofCold(v)))
 	}
 	out := []Block{&Para{Text: "A restart on the kept state directory after a crash restores what the stores' durable offsets " +
 		"lag behind, or the whole store when Kafka Streams finds no offset it trusts: which, depends on the version, the " +

@@ -48,11 +48,15 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 		}
 		return warmSequence(ctx, env, t, req, &agentModelWarm{env: env, t: t, req: req, host: host})
 	}
+	crash, err := crashRule(req.Case)
+	if err != nil {
+		return nil, err
+	}
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
 	keep := req
 	keep.KeepState = true // the restarts need the stores; cleanupState above removes them at the end
-	return warmSequence(ctx, env, t, req, &modelWarm{env: env, t: t, req: req, keep: keep, in: in})
+	return warmSequence(ctx, env, t, req, &modelWarm{env: env, t: t, req: req, keep: keep, in: in, crash: crash})
 }
 
 // warmInstance is the one instance a warm-restart sequence restarts, on
@@ -140,6 +144,9 @@ type modelWarm struct {
 	// req is the case's request; keep the same keeping the stores.
 	req, keep Request
 	in        *engine.Instance
+	// crash is the Kafka Streams crash rule the case's kill emulates
+	// (crashRule), nil for a case that stops cleanly.
+	crash *recovery.Rule
 }
 
 // beginStep is a model warm step's record, the changelog's offsets now
@@ -166,16 +173,19 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if s.kind == runs.StepCold {
 		restore = func() (*engine.Restored, error) { return m.in.ColdRestore(ctx, offsets) }
 	}
-	crash, err := m.crashRule()
-	if err != nil {
-		return &rec, err
-	}
+	crash := m.crash
 	if s.kind == runs.StepCold {
 		crash = nil // no stop came before it
 	}
 	if crash != nil {
-		if err := m.crashed(*crash); err != nil {
-			return &rec, err
+		// What the SIGKILL after the last step left: where the rule
+		// restores the whole store, none; where it resumes from a flush,
+		// what the last step's CloseAsKilled kept; from a checkpoint, what
+		// its clean stop kept.
+		if crash.Restores == recovery.Whole {
+			if err := m.in.WipeAfterCrash("wiped after the emulated SIGKILL: " + crash.String()); err != nil {
+				return &rec, err
+			}
 		}
 		if !crash.SeeksByRetention && m.in.Case.StoreKind.Segmented() && !m.in.Case.ReadExpired {
 			// That version reads a window store's changelog from the log
@@ -212,7 +222,7 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	if err == nil {
 		verified, err = checkReads(&verified)
 	}
-	if rule, _ := m.crashRule(); rule != nil && rule.Restores == recovery.SinceFlush {
+	if m.crash != nil && m.crash.Restores == recovery.SinceFlush {
 		// The SIGKILL before the next restart, as it leaves the stores.
 		if kerr := m.in.CloseAsKilled(ctx, restored); err == nil {
 			err = kerr
@@ -228,8 +238,7 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 // 4.4.0), for a crash right after a restore, under the case's
 // processing.guarantee and enable.transactional.statestores
 // (recovery.AfterCrash); nil for a case that stops cleanly.
-func (m *modelWarm) crashRule() (*recovery.Rule, error) {
-	c := m.req.Case
+func crashRule(c config.Case) (*recovery.Rule, error) {
 	if !c.Warm.Kills() {
 		return nil, nil
 	}
@@ -240,31 +249,18 @@ func (m *modelWarm) crashRule() (*recovery.Rule, error) {
 	return &rule, nil
 }
 
-// crashed emulates, before a restart, what the SIGKILL after the last
-// step left by rule: the stores removed where it restores them whole;
-// where it resumes from where a store last flushed, the stores as the
-// last step closed them (CloseAsKilled: what was flushed); where it
-// resumes from a checkpoint, the stores as a clean stop left them.
-func (m *modelWarm) crashed(rule recovery.Rule) error {
-	if rule.Restores == recovery.Whole {
-		return m.in.WipeAfterCrash("wiped after the emulated SIGKILL: " + rule.String())
-	}
-	return nil
-}
-
-// modelBehind counts the records a model restart restored again from
-// below stopped, the offsets each partition's store had reached when the
-// instance stopped, as restoredBehind does for Kafka Streams: from where
-// each task's restore started (the log start, or past what a window
-// store's retention expired), at least the log start.
+// modelBehind is restoredAgain for a model restart: each task's restore
+// started where its From says (the log start, or past what a window
+// store's retention expired).
 func modelBehind(tasks []engine.Task, now cluster.TopicOffsets, stopped map[int32]int64) int64 {
-	var n int64
+	from := make(map[int32]int64, len(tasks))
 	for _, t := range tasks {
-		if from := max(t.From, now.Start[t.ID.Partition]); from < stopped[t.ID.Partition] {
-			n += stopped[t.ID.Partition] - from
-		}
+		from[t.ID.Partition] = t.From
 	}
-	return n
+	return restoredAgain(now, stopped, func(p int32) (int64, bool) {
+		f, ok := from[p]
+		return f, ok
+	})
 }
 
 // startQueries starts the case's query load for restart s, checked against

@@ -211,13 +211,25 @@ func (w *ksWarm) stop() config.WarmStop {
 // lagged the store's content. A partition restored from its log start
 // (an exactly-once store wiped) counts from there.
 func restoredBehind(r *ksdriver.Restores, now cluster.TopicOffsets, stopped map[int32]int64) int64 {
+	return restoredAgain(now, stopped, func(p int32) (int64, bool) {
+		pr, ok := r.Of(now.Topic, p)
+		return pr.StartOffset, ok
+	})
+}
+
+// restoredAgain counts, over the partitions of stopped (the offsets each
+// store had reached when the instance stopped), the records a restart
+// restored again from below them: from where startOf says the
+// partition's restore started (false: it restored nothing), at least its
+// log start in now. Both engines' warm records count "behind" so.
+func restoredAgain(now cluster.TopicOffsets, stopped map[int32]int64, startOf func(p int32) (int64, bool)) int64 {
 	var n int64
 	for p, end := range stopped {
-		pr, ok := r.Of(now.Topic, p)
+		start, ok := startOf(p)
 		if !ok {
 			continue
 		}
-		if from := max(pr.StartOffset, now.Start[p]); from < end {
+		if from := max(start, now.Start[p]); from < end {
 			n += end - from
 		}
 	}

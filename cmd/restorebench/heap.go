@@ -110,7 +110,7 @@ restorebench.heap/v1) and each step's results.json under --out.`,
 			for _, s := range res.Steps {
 				if s.Outcome == heapsearch.Failed {
 					return fmt.Errorf("heap: the step at %d MiB failed for another reason than memory, so the search is inconclusive: %s",
-						s.HeapBytes/heapsearch.MiB, oneLine(s.Error))
+						s.HeapBytes/heapsearch.MiB, heapsearch.FirstLine(s.Error))
 				}
 			}
 			return nil
@@ -182,22 +182,13 @@ func printHeap(w io.Writer, res *heapsearch.Result) {
 	fmt.Fprintf(w, "answer: %s\n", res.Answer)
 }
 
-// oneLine is s's first line, at most 200 bytes.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
-
 // oomExcerpt is what an out-of-memory step died of: the instance that
 // exited and the JVM's error ("instance i0: java.lang.OutOfMemoryError:
 // Java heap space"), else the error's first line.
 func oomExcerpt(msg string) string {
 	i := strings.Index(msg, "java.lang.OutOfMemoryError")
 	if i < 0 {
-		return oneLine(msg)
+		return heapsearch.FirstLine(msg)
 	}
 	what := msg[i:]
 	if j := strings.IndexAny(what, ")\n"); j >= 0 {
