@@ -118,7 +118,9 @@ func warmMedians(r *runs.Results) warmSteps {
 	w := warmSteps{steps: map[string]plotter.XYs{}, cold: map[string][]float64{}, fallback: map[string][]float64{}, fallbackChanged: map[string][]float64{}}
 	seen := map[string]bool{}
 	for _, rec := range r.Restores {
-		if rec.Warm == nil || !rec.Counts() {
+		if rec.Warm == nil || !rec.Counts() || (rec.Params.Warm != nil && rec.Params.Warm.Kills()) {
+			// A restart after a SIGKILL restores what the crash lost, not
+			// the backlog this chart draws: the report's crash table has it.
 			continue
 		}
 		c := caseOf(rec)
