@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/verify"
 )
 
 // readyTimeout bounds the wait for compactions to settle.
@@ -215,46 +213,12 @@ func verifyStores(rec *runs.Restore, expected []loadgen.PartitionState, restored
 	return verifyInto(rec, Target{Expected: expected}, actual)
 }
 
-// verifyInto checks what a restore holds against the target's expected
-// state and records the outcome; a topic without one is only counted.
-func verifyInto(rec *runs.Restore, t Target, actual []loadgen.PartitionState) (runs.Restore, error) {
-	if t.Expected == nil {
-		rec.Verification = verify.Census(actual)
-		return *rec, nil
-	}
-	ok, v := verify.Check(t.Expected, actual)
-	rec.Verified, rec.Verification = ok, v
-	if !ok {
-		if rec.Read != nil && rec.Read.Note != "" {
-			v.Problem += " (restored " + rec.Read.Note + ")"
-			rec.Verification = v
-		}
-		rec.Error = "verification failed: " + v.Problem
-		return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, v.Problem)
-	}
-	return *rec, nil
-}
-
 // writeAmp is what RocksDB wrote to disk per key+value byte restored.
 func writeAmp(st measure.StoreStats, userBytes int64) float64 {
 	if userBytes == 0 {
 		return 0
 	}
 	return float64(st.WrittenBytes()) / float64(userBytes)
-}
-
-// dirBytes is the total size of the regular files under dir.
-func dirBytes(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // sameEnds reports whether the topic still ends at the recorded offsets.

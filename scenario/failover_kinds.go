@@ -20,13 +20,6 @@ import (
 // on. Each kill records what a key-value one does (per task gaps,
 // detection, takeover) and the store kind (runs.FailoverRecord.StoreKind).
 
-// runsKVFailover says whether failover case c runs the kv topology over
-// its fill rather than the ledger: with a query load, or a store kind
-// beyond key-value.
-func runsKVFailover(c config.Case) bool {
-	return c.Queries != nil || c.StoreKind != config.StoreKeyValue
-}
-
 // storeKind is the kind of store the failover's instances run: the case's
 // over the fill, key-value for the ledger's balances.
 func (r *failoverRun) storeKind() config.StoreKind {

@@ -198,17 +198,6 @@ func (r *failoverRun) finishKillQueries(l *ksQueryLoad, killNs int64, fr *runs.F
 	return l.finish(r.ctx)
 }
 
-// apiAddrOf is the address a process's API layer listens on ("" when it
-// has none or has not said).
-func apiAddrOf(p Process) string {
-	for _, e := range p.Events() {
-		if a, ok := e.(*ksdriver.API); ok {
-			return a.Addr()
-		}
-	}
-	return ""
-}
-
 // checkKV stops the load, waits until the survivor processed its last
 // records, digests its stores and verifies them against the fill and the
 // load; every record carries the verdict, and a wrong read fails too.

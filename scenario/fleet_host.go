@@ -206,3 +206,14 @@ func (p *localProcess) Balances(ctx context.Context) (map[string]ledger.Sum, err
 	}
 	return readBalances(p.balances)
 }
+
+// apiAddrOf is the address a process's API layer listens on ("" when it
+// has none or has not said).
+func apiAddrOf(p Process) string {
+	for _, e := range p.Events() {
+		if a, ok := e.(*ksdriver.API); ok {
+			return a.Addr()
+		}
+	}
+	return ""
+}

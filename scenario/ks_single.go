@@ -155,3 +155,17 @@ func stateNeed(t Target) int64 {
 	}
 	return n
 }
+
+// dirBytes is the total size of the regular files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -166,3 +166,10 @@ func claimGroup(ctx context.Context, env *Env, adm *kadm.Client, group, skip str
 		"Restore under another --application-id (application_id in a profile), whose group restorebench creates",
 		group, strings.Join(foreign, "; "), group)
 }
+
+// runsKVFailover says whether failover case c runs the kv topology over
+// its fill rather than the ledger: with a query load, or a store kind
+// beyond key-value.
+func runsKVFailover(c config.Case) bool {
+	return c.Queries != nil || c.StoreKind != config.StoreKeyValue
+}

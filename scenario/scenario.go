@@ -180,3 +180,6 @@ func CheckBroker(c config.Case, embedded bool) error {
 	}
 	return nil
 }
+
+// errNoChanger is a warm or standby run on a topic that may not be changed.
+var errNoChanger = errors.New("this scenario writes to the changelog, which must be one restorebench filled (run it from a profile)")

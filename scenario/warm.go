@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -24,9 +23,6 @@ import (
 type WarmModel struct{}
 
 func init() { register(config.ScenarioWarm, config.EngineModel, WarmModel{}) }
-
-// errNoChanger is a warm or standby run on a topic that may not be changed.
-var errNoChanger = errors.New("this scenario writes to the changelog, which must be one restorebench filled (run it from a profile)")
 
 // Run runs the sequence and returns one record per restore.
 func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
@@ -79,7 +75,7 @@ type warmRestart struct {
 	changed int64
 	// since are the changelog's offsets when the instance stopped, before
 	// the step's writes (warm steps only): its stores hold up to them.
-	since offsetsAt
+	since cluster.TopicOffsets
 	// expected derives the state the restart must end with.
 	expected func() ([]loadgen.PartitionState, error)
 	// coldSeconds is the cold step's restore time (0 in the cold step).

@@ -236,20 +236,6 @@ func restoredAgain(now cluster.TopicOffsets, stopped map[int32]int64, startOf fu
 	return n
 }
 
-// restoredRange is the part of the changelog the instance restored: each
-// partition from the offset its restore started at (restore_start) to the
-// end; a partition it did not restore is empty.
-func restoredRange(offsets cluster.TopicOffsets, r *ksdriver.Restores) cluster.TopicOffsets {
-	out := cluster.TopicOffsets{Topic: offsets.Topic, Start: map[int32]int64{}, End: map[int32]int64{}}
-	for p, end := range offsets.End {
-		out.Start[p], out.End[p] = end, end
-		if pr, ok := r.Of(offsets.Topic, p); ok {
-			out.Start[p] = pr.StartOffset
-		}
-	}
-	return out
-}
-
 // ksWarmRecord says, from the restore events, which tasks resumed from
 // their stores' offsets and which restored from the log start.
 func ksWarmRecord(step runs.StepKind, changed int64, r *ksdriver.Restores, offsets cluster.TopicOffsets,
