@@ -417,6 +417,10 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys in %.1fs: "+
 		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, st.Seconds)
 	target.Expected, target.Ends = st.Partitions, st.Ends
+	opts := topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed", TimestampedValue: o.Case.StoreKind.TimestampedValue()}
+	target.TopicEntries = func(ctx context.Context, partition int32) (map[string]uint64, error) {
+		return topicshape.Entries(ctx, e.Cluster, o.Topic, partition, st.Ends[partition], opts)
+	}
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
 	return nil
 }

@@ -151,8 +151,26 @@ func TestTamperedStoreFailsVerification(t *testing.T) {
 		if ok, v := check(t, res.Stores, expected); !ok {
 			t.Fatalf("%s: untampered restore did not verify: %s", name, v.Problem)
 		}
+		before, err := Entries(res.Stores[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum loadgen.Digest
+		for _, h := range before {
+			sum += loadgen.Digest(h)
+		}
+		if st, _ := Scan(res.Stores[1]); sum != st.Digest || int64(len(before)) != st.Keys {
+			t.Fatalf("%s: entries key by key sum to %s over %d keys, the scan to %s over %d", name, sum, len(before), st.Digest, st.Keys)
+		}
 		if err := tamper(res.Stores[1]); err != nil {
 			t.Fatal(err)
+		}
+		after, err := Entries(res.Stores[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := verify.FirstDifference(1, before, after); !strings.Contains(d, "1 key(s) differ; the first, key \"k") || !strings.Contains(d, tamperedSays[name]) {
+			t.Errorf("%s: key by key: %q, want the key named and %q", name, d, tamperedSays[name])
 		}
 		ok, v := check(t, res.Stores, expected)
 		if ok {
@@ -166,6 +184,13 @@ func TestTamperedStoreFailsVerification(t *testing.T) {
 }
 
 var errStop = errors.New("stop")
+
+// tamperedSays is what verify.FirstDifference says of each tampering.
+var tamperedSays = map[string]string{
+	"changed value": "the store holds another value",
+	"extra key":     "in the store, not live in the topic",
+	"missing key":   "in the topic, missing from the store",
+}
 
 func TestColdRestoreRefusesExistingState(t *testing.T) {
 	cfg, _ := testkafka.Embedded(t)

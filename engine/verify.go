@@ -53,3 +53,18 @@ func ScanAll(stores map[int32]Store) ([]loadgen.PartitionState, error) {
 	}
 	return out, nil
 }
+
+// Entries is a store's live entries key by key (key → loadgen.EntryHash
+// of its entry), the digest Scan sums taken apart, so a store that did not
+// verify can name the key it holds wrong. A nil store has none.
+func Entries(s Store) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	if s == nil {
+		return out, nil
+	}
+	err := s.ForEach(func(k, v []byte) error {
+		out[string(k)] = loadgen.EntryHash(k, v)
+		return nil
+	})
+	return out, err
+}

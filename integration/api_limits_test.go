@@ -8,7 +8,9 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -161,6 +163,7 @@ func TestAPILayerBoundsRanges(t *testing.T) {
 	}
 	r, err = getRange(ctx, client, a.APIAddr(), fmt.Sprintf("/range/%s/%s?forwarded=x&partitions=%d", first, last, ownA))
 	assertTooWide(t, fmt.Sprintf("partition %d forwarded to its owner a", ownA), r, err)
+	checkEntriesSumToDigest(ctx, t, a, ownA)
 	// A forward's own caps are lowered by the asker's, never raised.
 	r, err = getRange(ctx, client, a.APIAddr(), fmt.Sprintf("/range/%s/%s?forwarded=x&partitions=%d&max_entries=5", first, last, ownA))
 	if err != nil || r.status != http.StatusBadRequest || r.MaxEntries != 5 || r.Read != 6 {
@@ -266,4 +269,42 @@ func mustHex(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// checkEntriesSumToDigest asks the instance for one partition's entries
+// key by key (`entries PARTITION PATH`, what names the key a restore got
+// wrong) and holds them to its digest of the partition: as many keys, and
+// hashes that sum to it.
+func checkEntriesSumToDigest(ctx context.Context, t *testing.T, in *ksdriver.Instance, partition int32) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "entries.tsv")
+	ev, err := in.Request(ctx, fmt.Sprintf("entries %d %s", partition, path), ksdriver.EvEntries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum loadgen.Digest
+	var keys int64
+	for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		k, h, ok := strings.Cut(line, "\t")
+		n, err := strconv.ParseUint(h, 16, 64)
+		if _, kerr := hex.DecodeString(k); !ok || err != nil || kerr != nil {
+			t.Fatalf("entries line %q: want KEYHEX<TAB>HASH", line)
+		}
+		sum += loadgen.Digest(n)
+		keys++
+	}
+	d, err := in.Request(ctx, "digest", ksdriver.EvDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range d.(*ksdriver.Digest).States() {
+		if st.Partition == partition && (st.Keys != keys || st.Digest != sum || ev.(*ksdriver.Entries).Keys != keys) {
+			t.Fatalf("partition %d: %d entries (the event says %d) summing to %s; its digest: %d keys, %s",
+				partition, keys, ev.(*ksdriver.Entries).Keys, sum, st.Keys, st.Digest)
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 // decoded into its type: *Hello, *StateChange, *RestoreStart, *RestoreBatch,
 // *RestoreEnd, *RestoreSuspended, *StandbyStart, *StandbyBatch,
 // *StandbySuspended, *Tasks, *Lags, *Processed, *Process, *Metrics, *Digest,
-// *Balances, *API, *Error, *Stopped, or *Unknown for a name this build does not
+// *Balances, *Entries, *API, *Error, *Stopped, or *Unknown for a name this build does not
 // know (a newer driver) or a line that is not an event.
 type Event interface {
 	// Head is what every event carries.
@@ -59,6 +59,7 @@ const (
 	EvMetrics          = "metrics"
 	EvDigest           = "digest"
 	EvBalances         = "balances"
+	EvEntries          = "entries"
 	EvError            = "error"
 	EvStopped          = "stopped"
 )
@@ -284,6 +285,16 @@ type Balances struct {
 	Seconds      float64 `json:"seconds"`
 }
 
+// Entries is the reply to `entries PARTITION PATH`: the store partition's
+// live entries, key by key, were written to Path.
+type Entries struct {
+	Meta
+	Path      string  `json:"path"`
+	Partition int32   `json:"partition"`
+	Keys      int64   `json:"keys"`
+	Seconds   float64 `json:"seconds"`
+}
+
 // Error is a failure the instance reports: a bad config (it then exits 3),
 // an uncaught exception (exits 2), a failed command (it goes on).
 type Error struct {
@@ -349,6 +360,8 @@ func newEvent(ev string) Event {
 		return &Digest{}
 	case EvBalances:
 		return &Balances{}
+	case EvEntries:
+		return &Entries{}
 	case EvError:
 		return &Error{}
 	case EvStopped:

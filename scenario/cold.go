@@ -71,6 +71,9 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	}
 	out, err := verifyStores(&rec, t.Expected, restored)
 	if err != nil {
+		err = nameDifference(ctx, &out, t, func(_ context.Context, p int32) (map[string]uint64, error) {
+			return engine.Entries(restored.Stores[p])
+		}, err)
 		return out, err
 	}
 	return checkReads(&rec)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -10,6 +11,7 @@ import (
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/verify"
 )
 
 // ColdKafkaStreams is a cold restore on the kafka-streams engine: one real
@@ -113,7 +115,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	}
 	single.remove()
 	if out, err := verifyInto(&rec, t, actual.digest.States()); err != nil {
-		return out, err
+		return out, nameDifference(ctx, &out, t, actual.entriesOf, err)
 	}
 	return checkReads(&rec)
 }
@@ -142,6 +144,12 @@ func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst k
 type coldDigest struct {
 	restores ksdriver.Restores
 	digest   *ksdriver.Digest
+	// entries are partition entriesPartition's entries key by key, read
+	// when it did not verify against an independent read (entriesErr
+	// when that read failed).
+	entries          map[string]uint64
+	entriesPartition int32
+	entriesErr       error
 }
 
 // restoreAndDigest waits for the instance to restore every partition that
@@ -171,7 +179,40 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 		return nil, err
 	}
 	rec.KafkaStreams.DigestSeconds = d.Seconds
-	return &coldDigest{restores: w.restores, digest: d}, nil
+	cd := &coldDigest{restores: w.restores, digest: d}
+	cd.readEntries(ctx, t, req, inst)
+	return cd, nil
+}
+
+// readEntries reads, while the instance still runs, the first partition
+// that does not verify against an independent read key by key, so the
+// record can name the key it got wrong (nameDifference).
+func (cd *coldDigest) readEntries(ctx context.Context, t Target, req Request, inst ksInstance) {
+	if t.TopicEntries == nil {
+		return
+	}
+	ok, v := verify.Check(t.Expected, cd.digest.States())
+	p, found := firstFailed(v)
+	if ok || !found {
+		return
+	}
+	dir, err := filepath.Abs(req.StateDir)
+	if err == nil {
+		cd.entries, err = storeEntries(ctx, inst, dir, p)
+	}
+	cd.entriesPartition, cd.entriesErr = p, err
+}
+
+// entriesOf is the store's side of nameDifference: the partition
+// readEntries read.
+func (cd *coldDigest) entriesOf(_ context.Context, p int32) (map[string]uint64, error) {
+	if cd.entriesErr != nil {
+		return nil, cd.entriesErr
+	}
+	if cd.entries == nil || p != cd.entriesPartition {
+		return nil, fmt.Errorf("partition %d was not read key by key while the instance ran", p)
+	}
+	return cd.entries, nil
 }
 
 // coldProperties are the cold restore's instance properties: the kv

@@ -1,10 +1,17 @@
 package scenario
 
 import (
+	"bufio"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
@@ -121,4 +128,45 @@ func digestStores(ctx context.Context, inst requester, store string) (*ksdriver.
 		return nil, fmt.Errorf("digest of store %s, expected %s", d.Store, store)
 	}
 	return d, nil
+}
+
+// storeEntries asks a local instance for one active store partition's
+// live entries key by key (`entries PARTITION PATH`, a file under dir
+// read back and removed): key → the entry's hash, as the digest sums them.
+// An instance on an agent writes on the agent's disk, which this machine
+// does not read: it is refused.
+func storeEntries(ctx context.Context, inst ksInstance, dir string, partition int32) (map[string]uint64, error) {
+	if _, local := inst.(*ksdriver.Instance); !local {
+		return nil, errors.New("the instance runs on an agent, whose files this machine does not read")
+	}
+	path := filepath.Join(dir, fmt.Sprintf("entries-%d.tsv", partition))
+	defer os.Remove(path)
+	dctx, cancel := context.WithTimeout(ctx, ksDigestTimeout)
+	defer cancel()
+	if _, err := inst.Request(dctx, fmt.Sprintf("entries %d %s", partition, path), ksdriver.EvEntries); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseEntries(f, path)
+}
+
+// parseEntries reads the driver's KEYHEX<TAB>ENTRYHASH lines.
+func parseEntries(r io.Reader, name string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		k, h, ok := strings.Cut(sc.Text(), "\t")
+		key, kerr := hex.DecodeString(k)
+		hash, herr := strconv.ParseUint(h, 16, 64)
+		if !ok || kerr != nil || herr != nil {
+			return nil, fmt.Errorf("%s:%d: want a key in hex, a tab and a 16-digit hex hash", name, line)
+		}
+		out[string(key)] = hash
+	}
+	return out, sc.Err()
 }

@@ -53,6 +53,12 @@ type Target struct {
 	// Ends are the end offsets the fill recorded; a topic that no longer
 	// ends there does not hold the fill any more. Nil when unknown.
 	Ends map[int32]int64
+	// TopicEntries reads one partition of a topic restorebench did not
+	// fill key by key, to the end offsets it was verified against
+	// (topicshape.Entries), so a restore that does not verify names the
+	// key it got wrong (nameDifference); nil for a fill, and for a topic
+	// counted without an independent read.
+	TopicEntries func(ctx context.Context, partition int32) (map[string]uint64, error)
 }
 
 // Request is one case × repeat to run.

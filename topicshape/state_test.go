@@ -102,12 +102,33 @@ func TestStateIsWhatARestoreEndsWith(t *testing.T) {
 		if st.NullKeys != 2 {
 			t.Errorf("read_committed=%v: %d records without a key, want 2", tc.readCommitted, st.NullKeys)
 		}
-		// A store holding one other value is caught, by its partition.
+		// Read key by key, partition 1 is the same state.
+		entries, err := Entries(ctx, cfg, topic, 1, st.Ends[1], StateOptions{ReadCommitted: tc.readCommitted, Idle: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := verify.FirstDifference(1, entries, hashesOf(tc.want[1])); d != "" {
+			t.Fatalf("read_committed=%v: key by key, the read differs from the restore's state: %s", tc.readCommitted, d)
+		}
+		// A store holding one other value is caught, by its partition, and
+		// key by key the key is named.
 		tc.want[1]["word-003"] = "corrupted"
 		if ok, v := verify.Check(expectedOf(tc.want), st.Partitions); ok || !strings.Contains(v.Problem, "partition 1") {
 			t.Fatalf("read_committed=%v: a corrupted value passed, or the problem does not name partition 1: %v %q", tc.readCommitted, ok, v.Problem)
 		}
+		if d := verify.FirstDifference(1, entries, hashesOf(tc.want[1])); !strings.Contains(d, `key "word-003": the store holds another value`) {
+			t.Fatalf("read_committed=%v: the corrupted key is not named: %q", tc.readCommitted, d)
+		}
 	}
+}
+
+// hashesOf is each key's entry hash, as a store read key by key gives it.
+func hashesOf(m map[string]string) map[string]uint64 {
+	out := map[string]uint64{}
+	for k, v := range m {
+		out[k] = loadgen.EntryHash([]byte(k), []byte(v))
+	}
+	return out
 }
 
 // expectedOf folds maps of key → value into partition states.

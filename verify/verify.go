@@ -3,7 +3,10 @@ package verify
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -103,4 +106,58 @@ func sorted(states []loadgen.PartitionState) []loadgen.PartitionState {
 	s := append([]loadgen.PartitionState(nil), states...)
 	sort.Slice(s, func(i, j int) bool { return s[i].Partition < s[j].Partition })
 	return s
+}
+
+// FirstDifference names where a restored partition's entries and the
+// topic's differ, key by key (each map: key → loadgen.EntryHash of its
+// entry): how many keys differ and the lowest such key in byte order,
+// with what is wrong with it. It returns "" when they agree (the digest
+// then differed by a hash collision, which a caller should say).
+func FirstDifference(partition int32, topic, restored map[string]uint64) string {
+	var differ int
+	var first, what string
+	note := func(k, why string) {
+		differ++
+		if differ == 1 || k < first {
+			first, what = k, why
+		}
+	}
+	for k, want := range topic {
+		got, ok := restored[k]
+		switch {
+		case !ok:
+			note(k, "in the topic, missing from the store")
+		case got != want:
+			note(k, "the store holds another value than the topic's last")
+		}
+	}
+	for k := range restored {
+		if _, ok := topic[k]; !ok {
+			note(k, "in the store, not live in the topic")
+		}
+	}
+	if differ == 0 {
+		return ""
+	}
+	return fmt.Sprintf("partition %d: %d key(s) differ; the first, key %s: %s", partition, differ, KeyText([]byte(first)), what)
+}
+
+// KeyText shows a key as people read it: quoted when it is printable
+// UTF-8 of at most 64 bytes, else as hex (its first 64 bytes, and its
+// length).
+func KeyText(k []byte) string {
+	printable := utf8.Valid(k) && len(k) <= 64
+	for _, r := range string(k) {
+		if !unicode.IsPrint(r) {
+			printable = false
+			break
+		}
+	}
+	if printable {
+		return strconv.Quote(string(k))
+	}
+	if len(k) > 64 {
+		return fmt.Sprintf("0x%x… (%d bytes)", k[:64], len(k))
+	}
+	return fmt.Sprintf("0x%x", k)
 }

@@ -31,7 +31,7 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThr
  * kstreams/PROTOCOL.md): reads CONFIG.properties, builds the kv, ledger or
  * table topology, starts KafkaStreams with listeners that report its lifecycle as
  * JSON events on stdout, and executes commands read from stdin (digest,
- * digest all, balances PATH, stop) on the main thread, one at a time.
+ * digest all, entries PARTITION PATH, balances PATH, stop) on the main thread, one at a time.
  *
  * Exit codes: 0 after `stop` (or the end of stdin), 2 after the client failed
  * (uncaught exception or a failed start), 3 for a bad configuration.
@@ -214,8 +214,17 @@ public final class Driver {
                             queries.balances(words[1].trim());
                         }
                         break;
+                    case "entries": {
+                        String[] args = words.length < 2 ? new String[0] : words[1].trim().split("\\s+", 2);
+                        if (args.length < 2) {
+                            events.error("command", "entries needs a PARTITION and a PATH");
+                        } else {
+                            queries.entries(Integer.parseInt(args[0]), args[1]);
+                        }
+                        break;
+                    }
                     default:
-                        events.error("command", "unknown command: " + cmd + " (digest, digest all, balances PATH, stop)");
+                        events.error("command", "unknown command: " + cmd + " (digest, digest all, entries PARTITION PATH, balances PATH, stop)");
                 }
             } catch (Exception e) {
                 events.error(words[0].toLowerCase(Locale.ROOT), e);

@@ -205,6 +205,47 @@ final class StoreQueries {
     }
 
     /**
+     * The `entries PARTITION PATH` command: writes one line per live entry
+     * of the active store partition, the key in hex, a tab and the entry's
+     * hash (Digest.entryHash, 16 hex digits: the terms the partition's
+     * digest sums), to PATH through a temporary file renamed into place.
+     * restorebench asks it of a partition whose digest did not verify, to
+     * name the key the store holds wrong.
+     */
+    void entries(int partition, String path) throws IOException {
+        long t0 = System.nanoTime();
+        Path dst = Paths.get(path);
+        Path tmp = Files.createTempFile(dst.toAbsolutePath().getParent(), dst.getFileName().toString() + ".", ".tmp");
+        long[] keys = new long[1];
+        try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8), 1 << 16)) {
+            IOException[] failed = new IOException[1];
+            forEach(partition, false, (key, value) -> {
+                if (failed[0] != null) {
+                    return;
+                }
+                try {
+                    w.write(Digest.toHex(key));
+                    w.write('\t');
+                    w.write(Digest.hex16(Digest.entryHash(key, value)));
+                    w.write('\n');
+                } catch (IOException e) {
+                    failed[0] = e;
+                }
+                keys[0]++;
+            });
+            if (failed[0] != null) {
+                throw failed[0];
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, dst, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        events.emit("entries", Json.obj("path", path, "partition", partition, "keys", keys[0], "seconds", seconds));
+    }
+
+    /**
      * The `balances PATH` command (ledger): writes account, balance and count
      * of every account in the active tasks' stores to PATH, through a
      * temporary file renamed into place so a reader never sees half a file.
