@@ -427,8 +427,9 @@ func mapChangelogs(cls []Changelog, ins []*Instance) []string {
 		// The DSL names a grouped aggregation's repartition topic after
 		// its store, as it names the changelog: APP-S-repartition feeds
 		// the subtopology that writes APP-S-changelog.
-		if byName := readers(ins, strings.TrimSuffix(c.Topic, "-changelog")+"-repartition"); len(byName) == 1 && int(count[byName[0]]) == c.Partitions {
-			cands, how = byName, "the subtopology that reads "+strings.TrimSuffix(c.Topic, "-changelog")+"-repartition, the DSL's name for the repartition topic of the same store"
+		repartition := strings.TrimSuffix(c.Topic, "-changelog") + "-repartition"
+		if byName := readers(ins, repartition); len(byName) == 1 && int(count[byName[0]]) == c.Partitions {
+			cands, how = byName, "the subtopology that reads "+repartition+", the DSL's name for the repartition topic of the same store"
 		}
 		if len(cands) == 0 && len(stateful) == 0 && len(any) == 1 {
 			cands, how = any, "the only subtopology of "+fmt.Sprint(c.Partitions)+" tasks (no member reported which subtopologies are stateful)"
@@ -443,8 +444,8 @@ func mapChangelogs(cls []Changelog, ins []*Instance) []string {
 			c.MappingNote = fmt.Sprintf("no stateful subtopology of %d tasks: its state is attributed to no instance", c.Partitions)
 			out = append(out, c.Topic+": "+c.MappingNote)
 		default:
-			c.MappingNote = fmt.Sprintf("subtopologies %v all have %d tasks: which one writes it cannot be told from the classic protocol; its state is attributed to no instance",
-				cands, c.Partitions)
+			c.MappingNote = fmt.Sprintf("subtopologies %v all have %d tasks: which one writes it cannot be told from the classic protocol; "+
+				"its state is attributed to no instance", cands, c.Partitions)
 			out = append(out, c.Topic+": "+c.MappingNote)
 		}
 	}
@@ -484,6 +485,54 @@ func taskState(cls []Changelog, t TaskID) (records int64, bytes float64, endSum 
 // Answer fills in each instance's state and what its loss costs, and the
 // report's assumptions, from the group and changelogs read.
 func Answer(r *Report, o Options) {
+	o = o.withDefaults(r)
+	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
+	r.Handover, r.Closing = Handover, Closing
+	r.Assumptions = append(r.Assumptions, fmt.Sprintf("after the survivors hear of the rebalance, %s (%s-%s) until they run the tasks, restore aside: "+
+		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
+		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
+	setDetection(r, o)
+	if r.Group == nil {
+		return
+	}
+	ins := instances(r.Group)
+	r.Instances = ins
+	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
+	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
+	if len(ins) > 0 && !r.OnStreamsProtocol() {
+		r.Assumptions = append(r.Assumptions, standbyLagsAssumed)
+	}
+	for _, in := range ins {
+		setState(r.Changelogs, in, o.AcceptableRecoveryLag)
+	}
+	rate := restoreRate(r, ins, o)
+	for _, in := range ins {
+		in.IfItFails = failure(r, ins, in, o, rate, lost)
+		in.IfRestartedWithState = failure(r, ins, in, o, rate, restartedWithState)
+		in.IfRestartedEmpty = failure(r, ins, in, o, rate, restartedEmpty)
+	}
+	if worst := mostCostly(ins); worst != nil && len(ins) > 1 {
+		r.MostCostly = worst.ProcessID
+	}
+	// The rate is named where an answer restores at it.
+	if rate != nil && slices.ContainsFunc(ins, func(in *Instance) bool {
+		return slices.ContainsFunc([]*Failure{in.IfItFails, in.IfRestartedWithState, in.IfRestartedEmpty}, restoresTimed)
+	}) {
+		r.Rate = rateText(rate)
+	}
+	r.IfOneAdded = scaleOut(r, ins, o, rate)
+}
+
+// standbyLagsAssumed says what the classic protocol's standby lags are:
+// measured from offsets reported at the last join, so upper bounds.
+const standbyLagsAssumed = "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined " +
+	"the group: upper bounds, as a standby keeps catching up between rebalances"
+
+// withDefaults is o with the defaults of what it leaves unset
+// (acceptable.recovery.lag; session.timeout.ms, said assumed) and, on the
+// streams protocol, the group's own acceptable.recovery.lag, which decides
+// there rather than the clients'.
+func (o Options) withDefaults(r *Report) Options {
 	if o.AcceptableRecoveryLag <= 0 {
 		o.AcceptableRecoveryLag = DefaultAcceptableRecoveryLag
 	}
@@ -497,11 +546,28 @@ func Answer(r *Report, o Options) {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
 	}
-	r.AcceptableRecoveryLag = o.AcceptableRecoveryLag
-	r.Handover, r.Closing = Handover, Closing
-	r.Assumptions = append(r.Assumptions, fmt.Sprintf("after the survivors hear of the rebalance, %s (%s-%s) until they run the tasks, restore aside: "+
-		"the rejoin, the assignment and the tasks' start, ASSUMED (measured in restorebench's own SIGKILL runs on one host)",
-		units.Seconds(Handover.Value), units.Seconds(Handover.Lo), units.Seconds(Handover.Hi)))
+	return o
+}
+
+// The assumptions of failure detection's settings when they could not be
+// read: on the streams protocol the broker's defaults (the group's
+// configuration unread), on the classic protocol Kafka's client defaults
+// (no --streams-config). Each takes the default assumed.
+const (
+	streamsSessionAssumed = "failure detection takes group.streams.session.timeout.ms = %s, the broker's default: " +
+		"ASSUMED (the group's configuration could not be read)"
+	streamsHeartbeatAssumed = "members heartbeat every group.streams.heartbeat.interval.ms = %s, the broker's default: " +
+		"ASSUMED (the group's configuration could not be read)"
+	classicSessionAssumed = "failure detection takes session.timeout.ms = %s, Kafka's default: " +
+		"ASSUMED (give --streams-config with the application's properties)"
+	classicHeartbeatAssumed = "members heartbeat every heartbeat.interval.ms = %s, Kafka's default: " +
+		"ASSUMED (give --streams-config with the application's properties)"
+)
+
+// setDetection sets r's session timeout and heartbeat interval, the terms
+// of failure detection: the group's own on the streams protocol, else the
+// clients' from o, each its default (said assumed) when not known.
+func setDetection(r *Report, o Options) {
 	switch g := r.Group; {
 	case r.OnStreamsProtocol():
 		// The client's session.timeout.ms does not apply: the group's does.
@@ -510,61 +576,58 @@ func Answer(r *Report, o Options) {
 		if g.SessionTimeoutMs != nil {
 			r.DetectionSeconds, r.DetectionAssumed = float64(*g.SessionTimeoutMs)/1000, false
 		} else {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes group.streams.session.timeout.ms = %s, the broker's default: ASSUMED (the group's configuration could not be read)", DefaultSessionTimeout))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsSessionAssumed, DefaultSessionTimeout))
 		}
 		if g.HeartbeatIntervalMs != nil {
 			r.HeartbeatSeconds, r.HeartbeatAssumed = float64(*g.HeartbeatIntervalMs)/1000, false
 		} else {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("members heartbeat every group.streams.heartbeat.interval.ms = %s, the broker's default: ASSUMED (the group's configuration could not be read)", DefaultStreamsGroupHeartbeatInterval))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsHeartbeatAssumed, DefaultStreamsGroupHeartbeatInterval))
 		}
 	default:
 		r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
 		if r.DetectionAssumed {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("failure detection takes session.timeout.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", o.SessionTimeout))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(classicSessionAssumed, o.SessionTimeout))
 		}
 		r.HeartbeatSeconds = o.HeartbeatInterval.Seconds()
 		if o.HeartbeatInterval <= 0 {
 			r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultHeartbeatInterval.Seconds(), true
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf("members heartbeat every heartbeat.interval.ms = %s, Kafka's default: ASSUMED (give --streams-config with the application's properties)", DefaultHeartbeatInterval))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(classicHeartbeatAssumed, DefaultHeartbeatInterval))
 		}
 	}
 	// A heartbeat interval past the session timeout is refused by the
 	// consumer; it is bounded here so that detection's low end stays >= 0.
 	r.HeartbeatSeconds = min(r.HeartbeatSeconds, r.DetectionSeconds)
-	if r.Group == nil {
-		return
+}
+
+// setState sets in's active and standby state (records and bytes of its
+// tasks' changelog partitions) and its copies, each with its lag and
+// whether that is within acceptable.recovery.lag (lagLimit).
+func setState(cls []Changelog, in *Instance, lagLimit int64) {
+	for _, t := range in.active {
+		rec, b, _, _ := taskState(cls, t)
+		in.ActiveStateRecords += rec
+		in.ActiveStateBytes += b
 	}
-	ins := instances(r.Group)
-	r.Instances = ins
-	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
-	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
-	if len(ins) > 0 && !r.OnStreamsProtocol() {
-		r.Assumptions = append(r.Assumptions, "standby lags are changelog end offsets now minus the offsets each instance reported when it last joined the group: upper bounds, as a standby keeps catching up between rebalances")
+	for _, t := range in.standby {
+		rec, b, _, _ := taskState(cls, t)
+		in.StandbyStateRecords += rec
+		in.StandbyStateBytes += b
 	}
-	// Copies: every instance's non-active tasks with state.
-	for _, in := range ins {
-		for _, t := range in.active {
-			rec, b, _, _ := taskState(r.Changelogs, t)
-			in.ActiveStateRecords += rec
-			in.ActiveStateBytes += b
+	in.Copies = nil
+	for _, t := range copiesOf(in) {
+		c := Copy{Task: t.String(), Standby: slices.Contains(in.standby, t)}
+		if lag, ok := lagOf(cls, in, t); ok {
+			c.LagRecords = &lag
+			c.CaughtUp = lag <= lagLimit
 		}
-		for _, t := range in.standby {
-			rec, b, _, _ := taskState(r.Changelogs, t)
-			in.StandbyStateRecords += rec
-			in.StandbyStateBytes += b
-		}
-		in.Copies = nil
-		for _, t := range copiesOf(in) {
-			c := Copy{Task: t.String(), Standby: slices.Contains(in.standby, t)}
-			if lag, ok := lagOf(r.Changelogs, in, t); ok {
-				c.LagRecords = &lag
-				c.CaughtUp = lag <= o.AcceptableRecoveryLag
-			}
-			in.Copies = append(in.Copies, c)
-		}
+		in.Copies = append(in.Copies, c)
 	}
-	// One restore rate for every answer: the runs' rate at the state's
-	// shape, which neither the instance nor what it restores changes.
+}
+
+// restoreRate is the one restore rate for every answer: the runs' rate at
+// the state's shape, which neither the instance nor what it restores
+// changes. Without one it is nil and r.RateMissing says why, when known.
+func restoreRate(r *Report, ins []*Instance, o Options) *capacity.Rate {
 	var rate *capacity.Rate
 	if len(o.Runs) == 0 {
 		r.RateMissing = "restore times need --from RUN (results of restorebench runs); state sizes and tasks only"
@@ -576,12 +639,13 @@ func Answer(r *Report, o Options) {
 			r.RateMissing = a.RateErr.Error()
 		}
 	}
-	for _, in := range ins {
-		in.IfItFails = failure(r, ins, in, o, rate, lost)
-		in.IfRestartedWithState = failure(r, ins, in, o, rate, restartedWithState)
-		in.IfRestartedEmpty = failure(r, ins, in, o, rate, restartedEmpty)
-	}
-	// The most costly: the longest total time, else the most bytes.
+	return rate
+}
+
+// mostCostly is the instance whose loss costs most: the longest total
+// time where both have one, else the most bytes a thread restores, then
+// the most bytes restored; nil without instances.
+func mostCostly(ins []*Instance) *Instance {
 	var worst *Instance
 	for _, in := range ins {
 		f, w := in.IfItFails, (*Failure)(nil)
@@ -599,16 +663,7 @@ func Answer(r *Report, o Options) {
 			worst = in
 		}
 	}
-	if worst != nil && len(ins) > 1 {
-		r.MostCostly = worst.ProcessID
-	}
-	// The rate is named where an answer restores at it.
-	if rate != nil && slices.ContainsFunc(ins, func(in *Instance) bool {
-		return slices.ContainsFunc([]*Failure{in.IfItFails, in.IfRestartedWithState, in.IfRestartedEmpty}, restoresTimed)
-	}) {
-		r.Rate = rateText(rate)
-	}
-	r.IfOneAdded = scaleOut(r, ins, o, rate)
+	return worst
 }
 
 // copiesOf are the tasks in has state of besides its active ones, sorted.
@@ -658,43 +713,91 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	// not (it gets tasks back later, through the assignor).
 	leaves := how != lost && r.OnStreamsProtocol()
 	if leaves {
-		f.note("on the streams protocol a closing member leaves the group: its tasks move to the others at their next heartbeat (a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here")
+		f.note(leavesGroupNote)
 		how = lost
 	}
-	var jobs []float64 // the bytes each restored task restores
-	var fromLag, unknownLag int
+	threads := survivingThreads(ins, in, how)
+	tasks := in.active
+	if how == restartedWithState {
+		tasks = nil // its tasks come back to it, their stores and checkpoints kept
+	}
+	jobs := f.moveTasks(r, ins, in, tasks, o.AcceptableRecoveryLag)
+	if threads == 0 && how == lost {
+		f.note("no other instance: its tasks wait for it, or a new one, to restart")
+		return f
+	}
+	f.ThreadBytes = largestThreadLoad(jobs, threads)
+	switch {
+	case leaves:
+		f.afterClose(r.Closing, leaveNotice(r.HeartbeatSeconds, threads))
+	case how == lost:
+		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
+	case in.static:
+		f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
+	default:
+		f.afterClose(r.Closing, restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
+	}
+	if how == restartedWithState {
+		f.note(keptStateNote)
+	}
+	if f.Detection == nil {
+		return f
+	}
+	fixed := f.fixedTime(r.Handover, rt, how)
+	if len(jobs) == 0 {
+		f.setTimes(Span{}, fixed)
+		return f
+	}
+	f.timeRestore(fixed, o, rt)
+	return f
+}
+
+// leavesGroupNote says how a clean stop differs on the streams protocol:
+// the member leaves, its tasks move at once and come back untimed.
+const leavesGroupNote = "on the streams protocol a closing member leaves the group: its tasks move to the others at their next heartbeat " +
+	"(a caught-up copy takes over, else they restore there) and come back to it later, which is not timed here"
+
+// keptStateNote says what a restart on its own state dir restores: nothing
+// after a clean stop, and after a crash what the Kafka Streams version and
+// its settings leave unflushed or uncheckpointed.
+const keptStateNote = "a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; " +
+	"after a crash (SIGKILL, an OOM kill) under exactly-once its stores restore in full, as on an empty disk, " +
+	"on every Kafka Streams version measured (3.9.1 to 4.4.0); with enable.transactional.statestores (4.4) and " +
+	"under at-least-once from 4.3 each store restores what was written since it last flushed " +
+	"(the whole store if it is smaller than its memtables, 16 MB by default), before 4.3 since its last checkpoint"
+
+// survivingThreads is the stream threads in's tasks can go to: every
+// other instance's (at least one each), and its own when it restarts on
+// an empty disk.
+func survivingThreads(ins []*Instance, in *Instance, how event) int {
 	threads := 0
 	for _, other := range ins {
 		if other != in || how == restartedEmpty {
 			threads += max(other.Threads, 1)
 		}
 	}
-	tasks := in.active
-	if how == restartedWithState {
-		tasks = nil // its tasks come back to it, their stores and checkpoints kept
-	}
+	return threads
+}
+
+// moveTasks hands each of tasks (in's) whose changelogs are known to the
+// other instance with the least lag: a copy within lagLimit takes it over
+// warm, else it is restored from that copy's lag or in full. It returns
+// the bytes each restored task restores, and notes where a lag is an
+// upper bound or could not be seen.
+func (f *Failure) moveTasks(r *Report, ins []*Instance, in *Instance, tasks []TaskID, lagLimit int64) []float64 {
+	var jobs []float64 // the bytes each restored task restores
+	var fromLag, unknownLag int
 	for _, t := range tasks {
 		records, bytes, _, known := taskState(r.Changelogs, t)
 		if !known {
 			continue
 		}
-		best := int64(-1)
-		unreported := false
-		for _, other := range ins {
-			if other == in {
-				continue
-			}
-			if lag, ok := lagOf(r.Changelogs, other, t); ok && (best < 0 || lag < best) {
-				best = lag
-			} else if !ok && slices.Contains(other.standby, t) {
-				unreported = true
-			}
-		}
+		best, unreported := leastLag(r.Changelogs, ins, in, t)
 		if best < 0 && unreported {
 			unknownLag++
 		}
 		switch {
-		case best >= 0 && best <= o.AcceptableRecoveryLag:
+		case best >= 0 && best <= lagLimit:
 			f.TakenOverWarm = append(f.TakenOverWarm, t.String())
 			continue
 		case best >= 0 && records > 0:
@@ -712,16 +815,46 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	}
 	if unknownLag > 0 {
 		if r.OnStreamsProtocol() {
-			f.note(fmt.Sprintf("%d task(s) have a standby or warm-up whose lag the streams protocol does not report: restored in full here, the worst case", unknownLag))
+			f.note(fmt.Sprintf(unreportedLagStreams, unknownLag))
 		} else {
-			f.note(fmt.Sprintf("%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): restored in full here, the worst case", unknownLag))
+			f.note(fmt.Sprintf(unreportedLagClassic, unknownLag))
 		}
 	}
-	if threads == 0 && how == lost {
-		f.note("no other instance: its tasks wait for it, or a new one, to restart")
-		return f
+	return jobs
+}
+
+// The notes on tasks restored in full because the lag of their copy is
+// not known: the streams protocol reports none, and on the classic
+// protocol a standby without state when it last joined reported none.
+const (
+	unreportedLagStreams = "%d task(s) have a standby or warm-up whose lag the streams protocol does not report: " +
+		"restored in full here, the worst case"
+	unreportedLagClassic = "%d task(s) have a standby that reported no offsets at the last rebalance (it had no state then): " +
+		"restored in full here, the worst case"
+)
+
+// leastLag is the least lag of a copy of t on an instance other than in,
+// -1 when none reported one; unreported says a standby of t elsewhere
+// reported no lag.
+func leastLag(cls []Changelog, ins []*Instance, in *Instance, t TaskID) (best int64, unreported bool) {
+	best = -1
+	for _, other := range ins {
+		if other == in {
+			continue
+		}
+		if lag, ok := lagOf(cls, other, t); ok && (best < 0 || lag < best) {
+			best = lag
+		} else if !ok && slices.Contains(other.standby, t) {
+			unreported = true
+		}
 	}
-	// Spread the tasks over the survivors' threads, largest first.
+	return best, unreported
+}
+
+// largestThreadLoad spreads the restores' bytes (jobs, sorted here) over
+// threads stream threads, largest first, each to the least loaded, and is
+// the most any one thread restores.
+func largestThreadLoad(jobs []float64, threads int) float64 {
 	slices.SortFunc(jobs, func(a, b float64) int { return cmp.Compare(b, a) })
 	load := make([]float64, threads)
 	for _, b := range jobs {
@@ -733,43 +866,38 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		}
 		load[k] += b
 	}
+	var most float64
 	for _, l := range load {
-		f.ThreadBytes = max(f.ThreadBytes, l)
+		most = max(most, l)
 	}
-	switch {
-	case leaves:
-		f.afterClose(r.Closing, leaveNotice(r.HeartbeatSeconds, threads))
-	case how == lost:
-		f.Detection = detection(r.DetectionSeconds, r.HeartbeatSeconds, threads)
-	case in.static:
-		f.note("static membership (group.instance.id): no rebalance when it is back within the session timeout, so its own start decides, which is not known here")
-	default:
-		f.afterClose(r.Closing, restartWait(r.DetectionSeconds, r.HeartbeatSeconds))
-	}
-	if how == restartedWithState {
-		f.note("a clean stop (SIGTERM) keeps its stores and checkpoints: nothing to restore; after a crash (SIGKILL, an OOM kill) under exactly-once its stores restore in full, as on an empty disk, on every Kafka Streams version measured (3.9.1 to 4.4.0); with enable.transactional.statestores (4.4) and under at-least-once from 4.3 each store restores what was written since it last flushed (the whole store if it is smaller than its memtables, 16 MB by default), before 4.3 since its last checkpoint")
-	}
-	if f.Detection == nil {
-		return f
-	}
-	fixed := f.Detection.plus(r.Handover)
+	return most
+}
+
+// fixedTime is the time before f's restores start: its detection, the
+// handover and, for a restarted client (a new one), a cold restore's
+// fixed start as measured, which it notes.
+func (f *Failure) fixedTime(handover Span, rt *capacity.Rate, how event) Span {
+	fixed := f.Detection.plus(handover)
 	if how != lost && rt != nil && rt.Overhead > 0 {
 		// A restarted client is a new one: it pays a cold restore's fixed
 		// start (its stores opened, its clients created), as measured.
 		fixed = fixed.plus(Span{rt.Overhead, rt.Overhead, rt.Overhead})
 		f.note(fmt.Sprintf("a restarted client pays a cold restore's fixed start, %s in the --from runs", units.Seconds(rt.Overhead)))
 	}
-	if len(jobs) == 0 {
-		f.setTimes(Span{}, fixed)
-		return f
-	}
+	return fixed
+}
+
+// timeRestore sets f's restore time, its largest thread's bytes at rate
+// rt, and its total after fixed; without runs or a rate it notes why
+// there is no time.
+func (f *Failure) timeRestore(fixed Span, o Options, rt *capacity.Rate) {
 	if len(o.Runs) == 0 {
 		f.note("times need --from RUN")
-		return f
+		return
 	}
 	if rt == nil {
 		f.note("no restore rate in the --from runs")
-		return f
+		return
 	}
 	// The survivors run already: a cold restore's fixed start (the
 	// client's start, its first rebalance) is not paid again; the
@@ -788,7 +916,6 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	case e.Extrapolated:
 		f.note(fmt.Sprintf("extrapolated: %.3g× beyond the sizes measured", e.Beyond))
 	}
-	return f
 }
 
 // sharedHosts says which instances run on one host (their members'

@@ -21,6 +21,31 @@ func WriteJSON(w io.Writer, r *Report) error {
 // WriteText writes the report as tables a person reads in a minute.
 func WriteText(w io.Writer, r *Report) error {
 	b := &strings.Builder{}
+	writeHead(b, r)
+	if len(r.Changelogs) > 0 {
+		writeChangelogs(b, r.Changelogs)
+	}
+	if len(r.Instances) > 0 {
+		writeFailures(b, r)
+		writeRestarts(b, r)
+		if r.MostCostly != "" {
+			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
+		}
+		b.WriteString("\n")
+	}
+	writeTimeTerms(b, r)
+	if so := r.IfOneAdded; so != nil {
+		writeScaleOut(b, r, so)
+	}
+	writeList(b, "assumed:", r.Assumptions)
+	writeList(b, "could not be seen:", r.Unseen)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeHead writes the report's first line, the application and its
+// group as described, and a blank line.
+func writeHead(b *strings.Builder, r *Report) {
 	fmt.Fprintf(b, "application %s", r.Application)
 	if g := r.Group; g != nil {
 		fmt.Fprintf(b, ": group %s", g.State)
@@ -33,88 +58,125 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	b.WriteString("\n\n")
-	if len(r.Changelogs) > 0 {
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "changelog\tpartitions\trecords\ton disk\tbytes/record\trecords/live key\ttombstones\tsubtopology\t")
-		for _, c := range r.Changelogs {
-			disk := "not reported"
-			if c.DiskBytes != nil {
-				disk = units.Bytes(float64(*c.DiskBytes))
-			}
-			bpr, rpk, tomb := "-", "-", "-"
-			if c.Shape != nil {
-				bpr = fmt.Sprintf("%.1f", c.Shape.BytesPerRecord())
-				rpk = fmt.Sprintf("%.2f", c.Shape.RecordsPerKey)
-				tomb = fmt.Sprintf("%.1f%%", 100*c.Shape.TombstoneShare())
-				if c.Shape.PrefixOf > 0 {
-					rpk += " (prefix)"
-				}
-			}
-			sub := "?"
-			if c.Subtopology != nil {
-				sub = fmt.Sprintf("%d (topology)", *c.Subtopology)
-				if strings.HasPrefix(c.MappingNote, "ASSUMED") {
-					sub = fmt.Sprintf("%d (assumed)", *c.Subtopology)
-				}
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Topic, c.Partitions, c.Records, disk, bpr, rpk, tomb, sub)
+}
+
+// writeChangelogs writes the changelogs' table (sizes, shapes and the
+// subtopology writing each) and their shape notes.
+func writeChangelogs(b *strings.Builder, cls []Changelog) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "changelog\tpartitions\trecords\ton disk\tbytes/record\trecords/live key\ttombstones\tsubtopology\t")
+	for _, c := range cls {
+		disk := "not reported"
+		if c.DiskBytes != nil {
+			disk = units.Bytes(float64(*c.DiskBytes))
 		}
-		tw.Flush()
-		for _, c := range r.Changelogs {
-			if c.ShapeNote != "" {
-				fmt.Fprintf(b, "  %s: %s\n", c.Topic, c.ShapeNote)
+		bpr, rpk, tomb := "-", "-", "-"
+		if c.Shape != nil {
+			bpr = fmt.Sprintf("%.1f", c.Shape.BytesPerRecord())
+			rpk = fmt.Sprintf("%.2f", c.Shape.RecordsPerKey)
+			tomb = fmt.Sprintf("%.1f%%", 100*c.Shape.TombstoneShare())
+			if c.Shape.PrefixOf > 0 {
+				rpk += " (prefix)"
 			}
 		}
-		b.WriteString("\n")
+		sub := "?"
+		if c.Subtopology != nil {
+			sub = fmt.Sprintf("%d (topology)", *c.Subtopology)
+			if strings.HasPrefix(c.MappingNote, "ASSUMED") {
+				sub = fmt.Sprintf("%d (assumed)", *c.Subtopology)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Topic, c.Partitions, c.Records, disk, bpr, rpk, tomb, sub)
 	}
-	if len(r.Instances) > 0 {
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "instance (process id)\thost\tthreads\tactive tasks\tstandby tasks (lag records)\tactive state\tstandby state\tif it fails: restored\ttaken over warm\tlargest thread\ttime (interval)\t")
-		for _, in := range r.Instances {
-			f := in.IfItFails
-			mark := ""
-			if in.ProcessID == r.MostCostly {
-				mark = " *"
-			}
-			fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, mark, strings.Join(in.Hosts, ","), in.Threads,
-				list(in.Active), standbyText(in), units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes),
-				restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
+	tw.Flush()
+	for _, c := range cls {
+		if c.ShapeNote != "" {
+			fmt.Fprintf(b, "  %s: %s\n", c.Topic, c.ShapeNote)
 		}
-		tw.Flush()
-		for _, in := range r.Instances {
-			if n := in.IfItFails.Note; n != "" {
-				fmt.Fprintf(b, "  if %s fails: %s\n", in.ProcessID, n)
-			}
-		}
-		b.WriteString("\n")
-		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "instance (process id)\tif it restarts on its state dir: time (interval)\ton an empty disk: restored\ttaken over warm\ttime (interval)\t")
-		for _, in := range r.Instances {
-			kept, empty := in.IfRestartedWithState, in.IfRestartedEmpty
-			if kept == nil || empty == nil {
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, timeText(kept), restoredText(empty), list(empty.TakenOverWarm), timeText(empty))
-		}
-		tw.Flush()
-		once := map[string]bool{}
-		for _, in := range r.Instances {
-			if f := in.IfRestartedWithState; f != nil && f.Note != "" && !once[f.Note] {
-				once[f.Note] = true
-				fmt.Fprintf(b, "  restarts on its state dir: %s\n", f.Note)
-			}
-		}
-		for _, in := range r.Instances {
-			if f := in.IfRestartedEmpty; f != nil && f.Note != "" {
-				fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
-			}
-		}
-		fmt.Fprintf(b, "  restarts: %s\n", r.RestartTerms())
-		if r.MostCostly != "" {
-			fmt.Fprintf(b, "* costs most to lose: %s (%s)\n", r.MostCostly, strings.Join(instanceByID(r, r.MostCostly).ClientIDs, ", "))
-		}
-		b.WriteString("\n")
 	}
+	b.WriteString("\n")
+}
+
+// failuresHead is the head of the instances' table: each one's tasks and
+// state, and what its loss costs.
+const failuresHead = "instance (process id)\thost\tthreads\tactive tasks\tstandby tasks (lag records)\tactive state\tstandby state\t" +
+	"if it fails: restored\ttaken over warm\tlargest thread\ttime (interval)\t"
+
+// writeFailures writes the instances' table, each one's tasks, state and
+// what its loss costs (the most costly marked), then the notes of those
+// answers and a blank line.
+func writeFailures(b *strings.Builder, r *Report) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, failuresHead)
+	for _, in := range r.Instances {
+		f := in.IfItFails
+		mark := ""
+		if in.ProcessID == r.MostCostly {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, mark, strings.Join(in.Hosts, ","), in.Threads,
+			list(in.Active), standbyText(in), units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes),
+			restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
+	}
+	tw.Flush()
+	for _, in := range r.Instances {
+		if n := in.IfItFails.Note; n != "" {
+			fmt.Fprintf(b, "  if %s fails: %s\n", in.ProcessID, n)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// writeRestarts writes the restarts' table, on the instance's state dir
+// and on an empty disk, their notes (a note on its state dir said once
+// for all the instances it is about) and what a restart's time is made
+// of.
+func writeRestarts(b *strings.Builder, r *Report) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "instance (process id)\tif it restarts on its state dir: time (interval)\ton an empty disk: restored\ttaken over warm\ttime (interval)\t")
+	for _, in := range r.Instances {
+		kept, empty := in.IfRestartedWithState, in.IfRestartedEmpty
+		if kept == nil || empty == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, timeText(kept), restoredText(empty), list(empty.TakenOverWarm), timeText(empty))
+	}
+	tw.Flush()
+	once := map[string]bool{}
+	for _, in := range r.Instances {
+		if f := in.IfRestartedWithState; f != nil && f.Note != "" && !once[f.Note] {
+			once[f.Note] = true
+			fmt.Fprintf(b, "  restarts on its state dir: %s\n", f.Note)
+		}
+	}
+	for _, in := range r.Instances {
+		if f := in.IfRestartedEmpty; f != nil && f.Note != "" {
+			fmt.Fprintf(b, "  if %s restarts on an empty disk: %s\n", in.ProcessID, f.Note)
+		}
+	}
+	fmt.Fprintf(b, "  restarts: %s\n", r.RestartTerms())
+}
+
+// writeTimeTerms writes what a loss's time is made of: detection, the
+// handover and, with a rate, the largest surviving thread's restore.
+func writeTimeTerms(b *strings.Builder, r *Report) {
+	detect := detectionTerms(r)
+	switch {
+	case r.Rate != "":
+		fmt.Fprintf(b, "time = %s + the largest surviving thread's restore at %s, its fixed start not counted; "+
+			"a task moves to the most caught-up copy (within acceptable.recovery.lag %d it is warm)\n",
+			detect, r.Rate, r.AcceptableRecoveryLag)
+	case r.RateMissing != "":
+		fmt.Fprintf(b, "time = %s, without restores; %s\n", detect, r.RateMissing)
+	default:
+		fmt.Fprintf(b, "time = %s\n", detect)
+	}
+}
+
+// detectionTerms is the time before a restore: failure detection and
+// rejoin on the group's protocol's settings, then the handover, each said
+// ASSUMED where it is.
+func detectionTerms(r *Report) string {
 	session, heartbeat := "session.timeout.ms", "heartbeat.interval.ms"
 	if r.OnStreamsProtocol() {
 		session, heartbeat = "the group's streams.session.timeout.ms", "streams.heartbeat.interval.ms"
@@ -128,56 +190,52 @@ func WriteText(w io.Writer, r *Report) error {
 		detect += " ASSUMED"
 	}
 	detect += fmt.Sprintf(") + handover %s (%s-%s, ASSUMED)", units.Seconds(r.Handover.Value), units.Seconds(r.Handover.Lo), units.Seconds(r.Handover.Hi))
-	switch {
-	case r.Rate != "":
-		fmt.Fprintf(b, "time = %s + the largest surviving thread's restore at %s, its fixed start not counted; a task moves to the most caught-up copy (within acceptable.recovery.lag %d it is warm)\n",
-			detect, r.Rate, r.AcceptableRecoveryLag)
-	case r.RateMissing != "":
-		fmt.Fprintf(b, "time = %s, without restores; %s\n", detect, r.RateMissing)
+	return detect
+}
+
+// writeScaleOut writes the answer to adding one instance: the warmup
+// model's prediction and what it was run on, or why there is none, then
+// what it assumed.
+func writeScaleOut(b *strings.Builder, r *Report, so *ScaleOut) {
+	b.WriteString("\n")
+	switch p := so.Prediction; {
+	case p == nil:
+		fmt.Fprintf(b, "if one instance is added: no time (%s)\n", so.Missing)
 	default:
-		fmt.Fprintf(b, "time = %s\n", detect)
-	}
-	if so := r.IfOneAdded; so != nil {
-		b.WriteString("\n")
-		switch p := so.Prediction; {
-		case p == nil:
-			fmt.Fprintf(b, "if one instance is added: no time (%s)\n", so.Missing)
-		default:
-			in := p.Inputs
-			fmt.Fprintf(b, "if one instance is added (%d -> %d), PREDICTION (warmup model, not measured): balanced and every task running after %s",
-				in.Before, in.After, units.Seconds(p.TotalSeconds))
-			if s := p.Spread; s != nil {
-				fmt.Fprintf(b, " (median over %d orders of the new instance's process id; %s-%s)", s.Samples, units.Seconds(s.MinSeconds), units.Seconds(s.MaxSeconds))
-			}
-			if !p.Converged {
-				b.WriteString(": NEVER CONVERGES (a warm-up's share of its thread's restore rate does not exceed its task's write rate)")
-			}
-			fmt.Fprintf(b, "; %d probing rebalance(s), %d task(s) moved, the longest a moved task waits %s\n", p.ProbingRounds, p.Movements, units.Seconds(p.MaxDownSeconds))
-			fmt.Fprintf(b, "  from: %d stateful tasks, restore %.0f records/s a thread (%s), writes %.0f records/s", len(in.TaskOffsets), in.RestoreRate, in.RestoreRateFrom, in.WriteRate)
-			if r.WriteRecordsPerSecond != nil {
-				fmt.Fprintf(b, " (measured over %s while audit read)", units.Seconds(r.WriteWindowSeconds))
-			}
-			b.WriteString("\n")
+		in := p.Inputs
+		fmt.Fprintf(b, "if one instance is added (%d -> %d), PREDICTION (warmup model, not measured): balanced and every task running after %s",
+			in.Before, in.After, units.Seconds(p.TotalSeconds))
+		if s := p.Spread; s != nil {
+			fmt.Fprintf(b, " (median over %d orders of the new instance's process id; %s-%s)", s.Samples, units.Seconds(s.MinSeconds), units.Seconds(s.MaxSeconds))
 		}
-		for _, a := range so.Assumed {
-			fmt.Fprintf(b, "  assumed: %s\n", a)
+		if !p.Converged {
+			b.WriteString(": NEVER CONVERGES (a warm-up's share of its thread's restore rate does not exceed its task's write rate)")
+		}
+		fmt.Fprintf(b, "; %d probing rebalance(s), %d task(s) moved, the longest a moved task waits %s\n",
+			p.ProbingRounds, p.Movements, units.Seconds(p.MaxDownSeconds))
+		fmt.Fprintf(b, "  from: %d stateful tasks, restore %.0f records/s a thread (%s), writes %.0f records/s",
+			len(in.TaskOffsets), in.RestoreRate, in.RestoreRateFrom, in.WriteRate)
+		if r.WriteRecordsPerSecond != nil {
+			fmt.Fprintf(b, " (measured over %s while audit read)", units.Seconds(r.WriteWindowSeconds))
 		}
 		b.WriteString("\n")
 	}
-	if len(r.Assumptions) > 0 {
-		b.WriteString("assumed:\n")
-		for _, a := range r.Assumptions {
-			fmt.Fprintf(b, "  - %s\n", a)
-		}
+	for _, a := range so.Assumed {
+		fmt.Fprintf(b, "  assumed: %s\n", a)
 	}
-	if len(r.Unseen) > 0 {
-		b.WriteString("could not be seen:\n")
-		for _, u := range r.Unseen {
-			fmt.Fprintf(b, "  - %s\n", u)
-		}
+	b.WriteString("\n")
+}
+
+// writeList writes items under title, one "  - " line each; nothing
+// without items.
+func writeList(b *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString(title + "\n")
+	for _, it := range items {
+		fmt.Fprintf(b, "  - %s\n", it)
+	}
 }
 
 func instanceByID(r *Report, id string) *Instance {

@@ -110,30 +110,15 @@ func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, a
 	if err != nil {
 		return fmt.Errorf("listing topics: %w", err)
 	}
-	var names []string
-	for _, name := range td.Names() {
-		if strings.HasPrefix(name, app+"-") && strings.HasSuffix(name, "-changelog") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
+	names := changelogNames(td, app)
 	if len(names) == 0 {
-		r.Unseen = append(r.Unseen, fmt.Sprintf("no topic named %s-*-changelog: the application has no logged state store, or the principal may not describe its topics", app))
+		r.Unseen = append(r.Unseen, fmt.Sprintf("no topic named %s-*-changelog: the application has no logged state store, "+
+			"or the principal may not describe its topics", app))
 		return nil
 	}
-	starts, err := adm.ListStartOffsets(ctx, names...)
-	if err == nil {
-		err = starts.Error()
-	}
+	starts, ends, err := listOffsets(ctx, adm, names)
 	if err != nil {
-		return fmt.Errorf("log start offsets: %w", err)
-	}
-	ends, err := adm.ListEndOffsets(ctx, names...)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return fmt.Errorf("end offsets: %w", err)
+		return err
 	}
 	r.endsListed = time.Now()
 	sizes, sizeErr := diskSizes(ctx, adm, names, td)
@@ -141,49 +126,99 @@ func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, a
 		r.Unseen = append(r.Unseen, "bytes on disk: "+sizeErr.Error())
 	}
 	for _, name := range names {
-		n := len(td[name].Partitions)
-		c := Changelog{Topic: name, Partitions: n, PartitionRecords: make([]int64, n), EndOffsets: make([]int64, n)}
-		for p := range int32(n) {
-			s, _ := starts.Lookup(name, p)
-			e, _ := ends.Lookup(name, p)
-			c.PartitionRecords[p] = max(0, e.Offset-s.Offset)
-			c.EndOffsets[p] = e.Offset
-			c.Records += c.PartitionRecords[p]
-		}
-		if ps, ok := sizes[name]; ok && len(ps) == n {
-			var total int64
-			for _, b := range ps {
-				total += b
-			}
-			c.DiskBytes, c.PartitionDiskBytes = &total, ps
-		}
-		switch {
-		case o.MaxRead == 0:
-			c.ShapeNote = "not read (--max-read 0)"
-		case c.Records == 0:
-			c.ShapeNote = "empty"
-		default:
-			so := topicshape.Options{}
-			if o.MaxRead > 0 {
-				so.MaxOffsets = o.MaxRead
-			}
-			if o.Progress != nil {
-				fmt.Fprintf(o.Progress, "reading %s (%d offsets) for its shape, without a group\n", name, c.Records)
-			}
-			s, err := topicshape.Read(ctx, cfg, name, so)
-			switch {
-			case err != nil:
-				c.ShapeNote = "shape not read: " + err.Error()
-			case s.PrefixOf > 0:
-				c.Shape = &s
-				c.ShapeNote = fmt.Sprintf("read the first %d of %d offsets (--max-read): a prefix holds the oldest, most compacted records, so its records per live key understate the topic's", s.Offsets, s.PrefixOf)
-			default:
-				c.Shape = &s
-			}
-		}
+		c := changelogOf(name, len(td[name].Partitions), starts, ends, sizes)
+		readShape(ctx, cfg, &c, o)
 		r.Changelogs = append(r.Changelogs, c)
 	}
 	return nil
+}
+
+// changelogNames are app's changelog topics among td, APP-*-changelog,
+// sorted.
+func changelogNames(td kadm.TopicDetails, app string) []string {
+	var names []string
+	for _, name := range td.Names() {
+		if strings.HasPrefix(name, app+"-") && strings.HasSuffix(name, "-changelog") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// listOffsets lists the topics' log start and end offsets.
+func listOffsets(ctx context.Context, adm *kadm.Client, names []string) (starts, ends kadm.ListedOffsets, err error) {
+	starts, err = adm.ListStartOffsets(ctx, names...)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("log start offsets: %w", err)
+	}
+	ends, err = adm.ListEndOffsets(ctx, names...)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("end offsets: %w", err)
+	}
+	return starts, ends, nil
+}
+
+// changelogOf is the changelog name of n partitions: its records between
+// the start and end offsets listed and, when the brokers reported every
+// partition's, its bytes on disk.
+func changelogOf(name string, n int, starts, ends kadm.ListedOffsets, sizes map[string][]int64) Changelog {
+	c := Changelog{Topic: name, Partitions: n, PartitionRecords: make([]int64, n), EndOffsets: make([]int64, n)}
+	for p := range int32(n) {
+		s, _ := starts.Lookup(name, p)
+		e, _ := ends.Lookup(name, p)
+		c.PartitionRecords[p] = max(0, e.Offset-s.Offset)
+		c.EndOffsets[p] = e.Offset
+		c.Records += c.PartitionRecords[p]
+	}
+	if ps, ok := sizes[name]; ok && len(ps) == n {
+		var total int64
+		for _, b := range ps {
+			total += b
+		}
+		c.DiskBytes, c.PartitionDiskBytes = &total, ps
+	}
+	return c
+}
+
+// prefixShapeNote says a shape was read from a prefix (--max-read) and
+// what that understates; it takes the offsets read and the topic's.
+const prefixShapeNote = "read the first %d of %d offsets (--max-read): a prefix holds the oldest, most compacted records, " +
+	"so its records per live key understate the topic's"
+
+// readShape reads c's shape, within o.MaxRead, without a group, or says
+// in its ShapeNote why it did not or what it read.
+func readShape(ctx context.Context, cfg cluster.Config, c *Changelog, o ReadOptions) {
+	switch {
+	case o.MaxRead == 0:
+		c.ShapeNote = "not read (--max-read 0)"
+	case c.Records == 0:
+		c.ShapeNote = "empty"
+	default:
+		so := topicshape.Options{}
+		if o.MaxRead > 0 {
+			so.MaxOffsets = o.MaxRead
+		}
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "reading %s (%d offsets) for its shape, without a group\n", c.Topic, c.Records)
+		}
+		s, err := topicshape.Read(ctx, cfg, c.Topic, so)
+		switch {
+		case err != nil:
+			c.ShapeNote = "shape not read: " + err.Error()
+		case s.PrefixOf > 0:
+			c.Shape = &s
+			c.ShapeNote = fmt.Sprintf(prefixShapeNote, s.Offsets, s.PrefixOf)
+		default:
+			c.Shape = &s
+		}
+	}
 }
 
 // diskSizes is each topic's partitions' log sizes, the largest replica's,
@@ -234,6 +269,11 @@ func diskSizes(ctx context.Context, adm *kadm.Client, names []string, td kadm.To
 	return out, dirErr
 }
 
+// consumerProtocolUnseen says why a group on the consumer protocol
+// (KIP-848) cannot be audited.
+const consumerProtocolUnseen = "the group is on the consumer protocol (KIP-848), which DescribeGroups does not describe " +
+	"and Kafka Streams does not use: its members, tasks and lags cannot be seen"
+
 // readGroup describes the group and decodes its members' userdata.
 func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string, r *Report) error {
 	gs, err := adm.DescribeGroups(ctx, app)
@@ -254,7 +294,7 @@ func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string
 			case "streams":
 				return readStreamsGroup(ctx, cl, adm, app, r)
 			case "consumer":
-				return errors.New("the group is on the consumer protocol (KIP-848), which DescribeGroups does not describe and Kafka Streams does not use: its members, tasks and lags cannot be seen")
+				return errors.New(consumerProtocolUnseen)
 			}
 		}
 		return fmt.Errorf("DescribeGroups: %w", d.Err)
@@ -274,40 +314,8 @@ func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string
 	}
 	var errs []string
 	for _, m := range d.Members {
-		mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
-		if m.InstanceID != nil {
-			mem.InstanceID = *m.InstanceID
-		}
-		var merr []string
-		if md, ok := m.Join.AsConsumer(); !ok {
-			merr = append(merr, "its member metadata is not a consumer subscription")
-		} else if s, err := DecodeSubscription(md.UserData); err != nil {
-			merr = append(merr, err.Error())
-		} else {
-			mem.Subscription, mem.ProcessID = s, s.ProcessIDString()
-			if !slices.Contains(g.SubscriptionVersions, s.Version) {
-				g.SubscriptionVersions = append(g.SubscriptionVersions, s.Version)
-			}
-		}
-		if as, ok := m.Assigned.AsConsumer(); !ok {
-			merr = append(merr, "its assignment is not a consumer assignment (a rebalance in progress?)")
-		} else if a, err := DecodeAssignment(as.UserData); err != nil {
-			merr = append(merr, err.Error())
-		} else {
-			var tps []TopicPartition
-			for _, t := range as.Topics {
-				for _, p := range t.Partitions {
-					tps = append(tps, TopicPartition{Topic: t.Topic, Partition: p})
-				}
-			}
-			a.SetSources(tps)
-			mem.Assignment = a
-			if !slices.Contains(g.AssignmentVersions, a.Version) {
-				g.AssignmentVersions = append(g.AssignmentVersions, a.Version)
-			}
-		}
-		if len(merr) > 0 {
-			mem.Error = strings.Join(merr, "; ")
+		mem := decodeMember(m, g)
+		if mem.Error != "" {
 			errs = append(errs, fmt.Sprintf("member %s (%s): %s", m.MemberID, m.ClientID, mem.Error))
 		}
 		g.Members = append(g.Members, mem)
@@ -321,4 +329,46 @@ func readGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string
 		r.Unseen = append(r.Unseen, fmt.Sprintf("the group is %s, not Stable: the assignment seen may be about to change", d.State))
 	}
 	return nil
+}
+
+// decodeMember is the group member m with its subscription and assignment
+// decoded as Kafka Streams' userdata, the versions met added to g's; its
+// Error says what could not be decoded.
+func decodeMember(m kadm.DescribedGroupMember, g *Group) Member {
+	mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+	if m.InstanceID != nil {
+		mem.InstanceID = *m.InstanceID
+	}
+	var merr []string
+	if md, ok := m.Join.AsConsumer(); !ok {
+		merr = append(merr, "its member metadata is not a consumer subscription")
+	} else if s, err := DecodeSubscription(md.UserData); err != nil {
+		merr = append(merr, err.Error())
+	} else {
+		mem.Subscription, mem.ProcessID = s, s.ProcessIDString()
+		if !slices.Contains(g.SubscriptionVersions, s.Version) {
+			g.SubscriptionVersions = append(g.SubscriptionVersions, s.Version)
+		}
+	}
+	if as, ok := m.Assigned.AsConsumer(); !ok {
+		merr = append(merr, "its assignment is not a consumer assignment (a rebalance in progress?)")
+	} else if a, err := DecodeAssignment(as.UserData); err != nil {
+		merr = append(merr, err.Error())
+	} else {
+		var tps []TopicPartition
+		for _, t := range as.Topics {
+			for _, p := range t.Partitions {
+				tps = append(tps, TopicPartition{Topic: t.Topic, Partition: p})
+			}
+		}
+		a.SetSources(tps)
+		mem.Assignment = a
+		if !slices.Contains(g.AssignmentVersions, a.Version) {
+			g.AssignmentVersions = append(g.AssignmentVersions, a.Version)
+		}
+	}
+	if len(merr) > 0 {
+		mem.Error = strings.Join(merr, "; ")
+	}
+	return mem
 }

@@ -24,80 +24,20 @@ const streamsGroupLagsUnseen = "the streams protocol (KIP-1071) reports the memb
 // standby and warm-up tasks, and its topology's changelogs by
 // subtopology, which set the changelogs' subtopologies.
 func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string, r *Report) error {
-	co := adm.FindGroupCoordinators(ctx, app)
-	c, ok := co[app]
-	if !ok || c.Err != nil {
-		err := errors.New("no answer")
-		if ok {
-			err = c.Err
-		}
-		return fmt.Errorf("finding the group's coordinator: %w", err)
-	}
-	req := kmsg.NewPtrStreamsGroupDescribeRequest()
-	req.Groups = []string{app}
-	resp, err := req.RequestWith(ctx, cl.Broker(int(c.NodeID)))
+	d, err := describeStreamsGroup(ctx, cl, adm, app)
 	if err != nil {
-		return fmt.Errorf("StreamsGroupDescribe: %w", err)
-	}
-	if len(resp.Groups) != 1 {
-		return fmt.Errorf("StreamsGroupDescribe answered %d groups", len(resp.Groups))
-	}
-	d := resp.Groups[0]
-	if err := kerr.ErrorForCode(d.ErrorCode); err != nil {
-		return fmt.Errorf("StreamsGroupDescribe: %w", err)
+		return err
 	}
 	g := &Group{State: d.State, ProtocolType: "streams", Type: "streams"}
 	r.Group = g
 	if d.Topology != nil {
-		for _, s := range d.Topology.Subtopologies {
-			id, err := strconv.ParseInt(s.SubtopologyID, 10, 32)
-			if err != nil {
-				r.Unseen = append(r.Unseen, fmt.Sprintf("subtopology %q is not a number: its changelogs are attributed to no instance", s.SubtopologyID))
-				continue
-			}
-			for _, t := range s.StateChangelogTopics {
-				for i := range r.Changelogs {
-					if c := &r.Changelogs[i]; c.Topic == t.Topic {
-						sub := int32(id)
-						c.Subtopology = &sub
-						c.MappingNote = fmt.Sprintf("subtopology %d, from the group's topology (StreamsGroupDescribe)", sub)
-					}
-				}
-			}
-		}
+		mapTopologyChangelogs(r, d.Topology)
 	} else {
 		r.Unseen = append(r.Unseen, "the group's topology is not initialized: which subtopology writes which changelog cannot be seen")
 	}
 	var bad []string
-	tasks := func(ids []kmsg.TaskIDs) []TaskID {
-		var out []TaskID
-		for _, t := range ids {
-			s, err := strconv.ParseInt(t.SubtopologyID, 10, 32)
-			if err != nil {
-				bad = append(bad, t.SubtopologyID)
-				continue
-			}
-			for _, p := range t.Partitions {
-				out = append(out, TaskID{Subtopology: int32(s), Partition: p})
-			}
-		}
-		return out
-	}
 	for _, m := range d.Members {
-		mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, ProcessID: m.ProcessID}
-		if m.InstanceID != nil {
-			mem.InstanceID = *m.InstanceID
-		}
-		sub := &Subscription{OffsetSums: map[TaskID]int64{}}
-		if e := m.UserEndpoint; e != nil {
-			sub.UserEndpoint = e.Host + ":" + strconv.Itoa(int(e.Port))
-		}
-		a := &Assignment{Active: tasks(m.Assignment.ActiveTasks)}
-		for _, t := range append(tasks(m.Assignment.StandbyTasks), tasks(m.Assignment.WarmupTasks)...) {
-			a.Standby = append(a.Standby, StandbyTask{Task: t})
-		}
-		mem.Assignment, mem.Subscription = a, sub
-		g.Members = append(g.Members, mem)
+		g.Members = append(g.Members, streamsMember(m, &bad))
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
@@ -111,6 +51,94 @@ func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app
 		return fmt.Errorf("the group has no members (state %s): no instance runs, so no assignment can be seen", d.State)
 	}
 	return nil
+}
+
+// describeStreamsGroup finds app's group coordinator and asks it with
+// StreamsGroupDescribe for the group, failing on any error it answers.
+func describeStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app string) (kmsg.StreamsGroupDescribeResponseGroup, error) {
+	var d kmsg.StreamsGroupDescribeResponseGroup
+	co := adm.FindGroupCoordinators(ctx, app)
+	c, ok := co[app]
+	if !ok || c.Err != nil {
+		err := errors.New("no answer")
+		if ok {
+			err = c.Err
+		}
+		return d, fmt.Errorf("finding the group's coordinator: %w", err)
+	}
+	req := kmsg.NewPtrStreamsGroupDescribeRequest()
+	req.Groups = []string{app}
+	resp, err := req.RequestWith(ctx, cl.Broker(int(c.NodeID)))
+	if err != nil {
+		return d, fmt.Errorf("StreamsGroupDescribe: %w", err)
+	}
+	if len(resp.Groups) != 1 {
+		return d, fmt.Errorf("StreamsGroupDescribe answered %d groups", len(resp.Groups))
+	}
+	d = resp.Groups[0]
+	if err := kerr.ErrorForCode(d.ErrorCode); err != nil {
+		return d, fmt.Errorf("StreamsGroupDescribe: %w", err)
+	}
+	return d, nil
+}
+
+// mapTopologyChangelogs sets the subtopology of each of r's changelogs
+// the group's topology names as a subtopology's state changelog.
+func mapTopologyChangelogs(r *Report, topo *kmsg.StreamsGroupDescribeResponseGroupTopology) {
+	for _, s := range topo.Subtopologies {
+		id, err := strconv.ParseInt(s.SubtopologyID, 10, 32)
+		if err != nil {
+			r.Unseen = append(r.Unseen, fmt.Sprintf("subtopology %q is not a number: its changelogs are attributed to no instance", s.SubtopologyID))
+			continue
+		}
+		for _, t := range s.StateChangelogTopics {
+			for i := range r.Changelogs {
+				if c := &r.Changelogs[i]; c.Topic == t.Topic {
+					sub := int32(id)
+					c.Subtopology = &sub
+					c.MappingNote = fmt.Sprintf("subtopology %d, from the group's topology (StreamsGroupDescribe)", sub)
+				}
+			}
+		}
+	}
+}
+
+// streamsMember is the streams group's member m: its ids, host and
+// endpoint, its active tasks, and its standby and warm-up tasks as the
+// copies it keeps. It reports no offsets (the protocol does not describe
+// them). The subtopology ids that are not numbers are added to bad.
+func streamsMember(m kmsg.StreamsGroupDescribeResponseGroupMember, bad *[]string) Member {
+	mem := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, ProcessID: m.ProcessID}
+	if m.InstanceID != nil {
+		mem.InstanceID = *m.InstanceID
+	}
+	sub := &Subscription{OffsetSums: map[TaskID]int64{}}
+	if e := m.UserEndpoint; e != nil {
+		sub.UserEndpoint = e.Host + ":" + strconv.Itoa(int(e.Port))
+	}
+	a := &Assignment{Active: taskIDs(m.Assignment.ActiveTasks, bad)}
+	for _, t := range append(taskIDs(m.Assignment.StandbyTasks, bad), taskIDs(m.Assignment.WarmupTasks, bad)...) {
+		a.Standby = append(a.Standby, StandbyTask{Task: t})
+	}
+	mem.Assignment, mem.Subscription = a, sub
+	return mem
+}
+
+// taskIDs are the tasks the group's ids name; a subtopology id that is
+// not a number is added to bad, its tasks left out.
+func taskIDs(ids []kmsg.TaskIDs, bad *[]string) []TaskID {
+	var out []TaskID
+	for _, t := range ids {
+		s, err := strconv.ParseInt(t.SubtopologyID, 10, 32)
+		if err != nil {
+			*bad = append(*bad, t.SubtopologyID)
+			continue
+		}
+		for _, p := range t.Partitions {
+			out = append(out, TaskID{Subtopology: int32(s), Partition: p})
+		}
+	}
+	return out
 }
 
 // readStreamsGroupConfig reads the group's configuration with

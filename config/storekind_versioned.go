@@ -63,7 +63,8 @@ func versionedFillProperties(c Case, spec *loadgen.Spec) (map[string]string, err
 // and report an empty store.
 func VersionedKeyBytesRefusal(width int) string {
 	return fmt.Sprintf("the kafka-streams driver digests a %s store key by key over the fill's keys as %d-byte ones (\"k\" and 15 digits), "+
-		"not %d-byte ones: run it with key_bytes %d (or unset), or on the model engine", StoreVersionedKeyValue, loadgen.DefaultKeyBytes, width, loadgen.DefaultKeyBytes)
+		"not %d-byte ones: run it with key_bytes %d (or unset), or on the model engine",
+		StoreVersionedKeyValue, loadgen.DefaultKeyBytes, width, loadgen.DefaultKeyBytes)
 }
 
 // checkVersioned checks a versioned store's case: restored row by row

@@ -199,7 +199,8 @@ func (r *Restore) checkStep() error {
 		return fmt.Errorf("its step names no case")
 	}
 	if name := s.Name(); r.Case != name {
-		return fmt.Errorf("named %q, but its step (case %q, size %q, store kind %q, shape %q, %s) is named %q", r.Case, s.Case, s.Size, s.StoreKind, s.Shape, s.describe(), name)
+		return fmt.Errorf("named %q, but its step (case %q, size %q, store kind %q, shape %q, %s) is named %q",
+			r.Case, s.Case, s.Size, s.StoreKind, s.Shape, s.describe(), name)
 	}
 	if s.StoreKind != "" && s.StoreKind.Of() != r.Params.StoreKind.Of() {
 		return fmt.Errorf("its step is a %s store's, but its case restored a %s store", s.StoreKind, r.Params.StoreKind.Of())

@@ -91,96 +91,140 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	if err != nil {
 		return TopicState{}, err
 	}
-	st := TopicState{Ends: map[int32]int64{}}
-	ranges := map[int32]cluster.OffsetRange{}
-	var offsets int64
-	for p, end := range before.End {
-		if o.ReadCommitted {
-			end = min(end, max(before.stable[p], before.Start[p]))
-		}
-		st.Ends[p] = end
-		if start := before.Start[p]; end > start {
-			offsets += end - start
-			ranges[p] = cluster.OffsetRange{From: start, To: end}
-		}
-	}
+	ends, ranges, offsets := stateRanges(before, o.ReadCommitted)
+	st := TopicState{Ends: ends}
 	// A topic past MaxKeys stops the read at once: its answer is known.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	seed := maphash.MakeSeed()
-	live := map[int32]map[uint64]entry{}
-	for p := range before.End {
-		live[p] = map[uint64]entry{}
-	}
-	var kept int
-	var buf []byte
-	var tooMany error
-	// shape names the read in the topic check's errors: what it had read.
-	shape := &Shape{Offsets: offsets}
+	// The shape names the read in the topic check's errors: what it had read.
+	lk := newLiveKeys(topic, o, before, &st, &Shape{Offsets: offsets}, stop)
 	reached := map[int32]int64{}
 	for p, r := range ranges {
 		reached[p] = r.From
 	}
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
-		if r.Attrs.IsControl() || tooMany != nil {
-			return
-		}
-		st.Records++
-		shape.Records = st.Records
-		if r.Key == nil {
-			st.NullKeys++
-			return
-		}
-		m := live[r.Partition]
-		h := maphash.Bytes(seed, r.Key)
-		_, had := m[h]
-		if r.Value == nil {
-			if had {
-				delete(m, h)
-				kept--
-			}
-			return
-		}
-		v := r.Value
-		if o.TimestampedValue {
-			buf = loadgen.AppendTimestamped(buf[:0], r.Timestamp.UnixMilli(), r.Value)
-			v = buf
-		}
-		m[h] = entry{hash: loadgen.EntryHash(r.Key, v), bytes: int64(len(r.Key) + len(v))}
-		if !had {
-			if kept++; kept > o.MaxKeys {
-				tooMany = fmt.Errorf("topic %s %w (%d)", topic, ErrTooManyKeys, o.MaxKeys)
-				stop()
-			}
-		}
+		lk.add(r)
 	}
 	iso := kgo.ReadUncommitted()
 	if o.ReadCommitted {
 		iso = kgo.ReadCommitted()
 	}
 	opts := []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
-	err = before.scan(ctx, cl, cfg, shape, ranges, reached, o.Idle, each, nil, opts...)
-	if tooMany != nil {
-		return st, tooMany
+	err = before.scan(ctx, cl, cfg, lk.shape, ranges, reached, o.Idle, each, nil, opts...)
+	if lk.tooMany != nil {
+		return st, lk.tooMany
 	}
 	if err != nil {
 		return st, err
 	}
-	parts := make([]int32, 0, len(live))
-	for p := range live {
+	st.Partitions = lk.partitionStates()
+	st.Seconds = time.Since(begin).Seconds()
+	return st, nil
+}
+
+// stateRanges are the offsets State reads of each partition listed: ends
+// each one's end offset, or under read_committed its last stable offset
+// (not below its log start); ranges those from the log start to it of the
+// partitions that hold any, offsets their sum.
+func stateRanges(before listing, readCommitted bool) (ends map[int32]int64, ranges map[int32]cluster.OffsetRange, offsets int64) {
+	ends = map[int32]int64{}
+	ranges = map[int32]cluster.OffsetRange{}
+	for p, end := range before.End {
+		if readCommitted {
+			end = min(end, max(before.stable[p], before.Start[p]))
+		}
+		ends[p] = end
+		if start := before.Start[p]; end > start {
+			offsets += end - start
+			ranges[p] = cluster.OffsetRange{From: start, To: end}
+		}
+	}
+	return ends, ranges, offsets
+}
+
+// liveKeys applies a topic's records as a restore does, keeping each
+// partition's live keys by hash with their latest record, and counts the
+// records read into st and shape. Past o.MaxKeys live keys it stops the
+// read (stop) and says so in tooMany, reading nothing more.
+type liveKeys struct {
+	topic string
+	o     StateOptions
+	seed  maphash.Seed
+	live  map[int32]map[uint64]entry
+	// kept is the live keys over all partitions; buf holds a timestamped
+	// value.
+	kept    int
+	buf     []byte
+	st      *TopicState
+	shape   *Shape
+	stop    context.CancelFunc
+	tooMany error
+}
+
+// newLiveKeys is a liveKeys with no key yet of each partition listed.
+func newLiveKeys(topic string, o StateOptions, before listing, st *TopicState, shape *Shape, stop context.CancelFunc) *liveKeys {
+	lk := &liveKeys{topic: topic, o: o, seed: maphash.MakeSeed(), live: map[int32]map[uint64]entry{}, st: st, shape: shape, stop: stop}
+	for p := range before.End {
+		lk.live[p] = map[uint64]entry{}
+	}
+	return lk
+}
+
+// add applies r: a marker is skipped, a record without a key counted and
+// skipped, a tombstone deletes its key, any other record sets its key's
+// entry (its value behind its timestamp when o.TimestampedValue).
+func (lk *liveKeys) add(r *kgo.Record) {
+	if r.Attrs.IsControl() || lk.tooMany != nil {
+		return
+	}
+	lk.st.Records++
+	lk.shape.Records = lk.st.Records
+	if r.Key == nil {
+		lk.st.NullKeys++
+		return
+	}
+	m := lk.live[r.Partition]
+	h := maphash.Bytes(lk.seed, r.Key)
+	_, had := m[h]
+	if r.Value == nil {
+		if had {
+			delete(m, h)
+			lk.kept--
+		}
+		return
+	}
+	v := r.Value
+	if lk.o.TimestampedValue {
+		lk.buf = loadgen.AppendTimestamped(lk.buf[:0], r.Timestamp.UnixMilli(), r.Value)
+		v = lk.buf
+	}
+	m[h] = entry{hash: loadgen.EntryHash(r.Key, v), bytes: int64(len(r.Key) + len(v))}
+	if !had {
+		if lk.kept++; lk.kept > lk.o.MaxKeys {
+			lk.tooMany = fmt.Errorf("topic %s %w (%d)", lk.topic, ErrTooManyKeys, lk.o.MaxKeys)
+			lk.stop()
+		}
+	}
+}
+
+// partitionStates are the partitions' states in partition order: each
+// one's live keys, their bytes and their digest.
+func (lk *liveKeys) partitionStates() []loadgen.PartitionState {
+	parts := make([]int32, 0, len(lk.live))
+	for p := range lk.live {
 		parts = append(parts, p)
 	}
 	slices.Sort(parts)
+	var out []loadgen.PartitionState
 	for _, p := range parts {
 		ps := loadgen.PartitionState{Partition: p}
-		for _, e := range live[p] {
+		for _, e := range lk.live[p] {
 			ps.Keys++
 			ps.LiveBytes += e.bytes
 			ps.Digest += loadgen.Digest(e.hash)
 		}
-		st.Partitions = append(st.Partitions, ps)
+		out = append(out, ps)
 	}
-	st.Seconds = time.Since(begin).Seconds()
-	return st, nil
+	return out
 }

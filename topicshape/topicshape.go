@@ -144,40 +144,15 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		return Shape{}, err
 	}
 	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed"}
-	ranges := map[int32]cluster.OffsetRange{}
-	for p, end := range before.End {
-		if stable := before.stable[p]; stable < end {
-			s.OpenOffsets += end - max(stable, before.Start[p])
-			end = stable
-		}
-		if start := before.Start[p]; end > start {
-			s.Offsets += end - start
-			ranges[p] = cluster.OffsetRange{From: start, To: end}
-		}
-	}
+	ranges := s.committedRanges(before)
 	if len(ranges) == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
 	if o.MaxOffsets > 0 && s.Offsets > o.MaxOffsets {
-		s.PrefixOf, s.Offsets = s.Offsets, 0
-		for p, r := range ranges {
-			if n := max(1, int64(float64(r.To-r.From)*float64(o.MaxOffsets)/float64(s.PrefixOf))); r.From+n < r.To {
-				r.To = r.From + n
-				ranges[p] = r
-			}
-			s.Offsets += r.To - r.From
-		}
+		s.prefix(ranges, o.MaxOffsets)
 	}
 	k := newKeySet(o.MaxKeys)
-	lastProgress := time.Now()
-	progress := func(left int) {
-		if o.Progress == nil || o.ProgressEvery <= 0 || time.Since(lastProgress) < o.ProgressEvery {
-			return
-		}
-		lastProgress = time.Now()
-		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", topic, s.Records, s.Offsets,
-			100*float64(s.Records)/float64(s.Offsets), left)
-	}
+	progress := progressLines(o, &s)
 	// reached is, per partition, the offset after the last one read.
 	reached := map[int32]int64{}
 	for p, r := range ranges {
@@ -210,6 +185,54 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
 	return s, nil
+}
+
+// committedRanges are the offsets a read_committed read of the listed
+// topic reads, each partition's from its log start to its last stable
+// offset, those that hold any; it sets s's Offsets to their sum and its
+// OpenOffsets to what the open transactions leave past them.
+func (s *Shape) committedRanges(before listing) map[int32]cluster.OffsetRange {
+	ranges := map[int32]cluster.OffsetRange{}
+	for p, end := range before.End {
+		if stable := before.stable[p]; stable < end {
+			s.OpenOffsets += end - max(stable, before.Start[p])
+			end = stable
+		}
+		if start := before.Start[p]; end > start {
+			s.Offsets += end - start
+			ranges[p] = cluster.OffsetRange{From: start, To: end}
+		}
+	}
+	return ranges
+}
+
+// prefix cuts ranges to about maxOffsets offsets, each partition's first
+// ones in proportion to its share (at least one), and says so in s:
+// PrefixOf the offsets the topic held, Offsets those left to read.
+func (s *Shape) prefix(ranges map[int32]cluster.OffsetRange, maxOffsets int64) {
+	s.PrefixOf, s.Offsets = s.Offsets, 0
+	for p, r := range ranges {
+		if n := max(1, int64(float64(r.To-r.From)*float64(maxOffsets)/float64(s.PrefixOf))); r.From+n < r.To {
+			r.To = r.From + n
+			ranges[p] = r
+		}
+		s.Offsets += r.To - r.From
+	}
+}
+
+// progressLines is the read's progress callback: a line to o.Progress at
+// most every o.ProgressEvery with the offsets s has read and the
+// partitions left; it writes nothing without both.
+func progressLines(o Options, s *Shape) func(left int) {
+	lastProgress := time.Now()
+	return func(left int) {
+		if o.Progress == nil || o.ProgressEvery <= 0 || time.Since(lastProgress) < o.ProgressEvery {
+			return
+		}
+		lastProgress = time.Now()
+		fmt.Fprintf(o.Progress, "reading %s: %d of %d offsets (%.0f%%), %d partitions left\n", s.Topic, s.Records, s.Offsets,
+			100*float64(s.Records)/float64(s.Offsets), left)
+	}
 }
 
 // scan reads ranges of the listed topic, calling each for every record,

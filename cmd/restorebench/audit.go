@@ -108,8 +108,8 @@ most is marked.`,
 	fl.StringVar(&app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
 	fl.StringVar(&caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
-	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms (failure detection; "+
-		"else Kafka's 45 s and 3 s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and probing.rebalance.interval.ms "+
+	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms "+
+		"(failure detection; else Kafka's 45 s and 3 s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and probing.rebalance.interval.ms "+
 		"(the scale-out answer) are taken from it (a streams-protocol group's own configuration is read instead)")
 	fl.Int64Var(&maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
 		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")

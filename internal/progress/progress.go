@@ -164,7 +164,8 @@ func (l *lines) print(now time.Time) {
 		if l.records > 0 {
 			counted = fmt.Sprintf(", %d records", l.records)
 		}
-		fmt.Fprintf(l.w, "%s: %.1f of %.1f MB (%.0f%%), %.1f MB/s%s\n", l.what, float64(l.n)/1e6, float64(l.total)/1e6, pct, float64(l.n)/1e6/max(secs, 1e-9), counted)
+		fmt.Fprintf(l.w, "%s: %.1f of %.1f MB (%.0f%%), %.1f MB/s%s\n", l.what, float64(l.n)/1e6, float64(l.total)/1e6, pct,
+			float64(l.n)/1e6/max(secs, 1e-9), counted)
 		return
 	}
 	fmt.Fprintf(l.w, "%s: %d of %d records (%.0f%%), %.0f records/s\n", l.what, l.n, l.total, pct, float64(l.n)/max(secs, 1e-9))
