@@ -17,9 +17,9 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // Options configure an Env.
@@ -305,8 +305,8 @@ func (e *Env) Logf(format string, args ...any) {
 }
 
 // scenarioEnv is what scenarios need from this environment.
-func (e *Env) scenarioEnv() *scenario.Env {
-	env := &scenario.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
+func (e *Env) scenarioEnv() *fleet.Env {
+	env := &fleet.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
 		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
 	if e.Embedded != nil {
 		env.CompactNow = e.Embedded.Compact

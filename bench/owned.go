@@ -6,7 +6,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/scenario"
+	"github.com/restorebench/restorebench/fleet"
 )
 
 // owned is the record of the topics restorebench created on the cluster
@@ -23,7 +23,7 @@ func (e *Env) owned() *cluster.Owned {
 // scenarioEnvOwned is the scenarios' environment with the record of what
 // restorebench created, which every scenario consults before it writes,
 // alters or deletes a topic or a group.
-func (e *Env) scenarioEnvOwned() *scenario.Env {
+func (e *Env) scenarioEnvOwned() *fleet.Env {
 	env := e.scenarioEnv()
 	env.Owned = e.owned()
 	return env
@@ -32,18 +32,18 @@ func (e *Env) scenarioEnvOwned() *scenario.Env {
 // checkApplications refuses, before anything is filled or started, Kafka
 // Streams cases whose application (the target's application.id, its
 // group and the kv topology's input topic) is not restorebench's
-// (scenario.CheckApplication): a user's group is never joined.
-func (e *Env) checkApplications(ctx context.Context, cases []config.Case, targets []scenario.Target) error {
+// (fleet.CheckApplication): a user's group is never joined.
+func (e *Env) checkApplications(ctx context.Context, cases []config.Case, targets []fleet.Target) error {
 	uses := false
 	for _, c := range cases {
-		uses = uses || scenario.UsesApplication(c)
+		uses = uses || fleet.UsesApplication(c)
 	}
 	if !uses {
 		return nil
 	}
 	env := e.scenarioEnvOwned()
 	for _, t := range targets {
-		if err := scenario.CheckApplication(ctx, env, t); err != nil {
+		if err := fleet.CheckApplication(ctx, env, t); err != nil {
 			return err
 		}
 	}

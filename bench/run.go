@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
@@ -127,9 +128,9 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 			return err
 		}
 	}
-	var targets []scenario.Target
+	var targets []fleet.Target
 	for _, fp := range fillsOf(plan) {
-		targets = append(targets, scenario.Target{Topic: fp.topic, AppID: fp.appID, StoreName: plan.StoreName})
+		targets = append(targets, fleet.Target{Topic: fp.topic, AppID: fp.appID, StoreName: plan.StoreName})
 	}
 	if err := e.checkApplications(ctx, plan.Cases, targets); err != nil {
 		return err
@@ -330,7 +331,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		o.RunID = NewRunID("restore")
 	}
 	o.Case.Name = "restore"
-	if err := e.checkApplications(ctx, []config.Case{o.Case}, []scenario.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
+	if err := e.checkApplications(ctx, []config.Case{o.Case}, []fleet.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
 		return nil, err
 	}
 	if err := e.checkKafkaStreamsEngine(ctx, []config.Case{o.Case}); err != nil {
@@ -353,7 +354,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if err != nil {
 		return nil, err
 	}
-	target := scenario.Target{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}
+	target := fleet.Target{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}
 	why := "it was not filled by restorebench here (no fill manifest)"
 	if manifest != nil {
 		spec, d, err := currentContents(manifest)
@@ -395,7 +396,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 // the restore is verified like a fill's (runs.Fill.ExpectedFrom says so).
 // A topic with more live keys than the read keeps is restored counted,
 // not verified, saying so.
-func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *scenario.Target, fill *runs.Fill, why string) error {
+func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill, why string) error {
 	if kind := o.Case.StoreKind; kind.Segmented() || kind == config.StoreVersionedKeyValue {
 		return fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
 			"as a key-value or timestamped-key-value store's changelog (--store-kind)", kind, o.Topic, why)
@@ -475,7 +476,7 @@ func (f *resultsFile) finish(failures []string) (*runs.Results, error) {
 type caseRunner struct {
 	env         *Env
 	out         *resultsFile
-	target      scenario.Target
+	target      fleet.Target
 	repeats     int
 	ready       bool
 	keepState   bool
@@ -622,12 +623,12 @@ func (r *caseRunner) runSome(ctx context.Context, cases []config.Case) ([]string
 
 // request is what the scenario of case c's repeat rep is asked to do:
 // where its state goes, whether it is kept, and the fill it may change.
-func (r *caseRunner) request(c config.Case, rep int, limits *runs.Limits) scenario.Request {
+func (r *caseRunner) request(c config.Case, rep int, limits *runs.Limits) fleet.Request {
 	keep := r.keepState
 	if r.keepStateOf != nil {
 		keep = r.keepStateOf(rep)
 	}
-	req := scenario.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
+	req := fleet.Request{Case: c, Repeat: rep, StateDir: r.stateDir(c, rep), KeepState: keep, Ready: r.ready, Limits: limits}
 	if r.changer != nil {
 		req.Changer = r.changer
 		spec := r.changer.fill.Manifest.Spec
@@ -666,7 +667,7 @@ func (e *Env) checkKafkaStreamsEngine(ctx context.Context, cases []config.Case) 
 func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 	e, name := r.env, fmt.Sprintf("%s #%d", rec.Case, rec.Repeat)
 	switch {
-	case errors.Is(err, scenario.ErrUnverified):
+	case errors.Is(err, fleet.ErrUnverified):
 		e.Logf("restore: case %s VERIFICATION FAILED: %s", name, rec.Verification.Problem)
 		return name + " did not verify"
 	case err != nil:
@@ -744,9 +745,9 @@ func (e *Env) RunCaseAll(ctx context.Context, fill FillOutcome, appID, storeName
 // oneRequest is the request of a case's single run against a fill: its
 // changer, and the fill's spec (a window store's instance is built with
 // its window size).
-func oneRequest(e *Env, fill FillOutcome, c config.Case, stateDir string) scenario.Request {
+func oneRequest(e *Env, fill FillOutcome, c config.Case, stateDir string) fleet.Request {
 	spec := fill.Manifest.Spec
-	return scenario.Request{Case: c, Repeat: 1, StateDir: stateDir, Changer: e.NewChanger(fill), Spec: &spec}
+	return fleet.Request{Case: c, Repeat: 1, StateDir: stateDir, Changer: e.NewChanger(fill), Spec: &spec}
 }
 
 // RunCase runs one case once against a fill, with its scenario, in
@@ -763,12 +764,12 @@ func (e *Env) RunCase(ctx context.Context, fill FillOutcome, appID, storeName st
 // target is what a restore of this fill must produce: the state derived
 // from its spec, and the end offsets its writes imply (its records, and a
 // transactional fill's aborted records and markers).
-func (o FillOutcome) target(appID, storeName string) scenario.Target {
+func (o FillOutcome) target(appID, storeName string) fleet.Target {
 	ends := map[int32]int64{}
 	for p, end := range o.Derived.Log.Ends {
 		ends[int32(p)] = end
 	}
-	return scenario.Target{Topic: o.Manifest.Topic, AppID: appID, StoreName: storeName, Expected: o.Derived.Expected, Ends: ends}
+	return fleet.Target{Topic: o.Manifest.Topic, AppID: appID, StoreName: storeName, Expected: o.Derived.Expected, Ends: ends}
 }
 
 // currentContents is what a filled topic holds now by its manifest: the

@@ -13,8 +13,8 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // TestAgentsModelColdOnAnAgent has the first agent write the fill, then
@@ -68,7 +68,7 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	wrong.Derived.Expected = slices.Clone(fill.Derived.Expected)
 	wrong.Derived.Expected[0].Keys++
 	rec, err = env.RunCase(ctx, wrong, app, ksStore, c, dir)
-	if !errors.Is(err, scenario.ErrUnverified) || rec.Verified || !strings.Contains(rec.Error, "partition 0") {
+	if !errors.Is(err, fleet.ErrUnverified) || rec.Verified || !strings.Contains(rec.Error, "partition 0") {
 		t.Fatalf("a restore checked against another expected state: verified=%v err=%v (%s)", rec.Verified, err, rec.Error)
 	}
 	w := config.DefaultCase()

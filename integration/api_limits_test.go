@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // limitsHeap is the heap the bounded instances run in: a full-store range
@@ -35,7 +35,7 @@ func startSmallAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, ap
 	c := ksCase("api", 1)
 	props := c.KafkaStreamsProperties()
 	props["application.id"], props["bootstrap.servers"], props["state.dir"] = app, env.Cluster.Brokers[0], dir
-	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, scenario.InputTopic(app, ksStore)
+	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, fleet.InputTopic(app, ksStore)
 	props[ksdriver.PropAPIPort] = "0"
 	maps.Copy(props, extra)
 	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: id, Dir: filepath.Join(dir, "instance"), Properties: props,

@@ -24,9 +24,9 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/ksdriver"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // auditUpdates is the word count's changelog updates in the audit test:
@@ -93,7 +93,7 @@ func auditThreeInstances(t *testing.T, streamsProtocol bool) {
 	// One standby of each stateful task; no repartition-topic purge while
 	// the test compares the topics' log start offsets (the application's own
 	// deleteRecords would change them, not audit).
-	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.num.standby.replicas="+strconv.Itoa(standbys), "-Dstreams.heartbeat.interval.ms=1000",
+	flags := append(fleet.JVMFlags(ksCase("app", 1)), "-Dstreams.num.standby.replicas="+strconv.Itoa(standbys), "-Dstreams.heartbeat.interval.ms=1000",
 		"-Dstreams.session.timeout.ms=10000",
 		"-Dstreams.repartition.purge.interval.ms=3600000")
 	flags = append(flags, protocol...)

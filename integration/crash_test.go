@@ -19,10 +19,10 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/recovery"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // crashUpdates is the word count's changelog updates in the crash test
@@ -229,7 +229,7 @@ func crashAndRestart(t *testing.T, env *bench.Env, lib string, c crashCell) cras
 		return a.produce(t, cl, input, updates, counts)
 	})
 
-	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+c.guarantee)
+	flags := append(fleet.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+c.guarantee)
 	if c.transactional {
 		flags = append(flags, "-Dstreams.enable.transactional.statestores=true")
 	}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/ksdriver"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // TestTransactionalStoresThroughput measures what transactional state
@@ -80,7 +80,7 @@ func processAll(t *testing.T, env *bench.Env, lib string, updates int, tss bool,
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags := append(scenario.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+config.ExactlyOnceV2)
+	flags := append(fleet.JVMFlags(ksCase("app", 1)), "-Dstreams.processing.guarantee="+config.ExactlyOnceV2)
 	if tss {
 		flags = append(flags, "-Dstreams.enable.transactional.statestores=true")
 	}

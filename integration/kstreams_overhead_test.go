@@ -12,10 +12,10 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // overheadModes are the driver settings the overhead benchmark compares.
@@ -26,7 +26,7 @@ var overheadModes = map[string]map[string]string{
 	"listeners": {"restorebench.tasks.interval.ms": "0", "restorebench.processed.interval.ms": "0",
 		"restorebench.lags.interval.ms": "0", "restorebench.process.interval.ms": "0"},
 	// cold: what the cold scenario runs: listeners and the process poller.
-	"cold": scenario.ColdDriverProperties,
+	"cold": fleet.ColdDriverProperties,
 	// nolags: everything but the lags poller (allLocalStorePartitionLags).
 	"nolags": {"restorebench.lags.interval.ms": "0"},
 	// full: every event, as the kafka-streams engine runs it.
@@ -114,12 +114,12 @@ func restoreUntilRunning(t *testing.T, env *bench.Env, app string, c config.Case
 	dir := t.TempDir()
 	props := c.KafkaStreamsProperties()
 	props["application.id"], props["bootstrap.servers"], props["state.dir"] = app, env.Cluster.Brokers[0], dir
-	props["restorebench.store"], props["restorebench.input.topic"] = ksStore, scenario.InputTopic(app, ksStore)
+	props["restorebench.store"], props["restorebench.input.topic"] = ksStore, fleet.InputTopic(app, ksStore)
 	maps.Copy(props, mode)
 	ensureInput(t, env, app)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: "o", Dir: filepath.Join(dir, "instance"), Properties: props, JVMFlags: scenario.JVMFlags(c)})
+	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: "o", Dir: filepath.Join(dir, "instance"), Properties: props, JVMFlags: fleet.JVMFlags(c)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,5 +159,5 @@ func restoreUntilRunning(t *testing.T, env *bench.Env, app string, c config.Case
 func ensureInput(t *testing.T, env *bench.Env, app string) {
 	t.Helper()
 	adm := testAdmin(t, env)
-	adm.CreateTopic(context.Background(), 4, -1, nil, scenario.InputTopic(app, ksStore))
+	adm.CreateTopic(context.Background(), 4, -1, nil, fleet.InputTopic(app, ksStore))
 }

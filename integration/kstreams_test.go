@@ -13,12 +13,12 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 const ksStore = "store"
@@ -50,7 +50,7 @@ func ksApp(t *testing.T, env *bench.Env) string {
 		}
 		defer closeAdm()
 		ctx := context.Background()
-		for _, topic := range []string{config.ChangelogTopic(app, ksStore), scenario.InputTopic(app, ksStore)} {
+		for _, topic := range []string{config.ChangelogTopic(app, ksStore), fleet.InputTopic(app, ksStore)} {
 			cluster.DeleteTopic(ctx, adm, topic)
 		}
 		adm.DeleteGroup(ctx, app)

@@ -15,7 +15,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/scenario"
+	"github.com/restorebench/restorebench/fleet"
 )
 
 // TestKafkaStreamsRestoreLeavesTheUsersApplicationAlone: on the real
@@ -34,7 +34,7 @@ func TestKafkaStreamsRestoreLeavesTheUsersApplicationAlone(t *testing.T) {
 	adm := testAdmin(t, env)
 	ctx := context.Background()
 	app := ksApp(t, env) // its changelog and input topic and group are deleted at the end
-	changelog, input := config.ChangelogTopic(app, ksStore), scenario.InputTopic(app, ksStore)
+	changelog, input := config.ChangelogTopic(app, ksStore), fleet.InputTopic(app, ksStore)
 	foreignTopic(t, env, changelog, 2, 3000)
 	if _, err := adm.CreateTopic(ctx, 2, -1, nil, input); err != nil {
 		t.Fatal(err)

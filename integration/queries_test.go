@@ -16,9 +16,9 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 // startAPIInstance starts driver instance id of app (the kv topology over
@@ -30,7 +30,7 @@ func startAPIInstance(ctx context.Context, t *testing.T, env *bench.Env, app, id
 	c := ksCase("api", 1)
 	props := c.KafkaStreamsProperties()
 	props["application.id"], props["bootstrap.servers"], props["state.dir"] = app, env.Cluster.Brokers[0], dir
-	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, scenario.InputTopic(app, ksStore)
+	props[ksdriver.PropStore], props[ksdriver.PropInputTopic] = ksStore, fleet.InputTopic(app, ksStore)
 	props[ksdriver.PropAPIPort] = "0"
 	maps.Copy(props, extra)
 	in, err := ksdriver.Start(ctx, ksdriver.Options{ID: id, Dir: filepath.Join(dir, "instance"), Properties: props, JVMFlags: []string{"-Xmx256m"}})
@@ -316,7 +316,7 @@ func distinct(owners map[int32]string) int {
 func ensureInputOf(t *testing.T, env *bench.Env, app string, partitions int32) {
 	t.Helper()
 	adm := testAdmin(t, env)
-	if _, err := adm.CreateTopic(context.Background(), partitions, -1, nil, scenario.InputTopic(app, ksStore)); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+	if _, err := adm.CreateTopic(context.Background(), partitions, -1, nil, fleet.InputTopic(app, ksStore)); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
 		t.Fatal(err)
 	}
 }

@@ -18,11 +18,11 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/scenario"
 )
 
 func connect(t *testing.T, opts bench.Options) *bench.Env {
@@ -211,7 +211,7 @@ func TestRealKafkaBrokerStoppedMidRestoreIsAnErrorNotAResult(t *testing.T) {
 	if !strings.Contains(err.Error(), "stalled") || !strings.Contains(err.Error(), "broker") {
 		t.Fatalf("error %q does not say the restore stalled waiting for the broker", err)
 	}
-	if errors.Is(err, scenario.ErrUnverified) {
+	if errors.Is(err, fleet.ErrUnverified) {
 		t.Fatalf("error is a verification failure, want a stall: %v", err)
 	}
 	waitBrokerBack(t, env)

@@ -28,10 +28,10 @@ import (
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
-	"github.com/restorebench/restorebench/scenario"
 	"github.com/restorebench/restorebench/topicshape"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -166,7 +166,7 @@ func runUserApp(t *testing.T, ua userApp) {
 
 	// The application processes its input; then it stops.
 	stateDir := t.TempDir()
-	flags := scenario.JVMFlags(ksCase("app", 1)) // the engine's heap and flags
+	flags := fleet.JVMFlags(ksCase("app", 1)) // the engine's heap and flags
 	proc := startUserApp(t, lib, flags, ua.class, env.Cluster.Brokers, app, stateDir, input)
 	processed := time.Now()
 	got := awaitChangelog(t, env, changelog, want, processWait, proc)

@@ -10,9 +10,11 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -34,8 +36,8 @@ const endsMoved = "topic %s no longer ends at the offsets its expected state was
 	"refill it, or restore it while nothing writes to it"
 
 // Run runs one cold restore and verifies it.
-func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := newRecord(t, req, req.step(runs.StepRestore))
+func (ColdModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {
+	rec := newRecord(t, req, req.Step(runs.StepRestore))
 	if err := resetChanged(ctx, req); err != nil {
 		return rec, err
 	}
@@ -51,7 +53,7 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 		return coldModelOnAgent(ctx, env, t, req, offsets, rec)
 	}
 	in := modelInstance(env, t, req)
-	queries, err := startQueries(req, req.Spec, in, len(offsets.End))
+	queries, err := queryload.StartQueries(req, req.Spec, in, len(offsets.End))
 	if err != nil {
 		rec.Error = err.Error()
 		return rec, err
@@ -59,7 +61,7 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
 	if err != nil {
 		if queries != nil {
-			queries.stop()
+			queries.Stop()
 		}
 		return rec, err
 	}
@@ -67,11 +69,11 @@ func (ColdModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs
 	defer restored.Close()
 	if queries != nil {
 		env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, req.Case.Queries.After)
-		rec.Queries = queries.finish(ctx)
+		rec.Queries = queries.Finish(ctx)
 	}
 	out, err := verifyStores(&rec, t.Expected, restored)
 	if err != nil {
-		err = nameDifference(ctx, &out, t, func(_ context.Context, p int32) (map[string]uint64, error) {
+		err = fleet.NameDifference(ctx, &out, t, func(_ context.Context, p int32) (map[string]uint64, error) {
 			return engine.Entries(restored.Stores[p])
 		}, err)
 		return out, err
@@ -88,25 +90,20 @@ func checkReads(rec *runs.Restore) (runs.Restore, error) {
 		return *rec, nil
 	}
 	rec.Verified = false
-	rec.Error = wrongReadsText(q.Wrong, q.Answered, q.Misrouted, q.WrongReads[0])
-	return *rec, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, rec.Case, rec.Repeat, rec.Error)
+	rec.Error = queryload.WrongReadsText(q.Wrong, q.Answered, q.Misrouted, q.WrongReads[0])
+	return *rec, fmt.Errorf("%w: case %s #%d: %s", fleet.ErrUnverified, rec.Case, rec.Repeat, rec.Error)
 }
 
 // newRecord starts the record of one measurement of req against t: the
 // step s of its sequence.
-func newRecord(t Target, req Request, s runs.Step) runs.Restore {
+func newRecord(t fleet.Target, req fleet.Request, s runs.Step) runs.Restore {
 	rec := runs.Restore{Repeat: req.Repeat, Params: req.Case, Topic: t.Topic, StartedAt: time.Now().UTC()}
 	rec.SetStep(s)
 	return rec
 }
 
-// step is the request's step of kind k (its parameters the caller's).
-func (req Request) step(k runs.StepKind) runs.Step {
-	return runs.Step{Case: req.Case.Name, Kind: k}
-}
-
 // modelInstance is the model instance a request runs.
-func modelInstance(env *Env, t Target, req Request) *engine.Instance {
+func modelInstance(env *fleet.Env, t fleet.Target, req fleet.Request) *engine.Instance {
 	return &engine.Instance{
 		Cluster: env.Cluster, StateDir: req.StateDir, AppID: t.AppID, StoreName: t.StoreName,
 		Case: req.Case, StallTimeout: env.StallTimeout,
@@ -114,7 +111,7 @@ func modelInstance(env *Env, t Target, req Request) *engine.Instance {
 }
 
 // cleanupState removes the instance's stores unless the request keeps them.
-func cleanupState(in *engine.Instance, req Request) {
+func cleanupState(in *engine.Instance, req fleet.Request) {
 	if !req.KeepState {
 		os.RemoveAll(in.AppDir())
 	}
@@ -124,7 +121,7 @@ func cleanupState(in *engine.Instance, req Request) {
 // with a progress display, and records in rec its phases, throughput,
 // latencies, RocksDB figures, CPU, peak RSS and, when the request asks,
 // the ready phase. On success the stores are left open in the result.
-func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instance,
+func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *engine.Instance,
 	rec *runs.Restore, restore func() (*engine.Restored, error)) (*engine.Restored, error) {
 	offsets, err := env.Offsets(ctx, rec.Topic)
 	if err != nil {
@@ -160,15 +157,15 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
 	rec.TotalSeconds = rec.DurationSeconds
 	rec.Records, rec.Bytes = restored.Records, restored.Bytes
-	rec.Read = changelogRead(restored)
-	warnRead(env, rec)
+	rec.Read = fleet.ChangelogRead(restored)
+	fleet.WarnRead(env, rec)
 	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
 	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
 	rec.Series = restored.Series
 	rec.PollWait = restored.PollWait.Summary()
 	rec.BatchWrite = restored.BatchWrite.Summary()
 	rec.RocksDB = restored.StoreStats()
-	rec.Store = storeRecord(in.Case, restored)
+	rec.Store = fleet.StoreRecord(in.Case, restored)
 	if req.Ready {
 		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", rec.Case, rec.Repeat, rec.DurationSeconds)
 		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
@@ -188,7 +185,7 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)
 	}
 	rec.RocksDB.WriteAmplification = writeAmp(rec.RocksDB, rec.Bytes)
-	rec.DiskBytes = dirBytes(in.AppDir())
+	rec.DiskBytes = fleet.DirBytes(in.AppDir())
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
@@ -198,7 +195,7 @@ func measureModel(ctx context.Context, env *Env, req Request, in *engine.Instanc
 // resetChanged makes a topic an earlier case's scenario changed (a warm
 // restart's or a standby's writes) hold exactly its fill again before a
 // cold restore of it: a cold restore measures the fill.
-func resetChanged(ctx context.Context, req Request) error {
+func resetChanged(ctx context.Context, req fleet.Request) error {
 	if req.Changer == nil {
 		return nil
 	}
@@ -213,7 +210,7 @@ func verifyStores(rec *runs.Restore, expected []loadgen.PartitionState, restored
 		rec.Error = err.Error()
 		return *rec, err
 	}
-	return verifyInto(rec, Target{Expected: expected}, actual)
+	return fleet.VerifyInto(rec, fleet.Target{Expected: expected}, actual)
 }
 
 // writeAmp is what RocksDB wrote to disk per key+value byte restored.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -20,8 +21,9 @@ import (
 // what its stores hold, and this side verifies that against the fill's
 // expected state. rec is the record begun for the restore (its partitions
 // set).
-func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offsets cluster.TopicOffsets, rec runs.Restore) (runs.Restore, error) {
-	host := newAgentHost(env.Agents, t.AppID, req.Case)
+func coldModelOnAgent(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, offsets cluster.TopicOffsets,
+	rec runs.Restore) (runs.Restore, error) {
+	host := fleet.NewAgentHost(env.Agents, t.AppID, req.Case)
 	if !req.KeepState {
 		defer host.Remove()
 	}
@@ -30,7 +32,7 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 		return out, err
 	}
 	out.Warm = nil // the agent's figures for a warm sequence's cold step
-	return verifyInto(&out, t, states)
+	return fleet.VerifyInto(&out, t, states)
 }
 
 // modelOnAgent has the agent of host's instance ksInstanceID run one
@@ -38,7 +40,7 @@ func coldModelOnAgent(ctx context.Context, env *Env, t Target, req Request, offs
 // or (warm) a restart on the stores its last restore left there. It
 // returns the agent's record in rec's place, unverified, and what the
 // stores held; on error, rec with the error.
-func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req Request,
+func modelOnAgent(ctx context.Context, env *fleet.Env, host *fleet.AgentHost, t fleet.Target, req fleet.Request,
 	offsets cluster.TopicOffsets, rec runs.Restore, warm bool) (runs.Restore, []loadgen.PartitionState, error) {
 	fail := func(err error) (runs.Restore, []loadgen.PartitionState, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
@@ -48,7 +50,7 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 	if req.Case.Queries != nil {
 		return fail(errModelQueriesOnAgent)
 	}
-	on, err := host.place(ksInstanceID)
+	on, err := host.Place(fleet.KSInstanceID)
 	if err != nil {
 		return fail(err)
 	}
@@ -56,7 +58,7 @@ func modelOnAgent(ctx context.Context, env *Env, host *agentHost, t Target, req 
 	job := agent.ModelRestore{Case: req.Case, Repeat: req.Repeat, Topic: t.Topic, AppID: t.AppID, StoreName: t.StoreName,
 		Start: offsets.Start, End: offsets.End, Ready: req.Ready, KeepState: req.KeepState, Warm: warm, StallTimeoutMs: env.StallTimeout.Milliseconds()}
 	started := time.Now()
-	got, err := env.Agents.ModelRestore(ctx, on, t.AppID, ksInstanceID, job)
+	got, err := env.Agents.ModelRestore(ctx, on, t.AppID, fleet.KSInstanceID, job)
 	if err != nil {
 		return fail(err)
 	}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -48,8 +50,8 @@ type ColdKafkaStreams struct{}
 func init() { register(config.ScenarioCold, config.EngineKafkaStreams, single{ColdKafkaStreams{}}) }
 
 // Run runs one cold restore on a Kafka Streams instance and verifies it.
-func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := newRecord(t, req, req.step(runs.StepRestore))
+func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {
+	rec := newRecord(t, req, req.Step(runs.StepRestore))
 	fail := func(err error) (runs.Restore, error) {
 		rec.Error = err.Error()
 		return rec, err
@@ -65,57 +67,57 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return fail(fmt.Errorf(endsMoved, t.Topic))
 	}
-	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
+	if err := fleet.CheckBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
 		return fail(err)
 	}
 	props, err := coldProperties(ctx, env, t, req, int32(len(offsets.End)))
 	if err != nil {
 		return fail(err)
 	}
-	single := newKSSingle(env, req, t.AppID)
-	if err := single.fresh(); err != nil {
+	single := fleet.NewKSSingle(env, req, t.AppID)
+	if err := single.Fresh(); err != nil {
 		return fail(err)
 	}
-	setAPIProps(props, req.Case.Queries)
-	setRouteProps(props, req)
+	queryload.SetAPIProps(props, req.Case.Queries)
+	queryload.SetRouteProps(props, req)
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	if isSourceTable(t) {
-		g, err := commitSourceOffsets(ctx, env, t.AppID, offsets)
+	if fleet.IsSourceTable(t) {
+		g, err := fleet.CommitSourceOffsets(ctx, env, t.AppID, offsets)
 		if err != nil {
 			return fail(err)
 		}
 		defer releaseSourceGroup(env, g)
 	}
-	inst, err := single.start(ctx, props, stateNeed(t))
+	inst, err := single.Start(ctx, props, fleet.StateNeed(t))
 	if err != nil {
 		return fail(err)
 	}
 	defer inst.Kill() // whatever happens below, no JVM outlives the restore
-	recordHello(ks, inst.Hello())
-	ks.Placement = single.placement()
+	fleet.RecordHello(ks, inst.Hello())
+	ks.Placement = single.Placement()
 	actual, err := restoreQueried(ctx, env, t, req, inst, offsets, &rec)
 	if err != nil {
 		return fail(err)
 	}
-	rec.DiskBytes = single.diskBytes(ctx)
-	rec.Store = ksStoreRecord(req.Case, rec.Records, single.segmentsDir(), t.StoreName)
+	rec.DiskBytes = single.DiskBytes(ctx)
+	rec.Store = fleet.KSStoreRecord(req.Case, rec.Records, single.SegmentsDir(), t.StoreName)
 	stopInstance(ctx, env, inst, ks)
 	// The bytes of what the instance restored, from each partition's
 	// restore_start offset: Kafka Streams 4.4 (and 4.2.2, not 4.3.x) seeks a cold
 	// window store's changelog to the first record within the retention
 	// of its last record's timestamp and never reads the expired head.
-	if rec.Bytes, rec.Read, err = countChangelog(ctx, env, restoredRange(offsets, &actual.restores), req.Case); err != nil {
+	if rec.Bytes, rec.Read, err = fleet.CountChangelog(ctx, env, fleet.RestoredRange(offsets, &actual.restores), req.Case); err != nil {
 		return fail(fmt.Errorf("case %s #%d: counting the changelog's bytes: %w", req.Case.Name, req.Repeat, err))
 	}
-	warnRead(env, &rec)
+	fleet.WarnRead(env, &rec)
 	finishRates(&rec, &actual.restores)
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
-	single.remove()
-	if out, err := verifyInto(&rec, t, actual.digest.States()); err != nil {
-		return out, nameDifference(ctx, &out, t, actual.entriesOf, err)
+	single.Remove()
+	if out, err := fleet.VerifyInto(&rec, t, actual.digest.States()); err != nil {
+		return out, fleet.NameDifference(ctx, &out, t, actual.entriesOf, err)
 	}
 	return checkReads(&rec)
 }
@@ -123,16 +125,16 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 // restoreQueried is restoreAndDigest beside the case's query load, if it
 // has one: the lookups go on for its After past the restore, and end
 // before the digest.
-func restoreQueried(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets,
+func restoreQueried(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.KSInstance, offsets cluster.TopicOffsets,
 	rec *runs.Restore) (*coldDigest, error) {
-	queries, err := startSingleQueries(ctx, req, req.Spec, inst)
+	queries, err := queryload.StartSingleQueries(ctx, req, req.Spec, inst)
 	if err != nil {
 		return nil, err
 	}
 	actual, err := restoreAndDigest(ctx, env, t, req, inst, offsets, rec, queries)
 	if err != nil {
 		if queries != nil && rec.Queries == nil {
-			queries.abort()
+			queries.Abort()
 		}
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
@@ -155,8 +157,9 @@ type coldDigest struct {
 // restoreAndDigest waits for the instance to restore every partition that
 // owes records, records the restore's timings (and the query load's, when
 // queries is not nil: see finishKSQueries), and digests the stores.
-func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst ksInstance, offsets cluster.TopicOffsets, rec *runs.Restore,
-	queries singleQueries) (*coldDigest, error) {
+func restoreAndDigest(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.KSInstance,
+	offsets cluster.TopicOffsets, rec *runs.Restore,
+	queries queryload.SingleQueries) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {
@@ -164,22 +167,22 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 		want += owed[p]
 	}
 	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d (kafka-streams)", req.Case.Name, req.Repeat), want, progress.Records)
-	w, err := awaitRestored(ctx, env, inst, t.Topic, owed, bar)
+	w, err := fleet.AwaitRestored(ctx, env, inst, t.Topic, owed, bar)
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	w.record(rec, inst)
-	if err := finishKSQueries(ctx, env, rec, queries, &w.restores); err != nil {
+	w.Record(rec, inst)
+	if err := queryload.FinishKSQueries(ctx, env, rec, queries, &w.Restores); err != nil {
 		return nil, err
 	}
-	rec.KafkaStreams.Metrics = sampledMetrics(ctx, inst, req.Case, &w.restores)
-	d, err := digestStores(ctx, inst, t.StoreName)
+	rec.KafkaStreams.Metrics = fleet.SampledMetrics(ctx, inst, req.Case, &w.Restores)
+	d, err := fleet.DigestStores(ctx, inst, t.StoreName)
 	if err != nil {
 		return nil, err
 	}
 	rec.KafkaStreams.DigestSeconds = d.Seconds
-	cd := &coldDigest{restores: w.restores, digest: d}
+	cd := &coldDigest{restores: w.Restores, digest: d}
 	cd.readEntries(ctx, t, req, inst)
 	return cd, nil
 }
@@ -187,18 +190,18 @@ func restoreAndDigest(ctx context.Context, env *Env, t Target, req Request, inst
 // readEntries reads, while the instance still runs, the first partition
 // that does not verify against an independent read key by key, so the
 // record can name the key it got wrong (nameDifference).
-func (cd *coldDigest) readEntries(ctx context.Context, t Target, req Request, inst ksInstance) {
+func (cd *coldDigest) readEntries(ctx context.Context, t fleet.Target, req fleet.Request, inst fleet.KSInstance) {
 	if t.TopicEntries == nil {
 		return
 	}
 	ok, v := verify.Check(t.Expected, cd.digest.States())
-	p, found := firstFailed(v)
+	p, found := fleet.FirstFailed(v)
 	if ok || !found {
 		return
 	}
 	dir, err := filepath.Abs(req.StateDir)
 	if err == nil {
-		cd.entries, err = storeEntries(ctx, inst, dir, p)
+		cd.entries, err = fleet.StoreEntries(ctx, inst, dir, p)
 	}
 	cd.entriesPartition, cd.entriesErr = p, err
 }
@@ -218,9 +221,9 @@ func (cd *coldDigest) entriesOf(_ context.Context, p int32) (map[string]uint64, 
 // coldProperties are the cold restore's instance properties: the kv
 // topology over its (created if missing) input topic for the changelog
 // named after the store, else the table topology over the topic itself.
-func coldProperties(ctx context.Context, env *Env, t Target, req Request, partitions int32) (map[string]string, error) {
+func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, partitions int32) (map[string]string, error) {
 	kind := req.Case.StoreKind
-	if isSourceTable(t) {
+	if fleet.IsSourceTable(t) {
 		switch kind.Of() {
 		case config.StoreKeyValue:
 			return tableProperties(env, t, req)
@@ -232,29 +235,29 @@ func coldProperties(ctx context.Context, env *Env, t Target, req Request, partit
 			if err != nil {
 				return nil, err
 			}
-			return props, addKindProperties(props, req)
+			return props, fleet.AddKindProperties(props, req)
 		}
 		return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
 			"the table topology over any other topic materializes a key-value or timestamped key-value store (fill it under that name, "+
 			"or restore it on the model engine)", kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
 	}
-	input, err := ensureInputTopic(ctx, env, t, partitions)
+	input, err := fleet.EnsureInputTopic(ctx, env, t, partitions)
 	if err != nil {
 		return nil, err
 	}
-	props, err := instanceProperties(env, t, req, input)
+	props, err := fleet.InstanceProperties(env, t, req, input)
 	if err != nil {
 		return nil, err
 	}
-	return props, addKindProperties(props, req)
+	return props, fleet.AddKindProperties(props, req)
 }
 
 // tableProperties are the instance properties of the table topology over
 // t's topic: topology.optimization=reuse.ktable.source.topics makes the
 // topic the store's changelog (a case's streams map may name another
 // value that includes it, or all; the driver refuses one that does not).
-func tableProperties(env *Env, t Target, req Request) (map[string]string, error) {
-	props, err := instanceProperties(env, t, req, t.Topic)
+func tableProperties(env *fleet.Env, t fleet.Target, req fleet.Request) (map[string]string, error) {
+	props, err := fleet.InstanceProperties(env, t, req, t.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -274,18 +277,18 @@ const (
 
 // releaseSourceGroup undoes commitSourceOffsets once the instance is gone;
 // what it cannot undo is a warning, not a failed restore.
-func releaseSourceGroup(env *Env, g *sourceGroup) {
+func releaseSourceGroup(env *fleet.Env, g *fleet.SourceGroup) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := g.release(ctx, env); err != nil {
+	if err := g.Release(ctx, env); err != nil {
 		env.Logf("restore: warning: %v; the next source-table restore under application.id %s overwrites what is left, "+
-			"or delete the group (kafka-consumer-groups.sh --delete --group %s)", err, g.group, g.group)
+			"or delete the group (kafka-consumer-groups.sh --delete --group %s)", err, g.Group, g.Group)
 	}
 }
 
 // stopInstance stops the instance; a stop that is not clean is reported
 // but does not undo a restore that was measured and digested.
-func stopInstance(ctx context.Context, env *Env, inst ksInstance, ks *runs.KafkaStreamsRun) {
+func stopInstance(ctx context.Context, env *fleet.Env, inst fleet.KSInstance, ks *runs.KafkaStreamsRun) {
 	err := inst.Stop(ctx)
 	for _, e := range inst.Events() {
 		if s, ok := e.(*ksdriver.Stopped); ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -31,17 +32,17 @@ type CompactionModel struct{}
 func init() { register(config.ScenarioCompaction, config.EngineModel, single{CompactionModel{}}) }
 
 // Run makes one measurement.
-func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
+func (CompactionModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {
 	cs := req.Case.Compaction
 	topic := fmt.Sprintf("%s-compaction-%s-%d", t.Topic, req.Case.Name, req.Repeat)
-	rec := newRecord(t, req, req.step(runs.StepCompaction))
+	rec := newRecord(t, req, req.Step(runs.StepCompaction))
 	rec.Topic = topic
 	fail := func(err error) (runs.Restore, error) {
 		rec.Error = err.Error()
 		return rec, err
 	}
 	if req.Spec == nil {
-		return fail(errNoChanger)
+		return fail(fleet.ErrNoChanger)
 	}
 	cl, err := cluster.NewClient(env.Cluster)
 	if err != nil {
@@ -98,7 +99,7 @@ func (CompactionModel) Run(ctx context.Context, env *Env, t Target, req Request)
 
 // writeFillTo writes the fill's records to topic and returns what it wrote
 // and when the writing began and ended.
-func writeFillTo(ctx context.Context, env *Env, req Request, topic string) (tot loadgen.FillTotals, start, end time.Time, err error) {
+func writeFillTo(ctx context.Context, env *fleet.Env, req fleet.Request, topic string) (tot loadgen.FillTotals, start, end time.Time, err error) {
 	env.Logf("compaction: case %s #%d: writing the fill to %s with %s", req.Case.Name, req.Repeat, topic, cleanerText(req.Case.Compaction.TopicConfigs))
 	popts, err := loadgen.ProducerOpts("lz4")
 	if err != nil {
@@ -117,7 +118,7 @@ func writeFillTo(ctx context.Context, env *Env, req Request, topic string) (tot 
 
 // settleCleaner gives the log cleaner the settle time (on the embedded
 // broker, then runs it), recording the log's size before and after.
-func settleCleaner(ctx context.Context, env *Env, req Request, adm *kadm.Client, topic string, cr *runs.CompactionRecord) error {
+func settleCleaner(ctx context.Context, env *fleet.Env, req fleet.Request, adm *kadm.Client, topic string, cr *runs.CompactionRecord) error {
 	cs := req.Case.Compaction
 	var err error
 	if cr.LogBytesAfterWrite, err = cluster.LogBytes(ctx, adm, topic); err != nil {
@@ -188,7 +189,7 @@ func cleanerText(cfg map[string]string) string {
 // deleteOwnLeftover deletes topic, a name restorebench is about to create,
 // when it exists and is restorebench's own (an interrupted run's); one
 // restorebench did not create is refused, untouched.
-func deleteOwnLeftover(ctx context.Context, env *Env, adm *kadm.Client, topic string) error {
+func deleteOwnLeftover(ctx context.Context, env *fleet.Env, adm *kadm.Client, topic string) error {
 	_, exists, err := cluster.TopicID(ctx, adm, topic)
 	if err != nil || !exists {
 		return err

@@ -15,8 +15,10 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/ledger"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -112,14 +114,14 @@ const (
 )
 
 // Run runs one failover sequence and returns one record per kill.
-func (FailoverKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+func (FailoverKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
 	r, err := newFailoverRun(ctx, env, t, req)
 	if err != nil {
 		return nil, err
 	}
 	defer r.cleanup()
 	err = r.run()
-	if err != nil && !errors.Is(err, ErrUnverified) {
+	if err != nil && !errors.Is(err, fleet.ErrUnverified) {
 		r.markUnfinished(err)
 	}
 	return r.out, err
@@ -131,8 +133,8 @@ var failoverIDs = [2]string{"i1", "i2"}
 // failoverRun is one failover sequence under way.
 type failoverRun struct {
 	ctx context.Context
-	env *Env
-	req Request
+	env *fleet.Env
+	req fleet.Request
 	set config.FailoverSettings
 
 	app, input, changelog string
@@ -142,7 +144,7 @@ type failoverRun struct {
 
 	// f runs the two instances, each under <state dir>/failover-<id>: its
 	// state.dir and a directory per process (so each keeps its own log).
-	f        *fleet
+	f        *fleet.Fleet
 	ks       runs.KafkaStreamsRun
 	book     *ledger.Book
 	prodCl   *kgo.Client
@@ -160,11 +162,11 @@ type failoverRun struct {
 }
 
 // newFailoverRun checks the request and works out names and properties.
-func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*failoverRun, error) {
+func newFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (*failoverRun, error) {
 	if req.Case.Failover == nil {
 		return nil, fmt.Errorf("case %s: no failover settings", req.Case.Name)
 	}
-	if runsKVFailover(req.Case) {
+	if fleet.RunsKVFailover(req.Case) {
 		return newKVFailoverRun(ctx, env, t, req)
 	}
 	app := fmt.Sprintf("%s-failover-%s-r%d-%s", t.AppID, req.Case.Name, req.Repeat, strconv.FormatInt(time.Now().UnixMilli(), 36))
@@ -176,13 +178,13 @@ func newFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fail
 		return nil, err
 	}
 	r.setGuarantee(props)
-	host, err := newHost(env, req, req.StateDir, app, "failover-")
+	host, err := fleet.NewHost(env, req, req.StateDir, app, "failover-")
 	if err != nil {
 		return nil, err
 	}
-	r.f = newFleet(env, Target{Topic: r.changelog, AppID: app, StoreName: t.StoreName}, req, props, host)
+	r.f = fleet.NewFleet(env, fleet.Target{Topic: r.changelog, AppID: app, StoreName: t.StoreName}, req, props, host)
 	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2} // no restore bytes: BytesFrom stays empty
-	r.f.ks = &r.ks
+	r.f.KS = &r.ks
 	return r, nil
 }
 
@@ -209,7 +211,7 @@ func failoverSeed(seed int64, repeat int) uint64 {
 // failoverProperties are the instances' CONFIG.properties but state.dir:
 // the case's Kafka Streams properties over the scenario's defaults, the
 // standby count from failover.standby, and the driver's ledger settings.
-func failoverProperties(env *Env, req Request, app, store, input string) (map[string]string, error) {
+func failoverProperties(env *fleet.Env, req fleet.Request, app, store, input string) (map[string]string, error) {
 	props := maps.Clone(failoverStreamsDefaults)
 	maps.Copy(props, req.Case.KafkaStreamsProperties())
 	standbys, err := failoverStandbys(req)
@@ -218,7 +220,7 @@ func failoverProperties(env *Env, req Request, app, store, input string) (map[st
 	}
 	props["num.standby.replicas"] = standbys
 	props["application.id"] = app
-	if err := addClientProperties(env, props); err != nil {
+	if err := fleet.AddClientProperties(env, props); err != nil {
 		return nil, err
 	}
 	props[ksdriver.PropStore] = store
@@ -229,7 +231,7 @@ func failoverProperties(env *Env, req Request, app, store, input string) (map[st
 
 // failoverStandbys is num.standby.replicas by failover.standby; the
 // case's streams may not say otherwise.
-func failoverStandbys(req Request) (string, error) {
+func failoverStandbys(req fleet.Request) (string, error) {
 	standbys := "0"
 	if req.Case.Failover.Standby {
 		standbys = "1"
@@ -253,7 +255,7 @@ func (r *failoverRun) prepare() error {
 	if err := r.createInput(); err != nil {
 		return err
 	}
-	return checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input)
+	return fleet.CheckBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.input)
 }
 
 // claimLedger checks that the ledger's application is restorebench's
@@ -266,8 +268,8 @@ func (r *failoverRun) claimLedger() error {
 		r.claimed = true
 		return nil
 	}
-	err := withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
-		if _, err := claimGroup(r.ctx, r.env, adm, r.app, ""); err != nil {
+	err := fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+		if _, err := fleet.ClaimGroup(r.ctx, r.env, adm, r.app, ""); err != nil {
 			return err
 		}
 		_, exists, err := cluster.TopicID(r.ctx, adm, r.changelog)
@@ -304,7 +306,7 @@ func (r *failoverRun) run() error {
 	}
 	r.env.Logf("failover: case %s #%d: %s, %d partitions, %s, %s, standby %v, persistent %v",
 		r.req.Case.Name, r.req.Repeat, r.app, r.set.Partitions, load, r.guarantee, r.set.Standby, r.set.Persistent)
-	var survivor *proc
+	var survivor *fleet.Proc
 	for k := 1; k <= r.set.Kills; k++ {
 		victim, surv, err := r.killOnce(k)
 		if err != nil {
@@ -314,9 +316,9 @@ func (r *failoverRun) run() error {
 		if k == r.set.Kills {
 			break
 		}
-		secs, err := r.restart(victim.id)
+		secs, err := r.restart(victim.ID)
 		if err != nil {
-			return fmt.Errorf("case %s #%d: restarting %s after kill %d: %w", r.req.Case.Name, r.req.Repeat, victim.id, k, err)
+			return fmt.Errorf("case %s #%d: restarting %s after kill %d: %w", r.req.Case.Name, r.req.Repeat, victim.ID, k, err)
 		}
 		r.out[len(r.out)-1].Failover.RestartSeconds = secs
 	}
@@ -325,7 +327,7 @@ func (r *failoverRun) run() error {
 
 // createInput creates the ledger's input topic.
 func (r *failoverRun) createInput() error {
-	return withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+	return fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
 		resp, err := adm.CreateTopic(r.ctx, int32(r.set.Partitions), -1, nil, r.input)
 		if err == nil {
 			err = resp.Err
@@ -346,7 +348,7 @@ func (r *failoverRun) createInput() error {
 
 // launch starts a new process of instance id on its state directory.
 func (r *failoverRun) launch(id string) error {
-	if _, err := r.f.start(r.ctx, id, nil); err != nil {
+	if _, err := r.f.Start(r.ctx, id, nil); err != nil {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
 	return nil
@@ -357,7 +359,7 @@ func (r *failoverRun) launch(id string) error {
 func (r *failoverRun) startProducer() error {
 	if r.kv != nil {
 		r.startNs = ksdriver.NowMonoNs()
-		r.kv.load = startLoad(r.ctx, r.req.Changer, "failover", r.input, r.set.Rate)
+		r.kv.load = fleet.StartLoad(r.ctx, r.req.Changer, "failover", r.input, r.set.Rate)
 		return nil
 	}
 	cl, err := cluster.NewClient(r.env.Cluster, ledger.ClientOptions()...)
@@ -373,30 +375,30 @@ func (r *failoverRun) startProducer() error {
 
 // killOnce waits the random time, kills the instance holding the most
 // active tasks, waits for the survivor to take over and records the kill.
-func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
+func (r *failoverRun) killOnce(k int) (victim, survivor *fleet.Proc, err error) {
 	victim, survivor, tasks, wait, queries, err := r.aim(k)
 	if err != nil {
 		return victim, survivor, err
 	}
-	mark := survivor.inst.Len()
+	mark := survivor.Inst.Len()
 	startedAt := time.Now().UTC()
-	killNs := r.f.kill(victim)
-	queries.killed(time.Now())
-	kill := foKill{killNs: killNs, victim: victim.inst.Events(), victimTasks: tasks, input: r.input, store: r.changelog}
+	killNs := r.f.Kill(victim)
+	queries.Killed(time.Now())
+	kill := foKill{killNs: killNs, victim: victim.Inst.Events(), victimTasks: tasks, input: r.input, store: r.changelog}
 	if err := r.awaitTakeover(&kill, survivor, mark); err != nil {
 		r.finishKillQueries(queries, killNs, nil)
-		return victim, survivor, fmt.Errorf("case %s #%d: kill %d of %s (tasks %s): %w", r.req.Case.Name, r.req.Repeat, k, victim.id, strings.Join(tasks, ", "), err)
+		return victim, survivor, fmt.Errorf("case %s #%d: kill %d of %s (tasks %s): %w", r.req.Case.Name, r.req.Repeat, k, victim.ID, strings.Join(tasks, ", "), err)
 	}
 	fr, err := kill.measure()
 	if err != nil {
 		r.finishKillQueries(queries, killNs, nil)
 		return victim, survivor, err
 	}
-	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.id, survivor.id, victim.n+1
-	fr.AtSeconds, fr.WaitSeconds = seconds(killNs-r.startNs), wait.Seconds()
+	fr.Kill, fr.Kills, fr.Killed, fr.Survivor, fr.Incarnation = k, r.set.Kills, victim.ID, survivor.ID, victim.N+1
+	fr.AtSeconds, fr.WaitSeconds = fleet.Seconds(killNs-r.startNs), wait.Seconds()
 	fr.Guarantee, fr.Standby, fr.Persistent, fr.StoreKind = r.guarantee, r.set.Standby, r.set.Persistent, r.storeKind()
 	fr.SessionTimeoutMs = r.sessionMs
-	fr.ClockBoundSeconds = r.f.clockBound(victim.id, survivor.id)
+	fr.ClockBoundSeconds = r.f.ClockBound(victim.ID, survivor.ID)
 	if fr.ClockBoundSeconds > 0 && fr.MaxGapSeconds <= fr.ClockBoundSeconds {
 		r.env.Logf("failover: warning: case %s #%d: kill %d: the gap %.4fs is within the clocks' bound %.4fs: not a measurement of the takeover",
 			r.req.Case.Name, r.req.Repeat, k, fr.MaxGapSeconds, fr.ClockBoundSeconds)
@@ -407,7 +409,7 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 	r.out = append(r.out, rec)
 	r.env.Logf("failover: case %s #%d: kill %d/%d: %s (tasks %s) killed at %.1fs; %s took over (%s, %d records "+
 		"restored): max gap %.2fs, detection %.2fs, RUNNING after %.2fs",
-		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.id, strings.Join(tasks, ", "), fr.AtSeconds, survivor.id, fr.Takeover,
+		r.req.Case.Name, r.req.Repeat, k, r.set.Kills, victim.ID, strings.Join(tasks, ", "), fr.AtSeconds, survivor.ID, fr.Takeover,
 		fr.RestoredRecords, fr.MaxGapSeconds, fr.DetectionSeconds, fr.RunningSeconds)
 	return victim, survivor, nil
 }
@@ -415,21 +417,21 @@ func (r *failoverRun) killOnce(k int) (victim, survivor *proc, err error) {
 // aim picks kill k's moment (a random wait) and victim, starts the kill's
 // query load (a kv failover's, from now: before the kill it measures the
 // standby reads' staleness) and waits until the moment.
-func (r *failoverRun) aim(k int) (victim, survivor *proc, tasks []string, wait time.Duration, queries *ksQueryLoad, err error) {
+func (r *failoverRun) aim(k int) (victim, survivor *fleet.Proc, tasks []string, wait time.Duration, queries *queryload.KSQueryLoad, err error) {
 	run := r.set.Run.D()
 	wait = run/2 + time.Duration(r.rng.Int64N(int64(run/2)+1))
 	if err := r.awaitCaughtUp(); err != nil {
 		return nil, nil, nil, 0, nil, err
 	}
 	victim, survivor = r.pickVictim()
-	tasks = latestTasks(victim.inst.Events()).active
+	tasks = fleet.LatestTasks(victim.Inst.Events()).Active
 	if len(tasks) == 0 {
 		return victim, survivor, nil, 0, nil, fmt.Errorf("case %s #%d: kill %d: no instance has an active task to lose", r.req.Case.Name, r.req.Repeat, k)
 	}
 	if queries, err = r.killQueries(survivor, tasks); err != nil {
 		return victim, survivor, nil, 0, nil, err
 	}
-	if err := r.f.wait(r.ctx, wait); err != nil {
+	if err := r.f.Wait(r.ctx, wait); err != nil {
 		r.finishKillQueries(queries, 0, nil)
 		return victim, survivor, nil, 0, nil, err
 	}
@@ -438,9 +440,9 @@ func (r *failoverRun) aim(k int) (victim, survivor *proc, tasks []string, wait t
 
 // pickVictim returns the instance with the most active tasks (a seeded
 // coin decides a tie) and the other one.
-func (r *failoverRun) pickVictim() (victim, survivor *proc) {
-	a, b := r.f.liveProc(failoverIDs[0]), r.f.liveProc(failoverIDs[1])
-	na, nb := len(latestTasks(a.inst.Events()).active), len(latestTasks(b.inst.Events()).active)
+func (r *failoverRun) pickVictim() (victim, survivor *fleet.Proc) {
+	a, b := r.f.LiveProc(failoverIDs[0]), r.f.LiveProc(failoverIDs[1])
+	na, nb := len(fleet.LatestTasks(a.Inst.Events()).Active), len(fleet.LatestTasks(b.Inst.Events()).Active)
 	if nb > na || nb == na && r.rng.IntN(2) == 1 {
 		a, b = b, a
 	}
@@ -450,20 +452,20 @@ func (r *failoverRun) pickVictim() (victim, survivor *proc) {
 // poll asks check every foPoll until it says done, failing when an
 // instance fails and at the deadline with timeout(why).
 func (r *failoverRun) poll(deadline time.Time, check func() (bool, string), timeout func(why string) error) error {
-	return r.f.poll(r.ctx, foPoll, deadline, func() (bool, string) {
-		r.f.fold() // failure reads the views
+	return r.f.Poll(r.ctx, foPoll, deadline, func() (bool, string) {
+		r.f.Fold() // failure reads the views
 		return check()
 	}, timeout)
 }
 
 // awaitTakeover waits until the survivor has taken every victim task over.
-func (r *failoverRun) awaitTakeover(k *foKill, survivor *proc, mark int) error {
+func (r *failoverRun) awaitTakeover(k *foKill, survivor *fleet.Proc, mark int) error {
 	deadline := time.Now().Add(foTakeoverTimeout + time.Duration(r.sessionMs)*time.Millisecond)
 	return r.poll(deadline, func() (bool, string) {
-		k.survivor = survivor.inst.Events()[mark:]
+		k.survivor = survivor.Inst.Events()[mark:]
 		return k.takenOver()
 	}, func(waiting string) error {
-		return fmt.Errorf("survivor %s did not take over within %s: %s", survivor.id, foTakeoverTimeout, waiting)
+		return fmt.Errorf("survivor %s did not take over within %s: %s", survivor.ID, foTakeoverTimeout, waiting)
 	})
 }
 
@@ -472,7 +474,7 @@ func (r *failoverRun) awaitTakeover(k *foKill, survivor *proc, mark int) error {
 // seconds that took.
 func (r *failoverRun) restart(id string) (float64, error) {
 	if !r.set.Persistent {
-		if err := r.f.wipeState(id); err != nil {
+		if err := r.f.WipeState(id); err != nil {
 			return 0, err
 		}
 	}
@@ -494,9 +496,9 @@ func (r *failoverRun) awaitStable() (time.Time, error) {
 	var last, why string
 	err := r.poll(time.Now().Add(foStableTimeout), func() (bool, string) {
 		var views []foView
-		for _, p := range r.f.liveProcs() {
-			evs := p.inst.Events()
-			views = append(views, foView{state: latestState(evs), tasks: latestTasks(evs)})
+		for _, p := range r.f.LiveProcs() {
+			evs := p.Inst.Events()
+			views = append(views, foView{state: latestState(evs), tasks: fleet.LatestTasks(evs)})
 		}
 		sig, ok, reason := stableSignature(views, r.set.Partitions, r.set.Standby)
 		done := false
@@ -522,7 +524,7 @@ func (r *failoverRun) awaitStable() (time.Time, error) {
 // foView is an instance's latest state and tasks.
 type foView struct {
 	state string
-	tasks foTasks
+	tasks fleet.TaskSet
 }
 
 // stableSignature says whether the instances' views form a stable group
@@ -533,14 +535,14 @@ func stableSignature(views []foView, partitions int, standby bool) (sig string, 
 	active, onStandby := map[string][]int{}, map[string][]int{}
 	var b strings.Builder
 	for i, v := range views {
-		fmt.Fprintf(&b, "%d:%s:%v:%v;", i, v.state, v.tasks.active, v.tasks.standby)
+		fmt.Fprintf(&b, "%d:%s:%v:%v;", i, v.state, v.tasks.Active, v.tasks.Standby)
 		if v.state != ksdriver.StateRunning {
-			why = fmt.Sprintf("instance %d is %s", i+1, orNone(v.state))
+			why = fmt.Sprintf("instance %d is %s", i+1, fleet.OrNone(v.state))
 		}
-		for _, t := range v.tasks.active {
+		for _, t := range v.tasks.Active {
 			active[t] = append(active[t], i)
 		}
-		for _, t := range v.tasks.standby {
+		for _, t := range v.tasks.Standby {
 			onStandby[t] = append(onStandby[t], i)
 		}
 	}
@@ -573,7 +575,7 @@ func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.R
 	ks.Placement = maps.Clone(r.ks.Placement)
 	rec := runs.Restore{Repeat: r.req.Repeat, Params: r.req.Case, Topic: r.input,
 		Partitions: r.set.Partitions, StartedAt: startedAt, KafkaStreams: &ks, Failover: &fr}
-	kill := r.req.step(runs.StepKill)
+	kill := r.req.Step(runs.StepKill)
 	kill.Kill = fr.Kill
 	rec.SetStep(kill)
 	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = fr.MaxGapSeconds, fr.MaxGapSeconds, fr.MaxGapSeconds
@@ -583,7 +585,7 @@ func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.R
 
 // check stops the producer, waits until the survivor processed every
 // acknowledged transaction, reads its balances and judges them.
-func (r *failoverRun) check(survivor *proc) error {
+func (r *failoverRun) check(survivor *fleet.Proc) error {
 	if r.kv != nil {
 		return r.checkKV(survivor)
 	}
@@ -596,30 +598,30 @@ func (r *failoverRun) check(survivor *proc) error {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
 	waited := time.Since(t0).Seconds()
-	actual, err := survivor.inst.Balances(r.ctx)
+	actual, err := survivor.Inst.Balances(r.ctx)
 	if err != nil {
 		return err
 	}
 	c := checkLedger(r.book.Sums(), actual)
 	c.ProducerSeconds, c.ProducerRate, c.WaitSeconds = res.Seconds, res.Rate, waited
-	if _, err := r.f.stop(r.ctx, survivor); err != nil {
-		r.env.Logf("failover: warning: instance %s did not stop cleanly: %v", survivor.id, err)
+	if _, err := r.f.Stop(r.ctx, survivor); err != nil {
+		r.env.Logf("failover: warning: instance %s did not stop cleanly: %v", survivor.ID, err)
 	}
 	return r.judge(c)
 }
 
 // awaitDrained waits until the survivor is RUNNING, active for every task,
 // and has processed each partition up to its last acknowledged record.
-func (r *failoverRun) awaitDrained(survivor *proc) error {
+func (r *failoverRun) awaitDrained(survivor *fleet.Proc) error {
 	offsets, err := r.env.Offsets(r.ctx, r.input)
 	if err != nil {
 		return err
 	}
 	return r.poll(time.Now().Add(foDrainTimeout), func() (bool, string) {
-		behind := drainBehind(survivor.inst.Events(), r.input, offsets, r.set.Partitions)
+		behind := drainBehind(survivor.Inst.Events(), r.input, offsets, r.set.Partitions)
 		return behind == "", behind
 	}, func(behind string) error {
-		return fmt.Errorf("instance %s did not process every acknowledged transaction within %s: %s", survivor.id, foDrainTimeout, behind)
+		return fmt.Errorf("instance %s did not process every acknowledged transaction within %s: %s", survivor.ID, foDrainTimeout, behind)
 	})
 }
 
@@ -628,10 +630,10 @@ func (r *failoverRun) awaitDrained(survivor *proc) error {
 // tasks not active on it, partitions behind.
 func drainBehind(evs []ksdriver.Event, topic string, offsets cluster.TopicOffsets, partitions int) string {
 	if s := latestState(evs); s != ksdriver.StateRunning {
-		return "state " + orNone(s)
+		return "state " + fleet.OrNone(s)
 	}
 	active := map[string]bool{}
-	for _, t := range latestTasks(evs).active {
+	for _, t := range fleet.LatestTasks(evs).Active {
 		active[t] = true
 	}
 	done := maxProcessedOffset(evs, topic)
@@ -675,7 +677,7 @@ func (r *failoverRun) judge(c runs.LedgerCheck) error {
 	r.env.Logf("failover: case %s #%d: ledger: %d acknowledged transactions over %d accounts, %d counted, %d duplicates, %d lost, %d accounts differ",
 		r.req.Case.Name, r.req.Repeat, c.Acked, c.Accounts, c.Counted, c.Duplicates, c.Lost, c.Mismatched)
 	if failed {
-		return fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, r.req.Case.Name, r.req.Repeat, problem)
+		return fmt.Errorf("%w: case %s #%d: %s", fleet.ErrUnverified, r.req.Case.Name, r.req.Repeat, problem)
 	}
 	return nil
 }
@@ -693,7 +695,7 @@ func (r *failoverRun) markUnfinished(err error) {
 // topics, the group and the instances' directories unless they are to be
 // kept.
 func (r *failoverRun) cleanup() {
-	r.f.killAll()
+	r.f.KillAll()
 	if r.kv != nil {
 		r.cleanupKV()
 		return
@@ -710,7 +712,7 @@ func (r *failoverRun) cleanup() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout)
 	defer cancel()
 	// Only what this run created, or found to be restorebench's.
-	err := withAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+	err := fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
 		var topics, err error
 		if r.createdInput {
 			if topics = cluster.DeleteTopic(ctx, adm, r.input); topics == nil {
@@ -721,7 +723,7 @@ func (r *failoverRun) cleanup() {
 			return topics
 		}
 		topics = errors.Join(topics, cluster.DeleteTopic(ctx, adm, r.changelog))
-		err = deleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second, 500*time.Millisecond)
+		err = fleet.DeleteGroup(ctx, adm, r.app, time.Duration(r.sessionMs)*time.Millisecond+5*time.Second, 500*time.Millisecond)
 		if err != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("delete group %s: %w", r.app, err)
 		}
@@ -730,5 +732,5 @@ func (r *failoverRun) cleanup() {
 	if err != nil {
 		r.env.Logf("failover: warning: could not remove %s's topics or group: %v", r.app, err)
 	}
-	r.f.removeStateUnlessKept()
+	r.f.RemoveStateUnlessKept()
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"strings"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -177,7 +178,7 @@ func (k foKill) takenOver() (bool, string) {
 	first := firstProcessedAfter(k.survivor, k.input, k.killNs)
 	var waiting []string
 	for _, task := range k.victimTasks {
-		p, err := taskPartition(task)
+		p, err := fleet.TaskPartition(task)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -218,7 +219,7 @@ func (k foKill) measure() (runs.FailoverRecord, error) {
 	var gaps []float64
 	kinds := map[string]bool{}
 	for _, task := range k.victimTasks {
-		p, err := taskPartition(task)
+		p, err := fleet.TaskPartition(task)
 		if err != nil {
 			return fr, err
 		}
@@ -227,15 +228,15 @@ func (k foKill) measure() (runs.FailoverRecord, error) {
 		if !ok {
 			from = k.killNs // it processed nothing of the task: count from the kill
 		}
-		ft.IdleBeforeKillSeconds = seconds(k.killNs - from)
+		ft.IdleBeforeKillSeconds = fleet.Seconds(k.killNs - from)
 		if to, ok := first[p]; ok {
-			ft.GapSeconds = seconds(to - from)
+			ft.GapSeconds = fleet.Seconds(to - from)
 			gaps = append(gaps, ft.GapSeconds)
 		}
 		to := classifyTakeover(k.survivor, k.store, p)
 		ft.Takeover, ft.RestoreStartOffset, ft.RestoredRecords = to.kind, to.restoreStart, to.restored
 		if to.restoreEndNs > 0 {
-			ft.RestoreSeconds = seconds(to.restoreEndNs - to.restoreNs)
+			ft.RestoreSeconds = fleet.Seconds(to.restoreEndNs - to.restoreNs)
 		}
 		kinds[to.kind] = true
 		fr.RestoredRecords += to.restored
@@ -246,13 +247,13 @@ func (k foKill) measure() (runs.FailoverRecord, error) {
 	}
 	fr.Takeover = takeoverKind(kinds)
 	if at := firstStateAfter(k.survivor, ksdriver.StateRebalancing, k.killNs); at > 0 {
-		fr.DetectionSeconds = seconds(at - k.killNs)
+		fr.DetectionSeconds = fleet.Seconds(at - k.killNs)
 	}
 	if at := firstActiveAll(k.survivor, k.victimTasks); at >= k.killNs {
-		fr.AssignedSeconds = seconds(at - k.killNs)
+		fr.AssignedSeconds = fleet.Seconds(at - k.killNs)
 	}
 	if at := k.runningNs(); at > 0 {
-		fr.RunningSeconds = seconds(at - k.killNs)
+		fr.RunningSeconds = fleet.Seconds(at - k.killNs)
 	}
 	return fr, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 )
 
 // TestKindFailoverRunsOverTheFill: a failover of a store kind beyond
@@ -28,10 +29,10 @@ func TestKindFailoverRunsOverTheFill(t *testing.T) {
 		if tc.queries {
 			c.Queries = config.DefaultQueryLoad()
 		}
-		if got := runsKVFailover(c); got != tc.kv {
+		if got := fleet.RunsKVFailover(c); got != tc.kv {
 			t.Errorf("%s (queries %v): over the fill %v, want %v", tc.kind, tc.queries, got, tc.kv)
 		}
-		r := &failoverRun{req: Request{Case: c}, changelog: "app-store-changelog"}
+		r := &failoverRun{req: fleet.Request{Case: c}, changelog: "app-store-changelog"}
 		if tc.kv {
 			r.kv = &foKV{}
 		}

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -34,8 +36,8 @@ import (
 
 // foKV is the kv failover's own state.
 type foKV struct {
-	t     Target
-	load  *load
+	t     fleet.Target
+	load  *fleet.Load
 	check *loadgen.ReadChecker
 	// fillRecords is the generator index the load's records start at.
 	fillRecords int64
@@ -46,11 +48,11 @@ type foKV struct {
 }
 
 // newKVFailoverRun is a failover run of the kv topology over t's fill.
-func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*failoverRun, error) {
+func newKVFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (*failoverRun, error) {
 	if req.Changer == nil {
-		return nil, errNoChanger
+		return nil, fleet.ErrNoChanger
 	}
-	if err := checkKafkaStreamsTarget(env, t); err != nil {
+	if err := fleet.CheckKafkaStreamsTarget(env, t); err != nil {
 		return nil, err
 	}
 	if err := req.Changer.Reset(ctx); err != nil {
@@ -60,44 +62,44 @@ func newKVFailoverRun(ctx context.Context, env *Env, t Target, req Request) (*fa
 	var check *loadgen.ReadChecker
 	if req.Case.Queries != nil { // a window store's fill has no read checker: lookups read key-value stores
 		var err error
-		if check, err = newReadChecker(&spec); err != nil {
+		if check, err = queryload.NewReadChecker(&spec); err != nil {
 			return nil, err
 		}
 	}
-	input := InputTopic(t.AppID, t.StoreName)
+	input := fleet.InputTopic(t.AppID, t.StoreName)
 	r := &failoverRun{ctx: ctx, env: env, req: req, set: *req.Case.Failover, app: t.AppID,
 		input: input, changelog: t.Topic, kv: &foKV{t: t, check: check, fillRecords: spec.Records}}
 	r.set.Partitions = int(spec.Partitions)
-	st, err := settingsOf(req.Case)
+	st, err := fleet.SettingsOf(req.Case)
 	if err != nil {
 		return nil, err
 	}
-	r.kv.acceptable = st.acceptable
+	r.kv.acceptable = st.Acceptable
 	r.rng = newKillRng(r.set.Seed, req.Repeat)
 	props, err := kvFailoverProperties(env, t, req, input)
 	if err != nil {
 		return nil, err
 	}
 	r.setGuarantee(props)
-	host, err := newHost(env, req, req.StateDir, t.AppID, "failover-")
+	host, err := fleet.NewHost(env, req, req.StateDir, t.AppID, "failover-")
 	if err != nil {
 		return nil, err
 	}
-	r.f = newFleet(env, t, req, props, host)
+	r.f = fleet.NewFleet(env, t, req, props, host)
 	r.ks = runs.KafkaStreamsRun{Properties: props, Instances: 2, BytesFrom: "changelog"}
-	r.f.ks = &r.ks
+	r.f.KS = &r.ks
 	return r, nil
 }
 
 // kvFailoverProperties are a kv failover instance's properties but
 // state.dir: the kv topology's (instanceProperties), the failover's
 // session defaults and standby count, its pollers, and the API layer.
-func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[string]string, error) {
-	props, err := instanceProperties(env, t, req, input)
+func kvFailoverProperties(env *fleet.Env, t fleet.Target, req fleet.Request, input string) (map[string]string, error) {
+	props, err := fleet.InstanceProperties(env, t, req, input)
 	if err != nil {
 		return nil, err
 	}
-	if err := addKindProperties(props, req); err != nil { // a window store's
+	if err := fleet.AddKindProperties(props, req); err != nil { // a window store's
 		return nil, err
 	}
 	delete(props, "state.dir") // each instance has its own
@@ -116,8 +118,8 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 			props[k] = v
 		}
 	}
-	setAPIProps(props, req.Case.Queries)
-	setRouteProps(props, req)
+	queryload.SetAPIProps(props, req.Case.Queries)
+	queryload.SetRouteProps(props, req)
 	props[ksdriver.PropLagsIntervalMs] = "500" // for standbys caught up before a kill
 	return props, nil
 }
@@ -125,14 +127,14 @@ func kvFailoverProperties(env *Env, t Target, req Request, input string) (map[st
 // prepareKV checks the broker and makes the input topic hold nothing to
 // process and the group start clean.
 func (r *failoverRun) prepareKV() error {
-	if err := checkBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.changelog); err != nil {
+	if err := fleet.CheckBrokerForKafkaStreams(r.ctx, r.env.Cluster, r.changelog); err != nil {
 		return err
 	}
-	if _, err := ensureInputTopic(r.ctx, r.env, r.kv.t, int32(r.set.Partitions)); err != nil {
+	if _, err := fleet.EnsureInputTopic(r.ctx, r.env, r.kv.t, int32(r.set.Partitions)); err != nil {
 		return err
 	}
 	r.claimed = true // ensureInputTopic claimed the group and the input topic
-	return r.f.resetGroup(r.ctx, r.input, nil)
+	return r.f.ResetGroup(r.ctx, r.input, nil)
 }
 
 // awaitCaughtUp waits, in a kv failover with a standby, until every
@@ -146,7 +148,7 @@ func (r *failoverRun) awaitCaughtUp() error {
 		return nil
 	}
 	return r.poll(time.Now().Add(foStableTimeout), func() (bool, string) {
-		return r.f.standbysCaughtUp(r.set.Partitions, 1, r.kv.acceptable)
+		return r.f.StandbysCaughtUp(r.set.Partitions, 1, r.kv.acceptable)
 	}, func(why string) error {
 		return fmt.Errorf("case %s #%d: standbys not caught up within %s: %s", r.req.Case.Name, r.req.Repeat, foStableTimeout, why)
 	})
@@ -158,51 +160,51 @@ func (r *failoverRun) awaitCaughtUp() error {
 // them), following the keys of the victim's active tasks once it is
 // killed (ksQueryLoad.killed) and the standby answers' lag until then;
 // nil outside a kv failover with a query load.
-func (r *failoverRun) killQueries(survivor *proc, victimTasks []string) (*ksQueryLoad, error) {
+func (r *failoverRun) killQueries(survivor *fleet.Proc, victimTasks []string) (*queryload.KSQueryLoad, error) {
 	if r.kv == nil || r.req.Case.Queries == nil {
 		return nil, nil
 	}
-	addr := apiAddrOf(survivor.inst)
+	addr := fleet.APIAddrOf(survivor.Inst)
 	if addr == "" {
-		return nil, fmt.Errorf("case %s #%d: survivor %s has no API layer", r.req.Case.Name, r.req.Repeat, survivor.id)
+		return nil, fmt.Errorf("case %s #%d: survivor %s has no API layer", r.req.Case.Name, r.req.Repeat, survivor.ID)
 	}
 	var parts []int32
 	for _, task := range victimTasks {
-		if p, err := taskPartition(task); err == nil {
+		if p, err := fleet.TaskPartition(task); err == nil {
 			parts = append(parts, p)
 		}
 	}
-	owners := newFleetTargets(r.f) // ask: owner finds the victim's tasks there until the survivor lists them
-	l := newLiveQueries(r.req, r.kv.check, fixedTargets{addr: addr, owned: owners.owner}, r.kv.fillRecords, r.kv.load)
-	l.outage = newReadOutage(parts)
-	l.lag = startStandbyLag(r.ctx, func(ctx context.Context) (map[int32]int64, error) {
+	owners := queryload.NewFleetTargets(r.f) // ask: owner finds the victim's tasks there until the survivor lists them
+	l := queryload.NewLiveQueries(r.req, r.kv.check, queryload.FixedTargets{Addr: addr, Owned: owners.Owner}, r.kv.fillRecords, r.kv.load)
+	l.Outage = queryload.NewReadOutage(parts)
+	l.Lag = queryload.StartStandbyLag(r.ctx, func(ctx context.Context) (map[int32]int64, error) {
 		offs, err := r.env.Offsets(ctx, r.changelog)
 		return offs.End, err
 	}, r.set.Rate)
-	go l.run()
+	go l.Run()
 	return l, nil
 }
 
 // finishKillQueries marks the takeover (the survivor RUNNING, by fr) as
 // the lookups' restore end, lets them go on for queries.after and
 // returns the record.
-func (r *failoverRun) finishKillQueries(l *ksQueryLoad, killNs int64, fr *runs.FailoverRecord) *runs.QueryFigures {
+func (r *failoverRun) finishKillQueries(l *queryload.KSQueryLoad, killNs int64, fr *runs.FailoverRecord) *runs.QueryFigures {
 	if l == nil {
 		return nil
 	}
 	if killNs > 0 && fr != nil && fr.RunningSeconds > 0 {
-		l.restored(killNs + int64(fr.RunningSeconds*1e9))
+		l.Restored(killNs + int64(fr.RunningSeconds*1e9))
 	} else {
-		l.restored(ksdriver.NowMonoNs())
+		l.Restored(ksdriver.NowMonoNs())
 	}
-	return l.finish(r.ctx)
+	return l.Finish(r.ctx)
 }
 
 // checkKV stops the load, waits until the survivor processed its last
 // records, digests its stores and verifies them against the fill and the
 // load; every record carries the verdict, and a wrong read fails too.
-func (r *failoverRun) checkKV(survivor *proc) error {
-	written, err := r.kv.load.finish()
+func (r *failoverRun) checkKV(survivor *fleet.Proc) error {
+	written, err := r.kv.load.Finish()
 	if err != nil {
 		return fmt.Errorf("case %s #%d: write load: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
@@ -210,8 +212,8 @@ func (r *failoverRun) checkKV(survivor *proc) error {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
 	last := &r.out[len(r.out)-1]
-	verr := r.f.verifyStores(r.ctx, last)
-	r.f.stopAll(r.ctx)
+	verr := r.f.VerifyStores(r.ctx, last)
+	r.f.StopAll(r.ctx)
 	r.env.Logf("failover: case %s #%d: %d records written by the load; stores verified %v", r.req.Case.Name, r.req.Repeat, written, last.Verified)
 	var wrong []string
 	for i := range r.out {
@@ -227,7 +229,7 @@ func (r *failoverRun) checkKV(survivor *proc) error {
 		}
 	}
 	if len(wrong) > 0 {
-		verr = errors.Join(verr, fmt.Errorf("%w: case %s #%d: %s", ErrUnverified, r.req.Case.Name, r.req.Repeat, strings.Join(wrong, "; ")))
+		verr = errors.Join(verr, fmt.Errorf("%w: case %s #%d: %s", fleet.ErrUnverified, r.req.Case.Name, r.req.Repeat, strings.Join(wrong, "; ")))
 	}
 	return verr
 }
@@ -236,7 +238,7 @@ func (r *failoverRun) checkKV(survivor *proc) error {
 // stays (the next run's Reset refills it).
 func (r *failoverRun) cleanupKV() {
 	if r.kv.load != nil {
-		r.kv.load.finish()
+		r.kv.load.Finish()
 	}
 	if r.req.KeepState {
 		return
@@ -244,7 +246,7 @@ func (r *failoverRun) cleanupKV() {
 	if r.claimed { // else the group and topic are not restorebench's to reset
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout+time.Duration(r.sessionMs)*time.Millisecond)
 		defer cancel()
-		r.f.resetAfterRun(ctx, "failover", r.input, nil)
+		r.f.ResetAfterRun(ctx, "failover", r.input, nil)
 	}
-	r.f.removeStateUnlessKept()
+	r.f.RemoveStateUnlessKept()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/ledger"
 	"github.com/restorebench/restorebench/runs"
@@ -181,12 +182,12 @@ func TestReadBalances(t *testing.T) {
 		}
 		return p
 	}
-	got, err := readBalances(write("acct-1\t-250\t3\nacct-2\t100\t1\n"))
+	got, err := fleet.ReadBalances(write("acct-1\t-250\t3\nacct-2\t100\t1\n"))
 	if err != nil || len(got) != 2 || got["acct-1"] != (ledger.Sum{Balance: -250, Count: 3}) {
 		t.Fatalf("%v %v", got, err)
 	}
 	for _, bad := range []string{"acct-1\t1\t1\nacct-1\t2\t2\n", "acct-1\t1\n", "acct-1\tx\t1\n"} {
-		if _, err := readBalances(write(bad)); err == nil || !strings.Contains(err.Error(), "b.tsv:") {
+		if _, err := fleet.ReadBalances(write(bad)); err == nil || !strings.Contains(err.Error(), "b.tsv:") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
@@ -194,19 +195,19 @@ func TestReadBalances(t *testing.T) {
 
 func TestStableGroup(t *testing.T) {
 	run := ksdriver.StateRunning
-	a := foView{state: run, tasks: foTasks{active: []string{"0_0"}, standby: []string{"0_1"}}}
-	b := foView{state: run, tasks: foTasks{active: []string{"0_1"}, standby: []string{"0_0"}}}
+	a := foView{state: run, tasks: fleet.TaskSet{Active: []string{"0_0"}, Standby: []string{"0_1"}}}
+	b := foView{state: run, tasks: fleet.TaskSet{Active: []string{"0_1"}, Standby: []string{"0_0"}}}
 	if _, ok, why := stableSignature([]foView{a, b}, 2, true); !ok {
 		t.Fatalf("balanced group with standbys not stable: %s", why)
 	}
-	noStandby := foView{state: run, tasks: foTasks{active: []string{"0_1"}}}
+	noStandby := foView{state: run, tasks: fleet.TaskSet{Active: []string{"0_1"}}}
 	if _, ok, why := stableSignature([]foView{a, noStandby}, 2, true); ok || !strings.Contains(why, "0_0 has no standby") {
 		t.Fatalf("missing standby: %v %q", ok, why)
 	}
 	if _, ok, _ := stableSignature([]foView{a, noStandby}, 2, false); !ok {
 		t.Fatal("without standbys, every task active once is stable")
 	}
-	both := foView{state: run, tasks: foTasks{active: []string{"0_0", "0_1"}}}
+	both := foView{state: run, tasks: fleet.TaskSet{Active: []string{"0_0", "0_1"}}}
 	if _, ok, why := stableSignature([]foView{a, both}, 2, false); ok || !strings.Contains(why, "0_0 is active on 2") {
 		t.Fatalf("task active twice: %v %q", ok, why)
 	}
@@ -245,8 +246,8 @@ func TestFailoverProperties(t *testing.T) {
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Cluster: cluster.Config{Brokers: []string{"h:1", "h:2"}}}
-	p, err := failoverProperties(env, Request{Case: c}, "app", "balances", "app-transactions")
+	env := &fleet.Env{Cluster: cluster.Config{Brokers: []string{"h:1", "h:2"}}}
+	p, err := failoverProperties(env, fleet.Request{Case: c}, "app", "balances", "app-transactions")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestFailoverProperties(t *testing.T) {
 	}
 	c.Failover.Standby = false
 	c.Streams["num.standby.replicas"] = "1"
-	if _, err := failoverProperties(env, Request{Case: c}, "app", "balances", "in"); err == nil || !strings.Contains(err.Error(), "failover.standby") {
+	if _, err := failoverProperties(env, fleet.Request{Case: c}, "app", "balances", "in"); err == nil || !strings.Contains(err.Error(), "failover.standby") {
 		t.Fatalf("contradicting standby settings: %v", err)
 	}
 }
@@ -289,12 +290,12 @@ func TestJudgeMarksEveryKillRecord(t *testing.T) {
 		{"exactly_once_v2", dup, false, true},
 		{"at_least_once", dup, false, false},
 	} {
-		r := &failoverRun{env: &Env{Logf: func(string, ...any) {}}, guarantee: c.guarantee, req: Request{Case: config.Case{Name: "c"}, Repeat: 1}}
+		r := &failoverRun{env: &fleet.Env{Logf: func(string, ...any) {}}, guarantee: c.guarantee, req: fleet.Request{Case: config.Case{Name: "c"}, Repeat: 1}}
 		for k := 1; k <= 3; k++ {
 			r.out = append(r.out, runs.Restore{Failover: &runs.FailoverRecord{Kill: k}})
 		}
 		err := r.judge(c.check)
-		if failed := errors.Is(err, ErrUnverified); failed != c.failed || (err != nil) != c.failed {
+		if failed := errors.Is(err, fleet.ErrUnverified); failed != c.failed || (err != nil) != c.failed {
 			t.Errorf("%s %+v: error %v, want failed=%v", c.guarantee, c.check, err, c.failed)
 		}
 		for i, rec := range r.out {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -37,19 +38,19 @@ func TestKafkaStreamsWindowStoreRecord(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(app, "0_0", "s", "s.3600000"), nil, 0o644)
-	sr := ksStoreRecord(windowCase(false), 100, app, "s")
+	sr := fleet.KSStoreRecord(windowCase(false), 100, app, "s")
 	if sr.Kind != config.StoreWindow || !sr.Uncounted || sr.Segments != 3 || sr.RetentionSeconds != 3600 || sr.SegmentIntervalSeconds != 1800 || sr.RecordsKept != 0 {
 		t.Fatalf("rocksdb window store record %+v", sr)
 	}
-	if sr := ksStoreRecord(windowCase(true), 100, app, "s"); sr.Segments != 0 || sr.SegmentIntervalSeconds != 0 || !sr.Uncounted {
+	if sr := fleet.KSStoreRecord(windowCase(true), 100, app, "s"); sr.Segments != 0 || sr.SegmentIntervalSeconds != 0 || !sr.Uncounted {
 		t.Fatalf("in-memory window store record %+v", sr)
 	}
 	c := config.DefaultCase()
-	if sr := ksStoreRecord(c, 100, app, "s"); sr != nil {
+	if sr := fleet.KSStoreRecord(c, 100, app, "s"); sr != nil {
 		t.Fatalf("key-value store record %+v", sr)
 	}
 	c.StoreKind = config.StoreTimestampedKeyValue
-	if sr := ksStoreRecord(c, 100, app, "s"); sr.Uncounted || sr.RecordsKept != 100 {
+	if sr := fleet.KSStoreRecord(c, 100, app, "s"); sr.Uncounted || sr.RecordsKept != 100 {
 		t.Fatalf("timestamped store record %+v", sr)
 	}
 }
@@ -62,17 +63,17 @@ func TestKafkaStreamsWindowStoreRecord(t *testing.T) {
 func TestKafkaStreamsWindowStoreTakesTheFillsWindowSize(t *testing.T) {
 	props := map[string]string{}
 	spec := loadgen.Spec{WindowSizeMs: 300_000}
-	if err := addKindProperties(props, Request{Case: windowCase(false), Spec: &spec}); err != nil || props[ksdriver.PropStoreWindowSizeMs] != "300000" {
+	if err := fleet.AddKindProperties(props, fleet.Request{Case: windowCase(false), Spec: &spec}); err != nil || props[ksdriver.PropStoreWindowSizeMs] != "300000" {
 		t.Fatalf("props %v, err %v", props, err)
 	}
-	if err := addKindProperties(map[string]string{}, Request{Case: windowCase(false)}); err == nil || !strings.Contains(err.Error(), "case w") {
+	if err := fleet.AddKindProperties(map[string]string{}, fleet.Request{Case: windowCase(false)}); err == nil || !strings.Contains(err.Error(), "case w") {
 		t.Fatalf("without a spec: %v", err)
 	}
 	kv := map[string]string{}
-	if err := addKindProperties(kv, Request{Case: config.DefaultCase()}); err != nil || len(kv) != 0 {
+	if err := fleet.AddKindProperties(kv, fleet.Request{Case: config.DefaultCase()}); err != nil || len(kv) != 0 {
 		t.Fatalf("a key-value case: %v %v", kv, err)
 	}
-	_, err := coldProperties(context.Background(), &Env{}, Target{Topic: "copy", AppID: "app", StoreName: "s"}, Request{Case: windowCase(false)}, 2)
+	_, err := coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: windowCase(false)}, 2)
 	if err == nil || !strings.Contains(err.Error(), "app-s-changelog") {
 		t.Fatalf("a window store over another topic: %v", err)
 	}

@@ -17,17 +17,18 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 )
 
 func TestJVMFlagsPutHeapFirst(t *testing.T) {
 	c := config.DefaultCase()
 	c.JVMFlags = []string{"-XX:+UseParallelGC"}
-	if got := JVMFlags(c); !slices.Equal(got, []string{"-Xmx1024m", ExitOnOOM, "-XX:+UseParallelGC"}) {
+	if got := fleet.JVMFlags(c); !slices.Equal(got, []string{"-Xmx1024m", fleet.ExitOnOOM, "-XX:+UseParallelGC"}) {
 		t.Fatalf("flags %v", got)
 	}
 	c.JVMHeap = 1<<30 + 512
-	if got := JVMFlags(c)[0]; got != "-Xmx1048577k" {
+	if got := fleet.JVMFlags(c)[0]; got != "-Xmx1048577k" {
 		t.Fatalf("odd heap: %s", got)
 	}
 }
@@ -37,11 +38,11 @@ func TestCPUSplitBracketsTheRestore(t *testing.T) {
 		return &ksdriver.Process{Meta: ksdriver.Meta{MonoNs: ns}, CPUSplitNs: ksdriver.CPUSplitNs{Stream: stream, JIT: jit}}
 	}
 	ps := []*ksdriver.Process{p(1e9, 1e9, 5e8), p(2e9, 2e9, 6e8), p(5e9, 5e9, 9e8), p(6e9, 6e9, 1e9)}
-	s := cpuSplit(ps, 2e9+1, 4e9)
+	s := fleet.CPUSplit(ps, 2e9+1, 4e9)
 	if s == nil || s.Stream != 3 || s.JIT != 0.3 {
 		t.Fatalf("split %+v", s)
 	}
-	if cpuSplit(ps, 5e8, 4e9) != nil {
+	if fleet.CPUSplit(ps, 5e8, 4e9) != nil {
 		t.Fatal("a split without a process event before the restore")
 	}
 }
@@ -55,21 +56,21 @@ func TestRocksMemorySpansTheRestore(t *testing.T) {
 		return &ksdriver.Process{Meta: ksdriver.Meta{MonoNs: ns}, RocksDB: &ksdriver.RocksMemory{Stores: 4, MemTablesBytes: mem, BlockCacheUsageBytes: cache}}
 	}
 	ps := []*ksdriver.Process{p(1e9, 900, 900), p(2e9, 50, 10), p(3e9, 70, 5), p(4e9, 20, 30), p(5e9, 999, 999)}
-	m := rocksMemory(ps, 2e9, 3.5e9)
+	m := fleet.RocksMemory(ps, 2e9, 3.5e9)
 	if m == nil || m.Peak.MemTablesBytes != 70 || m.Peak.BlockCacheUsageBytes != 30 || m.AtEnd.MemTablesBytes != 20 || m.Peak.Stores != 4 {
 		t.Fatalf("memory %+v", m)
 	}
-	if rocksMemory([]*ksdriver.Process{{Meta: ksdriver.Meta{MonoNs: 3e9}}}, 2e9, 4e9) != nil {
+	if fleet.RocksMemory([]*ksdriver.Process{{Meta: ksdriver.Meta{MonoNs: 3e9}}}, 2e9, 4e9) != nil {
 		t.Fatal("a record without a store's sample")
 	}
 }
 
 func TestKafkaStreamsNeedsTheChangelogNamedAfterTheStore(t *testing.T) {
-	err := checkKafkaStreamsTarget(&Env{}, Target{Topic: "copy-of-prod", AppID: "app", StoreName: "s"})
+	err := fleet.CheckKafkaStreamsTarget(&fleet.Env{}, fleet.Target{Topic: "copy-of-prod", AppID: "app", StoreName: "s"})
 	if err == nil || !strings.Contains(err.Error(), "app-s-changelog") {
 		t.Fatalf("err = %v", err)
 	}
-	if err := checkKafkaStreamsTarget(&Env{}, Target{Topic: "app-s-changelog", AppID: "app", StoreName: "s"}); err != nil {
+	if err := fleet.CheckKafkaStreamsTarget(&fleet.Env{}, fleet.Target{Topic: "app-s-changelog", AppID: "app", StoreName: "s"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,7 +99,7 @@ func kfakeCluster(t *testing.T, topic string, opts ...kfake.Opt) cluster.Config 
 // DescribeTopicPartitions: what lets Kafka Streams run on it.
 func withoutDescribeTopicPartitions() kfake.Opt {
 	v := kversion.Stable()
-	v.SetMaxKeyVersion(describeTopicPartitionsKey, -1)
+	v.SetMaxKeyVersion(fleet.DescribeTopicPartitionsKey, -1)
 	return kfake.MaxVersions(v)
 }
 
@@ -107,12 +108,12 @@ func withoutDescribeTopicPartitions() kfake.Opt {
 // start a JVM that fails; without that API kfake passes.
 func TestBrokerProbeRefusesKfakesDescribeTopicPartitions(t *testing.T) {
 	cfg := kfakeCluster(t, "app-s-changelog")
-	err := checkBrokerForKafkaStreams(context.Background(), cfg, "app-s-changelog")
+	err := fleet.CheckBrokerForKafkaStreams(context.Background(), cfg, "app-s-changelog")
 	if err == nil || !strings.Contains(err.Error(), "DescribeTopicPartitions") || !strings.Contains(err.Error(), "eligibleLeaderReplicas") {
 		t.Fatalf("default kfake: err = %v", err)
 	}
 	fixed := kfakeCluster(t, "app-s-changelog", withoutDescribeTopicPartitions())
-	if err := checkBrokerForKafkaStreams(context.Background(), fixed, "app-s-changelog"); err != nil {
+	if err := fleet.CheckBrokerForKafkaStreams(context.Background(), fixed, "app-s-changelog"); err != nil {
 		t.Fatalf("kfake without DescribeTopicPartitions: %v", err)
 	}
 }
@@ -153,7 +154,7 @@ func runWithFakeJava(t *testing.T, mode string, stall time.Duration) (error, str
 	t.Setenv(ksdriver.EnvLib, dir)
 	t.Setenv("FAKE_MODE", mode)
 	cfg := kfakeCluster(t, "app-s-changelog", withoutDescribeTopicPartitions())
-	env := &Env{Cluster: cfg, StallTimeout: stall, Logf: func(string, ...any) {},
+	env := &fleet.Env{Cluster: cfg, StallTimeout: stall, Logf: func(string, ...any) {},
 		Offsets: func(ctx context.Context, topic string) (cluster.TopicOffsets, error) {
 			cl, err := cluster.NewClient(cfg)
 			if err != nil {
@@ -165,12 +166,12 @@ func runWithFakeJava(t *testing.T, mode string, stall time.Duration) (error, str
 	c := config.DefaultCase()
 	c.Name, c.Engine = "ks", config.EngineKafkaStreams
 	stateDir := filepath.Join(dir, "state")
-	rec, err := ColdKafkaStreams{}.Run(context.Background(), env, Target{Topic: "app-s-changelog", AppID: "app", StoreName: "s"},
-		Request{Case: c, Repeat: 1, StateDir: stateDir})
+	rec, err := ColdKafkaStreams{}.Run(context.Background(), env, fleet.Target{Topic: "app-s-changelog", AppID: "app", StoreName: "s"},
+		fleet.Request{Case: c, Repeat: 1, StateDir: stateDir})
 	if rec.Verified || rec.Error == "" {
 		t.Fatalf("a failed restore recorded as verified=%v error=%q", rec.Verified, rec.Error)
 	}
-	return err, filepath.Join(stateDir, "kstreams-"+ksInstanceID)
+	return err, filepath.Join(stateDir, "kstreams-"+fleet.KSInstanceID)
 }
 
 func assertNoProcess(t *testing.T, instDir string) {

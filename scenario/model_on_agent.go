@@ -11,6 +11,7 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -29,14 +30,14 @@ func RestoreOnAgent(ctx context.Context, job agent.ModelJob) (*agent.ModelRestor
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	env := &Env{Cluster: job.Cluster, Offsets: offsetsOn(job.Cluster), Logf: logf, Progress: progress.New(io.Discard, true),
+	env := &fleet.Env{Cluster: job.Cluster, Offsets: offsetsOn(job.Cluster), Logf: logf, Progress: progress.New(io.Discard, true),
 		StallTimeout: time.Duration(m.StallTimeoutMs) * time.Millisecond}
 	if env.StallTimeout <= 0 {
 		env.StallTimeout = engine.DefaultStallTimeout
 	}
-	t := Target{Topic: m.Topic, AppID: m.AppID, StoreName: m.StoreName}
-	req := Request{Case: m.Case, Repeat: m.Repeat, StateDir: job.StateDir, KeepState: m.KeepState, Ready: m.Ready}
-	rec := newRecord(t, req, req.step(runs.StepRestore))
+	t := fleet.Target{Topic: m.Topic, AppID: m.AppID, StoreName: m.StoreName}
+	req := fleet.Request{Case: m.Case, Repeat: m.Repeat, StateDir: job.StateDir, KeepState: m.KeepState, Ready: m.Ready}
+	rec := newRecord(t, req, req.Step(runs.StepRestore))
 	rec.Partitions = len(m.End)
 	in := modelInstance(env, t, req)
 	restore := func() (*engine.Restored, error) { return in.ColdRestore(ctx, m.Offsets()) }

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
 )
@@ -50,11 +52,11 @@ func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, Rollin
 // rolling is one rolling restart under way.
 type rolling struct {
 	ctx   context.Context
-	env   *Env
-	t     Target
-	req   Request
-	st    streamsSettings
-	f     *fleet
+	env   *fleet.Env
+	t     fleet.Target
+	req   fleet.Request
+	st    fleet.StreamsSettings
+	f     *fleet.Fleet
 	input string
 	rec   *runs.Restore
 	rr    *runs.RollingRecord
@@ -66,34 +68,34 @@ type rolling struct {
 }
 
 // Run runs the rolling restart and returns its one record.
-func (RollingKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
-	rec := newRecord(t, req, req.step(runs.StepRolling))
+func (RollingKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
+	rec := newRecord(t, req, req.Step(runs.StepRolling))
 	fail := func(err error) ([]runs.Restore, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 		rec.Error = err.Error()
 		return []runs.Restore{rec}, err
 	}
 	if req.Changer == nil {
-		return fail(errNoChanger)
+		return fail(fleet.ErrNoChanger)
 	}
-	st, err := settingsOf(req.Case)
+	st, err := fleet.SettingsOf(req.Case)
 	if err != nil {
 		return fail(err)
 	}
 	rs := req.Case.Rolling
 	r := &rolling{ctx: ctx, env: env, t: t, req: req, st: st, rec: &rec}
-	r.rr = &runs.RollingRecord{Protocol: st.protocol, Instances: rs.Instances, Persistent: rs.Persistent, StaticMembership: rs.StaticMembership,
-		Standbys: st.standbys, DownSeconds: rs.Down.D().Seconds(), SessionTimeoutSeconds: st.session.Seconds(), GapThresholdSeconds: rs.GapThreshold.D().Seconds()}
+	r.rr = &runs.RollingRecord{Protocol: st.Protocol, Instances: rs.Instances, Persistent: rs.Persistent, StaticMembership: rs.StaticMembership,
+		Standbys: st.Standbys, DownSeconds: rs.Down.D().Seconds(), SessionTimeoutSeconds: st.Session.Seconds(), GapThresholdSeconds: rs.GapThreshold.D().Seconds()}
 	rec.Rolling = r.rr
 	if err := r.prepare(); err != nil {
 		return fail(err)
 	}
-	defer r.f.killAll()
+	defer r.f.KillAll()
 	if err := r.run(); err != nil {
 		return fail(err) // the instances' directories stay, with their logs
 	}
-	r.f.killAll()
-	r.f.removeStateUnlessKept()
+	r.f.KillAll()
+	r.f.RemoveStateUnlessKept()
 	return []runs.Restore{rec}, nil
 }
 
@@ -108,7 +110,7 @@ func (r *rolling) staticIDs() []string {
 	}
 	var out []string
 	for _, id := range ids(0, r.rr.Instances) {
-		out = append(out, staticInstanceIDs(r.groupInstanceID(id), r.st.threads)...)
+		out = append(out, fleet.StaticInstanceIDs(r.groupInstanceID(id), r.st.Threads)...)
 	}
 	return out
 }
@@ -118,7 +120,7 @@ func (r *rolling) extra(id string) map[string]string {
 	if !r.rr.StaticMembership {
 		return nil
 	}
-	return map[string]string{propGroupInstanceID: r.groupInstanceID(id), propCloseLeaveGroup: "false"}
+	return map[string]string{fleet.PropGroupInstanceID: r.groupInstanceID(id), fleet.PropCloseLeaveGroup: "false"}
 }
 
 // prepare checks the target and broker, creates the input topic, clears
@@ -126,20 +128,20 @@ func (r *rolling) extra(id string) map[string]string {
 func (r *rolling) prepare() error {
 	var offsets offsetsAt
 	var err error
-	r.f, r.input, offsets, err = openFleet(r.ctx, r.env, r.t, r.req)
+	r.f, r.input, offsets, err = fleet.OpenFleet(r.ctx, r.env, r.t, r.req)
 	r.tasks, r.rec.Partitions = len(offsets.End), len(offsets.End)
 	if err != nil {
 		return err
 	}
-	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.base, Instances: r.rr.Instances, BytesFrom: "changelog"}
-	r.f.ks = r.rec.KafkaStreams
-	withAPI(r.f, r.req)
+	r.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: r.f.Base, Instances: r.rr.Instances, BytesFrom: "changelog"}
+	r.f.KS = r.rec.KafkaStreams
+	queryload.WithAPI(r.f, r.req)
 	if r.rr.StaticMembership && r.rr.DownSeconds >= r.rr.SessionTimeoutSeconds {
 		r.rr.Notes = append(r.rr.Notes, fmt.Sprintf("down %.0fs is not within session.timeout.ms (%.0fs): the broker drops "+
 			"each static member while it is down, and it rejoins with a rebalance",
 			r.rr.DownSeconds, r.rr.SessionTimeoutSeconds))
 	}
-	return r.f.resetGroup(r.ctx, r.input, r.staticIDs())
+	return r.f.ResetGroup(r.ctx, r.input, r.staticIDs())
 }
 
 // run is the scenario after preparation.
@@ -152,15 +154,15 @@ func (r *rolling) run() error {
 	}
 	r.rr.SetupSeconds = time.Since(setup).Seconds()
 	spec := r.req.Changer.Spec()
-	ld := startLoad(r.ctx, r.req.Changer, "rolling", r.input, rs.Rate)
-	defer ld.finish()
-	q, err := startFleetQueries(r.req, r.f, spec, ld)
+	ld := fleet.StartLoad(r.ctx, r.req.Changer, "rolling", r.input, rs.Rate)
+	defer ld.Finish()
+	q, err := queryload.StartFleetQueries(r.req, r.f, spec, ld)
 	if err != nil {
 		return err
 	}
 	r.reads = &rollingReads{q: q}
 	r.reads.begin()
-	runErr := r.f.wait(r.ctx, rs.Settle.D())
+	runErr := r.f.Wait(r.ctx, rs.Settle.D())
 	for _, id := range names {
 		if runErr != nil {
 			break
@@ -168,17 +170,17 @@ func (r *rolling) run() error {
 		runErr = r.restart(id)
 	}
 	r.reads.finish(r, r.lastReady(len(names)), runErr != nil)
-	if _, err := ld.finish(); err != nil {
+	if _, err := ld.Finish(); err != nil {
 		runErr = errors.Join(runErr, fmt.Errorf("write load: %w", err))
 	}
-	r.rr.Load = ld.record()
+	r.rr.Load = ld.Record()
 	verifyErr := r.verify(runErr)
-	r.f.stopAll(r.ctx)
+	r.f.StopAll(r.ctx)
 	r.record(ld)
-	r.f.resetAfterRun(r.ctx, "rolling", r.input, r.staticIDs())
+	r.f.ResetAfterRun(r.ctx, "rolling", r.input, r.staticIDs())
 	r.logResult()
 	r.logReads()
-	return errors.Join(runErr, verifyErr, wrongReads(r.rec, r.req))
+	return errors.Join(runErr, verifyErr, queryload.WrongReads(r.rec, r.req))
 }
 
 // setup brings the instances up restored, balanced and running (classic:
@@ -186,19 +188,19 @@ func (r *rolling) run() error {
 // with standbys caught up.
 func (r *rolling) setup(names []string) error {
 	timeout := r.req.Case.Rolling.Timeout.D()
-	if r.st.protocol == warmup.ProtocolClassic {
+	if r.st.Protocol == warmup.ProtocolClassic {
 		seed := func(id string) map[string]string {
 			m := r.extra(id)
 			if m == nil {
 				m = map[string]string{}
 			}
-			m[propAcceptableLag] = unboundedLag
+			m[fleet.PropAcceptableLag] = fleet.UnboundedLag
 			return m
 		}
 		if err := r.startSettled(names, seed, timeout); err != nil {
 			return fmt.Errorf("first start (acceptable.recovery.lag unbounded): %w", err)
 		}
-		r.f.stopAll(r.ctx)
+		r.f.StopAll(r.ctx)
 	}
 	return r.startSettled(names, r.extra, timeout)
 }
@@ -206,15 +208,15 @@ func (r *rolling) setup(names []string) error {
 // startSettled starts instances and waits until balanced with standbys
 // caught up.
 func (r *rolling) startSettled(names []string, extra func(string) map[string]string, timeout time.Duration) error {
-	if _, err := r.f.startAll(r.ctx, names, extra); err != nil {
+	if _, err := r.f.StartAll(r.ctx, names, extra); err != nil {
 		return err
 	}
-	_, err := r.f.watchUntil(r.ctx, time.Now().Add(timeout), time.Second, func() (bool, string) {
-		rd := r.f.readinessNow(r.tasks, r.st.standbys)
-		if !rd.balanced {
-			return false, rd.why
+	_, err := r.f.WatchUntil(r.ctx, time.Now().Add(timeout), time.Second, func() (bool, string) {
+		rd := r.f.ReadinessNow(r.tasks, r.st.Standbys)
+		if !rd.Balanced {
+			return false, rd.Why
 		}
-		return r.f.standbysCaughtUp(r.tasks, r.st.standbys, r.st.acceptable)
+		return r.f.StandbysCaughtUp(r.tasks, r.st.Standbys, r.st.Acceptable)
 	})
 	return err
 }
@@ -223,32 +225,32 @@ func (r *rolling) startSettled(names []string, extra func(string) map[string]str
 // or wiped state, and waits until the application is ready.
 func (r *rolling) restart(id string) error {
 	rs := r.req.Case.Rolling
-	p := r.f.liveProc(id)
+	p := r.f.LiveProc(id)
 	if p == nil {
 		return fmt.Errorf("instance %s is not running", id)
 	}
 	r.env.Logf("rolling: case %s #%d: restarting %s (down %s, %s state, static membership %v)", r.req.Case.Name, r.req.Repeat, id, rs.Down,
 		map[bool]string{true: "persistent", false: "ephemeral"}[rs.Persistent], rs.StaticMembership)
 	r.reads.stopping(p)
-	_, err := r.f.stop(r.ctx, p)
-	r.stops = append(r.stops, p.stopNs)
+	_, err := r.f.Stop(r.ctx, p)
+	r.stops = append(r.stops, p.StopNs)
 	if err != nil {
 		r.env.Logf("rolling: warning: %s did not stop cleanly: %v", id, err)
 	}
 	if !rs.Persistent {
-		if err := r.f.wipeState(id); err != nil {
+		if err := r.f.WipeState(id); err != nil {
 			return err
 		}
 	}
-	if err := r.f.wait(r.ctx, rs.Down.D()); err != nil {
+	if err := r.f.Wait(r.ctx, rs.Down.D()); err != nil {
 		return err
 	}
 	r.starts = append(r.starts, ksdriver.NowMonoNs())
-	np, err := r.f.start(r.ctx, id, r.extra(id))
+	np, err := r.f.Start(r.ctx, id, r.extra(id))
 	if err != nil {
 		return err
 	}
-	ready, err := r.f.watchUntil(r.ctx, time.Now().Add(rs.Timeout.D()), rs.Settle.D(), func() (bool, string) { return r.ready(np) })
+	ready, err := r.f.WatchUntil(r.ctx, time.Now().Add(rs.Timeout.D()), rs.Settle.D(), func() (bool, string) { return r.ready(np) })
 	if err != nil {
 		return fmt.Errorf("after restarting %s: %w", id, err)
 	}
@@ -266,15 +268,15 @@ func (r *rolling) lastReady(n int) int64 {
 }
 
 // ready is the rolling restart's readiness after restarting p.
-func (r *rolling) ready(p *proc) (bool, string) {
-	if p.view.State != ksdriver.StateRunning {
-		return false, fmt.Sprintf("%s is %s", p.id, orNone(p.view.State))
+func (r *rolling) ready(p *fleet.Proc) (bool, string) {
+	if p.View.State != ksdriver.StateRunning {
+		return false, fmt.Sprintf("%s is %s", p.ID, fleet.OrNone(p.View.State))
 	}
-	if rd := r.f.readinessNow(r.tasks, r.st.standbys); !rd.ready {
-		return false, rd.why
+	if rd := r.f.ReadinessNow(r.tasks, r.st.Standbys); !rd.Ready {
+		return false, rd.Why
 	}
-	if r.st.standbys > 0 {
-		return r.f.standbysCaughtUp(r.tasks, r.st.standbys, r.st.acceptable)
+	if r.st.Standbys > 0 {
+		return r.f.StandbysCaughtUp(r.tasks, r.st.Standbys, r.st.Acceptable)
 	}
 	return true, ""
 }
@@ -283,31 +285,31 @@ func (r *rolling) ready(p *proc) (bool, string) {
 // holds what the manifest says was appended, also after a failure) and
 // checks every store.
 func (r *rolling) verify(runErr error) error {
-	if err := r.f.awaitProcessed(r.ctx, r.input, drainTimeout); err != nil || runErr != nil {
+	if err := r.f.AwaitProcessed(r.ctx, r.input, drainTimeout); err != nil || runErr != nil {
 		return err // after a failure the stores are not a measurement
 	}
-	return r.f.verifyStores(r.ctx, r.rec)
+	return r.f.VerifyStores(r.ctx, r.rec)
 }
 
 // record builds the timeline and the per-restart rows.
-func (r *rolling) record(ld *load) {
+func (r *rolling) record(ld *fleet.Load) {
 	rs, rr := r.req.Case.Rolling, r.rr
 	if len(r.stops) == 0 {
 		return
 	}
 	origin := r.stops[0]
-	spec := timelineSpec{origin: origin, end: ld.endNs, store: r.t.StoreName, input: r.input, partitions: r.tasks, standbys: r.st.standbys,
-		acceptable: r.st.acceptable, gap: rs.GapThreshold.D()}
+	spec := fleet.TimelineSpec{Origin: origin, End: ld.EndNs, Store: r.t.StoreName, Input: r.input, Partitions: r.tasks, Standbys: r.st.Standbys,
+		Acceptable: r.st.Acceptable, Gap: rs.GapThreshold.D()}
 	if rs.Rate > 0 {
 		// From a little before the first stop: processing may end a moment
 		// before the stop command (see restartRow).
-		spec.gapFrom, spec.gapTo, spec.produced = origin-2*spec.gap.Nanoseconds(), ld.endNs, inputProduced(r.ctx, r.env, r.input)
+		spec.GapFrom, spec.GapTo, spec.Produced = origin-2*spec.Gap.Nanoseconds(), ld.EndNs, fleet.InputProduced(r.ctx, r.env, r.input)
 	}
-	insts := r.f.instanceEvents()
-	tl := buildTimeline(spec, insts)
-	rr.TaskTimelines, rr.Processes = tl.tasks, r.f.processes(origin)
-	for _, ns := range tl.rebalances {
-		rr.RebalanceTimes = append(rr.RebalanceTimes, secsFrom(origin, ns))
+	insts := r.f.InstanceEvents()
+	tl := fleet.BuildTimeline(spec, insts)
+	rr.TaskTimelines, rr.Processes = tl.Tasks, r.f.Processes(origin)
+	for _, ns := range tl.Rebalances {
+		rr.RebalanceTimes = append(rr.RebalanceTimes, fleet.SecsFrom(origin, ns))
 	}
 	for i := range r.stops {
 		row := r.restartRow(i, spec, tl, insts)
@@ -317,38 +319,38 @@ func (r *rolling) record(ld *load) {
 		rr.Rebalances += row.Rebalances
 	}
 	r.rec.DurationSeconds, r.rec.TotalSeconds = rr.DowntimeSeconds, rr.DowntimeSeconds
-	r.rec.Records = tl.restored
+	r.rec.Records = tl.Restored
 }
 
 // restartRow charges restart i with what happened from its stop to the
 // next restart's stop (or the end): the gaps in processing that began then,
 // rebalances, restores.
-func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []instanceEvents) runs.Restart {
-	from, to := r.stops[i], spec.end
+func (r *rolling) restartRow(i int, spec fleet.TimelineSpec, tl fleet.Timeline, insts []fleet.InstanceEvents) runs.Restart {
+	from, to := r.stops[i], spec.End
 	if i+1 < len(r.stops) {
 		to = r.stops[i+1]
 	}
-	row := runs.Restart{Instance: fmt.Sprintf("i%d", i), Stop: spec.secs(from), Start: -1, Ready: -1}
+	row := runs.Restart{Instance: fmt.Sprintf("i%d", i), Stop: spec.Secs(from), Start: -1, Ready: -1}
 	if i < len(r.starts) {
-		row.Start = spec.secs(r.starts[i])
+		row.Start = spec.Secs(r.starts[i])
 	}
 	var readyNs int64
 	if i < len(r.readies) {
 		readyNs = r.readies[i]
-		row.Ready = spec.secs(readyNs)
+		row.Ready = spec.Secs(readyNs)
 	}
 	row.Reads = r.reads.row(i, readyNs)
-	for _, p := range r.f.procs {
-		if p.id == row.Instance && p.stopNs == from {
-			row.CloseSeconds = closeSeconds(p.inst.Events())
+	for _, p := range r.f.Procs {
+		if p.ID == row.Instance && p.StopNs == from {
+			row.CloseSeconds = fleet.CloseSeconds(p.Inst.Events())
 		}
 	}
 	// A gap starts at the last record processed before it, which can be a
 	// moment before the stop command (processing ends within the driver's
 	// 100 ms reporting): the window reaches back by the gap threshold.
-	slack := spec.gap.Seconds()
-	lo, hi := spec.secs(from)-slack, spec.secs(to)-slack
-	for _, t := range tl.tasks {
+	slack := spec.Gap.Seconds()
+	lo, hi := spec.Secs(from)-slack, spec.Secs(to)-slack
+	for _, t := range tl.Tasks {
 		var down float64
 		for _, g := range t.Gaps {
 			if g.Start >= lo && g.Start < hi {
@@ -361,14 +363,14 @@ func (r *rolling) restartRow(i int, spec timelineSpec, tl timeline, insts []inst
 			row.DowntimeSeconds = max(row.DowntimeSeconds, down)
 		}
 	}
-	for _, ns := range tl.rebalances {
+	for _, ns := range tl.Rebalances {
 		if ns >= from && ns < to {
 			row.Rebalances++
 		}
 	}
 	sub := spec
-	sub.origin, sub.end = from, to
-	row.RestoredRecords, _ = batchRecords(sub, insts)
+	sub.Origin, sub.End = from, to
+	row.RestoredRecords, _ = fleet.BatchRecords(sub, insts)
 	return row
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/restorebench/restorebench/fleet"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -23,14 +25,14 @@ import (
 
 // rollingReads is a rolling restart's query load and its restarts' outages.
 type rollingReads struct {
-	q       *fleetQueries
-	outages []*readOutage
+	q       *queryload.FleetQueries
+	outages []*queryload.ReadOutage
 }
 
 // begin opens the window before the first restart.
 func (rr *rollingReads) begin() {
 	if rr != nil && rr.q != nil {
-		rr.q.mark()
+		rr.q.Mark()
 	}
 }
 
@@ -38,24 +40,24 @@ func (rr *rollingReads) begin() {
 // at lastReadyNs (0: not all were).
 func (rr *rollingReads) finish(r *rolling, lastReadyNs int64, failed bool) {
 	if rr != nil && rr.q != nil {
-		r.rec.Queries = rr.q.finish(r.ctx, lastReadyNs, failed)
+		r.rec.Queries = rr.q.Finish(r.ctx, lastReadyNs, failed)
 	}
 }
 
 // stopping takes p out of rotation, ends the previous restart's outage,
 // follows p's keys and opens restart i's window from the stop.
-func (rr *rollingReads) stopping(p *proc) {
+func (rr *rollingReads) stopping(p *fleet.Proc) {
 	if rr == nil || rr.q == nil {
 		return
 	}
-	rr.q.targets.drain(p)
+	rr.q.Targets.Drain(p)
 	if n := len(rr.outages); n > 0 {
-		rr.q.endFollow(rr.outages[n-1])
+		rr.q.EndFollow(rr.outages[n-1])
 	} else {
-		rr.q.killed(time.Now()) // the sequence's Before ends at the first stop
+		rr.q.Killed(time.Now()) // the sequence's Before ends at the first stop
 	}
-	rr.outages = append(rr.outages, rr.q.follow(activePartitions(p)))
-	rr.q.mark()
+	rr.outages = append(rr.outages, rr.q.Follow(queryload.ActivePartitions(p)))
+	rr.q.Mark()
 }
 
 // ready opens the window after a restart's ready and lets the lookups go
@@ -65,11 +67,11 @@ func (rr *rollingReads) ready(r *rolling) error {
 	if rr == nil || rr.q == nil {
 		return nil
 	}
-	rr.q.mark()
+	rr.q.Mark()
 	if len(rr.outages) == r.rr.Instances {
 		return nil
 	}
-	return r.f.wait(r.ctx, rr.q.settings.After.D())
+	return r.f.Wait(r.ctx, rr.q.Settings.After.D())
 }
 
 // row is restart i's reads, taken over at readyNs (0: never ready), once
@@ -78,16 +80,16 @@ func (rr *rollingReads) row(i int, readyNs int64) *runs.MoveReads {
 	if rr == nil || rr.q == nil || i >= len(rr.outages) {
 		return nil
 	}
-	o, l := rr.outages[i], rr.q.ksQueryLoad
+	o, l := rr.outages[i], rr.q.KSQueryLoad
 	var m *runs.MoveReads
 	func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
+		l.Mu.Lock()
+		defer l.Mu.Unlock()
 		var taken time.Time // never ready: not taken over
 		if readyNs > 0 {
-			taken = monoTime(readyNs)
+			taken = queryload.MonoTime(readyNs)
 		}
-		m = moveReads(o, taken, l.window(2*i), l.window(2*i+1), l.window(2*i+2))
+		m = queryload.MoveReads(o, taken, l.Window(2*i), l.Window(2*i+1), l.Window(2*i+2))
 	}()
 	return m
 }

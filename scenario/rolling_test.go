@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -11,13 +12,13 @@ import (
 // a restart's stop (the last record processed before it) is that restart's,
 // not the previous one's; the row's downtime is its longest task's.
 func TestRestartChargedWithTheGapsItCaused(t *testing.T) {
-	r := &rolling{f: &fleet{}, stops: []int64{soSec(10), soSec(40)}, starts: []int64{soSec(15), soSec(45)}, readies: []int64{soSec(20), soSec(50)}}
-	spec := timelineSpec{origin: soSec(10), end: soSec(70), gap: time.Second}
-	tl := timeline{tasks: []runs.TaskTimeline{
+	r := &rolling{f: &fleet.Fleet{}, stops: []int64{soSec(10), soSec(40)}, starts: []int64{soSec(15), soSec(45)}, readies: []int64{soSec(20), soSec(50)}}
+	spec := fleet.TimelineSpec{Origin: soSec(10), End: soSec(70), Gap: time.Second}
+	tl := fleet.Timeline{Tasks: []runs.TaskTimeline{
 		{Task: "0_0", Gaps: []runs.Gap{{Start: 0, End: 9.5}, {Start: 29.8, End: 38}}},
 		{Task: "0_1", Gaps: []runs.Gap{{Start: 1, End: 4}}},
 		{Task: "0_2"},
-	}, rebalances: []int64{soSec(11), soSec(41), soSec(43)}}
+	}, Rebalances: []int64{soSec(11), soSec(41), soSec(43)}}
 	first, second := r.restartRow(0, spec, tl, nil), r.restartRow(1, spec, tl, nil)
 	if first.Instance != "i0" || first.DowntimeSeconds != 9.5 || first.TaskDowntimeSeconds != 12.5 || first.TasksDown != 2 || first.Rebalances != 1 {
 		t.Fatalf("first restart %+v", first)
@@ -26,3 +27,6 @@ func TestRestartChargedWithTheGapsItCaused(t *testing.T) {
 		t.Fatalf("second restart %+v", second)
 	}
 }
+
+// soSec is s seconds on the instances' monotonic clock, in nanoseconds.
+func soSec(s float64) int64 { return int64(s * 1e9) }

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
 )
@@ -58,26 +60,26 @@ func init() {
 // scaleOut is one scale-out under way.
 type scaleOut struct {
 	ctx   context.Context
-	env   *Env
-	t     Target
-	req   Request
-	st    streamsSettings
-	f     *fleet
+	env   *fleet.Env
+	t     fleet.Target
+	req   fleet.Request
+	st    fleet.StreamsSettings
+	f     *fleet.Fleet
 	input string
 	rec   *runs.Restore
 	sr    *runs.ScaleOutRecord
 	// setupProcs are the processes of the setup, whose restores give the
 	// restore rate.
-	setupProcs []*proc
+	setupProcs []*fleet.Proc
 	// q is the query load (nil without one) and moves follow each
 	// partition's keys from the start (scaleout_queries.go).
-	q     *fleetQueries
-	moves []*readOutage
+	q     *queryload.FleetQueries
+	moves []*queryload.ReadOutage
 }
 
 // Run runs one scale-out and verifies every store at the end.
-func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) (runs.Restore, error) {
-	rec := newRecord(t, req, req.step(runs.StepScaleOut))
+func (ScaleOutKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {
+	rec := newRecord(t, req, req.Step(runs.StepScaleOut))
 	fail := func(err error) (runs.Restore, error) {
 		err = fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 		rec.Error = err.Error()
@@ -85,26 +87,26 @@ func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Req
 	}
 	so := req.Case.ScaleOut
 	if req.Changer == nil {
-		return fail(errNoChanger)
+		return fail(fleet.ErrNoChanger)
 	}
-	st, err := settingsOf(req.Case)
+	st, err := fleet.SettingsOf(req.Case)
 	if err != nil {
 		return fail(err)
 	}
 	s := &scaleOut{ctx: ctx, env: env, t: t, req: req, st: st, rec: &rec}
-	s.sr = &runs.ScaleOutRecord{Protocol: st.protocol, Before: so.Before, After: so.After, Threads: st.threads, Standbys: st.standbys,
-		MaxWarmupReplicas: st.maxWarmups, AcceptableRecoveryLag: st.acceptable, ProbingIntervalSeconds: st.probing.Seconds(),
+	s.sr = &runs.ScaleOutRecord{Protocol: st.Protocol, Before: so.Before, After: so.After, Threads: st.Threads, Standbys: st.Standbys,
+		MaxWarmupReplicas: st.MaxWarmups, AcceptableRecoveryLag: st.Acceptable, ProbingIntervalSeconds: st.Probing.Seconds(),
 		BalancedRule: balancedRule, GapThresholdSeconds: so.GapThreshold.D().Seconds()}
 	rec.ScaleOut = s.sr
 	if err := s.prepare(); err != nil {
 		return fail(err)
 	}
-	defer s.f.killAll()
+	defer s.f.KillAll()
 	if err := s.run(); err != nil {
 		return fail(err) // the instances' directories stay, with their logs
 	}
-	s.f.killAll()
-	s.f.removeStateUnlessKept()
+	s.f.KillAll()
+	s.f.RemoveStateUnlessKept()
 	return rec, nil
 }
 
@@ -113,28 +115,28 @@ func (ScaleOutKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Req
 func (s *scaleOut) prepare() error {
 	var offsets offsetsAt
 	var err error
-	s.f, s.input, offsets, err = openFleet(s.ctx, s.env, s.t, s.req)
+	s.f, s.input, offsets, err = fleet.OpenFleet(s.ctx, s.env, s.t, s.req)
 	s.rec.Partitions, s.sr.Tasks = len(offsets.End), len(offsets.End)
 	if err != nil {
 		return err
 	}
-	s.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: s.f.base, Instances: s.req.Case.ScaleOut.After, BytesFrom: "changelog"}
-	s.f.ks = s.rec.KafkaStreams
-	withAPI(s.f, s.req)
-	if s.st.protocol == warmup.ProtocolStreams {
+	s.rec.KafkaStreams = &runs.KafkaStreamsRun{Properties: s.f.Base, Instances: s.req.Case.ScaleOut.After, BytesFrom: "changelog"}
+	s.f.KS = s.rec.KafkaStreams
+	queryload.WithAPI(s.f, s.req)
+	if s.st.Protocol == warmup.ProtocolStreams {
 		s.sr.Notes = append(s.sr.Notes, streamsProtocolNotes(s.st)...)
 	}
-	return s.f.resetGroup(s.ctx, s.input, nil)
+	return s.f.ResetGroup(s.ctx, s.input, nil)
 }
 
 // streamsProtocolNotes say what the client-side settings do under the
 // streams protocol in Kafka Streams 4.4.
-func streamsProtocolNotes(st streamsSettings) []string {
+func streamsProtocolNotes(st fleet.StreamsSettings) []string {
 	notes := []string{"group.protocol=streams (KIP-1071): the broker assigns tasks with its sticky assignor; Kafka " +
 		"Streams 4.4 ignores the client's max.warmup.replicas, acceptable.recovery.lag and " +
 		"probing.rebalance.interval.ms and the 4.4 broker creates no warmups (AssignmentRefiner.refine " +
 		"returns the target unchanged): tasks move at once and their new owners restore them from scratch"}
-	if st.standbys > 0 {
+	if st.Standbys > 0 {
 		notes = append(notes, "num.standby.replicas is ignored by the client under the streams protocol: standbys are the "+
 			"group config streams.num.standby.replicas (kafka-configs.sh --entity-type groups)")
 	}
@@ -160,19 +162,19 @@ func (s *scaleOut) run() error {
 		return fmt.Errorf("setup (%d instances): %w", so.Before, err)
 	}
 	s.sr.SetupSeconds = time.Since(setup).Seconds()
-	s.sr.RestoreRate = restoreRate(s.setupProcs, s.t.StoreName, s.st.threads)
+	s.sr.RestoreRate = restoreRate(s.setupProcs, s.t.StoreName, s.st.Threads)
 	s.env.Logf("scaleout: case %s #%d: %d instances balanced and running after %.1fs (restore %.0f offsets/s per thread); load %.0f records/s",
 		s.req.Case.Name, s.req.Repeat, so.Before, s.sr.SetupSeconds, s.sr.RestoreRate, so.Rate)
 	spec := s.req.Changer.Spec()
-	ld := startLoad(s.ctx, s.req.Changer, "scaleout", s.input, so.Rate)
-	defer ld.finish()
+	ld := fleet.StartLoad(s.ctx, s.req.Changer, "scaleout", s.input, so.Rate)
+	defer ld.Finish()
 	var err error
-	if s.q, err = startFleetQueries(s.req, s.f, spec, ld); err != nil {
+	if s.q, err = queryload.StartFleetQueries(s.req, s.f, spec, ld); err != nil {
 		return err
 	}
 	var origin, endNs int64
 	var atOrigin offsetsAt
-	watchErr := s.f.wait(s.ctx, so.Lead.D())
+	watchErr := s.f.Wait(s.ctx, so.Lead.D())
 	if watchErr == nil {
 		origin = ksdriver.NowMonoNs()
 		s.followMoves()
@@ -180,50 +182,50 @@ func (s *scaleOut) run() error {
 			endNs, watchErr = s.scale(ids(so.Before, so.After))
 		}
 	}
-	s.rec.Queries = s.q.finish(s.ctx, endNs, watchErr != nil)
-	if _, err := ld.finish(); err != nil {
+	s.rec.Queries = s.q.Finish(s.ctx, endNs, watchErr != nil)
+	if _, err := ld.Finish(); err != nil {
 		watchErr = errors.Join(watchErr, fmt.Errorf("write load: %w", err))
 	}
-	s.sr.Load = ld.record()
+	s.sr.Load = ld.Record()
 	// Verify (or at least let the load's records be processed, so the
 	// changelog holds what the manifest says was appended) whatever happened.
 	verifyErr := s.verify()
-	s.f.stopAll(s.ctx)
+	s.f.StopAll(s.ctx)
 	if origin != 0 {
 		s.record(origin, endNs, ld, atOrigin)
 		s.movedReads()
 	}
-	s.f.resetAfterRun(s.ctx, "scaleout", s.input, nil)
+	s.f.ResetAfterRun(s.ctx, "scaleout", s.input, nil)
 	s.logResult()
-	return errors.Join(watchErr, verifyErr, wrongReads(s.rec, s.req))
+	return errors.Join(watchErr, verifyErr, queryload.WrongReads(s.rec, s.req))
 }
 
 // setup brings the Before instances up, restored, balanced and running.
 func (s *scaleOut) setup(names []string) error {
 	timeout := s.req.Case.ScaleOut.Timeout.D()
-	if s.st.protocol == warmup.ProtocolClassic {
-		seed := func(string) map[string]string { return map[string]string{propAcceptableLag: unboundedLag} }
+	if s.st.Protocol == warmup.ProtocolClassic {
+		seed := func(string) map[string]string { return map[string]string{fleet.PropAcceptableLag: fleet.UnboundedLag} }
 		if err := s.startBalanced(names, seed, timeout); err != nil {
 			return fmt.Errorf("first start (acceptable.recovery.lag unbounded): %w", err)
 		}
-		s.f.stopAll(s.ctx)
+		s.f.StopAll(s.ctx)
 	}
 	return s.startBalanced(names, noExtra, timeout)
 }
 
 // startBalanced starts instances and waits until the group is balanced.
 func (s *scaleOut) startBalanced(names []string, extra func(string) map[string]string, timeout time.Duration) error {
-	procs, err := s.f.startAll(s.ctx, names, extra)
+	procs, err := s.f.StartAll(s.ctx, names, extra)
 	s.setupProcs = append(s.setupProcs, nonNil(procs)...)
 	if err != nil {
 		return err
 	}
-	_, err = s.f.watchUntil(s.ctx, time.Now().Add(timeout), time.Second, s.balanced)
+	_, err = s.f.WatchUntil(s.ctx, time.Now().Add(timeout), time.Second, s.balanced)
 	return err
 }
 
-func nonNil(ps []*proc) []*proc {
-	var out []*proc
+func nonNil(ps []*fleet.Proc) []*fleet.Proc {
+	var out []*fleet.Proc
 	for _, p := range ps {
 		if p != nil {
 			out = append(out, p)
@@ -234,8 +236,8 @@ func nonNil(ps []*proc) []*proc {
 
 // balanced is the scale-out's end condition (balancedRule).
 func (s *scaleOut) balanced() (bool, string) {
-	r := s.f.readinessNow(s.sr.Tasks, s.st.standbys)
-	return r.balanced, r.why
+	r := s.f.ReadinessNow(s.sr.Tasks, s.st.Standbys)
+	return r.Balanced, r.Why
 }
 
 // scale starts the new instances and waits for the balanced end; it
@@ -244,14 +246,14 @@ func (s *scaleOut) scale(names []string) (int64, error) {
 	so := s.req.Case.ScaleOut
 	s.env.Logf("scaleout: case %s #%d: starting %d more instances; waiting for a balanced assignment (timeout %s)",
 		s.req.Case.Name, s.req.Repeat, len(names), so.Timeout)
-	procs, err := s.f.startAll(s.ctx, names, noExtra)
+	procs, err := s.f.StartAll(s.ctx, names, noExtra)
 	for _, p := range nonNil(procs) {
-		p.newcomer = true
+		p.Newcomer = true
 	}
 	if err != nil {
 		return 0, err
 	}
-	end, err := s.f.watchUntil(s.ctx, time.Now().Add(so.Timeout.D()), so.Settle.D(), s.balanced)
+	end, err := s.f.WatchUntil(s.ctx, time.Now().Add(so.Timeout.D()), so.Settle.D(), s.balanced)
 	if err != nil {
 		return 0, fmt.Errorf("after starting %d instances: %w", len(names), err)
 	}
@@ -263,38 +265,38 @@ func (s *scaleOut) scale(names []string) (int64, error) {
 // every instance's active stores and checks them against what the
 // changelog must hold.
 func (s *scaleOut) verify() error {
-	if err := s.f.awaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
+	if err := s.f.AwaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
 		return err
 	}
-	return s.f.verifyStores(s.ctx, s.rec)
+	return s.f.VerifyStores(s.ctx, s.rec)
 }
 
 // record builds the timeline and fills in the record and the prediction.
-func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
+func (s *scaleOut) record(origin, endNs int64, ld *fleet.Load, atOrigin offsetsAt) {
 	so, sr := s.req.Case.ScaleOut, s.sr
-	end := ld.endNs
-	spec := timelineSpec{origin: origin, end: end, store: s.t.StoreName, input: s.input, partitions: sr.Tasks, standbys: s.st.standbys,
-		acceptable: s.st.acceptable, gap: so.GapThreshold.D(), offsets: sizes(atOrigin)}
+	end := ld.EndNs
+	spec := fleet.TimelineSpec{Origin: origin, End: end, Store: s.t.StoreName, Input: s.input, Partitions: sr.Tasks, Standbys: s.st.Standbys,
+		Acceptable: s.st.Acceptable, Gap: so.GapThreshold.D(), Offsets: sizes(atOrigin)}
 	if so.Rate > 0 {
-		spec.gapFrom, spec.gapTo, spec.produced = origin, end, inputProduced(s.ctx, s.env, s.input)
+		spec.GapFrom, spec.GapTo, spec.Produced = origin, end, fleet.InputProduced(s.ctx, s.env, s.input)
 	}
-	insts := s.f.instanceEvents()
-	tl := buildTimeline(spec, insts)
-	caughtUpAt(spec, tl.tasks, tl.lags)
-	sr.TaskTimelines, sr.Lags, sr.Warmups = tl.tasks, tl.lags, tl.warmups
-	sr.RestoredRecords, sr.WarmupRecords = tl.restored, tl.applied
-	sr.Instances = s.f.processes(origin)
-	for _, r := range tl.rebalances {
-		sr.RebalanceTimes = append(sr.RebalanceTimes, secsFrom(origin, r))
+	insts := s.f.InstanceEvents()
+	tl := fleet.BuildTimeline(spec, insts)
+	fleet.CaughtUpAt(spec, tl.Tasks, tl.Lags)
+	sr.TaskTimelines, sr.Lags, sr.Warmups = tl.Tasks, tl.Lags, tl.Warmups
+	sr.RestoredRecords, sr.WarmupRecords = tl.Restored, tl.Applied
+	sr.Instances = s.f.Processes(origin)
+	for _, r := range tl.Rebalances {
+		sr.RebalanceTimes = append(sr.RebalanceTimes, fleet.SecsFrom(origin, r))
 	}
-	sr.Rebalances = len(tl.rebalances)
-	if s.st.protocol == warmup.ProtocolClassic {
-		for _, r := range probingRounds(tl.rebalances, s.st.probing) {
-			sr.ProbingTimes = append(sr.ProbingTimes, secsFrom(origin, r))
+	sr.Rebalances = len(tl.Rebalances)
+	if s.st.Protocol == warmup.ProtocolClassic {
+		for _, r := range fleet.ProbingRounds(tl.Rebalances, s.st.Probing) {
+			sr.ProbingTimes = append(sr.ProbingTimes, fleet.SecsFrom(origin, r))
 		}
 		sr.ProbingRounds = len(sr.ProbingTimes)
 	}
-	for _, t := range tl.tasks {
+	for _, t := range tl.Tasks {
 		if t.From != t.To {
 			sr.Moved++
 		}
@@ -302,14 +304,14 @@ func (s *scaleOut) record(origin, endNs int64, ld *load, atOrigin offsetsAt) {
 		sr.MaxNotProcessingSeconds = max(sr.MaxNotProcessingSeconds, t.NotProcessingSeconds)
 	}
 	if endNs > 0 {
-		sr.WarmupAssignmentSeconds = secsFrom(origin, endNs)
+		sr.WarmupAssignmentSeconds = fleet.SecsFrom(origin, endNs)
 	}
-	sr.StartupSeconds = startupSeconds(s.f.procs, tl.rebalances, origin)
+	sr.StartupSeconds = startupSeconds(s.f.Procs, tl.Rebalances, origin)
 	s.rec.DurationSeconds, s.rec.TotalSeconds = sr.WarmupAssignmentSeconds, sr.WarmupAssignmentSeconds
-	s.rec.Records = tl.restored + tl.applied
+	s.rec.Records = tl.Restored + tl.Applied
 	s.rec.RecordsPerSec = runs.PerSec(s.rec.Records, s.rec.DurationSeconds)
 	if n := totalOffsets(atOrigin); n > 0 {
-		if b, err := changelogBytes(s.ctx, s.env, atOrigin); err == nil {
+		if b, err := fleet.ChangelogBytes(s.ctx, s.env, atOrigin); err == nil {
 			sr.BytesPerOffset = float64(b) / float64(n)
 		}
 	}

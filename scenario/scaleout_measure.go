@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/warmup"
@@ -35,10 +36,10 @@ func totalOffsets(o offsetsAt) int64 {
 // start offset to its last restore_batch, over the time from its first
 // restore_start to its last restore_end; summed offsets over summed time,
 // per thread. 0 when nothing was restored.
-func restoreRate(procs []*proc, store string, threads int) float64 {
+func restoreRate(procs []*fleet.Proc, store string, threads int) float64 {
 	var offsets, ns int64
 	for _, p := range procs {
-		o, first, last := restoredOffsets(p.inst.Events(), store)
+		o, first, last := restoredOffsets(p.Inst.Events(), store)
 		if o > 0 && last > first {
 			offsets += o
 			ns += last - first
@@ -111,13 +112,13 @@ func firstAssigned(events []ksdriver.Event) int64 {
 // last of the new instances its first assignment began: the latest group
 // rebalance before that assignment showed (rebalance starts are
 // monotonic ns). 0 when a new instance never got one.
-func startupSeconds(procs []*proc, rebalances []int64, origin int64) float64 {
+func startupSeconds(procs []*fleet.Proc, rebalances []int64, origin int64) float64 {
 	var latest int64
 	for _, p := range procs {
-		if !p.newcomer {
+		if !p.Newcomer {
 			continue
 		}
-		at := firstAssigned(p.inst.Events())
+		at := firstAssigned(p.Inst.Events())
 		if at == 0 {
 			return 0
 		}
@@ -129,12 +130,12 @@ func startupSeconds(procs []*proc, rebalances []int64, origin int64) float64 {
 			start = r
 		}
 	}
-	return secsFrom(origin, start)
+	return fleet.SecsFrom(origin, start)
 }
 
 // rebalanceSeconds is the median time from a rebalance's start until every
 // instance that took part was RUNNING again.
-func rebalanceSeconds(insts []instanceEvents, starts []int64) float64 {
+func rebalanceSeconds(insts []fleet.InstanceEvents, starts []int64) float64 {
 	var ds []float64
 	for i, r := range starts {
 		next := int64(1<<63 - 1)
@@ -143,7 +144,7 @@ func rebalanceSeconds(insts []instanceEvents, starts []int64) float64 {
 		}
 		var done int64
 		for _, in := range insts {
-			for _, e := range in.events {
+			for _, e := range in.Events {
 				if s, ok := e.(*ksdriver.StateChange); ok && s.To == ksdriver.StateRunning && s.MonoNs > r && s.MonoNs < next {
 					done = max(done, s.MonoNs)
 					break
@@ -159,7 +160,7 @@ func rebalanceSeconds(insts []instanceEvents, starts []int64) float64 {
 
 // predict runs the warmup model on the inputs this run measured and
 // records its prediction next to the measurement.
-func (s *scaleOut) predict(insts []instanceEvents, tl timeline, atOrigin offsetsAt) {
+func (s *scaleOut) predict(insts []fleet.InstanceEvents, tl fleet.Timeline, atOrigin offsetsAt) {
 	sr := s.sr
 	if sr.RestoreRate <= 0 || !sr.Balanced {
 		sr.Notes = append(sr.Notes, "no model prediction: the run did not measure a restore rate or did not end balanced")
@@ -167,12 +168,12 @@ func (s *scaleOut) predict(insts []instanceEvents, tl timeline, atOrigin offsets
 	}
 	in := sr.ModelInputs()
 	in.RestoreRateFrom = fmt.Sprintf("this run's setup (%d instances restoring the changelog)", sr.Before)
-	for _, t := range tl.tasks {
+	for _, t := range tl.Tasks {
 		in.TaskOffsets = append(in.TaskOffsets, t.Offsets)
 		in.TaskLogStart = append(in.TaskLogStart, atOrigin.Start[t.Partition])
 	}
-	in.RebalanceSeconds = rebalanceSeconds(insts, tl.rebalances)
-	in.Order, in.Initial = s.processOrder(), initialOwners(tl.tasks)
+	in.RebalanceSeconds = rebalanceSeconds(insts, tl.Rebalances)
+	in.Order, in.Initial = s.processOrder(), initialOwners(tl.Tasks)
 	in.Source = fmt.Sprintf("measured in case %s #%d (sizes at the scale-out, restore rate in the setup, load rate, "+
 		"startup, rebalance and follow-up times measured, process ids from the state directories)",
 		s.req.Case.Name, s.req.Repeat)
@@ -202,9 +203,9 @@ func clientIndex(id string) (int, bool) {
 // an id is unknown.
 func (s *scaleOut) processOrder() []int {
 	pid := make([]string, s.sr.After)
-	for _, p := range s.f.procs {
-		if k, ok := clientIndex(p.id); ok && k < len(pid) && p.processID != "" {
-			pid[k] = p.processID
+	for _, p := range s.f.Procs {
+		if k, ok := clientIndex(p.ID); ok && k < len(pid) && p.ProcessID != "" {
+			pid[k] = p.ProcessID
 		}
 	}
 	order := make([]int, len(pid))

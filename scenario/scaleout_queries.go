@@ -3,6 +3,7 @@ package scenario
 import (
 	"time"
 
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -20,10 +21,10 @@ func (s *scaleOut) followMoves() {
 	if s.q == nil {
 		return
 	}
-	s.q.killed(time.Now())
-	s.moves = make([]*readOutage, s.sr.Tasks)
+	s.q.Killed(time.Now())
+	s.moves = make([]*queryload.ReadOutage, s.sr.Tasks)
 	for p := range s.moves {
-		s.moves[p] = s.q.follow([]int32{int32(p)})
+		s.moves[p] = s.q.Follow([]int32{int32(p)})
 	}
 }
 
@@ -37,7 +38,7 @@ func (s *scaleOut) movedReads() {
 		if t.From == t.To || t.Partition < 0 || int(t.Partition) >= len(s.moves) {
 			continue
 		}
-		if o := s.q.outageOf(s.moves[t.Partition]); o != nil {
+		if o := s.q.OutageOf(s.moves[t.Partition]); o != nil {
 			s.sr.MovedReads = append(s.sr.MovedReads, *o)
 		}
 	}

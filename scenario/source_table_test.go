@@ -12,11 +12,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/fleet"
 )
 
 // sourceFixture is a kfake with a 2-partition topic holding records and an
 // admin client on it.
-func sourceFixture(t *testing.T, topic string) (*Env, *kadm.Client, cluster.TopicOffsets) {
+func sourceFixture(t *testing.T, topic string) (*fleet.Env, *kadm.Client, cluster.TopicOffsets) {
 	t.Helper()
 	cfg := kfakeCluster(t, topic)
 	cl, err := cluster.NewClient(cfg, kgo.DefaultProduceTopic(topic))
@@ -36,7 +37,7 @@ func sourceFixture(t *testing.T, topic string) (*Env, *kadm.Client, cluster.Topi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{Cluster: cfg, Logf: t.Logf}, adm, offsets
+	return &fleet.Env{Cluster: cfg, Logf: t.Logf}, adm, offsets
 }
 
 // committed is the group's committed offsets by topic and partition.
@@ -67,7 +68,7 @@ func committed(t *testing.T, adm *kadm.Client, group string) map[string]map[int3
 func TestSourceTableCommitsTheEndOffsetsAndDeletesItsGroup(t *testing.T) {
 	env, adm, offsets := sourceFixture(t, "users-topic")
 	ctx := context.Background()
-	g, err := commitSourceOffsets(ctx, env, "rb-app", offsets)
+	g, err := fleet.CommitSourceOffsets(ctx, env, "rb-app", offsets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +80,10 @@ func TestSourceTableCommitsTheEndOffsetsAndDeletesItsGroup(t *testing.T) {
 	}
 	// An interrupted run's leftovers are restorebench's own: a second
 	// commit takes them over.
-	if _, err := commitSourceOffsets(ctx, env, "rb-app", offsets); err != nil {
+	if _, err := fleet.CommitSourceOffsets(ctx, env, "rb-app", offsets); err != nil {
 		t.Fatalf("over restorebench's own offsets: %v", err)
 	}
-	if err := g.release(ctx, env); err != nil {
+	if err := g.Release(ctx, env); err != nil {
 		t.Fatal(err)
 	}
 	if left := committed(t, adm, "rb-app"); len(left) != 0 {
@@ -100,7 +101,7 @@ func TestSourceTableRefusesAGroupWithSomeoneElsesOffsets(t *testing.T) {
 	if err := adm.CommitAllOffsets(ctx, "their-app", theirs); err != nil {
 		t.Fatal(err)
 	}
-	_, err := commitSourceOffsets(ctx, env, "their-app", offsets)
+	_, err := fleet.CommitSourceOffsets(ctx, env, "their-app", offsets)
 	if err == nil || !strings.Contains(err.Error(), "their-app") || !strings.Contains(err.Error(), "users-topic") || !strings.Contains(err.Error(), "0@3") {
 		t.Fatalf("err = %v", err)
 	}
@@ -127,11 +128,11 @@ func TestSourceTableKeepsTheGroupsOtherOffsets(t *testing.T) {
 	if err := adm.CommitAllOffsets(ctx, "rb-app", other); err != nil {
 		t.Fatal(err)
 	}
-	g, err := commitSourceOffsets(ctx, env, "rb-app", offsets)
+	g, err := fleet.CommitSourceOffsets(ctx, env, "rb-app", offsets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.release(ctx, env); err != nil {
+	if err := g.Release(ctx, env); err != nil {
 		t.Fatal(err)
 	}
 	left := committed(t, adm, "rb-app")
@@ -153,7 +154,7 @@ func TestSourceTableRefusesAGroupWithMembers(t *testing.T) {
 	defer cancel()
 	for member.PollRecords(ctx, 1).NumRecords() == 0 && ctx.Err() == nil {
 	}
-	_, err = commitSourceOffsets(ctx, env, "busy-app", offsets)
+	_, err = fleet.CommitSourceOffsets(ctx, env, "busy-app", offsets)
 	if err == nil || !strings.Contains(err.Error(), "the group has members") {
 		t.Fatalf("err = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -31,9 +32,9 @@ func init() { register(config.ScenarioStandby, config.EngineModel, StandbyModel{
 const catchUpLimit = 2 * time.Minute
 
 // Run runs the standby scenario and returns one record per step.
-func (StandbyModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+func (StandbyModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
 	if req.Changer == nil {
-		return nil, errNoChanger
+		return nil, fleet.ErrNoChanger
 	}
 	in := modelInstance(env, t, req)
 	defer cleanupState(in, req)
@@ -91,7 +92,7 @@ func standbySequence(sb standbyInstance, st config.StandbySettings, logf func(st
 // (stepErr), or whose stores could not be read (actual), is kept with its
 // error, unverified; else its stores are verified against what the
 // changelog holds now. The record is appended to out.
-func concludeStandby(out *[]runs.Restore, rec runs.Restore, req Request, stepErr error, actual func() ([]loadgen.PartitionState, error)) error {
+func concludeStandby(out *[]runs.Restore, rec runs.Restore, req fleet.Request, stepErr error, actual func() ([]loadgen.PartitionState, error)) error {
 	err := stepErr
 	var states []loadgen.PartitionState
 	if err == nil {
@@ -106,7 +107,7 @@ func concludeStandby(out *[]runs.Restore, rec runs.Restore, req Request, stepErr
 	if err != nil {
 		return err
 	}
-	verified, err := verifyInto(&rec, Target{Expected: expected}, states)
+	verified, err := fleet.VerifyInto(&rec, fleet.Target{Expected: expected}, states)
 	*out = append(*out, verified)
 	return err
 }
@@ -114,9 +115,9 @@ func concludeStandby(out *[]runs.Restore, rec runs.Restore, req Request, stepErr
 // standbyRun is one standby scenario under way on the model engine.
 type standbyRun struct {
 	ctx context.Context
-	env *Env
-	t   Target
-	req Request
+	env *fleet.Env
+	t   fleet.Target
+	req fleet.Request
 	in  *engine.Instance
 	out []runs.Restore
 }
@@ -125,7 +126,7 @@ type standbyRun struct {
 func (s *standbyRun) initial() error {
 	keep := s.req
 	keep.KeepState = true
-	rec := newRecord(s.t, s.req, s.req.step(runs.StepInitial))
+	rec := newRecord(s.t, s.req, s.req.Step(runs.StepInitial))
 	offsets, err := s.env.Offsets(s.ctx, s.t.Topic)
 	if err != nil {
 		return err
@@ -438,8 +439,8 @@ func lagPercentiles(points []runs.LagPoint) (p50, p99, maxLag int64) {
 
 // standbyStep is the step a standby record measured: its kind, with the
 // rate of a rate step or the length of a pause.
-func standbyStep(req Request, sr *runs.StandbyRecord) runs.Step {
-	s := req.step(sr.Step)
+func standbyStep(req fleet.Request, sr *runs.StandbyRecord) runs.Step {
+	s := req.Step(sr.Step)
 	switch {
 	case sr.Step.IsRate():
 		s.Rate = sr.TargetRate

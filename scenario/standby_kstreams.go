@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -62,11 +63,11 @@ func init() { register(config.ScenarioStandby, config.EngineKafkaStreams, Standb
 // ksStandby is one standby scenario on the kafka-streams engine under way.
 type ksStandby struct {
 	ctx   context.Context
-	env   *Env
-	t     Target
-	req   Request
+	env   *fleet.Env
+	t     fleet.Target
+	req   fleet.Request
 	st    config.StandbySettings
-	f     *fleet
+	f     *fleet.Fleet
 	input string
 	parts int
 	// changelogOffsets is the changelog's size when the scenario began.
@@ -76,60 +77,60 @@ type ksStandby struct {
 }
 
 // Run runs the steps and returns one record per step.
-func (StandbyKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+func (StandbyKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
 	if req.Changer == nil {
-		return nil, errNoChanger
+		return nil, fleet.ErrNoChanger
 	}
 	s := &ksStandby{ctx: ctx, env: env, t: t, req: req, st: *req.Case.Standby}
 	if err := s.prepare(); err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
-	defer s.f.killAll()
+	defer s.f.KillAll()
 	err := standbySequence(s, s.st, env.Logf)
-	s.f.stopAll(ctx)
-	s.f.resetAfterRun(ctx, "standby", s.input, nil)
+	s.f.StopAll(ctx)
+	s.f.ResetAfterRun(ctx, "standby", s.input, nil)
 	if err != nil {
 		// The instances' directories stay, with their logs.
 		return s.out, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
 	}
-	s.f.killAll()
-	s.f.removeStateUnlessKept()
+	s.f.KillAll()
+	s.f.RemoveStateUnlessKept()
 	return s.out, nil
 }
 
 // prepare checks the target and the broker, creates the input topic,
 // works out the instances' properties and clears the group.
 func (s *ksStandby) prepare() error {
-	st, err := settingsOf(s.req.Case)
+	st, err := fleet.SettingsOf(s.req.Case)
 	if err != nil {
 		return err
 	}
-	if st.protocol != warmup.ProtocolClassic {
+	if st.Protocol != warmup.ProtocolClassic {
 		return fmt.Errorf("streams.%s: the standby scenario needs the classic protocol, whose assignor keeps the actives "+
-			"on the caught-up instance; under %s Kafka Streams 4.4 moves tasks to the new instance at once", propGroupProtocol, st.protocol)
+			"on the caught-up instance; under %s Kafka Streams 4.4 moves tasks to the new instance at once", fleet.PropGroupProtocol, st.Protocol)
 	}
-	if v, ok := s.req.Case.Streams[propStandbys]; ok && v != "1" {
+	if v, ok := s.req.Case.Streams[fleet.PropStandbys]; ok && v != "1" {
 		return fmt.Errorf("streams.%s: the standby scenario runs one active and one standby instance: num.standby.replicas "+
-			"must be 1 (or unset), not %s", propStandbys, v)
+			"must be 1 (or unset), not %s", fleet.PropStandbys, v)
 	}
 	var offsets offsetsAt
-	if s.f, s.input, offsets, err = openFleet(s.ctx, s.env, s.t, s.req); err != nil {
+	if s.f, s.input, offsets, err = fleet.OpenFleet(s.ctx, s.env, s.t, s.req); err != nil {
 		return err
 	}
 	s.parts, s.changelogOffsets = len(offsets.End), totalOffsets(offsets)
 	defaults := map[string]string{
-		propStandbys:        "1",
-		propAcceptableLag:   standbyAssignorLag,
-		propProbingInterval: standbyProbingMillis,
+		fleet.PropStandbys:        "1",
+		fleet.PropAcceptableLag:   standbyAssignorLag,
+		fleet.PropProbingInterval: standbyProbingMillis,
 	}
 	for k, v := range defaults {
 		if _, ok := s.req.Case.Streams[k]; !ok {
-			s.f.base[k] = v
+			s.f.Base[k] = v
 		}
 	}
-	s.f.base[ksdriver.PropLagsIntervalMs] = strconv.FormatInt(s.sampleInterval().Milliseconds(), 10)
-	s.ks = runs.KafkaStreamsRun{Properties: maps.Clone(s.f.base), Instances: 2, BytesFrom: "changelog"}
-	return s.f.resetGroup(s.ctx, s.input, nil)
+	s.f.Base[ksdriver.PropLagsIntervalMs] = strconv.FormatInt(s.sampleInterval().Milliseconds(), 10)
+	s.ks = runs.KafkaStreamsRun{Properties: maps.Clone(s.f.Base), Instances: 2, BytesFrom: "changelog"}
+	return s.f.ResetGroup(s.ctx, s.input, nil)
 }
 
 // sampleInterval is how often the instances report their lags: the
@@ -143,29 +144,29 @@ func (s *ksStandby) sampleInterval() time.Duration {
 func (s *ksStandby) initial() error {
 	s.env.Logf("standby: case %s #%d: %s restores the changelog (%d offsets) as active; then %s joins and its standbys restore it too",
 		s.req.Case.Name, s.req.Repeat, ksActiveID, s.changelogOffsets, ksStandbyID)
-	active, err := s.f.start(s.ctx, ksActiveID, nil)
+	active, err := s.f.Start(s.ctx, ksActiveID, nil)
 	if err != nil {
 		return err
 	}
-	recordHello(&s.ks, active.inst.Hello())
-	if _, err := s.f.watchUntil(s.ctx, time.Now().Add(standbySetupTimeout), time.Second, func() (bool, string) {
-		r := s.f.readinessNow(s.parts, 0)
-		return r.ready, r.why
+	fleet.RecordHello(&s.ks, active.Inst.Hello())
+	if _, err := s.f.WatchUntil(s.ctx, time.Now().Add(standbySetupTimeout), time.Second, func() (bool, string) {
+		r := s.f.ReadinessNow(s.parts, 0)
+		return r.Ready, r.Why
 	}); err != nil {
 		return fmt.Errorf("the active instance's restore: %w", err)
 	}
 	s.env.Logf("standby: case %s #%d: %s restored every task; starting the standby instance %s", s.req.Case.Name, s.req.Repeat, ksActiveID, ksStandbyID)
-	sb, err := s.f.start(s.ctx, ksStandbyID, nil)
+	sb, err := s.f.Start(s.ctx, ksStandbyID, nil)
 	if err != nil {
 		return err
 	}
-	from := sb.inst.LaunchMonoNs()
-	caughtNs, err := s.f.watchUntil(s.ctx, time.Now().Add(standbySetupTimeout), 0, s.standbyWithin(0))
+	from := sb.Inst.LaunchMonoNs()
+	caughtNs, err := s.f.WatchUntil(s.ctx, time.Now().Add(standbySetupTimeout), 0, s.standbyWithin(0))
 	if err != nil {
 		return fmt.Errorf("the standby's first restore: %w", err)
 	}
 	sr := &runs.StandbyRecord{Step: runs.StepInitial, AcceptableRecoveryLag: s.st.AcceptableRecoveryLag, Sustained: true}
-	secs := secsFrom(from, caughtNs)
+	secs := fleet.SecsFrom(from, caughtNs)
 	applied := s.applied(sb, from, caughtNs)
 	sr.AppliedRate = runs.PerSec(applied, secs)
 	return s.finish(sr, applied, secs, nil)
@@ -176,24 +177,24 @@ func (s *ksStandby) initial() error {
 // lag". It fails the wait when the assignor made the standby active.
 func (s *ksStandby) standbyWithin(lag int64) func() (bool, string) {
 	return func() (bool, string) {
-		sb := s.f.liveProc(ksStandbyID)
+		sb := s.f.LiveProc(ksStandbyID)
 		if sb == nil {
 			return false, ksStandbyID + " is not running"
 		}
-		if sb.view.State != ksdriver.StateRunning {
-			return false, fmt.Sprintf("%s is %s", ksStandbyID, orNone(sb.view.State))
+		if sb.View.State != ksdriver.StateRunning {
+			return false, fmt.Sprintf("%s is %s", ksStandbyID, fleet.OrNone(sb.View.State))
 		}
-		if len(sb.view.Active) > 0 {
+		if len(sb.View.Active) > 0 {
 			return false, fmt.Sprintf("%s is active for %d tasks: the assignor moved tasks to it (the case's "+
-				"acceptable.recovery.lag or probing.rebalance.interval.ms let it)", ksStandbyID, len(sb.view.Active))
+				"acceptable.recovery.lag or probing.rebalance.interval.ms let it)", ksStandbyID, len(sb.View.Active))
 		}
-		if len(sb.view.Standby) < s.parts {
-			return false, fmt.Sprintf("%s is standby for %d of %d tasks", ksStandbyID, len(sb.view.Standby), s.parts)
+		if len(sb.View.Standby) < s.parts {
+			return false, fmt.Sprintf("%s is standby for %d of %d tasks", ksStandbyID, len(sb.View.Standby), s.parts)
 		}
-		for task := range sb.view.Standby {
+		for task := range sb.View.Standby {
 			part, _ := ksdriver.TaskPartition(task)
-			if l, ok := sb.lags[part]; !ok || l > lag {
-				return false, fmt.Sprintf("standby %s lags %s (want at most %d)", task, lagText(l, ok), lag)
+			if l, ok := sb.Lags[part]; !ok || l > lag {
+				return false, fmt.Sprintf("standby %s lags %s (want at most %d)", task, fleet.LagText(l, ok), lag)
 			}
 		}
 		return true, ""
@@ -209,20 +210,20 @@ func (s *ksStandby) rateStep(step runs.StepKind, rate float64) (*runs.StandbyRec
 	if err != nil {
 		return nil, err
 	}
-	sb := s.f.liveProc(ksStandbyID)
+	sb := s.f.LiveProc(ksStandbyID)
 	if sb == nil {
 		return nil, fmt.Errorf("the standby instance %s is not running", ksStandbyID)
 	}
-	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, rate)
-	waitErr := s.f.wait(s.ctx, s.st.Duration.D())
-	_, loadErr := ld.finish()
+	ld := fleet.StartLoad(s.ctx, s.req.Changer, "standby", s.input, rate)
+	waitErr := s.f.Wait(s.ctx, s.st.Duration.D())
+	_, loadErr := ld.Finish()
 	if err := errors.Join(waitErr, loadErr); err != nil {
 		return nil, err
 	}
-	writeSecs := secsFrom(ld.startNs, ld.endNs)
+	writeSecs := fleet.SecsFrom(ld.StartNs, ld.EndNs)
 	caughtNs, drainErr := s.drain()
 	sr := &runs.StandbyRecord{Step: step, TargetRate: rate, Seconds: writeSecs, AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
-	setLag(sr, s.lagPoints(sb, ld.startNs, ld.endNs))
+	setLag(sr, s.lagPoints(sb, ld.StartNs, ld.EndNs))
 	if drainErr == nil {
 		after, err := s.env.Offsets(s.ctx, s.t.Topic)
 		if err != nil {
@@ -232,11 +233,11 @@ func (s *ksStandby) rateStep(step runs.StepKind, rate float64) (*runs.StandbyRec
 		sr.ProducerLimited = sr.WrittenRate < 0.95*rate
 		// Caught up within a second (and a lag sample) of the last record
 		// reaching the changelog, and the lag bounded while writing.
-		settled := secsFrom(ld.endNs, caughtNs) <= 1+2*s.sampleInterval().Seconds()
+		settled := fleet.SecsFrom(ld.EndNs, caughtNs) <= 1+2*s.sampleInterval().Seconds()
 		judge(sr, settled && lagBounded(sr.Lag, writeSecs, sr.WrittenRate, s.st.AcceptableRecoveryLag), s.env.Logf)
 	}
-	stepEnd := max(caughtNs, ld.endNs)
-	applied, secs := s.applied(sb, ld.startNs, stepEnd), secsFrom(ld.startNs, stepEnd)
+	stepEnd := max(caughtNs, ld.EndNs)
+	applied, secs := s.applied(sb, ld.StartNs, stepEnd), fleet.SecsFrom(ld.StartNs, stepEnd)
 	sr.AppliedRate = runs.PerSec(applied, secs)
 	return sr, s.finish(sr, applied, secs, drainErr)
 }
@@ -247,31 +248,31 @@ func (s *ksStandby) rateStep(step runs.StepKind, rate float64) (*runs.StandbyRec
 // acceptable.recovery.lag.
 func (s *ksStandby) pauseStep(pause time.Duration) error {
 	s.env.Logf("standby: case %s #%d: standby stopped for %s at %.0f records/s", s.req.Case.Name, s.req.Repeat, pause, s.st.PauseRate)
-	running := s.f.liveProc(ksStandbyID)
+	running := s.f.LiveProc(ksStandbyID)
 	if running == nil {
 		return fmt.Errorf("the standby instance %s is not running", ksStandbyID)
 	}
-	if _, err := s.f.stop(s.ctx, running); err != nil {
+	if _, err := s.f.Stop(s.ctx, running); err != nil {
 		return fmt.Errorf("stopping the standby instance: %w", err)
 	}
-	ld := startLoad(s.ctx, s.req.Changer, "standby", s.input, s.st.PauseRate)
-	defer ld.finish()
-	if err := s.f.wait(s.ctx, pause); err != nil {
+	ld := fleet.StartLoad(s.ctx, s.req.Changer, "standby", s.input, s.st.PauseRate)
+	defer ld.Finish()
+	if err := s.f.Wait(s.ctx, pause); err != nil {
 		return err
 	}
-	sb, err := s.f.start(s.ctx, ksStandbyID, nil)
+	sb, err := s.f.Start(s.ctx, ksStandbyID, nil)
 	if err != nil {
 		return err
 	}
-	restart := sb.inst.LaunchMonoNs()
-	caughtNs, watchErr := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.st.AcceptableRecoveryLag))
-	_, loadErr := ld.finish()
+	restart := sb.Inst.LaunchMonoNs()
+	caughtNs, watchErr := s.f.WatchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyWithin(s.st.AcceptableRecoveryLag))
+	_, loadErr := ld.Finish()
 	sr := &runs.StandbyRecord{Step: runs.StepPause, TargetRate: s.st.PauseRate, PauseSeconds: pause.Seconds(), AcceptableRecoveryLag: s.st.AcceptableRecoveryLag}
-	rec := ld.record()
+	rec := ld.Record()
 	sr.WrittenRate, sr.Seconds = rec.Rate, rec.Seconds
 	setLag(sr, s.lagPoints(sb, restart, ksdriver.NowMonoNs()))
 	if watchErr == nil {
-		sr.Sustained, sr.CatchUpSeconds = true, secsFrom(restart, caughtNs)
+		sr.Sustained, sr.CatchUpSeconds = true, fleet.SecsFrom(restart, caughtNs)
 	} else {
 		watchErr = fmt.Errorf("the restarted standby did not get within acceptable.recovery.lag %d within %s: %w", s.st.AcceptableRecoveryLag, catchUpLimit, watchErr)
 	}
@@ -282,7 +283,7 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 		drainErr = err
 	}
 	end := ksdriver.NowMonoNs()
-	applied, secs := s.applied(sb, restart, end), secsFrom(restart, end)
+	applied, secs := s.applied(sb, restart, end), fleet.SecsFrom(restart, end)
 	sr.AppliedRate = runs.PerSec(applied, secs)
 	return s.finish(sr, applied, secs, drainErr)
 }
@@ -297,14 +298,14 @@ func (s *ksStandby) pauseStep(pause time.Duration) error {
 // waits until the changelog's end offsets hold still, and takes only lags
 // the standby reported after that.
 func (s *ksStandby) drain() (int64, error) {
-	if err := s.f.awaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
+	if err := s.f.AwaitProcessed(s.ctx, s.input, drainTimeout); err != nil {
 		return 0, err
 	}
 	settled, err := s.changelogSettled()
 	if err != nil {
 		return 0, err
 	}
-	ns, err := s.f.watchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyLagsSince(settled, s.drainLag()))
+	ns, err := s.f.WatchUntil(s.ctx, time.Now().Add(catchUpLimit), 0, s.standbyLagsSince(settled, s.drainLag()))
 	if err != nil {
 		return 0, fmt.Errorf("the standby did not apply everything written within %s: %w", catchUpLimit, err)
 	}
@@ -349,9 +350,9 @@ func (s *ksStandby) standbyLagsSince(since, lag int64) func() (bool, string) {
 		if ok, why := within(); !ok {
 			return false, why
 		}
-		sb := s.f.liveProc(ksStandbyID)
+		sb := s.f.LiveProc(ksStandbyID)
 		latest := map[int32]int64{}
-		for _, e := range sb.inst.Events() {
+		for _, e := range sb.Inst.Events() {
 			l, ok := e.(*ksdriver.Lags)
 			if !ok || l.MonoNs <= since {
 				continue
@@ -362,10 +363,10 @@ func (s *ksStandby) standbyLagsSince(since, lag int64) func() (bool, string) {
 				}
 			}
 		}
-		for task := range sb.view.Standby {
+		for task := range sb.View.Standby {
 			part, _ := ksdriver.TaskPartition(task)
 			if l, ok := latest[part]; !ok || l > lag {
-				return false, fmt.Sprintf("standby %s lags %s since the changelog settled (want at most %d)", task, lagText(l, ok), lag)
+				return false, fmt.Sprintf("standby %s lags %s since the changelog settled (want at most %d)", task, fleet.LagText(l, ok), lag)
 			}
 		}
 		return true, ""
@@ -393,9 +394,9 @@ func sumEnds(o offsetsAt) int64 {
 
 // lagPoints are the standby's summed standby lags from its lags events
 // between from and to, times in seconds from from.
-func (s *ksStandby) lagPoints(sb *proc, from, to int64) []runs.LagPoint {
+func (s *ksStandby) lagPoints(sb *fleet.Proc, from, to int64) []runs.LagPoint {
 	var out []runs.LagPoint
-	for _, e := range sb.inst.Events() {
+	for _, e := range sb.Inst.Events() {
 		l, ok := e.(*ksdriver.Lags)
 		if !ok || l.MonoNs < from || l.MonoNs > to {
 			continue
@@ -406,16 +407,16 @@ func (s *ksStandby) lagPoints(sb *proc, from, to int64) []runs.LagPoint {
 				total += sl.Lag
 			}
 		}
-		out = append(out, runs.LagPoint{T: secsFrom(from, l.MonoNs), Lag: total})
+		out = append(out, runs.LagPoint{T: fleet.SecsFrom(from, l.MonoNs), Lag: total})
 	}
 	return out
 }
 
 // applied sums the records the standby instance's standbys applied
 // between from and to (StandbyUpdateListener.onBatchLoaded).
-func (s *ksStandby) applied(sb *proc, from, to int64) int64 {
+func (s *ksStandby) applied(sb *fleet.Proc, from, to int64) int64 {
 	var n int64
-	for _, e := range sb.inst.Events() {
+	for _, e := range sb.Inst.Events() {
 		if b, ok := e.(*ksdriver.StandbyBatch); ok && b.MonoNs >= from && b.MonoNs <= to {
 			n += b.Records
 		}
@@ -429,7 +430,7 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 	rec := newRecord(s.t, s.req, standbyStep(s.req, sr))
 	rec.Standby = sr
 	ks := s.ks
-	ks.Placement = s.f.placement()
+	ks.Placement = s.f.Placement()
 	rec.KafkaStreams = &ks
 	rec.Partitions = s.parts
 	rec.Records = applied
@@ -442,13 +443,13 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 // standby stores through stale-store queries) and keeps its standby
 // partitions, one each.
 func (s *ksStandby) standbyStates() ([]loadgen.PartitionState, error) {
-	sb := s.f.liveProc(ksStandbyID)
+	sb := s.f.LiveProc(ksStandbyID)
 	if sb == nil {
 		return nil, fmt.Errorf("the standby instance %s is not running", ksStandbyID)
 	}
-	dctx, cancel := context.WithTimeout(s.ctx, ksDigestTimeout)
+	dctx, cancel := context.WithTimeout(s.ctx, fleet.KSDigestTimeout)
 	defer cancel()
-	e, err := sb.inst.Request(dctx, "digest all", ksdriver.EvDigest)
+	e, err := sb.Inst.Request(dctx, "digest all", ksdriver.EvDigest)
 	if err != nil {
 		return nil, fmt.Errorf("digest of the standby's stores: %w", err)
 	}
@@ -458,7 +459,7 @@ func (s *ksStandby) standbyStates() ([]loadgen.PartitionState, error) {
 	}
 	var out []loadgen.PartitionState
 	for _, st := range d.States() {
-		if sb.view.Standby[ksdriver.TaskName(st.Partition)] {
+		if sb.View.Standby[ksdriver.TaskName(st.Partition)] {
 			out = append(out, st)
 		}
 	}

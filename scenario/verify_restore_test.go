@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -32,25 +33,25 @@ func TestAForeignRestoreThatDoesNotVerifyNamesTheKey(t *testing.T) {
 	storeEntries := func(_ context.Context, p int32) (map[string]uint64, error) { return store[p], nil }
 	for _, tc := range []struct {
 		name     string
-		t        Target
-		restored entriesOf
+		t        fleet.Target
+		restored fleet.EntriesOf
 		want     string
 	}{
-		{"named", Target{Expected: expected, TopicEntries: topicEntries}, storeEntries,
+		{"named", fleet.Target{Expected: expected, TopicEntries: topicEntries}, storeEntries,
 			`partition 1: 1 key(s) differ; the first, key "user-2": the store holds another value than the topic's last`},
-		{"a fill's", Target{Expected: expected}, storeEntries, ""}, // nothing read key by key
-		{"store unread", Target{Expected: expected, TopicEntries: topicEntries},
+		{"a fill's", fleet.Target{Expected: expected}, storeEntries, ""}, // nothing read key by key
+		{"store unread", fleet.Target{Expected: expected, TopicEntries: topicEntries},
 			func(context.Context, int32) (map[string]uint64, error) { return nil, errors.New("on an agent") },
 			"partition 1's differing key not named: reading the store key by key: on an agent"},
-		{"agree", Target{Expected: expected, TopicEntries: topicEntries}, topicEntries, "partition 1: key by key the store and the topic agree"},
+		{"agree", fleet.Target{Expected: expected, TopicEntries: topicEntries}, topicEntries, "partition 1: key by key the store and the topic agree"},
 	} {
 		rec := runs.Restore{Case: "cold"}
-		out, err := verifyInto(&rec, tc.t, actual)
-		if !errors.Is(err, ErrUnverified) {
+		out, err := fleet.VerifyInto(&rec, tc.t, actual)
+		if !errors.Is(err, fleet.ErrUnverified) {
 			t.Fatalf("%s: %v, want unverified", tc.name, err)
 		}
-		err = nameDifference(ctx, &out, tc.t, tc.restored, err)
-		if !errors.Is(err, ErrUnverified) || out.Verified {
+		err = fleet.NameDifference(ctx, &out, tc.t, tc.restored, err)
+		if !errors.Is(err, fleet.ErrUnverified) || out.Verified {
 			t.Fatalf("%s: %v (verified %v): still unverified, wrapped", tc.name, err, out.Verified)
 		}
 		for _, text := range []string{err.Error(), out.Error, out.Verification.Problem} {
@@ -64,12 +65,12 @@ func TestAForeignRestoreThatDoesNotVerifyNamesTheKey(t *testing.T) {
 // TestParseEntriesReadsTheDriversLines: the `entries` file's lines are
 // keys in hex and hashes; anything else names its line.
 func TestParseEntriesReadsTheDriversLines(t *testing.T) {
-	got, err := parseEntries(strings.NewReader("757365722d31\t00000000000000ff\n00ff\tffffffffffffffff\n"), "e.tsv")
+	got, err := fleet.ParseEntries(strings.NewReader("757365722d31\t00000000000000ff\n00ff\tffffffffffffffff\n"), "e.tsv")
 	if err != nil || len(got) != 2 || got["user-1"] != 255 || got["\x00\xff"] != 1<<64-1 {
 		t.Fatalf("%v %v", got, err)
 	}
 	for _, bad := range []string{"zz\t01\n", "00\n", "00\tnothex\n"} {
-		if _, err := parseEntries(strings.NewReader("00\t01\n"+bad), "e.tsv"); err == nil || !strings.Contains(err.Error(), "e.tsv:2:") {
+		if _, err := fleet.ParseEntries(strings.NewReader("00\t01\n"+bad), "e.tsv"); err == nil || !strings.Contains(err.Error(), "e.tsv:2:") {
 			t.Errorf("%q: %v, want an error naming e.tsv:2", bad, err)
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/recovery"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -25,9 +27,9 @@ type WarmModel struct{}
 func init() { register(config.ScenarioWarm, config.EngineModel, WarmModel{}) }
 
 // Run runs the sequence and returns one record per restore.
-func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+func (WarmModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
 	if req.Changer == nil {
-		return nil, errNoChanger
+		return nil, fleet.ErrNoChanger
 	}
 	// Every repeat starts from the fill itself: an earlier repeat's
 	// fallback step deleted a prefix of the log.
@@ -38,7 +40,7 @@ func (WarmModel) Run(ctx context.Context, env *Env, t Target, req Request) ([]ru
 		if req.Case.Warm.Kills() {
 			return nil, fmt.Errorf("warm: case %s: the model engine's emulated crash (warm.stop: kill) runs on this host only, not on agents", req.Case.Name)
 		}
-		host := newAgentHost(env.Agents, t.AppID, req.Case)
+		host := fleet.NewAgentHost(env.Agents, t.AppID, req.Case)
 		if !req.KeepState {
 			defer host.Remove()
 		}
@@ -87,7 +89,7 @@ type warmRestart struct {
 // while the instance is down and a restart, then with the fallback
 // setting a restart whose stores' offsets lie below the log start. It
 // returns every step's record.
-func warmSequence(ctx context.Context, env *Env, t Target, req Request, in warmInstance) ([]runs.Restore, error) {
+func warmSequence(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, in warmInstance) ([]runs.Restore, error) {
 	var out []runs.Restore
 	var coldSeconds float64
 	step := func(s warmRestart) error {
@@ -135,10 +137,10 @@ func warmSequence(ctx context.Context, env *Env, t Target, req Request, in warmI
 
 // modelWarm is the model engine's instance of a warm-restart sequence.
 type modelWarm struct {
-	env *Env
-	t   Target
+	env *fleet.Env
+	t   fleet.Target
 	// req is the case's request; keep the same keeping the stores.
-	req, keep Request
+	req, keep fleet.Request
 	in        *engine.Instance
 	// crash is the Kafka Streams crash rule the case's kill emulates
 	// (crashRule), nil for a case that stops cleanly.
@@ -147,7 +149,8 @@ type modelWarm struct {
 
 // beginStep is a model warm step's record, the changelog's offsets now
 // and the state the step must end with (on this machine or an agent).
-func beginStep(ctx context.Context, env *Env, t Target, req Request, s warmRestart) (runs.Restore, cluster.TopicOffsets, []loadgen.PartitionState, error) {
+func beginStep(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, s warmRestart) (
+	runs.Restore, cluster.TopicOffsets, []loadgen.PartitionState, error) {
 	rec := newRecord(t, req, warmStep(req, s.kind, s.changed))
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
@@ -197,7 +200,7 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 	restored, err := measureModel(ctx, m.env, m.keep, m.in, &rec, restore)
 	if err != nil {
 		if queries != nil {
-			queries.stop()
+			queries.Stop()
 		}
 		return &rec, err
 	}
@@ -212,7 +215,7 @@ func (m *modelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, 
 		rec.Warm.LiveBytes += e.LiveBytes
 	}
 	if queries != nil {
-		rec.Queries = queries.finish(ctx)
+		rec.Queries = queries.Finish(ctx)
 	}
 	verified, err := verifyStores(&rec, expected, restored)
 	if err == nil {
@@ -262,16 +265,16 @@ func modelBehind(tasks []engine.Task, now cluster.TopicOffsets, stopped map[int3
 // startQueries starts the case's query load for restart s, checked against
 // what the topic holds now; none on a fallback step, whose log lost the
 // records below its new start (the checker follows whole fills).
-func (m *modelWarm) startQueries(s warmRestart, tasks int) (*queryLoad, error) {
+func (m *modelWarm) startQueries(s warmRestart, tasks int) (*queryload.QueryLoad, error) {
 	if m.req.Case.Queries == nil || s.kind == runs.StepFallback {
 		return nil, nil
 	}
 	spec := m.req.Changer.Spec()
-	return startQueries(m.req, &spec, m.in, tasks)
+	return queryload.StartQueries(m.req, &spec, m.in, tasks)
 }
 
 // warmRestore restarts the instance on the changelog as it is now.
-func warmRestore(ctx context.Context, env *Env, in *engine.Instance, t Target) (*engine.Restored, error) {
+func warmRestore(ctx context.Context, env *fleet.Env, in *engine.Instance, t fleet.Target) (*engine.Restored, error) {
 	offsets, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return nil, err
@@ -300,7 +303,7 @@ type fallbackStep struct {
 // log start: it writes a few thousand more records and deletes each
 // partition's records up to and including the first new one, as retention
 // would have.
-func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) (*fallbackStep, error) {
+func deleteBelowCommitted(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (*fallbackStep, error) {
 	before, err := env.Offsets(ctx, t.Topic)
 	if err != nil {
 		return nil, err
@@ -343,7 +346,7 @@ func deleteBelowCommitted(ctx context.Context, env *Env, t Target, req Request) 
 // to one measured before (500 and 10% of a 5,000-record fill) is said and
 // skipped, since the two steps would be one measurement under one name;
 // so is a count of 0 for a window or session store (skipWarmCount).
-func warmCounts(env *Env, req Request) []int64 {
+func warmCounts(env *fleet.Env, req fleet.Request) []int64 {
 	var out []int64
 	seen := map[int64]bool{}
 	for i, c := range req.Case.Warm.Changed {
@@ -365,8 +368,8 @@ func warmCounts(env *Env, req Request) []int64 {
 
 // warmStep is the step of kind k of req's sequence, changed records
 // after the one before (a warm step's own parameter).
-func warmStep(req Request, k runs.StepKind, changed int64) runs.Step {
-	s := req.step(k)
+func warmStep(req fleet.Request, k runs.StepKind, changed int64) runs.Step {
+	s := req.Step(k)
 	if k == runs.StepWarm {
 		s.Changed = changed
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -13,10 +14,10 @@ import (
 // the run keeps state), and every restart is verified here against the
 // state the changelog holds then.
 type agentModelWarm struct {
-	env  *Env
-	t    Target
-	req  Request
-	host *agentHost
+	env  *fleet.Env
+	t    fleet.Target
+	req  fleet.Request
+	host *fleet.AgentHost
 }
 
 // restart has the agent restore: the cold step into the emptied state
@@ -42,6 +43,6 @@ func (m *agentModelWarm) restart(ctx context.Context, s warmRestart) (*runs.Rest
 	for _, e := range expected {
 		out.Warm.LiveBytes += e.LiveBytes
 	}
-	verified, err := verifyInto(&out, Target{Expected: expected}, states)
+	verified, err := fleet.VerifyInto(&out, fleet.Target{Expected: expected}, states)
 	return &verified, err
 }

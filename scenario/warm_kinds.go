@@ -6,6 +6,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 )
 
 // segmentedKind says whether the case's stores are segmented by time
@@ -29,7 +30,7 @@ func skipWarmCount(c config.Case, n int64) bool { return n == 0 && segmentedKind
 // when some partition got none of the records written while the instance
 // was down (since are the offsets at the stop): its reopened store would
 // serve by an unknown stream time (skipWarmCount).
-func checkEveryPartitionChanged(ctx context.Context, env *Env, t Target, req Request, since cluster.TopicOffsets, n int64) error {
+func checkEveryPartitionChanged(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, since cluster.TopicOffsets, n int64) error {
 	if !segmentedKind(req.Case) {
 		return nil
 	}

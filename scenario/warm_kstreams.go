@@ -6,8 +6,10 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -26,11 +28,11 @@ type WarmKafkaStreams struct{}
 func init() { register(config.ScenarioWarm, config.EngineKafkaStreams, WarmKafkaStreams{}) }
 
 // Run runs the sequence and returns one record per restore.
-func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request) ([]runs.Restore, error) {
+func (WarmKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
 	if req.Changer == nil {
-		return nil, errNoChanger
+		return nil, fleet.ErrNoChanger
 	}
-	if err := checkKafkaStreamsTarget(env, t); err != nil {
+	if err := fleet.CheckKafkaStreamsTarget(env, t); err != nil {
 		return nil, err
 	}
 	// Every repeat starts from the fill itself (see WarmModel).
@@ -41,31 +43,31 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
+	if err := fleet.CheckBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
 		return nil, err
 	}
-	input, err := ensureInputTopic(ctx, env, t, int32(len(offsets.End)))
+	input, err := fleet.EnsureInputTopic(ctx, env, t, int32(len(offsets.End)))
 	if err != nil {
 		return nil, err
 	}
-	props, err := instanceProperties(env, t, req, input)
+	props, err := fleet.InstanceProperties(env, t, req, input)
 	if err != nil {
 		return nil, err
 	}
-	if err := addKindProperties(props, req); err != nil {
+	if err := fleet.AddKindProperties(props, req); err != nil {
 		return nil, err
 	}
-	setAPIProps(props, req.Case.Queries)
-	setRouteProps(props, req)
-	single := newKSSingle(env, req, t.AppID)
-	if single.host != nil {
+	queryload.SetAPIProps(props, req.Case.Queries)
+	queryload.SetRouteProps(props, req)
+	single := fleet.NewKSSingle(env, req, t.AppID)
+	if single.Host != nil {
 		// An earlier repeat of this run left the instance's state on its
 		// agent; locally, each repeat's ends with its removal.
-		if err := single.fresh(); err != nil {
+		if err := single.Fresh(); err != nil {
 			return nil, err
 		}
 	}
-	defer single.remove()
+	defer single.Remove()
 	return warmSequence(ctx, env, t, req, &ksWarm{env: env, t: t, req: req, props: props, single: single})
 }
 
@@ -73,11 +75,11 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *Env, t Target, req Request
 // process started afresh for each step on the same state directory (on an
 // agent, on the same agent: ksSingle).
 type ksWarm struct {
-	env    *Env
-	t      Target
-	req    Request
+	env    *fleet.Env
+	t      fleet.Target
+	req    fleet.Request
 	props  map[string]string
-	single *ksSingle
+	single *fleet.KSSingle
 }
 
 // owedBy is what each partition's restore owes in step s, the changelog
@@ -117,35 +119,35 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	}
 	ks := &runs.KafkaStreamsRun{Properties: w.props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
-	inst, queries, err := w.launch(ctx, s, stateNeed(Target{Expected: expected}))
+	inst, queries, err := w.launch(ctx, s, fleet.StateNeed(fleet.Target{Expected: expected}))
 	if err != nil {
 		return fail(err)
 	}
 	defer inst.Kill()
-	recordHello(ks, inst.Hello())
-	ks.Placement = w.single.placement()
+	fleet.RecordHello(ks, inst.Hello())
+	ks.Placement = w.single.Placement()
 	owed := owedBy(s, offsets)
 	var want int64
 	for _, n := range owed {
 		want += n
 	}
 	bar := w.env.Progress.Start(fmt.Sprintf("restore %s #%d %s (kafka-streams)", w.req.Case.Name, w.req.Repeat, s.kind), want, progress.Records)
-	watch, err := awaitRestored(ctx, w.env, inst, w.t.Topic, owed, bar)
+	watch, err := fleet.AwaitRestored(ctx, w.env, inst, w.t.Topic, owed, bar)
 	bar.Done()
 	if err != nil {
 		if queries != nil {
-			queries.abort()
+			queries.Abort()
 		}
 		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
-	watch.record(&rec, inst)
-	if err := finishKSQueries(ctx, w.env, &rec, queries, &watch.restores); err != nil {
+	watch.Record(&rec, inst)
+	if err := queryload.FinishKSQueries(ctx, w.env, &rec, queries, &watch.Restores); err != nil {
 		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
-	rec.DiskBytes = w.single.diskBytes(ctx)
-	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.restores, offsets, s.coldSeconds, w.stop())
+	rec.DiskBytes = w.single.DiskBytes(ctx)
+	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.Restores, offsets, s.coldSeconds, w.stop())
 	if s.kind == runs.StepWarm {
-		rec.Warm.Behind = restoredBehind(&watch.restores, offsets, s.since.End)
+		rec.Warm.Behind = restoredBehind(&watch.Restores, offsets, s.since.End)
 	}
 	if s.kind == runs.StepCold {
 		rec.Warm.ColdSeconds = rec.DurationSeconds
@@ -153,7 +155,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	for _, e := range expected {
 		rec.Warm.LiveBytes += e.LiveBytes
 	}
-	actual, err := digestStores(ctx, inst, w.t.StoreName)
+	actual, err := fleet.DigestStores(ctx, inst, w.t.StoreName)
 	if err != nil {
 		return fail(err)
 	}
@@ -163,11 +165,11 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	} else {
 		stopInstance(ctx, w.env, inst, ks)
 	}
-	if rec.Bytes, err = changelogBytes(ctx, w.env, restoredRange(offsets, &watch.restores)); err != nil {
+	if rec.Bytes, err = fleet.ChangelogBytes(ctx, w.env, fleet.RestoredRange(offsets, &watch.Restores)); err != nil {
 		return fail(fmt.Errorf("counting the restored records' bytes: %w", err))
 	}
-	finishRates(&rec, &watch.restores)
-	verified, err := verifyInto(&rec, Target{Expected: expected}, actual.States())
+	finishRates(&rec, &watch.Restores)
+	verified, err := fleet.VerifyInto(&rec, fleet.Target{Expected: expected}, actual.States())
 	if err == nil {
 		verified, err = checkReads(&verified)
 	}
@@ -179,8 +181,8 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 // and beside it the case's query load (none on a fallback step, whose log
 // lost the records below its new start: the checker follows whole
 // fills), checked against what the topic holds now.
-func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInstance, singleQueries, error) {
-	inst, err := w.single.start(ctx, w.props, need)
+func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (fleet.KSInstance, queryload.SingleQueries, error) {
+	inst, err := w.single.Start(ctx, w.props, need)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,7 +190,7 @@ func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (ksInsta
 		return inst, nil, nil
 	}
 	spec := w.req.Changer.Spec()
-	queries, err := startSingleQueries(ctx, w.req, &spec, inst)
+	queries, err := queryload.StartSingleQueries(ctx, w.req, &spec, inst)
 	if err != nil {
 		inst.Kill()
 		return nil, nil, err

@@ -1,0 +1,219 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/ledger"
+)
+
+// Host runs a fleet's Kafka Streams instances: it starts their processes
+// and keeps each instance's state directory, which outlives its processes.
+// The fleet and the scenarios on it see an instance only through Host and
+// Process, never where it runs: the local host (localHost) runs every
+// process as a JVM on this machine under the run's state directory;
+// agentHost runs them under agents on other hosts, commanded and heard
+// through Kafka topics (package agent).
+type Host interface {
+	// Start starts process spec.N of instance spec.ID on the instance's
+	// state directory (the host sets state.dir) and returns once it said
+	// hello.
+	Start(ctx context.Context, spec ProcessSpec) (Process, error)
+	// WipeState deletes instance id's state directory: its next process
+	// starts with no stores, checkpoints or process id.
+	WipeState(id string) error
+	// ProcessID is Kafka Streams' process id of instance id, which its
+	// client keeps in its state directory ("" until it wrote one).
+	ProcessID(id string) string
+	// Remove deletes what the host keeps for the instances it started:
+	// their state directories and every process's own (config, log).
+	Remove()
+}
+
+// ProcessSpec is one process to start: the N-th (from 0) of instance ID,
+// with its CONFIG.properties but state.dir, and its JVM's flags.
+type ProcessSpec struct {
+	ID         string
+	N          int
+	Properties map[string]string
+	JVMFlags   []string
+	// KafkaStreamsVersion is the Kafka Streams version the process runs
+	// (the case's kafka_streams_version; "" is the default version).
+	KafkaStreamsVersion string
+}
+
+// Driven is a Kafka Streams process restorebench drives, wherever it
+// runs: the driver's events (kstreams/PROTOCOL.md), timed on this
+// machine's CLOCK_MONOTONIC (ksdriver.NowMonoNs) wherever the process
+// runs (an agent's are moved by its clock offset), and its commands. A
+// fleet's Process and a single instance's ksInstance are both one.
+type Driven interface {
+	// Hello is what the process said about itself when it started.
+	Hello() *ksdriver.Hello
+	// LaunchMonoNs is when it was launched.
+	LaunchMonoNs() int64
+	// Events are the events it has sent, in its order; Len how many.
+	Events() []ksdriver.Event
+	Len() int
+	// Next is event i, waiting for it; past the last, how the process
+	// ended.
+	Next(ctx context.Context, i int) (ksdriver.Event, error)
+	// Done is closed once the process ended.
+	Done() <-chan struct{}
+	// Request sends a command and waits for its reply event.
+	Request(ctx context.Context, command, reply string) (ksdriver.Event, error)
+	// Stop closes Kafka Streams cleanly and waits for the process to end.
+	Stop(ctx context.Context) error
+	// Kill ends the process at once; KillNow too, and returns when.
+	Kill()
+	KillNow() int64
+}
+
+// Process is one process of a fleet's instance. *ksdriver.Instance is
+// the local one, but for Balances; *agent.Process the remote one,
+// likewise.
+type Process interface {
+	Driven
+	// Balances are the ledger topology's balances of every account of its
+	// active tasks.
+	Balances(ctx context.Context) (map[string]ledger.Sum, error)
+}
+
+// localHost runs each process as a JVM on this machine (ksdriver.Start),
+// with an instance's directories under root: flat,
+// <root>/<id>-state and <root>/<id>-<n> per process; or, with a nest
+// prefix, <root>/<nest><id>/state and <root>/<nest><id>/run-<n+1>.
+// Balances files are <root>/balances-<id>.tsv.
+type localHost struct {
+	root, appID, nest string
+	secrets           map[string]string // every process's Options.Secrets
+	mu                sync.Mutex
+	ids               []string // the instances started, in order
+	procDirs          []string
+}
+
+// newLocalHost is the flat local host of application appID under root,
+// whose processes reach the cluster with env's client secrets (jvmSecrets).
+func newLocalHost(env *Env, root, appID string) (*localHost, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	secrets, err := jvmSecrets(env)
+	if err != nil {
+		return nil, err
+	}
+	return &localHost{root: abs, appID: appID, secrets: secrets}, nil
+}
+
+// newNestedLocalHost is the local host that keeps each instance under a
+// directory of its own, <root>/<nest><id>.
+func newNestedLocalHost(env *Env, root, appID, nest string) (*localHost, error) {
+	h, err := newLocalHost(env, root, appID)
+	if err != nil {
+		return nil, err
+	}
+	h.nest = nest
+	return h, nil
+}
+
+// home is the directory of instance id's own, or "" when flat.
+func (h *localHost) home(id string) string {
+	if h.nest == "" {
+		return ""
+	}
+	return filepath.Join(h.root, h.nest+id)
+}
+
+func (h *localHost) stateDir(id string) string {
+	if h.nest == "" {
+		return filepath.Join(h.root, id+"-state")
+	}
+	return filepath.Join(h.home(id), "state")
+}
+
+func (h *localHost) procDir(id string, n int) string {
+	if h.nest == "" {
+		return filepath.Join(h.root, fmt.Sprintf("%s-%d", id, n))
+	}
+	return filepath.Join(h.home(id), "run-"+strconv.Itoa(n+1))
+}
+
+func (h *localHost) balancesPath(id string) string {
+	return filepath.Join(h.root, "balances-"+id+".tsv")
+}
+
+// Start launches the JVM. spec.Properties is the caller's: it is copied.
+func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error) {
+	props := map[string]string{}
+	maps.Copy(props, spec.Properties)
+	props["state.dir"] = h.stateDir(spec.ID)
+	dir := h.procDir(spec.ID, spec.N)
+	h.mu.Lock()
+	if spec.N == 0 {
+		h.ids = append(h.ids, spec.ID)
+	}
+	h.procDirs = append(h.procDirs, dir)
+	h.mu.Unlock()
+	inst, err := ksdriver.Start(ctx,
+		ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	if err != nil {
+		return nil, err
+	}
+	return &localProcess{Instance: inst, balances: h.balancesPath(spec.ID)}, nil
+}
+
+func (h *localHost) WipeState(id string) error { return os.RemoveAll(h.stateDir(id)) }
+
+func (h *localHost) ProcessID(id string) string {
+	pid, _ := ksdriver.ReadProcessID(h.stateDir(id), h.appID)
+	return pid
+}
+
+func (h *localHost) Remove() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range h.ids {
+		os.RemoveAll(h.stateDir(id))
+	}
+	for _, dir := range h.procDirs {
+		os.RemoveAll(dir)
+	}
+	for _, id := range h.ids {
+		if home := h.home(id); home != "" {
+			os.RemoveAll(home)
+		}
+		os.Remove(h.balancesPath(id))
+	}
+}
+
+// localProcess is a JVM on this machine; its balances go through a file.
+type localProcess struct {
+	*ksdriver.Instance
+	balances string
+}
+
+// Balances has the driver write the balances to a file and reads it.
+func (p *localProcess) Balances(ctx context.Context) (map[string]ledger.Sum, error) {
+	if _, err := p.Request(ctx, "balances "+p.balances, ksdriver.EvBalances); err != nil {
+		return nil, err
+	}
+	return ReadBalances(p.balances)
+}
+
+// APIAddrOf is the address a process's API layer listens on ("" when it
+// has none or has not said).
+func APIAddrOf(p Process) string {
+	for _, e := range p.Events() {
+		if a, ok := e.(*ksdriver.API); ok {
+			return a.Addr()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,188 @@
+package fleet
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/ledger"
+)
+
+// AgentHost runs a fleet's instances on agents (`run --agents`), which it
+// commands and hears through Kafka topics (package agent). Each instance
+// is placed, when it first starts, by the coordinator (Coordinator.Place:
+// the profile's placement rules by the instance's id and its role in the
+// case's scenario, else round robin) and stays there, so its state
+// directory outlives its processes there as on the local host. The fleet
+// is the application.id: agents keep its instances under <agent state
+// dir>/<run>/<fleet>/<instance>.
+type AgentHost struct {
+	co    *agent.Coordinator
+	fleet string
+	c     config.Case // whose scenario gives each instance its role
+
+	mu       sync.Mutex
+	placed   map[string]string    // instance → agent
+	pidAsked map[string]time.Time // instance → when its process id was last asked for
+}
+
+// pidEvery is how often an instance's process id is asked for while it is
+// unknown (the fleet asks at every look at the events).
+const pidEvery = time.Second
+
+func NewAgentHost(co *agent.Coordinator, appID string, c config.Case) *AgentHost {
+	return &AgentHost{co: co, fleet: appID, c: c, placed: map[string]string{}, pidAsked: map[string]time.Time{}}
+}
+
+// Place is the agent instance id runs on, placing it when it has none yet.
+func (h *AgentHost) Place(id string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if a, ok := h.placed[id]; ok {
+		return a, nil
+	}
+	load := map[string]int{}
+	for _, a := range h.placed {
+		load[a]++
+	}
+	a, err := h.co.Place(id, config.RoleOf(h.c, id), load)
+	if err != nil {
+		return "", err
+	}
+	h.placed[id] = a
+	return a, nil
+}
+
+// AgentOf is the agent instance id runs on, placing it when it has none
+// yet ("" when it cannot be placed: Start says why).
+func (h *AgentHost) AgentOf(id string) string {
+	a, _ := h.Place(id)
+	return a
+}
+
+// Start starts the process on its instance's agent; the agent sets
+// state.dir and the client's connection settings.
+func (h *AgentHost) Start(ctx context.Context, spec ProcessSpec) (Process, error) {
+	p, err := h.startRemote(ctx, spec, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &agentProcess{Process: p}, nil
+}
+
+// startRemote places the instance and starts the process there, the
+// agent checking need bytes free in its state directory (0: unchecked).
+func (h *AgentHost) startRemote(ctx context.Context, spec ProcessSpec, need int64) (*agent.Process, error) {
+	on, err := h.Place(spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	props := maps.Clone(spec.Properties)
+	delete(props, "state.dir")
+	return h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags,
+		KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: need})
+}
+
+// WipeState deletes the instance's state directory on its agent.
+func (h *AgentHost) WipeState(id string) error {
+	return h.co.Wipe(context.Background(), h.AgentOf(id), h.fleet, id)
+}
+
+// ProcessID asks the instance's agent for its process id, at most once a
+// pidEvery while it is unknown ("" in between, or when the agent cannot
+// say).
+func (h *AgentHost) ProcessID(id string) string {
+	h.mu.Lock()
+	if time.Since(h.pidAsked[id]) < pidEvery {
+		h.mu.Unlock()
+		return ""
+	}
+	h.pidAsked[id] = time.Now()
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pid, _ := h.co.ProcessID(ctx, h.AgentOf(id), h.fleet, id)
+	return pid
+}
+
+// Remove deletes the fleet's directories on every agent it used (a lost
+// agent's are left where they are).
+func (h *AgentHost) Remove() {
+	h.mu.Lock()
+	used := map[string]bool{}
+	for _, a := range h.placed {
+		used[a] = true
+	}
+	h.mu.Unlock()
+	for a := range used {
+		h.co.Remove(context.Background(), a, h.fleet)
+	}
+}
+
+// agentProcess is a process on an agent; its balances come in the reply.
+type agentProcess struct {
+	*agent.Process
+}
+
+// Balances has the agent read the driver's balances and parses them.
+func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, error) {
+	tsv, err := p.BalancesTSV(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return parseBalances(strings.NewReader(tsv), "balances of "+p.Hello().Instance+" on agent "+p.Agent())
+}
+
+// placer is a Host that runs instances elsewhere and says where.
+type placer interface {
+	AgentOf(id string) string
+}
+
+// NewHost is the host a scenario's fleet runs on: the run's agents when
+// it has them (env.Agents; req's case gives the instances their roles for
+// placement), else this machine, each instance under root
+// (flat, or nested with nest, as newNestedLocalHost).
+func NewHost(env *Env, req Request, root, appID, nest string) (Host, error) {
+	if env.Agents != nil {
+		return NewAgentHost(env.Agents, appID, req.Case), nil
+	}
+	if nest != "" {
+		return newNestedLocalHost(env, root, appID, nest)
+	}
+	return newLocalHost(env, root, appID)
+}
+
+// ClockBound is the uncertainty, in seconds, of a time span from instance
+// a's events to instance b's: the sum of their agents' clock bounds when
+// they run on different agents, 0 on one host.
+func (f *Fleet) ClockBound(a, b string) float64 {
+	h, ok := f.Host.(*AgentHost)
+	if !ok {
+		return 0
+	}
+	ha, hb := h.AgentOf(a), h.AgentOf(b)
+	if ha == hb {
+		return 0
+	}
+	return float64(h.co.Clock(ha).BoundNs+h.co.Clock(hb).BoundNs) / 1e9
+}
+
+// Placement names the agent of every instance the fleet started, nil on
+// this machine.
+func (f *Fleet) Placement() map[string]string {
+	pl, ok := f.Host.(placer)
+	if !ok {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{}
+	for _, p := range f.Procs {
+		out[p.ID] = pl.AgentOf(p.ID)
+	}
+	return out
+}
