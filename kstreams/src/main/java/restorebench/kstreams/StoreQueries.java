@@ -208,88 +208,87 @@ final class StoreQueries {
      * The `entries PARTITION PATH` command: writes one line per live entry
      * of the active store partition, the key in hex, a tab and the entry's
      * hash (Digest.entryHash, 16 hex digits: the terms the partition's
-     * digest sums), to PATH through a temporary file renamed into place.
-     * restorebench asks it of a partition whose digest did not verify, to
-     * name the key the store holds wrong.
+     * digest sums), to PATH. restorebench asks it of a partition whose
+     * digest did not verify, to name the key the store holds wrong.
      */
     void entries(int partition, String path) throws IOException {
         long t0 = System.nanoTime();
-        Path dst = Paths.get(path);
-        Path tmp = Files.createTempFile(dst.toAbsolutePath().getParent(), dst.getFileName().toString() + ".", ".tmp");
         long[] keys = new long[1];
-        try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8), 1 << 16)) {
-            IOException[] failed = new IOException[1];
-            forEach(partition, false, (key, value) -> {
-                if (failed[0] != null) {
-                    return;
-                }
-                try {
-                    w.write(Digest.toHex(key));
-                    w.write('\t');
-                    w.write(Digest.hex16(Digest.entryHash(key, value)));
-                    w.write('\n');
-                } catch (IOException e) {
-                    failed[0] = e;
-                }
-                keys[0]++;
-            });
-            if (failed[0] != null) {
-                throw failed[0];
-            }
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        Files.move(tmp, dst, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        writeLines(path, out -> forEach(partition, false, (key, value) -> {
+            out.line(Digest.toHex(key), Digest.hex16(Digest.entryHash(key, value)));
+            keys[0]++;
+        }));
         double seconds = (System.nanoTime() - t0) / 1e9;
         events.emit("entries", Json.obj("path", path, "partition", partition, "keys", keys[0], "seconds", seconds));
     }
 
     /**
      * The `balances PATH` command (ledger): writes account, balance and count
-     * of every account in the active tasks' stores to PATH, through a
-     * temporary file renamed into place so a reader never sees half a file.
+     * of every account in the active tasks' stores to PATH.
      */
     void balances(String path) throws IOException {
         if (config.topology != DriverConfig.Topology.LEDGER) {
             throw new IllegalStateException("balances: the " + config.topology.name().toLowerCase() + " topology has no balances (ledger only)");
         }
         long t0 = System.nanoTime();
-        Path dst = Paths.get(path);
-        Path dir = dst.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, dst.getFileName().toString() + ".", ".tmp");
         long[] totals = new long[2]; // accounts, transactions
-        try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8), 1 << 16)) {
-            IOException[] failed = new IOException[1];
+        writeLines(path, out -> {
             for (int p : partitions(false)) {
                 forEach(p, false, (key, value) -> {
-                    if (failed[0] != null) {
-                        return;
-                    }
                     long[] bc = LedgerTopology.decode(value);
-                    try {
-                        w.write(new String(key, StandardCharsets.UTF_8));
-                        w.write('\t');
-                        w.write(Long.toString(bc[0]));
-                        w.write('\t');
-                        w.write(Long.toString(bc[1]));
-                        w.write('\n');
-                    } catch (IOException e) {
-                        failed[0] = e;
-                    }
+                    out.line(new String(key, StandardCharsets.UTF_8), Long.toString(bc[0]), Long.toString(bc[1]));
                     totals[0]++;
                     totals[1] += bc[1];
                 });
             }
-            if (failed[0] != null) {
-                throw failed[0];
+        });
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        events.emit("balances", Json.obj("path", path, "accounts", totals[0], "transactions", totals[1], "seconds", seconds));
+    }
+
+    /** Lines of tab-separated fields, keeping the first write's failure (a store visitor cannot throw one). */
+    static final class Lines {
+        private final BufferedWriter w;
+        private IOException failed;
+
+        Lines(BufferedWriter w) { this.w = w; }
+
+        void line(String... fields) {
+            if (failed != null) {
+                return;
+            }
+            try {
+                for (int i = 0; i < fields.length; i++) {
+                    if (i > 0) {
+                        w.write('\t');
+                    }
+                    w.write(fields[i]);
+                }
+                w.write('\n');
+            } catch (IOException e) {
+                failed = e;
+            }
+        }
+    }
+
+    /**
+     * Writes the lines body gives to path through a temporary file beside
+     * it, renamed into place once whole, so a reader never sees half a file;
+     * a failed write leaves no file.
+     */
+    static void writeLines(String path, java.util.function.Consumer<Lines> body) throws IOException {
+        Path dst = Paths.get(path);
+        Path tmp = Files.createTempFile(dst.toAbsolutePath().getParent(), dst.getFileName().toString() + ".", ".tmp");
+        try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(tmp), StandardCharsets.UTF_8), 1 << 16)) {
+            Lines out = new Lines(w);
+            body.accept(out);
+            if (out.failed != null) {
+                throw out.failed;
             }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw e;
         }
         Files.move(tmp, dst, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        events.emit("balances", Json.obj("path", path, "accounts", totals[0], "transactions", totals[1], "seconds", seconds));
     }
 }
