@@ -91,11 +91,11 @@ func (f *Fleet) Start(ctx context.Context, id string, extra map[string]string) (
 	if f.KS != nil && f.KS.Version == "" && inst.Hello() != nil {
 		RecordHello(f.KS, inst.Hello())
 	}
-	if pl, ok := f.Host.(placer); ok && f.KS != nil {
+	if where := f.Host.Where(id); where != "" && f.KS != nil {
 		if f.KS.Placement == nil {
 			f.KS.Placement = map[string]string{}
 		}
-		f.KS.Placement[id] = pl.AgentOf(id)
+		f.KS.Placement[id] = where
 	}
 	f.Procs = append(f.Procs, p)
 	f.live[id] = p
@@ -108,10 +108,8 @@ func (f *Fleet) Start(ctx context.Context, id string, extra map[string]string) (
 func (f *Fleet) StartAll(ctx context.Context, ids []string, extra func(id string) map[string]string) ([]*Proc, error) {
 	out := make([]*Proc, len(ids))
 	errs := make([]error, len(ids))
-	if pl, ok := f.Host.(placer); ok {
-		for _, id := range ids {
-			pl.AgentOf(id) // placed in order, not as the starts race
-		}
+	for _, id := range ids {
+		f.Host.Where(id) // placed in order, not as the starts race
 	}
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -227,9 +225,7 @@ func (f *Fleet) Processes(origin int64) []runs.ScaleInstance {
 		if p.StopNs != 0 {
 			si.Stopped = SecsFrom(origin, p.StopNs)
 		}
-		if pl, ok := f.Host.(placer); ok {
-			si.Agent = pl.AgentOf(p.ID)
-		}
+		si.Agent = f.Host.Where(p.ID)
 		out = append(out, si)
 	}
 	return out

@@ -9,28 +9,46 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/ledger"
 )
 
 // Host runs a fleet's Kafka Streams instances: it starts their processes
 // and keeps each instance's state directory, which outlives its processes.
-// The fleet and the scenarios on it see an instance only through Host and
-// Process, never where it runs: the local host (localHost) runs every
-// process as a JVM on this machine under the run's state directory;
-// agentHost runs them under agents on other hosts, commanded and heard
-// through Kafka topics (package agent).
+// The fleet, the single instance of a cold restore or warm restart
+// (KSSingle, a fleet of one) and the scenarios on them see an instance
+// only through Host and Process, never where it runs: the local host
+// (localHost) runs every process as a JVM on this machine; AgentHost runs
+// them under agents on other hosts, commanded and heard through Kafka
+// topics (package agent). A host is chosen once, by NewHost.
 type Host interface {
 	// Start starts process spec.N of instance spec.ID on the instance's
 	// state directory (the host sets state.dir) and returns once it said
 	// hello.
 	Start(ctx context.Context, spec ProcessSpec) (Process, error)
+	// Fresh makes sure instance id's next process starts with no state:
+	// a host whose state directory may hold someone else's stores (the
+	// local single instance's, the user's --state-dir) refuses one left
+	// in place; one that keeps only restorebench's wipes it.
+	Fresh(id string) error
 	// WipeState deletes instance id's state directory: its next process
 	// starts with no stores, checkpoints or process id.
 	WipeState(id string) error
 	// ProcessID is Kafka Streams' process id of instance id, which its
 	// client keeps in its state directory ("" until it wrote one).
 	ProcessID(id string) string
+	// DiskBytes is what instance id's stores take on disk now.
+	DiskBytes(ctx context.Context, id string) (int64, error)
+	// LocalAppDir is instance id's application directory when it is on
+	// this machine's disk, where its files can be counted; "" elsewhere.
+	LocalAppDir(id string) string
+	// Where names the agent instance id runs on, placing it at the first
+	// ask; "" on this machine.
+	Where(id string) string
+	// ClockBoundNs bounds, in nanoseconds, how far instance id's event
+	// times may be off this machine's clock (0 on this machine).
+	ClockBoundNs(id string) int64
 	// Remove deletes what the host keeps for the instances it started:
 	// their state directories and every process's own (config, log).
 	Remove()
@@ -46,6 +64,10 @@ type ProcessSpec struct {
 	// KafkaStreamsVersion is the Kafka Streams version the process runs
 	// (the case's kafka_streams_version; "" is the default version).
 	KafkaStreamsVersion string
+	// NeedBytes is the free space the instance needs in its state
+	// directory: an agent refuses a start on a disk with less (0:
+	// unchecked).
+	NeedBytes int64
 }
 
 // Driven is a Kafka Streams process restorebench drives, wherever it
@@ -75,11 +97,11 @@ type Driven interface {
 	KillNow() int64
 }
 
-// Process is one process of a fleet's instance. *ksdriver.Instance is
-// the local one, but for Balances; *agent.Process the remote one,
-// likewise.
+// Process is one process of an instance, wherever it runs: a JVM on
+// this machine (localProcess, a *ksdriver.Instance) or under an agent
+// (agentProcess, an *agent.Process).
 type Process interface {
-	Driven
+	KSInstance
 	// Balances are the ledger topology's balances of every account of its
 	// active tasks.
 	Balances(ctx context.Context) (map[string]ledger.Sum, error)
@@ -92,10 +114,16 @@ type Process interface {
 // Balances files are <root>/balances-<id>.tsv.
 type localHost struct {
 	root, appID, nest string
-	secrets           map[string]string // every process's Options.Secrets
-	mu                sync.Mutex
-	ids               []string // the instances started, in order
-	procDirs          []string
+	// single is the layout of a cold restore's or warm restart's one
+	// instance: root itself is its state.dir (the run's --state-dir,
+	// which may hold the user's stores: only the application's own
+	// directory in it is restorebench's) and <root>/kstreams-<id> its
+	// processes' directory.
+	single   bool
+	secrets  map[string]string // every process's Options.Secrets
+	mu       sync.Mutex
+	ids      []string // the instances started, in order
+	procDirs []string
 }
 
 // newLocalHost is the flat local host of application appID under root,
@@ -132,6 +160,9 @@ func (h *localHost) home(id string) string {
 }
 
 func (h *localHost) stateDir(id string) string {
+	if h.single {
+		return h.root
+	}
 	if h.nest == "" {
 		return filepath.Join(h.root, id+"-state")
 	}
@@ -139,6 +170,9 @@ func (h *localHost) stateDir(id string) string {
 }
 
 func (h *localHost) procDir(id string, n int) string {
+	if h.single {
+		return filepath.Join(h.root, "kstreams-"+id)
+	}
 	if h.nest == "" {
 		return filepath.Join(h.root, fmt.Sprintf("%s-%d", id, n))
 	}
@@ -161,15 +195,37 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	}
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
-	inst, err := ksdriver.Start(ctx,
-		ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets,
+		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
 	if err != nil {
 		return nil, err
 	}
 	return &localProcess{Instance: inst, balances: h.balancesPath(spec.ID)}, nil
 }
 
-func (h *localHost) WipeState(id string) error { return os.RemoveAll(h.stateDir(id)) }
+func (h *localHost) WipeState(id string) error {
+	if h.single {
+		return os.RemoveAll(h.LocalAppDir(id))
+	}
+	return os.RemoveAll(h.stateDir(id))
+}
+
+func (h *localHost) Fresh(id string) error {
+	if h.single {
+		return (&engine.Instance{StateDir: h.root, AppID: h.appID}).CheckStateDirEmpty()
+	}
+	return h.WipeState(id)
+}
+
+func (h *localHost) DiskBytes(_ context.Context, id string) (int64, error) {
+	return DirBytes(h.LocalAppDir(id)), nil
+}
+
+func (h *localHost) LocalAppDir(id string) string { return filepath.Join(h.stateDir(id), h.appID) }
+
+func (h *localHost) Where(string) string { return "" }
+
+func (h *localHost) ClockBoundNs(string) int64 { return 0 }
 
 func (h *localHost) ProcessID(id string) string {
 	pid, _ := ksdriver.ReadProcessID(h.stateDir(id), h.appID)
@@ -180,7 +236,7 @@ func (h *localHost) Remove() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, id := range h.ids {
-		os.RemoveAll(h.stateDir(id))
+		h.WipeState(id)
 	}
 	for _, dir := range h.procDirs {
 		os.RemoveAll(dir)

@@ -66,26 +66,39 @@ func (h *AgentHost) AgentOf(id string) string {
 
 // Start starts the process on its instance's agent; the agent sets
 // state.dir and the client's connection settings.
+// The agent checks spec.NeedBytes free in the instance's state directory.
 func (h *AgentHost) Start(ctx context.Context, spec ProcessSpec) (Process, error) {
-	p, err := h.startRemote(ctx, spec, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &agentProcess{Process: p}, nil
-}
-
-// startRemote places the instance and starts the process there, the
-// agent checking need bytes free in its state directory (0: unchecked).
-func (h *AgentHost) startRemote(ctx context.Context, spec ProcessSpec, need int64) (*agent.Process, error) {
 	on, err := h.Place(spec.ID)
 	if err != nil {
 		return nil, err
 	}
 	props := maps.Clone(spec.Properties)
 	delete(props, "state.dir")
-	return h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags,
-		KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: need})
+	p, err := h.co.Start(ctx, on, agent.ProcessSpec{Fleet: h.fleet, Instance: spec.ID, N: spec.N, Properties: props, JVMFlags: spec.JVMFlags,
+		KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
+	if err != nil {
+		return nil, err
+	}
+	return &agentProcess{Process: p}, nil
 }
+
+// Fresh wipes the instance's state directory on its agent: only
+// restorebench keeps state there (an earlier repeat of this run's).
+func (h *AgentHost) Fresh(id string) error { return h.WipeState(id) }
+
+// DiskBytes asks the instance's agent.
+func (h *AgentHost) DiskBytes(ctx context.Context, id string) (int64, error) {
+	return h.co.DiskUsage(ctx, h.AgentOf(id), h.fleet, id)
+}
+
+// LocalAppDir is "": the instance's files are on its agent's disk.
+func (h *AgentHost) LocalAppDir(string) string { return "" }
+
+// Where is the instance's agent.
+func (h *AgentHost) Where(id string) string { return h.AgentOf(id) }
+
+// ClockBoundNs is the bound of the instance's agent's clock offset.
+func (h *AgentHost) ClockBoundNs(id string) int64 { return h.co.Clock(h.AgentOf(id)).BoundNs }
 
 // WipeState deletes the instance's state directory on its agent.
 func (h *AgentHost) WipeState(id string) error {
@@ -128,6 +141,9 @@ type agentProcess struct {
 	*agent.Process
 }
 
+// PID is 0: the JVM's pid is the agent host's.
+func (*agentProcess) PID() int { return 0 }
+
 // Balances has the agent read the driver's balances and parses them.
 func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, error) {
 	tsv, err := p.BalancesTSV(ctx)
@@ -137,52 +153,69 @@ func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, err
 	return parseBalances(strings.NewReader(tsv), "balances of "+p.Hello().Instance+" on agent "+p.Agent())
 }
 
-// placer is a Host that runs instances elsewhere and says where.
-type placer interface {
-	AgentOf(id string) string
+// Layout is how this machine's host lays out its instances' directories
+// under its root; a host elsewhere keeps its own.
+type Layout struct {
+	// Nest, when set, keeps each instance under <root>/<Nest><id>
+	// (newNestedLocalHost); empty, flat: <root>/<id>-state.
+	Nest string
+	// Single is the one instance of a cold restore or warm restart: root
+	// is its state.dir (localHost.single).
+	Single bool
 }
 
-// NewHost is the host a scenario's fleet runs on: the run's agents when
-// it has them (env.Agents; req's case gives the instances their roles for
-// placement), else this machine, each instance under root
-// (flat, or nested with nest, as newNestedLocalHost).
-func NewHost(env *Env, req Request, root, appID, nest string) (Host, error) {
+// NewHost is the host a scenario's instances run on, chosen here and
+// nowhere else: the run's agents when it has them (env.Agents; req's case
+// gives the instances their roles for placement), else this machine, each
+// instance under root as layout says.
+func NewHost(env *Env, req Request, root, appID string, layout Layout) (Host, error) {
 	if env.Agents != nil {
 		return NewAgentHost(env.Agents, appID, req.Case), nil
 	}
-	if nest != "" {
-		return newNestedLocalHost(env, root, appID, nest)
+	if layout.Nest != "" {
+		return newNestedLocalHost(env, root, appID, layout.Nest)
 	}
-	return newLocalHost(env, root, appID)
+	h, err := newLocalHost(env, root, appID)
+	if err != nil {
+		return nil, err
+	}
+	h.single = layout.Single
+	return h, nil
 }
 
 // ClockBound is the uncertainty, in seconds, of a time span from instance
-// a's events to instance b's: the sum of their agents' clock bounds when
-// they run on different agents, 0 on one host.
+// a's events to instance b's: the sum of their clocks' bounds when they
+// run in different places, 0 in one.
 func (f *Fleet) ClockBound(a, b string) float64 {
-	h, ok := f.Host.(*AgentHost)
-	if !ok {
+	if f.Host.Where(a) == f.Host.Where(b) {
 		return 0
 	}
-	ha, hb := h.AgentOf(a), h.AgentOf(b)
-	if ha == hb {
-		return 0
-	}
-	return float64(h.co.Clock(ha).BoundNs+h.co.Clock(hb).BoundNs) / 1e9
+	return float64(f.Host.ClockBoundNs(a)+f.Host.ClockBoundNs(b)) / 1e9
 }
 
 // Placement names the agent of every instance the fleet started, nil on
 // this machine.
 func (f *Fleet) Placement() map[string]string {
-	pl, ok := f.Host.(placer)
-	if !ok {
-		return nil
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string]string{}
 	for _, p := range f.Procs {
-		out[p.ID] = pl.AgentOf(p.ID)
+		if where := f.Host.Where(p.ID); where != "" {
+			out[p.ID] = where
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
+}
+
+// AgentProcessOf is the agent's process behind p, when p runs on an
+// agent: what a query load asks the agent to run beside it.
+func AgentProcessOf(p KSInstance) (*agent.Process, bool) {
+	ap, ok := p.(*agentProcess)
+	if !ok {
+		return nil, false
+	}
+	return ap.Process, true
 }

@@ -136,7 +136,7 @@ func DigestStores(ctx context.Context, inst requester, store string) (*ksdriver.
 // An instance on an agent writes on the agent's disk, which this machine
 // does not read: it is refused.
 func StoreEntries(ctx context.Context, inst KSInstance, dir string, partition int32) (map[string]uint64, error) {
-	if _, local := inst.(*ksdriver.Instance); !local {
+	if inst.PID() == 0 { // on an agent
 		return nil, errors.New("the instance runs on an agent, whose files this machine does not read")
 	}
 	path := filepath.Join(dir, fmt.Sprintf("entries-%d.tsv", partition))

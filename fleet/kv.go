@@ -47,7 +47,7 @@ func OpenFleet(ctx context.Context, env *Env, t Target, req Request) (f *Fleet, 
 	}
 	maps.Copy(props, fleetDriverProperties)
 	delete(props, "state.dir") // each instance has its own
-	host, err := NewHost(env, req, req.StateDir, t.AppID, "")
+	host, err := NewHost(env, req, req.StateDir, t.AppID, Layout{})
 	if err != nil {
 		return nil, "", offsets, err
 	}

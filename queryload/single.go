@@ -90,7 +90,7 @@ func StartSingleQueries(ctx context.Context, req fleet.Request, spec *loadgen.Sp
 	if req.Case.Queries == nil {
 		return nil, nil
 	}
-	r, ok := inst.(fleet.RemoteInstance)
+	r, ok := fleet.AgentProcessOf(inst)
 	if !ok {
 		local, ok := inst.(apiInstance)
 		if !ok {
@@ -110,7 +110,7 @@ func StartSingleQueries(ctx context.Context, req fleet.Request, spec *loadgen.Sp
 	if err := r.StartQueries(ctx, job); err != nil {
 		return nil, fmt.Errorf("case %s #%d: starting the query load on agent %s: %w", req.Case.Name, req.Repeat, r.Agent(), err)
 	}
-	return &remoteQueries{p: r.Process, Settings: *req.Case.Queries}, nil
+	return &remoteQueries{p: r, Settings: *req.Case.Queries}, nil
 }
 
 // QueriesOnAgent is an agent's side of a query load a coordinator asks

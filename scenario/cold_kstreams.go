@@ -74,7 +74,10 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	if err != nil {
 		return fail(err)
 	}
-	single := fleet.NewKSSingle(env, req, t.AppID)
+	single, err := fleet.NewKSSingle(env, req, t.AppID)
+	if err != nil {
+		return fail(err)
+	}
 	if err := single.Fresh(); err != nil {
 		return fail(err)
 	}

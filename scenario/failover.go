@@ -178,7 +178,7 @@ func newFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req fle
 		return nil, err
 	}
 	r.setGuarantee(props)
-	host, err := fleet.NewHost(env, req, req.StateDir, app, "failover-")
+	host, err := fleet.NewHost(env, req, req.StateDir, app, fleet.Layout{Nest: "failover-"})
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func newKVFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req f
 		return nil, err
 	}
 	r.setGuarantee(props)
-	host, err := fleet.NewHost(env, req, req.StateDir, t.AppID, "failover-")
+	host, err := fleet.NewHost(env, req, req.StateDir, t.AppID, fleet.Layout{Nest: "failover-"})
 	if err != nil {
 		return nil, err
 	}

@@ -59,8 +59,11 @@ func (WarmKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	}
 	queryload.SetAPIProps(props, req.Case.Queries)
 	queryload.SetRouteProps(props, req)
-	single := fleet.NewKSSingle(env, req, t.AppID)
-	if single.Host != nil {
+	single, err := fleet.NewKSSingle(env, req, t.AppID)
+	if err != nil {
+		return nil, err
+	}
+	if single.OnAgent() {
 		// An earlier repeat of this run left the instance's state on its
 		// agent; locally, each repeat's ends with its removal.
 		if err := single.Fresh(); err != nil {
