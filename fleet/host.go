@@ -273,3 +273,60 @@ func APIAddrOf(p Process) string {
 	}
 	return ""
 }
+
+// Layout is how this machine's host lays out its instances' directories
+// under its root; a host elsewhere keeps its own.
+type Layout struct {
+	// Nest, when set, keeps each instance under <root>/<Nest><id>
+	// (newNestedLocalHost); empty, flat: <root>/<id>-state.
+	Nest string
+	// Single is the one instance of a cold restore or warm restart: root
+	// is its state.dir (localHost.single).
+	Single bool
+}
+
+// HostKind is a kind of host other than this machine, registered once
+// from its file's init (RegisterHostKind), as the agents' is below.
+type HostKind struct {
+	// Name names the kind in a clash of registrations.
+	Name string
+	// For is the host of the run's instances of application appID when
+	// the run uses this kind (ok), nil and false when it does not.
+	For func(env *Env, req Request, appID string) (h Host, ok bool, err error)
+}
+
+// hostKinds are the registered kinds, asked in order; this machine's
+// host serves a run none of them takes.
+var hostKinds []HostKind
+
+// RegisterHostKind adds a kind of host; a second of one name panics.
+func RegisterHostKind(k HostKind) {
+	for _, have := range hostKinds {
+		if have.Name == k.Name {
+			panic("fleet: host kind " + k.Name + " registered twice")
+		}
+	}
+	hostKinds = append(hostKinds, k)
+}
+
+// NewHost is the host a scenario's instances run on, chosen here and
+// nowhere else: the first registered kind the run uses (the run's agents
+// when it has them, env.Agents; req's case gives the instances their
+// roles for placement), else this machine, each instance under root as
+// layout says.
+func NewHost(env *Env, req Request, root, appID string, layout Layout) (Host, error) {
+	for _, k := range hostKinds {
+		if h, ok, err := k.For(env, req, appID); ok || err != nil {
+			return h, err
+		}
+	}
+	if layout.Nest != "" {
+		return newNestedLocalHost(env, root, appID, layout.Nest)
+	}
+	h, err := newLocalHost(env, root, appID)
+	if err != nil {
+		return nil, err
+	}
+	h.single = layout.Single
+	return h, nil
+}

@@ -153,34 +153,13 @@ func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, err
 	return parseBalances(strings.NewReader(tsv), "balances of "+p.Hello().Instance+" on agent "+p.Agent())
 }
 
-// Layout is how this machine's host lays out its instances' directories
-// under its root; a host elsewhere keeps its own.
-type Layout struct {
-	// Nest, when set, keeps each instance under <root>/<Nest><id>
-	// (newNestedLocalHost); empty, flat: <root>/<id>-state.
-	Nest string
-	// Single is the one instance of a cold restore or warm restart: root
-	// is its state.dir (localHost.single).
-	Single bool
-}
-
-// NewHost is the host a scenario's instances run on, chosen here and
-// nowhere else: the run's agents when it has them (env.Agents; req's case
-// gives the instances their roles for placement), else this machine, each
-// instance under root as layout says.
-func NewHost(env *Env, req Request, root, appID string, layout Layout) (Host, error) {
-	if env.Agents != nil {
-		return NewAgentHost(env.Agents, appID, req.Case), nil
-	}
-	if layout.Nest != "" {
-		return newNestedLocalHost(env, root, appID, layout.Nest)
-	}
-	h, err := newLocalHost(env, root, appID)
-	if err != nil {
-		return nil, err
-	}
-	h.single = layout.Single
-	return h, nil
+func init() {
+	RegisterHostKind(HostKind{Name: "agents", For: func(env *Env, req Request, appID string) (Host, bool, error) {
+		if env.Agents == nil {
+			return nil, false, nil
+		}
+		return NewAgentHost(env.Agents, appID, req.Case), true, nil
+	}})
 }
 
 // ClockBound is the uncertainty, in seconds, of a time span from instance
