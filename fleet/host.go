@@ -119,8 +119,11 @@ type localHost struct {
 	// which may hold the user's stores: only the application's own
 	// directory in it is restorebench's) and <root>/kstreams-<id> its
 	// processes' directory.
-	single   bool
-	secrets  map[string]string // every process's Options.Secrets
+	single  bool
+	secrets map[string]string // every process's Options.Secrets
+	// java is the java binary processes start with (empty: ksdriver's
+	// FindJava).
+	java     string
 	mu       sync.Mutex
 	ids      []string // the instances started, in order
 	procDirs []string
@@ -196,7 +199,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
 	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets,
-		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion})
+		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, Java: h.java})
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +294,9 @@ type HostKind struct {
 	// Name names the kind in a clash of registrations.
 	Name string
 	// For is the host of the run's instances of application appID when
-	// the run uses this kind (ok), nil and false when it does not.
-	For func(env *Env, req Request, appID string) (h Host, ok bool, err error)
+	// the run uses this kind (ok), nil and false when it does not; root
+	// and layout are where this machine's host would keep them.
+	For func(env *Env, req Request, root, appID string, layout Layout) (h Host, ok bool, err error)
 }
 
 // hostKinds are the registered kinds, asked in order; this machine's
@@ -316,10 +320,16 @@ func RegisterHostKind(k HostKind) {
 // layout says.
 func NewHost(env *Env, req Request, root, appID string, layout Layout) (Host, error) {
 	for _, k := range hostKinds {
-		if h, ok, err := k.For(env, req, appID); ok || err != nil {
+		if h, ok, err := k.For(env, req, root, appID, layout); ok || err != nil {
 			return h, err
 		}
 	}
+	return newLayoutHost(env, root, appID, layout)
+}
+
+// newLayoutHost is this machine's host of application appID, its
+// instances under root as layout says.
+func newLayoutHost(env *Env, root, appID string, layout Layout) (*localHost, error) {
 	if layout.Nest != "" {
 		return newNestedLocalHost(env, root, appID, layout.Nest)
 	}

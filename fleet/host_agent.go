@@ -154,7 +154,7 @@ func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, err
 }
 
 func init() {
-	RegisterHostKind(HostKind{Name: "agents", For: func(env *Env, req Request, appID string) (Host, bool, error) {
+	RegisterHostKind(HostKind{Name: "agents", For: func(env *Env, req Request, _, appID string, _ Layout) (Host, bool, error) {
 		if env.Agents == nil {
 			return nil, false, nil
 		}
