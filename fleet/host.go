@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/restorebench/restorebench/engine"
+	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/ledger"
 )
@@ -221,7 +222,7 @@ func (h *localHost) Fresh(id string) error {
 }
 
 func (h *localHost) DiskBytes(_ context.Context, id string) (int64, error) {
-	return DirBytes(h.LocalAppDir(id)), nil
+	return statedir.Bytes(h.LocalAppDir(id)), nil
 }
 
 func (h *localHost) LocalAppDir(id string) string { return filepath.Join(h.stateDir(id), h.appID) }

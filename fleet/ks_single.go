@@ -3,8 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/restorebench/restorebench/ksdriver"
 )
@@ -112,19 +110,5 @@ func StateNeed(t Target) int64 {
 	for _, p := range t.Expected {
 		n += p.LiveBytes
 	}
-	return n
-}
-
-// DirBytes is the total size of the regular files under dir.
-func DirBytes(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
 	return n
 }

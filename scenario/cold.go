@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/queryload"
@@ -185,7 +186,7 @@ func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *en
 		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)
 	}
 	rec.RocksDB.WriteAmplification = writeAmp(rec.RocksDB, rec.Bytes)
-	rec.DiskBytes = fleet.DirBytes(in.AppDir())
+	rec.DiskBytes = statedir.Bytes(in.AppDir())
 	if req.Limits != nil {
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}

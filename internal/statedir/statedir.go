@@ -203,7 +203,7 @@ func Orphans(root, kind string) ([]Orphan, error) {
 		if err != nil || m.Kind != kind || inUse(dir) {
 			continue
 		}
-		out = append(out, Orphan{Path: dir, Marker: m, Bytes: du(dir)})
+		out = append(out, Orphan{Path: dir, Marker: m, Bytes: Bytes(dir)})
 	}
 	return out, nil
 }
@@ -235,7 +235,9 @@ func hasOtherEntries(ents []os.DirEntry) bool {
 // a state directory it owns (its marker and lock), not state.
 func IsOwnFile(name string) bool { return name == MarkerFile || name == LockFile }
 
-func du(dir string) int64 {
+// Bytes is the total size of the regular files under dir (0 when it does
+// not exist): what the stores in it take on disk.
+func Bytes(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
