@@ -20,12 +20,15 @@ import (
 // for its shape by default: 5 M (seconds on a local broker).
 const defaultAuditMaxRead = 5_000_000
 
+// auditFlags are audit's own flags.
+type auditFlags struct {
+	app, format, streamsConfig, caseName string
+	from                                 []string
+	maxRead                              int64
+}
+
 func newAuditCmd(g *globalFlags) *cobra.Command {
-	var (
-		app, format, streamsConfig, caseName string
-		from                                 []string
-		maxRead                              int64
-	)
+	f := &auditFlags{}
 	cmd := &cobra.Command{
 		Use:   "audit --application-id APP [--from RUN...]",
 		Short: "Read a running Kafka Streams application (read-only) and say what each instance's loss would cost to restore",
@@ -52,68 +55,18 @@ most is marked.`,
 		Example: `  restorebench --brokers kafka1:9092 audit --application-id orders
   restorebench --brokers kafka1:9092 audit --application-id orders --from results/size-1GB --streams-config streams.properties --format json`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--format %q: want text or json", format)
-			}
-			if app == "" {
-				return errors.New("--application-id is required: the application's application.id (its group and the prefix of its topics)")
-			}
-			if err := config.ValidateTopicName(app + "-x"); err != nil {
-				return fmt.Errorf("--application-id: %w", err)
-			}
-			o, err := auditStreamsConfig(streamsConfig)
-			if err != nil {
-				return err
-			}
-			inputs := append(append([]string(nil), from...), args...)
-			if len(inputs) > 0 {
-				rs, err := capacity.LoadRuns(inputs)
-				if err != nil {
-					return err
-				}
-				for _, r := range rs {
-					termsafe.Scrub(r.Results)
-				}
-				o.Runs, o.Case = rs, caseName
-			}
-			cc, err := g.clusterConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			ro := audit.ReadOptions{MaxRead: maxRead}
-			if !g.quiet {
-				ro.Progress = cmd.ErrOrStderr()
-			}
-			r, err := audit.Read(ctx, cc, app, ro)
-			if err != nil && r == nil {
-				return err
-			}
-			if err != nil && format != "json" {
-				return err
-			}
-			audit.Answer(r, o)
-			write := audit.WriteText
-			if format == "json" {
-				write = audit.WriteJSON
-			}
-			if werr := write(cmd.OutOrStdout(), r); werr != nil {
-				return werr
-			}
-			return err
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, g, args) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
-	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
-	fl.StringVar(&caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
-	fl.StringVar(&streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms "+
+	fl.StringVar(&f.app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
+	fl.StringSliceVar(&f.from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
+	fl.StringVar(&f.caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
+	fl.StringVar(&f.streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms "+
 		"(failure detection; else Kafka's 45 s and 3 s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and probing.rebalance.interval.ms "+
 		"(the scale-out answer) are taken from it (a streams-protocol group's own configuration is read instead)")
-	fl.Int64Var(&maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
+	fl.Int64Var(&f.maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
 		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")
-	fl.StringVar(&format, "format", "text", "text, or json (snake_case fields, units in their names)")
+	fl.StringVar(&f.format, "format", "text", "text, or json (snake_case fields, units in their names)")
 	return cmd
 }
 
@@ -187,6 +140,70 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 	}
 	if ok {
 		o.AcceptableRecoveryLag = n
+	}
+	return o, nil
+}
+
+// run reads the application, answers what each instance's loss would
+// cost, and writes the answer as --format says.
+func (f *auditFlags) run(cmd *cobra.Command, g *globalFlags, args []string) error {
+	if f.format != "text" && f.format != "json" {
+		return fmt.Errorf("--format %q: want text or json", f.format)
+	}
+	if f.app == "" {
+		return errors.New("--application-id is required: the application's application.id (its group and the prefix of its topics)")
+	}
+	if err := config.ValidateTopicName(f.app + "-x"); err != nil {
+		return fmt.Errorf("--application-id: %w", err)
+	}
+	o, err := f.options(args)
+	if err != nil {
+		return err
+	}
+	cc, err := g.clusterConfig(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ro := audit.ReadOptions{MaxRead: f.maxRead}
+	if !g.quiet {
+		ro.Progress = cmd.ErrOrStderr()
+	}
+	r, err := audit.Read(ctx, cc, f.app, ro)
+	if err != nil && r == nil {
+		return err
+	}
+	if err != nil && f.format != "json" {
+		return err
+	}
+	audit.Answer(r, o)
+	write := audit.WriteText
+	if f.format == "json" {
+		write = audit.WriteJSON
+	}
+	if werr := write(cmd.OutOrStdout(), r); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// options are the audit's settings: the application's Streams
+// properties, and the measured runs of --from and args with --case.
+func (f *auditFlags) options(args []string) (audit.Options, error) {
+	o, err := auditStreamsConfig(f.streamsConfig)
+	if err != nil {
+		return o, err
+	}
+	inputs := append(append([]string(nil), f.from...), args...)
+	if len(inputs) > 0 {
+		rs, err := capacity.LoadRuns(inputs)
+		if err != nil {
+			return o, err
+		}
+		for _, r := range rs {
+			termsafe.Scrub(r.Results)
+		}
+		o.Runs, o.Case = rs, f.caseName
 	}
 	return o, nil
 }

@@ -24,12 +24,15 @@ import (
 // restore with a standby following a write load.
 var heapScenarios = []config.Scenario{config.ScenarioCold, config.ScenarioStandby}
 
+// heapFlags are heap's own flags.
+type heapFlags struct {
+	caseName              string
+	out                   string
+	low, high, resolution config.Size
+}
+
 func newHeapCmd(g *globalFlags) *cobra.Command {
-	var (
-		caseName              string
-		out                   string
-		low, high, resolution config.Size
-	)
+	f := &heapFlags{}
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
 		Use:         "heap PROFILE --case NAME",
@@ -46,84 +49,100 @@ restorebench.heap/v1) and each step's results.json under --out.`,
 		Example: `  restorebench --brokers 127.0.0.1:19092 heap my-profile.yaml --case standby-1k
   restorebench --brokers 127.0.0.1:19092 heap my-profile.yaml --case cold --low 32MiB --high 1GiB --resolution 8MiB`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, err := profiles.Load(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := heapCase(plan, caseName)
-			if err != nil {
-				return err
-			}
-			cfg, err := heapsearch.Config{Low: int64(low), High: int64(high), Resolution: int64(resolution)}.Resolve()
-			if err != nil {
-				return err
-			}
-			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name+"-heap", out)
-			if err != nil {
-				return err
-			}
-			defer done()
-			fmt.Fprintf(cmd.ErrOrStderr(), "heap %s: case %s of profile %s, results in %s\n", runID, c.Name, plan.Name, out)
-			step := 0
-			try := func(ctx context.Context, heap int64) (heapsearch.Step, error) {
-				step++
-				sc := c.Clone()
-				sc.JVMHeap = config.Size(heap)
-				p := *plan
-				p.Cases, p.Repeats = []config.Case{sc}, 1
-				dir := filepath.Join(out, fmt.Sprintf("heap-%dMiB", heap/heapsearch.MiB))
-				fmt.Fprintf(cmd.ErrOrStderr(), "heap: step %d, jvm_heap %d MiB\n", step, heap/heapsearch.MiB)
-				start := time.Now()
-				res, runErr := env.Run(ctx, &p, bench.RunOptions{OutDir: dir, RunID: fmt.Sprintf("%s-%dmib", runID, heap/heapsearch.MiB)})
-				if ctx.Err() != nil {
-					return heapsearch.Step{}, ctx.Err()
-				}
-				var errs []string
-				verified := res != nil && len(res.Restores) > 0
-				if res != nil {
-					for _, r := range res.Restores {
-						errs = append(errs, r.Error)
-						verified = verified && r.Verified
-					}
-				}
-				outcome, msg := heapsearch.Classify(runErr, errs, verified)
-				fmt.Fprintf(cmd.ErrOrStderr(), "heap: %d MiB: %s\n", heap/heapsearch.MiB, outcome)
-				return heapsearch.Step{Outcome: outcome, Error: msg, Seconds: time.Since(start).Seconds(), Run: dir}, nil
-			}
-			res, searchErr := heapsearch.Search(cmd.Context(), cfg, try)
-			if res == nil {
-				return searchErr
-			}
-			res.Profile, res.Case, res.Records = plan.Name, c.Name, heapRecords(plan, c)
-			b, err := json.MarshalIndent(res, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.Write(filepath.Join(out, "heap.json"), append(b, '\n')); err != nil {
-				return err
-			}
-			printHeap(cmd.OutOrStdout(), res)
-			if searchErr != nil {
-				return searchErr
-			}
-			for _, s := range res.Steps {
-				if s.Outcome == heapsearch.Failed {
-					return fmt.Errorf("heap: the step at %d MiB failed for another reason than memory, so the search is inconclusive: %s",
-						s.HeapBytes/heapsearch.MiB, heapsearch.FirstLine(s.Error))
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, g, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&caseName, "case", "", "the profile's kafka-streams case to search (cold or standby); required")
-	fl.StringVar(&out, "out", "", "directory for heap.json and each step's results (default results/<run-id>); must not hold another run's results")
-	fl.Var(&low, "low", "the smallest heap to try (default 64MiB)")
-	fl.Var(&high, "high", "the largest heap to try, tried first (default 2GiB)")
-	fl.Var(&resolution, "resolution", "stop once the verified and the out-of-memory heaps lie this close (default 16MiB)")
+	fl.StringVar(&f.caseName, "case", "", "the profile's kafka-streams case to search (cold or standby); required")
+	fl.StringVar(&f.out, "out", "", "directory for heap.json and each step's results (default results/<run-id>); must not hold another run's results")
+	fl.Var(&f.low, "low", "the smallest heap to try (default 64MiB)")
+	fl.Var(&f.high, "high", "the largest heap to try, tried first (default 2GiB)")
+	fl.Var(&f.resolution, "resolution", "stop once the verified and the out-of-memory heaps lie this close (default 16MiB)")
 	cmd.MarkFlagRequired("case")
 	return cmd
+}
+
+// run searches the heap of the profile's case and writes heap.json.
+func (f *heapFlags) run(cmd *cobra.Command, g *globalFlags, profile string) error {
+	plan, err := profiles.Load(profile)
+	if err != nil {
+		return err
+	}
+	c, err := heapCase(plan, f.caseName)
+	if err != nil {
+		return err
+	}
+	cfg, err := heapsearch.Config{Low: int64(f.low), High: int64(f.high), Resolution: int64(f.resolution)}.Resolve()
+	if err != nil {
+		return err
+	}
+	runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name+"-heap", f.out)
+	if err != nil {
+		return err
+	}
+	defer done()
+	fmt.Fprintf(cmd.ErrOrStderr(), "heap %s: case %s of profile %s, results in %s\n", runID, c.Name, plan.Name, out)
+	try := heapStep(cmd, env, plan, c, runID, out)
+	res, searchErr := heapsearch.Search(cmd.Context(), cfg, try)
+	if res == nil {
+		return searchErr
+	}
+	res.Profile, res.Case, res.Records = plan.Name, c.Name, heapRecords(plan, c)
+	return finishHeap(cmd, res, out, searchErr)
+}
+
+// heapStep is the search's step: the case once at a heap, on the run's
+// fill, its results under out/heap-<N>MiB, classified.
+func heapStep(cmd *cobra.Command, env *bench.Env, plan *profiles.Plan, c config.Case, runID, out string,
+) func(ctx context.Context, heap int64) (heapsearch.Step, error) {
+	step := 0
+	return func(ctx context.Context, heap int64) (heapsearch.Step, error) {
+		step++
+		sc := c.Clone()
+		sc.JVMHeap = config.Size(heap)
+		p := *plan
+		p.Cases, p.Repeats = []config.Case{sc}, 1
+		dir := filepath.Join(out, fmt.Sprintf("heap-%dMiB", heap/heapsearch.MiB))
+		fmt.Fprintf(cmd.ErrOrStderr(), "heap: step %d, jvm_heap %d MiB\n", step, heap/heapsearch.MiB)
+		start := time.Now()
+		res, runErr := env.Run(ctx, &p, bench.RunOptions{OutDir: dir, RunID: fmt.Sprintf("%s-%dmib", runID, heap/heapsearch.MiB)})
+		if ctx.Err() != nil {
+			return heapsearch.Step{}, ctx.Err()
+		}
+		var errs []string
+		verified := res != nil && len(res.Restores) > 0
+		if res != nil {
+			for _, r := range res.Restores {
+				errs = append(errs, r.Error)
+				verified = verified && r.Verified
+			}
+		}
+		outcome, msg := heapsearch.Classify(runErr, errs, verified)
+		fmt.Fprintf(cmd.ErrOrStderr(), "heap: %d MiB: %s\n", heap/heapsearch.MiB, outcome)
+		return heapsearch.Step{Outcome: outcome, Error: msg, Seconds: time.Since(start).Seconds(), Run: dir}, nil
+	}
+}
+
+// finishHeap writes the search's heap.json, prints it, and fails a search
+// that a step made inconclusive.
+func finishHeap(cmd *cobra.Command, res *heapsearch.Result, out string, searchErr error) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "heap.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	printHeap(cmd.OutOrStdout(), res)
+	if searchErr != nil {
+		return searchErr
+	}
+	for _, s := range res.Steps {
+		if s.Outcome == heapsearch.Failed {
+			return fmt.Errorf("heap: the step at %d MiB failed for another reason than memory, so the search is inconclusive: %s",
+				s.HeapBytes/heapsearch.MiB, heapsearch.FirstLine(s.Error))
+		}
+	}
+	return nil
 }
 
 // heapCase is the case a heap search runs: case name of the plan, a

@@ -52,58 +52,7 @@ prints for that deployment.`,
   restorebench report results/tuning --rto 30s,2m --threads 4
   restorebench report results/shapes --audit orders-audit.json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
-			if err != nil {
-				return err
-			}
-			rs, err := capacity.LoadRuns(args)
-			if err != nil {
-				return err
-			}
-			var aud *audit.Report
-			if auditFile != "" {
-				if aud, err = audit.Load(auditFile); err != nil {
-					return fmt.Errorf("--audit: %w", err)
-				}
-				termsafe.Scrub(aud)
-			}
-			if err := f.readTopic(cmd, &opts); err != nil {
-				return err
-			}
-			if out == "" {
-				out = filepath.Dir(rs[0].Path)
-				fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
-			}
-			inputs := make([]string, len(rs))
-			for i, r := range rs {
-				inputs[i] = r.Path
-			}
-			claim, err := claimReportDir(cmd, out, inputs)
-			if err != nil {
-				return err
-			}
-			defer claim.release()
-			a := capacity.Analyze(rs, opts)
-			if a.Rate == nil {
-				// The reason quotes case names from the files: one line, escaped.
-				fmt.Fprintf(cmd.ErrOrStderr(), "report: without a cold-restore rate the report has no capacity answers: %s\n", termsafe.String(a.RateErr.Error()))
-			}
-			doc, err := rpt.Build(a)
-			if err != nil {
-				return err
-			}
-			if aud != nil {
-				// The user's running application comes first.
-				doc.Sections = append([]rpt.Section{rpt.AuditSection(aud)}, doc.Sections...)
-			}
-			written, err := rpt.Write(out, doc)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%d charts) in %s\n", rpt.MarkdownFile, rpt.HTMLFile, len(written)-2, out)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return writeReport(cmd, &f, args, out, auditFile) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&out, "out", "", "directory for report.md, report.html and the charts (default: the first run's "+
@@ -113,4 +62,74 @@ prints for that deployment.`,
 		"its instances, what each one's loss would cost and adding one instance, as the report's first section")
 	f.register(fl, capacity.DefaultRTOs)
 	return cmd
+}
+
+// writeReport writes the report of the runs in paths (and the audit in
+// auditFile, if any) into out, the first run's directory by default.
+func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, auditFile string) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	rs, err := capacity.LoadRuns(paths)
+	if err != nil {
+		return err
+	}
+	aud, err := loadAudit(auditFile)
+	if err != nil {
+		return err
+	}
+	if err := f.readTopic(cmd, &opts); err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Dir(rs[0].Path)
+		fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
+	}
+	inputs := make([]string, len(rs))
+	for i, r := range rs {
+		inputs[i] = r.Path
+	}
+	claim, err := claimReportDir(cmd, out, inputs)
+	if err != nil {
+		return err
+	}
+	defer claim.release()
+	return buildReport(cmd, capacity.Analyze(rs, opts), aud, out)
+}
+
+// loadAudit reads --audit's file (nil without one), its text made safe to print.
+func loadAudit(file string) (*audit.Report, error) {
+	if file == "" {
+		return nil, nil
+	}
+	aud, err := audit.Load(file)
+	if err != nil {
+		return nil, fmt.Errorf("--audit: %w", err)
+	}
+	termsafe.Scrub(aud)
+	return aud, nil
+}
+
+// buildReport builds the analysis' report, the audit first, and writes it
+// into out.
+func buildReport(cmd *cobra.Command, a *capacity.Analysis, aud *audit.Report, out string) error {
+	if a.Rate == nil {
+		// The reason quotes case names from the files: one line, escaped.
+		fmt.Fprintf(cmd.ErrOrStderr(), "report: without a cold-restore rate the report has no capacity answers: %s\n", termsafe.String(a.RateErr.Error()))
+	}
+	doc, err := rpt.Build(a)
+	if err != nil {
+		return err
+	}
+	if aud != nil {
+		// The user's running application comes first.
+		doc.Sections = append([]rpt.Section{rpt.AuditSection(aud)}, doc.Sections...)
+	}
+	written, err := rpt.Write(out, doc)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%d charts) in %s\n", rpt.MarkdownFile, rpt.HTMLFile, len(written)-2, out)
+	return nil
 }

@@ -20,15 +20,18 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// runFlags are run's own flags.
+type runFlags struct {
+	out          string
+	repeats      int
+	refill, keep bool
+	noPlots      bool
+	agents       string
+	metricsAddr  string
+}
+
 func newRunCmd(g *globalFlags) *cobra.Command {
-	var (
-		out          string
-		repeats      int
-		refill, keep bool
-		noPlots      bool
-		agents       string
-		metricsAddr  string
-	)
+	f := &runFlags{}
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
 		Use:         "run PROFILE",
@@ -43,91 +46,101 @@ an interrupted run keeps what finished.`,
   restorebench --brokers 127.0.0.1:19092 run tuning --repeats 4
   restorebench run my-profile.yaml --out results/my-run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, err := profiles.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("repeats") && repeats <= 0 {
-				return fmt.Errorf("--repeats: %d must be positive", repeats)
-			}
-			if repeats > 0 {
-				if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), repeats); err != nil {
-					return fmt.Errorf("--%w", err)
-				}
-			}
-			if g.agents, g.anyAgents, err = parseAgents(agents); err != nil {
-				return err
-			}
-			watch := metrics.NewRun()
-			if onRunMetrics != nil {
-				onRunMetrics(watch)
-			}
-			stopMetrics, err := serveMetrics(cmd, metricsAddr, watch.Registry())
-			if err != nil {
-				return err
-			}
-			defer stopMetrics()
-			if metricsAddr != "" {
-				g.watch = watch
-			}
-			runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, out)
-			if err != nil {
-				watch.End(err)
-				return err
-			}
-			defer done()
-			watch.Describe(runID, plan.Name)
-			if env.Agents != nil {
-				if err := watch.WatchAgents(env.Agents); err != nil {
-					return err
-				}
-			}
-			effective := plan.Repeats
-			if repeats > 0 {
-				effective = repeats
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: profile %s (%d cases × %d repeats), results in %s\n",
-				runID, plan.Name, len(plan.Cases), effective, out)
-			printCases(cmd.ErrOrStderr(), plan, "  ")
-			res, runErr := env.Run(cmd.Context(), plan, bench.RunOptions{
-				OutDir: out, RunID: runID, Refill: refill, KeepState: keep, Repeats: repeats,
-			})
-			watch.End(runErr)
-			if res == nil {
-				return runErr
-			}
-			if !noPlots && len(res.Restores) > 0 {
-				if files, err := plots.WriteAll(res, out); err != nil {
-					runErr = errors.Join(runErr, fmt.Errorf("plots: %w", err))
-				} else {
-					fmt.Fprintf(cmd.ErrOrStderr(), "plots: %d files in %s\n", len(files), out)
-				}
-			}
-			if res.Fill != nil {
-				printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
-				printCalibration(cmd.OutOrStdout(), res)
-			}
-			printNextSteps(cmd.OutOrStdout(), res, out)
-			return runErr
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, g, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "directory for results.json and plots (default results/<run-id>); must not hold another run's results")
-	fl.IntVar(&repeats, "repeats", 0, "override the profile's repeats")
-	fl.BoolVar(&refill, "refill", false, "delete and refill the changelog if it holds a different fill")
-	fl.BoolVar(&keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
-	fl.BoolVar(&noPlots, "no-plots", false, "write results.json only")
+	fl.StringVar(&f.out, "out", "", "directory for results.json and plots (default results/<run-id>); must not hold another run's results")
+	fl.IntVar(&f.repeats, "repeats", 0, "override the profile's repeats")
+	fl.BoolVar(&f.refill, "refill", false, "delete and refill the changelog if it holds a different fill")
+	fl.BoolVar(&f.keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
+	fl.BoolVar(&f.noPlots, "no-plots", false, "write results.json only")
 	addControlKeyFlag(cmd, g)
-	addMetricsFlag(cmd, &metricsAddr, "the run (phase, case, fill and restore progress, agents)")
+	addMetricsFlag(cmd, &f.metricsAddr, "the run (phase, case, fill and restore progress, agents)")
 	fl.BoolVar(&g.insecureAgents, "insecure-agents", false, "command the agents without a signing key (they run "+
 		"--insecure): only where the cluster's ACLs let nobody else write to "+agent.ControlTopic)
-	fl.StringVar(&agents, "agents", "", "NAME,... or any:N: run every case's restores on these agents (`restorebench "+
+	fl.StringVar(&f.agents, "agents", "", "NAME,... or any:N: run every case's restores on these agents (`restorebench "+
 		"agent`), or on N of those heard on the control topic (the first N by name), placed round robin "+
 		"or by the profile's placement: the kafka-streams instances of cold, warm, standby, failover, "+
 		"scaleout and rolling, the model engine's cold and warm restores, and the fill (other model "+
 		"scenarios, queries beside cold or warm, and limits are refused); default: on this machine")
 	return cmd
+}
+
+// run runs profile: its checks, the live metrics, the run itself, then
+// the plots, summary and next steps of what it finished.
+func (f *runFlags) run(cmd *cobra.Command, g *globalFlags, profile string) error {
+	plan, err := profiles.Load(profile)
+	if err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("repeats") && f.repeats <= 0 {
+		return fmt.Errorf("--repeats: %d must be positive", f.repeats)
+	}
+	if f.repeats > 0 {
+		if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), f.repeats); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+	}
+	if g.agents, g.anyAgents, err = parseAgents(f.agents); err != nil {
+		return err
+	}
+	watch := metrics.NewRun()
+	if onRunMetrics != nil {
+		onRunMetrics(watch)
+	}
+	stopMetrics, err := serveMetrics(cmd, f.metricsAddr, watch.Registry())
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if f.metricsAddr != "" {
+		g.watch = watch
+	}
+	runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name, f.out)
+	if err != nil {
+		watch.End(err)
+		return err
+	}
+	defer done()
+	watch.Describe(runID, plan.Name)
+	if env.Agents != nil {
+		if err := watch.WatchAgents(env.Agents); err != nil {
+			return err
+		}
+	}
+	effective := plan.Repeats
+	if f.repeats > 0 {
+		effective = f.repeats
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "run %s: profile %s (%d cases × %d repeats), results in %s\n",
+		runID, plan.Name, len(plan.Cases), effective, out)
+	printCases(cmd.ErrOrStderr(), plan, "  ")
+	res, runErr := env.Run(cmd.Context(), plan, bench.RunOptions{
+		OutDir: out, RunID: runID, Refill: f.refill, KeepState: f.keep, Repeats: f.repeats,
+	})
+	watch.End(runErr)
+	if res == nil {
+		return runErr
+	}
+	return f.report(cmd, res, out, runErr)
+}
+
+// report writes the finished run's plots and prints its summary,
+// calibration and next steps; a plot that fails joins runErr.
+func (f *runFlags) report(cmd *cobra.Command, res *runs.Results, out string, runErr error) error {
+	if !f.noPlots && len(res.Restores) > 0 {
+		if files, err := plots.WriteAll(res, out); err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("plots: %w", err))
+		} else {
+			fmt.Fprintf(cmd.ErrOrStderr(), "plots: %d files in %s\n", len(files), out)
+		}
+	}
+	if res.Fill != nil {
+		printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
+		printCalibration(cmd.OutOrStdout(), res)
+	}
+	printNextSteps(cmd.OutOrStdout(), res, out)
+	return runErr
 }
 
 // parseAgents reads --agents: distinct agent names ("" is none), or
