@@ -144,17 +144,6 @@ func newLocalHost(env *Env, root, appID string) (*localHost, error) {
 	return &localHost{root: abs, appID: appID, secrets: secrets}, nil
 }
 
-// newNestedLocalHost is the local host that keeps each instance under a
-// directory of its own, <root>/<nest><id>.
-func newNestedLocalHost(env *Env, root, appID, nest string) (*localHost, error) {
-	h, err := newLocalHost(env, root, appID)
-	if err != nil {
-		return nil, err
-	}
-	h.nest = nest
-	return h, nil
-}
-
 // home is the directory of instance id's own, or "" when flat.
 func (h *localHost) home(id string) string {
 	if h.nest == "" {
@@ -282,7 +271,7 @@ func APIAddrOf(p Process) string {
 // under its root; a host elsewhere keeps its own.
 type Layout struct {
 	// Nest, when set, keeps each instance under <root>/<Nest><id>
-	// (newNestedLocalHost); empty, flat: <root>/<id>-state.
+	// (localHost.home); empty, flat: <root>/<id>-state.
 	Nest string
 	// Single is the one instance of a cold restore or warm restart: root
 	// is its state.dir (localHost.single).
@@ -331,13 +320,10 @@ func NewHost(env *Env, req Request, root, appID string, layout Layout) (Host, er
 // newLayoutHost is this machine's host of application appID, its
 // instances under root as layout says.
 func newLayoutHost(env *Env, root, appID string, layout Layout) (*localHost, error) {
-	if layout.Nest != "" {
-		return newNestedLocalHost(env, root, appID, layout.Nest)
-	}
 	h, err := newLocalHost(env, root, appID)
 	if err != nil {
 		return nil, err
 	}
-	h.single = layout.Single
+	h.nest, h.single = layout.Nest, layout.Single
 	return h, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -32,7 +31,7 @@ func Entries(ctx context.Context, cfg cluster.Config, topic string, partition in
 		o.MaxKeys = MaxEntriesKeys
 	}
 	if o.Idle <= 0 {
-		o.Idle = 5 * time.Second // as State
+		o.Idle = stateIdle
 	}
 	cl, err := cluster.NewClient(cfg)
 	if err != nil {
@@ -66,23 +65,15 @@ func Entries(ctx context.Context, cfg cluster.Config, topic string, partition in
 			delete(out, string(r.Key))
 			return
 		}
-		v := r.Value
-		if o.TimestampedValue {
-			buf = loadgen.AppendTimestamped(buf[:0], r.Timestamp.UnixMilli(), r.Value)
-			v = buf
-		}
+		var v []byte
+		v, buf = o.storedValue(r, buf)
 		out[string(r.Key)] = loadgen.EntryHash(r.Key, v)
 		if len(out) > o.MaxKeys {
 			tooMany = fmt.Errorf("partition %d of topic %s %w (%d)", partition, topic, ErrTooManyEntries, o.MaxKeys)
 			stop()
 		}
 	}
-	iso := kgo.ReadUncommitted()
-	if o.ReadCommitted {
-		iso = kgo.ReadCommitted()
-	}
-	opts := []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
-	err = before.scan(ctx, cl, cfg, &Shape{Offsets: end - start}, ranges, reached, o.Idle, each, nil, opts...)
+	err = before.scan(ctx, cl, cfg, &Shape{Offsets: end - start}, ranges, reached, o.Idle, each, nil, o.readOpts()...)
 	if tooMany != nil {
 		return nil, tooMany
 	}

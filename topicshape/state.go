@@ -77,7 +77,7 @@ type entry struct {
 func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions) (TopicState, error) {
 	begin := time.Now()
 	if o.Idle <= 0 {
-		o.Idle = 5 * time.Second
+		o.Idle = stateIdle
 	}
 	if o.MaxKeys <= 0 {
 		o.MaxKeys = MaxStateKeys
@@ -106,12 +106,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		reached[r.Partition] = r.Offset + 1
 		lk.add(r)
 	}
-	iso := kgo.ReadUncommitted()
-	if o.ReadCommitted {
-		iso = kgo.ReadCommitted()
-	}
-	opts := []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
-	err = before.scan(ctx, cl, cfg, lk.shape, ranges, reached, o.Idle, each, nil, opts...)
+	err = before.scan(ctx, cl, cfg, lk.shape, ranges, reached, o.Idle, each, nil, o.readOpts()...)
 	if lk.tooMany != nil {
 		return st, lk.tooMany
 	}
@@ -121,6 +116,31 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	st.Partitions = lk.partitionStates()
 	st.Seconds = time.Since(begin).Seconds()
 	return st, nil
+}
+
+// stateIdle is StateOptions.Idle's default.
+const stateIdle = 5 * time.Second
+
+// readOpts are the consumer options of a read as the restore consumer
+// reads: its isolation level, control records kept (a transaction's
+// markers move the offsets), no reset past the log start.
+func (o StateOptions) readOpts() []kgo.Opt {
+	iso := kgo.ReadUncommitted()
+	if o.ReadCommitted {
+		iso = kgo.ReadCommitted()
+	}
+	return []kgo.Opt{kgo.FetchMaxBytes(64 << 20), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(kgo.NoResetOffset())}
+}
+
+// storedValue is r's value as the store keeps it: behind its timestamp
+// when o.TimestampedValue (built in buf, returned for reuse), else as the
+// changelog holds it.
+func (o StateOptions) storedValue(r *kgo.Record, buf []byte) (v, reuse []byte) {
+	if !o.TimestampedValue {
+		return r.Value, buf
+	}
+	buf = loadgen.AppendTimestamped(buf[:0], r.Timestamp.UnixMilli(), r.Value)
+	return buf, buf
 }
 
 // stateRanges are the offsets State reads of each partition listed: ends
@@ -194,11 +214,8 @@ func (lk *liveKeys) add(r *kgo.Record) {
 		}
 		return
 	}
-	v := r.Value
-	if lk.o.TimestampedValue {
-		lk.buf = loadgen.AppendTimestamped(lk.buf[:0], r.Timestamp.UnixMilli(), r.Value)
-		v = lk.buf
-	}
+	var v []byte
+	v, lk.buf = lk.o.storedValue(r, lk.buf)
 	m[h] = entry{hash: loadgen.EntryHash(r.Key, v), bytes: int64(len(r.Key) + len(v))}
 	if !had {
 		if lk.kept++; lk.kept > lk.o.MaxKeys {
