@@ -104,11 +104,18 @@ func checkKillQueries(t *testing.T, name string, r runs.Restore, stale, standby 
 		t.Fatalf("%s kill %d: %d range queries over %d keys, latency %+v: a tenth of the lookups should be ranges", name, f.Kill, q.Ranges, q.RangeKeys, q.RangeLatency)
 	}
 	if q.Ranges > 0 {
-		t.Logf("%s kill %d: %d range queries (%d refused) judged on %d keys, p50/p99 %.2f/%.2f ms", name, f.Kill, q.Ranges, q.RangesRefused, q.RangeKeys, q.RangeLatency.P50Ms, q.RangeLatency.P99Ms)
+		t.Logf("%s kill %d: %d range queries (%d refused, %d for load) judged on %d keys, p50/p99 %.2f/%.2f ms", name, f.Kill, q.Ranges, q.RangesRefused, q.RangesBusy, q.RangeKeys, q.RangeLatency.P50Ms, q.RangeLatency.P99Ms)
 	}
-	if stale && standby && (q.Refused != 0 || o.Refused != 0) {
-		t.Fatalf("%s kill %d: %d lookups refused (%d of the victim's keys) though a caught-up standby held every partition; reasons %q",
-			name, f.Kill, q.Refused, o.Refused, q.RefusedWhy)
+	// Ranges refused for load (the range concurrency limit, HTTP 429,
+	// after the API layer's retries) are back-pressure, not a missing
+	// copy: on a loaded machine a few meet it. They are bounded apart.
+	if stale && standby && (q.Refused-q.RangesBusy != 0 || o.Refused != 0) {
+		t.Fatalf("%s kill %d: %d lookups refused (%d of the victim's keys, %d ranges for load) though a caught-up standby held every partition; reasons %q",
+			name, f.Kill, q.Refused, o.Refused, q.RangesBusy, q.RefusedWhy)
+	}
+	if q.RangesBusy*20 > q.Ranges {
+		t.Fatalf("%s kill %d: %d of %d ranges refused for the range concurrency limit: over 5 %%; reasons %q",
+			name, f.Kill, q.RangesBusy, q.Ranges, q.RefusedWhy)
 	}
 	if !stale && q.FromStandby != 0 {
 		t.Fatalf("%s kill %d: %d answers from a standby without stale reads", name, f.Kill, q.FromStandby)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/restorebench/restorebench/ksdriver"
@@ -57,6 +58,9 @@ func (l *KSQueryLoad) rangeLookup(i int64) {
 	if a.Refused {
 		l.tally.refuse(n)
 		l.tally.rec.RangesRefused++
+		if a.Status == http.StatusTooManyRequests {
+			l.tally.rec.RangesBusy++
+		}
 		l.noteRefusal(a.Reason)
 		return
 	}

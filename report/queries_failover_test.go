@@ -24,6 +24,9 @@ func queriesFailoverKill(k int) runs.Restore {
 		Outage: &runs.ReadOutage{KillSeconds: 4, Partitions: []int32{0, 2}, Lookups: 4000, Answered: 3900, Refused: 100, FromStandby: 2500,
 			LongestUnansweredSeconds: 0.25, FirstAnsweredSeconds: &first, ServedAgainSeconds: &again, TakenOverSeconds: 6.4},
 		StandbyLag: &runs.StandbyLag{Answers: 2000, MeanRecords: 3.4, P99Records: 20, MaxRecords: 35, WriteRate: 500}}
+	if k == 2 {
+		q.RangesBusy = 1 // one of the two refused for the range concurrency limit
+	}
 	f := &runs.FailoverRecord{Kill: k, Kills: 2, Standby: true, Tasks: []runs.FailoverTask{{Task: "0_0", GapSeconds: 7}}, MaxGapSeconds: 7, Takeover: runs.TakeoverPromoted}
 	return runs.Restore{Case: p.Name, Step: &runs.Step{Case: p.Name, Kind: runs.StepKill, Kill: k}, Repeat: 1, Params: p, Verified: true, Failover: f, Queries: q}
 }
@@ -45,7 +48,8 @@ func TestQueriesSectionShowsKafkaStreamsAndOutages(t *testing.T) {
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
 	for _, want := range []string{
 		"## Interactive queries",
-		"| R1 standby-stale #1 kill 2 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | 90 (2) 14.5 | i1 800, i2 8000 |",
+		"| R1 standby-stale #1 kill 2 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | 90 (2, 1 for load) 14.5 | i1 800, i2 8000 |",
+		"| R1 standby-stale #1 kill 1 | 8800 | 3 | 40 | 5000 | 12 (310 ms) | 90 (2) 14.5 | i1 800, i2 8000 |",
 		"`owner unreachable` (R1 standby-stale #1 kill 1, R1 standby-stale #1 kill 2)",
 		"| R1 standby-stale #1 kill 1 | true | true | 0.25 | 0.02 | 6.50 | 6.40 | 2.5% | 2500 | 3/20/35 | 500 | 12.5/40.0/30.0 |",
 		"| lookups answered again (failover, standby + stale reads) | any size (outage ≤ 0.25 s) |",

@@ -47,7 +47,7 @@ func kafkaStreamsQueryBlocks(recs []runRestore) []Block {
 		tab.Rows = append(tab.Rows,
 			[]string{queryRef(x), fmt.Sprint(q.Answered), fmt.Sprint(q.Failed), fmt.Sprint(q.Forwarded),
 				fmt.Sprint(q.FromStandby), retried(q.Retried, q.RetriedMaxMs),
-				rangesCell(q.Ranges, q.RangesRefused, q.RangeLatency), byInstance(q.ByInstance)})
+				rangesCell(q.Ranges, q.RangesRefused, q.RangesBusy, q.RangeLatency), byInstance(q.ByInstance)})
 		for _, r := range q.RefusedWhy {
 			why[r] = append(why[r], queryRef(x))
 		}
@@ -110,14 +110,18 @@ func outageTable(recs []runRestore) *Table {
 	return tab
 }
 
-// rangesCell is "120 (3) 14.2", or "0".
-func rangesCell(n, refused int64, lat *measure.Latency) string {
+// rangesCell is "120 (3) 14.2", "120 (3, 2 for load) 14.2" when some were
+// refused for the range concurrency limit (runs.Queries.RangesBusy), or "0".
+func rangesCell(n, refused, busy int64, lat *measure.Latency) string {
 	if n == 0 {
 		return "0"
 	}
 	p99 := noFigure
 	if lat != nil && lat.Count > 0 {
 		p99 = msText(lat.P99Ms)
+	}
+	if busy > 0 {
+		return fmt.Sprintf("%d (%d, %d for load) %s", n, refused, busy, p99)
 	}
 	return fmt.Sprintf("%d (%d) %s", n, refused, p99)
 }

@@ -56,12 +56,16 @@ type QueryFigures struct {
 	// Ranges (kafka-streams engine, queries.range_share) are the lookups
 	// sent as range queries, counted in Lookups, Refused, Answered and
 	// the verdicts too: a range's verdict is its worst key's.
-	// RangesRefused were refused whole (some partition had no copy that
-	// could serve), RangeKeys the keys the answered ranges were judged
+	// RangesRefused were refused whole: some partition had no copy that
+	// could serve, or (RangesBusy, counted in RangesRefused too) the
+	// instance asked already gathered as many ranges as it takes at once
+	// (restorebench.api.range.concurrency, HTTP 429), a refusal for load
+	// and not for a missing copy. RangeKeys the keys the answered ranges were judged
 	// on, and RangeLatency the answered ranges' latency (not in During or
 	// After, which are key lookups').
 	Ranges        int64            `json:"ranges,omitempty"`
 	RangesRefused int64            `json:"ranges_refused,omitempty"`
+	RangesBusy    int64            `json:"ranges_busy,omitempty"`
 	RangeKeys     int64            `json:"range_keys,omitempty"`
 	RangeLatency  *measure.Latency `json:"range_latency,omitempty"`
 	// ByInstance (kafka-streams engine) counts the answers by the
