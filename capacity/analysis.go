@@ -53,20 +53,13 @@ type Analysis struct {
 	// there is none.
 	Rate    *Rate
 	RateErr error
-	// Warm is the warm-restart rate (WarmErr says why there is none);
-	// Standby and Failover what the standby and failover records say;
-	// ScaleOuts the measured scale-outs; Amplifications the measured
-	// restore amplification per cleaner setting. Each is nil or empty
-	// when the inputs hold no records of it.
 	// Costs are the restore costs per record and per byte the inputs fit,
 	// one per setting whose restores span changelog shapes.
-	Costs          []*Cost
-	Warm           *WarmRate
-	WarmErr        error
-	Standby        *StandbyEvidence
-	Failover       *FailoverEvidence
-	ScaleOuts      []*ScaleOut
-	Amplifications []*Amplification
+	Costs []*Cost
+	// derived is what each scenario's records say (EvidenceDef), asked
+	// through its accessor: Warm, Standby, Failover, ScaleOuts,
+	// Amplifications.
+	derived map[string]*derivedEvidence
 	// State is the deployment's changelog estimated from its live state
 	// (Deployment.LiveBytes), StateErr why it could not be.
 	State    *StateEstimate
@@ -139,15 +132,11 @@ func (a *Analysis) rateAtShape() {
 	a.Rate = r
 }
 
-// scenarios reads what the warm-restart, standby, failover, scale-out and
-// compaction records say, and the deployment's changelog from its live
-// state when that is how it was given.
+// scenarios reads what each scenario's records say (every registered
+// EvidenceDef), and the deployment's changelog from its live state when
+// that is how it was given.
 func (a *Analysis) scenarios() {
-	a.Warm, a.WarmErr = warmRate(a)
-	a.Standby = standbyEvidence(a.Obs)
-	a.Failover = failoverEvidence(a.Obs)
-	a.ScaleOuts = scaleOuts(a.Obs)
-	a.Amplifications = amplifications(a.Obs)
+	a.deriveEvidence()
 	a.State, a.StateErr = resolveState(a)
 }
 
@@ -227,7 +216,7 @@ func unknowns(a *Analysis) []string {
 func compactionUnknown(a *Analysis) string {
 	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores " +
 		"read their fills as written (see the fills' records per live key)"
-	if len(a.Amplifications) == 0 {
+	if len(a.Amplifications()) == 0 {
 		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with " +
 			"your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings " +
 			"allow."

@@ -81,6 +81,17 @@ type Amplification struct {
 	Partitions int
 }
 
+func init() {
+	RegisterEvidence(EvidenceDef{Name: "compaction", Derive: func(a *Analysis) (any, error) { return amplifications(a.Obs), nil }})
+}
+
+// Amplifications are the measured restore amplifications per cleaner
+// setting and who cleaned, in first-seen order.
+func (a *Analysis) Amplifications() []*Amplification {
+	amp, _ := evidenceAs[[]*Amplification](a, "compaction")
+	return amp
+}
+
 // amplifications groups the compaction records by cleaner settings and
 // who cleaned, in first-seen order.
 func amplifications(obs []Obs) []*Amplification {
@@ -165,7 +176,7 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 	}
 	c := NewCleanerSettings(d.CleanerSettings)
 	q := fmt.Sprintf("Changelog to restore for %s of live state", FormatBytes(d.LiveBytes))
-	est := &StateEstimate{Live: d.LiveBytes, Amplification: amplificationFor(a.Amplifications, c)}
+	est := &StateEstimate{Live: d.LiveBytes, Amplification: amplificationFor(a.Amplifications(), c)}
 	bound := math.Inf(1)
 	// needs names the input a worst case lacks ("" when it has them all).
 	needs := ""

@@ -24,6 +24,10 @@
 // when none was measured on Kafka). A scenario's row is a scenarioRow
 // (rto.go) in scenarioRows; its questions are an answerer that the file
 // reading its records registers from its init (registerAnswerer, placed by
-// its order): report and plan show both, so they never disagree. A new
-// scenario's answers are one file here, registering its answerer.
+// its order): report and plan show both, so they never disagree. What a
+// scenario's records say (its evidence: WarmRate, StandbyEvidence, …) is
+// registered from the same file (RegisterEvidence, evidence.go) and read
+// through its accessor (Analysis.Warm, Analysis.Failover, …), not a field
+// of Analysis. A new scenario's answers are one file here, registering its
+// evidence and its answerer.
 package capacity

@@ -358,7 +358,7 @@ func ceilF(x float64) float64 {
 // grow with the state; and how fast a standby keeps up.
 func standbyRecommendation(a *Analysis) Recommendation {
 	rec := Recommendation{Title: "Standbys"}
-	f, ev, cold := a.Failover, a.Standby, a.RTO.Row(RowColdRestore)
+	f, ev, cold := a.Failover(), a.Standby(), a.RTO.Row(RowColdRestore)
 	if f == nil && ev == nil {
 		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these " +
 			"inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
@@ -398,12 +398,12 @@ func standbyRecommendation(a *Analysis) Recommendation {
 // reads per live key. Measurements on the embedded broker, which ignores
 // the settings, only say so.
 func compactionRecommendation(a *Analysis) (Recommendation, bool) {
-	if len(a.Amplifications) == 0 {
+	if len(a.Amplifications()) == 0 {
 		return Recommendation{}, false
 	}
 	rec := Recommendation{Title: "Changelog cleaner settings"}
 	var real []*Amplification
-	for _, amp := range a.Amplifications {
+	for _, amp := range a.Amplifications() {
 		rec.Evidence = append(rec.Evidence, amp.Text()+" ("+Refs(amp.Obs)+")")
 		if amp.OfSettings() {
 			real = append(real, amp)

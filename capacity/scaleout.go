@@ -26,6 +26,16 @@ type ScaleOut struct {
 	TaskBytes float64
 }
 
+func init() {
+	RegisterEvidence(EvidenceDef{Name: "scale-out", Derive: func(a *Analysis) (any, error) { return scaleOuts(a.Obs), nil }})
+}
+
+// ScaleOuts are the verified scale-outs, in input order.
+func (a *Analysis) ScaleOuts() []*ScaleOut {
+	s, _ := evidenceAs[[]*ScaleOut](a, "scale-out")
+	return s
+}
+
 // scaleOuts lists the verified scale-outs, in input order.
 func scaleOuts(obs []Obs) []*ScaleOut {
 	var out []*ScaleOut
@@ -122,14 +132,14 @@ func largestWithin(in warmup.Inputs, seconds float64) int64 {
 // within: a prediction, labelled so.
 func scaleOutRow(a *Analysis) RTORow {
 	row := RTORow{Scenario: RowScaleOut}
-	if len(a.ScaleOuts) == 0 {
+	if len(a.ScaleOuts()) == 0 {
 		row.Missing = "not measured in the inputs: needs " + scaleOutRunText
 		return row
 	}
-	s := predictable(a.ScaleOuts)
+	s := predictable(a.ScaleOuts())
 	if s == nil {
 		row.Missing = fmt.Sprintf("the inputs measure %s but none carries the warmup model's inputs (a restore rate and a balanced end): %s",
-			Plural(len(a.ScaleOuts), "scale-out"), scaleOutList(a.ScaleOuts))
+			Plural(len(a.ScaleOuts()), "scale-out"), scaleOutList(a.ScaleOuts()))
 		return row
 	}
 	row.Measured, row.Predicted = true, true
@@ -146,12 +156,12 @@ func scaleOutRow(a *Analysis) RTORow {
 		}
 		row.Cells = append(row.Cells, c)
 	}
-	row.Basis = scaleOutBasis(a.ScaleOuts, s, in)
+	row.Basis = scaleOutBasis(a.ScaleOuts(), s, in)
 	if rateNote != "" {
 		row.Basis = append(row.Basis, rateNote)
 	}
 	var obs []Obs
-	for _, so := range a.ScaleOuts {
+	for _, so := range a.ScaleOuts() {
 		obs = append(obs, so.Obs)
 	}
 	row.Sources = Refs(obs)
@@ -226,7 +236,7 @@ func init() {
 // for it.
 func scaleOutAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	var out []Answer
-	for _, s := range a.ScaleOuts {
+	for _, s := range a.ScaleOuts() {
 		so := s.Record
 		ans := Answer{
 			ID:         "scale_out_measured",

@@ -34,9 +34,9 @@ func answerOf(a *Analysis, prefix string) (Answer, bool) {
 // line.
 func TestWarmRestartRow(t *testing.T) {
 	a := Analyze(scenarioRuns(), Options{Threads: 2})
-	w := a.Warm
+	w, err := a.Warm()
 	if w == nil {
-		t.Fatalf("no warm rate: %v", a.WarmErr)
+		t.Fatalf("no warm rate: %v", err)
 	}
 	if !near(w.PerThread, capacitytest.WarmRate, 0.02) || math.Abs(w.Overhead-capacitytest.WarmFixed) > 0.03 || w.Fit == nil || len(w.Obs) != 12 {
 		t.Errorf("warm rate %s over %d restarts, want about %g MB/s + %g s over the 12 warm steps", w.Summary(), len(w.Obs), capacitytest.WarmRate/1e6, capacitytest.WarmFixed)
@@ -78,7 +78,7 @@ func TestStandbyFailoverRow(t *testing.T) {
 			t.Errorf("%s: %q (meets %v), want %q", c.RTO, c.Text, c.Meets, want[i])
 		}
 	}
-	if f := a.Failover; !near(f.NoStandbyMedian, 16.55, 1e-9) || f.Takeovers[runs.TakeoverPromoted] != 3 {
+	if f := a.Failover(); !near(f.NoStandbyMedian, 16.55, 1e-9) || f.Takeovers[runs.TakeoverPromoted] != 3 {
 		t.Errorf("failover evidence %+v", f)
 	}
 }
@@ -92,7 +92,7 @@ func TestScaleOutRow(t *testing.T) {
 	if !row.Measured || !row.Predicted || !strings.Contains(strings.Join(row.Basis, " "), "1 probing round: 62.8 s") {
 		t.Fatalf("scale-out row %+v", row)
 	}
-	in := a.ScaleOuts[0].Record.Prediction.Inputs
+	in := a.ScaleOuts()[0].Record.Prediction.Inputs
 	for _, c := range row.Cells {
 		offsets := int64(c.Task.Value / in.BytesPerOffset)
 		if got := predictSeconds(in, offsets); got > c.RTO.Seconds() {
@@ -395,8 +395,8 @@ func TestFailoverGapsAcrossHostsTakeTheClocksBound(t *testing.T) {
 		t.Fatal("no standby kills in the scenario runs")
 	}
 	a := Analyze(rs, Options{RTOs: []time.Duration{30 * time.Second}})
-	if a.Failover == nil || a.Failover.Worst != 31 || !strings.Contains(a.Failover.Summary(), "plus the clocks' bound across hosts, up to 2.00 s") {
-		t.Fatalf("evidence %+v: want worst 31 s (29 s + 2 s)", a.Failover)
+	if a.Failover() == nil || a.Failover().Worst != 31 || !strings.Contains(a.Failover().Summary(), "plus the clocks' bound across hosts, up to 2.00 s") {
+		t.Fatalf("evidence %+v: want worst 31 s (29 s + 2 s)", a.Failover())
 	}
 	if c := a.RTO.Row(RowStandbyFailover).Cells[0]; c.Meets {
 		t.Errorf("30 s cell %+v: a gap of up to 31 s does not meet it", c)

@@ -55,6 +55,24 @@ type CatchUp struct {
 	Obs                         []Obs
 }
 
+func init() {
+	RegisterEvidence(EvidenceDef{Name: "standby", Derive: func(a *Analysis) (any, error) { return standbyEvidence(a.Obs), nil }})
+	RegisterEvidence(EvidenceDef{Name: "failover", Derive: func(a *Analysis) (any, error) { return failoverEvidence(a.Obs), nil }})
+}
+
+// Standby is what the standby records say; nil without any.
+func (a *Analysis) Standby() *StandbyEvidence {
+	ev, _ := evidenceAs[*StandbyEvidence](a, "standby")
+	return ev
+}
+
+// Failover is what the failover kills say; nil without a verified kill
+// with a standby.
+func (a *Analysis) Failover() *FailoverEvidence {
+	ev, _ := evidenceAs[*FailoverEvidence](a, "failover")
+	return ev
+}
+
 // standbyEvidence collects the standby steps; nil without any.
 func standbyEvidence(obs []Obs) *StandbyEvidence {
 	all, pauses := standbySteps(obs)
@@ -336,10 +354,10 @@ func KillRefs(obs []Obs) string {
 // state: each cell says whether the objective is met, and at what gap.
 func standbyFailoverRow(a *Analysis) RTORow {
 	row := RTORow{Scenario: RowStandbyFailover}
-	f := a.Failover
+	f := a.Failover()
 	if f == nil {
 		row.Missing = "not measured in the inputs: needs " + failoverRun
-		if a.Standby != nil {
+		if a.Standby() != nil {
 			row.Missing = "the inputs measure a standby keeping up (see the answers) but no failover: needs " + failoverRun
 		}
 		return row
@@ -364,7 +382,7 @@ func standbyFailoverRow(a *Analysis) RTORow {
 
 // failoverBasis says what the standby row rests on and what it assumes.
 func failoverBasis(a *Analysis) []string {
-	f := a.Failover
+	f := a.Failover()
 	out := []string{
 		fmt.Sprintf("%s (last record the killed instance processed to the first its survivor processed, per task); takeovers: %s", f.Summary(), f.TakeoverText()),
 		fmt.Sprintf("with a caught-up standby the survivor restores only the standby's lag, so the gap is failure "+
@@ -381,10 +399,10 @@ func failoverBasis(a *Analysis) []string {
 
 // standbyKeepUpText is the standby's measured limit, or its absence.
 func standbyKeepUpText(a *Analysis) string {
-	if ev := a.Standby; ev != nil && len(ev.Steps) == 0 {
+	if ev := a.Standby(); ev != nil && len(ev.Steps) == 0 {
 		return "the standby run in the inputs does not measure the rate it sustains: " + ev.SustainedBasis()
 	}
-	if ev := a.Standby; ev != nil {
+	if ev := a.Standby(); ev != nil {
 		return "it sustained " + ev.Sustained() + " here (" + Refs(ev.Steps) + ")"
 	}
 	return "no standby run in the inputs measures the rate it sustains (" + standbyRunText + ")"
@@ -401,7 +419,7 @@ func standbyAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	d := a.Options.Deployment
 	var out []Answer
 	var missing []Unanswered
-	if ev := a.Standby; ev != nil {
+	if ev := a.Standby(); ev != nil {
 		out = append(out, sustainedAnswer(ev))
 	}
 	if d.Standbys > 0 {
@@ -440,7 +458,7 @@ func sustainedAnswer(ev *StandbyEvidence) Answer {
 }
 
 func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
-	d, f := a.Options.Deployment, a.Failover
+	d, f := a.Options.Deployment, a.Failover()
 	q := fmt.Sprintf("Failover with num.standby.replicas=%d (SIGKILL of an active instance)", d.Standbys)
 	if f == nil {
 		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
@@ -460,7 +478,7 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 }
 
 func keepUpAnswer(a *Analysis) (Answer, *Unanswered) {
-	d, ev := a.Options.Deployment, a.Standby
+	d, ev := a.Options.Deployment, a.Standby()
 	q := fmt.Sprintf("Does a standby keep up with %s of writes?", FormatRate(d.WriteRate))
 	if ev == nil || ev.Best == nil {
 		reason := "the highest write rate a standby sustains is not measured in the inputs: needs " + standbyRunText
@@ -507,7 +525,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		"default session timeout (session.timeout.ms, classic protocol; "+
 		"group.streams.session.timeout.ms, streams protocol); no failover run in the inputs measured it",
 		FormatSeconds(DefaultFailureDetectionSeconds))
-	if f := a.Failover; f != nil {
+	if f := a.Failover(); f != nil {
 		detect = f.Detection
 		detectText = fmt.Sprintf("plus failure detection, %s as measured in the failover runs (session.timeout.ms=%d "+
 			"there; yours may differ)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
@@ -554,7 +572,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Inputs:       append([]string{"recovery without a standby " + TimeValue(total) + ", failure detection included"}, inputs...),
 		Sources:      RunLabels(r.Obs),
 	}
-	if f := a.Failover; f != nil {
+	if f := a.Failover(); f != nil {
 		needed.Inputs = append(needed.Inputs, "with a standby: "+f.Summary())
 		needed.Sources += ", " + KillRefs(f.Kills)
 	}

@@ -40,6 +40,13 @@ type WarmRate struct {
 	RecordBytes float64
 }
 
+func init() {
+	RegisterEvidence(EvidenceDef{Name: "warm", Derive: func(a *Analysis) (any, error) { return warmRate(a) }})
+}
+
+// Warm is the warm-restart rate the warm setups give, or why there is none.
+func (a *Analysis) Warm() (*WarmRate, error) { return evidenceAs[*WarmRate](a, "warm") }
+
 // warmRate derives the warm-restart rate from the warm setup with the most
 // to go on (the kafka-streams engine first): a least-squares line through
 // its restarts' times against the bytes of changes they replayed.
@@ -104,9 +111,9 @@ func (w *WarmRate) Summary() string {
 // replays what was written while it was down, so the row's sizes are that
 // backlog per task and per instance, not the state.
 func warmRestartRow(a *Analysis) RTORow {
-	w := a.Warm
+	w, err := a.Warm()
 	if w == nil {
-		return RTORow{Scenario: RowWarmRestart, Missing: a.WarmErr.Error()}
+		return RTORow{Scenario: RowWarmRestart, Missing: err.Error()}
 	}
 	row := RTORow{Scenario: RowWarmRestart, Measured: true, Quantity: QuantityChanges}
 	threads := a.Options.Threads
@@ -162,7 +169,7 @@ func init() {
 // warmAnswers: per RTO, the largest backlog of changes a task and an
 // instance replay within it (the warm row's cells).
 func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
-	w := a.Warm
+	w, _ := a.Warm()
 	if w == nil {
 		return nil, nil
 	}

@@ -176,7 +176,7 @@ func deploymentFacts(a *capacity.Analysis) []Fact {
 // failover, scale-out and compaction measurements the inputs hold.
 func scenarioFacts(a *capacity.Analysis) []Fact {
 	var out []Fact
-	if w := a.Warm; w != nil {
+	if w, _ := a.Warm(); w != nil {
 		row := a.RTO.Row(capacity.RowWarmRestart)
 		var rtos, vals []string
 		for _, c := range row.Cells {
@@ -187,21 +187,21 @@ func scenarioFacts(a *capacity.Analysis) []Fact {
 			Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold",
 				capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
 	}
-	if f := a.Failover; f != nil {
+	if f := a.Failover(); f != nil {
 		out = append(out, Fact{Label: "Failover with a standby", Value: "gap ≤ " + capacity.FormatSeconds(f.Worst),
 			Detail: fmt.Sprintf("median %s over %s; does not grow with state", capacity.FormatSeconds(f.Median), capacity.Plural(len(f.Kills), "SIGKILL"))})
 	}
-	if ev := a.Standby; ev != nil && ev.Best != nil {
+	if ev := a.Standby(); ev != nil && ev.Best != nil {
 		detail := "highest write rate a standby kept up with"
 		if len(ev.CatchUps) > 0 {
 			detail += "; catch-up after " + ev.CatchUpText()
 		}
 		out = append(out, Fact{Label: "A standby keeps up with", Value: ev.Sustained(), Detail: detail})
 	}
-	if f, ok := amplificationFact(a.Amplifications); ok {
+	if f, ok := amplificationFact(a.Amplifications()); ok {
 		out = append(out, f)
 	}
-	for _, so := range a.ScaleOuts {
+	for _, so := range a.ScaleOuts() {
 		r := so.Record
 		detail := fmt.Sprintf("%s of %s, %s", capacity.Plural(r.Tasks, "task"), capacity.FormatBytes(so.TaskBytes), capacity.Plural(r.ProbingRounds, "probing round"))
 		if p := r.Prediction; p != nil {

@@ -115,7 +115,7 @@ func failoverBlocks(a *capacity.Analysis) ([]Block, error) {
 			"The gap is, per task, from the last record the killed instance processed to the first its survivor processed; a " +
 			"kill's gap is its longest task's. The ledger's balances are then checked against the " +
 			"acknowledged transactions."}}
-	if f := a.Failover; f != nil {
+	if f := a.Failover(); f != nil {
 		out = append(out, &Para{Text: fmt.Sprintf("**With a standby:** %s; takeovers: %s. Failure detection took %s (median; session.timeout.ms=%d).",
 			f.Summary(), f.TakeoverText(), capacity.FormatSeconds(f.Detection), f.SessionTimeoutMs)})
 	}

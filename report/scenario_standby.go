@@ -103,7 +103,7 @@ func standbySection(a *capacity.Analysis) (Section, error) {
 				"set rate while the standby's lag is sampled; it kept up when its lag stayed bounded and it " +
 				"caught up within a second of the writes stopping. " +
 				"A pause stops the standby while writes go on, then times its catch-up to acceptable.recovery.lag."})
-		if ev := a.Standby; ev != nil {
+		if ev := a.Standby(); ev != nil {
 			s.Blocks = append(s.Blocks, &Para{Text: "**Highest write rate sustained:** " + ev.Sustained() + ": " + ev.SustainedBasis() + "."})
 		}
 		s.Blocks = append(s.Blocks, standbyTable(steps))

@@ -57,12 +57,12 @@ func warmSection(a *capacity.Analysis) (Section, error) {
 		"reopens its stores and replays only the records written to its changelogs while it was down, " +
 		"from the offsets its stores committed. " +
 		"Its time depends on that backlog of changes, not on the state's size."})
-	if w := a.Warm; w != nil {
+	if w, err := a.Warm(); w != nil {
 		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("**Warm-restart rate (%s):** %s. A restart with nothing "+
 			"changed took %s; the cold restore of the same state %s.",
 			w.Setup.ScenarioLabel(), w.Summary(), capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
 	} else {
-		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + a.WarmErr.Error() + "."})
+		s.Blocks = append(s.Blocks, &Para{Text: "No warm-restart rate: " + err.Error() + "."})
 	}
 	s.Blocks = append(s.Blocks, warmTable(recs))
 	s.Blocks = append(s.Blocks, crashBlocks(recs)...)
