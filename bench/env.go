@@ -9,10 +9,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
@@ -98,6 +100,11 @@ type Env struct {
 	Agents   *agent.Coordinator
 	log      io.Writer
 	progress *progress.Reporter
+	// admin is the run's one admin client (Admin), opened on first use and
+	// closed by Close; adminMu guards it.
+	adminMu     sync.Mutex
+	admin       *kadm.Client
+	adminClient *kgo.Client
 }
 
 // Connect starts the embedded broker or reaches the given one, failing
@@ -248,6 +255,12 @@ func externalBrokerVersion(ctx context.Context, adm *kadm.Client) string {
 
 // Close stops the embedded broker, if any.
 func (e *Env) Close() {
+	e.adminMu.Lock()
+	if e.adminClient != nil {
+		e.adminClient.Close()
+		e.admin, e.adminClient = nil, nil
+	}
+	e.adminMu.Unlock()
 	if e.Agents != nil {
 		e.Agents.Close()
 		e.Agents = nil
@@ -258,13 +271,27 @@ func (e *Env) Close() {
 	}
 }
 
-// Admin returns an admin client and a function to close it.
+// Admin returns the run's one admin client, shared by everything the run
+// asks of the cluster (offsets, topics, groups, configs) and opened on
+// first use, and a function its callers call when done, which keeps it
+// open: Close closes it with the environment.
 func (e *Env) Admin() (*kadm.Client, func(), error) {
-	cl, err := cluster.NewClient(e.Cluster)
-	if err != nil {
-		return nil, nil, err
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
+	if e.admin == nil {
+		cl, err := cluster.NewClient(e.Cluster)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.admin, e.adminClient = kadm.NewClient(cl), cl
 	}
-	return kadm.NewClient(cl), cl.Close, nil
+	return e.admin, func() {}, nil
+}
+
+// sharedAdmin is Admin for fleet.Env.Admin.
+func (e *Env) sharedAdmin() (*kadm.Client, error) {
+	adm, _, err := e.Admin()
+	return adm, err
 }
 
 // Offsets lists topic's start and end offsets with a short-lived admin client.
@@ -306,7 +333,7 @@ func (e *Env) Logf(format string, args ...any) {
 
 // scenarioEnv is what scenarios need from this environment.
 func (e *Env) scenarioEnv() *fleet.Env {
-	env := &fleet.Env{Cluster: e.Cluster, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
+	env := &fleet.Env{Cluster: e.Cluster, Admin: e.sharedAdmin, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
 		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
 	if e.Embedded != nil {
 		env.CompactNow = e.Embedded.Compact

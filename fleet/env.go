@@ -8,6 +8,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
@@ -16,10 +18,40 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
+// WithAdmin runs fn with an admin client of the env's cluster: the run's
+// shared one (Admin), or one opened for fn and closed after it.
+func (e *Env) WithAdmin(fn func(*kadm.Client) error) error {
+	adm, done, err := e.AdminClient()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return fn(adm)
+}
+
+// AdminClient is an admin client of the env's cluster and the function to
+// call when done with it: the run's shared one (Admin), kept open, or a
+// client of its own, closed by it.
+func (e *Env) AdminClient() (*kadm.Client, func(), error) {
+	if e.Admin != nil {
+		adm, err := e.Admin()
+		return adm, func() {}, err
+	}
+	cl, err := cluster.NewClient(e.Cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
 // Env is what a scenario needs from the run around it.
 type Env struct {
 	// Cluster is how to reach the brokers.
 	Cluster cluster.Config
+	// Admin returns the run's one admin client, shared by the scenarios,
+	// fleets and watches; its users never close it. Nil (an Env made by
+	// hand, an agent's): WithAdmin and AdminClient open a client per use.
+	Admin func() (*kadm.Client, error)
 	// Offsets lists a topic's start and end offsets now.
 	Offsets func(ctx context.Context, topic string) (cluster.TopicOffsets, error)
 	// Logf writes one progress line.

@@ -16,18 +16,9 @@ import (
 // What a fleet's application leaves on the cluster: its consumer group and
 // its input topic's records, cleared before and after a run.
 
-// WithAdmin runs fn with an admin client of the cluster.
-func WithAdmin(cfg cluster.Config, fn func(*kadm.Client) error) error {
-	cl, err := cluster.NewClient(cfg)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	return fn(kadm.NewClient(cl))
-}
-
-// admin runs fn with an admin client of the env's cluster.
-func (f *Fleet) admin(fn func(*kadm.Client) error) error { return WithAdmin(f.env.Cluster, fn) }
+// admin runs fn with an admin client of the env's cluster (the run's
+// shared one).
+func (f *Fleet) admin(fn func(*kadm.Client) error) error { return f.env.WithAdmin(fn) }
 
 // ResetGroup makes the application start clean: no committed offsets or
 // members left from an earlier run (a streams group could not be joined

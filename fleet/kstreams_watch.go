@@ -237,12 +237,11 @@ func OrNone(s string) string {
 // recorded as restorebench's (env.Owned).
 func EnsureInputTopic(ctx context.Context, env *Env, t Target, partitions int32) (string, error) {
 	name := InputTopic(t.AppID, t.StoreName)
-	cl, err := cluster.NewClient(env.Cluster)
+	adm, done, err := env.AdminClient()
 	if err != nil {
 		return "", err
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
+	defer done()
 	if !env.Owned.Everything() {
 		if err := claimKV(ctx, env, adm, t); err != nil {
 			return "", err
@@ -261,7 +260,7 @@ func EnsureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 	// Created and awaited on a client of its own: this one cached the
 	// topic as missing for kgo's MetadataMinAge (5 s), and would wait that
 	// out before it listed the topic it created.
-	err = WithAdmin(env.Cluster, func(adm *kadm.Client) error {
+	err = env.WithAdmin(func(adm *kadm.Client) error {
 		resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
 		if err == nil {
 			err = resp.Err

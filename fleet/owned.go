@@ -60,7 +60,7 @@ func CheckApplication(ctx context.Context, env *Env, t Target) error {
 	if env.Owned.Everything() {
 		return nil
 	}
-	return WithAdmin(env.Cluster, func(adm *kadm.Client) error {
+	return env.WithAdmin(func(adm *kadm.Client) error {
 		if IsSourceTable(t) {
 			// The group's offsets on the topic itself are judged by
 			// commitSourceOffsets (restorebench's own leftovers are taken

@@ -71,7 +71,7 @@ func IsSourceTable(t Target) bool { return t.Topic != config.ChangelogTopic(t.Ap
 // offsets (see above), after checking the group is one restorebench may
 // use; the caller releases it after the restore.
 func CommitSourceOffsets(ctx context.Context, env *Env, group string, offsets cluster.TopicOffsets) (*SourceGroup, error) {
-	adm, done, err := adminOf(env)
+	adm, done, err := env.AdminClient()
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (g *SourceGroup) checkHeld(held kadm.OffsetResponses) error {
 // until its session times out) cannot be cleaned; the error says so and
 // the next restore overwrites what is left.
 func (g *SourceGroup) Release(ctx context.Context, env *Env) error {
-	adm, done, err := adminOf(env)
+	adm, done, err := env.AdminClient()
 	if err != nil {
 		return err
 	}
@@ -203,13 +203,4 @@ func retryRetriable(ctx context.Context, f func() error) error {
 		case <-time.After(sourceRetryPoll):
 		}
 	}
-}
-
-// adminOf is an admin client of env's cluster and its closer.
-func adminOf(env *Env) (*kadm.Client, func(), error) {
-	cl, err := cluster.NewClient(env.Cluster)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
 }

@@ -44,12 +44,11 @@ func (CompactionModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, 
 	if req.Spec == nil {
 		return fail(fleet.ErrNoChanger)
 	}
-	cl, err := cluster.NewClient(env.Cluster)
+	adm, done, err := env.AdminClient()
 	if err != nil {
 		return fail(err)
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
+	defer done()
 	if err := deleteOwnLeftover(ctx, env, adm, topic); err != nil {
 		return fail(err)
 	}

@@ -268,7 +268,7 @@ func (r *failoverRun) claimLedger() error {
 		r.claimed = true
 		return nil
 	}
-	err := fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+	err := r.env.WithAdmin(func(adm *kadm.Client) error {
 		if _, err := fleet.ClaimGroup(r.ctx, r.env, adm, r.app, ""); err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func (r *failoverRun) run() error {
 
 // createInput creates the ledger's input topic.
 func (r *failoverRun) createInput() error {
-	return fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+	return r.env.WithAdmin(func(adm *kadm.Client) error {
 		resp, err := adm.CreateTopic(r.ctx, int32(r.set.Partitions), -1, nil, r.input)
 		if err == nil {
 			err = resp.Err
@@ -712,7 +712,7 @@ func (r *failoverRun) cleanup() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), foCleanupTimeout)
 	defer cancel()
 	// Only what this run created, or found to be restorebench's.
-	err := fleet.WithAdmin(r.env.Cluster, func(adm *kadm.Client) error {
+	err := r.env.WithAdmin(func(adm *kadm.Client) error {
 		var topics, err error
 		if r.createdInput {
 			if topics = cluster.DeleteTopic(ctx, adm, r.input); topics == nil {
