@@ -9,9 +9,10 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// TestShapesProfile: the built-in shapes profile sweeps 18 fills (8 B
+// TestShapesProfile: the built-in shapes profile sweeps 22 fills (8 B
 // values with 8-byte keys, 64 B, 512 B and 4 KiB values, 1 and 20
-// records per key, 64 B with 10% tombstones, two sizes each) restored
+// records per key, 64 B with 10% tombstones, two sizes each, the 8 B and
+// 64 B ones without tombstones a third, small one) restored
 // by both engines with one setting, Kafka Streams' defaults, cold, with
 // the log cleaner held.
 func TestShapesProfile(t *testing.T) {
@@ -19,7 +20,7 @@ func TestShapesProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Shapes) != 18 || p.Fills() != 18 || !p.HoldCleaner || !p.Interleave || p.Ready || p.Repeats < 2 {
+	if len(p.Shapes) != 22 || p.Fills() != 22 || !p.HoldCleaner || !p.Interleave || p.Ready || p.Repeats < 2 {
 		t.Fatalf("shapes: %d shapes, %d fills, hold %v, interleave %v, ready %v, repeats %d", len(p.Shapes), p.Fills(), p.HoldCleaner, p.Interleave, p.Ready, p.Repeats)
 	}
 	if p.Spec != p.Shapes[0].Spec {
@@ -54,7 +55,7 @@ func TestShapesProfile(t *testing.T) {
 			t.Errorf("shape %s: %d bytes", s.Name, bytes)
 		}
 	}
-	if len(values) != 4 || values[8] != 4 || values[4096] != 4 || perKey[1] != 8 || perKey[20] != 10 || tombstones != 2 {
+	if len(values) != 4 || values[8] != 6 || values[64] != 8 || values[4096] != 4 || perKey[1] != 10 || perKey[20] != 12 || tombstones != 2 {
 		t.Errorf("values %v, records per key %v, tombstone shapes %d", values, perKey, tombstones)
 	}
 	engines := map[config.Engine]bool{}
