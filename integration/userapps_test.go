@@ -49,12 +49,19 @@ import (
 //	  go test -count=1 -timeout 90m -run 'TestUserApp' -v ./integration/
 //
 // RESTOREBENCH_USERAPPS_STRICT=1 holds the answers to what a quiet machine
-// gives (nothing else running): the plan's prediction from the saved shape
-// sweep within ±25% of the application's own restore, and the
-// kafka-streams engine's restore (what plan --measure answers from) within
-// ±15%. CI runs these tests beside the unit tests on 2 cores, where the
-// application's own restore was seen to swing 2× between rounds, so
-// without it the bound is the loose userApp.bound.
+// gives (nothing else running): the plan's prediction from a shape sweep
+// run beside the applications (sweepShapes, as a user runs `run shapes`
+// before `plan --from-topic`) within ±25% of the application's own
+// restore, and the kafka-streams engine's restore (what plan --measure
+// answers from) within ±15%. CI runs these tests beside the unit tests on
+// 2 cores, where the application's own restore was seen to swing 2×
+// between rounds, so without it the plan answers from the saved sweep
+// (testdata/results/shapes, of another day) and the bound is the loose
+// userApp.bound. On 2026-12-03, strict: the word count passed (engine
+// 1.08×, plan 0.82×, model 1.01×); the windowed count did not (engine
+// 0.64×, plan 0.63×): both restore its window store's changelog into a
+// key-value store, which Kafka Streams restores in 0.6-0.7× a window
+// store's time.
 const userAppsUpdates = 300_000
 
 // strictBounds are the relative bounds RESTOREBENCH_USERAPPS_STRICT
@@ -173,6 +180,18 @@ func runUserApp(t *testing.T, ua userApp) {
 	proc.stop(t)
 	t.Logf("%s: processed its input into %d changelog records in %s", ua.class, got, time.Since(processed).Round(time.Millisecond))
 	partitions := len(testkafkaOffsets(t, env, changelog).End)
+	// The plan's inputs: the saved shape sweep, and with
+	// RESTOREBENCH_USERAPPS_STRICT=1 a sweep run here and now (two
+	// minutes on the 2-core machine: not in CI's time).
+	strict := os.Getenv("RESTOREBENCH_USERAPPS_STRICT") == "1"
+	saved, err := capacity.LoadRuns([]string{filepath.Join("..", "testdata", "results", "shapes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep := saved
+	if strict {
+		sweep = sweepShapes(t, env)
+	}
 
 	var rounds []userAppRound
 	for round := range userAppsRounds {
@@ -245,20 +264,27 @@ func runUserApp(t *testing.T, ua userApp) {
 	row("kafka-streams", ksS, func(r userAppRound) float64 { return r.ks })
 	row("model", modelS, func(r userAppRound) float64 { return r.model })
 	fmt.Fprintf(&b, "  (kafka-streams restored it as %s, the model as %s)\n", ua.ksKind, ua.kind)
-	planS, planText := userAppPlan(t, env, changelog)
-	fmt.Fprintf(&b, "  %-14s %9.3f %8.3f   %s\n", "plan (shapes)", planS, planS/appS, planText)
+	planS, planText := userAppPlan(t, env, changelog, sweep)
+	if strict {
+		fmt.Fprintf(&b, "  %-14s %9.3f %8.3f   %s\n", "plan (sweep)", planS, planS/appS, planText)
+		savedS, savedText := userAppPlan(t, env, changelog, saved)
+		fmt.Fprintf(&b, "  %-14s %9.3f %8.3f   %s\n", "plan (saved)", savedS, savedS/appS, savedText)
+	} else {
+		fmt.Fprintf(&b, "  %-14s %9.3f %8.3f   %s\n", "plan (saved)", planS, planS/appS, planText)
+	}
 	fmt.Fprintf(&b, "  test wall time %s", time.Since(started).Round(time.Second))
 	t.Log(b.String())
 	// A loose bound by default: a loaded CI machine must not make it flap.
 	engineLo, engineHi, planLo, planHi := 1/ua.bound, ua.bound, 1/ua.bound, ua.bound
-	if os.Getenv("RESTOREBENCH_USERAPPS_STRICT") == "1" {
+	if strict {
 		engineLo, engineHi, planLo, planHi = 1-strictEngineBound, 1+strictEngineBound, 1-strictPlanBound, 1+strictPlanBound
 	}
 	if ratio := ksS / appS; ratio < engineLo || ratio > engineHi {
 		t.Errorf("the kafka-streams engine's restore took %.3fs, %.2f× the application's %.3fs: want within %.2f×-%.2f×", ksS, ratio, appS, engineLo, engineHi)
 	}
 	if ratio := planS / appS; ratio < planLo || ratio > planHi {
-		t.Errorf("the plan predicted %.3fs from the saved shape sweep, %.2f× the application's %.3fs: want within %.2f×-%.2f×", planS, ratio, appS, planLo, planHi)
+		t.Errorf("the plan predicted %.3fs from the shape sweep (run beside it: %v), %.2f× the application's %.3fs: want within %.2f×-%.2f×",
+			planS, strict, ratio, appS, planLo, planHi)
 	}
 }
 
@@ -725,17 +751,14 @@ func (p *userAppProc) awaitRestored(t *testing.T, partitions int, store string, 
 
 // userAppPlan is what plan predicts, without --measure, for the
 // application's changelog restored cold by one instance of one stream
-// thread: the restore cost of the saved shape sweep (testdata/results/
-// shapes, Kafka Streams 4.4 and the model, 16 B to 4.1 kB a record),
-// evaluated at the changelog's own record size and records per live key
-// as --from-topic reads them. It returns the predicted seconds and the
+// thread: the restore cost of a shape sweep's runs rs (the one run beside
+// the applications, sweepShapes, or the saved testdata/results/shapes,
+// Kafka Streams 4.4 and the model, 16 B to 4.1 kB a record), evaluated at
+// the changelog's own record size and records per live key as
+// --from-topic reads them. It returns the predicted seconds and the
 // rate's line.
-func userAppPlan(t *testing.T, env *bench.Env, changelog string) (float64, string) {
+func userAppPlan(t *testing.T, env *bench.Env, changelog string, rs []*capacity.Run) (float64, string) {
 	t.Helper()
-	rs, err := capacity.LoadRuns([]string{filepath.Join("..", "testdata", "results", "shapes")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	shape, err := topicshape.Read(context.Background(), env.Cluster, changelog, topicshape.Options{})
 	if err != nil {
 		t.Fatal(err)
