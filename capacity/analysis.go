@@ -121,7 +121,7 @@ func (a *Analysis) rateAtShape() {
 	if d.BytesPerRecord <= 0 || a.Rate == nil || a.Rate.Setup.restores(d.topic()) {
 		return
 	}
-	c := chooseCost(a.Costs, a.Setups, a.Options.Case)
+	c := chooseCost(a.Costs, a.Setups, a.Options.Case, d)
 	if c == nil {
 		return
 	}

@@ -491,8 +491,9 @@ func (c *Cost) ShapeDistance(bytesPerRecord float64) string {
 
 // farFrom warns where the deployment's changelog lies outside the shapes
 // the Cost was fitted over: its record size beyond theirs (the terms are
-// then extrapolated), or its records per live key or tombstone share
-// outside their range (terms the Cost does not have).
+// then extrapolated), its records per live key or tombstone share
+// outside their range (terms the Cost does not have), or its
+// cleanup.policy another kind of store's (kindDistance).
 func (c *Cost) farFrom(d Deployment) string {
 	var far []string
 	if dist := c.ShapeDistance(d.BytesPerRecord); dist != "" {
@@ -509,6 +510,9 @@ func (c *Cost) farFrom(d Deployment) string {
 	if want := d.TombstoneShare; d.Changelog != nil && rpkHi > 0 && (want < tsLo-maxTombstoneGap || want > tsHi+maxTombstoneGap) {
 		far = append(far, fmt.Sprintf("your %.0f%% tombstones lie outside the %.0f%%–%.0f%% fitted", 100*want, 100*tsLo, 100*tsHi))
 	}
+	if kinds := kindDistance(c.Setups, d); kinds != "" {
+		far = append(far, kinds)
+	}
 	if len(far) == 0 {
 		return ""
 	}
@@ -516,22 +520,70 @@ func (c *Cost) farFrom(d Deployment) string {
 		"measure your own (plan --from-topic with --measure) before relying on these answers"
 }
 
+// segmented reports whether setups restored window or session stores
+// (every setup's store kind segmented).
+func segmented(setups []*Setup) bool {
+	for _, s := range setups {
+		if !s.Params.StoreKind.Of().Segmented() {
+			return false
+		}
+	}
+	return true
+}
+
+// kindDistance says, for a deployment whose changelog was read
+// (--from-topic), when its cleanup.policy names another kind of store
+// than setups restored (a Cost's, or a measured rate's): a window or
+// session store's changelog (compact,delete) restores into segments, by
+// other code than a key-value store's, and the other way round; "" when
+// they agree or the policy is unknown. A restore of the user's own
+// window changelog (plan --measure) restores it into a key-value store,
+// so it is named too.
+func kindDistance(setups []*Setup, d Deployment) string {
+	ch := d.Changelog
+	if ch == nil || ch.CleanupPolicy == "" || len(setups) == 0 || ch.Segmented() == segmented(setups) {
+		return ""
+	}
+	var kinds []string
+	for _, s := range setups {
+		if k := string(s.Params.StoreKind.Of()); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if ch.Segmented() {
+		return fmt.Sprintf("your changelog's cleanup.policy is %s, a window or session store's, and the cost was fitted on %s "+
+			"stores' restores (a window store restores into time segments, by other code: sweep the shapes with fill.store_kind "+
+			"window or session)", ch.CleanupPolicy, strings.Join(kinds, ", "))
+	}
+	return fmt.Sprintf("your changelog's cleanup.policy is %s, a key-value store's, and the cost was fitted on %s stores' restores",
+		ch.CleanupPolicy, strings.Join(kinds, ", "))
+}
+
 // chooseCost is the Cost the answers rest on for a deployment whose
 // changelog is far from the chosen rate's (or whose rate has no shape):
 // the Cost holding the best candidate setup of caseName, in ChooseRate's
-// order; nil when none holds one.
-func chooseCost(costs []*Cost, setups []*Setup, caseName string) *Cost {
+// order, of those fitted on the kind of store the deployment's changelog
+// is cleaned for (kindDistance) when any is, else of all; nil when none
+// holds one.
+func chooseCost(costs []*Cost, setups []*Setup, caseName string, d Deployment) *Cost {
 	cands, err := candidates(setups, caseName)
 	if err != nil {
 		return nil
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
+	var first *Cost
 	for _, s := range cands {
 		for _, c := range costs {
-			if c.has(s) {
+			if !c.has(s) {
+				continue
+			}
+			if kindDistance(c.Setups, d) == "" {
 				return c
+			}
+			if first == nil {
+				first = c
 			}
 		}
 	}
-	return nil
+	return first
 }

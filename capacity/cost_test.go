@@ -9,6 +9,7 @@ import (
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/topicshape"
 )
 
 // shapeCost is the synthetic shape sweep's cost: 2 µs a record, 5 ms a MB,
@@ -175,5 +176,35 @@ func TestCostOfTheSavedShapeSweep(t *testing.T) {
 		if math.Abs(s.Percent()) > 20 {
 			t.Errorf("model at %s: measured %.2f s against %.2f s fitted (%+.0f%%)", s.Shape, s.Measured, s.Fitted, s.Percent())
 		}
+	}
+}
+
+// TestPlanNamesAWindowChangelogAgainstKeyValueCosts: a changelog read with
+// --from-topic whose cleanup.policy is compact,delete (a window or
+// session store's) is planned from the key-value sweep's cost only with a
+// warning naming the policy and the kinds fitted; a compact one, inside
+// the fitted shapes, gets none. A measured rate of the topic's own
+// restore into a key-value store (plan --measure) is named the same way.
+func TestPlanNamesAWindowChangelogAgainstKeyValueCosts(t *testing.T) {
+	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
+	plan := func(policy string) *Analysis {
+		d := Deployment{StateBytes: 1e9, Partitions: 1, BytesPerRecord: 200, RecordsPerKey: 5,
+			Changelog: &topicshape.Shape{Topic: "app-counts-changelog", CleanupPolicy: policy, Records: 5e6, Bytes: 1e9}}
+		return Analyze(rs, Options{Deployment: d})
+	}
+	a := plan("compact,delete")
+	if a.Rate == nil || a.Rate.Cost == nil {
+		t.Fatalf("rate %+v: want the cost's", a.Rate)
+	}
+	w := a.Rate.FarFrom(a.Options.Deployment)
+	if !strings.Contains(w, "cleanup.policy is compact,delete, a window or session store's") || !strings.Contains(w, "fitted on key-value stores' restores") {
+		t.Errorf("a window changelog planned from key-value costs: warning %q", w)
+	}
+	if w := plan("compact").Rate.FarFrom(plan("compact").Options.Deployment); w != "" {
+		t.Errorf("a key-value changelog inside the fitted shapes, yet: %s", w)
+	}
+	measured := &Rate{Setup: a.Rate.Cost.Setups[0]}
+	if w := measured.FarFrom(a.Options.Deployment); !strings.Contains(w, "window or session store's") {
+		t.Errorf("a key-value restore's rate for a window changelog: warning %q", w)
 	}
 }

@@ -147,8 +147,18 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
 		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
 	}
+	var kinds string
+	if r.Setup != nil {
+		kinds = kindDistance([]*Setup{r.Setup}, d)
+	}
 	if len(far) == 0 {
+		if kinds != "" {
+			return "WARNING: " + kinds + ": measure a restore of your store's own kind before relying on these answers"
+		}
 		return ""
+	}
+	if kinds != "" {
+		far = append(far, kinds)
 	}
 	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
 		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys " +

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -69,6 +70,20 @@ type Shape struct {
 	// compacted records, so its records per live key understate the
 	// whole topic's.
 	PrefixOf int64 `json:"prefix_of_offsets,omitempty"`
+	// CleanupPolicy is the topic's cleanup.policy as the cluster described
+	// it ("compact" for a key-value store's changelog, "compact,delete"
+	// for a window or session store's, whose old windows Kafka Streams
+	// lets retention delete); empty when the cluster would not say (no
+	// DescribeConfigs permission).
+	CleanupPolicy string `json:"cleanup_policy,omitempty"`
+}
+
+// Segmented reports whether the topic is cleaned as a window or session
+// store's changelog is: its cleanup.policy deletes by retention as well
+// as compacting. Such a store restores into segments, not into one
+// key-value store.
+func (s Shape) Segmented() bool {
+	return slices.Contains(strings.Split(strings.ReplaceAll(s.CleanupPolicy, " ", ""), ","), "delete")
 }
 
 // BytesPerRecord is Bytes over Records.
@@ -143,7 +158,7 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	if err != nil {
 		return Shape{}, err
 	}
-	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed"}
+	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed", CleanupPolicy: cleanupPolicy(ctx, cl, topic)}
 	ranges := s.committedRanges(before)
 	if len(ranges) == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
@@ -306,6 +321,26 @@ func listTopic(ctx context.Context, cl *kgo.Client, topic string) (listing, erro
 		}
 	}
 	return l, nil
+}
+
+// cleanupPolicy is topic's cleanup.policy, "" when the cluster does not
+// describe it (a missing DescribeConfigs permission is not the read's
+// failure: the policy only refines what the plan says).
+func cleanupPolicy(ctx context.Context, cl *kgo.Client, topic string) string {
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return ""
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil || rc.Err != nil {
+		return ""
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "cleanup.policy" && c.Value != nil {
+			return *c.Value
+		}
+	}
+	return ""
 }
 
 // topicID is topic's id as the cluster has it now (a metadata request of

@@ -72,6 +72,21 @@ func TestReadCountsEveryRecordAndTheLiveKeys(t *testing.T) {
 	if got := s.TombstoneShare(); math.Abs(got-300.0/9000) > 1e-9 {
 		t.Fatalf("tombstone share %v", got)
 	}
+	// A key-value store's changelog: compacted only.
+	if s.CleanupPolicy != "compact" || s.Segmented() {
+		t.Fatalf("cleanup.policy %q (segmented %v): want compact, as created", s.CleanupPolicy, s.Segmented())
+	}
+}
+
+// TestSegmentedIsAWindowChangelogsPolicy: Kafka Streams creates a window
+// or session store's changelog with cleanup.policy compact,delete (old
+// windows go by retention), a key-value store's with compact.
+func TestSegmentedIsAWindowChangelogsPolicy(t *testing.T) {
+	for policy, want := range map[string]bool{"compact,delete": true, "delete, compact": true, "delete": true, "compact": false, "": false} {
+		if got := (Shape{CleanupPolicy: policy}).Segmented(); got != want {
+			t.Errorf("cleanup.policy %q: segmented %v, want %v", policy, got, want)
+		}
+	}
 }
 
 func TestReadSamplesTheKeySpacePastMaxKeys(t *testing.T) {
