@@ -510,7 +510,14 @@ func (c *Cost) farFrom(d Deployment) string {
 	if want := d.TombstoneShare; d.Changelog != nil && rpkHi > 0 && (want < tsLo-maxTombstoneGap || want > tsHi+maxTombstoneGap) {
 		far = append(far, fmt.Sprintf("your %.0f%% tombstones lie outside the %.0f%%–%.0f%% fitted", 100*want, 100*tsLo, 100*tsHi))
 	}
-	if kinds := kindDistance(c.Setups, d); kinds != "" {
+	kinds := kindDistance(c.Setups, d)
+	if kinds != "" && len(far) == 0 {
+		// --measure restores a foreign changelog into a key-value store:
+		// not the advice for a window store's.
+		return "WARNING: " + kinds + ": the restore cost is another kind of store's; measure restores of your store's kind " +
+			"before relying on these answers"
+	}
+	if kinds != "" {
 		far = append(far, kinds)
 	}
 	if len(far) == 0 {

@@ -52,6 +52,41 @@ ready: false
 repeats: 1
 `
 
+// userAppsWindowSweepProfile is userAppsSweepProfile's sweep over window
+// stores (fill.store_kind: window, one-minute windows over 50 minutes of
+// events kept two hours, as the windowed count's), so a plan for a window
+// store's changelog answers from a cost fitted on window stores.
+const userAppsWindowSweepProfile = `
+name: userapps-window-shapes
+application_id: %s
+fill:
+  key_order: uniform
+  partitions: 2
+  compression: none
+  seed: 1
+  store_kind: window
+  time_range: 50m
+  window_size: 1m
+  retention: 2h
+shapes:
+  - {name: w-v8-r1-150k,   value_size: 8, records: 150000, keys: 1500000}
+  - {name: w-v8-r1-300k,   value_size: 8, records: 300000, keys: 3000000}
+  - {name: w-v8-r3-150k,   value_size: 8, records: 150000, keys: 50000}
+  - {name: w-v8-r3-300k,   value_size: 8, records: 300000, keys: 100000}
+  - {name: w-v40-r1-150k,  value_size: 40, records: 150000, keys: 1500000}
+  - {name: w-v40-r1-300k,  value_size: 40, records: 300000, keys: 3000000}
+restore:
+  batch_records: 1000
+  threads: 1
+  rocksdb: kstreams
+cases:
+  - name: kafka-streams
+    engine: kafka-streams
+hold_cleaner: true
+ready: false
+repeats: 1
+`
+
 // userAppsSweep holds the sweep's runs once the first application's test
 // has run it; the other reuses them.
 var userAppsSweep struct {
@@ -69,23 +104,29 @@ func sweepShapes(t *testing.T, env *bench.Env) []*capacity.Run {
 	if userAppsSweep.runs != nil {
 		return userAppsSweep.runs
 	}
-	app := testkafka.TopicName(t) + "-shapes"
-	t.Cleanup(func() { deleteUserApp(env, app, app) })
-	plan, err := profiles.Parse(fmt.Appendf(nil, userAppsSweepProfile, app), "userapps-shapes.yaml")
+	var dirs []string
+	for i, profile := range []string{userAppsSweepProfile, userAppsWindowSweepProfile} {
+		app := fmt.Sprintf("%s-shapes%d", testkafka.TopicName(t), i)
+		t.Cleanup(func() { deleteUserApp(env, app, app) })
+		plan, err := profiles.Parse(fmt.Appendf(nil, profile, app), "userapps-shapes.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), plan.Name)
+		if _, err := env.Run(context.Background(), plan, bench.RunOptions{OutDir: dir}); err != nil {
+			t.Fatalf("the shape sweep %s beside the applications: %v", plan.Name, err)
+		}
+		dirs = append(dirs, dir)
+	}
+	rs, err := capacity.LoadRuns(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "shapes")
-	if _, err := env.Run(context.Background(), plan, bench.RunOptions{OutDir: dir}); err != nil {
-		t.Fatalf("the shape sweep beside the applications: %v", err)
-	}
-	rs, err := capacity.LoadRuns([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs[0].Results.Restores {
-		if !r.Verified || r.Error != "" {
-			t.Fatalf("the shape sweep's %s did not verify: %q", r.Case, r.Error)
+	for _, run := range rs {
+		for _, r := range run.Results.Restores {
+			if !r.Verified || r.Error != "" {
+				t.Fatalf("the shape sweep's %s did not verify: %q", r.Case, r.Error)
+			}
 		}
 	}
 	userAppsSweep.runs = rs
