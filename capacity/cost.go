@@ -527,6 +527,31 @@ func (c *Cost) farFrom(d Deployment) string {
 		"measure your own (plan --from-topic with --measure) before relying on these answers"
 }
 
+// kindSettings are the settings of a window or session store's case that
+// describe the store rather than tune its restore: a case differing from
+// Kafka Streams' defaults only in them restores such a store with Kafka
+// Streams' defaults.
+var kindSettings = []string{"store_kind=", "retention=", "window_size=", "segment_interval="}
+
+// segmentedDefaults are the cold setups of window or session stores that
+// differ from Kafka Streams' defaults only in their kindSettings: the
+// candidates, beside the key-value ones, for a window store's changelog.
+func segmentedDefaults(setups []*Setup) []*Setup {
+	var out []*Setup
+	for _, s := range setups {
+		if s.Params.Scenario != config.ScenarioCold || !s.Params.StoreKind.Of().Segmented() {
+			continue
+		}
+		tuned := slices.ContainsFunc(Differences(s.Params), func(d string) bool {
+			return !slices.ContainsFunc(kindSettings, func(k string) bool { return strings.HasPrefix(d, k) })
+		})
+		if !tuned {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // segmented reports whether setups restored window or session stores
 // (every setup's store kind segmented).
 func segmented(setups []*Setup) bool {
@@ -576,6 +601,9 @@ func chooseCost(costs []*Cost, setups []*Setup, caseName string, d Deployment) *
 	cands, err := candidates(setups, caseName)
 	if err != nil {
 		return nil
+	}
+	if caseName == "" && d.Changelog != nil && d.Changelog.Segmented() {
+		cands = append(cands, segmentedDefaults(setups)...)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
 	var first *Cost

@@ -2,9 +2,11 @@ package capacity
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/config"
@@ -206,5 +208,43 @@ func TestPlanNamesAWindowChangelogAgainstKeyValueCosts(t *testing.T) {
 	measured := &Rate{Setup: a.Rate.Cost.Setups[0]}
 	if w := measured.FarFrom(a.Options.Deployment); !strings.Contains(w, "window or session store's") {
 		t.Errorf("a key-value restore's rate for a window changelog: warning %q", w)
+	}
+}
+
+// TestPlanOfAWindowChangelogUsesAWindowCost: with a sweep of key-value
+// stores and one of window stores in the inputs (each differing from
+// Kafka Streams' defaults only in what describes its store), a changelog
+// whose cleanup.policy is compact,delete is planned from the window
+// stores' cost, without a warning of another kind; a compact one from the
+// key-value stores'.
+func TestPlanOfAWindowChangelogUsesAWindowCost(t *testing.T) {
+	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
+	for i, r := range shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep) {
+		res := *r.Results
+		res.Restores = slices.Clone(res.Restores)
+		for j := range res.Restores {
+			p := &res.Restores[j].Params
+			p.StoreKind, p.Retention = config.StoreWindow, config.Duration(2*time.Hour)
+			res.Restores[j].DurationSeconds *= 1.5
+		}
+		rs = append(rs, &Run{Label: "W" + strconv.Itoa(i+1), Path: "w", Results: &res})
+	}
+	plan := func(policy string) *Rate {
+		d := Deployment{StateBytes: 1e9, Partitions: 1, BytesPerRecord: 200, RecordsPerKey: 5,
+			Changelog: &topicshape.Shape{Topic: "app-counts-changelog", CleanupPolicy: policy, Records: 5e6, Bytes: 1e9}}
+		a := Analyze(rs, Options{Deployment: d})
+		if a.Rate == nil || a.Rate.Cost == nil {
+			t.Fatalf("%s: rate %+v (%v): want the cost's", policy, a.Rate, a.RateErr)
+		}
+		if w := a.Rate.FarFrom(d); w != "" {
+			t.Errorf("%s: planned from the cost of its kind, yet: %s", policy, w)
+		}
+		return a.Rate
+	}
+	if k := plan("compact,delete").Cost.Setups[0].Params.StoreKind; k != config.StoreWindow {
+		t.Errorf("a window changelog planned from the cost of %q stores, want window", k)
+	}
+	if k := plan("compact").Cost.Setups[0].Params.StoreKind.Of(); k != config.StoreKeyValue {
+		t.Errorf("a key-value changelog planned from the cost of %q stores", k)
 	}
 }

@@ -55,7 +55,12 @@ repeats: 1
 // userAppsWindowSweepProfile is userAppsSweepProfile's sweep over window
 // stores (fill.store_kind: window, one-minute windows over 50 minutes of
 // events kept two hours, as the windowed count's), so a plan for a window
-// store's changelog answers from a cost fitted on window stores.
+// store's changelog answers from a cost fitted on window stores. A
+// window store's changelog key is the record key and its window: the
+// "r3" shapes draw from 50 windows × 3 records fewer keys than records,
+// so each key's window is updated about 3 times, as a count per window
+// is. The 8-byte keys make 28 B a record (key, window start and
+// sequence number, value), about the windowed count's.
 const userAppsWindowSweepProfile = `
 name: userapps-window-shapes
 application_id: %s
@@ -69,12 +74,12 @@ fill:
   window_size: 1m
   retention: 2h
 shapes:
-  - {name: w-v8-r1-150k,   value_size: 8, records: 150000, keys: 1500000}
-  - {name: w-v8-r1-300k,   value_size: 8, records: 300000, keys: 3000000}
-  - {name: w-v8-r3-150k,   value_size: 8, records: 150000, keys: 50000}
-  - {name: w-v8-r3-300k,   value_size: 8, records: 300000, keys: 100000}
-  - {name: w-v40-r1-150k,  value_size: 40, records: 150000, keys: 1500000}
-  - {name: w-v40-r1-300k,  value_size: 40, records: 300000, keys: 3000000}
+  - {name: w-v8-r1-150k,   key_bytes: 8, value_size: 8, records: 150000, keys: 1500000}
+  - {name: w-v8-r1-300k,   key_bytes: 8, value_size: 8, records: 300000, keys: 3000000}
+  - {name: w-v8-r3-150k,   key_bytes: 8, value_size: 8, records: 150000, keys: 1000}
+  - {name: w-v8-r3-300k,   key_bytes: 8, value_size: 8, records: 300000, keys: 2000}
+  - {name: w-v40-r3-150k,  value_size: 40, records: 150000, keys: 1000}
+  - {name: w-v40-r3-300k,  value_size: 40, records: 300000, keys: 2000}
 restore:
   batch_records: 1000
   threads: 1
