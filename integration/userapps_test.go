@@ -72,7 +72,9 @@ const strictPlanBound, strictEngineBound = 0.25, 0.15
 // its repartition topic's and its changelog's.
 const userAppsInputPartitions = 2
 
-// userAppsRounds is how many times each application restarts cold, and
+// userAppsRounds is how many times each application restarts cold (5
+// with RESTOREBENCH_USERAPPS_STRICT=1: at 300 k updates a restore takes
+// 1-2.5 s and single rounds swung ±20% on a quiet machine), and
 // restorebench restores its changelog on each engine, interleaved.
 const userAppsRounds = 3
 
@@ -194,7 +196,11 @@ func runUserApp(t *testing.T, ua userApp) {
 	}
 
 	var rounds []userAppRound
-	for round := range userAppsRounds {
+	nRounds := userAppsRounds
+	if strict {
+		nRounds = 5
+	}
+	for round := range nRounds {
 		var r userAppRound
 		appRestart := func() {
 			// The application's own state only: its changelog is untouched.
