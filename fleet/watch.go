@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -261,19 +262,52 @@ func (f *Fleet) VerifyStores(ctx context.Context, rec *runs.Restore) error {
 	return err
 }
 
+// digestRebalanceWait bounds how long digestAll waits out a rebalance it
+// meets: a group may rebalance again after its last restart or kill (the
+// streams protocol's follow-up assignments among them), and a digest then
+// finds a stream thread not RUNNING or a partition active on two
+// instances. Past it the error stands.
+const digestRebalanceWait = 30 * time.Second
+
+// errDigestMidRebalance marks a digest taken while the group rebalanced.
+var errDigestMidRebalance = errors.New("the group was rebalancing at the digest")
+
 // digestAll asks every live instance for the digest of its active stores
 // and merges them: each partition must come from exactly one instance.
+// A digest met by a rebalance is taken again, every half second, for up
+// to digestRebalanceWait.
 func (f *Fleet) digestAll(ctx context.Context) ([]loadgen.PartitionState, error) {
+	deadline := time.Now().Add(digestRebalanceWait)
+	for {
+		out, err := f.digestOnce(ctx)
+		if err == nil || !errors.Is(err, errDigestMidRebalance) || time.Now().After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// digestOnce is one round of digestAll; errDigestMidRebalance wraps an
+// error a rebalance explains.
+func (f *Fleet) digestOnce(ctx context.Context) ([]loadgen.PartitionState, error) {
 	var out []loadgen.PartitionState
 	seen := map[int32]string{}
 	for _, p := range f.LiveProcs() {
 		d, err := DigestStores(ctx, p.Inst, f.t.StoreName)
 		if err != nil {
+			if strings.Contains(err.Error(), "not RUNNING") {
+				// InvalidStateStoreException: "… because the stream thread is PARTITIONS_REVOKED, not RUNNING"
+				return nil, fmt.Errorf("instance %s: %w (%w)", p.ID, err, errDigestMidRebalance)
+			}
 			return nil, fmt.Errorf("instance %s: %w", p.ID, err)
 		}
 		for _, st := range d.States() {
 			if other, dup := seen[st.Partition]; dup {
-				return nil, fmt.Errorf("partition %d is active on both %s and %s at the digest", st.Partition, other, p.ID)
+				return nil, fmt.Errorf("partition %d is active on both %s and %s at the digest (%w)", st.Partition, other, p.ID, errDigestMidRebalance)
 			}
 			seen[st.Partition] = p.ID
 			out = append(out, st)

@@ -72,11 +72,13 @@ const strictPlanBound, strictEngineBound = 0.25, 0.15
 // its repartition topic's and its changelog's.
 const userAppsInputPartitions = 2
 
-// userAppsRounds is how many times each application restarts cold (5
-// with RESTOREBENCH_USERAPPS_STRICT=1: at 300 k updates a restore takes
-// 1-2.5 s and single rounds swung ±20% on a quiet machine), and
+// userAppsRounds is how many times each application restarts cold in
+// CI, where one round is judged against the loose bound and CI's time is
+// short (5 with RESTOREBENCH_USERAPPS_STRICT=1: at 300 k updates a
+// restore takes 1-2.5 s and single rounds swung ±20% on a quiet machine,
+// and the strict bounds take the median), and
 // restorebench restores its changelog on each engine, interleaved.
-const userAppsRounds = 3
+const userAppsRounds = 1
 
 // userApp is one of the applications and the input it is fed.
 type userApp struct {

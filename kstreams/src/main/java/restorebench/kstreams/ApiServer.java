@@ -116,7 +116,7 @@ final class ApiServer {
     void start(KafkaStreams streams, StoreProgress progress) {
         this.streams = streams;
         this.progress = progress;
-        this.local = new LocalLookup(streams, config);
+        this.local = new LocalLookup(streams, config, progress);
         this.ranges = new RangeQueries(streams, config, progress, local, self, client, FORWARD_TIMEOUT);
         server.setExecutor(pool);
         server.createContext("/kv/", this::handle);

@@ -19,24 +19,67 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * (store.kind=timestamped-key-value) comes with its 8-byte timestamp
  * before it, as the Go side's read checker and digest expect; the
  * DSL-style timestamped store of store.type=timestamped answers without it (the key-value facade strips it).
+ *
+ * <p>Without stale reads a partition answers only while its store is
+ * restored by this client's own restore listener (StoreProgress), before
+ * and after the read: Kafka Streams checks only the stream thread's state
+ * (StreamThreadStateStoreProvider: RUNNING), not the task's, and its
+ * active tasks include those its state updater is restoring, so a task
+ * revived after corruption (TaskManager.handleCorruption, closeDirtyAndRevive)
+ * or opened between that check and the read serves an empty or partial
+ * store as if restored. Under load a rolling restart was seen to answer
+ * found=false so, from a partition no restore callback had named yet.
  */
 final class LocalLookup {
     private final KafkaStreams streams;
     private final DriverConfig config;
+    /** The restore listener's view of each partition; null in bare mode (no listener: no such check). */
+    private final StoreProgress progress;
 
-    LocalLookup(KafkaStreams streams, DriverConfig config) {
+    LocalLookup(KafkaStreams streams, DriverConfig config, StoreProgress progress) {
         this.streams = streams;
         this.config = config;
+        this.progress = progress;
     }
 
     /** The key's value in store partition p, null when the store holds none. */
     byte[] get(int partition, byte[] key, boolean stale) {
+        StoreProgress.Position before = restoredOrRefuse(partition, stale);
         Bytes k = Bytes.wrap(key);
+        byte[] v;
         if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
-            ValueAndTimestamp<byte[]> v = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).get(k);
-            return v == null || v.value() == null ? null : Digest.timestampedValue(v.timestamp(), v.value());
+            ValueAndTimestamp<byte[]> tv = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).get(k);
+            v = tv == null || tv.value() == null ? null : Digest.timestampedValue(tv.timestamp(), tv.value());
+        } else {
+            v = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).get(k);
         }
-        return query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()).get(k);
+        unchangedOrRefuse(partition, stale, before);
+        return v;
+    }
+
+    /**
+     * Without stale reads, the partition's position when its store is
+     * restored, else InvalidStateStoreException (refused and retried as a
+     * restoring store's); null with stale reads or in bare mode.
+     */
+    private StoreProgress.Position restoredOrRefuse(int partition, boolean stale) {
+        if (stale || progress == null) {
+            return null;
+        }
+        StoreProgress.Position pos = progress.of(partition);
+        if (!StoreProgress.RESTORED.equals(pos.state)) {
+            throw new InvalidStateStoreException("partition " + partition + "'s store is "
+                    + (pos.state.isEmpty() ? "not yet initialized" : pos.state) + " here: without stale reads only a restored store answers");
+        }
+        return pos;
+    }
+
+    /** Refuses a read during which the partition's restore state moved (a restore began: the task was revived or reassigned). */
+    private void unchangedOrRefuse(int partition, boolean stale, StoreProgress.Position before) {
+        if (before != null && progress.of(partition) != before) {
+            throw new InvalidStateStoreException("partition " + partition + "'s store moved to " + progress.of(partition).state
+                    + " during the read: without stale reads only a restored store answers");
+        }
     }
 
     /** One entry of a range; false stops the range there. */
@@ -51,6 +94,12 @@ final class LocalLookup {
      * then, and nothing past that entry is read.
      */
     void range(int partition, byte[] from, byte[] to, boolean stale, RangeVisitor v) {
+        StoreProgress.Position before = restoredOrRefuse(partition, stale);
+        rangeOf(partition, from, to, stale, v);
+        unchangedOrRefuse(partition, stale, before);
+    }
+
+    private void rangeOf(int partition, byte[] from, byte[] to, boolean stale, RangeVisitor v) {
         Bytes f = Bytes.wrap(from), t = Bytes.wrap(to);
         if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
             try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it =
