@@ -40,17 +40,7 @@ shapes:
   - {name: v24-r1-300k,     value_size: 24, records: 300000, keys: 3000000}
   - {name: v24-r20-150k,    value_size: 24, records: 150000, keys: 7500}
   - {name: v24-r20-300k,    value_size: 24, records: 300000, keys: 15000}
-restore:
-  batch_records: 1000
-  threads: 1
-  rocksdb: kstreams
-cases:
-  - name: kafka-streams
-    engine: kafka-streams
-hold_cleaner: true
-ready: false
-repeats: 1
-`
+` + userAppsSweepSetting
 
 // userAppsWindowSweepProfile is userAppsSweepProfile's sweep over window
 // stores (fill.store_kind: window, one-minute windows over 50 minutes of
@@ -80,7 +70,12 @@ shapes:
   - {name: w-v8-r3-300k,   key_bytes: 8, value_size: 8, records: 300000, keys: 2000}
   - {name: w-v40-r3-150k,  value_size: 40, records: 150000, keys: 1000}
   - {name: w-v40-r3-300k,  value_size: 40, records: 300000, keys: 2000}
-restore:
+` + userAppsSweepSetting
+
+// userAppsSweepSetting is both sweeps' one setting: Kafka Streams'
+// defaults, one stream thread, the kafka-streams engine alone, the
+// cleaner held, one repeat.
+const userAppsSweepSetting = `restore:
   batch_records: 1000
   threads: 1
   rocksdb: kstreams
