@@ -29,6 +29,7 @@ import (
 // was down, verified; nothing of the run stays on this machine or on the
 // agents.
 func TestAgentsModelColdOnAnAgent(t *testing.T) {
+	t.Parallel()
 	names := agentNames(t, 2)
 	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}
 	env := connect(t, bench.Options{Agents: names})
@@ -102,6 +103,7 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 // seconds with the error a kafka-streams instance's lost agent gives,
 // naming the agent, and its record is not verified.
 func TestAgentKilledMidModelRestore(t *testing.T) {
+	t.Parallel()
 	names := agentNames(t, 1)
 	victim := startAgent(t, names[0], "zone=a", t.TempDir())
 	env := connect(t, bench.Options{Agents: names, AgentHeartbeatTimeout: 2 * time.Second})

@@ -16,6 +16,7 @@ import (
 // wrong, lookups were answered (from the instance on that agent), split
 // at the restore's end, and the record names the agent.
 func TestAgentsColdQueriesOnTheAgent(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 1)
 	a := startAgent(t, names[0], "zone=a", t.TempDir())
@@ -57,6 +58,7 @@ func TestAgentsColdQueriesOnTheAgent(t *testing.T) {
 // again there, and its record names the agent; every restart verifies and
 // no answer is wrong.
 func TestAgentsWarmQueriesOnTheAgent(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 1)
 	a := startAgent(t, names[0], "zone=a", t.TempDir())

@@ -32,6 +32,7 @@ func agentsFill(t *testing.T, env *bench.Env, app string, keys int64) bench.Fill
 // state it kept there and restores only what was written while it was
 // down; nothing of the run stays on this machine or on the agents.
 func TestAgentsColdAndWarmOnAnAgent(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}
@@ -122,6 +123,7 @@ func tinyDisk(t *testing.T, size string) string {
 // needed bytes, no record verifies, no JVM started, and the agent stays
 // up for the next command.
 func TestAgentWithAFullDiskRefusesTheRestore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	disk := tinyDisk(t, "1m")
 	names := agentNames(t, 1)
@@ -181,6 +183,7 @@ placement:
 // rule no agent matches is refused before anything is filled, naming the
 // rule, its line and the agents' labels.
 func TestAgentsProfilePlacement(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := []*agentProc{startAgent(t, names[0], "zone=a", t.TempDir()), startAgent(t, names[1], "zone=b", t.TempDir())}

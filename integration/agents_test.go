@@ -208,6 +208,7 @@ func runAgentFailover(t *testing.T, env *bench.Env, c config.Case) ([]runs.Resto
 // agent's instance, both clocks are recorded with their bounds, and
 // neither agent keeps a JVM or the run's directories.
 func TestAgentsFailoverAcrossTwoAgents(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := startAgents(t, names...)
@@ -254,6 +255,7 @@ func TestAgentsFailoverAcrossTwoAgents(t *testing.T) {
 // while its instance runs: the run fails with one error naming the agent,
 // within seconds, and no driver JVM is left on either agent.
 func TestAgentKilledMidFailover(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := startAgents(t, names...)
@@ -306,6 +308,7 @@ func TestAgentKilledMidFailover(t *testing.T) {
 // verified, each instance named with its agent and Kafka Streams' process
 // id (read through the agent).
 func TestAgentsScaleOutAcrossTwoAgents(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := startAgents(t, names...)

@@ -88,6 +88,7 @@ func statesOf(last []map[string][]byte) []loadgen.PartitionState {
 // verified against an independent read of the topic. Kafka Streams creates no changelog topic, leaves the
 // topic as it was, and restorebench deletes the group it used.
 func TestKafkaStreamsRestoresATopicItDidNotFill(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)
@@ -195,6 +196,7 @@ func checkGroupGone(t *testing.T, env *bench.Env, group string) {
 // after the store, runs a kafka-streams cold case there, verified against
 // the fill like any other.
 func TestKafkaStreamsColdCaseOnFillTopic(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -128,6 +128,7 @@ func notTooWide(a limitAnswer, err error) string {
 // HTTP 429 naming it, every other one the cap's refusal; and the instances
 // survive it all and still answer.
 func TestAPILayerBoundsRanges(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

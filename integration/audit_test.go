@@ -67,6 +67,7 @@ func TestAuditThreeInstances(t *testing.T) { auditThreeInstances(t, false) }
 func TestAuditThreeInstancesStreamsProtocol(t *testing.T) { auditThreeInstances(t, true) }
 
 func auditThreeInstances(t *testing.T, streamsProtocol bool) {
+	t.Parallel()
 	needDriver(t)
 	started := time.Now()
 	ctx := context.Background()

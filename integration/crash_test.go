@@ -67,6 +67,7 @@ const crashUpdates = 100_000
 //	CI=true RESTOREBENCH_BROKERS=127.0.0.1:19092 RESTOREBENCH_CRASH_MATRIX=1 \
 //	  RESTOREBENCH_CRASH_VERSIONS=3.9.1,4.2.2,4.3.0,4.3.1,4.4.0 go test -count=1 -timeout 60m -run TestCrashRestores -v ./integration/
 func TestCrashRestoresWhatTheRuleSays(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	var table []string

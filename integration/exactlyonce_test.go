@@ -19,6 +19,7 @@ import (
 // on Kafka Streams; at_least_once reads uncommitted, restores the aborted
 // records on both engines alike and fails verification, saying why.
 func TestRealKafkaExactlyOnceChangelogOnBothEngines(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -24,6 +24,7 @@ import (
 // were) is shorter than the others (waiting for the session timeout and
 // the promotion or restore).
 func TestFailoverScenarioQueries(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

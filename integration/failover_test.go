@@ -23,6 +23,7 @@ import (
 // the acknowledged transactions, the takeovers promoted the standbys, every
 // gap is measured, and no JVM, state directory or topic is left behind.
 func TestFailoverExactlyOnceVerifies(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -23,6 +23,7 @@ import (
 // answer. (Two steps only: the resolution is the whole range, to keep CI
 // short; a real search runs about six.)
 func TestHeapSearchFindsAnOutOfMemoryAndAnAnswer(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	bin := restorebenchBinary(t)
 	env := connect(t, bench.Options{})

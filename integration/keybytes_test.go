@@ -16,6 +16,7 @@ import (
 // changelog keys carry the 8-byte record key before the window start
 // (the window is parsed from the key's end, whatever the key's width).
 func TestRealKafkaStreamsRestoresKeyBytes8(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	spec := loadgen.DefaultSpec()

@@ -101,6 +101,7 @@ func TestRealKafkaStreamsMetricsBesideOurs(t *testing.T) {
 // although most offsets held no record (it is counted down by offsets, not
 // records: KAFKA-20711 is not seen), and the restore verifies.
 func TestRealKafkaStreamsRemainingRecordsOverCompactionGaps(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -115,6 +115,7 @@ func noJVMUnder(t *testing.T, dir string) {
 // instance, and checks that both verify with the same record count and, per
 // partition, the same key count, live bytes and digest.
 func TestRealKafkaStreamsRestoreVerifiesLikeTheModel(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	shapes := []struct {
@@ -197,6 +198,7 @@ func assertSameStates(t *testing.T, m, k runs.Restore) {
 // property value it refuses: the restore fails with one error naming it,
 // is not verified, and leaves no JVM behind.
 func TestRealKafkaStreamsRefusedPropertyIsOneClearError(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)
@@ -224,6 +226,7 @@ func TestRealKafkaStreamsRefusedPropertyIsOneClearError(t *testing.T) {
 // TestRealKafkaCalibrateProfileShape runs the built-in calibrate profile on
 // a small fill: every case verifies on both engines and every setting pairs.
 func TestRealKafkaCalibrateProfileShape(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	plan, err := profiles.Load("calibrate")
 	if err != nil {
@@ -296,6 +299,7 @@ func awaitLag(t *testing.T, env *bench.Env, topic, want, what string) {
 // holds (two runs of one data directory) keep the topic held until the
 // last is released, which puts the topic's own setting back.
 func TestCleanerHoldRestoresTheTopicsSetting(t *testing.T) {
+	t.Parallel()
 	env := connect(t, bench.Options{})
 	adm := testAdmin(t, env)
 	ctx := context.Background()

@@ -32,6 +32,7 @@ func ksTestVersion() string {
 // a warm restart after a SIGKILL verifies, saying how far the durable
 // .checkpoint lagged what the store had restored.
 func TestRealKafkaStreamsOlderVersion(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	version := ksTestVersion()
 	if _, err := ksdriver.EnsureLib(context.Background(), version, t.Logf); err != nil {

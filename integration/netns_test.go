@@ -201,6 +201,7 @@ func interfacesOf(t *testing.T, pid int) []string {
 // the victim's tasks moved across, and each agent saw no interface but
 // its loopback.
 func TestAgentsFailoverInSeparateNetworkNamespaces(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	names := agentNames(t, 2)
 	agents := []*agentProc{startAgentInNetns(t, names[0], "zone=a"), startAgentInNetns(t, names[1], "zone=b")}

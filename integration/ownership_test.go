@@ -29,6 +29,7 @@ import (
 // topology, in restorebench's own group) and still changes nothing of
 // the user's.
 func TestKafkaStreamsRestoreLeavesTheUsersApplicationAlone(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	adm := testAdmin(t, env)

@@ -135,6 +135,7 @@ func taskPartition(t *testing.T, task string) int32 {
 // a lookup sent to the other instance must say it was forwarded by it,
 // and every answer must be the key's final value (loadgen.ReadChecker).
 func TestAPILayerRoutesAsKafkaStreamsAssigns(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)
@@ -329,6 +330,7 @@ func ensureInputOf(t *testing.T, env *bench.Env, app string, partitions int32) {
 // last partition's restore ended, while with them stale answers come
 // during the restore.
 func TestColdRestoreQueriesOnKafkaStreams(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)
@@ -388,6 +390,7 @@ func deref(p *float64) float64 {
 // reopens stores that hold the fill but not the records written while the
 // instance was down, answers stale reads from them before its restore ends.
 func TestWarmRestartQueriesOnKafkaStreams(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

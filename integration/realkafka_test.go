@@ -80,6 +80,7 @@ func restore(t *testing.T, env *bench.Env, fill bench.FillOutcome, threads int) 
 }
 
 func TestRealKafkaFillThenColdRestoreVerifies(t *testing.T) {
+	t.Parallel()
 	env := connect(t, bench.Options{})
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.TombstoneRatio, spec.Partitions = 150_000, 30_000, 50, 500, 0.05, 4
@@ -111,6 +112,7 @@ func TestRealKafkaFillThenColdRestoreVerifies(t *testing.T) {
 // cleaner, and checks that the log shrank, a restore reads fewer records
 // than were written, and the restored state is still exactly right.
 func TestRealKafkaCompactionShrinksTheLogAndStillVerifies(t *testing.T) {
+	t.Parallel()
 	env := connect(t, bench.Options{})
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.TombstoneRatio, spec.Partitions = 200_000, 1_000, 100, 100, 0.02, 2
@@ -261,6 +263,7 @@ func waitBrokerBack(t *testing.T, env *bench.Env) {
 }
 
 func TestRealKafkaQuickProfileShape(t *testing.T) {
+	t.Parallel()
 	// The built-in quick profile must be runnable against a real broker too:
 	// its fill spec and cases are valid there (a smaller copy keeps CI fast).
 	plan, err := profiles.Load("quick")

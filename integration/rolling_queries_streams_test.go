@@ -17,6 +17,7 @@ import (
 // member holds is refused instead), the stores verify, and every
 // restarted instance's keys are answered again.
 func TestRollingRestartQueriesStreamsProtocolTopicPartitioner(t *testing.T) {
+	t.Parallel()
 	rec, err := runRollingQueries(t, map[string]string{"group.protocol": "streams"}, config.PartitionerTopic)
 	if err != nil {
 		t.Fatal(err)

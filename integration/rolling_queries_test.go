@@ -20,6 +20,7 @@ import (
 // row records its instance's keys' outage, with every one of those keys'
 // lookups answered again before the end.
 func TestRollingRestartQueries(t *testing.T) {
+	t.Parallel()
 	rec, err := runRollingQueries(t, nil, "")
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // seen, a prediction beside the measurement, and no JVM left. About 2
 // minutes.
 func TestScaleOutEndsBalancedAndVerifies(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -59,6 +59,7 @@ func connectSecured(t *testing.T, l testkafka.Listener, log *syncBuffer) (*bench
 // run leaves (results.json, CONFIG.properties, the instance logs) and not
 // in the run's log.
 func TestSecuredClustersRestoreOnBothEngines(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	for _, tc := range []struct{ name, protocol, mechanism, stores string }{
 		{"SASL_PLAINTEXT-SCRAM-SHA-512", cluster.ProtocolSASLPlaintext, cluster.MechanismScramSHA512, ""},
@@ -227,6 +228,7 @@ func withJavaStores(sec *cluster.Security, typ string) string {
 // it and without a JVM left behind, both where restorebench's own client
 // meets them first and where only the Kafka Streams JVM is given them.
 func TestSecuredClusterRefusalsAreOneClearError(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	sasl := testkafka.SecuredListener(t, cluster.ProtocolSASLSSL)
 	ssl := testkafka.SecuredListener(t, cluster.ProtocolSSL)
@@ -335,6 +337,7 @@ func (s *syncBuffer) String() string {
 // scenario's) over SASL_SSL with SCRAM-SHA-256: every step verifies, no
 // secrets file and no JVM is left.
 func TestSecuredClusterWarmRestartAndStandbyOnKafkaStreams(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	l := testkafka.SecuredListener(t, cluster.ProtocolSASLSSL)
 	l.Security.Mechanism = cluster.MechanismScramSHA256

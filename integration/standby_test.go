@@ -18,6 +18,7 @@ import (
 // step must verify the standby's own stores (stale-store queries) against
 // the state the changelog holds, report lags, and leave no JVM behind.
 func TestRealKafkaStreamsStandbyFollowsAndCatchesUp(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -21,6 +21,7 @@ import (
 // the expected state of the fill plus the load's records (windows the
 // new event times expired included).
 func TestFailoverOfEachStoreKind(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	for _, tc := range []struct {

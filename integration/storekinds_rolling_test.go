@@ -18,6 +18,7 @@ import (
 // records, the windows the new event times expired left out, although
 // each restarted instance reopened its kept segments with no stream time.
 func TestRollingRestartOfAWindowStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -20,6 +20,7 @@ import (
 // session stores as for window ones), and the RocksDB segments Kafka
 // Streams left on disk are those of the session ends the model keeps.
 func TestRealKafkaStreamsRestoresASessionStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

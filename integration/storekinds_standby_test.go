@@ -18,6 +18,7 @@ import (
 // store against the Go expected state of the changelog then, whose
 // windows expire as the new records move stream time on.
 func TestRealKafkaStreamsStandbyOfAWindowStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -180,6 +180,7 @@ func served(r runs.Restore) int64 {
 // partition at the first record within the retention of its last
 // (ksRestored), where Kafka Streams before 4.2 read every record.
 func TestRealKafkaStreamsRestoresAWindowStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)
@@ -239,6 +240,7 @@ func sumKeys(states []loadgen.PartitionState) int64 {
 // state, whose values carry their records' timestamps: the store put each
 // record's timestamp before its value, as the model does.
 func TestRealKafkaStreamsRestoresATimestampedStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -51,6 +51,7 @@ func kindWarmCase(t *testing.T, fill loadgen.Spec, e config.Engine) config.Case 
 // the changelog then (windows expired by the new records' stream time
 // gone).
 func TestRealKafkaStreamsWarmRestartsEachStoreKind(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	for _, kind := range []loadgen.StoreKind{loadgen.KindWindow, loadgen.KindSession, loadgen.KindTimestampedKeyValue} {

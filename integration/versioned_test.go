@@ -21,6 +21,7 @@ import (
 // changelog's head), and the store record names the history retention
 // and the segment interval both engines used.
 func TestRealKafkaStreamsRestoresAVersionedStore(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	app := ksApp(t, env)

@@ -19,6 +19,7 @@ import (
 // store under at_least_once, into a wiped one under exactly_once_v2 (the
 // expected state differs accordingly, and both engines must match it).
 func TestWarmRestartOnBothEngines(t *testing.T) {
+	t.Parallel()
 	needDriver(t)
 	env := connect(t, bench.Options{})
 	for _, v := range []struct {
