@@ -358,7 +358,7 @@ const (
 	// late commands are refused rather than run.
 	forgetAfter = 10 * time.Minute
 	// maxReplies bounds the replies kept for repeated commands, and
-	// maxReplyBytes their bytes (a balances reply is up to 900 KiB, a
+	// maxReplyBytes their bytes (a fetch reply is up to 64 MiB, a
 	// model restore's several MiB).
 	maxReplies    = 4096
 	maxReplyBytes = 64 << 20

@@ -19,7 +19,8 @@ import (
 // tested without a JVM: it says hello, writes a process id into its
 // state.dir, appends a line to <instance dir>/starts, emits an api event
 // (127.0.0.1:4242) when its API layer is asked for, one processed
-// event with clock readings, answers digest and balances, and stops on
+// event with clock readings, answers digest, balances and entries (1.2 MB
+// of them, more than one control record), and stops on
 // `stop` or the end of stdin.
 const fakeJava = `#!/bin/bash
 if [ "$1" = -version ]; then echo run >> "$(dirname "$0")/java-version-runs"; echo 'openjdk version "17.0.0-fake"' >&2; exit 0; fi
@@ -41,6 +42,7 @@ while read -r cmd arg; do
 	case "$cmd" in
 	digest) ev digest 5000 ',"store":"s","scope":"active","seconds":0.1,"partitions":[{"partition":0,"keys":1,"live_bytes":2,"digest":"0000000000000003"}]' ;;
 	balances) printf 'acct-1\t5\t1\nacct-2\t-3\t2\n' > "$arg"; ev balances 6000 ',"path":"'"$arg"'","accounts":2,"transactions":3,"seconds":0.01' ;;
+	entries) set -- $arg; head -c 1200000 /dev/zero | tr '\0' k > "$2"; ev entries 6500 ',"path":"'"$2"'","partition":'"$1"',"keys":1,"seconds":0.01' ;;
 	stop) break ;;
 	*) ev error 7000 ',"message":"unknown command: '"$cmd"'","where":"command","stack":""' ;;
 	esac
@@ -167,9 +169,16 @@ func TestCommandsAndEvents(t *testing.T) {
 	if _, err := p.Request(ctx, "bogus", ksdriver.EvDigest); err == nil || !strings.Contains(err.Error(), "agent a1 refused it: send \"bogus\": a driver command line is one of stop, digest, digest all") {
 		t.Fatalf("a driver command the agent does not pass on: %v", err)
 	}
-	tsv, err := p.BalancesTSV(ctx)
-	if err != nil || tsv != "acct-1\t5\t1\nacct-2\t-3\t2\n" {
+	tsv, err := p.Fetch(ctx, "balances")
+	if err != nil || string(tsv) != "acct-1\t5\t1\nacct-2\t-3\t2\n" {
 		t.Fatalf("balances %q, %v", tsv, err)
+	}
+	// A file larger than one control record comes back whole, in parts.
+	if b, err := p.Fetch(ctx, "entries 3"); err != nil || len(b) != 1200000 || strings.Trim(string(b), "k") != "" {
+		t.Fatalf("entries of partition 3: %d bytes, %v", len(b), err)
+	}
+	if _, err := p.Fetch(ctx, "entries 3 /etc/passwd"); err == nil || !strings.Contains(err.Error(), "takes 1 argument(s) before its path") {
+		t.Fatalf("a fetch naming its own path: %v", err)
 	}
 	inst := filepath.Join(ta.dir, "run1", "app", "i1")
 	if b, _ := os.ReadFile(filepath.Join(inst, "run-1", "bootstrap")); strings.TrimSpace(string(b)) != strings.Join(cfg.Brokers, ",") {

@@ -451,7 +451,7 @@ func (c *Coordinator) do(ctx context.Context, agent string, m *Message) (*Messag
 // describe names the process or instance a command is about.
 func describe(m *Message) string {
 	switch {
-	case m.Op == OpStart || m.Op == OpSend || m.Op == OpStop || m.Op == OpKill || m.Op == OpBalances:
+	case m.Op == OpStart || m.Op == OpSend || m.Op == OpStop || m.Op == OpKill || m.Op == OpFetch:
 		return fmt.Sprintf(" of %s process %d", m.Instance, m.N)
 	case m.Instance != "":
 		return " of " + m.Instance

@@ -639,10 +639,10 @@ func TestHostileRecordsAtTheAgent(t *testing.T) {
 	// A key holder's command with repeated keys: decoded, it is a wipe of
 	// fleet "..", which is refused; the hello and the plain fleet before
 	// it are not what runs.
-	dup := []byte(`{"type":"command","agent":"a1","protocol":2,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`)
+	dup := []byte(`{"type":"command","agent":"a1","protocol":3,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`)
 	f.produce("a1", dup, f.signed(key, time.Now(), "a1", dup))
 	// Unknown fields are ignored; the command is what its known ones say.
-	unknown := []byte(`{"type":"command","agent":"a1","protocol":2,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`)
+	unknown := []byte(`{"type":"command","agent":"a1","protocol":3,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`)
 	f.produce("a1", unknown, f.signed(key, time.Now(), "a1", unknown))
 
 	// The control topic has one partition: once this is answered, every
@@ -814,22 +814,22 @@ func TestConcurrentStartsOfOneProcess(t *testing.T) {
 }
 
 // TestKeptRepliesAreBoundedInBytes: the replies kept for repeated
-// commands are bounded in bytes as well as in number: 4096 balances
+// commands are bounded in bytes as well as in number: 4096 fetch
 // replies of 900 KiB each (a key holder asking for them, or a long run)
 // would otherwise hold 3.6 GiB; the newest reply is always kept.
 func TestKeptRepliesAreBoundedInBytes(t *testing.T) {
 	tsv := strings.Repeat("acct\t1\t1\n", 1000)
-	if n := replySize(&Message{Balances: tsv}); n < len(tsv) {
+	if n := replySize(&Message{Fetched: []byte(tsv)}); n < len(tsv) {
 		t.Fatalf("a reply holding %d bytes of balances is counted as %d", len(tsv), n)
 	}
 	a := &Agent{replies: map[string]*Message{}}
-	const size = maxBalancesBytes // each reply counted as a full balances reply
+	const size = maxControlRecord // each reply counted as a full control record
 	for i := range 4096 {
 		key := "r/c" + strconv.Itoa(i)
 		a.mu.Lock()
 		a.replies[key] = nil
 		a.inFlight++
-		a.keep(key, &Message{Type: TypeReply, Run: "r", ID: "c" + strconv.Itoa(i), Op: OpBalances, OK: true}, size)
+		a.keep(key, &Message{Type: TypeReply, Run: "r", ID: "c" + strconv.Itoa(i), Op: OpFetch, OK: true}, size)
 		a.mu.Unlock()
 	}
 	if a.doneBytes > maxReplyBytes || len(a.replies) > maxReplyBytes/size || len(a.done) != len(a.replies) {

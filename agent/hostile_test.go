@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -322,7 +323,7 @@ func TestAgentWithoutKeyRefusesToStart(t *testing.T) {
 // refused with both versions named.
 func TestProtocolVersionMismatch(t *testing.T) {
 	err := validate(&Message{Type: TypeCommand, Protocol: 1, Run: "r", ID: "c1", Op: OpHello})
-	if err == nil || !strings.Contains(err.Error(), "protocol version 1, and this restorebench speaks version 2") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("protocol version 1, and this restorebench speaks version %d", ProtocolVersion)) {
 		t.Fatalf("a version-1 command: %v", err)
 	}
 }

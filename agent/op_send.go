@@ -9,9 +9,9 @@ func init() {
 		run: func(_ *Agent, m *Message, p *agentProc) (*Message, error) { return nil, p.inst.Send(m.Line) }})
 }
 
-// sendLines are the driver commands a send may carry: balances has its own
-// operation (whose path the agent chooses), and nothing else reaches a
-// driver's standard input.
+// sendLines are the driver commands a send may carry: the file commands
+// (balances, entries) go by fetch, whose path the agent chooses, and
+// nothing else reaches a driver's standard input.
 var sendLines = map[string]bool{"stop": true, "digest": true, "digest all": true}
 
 // checkSend allows only the driver commands of sendLines.

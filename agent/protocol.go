@@ -39,7 +39,7 @@ const (
 	OpClock     = "clock"      // reply: the agent's clock at receipt and reply
 	OpStart     = "start"      // start a driver process; reply once it said hello
 	OpSend      = "send"       // write Line to a process's stdin
-	OpBalances  = "balances"   // ledger balances of a process, as TSV
+	OpFetch     = "fetch"      // a driver file command (Fetch); reply: Fetched, its file
 	OpStop      = "stop"       // stop a process cleanly; reply once it ended
 	OpKill      = "kill"       // SIGKILL a process; reply once it ended
 	OpWipe      = "wipe"       // delete an instance's state directory
@@ -64,8 +64,9 @@ const (
 // a coordinator and an agent of different versions refuse each other with
 // one error naming both (versionErr), rather than misread a field.
 // Version 2: signed records (sign.go), and every command validated by the
-// agent (validate.go).
-const ProtocolVersion = 2
+// agent (validate.go). Version 3: fetch (any file command of the driver)
+// in place of balances.
+const ProtocolVersion = 3
 
 // versionErr says that a peer speaks another protocol version.
 func versionErr(theirs int) error {
@@ -103,8 +104,10 @@ type Message struct {
 	// agent's state directory (0: not checked): the agent refuses a start
 	// on a disk with less, with a DiskFullError.
 	NeedBytes int64 `json:"need_bytes,omitempty"`
-	// Line is a send's command line; Instances a remove's.
+	// Line is a send's command line; Fetch a fetch's file command (no
+	// path); Instances a remove's.
 	Line      string   `json:"line,omitempty"`
+	Fetch     string   `json:"fetch,omitempty"`
 	Instances []string `json:"instances,omitempty"`
 	// TTLMs is a lease's time to live: past it with no lease or command
 	// from the run, the agent stops the run's processes.
@@ -130,10 +133,10 @@ type Message struct {
 	// a kill sent SIGKILL.
 	AtMonoNs int64 `json:"at_mono_ns,omitempty"`
 	// PID is a started process's OS pid; ProcessID Kafka Streams' process
-	// id; Balances a balances reply's TSV.
+	// id; Fetched a fetch reply's file.
 	PID       int    `json:"pid,omitempty"`
 	ProcessID string `json:"process_id,omitempty"`
-	Balances  string `json:"balances,omitempty"`
+	Fetched   []byte `json:"fetched,omitempty"`
 	// Bytes is a disk_usage reply's bytes.
 	Bytes int64 `json:"bytes,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).

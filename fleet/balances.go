@@ -2,33 +2,33 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/restorebench/restorebench/ledger"
 )
 
-// The ledger's balances as an instance's driver writes them (a local
-// file, or an agent's reply): read the same way wherever it ran.
+// The ledger's balances as an instance's driver writes them, read the
+// same way wherever it ran.
 
-// ReadBalances reads a `balances PATH` file (kstreams/PROTOCOL.md): lines
-// account<TAB>balance<TAB>count. An account listed twice is an error: each
-// lives in one task's store.
-func ReadBalances(path string) (map[string]ledger.Sum, error) {
-	f, err := os.Open(path)
+// Balances are the ledger topology's balances of every account of p's
+// active tasks: the driver's `balances` file command, run where p runs.
+func Balances(ctx context.Context, p Process) (map[string]ledger.Sum, error) {
+	b, err := p.Fetch(ctx, "balances")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseBalances(f, path)
+	return ParseBalances(bytes.NewReader(b), "balances of instance "+p.ID())
 }
 
-// parseBalances reads the driver's balances lines from r (named name in
-// errors).
-func parseBalances(r io.Reader, name string) (map[string]ledger.Sum, error) {
+// ParseBalances reads the driver's balances (kstreams/PROTOCOL.md) from r,
+// named name in errors: lines account<TAB>balance<TAB>count. An account
+// listed twice is an error: each lives in one task's store.
+func ParseBalances(r io.Reader, name string) (map[string]ledger.Sum, error) {
 	out := map[string]ledger.Sum{}
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {

@@ -12,7 +12,6 @@ import (
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/ksdriver"
-	"github.com/restorebench/restorebench/ledger"
 )
 
 // Host runs a fleet's Kafka Streams instances: it starts their processes
@@ -103,16 +102,18 @@ type Driven interface {
 // (agentProcess, an *agent.Process).
 type Process interface {
 	KSInstance
-	// Balances are the ledger topology's balances of every account of its
-	// active tasks.
-	Balances(ctx context.Context) (map[string]ledger.Sum, error)
+	// Fetch has the process run one of the driver's file commands
+	// (ksdriver.ParseFileCommand: "balances", "entries PARTITION"), which
+	// write their answer to a file, into a file of its own where it runs,
+	// and returns the file's bytes: Balances and StoreEntries read it.
+	Fetch(ctx context.Context, line string) ([]byte, error)
 }
 
 // localHost runs each process as a JVM on this machine (ksdriver.Start),
 // with an instance's directories under root: flat,
 // <root>/<id>-state and <root>/<id>-<n> per process; or, with a nest
 // prefix, <root>/<nest><id>/state and <root>/<nest><id>/run-<n+1>.
-// Balances files are <root>/balances-<id>.tsv.
+// A file command's file is <root>/fetch-<id>.out while it is read.
 type localHost struct {
 	root, appID, nest string
 	// single is the layout of a cold restore's or warm restart's one
@@ -172,8 +173,8 @@ func (h *localHost) procDir(id string, n int) string {
 	return filepath.Join(h.home(id), "run-"+strconv.Itoa(n+1))
 }
 
-func (h *localHost) balancesPath(id string) string {
-	return filepath.Join(h.root, "balances-"+id+".tsv")
+func (h *localHost) fetchPath(id string) string {
+	return filepath.Join(h.root, "fetch-"+id+".out")
 }
 
 // Start launches the JVM. spec.Properties is the caller's: it is copied.
@@ -193,7 +194,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	if err != nil {
 		return nil, err
 	}
-	return &localProcess{Instance: inst, balances: h.balancesPath(spec.ID)}, nil
+	return &localProcess{Instance: inst, fetchPath: h.fetchPath(spec.ID)}, nil
 }
 
 func (h *localHost) WipeState(id string) error {
@@ -238,22 +239,21 @@ func (h *localHost) Remove() {
 		if home := h.home(id); home != "" {
 			os.RemoveAll(home)
 		}
-		os.Remove(h.balancesPath(id))
+		os.Remove(h.fetchPath(id))
 	}
 }
 
-// localProcess is a JVM on this machine; its balances go through a file.
+// localProcess is a JVM on this machine; its file commands write to
+// fetchPath.
 type localProcess struct {
 	*ksdriver.Instance
-	balances string
+	fetchPath string
 }
 
-// Balances has the driver write the balances to a file and reads it.
-func (p *localProcess) Balances(ctx context.Context) (map[string]ledger.Sum, error) {
-	if _, err := p.Request(ctx, "balances "+p.balances, ksdriver.EvBalances); err != nil {
-		return nil, err
-	}
-	return ReadBalances(p.balances)
+// Fetch has the driver write the file command's answer to fetchPath and
+// reads it.
+func (p *localProcess) Fetch(ctx context.Context, line string) ([]byte, error) {
+	return ksdriver.RunFileCommand(ctx, p.Instance, line, p.fetchPath)
 }
 
 // APIAddrOf is the address a process's API layer listens on ("" when it

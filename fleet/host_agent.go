@@ -3,13 +3,11 @@ package fleet
 import (
 	"context"
 	"maps"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/ledger"
 )
 
 // AgentHost runs a fleet's instances on agents (`run --agents`), which it
@@ -136,22 +134,14 @@ func (h *AgentHost) Remove() {
 	}
 }
 
-// agentProcess is a process on an agent; its balances come in the reply.
+// agentProcess is a process on an agent; the files of its file commands
+// come in the fetch reply (agent.Process.Fetch).
 type agentProcess struct {
 	*agent.Process
 }
 
 // PID is 0: the JVM's pid is the agent host's.
 func (*agentProcess) PID() int { return 0 }
-
-// Balances has the agent read the driver's balances and parses them.
-func (p *agentProcess) Balances(ctx context.Context) (map[string]ledger.Sum, error) {
-	tsv, err := p.BalancesTSV(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return parseBalances(strings.NewReader(tsv), "balances of "+p.Hello().Instance+" on agent "+p.Agent())
-}
 
 func init() {
 	RegisterHostKind(HostKind{Name: "agents", For: func(env *Env, req Request, _, appID string, _ Layout) (Host, bool, error) {

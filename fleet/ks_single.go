@@ -56,7 +56,7 @@ func (s *KSSingle) Fresh() error { return s.host.Fresh(KSInstanceID) }
 
 // Start launches a process of the instance with props (state.dir is the
 // host's), asking for need bytes free in its state directory.
-func (s *KSSingle) Start(ctx context.Context, props map[string]string, need int64) (KSInstance, error) {
+func (s *KSSingle) Start(ctx context.Context, props map[string]string, need int64) (Process, error) {
 	c := s.req.Case
 	p, err := s.host.Start(ctx,
 		ProcessSpec{ID: KSInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion, NeedBytes: need})

@@ -2,13 +2,12 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -130,28 +129,18 @@ func DigestStores(ctx context.Context, inst requester, store string) (*ksdriver.
 	return d, nil
 }
 
-// StoreEntries asks a local instance for one active store partition's
-// live entries key by key (`entries PARTITION PATH`, a file under dir
-// read back and removed): key → the entry's hash, as the digest sums them.
-// An instance on an agent writes on the agent's disk, which this machine
-// does not read: it is refused.
-func StoreEntries(ctx context.Context, inst KSInstance, dir string, partition int32) (map[string]uint64, error) {
-	if inst.PID() == 0 { // on an agent
-		return nil, errors.New("the instance runs on an agent, whose files this machine does not read")
-	}
-	path := filepath.Join(dir, fmt.Sprintf("entries-%d.tsv", partition))
-	defer os.Remove(path)
+// StoreEntries asks an instance for one active store partition's live
+// entries key by key (the driver's `entries PARTITION` file command, run
+// where the instance runs): key → the entry's hash, as the digest sums
+// them.
+func StoreEntries(ctx context.Context, p Process, partition int32) (map[string]uint64, error) {
 	dctx, cancel := context.WithTimeout(ctx, KSDigestTimeout)
 	defer cancel()
-	if _, err := inst.Request(dctx, fmt.Sprintf("entries %d %s", partition, path), ksdriver.EvEntries); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
+	b, err := p.Fetch(dctx, fmt.Sprintf("entries %d", partition))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ParseEntries(f, path)
+	return ParseEntries(bytes.NewReader(b), fmt.Sprintf("entries of partition %d of instance %s", partition, p.ID()))
 }
 
 // ParseEntries reads the driver's KEYHEX<TAB>ENTRYHASH lines.

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -128,7 +127,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 // restoreQueried is restoreAndDigest beside the case's query load, if it
 // has one: the lookups go on for its After past the restore, and end
 // before the digest.
-func restoreQueried(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.KSInstance, offsets cluster.TopicOffsets,
+func restoreQueried(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.Process, offsets cluster.TopicOffsets,
 	rec *runs.Restore) (*coldDigest, error) {
 	queries, err := queryload.StartSingleQueries(ctx, req, req.Spec, inst)
 	if err != nil {
@@ -160,7 +159,7 @@ type coldDigest struct {
 // restoreAndDigest waits for the instance to restore every partition that
 // owes records, records the restore's timings (and the query load's, when
 // queries is not nil: see finishKSQueries), and digests the stores.
-func restoreAndDigest(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.KSInstance,
+func restoreAndDigest(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.Process,
 	offsets cluster.TopicOffsets, rec *runs.Restore,
 	queries queryload.SingleQueries) (*coldDigest, error) {
 	owed := map[int32]int64{}
@@ -186,14 +185,14 @@ func restoreAndDigest(ctx context.Context, env *fleet.Env, t fleet.Target, req f
 	}
 	rec.KafkaStreams.DigestSeconds = d.Seconds
 	cd := &coldDigest{restores: w.Restores, digest: d}
-	cd.readEntries(ctx, t, req, inst)
+	cd.readEntries(ctx, t, inst)
 	return cd, nil
 }
 
 // readEntries reads, while the instance still runs, the first partition
 // that does not verify against an independent read key by key, so the
 // record can name the key it got wrong (nameDifference).
-func (cd *coldDigest) readEntries(ctx context.Context, t fleet.Target, req fleet.Request, inst fleet.KSInstance) {
+func (cd *coldDigest) readEntries(ctx context.Context, t fleet.Target, inst fleet.Process) {
 	if t.TopicEntries == nil {
 		return
 	}
@@ -202,11 +201,8 @@ func (cd *coldDigest) readEntries(ctx context.Context, t fleet.Target, req fleet
 	if ok || !found {
 		return
 	}
-	dir, err := filepath.Abs(req.StateDir)
-	if err == nil {
-		cd.entries, err = fleet.StoreEntries(ctx, inst, dir, p)
-	}
-	cd.entriesPartition, cd.entriesErr = p, err
+	cd.entries, cd.entriesErr = fleet.StoreEntries(ctx, inst, p)
+	cd.entriesPartition = p
 }
 
 // entriesOf is the store's side of nameDifference: the partition

@@ -598,7 +598,7 @@ func (r *failoverRun) check(survivor *fleet.Proc) error {
 		return fmt.Errorf("case %s #%d: %w", r.req.Case.Name, r.req.Repeat, err)
 	}
 	waited := time.Since(t0).Seconds()
-	actual, err := survivor.Inst.Balances(r.ctx)
+	actual, err := fleet.Balances(r.ctx, survivor.Inst)
 	if err != nil {
 		return err
 	}

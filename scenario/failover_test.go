@@ -3,8 +3,6 @@ package scenario
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,21 +171,16 @@ func TestLedgerCheckListsTenDifferences(t *testing.T) {
 	}
 }
 
-func TestReadBalances(t *testing.T) {
-	dir := t.TempDir()
-	write := func(s string) string {
-		p := filepath.Join(dir, "b.tsv")
-		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+func TestParseBalances(t *testing.T) {
+	read := func(s string) (map[string]ledger.Sum, error) {
+		return fleet.ParseBalances(strings.NewReader(s), "b.tsv")
 	}
-	got, err := fleet.ReadBalances(write("acct-1\t-250\t3\nacct-2\t100\t1\n"))
+	got, err := read("acct-1\t-250\t3\nacct-2\t100\t1\n")
 	if err != nil || len(got) != 2 || got["acct-1"] != (ledger.Sum{Balance: -250, Count: 3}) {
 		t.Fatalf("%v %v", got, err)
 	}
 	for _, bad := range []string{"acct-1\t1\t1\nacct-1\t2\t2\n", "acct-1\t1\n", "acct-1\tx\t1\n"} {
-		if _, err := fleet.ReadBalances(write(bad)); err == nil || !strings.Contains(err.Error(), "b.tsv:") {
+		if _, err := read(bad); err == nil || !strings.Contains(err.Error(), "b.tsv:") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
