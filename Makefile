@@ -118,7 +118,8 @@ vet: deps
 # after the other, so that CI's time is the integration package's; they
 # run at a lower priority (nice 10), so that on 2 cores they take the time
 # the integration package's JVMs and broker leave rather than slow its
-# waits (its 58 tests reached the 28-minute timeout on a slow day).
+# waits (its 58 tests, one after another, reached the 28-minute timeout on
+# a slow day; most now run two at a time, integration/doc.go).
 test: deps deps-kafka deps-chromium kstreams-test
 	@started=0; if ! scripts/kafka.sh status >/dev/null 2>&1; then scripts/kafka.sh up || exit 1; started=1; fi; \
 	if [ ! -f $(KAFKA_TLS_CA) ]; then echo "the running broker has no TLS listeners (an older scripts/kafka.sh started it): run scripts/kafka.sh down, then make test" >&2; exit 1; fi; \
