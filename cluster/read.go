@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // OffsetRange is a half-open range of offsets [From, To).
@@ -32,8 +34,13 @@ func ReadRange(ctx context.Context, cfg Config, topic string,
 // partition's range to each, in offset order per partition, keeping none.
 // It returns once every partition has delivered a record at or past its
 // last offset in range, or when nothing new arrived for idle (what is left
-// are compaction gaps or transaction markers). After each poll, polled
-// (when set) is told how many partitions are still being read.
+// are compaction gaps or transaction markers). The idle counts from the
+// broker's first answer to a fetch: connecting and the first fetch of a
+// loaded broker or machine can take longer than the idle that ends a read
+// between records, and a read that gave up then would find a topic empty
+// (without an answer it ends after firstAnswerWait, or idle if longer).
+// After each poll, polled (when set) is told how many partitions are still
+// being read.
 func ScanRange(ctx context.Context, cfg Config, topic string,
 	ranges map[int32]OffsetRange, idle time.Duration,
 	each func(*kgo.Record), polled func(left int), opts ...kgo.Opt) error {
@@ -46,12 +53,13 @@ func ScanRange(ctx context.Context, cfg Config, topic string,
 	if len(assign) == 0 {
 		return nil
 	}
-	cl, err := NewClient(cfg, append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign})}, opts...)...)
+	answered := &fetchAnswered{}
+	cl, err := NewClient(cfg, append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}), kgo.WithHooks(answered)}, opts...)...)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	lastSeen := time.Now()
+	lastSeen, started := time.Now(), time.Now()
 	for len(assign) > 0 {
 		pollCtx, cancel := context.WithTimeout(ctx, min(idle, time.Second))
 		fetches := cl.PollFetches(pollCtx)
@@ -76,16 +84,48 @@ func ScanRange(ctx context.Context, cfg Config, topic string,
 				delete(assign, r.Partition) // the range is behind us
 			}
 		})
-		if got {
+		switch {
+		case got:
 			lastSeen = time.Now()
-		} else if time.Since(lastSeen) >= idle {
-			break
+		case !answered.at().IsZero():
+			since := lastSeen
+			if a := answered.at(); a.After(since) {
+				since = a // idle from the first answer
+			}
+			if time.Since(since) >= idle {
+				return nil
+			}
+		case time.Since(started) >= max(idle, firstAnswerWait):
+			return nil
 		}
 		if polled != nil {
 			polled(len(assign))
 		}
 	}
 	return nil
+}
+
+// firstAnswerWait bounds ScanRange's wait for the broker's first answer
+// to a fetch.
+const firstAnswerWait = 30 * time.Second
+
+// fetchAnswered notes when the broker first answered a fetch (a kgo
+// HookBrokerRead).
+type fetchAnswered struct{ first atomic.Int64 }
+
+// OnBrokerRead notes the first fetch response read without error.
+func (f *fetchAnswered) OnBrokerRead(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if key == int16(kmsg.Fetch) && err == nil {
+		f.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
+}
+
+// at is when the first answer came; zero before.
+func (f *fetchAnswered) at() time.Time {
+	if n := f.first.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // fetchError is a poll's first error other than its own deadline.
