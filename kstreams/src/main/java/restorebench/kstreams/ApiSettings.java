@@ -151,8 +151,8 @@ final class ApiSettings {
         if (c.topology == DriverConfig.Topology.LEDGER) {
             throw new DriverConfig.ConfigError(PORT + " serves the kv and table topologies' byte-keyed stores, not the ledger's");
         }
-        if (c.storeKind == DriverConfig.StoreKind.WINDOW) {
-            throw new DriverConfig.ConfigError(PORT + " serves key lookups of key-value stores, not of a window store");
+        if (!c.storeKind.keyLookups()) {
+            throw new DriverConfig.ConfigError(PORT + " serves key lookups of key-value stores, not of a " + c.storeKind.key() + " store");
         }
         if (!c.streams.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG, "").isBlank()) {
             throw new DriverConfig.ConfigError(StreamsConfig.APPLICATION_SERVER_CONFIG + " is set by the driver from " + HOST + " and the port it listens on; do not set both");

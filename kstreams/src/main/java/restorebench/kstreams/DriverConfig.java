@@ -26,35 +26,6 @@ final class DriverConfig {
 
     enum StoreType { ROCKSDB, TIMESTAMPED, MEMORY }
 
-    /**
-     * The kind of store the kv topology builds (restorebench.store.kind, by
-     * the Go tool's fill.store_kind names): a key-value store (of
-     * {@link StoreType}), a timestamped key-value store (rocksdb or memory),
-     * a window store without duplicates or a session store (rocksdb or
-     * memory each), or a versioned key-value store (rocksdb only:
-     * {@link VersionedStores}).
-     */
-    enum StoreKind {
-        KEY_VALUE("key-value"), TIMESTAMPED_KEY_VALUE("timestamped-key-value"), WINDOW("window"), SESSION("session"),
-        VERSIONED_KEY_VALUE("versioned-key-value");
-
-        /** The name in restorebench.store.kind. */
-        final String key;
-
-        StoreKind(String key) {
-            this.key = key;
-        }
-
-        static StoreKind of(String key, String value) throws ConfigError {
-            for (StoreKind k : values()) {
-                if (k.key.equals(value.toLowerCase(Locale.ROOT))) {
-                    return k;
-                }
-            }
-            throw new ConfigError(key + "=" + value + ": must be key-value, timestamped-key-value, window, session or versioned-key-value");
-        }
-    }
-
     static final String P = "restorebench.";
 
     private static final Set<String> KEYS = Set.of(
@@ -68,7 +39,8 @@ final class DriverConfig {
     Topology topology = Topology.KV;
     String store = "balances";
     StoreType storeType = StoreType.ROCKSDB;
-    StoreKind storeKind = StoreKind.KEY_VALUE;
+    /** The store's kind (restorebench.store.kind, {@link StoreKinds}): key-value unless set. */
+    StoreKindDef storeKind = KeyValueStores.KIND;
     /**
      * A window or session store's retention period and window size (a
      * session store's sessions fall in windows of it), milliseconds (0 =
@@ -180,7 +152,7 @@ final class DriverConfig {
                 case "close.leave.group": c.closeLeaveGroup = bool(key, value); break;
                 case "secrets.file": c.addSecrets(value); break;
                 case "connect.timeout.ms": c.connectTimeoutMs = interval(key, value); break;
-                case "store.kind": c.storeKind = StoreKind.of(key, value); break;
+                case "store.kind": c.storeKind = StoreKinds.of(key, value); break;
                 case "store.retention.ms": c.retentionMs = interval(key, value); break;
                 case "store.window.size.ms": c.windowSizeMs = interval(key, value); break;
                 case "store.segment.interval.ms": c.segmentIntervalMs = interval(key, value); break;
@@ -274,73 +246,44 @@ final class DriverConfig {
     }
 
     /**
-     * The store kind's settings: kinds beyond key-value on the kv topology
-     * only (the table topology's KTable and the ledger's aggregate are
-     * key-value stores); store.type=timestamped is the key-value kind's
-     * (digested without its timestamps), not another kind's; a window or
-     * session store needs its retention and window size, the retention at
-     * least the window (as Stores.persistentWindowStore requires), and a
-     * segment interval only on a RocksDB window store (checkSessionStore);
-     * the other kinds take none of them.
+     * The store's settings are its kind's to check ({@link StoreKindDef#check}),
+     * with the shared refusals below: a kind takes the settings of its own
+     * store and no other's.
      */
     private void checkStoreKind() throws ConfigError {
-        if (storeKind == StoreKind.VERSIONED_KEY_VALUE) {
-            VersionedStores.check(this);
-            return;
-        }
+        storeKind.check(this);
+    }
+
+    /** The kind as its setting reads: restorebench.store.kind=NAME. */
+    String kindName() {
+        return P + "store.kind=" + storeKind.key();
+    }
+
+    /** Refuses restorebench.store.keys, which only a versioned store takes (its key space). */
+    void refuseStoreKeys() throws ConfigError {
         if (storeKeys != 0) {
-            throw new ConfigError(P + "store.keys is for " + P + "store.kind=versioned-key-value only, not " + storeKind.key);
-        }
-        boolean windowed = retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0;
-        if (storeKind != StoreKind.WINDOW && storeKind != StoreKind.SESSION && windowed) {
-            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window or session only, not " + storeKind.key);
-        }
-        if (storeKind == StoreKind.KEY_VALUE) {
-            return;
-        }
-        String kind = P + "store.kind=" + storeKind.key;
-        if (topology == Topology.TABLE && storeKind == StoreKind.TIMESTAMPED_KEY_VALUE && storeType == StoreType.ROCKSDB) {
-            return; // a KTable over any topic, materialized as a DSL table is: a timestamped store
-        }
-        if (topology != Topology.KV) {
-            throw new ConfigError(kind + " is built by the kv topology only, not " + topology.name().toLowerCase(Locale.ROOT));
-        }
-        if (storeType == StoreType.TIMESTAMPED) {
-            throw new ConfigError(kind + " cannot be combined with " + P + "store.type=timestamped (a key-value store's); the type is rocksdb or memory");
-        }
-        if (storeKind == StoreKind.SESSION) {
-            checkSessionStore(kind);
-            return;
-        }
-        if (storeKind != StoreKind.WINDOW) {
-            return;
-        }
-        if (windowSizeMs <= 0 || retentionMs <= 0) {
-            throw new ConfigError(kind + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
-        }
-        if (retentionMs < windowSizeMs) {
-            throw new ConfigError(P + "store.retention.ms=" + retentionMs + " is shorter than the window (" + windowSizeMs + " ms): Kafka Streams refuses such a store");
-        }
-        if (segmentIntervalMs != 0 && storeType == StoreType.MEMORY) {
-            throw new ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
+            throw new ConfigError(P + "store.keys is for " + P + "store.kind=versioned-key-value only, not " + storeKind.key());
         }
     }
 
-    /**
-     * A session store's settings: a retention and window size above 0, the
-     * retention at least the window (a session lasts up to one), and no
-     * segment interval, which neither Stores.persistentSessionStore nor
-     * Stores.inMemorySessionStore takes.
-     */
-    private void checkSessionStore(String kind) throws ConfigError {
-        if (windowSizeMs <= 0 || retentionMs <= 0) {
-            throw new ConfigError(kind + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
+    /** Refuses the window settings, which only window and session stores take. */
+    void refuseWindowSettings() throws ConfigError {
+        if (retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0) {
+            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window or session only, not " + storeKind.key());
         }
-        if (retentionMs < windowSizeMs) {
-            throw new ConfigError(P + "store.retention.ms=" + retentionMs + " is shorter than the window (" + windowSizeMs + " ms) a session lasts up to");
+    }
+
+    /** Refuses another topology than kv, which builds every kind but the table's. */
+    void requireKvTopology() throws ConfigError {
+        if (topology != Topology.KV) {
+            throw new ConfigError(kindName() + " is built by the kv topology only, not " + topology.name().toLowerCase(Locale.ROOT));
         }
-        if (segmentIntervalMs != 0) {
-            throw new ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
+    }
+
+    /** Refuses store.type=timestamped, a key-value store's type, beside another kind. */
+    void refuseTimestampedType() throws ConfigError {
+        if (storeType == StoreType.TIMESTAMPED) {
+            throw new ConfigError(kindName() + " cannot be combined with " + P + "store.type=timestamped (a key-value store's); the type is rocksdb or memory");
         }
     }
 

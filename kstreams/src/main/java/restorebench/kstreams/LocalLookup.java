@@ -47,7 +47,7 @@ final class LocalLookup {
         StoreProgress.Position before = restoredOrRefuse(partition, stale);
         Bytes k = Bytes.wrap(key);
         byte[] v;
-        if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+        if (config.storeKind.timestampedValues()) {
             ValueAndTimestamp<byte[]> tv = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).get(k);
             v = tv == null || tv.value() == null ? null : Digest.timestampedValue(tv.timestamp(), tv.value());
         } else {
@@ -101,7 +101,7 @@ final class LocalLookup {
 
     private void rangeOf(int partition, byte[] from, byte[] to, boolean stale, RangeVisitor v) {
         Bytes f = Bytes.wrap(from), t = Bytes.wrap(to);
-        if (config.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+        if (config.storeKind.timestampedValues()) {
             try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it =
                     query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore()).range(f, t)) {
                 while (it.hasNext()) {

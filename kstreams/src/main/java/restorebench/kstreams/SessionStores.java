@@ -6,11 +6,13 @@ import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlySessionStore;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionStore;
@@ -27,8 +29,50 @@ import org.apache.kafka.streams.state.Stores;
  * (SessionKeySchema), as the Go tool's session fill writes it; a session is
  * digested under those same bytes (Go's loadgen.AppendSessionKey).
  */
-final class SessionStores {
+final class SessionStores implements StoreKindDef {
+    static final SessionStores KIND = new SessionStores();
+
     private SessionStores() {}
+
+    @Override
+    public String key() {
+        return "session";
+    }
+
+    /**
+     * The kv topology, store type rocksdb or memory, a retention and window
+     * size above 0, the retention at least the window (a session lasts up
+     * to one), and no segment interval, which neither
+     * Stores.persistentSessionStore nor Stores.inMemorySessionStore takes.
+     */
+    @Override
+    public void check(DriverConfig c) throws DriverConfig.ConfigError {
+        c.refuseStoreKeys();
+        c.requireKvTopology();
+        c.refuseTimestampedType();
+        String P = DriverConfig.P;
+        if (c.windowSizeMs <= 0 || c.retentionMs <= 0) {
+            throw new DriverConfig.ConfigError(c.kindName() + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
+        }
+        if (c.retentionMs < c.windowSizeMs) {
+            throw new DriverConfig.ConfigError(P + "store.retention.ms=" + c.retentionMs + " is shorter than the window (" + c.windowSizeMs + " ms) a session lasts up to");
+        }
+        if (c.segmentIntervalMs != 0) {
+            throw new DriverConfig.ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
+        }
+    }
+
+    @Override
+    public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
+        String store = c.store;
+        long size = c.windowSizeMs;
+        KvTopology.addPut(t, () -> new Put(store, size, tracker), builder(c));
+    }
+
+    @Override
+    public void forEach(StoreQueries q, int partition, boolean stale, StoreQueries.EntryVisitor v) {
+        forEach(q.query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
+    }
 
     /** The store's supplier: RocksDB segments, or in memory with store.type=memory. */
     static SessionBytesStoreSupplier supplier(DriverConfig c) {

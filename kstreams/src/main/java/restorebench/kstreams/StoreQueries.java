@@ -90,28 +90,21 @@ final class StoreQueries {
      * store's under record key, end and start ({@link SessionStores#forEach}).
      */
     void forEach(int partition, boolean stale, EntryVisitor v) {
-        switch (config.storeKind) {
-            case WINDOW:
-                forEachWindow(partition, stale, v);
-                break;
-            case SESSION:
-                SessionStores.forEach(query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
-                break;
-            case VERSIONED_KEY_VALUE:
-                VersionedStores.forEach(streams, config, partition, stale, v);
-                break;
-            case TIMESTAMPED_KEY_VALUE:
-                forEachTimestamped(partition, stale, v);
-                break;
-            case KEY_VALUE:
-            default:
-                forEachKeyValue(partition, stale, v);
-                break;
-        }
+        config.storeKind.forEach(this, partition, stale, v);
+    }
+
+    /** The client the queries go to (a kind that reads its store its own way). */
+    KafkaStreams streams() {
+        return streams;
+    }
+
+    /** The driver's configuration. */
+    DriverConfig config() {
+        return config;
     }
 
     /** The query of one partition of the store as type, stale stores allowed when stale. */
-    private <T> T query(int partition, boolean stale, QueryableStoreType<T> type) {
+    <T> T query(int partition, boolean stale, QueryableStoreType<T> type) {
         StoreQueryParameters<T> q = StoreQueryParameters.fromNameAndType(config.store, type).withPartition(partition);
         if (stale) {
             q = q.enableStaleStores();
@@ -121,7 +114,7 @@ final class StoreQueries {
 
     /** A key-value store's entries (a timestamped one's values without their timestamps). */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private void forEachKeyValue(int partition, boolean stale, EntryVisitor v) {
+    void forEachKeyValue(int partition, boolean stale, EntryVisitor v) {
         QueryableStoreType<ReadOnlyKeyValueStore<Object, Object>> type = timestamped()
                 ? (QueryableStoreType) QueryableStoreTypes.timestampedKeyValueStore()
                 : (QueryableStoreType) QueryableStoreTypes.keyValueStore();
@@ -137,7 +130,7 @@ final class StoreQueries {
     }
 
     /** A timestamped key-value store's entries, each value behind its timestamp. */
-    private void forEachTimestamped(int partition, boolean stale, EntryVisitor v) {
+    void forEachTimestamped(int partition, boolean stale, EntryVisitor v) {
         ReadOnlyKeyValueStore<Bytes, ValueAndTimestamp<byte[]>> store =
                 query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedKeyValueStore());
         try (KeyValueIterator<Bytes, ValueAndTimestamp<byte[]>> it = store.all()) {
@@ -155,7 +148,7 @@ final class StoreQueries {
      * windows that start after stream time minus the retention: each under
      * the record key and its window's start.
      */
-    private void forEachWindow(int partition, boolean stale, EntryVisitor v) {
+    void forEachWindow(int partition, boolean stale, EntryVisitor v) {
         ReadOnlyWindowStore<Bytes, byte[]> store = query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>windowStore());
         try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.all()) {
             while (it.hasNext()) {

@@ -73,7 +73,7 @@ final class TableTopology {
      * table, count or aggregate materializes; digested with each value behind its timestamp), else by the store type.
      */
     static KeyValueBytesStoreSupplier supplier(DriverConfig c) {
-        if (c.storeKind == DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE) {
+        if (c.storeKind.timestampedValues()) {
             return Stores.persistentTimestampedKeyValueStore(c.store);
         }
         switch (c.storeType) {

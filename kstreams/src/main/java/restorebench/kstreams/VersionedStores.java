@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.BytesDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -37,8 +35,26 @@ import org.apache.kafka.streams.state.VersionedRecordIterator;
  * The store has no range read: it is digested key by key over the fill's
  * key space (restorebench.store.keys), through IQv2.
  */
-final class VersionedStores {
+final class VersionedStores implements StoreKindDef {
+    static final VersionedStores KIND = new VersionedStores();
+
     private VersionedStores() {}
+
+    @Override
+    public String key() {
+        return "versioned-key-value";
+    }
+
+    @Override
+    public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
+        String store = c.store;
+        KvTopology.addPut(t, () -> new Put(store, tracker), builder(c));
+    }
+
+    @Override
+    public void forEach(StoreQueries q, int partition, boolean stale, StoreQueries.EntryVisitor v) {
+        forEach(q.streams(), q.config(), partition, stale, v);
+    }
 
     /** The width of the fill's keys' id: "k" and 15 digits (Go's loadgen.AppendKey). */
     private static final String KEY_FORMAT = "k%015d";
@@ -47,16 +63,15 @@ final class VersionedStores {
      * A versioned store's settings: the kv topology, store type rocksdb, a
      * history retention above 0, the key space to digest, no window size.
      */
-    static void check(DriverConfig c) throws DriverConfig.ConfigError {
-        String kind = DriverConfig.P + "store.kind=" + c.storeKind.key;
-        if (c.topology != DriverConfig.Topology.KV) {
-            throw new DriverConfig.ConfigError(kind + " is built by the kv topology only, not " + c.topology.name().toLowerCase(java.util.Locale.ROOT));
-        }
+    @Override
+    public void check(DriverConfig c) throws DriverConfig.ConfigError {
+        String kind = c.kindName();
+        c.requireKvTopology();
         if (c.storeType != DriverConfig.StoreType.ROCKSDB) {
             throw new DriverConfig.ConfigError(kind + " is RocksDB only: Kafka Streams has no in-memory versioned store (" + DriverConfig.P + "store.type=" + c.storeType.name().toLowerCase(java.util.Locale.ROOT) + ")");
         }
         if (c.windowSizeMs != 0) {
-            throw new DriverConfig.ConfigError(DriverConfig.P + "store.window.size.ms is for store.kind=window only, not " + c.storeKind.key);
+            throw new DriverConfig.ConfigError(DriverConfig.P + "store.window.size.ms is for store.kind=window only, not " + key());
         }
         if (c.retentionMs <= 0) {
             throw new DriverConfig.ConfigError(kind + " needs " + DriverConfig.P + "store.retention.ms (its history retention) above 0");
@@ -78,14 +93,6 @@ final class VersionedStores {
     /** The store's builder: Bytes keys, byte[] values, logged (the default); versioned stores have no cache. */
     static StoreBuilder<VersionedKeyValueStore<Bytes, byte[]>> builder(DriverConfig c) {
         return Stores.versionedKeyValueStoreBuilder(supplier(c), Serdes.Bytes(), Serdes.ByteArray());
-    }
-
-    /** Adds the source, the put processor and the store to t. */
-    static void addTo(Topology t, DriverConfig c, ProcessedTracker tracker, String source, String processor) {
-        t.addSource(source, new BytesDeserializer(), new ByteArrayDeserializer(), c.inputTopic);
-        String store = c.store;
-        t.addProcessor(processor, () -> new Put(store, tracker), source);
-        t.addStateStore(builder(c), processor);
     }
 
     /** Puts each record as a version at its timestamp (a null value is a tombstone). */

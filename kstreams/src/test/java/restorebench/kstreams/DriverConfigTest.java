@@ -84,7 +84,7 @@ class DriverConfigTest {
         p.setProperty("restorebench.store.kind", "timestamped-key-value");
         p.setProperty("restorebench.store.type", "memory");
         DriverConfig c = DriverConfig.parse(p);
-        assertEquals(DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE, c.storeKind);
+        assertEquals(TimestampedKeyValueStores.KIND, c.storeKind);
         assertEquals(DriverConfig.StoreType.MEMORY, c.storeType);
 
         Properties w = base();
@@ -92,7 +92,7 @@ class DriverConfigTest {
         w.setProperty("restorebench.store.retention.ms", "3600000");
         w.setProperty("restorebench.store.window.size.ms", "300000");
         c = DriverConfig.parse(w);
-        assertEquals(DriverConfig.StoreKind.WINDOW, c.storeKind);
+        assertEquals(WindowStores.KIND, c.storeKind);
         assertEquals(3_600_000, c.retentionMs);
         assertEquals(300_000, c.windowSizeMs);
         assertEquals(0, c.segmentIntervalMs);
@@ -117,7 +117,7 @@ class DriverConfigTest {
         p.setProperty("restorebench.store.kind", "timestamped-key-value");
         p.setProperty("topology.optimization", "reuse.ktable.source.topics");
         DriverConfig c = DriverConfig.parse(p);
-        assertEquals(DriverConfig.StoreKind.TIMESTAMPED_KEY_VALUE, c.storeKind);
+        assertEquals(TimestampedKeyValueStores.KIND, c.storeKind);
         assertTrue(TableTopology.supplier(c).get().persistent());
         assertEquals("org.apache.kafka.streams.state.internals.RocksDBTimestampedStore", TableTopology.supplier(c).get().getClass().getName());
     }

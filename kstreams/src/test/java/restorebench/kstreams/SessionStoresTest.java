@@ -32,7 +32,7 @@ class SessionStoresTest {
     @Test
     void buildsKafkaStreamsSessionStores() throws Exception {
         DriverConfig c = DriverConfig.parse(session());
-        assertEquals(DriverConfig.StoreKind.SESSION, c.storeKind);
+        assertEquals(SessionStores.KIND, c.storeKind);
         assertInstanceOf(RocksDbSessionBytesStoreSupplier.class, SessionStores.supplier(c));
         assertEquals(1_875_000, SessionStores.supplier(c).segmentIntervalMs()); // max(retention / 2, 60 s)
         assertEquals(3_750_000, SessionStores.supplier(c).retentionPeriod());

@@ -51,7 +51,7 @@ class VersionedStoresTest {
     @Test
     void buildsAVersionedStore() throws Exception {
         DriverConfig c = DriverConfig.parse(versioned());
-        assertEquals(DriverConfig.StoreKind.VERSIONED_KEY_VALUE, c.storeKind);
+        assertEquals(VersionedStores.KIND, c.storeKind);
         assertEquals(300, c.storeKeys);
         assertEquals(1_200_000, VersionedStores.supplier(c).historyRetentionMs());
         assertEquals(100_000, segmentInterval(c)); // a twelfth of 20 min
