@@ -280,6 +280,24 @@ final class DriverConfig {
         }
     }
 
+    /**
+     * What a window or session store needs: no store keys, the kv topology, a
+     * store type rocksdb or memory, a retention and window size above 0, and
+     * the retention at least the window (shorter says why not, after the
+     * window's size).
+     */
+    void requireWindowedStore(String shorter) throws ConfigError {
+        refuseStoreKeys();
+        requireKvTopology();
+        refuseTimestampedType();
+        if (windowSizeMs <= 0 || retentionMs <= 0) {
+            throw new ConfigError(kindName() + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
+        }
+        if (retentionMs < windowSizeMs) {
+            throw new ConfigError(P + "store.retention.ms=" + retentionMs + " is shorter than the window (" + windowSizeMs + " ms)" + shorter);
+        }
+    }
+
     /** Refuses store.type=timestamped, a key-value store's type, beside another kind. */
     void refuseTimestampedType() throws ConfigError {
         if (storeType == StoreType.TIMESTAMPED) {

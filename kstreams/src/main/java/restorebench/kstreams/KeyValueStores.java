@@ -3,10 +3,7 @@ package restorebench.kstreams;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -43,8 +40,8 @@ final class KeyValueStores implements StoreKindDef {
         KeyValueBytesStoreSupplier s = c.storeType == DriverConfig.StoreType.MEMORY
                 ? Stores.inMemoryKeyValueStore(c.store)
                 : Stores.persistentKeyValueStore(c.store);
-        String store = c.store;
-        KvTopology.addPut(t, () -> new Put(store, tracker), Stores.keyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray()));
+        KvTopology.addPut(t, c, tracker, (store, r) -> store.put(r.key(), r.value()), // null deletes
+                Stores.keyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray()));
     }
 
     @Override
@@ -52,26 +49,4 @@ final class KeyValueStores implements StoreKindDef {
         q.forEachKeyValue(partition, stale, v);
     }
 
-    /** Puts into a plain key-value store (rocksdb or memory). */
-    private static final class Put extends KvTopology.Base {
-        private KeyValueStore<Bytes, byte[]> store;
-
-        Put(String storeName, ProcessedTracker tracker) {
-            super(storeName, tracker);
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            super.init(context);
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<Bytes, byte[]> r) {
-            if (r.key() != null) {
-                store.put(r.key(), r.value()); // null deletes
-            }
-            track();
-        }
-    }
 }

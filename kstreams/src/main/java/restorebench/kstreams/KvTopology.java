@@ -6,7 +6,8 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.StoreBuilder;
 
@@ -36,34 +37,54 @@ final class KvTopology {
         return t;
     }
 
-    /** Adds a store kind's put processor on the source and its store, connected to it. */
-    static void addPut(Topology t, ProcessorSupplier<Bytes, byte[], Void, Void> put, StoreBuilder<?> store) {
-        t.addProcessor(PROCESSOR, put, SOURCE);
+    /**
+     * Adds a store kind's put processor on the source, putting each keyed
+     * record into the store with into, and the store, connected to it.
+     */
+    static <S extends StateStore> void addPut(Topology t, DriverConfig c, ProcessedTracker tracker, Into<S> into, StoreBuilder<S> store) {
+        String name = c.store;
+        t.addProcessor(PROCESSOR, () -> new Put<>(name, tracker, into), SOURCE);
         t.addStateStore(store, PROCESSOR);
     }
 
-    /** Common part of the put processors (here and in the store kinds' classes): the processed counters. */
-    abstract static class Base implements Processor<Bytes, byte[], Void, Void> {
-        final String storeName;
-        private final ProcessedTracker.Cursor cursor;
-        ProcessorContext<Void, Void> context;
+    /** How a store kind puts one record (its key not null) into its store. */
+    interface Into<S> {
+        void put(S store, Record<Bytes, byte[]> r);
+    }
 
-        Base(String storeName, ProcessedTracker tracker) {
+    /**
+     * The put processor of every kind: puts each record with a key into the
+     * store, then counts it processed (a record without a key only counts).
+     * The input topic stays empty in a restore; the processor is what makes
+     * the store a processor's, logged to its changelog.
+     */
+    private static final class Put<S extends StateStore> implements Processor<Bytes, byte[], Void, Void> {
+        private final String storeName;
+        private final Into<S> into;
+        private final ProcessedTracker.Cursor cursor;
+        private ProcessorContext<Void, Void> context;
+        private S store;
+
+        Put(String storeName, ProcessedTracker tracker, Into<S> into) {
             this.storeName = storeName;
+            this.into = into;
             this.cursor = tracker == null ? null : new ProcessedTracker.Cursor(tracker);
         }
 
         @Override
         public void init(ProcessorContext<Void, Void> context) {
             this.context = context;
+            store = context.getStateStore(storeName);
         }
 
-        final void track() {
-            if (cursor != null) {
-                RecordMetadata m = context.recordMetadata().orElse(null);
-                if (m != null) {
-                    cursor.record(m.topic(), m.partition(), m.offset());
-                }
+        @Override
+        public void process(Record<Bytes, byte[]> r) {
+            if (r.key() != null) {
+                into.put(store, r);
+            }
+            RecordMetadata m = cursor == null ? null : context.recordMetadata().orElse(null);
+            if (m != null) {
+                cursor.record(m.topic(), m.partition(), m.offset());
             }
         }
     }

@@ -9,7 +9,6 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -47,26 +46,16 @@ final class SessionStores implements StoreKindDef {
      */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {
-        c.refuseStoreKeys();
-        c.requireKvTopology();
-        c.refuseTimestampedType();
-        String P = DriverConfig.P;
-        if (c.windowSizeMs <= 0 || c.retentionMs <= 0) {
-            throw new DriverConfig.ConfigError(c.kindName() + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
-        }
-        if (c.retentionMs < c.windowSizeMs) {
-            throw new DriverConfig.ConfigError(P + "store.retention.ms=" + c.retentionMs + " is shorter than the window (" + c.windowSizeMs + " ms) a session lasts up to");
-        }
+        c.requireWindowedStore(" a session lasts up to");
         if (c.segmentIntervalMs != 0) {
-            throw new DriverConfig.ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
+            throw new DriverConfig.ConfigError(DriverConfig.P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
         }
     }
 
     @Override
     public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
-        String store = c.store;
         long size = c.windowSizeMs;
-        KvTopology.addPut(t, () -> new Put(store, size, tracker), builder(c));
+        KvTopology.addPut(t, c, tracker, (store, r) -> put(store, r, size), builder(c));
     }
 
     @Override
@@ -134,37 +123,15 @@ final class SessionStores implements StoreKindDef {
     }
 
     /**
-     * Puts into a session store: each record into its session (sessionOf;
-     * a null value removes the session, as a session merge removes the
-     * sessions it replaces). The input topic stays empty in a restore;
-     * this is what makes the store a processor's, logged to its changelog.
+     * Puts a record into its session (sessionOf); a null value removes the
+     * session, as a session merge removes the sessions it replaces.
      */
-    static final class Put extends KvTopology.Base {
-        private final long windowSizeMs;
-        private SessionStore<Bytes, byte[]> store;
-
-        Put(String storeName, long windowSizeMs, ProcessedTracker tracker) {
-            super(storeName, tracker);
-            this.windowSizeMs = windowSizeMs;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            super.init(context);
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<Bytes, byte[]> r) {
-            if (r.key() != null) {
-                Windowed<Bytes> session = new Windowed<>(r.key(), sessionOf(r.key().get(), r.timestamp(), windowSizeMs));
-                if (r.value() == null) {
-                    store.remove(session);
-                } else {
-                    store.put(session, r.value());
-                }
-            }
-            track();
+    static void put(SessionStore<Bytes, byte[]> store, Record<Bytes, byte[]> r, long windowSizeMs) {
+        Windowed<Bytes> session = new Windowed<>(r.key(), sessionOf(r.key().get(), r.timestamp(), windowSizeMs));
+        if (r.value() == null) {
+            store.remove(session);
+        } else {
+            store.put(session, r.value());
         }
     }
 }

@@ -3,8 +3,6 @@ package restorebench.kstreams;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -42,8 +40,8 @@ final class TimestampedKeyValueStores implements StoreKindDef {
 
     @Override
     public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
-        String store = c.store;
-        KvTopology.addPut(t, () -> new Put(store, tracker), builder(c));
+        // ValueAndTimestamp.make(null, ts) is null, which deletes.
+        KvTopology.addPut(t, c, tracker, (store, r) -> store.put(r.key(), ValueAndTimestamp.make(r.value(), r.timestamp())), builder(c));
     }
 
     @Override
@@ -69,26 +67,4 @@ final class TimestampedKeyValueStores implements StoreKindDef {
         return Stores.timestampedKeyValueStoreBuilder(s, Serdes.Bytes(), Serdes.ByteArray());
     }
 
-    /** Puts into a timestamped key-value store, as the DSL's stores are. */
-    private static final class Put extends KvTopology.Base {
-        private TimestampedKeyValueStore<Bytes, byte[]> store;
-
-        Put(String storeName, ProcessedTracker tracker) {
-            super(storeName, tracker);
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            super.init(context);
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<Bytes, byte[]> r) {
-            if (r.key() != null) {
-                store.put(r.key(), ValueAndTimestamp.make(r.value(), r.timestamp())); // make(null) = null deletes
-            }
-            track();
-        }
-    }
 }

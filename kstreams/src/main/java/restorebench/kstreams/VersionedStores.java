@@ -8,10 +8,6 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryResult;
@@ -47,8 +43,8 @@ final class VersionedStores implements StoreKindDef {
 
     @Override
     public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
-        String store = c.store;
-        KvTopology.addPut(t, () -> new Put(store, tracker), builder(c));
+        // Each record a version at its timestamp (a null value is a tombstone).
+        KvTopology.addPut(t, c, tracker, (store, r) -> store.put(r.key(), r.value(), r.timestamp()), builder(c));
     }
 
     @Override
@@ -95,35 +91,6 @@ final class VersionedStores implements StoreKindDef {
         return Stores.versionedKeyValueStoreBuilder(supplier(c), Serdes.Bytes(), Serdes.ByteArray());
     }
 
-    /** Puts each record as a version at its timestamp (a null value is a tombstone). */
-    private static final class Put implements Processor<Bytes, byte[], Void, Void> {
-        private final String storeName;
-        private final ProcessedTracker.Cursor cursor;
-        private ProcessorContext<Void, Void> context;
-        private VersionedKeyValueStore<Bytes, byte[]> store;
-
-        Put(String storeName, ProcessedTracker tracker) {
-            this.storeName = storeName;
-            this.cursor = tracker == null ? null : new ProcessedTracker.Cursor(tracker);
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            this.context = context;
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<Bytes, byte[]> r) {
-            if (r.key() != null) {
-                store.put(r.key(), r.value(), r.timestamp());
-            }
-            RecordMetadata m = cursor == null ? null : context.recordMetadata().orElse(null);
-            if (m != null) {
-                cursor.record(m.topic(), m.partition(), m.offset());
-            }
-        }
-    }
 
     /**
      * Visits every version one partition of the store serves, each under

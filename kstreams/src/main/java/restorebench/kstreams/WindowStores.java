@@ -5,8 +5,6 @@ import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
@@ -38,26 +36,17 @@ final class WindowStores implements StoreKindDef {
      */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {
-        c.refuseStoreKeys();
-        c.requireKvTopology();
-        c.refuseTimestampedType();
-        String P = DriverConfig.P;
-        if (c.windowSizeMs <= 0 || c.retentionMs <= 0) {
-            throw new DriverConfig.ConfigError(c.kindName() + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");
-        }
-        if (c.retentionMs < c.windowSizeMs) {
-            throw new DriverConfig.ConfigError(P + "store.retention.ms=" + c.retentionMs + " is shorter than the window (" + c.windowSizeMs + " ms): Kafka Streams refuses such a store");
-        }
+        c.requireWindowedStore(": Kafka Streams refuses such a store");
         if (c.segmentIntervalMs != 0 && c.storeType == DriverConfig.StoreType.MEMORY) {
-            throw new DriverConfig.ConfigError(P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
+            throw new DriverConfig.ConfigError(DriverConfig.P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
         }
     }
 
     @Override
     public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
-        String store = c.store;
         long size = c.windowSizeMs;
-        KvTopology.addPut(t, () -> new Put(store, size, tracker), builder(c));
+        // Into the tumbling window of the store's size the record's timestamp falls in (a null value deletes).
+        KvTopology.addPut(t, c, tracker, (store, r) -> store.put(r.key(), r.value(), windowStart(r.timestamp(), size)), builder(c));
     }
 
     @Override
@@ -108,33 +97,4 @@ final class WindowStores implements StoreKindDef {
         return ts - Math.floorMod(ts, sizeMs);
     }
 
-    /**
-     * Puts into a window store: each record into the tumbling window of the
-     * store's size its timestamp falls in (a null value deletes). The input
-     * topic stays empty in a restore; this is what makes the store a
-     * processor's, logged to its changelog.
-     */
-    private static final class Put extends KvTopology.Base {
-        private final long windowSizeMs;
-        private WindowStore<Bytes, byte[]> store;
-
-        Put(String storeName, long windowSizeMs, ProcessedTracker tracker) {
-            super(storeName, tracker);
-            this.windowSizeMs = windowSizeMs;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            super.init(context);
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<Bytes, byte[]> r) {
-            if (r.key() != null) {
-                store.put(r.key(), r.value(), windowStart(r.timestamp(), windowSizeMs));
-            }
-            track();
-        }
-    }
 }
