@@ -104,6 +104,12 @@ func (ta *testAgent) stop() {
 func openCoordinator(t *testing.T, cfg cluster.Config, c CoordinatorConfig) *Coordinator {
 	t.Helper()
 	c.Cluster, c.Logf = cfg, t.Logf
+	// A test about losing an agent sets its own short timeout; the others
+	// must not lose one to a starved CPU (make test runs them beside the
+	// integration tests, and an agent once went 8 s without a heartbeat).
+	if c.HeartbeatTimeout == 0 {
+		c.HeartbeatTimeout = 30 * time.Second
+	}
 	if c.Key == nil && !c.Insecure {
 		c.Key = testKey(t)
 	}
