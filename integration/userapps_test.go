@@ -98,6 +98,15 @@ type userApp struct {
 	// measured on the 2-core dev machine ran from 0.54× (10 M updates,
 	// load 7.5) to 1.05× (1 M, load 3): not a ±15 % match.
 	bound float64
+	// planBound is the same for the plan from the saved sweep in CI (0:
+	// bound). The windowed count's is 5: that plan answers from key-value
+	// stores' costs (it says so), which restore in 0.63-0.75× a window
+	// store's time on a quiet machine, from a sweep of another day, while
+	// CI's load slows only the application's side: with the tests two at a
+	// time and the unit tests beside them it measured 0.26× and 0.29×
+	// (medians of 1 and 3 rounds). 5 (0.2×) still catches the 0.07× of
+	// the MB/s planner this test was written against.
+	planBound float64
 	// produce writes the input (updates changelog updates' worth) to
 	// topic and returns how many changelog records the application
 	// writes for it.
@@ -132,7 +141,7 @@ func TestUserAppWindowedClicksRestore(t *testing.T) {
 		kind: config.StoreTimestampedKeyValue, ksKind: config.StoreTimestampedKeyValue,
 		kindNote: "the application's store is a timestamped window store; restorebench restores a topic it did not fill " +
 			"as a key-value or timestamped-key-value store's changelog only, so both engines restore it as timestamped-key-value",
-		bound: 3, produce: produceClicks,
+		bound: 3, planBound: 5, produce: produceClicks,
 	})
 }
 
@@ -295,7 +304,11 @@ func runUserApp(t *testing.T, ua userApp) {
 	fmt.Fprintf(&b, "  test wall time %s", time.Since(started).Round(time.Second))
 	t.Log(b.String())
 	// A loose bound by default: a loaded CI machine must not make it flap.
-	engineLo, engineHi, planLo, planHi := 1/ua.bound, ua.bound, 1/ua.bound, ua.bound
+	planBound := ua.bound
+	if ua.planBound > 0 {
+		planBound = ua.planBound
+	}
+	engineLo, engineHi, planLo, planHi := 1/ua.bound, ua.bound, 1/planBound, planBound
 	if strict {
 		engineLo, engineHi, planLo, planHi = 1-strictEngineBound, 1+strictEngineBound, 1-strictPlanBound, 1+strictPlanBound
 	}
