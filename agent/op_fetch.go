@@ -26,9 +26,7 @@ func checkFetch(m *Message) error {
 func (p *agentProc) fetch(ctx context.Context, line string) (*Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	p.fetchMu.Lock()
-	defer p.fetchMu.Unlock()
-	b, err := ksdriver.RunFileCommand(ctx, p.inst, line, filepath.Join(p.dir, "fetch.out"))
+	b, err := p.inst.FileCommand(ctx, line, filepath.Join(p.dir, "fetch.out"))
 	if err != nil {
 		return nil, err
 	}

@@ -25,9 +25,6 @@ type agentProc struct {
 	forwarded chan struct{}
 	// reason, when the agent itself stopped the process, says why.
 	reason atomic.Pointer[string]
-	// fetchMu runs one fetch at a time: each writes the same file, and
-	// two replies of one kind could not be told apart.
-	fetchMu sync.Mutex
 }
 
 // forward writes every event of p to the events topic, in order, then the

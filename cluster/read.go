@@ -59,7 +59,7 @@ func ScanRange(ctx context.Context, cfg Config, topic string,
 		return err
 	}
 	defer cl.Close()
-	lastSeen, started := time.Now(), time.Now()
+	lastSeen := time.Now() // before the first record: when the scan began
 	for len(assign) > 0 {
 		pollCtx, cancel := context.WithTimeout(ctx, min(idle, time.Second))
 		fetches := cl.PollFetches(pollCtx)
@@ -84,19 +84,19 @@ func ScanRange(ctx context.Context, cfg Config, topic string,
 				delete(assign, r.Partition) // the range is behind us
 			}
 		})
-		switch {
-		case got:
+		if got {
 			lastSeen = time.Now()
-		case !answered.at().IsZero():
-			since := lastSeen
-			if a := answered.at(); a.After(since) {
-				since = a // idle from the first answer
+		} else {
+			since, wait := lastSeen, max(idle, firstAnswerWait)
+			if a := answered.at(); !a.IsZero() {
+				wait = idle
+				if a.After(since) {
+					since = a // idle from the first answer
+				}
 			}
-			if time.Since(since) >= idle {
+			if time.Since(since) >= wait {
 				return nil
 			}
-		case time.Since(started) >= max(idle, firstAnswerWait):
-			return nil
 		}
 		if polled != nil {
 			polled(len(assign))

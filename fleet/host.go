@@ -244,20 +244,16 @@ func (h *localHost) Remove() {
 }
 
 // localProcess is a JVM on this machine; its file commands write to
-// fetchPath, one at a time (fetchMu): two replies of one kind could not
-// be told apart.
+// fetchPath.
 type localProcess struct {
 	*ksdriver.Instance
 	fetchPath string
-	fetchMu   sync.Mutex
 }
 
 // Fetch has the driver write the file command's answer to fetchPath and
 // reads it.
 func (p *localProcess) Fetch(ctx context.Context, line string) ([]byte, error) {
-	p.fetchMu.Lock()
-	defer p.fetchMu.Unlock()
-	return ksdriver.RunFileCommand(ctx, p.Instance, line, p.fetchPath)
+	return p.FileCommand(ctx, line, p.fetchPath)
 }
 
 // APIAddrOf is the address a process's API layer listens on ("" when it

@@ -3,10 +3,11 @@ package ksdriver
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/restorebench/restorebench/internal/boundedread"
 )
 
 // A file command is a driver command that writes its answer to a file named
@@ -52,34 +53,19 @@ func ParseFileCommand(line string) (reply string, err error) {
 	return c.reply, nil
 }
 
-// requester is a process that takes commands (an *Instance).
-type requester interface {
-	Request(ctx context.Context, command, reply string) (Event, error)
-}
-
-// RunFileCommand has inst run the file command line with path as its
-// file, and returns the file's bytes (at most MaxFileCommandBytes); the
-// file is removed afterwards.
-func RunFileCommand(ctx context.Context, inst requester, line, path string) ([]byte, error) {
+// FileCommand has the instance run the file command line with path as
+// its file, one file command at a time, and returns the file's bytes (at
+// most MaxFileCommandBytes); the file is removed afterwards.
+func (in *Instance) FileCommand(ctx context.Context, line, path string) ([]byte, error) {
 	reply, err := ParseFileCommand(line)
 	if err != nil {
 		return nil, err
 	}
+	in.fileMu.Lock()
+	defer in.fileMu.Unlock()
 	defer os.Remove(path)
-	if _, err := inst.Request(ctx, line+" "+path, reply); err != nil {
+	if _, err := in.Request(ctx, line+" "+path, reply); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileCommandBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileCommandBytes {
-		return nil, fmt.Errorf("%s: the driver wrote more than %d MiB", line, MaxFileCommandBytes>>20)
-	}
-	return b, nil
+	return boundedread.ReadFile(path, MaxFileCommandBytes)
 }

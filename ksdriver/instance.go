@@ -137,6 +137,10 @@ type Instance struct {
 	stdin       io.WriteCloser
 	stdinClosed bool
 
+	// fileMu runs one file command at a time (FileCommand): two replies
+	// of one kind could not be told apart.
+	fileMu sync.Mutex
+
 	mu         sync.Mutex
 	events     []Event
 	notify     chan struct{} // closed and replaced whenever events grow or the process exits

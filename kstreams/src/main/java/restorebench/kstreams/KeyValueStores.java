@@ -48,5 +48,4 @@ final class KeyValueStores implements StoreKindDef {
     public void forEach(StoreQueries q, int partition, boolean stale, StoreQueries.EntryVisitor v) {
         q.forEachKeyValue(partition, stale, v);
     }
-
 }
