@@ -38,10 +38,11 @@ func kindCase(t *testing.T, fill loadgen.Spec, e config.Engine, v kindVariant) c
 // restoreKindOnBoth restores fill cold with the variant on the model and
 // on Kafka Streams, and requires both to verify alike (assertSameStates:
 // per partition the same keys, live bytes and digest as the Go expected
-// state), both having read the records from ksRestoreStarts on (a window
-// store's from the first within the retention of each partition's last:
-// Kafka Streams 4.4 seeks there, and the model with it). It returns both
-// records.
+// state), the model having read the records ksRestored names (a window
+// or session store's from the first within the retention of each
+// partition's last: Kafka Streams 4.4 seeks there, and the model with it)
+// and Kafka Streams those or, where its seek's probe found nothing, a
+// partition whole (ksFellBack). It returns both records.
 func restoreKindOnBoth(t *testing.T, env *bench.Env, fill bench.FillOutcome, app string, v kindVariant) (m, k runs.Restore) {
 	t.Helper()
 	spec := fill.Manifest.Spec
@@ -57,8 +58,14 @@ func restoreKindOnBoth(t *testing.T, env *bench.Env, fill bench.FillOutcome, app
 	noJVMUnder(t, stateDir)
 	assertSameStates(t, m, k)
 	read, bytes := ksRestored(t, spec)
-	if m.Records != read || k.Records != read || k.Bytes != bytes {
-		t.Fatalf("records model %d, kafka-streams %d (want %d each); bytes kafka-streams %d (want %d)", m.Records, k.Records, read, k.Bytes, bytes)
+	if m.Records != read {
+		t.Fatalf("the model read %d records, want %d", m.Records, read)
+	}
+	if k.Records != read || k.Bytes != bytes {
+		if !ksFellBack(t, spec)[[2]int64{k.Records, k.Bytes}] {
+			t.Fatalf("kafka-streams read %d records of %d bytes: want %d of %d, or the whole of some partitions (its seek's fallback)", k.Records, k.Bytes, read, bytes)
+		}
+		t.Logf("kafka-streams read %d records (%d bytes) where a seek on every partition reads %d: its probe poll found nothing on some partition, which it then read from the log start", k.Records, k.Bytes, read)
 	}
 	checkRecords(t, m, k)
 	if k.Store == nil || k.Store.Kind != spec.StoreKind {
@@ -82,6 +89,40 @@ func ksRestored(t *testing.T, spec loadgen.Spec) (records, bytes int64) {
 		}
 	}
 	return records, bytes
+}
+
+// ksFellBack are the (records, bytes) Kafka Streams 4.4 reads of spec's
+// changelog when its seek past the expired head fails on some
+// partitions and not others: its probe poll (one poll of poll.ms) finding
+// no record, as under load, it reads that partition from the log start
+// (docs/profiles.md, store_kind). Each partition is read either from its
+// seek or whole; the pair of the seek on every partition is included.
+func ksFellBack(t *testing.T, spec loadgen.Spec) map[[2]int64]bool {
+	t.Helper()
+	type read struct{ sought, all [2]int64 }
+	parts := map[int32]*read{}
+	for _, r := range fillRecords(t, spec) {
+		p := parts[r.partition]
+		if p == nil {
+			p = &read{}
+			parts[r.partition] = p
+		}
+		n := int64(len(r.key) + r.value)
+		p.all[0], p.all[1] = p.all[0]+1, p.all[1]+n
+		if ksReads(spec, r) {
+			p.sought[0], p.sought[1] = p.sought[0]+1, p.sought[1]+n
+		}
+	}
+	sums := map[[2]int64]bool{{0, 0}: true}
+	for _, p := range parts {
+		next := map[[2]int64]bool{}
+		for s := range sums {
+			next[[2]int64{s[0] + p.sought[0], s[1] + p.sought[1]}] = true
+			next[[2]int64{s[0] + p.all[0], s[1] + p.all[1]}] = true
+		}
+		sums = next
+	}
+	return sums
 }
 
 // filled is what a test needs of a fill's record: start is a window
@@ -199,8 +240,8 @@ func TestRealKafkaStreamsRestoresAWindowStore(t *testing.T) {
 	for _, v := range []kindVariant{{name: "default-segments"}, {name: "minute-segments", interval: time.Minute}, {name: "in-memory", memory: true}} {
 		t.Run(v.name, func(t *testing.T) {
 			m, k := restoreKindOnBoth(t, env, fill, app, v)
-			if k.Records >= spec.Records || k.Records != m.Records {
-				t.Fatalf("Kafka Streams restored %d records, the model %d, of %d: both skip the expired head", k.Records, m.Records, spec.Records)
+			if m.Records >= spec.Records {
+				t.Fatalf("the model restored %d records of %d: it skips the expired head", m.Records, spec.Records)
 			}
 			if kept, every := served(k), sumKeys(all); kept == 0 || kept >= every {
 				t.Fatalf("served %d windows of the %d the changelog wrote: the expired ones must be left out, the live ones kept", kept, every)
