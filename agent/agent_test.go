@@ -224,8 +224,8 @@ func TestCommandIdempotent(t *testing.T) {
 	co := openCoordinator(t, cfg, CoordinatorConfig{Agents: []string{"a1"}, Run: "run2"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "run2", ID: "dup", Op: OpStart, Fleet: "app", Instance: "i1",
-		Properties: map[string]string{"application.id": "app"}}
+	m := withArgs(&Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "run2", ID: "dup", Op: OpStart, Fleet: "app", Instance: "i1"},
+		StartArgs{Properties: map[string]string{"application.id": "app"}})
 	ch := make(chan reply, 4)
 	co.mu.Lock()
 	co.pending["dup"] = &pending{agent: "a1", ch: ch}
@@ -248,7 +248,7 @@ func TestCommandIdempotent(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no reply to the repeated command")
 	}
-	if !first.m.OK || first.m.PID == 0 || again.m.PID != first.m.PID {
+	if !first.m.OK || resultOf[Started](t, first.m).PID == 0 || resultOf[Started](t, again.m).PID != resultOf[Started](t, first.m).PID {
 		t.Fatalf("first reply %+v, repeat %+v", first.m, again.m)
 	}
 	b, _ := os.ReadFile(filepath.Join(ta.dir, "run2", "app", "i1", "starts"))

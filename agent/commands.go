@@ -20,8 +20,9 @@ func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
 	a.mu.Lock()
 	l, known := a.leases[m.Run]
 	reply, seen := a.replies[key]
+	expired := known && l.expired
 	busy := !seen && a.inFlight >= maxInFlight
-	if !seen && !busy {
+	if !seen && !busy && !expired {
 		a.replies[key] = nil
 		a.inFlight++
 	}
@@ -31,6 +32,11 @@ func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
 		a.reply(ctx, reply)
 		return
 	case seen:
+		return
+	case expired:
+		// Not kept: the run's replies were forgotten when its lease
+		// expired, and each later command of it is refused alike.
+		a.reply(ctx, replyTo(m, nil, fmt.Errorf("run %s's lease expired: its processes were stopped", m.Run)))
 		return
 	case busy:
 		// Not kept: the coordinator's resend is tried again.
@@ -42,16 +48,12 @@ func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
 		a.finish(ctx, key, m, nil, fmt.Errorf("agent %s refused it: %w", a.cfg.Name, err))
 		return
 	}
-	if known && l.expired {
-		a.finish(ctx, key, m, nil, fmt.Errorf("run %s's lease expired: its processes were stopped", m.Run))
-		return
-	}
 	if err := a.lease(m.Run, 0); err != nil {
 		a.finish(ctx, key, m, nil, err)
 		return
 	}
 	if m.Op == OpClock {
-		a.finish(ctx, key, m, &Message{RecvMonoNs: recv}, nil)
+		a.finish(ctx, key, m, &Message{Result: encodePayload(&Clocked{RecvMonoNs: recv})}, nil)
 		return
 	}
 	a.wg.Add(1)
@@ -62,8 +64,25 @@ func (a *Agent) command(ctx context.Context, m *Message, recv int64) {
 	}()
 }
 
-// finish makes, keeps and sends the reply to m.
+// finish makes, keeps and sends the reply to m; the reply to a command
+// that ran on while its run's lease expired is sent but not kept (the
+// run's replies were forgotten at the expiry).
 func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message, err error) {
+	out = replyTo(m, out, err)
+	size := replySize(out)
+	a.mu.Lock()
+	if a.leases[m.Run].expired {
+		a.inFlight--
+	} else {
+		a.keep(key, out, size)
+	}
+	a.mu.Unlock()
+	a.reply(ctx, out)
+}
+
+// replyTo is the reply to command m: out (nil: one without a result)
+// addressed as m, saying err.
+func replyTo(m, out *Message, err error) *Message {
 	if out == nil {
 		out = &Message{}
 	}
@@ -74,11 +93,7 @@ func (a *Agent) finish(ctx context.Context, key string, m *Message, out *Message
 	if err != nil {
 		out.Error = err.Error()
 	}
-	size := replySize(out)
-	a.mu.Lock()
-	a.keep(key, out, size)
-	a.mu.Unlock()
-	a.reply(ctx, out)
+	return out
 }
 
 // keep keeps out, of size bytes, as the reply to the command key, which

@@ -360,21 +360,29 @@ func orNone(names []string) string {
 
 // introduce asks an agent for its facts and estimates its clock.
 func (c *Coordinator) introduce(ctx context.Context, name string) error {
-	hello, _, err := c.do(ctx, name, &Message{Op: OpHello})
+	r, _, err := c.do(ctx, name, opHello.command(&Message{}, none{}))
 	if err != nil {
 		return err
 	}
-	if hello.Protocol != ProtocolVersion {
-		return fmt.Errorf("agent %s: %w", name, versionErr(hello.Protocol))
+	if r.Protocol != ProtocolVersion {
+		return fmt.Errorf("agent %s: %w", name, versionErr(r.Protocol))
+	}
+	hello, err := opHello.result(name, r)
+	if err != nil {
+		return err
 	}
 	var samples []ClockSample
 	for range c.cfg.ClockRounds {
 		t0 := ksdriver.NowMonoNs()
-		r, t3, err := c.do(ctx, name, &Message{Op: OpClock})
+		r, t3, err := c.do(ctx, name, opClock.command(&Message{}, none{}))
 		if err != nil {
 			return err
 		}
-		samples = append(samples, ClockSample{T0: t0, T1: r.RecvMonoNs, T2: r.MonoNs, T3: t3})
+		clocked, err := opClock.result(name, r)
+		if err != nil {
+			return err
+		}
+		samples = append(samples, ClockSample{T0: t0, T1: clocked.RecvMonoNs, T2: r.MonoNs, T3: t3})
 	}
 	est, err := EstimateClock(samples)
 	if err != nil {
@@ -383,10 +391,8 @@ func (c *Coordinator) introduce(ctx context.Context, name string) error {
 	c.mu.Lock()
 	a := c.agents[name]
 	a.clock = est
-	if hello.Facts != nil {
-		a.info.Facts = *hello.Facts
-		a.started = hello.Facts.StartedWallMs
-	}
+	a.info.Facts = hello.Facts
+	a.started = hello.Facts.StartedWallMs
 	a.info.Labels = hello.Labels
 	a.info.ClockOffsetNs, a.info.ClockBoundNs, a.info.ClockRoundTrips = est.OffsetNs, est.BoundNs, est.Samples
 	c.mu.Unlock()

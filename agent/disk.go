@@ -35,16 +35,16 @@ func (e *DiskFullError) Error() string {
 
 // checkFree refuses a start needing more than the state directory's free
 // space; need 0 checks nothing.
-func (a *Agent) checkFree(m *Message) error {
-	if m.NeedBytes <= 0 {
+func (a *Agent) checkFree(instance string, need int64) error {
+	if need <= 0 {
 		return nil
 	}
 	free, err := freeBytes(a.cfg.StateDir)
 	if err != nil {
 		return fmt.Errorf("agent %s: the free space of its state directory %s: %w", a.cfg.Name, a.cfg.StateDir, err)
 	}
-	if free < m.NeedBytes {
-		return &DiskFullError{Agent: a.cfg.Name, Dir: a.cfg.StateDir, Free: free, Need: m.NeedBytes, Instance: m.Instance}
+	if free < need {
+		return &DiskFullError{Agent: a.cfg.Name, Dir: a.cfg.StateDir, Free: free, Need: need, Instance: instance}
 	}
 	return nil
 }

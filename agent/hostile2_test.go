@@ -256,13 +256,17 @@ func TestRefusedFloodKeepsNoState(t *testing.T) {
 // directory whatever its name; the API layer is never opened to other
 // hosts.
 func TestHostileStartPayloads(t *testing.T) {
-	start := func(flags []string, props map[string]string) *Message {
+	startArgs := func(flags []string, props map[string]string) StartArgs {
 		p := map[string]string{"application.id": "app"}
 		for k, v := range props {
 			p[k] = v
 		}
-		return &Message{Type: TypeCommand, Protocol: ProtocolVersion, Run: "r", ID: "c1", Op: OpStart, Fleet: "app", Instance: "i0", Properties: p, JVMFlags: flags}
+		return StartArgs{Properties: p, JVMFlags: flags}
 	}
+	startOf := func(args StartArgs) *Message {
+		return withArgs(&Message{Type: TypeCommand, Protocol: ProtocolVersion, Run: "r", ID: "c1", Op: OpStart, Fleet: "app", Instance: "i0"}, args)
+	}
+	start := func(flags []string, props map[string]string) *Message { return startOf(startArgs(flags, props)) }
 	for _, f := range []string{"-Xmx1g ", " -Xmx1g", "-Xmx1g\n", "-Xmx1g\r", "-XX:+UseG1GC\n-XX:OnError=x", "-Xmx1g -XX:OnError=x",
 		"-XX:+UseG1GC\x00", "-XX:+UseG1GC\t", "-Хmx1g" /* Cyrillic Ха */, "\u2010Xmx1g", "\uff0dXmx1g", "-XX:+\uff35seG1GC",
 		"-XX:UseG1GC", "-Xmx", "-Xmx1gg", "@/tmp/args", "-XX:Flags=/tmp/x", "-XX:VMOptionsFile=/tmp/x", "-Xlog:gc:file=/tmp/x",
@@ -334,7 +338,7 @@ func TestHostileStartPayloads(t *testing.T) {
 	if err := validate(m); err != nil {
 		t.Fatal(err)
 	}
-	props := (&Agent{client: cluster.JavaClient{Plain: map[string]string{"bootstrap.servers": "k:9092"}}}).processProperties(m.Properties)
+	props := (&Agent{client: cluster.JavaClient{Plain: map[string]string{"bootstrap.servers": "k:9092"}}}).processProperties(m.args.(*StartArgs).Properties)
 	props["state.dir"] = "/agent/state"
 	parsed, err := javaprops.Parse(javaprops.Encode(props))
 	if err != nil {
@@ -373,9 +377,9 @@ func TestHostileStartPayloads(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"3.7.0\n", "../3.7.0", "3.7", "3.7.0.1", "1234.0.0"} {
-		m := start(nil, nil)
-		m.KafkaStreamsVersion = v
-		if err := validate(m); err == nil {
+		args := startArgs(nil, nil)
+		args.KafkaStreamsVersion = v
+		if err := validate(startOf(args)); err == nil {
 			t.Errorf("Kafka Streams version %q accepted", v)
 		}
 	}
@@ -398,7 +402,7 @@ func TestDurationsOutOfRangeDoNotWrap(t *testing.T) {
 		if ms == 99 {
 			continue
 		}
-		if err := checkQueriesStop(&Message{QueryStop: &QueryStop{AfterMs: ms}}); err == nil {
+		if err := checkQueriesStop(&Message{}, &QueryStop{AfterMs: ms}); err == nil {
 			t.Errorf("queries_stop after %d ms accepted", ms)
 		}
 	}
@@ -407,7 +411,7 @@ func TestDurationsOutOfRangeDoNotWrap(t *testing.T) {
 			t.Errorf("a lease of %d ms: %v", ms, err)
 		}
 	}
-	if err := checkQueriesStop(&Message{QueryStop: &QueryStop{AfterMs: 3_600_000}}); err != nil {
+	if err := checkQueriesStop(&Message{}, &QueryStop{AfterMs: 3_600_000}); err != nil {
 		t.Error(err)
 	}
 }
@@ -425,7 +429,7 @@ func TestReplayToRestartedAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	job := modelJob()
-	captured := captureSigned(t, co, &Message{Type: TypeCommand, Agent: "a1", Run: "runr", ID: "replayme", Op: OpModelRestore, Fleet: "app", Instance: "i0", Model: &job})
+	captured := captureSigned(t, co, withArgs(&Message{Type: TypeCommand, Agent: "a1", Run: "runr", ID: "replayme", Op: OpModelRestore, Fleet: "app", Instance: "i0"}, job))
 	f := newForger(t, cfg)
 	f.produce("a1", captured.Value, captured.Headers) // as the coordinator sent it
 	for m1.calls.Load() == 0 && ctx.Err() == nil {
@@ -541,7 +545,7 @@ func TestForgedRepliesToPendingCommand(t *testing.T) {
 	forgedFill := &Filled{Seconds: 999}
 	for i := 1; i <= 40; i++ {
 		id := "c" + strconv.Itoa(i)
-		whole := (&Message{Type: TypeReply, Agent: "a1", Run: "runp", ID: id, Op: OpFill, OK: true, Filled: forgedFill, Protocol: ProtocolVersion}).Encode()
+		whole := (&Message{Type: TypeReply, Agent: "a1", Run: "runp", ID: id, Op: OpFill, OK: true, Result: encodePayload(forgedFill), Protocol: ProtocolVersion}).Encode()
 		part := (&Message{Type: TypeReplyPart, Agent: "a1", Run: "runp", ID: id, Op: OpFill, Part: 0, Parts: 1, Data: whole}).Encode()
 		bad := (&Message{Type: TypeReplyPart, Agent: "a1", Run: "runp", ID: id, Op: OpFill, Part: 0, Parts: 2, Data: []byte("x")}).Encode()
 		for _, v := range [][]byte{whole, part, bad} {
@@ -639,10 +643,10 @@ func TestHostileRecordsAtTheAgent(t *testing.T) {
 	// A key holder's command with repeated keys: decoded, it is a wipe of
 	// fleet "..", which is refused; the hello and the plain fleet before
 	// it are not what runs.
-	dup := []byte(`{"type":"command","agent":"a1","protocol":3,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`)
+	dup := []byte(`{"type":"command","agent":"a1","protocol":4,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`)
 	f.produce("a1", dup, f.signed(key, time.Now(), "a1", dup))
 	// Unknown fields are ignored; the command is what its known ones say.
-	unknown := []byte(`{"type":"command","agent":"a1","protocol":3,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`)
+	unknown := []byte(`{"type":"command","agent":"a1","protocol":4,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`)
 	f.produce("a1", unknown, f.signed(key, time.Now(), "a1", unknown))
 
 	// The control topic has one partition: once this is answered, every
@@ -776,8 +780,8 @@ func TestConcurrentStartsOfOneProcess(t *testing.T) {
 	const n = 4
 	recs := make([]*kgo.Record, n)
 	for i := range recs {
-		recs[i] = captureSigned(t, co, &Message{Type: TypeCommand, Agent: "a1", Run: "runc", ID: "s" + strconv.Itoa(i), Op: OpStart,
-			Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+		recs[i] = captureSigned(t, co, withArgs(&Message{Type: TypeCommand, Agent: "a1", Run: "runc", ID: "s" + strconv.Itoa(i), Op: OpStart,
+			Fleet: "app", Instance: "i1"}, StartArgs{Properties: map[string]string{"application.id": "app"}}))
 	}
 	f := newForger(t, cfg)
 	if err := f.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
@@ -819,7 +823,7 @@ func TestConcurrentStartsOfOneProcess(t *testing.T) {
 // would otherwise hold 3.6 GiB; the newest reply is always kept.
 func TestKeptRepliesAreBoundedInBytes(t *testing.T) {
 	tsv := strings.Repeat("acct\t1\t1\n", 1000)
-	if n := replySize(&Message{Fetched: []byte(tsv)}); n < len(tsv) {
+	if n := replySize(&Message{Result: encodePayload(&Fetched{Data: []byte(tsv)})}); n < len(tsv) {
 		t.Fatalf("a reply holding %d bytes of balances is counted as %d", len(tsv), n)
 	}
 	a := &Agent{replies: map[string]*Message{}}
@@ -871,8 +875,8 @@ func TestProcessStartedAfterItsLeaseExpiredIsStopped(t *testing.T) {
 	defer cancel()
 	// Another run's lease of 200 ms, never renewed, and its start.
 	lease := captureSigned(t, co, &Message{Type: TypeLease, Agent: "a1", Run: "gone", TTLMs: 200})
-	start := captureSigned(t, co, &Message{Type: TypeCommand, Agent: "a1", Run: "gone", ID: "s1", Op: OpStart,
-		Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+	start := captureSigned(t, co, withArgs(&Message{Type: TypeCommand, Agent: "a1", Run: "gone", ID: "s1", Op: OpStart,
+		Fleet: "app", Instance: "i1"}, StartArgs{Properties: map[string]string{"application.id": "app"}}))
 	f := newForger(t, cfg)
 	if err := f.cl.ProduceSync(ctx, lease, start).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -973,7 +977,7 @@ func TestWipeDuringStartRefused(t *testing.T) {
 	defer cancel()
 	started := make(chan error, 1)
 	go func() {
-		_, err := co.Do(ctx, "a1", &Message{Op: OpStart, Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}})
+		_, err := opStart.call(ctx, co, "a1", &Message{Fleet: "app", Instance: "i1"}, StartArgs{Properties: map[string]string{"application.id": "app"}})
 		started <- err
 	}()
 	for ctx.Err() == nil {

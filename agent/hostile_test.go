@@ -67,12 +67,16 @@ func hostileCommands(run string) []*Message {
 	spec := loadgen.DefaultSpec()
 	spec.Records = 500
 	qj := queryJob()
+	args := map[string]any{OpStart: StartArgs{Properties: map[string]string{"application.id": "app"}}, OpSend: SendArgs{Line: "digest"},
+		OpFetch: FetchArgs{Line: "balances"}, OpModelRestore: job, OpFill: FillJob{Topic: "user-orders", Spec: spec}, OpQueries: qj, OpQueriesStop: QueryStop{}}
 	var out []*Message
 	// Every registered operation: one added later is forged too.
 	for i, op := range Ops() {
 		m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "victim", Run: run, ID: "forged" + strconv.Itoa(i), Op: op,
-			Fleet: "app", Instance: "i1", Properties: map[string]string{"application.id": "app"}, Line: "digest",
-			Model: &job, FillJob: &FillJob{Topic: "user-orders", Spec: spec}, QueryJob: &qj, QueryStop: &QueryStop{}}
+			Fleet: "app", Instance: "i1"}
+		if a := args[op]; a != nil {
+			withArgs(m, a)
+		}
 		out = append(out, m)
 	}
 	return out
@@ -261,21 +265,21 @@ func TestSignedButInvalidCommandsRefused(t *testing.T) {
 		m    *Message
 		want string
 	}{
-		{"a JVM flag that runs a command", &Message{Op: OpStart, Fleet: "app", Instance: "i2", N: 0, Properties: map[string]string{"application.id": "app"},
-			JVMFlags: []string{"-XX:OnOutOfMemoryError=touch " + marker, "-XX:MaxMetaspaceSize=12m"}}, "jvm_flags[0]: -XX:OnOutOfMemoryError is not one of the memory and garbage-collector flags"},
-		{"a heap dump holding the password", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "app"},
-			JVMFlags: []string{"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + marker}}, "jvm_flags[0]: -XX:+HeapDumpOnOutOfMemoryError is not one of"},
-		{"a config provider reading files", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "app", "client.id": "${file:/etc/hostname:x}"}},
+		{"a JVM flag that runs a command", withArgs(&Message{Op: OpStart, Fleet: "app", Instance: "i2", N: 0}, StartArgs{Properties: map[string]string{"application.id": "app"},
+			JVMFlags: []string{"-XX:OnOutOfMemoryError=touch " + marker, "-XX:MaxMetaspaceSize=12m"}}), "jvm_flags[0]: -XX:OnOutOfMemoryError is not one of the memory and garbage-collector flags"},
+		{"a heap dump holding the password", withArgs(&Message{Op: OpStart, Fleet: "app", Instance: "i2"}, StartArgs{Properties: map[string]string{"application.id": "app"},
+			JVMFlags: []string{"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + marker}}), "jvm_flags[0]: -XX:+HeapDumpOnOutOfMemoryError is not one of"},
+		{"a config provider reading files", withArgs(&Message{Op: OpStart, Fleet: "app", Instance: "i2"}, StartArgs{Properties: map[string]string{"application.id": "app", "client.id": "${file:/etc/hostname:x}"}}),
 			"client.id: the value references a config provider"},
-		{"another application's group", &Message{Op: OpStart, Fleet: "app", Instance: "i2", Properties: map[string]string{"application.id": "user-app"}},
+		{"another application's group", withArgs(&Message{Op: OpStart, Fleet: "app", Instance: "i2"}, StartArgs{Properties: map[string]string{"application.id": "user-app"}}),
 			"application.id \"user-app\" is not the fleet's (app)"},
-		{"a driver line writing any file", &Message{Op: OpSend, Fleet: "app", Instance: "i1", Line: "balances " + marker}, "a driver command line is one of stop, digest, digest all"},
-		{"a second command on one line", &Message{Op: OpSend, Fleet: "app", Instance: "i1", Line: "digest\nbalances " + marker}, "a driver command line is one of"},
-		{"an application id that climbs out", &Message{Op: OpModelRestore, Fleet: "app", Instance: "i1", Model: &job}, "application id \"../../"},
-		{"a fill into a user's topic", &Message{Op: OpFill, FillJob: &FillJob{Topic: "user-orders", Spec: func() loadgen.Spec { s := spec; s.Partitions = 1; return s }()}},
+		{"a driver line writing any file", withArgs(&Message{Op: OpSend, Fleet: "app", Instance: "i1"}, SendArgs{Line: "balances " + marker}), "a driver command line is one of stop, digest, digest all"},
+		{"a second command on one line", withArgs(&Message{Op: OpSend, Fleet: "app", Instance: "i1"}, SendArgs{Line: "digest\nbalances " + marker}), "a driver command line is one of"},
+		{"an application id that climbs out", withArgs(&Message{Op: OpModelRestore, Fleet: "app", Instance: "i1"}, job), "application id \"../../"},
+		{"a fill into a user's topic", withArgs(&Message{Op: OpFill}, FillJob{Topic: "user-orders", Spec: func() loadgen.Spec { s := spec; s.Partitions = 1; return s }()}),
 			"topic user-orders is not empty (partition 0 ends at offset 1)"},
-		{"a fill of a petabyte", &Message{Op: OpFill, FillJob: &FillJob{Topic: "any", Spec: huge}}, "more than the 1099511627776 an agent writes for one fill"},
-		{"a Zipf exponent of 1", &Message{Op: OpQueries, Fleet: "app", Instance: "i1", QueryJob: &zipf}, "queries.zipf_s: 1 must be in (1, 10]"},
+		{"a fill of a petabyte", withArgs(&Message{Op: OpFill}, FillJob{Topic: "any", Spec: huge}), "more than the 1099511627776 an agent writes for one fill"},
+		{"a Zipf exponent of 1", withArgs(&Message{Op: OpQueries, Fleet: "app", Instance: "i1"}, zipf), "queries.zipf_s: 1 must be in (1, 10]"},
 		{"a path as the fleet", &Message{Op: OpWipe, Fleet: "..", Instance: "i1"}, "fleet \"..\" is not a plain name"},
 		{"an unknown operation", &Message{Op: "exec", Fleet: "app", Instance: "i1"}, "unknown command \"exec\""},
 	} {
@@ -444,11 +448,11 @@ func TestHelloRunsNoJVM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for range 40 {
-		r, err := co.Do(ctx, "a1", &Message{Op: OpHello})
+		r, err := opHello.call(ctx, co, "a1", &Message{}, none{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Facts == nil || r.Facts.JavaVersion != `openjdk version "17.0.0-fake"` {
+		if r.Facts.JavaVersion != `openjdk version "17.0.0-fake"` {
 			t.Fatalf("hello facts %+v", r.Facts)
 		}
 	}

@@ -93,19 +93,19 @@ func TestModelRestoreIdempotent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	job := modelJob()
-	m := &Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "runi", ID: "dup", Op: OpModelRestore, Fleet: "app", Instance: "i0", Model: &job}
+	m := withArgs(&Message{Type: TypeCommand, Protocol: ProtocolVersion, Agent: "a1", Run: "runi", ID: "dup", Op: OpModelRestore, Fleet: "app", Instance: "i0"}, job)
 	ch := make(chan reply, 4)
-	await := func() *Message {
+	await := func() ModelRestored {
 		select {
 		case r := <-ch:
-			if r.err != nil || !r.m.OK || r.m.Restored == nil {
+			if r.err != nil || !r.m.OK || len(r.m.Result) == 0 {
 				t.Fatalf("reply %+v, %v", r.m, r.err)
 			}
-			return r.m
+			return resultOf[ModelRestored](t, r.m)
 		case <-ctx.Done():
 			t.Fatal("no reply")
 		}
-		return nil
+		return ModelRestored{}
 	}
 	co.mu.Lock()
 	co.pending["dup"] = &pending{agent: "a1", ch: ch}
@@ -128,8 +128,8 @@ func TestModelRestoreIdempotent(t *testing.T) {
 	if n := f.calls.Load(); n != 1 {
 		t.Fatalf("%d restores for one command id, want 1", n)
 	}
-	if again.Restored.Record.Records != first.Restored.Record.Records || len(again.Restored.Record.Series) != len(first.Restored.Record.Series) {
-		t.Fatalf("the repeat's reply differs: %+v", again.Restored.Record)
+	if again.Record.Records != first.Record.Records || len(again.Record.Series) != len(first.Record.Series) {
+		t.Fatalf("the repeat's reply differs: %+v", again.Record)
 	}
 }
 

@@ -12,18 +12,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
-func init() {
-	registerOp(opDef{name: OpFill, scope: scopeAgent, check: func(m *Message) error { return validateFill(m.FillJob) },
-		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.fill(m) }})
-}
+func init() { opFill.register() }
+
+// opFill writes a fill's records to a topic the coordinator created empty.
+var opFill = op[FillJob, Filled]{name: OpFill, scope: scopeAgent, check: func(_ *Message, j *FillJob) error { return validateFill(j) },
+	run: func(a *Agent, m *Message, j *FillJob, _ *agentProc) (*Filled, error) { return a.fill(m.Run, j) }}
 
 // validateFill checks a fill: a legal topic and a valid spec of bounded
 // size. The agent also refuses to write to a topic that is not empty
 // (Agent.checkEmpty): a fill's topic is one the coordinator just created.
 func validateFill(j *FillJob) error {
-	if j == nil {
-		return errors.New("a fill command without its fill")
-	}
 	if err := config.CheckNames("a", "s", j.Topic); err != nil {
 		return fmt.Errorf("fill: %w", err)
 	}
@@ -84,23 +82,23 @@ type Filler func(ctx context.Context, cl cluster.Config, job FillJob, logf func(
 // errNoFiller: the agent was built without the fill producer wired in.
 var errNoFiller = errors.New("this agent runs no fills (its Config has no Fill)")
 
-// fill runs m's fill while the run's lease holds.
-func (a *Agent) fill(m *Message) (*Message, error) {
+// fill runs run's fill j while the run's lease holds.
+func (a *Agent) fill(run string, j *FillJob) (*Filled, error) {
 	if a.cfg.Fill == nil {
 		return nil, errNoFiller
 	}
-	ctx, cancel := a.leaseContext(m.Run, "its fill")
+	ctx, cancel := a.leaseContext(run, "its fill")
 	defer cancel()
-	if err := a.checkEmpty(ctx, m.FillJob); err != nil {
+	if err := a.checkEmpty(ctx, j); err != nil {
 		a.refuse("a fill command", err)
 		return nil, fmt.Errorf("agent %s refused it: %w", a.cfg.Name, err)
 	}
-	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, m.Run, m.FillJob.Topic, m.FillJob.Spec.Partitions)
-	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *m.FillJob, a.cfg.Logf)
+	a.cfg.Logf("agent %s: run %s: filling %s (%d partitions)", a.cfg.Name, run, j.Topic, j.Spec.Partitions)
+	out, err := a.cfg.Fill(ctx, a.cfg.Cluster, *j, a.cfg.Logf)
 	if err != nil {
 		return nil, a.leaseErr(ctx, "the fill", err)
 	}
-	return &Message{Filled: out}, nil
+	return out, nil
 }
 
 // checkEmpty refuses a fill into a topic that is missing, has another
@@ -134,12 +132,5 @@ const onlyEmpty = "an agent fills only the empty topic a coordinator created for
 // Fill has agent write a fill and returns what it wrote; only ctx, the
 // agent's loss (a LostError) or its own error end the wait.
 func (c *Coordinator) Fill(ctx context.Context, agent string, job FillJob) (*Filled, error) {
-	r, err := c.Do(ctx, agent, &Message{Op: OpFill, FillJob: &job})
-	if err != nil {
-		return nil, err
-	}
-	if r.Filled == nil {
-		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no fill", agent, OpFill, job.Topic)
-	}
-	return r.Filled, nil
+	return opFill.call(ctx, c, agent, &Message{}, job)
 }

@@ -12,18 +12,18 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-func init() {
-	registerOp(opDef{name: OpModelRestore, scope: scopeInstance, check: func(m *Message) error { return validateModel(m.Model) },
-		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.modelRestore(m) }})
-}
+func init() { opModelRestore.register() }
+
+// opModelRestore runs a model-engine restore into an instance's state
+// directory.
+var opModelRestore = op[ModelRestore, ModelRestored]{name: OpModelRestore, scope: scopeInstance,
+	check: func(_ *Message, r *ModelRestore) error { return validateModel(r) },
+	run:   func(a *Agent, m *Message, r *ModelRestore, _ *agentProc) (*ModelRestored, error) { return a.modelRestore(m, r) }}
 
 // validateModel checks a model restore: a valid case, names that are path
 // elements (its store directories are named by them), a legal topic and
 // offsets that make a range.
 func validateModel(r *ModelRestore) error {
-	if r == nil {
-		return errors.New("a model_restore command without its restore")
-	}
 	if err := checkName("application id", r.AppID); err != nil {
 		return err
 	}
@@ -121,32 +121,32 @@ type ModelRestorer func(ctx context.Context, job ModelJob) (*ModelRestored, erro
 // errNoModelEngine: the agent was built without the model engine wired in.
 var errNoModelEngine = errors.New("this agent runs no model-engine restores (its Config has no ModelRestore)")
 
-// modelRestore runs m's model restore in the instance's state directory,
+// modelRestore runs the model restore r of command m in the instance's state directory,
 // emptied first for a cold restore (an earlier repeat's stores), while the
 // run's lease holds: an expired lease or the agent's shutdown cancels it.
-func (a *Agent) modelRestore(m *Message) (*Message, error) {
+func (a *Agent) modelRestore(m *Message, r *ModelRestore) (*ModelRestored, error) {
 	if a.cfg.ModelRestore == nil {
 		return nil, errNoModelEngine
 	}
-	if !m.Model.Warm {
+	if !r.Warm {
 		if err := a.wipe(m); err != nil {
 			return nil, err
 		}
 	}
 	ctx, cancel := a.leaseContext(m.Run, "its model restore")
 	defer cancel()
-	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *m.Model, Logf: a.cfg.Logf}
-	job.Restore.Case.Name = m.Model.CaseName
-	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, m.Model.Topic, m.Model.CaseName, m.Model.Repeat, job.StateDir)
+	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *r, Logf: a.cfg.Logf}
+	job.Restore.Case.Name = r.CaseName
+	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, r.Topic, r.CaseName, r.Repeat, job.StateDir)
 	out, err := a.cfg.ModelRestore(ctx, job)
 	if err != nil {
-		if !m.Model.KeepState {
+		if !r.KeepState {
 			os.RemoveAll(job.StateDir)
 		}
 		return nil, a.leaseErr(ctx, "the restore", err)
 	}
 	out.StateDir = job.StateDir
-	return &Message{Restored: out}, nil
+	return out, nil
 }
 
 // leaseContext is a context that ends, with its cause, when run's lease
@@ -200,12 +200,5 @@ func (c *Coordinator) ModelRestore(ctx context.Context, agent, fleet, instance s
 	if req.CaseName == "" {
 		req.CaseName = req.Case.Name
 	}
-	r, err := c.Do(ctx, agent, &Message{Op: OpModelRestore, Fleet: fleet, Instance: instance, Model: &req})
-	if err != nil {
-		return nil, err
-	}
-	if r.Restored == nil {
-		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no restore", agent, OpModelRestore, instance)
-	}
-	return r.Restored, nil
+	return opModelRestore.call(ctx, c, agent, &Message{Fleet: fleet, Instance: instance}, req)
 }

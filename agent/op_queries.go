@@ -12,16 +12,15 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-func init() {
-	registerOp(opDef{name: OpQueries, scope: scopeProcess, check: func(m *Message) error { return validateQueries(m.QueryJob) },
-		run: func(a *Agent, m *Message, p *agentProc) (*Message, error) { return a.startQueries(m, p) }})
-}
+func init() { opQueries.register() }
+
+// opQueries starts a query load against a process's API layer.
+var opQueries = op[QueryJob, none]{name: OpQueries, scope: scopeProcess,
+	check: func(_ *Message, j *QueryJob) error { return validateQueries(j) },
+	run:   func(a *Agent, m *Message, j *QueryJob, p *agentProc) (*none, error) { return nil, a.startQueries(m, j, p) }}
 
 // validateQueries checks a query load by a profile's rules and its spec.
 func validateQueries(j *QueryJob) error {
-	if j == nil {
-		return errors.New("a queries command without its query load")
-	}
 	if err := config.CheckQueryLoad(j.Load); err != nil {
 		return fmt.Errorf("queries: %w", err)
 	}
@@ -34,11 +33,11 @@ func validateQueries(j *QueryJob) error {
 	return nil
 }
 
-// startQueries starts m's query load against the API layer of the process
+// startQueries starts the query load j of command m against the API layer of the process
 // m names once it listens; one load per process at a time.
-func (a *Agent) startQueries(m *Message, p *agentProc) (*Message, error) {
+func (a *Agent) startQueries(m *Message, j *QueryJob, p *agentProc) error {
 	if a.cfg.Queries == nil {
-		return nil, errNoQueries
+		return errNoQueries
 	}
 	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
 	ctx, cancel := a.leaseContext(m.Run, "its query load")
@@ -47,12 +46,12 @@ func (a *Agent) startQueries(m *Message, p *agentProc) (*Message, error) {
 	acancel()
 	if err != nil {
 		cancel()
-		return nil, err
+		return err
 	}
-	load, err := a.cfg.Queries(*m.QueryJob, addr)
+	load, err := a.cfg.Queries(*j, addr)
 	if err != nil {
 		cancel()
-		return nil, err
+		return err
 	}
 	l := &agentLoad{load: load, cancel: cancel, ctx: ctx}
 	a.mu.Lock()
@@ -63,15 +62,15 @@ func (a *Agent) startQueries(m *Message, p *agentProc) (*Message, error) {
 	a.mu.Unlock()
 	if running {
 		l.stop()
-		return nil, fmt.Errorf("a query load already runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
+		return fmt.Errorf("a query load already runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
 	}
 	go func() { // the lease or the agent's shutdown stops the load
 		<-ctx.Done()
 		l.stop()
 		a.forgetLoad(key, l)
 	}()
-	a.cfg.Logf("agent %s: run %s: lookups at %.0f/s to instance %s's API layer at %s", a.cfg.Name, m.Run, m.QueryJob.Load.Rate, m.Instance, addr)
-	return nil, nil
+	a.cfg.Logf("agent %s: run %s: lookups at %.0f/s to instance %s's API layer at %s", a.cfg.Name, m.Run, j.Load.Rate, m.Instance, addr)
+	return nil
 }
 
 // StartQueries has the process's agent send job's lookups to the
@@ -80,7 +79,7 @@ func (a *Agent) startQueries(m *Message, p *agentProc) (*Message, error) {
 func (p *Process) StartQueries(ctx context.Context, job QueryJob) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	_, err := p.c.Do(ctx, p.agent, &Message{Op: OpQueries, Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n, QueryJob: &job})
+	_, err := opQueries.call(ctx, p.c, p.agent, p.envelope(), job)
 	return err
 }
 

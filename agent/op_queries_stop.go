@@ -9,17 +9,16 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-func init() {
-	registerOp(opDef{name: OpQueriesStop, scope: scopeProcess, check: checkQueriesStop,
-		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.stopQueries(m) }})
-}
+func init() { opQueriesStop.register() }
+
+// opQueriesStop stops a process's query load and replies with its record,
+// which names the agent (QueryFigures.Agent).
+var opQueriesStop = op[QueryStop, runs.QueryFigures]{name: OpQueriesStop, scope: scopeProcess, check: checkQueriesStop,
+	run: func(a *Agent, m *Message, stop *QueryStop, _ *agentProc) (*runs.QueryFigures, error) { return a.stopQueries(m, *stop) }}
 
 // checkQueriesStop bounds how long a stop lets the load go on.
-func checkQueriesStop(m *Message) error {
-	if m.QueryStop == nil {
-		return errors.New("a queries_stop command without its stop")
-	}
-	if a := m.QueryStop.AfterMs; a < 0 || a > maxQueriesAfter.Milliseconds() { // in ms: as a Duration it could wrap
+func checkQueriesStop(_ *Message, stop *QueryStop) error {
+	if a := stop.AfterMs; a < 0 || a > maxQueriesAfter.Milliseconds() { // in ms: as a Duration it could wrap
 		return fmt.Errorf("queries_stop after %d ms: must be from 0 to %s", a, maxQueriesAfter)
 	}
 	return nil
@@ -28,17 +27,13 @@ func checkQueriesStop(m *Message) error {
 // stopQueries marks the load of the process m names restored, lets it go
 // on for the stop's After (the lease or a shutdown cuts it short), stops
 // it and replies with its record, which names this agent.
-func (a *Agent) stopQueries(m *Message) (*Message, error) {
+func (a *Agent) stopQueries(m *Message, stop QueryStop) (*runs.QueryFigures, error) {
 	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
 	a.mu.Lock()
 	l := a.loads[key]
 	a.mu.Unlock()
 	if l == nil {
 		return nil, fmt.Errorf("no query load runs against process %d of instance %s on agent %s", m.N, m.Instance, a.cfg.Name)
-	}
-	stop := QueryStop{}
-	if m.QueryStop != nil {
-		stop = *m.QueryStop
 	}
 	if stop.RestoredMonoNs > 0 {
 		l.load.Restored(stop.RestoredMonoNs)
@@ -54,7 +49,7 @@ func (a *Agent) stopQueries(m *Message) (*Message, error) {
 	}
 	out := *figures
 	out.Agent = a.cfg.Name
-	return &Message{Queries: &out}, nil
+	return &out, nil
 }
 
 // StopQueries marks the process's query load restored at restoredNs (the
@@ -67,12 +62,5 @@ func (p *Process) StopQueries(ctx context.Context, restoredNs int64, after time.
 	if restoredNs > 0 {
 		stop.RestoredMonoNs = restoredNs + p.offset
 	}
-	r, err := p.c.Do(ctx, p.agent, &Message{Op: OpQueriesStop, Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n, QueryStop: &stop})
-	if err != nil {
-		return nil, err
-	}
-	if r.Queries == nil {
-		return nil, fmt.Errorf("agent %s: %s of %s: the reply holds no query record", p.agent, OpQueriesStop, p.key.instance)
-	}
-	return r.Queries, nil
+	return opQueriesStop.call(ctx, p.c, p.agent, p.envelope(), stop)
 }

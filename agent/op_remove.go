@@ -7,8 +7,12 @@ import (
 )
 
 func init() {
-	registerOp(opDef{name: OpRemove, scope: scopeFleet, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return nil, a.remove(m.Run, m.Fleet) }})
+	opRemove.register()
 }
+
+// opRemove deletes a fleet's directories.
+var opRemove = op[none, none]{name: OpRemove, scope: scopeFleet,
+	run: func(a *Agent, m *Message, _ *none, _ *agentProc) (*none, error) { return nil, a.remove(m.Run, m.Fleet) }}
 
 // remove deletes a fleet's directories (and the run's, once empty).
 func (a *Agent) remove(run, fleet string) error {
@@ -21,6 +25,6 @@ func (a *Agent) remove(run, fleet string) error {
 func (c *Coordinator) Remove(ctx context.Context, agent, fleet string) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	_, err := c.Do(ctx, agent, &Message{Op: OpRemove, Fleet: fleet})
+	_, err := opRemove.call(ctx, c, agent, &Message{Fleet: fleet}, none{})
 	return err
 }

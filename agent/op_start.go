@@ -12,9 +12,34 @@ import (
 	"github.com/restorebench/restorebench/ksdriver"
 )
 
-func init() {
-	registerOp(opDef{name: OpStart, scope: scopeInstance, check: validateStart,
-		run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return a.start(m) }})
+func init() { opStart.register() }
+
+// opStart starts a driver process and replies once it said hello.
+var opStart = op[StartArgs, Started]{name: OpStart, scope: scopeInstance, check: validateStart,
+	run: func(a *Agent, m *Message, args *StartArgs, _ *agentProc) (*Started, error) { return a.start(m, args) }}
+
+// StartArgs are a start's arguments: a ProcessSpec's, without the names
+// the envelope carries.
+type StartArgs struct {
+	// Properties and JVMFlags are the process's (no state.dir, no client
+	// security: the agent sets both).
+	Properties map[string]string `json:"properties"`
+	JVMFlags   []string          `json:"jvm_flags,omitempty"`
+	// KafkaStreamsVersion is the driver's Kafka Streams version ("" the
+	// default).
+	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty"`
+	// NeedBytes is the free space the instance needs in the agent's state
+	// directory (0: not checked): the agent refuses a start on a disk with
+	// less, with a DiskFullError.
+	NeedBytes int64 `json:"need_bytes,omitempty"`
+}
+
+// Started is a start reply's result.
+type Started struct {
+	// AtMonoNs is when the agent launched the JVM, in its CLOCK_MONOTONIC.
+	AtMonoNs int64 `json:"at_mono_ns"`
+	// PID is the process's OS pid on the agent's host.
+	PID int `json:"pid"`
 }
 
 // versionPattern is a Kafka Streams version as the driver builds are named.
@@ -36,14 +61,14 @@ var driverKeys = map[string]bool{
 // no config provider, no connection setting that is not dropped, only the
 // driver keys the coordinator sets, the application.id its fleet), its
 // JVM flags (config.CheckJVMFlag) and its Kafka Streams version.
-func validateStart(m *Message) error {
-	if len(m.Properties) > maxProperties {
-		return fmt.Errorf("start: %d properties, more than %d", len(m.Properties), maxProperties)
+func validateStart(m *Message, args *StartArgs) error {
+	if len(args.Properties) > maxProperties {
+		return fmt.Errorf("start: %d properties, more than %d", len(args.Properties), maxProperties)
 	}
-	if err := refuseSecrets(m.Properties); err != nil {
+	if err := refuseSecrets(args.Properties); err != nil {
 		return err
 	}
-	for k, v := range m.Properties {
+	for k, v := range args.Properties {
 		if k == "" || len(k)+len(v) > maxPropertyBytes || strings.ContainsAny(k, "\x00\r\n=:") || strings.ContainsAny(v, "\x00") {
 			return fmt.Errorf("start: property %.60q is not a plain key with a value of at most %d bytes", k, maxPropertyBytes)
 		}
@@ -56,34 +81,34 @@ func validateStart(m *Message) error {
 			}
 		}
 	}
-	if app := m.Properties["application.id"]; app != m.Fleet {
+	if app := args.Properties["application.id"]; app != m.Fleet {
 		return fmt.Errorf("start: application.id %.60q is not the fleet's (%s): an agent's directories and groups are named by it", app, m.Fleet)
 	}
 	for _, key := range []string{ksdriver.PropInputTopic, ksdriver.PropOutputTopic} {
-		if t, ok := m.Properties[key]; ok && !strings.HasPrefix(t, m.Fleet+"-") {
+		if t, ok := args.Properties[key]; ok && !strings.HasPrefix(t, m.Fleet+"-") {
 			return fmt.Errorf("start: %s %.100q is not a topic of the run's application (%s-…)", key, t, m.Fleet)
 		}
 	}
-	if h, ok := m.Properties[ksdriver.PropAPIHost]; ok {
+	if h, ok := args.Properties[ksdriver.PropAPIHost]; ok {
 		// The agent's query load reaches the API layer on this host; no
 		// other host may (docs/many-hosts.md: a port agents never open to others).
 		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 			return fmt.Errorf("start: %s %.60q is not a loopback address: an agent's API layer listens on this host only", ksdriver.PropAPIHost, h)
 		}
 	}
-	if len(m.JVMFlags) > maxJVMFlags {
-		return fmt.Errorf("start: %d JVM flags, more than %d", len(m.JVMFlags), maxJVMFlags)
+	if len(args.JVMFlags) > maxJVMFlags {
+		return fmt.Errorf("start: %d JVM flags, more than %d", len(args.JVMFlags), maxJVMFlags)
 	}
-	for i, f := range m.JVMFlags {
+	for i, f := range args.JVMFlags {
 		if err := config.CheckJVMFlag(f); err != nil {
 			return fmt.Errorf("start: jvm_flags[%d]: %w", i, err)
 		}
 	}
-	if v := m.KafkaStreamsVersion; v != "" && !versionPattern.MatchString(v) {
+	if v := args.KafkaStreamsVersion; v != "" && !versionPattern.MatchString(v) {
 		return fmt.Errorf("start: Kafka Streams version %.40q is not MAJOR.MINOR.PATCH", v)
 	}
-	if m.NeedBytes < 0 {
-		return fmt.Errorf("start: needs %d bytes, a negative amount", m.NeedBytes)
+	if args.NeedBytes < 0 {
+		return fmt.Errorf("start: needs %d bytes, a negative amount", args.NeedBytes)
 	}
 	return nil
 }
@@ -91,7 +116,7 @@ func validateStart(m *Message) error {
 // start launches a driver process with the coordinator's properties, the
 // agent's own state.dir and client settings, and starts forwarding its
 // events; it returns once the process said hello.
-func (a *Agent) start(m *Message) (*Message, error) {
+func (a *Agent) start(m *Message, args *StartArgs) (*Started, error) {
 	key := procKey{m.Run, m.Fleet, m.Instance, m.N}
 	a.mu.Lock()
 	_, dup := a.procs[key]
@@ -114,15 +139,15 @@ func (a *Agent) start(m *Message) (*Message, error) {
 		delete(a.starting, key)
 		a.mu.Unlock()
 	}()
-	if err := a.checkFree(m); err != nil {
+	if err := a.checkFree(m.Instance, args.NeedBytes); err != nil {
 		return nil, err
 	}
 	dir := a.instDir(m.Run, m.Fleet, m.Instance)
-	props := a.processProperties(m.Properties)
+	props := a.processProperties(args.Properties)
 	props["state.dir"] = filepath.Join(dir, "state")
 	procDir := filepath.Join(dir, "run-"+strconv.Itoa(m.N+1))
 	inst, err := ksdriver.Start(a.procCtx, ksdriver.Options{ID: m.Instance, Dir: procDir, Properties: props,
-		Secrets: a.client.Secret, JVMFlags: m.JVMFlags, Lib: a.cfg.Lib, Java: a.cfg.Java, KafkaStreamsVersion: m.KafkaStreamsVersion})
+		Secrets: a.client.Secret, JVMFlags: args.JVMFlags, Lib: a.cfg.Lib, Java: a.cfg.Java, KafkaStreamsVersion: args.KafkaStreamsVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -132,5 +157,5 @@ func (a *Agent) start(m *Message) (*Message, error) {
 	a.mu.Unlock()
 	go a.forward(p)
 	a.cfg.Logf("agent %s: run %s: started %s process %d of %s (pid %d)", a.cfg.Name, m.Run, m.Fleet, m.N, m.Instance, inst.PID())
-	return &Message{AtMonoNs: inst.LaunchMonoNs(), PID: inst.PID()}, nil
+	return &Started{AtMonoNs: inst.LaunchMonoNs(), PID: inst.PID()}, nil
 }

@@ -7,8 +7,12 @@ import (
 )
 
 func init() {
-	registerOp(opDef{name: OpWipe, scope: scopeInstance, run: func(a *Agent, m *Message, _ *agentProc) (*Message, error) { return nil, a.wipe(m) }})
+	opWipe.register()
 }
+
+// opWipe deletes an instance's state directory.
+var opWipe = op[none, none]{name: OpWipe, scope: scopeInstance,
+	run: func(a *Agent, m *Message, _ *none, _ *agentProc) (*none, error) { return nil, a.wipe(m) }}
 
 // wipe deletes an instance's state directory; none of its processes may run
 // or be starting.
@@ -34,6 +38,6 @@ func (a *Agent) wipe(m *Message) error {
 func (c *Coordinator) Wipe(ctx context.Context, agent, fleet, instance string) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	_, err := c.Do(ctx, agent, &Message{Op: OpWipe, Fleet: fleet, Instance: instance})
+	_, err := opWipe.call(ctx, c, agent, &Message{Fleet: fleet, Instance: instance}, none{})
 	return err
 }

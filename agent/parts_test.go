@@ -10,7 +10,7 @@ import (
 // under way is an error, not a reply.
 func TestReplyPartsPutTogether(t *testing.T) {
 	c := &Coordinator{cfg: CoordinatorConfig{Run: "r"}, pending: map[string]*pending{"c1": {agent: "a1"}}}
-	whole := (&Message{Type: TypeReply, Agent: "a1", Run: "r", ID: "c1", Op: OpFetch, OK: true, Fetched: []byte(strings.Repeat("x", 1800))}).Encode()
+	whole := (&Message{Type: TypeReply, Agent: "a1", Run: "r", ID: "c1", Op: OpFetch, OK: true, Result: encodePayload(&Fetched{Data: []byte(strings.Repeat("x", 1800))})}).Encode()
 	var parts []*Message
 	for i := 0; i*1000 < len(whole); i++ {
 		parts = append(parts, &Message{Type: TypeReplyPart, Agent: "a1", Run: "r", ID: "c1", Part: i, Data: whole[i*1000 : min(len(whole), (i+1)*1000)]})
@@ -30,7 +30,7 @@ func TestReplyPartsPutTogether(t *testing.T) {
 		}
 		got = m
 	}
-	if got == nil || string(got.Fetched) != strings.Repeat("x", 1800) || !got.OK {
+	if got == nil || string(resultOf[Fetched](t, got).Data) != strings.Repeat("x", 1800) || !got.OK {
 		t.Fatalf("put together: %+v", got)
 	}
 	c.replyPart(parts[0])

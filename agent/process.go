@@ -73,8 +73,8 @@ func (c *Coordinator) Start(ctx context.Context, agent string, spec ProcessSpec)
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	r, err := c.Do(ctx, agent, &Message{Op: OpStart, Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N, Properties: spec.Properties,
-		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
+	r, err := opStart.call(ctx, c, agent, &Message{Fleet: spec.Fleet, Instance: spec.Instance, N: spec.N},
+		StartArgs{Properties: spec.Properties, JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, NeedBytes: spec.NeedBytes})
 	if err != nil {
 		p.end(err)
 		return nil, err
@@ -267,10 +267,9 @@ func (p *Process) Next(ctx context.Context, i int) (ksdriver.Event, error) {
 	}
 }
 
-// command sends op about this process.
-func (p *Process) command(ctx context.Context, op string, m *Message) (*Message, error) {
-	m.Op, m.Fleet, m.Instance, m.N = op, p.key.fleet, p.key.instance, p.key.n
-	return p.c.Do(ctx, p.agent, m)
+// envelope is a command about this process, to which an op adds its own.
+func (p *Process) envelope() *Message {
+	return &Message{Fleet: p.key.fleet, Instance: p.key.instance, N: p.key.n}
 }
 
 // Request sends a driver command and waits for its reply event (or the
@@ -279,7 +278,7 @@ func (p *Process) Request(ctx context.Context, command, replyEv string) (ksdrive
 	from := p.Len()
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	if _, err := p.command(cctx, OpSend, &Message{Line: command}); err != nil {
+	if _, err := opSend.call(cctx, p.c, p.agent, p.envelope(), SendArgs{Line: command}); err != nil {
 		return nil, err
 	}
 	word, _, _ := strings.Cut(strings.TrimSpace(command), " ")
@@ -305,7 +304,7 @@ func (p *Process) Stop(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(ctx, stopTimeout)
 	defer cancel()
-	_, err := p.command(sctx, OpStop, &Message{})
+	_, err := opStop.call(sctx, p.c, p.agent, p.envelope(), none{})
 	p.awaitEnd(ctx)
 	if err != nil {
 		return err
@@ -338,7 +337,7 @@ func (p *Process) KillNow() int64 {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
-	r, err := p.command(ctx, OpKill, &Message{})
+	r, err := opKill.call(ctx, p.c, p.agent, p.envelope(), none{})
 	p.awaitEnd(ctx)
 	if err != nil || r.AtMonoNs == 0 {
 		return ksdriver.NowMonoNs()

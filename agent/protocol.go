@@ -65,8 +65,9 @@ const (
 // one error naming both (versionErr), rather than misread a field.
 // Version 2: signed records (sign.go), and every command validated by the
 // agent (validate.go). Version 3: fetch (any file command of the driver)
-// in place of balances.
-const ProtocolVersion = 3
+// in place of balances. Version 4: each operation's arguments and result
+// in a payload of its own type (Args, Result; ops.go), decoded strictly.
+const ProtocolVersion = 4
 
 // versionErr says that a peer speaks another protocol version.
 func versionErr(theirs int) error {
@@ -93,69 +94,38 @@ type Message struct {
 	Fleet    string `json:"fleet,omitempty"`
 	Instance string `json:"instance,omitempty"`
 	N        int    `json:"n,omitempty"`
-	// Properties and JVMFlags are a start's ProcessSpec (no state.dir, no
-	// client security: the agent sets both).
-	Properties map[string]string `json:"properties,omitempty"`
-	JVMFlags   []string          `json:"jvm_flags,omitempty"`
-	// KafkaStreamsVersion is a start's Kafka Streams version ("" the
-	// default).
-	KafkaStreamsVersion string `json:"kafka_streams_version,omitempty"`
-	// NeedBytes is, on a start, the free space the instance needs in the
-	// agent's state directory (0: not checked): the agent refuses a start
-	// on a disk with less, with a DiskFullError.
-	NeedBytes int64 `json:"need_bytes,omitempty"`
-	// Line is a send's command line; Fetch a fetch's file command (no
-	// path); Instances a remove's.
-	Line      string   `json:"line,omitempty"`
-	Fetch     string   `json:"fetch,omitempty"`
-	Instances []string `json:"instances,omitempty"`
+	// Args are a command's arguments, of its operation's own type (each
+	// op_<name>.go declares it); none for an operation without any.
+	Args json.RawMessage `json:"args,omitempty"`
 	// TTLMs is a lease's time to live: past it with no lease or command
 	// from the run, the agent stops the run's processes.
 	TTLMs int64 `json:"ttl_ms,omitempty"`
-	// Model is a model_restore's restore; FillJob a fill's fill.
-	Model   *ModelRestore `json:"model,omitempty"`
-	FillJob *FillJob      `json:"fill,omitempty"`
-	// QueryJob is a queries command's load; QueryStop a queries_stop's.
-	QueryJob  *QueryJob  `json:"query_job,omitempty"`
-	QueryStop *QueryStop `json:"query_stop,omitempty"`
 
 	// Reply fields. OK false has Error.
 	OK    bool   `json:"ok,omitempty"`
 	Error string `json:"error,omitempty"`
-	// Facts and Labels: announce and hello.
+	// Result is a reply's result, of its operation's own type; none for
+	// an operation without any (or on an error).
+	Result json.RawMessage `json:"result,omitempty"`
+	// Facts and Labels: an announce's.
 	Facts  *runs.AgentFacts  `json:"facts,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
-	// MonoNs is the sender's CLOCK_MONOTONIC when it sent the message; a
-	// clock reply also has RecvMonoNs, the agent's when the command came.
-	MonoNs     int64 `json:"mono_ns,omitempty"`
-	RecvMonoNs int64 `json:"recv_mono_ns,omitempty"`
-	// AtMonoNs is, in the agent's clock, when a start launched the JVM or
-	// a kill sent SIGKILL.
-	AtMonoNs int64 `json:"at_mono_ns,omitempty"`
-	// PID is a started process's OS pid; ProcessID Kafka Streams' process
-	// id; Fetched a fetch reply's file.
-	PID       int    `json:"pid,omitempty"`
-	ProcessID string `json:"process_id,omitempty"`
-	Fetched   []byte `json:"fetched,omitempty"`
-	// Bytes is a disk_usage reply's bytes.
-	Bytes int64 `json:"bytes,omitempty"`
+	// MonoNs is the sender's CLOCK_MONOTONIC when it sent the message.
+	MonoNs int64 `json:"mono_ns,omitempty"`
 	// Processes is how many driver processes the agent runs (heartbeat).
 	Processes int `json:"processes,omitempty"`
 	// Refused counts, by reason, the records addressed to the agent that
 	// it refused since it started (heartbeat): unsigned, unknown key, bad
 	// signature, stale, replayed, invalid.
 	Refused map[string]int64 `json:"refused,omitempty"`
-	// Restored is a model_restore's reply; Filled a fill's.
-	Restored *ModelRestored `json:"restored,omitempty"`
-	Filled   *Filled        `json:"filled,omitempty"`
-	// Queries is a queries_stop's reply: the load's record, which names
-	// the agent (QueryFigures.Agent).
-	Queries *runs.QueryFigures `json:"queries,omitempty"`
 	// Part (from 0) of Parts, and its Data, are a reply_part's: a piece of
 	// the encoding of the reply with the part's run and id.
 	Part  int    `json:"part,omitempty"`
 	Parts int    `json:"parts,omitempty"`
 	Data  []byte `json:"data,omitempty"`
+
+	// args are the decoded Args of a validated command.
+	args any
 }
 
 // Encode is the message as its record value.
