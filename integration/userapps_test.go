@@ -99,13 +99,16 @@ type userApp struct {
 	// load 7.5) to 1.05× (1 M, load 3): not a ±15 % match.
 	bound float64
 	// planBound is the same for the plan from the saved sweep in CI (0:
-	// bound). The windowed count's is 5: that plan answers from key-value
-	// stores' costs (it says so), which restore in 0.63-0.75× a window
-	// store's time on a quiet machine, from a sweep of another day, while
-	// CI's load slows only the application's side: with the tests two at a
-	// time and the unit tests beside them it measured 0.26× and 0.29×
-	// (medians of 1 and 3 rounds). 5 (0.2×) still catches the 0.07× of
-	// the MB/s planner this test was written against.
+	// bound); 5 for both applications. The plan answers from a sweep of
+	// another day on a quiet machine, and CI's load (the tests two at a
+	// time, the unit tests beside them) slows only the application's
+	// side: the word count's plan measured 0.33× of the application's
+	// 3.42 s (load average 3.9, the kafka-streams engine itself at
+	// 0.54×), the windowed count's 0.26× and 0.29× (medians of 1 and 3
+	// rounds), which also answers from key-value stores' costs (it says
+	// so): 0.63-0.75× a window store's on a quiet machine. 5 (0.2×)
+	// still catches the 0.07× of the MB/s planner this test was written
+	// against; the strict run holds the plan to ±25 %.
 	planBound float64
 	// produce writes the input (updates changelog updates' worth) to
 	// topic and returns how many changelog records the application
@@ -125,7 +128,7 @@ func TestUserAppWordCountRestore(t *testing.T) {
 	runUserApp(t, userApp{
 		class: "restorebench.apps.WordCount", store: "word-counts",
 		kind: config.StoreTimestampedKeyValue, ksKind: config.StoreTimestampedKeyValue,
-		bound: 3, produce: produceLines,
+		bound: 3, planBound: 5, produce: produceLines,
 	})
 }
 
