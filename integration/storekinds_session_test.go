@@ -60,9 +60,10 @@ func TestRealKafkaStreamsRestoresASessionStore(t *testing.T) {
 			}
 			iv := int64(m.Store.SegmentIntervalSeconds * 1000)
 			want := openSegments(t, spec, iv, func(r filled) bool { return ksReads(spec, r) })
-			if iv != 315_000 || m.Store.Segments != want || st.Segments != want || st.SegmentIntervalSeconds != m.Store.SegmentIntervalSeconds || want == 0 {
-				t.Fatalf("segments of %d ms (want Kafka Streams' max(retention / 2, 60 s) = 315000) left: kafka-streams %d, the model %d, want %d; kafka-streams' interval %.0f s",
-					iv, st.Segments, m.Store.Segments, want, st.SegmentIntervalSeconds)
+			ks := openSegments(t, spec, iv, ksRead(t, spec, k)) // a partition read whole (the seek's fallback) may leave one more
+			if iv != 315_000 || m.Store.Segments != want || st.Segments != ks || st.SegmentIntervalSeconds != m.Store.SegmentIntervalSeconds || want == 0 {
+				t.Fatalf("segments of %d ms (want Kafka Streams' max(retention / 2, 60 s) = 315000) left: kafka-streams %d (want %d), the model %d (want %d); kafka-streams' interval %.0f s",
+					iv, st.Segments, ks, m.Store.Segments, want, st.SegmentIntervalSeconds)
 			}
 		})
 	}
