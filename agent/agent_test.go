@@ -335,10 +335,10 @@ func TestLeaseExpiry(t *testing.T) {
 		}
 	}
 	ta.a.mu.Lock()
-	kept := len(ta.a.replies)
+	kept, counted, bytes := len(ta.a.replies), len(ta.a.done), ta.a.doneBytes
 	ta.a.mu.Unlock()
-	if kept != 0 {
-		t.Fatalf("%d replies of the expired run kept", kept)
+	if kept != 0 || counted != 0 || bytes != 0 {
+		t.Fatalf("%d replies of the expired run kept, %d of %d bytes still counted against the kept replies' bound", kept, counted, bytes)
 	}
 }
 

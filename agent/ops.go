@@ -67,8 +67,8 @@ func (o op[A, R]) register() {
 	if o.run != nil {
 		d.run = func(a *Agent, m *Message, p *agentProc) (*Message, error) {
 			r, err := o.run(a, m, m.args.(*A), p)
-			if r == nil {
-				return nil, err
+			if r == nil || err != nil {
+				return nil, err // an error's reply carries no result
 			}
 			return &Message{Result: encodePayload(r)}, err
 		}
