@@ -14,7 +14,9 @@ func init() {
 
 // opFetch has a process's driver run a file command and returns the file.
 var opFetch = op[FetchArgs, Fetched]{name: OpFetch, scope: scopeProcess, check: checkFetch,
-	run: func(a *Agent, _ *Message, args *FetchArgs, p *agentProc) (*Fetched, error) { return p.fetch(a.procCtx, args.Line) }}
+	run: func(a *Agent, _ *Message, args *FetchArgs, p *agentProc) (*Fetched, error) {
+		return p.fetch(a.procCtx, args.Line)
+	}}
 
 // FetchArgs are a fetch's arguments.
 type FetchArgs struct {

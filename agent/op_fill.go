@@ -15,13 +15,13 @@ import (
 func init() { opFill.register() }
 
 // opFill writes a fill's records to a topic the coordinator created empty.
-var opFill = op[FillJob, Filled]{name: OpFill, scope: scopeAgent, check: func(_ *Message, j *FillJob) error { return validateFill(j) },
+var opFill = op[FillJob, Filled]{name: OpFill, scope: scopeAgent, check: validateFill,
 	run: func(a *Agent, m *Message, j *FillJob, _ *agentProc) (*Filled, error) { return a.fill(m.Run, j) }}
 
 // validateFill checks a fill: a legal topic and a valid spec of bounded
 // size. The agent also refuses to write to a topic that is not empty
 // (Agent.checkEmpty): a fill's topic is one the coordinator just created.
-func validateFill(j *FillJob) error {
+func validateFill(_ *Message, j *FillJob) error {
 	if err := config.CheckNames("a", "s", j.Topic); err != nil {
 		return fmt.Errorf("fill: %w", err)
 	}

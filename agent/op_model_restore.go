@@ -17,13 +17,15 @@ func init() { opModelRestore.register() }
 // opModelRestore runs a model-engine restore into an instance's state
 // directory.
 var opModelRestore = op[ModelRestore, ModelRestored]{name: OpModelRestore, scope: scopeInstance,
-	check: func(_ *Message, r *ModelRestore) error { return validateModel(r) },
-	run:   func(a *Agent, m *Message, r *ModelRestore, _ *agentProc) (*ModelRestored, error) { return a.modelRestore(m, r) }}
+	check: validateModel,
+	run: func(a *Agent, m *Message, r *ModelRestore, _ *agentProc) (*ModelRestored, error) {
+		return a.modelRestore(m, r)
+	}}
 
 // validateModel checks a model restore: a valid case, names that are path
 // elements (its store directories are named by them), a legal topic and
 // offsets that make a range.
-func validateModel(r *ModelRestore) error {
+func validateModel(_ *Message, r *ModelRestore) error {
 	if err := checkName("application id", r.AppID); err != nil {
 		return err
 	}

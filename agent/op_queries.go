@@ -16,11 +16,13 @@ func init() { opQueries.register() }
 
 // opQueries starts a query load against a process's API layer.
 var opQueries = op[QueryJob, none]{name: OpQueries, scope: scopeProcess,
-	check: func(_ *Message, j *QueryJob) error { return validateQueries(j) },
-	run:   func(a *Agent, m *Message, j *QueryJob, p *agentProc) (*none, error) { return nil, a.startQueries(m, j, p) }}
+	check: validateQueries,
+	run: func(a *Agent, m *Message, j *QueryJob, p *agentProc) (*none, error) {
+		return nil, a.startQueries(m, j, p)
+	}}
 
 // validateQueries checks a query load by a profile's rules and its spec.
-func validateQueries(j *QueryJob) error {
+func validateQueries(_ *Message, j *QueryJob) error {
 	if err := config.CheckQueryLoad(j.Load); err != nil {
 		return fmt.Errorf("queries: %w", err)
 	}

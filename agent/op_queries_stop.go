@@ -14,7 +14,9 @@ func init() { opQueriesStop.register() }
 // opQueriesStop stops a process's query load and replies with its record,
 // which names the agent (QueryFigures.Agent).
 var opQueriesStop = op[QueryStop, runs.QueryFigures]{name: OpQueriesStop, scope: scopeProcess, check: checkQueriesStop,
-	run: func(a *Agent, m *Message, stop *QueryStop, _ *agentProc) (*runs.QueryFigures, error) { return a.stopQueries(m, *stop) }}
+	run: func(a *Agent, m *Message, stop *QueryStop, _ *agentProc) (*runs.QueryFigures, error) {
+		return a.stopQueries(m, *stop)
+	}}
 
 // checkQueriesStop bounds how long a stop lets the load go on.
 func checkQueriesStop(_ *Message, stop *QueryStop) error {

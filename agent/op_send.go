@@ -10,7 +10,9 @@ func init() {
 
 // opSend writes a command line to a process's standard input.
 var opSend = op[SendArgs, none]{name: OpSend, scope: scopeProcess, check: checkSend,
-	run: func(_ *Agent, _ *Message, args *SendArgs, p *agentProc) (*none, error) { return nil, p.inst.Send(args.Line) }}
+	run: func(_ *Agent, _ *Message, args *SendArgs, p *agentProc) (*none, error) {
+		return nil, p.inst.Send(args.Line)
+	}}
 
 // SendArgs are a send's arguments.
 type SendArgs struct {
