@@ -677,6 +677,9 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 		e.Logf("restore: case %s verified: every task's store after the scale-out (%d records restored or applied)", name, rec.Records)
 	case rec.Verified && rec.Rolling != nil:
 		e.Logf("restore: case %s verified: every task's store after %d restarts (%d records restored)", name, len(rec.Rolling.Restarts), rec.Records)
+	case rec.Verified && rec.Failover != nil:
+		h, secs, _ := rec.Headline()
+		e.Logf("restore: case %s verified: %s %.2f (%d records restored)", name, h.Label, secs, rec.Records)
 	case rec.Verified:
 		e.Logf("restore: case %s verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
 			name, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)

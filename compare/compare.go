@@ -17,7 +17,9 @@ type Metric string
 
 // The metrics compare reports, in CompareMetrics order.
 const (
-	// MetricRestoreSeconds is runs.Restore.DurationSeconds.
+	// MetricRestoreSeconds is runs.Restore.DurationSeconds for a restore,
+	// and the scenario's headline (runs.Restore.Headline) for the records
+	// of a scenario measured by one.
 	MetricRestoreSeconds Metric = "restore_seconds"
 	// MetricTotalSeconds is runs.Restore.TotalSeconds, the time until the store
 	// is ready; DurationSeconds when the ready phase was not measured.
@@ -70,43 +72,31 @@ func (m Metric) Label() string {
 	return string(m)
 }
 
-// Step kinds whose record is a restore (its DurationSeconds a restore
-// time, MBPerSec its throughput), and those whose DurationSeconds is the
-// scenario's own headline figure under another name.
-var (
-	restoreKinds = map[runs.StepKind]bool{"": true, runs.StepRestore: true, runs.StepCold: true, runs.StepWarm: true,
-		runs.StepFallback: true, runs.StepInitial: true, runs.StepCompaction: true}
-	headlineLabels = map[runs.StepKind]string{
-		runs.StepKill:     "gap s (longest task)",
-		runs.StepScaleOut: "assignment s",
-		runs.StepRolling:  "downtime s",
-	}
-)
-
 // AppliesTo reports whether m means what its label says for a record of
-// step kind k: every metric for a restore; for a failover kill, a
-// scale-out or a rolling restart only the seconds (their gap, warmup
-// assignment or downtime: see LabelFor) and the peak RSS; for a standby's
+// step kind k: every metric for a restore (runs.StepKind.IsRestore); for
+// a scenario measured by a headline (a failover kill, a scale-out, a
+// rolling restart) only the seconds (the headline: see LabelFor) and the
+// peak RSS; for a standby's
 // rate or search step the records a second it applied and its lag p99,
 // and the peak RSS; for a pause step only the peak RSS.
 func (m Metric) AppliesTo(k runs.StepKind) bool {
 	switch {
 	case standbyMetrics[m]:
 		return k == runs.StepRate || k == runs.StepMax
-	case restoreKinds[k], m == MetricPeakRSS:
+	case k.IsRestore(), m == MetricPeakRSS:
 		return true
-	case headlineLabels[k] != "":
+	}
+	if _, ok := runs.HeadlineOf(k); ok {
 		return m == MetricRestoreSeconds
 	}
 	return false
 }
 
-// LabelFor is m's label for a record of step kind k: the scenario's own
-// name of the seconds a failover kill, scale-out or rolling restart
-// records, else Label.
+// LabelFor is m's label for a record of step kind k: the headline's label
+// of a scenario measured by one (runs.HeadlineOf), else Label.
 func (m Metric) LabelFor(k runs.StepKind) string {
-	if l := headlineLabels[k]; l != "" && m == MetricRestoreSeconds {
-		return l
+	if h, ok := runs.HeadlineOf(k); ok && m == MetricRestoreSeconds {
+		return h.Label
 	}
 	return m.Label()
 }
@@ -124,7 +114,7 @@ func (m Metric) Value(r runs.Restore) (float64, bool) {
 	}
 	switch m {
 	case MetricRestoreSeconds:
-		return r.DurationSeconds, true
+		return r.Seconds(), true
 	case MetricTotalSeconds:
 		return totalSeconds(r), true
 	case MetricMBPerSec:

@@ -19,7 +19,7 @@ func failoverKills(c, guarantee string, standby bool, gap float64, n int, ledger
 		if i == n-1 {
 			f.Ledger = ledger
 		}
-		out = append(out, runs.Restore{Case: c, Repeat: 1, DurationSeconds: g, Verified: ledger.Exact, Failover: f})
+		out = append(out, runs.Restore{Case: c, Repeat: 1, Verified: ledger.Exact, Failover: f})
 	}
 	return out
 }

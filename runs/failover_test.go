@@ -7,7 +7,7 @@ import (
 
 // failoverKill is a kill record of case c, repeat rep, with max gap gap.
 func failoverKill(c string, rep int, gap float64, takeover string, ledger *LedgerCheck) Restore {
-	return Restore{Case: c, Repeat: rep, DurationSeconds: gap, Failover: &FailoverRecord{
+	return Restore{Case: c, Repeat: rep, Failover: &FailoverRecord{
 		Tasks: []FailoverTask{{Task: "0_0", GapSeconds: gap}}, MaxGapSeconds: gap, Takeover: takeover,
 		DetectionSeconds: gap - 0.5, RunningSeconds: gap - 0.2, Guarantee: "at_least_once", Standby: true, Persistent: true, Ledger: ledger,
 	}}

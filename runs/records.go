@@ -30,6 +30,28 @@ type recordDef struct {
 	// case's settings' maps) through config.Redact, copying what it
 	// changes; nil when the record has none.
 	redact func(x Restore) Restore
+	// headline, when set, is the one figure the scenario's records are
+	// measured by: they are not restores, and carry no restore figures.
+	headline *Headline
+	// following are the kinds of step whose records measure a standby
+	// following writes (their seconds the step's, their rate the records
+	// applied a second), not a restore.
+	following []StepKind
+}
+
+// Headline is the figure a scenario's records are measured by when they
+// are not restores: a failover kill's longest processing gap, a
+// scale-out's warmup assignment time, a rolling restart's downtime. Since
+// schema 3 such records carry no restore figures (DurationSeconds,
+// LoadSeconds, TotalSeconds, RecordsPerSec and MBPerSec stay zero), and
+// compare, summary and capacity read the headline through
+// Restore.Headline, never through a restore's field.
+type Headline struct {
+	// Label names the figure for people, with its unit: "gap s (longest
+	// task)".
+	Label string
+	// seconds reads it from a record that holds the scenario's record.
+	seconds func(r *Restore) float64
 }
 
 // recordDefs are the registrations, by scenario (registeredRecords orders
@@ -59,6 +81,59 @@ func registerRecord(d recordDef) {
 		}
 	}
 	recordDefs[d.scenario] = d
+}
+
+// kindDef is the registration whose records have step kind k; false for
+// a kind none registers.
+func kindDef(k StepKind) (recordDef, bool) {
+	for _, d := range recordDefs {
+		if slices.Contains(d.kinds, k) {
+			return d, true
+		}
+	}
+	return recordDef{}, false
+}
+
+// HeadlineOf is the headline of the scenario whose records have step kind
+// k; false when they are restores.
+func HeadlineOf(k StepKind) (Headline, bool) {
+	if d, ok := kindDef(k); ok && d.headline != nil {
+		return *d.headline, true
+	}
+	return Headline{}, false
+}
+
+// IsRestore reports whether a record of step kind k is a restore, its
+// restore figures meaning what their names say: false for a scenario
+// measured by its headline and for a standby's following steps. A record
+// without a step ("") is a restore, as in files from before steps.
+func (k StepKind) IsRestore() bool {
+	if k == "" {
+		return true
+	}
+	d, ok := kindDef(k)
+	return ok && d.headline == nil && !slices.Contains(d.following, k)
+}
+
+// Headline is the headline figure of the record's scenario, and its value
+// in seconds; false for a restore, and for a record holding no
+// measurement of its scenario (a step that failed before it measured).
+func (r Restore) Headline() (Headline, float64, bool) {
+	d := recordDefs[r.Scenario()]
+	if d.headline == nil || d.holds == nil || !d.holds(&r) {
+		return Headline{}, 0, false
+	}
+	return *d.headline, d.headline.seconds(&r), true
+}
+
+// Seconds is the record's own figure in seconds: its scenario's headline
+// when it has one, else its DurationSeconds (a restore's restore phase,
+// a standby step's).
+func (r Restore) Seconds() float64 {
+	if _, s, ok := r.Headline(); ok {
+		return s
+	}
+	return r.DurationSeconds
 }
 
 // registeredRecords are the registrations in config's scenario order.

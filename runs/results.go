@@ -23,9 +23,12 @@ const ErrorInProgress = "run in progress"
 // SchemaVersion is the version of the results.json layout. It changes when a
 // field is renamed, removed or changes meaning; adding fields keeps it.
 //
+// Schema 3 keeps a failover kill's, a scale-out's and a rolling restart's
+// figure only in the scenario's own record (Restore.Headline), where
+// schema 2 wrote it into the restore figures too (upgradeSchema2).
 // Schema 2 gives every record its Step; schema 1 named the step only in
-// the record's case name, and Load upgrades it (upgradeSchema1).
-const SchemaVersion = 2
+// the record's case name (upgradeSchema1). Load upgrades both.
+const SchemaVersion = 3
 
 // Results is one run's results.json: everything the tool printed, and all a
 // plot or report needs, so old runs can be re-plotted and compared.
@@ -496,7 +499,8 @@ func (r *Results) Save(path string) error {
 }
 
 // Load reads a results.json, refusing a schema it does not know; a file
-// of schema 1 is upgraded to this one (upgradeSchema1), and settings a file
+// of schema 1 or 2 is upgraded to this one (upgradeSchema1,
+// upgradeSchema2), and settings a file
 // predates take the defaults they ran with (withDefaults).
 func Load(path string) (*Results, error) {
 	b, err := boundedread.ReadFile(path, boundedread.Results)
@@ -509,10 +513,13 @@ func Load(path string) (*Results, error) {
 	}
 	switch r.SchemaVersion {
 	case SchemaVersion:
-	case 1:
-		if err := upgradeSchema1(&r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	case 1, 2:
+		if r.SchemaVersion == 1 {
+			if err := upgradeSchema1(&r); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
 		}
+		upgradeSchema2(&r)
 	default:
 		return nil, fmt.Errorf("%s: schema_version %d, this build reads 1 to %d", path, r.SchemaVersion, SchemaVersion)
 	}

@@ -11,6 +11,7 @@ func init() {
 		scenario: config.ScenarioRolling,
 		kinds:    []StepKind{StepRolling},
 		holds:    func(r *Restore) bool { return r.Rolling != nil },
+		headline: &Headline{Label: "downtime s", seconds: func(r *Restore) float64 { return r.Rolling.DowntimeSeconds }},
 	})
 }
 
@@ -45,9 +46,10 @@ type Restart struct {
 // RollingRecord is what a rolling restart adds to its record: Instances
 // instances restarted one at a time under a write load.
 //
-// On this record's Restore, DurationSeconds (= TotalSeconds) is
-// DowntimeSeconds, Records the records restored during the restarts, and
-// Verified says every store matched at the end.
+// The record is measured by its headline, DowntimeSeconds
+// (Restore.Headline): it carries no restore figures. Records is the
+// records restored during the restarts, and Verified says every store
+// matched at the end.
 type RollingRecord struct {
 	Protocol         string  `json:"protocol"`
 	Instances        int     `json:"instances"`

@@ -15,6 +15,7 @@ func init() {
 		scenario: config.ScenarioScaleOut,
 		kinds:    []StepKind{StepScaleOut},
 		holds:    func(r *Restore) bool { return r.ScaleOut != nil },
+		headline: &Headline{Label: "assignment s", seconds: func(r *Restore) float64 { return r.ScaleOut.WarmupAssignmentSeconds }},
 	})
 }
 
@@ -123,9 +124,10 @@ type WriteLoad struct {
 // instances ran with their state restored and a write load, After-Before
 // were started at the origin, and the timeline of every task follows.
 //
-// On this record's Restore, DurationSeconds (= TotalSeconds) is
-// WarmupAssignmentSeconds, Records the records restored and applied by
-// restores and warmups after the origin, and Verified says every task's
+// The record is measured by its headline, WarmupAssignmentSeconds
+// (Restore.Headline): it carries no restore figures. Records is the
+// records restored and applied by restores and warmups after the origin,
+// and Verified says every task's
 // store (active stores, digested across the instances at the end)
 // matched the state the changelog must hold.
 type ScaleOutRecord struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 )
 
-// upgradeSchema1 brings a schema-1 file to this schema. Schema 1 recorded a
+// upgradeSchema1 brings a schema-1 file to schema 2. Schema 1 recorded a
 // record's step only in its case name: "<case>[@<size>][/<step>]", the size
 // a sweep's and the step a warm restart's ("cold", "changed=N",
 // "fallback") or a standby's ("initial", "rate=R", "max=R", "pause=Ns");
@@ -24,7 +24,7 @@ func upgradeSchema1(r *Results) error {
 		}
 		rec.Step = &s
 	}
-	r.SchemaVersion = SchemaVersion
+	r.SchemaVersion = 2
 	return nil
 }
 

@@ -29,6 +29,7 @@ func init() {
 		kinds:     []StepKind{StepInitial, StepRate, StepMax, StepPause},
 		holds:     func(r *Restore) bool { return r.Standby != nil },
 		checkStep: checkStandbyStep,
+		following: []StepKind{StepRate, StepMax, StepPause},
 	})
 }
 

@@ -95,9 +95,9 @@ func TestSchema1FixturesLoadWithTheirSteps(t *testing.T) {
 	}
 }
 
-// TestSchema2RoundTrips: a loaded file saved again is written as schema 2,
-// every record with its step, and loads back the same.
-func TestSchema2RoundTrips(t *testing.T) {
+// TestSavedRunsRoundTrip: a loaded file saved again is written as this
+// schema, every record with its step, and loads back the same.
+func TestSavedRunsRoundTrip(t *testing.T) {
 	for _, path := range fixtures(t) {
 		r, err := Load(path)
 		if err != nil {
@@ -114,7 +114,7 @@ func TestSchema2RoundTrips(t *testing.T) {
 			} `json:"restores"`
 		}
 		b, _ := os.ReadFile(out)
-		if err := json.Unmarshal(b, &raw); err != nil || raw.SchemaVersion != 2 {
+		if err := json.Unmarshal(b, &raw); err != nil || raw.SchemaVersion != SchemaVersion {
 			t.Fatalf("%s saved as schema %d (%v)", path, raw.SchemaVersion, err)
 		}
 		for i, rec := range raw.Restores {
@@ -124,10 +124,10 @@ func TestSchema2RoundTrips(t *testing.T) {
 		}
 		again, err := Load(out)
 		if err != nil {
-			t.Fatalf("%s as schema 2: %v", path, err)
+			t.Fatalf("%s as schema %d: %v", path, SchemaVersion, err)
 		}
 		if !reflect.DeepEqual(again, r) {
-			t.Errorf("%s: schema 2 does not load back what was saved", path)
+			t.Errorf("%s: schema %d does not load back what was saved", path, SchemaVersion)
 		}
 	}
 }
@@ -284,5 +284,57 @@ func TestCheckValidatesSteps(t *testing.T) {
 	b.DurationSeconds = 3
 	if err := (&Results{Restores: []Restore{a, b}}).Check(); err == nil || !strings.Contains(err.Error(), `restores[1] (case "w/changed=10" repeat 1) repeats restores[0]`) {
 		t.Errorf("one step twice: %v", err)
+	}
+}
+
+// TestHeadlineRecordsCarryNoRestoreFigures: in a schema-2 file a failover
+// kill, a scale-out and a rolling restart wrote their own figure into the
+// restore figures as well; loaded, each keeps it only as its headline
+// (the same seconds), and a schema-3 file that still carries a restore
+// figure on such a record is refused, naming the field.
+func TestHeadlineRecordsCarryNoRestoreFigures(t *testing.T) {
+	want := map[string]string{"failover": "gap s (longest task)", "scaleout": "assignment s", "rolling": "downtime s"}
+	for name, label := range want {
+		path := filepath.Join("..", "testdata", "results", name, "results.json")
+		var raw struct {
+			Restores []struct {
+				DurationSeconds float64 `json:"duration_seconds"`
+			} `json:"restores"`
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headlines := 0
+		for i, rec := range r.Restores {
+			if rec.DurationSeconds != 0 || rec.TotalSeconds != 0 || rec.LoadSeconds != 0 || rec.RecordsPerSec != 0 || rec.MBPerSec != 0 {
+				t.Errorf("%s: restores[%d] loaded with restore figures %v s, %v records/s", name, i, rec.DurationSeconds, rec.RecordsPerSec)
+			}
+			h, secs, ok := rec.Headline()
+			if !ok {
+				continue
+			}
+			headlines++
+			if h.Label != label || secs != raw.Restores[i].DurationSeconds || rec.Seconds() != secs {
+				t.Errorf("%s: restores[%d] headline %q %v s (Seconds %v), the file's duration %v s", name, i, h.Label, secs, rec.Seconds(), raw.Restores[i].DurationSeconds)
+			}
+			if rec.StepKind().IsRestore() {
+				t.Errorf("%s: step kind %s counted as a restore", name, rec.StepKind())
+			}
+		}
+		if headlines == 0 {
+			t.Fatalf("%s: no record with a headline", name)
+		}
+		r.Restores[0].DurationSeconds = 3
+		if err := r.Check(); err == nil || !strings.Contains(err.Error(), "duration_seconds 3") {
+			t.Errorf("%s: a record carrying duration_seconds 3 checked: %v", name, err)
+		}
 	}
 }

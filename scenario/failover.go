@@ -578,7 +578,6 @@ func (r *failoverRun) record(fr runs.FailoverRecord, startedAt time.Time) runs.R
 	kill := r.req.Step(runs.StepKill)
 	kill.Kill = fr.Kill
 	rec.SetStep(kill)
-	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = fr.MaxGapSeconds, fr.MaxGapSeconds, fr.MaxGapSeconds
 	rec.Records = fr.RestoredRecords
 	return rec
 }

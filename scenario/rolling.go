@@ -318,7 +318,6 @@ func (r *rolling) record(ld *fleet.Load) {
 		rr.TaskDowntimeSeconds += row.TaskDowntimeSeconds
 		rr.Rebalances += row.Rebalances
 	}
-	r.rec.DurationSeconds, r.rec.TotalSeconds = rr.DowntimeSeconds, rr.DowntimeSeconds
 	r.rec.Records = tl.Restored
 }
 

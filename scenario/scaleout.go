@@ -307,9 +307,7 @@ func (s *scaleOut) record(origin, endNs int64, ld *fleet.Load, atOrigin offsetsA
 		sr.WarmupAssignmentSeconds = fleet.SecsFrom(origin, endNs)
 	}
 	sr.StartupSeconds = startupSeconds(s.f.Procs, tl.Rebalances, origin)
-	s.rec.DurationSeconds, s.rec.TotalSeconds = sr.WarmupAssignmentSeconds, sr.WarmupAssignmentSeconds
 	s.rec.Records = tl.Restored + tl.Applied
-	s.rec.RecordsPerSec = runs.PerSec(s.rec.Records, s.rec.DurationSeconds)
 	if n := totalOffsets(atOrigin); n > 0 {
 		if b, err := fleet.ChangelogBytes(s.ctx, s.env, atOrigin); err == nil {
 			sr.BytesPerOffset = float64(b) / float64(n)

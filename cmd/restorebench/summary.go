@@ -142,7 +142,7 @@ func printRestoresCSV(w io.Writer, res *runs.Results) error {
 			sc = string(config.ScenarioCold)
 		}
 		cw.Write([]string{r.Case, strconv.Itoa(r.Repeat), sc, string(runs.EngineOf(r.Params)), strconv.FormatBool(r.Counts()), r.Error,
-			strconv.FormatFloat(r.DurationSeconds, 'f', -1, 64), strconv.FormatInt(r.Records, 10), strconv.FormatInt(r.Bytes, 10),
+			strconv.FormatFloat(r.Seconds(), 'f', -1, 64), strconv.FormatInt(r.Records, 10), strconv.FormatInt(r.Bytes, 10),
 			strconv.FormatFloat(r.MBPerSec, 'f', -1, 64), strconv.FormatFloat(r.RecordsPerSec, 'f', -1, 64),
 			strconv.FormatInt(r.PeakRSSBytes, 10), strconv.FormatFloat(r.CPUSeconds, 'f', -1, 64), runs.KafkaStreamsVersionOf(r)})
 	}

@@ -1,0 +1,28 @@
+package runs
+
+// upgradeSchema2 brings a schema-2 file to schema 3. Schema 2 wrote a
+// headline scenario's figure (a failover kill's longest gap, a scale-out's
+// warmup assignment time, a rolling restart's downtime) into the record's
+// restore figures as well: DurationSeconds and TotalSeconds (a kill's
+// LoadSeconds too) held it, and RecordsPerSec the records over it. Schema 3
+// keeps it only in the scenario's own record (Restore.Headline), so the
+// restore figures of those records are dropped here.
+func upgradeSchema2(r *Results) {
+	for i := range r.Restores {
+		rec := &r.Restores[i]
+		if rec.measuredByHeadline() {
+			rec.clearRestoreFigures()
+		}
+	}
+	r.SchemaVersion = SchemaVersion
+}
+
+// measuredByHeadline reports whether the record's scenario measures by a
+// headline: its records are not restores.
+func (r *Restore) measuredByHeadline() bool { return recordDefs[r.Scenario()].headline != nil }
+
+// clearRestoreFigures zeroes the figures only a restore has.
+func (r *Restore) clearRestoreFigures() {
+	r.DurationSeconds, r.LoadSeconds, r.FinishSeconds, r.TotalSeconds = 0, 0, 0, 0
+	r.RecordsPerSec, r.MBPerSec = 0, 0
+}
