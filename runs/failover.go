@@ -16,6 +16,17 @@ func init() {
 		kinds:    []StepKind{StepKill},
 		holds:    func(r *Restore) bool { return r.Failover != nil },
 		headline: &Headline{Label: "gap s (longest task)", seconds: func(r *Restore) float64 { return r.Failover.MaxGapSeconds }},
+		// A sequence's kills share their case's name: one case.
+		steps: map[StepKind]stepDef{StepKill: {
+			param: func(s Step) string { return fmt.Sprintf("kill %d", s.Kill) },
+			keep:  func(from Step, to *Step) { to.Kill = from.Kill },
+			check: func(s Step) error {
+				if s.Kill < 1 {
+					return fmt.Errorf("step kill %d: kills count from 1", s.Kill)
+				}
+				return nil
+			},
+		}},
 		checkStep: func(r *Restore, s Step) error {
 			if f := r.Failover; f.Kill != s.Kill {
 				return fmt.Errorf("step kill %d, but its failover record is kill %d", s.Kill, f.Kill)

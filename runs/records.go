@@ -33,11 +33,44 @@ type recordDef struct {
 	// headline, when set, is the one figure the scenario's records are
 	// measured by: they are not restores, and carry no restore figures.
 	headline *Headline
+	// steps are the kinds' own naming and parameter, for the kinds that
+	// have either; a kind not here is named by its case alone and has no
+	// parameter (a cold restore, a scale-out).
+	steps map[StepKind]stepDef
 	// following are the kinds of step whose records measure a standby
 	// following writes (their seconds the step's, their rate the records
 	// applied a second), not a restore.
 	following []StepKind
 }
+
+// stepDef is one kind of step's part of its record's name and its own
+// parameter, registered with its scenario's record: Step.Name, the step
+// checks and error texts ask it, and no code outside the scenario's file
+// lists which kind carries which parameter.
+type stepDef struct {
+	// name is the step's part of the record's name, after "/" ("cold",
+	// "changed=10000"); nil for a kind its case's name alone names (a
+	// failover's kills share their case's name).
+	name func(s Step) string
+	// param is the kind's parameter as an error text tells it ("changed
+	// 10000"); nil for a kind without one (and then keep and check are
+	// nil too).
+	param func(s Step) string
+	// keep copies the parameter from a step to another; check says
+	// whether its value is one a measurement gives.
+	keep  func(from Step, to *Step)
+	check func(s Step) error
+}
+
+// stepDefOf is the registration of step kind k's naming and parameter;
+// the zero stepDef for a kind with neither.
+func stepDefOf(k StepKind) stepDef {
+	d, _ := kindDef(k)
+	return d.steps[k]
+}
+
+// kindName names a step by its kind alone ("cold", "initial").
+func kindName(s Step) string { return string(s.Kind) }
 
 // Headline is the figure a scenario's records are measured by when they
 // are not restores: a failover kill's longest processing gap, a
@@ -60,9 +93,10 @@ var recordDefs = map[config.Scenario]recordDef{}
 
 // registerRecord adds scenario d.scenario's record. It panics, when the
 // program starts, unless config registers the scenario, on a second
-// registration of it, on a scenario without step kinds, and on a step
-// kind another scenario's records have: a restore's step kind names its
-// scenario.
+// registration of it, on a scenario without step kinds, on a step
+// parameter of a kind it does not list or registered in part, and on a
+// step kind another scenario's records have: a restore's step kind names
+// its scenario.
 func registerRecord(d recordDef) {
 	if _, ok := config.ScenarioDefOf(d.scenario); !ok {
 		panic(fmt.Sprintf("runs: record of %s registered: config registers no such scenario", d.scenario))
@@ -72,6 +106,14 @@ func registerRecord(d recordDef) {
 	}
 	if len(d.kinds) == 0 {
 		panic(fmt.Sprintf("runs: record of %s registered without step kinds", d.scenario))
+	}
+	for k, s := range d.steps {
+		if !slices.Contains(d.kinds, k) {
+			panic(fmt.Sprintf("runs: record of %s registers step kind %s's parameter, but not the kind", d.scenario, k))
+		}
+		if (s.param == nil) != (s.keep == nil) || (s.param == nil) != (s.check == nil) {
+			panic(fmt.Sprintf("runs: record of %s registers step kind %s's parameter without its text, copy and check", d.scenario, k))
+		}
 	}
 	for sc, o := range recordDefs {
 		for _, k := range d.kinds {

@@ -56,8 +56,9 @@ func TestEveryScenarioRegistersItsRecord(t *testing.T) {
 }
 
 // TestRegisterRecordRefusesAClash: a second registration of a scenario,
-// one of a scenario config does not register, one without kinds, and one
-// claiming a kind another scenario registered all panic.
+// one of a scenario config does not register, one without kinds, one
+// claiming a kind another scenario registered, and a step parameter of a
+// kind not its own or registered in part all panic.
 func TestRegisterRecordRefusesAClash(t *testing.T) {
 	saved := maps.Clone(recordDefs)
 	defer func() { recordDefs = saved }()
@@ -70,6 +71,10 @@ func TestRegisterRecordRefusesAClash(t *testing.T) {
 		{"unknown to config", recordDef{scenario: "nope", kinds: []StepKind{"nope"}}, ""},
 		{"without kinds", recordDef{scenario: config.ScenarioRolling}, config.ScenarioRolling},
 		{"another's kind", recordDef{scenario: config.ScenarioRolling, kinds: []StepKind{StepKill}}, config.ScenarioRolling},
+		{"a parameter of a kind not its own", recordDef{scenario: config.ScenarioRolling, kinds: []StepKind{StepRolling},
+			steps: map[StepKind]stepDef{"other": {name: kindName}}}, config.ScenarioRolling},
+		{"a parameter without its check", recordDef{scenario: config.ScenarioRolling, kinds: []StepKind{StepRolling},
+			steps: map[StepKind]stepDef{StepRolling: {param: kindName, keep: func(Step, *Step) {}}}}, config.ScenarioRolling},
 	} {
 		recordDefs = maps.Clone(saved)
 		delete(recordDefs, tc.free)

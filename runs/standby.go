@@ -3,6 +3,7 @@ package runs
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/restorebench/restorebench/config"
 )
@@ -30,7 +31,27 @@ func init() {
 		holds:     func(r *Restore) bool { return r.Standby != nil },
 		checkStep: checkStandbyStep,
 		following: []StepKind{StepRate, StepMax, StepPause},
+		steps: map[StepKind]stepDef{
+			StepInitial: {name: kindName},
+			StepRate:    rateStep,
+			StepMax:     rateStep,
+			StepPause: {
+				name:  func(s Step) string { return fmt.Sprintf("pause=%gs", s.PauseSeconds) },
+				param: func(s Step) string { return fmt.Sprintf("pause %vs", s.PauseSeconds) },
+				keep:  func(from Step, to *Step) { to.PauseSeconds = from.PauseSeconds },
+				check: func(s Step) error { return plausible("step.pause_seconds", s.PauseSeconds, MaxPlausibleSeconds) },
+			},
+		},
 	})
+}
+
+// rateStep is a rate step's and a search step's naming and parameter: the
+// rate whole, as written (2000, 200.4), so two rates never share a name.
+var rateStep = stepDef{
+	name:  func(s Step) string { return string(s.Kind) + "=" + strconv.FormatFloat(s.Rate, 'f', -1, 64) },
+	param: func(s Step) string { return fmt.Sprintf("rate %v", s.Rate) },
+	keep:  func(from Step, to *Step) { to.Rate = from.Rate },
+	check: func(s Step) error { return plausible("step.rate", s.Rate, MaxPlausibleRecords) },
 }
 
 // checkStandbyStep checks a standby record against its step: the same

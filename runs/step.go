@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/restorebench/restorebench/config"
 )
@@ -44,7 +43,8 @@ func (k StepKind) IsRate() bool { return k == StepRate || k == StepMax }
 //
 // A parameter belongs to its kind and is zero for the others: Changed to
 // StepWarm, Rate to StepRate and StepMax, PauseSeconds to StepPause, Kill
-// to StepKill. Each equals its figure in the scenario's record (Check).
+// to StepKill (each registered with its scenario's record: stepDef). Each
+// equals its figure in the scenario's record (Check).
 type Step struct {
 	// Case is the profile case's name ("warm").
 	Case string `json:"case"`
@@ -81,16 +81,8 @@ func (s Step) Name() string {
 	if l := s.FillLabel(); l != "" {
 		n += "@" + l
 	}
-	switch s.Kind {
-	case StepCold, StepFallback, StepInitial:
-		return n + "/" + string(s.Kind)
-	case StepWarm:
-		return n + "/changed=" + strconv.FormatInt(s.Changed, 10)
-	case StepRate, StepMax:
-		// The rate whole, as written (2000, 200.4): two rates never share a name.
-		return n + "/" + string(s.Kind) + "=" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
-	case StepPause:
-		return fmt.Sprintf("%s/pause=%gs", n, s.PauseSeconds)
+	if name := stepDefOf(s.Kind).name; name != nil {
+		return n + "/" + name(s)
 	}
 	return n
 }
@@ -226,15 +218,8 @@ func scenarioOf(p config.Case) config.Scenario {
 
 // describe says the step's kind with its parameter.
 func (s Step) describe() string {
-	switch s.Kind {
-	case StepWarm:
-		return fmt.Sprintf("kind %s, changed %d", s.Kind, s.Changed)
-	case StepRate, StepMax:
-		return fmt.Sprintf("kind %s, rate %v", s.Kind, s.Rate)
-	case StepPause:
-		return fmt.Sprintf("kind %s, pause %vs", s.Kind, s.PauseSeconds)
-	case StepKill:
-		return fmt.Sprintf("kind %s, kill %d", s.Kind, s.Kill)
+	if param := stepDefOf(s.Kind).param; param != nil {
+		return fmt.Sprintf("kind %s, %s", s.Kind, param(s))
 	}
 	return fmt.Sprintf("kind %q", s.Kind)
 }
@@ -244,26 +229,10 @@ func (s Step) describe() string {
 func (r *Restore) checkStepParams() error {
 	s := *r.Step
 	want := Step{Case: s.Case, Size: s.Size, StoreKind: s.StoreKind, Shape: s.Shape, Kind: s.Kind}
-	switch s.Kind {
-	case StepWarm:
-		want.Changed = s.Changed
-		if s.Changed < 0 || s.Changed > MaxPlausibleRecords {
-			return fmt.Errorf("step changed %d: not a count of records", s.Changed)
-		}
-	case StepRate, StepMax:
-		want.Rate = s.Rate
-		if err := plausible("step.rate", s.Rate, MaxPlausibleRecords); err != nil {
+	if d := stepDefOf(s.Kind); d.param != nil {
+		d.keep(s, &want)
+		if err := d.check(s); err != nil {
 			return err
-		}
-	case StepPause:
-		want.PauseSeconds = s.PauseSeconds
-		if err := plausible("step.pause_seconds", s.PauseSeconds, MaxPlausibleSeconds); err != nil {
-			return err
-		}
-	case StepKill:
-		want.Kill = s.Kill
-		if s.Kill < 1 {
-			return fmt.Errorf("step kill %d: kills count from 1", s.Kill)
 		}
 	}
 	if s != want {

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/restorebench/restorebench/config"
 )
@@ -25,6 +26,21 @@ func init() {
 		kinds:     []StepKind{StepCold, StepWarm, StepFallback},
 		holds:     func(r *Restore) bool { return r.Warm != nil },
 		checkStep: checkWarmStep,
+		steps: map[StepKind]stepDef{
+			StepCold:     {name: kindName},
+			StepFallback: {name: kindName},
+			StepWarm: {
+				name:  func(s Step) string { return "changed=" + strconv.FormatInt(s.Changed, 10) },
+				param: func(s Step) string { return fmt.Sprintf("changed %d", s.Changed) },
+				keep:  func(from Step, to *Step) { to.Changed = from.Changed },
+				check: func(s Step) error {
+					if s.Changed < 0 || s.Changed > MaxPlausibleRecords {
+						return fmt.Errorf("step changed %d: not a count of records", s.Changed)
+					}
+					return nil
+				},
+			},
+		},
 	})
 }
 

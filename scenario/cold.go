@@ -50,36 +50,7 @@ func (ColdModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fl
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return rec, fmt.Errorf(endsMoved, t.Topic)
 	}
-	if env.Agents != nil {
-		return coldModelOnAgent(ctx, env, t, req, offsets, rec)
-	}
-	in := modelInstance(env, t, req)
-	queries, err := queryload.StartQueries(req, req.Spec, in, len(offsets.End))
-	if err != nil {
-		rec.Error = err.Error()
-		return rec, err
-	}
-	restored, err := measureModel(ctx, env, req, in, &rec, func() (*engine.Restored, error) { return in.ColdRestore(ctx, offsets) })
-	if err != nil {
-		if queries != nil {
-			queries.Stop()
-		}
-		return rec, err
-	}
-	defer cleanupState(in, req)
-	defer restored.Close()
-	if queries != nil {
-		env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, req.Case.Queries.After)
-		rec.Queries = queries.Finish(ctx)
-	}
-	out, err := verifyStores(&rec, t.Expected, restored)
-	if err != nil {
-		err = fleet.NameDifference(ctx, &out, t, func(_ context.Context, p int32) (map[string]uint64, error) {
-			return engine.Entries(restored.Stores[p])
-		}, err)
-		return out, err
-	}
-	return checkReads(&rec)
+	return placeModel(env, t, req).cold(ctx, offsets, rec)
 }
 
 // checkReads fails a restore whose query load met a wrong answer, as an

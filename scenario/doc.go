@@ -6,7 +6,8 @@
 // engine-neutral instance (warmInstance, standbyInstance); the scenarios of
 // several Kafka Streams instances share one fleet.Fleet, whose processes a
 // fleet.Host starts: local JVMs, or agents on other hosts commanded
-// through Kafka topics (with Env.Agents).
+// through Kafka topics (with Env.Agents). A model-engine instance's place
+// is chosen once the same way (modelPlace: this process, or an agent).
 //
 // The scenarios stand on two packages below them, and nothing there
 // reaches up: fleet (where instances run, what they are given and asked,

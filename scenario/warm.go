@@ -36,25 +36,12 @@ func (WarmModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fl
 	if err := req.Changer.Reset(ctx); err != nil {
 		return nil, err
 	}
-	if env.Agents != nil {
-		if req.Case.Warm.Kills() {
-			return nil, fmt.Errorf("warm: case %s: the model engine's emulated crash (warm.stop: kill) runs on this host only, not on agents", req.Case.Name)
-		}
-		host := fleet.NewAgentHost(env.Agents, t.AppID, req.Case)
-		if !req.KeepState {
-			defer host.Remove()
-		}
-		return warmSequence(ctx, env, t, req, &agentModelWarm{env: env, t: t, req: req, host: host})
-	}
-	crash, err := crashRule(req.Case)
+	in, done, err := placeModel(env, t, req).warm()
 	if err != nil {
 		return nil, err
 	}
-	in := modelInstance(env, t, req)
-	defer cleanupState(in, req)
-	keep := req
-	keep.KeepState = true // the restarts need the stores; cleanupState above removes them at the end
-	return warmSequence(ctx, env, t, req, &modelWarm{env: env, t: t, req: req, keep: keep, in: in, crash: crash})
+	defer done()
+	return warmSequence(ctx, env, t, req, in)
 }
 
 // warmInstance is the one instance a warm-restart sequence restarts, on

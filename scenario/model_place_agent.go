@@ -13,26 +13,43 @@ import (
 	"github.com/restorebench/restorebench/runs"
 )
 
-// coldModelOnAgent runs a model cold restore on an agent (`run
-// --agents`): the instance is placed as a kafka-streams cold restore's
-// one instance is (ksInstanceID, the profile's placement rules, else
-// round robin), the agent restores into that instance's emptied state
-// directory on its own disk and replies with the restore's record and
-// what its stores hold, and this side verifies that against the fill's
-// expected state. rec is the record begun for the restore (its partitions
-// set).
-func coldModelOnAgent(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, offsets cluster.TopicOffsets,
-	rec runs.Restore) (runs.Restore, error) {
-	host := fleet.NewAgentHost(env.Agents, t.AppID, req.Case)
-	if !req.KeepState {
+// agentModel runs the model instance on an agent: placed as a
+// kafka-streams cold restore's one instance is (fleet.KSInstanceID, the
+// profile's placement rules, else round robin), its stores on the agent's
+// disk, verified here from the digest the agent returns.
+type agentModel struct {
+	env *fleet.Env
+	t   fleet.Target
+	req fleet.Request
+}
+
+// cold has the agent restore into the instance's emptied state directory.
+func (a agentModel) cold(ctx context.Context, offsets cluster.TopicOffsets, rec runs.Restore) (runs.Restore, error) {
+	host := fleet.NewAgentHost(a.env.Agents, a.t.AppID, a.req.Case)
+	if !a.req.KeepState {
 		defer host.Remove()
 	}
-	out, states, err := modelOnAgent(ctx, env, host, t, req, offsets, rec, false)
+	out, states, err := modelOnAgent(ctx, a.env, host, a.t, a.req, offsets, rec, false)
 	if err != nil {
 		return out, err
 	}
 	out.Warm = nil // the agent's figures for a warm sequence's cold step
-	return fleet.VerifyInto(&out, t, states)
+	return fleet.VerifyInto(&out, a.t, states)
+}
+
+// warm is the sequence's instance on one agent, placed once; an emulated
+// crash (warm.stop: kill) is refused, as it runs in this process only.
+func (a agentModel) warm() (warmInstance, func(), error) {
+	if a.req.Case.Warm.Kills() {
+		return nil, nil, fmt.Errorf("warm: case %s: the model engine's emulated crash (warm.stop: kill) runs on this host only, not on agents", a.req.Case.Name)
+	}
+	host := fleet.NewAgentHost(a.env.Agents, a.t.AppID, a.req.Case)
+	done := func() {
+		if !a.req.KeepState {
+			host.Remove()
+		}
+	}
+	return &agentModelWarm{env: a.env, t: a.t, req: a.req, host: host}, done, nil
 }
 
 // modelOnAgent has the agent of host's instance ksInstanceID run one
@@ -80,3 +97,43 @@ func modelOnAgent(ctx context.Context, env *fleet.Env, host *fleet.AgentHost, t 
 // agent's.
 var errModelQueriesOnAgent = errors.New("a model-engine query load reads the stores in the restoring process, and " +
 	"this restore runs on an agent: run it without --agents, or without queries")
+
+// agentModelWarm is the model engine's instance of a warm-restart
+// sequence on an agent (`run --agents`): placed once, as a cold
+// restore's, its stores stay on that agent's disk between the restarts
+// (every step keeps them; the sequence removes them at the end unless
+// the run keeps state), and every restart is verified here against the
+// state the changelog holds then.
+type agentModelWarm struct {
+	env  *fleet.Env
+	t    fleet.Target
+	req  fleet.Request
+	host *fleet.AgentHost
+}
+
+// restart has the agent restore: the cold step into the emptied state
+// directory, the others from the offsets the stores committed.
+func (m *agentModelWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, error) {
+	rec, offsets, expected, err := beginStep(ctx, m.env, m.t, m.req, s)
+	if err != nil {
+		return nil, err
+	}
+	keep := m.req
+	keep.KeepState = true // the restarts need the stores
+	out, states, err := modelOnAgent(ctx, m.env, m.host, m.t, keep, offsets, rec, s.kind != runs.StepCold)
+	if err != nil {
+		return &out, err
+	}
+	if out.Warm == nil {
+		out.Warm = &runs.WarmRecord{}
+	}
+	out.Warm.Step, out.Warm.Changed = s.kind, s.changed
+	if s.kind != runs.StepCold {
+		out.Warm.ColdSeconds = s.coldSeconds
+	}
+	for _, e := range expected {
+		out.Warm.LiveBytes += e.LiveBytes
+	}
+	verified, err := fleet.VerifyInto(&out, fleet.Target{Expected: expected}, states)
+	return &verified, err
+}
