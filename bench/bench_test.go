@@ -268,7 +268,12 @@ func runYAML(t *testing.T, yaml, name string) *runs.Results {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := connect(t, t.TempDir())
+	// The run's log goes to the test's, shown when it fails: a restore
+	// that did not verify says why there.
+	env, err := Connect(context.Background(), Options{DataDir: t.TempDir(), Log: testLog{t}, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer env.Close()
 	res, err := env.Run(context.Background(), plan, RunOptions{OutDir: filepath.Join(t.TempDir(), "out")})
 	if err != nil {

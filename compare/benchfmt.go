@@ -32,7 +32,11 @@ var benchfmtUnits = []string{
 //
 // (one line: the backslash and the break are not written)
 //
-// ns/op is DurationSeconds; ready-ns/op is TotalSeconds, written only when
+// ns/op is the record's own seconds (runs.Restore.Seconds): a restore's
+// DurationSeconds, or the headline of a scenario measured by one (a
+// failover kill's longest gap, a scale-out's assignment time, a rolling
+// restart's downtime, whose MB/s and records/s are 0: they are not
+// restores); ready-ns/op is TotalSeconds, written only when
 // the ready phase was measured; peak-RSS-B only when recorded; efficiency
 // only with Limits. Before them come goos:, goarch: and pkg: configuration
 // lines (Host has no CPU model, so there is no cpu: line), unit metadata,
@@ -81,7 +85,7 @@ func BenchfmtLine(safeCase string, x runs.Restore) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "BenchmarkRestore/case=%s/strategy=%s/threads=%d/batch=%d 1",
 		safeCase, BenchfmtSafe(string(x.Params.Strategy)), max(x.Params.Threads, 0), max(x.Params.BatchRecords, 0))
-	fmt.Fprintf(&b, " %.0f ns/op", x.DurationSeconds*1e9)
+	fmt.Fprintf(&b, " %.0f ns/op", x.Seconds()*1e9)
 	fmt.Fprintf(&b, " %s MB/s", strconv.FormatFloat(x.MBPerSec, 'f', -1, 64))
 	fmt.Fprintf(&b, " %s records/s", strconv.FormatFloat(x.RecordsPerSec, 'f', -1, 64))
 	if x.Ready != nil {

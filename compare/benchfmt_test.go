@@ -135,3 +135,23 @@ func TestBenchfmtNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchfmtHeadlineRecords: a failover kill, a scale-out and a rolling
+// restart carry no restore time (schema 3); their benchmark line's ns/op
+// is their scenario's own figure (the kill's longest gap, ...), never 0,
+// so benchstat sees a regression of it.
+func TestBenchfmtHeadlineRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  runs.Restore
+		want string
+	}{
+		{"kill", runs.Restore{Failover: &runs.FailoverRecord{Kill: 1, MaxGapSeconds: 4.5}}, " 4500000000 ns/op"},
+		{"scaleout", runs.Restore{ScaleOut: &runs.ScaleOutRecord{WarmupAssignmentSeconds: 62.5}}, " 62500000000 ns/op"},
+		{"rolling", runs.Restore{Rolling: &runs.RollingRecord{DowntimeSeconds: 0.75}}, " 750000000 ns/op"},
+	} {
+		if got := BenchfmtLine("c", tc.rec); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q lacks %q", tc.name, got, tc.want)
+		}
+	}
+}

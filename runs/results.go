@@ -519,7 +519,9 @@ func Load(path string) (*Results, error) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 		}
-		upgradeSchema2(&r)
+		if err := upgradeSchema2(&r); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	default:
 		return nil, fmt.Errorf("%s: schema_version %d, this build reads 1 to %d", path, r.SchemaVersion, SchemaVersion)
 	}

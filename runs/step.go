@@ -185,7 +185,7 @@ func (r Restore) SweepSize() string {
 func (r *Restore) checkStep() error {
 	s := r.Step
 	if s == nil {
-		return fmt.Errorf("no step: a record names its case, size and step (schema %d)", SchemaVersion)
+		return fmt.Errorf("no step: a record names its case, size and step (schema 2 on)")
 	}
 	if s.Case == "" {
 		return fmt.Errorf("its step names no case")

@@ -336,5 +336,21 @@ func TestHeadlineRecordsCarryNoRestoreFigures(t *testing.T) {
 		if err := r.Check(); err == nil || !strings.Contains(err.Error(), "duration_seconds 3") {
 			t.Errorf("%s: a record carrying duration_seconds 3 checked: %v", name, err)
 		}
+
+		// A figure no measurement gives is refused as the file loads, not
+		// dropped unseen with the rest.
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["restores"].([]any)[0].(map[string]any)["duration_seconds"] = -5
+		damaged, _ := json.Marshal(doc)
+		path = filepath.Join(t.TempDir(), "results.json")
+		if err := os.WriteFile(path, damaged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "duration_seconds is -5") {
+			t.Errorf("%s: a file with duration_seconds -5 on a %s record loaded: %v", name, name, err)
+		}
 	}
 }
