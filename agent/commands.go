@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // command executes a command once: a repeated command id (a coordinator
@@ -111,6 +113,27 @@ func (a *Agent) keep(key string, out *Message, size int) {
 		a.doneBytes -= old.bytes
 		a.done = a.done[1:]
 	}
+}
+
+// forgetReplies forgets every reply kept for run's commands, and their
+// bytes: the run's lease expired, its later commands are refused, so
+// their replies need not be kept for repeats (a fetched file can be
+// large), nor count against the bytes of the replies kept for other runs.
+// The caller holds a.mu.
+func (a *Agent) forgetReplies(run string) {
+	ofRun := func(key string) bool { return strings.HasPrefix(key, run+"/") }
+	for key := range a.replies {
+		if ofRun(key) {
+			delete(a.replies, key)
+		}
+	}
+	a.done = slices.DeleteFunc(a.done, func(k keptReply) bool {
+		if ofRun(k.key) {
+			a.doneBytes -= k.bytes
+			return true
+		}
+		return false
+	})
 }
 
 // keptReply is a kept reply's command key and how many bytes the reply

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,21 +182,7 @@ func (a *Agent) expiredRuns() map[string][]*agentProc {
 				stop(nil)
 			}
 			delete(a.bound, run)
-			// The run's later commands are refused: their replies need not
-			// be kept for repeats (a fetched file can be large), nor count
-			// against the bytes of the replies kept for other runs.
-			for key := range a.replies {
-				if strings.HasPrefix(key, run+"/") {
-					delete(a.replies, key)
-				}
-			}
-			a.done = slices.DeleteFunc(a.done, func(k keptReply) bool {
-				if strings.HasPrefix(k.key, run+"/") {
-					a.doneBytes -= k.bytes
-					return true
-				}
-				return false
-			})
+			a.forgetReplies(run)
 		}
 	}
 	// The processes of every expired run, not only of those that expired

@@ -666,6 +666,7 @@ func (e *Env) checkKafkaStreamsEngine(ctx context.Context, cases []config.Case) 
 // the line the run's error lists.
 func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 	e, name := r.env, fmt.Sprintf("%s #%d", rec.Case, rec.Repeat)
+	headline, secs, measuredByHeadline := rec.Headline()
 	switch {
 	case errors.Is(err, fleet.ErrUnverified):
 		e.Logf("restore: case %s VERIFICATION FAILED: %s", name, rec.Verification.Problem)
@@ -677,14 +678,13 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 		e.Logf("restore: case %s verified: every task's store after the scale-out (%d records restored or applied)", name, rec.Records)
 	case rec.Verified && rec.Rolling != nil:
 		e.Logf("restore: case %s verified: every task's store after %d restarts (%d records restored)", name, len(rec.Rolling.Restarts), rec.Records)
-	case headlineOK(rec):
+	case measuredByHeadline:
 		// Not a restore: its scenario's own figure, never a restore time.
-		h, secs, _ := rec.Headline()
 		verdict := "verified"
 		if !rec.Verified {
 			verdict = fmt.Sprintf("NOT verified (%s)", rec.Verification.Problem)
 		}
-		e.Logf("restore: case %s %s: %s %.2f (%d records restored)", name, verdict, h.Label, secs, rec.Records)
+		e.Logf("restore: case %s %s: %s %.2f (%d records restored)", name, verdict, headline.Label, secs, rec.Records)
 	case rec.Verified:
 		e.Logf("restore: case %s verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
 			name, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)
@@ -693,13 +693,6 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 			name, rec.Verification.Problem, rec.Records, rec.DurationSeconds)
 	}
 	return ""
-}
-
-// headlineOK reports whether the record is measured by its scenario's
-// headline (runs.Restore.Headline) and holds it.
-func headlineOK(rec runs.Restore) bool {
-	_, _, ok := rec.Headline()
-	return ok
 }
 
 // A scenario returns every measurement it finished (each verified, or

@@ -237,13 +237,9 @@ type partitionExpected struct {
 // bytes and time: they are computed from them, never measured apart.
 func (r *Restore) checkFigures() error {
 	if r.measuredByHeadline() {
-		for _, f := range []struct {
-			name  string
-			value float64
-		}{{"duration_seconds", r.DurationSeconds}, {"load_seconds", r.LoadSeconds}, {"finish_seconds", r.FinishSeconds},
-			{"total_seconds", r.TotalSeconds}, {"records_per_sec", r.RecordsPerSec}, {"mb_per_sec", r.MBPerSec}} {
-			if f.value != 0 {
-				return fmt.Errorf("a %s record is measured by its own figure, not a restore's, but carries %s %v", r.Scenario(), f.name, f.value)
+		for _, f := range r.restoreFigures() {
+			if *f.value != 0 {
+				return fmt.Errorf("a %s record is measured by its own figure, not a restore's, but carries %s %v", r.Scenario(), f.name, *f.value)
 			}
 		}
 	}

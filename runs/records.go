@@ -168,6 +168,31 @@ func (r Restore) Headline() (Headline, float64, bool) {
 	return *d.headline, d.headline.seconds(&r), true
 }
 
+// measuredByHeadline reports whether the record's scenario is measured by
+// a headline: its records are not restores.
+func (r *Restore) measuredByHeadline() bool { return recordDefs[r.Scenario()].headline != nil }
+
+// restoreFigure is one of the figures only a restore has, by its JSON
+// name, with the most a measurement of it gives.
+type restoreFigure struct {
+	name  string
+	value *float64
+	max   float64
+}
+
+// restoreFigures are the record's figures only a restore has: a record
+// measured by a headline carries none of them (Check, upgradeSchema2).
+func (r *Restore) restoreFigures() []restoreFigure {
+	return []restoreFigure{
+		{"duration_seconds", &r.DurationSeconds, MaxPlausibleSeconds},
+		{"load_seconds", &r.LoadSeconds, MaxPlausibleSeconds},
+		{"finish_seconds", &r.FinishSeconds, MaxPlausibleSeconds},
+		{"total_seconds", &r.TotalSeconds, MaxPlausibleSeconds},
+		{"records_per_sec", &r.RecordsPerSec, MaxPlausibleRecords},
+		{"mb_per_sec", &r.MBPerSec, MaxPlausibleBytes / 1e6},
+	}
+}
+
 // Seconds is the record's own figure in seconds: its scenario's headline
 // when it has one, else its DurationSeconds (a restore's restore phase,
 // a standby step's).

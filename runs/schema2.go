@@ -17,28 +17,13 @@ func upgradeSchema2(r *Results) error {
 		if !rec.measuredByHeadline() {
 			continue
 		}
-		for _, f := range []struct {
-			name       string
-			value, max float64
-		}{{"duration_seconds", rec.DurationSeconds, MaxPlausibleSeconds}, {"load_seconds", rec.LoadSeconds, MaxPlausibleSeconds},
-			{"finish_seconds", rec.FinishSeconds, MaxPlausibleSeconds}, {"total_seconds", rec.TotalSeconds, MaxPlausibleSeconds},
-			{"records_per_sec", rec.RecordsPerSec, MaxPlausibleRecords}, {"mb_per_sec", rec.MBPerSec, MaxPlausibleBytes / 1e6}} {
-			if err := plausible(f.name, f.value, f.max); err != nil {
+		for _, f := range rec.restoreFigures() {
+			if err := plausible(f.name, *f.value, f.max); err != nil {
 				return fmt.Errorf("restores[%d] (case %q repeat %d): schema 2: %w", i, rec.Case, rec.Repeat, err)
 			}
+			*f.value = 0
 		}
-		rec.clearRestoreFigures()
 	}
 	r.SchemaVersion = SchemaVersion
 	return nil
-}
-
-// measuredByHeadline reports whether the record's scenario measures by a
-// headline: its records are not restores.
-func (r *Restore) measuredByHeadline() bool { return recordDefs[r.Scenario()].headline != nil }
-
-// clearRestoreFigures zeroes the figures only a restore has.
-func (r *Restore) clearRestoreFigures() {
-	r.DurationSeconds, r.LoadSeconds, r.FinishSeconds, r.TotalSeconds = 0, 0, 0, 0
-	r.RecordsPerSec, r.MBPerSec = 0, 0
 }

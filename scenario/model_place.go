@@ -30,19 +30,24 @@ type modelPlace interface {
 // placeModel is where the request's model instance runs: on an agent
 // when the run has agents, else in this process.
 func placeModel(env *fleet.Env, t fleet.Target, req fleet.Request) modelPlace {
+	m := modelMeasurement{env: env, t: t, req: req}
 	if env.Agents != nil {
-		return agentModel{env: env, t: t, req: req}
+		return agentModel{m}
 	}
-	return localModel{env: env, t: t, req: req}
+	return localModel{m}
 }
 
-// localModel runs the model instance in this process, its stores on this
-// machine's disk.
-type localModel struct {
+// modelMeasurement is what every place is given: the run's environment,
+// the target and the request.
+type modelMeasurement struct {
 	env *fleet.Env
 	t   fleet.Target
 	req fleet.Request
 }
+
+// localModel runs the model instance in this process, its stores on this
+// machine's disk.
+type localModel struct{ modelMeasurement }
 
 // cold restores in this process, with the case's query load beside it,
 // and verifies the open stores (naming the first key that differs).

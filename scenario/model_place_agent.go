@@ -17,18 +17,23 @@ import (
 // kafka-streams cold restore's one instance is (fleet.KSInstanceID, the
 // profile's placement rules, else round robin), its stores on the agent's
 // disk, verified here from the digest the agent returns.
-type agentModel struct {
-	env *fleet.Env
-	t   fleet.Target
-	req fleet.Request
+type agentModel struct{ modelMeasurement }
+
+// host is the agents' host of the instance, and what removes its state
+// there at the end unless the request keeps it.
+func (a agentModel) host() (*fleet.AgentHost, func()) {
+	host := fleet.NewAgentHost(a.env.Agents, a.t.AppID, a.req.Case)
+	return host, func() {
+		if !a.req.KeepState {
+			host.Remove()
+		}
+	}
 }
 
 // cold has the agent restore into the instance's emptied state directory.
 func (a agentModel) cold(ctx context.Context, offsets cluster.TopicOffsets, rec runs.Restore) (runs.Restore, error) {
-	host := fleet.NewAgentHost(a.env.Agents, a.t.AppID, a.req.Case)
-	if !a.req.KeepState {
-		defer host.Remove()
-	}
+	host, done := a.host()
+	defer done()
 	out, states, err := modelOnAgent(ctx, a.env, host, a.t, a.req, offsets, rec, false)
 	if err != nil {
 		return out, err
@@ -43,12 +48,7 @@ func (a agentModel) warm() (warmInstance, func(), error) {
 	if a.req.Case.Warm.Kills() {
 		return nil, nil, fmt.Errorf("warm: case %s: the model engine's emulated crash (warm.stop: kill) runs on this host only, not on agents", a.req.Case.Name)
 	}
-	host := fleet.NewAgentHost(a.env.Agents, a.t.AppID, a.req.Case)
-	done := func() {
-		if !a.req.KeepState {
-			host.Remove()
-		}
-	}
+	host, done := a.host()
 	return &agentModelWarm{env: a.env, t: a.t, req: a.req, host: host}, done, nil
 }
 
