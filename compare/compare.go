@@ -261,8 +261,9 @@ type CaseSide struct {
 	// NoReady counts verified repeats without a measured ready phase, whose
 	// total seconds fall back to their restore seconds.
 	NoReady int
-	// Params are the first restore's parameters.
+	// Params are the first restore's parameters, Kind its step kind.
 	Params config.Case
+	Kind   runs.StepKind
 }
 
 // CaseRow is one compared case.
@@ -282,6 +283,11 @@ type CaseRow struct {
 	// that order.
 	Kind    runs.StepKind
 	Metrics []MetricDiff
+	// Unlike names the base side's metrics left out because the two
+	// sides' steps measure different things under them (a scale-out's
+	// assignment s against a rolling restart's downtime s, a standby's
+	// rate step against a cold restore); empty when they are alike.
+	Unlike []string
 }
 
 // Comparison is what compare renders.
@@ -301,7 +307,7 @@ type Comparison struct {
 func sideOf(name string, rs []runs.Restore) CaseSide {
 	s := CaseSide{Case: name, Present: len(rs) > 0, Repeats: len(rs)}
 	if len(rs) > 0 {
-		s.Params = rs[0].Params
+		s.Params, s.Kind = rs[0].Params, rs[0].StepKind()
 	}
 	for _, r := range rs {
 		if !r.Counts() {
@@ -378,24 +384,23 @@ func diffOf(m Metric, base, other CaseSide, b, o []runs.Restore) MetricDiff {
 }
 
 func rowOf(name, baseName string, b, o []runs.Restore) CaseRow {
-	row := CaseRow{Case: name, BaseCase: baseName, Base: sideOf(baseName, b), Other: sideOf(name, o), Kind: kindOf(b, o)}
+	row := CaseRow{Case: name, BaseCase: baseName, Base: sideOf(baseName, b), Other: sideOf(name, o)}
+	kb, ko := row.Base.Kind, row.Other.Kind
+	row.Kind = kb
+	if !row.Base.Present {
+		row.Kind = ko
+	}
 	for _, m := range CompareMetrics {
-		if m.AppliesTo(row.Kind) {
-			row.Metrics = append(row.Metrics, diffOf(m, row.Base, row.Other, b, o))
+		if !m.AppliesTo(row.Kind) {
+			continue
 		}
+		if row.Base.Present && row.Other.Present && (!m.AppliesTo(ko) || m.LabelFor(kb) != m.LabelFor(ko)) {
+			row.Unlike = append(row.Unlike, m.LabelFor(kb))
+			continue
+		}
+		row.Metrics = append(row.Metrics, diffOf(m, row.Base, row.Other, b, o))
 	}
 	return row
-}
-
-// kindOf is the step kind of a case's records: its first record's, on
-// either side.
-func kindOf(b, o []runs.Restore) runs.StepKind {
-	for _, rs := range [][]runs.Restore{b, o} {
-		if len(rs) > 0 {
-			return rs[0].StepKind()
-		}
-	}
-	return ""
 }
 
 // Compare compares two runs' restores case by case, matching cases by

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -421,5 +422,39 @@ func TestScenarioRecordsAreComparedByTheirOwnFigures(t *testing.T) {
 	md := render(c, NewMarkdownReporter)
 	if !strings.Contains(md, "| scaleout@256MiB | 3/3 | 3/3 | assignment s: 62.86 → 62.86") {
 		t.Errorf("markdown: the scale-out's cell must name its figure:\n%s", md)
+	}
+}
+
+// TestUnlikeStepsAreNotCompared: within a run, a case whose steps
+// measure something else than the baseline's (a scale-out's assignment
+// time against a rolling restart's downtime, a standby's rate step
+// against a cold restore) is not compared on those figures: the row
+// leaves them out and says so, and keeps what both measure (peak RSS).
+func TestUnlikeStepsAreNotCompared(t *testing.T) {
+	rolling := runs.Restore{Case: "rolling", Repeat: 1, Verified: true, Step: &runs.Step{Case: "rolling", Kind: runs.StepRolling},
+		Rolling: &runs.RollingRecord{DowntimeSeconds: 30}}
+	scaleout := runs.Restore{Case: "scaleout", Repeat: 1, Verified: true, Step: &runs.Step{Case: "scaleout", Kind: runs.StepScaleOut},
+		ScaleOut: &runs.ScaleOutRecord{WarmupAssignmentSeconds: 76}}
+	other := rolling
+	other.Case, other.Rolling = "rolling-static", &runs.RollingRecord{DowntimeSeconds: 46}
+	rows, err := CompareCases([]runs.Restore{rolling, scaleout, other}, "rolling")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		var metrics []Metric
+		for _, d := range row.Metrics {
+			metrics = append(metrics, d.Metric)
+		}
+		switch row.Case {
+		case "scaleout":
+			if slices.Contains(metrics, MetricRestoreSeconds) || !slices.Equal(row.Unlike, []string{"downtime s"}) {
+				t.Errorf("scaleout vs rolling: metrics %v, not compared %v: want the downtime left out", metrics, row.Unlike)
+			}
+		case "rolling-static":
+			if !slices.Contains(metrics, MetricRestoreSeconds) || len(row.Unlike) > 0 {
+				t.Errorf("rolling vs rolling: metrics %v, not compared %v: want the downtime compared", metrics, row.Unlike)
+			}
+		}
 	}
 }

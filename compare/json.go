@@ -37,6 +37,9 @@ type JSONRow struct {
 	Other      JSONSide     `json:"other"`
 	ParamDiffs []string     `json:"param_diffs"`
 	Metrics    []JSONMetric `json:"metrics"`
+	// NotCompared names the metrics left out because the sides measure
+	// different things under them (CaseRow.Unlike); absent when none.
+	NotCompared []string `json:"not_compared,omitempty"`
 }
 
 // JSONSide is one side of a row.
@@ -128,7 +131,7 @@ func NewJSON(c *Comparison) JSON {
 		Notes: append([]string{}, c.Notes...), Rows: []JSONRow{}}
 	for _, r := range c.Rows {
 		row := JSONRow{Case: r.Case, BaseCase: r.BaseCase, Kind: string(r.Kind), Base: jsonSide(r.Base), Other: jsonSide(r.Other),
-			ParamDiffs: append([]string{}, r.ParamDiffs...), Metrics: []JSONMetric{}}
+			ParamDiffs: append([]string{}, r.ParamDiffs...), Metrics: []JSONMetric{}, NotCompared: r.Unlike}
 		for _, d := range r.Metrics {
 			m := JSONMetric{Metric: string(d.Metric), Unit: d.Metric.Unit(), Label: d.Metric.LabelFor(r.Kind),
 				HigherIsBetter: d.Metric.HigherIsBetter(), Base: jsonStat(d.Base), Other: jsonStat(d.Other),

@@ -155,7 +155,7 @@ func rowNotes(c *Comparison) []string {
 		out = append(out, "no verified repeat has a measured ready phase: total s is restore s throughout")
 	}
 	seen := map[string]bool{}
-	side := func(label string, s CaseSide, kind runs.StepKind) {
+	side := func(label string, s CaseSide) {
 		if !s.Present {
 			return
 		}
@@ -167,24 +167,41 @@ func rowNotes(c *Comparison) []string {
 		if len(s.Excluded) > 0 {
 			out = append(out, fmt.Sprintf("%s %s: repeats %v excluded (not verified or failed)", label, s.Case, s.Excluded))
 		}
-		if s.NoReady > 0 && !(anyVerified && allNoReady) && MetricTotalSeconds.AppliesTo(kind) {
+		if s.NoReady > 0 && !(anyVerified && allNoReady) && MetricTotalSeconds.AppliesTo(s.Kind) {
 			out = append(out, fmt.Sprintf("%s %s: %d of %d verified repeats have no ready phase; their total s is their restore s",
 				label, s.Case, s.NoReady, s.Verified))
 		}
 	}
 	for _, row := range c.Rows {
 		if c.WithinRun {
-			side("case", row.Base, row.Kind)
-			side("case", row.Other, row.Kind)
+			side("case", row.Base)
+			side("case", row.Other)
 		} else {
-			side("base", row.Base, row.Kind)
-			side("other", row.Other, row.Kind)
+			side("base", row.Base)
+			side("other", row.Other)
 			if len(row.ParamDiffs) > 0 {
 				out = append(out, fmt.Sprintf("%s: params differ between runs: %s", row.Case, strings.Join(row.ParamDiffs, ", ")))
 			}
 		}
+		if len(row.Unlike) > 0 {
+			name := row.Case
+			if c.WithinRun {
+				name = row.Case + " vs " + row.BaseCase
+			}
+			out = append(out, fmt.Sprintf("%s: %s not compared: a %s step against a %s, which measure different things under them",
+				name, strings.Join(row.Unlike, ", "), kindText(row.Other.Kind), kindText(row.Base.Kind)))
+		}
 	}
 	return out
+}
+
+// kindText names a step kind for people: "restore" for a record without
+// one (files from before steps).
+func kindText(k runs.StepKind) string {
+	if k == "" {
+		return string(runs.StepRestore)
+	}
+	return string(k)
 }
 
 // NewMarkdownReporter renders c as a Markdown table: a header row and one
