@@ -252,7 +252,7 @@ func (f *Fleet) VerifyStores(ctx context.Context, rec *runs.Restore) error {
 	if err != nil {
 		return err
 	}
-	actual, err := f.digestAll(ctx)
+	actual, err := f.digestAll(ctx, len(expected))
 	if err != nil {
 		return err
 	}
@@ -274,12 +274,17 @@ var errDigestMidRebalance = errors.New("the group was rebalancing at the digest"
 
 // digestAll asks every live instance for the digest of its active stores
 // and merges them: each partition must come from exactly one instance.
-// A digest met by a rebalance is taken again, every half second, for up
-// to digestRebalanceWait.
-func (f *Fleet) digestAll(ctx context.Context) ([]loadgen.PartitionState, error) {
+// A digest met by a rebalance (a thread not RUNNING, a partition active
+// twice, or fewer than partitions active anywhere, as between the streams
+// protocol's follow-up assignments) is taken again, every half second,
+// for up to digestRebalanceWait; past it, what it found is verified.
+func (f *Fleet) digestAll(ctx context.Context, partitions int) ([]loadgen.PartitionState, error) {
 	deadline := time.Now().Add(digestRebalanceWait)
 	for {
 		out, err := f.digestOnce(ctx)
+		if err == nil && len(out) < partitions && time.Now().Before(deadline) {
+			err = fmt.Errorf("%d of %d partitions active at the digest (%w)", len(out), partitions, errDigestMidRebalance)
+		}
 		if err == nil || !errors.Is(err, errDigestMidRebalance) || time.Now().After(deadline) {
 			return out, err
 		}
