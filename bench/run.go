@@ -375,6 +375,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	}
 	if why != "" {
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
+		if err := e.windowRetention(ctx, &o); err != nil {
+			return nil, err
+		}
 		if err := e.readIndependently(ctx, o, &target, out.res.Fill, why); err != nil {
 			return nil, err
 		}
@@ -397,13 +400,13 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 // A topic with more live keys than the read keeps is restored counted,
 // not verified, saying so.
 func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill, why string) error {
-	if kind := o.Case.StoreKind; kind.Segmented() || kind == config.StoreVersionedKeyValue {
+	if kind := o.Case.StoreKind; kind == config.StoreSession || kind == config.StoreVersionedKeyValue {
 		return fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
-			"as a key-value or timestamped-key-value store's changelog (--store-kind)", kind, o.Topic, why)
+			"as a key-value, timestamped-key-value or window store's changelog (--store-kind)", kind, o.Topic, why)
 	}
 	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
-	st, err := topicshape.State(ctx, e.Cluster, o.Topic, topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed",
-		TimestampedValue: o.Case.StoreKind.TimestampedValue()})
+	opts := independentRead(o.Case)
+	st, err := topicshape.State(ctx, e.Cluster, o.Topic, opts)
 	if errors.Is(err, topicshape.ErrTooManyKeys) {
 		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
 		return nil
@@ -418,11 +421,42 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys in %.1fs: "+
 		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, st.Seconds)
 	target.Expected, target.Ends = st.Partitions, st.Ends
-	opts := topicshape.StateOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed", TimestampedValue: o.Case.StoreKind.TimestampedValue()}
 	target.TopicEntries = func(ctx context.Context, partition int32) (map[string]uint64, error) {
 		return topicshape.Entries(ctx, e.Cluster, o.Topic, partition, st.Ends[partition], opts)
 	}
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
+	return nil
+}
+
+// independentRead is how a topic restorebench did not fill is read to
+// verify a restore of case c against: with c's isolation level, each value
+// behind its timestamp for a timestamped store, as a window store's
+// changelog of c's retention for a window store.
+func independentRead(c config.Case) topicshape.StateOptions {
+	o := topicshape.StateOptions{ReadCommitted: c.IsolationLevel() == "read_committed", TimestampedValue: c.StoreKind.TimestampedValue()}
+	if c.StoreKind == config.StoreWindow {
+		o.WindowRetentionMs = c.Retention.D().Milliseconds()
+	}
+	return o
+}
+
+// windowRetention sets the retention of a window store restored from a
+// topic restorebench did not fill, when the case names none: Kafka Streams
+// made its changelog a day longer-lived than the store
+// (topicshape.WindowRetention). Without it the store would keep, and the
+// independent read expect, another set of windows.
+func (e *Env) windowRetention(ctx context.Context, o *RestoreTopicOptions) error {
+	if o.Case.StoreKind != config.StoreWindow || o.Case.Retention > 0 {
+		return nil
+	}
+	ret, err := topicshape.WindowRetention(ctx, e.Cluster, o.Topic)
+	if err != nil {
+		return fmt.Errorf("a window store's retention, restoring %s: %w; give the store's retention (restorebench restore --retention: what the "+
+			"application's Materialized.withRetention, or its window size plus grace, says)", o.Topic, err)
+	}
+	o.Case.Retention = config.Duration(ret)
+	e.Logf("restore: %s: a window store of %s retention (the topic's retention.ms minus %s, as Kafka Streams made it)",
+		o.Topic, ret, topicshape.WindowChangelogExtraRetention)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -235,9 +236,20 @@ func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fle
 				return nil, err
 			}
 			return props, fleet.AddKindProperties(props, req)
+		case config.StoreWindow:
+			// A read-only window store over the topic (the driver's
+			// table topology of a window store): its restore parses each
+			// key's window start and drops expired windows as the
+			// application's store does.
+			props, err := tableProperties(env, t, req)
+			if err != nil {
+				return nil, err
+			}
+			props[ksdriver.PropStoreWindowSizeMs] = strconv.FormatInt(foreignWindowSize(req.Case), 10)
+			return props, nil
 		}
 		return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
-			"the table topology over any other topic materializes a key-value or timestamped key-value store (fill it under that name, "+
+			"the table topology over any other topic materializes a key-value, timestamped key-value or window store (fill it under that name, "+
 			"or restore it on the model engine)", kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
 	}
 	input, err := fleet.EnsureInputTopic(ctx, env, t, partitions)
@@ -249,6 +261,16 @@ func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fle
 		return nil, err
 	}
 	return props, fleet.AddKindProperties(props, req)
+}
+
+// foreignWindowSize is the window size a window store restored from a
+// topic restorebench did not fill is built with: a minute, or its
+// retention when shorter (Kafka Streams refuses a window longer than the
+// retention). Its changelog does not record it, and a restore never reads
+// it: it only sets the end of the windows a fetch returns, and the digest
+// reads each entry's key and window start.
+func foreignWindowSize(c config.Case) int64 {
+	return min(c.Retention.D().Milliseconds(), time.Minute.Milliseconds())
 }
 
 // tableProperties are the instance properties of the table topology over

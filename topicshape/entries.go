@@ -21,8 +21,8 @@ var ErrTooManyEntries = errors.New("has more live keys than a read key by key ke
 
 // Entries reads one partition of topic from its log start to end, as
 // State does (the same folding: the last value of each key, tombstones
-// deleting, null keys skipped, StateOptions' isolation and timestamped
-// values), and returns each live key with its entry's hash
+// deleting, null keys skipped, StateOptions' isolation, timestamped values
+// and windows), and returns each live key with its entry's hash
 // (loadgen.EntryHash). It is the second, key-by-key read that names the
 // key a restore got wrong once State's digest of the partition did not
 // match: State keeps hashes of keys only, to stay small.
@@ -55,30 +55,52 @@ func Entries(ctx context.Context, cfg cluster.Config, topic string, partition in
 	ranges := map[int32]cluster.OffsetRange{partition: {From: start, To: end}}
 	reached := map[int32]int64{partition: start}
 	var buf []byte
-	var tooMany error
+	var failed error
+	// Read as a window store's changelog: the partition's stream time, and
+	// each entry's window start, for the entries served at its end.
+	var stream int64 = -1
+	windows := map[string]int64{}
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
-		if r.Partition != partition || r.Offset >= end || r.Attrs.IsControl() || r.Key == nil || tooMany != nil {
+		if r.Partition != partition || r.Offset >= end || r.Attrs.IsControl() || r.Key == nil || failed != nil {
+			return
+		}
+		key, window, err := o.storeKey(topic, r)
+		if err != nil {
+			failed = err
+			stop()
+			return
+		}
+		stream = max(stream, window)
+		if !o.served(window, stream) {
 			return
 		}
 		if r.Value == nil {
-			delete(out, string(r.Key))
+			delete(out, string(key))
 			return
 		}
 		var v []byte
 		v, buf = o.storedValue(r, buf)
-		out[string(r.Key)] = loadgen.EntryHash(r.Key, v)
+		out[string(key)] = loadgen.EntryHash(key, v)
+		if o.windowed() {
+			windows[string(key)] = window
+		}
 		if len(out) > o.MaxKeys {
-			tooMany = fmt.Errorf("partition %d of topic %s %w (%d)", partition, topic, ErrTooManyEntries, o.MaxKeys)
+			failed = fmt.Errorf("partition %d of topic %s %w (%d)", partition, topic, ErrTooManyEntries, o.MaxKeys)
 			stop()
 		}
 	}
 	err = before.scan(ctx, cl, cfg, &Shape{Offsets: end - start}, ranges, reached, o.Idle, each, nil, o.readOpts()...)
-	if tooMany != nil {
-		return nil, tooMany
+	if failed != nil {
+		return nil, failed
 	}
 	if err != nil {
 		return nil, err
+	}
+	for k, w := range windows {
+		if _, live := out[k]; live && !o.served(w, stream) {
+			delete(out, k)
+		}
 	}
 	return out, nil
 }

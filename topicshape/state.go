@@ -36,6 +36,16 @@ type StateOptions struct {
 	// store keeps it (loadgen.AppendTimestamped). Default false: the
 	// value as the changelog holds it.
 	TimestampedValue bool
+	// WindowRetentionMs, above 0, reads the topic as a window store's
+	// changelog (Stores.persistentWindowStore without duplicates) of that
+	// retention: each key is the record key, the window start and a
+	// sequence number (loadgen.SplitWindowKey); an entry is digested under
+	// the record key and window start (loadgen.WindowDigestKey), and a
+	// window starting at or before its partition's stream time (the
+	// largest window start read) minus the retention is left out, as the
+	// store's all() leaves it out after a restore. 0 (default): a
+	// key-value store's changelog.
+	WindowRetentionMs int64
 	// Idle, MaxKeys: as Options (MaxKeys default MaxStateKeys).
 	Idle    time.Duration
 	MaxKeys int
@@ -55,11 +65,13 @@ type TopicState struct {
 	Seconds float64
 }
 
-// entry is one key's latest record: its pair's hash (loadgen.EntryHash)
-// and key+value bytes; bytes -1 is a tombstone.
+// entry is one key's latest record: its pair's hash (loadgen.EntryHash),
+// key+value bytes and, read as a window store's changelog, its window's
+// start.
 type entry struct {
-	hash  uint64
-	bytes int64
+	hash   uint64
+	bytes  int64
+	window int64
 }
 
 // State reads topic from its log start to the end offsets it has when the
@@ -68,7 +80,9 @@ type entry struct {
 // ends with, as Kafka Streams applies a changelog: the last value of each
 // key, a tombstone deleting it, a record without a key skipped (Kafka
 // Streams skips null keys when it restores), aborted transactions as
-// StateOptions.ReadCommitted says. The digest is the one both engines
+// StateOptions.ReadCommitted says; read as a window store's changelog
+// (StateOptions.WindowRetentionMs), the windows the store no longer serves
+// left out. The digest is the one both engines
 // report of their stores (loadgen.Digest over loadgen.EntryHash), so a
 // restore of a topic restorebench did not fill is verified like a fill's.
 // Keys are kept by a 64-bit hash (two keys sharing one, about 3 in a
@@ -107,8 +121,8 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		lk.add(r)
 	}
 	err = before.scan(ctx, cl, cfg, lk.shape, ranges, reached, o.Idle, each, nil, o.readOpts()...)
-	if lk.tooMany != nil {
-		return st, lk.tooMany
+	if lk.failed != nil {
+		return st, lk.failed
 	}
 	if err != nil {
 		return st, err
@@ -165,8 +179,9 @@ func stateRanges(before listing, readCommitted bool) (ends map[int32]int64, rang
 
 // liveKeys applies a topic's records as a restore does, keeping each
 // partition's live keys by hash with their latest record, and counts the
-// records read into st and shape. Past o.MaxKeys live keys it stops the
-// read (stop) and says so in tooMany, reading nothing more.
+// records read into st and shape. Past o.MaxKeys live keys, or at a key
+// that is not a window store's when o reads one, it stops the read (stop)
+// and says why in failed, reading nothing more.
 type liveKeys struct {
 	topic string
 	o     StateOptions
@@ -174,17 +189,24 @@ type liveKeys struct {
 	live  map[int32]map[uint64]entry
 	// kept is the live keys over all partitions; buf holds a timestamped
 	// value.
-	kept    int
-	buf     []byte
-	st      *TopicState
-	shape   *Shape
-	stop    context.CancelFunc
-	tooMany error
+	kept  int
+	buf   []byte
+	st    *TopicState
+	shape *Shape
+	stop  context.CancelFunc
+	// clock is each partition's stream time, expired the stream time its
+	// entries of windows no longer served were last forgotten at (read as
+	// a window store's changelog).
+	clock, expired streamClock
+	// failed is why the read stopped early: too many live keys, or a key
+	// that is not a window store's.
+	failed error
 }
 
 // newLiveKeys is a liveKeys with no key yet of each partition listed.
 func newLiveKeys(topic string, o StateOptions, before listing, st *TopicState, shape *Shape, stop context.CancelFunc) *liveKeys {
-	lk := &liveKeys{topic: topic, o: o, seed: maphash.MakeSeed(), live: map[int32]map[uint64]entry{}, st: st, shape: shape, stop: stop}
+	lk := &liveKeys{topic: topic, o: o, seed: maphash.MakeSeed(), live: map[int32]map[uint64]entry{}, st: st, shape: shape, stop: stop,
+		clock: streamClock{}, expired: streamClock{}}
 	for p := range before.End {
 		lk.live[p] = map[uint64]entry{}
 	}
@@ -193,9 +215,11 @@ func newLiveKeys(topic string, o StateOptions, before listing, st *TopicState, s
 
 // add applies r: a marker is skipped, a record without a key counted and
 // skipped, a tombstone deletes its key, any other record sets its key's
-// entry (its value behind its timestamp when o.TimestampedValue).
+// entry (its value behind its timestamp when o.TimestampedValue). Read as
+// a window store's changelog, r moves its partition's stream time, and a
+// record of a window no longer served changes nothing.
 func (lk *liveKeys) add(r *kgo.Record) {
-	if r.Attrs.IsControl() || lk.tooMany != nil {
+	if r.Attrs.IsControl() || lk.failed != nil {
 		return
 	}
 	lk.st.Records++
@@ -204,8 +228,21 @@ func (lk *liveKeys) add(r *kgo.Record) {
 		lk.st.NullKeys++
 		return
 	}
+	key, window, err := lk.o.storeKey(lk.topic, r)
+	if err != nil {
+		lk.fail(err)
+		return
+	}
+	if lk.o.windowed() {
+		if lk.clock.advance(r.Partition, window) {
+			lk.expire(r.Partition)
+		}
+		if !lk.o.served(window, lk.clock.at(r.Partition)) {
+			return
+		}
+	}
 	m := lk.live[r.Partition]
-	h := maphash.Bytes(lk.seed, r.Key)
+	h := maphash.Bytes(lk.seed, key)
 	_, had := m[h]
 	if r.Value == nil {
 		if had {
@@ -216,11 +253,34 @@ func (lk *liveKeys) add(r *kgo.Record) {
 	}
 	var v []byte
 	v, lk.buf = lk.o.storedValue(r, lk.buf)
-	m[h] = entry{hash: loadgen.EntryHash(r.Key, v), bytes: int64(len(r.Key) + len(v))}
+	m[h] = entry{hash: loadgen.EntryHash(key, v), bytes: int64(len(key) + len(v)), window: window}
 	if !had {
 		if lk.kept++; lk.kept > lk.o.MaxKeys {
-			lk.tooMany = fmt.Errorf("topic %s %w (%d)", lk.topic, ErrTooManyKeys, lk.o.MaxKeys)
-			lk.stop()
+			lk.fail(fmt.Errorf("topic %s %w (%d)", lk.topic, ErrTooManyKeys, lk.o.MaxKeys))
+		}
+	}
+}
+
+// fail stops the read with err: nothing more is applied.
+func (lk *liveKeys) fail(err error) {
+	lk.failed = err
+	lk.stop()
+}
+
+// expire forgets partition p's entries of windows no longer served, once
+// its stream time has moved a retention past the last time it did: the
+// entries a window store's changelog holds past the store's retention
+// (its topic keeps them a day longer) need not fill memory.
+func (lk *liveKeys) expire(p int32) {
+	st := lk.clock.at(p)
+	if last, ok := lk.expired[p]; ok && st-last < lk.o.WindowRetentionMs {
+		return
+	}
+	lk.expired[p] = st
+	for h, e := range lk.live[p] {
+		if !lk.o.served(e.window, st) {
+			delete(lk.live[p], h)
+			lk.kept--
 		}
 	}
 }
@@ -237,6 +297,9 @@ func (lk *liveKeys) partitionStates() []loadgen.PartitionState {
 	for _, p := range parts {
 		ps := loadgen.PartitionState{Partition: p}
 		for _, e := range lk.live[p] {
+			if !lk.o.served(e.window, lk.clock.at(p)) {
+				continue
+			}
 			ps.Keys++
 			ps.LiveBytes += e.bytes
 			ps.Digest += loadgen.Digest(e.hash)

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -327,20 +328,64 @@ func listTopic(ctx context.Context, cl *kgo.Client, topic string) (listing, erro
 // describe it (a missing DescribeConfigs permission is not the read's
 // failure: the policy only refines what the plan says).
 func cleanupPolicy(ctx context.Context, cl *kgo.Client, topic string) string {
+	v, _ := topicConfig(ctx, cl, topic, "cleanup.policy")
+	return v
+}
+
+// topicConfig is the value of topic's config key as the cluster describes
+// it (its default when the topic sets none); an error when it cannot be
+// described.
+func topicConfig(ctx context.Context, cl *kgo.Client, topic, key string) (string, error) {
 	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	rc, err := rcs.On(topic, nil)
-	if err != nil || rc.Err != nil {
-		return ""
+	if err == nil {
+		err = rc.Err
+	}
+	if err != nil {
+		return "", err
 	}
 	for _, c := range rc.Configs {
-		if c.Key == "cleanup.policy" && c.Value != nil {
-			return *c.Value
+		if c.Key == key && c.Value != nil {
+			return *c.Value, nil
 		}
 	}
-	return ""
+	return "", fmt.Errorf("the cluster does not describe its %s", key)
+}
+
+// WindowChangelogExtraRetention is how much longer Kafka Streams keeps a
+// window store's changelog than the store keeps its windows:
+// windowstore.changelog.additional.retention.ms's default, a day.
+const WindowChangelogExtraRetention = 24 * time.Hour
+
+// WindowRetention is the retention of the window store whose changelog
+// topic is, as Kafka Streams made the topic: its retention.ms minus
+// WindowChangelogExtraRetention. An error says why it cannot be told (the
+// configs cannot be described, or retention.ms is not longer than a day:
+// not a window store's changelog made with the default extra retention),
+// for the caller to ask for the store's retention.
+func WindowRetention(ctx context.Context, cfg cluster.Config, topic string) (time.Duration, error) {
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	v, err := topicConfig(ctx, cl, topic, "retention.ms")
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: retention.ms: %w", topic, err)
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: retention.ms %q is not a number of milliseconds", topic, v)
+	}
+	ret := time.Duration(ms)*time.Millisecond - WindowChangelogExtraRetention
+	if ms < 0 || ret <= 0 {
+		return 0, fmt.Errorf("topic %s: retention.ms is %d, not a day longer than a window store's retention as Kafka Streams makes its changelog "+
+			"(windowstore.changelog.additional.retention.ms, a day by default)", topic, ms)
+	}
+	return ret, nil
 }
 
 // topicID is topic's id as the cluster has it now (a metadata request of

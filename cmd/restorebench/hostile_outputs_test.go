@@ -119,6 +119,8 @@ func TestHostileRunawayCounts(t *testing.T) {
 		{[]string{"run", profile("fill: {records: 10}\nmatrix: {batch_records: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]}\n"), "--repeats", "100"}, "--repeats: 51 cases × 100 repeats is 5100 restores, over the 5000"},
 		{[]string{"restore", "--repeats", "1000000000"}, "--repeats: 1000000000 is over 100"},
 		{[]string{"restore", "--threads", "1000000"}, "--threads: 1000000 is over 1024"},
+		{[]string{"restore", "--retention", "2h"}, "--retention 2h0m0s: it is a window store's retention, above 0, for --store-kind window"},
+		{[]string{"restore", "--store-kind", "window", "--retention", "-1h"}, "--retention -1h0m0s: it is a window store's retention, above 0"},
 		{p("--tasks", "1000000000"), "--tasks: 1000000000 is over 100000"},
 		{p("--tasks", "0"), "--tasks: 0 must be positive"},
 		{p("--tasks", "-5"), "--tasks: -5 must be positive"},

@@ -35,10 +35,10 @@ func (f *capacityFlags) checkMeasure() error {
 		}
 	}
 	switch f.measureKind.Of() {
-	case config.StoreKeyValue, config.StoreTimestampedKeyValue:
+	case config.StoreKeyValue, config.StoreTimestampedKeyValue, config.StoreWindow:
 		return nil
 	}
-	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a key-value or timestamped-key-value store", f.measureKind)
+	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a key-value, timestamped-key-value or window store", f.measureKind)
 }
 
 // measureTopic restores --from-topic cold on each engine when --measure is

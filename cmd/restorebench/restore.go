@@ -18,18 +18,20 @@ offsets captured when the restore begins, into one store per partition, as a
 Kafka Streams instance with no local state does. A topic restorebench filled is
 verified against the expected state; any other topic (your real changelog, or
 a copy) is first read independently (a consumer of its own, each key's last
-value, tombstones, records without a key and aborted transactions applied as
-Kafka Streams applies them) and the restore verified against that read; a
-topic with more live keys than that read keeps (16 M) is counted, not
-verified.
+value, tombstones, records without a key, aborted transactions and a window
+store's expired windows applied as Kafka Streams applies them) and the
+restore verified against that read; a topic with more live keys than that
+read keeps (16 M) is counted, not verified.
 
 --engine kafka-streams restores with the real client (one JVM): the topic
 named <application-id>-<store>-changelog as that store's changelog, any other
-topic as the changelog of a KTable over it (source-topic reuse: no topic is
-created or written). Kafka Streams restores such a topic only up to the
-application's committed offsets, so restorebench commits them at the topic's
-end offsets in the group <application-id> (restorebench's own application,
-default "restorebench", not yours) before the restore, and deletes them after.`
+topic as the changelog of a KTable over it (source-topic reuse), or with
+--store-kind window of a read-only window store over it
+(Topology.addReadOnlyStateStore); no topic is created or written. Kafka
+Streams restores such a topic only up to the application's committed offsets,
+so restorebench commits them at the topic's end offsets in the group
+<application-id> (restorebench's own application, default "restorebench", not
+yours) before the restore, and deletes them after.`
 
 func newRestoreCmd(g *globalFlags) *cobra.Command {
 	var (
@@ -39,6 +41,7 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		repeats          = 1
 		force, keepState bool
 		noReady          bool
+		retention        config.Duration
 	)
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
@@ -69,9 +72,17 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>); must not hold another run's results")
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
+	fl.Var(&retention, "retention", "with --store-kind window, the window store's retention (Materialized.withRetention; "+
+		"default: the topic's retention.ms minus a day, windowstore.changelog.additional.retention.ms's default)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := resolve(); err != nil {
 			return err
+		}
+		if fl.Changed("retention") {
+			if c.StoreKind != config.StoreWindow || retention <= 0 {
+				return fmt.Errorf("--retention %s: it is a window store's retention, above 0, for --store-kind window", retention)
+			}
+			c.Retention = retention
 		}
 		if repeats <= 0 {
 			return sf.rename(&config.FieldError{Path: "repeats", Msg: "must be positive"})

@@ -281,14 +281,13 @@ final class DriverConfig {
     }
 
     /**
-     * What a window or session store needs: no store keys, the kv topology, a
-     * store type rocksdb or memory, a retention and window size above 0, and
-     * the retention at least the window (shorter says why not, after the
-     * window's size).
+     * What a window or session store needs: no store keys, a store type
+     * rocksdb or memory, a retention and window size above 0, and the
+     * retention at least the window (shorter says why not, after the
+     * window's size). Its kind checks the topology.
      */
     void requireWindowedStore(String shorter) throws ConfigError {
         refuseStoreKeys();
-        requireKvTopology();
         refuseTimestampedType();
         if (windowSizeMs <= 0 || retentionMs <= 0) {
             throw new ConfigError(kindName() + " needs " + P + "store.retention.ms and " + P + "store.window.size.ms above 0");

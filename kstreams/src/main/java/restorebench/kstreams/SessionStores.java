@@ -46,6 +46,7 @@ final class SessionStores implements StoreKindDef {
      */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {
+        c.requireKvTopology();
         c.requireWindowedStore(" a session lasts up to");
         if (c.segmentIntervalMs != 0) {
             throw new DriverConfig.ConfigError(DriverConfig.P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");

@@ -87,8 +87,19 @@ final class TableTopology {
         }
     }
 
-    /** Builds the topology with the configuration's optimizations. */
+    /** The read-only store's source and processor names (a window store's table topology). */
+    static final String SOURCE = "table-source";
+    static final String PROCESSOR = "table-read-only";
+
+    /**
+     * Builds the topology with the configuration's optimizations: a KTable
+     * over the input topic, or for store.kind=window a read-only window
+     * store over it ({@link WindowStores#readOnly}).
+     */
     static Topology build(DriverConfig c) {
+        if (c.storeKind == WindowStores.KIND) {
+            return WindowStores.readOnly(c);
+        }
         StreamsBuilder b = new StreamsBuilder();
         b.table(c.inputTopic, Consumed.with(Serdes.Bytes(), Serdes.ByteArray()),
                 Materialized.<Bytes, byte[]>as(supplier(c))

@@ -2,9 +2,13 @@ package restorebench.kstreams;
 
 import java.time.Duration;
 
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.BytesDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
@@ -29,13 +33,16 @@ final class WindowStores implements StoreKindDef {
     }
 
     /**
-     * The kv topology, store type rocksdb or memory, a retention and window
-     * size above 0, the retention at least the window (as
+     * The kv or table topology, store type rocksdb or memory, a retention
+     * and window size above 0, the retention at least the window (as
      * Stores.persistentWindowStore requires), and a segment interval only on
      * a RocksDB store.
      */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {
+        if (c.topology == DriverConfig.Topology.LEDGER) {
+            c.requireKvTopology();
+        }
         c.requireWindowedStore(": Kafka Streams refuses such a store");
         if (c.segmentIntervalMs != 0 && c.storeType == DriverConfig.StoreType.MEMORY) {
             throw new DriverConfig.ConfigError(DriverConfig.P + "store.segment.interval.ms is for a RocksDB window store: Stores.inMemoryWindowStore has no segments");
@@ -52,6 +59,34 @@ final class WindowStores implements StoreKindDef {
     @Override
     public void forEach(StoreQueries q, int partition, boolean stale, StoreQueries.EntryVisitor v) {
         q.forEachWindow(partition, stale, v);
+    }
+
+    /**
+     * The table topology of a window store: the store, read-only, over the
+     * input topic (Topology.addReadOnlyStateStore, which builds it with
+     * logging disabled and makes the topic its changelog), so a cold start
+     * restores the topic through the window store's own restore: each key
+     * parsed as the record key, window start and sequence number, its
+     * segment chosen by the window start, windows past the retention of
+     * the largest start restored dropped, as in the application that wrote
+     * the topic. As with the KTable's source topic, Kafka Streams restores
+     * it up to the application's committed offsets, which the Go side sets
+     * at the topic's end; the processor applies nothing past them (the
+     * restore is what is measured, and nothing is written anywhere).
+     */
+    static Topology readOnly(DriverConfig c) {
+        Topology t = new Topology();
+        t.addReadOnlyStateStore(builder(c), TableTopology.SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(),
+                c.inputTopic, TableTopology.PROCESSOR, ReadOnly::new);
+        return t;
+    }
+
+    /** The read-only store's processor: it applies nothing (a new one per task, as Kafka Streams requires). */
+    private static final class ReadOnly implements Processor<Bytes, byte[], Void, Void> {
+        @Override
+        public void process(Record<Bytes, byte[]> record) {
+            // Past the committed offsets nothing is applied: the restore is what is measured.
+        }
     }
 
     /** The API layer answers key lookups of key-value stores only. */

@@ -122,6 +122,27 @@ class DriverConfigTest {
         assertEquals("org.apache.kafka.streams.state.internals.RocksDBTimestampedStore", TableTopology.supplier(c).get().getClass().getName());
     }
 
+    /**
+     * The table topology of a window store is the store, read-only, over the
+     * input topic: one source of that topic, one processor holding the
+     * store, which Kafka Streams builds without a changelog of its own.
+     */
+    @Test
+    void tableTopologyOfAWindowStoreIsAReadOnlyStore() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        p.setProperty("restorebench.store.kind", "window");
+        p.setProperty("restorebench.store.retention.ms", "7200000");
+        p.setProperty("restorebench.store.window.size.ms", "60000");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(WindowStores.KIND, c.storeKind);
+        assertEquals("in", c.changelogTopic());
+        String d = TableTopology.build(c).describe().toString();
+        assertTrue(d.contains("Source: table-source (topics: [in])"), d);
+        assertTrue(d.contains("Processor: table-read-only (stores: [balances])"), d);
+        assertEquals(3_600_000, WindowStores.supplier(c).segmentIntervalMs());
+    }
+
     @Test
     void storeKindErrors() {
         String[][] cases = {
@@ -132,7 +153,8 @@ class DriverConfigTest {
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
             {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
-            {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=table", "kv topology only"},
+            {"restorebench.store.kind=session,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=table", "kv topology only"},
+            {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=ledger", "kv topology only"},
         };
         for (String[] tc : cases) {
             Properties p = base();
