@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -141,10 +144,10 @@ func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.
 	if err != nil || !res.Restores[0].Verified {
 		t.Fatalf("foreign topic as a timestamped store: %v, %+v", err, res.Restores[0].Verification)
 	}
-	params.StoreKind = config.StoreWindow
+	params.StoreKind = config.StoreSession
 	if _, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir(), Force: true}); err == nil ||
-		!strings.Contains(err.Error(), "store kind window: topic foreign") {
-		t.Fatalf("foreign topic as a window store: %v", err)
+		!strings.Contains(err.Error(), "store kind session: topic foreign") {
+		t.Fatalf("foreign topic as a session store: %v", err)
 	}
 	var keys int64
 	for _, p := range r.Verification.Partitions {
@@ -152,6 +155,87 @@ func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.
 	}
 	if keys == 0 || keys > plan.Spec.Keys {
 		t.Fatalf("counted %d keys, want 1..%d", keys, plan.Spec.Keys)
+	}
+}
+
+// TestRestoreForeignWindowChangelog: a window store's changelog
+// restorebench did not fill (a window fill whose manifest is gone: two
+// hours of event time, an hour's retention), kept a day longer than the
+// store as Kafka Streams keeps one, restores as a window store of the
+// topic's retention.ms minus a day, verified against the independent read
+// of it as a window store's changelog; --retention overrides it, and a
+// topic that does not say it is refused, asking for it.
+func TestRestoreForeignWindowChangelog(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	spec := loadgen.DefaultSpec()
+	spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio = 7200, 50, 3, 0.05
+	spec.StoreKind, spec.EventStepMicros, spec.WindowSizeMs, spec.RetentionMs = loadgen.KindWindow, 1_000_000, 5*60_000, 60*60_000
+	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "clicks", Spec: spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
+		t.Fatal(err)
+	}
+	restore := func(c config.Case) (runs.Restore, error) {
+		res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "clicks", AppID: "app", StoreName: "s", Case: c, OutDir: t.TempDir(), Force: true})
+		if err != nil {
+			return runs.Restore{}, err
+		}
+		return res.Restores[0], nil
+	}
+	c := config.DefaultCase()
+	c.StoreKind = config.StoreWindow
+	// A day and an hour, as Kafka Streams makes an hour's store's changelog.
+	alterTopic(t, env, "clicks", "retention.ms", "90000000")
+	r, err := restore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := loadgen.Expect(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys, wantKeys int64
+	for i, p := range r.Verification.Partitions {
+		keys += p.ActualKeys
+		wantKeys += want[i].Keys
+		if p.ActualDigest != want[i].Digest {
+			t.Errorf("partition %d: the store's digest %s is not the fill's expected state's %s", p.Partition, p.ActualDigest, want[i].Digest)
+		}
+	}
+	if !r.Verified || r.Error != "" || keys != wantKeys || r.Params.Retention.D() != time.Hour {
+		t.Fatalf("restored as a window store: verified %v, error %q, %d entries (want %d), retention %s (want 1h)",
+			r.Verified, r.Error, keys, wantKeys, r.Params.Retention)
+	}
+	// A longer retention keeps the first hour's windows too, verified
+	// against a read that keeps them.
+	c.Retention = config.Duration(3 * time.Hour)
+	if r, err = restore(c); err != nil || !r.Verified || totalKeys(r) <= wantKeys {
+		t.Fatalf("restored as a window store of 3 hours: %v, verified %v, %d entries (the hour's store kept %d)", err, r.Verified, totalKeys(r), wantKeys)
+	}
+	c.Retention = 0
+	alterTopic(t, env, "clicks", "retention.ms", "3600000")
+	if _, err := restore(c); err == nil || !strings.Contains(err.Error(), "restorebench restore --retention") {
+		t.Fatalf("a window store's changelog kept an hour, no retention given: %v", err)
+	}
+}
+
+// alterTopic sets one config of topic.
+func alterTopic(t *testing.T, env *Env, topic, key, value string) {
+	t.Helper()
+	cl, err := cluster.NewClient(env.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	rs, err := kadm.NewClient(cl).AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &value}}, topic)
+	if err == nil {
+		_, err = rs.On(topic, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -280,4 +364,10 @@ func runYAML(t *testing.T, yaml, name string) *runs.Results {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// totalKeys is the entries a restore's stores held.
+func totalKeys(r runs.Restore) int64 {
+	keys, _ := r.Verification.Totals()
+	return keys
 }
