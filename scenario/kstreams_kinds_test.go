@@ -73,8 +73,18 @@ func TestKafkaStreamsWindowStoreTakesTheFillsWindowSize(t *testing.T) {
 	if err := fleet.AddKindProperties(kv, fleet.Request{Case: config.DefaultCase()}); err != nil || len(kv) != 0 {
 		t.Fatalf("a key-value case: %v %v", kv, err)
 	}
-	_, err := coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: windowCase(false)}, 2)
+	// Over a topic restorebench did not fill: a read-only window store
+	// over it (the table topology), of the case's retention, a minute's
+	// window (a restore never reads it).
+	props, err := coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: windowCase(false)}, 2)
+	if err != nil || props[ksdriver.PropTopology] != ksdriver.TopologyTable || props[ksdriver.PropStoreKind] != "window" ||
+		props[ksdriver.PropStoreRetentionMs] != "3600000" || props[ksdriver.PropStoreWindowSizeMs] != "60000" {
+		t.Fatalf("a window store over another topic: %v, %v", props, err)
+	}
+	session := windowCase(false)
+	session.StoreKind = config.StoreSession
+	_, err = coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: session}, 2)
 	if err == nil || !strings.Contains(err.Error(), "app-s-changelog") {
-		t.Fatalf("a window store over another topic: %v", err)
+		t.Fatalf("a session store over another topic: %v", err)
 	}
 }
