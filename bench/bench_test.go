@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/runs"
@@ -188,7 +187,7 @@ func TestRestoreForeignWindowChangelog(t *testing.T) {
 	c := config.DefaultCase()
 	c.StoreKind = config.StoreWindow
 	// A day and an hour, as Kafka Streams makes an hour's store's changelog.
-	alterTopic(t, env, "clicks", "retention.ms", "90000000")
+	testkafka.SetTopicConfig(t, env.Cluster, "clicks", "retention.ms", "90000000")
 	r, err := restore(c)
 	if err != nil {
 		t.Fatal(err)
@@ -216,26 +215,9 @@ func TestRestoreForeignWindowChangelog(t *testing.T) {
 		t.Fatalf("restored as a window store of 3 hours: %v, verified %v, %d entries (the hour's store kept %d)", err, r.Verified, totalKeys(r), wantKeys)
 	}
 	c.Retention = 0
-	alterTopic(t, env, "clicks", "retention.ms", "3600000")
+	testkafka.SetTopicConfig(t, env.Cluster, "clicks", "retention.ms", "3600000")
 	if _, err := restore(c); err == nil || !strings.Contains(err.Error(), "restorebench restore --retention") {
 		t.Fatalf("a window store's changelog kept an hour, no retention given: %v", err)
-	}
-}
-
-// alterTopic sets one config of topic.
-func alterTopic(t *testing.T, env *Env, topic, key, value string) {
-	t.Helper()
-	cl, err := cluster.NewClient(env.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	rs, err := kadm.NewClient(cl).AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &value}}, topic)
-	if err == nil {
-		_, err = rs.On(topic, nil)
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -400,9 +400,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 // A topic with more live keys than the read keeps is restored counted,
 // not verified, saying so.
 func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill, why string) error {
-	if kind := o.Case.StoreKind; kind == config.StoreSession || kind == config.StoreVersionedKeyValue {
+	if kind := o.Case.StoreKind; !config.RestoresForeign(kind) {
 		return fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
-			"as a key-value, timestamped-key-value or window store's changelog (--store-kind)", kind, o.Topic, why)
+			"as a %s store's changelog (--store-kind)", kind, o.Topic, why, config.ForeignKinds())
 	}
 	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
 	opts := independentRead(o.Case)

@@ -13,7 +13,7 @@ const (
 )
 
 func init() {
-	registerStoreKind(StoreKindDef{Kind: StoreKeyValue, AllScenarios: true, Layout: LayoutKeyValue,
+	registerStoreKind(StoreKindDef{Kind: StoreKeyValue, AllScenarios: true, Layout: LayoutKeyValue, Foreign: true,
 		check: func(c Case) error {
 			if c.Retention != 0 || c.SegmentInterval != 0 {
 				return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
@@ -25,7 +25,7 @@ func init() {
 	// step restarts a kept store likewise), fails over (on the
 	// kafka-streams engine, the kv topology over the fill in place of the
 	// ledger) and restarts rolling; it keeps every record it restores.
-	registerStoreKind(StoreKindDef{Kind: StoreTimestampedKeyValue, Layout: LayoutKeyValue,
+	registerStoreKind(StoreKindDef{Kind: StoreTimestampedKeyValue, Layout: LayoutKeyValue, Foreign: true,
 		Scenarios: []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioRolling},
 		check: func(c Case) error {
 			if c.Retention != 0 || c.SegmentInterval != 0 {

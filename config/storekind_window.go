@@ -1,6 +1,12 @@
 package config
 
-import "github.com/restorebench/restorebench/loadgen"
+import (
+	"strconv"
+	"time"
+
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
+)
 
 // StoreWindow is Stores.persistentWindowStore without duplicates (or
 // Stores.inMemoryWindowStore): segmented by window start, windows past
@@ -27,5 +33,17 @@ func init() {
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,
-		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true}})
+		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
+		Foreign:     true, foreignProps: foreignWindowSize})
+}
+
+// foreignWindowSize gives a window store restored from a topic
+// restorebench did not fill its window size: a minute, or its retention
+// when shorter (Kafka Streams refuses a window longer than the
+// retention). Its changelog does not record it, and a restore never reads
+// it: it only sets the end of the windows a fetch returns, and the digest
+// reads each entry's key and window start.
+func foreignWindowSize(c Case) map[string]string {
+	ms := min(c.Retention.D().Milliseconds(), time.Minute.Milliseconds())
+	return map[string]string{ksdriver.PropStoreWindowSizeMs: strconv.FormatInt(ms, 10)}
 }

@@ -64,6 +64,14 @@ type StoreKindDef struct {
 	fillProps func(c Case, spec *loadgen.Spec) (map[string]string, error)
 	// Figures is what a restore's record says of its store.
 	Figures KindFigures
+	// Foreign says a topic restorebench did not fill restores as the
+	// kind's changelog, verified against an independent read of it
+	// (restore --topic, plan --measure); on the kafka-streams engine its
+	// store over the topic is the table topology's.
+	Foreign bool
+	// foreignProps are the driver's keys of its store over such a topic
+	// beside the case's own (nil: none).
+	foreignProps func(c Case) map[string]string
 }
 
 // StoreLayout is the engine store a kind restores into.
@@ -142,6 +150,35 @@ func StoreKindDefOf(k StoreKind) (StoreKindDef, bool) {
 func kindDef(k StoreKind) StoreKindDef {
 	d, _ := StoreKindDefOf(k)
 	return d
+}
+
+// RestoresForeign says whether a topic restorebench did not fill restores
+// as kind k's changelog (StoreKindDef.Foreign).
+func RestoresForeign(k StoreKind) bool { return kindDef(k).Foreign }
+
+// ForeignKinds names the kinds a topic restorebench did not fill restores
+// as, in the registry's order: "key-value, timestamped-key-value or
+// window".
+func ForeignKinds() string {
+	var names []string
+	for _, d := range storeKindDefs {
+		if d.Foreign {
+			names = append(names, string(d.Kind))
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// ForeignProperties are the driver's keys of the case's store over a topic
+// restorebench did not fill, beside the case's own (StoreKindDef.foreignProps).
+func (c Case) ForeignProperties() map[string]string {
+	if d := kindDef(c.StoreKind); d.foreignProps != nil {
+		return d.foreignProps(c)
+	}
+	return nil
 }
 
 // Runs says whether the kind runs scenario s.

@@ -3,7 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"maps"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -224,33 +224,22 @@ func (cd *coldDigest) entriesOf(_ context.Context, p int32) (map[string]uint64, 
 func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, partitions int32) (map[string]string, error) {
 	kind := req.Case.StoreKind
 	if fleet.IsSourceTable(t) {
-		switch kind.Of() {
-		case config.StoreKeyValue:
-			return tableProperties(env, t, req)
-		case config.StoreTimestampedKeyValue:
-			// What a DSL count, aggregate or table materializes: the
-			// table over the topic, in a timestamped store (Kafka Streams
-			// puts each record's timestamp before its value as it restores).
-			props, err := tableProperties(env, t, req)
-			if err != nil {
-				return nil, err
-			}
-			return props, fleet.AddKindProperties(props, req)
-		case config.StoreWindow:
-			// A read-only window store over the topic (the driver's
-			// table topology of a window store): its restore parses each
-			// key's window start and drops expired windows as the
-			// application's store does.
-			props, err := tableProperties(env, t, req)
-			if err != nil {
-				return nil, err
-			}
-			props[ksdriver.PropStoreWindowSizeMs] = strconv.FormatInt(foreignWindowSize(req.Case), 10)
-			return props, nil
+		// The table topology over the topic: a KTable's store of the kind
+		// (a timestamped one is what a DSL count, aggregate or table
+		// materializes), or a read-only window store whose restore parses
+		// each key's window start and drops expired windows as the
+		// application's store does.
+		if !config.RestoresForeign(kind) {
+			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
+				"the table topology over any other topic materializes a %s store (fill it under that name, "+
+				"or restore it on the model engine)", kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic, config.ForeignKinds())
 		}
-		return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
-			"the table topology over any other topic materializes a key-value, timestamped key-value or window store (fill it under that name, "+
-			"or restore it on the model engine)", kind, config.ChangelogTopic(t.AppID, t.StoreName), t.Topic)
+		props, err := tableProperties(env, t, req)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(props, req.Case.ForeignProperties())
+		return props, nil
 	}
 	input, err := fleet.EnsureInputTopic(ctx, env, t, partitions)
 	if err != nil {
@@ -261,16 +250,6 @@ func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fle
 		return nil, err
 	}
 	return props, fleet.AddKindProperties(props, req)
-}
-
-// foreignWindowSize is the window size a window store restored from a
-// topic restorebench did not fill is built with: a minute, or its
-// retention when shorter (Kafka Streams refuses a window longer than the
-// retention). Its changelog does not record it, and a restore never reads
-// it: it only sets the end of the windows a fetch returns, and the digest
-// reads each entry's key and window start.
-func foreignWindowSize(c config.Case) int64 {
-	return min(c.Retention.D().Milliseconds(), time.Minute.Milliseconds())
 }
 
 // tableProperties are the instance properties of the table topology over

@@ -58,32 +58,29 @@ func Entries(ctx context.Context, cfg cluster.Config, topic string, partition in
 	var failed error
 	// Read as a window store's changelog: the partition's stream time, and
 	// each entry's window start, for the entries served at its end.
-	var stream int64 = -1
+	clock := streamClock{}
 	windows := map[string]int64{}
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
 		if r.Partition != partition || r.Offset >= end || r.Attrs.IsControl() || r.Key == nil || failed != nil {
 			return
 		}
-		key, window, err := o.storeKey(topic, r)
+		c, live, err := o.changeOf(topic, r, clock, &buf)
 		if err != nil {
 			failed = err
 			stop()
 			return
 		}
-		stream = max(stream, window)
-		if !o.served(window, stream) {
+		if !live {
 			return
 		}
-		if r.Value == nil {
-			delete(out, string(key))
+		if c.value == nil {
+			delete(out, string(c.key))
 			return
 		}
-		var v []byte
-		v, buf = o.storedValue(r, buf)
-		out[string(key)] = loadgen.EntryHash(key, v)
+		out[string(c.key)] = loadgen.EntryHash(c.key, c.value)
 		if o.windowed() {
-			windows[string(key)] = window
+			windows[string(c.key)] = c.window
 		}
 		if len(out) > o.MaxKeys {
 			failed = fmt.Errorf("partition %d of topic %s %w (%d)", partition, topic, ErrTooManyEntries, o.MaxKeys)
@@ -98,7 +95,7 @@ func Entries(ctx context.Context, cfg cluster.Config, topic string, partition in
 		return nil, err
 	}
 	for k, w := range windows {
-		if _, live := out[k]; live && !o.served(w, stream) {
+		if !o.served(w, clock.at(partition)) {
 			delete(out, k)
 		}
 	}

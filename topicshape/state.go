@@ -228,32 +228,26 @@ func (lk *liveKeys) add(r *kgo.Record) {
 		lk.st.NullKeys++
 		return
 	}
-	key, window, err := lk.o.storeKey(lk.topic, r)
+	c, live, err := lk.o.changeOf(lk.topic, r, lk.clock, &lk.buf)
 	if err != nil {
 		lk.fail(err)
 		return
 	}
-	if lk.o.windowed() {
-		if lk.clock.advance(r.Partition, window) {
-			lk.expire(r.Partition)
-		}
-		if !lk.o.served(window, lk.clock.at(r.Partition)) {
-			return
-		}
+	lk.expire(r.Partition)
+	if !live {
+		return
 	}
 	m := lk.live[r.Partition]
-	h := maphash.Bytes(lk.seed, key)
+	h := maphash.Bytes(lk.seed, c.key)
 	_, had := m[h]
-	if r.Value == nil {
+	if c.value == nil {
 		if had {
 			delete(m, h)
 			lk.kept--
 		}
 		return
 	}
-	var v []byte
-	v, lk.buf = lk.o.storedValue(r, lk.buf)
-	m[h] = entry{hash: loadgen.EntryHash(key, v), bytes: int64(len(key) + len(v)), window: window}
+	m[h] = entry{hash: loadgen.EntryHash(c.key, c.value), bytes: int64(len(c.key) + len(c.value)), window: c.window}
 	if !had {
 		if lk.kept++; lk.kept > lk.o.MaxKeys {
 			lk.fail(fmt.Errorf("topic %s %w (%d)", lk.topic, ErrTooManyKeys, lk.o.MaxKeys))
@@ -267,11 +261,15 @@ func (lk *liveKeys) fail(err error) {
 	lk.stop()
 }
 
-// expire forgets partition p's entries of windows no longer served, once
-// its stream time has moved a retention past the last time it did: the
-// entries a window store's changelog holds past the store's retention
-// (its topic keeps them a day longer) need not fill memory.
+// expire forgets partition p's entries of windows no longer served, read
+// as a window store's changelog, once its stream time has moved a
+// retention past the last time it did: the entries a window store's
+// changelog holds past the store's retention (its topic keeps them a day
+// longer) need not fill memory.
 func (lk *liveKeys) expire(p int32) {
+	if !lk.o.windowed() {
+		return
+	}
 	st := lk.clock.at(p)
 	if last, ok := lk.expired[p]; ok && st-last < lk.o.WindowRetentionMs {
 		return

@@ -12,20 +12,39 @@ import (
 // (StateOptions.WindowRetentionMs).
 func (o StateOptions) windowed() bool { return o.WindowRetentionMs > 0 }
 
-// storeKey is the key r's entry is digested under and, read as a window
-// store's changelog, its window's start: the record key and window start
-// (loadgen.WindowDigestKey), which a window store's all() returns; else
-// the key as the changelog holds it. A key too short to be a window
-// store's is an error naming its partition and offset: Kafka Streams'
-// restore of it fails too.
-func (o StateOptions) storeKey(topic string, r *kgo.Record) (key []byte, window int64, err error) {
-	if !o.windowed() {
-		return r.Key, 0, nil
+// change is what one keyed record does to its partition's store: key is
+// what its entry is digested under, window its window's start (read as a
+// window store's changelog), value what the store keeps (nil deletes).
+type change struct {
+	key, value []byte
+	window     int64
+}
+
+// changeOf is what keyed record r does to its partition's store, read as
+// o says: its entry's key, as the changelog holds it or, read as a window
+// store's changelog, the record key and window start
+// (loadgen.WindowDigestKey), which a window store's all() returns; its
+// value, behind its timestamp when o.TimestampedValue (built in buf);
+// live false when it changes nothing the store serves, its window already
+// past the retention of its partition's stream time, which r moves on in
+// clock. A key too short to be a window store's is an error naming its
+// partition and offset: Kafka Streams' restore of it fails too.
+func (o StateOptions) changeOf(topic string, r *kgo.Record, clock streamClock, buf *[]byte) (c change, live bool, err error) {
+	c.key = r.Key
+	if o.windowed() {
+		if _, c.window, err = loadgen.SplitWindowKey(r.Key); err != nil {
+			return c, false, fmt.Errorf("topic %s partition %d offset %d, read as a window store's changelog: %w", topic, r.Partition, r.Offset, err)
+		}
+		c.key = loadgen.WindowDigestKey(r.Key)
+		clock.advance(r.Partition, c.window)
+		if !o.served(c.window, clock.at(r.Partition)) {
+			return c, false, nil
+		}
 	}
-	if _, window, err = loadgen.SplitWindowKey(r.Key); err != nil {
-		return nil, 0, fmt.Errorf("topic %s partition %d offset %d, read as a window store's changelog: %w", topic, r.Partition, r.Offset, err)
+	if r.Value != nil {
+		c.value, *buf = o.storedValue(r, *buf)
 	}
-	return loadgen.WindowDigestKey(r.Key), window, nil
+	return c, true, nil
 }
 
 // served says whether a window store serves, at stream time stream, an
@@ -42,15 +61,11 @@ func (o StateOptions) served(window, stream int64) bool {
 // observedStreamTime, -1 before any record).
 type streamClock map[int32]int64
 
-// advance moves partition p's stream time to window when it is later, and
-// says whether it moved.
-func (c streamClock) advance(p int32, window int64) bool {
-	st, ok := c[p]
-	if ok && window <= st {
-		return false
+// advance moves partition p's stream time to window when it is later.
+func (c streamClock) advance(p int32, window int64) {
+	if st, ok := c[p]; !ok || window > st {
+		c[p] = window
 	}
-	c[p] = window
-	return true
 }
 
 // at is partition p's stream time (-1 before any record).

@@ -109,9 +109,7 @@ func TestStateOfAShortWindowKeyFails(t *testing.T) {
 		&kgo.Record{Topic: topic, Key: []byte("page-2"), Value: []byte("1")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	if err := adminAlter(ctx, cl, topic, "retention.ms", "3600000"); err != nil {
-		t.Fatal(err)
-	}
+	testkafka.SetTopicConfig(t, cfg, topic, "retention.ms", "3600000")
 	if ret, err := WindowRetention(ctx, cfg, topic); err == nil || !strings.Contains(err.Error(), "retention.ms is 3600000, not a day longer") {
 		t.Fatalf("the store's retention from a changelog kept an hour: %v, %v; want an error saying why", ret, err)
 	}
@@ -119,13 +117,4 @@ func TestStateOfAShortWindowKeyFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "partition 0 offset 1") || !strings.Contains(err.Error(), "not a window store's changelog key") {
 		t.Fatalf("a 6-byte key read as a window store's: %v", err)
 	}
-}
-
-// adminAlter sets one config of topic.
-func adminAlter(ctx context.Context, cl *kgo.Client, topic, key, value string) error {
-	rs, err := kadm.NewClient(cl).AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &value}}, topic)
-	if err == nil {
-		_, err = rs.On(topic, nil)
-	}
-	return err
 }

@@ -34,11 +34,10 @@ func (f *capacityFlags) checkMeasure() error {
 			return fmt.Errorf("--measure-engines: %q is not an engine (kafka-streams, model)", e)
 		}
 	}
-	switch f.measureKind.Of() {
-	case config.StoreKeyValue, config.StoreTimestampedKeyValue, config.StoreWindow:
+	if config.RestoresForeign(f.measureKind) {
 		return nil
 	}
-	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a key-value, timestamped-key-value or window store", f.measureKind)
+	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a %s store", f.measureKind, config.ForeignKinds())
 }
 
 // measureTopic restores --from-topic cold on each engine when --measure is

@@ -176,3 +176,21 @@ func SecuredListener(t testing.TB, protocol string) Listener {
 	}
 	return Listener{Brokers: bs, Security: sec}
 }
+
+// SetTopicConfig sets one config of topic (a window changelog's
+// retention.ms, as Kafka Streams makes it).
+func SetTopicConfig(t testing.TB, cfg cluster.Config, topic, key, value string) {
+	t.Helper()
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	rs, err := kadm.NewClient(cl).AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &value}}, topic)
+	if err == nil {
+		_, err = rs.On(topic, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
