@@ -316,6 +316,9 @@ type RestoreTopicOptions struct {
 	Ready bool
 }
 
+// RestoreCaseName is the case name of RestoreTopic's restores.
+const RestoreCaseName = "restore"
+
 // RestoreTopic restores an existing topic, any topic, on the case's engine:
 // one the tool filled is verified against its manifest; any other is
 // restored and counted but reported as not verified. results.json is
@@ -330,7 +333,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if o.RunID == "" {
 		o.RunID = NewRunID("restore")
 	}
-	o.Case.Name = "restore"
+	o.Case.Name = RestoreCaseName
 	if err := e.checkApplications(ctx, []config.Case{o.Case}, []fleet.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
 		return nil, err
 	}

@@ -68,9 +68,14 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 	scale, unit := sizeUnit(maxX)
 	p := newChart("Time to ready against "+axis.Label(), fmt.Sprintf("%s (%s)", axis.Label(), unit), "time to ready (s)")
 	setups := coldSetups(a)
-	named := map[string]int{}
+	named, engines := map[string]int{}, map[string]map[config.Engine]bool{}
 	for _, s := range setups {
-		named[caseNames(s)]++
+		n := caseNames(s)
+		named[n]++
+		if engines[n] == nil {
+			engines[n] = map[config.Engine]bool{}
+		}
+		engines[n][runs.EngineOf(s.Params)] = true
 	}
 	for i, s := range setups {
 		c := plots.PaletteColor(i)
@@ -85,7 +90,10 @@ func fitChart(a *capacity.Analysis, axis capacity.Axis) (*plot.Plot, error) {
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.6), Shape: shapes[i%len(shapes)]}
 		p.Add(sc)
 		name := caseNames(s)
-		if named[name] > 1 { // setups of one case on changelogs of other shapes (a shape sweep)
+		if len(engines[name]) > 1 { // one case on both engines (a restore of the user's topic)
+			name += ", " + string(runs.EngineOf(s.Params))
+		}
+		if named[caseNames(s)] > 1 { // setups of one case on changelogs of other shapes (a shape sweep)
 			name += ", " + recordSizeLabel(s)
 		}
 		f := fits[s]

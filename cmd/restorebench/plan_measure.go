@@ -40,6 +40,22 @@ func (f *capacityFlags) checkMeasure() error {
 	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a %s store", f.measureKind, config.ForeignKinds())
 }
 
+// withMeasured is rs after the runs of measureTopic, when --measure is
+// given, and opts planning with their restores unless --case names
+// another: the answers rest on the topic's own restores, whatever they
+// differ from Kafka Streams' defaults in (a timestamped or window store is
+// the application's kind, not a setting to choose another rate by).
+func (f *capacityFlags) withMeasured(cmd *cobra.Command, rs []*capacity.Run, opts *capacity.Options) ([]*capacity.Run, error) {
+	measured, err := f.measureTopic(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(measured) > 0 && opts.Case == "" {
+		opts.Case = bench.RestoreCaseName
+	}
+	return append(measured, rs...), nil
+}
+
 // measureTopic restores --from-topic cold on each engine when --measure is
 // given, as `restorebench restore --topic` does (restorebench's own
 // application id, group and state dir; the user's topic is only read),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,33 @@ func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
 	runsDir, _ := filepath.Glob(filepath.Join("results", "*-measure", "results.json"))
 	if len(runsDir) != 1 {
 		t.Errorf("--measure saved %d runs under results/, want 1 (one engine)", len(runsDir))
+	}
+	// As a DSL count's store, of a topic restorebench did not fill (its
+	// manifest gone): the store's kind is not a setting that keeps the
+	// answers from resting on the topic's own restores.
+	if err := os.RemoveAll(filepath.Join(data, "fills")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = rootOut(t, "--data-dir", data, "-q", "plan", "--from-topic", "word-counts-changelog", "--measure",
+		"--measure-store-kind", "timestamped-key-value", "--measure-engines", "model", "--measure-repeats", "1", "--instances", "2", "--rto", "1m")
+	if err != nil || !strings.Contains(out, "Your changelog word-counts-changelog restored cold on the model engine (measured)") {
+		t.Fatalf("plan --measure of a timestamped store: %v\n%s", err, out)
+	}
+	// report takes the same flags: --measure restores the topic there too,
+	// and the report answers from it.
+	report := t.TempDir()
+	if out, err := rootOut(t, "--data-dir", data, "-q", "report", runsDir[0], "--out", report, "--from-topic", "word-counts-changelog", "--measure",
+		"--measure-store-kind", "timestamped-key-value", "--measure-engines", "model", "--measure-repeats", "1", "--instances", "2", "--rto", "1m"); err != nil {
+		t.Fatalf("report --measure: %v\n%s", err, out)
+	}
+	measures, _ := filepath.Glob(filepath.Join("results", "*-measure*")) // a run id taken this second gets -2
+	if len(measures) != 3 {
+		t.Fatalf("after two plans and a report with --measure, results/ holds %d measuring runs, want 3: %v", len(measures), measures)
+	}
+	md, err := os.ReadFile(filepath.Join(report, "report.md"))
+	if newest := filepath.Base(measures[2]); err != nil || !strings.Contains(string(md), newest) ||
+		!strings.Contains(string(md), "restored cold on the model engine (measured)") {
+		t.Fatalf("report --measure does not answer from its own restore of the topic, run %s (%v):\n%s", newest, err, md)
 	}
 	for _, c := range []struct {
 		args []string

@@ -71,6 +71,9 @@ func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, audi
 	if err != nil {
 		return err
 	}
+	if err := f.checkMeasure(); err != nil {
+		return err
+	}
 	rs, err := capacity.LoadRuns(paths)
 	if err != nil {
 		return err
@@ -85,6 +88,9 @@ func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, audi
 	if out == "" {
 		out = filepath.Dir(rs[0].Path)
 		fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
+	}
+	if rs, err = f.withMeasured(cmd, rs, &opts); err != nil {
+		return err
 	}
 	inputs := make([]string, len(rs))
 	for i, r := range rs {

@@ -108,7 +108,7 @@ func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
 		if first && r.Verification.Mode == verify.ModeUnverified {
 			fmt.Fprintln(w, "not verified (a topic restorebench did not fill; its contents were counted, not checked):")
 		} else if first {
-			fmt.Fprintln(w, "verified against an independent read of the topic (each key's last value, as Kafka Streams restores it):")
+			fmt.Fprintf(w, "verified against an independent read of the topic (%s, as Kafka Streams restores it):\n", readFolds(r))
 		}
 		first = false
 		keys, live := r.Verification.Totals()
@@ -119,6 +119,16 @@ func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
 		fmt.Fprintf(w, "  %s #%d: %d records (%.1f MB) restored in %.2fs (%.1f MB/s, %.0f records/s)%s; %d live keys, %.1f MB live\n",
 			r.Case, r.Repeat, r.Records, float64(r.Bytes)/1e6, r.DurationSeconds, r.MBPerSec, r.RecordsPerSec, ready, keys, float64(live)/1e6)
 	}
+}
+
+// readFolds says what the independent read kept of the topic a restore
+// was verified against: each key's last value, and for a window store's
+// changelog per window, the windows past the retention left out.
+func readFolds(r runs.Restore) string {
+	if r.Store != nil && r.Store.Kind == config.StoreWindow {
+		return "each key's last value per window, the windows past the retention left out"
+	}
+	return "each key's last value"
 }
 
 // incompleteReason says why a run's results are partial.
