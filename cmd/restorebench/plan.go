@@ -357,7 +357,7 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 			if err := f.readTopic(cmd, &opts); err != nil {
 				return err
 			}
-			if rs, err = f.withMeasured(cmd, rs, &opts); err != nil {
+			if rs, err = f.withMeasured(cmd, inputs, rs, &opts); err != nil {
 				return err
 			}
 			for _, r := range rs {

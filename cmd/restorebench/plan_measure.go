@@ -40,31 +40,37 @@ func (f *capacityFlags) checkMeasure() error {
 	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a %s store", f.measureKind, config.ForeignKinds())
 }
 
-// withMeasured is rs after the runs of measureTopic, when --measure is
-// given, and opts planning with their restores unless --case names
-// another: the answers rest on the topic's own restores, whatever they
-// differ from Kafka Streams' defaults in (a timestamped or window store is
-// the application's kind, not a setting to choose another rate by).
-func (f *capacityFlags) withMeasured(cmd *cobra.Command, rs []*capacity.Run, opts *capacity.Options) ([]*capacity.Run, error) {
+// withMeasured is the plan's inputs when --measure is given: the runs
+// measureTopic saves, then inputs (rs, loaded from them), loaded together
+// so each run has its own label and counts once; and opts planning with
+// the measured restores unless --case names another: the answers rest on
+// the topic's own restores, whatever they differ from Kafka Streams'
+// defaults in (a timestamped or window store is the application's kind,
+// not a setting to choose another rate by). Without --measure, rs.
+func (f *capacityFlags) withMeasured(cmd *cobra.Command, inputs []string, rs []*capacity.Run, opts *capacity.Options) ([]*capacity.Run, error) {
 	measured, err := f.measureTopic(cmd)
-	if err != nil {
-		return nil, err
+	if err != nil || len(measured) == 0 {
+		return rs, err
 	}
-	if len(measured) > 0 && opts.Case == "" {
+	if opts.Case == "" {
 		opts.Case = bench.RestoreCaseName
 	}
-	return append(measured, rs...), nil
+	all, err := capacity.LoadRuns(append(measured, inputs...))
+	if err != nil {
+		return nil, fmt.Errorf("--measure: %w", err)
+	}
+	return all, nil
 }
 
 // measureTopic restores --from-topic cold on each engine when --measure is
 // given, as `restorebench restore --topic` does (restorebench's own
 // application id, group and state dir; the user's topic is only read),
-// saves each as a run under results/ and returns them as plan inputs.
-func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]*capacity.Run, error) {
+// saves each as a run under results/ and returns their results files.
+func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 	if !f.measure {
 		return nil, nil
 	}
-	var out []*capacity.Run
+	var out []string
 	for _, name := range f.measureEngines {
 		engine := config.Engine(name)
 		c := config.DefaultCase()
@@ -84,12 +90,8 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]*capacity.Run, error
 		if err != nil {
 			return nil, fmt.Errorf("--measure: the %s engine's restore of %s: %w", engine, f.fromTopic, err)
 		}
-		rs, err := capacity.LoadRuns([]string{filepath.Join(dir, "results.json")})
-		if err != nil {
-			return nil, fmt.Errorf("--measure: %w", err)
-		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
-		out = append(out, rs...)
+		out = append(out, filepath.Join(dir, "results.json"))
 	}
 	return out, nil
 }

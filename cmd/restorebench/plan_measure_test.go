@@ -48,10 +48,12 @@ func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(data, "fills")); err != nil {
 		t.Fatal(err)
 	}
-	out, err = rootOut(t, "--data-dir", data, "-q", "plan", "--from-topic", "word-counts-changelog", "--measure",
+	// Beside a --from run, the measured run and it are two inputs, R1 and R2.
+	out, err = rootOut(t, "--data-dir", data, "-q", "plan", "--from-topic", "word-counts-changelog", "--measure", "--from", runsDir[0],
 		"--measure-store-kind", "timestamped-key-value", "--measure-engines", "model", "--measure-repeats", "1", "--instances", "2", "--rto", "1m")
-	if err != nil || !strings.Contains(out, "Your changelog word-counts-changelog restored cold on the model engine (measured)") {
-		t.Fatalf("plan --measure of a timestamped store: %v\n%s", err, out)
+	if err != nil || !strings.Contains(out, "Your changelog word-counts-changelog restored cold on the model engine (measured)") ||
+		!strings.Contains(out, "R2 = "+runsDir[0]) {
+		t.Fatalf("plan --measure of a timestamped store beside a --from run: %v\n%s", err, out)
 	}
 	// report takes the same flags: --measure restores the topic there too,
 	// and the report answers from it.

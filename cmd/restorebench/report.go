@@ -89,7 +89,7 @@ func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, audi
 		out = filepath.Dir(rs[0].Path)
 		fmt.Fprintf(cmd.ErrOrStderr(), "report: no --out given; writing into the first run's directory %s\n", out)
 	}
-	if rs, err = f.withMeasured(cmd, rs, &opts); err != nil {
+	if rs, err = f.withMeasured(cmd, paths, rs, &opts); err != nil {
 		return err
 	}
 	inputs := make([]string, len(rs))
