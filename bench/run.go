@@ -437,7 +437,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 // changelog of c's retention for a window store.
 func independentRead(c config.Case) topicshape.StateOptions {
 	o := topicshape.StateOptions{ReadCommitted: c.IsolationLevel() == "read_committed", TimestampedValue: c.StoreKind.TimestampedValue()}
-	if c.StoreKind == config.StoreWindow {
+	if config.WindowLayout(c.StoreKind) {
 		o.WindowRetentionMs = c.Retention.D().Milliseconds()
 	}
 	return o
@@ -449,7 +449,7 @@ func independentRead(c config.Case) topicshape.StateOptions {
 // (topicshape.WindowRetention). Without it the store would keep, and the
 // independent read expect, another set of windows.
 func (e *Env) windowRetention(ctx context.Context, o *RestoreTopicOptions) error {
-	if o.Case.StoreKind != config.StoreWindow || o.Case.Retention > 0 {
+	if !config.WindowLayout(o.Case.StoreKind) || o.Case.Retention > 0 {
 		return nil
 	}
 	ret, err := topicshape.WindowRetention(ctx, e.Cluster, o.Topic)

@@ -163,7 +163,7 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 			v    Duration
 		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
 			if d.v != 0 {
-				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window, session or versioned-key-value")
+				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window, timestamped-window, session or versioned-key-value")
 			}
 		}
 		if f.StoreKind != "" && k != StoreKeyValue {

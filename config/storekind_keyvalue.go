@@ -35,7 +35,7 @@ func init() {
 		},
 		fillSpec: func(f Fill, _ *loadgen.Spec) error {
 			if f.WindowSize != 0 || f.Retention != 0 {
-				return fieldErr("window_size", "windows and retention are set only with store_kind window or session")
+				return fieldErr("window_size", "windows and retention are set only with store_kind window, timestamped-window or session")
 			}
 			return nil
 		},

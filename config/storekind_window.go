@@ -8,10 +8,18 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// StoreWindow is Stores.persistentWindowStore without duplicates (or
-// Stores.inMemoryWindowStore): segmented by window start, windows past
-// the retention dropped on restore.
-const StoreWindow = loadgen.KindWindow
+const (
+	// StoreWindow is Stores.persistentWindowStore without duplicates (or
+	// Stores.inMemoryWindowStore): segmented by window start, windows past
+	// the retention dropped on restore.
+	StoreWindow = loadgen.KindWindow
+	// StoreTimestampedWindow is Stores.persistentTimestampedWindowStore
+	// without duplicates, what every DSL windowed count, aggregate and
+	// reduce materializes: a window store that keeps each value behind its
+	// record's 8-byte timestamp (Kafka Streams' TimestampedBytesStore
+	// conversion on restore).
+	StoreTimestampedWindow = loadgen.KindTimestampedWindow
+)
 
 // A window store restarts warm, keeps standbys, fails over and restarts
 // rolling (under a write load: checkRolling); Kafka Streams' in-memory
@@ -35,7 +43,34 @@ func init() {
 		fillProps:   windowSizeProperties,
 		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
 		Foreign:     true, foreignProps: foreignWindowSize})
+	// A timestamped window store restores cold, on RocksDB: restorebench
+	// restores an application's windowed aggregation's changelog as one.
+	// Kafka Streams keeps an in-memory window store's plain values even
+	// behind a timestamped builder (an adapter adds the timestamps on
+	// read), which a digest of the store could not tell from the changelog.
+	registerStoreKind(StoreKindDef{Kind: StoreTimestampedWindow, Layout: LayoutWindow, Retention: true,
+		Scenarios: []Scenario{ScenarioCold},
+		check: func(c Case) error {
+			if err := c.checkSegmented(); err != nil {
+				return err
+			}
+			if c.Memory() {
+				return fieldErr("store", "a %s store restores into RocksDB (Stores.persistentTimestampedWindowStore); Kafka Streams' in-memory window store keeps no timestamps", c.StoreKind)
+			}
+			return nil
+		},
+		NoLookups:   "window fetches are not built yet",
+		fillSpec:    segmentedFillSpec,
+		driverProps: retentionProperties,
+		fillProps:   windowSizeProperties,
+		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
+		Foreign:     true, foreignProps: foreignWindowSize})
 }
+
+// WindowLayout says whether kind k's store is a window store's segments
+// (a window or timestamped window store), whose changelog keys carry their
+// window's start.
+func WindowLayout(k StoreKind) bool { return kindDef(k).Layout == LayoutWindow }
 
 // foreignWindowSize gives a window store restored from a topic
 // restorebench did not fill its window size: a minute, or its retention

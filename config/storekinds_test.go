@@ -94,3 +94,31 @@ func TestStoreKindRegistry(t *testing.T) {
 		t.Fatalf("a refused registration changed StoreKinds: %v", StoreKinds)
 	}
 }
+
+// TestTimestampedWindowStoreRestoresColdOnRocksDB: a timestamped window
+// store's cold restore is valid on either engine and restores a topic
+// restorebench did not fill; in memory, or in another scenario, it is
+// refused naming the field; it is a window layout, as a window store is.
+func TestTimestampedWindowStoreRestoresColdOnRocksDB(t *testing.T) {
+	for _, e := range []Engine{EngineModel, EngineKafkaStreams} {
+		c := DefaultCase()
+		c.Engine, c.StoreKind, c.Retention = e, StoreTimestampedWindow, Duration(time.Hour)
+		if err := c.Validate(); err != nil {
+			t.Errorf("a %s cold restore of a timestamped window store: %v", e, err)
+		}
+		c.Strategy, c.Store = StrategyMemory, StoreMemory
+		var fe *FieldError
+		if err := c.Validate(); !errors.As(err, &fe) || fe.Path != "store" || !strings.Contains(err.Error(), "RocksDB") {
+			t.Errorf("%s, in memory: %v, want a store error naming RocksDB", e, err)
+		}
+	}
+	if err := failoverCaseOf(StoreTimestampedWindow).Validate(); err == nil || !strings.Contains(err.Error(), "timestamped-window stores run scenarios cold only") {
+		t.Errorf("a timestamped window failover: %v, want it refused listing cold", err)
+	}
+	if !RestoresForeign(StoreTimestampedWindow) || !WindowLayout(StoreTimestampedWindow) || !WindowLayout(StoreWindow) || WindowLayout(StoreSession) {
+		t.Error("a timestamped window store restores a foreign topic, as a window layout; a session store is no window layout")
+	}
+	if got := ForeignKinds(); got != "key-value, timestamped-key-value, window or timestamped-window" {
+		t.Errorf("ForeignKinds() %q", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // strategy (newStrategyLoader), behind a converter that puts each record's
 // timestamp before its value for a kind that keeps values so (a
 // timestamped store); a window store's segments, restored by put (or in
-// memory); a session store's likewise (newSessionStore); a versioned
+// memory), behind the same converter for a timestamped window store; a session store's likewise (newSessionStore); a versioned
 // store's (newVersionedLoader).
 func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 	d, _ := config.StoreKindDefOf(s.Case.StoreKind)
@@ -29,6 +29,9 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if s.Case.StoreKind.TimestampedValue() {
+			return &timestampedLoader{Loader: storeLoader{w}}, nil
 		}
 		return storeLoader{w}, nil
 	case config.LayoutSession:

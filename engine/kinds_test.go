@@ -179,6 +179,39 @@ func TestWindowStoreVerificationCatchesAnExpiredWindow(t *testing.T) {
 	}
 }
 
+// TestTimestampedWindowStoreKeepsTheRecordTimestamp: a timestamped window
+// store's restore serves the live windows with each value behind its
+// record's timestamp, and verifies against the kind's expected state; the
+// same changelog restored as a plain window store does not (its values
+// lack the timestamps).
+func TestTimestampedWindowStoreKeepsTheRecordTimestamp(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	fill := windowFill()
+	fill.StoreKind = loadgen.KindTimestampedWindow
+	testkafka.Fill(t, cfg, "tw", fill, nil)
+	expected, _, err := loadgen.Expect(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []config.StoreKind{config.StoreTimestampedWindow, config.StoreWindow} {
+		in := testInstance(cfg, "tw", t.TempDir())
+		in.Case = windowCase(t, fill, config.StrategyPut)
+		in.Case.StoreKind = kind
+		res, err := in.ColdRestore(context.Background(), testkafka.Offsets(t, cfg, "tw"))
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		ok, v := check(t, res.Stores, expected)
+		if want := kind == config.StoreTimestampedWindow; ok != want {
+			t.Errorf("%s: verified %v, want %v (%s)", kind, ok, want, v.Problem)
+		}
+		if w, segments, counted := res.Windows(); !counted || w.Kept == 0 || segments == 0 {
+			t.Errorf("%s: window counts %+v, %d segments open, counted %v", kind, w, segments, counted)
+		}
+		res.Close()
+	}
+}
+
 // TestTimestampedStoreKeepsTheRecordTimestamp: a timestamped key-value
 // restore keeps each value behind its record's timestamp and verifies
 // against the timestamped expected state, with every strategy.

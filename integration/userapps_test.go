@@ -89,9 +89,8 @@ type userApp struct {
 	store string // its store, whose changelog is <app>-<store>-changelog
 	// kind is the store kind of the application's store, and the one the
 	// model restores its changelog as; ksKind the one the kafka-streams
-	// engine does, and kindNote why they differ from the application's.
+	// engine does.
 	kind, ksKind config.StoreKind
-	kindNote     string
 	// windowed says the application's store is a window store (its
 	// changelog compact,delete): a plan from a key-value sweep says it
 	// answers for another kind of store.
@@ -139,15 +138,13 @@ func TestUserAppWordCountRestore(t *testing.T) {
 // TestUserAppWindowedClicksRestore: clicks keyed by user, re-keyed by page
 // (a repartition topic), counted per page in one-minute windows (a
 // timestamped window store); as the word count, restorebench restoring the
-// changelog as a window store's (`--store-kind window`, its retention
-// taken from the topic's retention.ms), verified against an independent
-// read of it as a window store's changelog.
+// changelog as a timestamped window store's (`--store-kind
+// timestamped-window`, its retention taken from the topic's retention.ms),
+// verified against an independent read of it as such a store's changelog.
 func TestUserAppWindowedClicksRestore(t *testing.T) {
 	runUserApp(t, userApp{
 		class: "restorebench.apps.WindowedClicks", store: "clicks-per-page",
-		kind: config.StoreWindow, ksKind: config.StoreWindow, windowed: true,
-		kindNote: "the application's store is a timestamped window store; restorebench's is a window store " +
-			"(each value without the timestamp before it)",
+		kind: config.StoreTimestampedWindow, ksKind: config.StoreTimestampedWindow, windowed: true,
 		bound: 3, planBound: 5, produce: produceClicks,
 	})
 }
@@ -213,7 +210,7 @@ func runUserApp(t *testing.T, ua userApp) {
 	}
 	sweep := saved
 	if strict {
-		sweep = sweepShapes(t, env)
+		sweep = sweepShapes(t, env, updates)
 	}
 
 	var rounds []userAppRound
@@ -276,9 +273,6 @@ func runUserApp(t *testing.T, ua userApp) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d changelog records over %d partitions (%.1f key+value bytes a record), median of %d rounds; load average %s\n",
 		ua.class, last.Records, partitions, bpr, len(rounds), strings.Join(strings.Fields(string(load))[:3], " "))
-	if ua.kindNote != "" {
-		fmt.Fprintf(&b, "  (%s)\n", ua.kindNote)
-	}
 	fmt.Fprintf(&b, "  %-14s %9s %8s   per round\n", "restore", "seconds", "ratio")
 	row := func(name string, s float64, f func(userAppRound) float64) {
 		var each []string

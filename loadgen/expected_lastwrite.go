@@ -40,11 +40,14 @@ type lastWrite struct {
 	// last is, by window start, the last record index + 1 per key (0 =
 	// never written in that window).
 	last map[int64][]int64
+	// timestamped says the store keeps each value behind its record's
+	// timestamp (a timestamped window store's, StoreKind.TimestampedValue).
+	timestamped bool
 }
 
 func newLastWrite(spec Spec, span int64, moment func(Record) int64, digestKey func([]byte) []byte) *lastWrite {
 	return &lastWrite{keys: spec.Keys, retention: spec.RetentionMs, span: span, stream: -1,
-		moment: moment, digestKey: digestKey, last: map[int64][]int64{}}
+		moment: moment, digestKey: digestKey, last: map[int64][]int64{}, timestamped: spec.StoreKind.TimestampedValue()}
 }
 
 // set records that r was applied: it is its entry's last write, and its
@@ -81,9 +84,11 @@ func (w *lastWrite) expire() {
 
 // states folds the live entries' last records into states: each live
 // entry with a value is one entry, digested under digestKey of its
-// changelog key with its value. Entries of a kept window that expired
-// before its latest one are left out.
+// changelog key with its value (behind its timestamp for a timestamped
+// store). Entries of a kept window that expired before its latest one are
+// left out.
 func (w *lastWrite) states(g *Generator, states []PartitionState) {
+	var buf []byte
 	for _, win := range w.last {
 		for _, idx := range win {
 			if idx == 0 {
@@ -93,11 +98,15 @@ func (w *lastWrite) states(g *Generator, states []PartitionState) {
 			if r.Value == nil || !w.live(w.moment(r)) {
 				continue
 			}
-			key := w.digestKey(r.Key)
+			key, v := w.digestKey(r.Key), r.Value
+			if w.timestamped {
+				buf = AppendTimestamped(buf[:0], r.Timestamp, r.Value)
+				v = buf
+			}
 			st := &states[r.Partition]
 			st.Keys++
-			st.LiveBytes += int64(len(key) + len(r.Value))
-			st.Digest.Add(key, r.Value)
+			st.LiveBytes += int64(len(key) + len(v))
+			st.Digest.Add(key, v)
 		}
 	}
 }

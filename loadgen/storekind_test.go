@@ -125,6 +125,43 @@ func TestTimestampedFillDigestsTheTimestamp(t *testing.T) {
 	}
 }
 
+// TestTimestampedWindowFillDigestsTheTimestamp: a timestamped window
+// fill writes the window fill's records, and expects the same live windows
+// with each value behind its record's timestamp: the same entries, 8 more
+// bytes each, another digest.
+func TestTimestampedWindowFillDigestsTheTimestamp(t *testing.T) {
+	w := windowSpec()
+	tw := w
+	tw.StoreKind = KindTimestampedWindow
+	gw, err := NewGenerator(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt, err := NewGenerator(tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(200) {
+		a, b := gw.At(i), gt.At(i)
+		if !bytes.Equal(a.Key, b.Key) || !bytes.Equal(a.Value, b.Value) || a.Timestamp != b.Timestamp {
+			t.Fatalf("record %d: window %x=%x at %d, timestamped window %x=%x at %d", i, a.Key, a.Value, a.Timestamp, b.Key, b.Value, b.Timestamp)
+		}
+	}
+	a, _, err := Expect(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Expect(tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range a {
+		if a[p].Keys == 0 || a[p].Keys != b[p].Keys || b[p].LiveBytes != a[p].LiveBytes+8*a[p].Keys || a[p].Digest == b[p].Digest {
+			t.Errorf("partition %d: window %+v, timestamped window %+v", p, a[p], b[p])
+		}
+	}
+}
+
 // TestStoreKindSettingsAreChecked: each kind refuses the settings it does
 // not read, and a window fill needs a window and a retention at least as
 // long.

@@ -11,8 +11,22 @@ import (
 // restore drops windows older than stream time minus the retention.
 const KindWindow StoreKind = "window"
 
+// KindTimestampedWindow is a timestamped window store's changelog
+// (Stores.persistentTimestampedWindowStore without duplicates, what every
+// DSL windowed count, aggregate and reduce materializes): a window store's
+// changelog whose record timestamps matter, as the store keeps each value
+// behind its 8-byte timestamp.
+const KindTimestampedWindow StoreKind = "timestamped-window"
+
 func init() {
-	registerFillKind(FillKindDef{Kind: KindWindow, Order: 30, Timed: true, Segmented: true, KeySuffix: windowSuffix,
+	registerFillKind(windowFillKind(KindWindow, 30, false))
+	registerFillKind(windowFillKind(KindTimestampedWindow, 35, true))
+}
+
+// windowFillKind is the fill's half of a window store kind: its records,
+// and the last write per key and window its restore serves.
+func windowFillKind(kind StoreKind, order int, timestamped bool) FillKindDef {
+	return FillKindDef{Kind: kind, Order: order, Timed: true, Segmented: true, KeySuffix: windowSuffix, TimestampedValue: timestamped,
 		validate: func(s Spec) error { return s.validateWindows(": Kafka Streams refuses such a store") },
 		stamp: func(g *Generator, r *Record) {
 			r.WindowStart = g.spec.windowStartOf(r.Timestamp)
@@ -23,7 +37,7 @@ func init() {
 		// starting at or before stream time − retention is expired.
 		tracker: func(s Spec) tracker {
 			return newLastWrite(s, 0, func(r Record) int64 { return r.WindowStart }, WindowDigestKey)
-		}})
+		}}
 }
 
 // windowSuffix is the bytes a window store's changelog key adds to the

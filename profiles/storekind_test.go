@@ -42,7 +42,7 @@ func TestStoreKindErrorsNameFieldAndLine(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"fill:\n  records: 10\n  retention: 1h\n", "line 3: fill.retention: is set only with store_kind"},
 		{"fill:\n  records: 10\n  store_kind: window\n  window_size: 2h\n  retention: 1h\n", "fill.retention: 3600000 ms is shorter than the window size"},
-		{"fill:\n  records: 10\n  store_kind: timestamped-key-value\n  window_size: 5m\n", "fill.window_size: windows and retention are set only with store_kind window or session"},
+		{"fill:\n  records: 10\n  store_kind: timestamped-key-value\n  window_size: 5m\n", "fill.window_size: windows and retention are set only with store_kind window, timestamped-window or session"},
 		{"fill:\n  records: 10\ncases:\n  - name: w\n    store_kind: window\n", "case w restores a window store, but the fill writes a key-value changelog"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: w\n    scenario: scaleout\n", "window stores run scenarios cold, warm, standby, failover and rolling only so far, not scaleout"},
 		{"fill:\n  records: 10\n  store_kind: window\ncases:\n  - name: w\n    engine: kafka-streams\n    scenario: rolling\n    rolling: {rate: 0}\n", "rolling.rate: 0 with a window store"},

@@ -98,7 +98,8 @@ func caseFlags(fs *pflag.FlagSet, c *config.Case) func() error {
 	s.value(stringValue[config.StoreType]{&c.Store}, "store-type", "store", "store type: rocksdb or memory")
 	s.value(stringValue[config.StoreKind]{&c.StoreKind}, "store-kind", "store_kind", "the store's kind by Kafka Streams' "+
 		"Stores factory: key-value (default), timestamped-key-value (what every DSL count, aggregate and table "+
-		"materializes: each value kept behind its timestamp), window, session, versioned-key-value")
+		"materializes: each value kept behind its timestamp), window, timestamped-window (what every DSL windowed "+
+		"count and aggregate materializes), session, versioned-key-value")
 	s.intVar(&c.BatchRecords, "batch-records", "batch_records", "records per poll and WriteBatch (the restore consumer's max.poll.records)")
 	s.intVar(&c.Threads, "threads", "threads", "stream threads (num.stream.threads), each with its own restore consumer and a share of the tasks")
 	s.value(&c.FetchMaxBytes, "fetch-max-bytes", "fetch_max_bytes", "the restore consumer's fetch.max.bytes")

@@ -125,7 +125,7 @@ func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
 // was verified against: each key's last value, and for a window store's
 // changelog per window, the windows past the retention left out.
 func readFolds(r runs.Restore) string {
-	if r.Store != nil && r.Store.Kind == config.StoreWindow {
+	if r.Store != nil && config.WindowLayout(r.Store.Kind) {
 		return "each key's last value per window, the windows past the retention left out"
 	}
 	return "each key's last value"

@@ -269,7 +269,7 @@ final class DriverConfig {
     /** Refuses the window settings, which only window and session stores take. */
     void refuseWindowSettings() throws ConfigError {
         if (retentionMs != 0 || windowSizeMs != 0 || segmentIntervalMs != 0) {
-            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window or session only, not " + storeKind.key());
+            throw new ConfigError(P + "store.retention.ms, store.window.size.ms and store.segment.interval.ms are for " + P + "store.kind=window, timestamped-window or session only, not " + storeKind.key());
         }
     }
 

@@ -44,4 +44,13 @@ interface StoreKindDef {
     default boolean keyLookups() {
         return true;
     }
+
+    /**
+     * The table topology of a kind whose store over the input topic is not
+     * a KTable's: its store, read-only, with the topic as its changelog
+     * (a window store's); null (the default) for a KTable's.
+     */
+    default Topology readOnlyTopology(DriverConfig c) {
+        return null;
+    }
 }

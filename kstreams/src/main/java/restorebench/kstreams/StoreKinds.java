@@ -17,7 +17,7 @@ final class StoreKinds {
 
     static {
         for (StoreKindDef k : List.of(KeyValueStores.KIND, TimestampedKeyValueStores.KIND, WindowStores.KIND,
-                SessionStores.KIND, VersionedStores.KIND)) {
+                TimestampedWindowStores.KIND, SessionStores.KIND, VersionedStores.KIND)) {
             if (BY_KEY.put(k.key(), k) != null) {
                 throw new IllegalStateException("store kind " + k.key() + " listed twice");
             }

@@ -160,6 +160,24 @@ final class StoreQueries {
         }
     }
 
+    /**
+     * A timestamped window store's entries, as {@link #forEachWindow}
+     * reads a window store's, each value with its timestamp before it.
+     */
+    void forEachTimestampedWindow(int partition, boolean stale, EntryVisitor v) {
+        ReadOnlyWindowStore<Bytes, ValueAndTimestamp<byte[]>> store =
+                query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>timestampedWindowStore());
+        try (KeyValueIterator<Windowed<Bytes>, ValueAndTimestamp<byte[]>> it = store.all()) {
+            while (it.hasNext()) {
+                KeyValue<Windowed<Bytes>, ValueAndTimestamp<byte[]>> kv = it.next();
+                if (kv.value != null && kv.value.value() != null) {
+                    v.visit(Digest.windowKey(kv.key.key().get(), kv.key.window().start()),
+                            Digest.timestampedValue(kv.value.timestamp(), kv.value.value()));
+                }
+            }
+        }
+    }
+
     static byte[] keyBytes(Object k) {
         if (k instanceof Bytes) {
             return ((Bytes) k).get();

@@ -93,12 +93,14 @@ final class TableTopology {
 
     /**
      * Builds the topology with the configuration's optimizations: a KTable
-     * over the input topic, or for store.kind=window a read-only window
-     * store over it ({@link WindowStores#readOnly}).
+     * over the input topic, or for a kind with a store of its own over it
+     * (store.kind=window or timestamped-window) that store, read-only
+     * ({@link StoreKindDef#readOnlyTopology}).
      */
     static Topology build(DriverConfig c) {
-        if (c.storeKind == WindowStores.KIND) {
-            return WindowStores.readOnly(c);
+        Topology own = c.storeKind.readOnlyTopology(c);
+        if (own != null) {
+            return own;
         }
         StreamsBuilder b = new StreamsBuilder();
         b.table(c.inputTopic, Consumed.with(Serdes.Bytes(), Serdes.ByteArray()),

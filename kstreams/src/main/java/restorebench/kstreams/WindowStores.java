@@ -74,9 +74,15 @@ final class WindowStores implements StoreKindDef {
      * at the topic's end; the processor applies nothing past them (the
      * restore is what is measured, and nothing is written anywhere).
      */
-    static Topology readOnly(DriverConfig c) {
+    @Override
+    public Topology readOnlyTopology(DriverConfig c) {
+        return readOnly(builder(c), c);
+    }
+
+    /** A read-only store of builder b over the input topic (a window store's or a timestamped window store's). */
+    static Topology readOnly(StoreBuilder<?> b, DriverConfig c) {
         Topology t = new Topology();
-        t.addReadOnlyStateStore(builder(c), TableTopology.SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(),
+        t.addReadOnlyStateStore(b, TableTopology.SOURCE, new BytesDeserializer(), new ByteArrayDeserializer(),
                 c.inputTopic, TableTopology.PROCESSOR, ReadOnly::new);
         return t;
     }

@@ -143,15 +143,43 @@ class DriverConfigTest {
         assertEquals(3_600_000, WindowStores.supplier(c).segmentIntervalMs());
     }
 
+    /**
+     * A timestamped window store (what a DSL windowed count materializes):
+     * read-only over the input topic on the table topology, its store a
+     * timestamped RocksDB window store; in memory it is refused.
+     */
+    @Test
+    void timestampedWindowStore() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        p.setProperty("restorebench.store.kind", "timestamped-window");
+        p.setProperty("restorebench.store.retention.ms", "7200000");
+        p.setProperty("restorebench.store.window.size.ms", "60000");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(TimestampedWindowStores.KIND, c.storeKind);
+        String d = TableTopology.build(c).describe().toString();
+        assertTrue(d.contains("Processor: table-read-only (stores: [balances])"), d);
+        assertEquals("org.apache.kafka.streams.state.internals.RocksDBTimestampedWindowStore",
+                TimestampedWindowStores.supplier(c).get().getClass().getName());
+        p.setProperty("restorebench.store.segment.interval.ms", "600000");
+        assertEquals(600_000, TimestampedWindowStores.supplier(DriverConfig.parse(p)).segmentIntervalMs());
+
+        p.setProperty("restorebench.topology", "kv");
+        p.setProperty("restorebench.store.type", "memory");
+        p.remove("restorebench.store.segment.interval.ms");
+        DriverConfig.ConfigError e = assertThrows(DriverConfig.ConfigError.class, () -> DriverConfig.parse(p));
+        assertTrue(e.getMessage().contains("store.type=memory"), e.getMessage());
+    }
+
     @Test
     void storeKindErrors() {
         String[][] cases = {
-            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window, session or versioned-key-value"},
+            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window, timestamped-window, session or versioned-key-value"},
             {"restorebench.store.kind=window", "needs restorebench.store.retention.ms"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=2000", "shorter than the window"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.store.type=memory,restorebench.store.segment.interval.ms=100", "no segments"},
-            {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
-            {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window or session only"},
+            {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window, timestamped-window or session only"},
+            {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window, timestamped-window or session only"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
             {"restorebench.store.kind=session,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=table", "kv topology only"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=ledger", "kv topology only"},
