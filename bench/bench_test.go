@@ -143,10 +143,10 @@ func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.
 	if err != nil || !res.Restores[0].Verified {
 		t.Fatalf("foreign topic as a timestamped store: %v, %+v", err, res.Restores[0].Verification)
 	}
-	params.StoreKind = config.StoreSession
+	params.StoreKind, params.Retention = config.StoreVersionedKeyValue, config.Duration(time.Hour)
 	if _, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir(), Force: true}); err == nil ||
-		!strings.Contains(err.Error(), "store kind session: topic foreign") {
-		t.Fatalf("foreign topic as a session store: %v", err)
+		!strings.Contains(err.Error(), "store kind versioned-key-value: topic foreign") {
+		t.Fatalf("foreign topic as a versioned store: %v", err)
 	}
 	var keys int64
 	for _, p := range r.Verification.Partitions {
@@ -218,6 +218,55 @@ func TestRestoreForeignWindowChangelog(t *testing.T) {
 	testkafka.SetTopicConfig(t, env.Cluster, "clicks", "retention.ms", "3600000")
 	if _, err := restore(c); err == nil || !strings.Contains(err.Error(), "restorebench restore --retention") {
 		t.Fatalf("a window store's changelog kept an hour, no retention given: %v", err)
+	}
+}
+
+// TestRestoreForeignSessionAndTimestampedWindowChangelogs: a session
+// store's changelog and a timestamped window store's (what DSL
+// session-windowed and windowed aggregations keep) that restorebench did
+// not fill restore as their kinds, of the topic's retention.ms minus a
+// day, verified against an independent read of each as its kind's
+// changelog: the stores hold exactly what the fill's expected state says.
+func TestRestoreForeignSessionAndTimestampedWindowChangelogs(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	for _, kind := range []config.StoreKind{config.StoreSession, config.StoreTimestampedWindow} {
+		spec := loadgen.DefaultSpec()
+		spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio = 7200, 50, 3, 0.05
+		spec.StoreKind, spec.EventStepMicros, spec.WindowSizeMs, spec.RetentionMs = kind, 1_000_000, 5*60_000, 60*60_000
+		topic := "foreign-" + string(kind)
+		if _, err := env.EnsureFill(ctx, FillRequest{Topic: topic, Spec: spec, Compression: "none"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
+			t.Fatal(err)
+		}
+		testkafka.SetTopicConfig(t, env.Cluster, topic, "retention.ms", "90000000")
+		c := config.DefaultCase()
+		c.StoreKind = kind
+		res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: topic, AppID: "app", StoreName: "s", Case: c, OutDir: t.TempDir(), Force: true})
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		r := res.Restores[0]
+		want, _, err := loadgen.Expect(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys, wantKeys int64
+		for i, p := range r.Verification.Partitions {
+			keys += p.ActualKeys
+			wantKeys += want[i].Keys
+			if p.ActualDigest != want[i].Digest {
+				t.Errorf("%s partition %d: the store's digest %s is not the fill's expected state's %s", kind, p.Partition, p.ActualDigest, want[i].Digest)
+			}
+		}
+		if !r.Verified || r.Error != "" || keys != wantKeys || keys == 0 || r.Params.Retention.D() != time.Hour ||
+			res.Fill.ExpectedFrom != runs.ExpectedFromIndependentRead {
+			t.Fatalf("%s: verified %v, error %q, %d entries (want %d), retention %s (want 1h), expected from %q",
+				kind, r.Verified, r.Error, keys, wantKeys, r.Params.Retention, res.Fill.ExpectedFrom)
+		}
 	}
 }
 

@@ -433,23 +433,27 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 
 // independentRead is how a topic restorebench did not fill is read to
 // verify a restore of case c against: with c's isolation level, each value
-// behind its timestamp for a timestamped store, as a window store's
-// changelog of c's retention for a window store.
+// behind its timestamp for a timestamped store, as a window (or session)
+// store's changelog of c's retention for a window (or session) store.
 func independentRead(c config.Case) topicshape.StateOptions {
 	o := topicshape.StateOptions{ReadCommitted: c.IsolationLevel() == "read_committed", TimestampedValue: c.StoreKind.TimestampedValue()}
-	if config.WindowLayout(c.StoreKind) {
+	switch d, _ := config.StoreKindDefOf(c.StoreKind); d.Layout {
+	case config.LayoutWindow:
 		o.WindowRetentionMs = c.Retention.D().Milliseconds()
+	case config.LayoutSession:
+		o.SessionRetentionMs = c.Retention.D().Milliseconds()
 	}
 	return o
 }
 
-// windowRetention sets the retention of a window store restored from a
-// topic restorebench did not fill, when the case names none: Kafka Streams
-// made its changelog a day longer-lived than the store
-// (topicshape.WindowRetention). Without it the store would keep, and the
+// windowRetention sets the retention of a window or session store restored
+// from a topic restorebench did not fill, when the case names none: Kafka
+// Streams made its changelog a day longer-lived than the store
+// (topicshape.WindowRetention; windowstore.changelog.additional.retention.ms
+// serves session stores too). Without it the store would keep, and the
 // independent read expect, another set of windows.
 func (e *Env) windowRetention(ctx context.Context, o *RestoreTopicOptions) error {
-	if !config.WindowLayout(o.Case.StoreKind) || o.Case.Retention > 0 {
+	if !o.Case.StoreKind.Segmented() || o.Case.Retention > 0 {
 		return nil
 	}
 	ret, err := topicshape.WindowRetention(ctx, e.Cluster, o.Topic)

@@ -603,8 +603,12 @@ func coldRecoveryShape(d Deployment, threads int, taskBytes float64) (int, strin
 		perInstance := ceilDiv(d.Partitions, d.Instances)
 		survivors := (d.Instances - 1) * threads
 		n := ceilDiv(perInstance, survivors)
-		return n, fmt.Sprintf("the failed instance's %s of %s restored cold by the %d survivors' %s: %s per thread",
-			Plural(perInstance, "task"), FormatBytes(taskBytes), d.Instances-1, Plural(survivors, "thread"), Plural(n, "task"))
+		by := fmt.Sprintf("the %d survivors'", d.Instances-1)
+		if d.Instances == 2 {
+			by = "the survivor's"
+		}
+		return n, fmt.Sprintf("the failed instance's %s of %s restored cold by %s %s: %s per thread",
+			Plural(perInstance, "task"), FormatBytes(taskBytes), by, Plural(survivors, "thread"), Plural(n, "task"))
 	case d.Instances == 1:
 		n := ceilDiv(d.Partitions, threads)
 		return n, fmt.Sprintf("the instance's %s of %s restored cold on its %s after a restart: %s per thread",

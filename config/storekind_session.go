@@ -36,7 +36,12 @@ func init() {
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,
-		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true}})
+		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
+		// A session store's changelog an application wrote restores as
+		// one (a DSL session-windowed count or aggregate materializes a
+		// plain session store); its driver store is built, as a window
+		// store's, with a window size its restore never reads.
+		Foreign: true, foreignProps: foreignWindowSize})
 }
 
 // sessionRefusal is why session stores do not run scenario s.

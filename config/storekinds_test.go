@@ -118,7 +118,7 @@ func TestTimestampedWindowStoreRestoresColdOnRocksDB(t *testing.T) {
 	if !RestoresForeign(StoreTimestampedWindow) || !WindowLayout(StoreTimestampedWindow) || !WindowLayout(StoreWindow) || WindowLayout(StoreSession) {
 		t.Error("a timestamped window store restores a foreign topic, as a window layout; a session store is no window layout")
 	}
-	if got := ForeignKinds(); got != "key-value, timestamped-key-value, window or timestamped-window" {
+	if got := ForeignKinds(); got != "key-value, timestamped-key-value, window, timestamped-window or session" {
 		t.Errorf("ForeignKinds() %q", got)
 	}
 }

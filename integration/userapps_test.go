@@ -91,9 +91,9 @@ type userApp struct {
 	// model restores its changelog as; ksKind the one the kafka-streams
 	// engine does.
 	kind, ksKind config.StoreKind
-	// windowed says the application's store is a window store (its
-	// changelog compact,delete): a plan from a key-value sweep says it
-	// answers for another kind of store.
+	// windowed says the application's store is a window or session store
+	// (its changelog compact,delete): a plan from a key-value sweep says
+	// it answers for another kind of store.
 	windowed bool
 	// bound is how far, either way, the kafka-streams engine's median
 	// restore time may be from the application's: a factor loose enough
@@ -146,6 +146,20 @@ func TestUserAppWindowedClicksRestore(t *testing.T) {
 		class: "restorebench.apps.WindowedClicks", store: "clicks-per-page",
 		kind: config.StoreTimestampedWindow, ksKind: config.StoreTimestampedWindow, windowed: true,
 		bound: 3, planBound: 5, produce: produceClicks,
+	})
+}
+
+// TestUserAppSessionClicksRestore: the same clicks counted per user
+// session (five minutes of inactivity close one: a session store, each
+// extended session's old key deleted); restorebench restoring the
+// changelog as a session store's (`--store-kind session`, its retention
+// taken from the topic's retention.ms), verified against an independent
+// read of it as a session store's changelog.
+func TestUserAppSessionClicksRestore(t *testing.T) {
+	runUserApp(t, userApp{
+		class: "restorebench.apps.SessionClicks", store: "clicks-per-session",
+		kind: config.StoreSession, ksKind: config.StoreSession, windowed: true,
+		bound: 3, planBound: 5, produce: produceSessionClicks,
 	})
 }
 
@@ -548,6 +562,38 @@ func produceClicks(t *testing.T, cl *kgo.Client, topic string, updates int) int6
 // it: the page, the one-minute window's start in milliseconds (8 bytes)
 // and sequence number 0 (4 bytes), Kafka Streams' window key layout.
 func produceCountedClicks(t *testing.T, cl *kgo.Client, topic string, updates int, counts map[string]int64) int64 {
+	produceClicksEach(t, cl, topic, updates, func(r *kgo.Record) {
+		if counts != nil {
+			window := r.Timestamp.UnixMilli() / 60_000 * 60_000
+			key := binary.BigEndian.AppendUint64(append([]byte(nil), r.Value...), uint64(window))
+			counts[string(binary.BigEndian.AppendUint32(key, 0))]++
+		}
+	})
+	return int64(updates)
+}
+
+// produceSessionClicks writes produceClicks' clicks and returns how many
+// records the session count's changelog gets for them: one for a click
+// that starts a session, two for one within sessionGap of its user's last
+// click (the old session's tombstone and the extended session), the
+// clicks being in event-time order.
+func produceSessionClicks(t *testing.T, cl *kgo.Client, topic string, updates int) int64 {
+	const sessionGap = 5 * time.Minute // SessionClicks' inactivity gap
+	last := map[string]time.Time{}
+	var records int64
+	produceClicksEach(t, cl, topic, updates, func(r *kgo.Record) {
+		records++
+		if prev, ok := last[string(r.Key)]; ok && r.Timestamp.Sub(prev) <= sessionGap {
+			records++
+		}
+		last[string(r.Key)] = r.Timestamp
+	})
+	return records
+}
+
+// produceClicksEach writes produceClicks' clicks, handing each record to
+// each before it is produced.
+func produceClicksEach(t *testing.T, cl *kgo.Client, topic string, updates int, each func(r *kgo.Record)) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.05, 1, 19_999)
 	span := 50 * time.Minute
@@ -560,14 +606,9 @@ func produceCountedClicks(t *testing.T, cl *kgo.Client, topic string, updates in
 			Value:     fmt.Appendf(nil, "/page/%d", zipf.Uint64()),
 			Timestamp: start.Add(time.Duration(i) * step),
 		}
-		if counts != nil {
-			window := r.Timestamp.UnixMilli() / 60_000 * 60_000
-			key := binary.BigEndian.AppendUint64(append([]byte(nil), r.Value...), uint64(window))
-			counts[string(binary.BigEndian.AppendUint32(key, 0))]++
-		}
+		each(r)
 		return r
 	})
-	return int64(updates)
 }
 
 // produceAll produces n records made by next, in order, waiting for all.

@@ -226,9 +226,9 @@ func coldProperties(ctx context.Context, env *fleet.Env, t fleet.Target, req fle
 	if fleet.IsSourceTable(t) {
 		// The table topology over the topic: a KTable's store of the kind
 		// (a timestamped one is what a DSL count, aggregate or table
-		// materializes), or a read-only window store whose restore parses
-		// each key's window start and drops expired windows as the
-		// application's store does.
+		// materializes), or a read-only window or session store whose
+		// restore parses each key's window start (session end) and drops
+		// expired windows (sessions) as the application's store does.
 		if !config.RestoresForeign(kind) {
 			return nil, fmt.Errorf("a %s store restores on the kafka-streams engine from %s, the changelog Kafka Streams names after it, not %s: "+
 				"the table topology over any other topic materializes a %s store (fill it under that name, "+

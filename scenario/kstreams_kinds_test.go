@@ -81,10 +81,19 @@ func TestKafkaStreamsWindowStoreTakesTheFillsWindowSize(t *testing.T) {
 		props[ksdriver.PropStoreRetentionMs] != "3600000" || props[ksdriver.PropStoreWindowSizeMs] != "60000" {
 		t.Fatalf("a window store over another topic: %v, %v", props, err)
 	}
+	// A session store likewise; a versioned store's is refused, naming
+	// the changelog it restores from.
 	session := windowCase(false)
 	session.StoreKind = config.StoreSession
-	_, err = coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: session}, 2)
+	props, err = coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: session}, 2)
+	if err != nil || props[ksdriver.PropTopology] != ksdriver.TopologyTable || props[ksdriver.PropStoreKind] != "session" ||
+		props[ksdriver.PropStoreRetentionMs] != "3600000" || props[ksdriver.PropStoreWindowSizeMs] != "60000" {
+		t.Fatalf("a session store over another topic: %v, %v", props, err)
+	}
+	versioned := config.DefaultCase()
+	versioned.Name, versioned.Engine, versioned.StoreKind, versioned.Retention = "v", config.EngineKafkaStreams, config.StoreVersionedKeyValue, config.Duration(time.Hour)
+	_, err = coldProperties(context.Background(), &fleet.Env{}, fleet.Target{Topic: "copy", AppID: "app", StoreName: "s"}, fleet.Request{Case: versioned}, 2)
 	if err == nil || !strings.Contains(err.Error(), "app-s-changelog") {
-		t.Fatalf("a session store over another topic: %v", err)
+		t.Fatalf("a versioned store over another topic: %v", err)
 	}
 }

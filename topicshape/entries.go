@@ -27,6 +27,9 @@ var ErrTooManyEntries = errors.New("has more live keys than a read key by key ke
 // key a restore got wrong once State's digest of the partition did not
 // match: State keeps hashes of keys only, to stay small.
 func Entries(ctx context.Context, cfg cluster.Config, topic string, partition int32, end int64, o StateOptions) (map[string]uint64, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if o.MaxKeys <= 0 {
 		o.MaxKeys = MaxEntriesKeys
 	}

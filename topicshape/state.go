@@ -46,6 +46,15 @@ type StateOptions struct {
 	// store's all() leaves it out after a restore. 0 (default): a
 	// key-value store's changelog.
 	WindowRetentionMs int64
+	// SessionRetentionMs, above 0, reads the topic as a session store's
+	// changelog (Stores.persistentSessionStore) of that retention: each
+	// key is the record key, the session end and its start
+	// (loadgen.SplitSessionKey), digested whole, and a session ending at
+	// or before its partition's stream time (the largest session end
+	// read) minus the retention is left out, as the store's fetch leaves
+	// it out after a restore. 0 (default): not a session store's. At most
+	// one of it and WindowRetentionMs is set.
+	SessionRetentionMs int64
 	// Idle, MaxKeys: as Options (MaxKeys default MaxStateKeys).
 	Idle    time.Duration
 	MaxKeys int
@@ -90,6 +99,9 @@ type entry struct {
 // one). A topic changed while it is read fails (ErrChanged), as Read does.
 func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions) (TopicState, error) {
 	begin := time.Now()
+	if err := o.check(); err != nil {
+		return TopicState{}, err
+	}
 	if o.Idle <= 0 {
 		o.Idle = stateIdle
 	}
@@ -130,6 +142,14 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	st.Partitions = lk.partitionStates()
 	st.Seconds = time.Since(begin).Seconds()
 	return st, nil
+}
+
+// check refuses options that read the topic as two kinds of store.
+func (o StateOptions) check() error {
+	if o.WindowRetentionMs > 0 && o.SessionRetentionMs > 0 {
+		return errors.New("topicshape: a topic is read as a window store's changelog or a session store's, not both")
+	}
+	return nil
 }
 
 // stateIdle is StateOptions.Idle's default.
@@ -271,7 +291,7 @@ func (lk *liveKeys) expire(p int32) {
 		return
 	}
 	st := lk.clock.at(p)
-	if last, ok := lk.expired[p]; ok && st-last < lk.o.WindowRetentionMs {
+	if last, ok := lk.expired[p]; ok && st-last < lk.o.retention() {
 		return
 	}
 	lk.expired[p] = st

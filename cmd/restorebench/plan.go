@@ -102,7 +102,8 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 		"results/), and answer from those restores before any --from run")
 	fl.Var(stringValue[config.StoreKind]{&f.measureKind}, "measure-store-kind", "with --measure: the store kind to restore into "+
 		"(key-value; timestamped-key-value as a DSL count, aggregate or table materializes; timestamped-window as a windowed one does, "+
-		"window without the timestamps; a window store's retention is the topic's retention.ms minus a day)")
+		"window without the timestamps; session as a session-windowed one does; a window or session store's retention is the topic's "+
+		"retention.ms minus a day)")
 	fl.StringSliceVar(&f.measureEngines, "measure-engines", []string{string(config.EngineKafkaStreams), string(config.EngineModel)},
 		"with --measure: the engines to restore on, in order (the answers rest on kafka-streams' restores when it is among them)")
 	fl.IntVar(&f.measureRepeats, "measure-repeats", 2, "with --measure: restores a engine runs (2 give the answers an interval)")

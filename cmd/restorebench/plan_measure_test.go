@@ -77,7 +77,7 @@ func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
 	}{
 		{[]string{"plan", "--measure", "--rto", "1m"}, "--measure: it restores the topic --from-topic names"},
 		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-engines", "jvm"}, `--measure-engines: "jvm" is not an engine`},
-		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-store-kind", "session"}, "--measure-store-kind \"session\""},
+		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-store-kind", "versioned-key-value"}, "--measure-store-kind \"versioned-key-value\""},
 		{[]string{"plan", "--from-topic", "word-counts-changelog", "--measure", "--measure-repeats", "0"}, "--measure-repeats: 0 must be between 1"},
 	} {
 		_, err := rootOut(t, append([]string{"--data-dir", data, "-q"}, c.args...)...)

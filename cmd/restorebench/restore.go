@@ -27,7 +27,7 @@ read keeps (16 M) is counted, not verified.
 named <application-id>-<store>-changelog as that store's changelog, any other
 topic as the changelog of a KTable over it (source-topic reuse), or with
 --store-kind window or timestamped-window (what a DSL windowed count or
-aggregate keeps) of a read-only window store over it
+aggregate keeps) or session of a read-only window or session store over it
 (Topology.addReadOnlyStateStore); no topic is created or written. Kafka
 Streams restores such a topic only up to the application's committed offsets,
 so restorebench commits them at the topic's end offsets in the group
@@ -73,15 +73,15 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>); must not hold another run's results")
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
-	fl.Var(&retention, "retention", "with --store-kind window or timestamped-window, the window store's retention (Materialized.withRetention; "+
+	fl.Var(&retention, "retention", "with --store-kind window, timestamped-window or session, the store's retention (Materialized.withRetention; "+
 		"default: the topic's retention.ms minus a day, windowstore.changelog.additional.retention.ms's default)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := resolve(); err != nil {
 			return err
 		}
 		if fl.Changed("retention") {
-			if !config.WindowLayout(c.StoreKind) || retention <= 0 {
-				return fmt.Errorf("--retention %s: it is a window store's retention, above 0, for --store-kind window or timestamped-window", retention)
+			if !c.StoreKind.Segmented() || retention <= 0 {
+				return fmt.Errorf("--retention %s: it is a window or session store's retention, above 0, for --store-kind window, timestamped-window or session", retention)
 			}
 			c.Retention = retention
 		}

@@ -128,6 +128,9 @@ func readFolds(r runs.Restore) string {
 	if r.Store != nil && config.WindowLayout(r.Store.Kind) {
 		return "each key's last value per window, the windows past the retention left out"
 	}
+	if r.Store != nil && r.Store.Kind == config.StoreSession {
+		return "each session's last value, the sessions past the retention left out"
+	}
 	return "each key's last value"
 }
 

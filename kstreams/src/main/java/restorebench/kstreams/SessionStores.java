@@ -39,14 +39,16 @@ final class SessionStores implements StoreKindDef {
     }
 
     /**
-     * The kv topology, store type rocksdb or memory, a retention and window
-     * size above 0, the retention at least the window (a session lasts up
-     * to one), and no segment interval, which neither
+     * The kv or table topology, store type rocksdb or memory, a retention
+     * and window size above 0, the retention at least the window (a session
+     * lasts up to one), and no segment interval, which neither
      * Stores.persistentSessionStore nor Stores.inMemorySessionStore takes.
      */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {
-        c.requireKvTopology();
+        if (c.topology == DriverConfig.Topology.LEDGER) {
+            c.requireKvTopology();
+        }
         c.requireWindowedStore(" a session lasts up to");
         if (c.segmentIntervalMs != 0) {
             throw new DriverConfig.ConfigError(DriverConfig.P + "store.segment.interval.ms is for a RocksDB window store: Kafka Streams' session stores take none (RocksDbSessionBytesStoreSupplier uses max(retention / 2, 60 s))");
@@ -62,6 +64,17 @@ final class SessionStores implements StoreKindDef {
     @Override
     public void forEach(StoreQueries q, int partition, boolean stale, StoreQueries.EntryVisitor v) {
         forEach(q.query(partition, stale, QueryableStoreTypes.<Bytes, byte[]>sessionStore()), v);
+    }
+
+    /**
+     * The table topology of a session store: the store, read-only, over the
+     * input topic, as a window store's ({@link WindowStores#readOnly}): a
+     * cold start restores the topic through the session store's own restore,
+     * sessions past the retention of the largest end restored dropped.
+     */
+    @Override
+    public Topology readOnlyTopology(DriverConfig c) {
+        return WindowStores.readOnly(builder(c), c);
     }
 
     /** The store's supplier: RocksDB segments, or in memory with store.type=memory. */

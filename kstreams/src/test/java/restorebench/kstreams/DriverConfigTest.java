@@ -143,6 +143,22 @@ class DriverConfigTest {
         assertEquals(3_600_000, WindowStores.supplier(c).segmentIntervalMs());
     }
 
+    /** The table topology of a session store is the store, read-only, over the input topic, as a window store's. */
+    @Test
+    void tableTopologyOfASessionStoreIsAReadOnlyStore() throws Exception {
+        Properties p = base();
+        p.setProperty("restorebench.topology", "table");
+        p.setProperty("restorebench.store.kind", "session");
+        p.setProperty("restorebench.store.retention.ms", "7200000");
+        p.setProperty("restorebench.store.window.size.ms", "60000");
+        DriverConfig c = DriverConfig.parse(p);
+        assertEquals(SessionStores.KIND, c.storeKind);
+        assertEquals("in", c.changelogTopic());
+        String d = TableTopology.build(c).describe().toString();
+        assertTrue(d.contains("Source: table-source (topics: [in])"), d);
+        assertTrue(d.contains("Processor: table-read-only (stores: [balances])"), d);
+    }
+
     /**
      * A timestamped window store (what a DSL windowed count materializes):
      * read-only over the input topic on the table topology, its store a
@@ -181,7 +197,7 @@ class DriverConfigTest {
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.retention.ms=1000", "for restorebench.store.kind=window, timestamped-window or session only"},
             {"restorebench.store.retention.ms=1000", "for restorebench.store.kind=window, timestamped-window or session only"},
             {"restorebench.store.kind=timestamped-key-value,restorebench.store.type=timestamped", "cannot be combined"},
-            {"restorebench.store.kind=session,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=table", "kv topology only"},
+            {"restorebench.store.kind=session,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=ledger", "kv topology only"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.topology=ledger", "kv topology only"},
         };
         for (String[] tc : cases) {
