@@ -458,12 +458,12 @@ func (e *Env) windowRetention(ctx context.Context, o *RestoreTopicOptions) error
 	}
 	ret, err := topicshape.WindowRetention(ctx, e.Cluster, o.Topic)
 	if err != nil {
-		return fmt.Errorf("a window store's retention, restoring %s: %w; give the store's retention (restorebench restore --retention: what the "+
-			"application's Materialized.withRetention, or its window size plus grace, says)", o.Topic, err)
+		return fmt.Errorf("a %s store's retention, restoring %s: %w; give the store's retention (restorebench restore --retention: what the "+
+			"application's Materialized.withRetention, or its window size (a session store's inactivity gap) plus grace, says)", o.Case.StoreKind, o.Topic, err)
 	}
 	o.Case.Retention = config.Duration(ret)
-	e.Logf("restore: %s: a window store of %s retention (the topic's retention.ms minus %s, as Kafka Streams made it)",
-		o.Topic, ret, topicshape.WindowChangelogExtraRetention)
+	e.Logf("restore: %s: a %s store of %s retention (the topic's retention.ms minus %s, as Kafka Streams made it)",
+		o.Topic, o.Case.StoreKind, ret, topicshape.WindowChangelogExtraRetention)
 	return nil
 }
 

@@ -16,7 +16,7 @@ func init() {
 	registerStoreKind(StoreKindDef{Kind: StoreKeyValue, AllScenarios: true, Layout: LayoutKeyValue, Foreign: true,
 		check: func(c Case) error {
 			if c.Retention != 0 || c.SegmentInterval != 0 {
-				return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window or session)")
+				return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window, timestamped-window or session)")
 			}
 			return nil
 		}})

@@ -80,9 +80,10 @@ shapes:
 
 // userAppsWindowSweepShapes are userAppsWindowSweepProfile's shapes; their
 // records per key are per key and window (50 windows). The "r1" shape's
-// keys stop at 3 M (150 M key-windows, still about one record each): the
-// independent read holds at most 400 M windows' expected state, and 3 M
-// keys have 122 windows each within the retention.
+// keys stop at 3 M (150 M key-windows, still about one record each): a
+// fill's expected state is derived for at most 400 M key-windows
+// (loadgen's limit), and 3 M keys have 122 windows each within the
+// retention.
 var userAppsWindowSweepShapes = []userAppsShape{
 	{"w-v8-r1", k8v8, 0, 3_000_000},
 	{"w-v8-r3", k8v8, 3 * 50, 0},

@@ -31,18 +31,20 @@ const (
 	// memory.
 	PropStoreType = "restorebench.store.type"
 	// PropStoreKind is the kv topology's store kind, by the fill's
-	// store_kind names: key-value (default), timestamped-key-value, window
-	// session or versioned-key-value (loadgen.StoreKind).
+	// store_kind names: key-value (default), timestamped-key-value, window,
+	// timestamped-window, session or versioned-key-value (loadgen.StoreKind);
+	// on the table topology timestamped-key-value, window,
+	// timestamped-window or session.
 	PropStoreKind = "restorebench.store.kind"
 	// PropStoreRetentionMs is a window or session store's retention
 	// period, or a versioned store's history retention, milliseconds
-	// (required with PropStoreKind window, session or versioned-key-value,
-	// refused otherwise).
+	// (required with PropStoreKind window, timestamped-window, session or
+	// versioned-key-value, refused otherwise).
 	PropStoreRetentionMs = "restorebench.store.retention.ms"
 	// PropStoreWindowSizeMs is a window store's window size, milliseconds,
 	// or the window a session store's sessions fall in
-	// (loadgen.SessionLength; required with PropStoreKind window or
-	// session, refused otherwise).
+	// (loadgen.SessionLength; required with PropStoreKind window,
+	// timestamped-window or session, refused otherwise).
 	PropStoreWindowSizeMs = "restorebench.store.window.size.ms"
 	// PropStoreSegmentIntervalMs is a RocksDB window or versioned store's
 	// segment interval, milliseconds; unset or 0 is Kafka Streams' own (a

@@ -382,7 +382,7 @@ func WindowRetention(ctx context.Context, cfg cluster.Config, topic string) (tim
 	}
 	ret := time.Duration(ms)*time.Millisecond - WindowChangelogExtraRetention
 	if ms < 0 || ret <= 0 {
-		return 0, fmt.Errorf("topic %s: retention.ms is %d, not a day longer than a window store's retention as Kafka Streams makes its changelog "+
+		return 0, fmt.Errorf("topic %s: retention.ms is %d, not a day longer than a window or session store's retention as Kafka Streams makes its changelog "+
 			"(windowstore.changelog.additional.retention.ms, a day by default)", topic, ms)
 	}
 	return ret, nil

@@ -18,8 +18,9 @@ import org.apache.kafka.streams.state.internals.RocksDbWindowBytesStoreSupplier;
  * window store without duplicates, as {@link WindowStores}, that keeps each
  * value behind its record's timestamp (a restore puts the changelog
  * record's timestamp before its value), digested so, as the Go tool's
- * expected state of the kind holds it. RocksDB only: Kafka Streams keeps an
- * in-memory window store's plain values even behind a timestamped builder.
+ * expected state of the kind holds it. RocksDB only so far: the in-memory
+ * one (Stores.inMemoryWindowStore under timestampedWindowStoreBuilder,
+ * which marks it timestamped) is not built yet.
  */
 final class TimestampedWindowStores implements StoreKindDef {
     static final TimestampedWindowStores KIND = new TimestampedWindowStores();
@@ -39,8 +40,8 @@ final class TimestampedWindowStores implements StoreKindDef {
         }
         c.requireWindowedStore(": Kafka Streams refuses such a store");
         if (c.storeType == DriverConfig.StoreType.MEMORY) {
-            throw new DriverConfig.ConfigError(DriverConfig.P + "store.type=memory: a timestamped window store is RocksDB's "
-                    + "(Stores.persistentTimestampedWindowStore); the in-memory window store keeps no timestamps");
+            throw new DriverConfig.ConfigError(DriverConfig.P + "store.type=memory: the driver builds a timestamped window store "
+                    + "on RocksDB only (Stores.persistentTimestampedWindowStore)");
         }
     }
 
