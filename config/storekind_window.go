@@ -26,9 +26,8 @@ const (
 // window store (Stores.inMemoryWindowStore) has no segments, so a segment
 // interval is for a rocksdb store only on the kafka-streams engine.
 func init() {
-	registerStoreKind(StoreKindDef{Kind: StoreWindow, Layout: LayoutWindow, Retention: true,
-		Scenarios: []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioRolling},
-		check: func(c Case) error {
+	registerStoreKind(windowKindDef(StoreWindow, []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioRolling},
+		func(c Case) error {
 			if err := c.checkSegmented(); err != nil {
 				return err
 			}
@@ -36,22 +35,15 @@ func init() {
 				return fieldErr("segment_interval", "Kafka Streams' in-memory window store (Stores.inMemoryWindowStore) has no segments; set it for a rocksdb store only")
 			}
 			return nil
-		},
-		NoLookups:   "window fetches are not built yet",
-		fillSpec:    segmentedFillSpec,
-		driverProps: retentionProperties,
-		fillProps:   windowSizeProperties,
-		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
-		Foreign:     true, foreignProps: foreignWindowSize})
+		}))
 	// A timestamped window store restores cold, on RocksDB: restorebench
 	// restores an application's windowed aggregation's changelog as one,
 	// as the DSL materializes it by default. Kafka Streams also builds an
 	// in-memory one (Stores.inMemoryWindowStore under
 	// timestampedWindowStoreBuilder, marked timestamped); restorebench does
 	// not build it yet.
-	registerStoreKind(StoreKindDef{Kind: StoreTimestampedWindow, Layout: LayoutWindow, Retention: true,
-		Scenarios: []Scenario{ScenarioCold},
-		check: func(c Case) error {
+	registerStoreKind(windowKindDef(StoreTimestampedWindow, []Scenario{ScenarioCold},
+		func(c Case) error {
 			if err := c.checkSegmented(); err != nil {
 				return err
 			}
@@ -60,13 +52,21 @@ func init() {
 					"restorebench does not build the in-memory one yet", c.StoreKind)
 			}
 			return nil
-		},
+		}))
+}
+
+// windowKindDef is the descriptor of a window store kind (window,
+// timestamped window): segments by window start, a retention, the fill's
+// window size, restorable from a topic restorebench did not fill; it runs
+// scenarios, and check validates a case of it.
+func windowKindDef(kind StoreKind, scenarios []Scenario, check func(c Case) error) StoreKindDef {
+	return StoreKindDef{Kind: kind, Layout: LayoutWindow, Retention: true, Scenarios: scenarios, check: check,
 		NoLookups:   "window fetches are not built yet",
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,
 		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
-		Foreign:     true, foreignProps: foreignWindowSize})
+		Foreign:     true, foreignProps: foreignWindowSize}
 }
 
 // WindowLayout says whether kind k's store is a window store's segments

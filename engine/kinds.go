@@ -9,13 +9,23 @@ import (
 )
 
 // newKindLoader opens the loader of a task's store by the layout of the
-// case's store kind (config.StoreKindDef.Layout): a key-value store's by
-// strategy (newStrategyLoader), behind a converter that puts each record's
-// timestamp before its value for a kind that keeps values so (a
-// timestamped store); a window store's segments, restored by put (or in
-// memory), behind the same converter for a timestamped window store; a session store's likewise (newSessionStore); a versioned
-// store's (newVersionedLoader).
+// case's store kind (newLayoutLoader), behind a converter that puts each
+// record's timestamp before its value for a kind that keeps values so (a
+// timestamped key-value or window store).
 func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
+	l, err := newLayoutLoader(s, id)
+	if err != nil || !s.Case.StoreKind.TimestampedValue() {
+		return l, err
+	}
+	return &timestampedLoader{Loader: l}, nil
+}
+
+// newLayoutLoader opens the loader of a task's store by the layout of the
+// case's store kind (config.StoreKindDef.Layout): a key-value store's by
+// strategy (newStrategyLoader); a window store's segments, restored by put
+// (or in memory); a session store's likewise (newSessionStore); a
+// versioned store's (newVersionedLoader).
+func newLayoutLoader(s loaderSpec, id TaskID) (Loader, error) {
 	d, _ := config.StoreKindDefOf(s.Case.StoreKind)
 	switch d.Layout {
 	case config.LayoutWindow:
@@ -30,9 +40,6 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Case.StoreKind.TimestampedValue() {
-			return &timestampedLoader{Loader: storeLoader{w}}, nil
-		}
 		return storeLoader{w}, nil
 	case config.LayoutSession:
 		w, err := newSessionStore(s, id)
@@ -43,17 +50,10 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 	case config.LayoutVersioned:
 		return newVersionedLoader(s, id)
 	}
-	l, err := newStrategyLoader(s, id)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Case.StoreKind.TimestampedValue() {
-		return l, nil
-	}
-	return &timestampedLoader{Loader: l}, nil
+	return newStrategyLoader(s, id)
 }
 
-// timestampedLoader restores a timestamped key-value store: the changelog
+// timestampedLoader restores a timestamped (key-value or window) store: the changelog
 // holds plain values with the timestamp on the record, and the store keeps
 // each value behind its 8-byte timestamp (Kafka Streams'
 // TimestampedBytesStore conversion on restore). Tombstones stay tombstones.
