@@ -49,6 +49,7 @@ func (o FillOutcome) ToResults() *runs.Fill {
 	m := o.Manifest
 	spec := m.Spec
 	tot := o.Derived.Totals
+	hot := tot.HotRecords
 	return &runs.Fill{
 		Topic:           m.Topic,
 		Spec:            &spec,
@@ -58,6 +59,7 @@ func (o FillOutcome) ToResults() *runs.Fill {
 		Records:         tot.Records,
 		Tombstones:      tot.Tombstones,
 		Bytes:           tot.Bytes,
+		HotRecords:      &hot,
 		DurationSeconds: m.DurationSeconds,
 		RecordsPerSec:   runs.PerSec(tot.Records, m.DurationSeconds),
 		MBPerSec:        runs.MBPerSec(tot.Bytes, m.DurationSeconds),

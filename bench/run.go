@@ -428,6 +428,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 		return topicshape.Entries(ctx, e.Cluster, o.Topic, partition, st.Ends[partition], opts)
 	}
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
+	fill.HotRecords = &st.HotRecords
 	return nil
 }
 

@@ -125,7 +125,7 @@ func (a *Analysis) rateAtShape() {
 	if c == nil {
 		return
 	}
-	r := c.RateAt(d.BytesPerRecord, d.RecordsPerKey)
+	r := c.RateAt(d.BytesPerRecord, d.RecordsPerKey, d.HotShare, d.HotKnown)
 	if r.Setup.Params.Engine == config.EngineModel {
 		r.calibrate(a.Calibration)
 	}

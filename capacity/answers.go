@@ -43,6 +43,12 @@ type Deployment struct {
 	// per record and share of tombstones; 0 when unknown (set from
 	// Changelog).
 	BytesPerRecord, TombstoneShare float64
+	// HotShare is the share of the changelog's records whose key is among
+	// the loadgen.HotKeyWindow records of its partition before it (skewed
+	// keys restore faster), known (HotKnown) only from a read of the
+	// changelog.
+	HotShare float64
+	HotKnown bool
 	// Changelog is what a read of the user's changelog topic found
 	// (--from-topic), nil without one; Taken names the fields set from it
 	// ("state", "partitions", "records per live key").

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -20,7 +21,11 @@ import (
 //	Seconds = Fixed + PerRecord × records + PerByte × key+value bytes
 //	        + PerOverwrite × (records − live keys)
 //
-// (records, bytes and overwrites one thread restores). A restore of small
+// (records, bytes and overwrites one thread restores), and, when the
+// shapes fitted differ in how skewed their keys are (Hot), records split
+// into those of a key among the last loadgen.HotKeyWindow of their
+// partition, at PerHot, and the others, at PerRecord: a memtable insert
+// of a key written a moment ago costs less. A restore of small
 // records costs per record (decoding, a WriteBatch entry, a memtable
 // insert), one of large records per byte, and a record that a later one of
 // its key replaces or deletes costs RocksDB again in flushes and
@@ -40,8 +45,14 @@ type Cost struct {
 	// tombstone or a deleted one). A term the fit dropped (its coefficient
 	// came out negative, which no restore costs) is 0 and absent from Terms.
 	Fixed, PerRecord, PerByte, PerOverwrite float64
+	// Hot says the fit priced hot records (loadgen.HotKeys) apart, at
+	// PerHot, PerRecord then pricing the others: every restore fitted
+	// has its share of hot records counted, and those shares span
+	// minHotSpread. Without it PerHot is PerRecord.
+	Hot    bool
+	PerHot float64
 	// Terms are the terms the fit kept, of "restore", "record", "byte",
-	// "overwrite".
+	// "overwrite", "hot record".
 	Terms []string
 	// Obs are the restores fitted.
 	Obs []Obs
@@ -79,6 +90,21 @@ const minCostShapeRatio = 1.5
 // minCostRestores is the fewest restores a Cost is fitted over: one more
 // than its terms, so the fit can disagree with a restore.
 const minCostRestores = 4
+
+// maxHotGap is how far (in share of records) a deployment's hot records
+// may lie outside those fitted before the answers say so.
+const maxHotGap = 0.15
+
+// hotWhat says what a hot record is, for a warning.
+func hotWhat() string {
+	return fmt.Sprintf("their key among their partition's last %d records", loadgen.HotKeyWindow)
+}
+
+// minHotSpread is how far apart (in share of records) the least and most
+// skewed shapes' hot records must lie before a Cost prices hot records
+// apart: closer, the hot term would fit noise. Uniform keys give 0–4%,
+// Zipf(1.1) keys 44–48% (loadgen.HotKeyWindow).
+const minHotSpread = 0.2
 
 // ErrNoCost says the inputs hold no sweep of shapes to fit a Cost over.
 var ErrNoCost = errors.New("no restore cost per record and per byte: that needs verified cold restores of one setting " +
@@ -138,42 +164,69 @@ func FitCost(setups []*Setup) (*Cost, error) {
 	if lo, hi := c.RecordSizes(); !(hi >= minCostShapeRatio*lo) {
 		return nil, ErrNoCost
 	}
+	if lo, hi, known := c.HotShares(); known && hi-lo >= minHotSpread {
+		c.Hot = true
+	}
 	xs := make([][costColumns]float64, len(c.Obs))
 	ys := make([]float64, len(c.Obs))
 	for i, o := range c.Obs {
 		xs[i] = c.columns(o)
 		ys[i] = o.Seconds
 	}
-	coef, terms, ok := bestNonNegativeFit(xs, ys)
+	coef, terms, ok := bestNonNegativeFit(xs, ys, c.columnsFitted())
 	if !ok {
 		return nil, fmt.Errorf("no restore cost with positive terms fits the %d restores of %s", len(c.Obs), setups[0].Label())
 	}
 	c.Fixed, c.PerRecord, c.PerByte, c.PerOverwrite = coef[0], coef[1], coef[2], coef[3]
+	c.PerHot = c.PerRecord
+	if c.Hot {
+		c.PerHot = coef[4]
+	}
 	c.Terms = terms
 	c.residuals()
 	return c, nil
 }
 
 // costColumns is how many terms a Cost's fit has.
-const costColumns = 4
+const costColumns = 5
 
 // costTerms names the columns of a Cost's fit.
-var costTerms = [costColumns]string{"restore", "record", "byte", "overwrite"}
+var costTerms = [costColumns]string{"restore", "record", "byte", "overwrite", "hot record"}
 
-// columns are a restore's regressors, per thread: 1, records, bytes, and
-// the records that left no live key.
+// hotColumn is the column of the hot records, fitted only when Cost.Hot.
+const hotColumn = 4
+
+// columnsFitted is the mask of the columns the fit may use: all but the
+// hot records' unless the Cost prices them apart.
+func (c *Cost) columnsFitted() int {
+	if c.Hot {
+		return 1<<costColumns - 1
+	}
+	return 1<<costColumns - 1&^(1<<hotColumn)
+}
+
+// columns are a restore's regressors, per thread: 1, records (the ones
+// not hot when the Cost prices hot ones apart), bytes, the records that
+// left no live key, and the hot records (0 unless Hot).
 func (c *Cost) columns(o Obs) [costColumns]float64 {
 	t := float64(c.Threads)
 	keys, _ := o.Restore.Verification.Totals()
 	over := math.Max(0, float64(o.Restore.Records-keys))
-	return [costColumns]float64{1, float64(o.Restore.Records) / t, float64(o.Restore.Bytes) / t, over / t}
+	records, hot := float64(o.Restore.Records), 0.0
+	if h, ok := hotShareOf(o); ok && c.Hot {
+		hot = h * records
+		records -= hot
+	}
+	return [costColumns]float64{1, records / t, float64(o.Restore.Bytes) / t, over / t, hot / t}
 }
 
-// bestNonNegativeFit fits ys against the columns of xs over every subset
-// of them that holds a record or a byte term, and returns, of the subsets
-// with the most terms whose coefficients all come out non-negative (and
-// whose system is not singular), the one that fits best.
-func bestNonNegativeFit(xs [][costColumns]float64, ys []float64) (coef [costColumns]float64, terms []string, ok bool) {
+// bestNonNegativeFit fits ys against the columns of xs (those in the mask
+// allowed) over every subset of them that holds a record or a byte term,
+// and returns, of the subsets with the most terms whose coefficients all
+// come out non-negative (and whose system is not singular), the one that
+// fits best.
+func bestNonNegativeFit(xs [][costColumns]float64, ys []float64, allowed int) (coef [costColumns]float64, terms []string, ok bool) {
+	const perRecordOrByte = 1<<1 | 1<<2 | 1<<hotColumn
 	for size := costColumns; size >= 1 && !ok; size-- {
 		best := math.Inf(1)
 		for mask := 1; mask < 1<<costColumns; mask++ {
@@ -183,7 +236,7 @@ func bestNonNegativeFit(xs [][costColumns]float64, ys []float64) (coef [costColu
 					cols = append(cols, j)
 				}
 			}
-			if len(cols) != size || mask&0b110 == 0 {
+			if len(cols) != size || mask&perRecordOrByte == 0 || mask&^allowed != 0 {
 				continue
 			}
 			c, solved := weightedLeastSquares(xs, ys, cols)
@@ -296,6 +349,9 @@ func (c *Cost) residuals() {
 	for _, o := range c.Obs {
 		sh := shapeOfObs([]Obs{o})
 		k := fmt.Sprintf("%.3g|%.2g", sh.BytesPerRecord, sh.RecordsPerKey)
+		if sh.HotKnown {
+			k += fmt.Sprintf("|%.1f", sh.HotShare)
+		}
 		if rows[k] == nil {
 			rows[k] = &ShapeResidual{Setup: c.setupOf(o), Shape: sh}
 			order = append(order, k)
@@ -313,7 +369,10 @@ func (c *Cost) residuals() {
 		if a.BytesPerRecord != b.BytesPerRecord {
 			return a.BytesPerRecord < b.BytesPerRecord
 		}
-		return a.RecordsPerKey < b.RecordsPerKey
+		if a.RecordsPerKey != b.RecordsPerKey {
+			return a.RecordsPerKey < b.RecordsPerKey
+		}
+		return a.HotShare < b.HotShare
 	})
 }
 
@@ -330,19 +389,37 @@ func (c *Cost) setupOf(o Obs) *Setup {
 // fitted is the Cost's seconds for the restore o measured.
 func (c *Cost) fitted(o Obs) float64 {
 	x := c.columns(o)
-	return c.Seconds(x[1], x[2], x[3])
+	return c.Seconds(x[1]+x[hotColumn], x[2], x[3], x[hotColumn])
 }
 
 // Seconds is the fitted time for one thread to restore records holding
-// bytes of key+value, overwrites of them leaving no live key.
-func (c *Cost) Seconds(records, bytes, overwrites float64) float64 {
-	return c.Fixed + c.PerRecord*records + c.PerByte*bytes + c.PerOverwrite*overwrites
+// bytes of key+value, overwrites of them leaving no live key and hot of
+// them hot (loadgen.HotKeys; it matters only when the Cost is Hot).
+func (c *Cost) Seconds(records, bytes, overwrites, hot float64) float64 {
+	return c.Fixed + c.PerRecord*(records-hot) + c.PerHot*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
 }
 
 // PerThreadRate is the bytes a second one thread restores of a changelog
-// of bytesPerRecord and recordsPerKey, once the fixed cost is paid.
-func (c *Cost) PerThreadRate(bytesPerRecord, recordsPerKey float64) float64 {
-	return 1 / ((c.PerRecord+c.PerOverwrite*overwriteShare(recordsPerKey))/bytesPerRecord + c.PerByte)
+// of bytesPerRecord, recordsPerKey and hotShare of its records hot, once
+// the fixed cost is paid.
+func (c *Cost) PerThreadRate(bytesPerRecord, recordsPerKey, hotShare float64) float64 {
+	perRecord := c.PerRecord*(1-hotShare) + c.PerHot*hotShare
+	return 1 / ((perRecord+c.PerOverwrite*overwriteShare(recordsPerKey))/bytesPerRecord + c.PerByte)
+}
+
+// HotShares bound the shares of hot records (loadgen.HotKeys) of the
+// restores fitted; known is false when a restore's fill did not count
+// them (results written before they were counted).
+func (c *Cost) HotShares() (lo, hi float64, known bool) {
+	lo = math.Inf(1)
+	for _, o := range c.Obs {
+		h, ok := hotShareOf(o)
+		if !ok {
+			return 0, 0, false
+		}
+		lo, hi = math.Min(lo, h), math.Max(hi, h)
+	}
+	return lo, hi, len(c.Obs) > 0
 }
 
 // overwriteShare is the share of a changelog's records that leave no live
@@ -383,6 +460,9 @@ func (c *Cost) Equation() string {
 	if c.PerRecord > 0 {
 		parts = append(parts, formatTiny(c.PerRecord)+" a record")
 	}
+	if c.Hot && c.PerHot > 0 {
+		parts = append(parts, fmt.Sprintf("%s a hot record (its key among its partition's last %d) instead", formatTiny(c.PerHot), loadgen.HotKeyWindow))
+	}
 	if c.PerByte > 0 {
 		parts = append(parts, formatTiny(c.PerByte*1e6)+" a MB")
 	}
@@ -421,7 +501,11 @@ func (c *Cost) Basis() string {
 	s := c.FitText()
 	var per []string
 	for _, r := range c.Shapes {
-		per = append(per, fmt.Sprintf("%s a record at %.1f a key %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Shape.RecordsPerKey, r.Percent()))
+		hot := ""
+		if c.Hot {
+			hot = fmt.Sprintf(", %.0f%% hot", 100*r.Shape.HotShare)
+		}
+		per = append(per, fmt.Sprintf("%s a record at %.1f a key%s %+.0f%%", FormatBytes(r.Shape.BytesPerRecord), r.Shape.RecordsPerKey, hot, r.Percent()))
 	}
 	if len(per) > 0 {
 		s += "; measured against fitted, per shape: " + strings.Join(per, ", ")
@@ -440,7 +524,12 @@ func (c *Cost) FitText() string {
 		"a stream thread over %s of %s (%s to %s a record, %.1f to %.1f records per live key), off by %.0f%% rms (%+.0f%% to %+.0f%%)",
 		Plural(len(c.Obs), "restore"), Plural(len(c.Shapes), "changelog shape"), FormatBytes(lo), FormatBytes(hi), rlo, rhi,
 		100*c.Residual, 100*(c.SpreadLo-1), 100*(c.SpreadHi-1))
-	if dropped := costColumns - len(c.Terms); dropped > 0 {
+	if c.Hot {
+		hlo, hhi, _ := c.HotShares()
+		s += fmt.Sprintf("; hot records (their key among their partition's last %d) priced apart, %.0f%% to %.0f%% of the records fitted",
+			loadgen.HotKeyWindow, 100*hlo, 100*hhi)
+	}
+	if dropped := len(c.droppedTerms()); dropped > 0 {
 		s += "; " + strings.Join(c.droppedTerms(), " and ") + " term dropped (every fit with it gave a term below zero)"
 	}
 	if c.Threads > 1 {
@@ -452,8 +541,8 @@ func (c *Cost) FitText() string {
 // droppedTerms names the terms the fit left out.
 func (c *Cost) droppedTerms() []string {
 	var out []string
-	for _, t := range costTerms {
-		if !contains(c.Terms, t) {
+	for j, t := range costTerms {
+		if c.columnsFitted()&(1<<j) != 0 && !contains(c.Terms, t) {
 			out = append(out, "the per-"+t)
 		}
 	}
@@ -509,6 +598,14 @@ func (c *Cost) farFrom(d Deployment) string {
 	}
 	if want := d.TombstoneShare; d.Changelog != nil && rpkHi > 0 && (want < tsLo-maxTombstoneGap || want > tsHi+maxTombstoneGap) {
 		far = append(far, fmt.Sprintf("your %.0f%% tombstones lie outside the %.0f%%–%.0f%% fitted", 100*want, 100*tsLo, 100*tsHi))
+	}
+	if d.HotKnown {
+		if lo, hi, known := c.HotShares(); known && (d.HotShare < lo-maxHotGap || d.HotShare > hi+maxHotGap) {
+			far = append(far, fmt.Sprintf("your %.0f%% hot records (%s) lie outside the %.0f%%–%.0f%% fitted", 100*d.HotShare, hotWhat(), 100*lo, 100*hi))
+		} else if !known && d.HotShare >= minHotSpread {
+			far = append(far, fmt.Sprintf("your keys are skewed (%.0f%% hot records: %s) and the restores fitted did not count "+
+				"theirs (results written before restorebench counted them)", 100*d.HotShare, hotWhat()))
+		}
 	}
 	kinds := kindDistance(c.Setups, d)
 	if kinds != "" && len(far) == 0 {

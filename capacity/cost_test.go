@@ -248,3 +248,86 @@ func TestPlanOfAWindowChangelogUsesAWindowCost(t *testing.T) {
 		t.Errorf("a key-value changelog planned from the cost of %q stores", k)
 	}
 }
+
+// hotSweep is the shape sweep with two skewed shapes beside it: 8 B and
+// 64 B values at 20 records per key with 45% of their records hot (Zipf
+// keys), the uniform ones at 2%.
+func hotSweep() []capacitytest.Shape {
+	var out []capacitytest.Shape
+	for _, sh := range capacitytest.ShapeSweep {
+		sh.HotShare = 0.02
+		out = append(out, sh)
+	}
+	return append(out, capacitytest.Shape{ValueBytes: 8, RecordsPerKey: 20, HotShare: 0.45},
+		capacitytest.Shape{ValueBytes: 64, RecordsPerKey: 20, HotShare: 0.45})
+}
+
+// hotCost is shapeCost with a hot record at 1.2 µs instead of 2 µs.
+var hotCost = capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9, PerOverwrite: 1e-6, PerHot: 1.2e-6}
+
+// TestCostPricesHotRecordsApart: over a sweep whose shapes differ in how
+// skewed their keys are, the cost prices a hot record apart and gives its
+// term back; a plan from a changelog read with 45% hot records is answered
+// at that share and says so, and one whose share was not read assumes the
+// slower end, saying so.
+func TestCostPricesHotRecordsApart(t *testing.T) {
+	var rs []*Run
+	for i, r := range capacitytest.ShapeRuns(config.EngineKafkaStreams, hotCost, 1_000_000, hotSweep()) {
+		rs = append(rs, &Run{Label: "S" + strconv.Itoa(i+1), Path: "x", Results: r})
+	}
+	a := Analyze(rs, Options{})
+	if len(a.Costs) != 1 {
+		t.Fatalf("%d costs, want 1", len(a.Costs))
+	}
+	c := a.Costs[0]
+	if !c.Hot || !near(c.PerHot, 1.2e-6, 0.1) || !near(c.PerRecord, 2e-6, 0.05) || !near(c.PerByte, 5e-9, 0.05) {
+		t.Errorf("cost %s (hot priced apart %v: %g s a hot record, %g s a record), want 1.2 µs a hot record beside 2 µs",
+			c.Equation(), c.Hot, c.PerHot, c.PerRecord)
+	}
+	if !strings.Contains(c.Equation(), "a hot record (its key among its partition's last 64) instead") ||
+		!strings.Contains(c.FitText(), "hot records (their key among their partition's last 64) priced apart, 2% to 45%") {
+		t.Errorf("equation %q / fit %q do not state the hot term", c.Equation(), c.FitText())
+	}
+	if len(c.Shapes) != 7 {
+		t.Errorf("%d shape rows, want 7 (the skewed shapes apart from the uniform ones of their size)", len(c.Shapes))
+	}
+	const state, bpr = 160e6, 16.0 // 10 M records of 16 B, 20 a key
+	records := state / bpr
+	shape := topicshape.Shape{Records: 10_000_000, Bytes: int64(state), HotRecords: ptr(int64(4_500_000))}
+	d := Deployment{StateBytes: state, Partitions: 1, Instances: 1, BytesPerRecord: bpr, RecordsPerKey: 20, Changelog: &shape}
+	d.HotShare, d.HotKnown = shape.HotShare()
+	r := Analyze(rs, Options{Deployment: d}).Rate
+	want := hotCost.Fixed + records*(0.55*hotCost.PerRecord+0.45*hotCost.PerHot) + hotCost.PerByte*state + hotCost.PerOverwrite*records*0.95
+	if got := r.Seconds(state); r.Cost == nil || !near(got.Value, want, 0.05) || !strings.Contains(r.Summary(), "45% hot records") {
+		t.Errorf("at 45%% hot: %.2f s (%s), want %.2f s at 45%% hot", got.Value, r.Summary(), want)
+	}
+	d.Changelog, d.HotKnown = nil, false
+	r = Analyze(rs, Options{Deployment: d}).Rate
+	slow := hotCost.Fixed + records*(0.98*hotCost.PerRecord+0.02*hotCost.PerHot) + hotCost.PerByte*state + hotCost.PerOverwrite*records*0.95
+	if got := r.Seconds(state); !near(got.Value, slow, 0.05) || !strings.Contains(r.Summary(), "2% hot records (ASSUMED") {
+		t.Errorf("hot share unknown: %.2f s (%s), want the slower end, 2%% hot, %.2f s, said assumed", got.Value, r.Summary(), slow)
+	}
+}
+
+// TestSkewedChangelogWarnsBesideUncountedShapes: a sweep whose fills did
+// not count hot records (results written before they were) fits no hot
+// term, and a changelog read with 45% hot records is warned about.
+func TestSkewedChangelogWarnsBesideUncountedShapes(t *testing.T) {
+	rs := shapeRuns(config.EngineKafkaStreams, capacitytest.ShapeSweep)
+	shape := topicshape.Shape{Records: 10_000_000, Bytes: 160e6, HotRecords: ptr(int64(4_500_000))}
+	d := Deployment{StateBytes: 160e6, Partitions: 1, BytesPerRecord: 64, RecordsPerKey: 5, Changelog: &shape}
+	d.HotShare, d.HotKnown = shape.HotShare()
+	a := Analyze(rs, Options{Deployment: d})
+	if a.Rate == nil || a.Rate.Cost == nil || a.Rate.Cost.Hot {
+		t.Fatalf("rate %+v: want the cost's, without a hot term", a.Rate)
+	}
+	if w := a.Rate.FarFrom(d); !strings.Contains(w, "your keys are skewed (45% hot records") {
+		t.Errorf("warning %q does not name the skew the fitted restores did not count", w)
+	}
+	d.HotShare = 0.03
+	if w := a.Rate.FarFrom(d); strings.Contains(w, "skewed") {
+		t.Errorf("3%% hot records is no skew, yet: %s", w)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -55,24 +55,41 @@ type Rate struct {
 	// the most the Cost was fitted over was taken (the slower side).
 	RecordsPerKey        float64
 	RecordsPerKeyAssumed bool
+	// HotShare is the deployment's share of hot records (loadgen.HotKeys)
+	// the Cost was evaluated at, when the Cost prices them apart;
+	// HotShareAssumed says the deployment's changelog was not read and
+	// the slower end of the shares fitted was taken.
+	HotShare        float64
+	HotShareAssumed bool
 }
 
-// RateAt is the Cost evaluated at a changelog of bytesPerRecord and
+// RateAt is the Cost evaluated at a changelog of bytesPerRecord,
 // recordsPerKey (0 when unknown: the most the Cost was fitted over is
-// taken, and the Rate says so): a Rate whose bytes a second are those of
-// that shape and whose fixed cost is the Cost's. Its restores are the
-// Cost's, those of the shape nearest in record size first (a model Cost
-// is calibrated by that shape's curve).
-func (c *Cost) RateAt(bytesPerRecord, recordsPerKey float64) *Rate {
+// taken, and the Rate says so) and, when hotKnown, hotShare of its records
+// hot (unknown: the slower end of the shares fitted, said so): a Rate
+// whose bytes a second are those of that shape and whose fixed cost is
+// the Cost's. Its restores are the Cost's, those of the shape nearest in
+// record size first (a model Cost is calibrated by that shape's curve).
+func (c *Cost) RateAt(bytesPerRecord, recordsPerKey, hotShare float64, hotKnown bool) *Rate {
 	assumed := false
 	if recordsPerKey <= 0 {
 		_, recordsPerKey = c.RecordsPerKeyRange()
 		assumed = c.PerOverwrite > 0
 	}
+	hotAssumed := false
+	if !c.Hot {
+		hotShare = 0
+	} else if !hotKnown {
+		lo, hi, _ := c.HotShares()
+		hotShare, hotAssumed = lo, true
+		if c.PerHot > c.PerRecord {
+			hotShare = hi
+		}
+	}
 	near := c.nearest(bytesPerRecord)
-	r := &Rate{Setup: near, Threads: c.Threads, PerThread: c.PerThreadRate(bytesPerRecord, recordsPerKey), Overhead: c.Fixed,
+	r := &Rate{Setup: near, Threads: c.Threads, PerThread: c.PerThreadRate(bytesPerRecord, recordsPerKey, hotShare), Overhead: c.Fixed,
 		SpreadLo: c.SpreadLo, SpreadHi: c.SpreadHi, Cost: c, RecordBytes: bytesPerRecord, Lo: math.Inf(1),
-		RecordsPerKey: recordsPerKey, RecordsPerKeyAssumed: assumed}
+		RecordsPerKey: recordsPerKey, RecordsPerKeyAssumed: assumed, HotShare: hotShare, HotShareAssumed: hotAssumed}
 	r.Obs = append(r.Obs, near.Obs...)
 	for _, o := range c.Obs {
 		if o.Run != nil && !near.holds(o) {
@@ -101,6 +118,11 @@ func (s *Setup) holds(o Obs) bool {
 // reads but that leave no state), bytes per record, the tombstone share.
 type ChangelogShape struct {
 	RecordsPerKey, BytesPerRecord, TombstoneShare float64
+	// HotShare is the share of records whose key is among the
+	// loadgen.HotKeyWindow records of its partition before it (skewed
+	// keys restore faster); HotKnown says the fills counted it.
+	HotShare float64
+	HotKnown bool
 }
 
 // String is e.g. "2.0 records per live key, 516 B a record, 2% tombstones".
@@ -114,7 +136,7 @@ func (s ChangelogShape) String() string {
 // shapeOfObs is the median shape of the restores: records read per live
 // key restored, bytes per record read, and the fill's tombstone share.
 func shapeOfObs(obs []Obs) ChangelogShape {
-	var rpk, bpr, ts []float64
+	var rpk, bpr, ts, hot []float64
 	for _, o := range obs {
 		r := o.Restore
 		keys, _ := r.Verification.Totals()
@@ -125,8 +147,33 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 		if f := o.Run.Results.FillOf(r.Topic); f != nil && f.Spec != nil {
 			ts = append(ts, f.Spec.TombstoneRatio)
 		}
+		if h, ok := hotShareOf(o); ok {
+			hot = append(hot, h)
+		}
 	}
-	return ChangelogShape{RecordsPerKey: runs.Median(rpk), BytesPerRecord: runs.Median(bpr), TombstoneShare: runs.Median(ts)}
+	sh := ChangelogShape{RecordsPerKey: runs.Median(rpk), BytesPerRecord: runs.Median(bpr), TombstoneShare: runs.Median(ts)}
+	if len(hot) == len(obs) && len(obs) > 0 {
+		sh.HotShare, sh.HotKnown = runs.Median(hot), true
+	}
+	return sh
+}
+
+// hotShareOf is the share of hot records (loadgen.HotKeys) in the
+// changelog o restored, as its fill or independent read counted them,
+// and whether it was counted.
+func hotShareOf(o Obs) (float64, bool) {
+	f := o.Run.Results.FillOf(o.Restore.Topic)
+	if f == nil || f.HotRecords == nil {
+		return 0, false
+	}
+	n := f.Records
+	if n <= 0 { // an independent read: it read what the restore read
+		n = o.Restore.Records
+	}
+	if n <= 0 {
+		return 0, false
+	}
+	return math.Min(1, float64(*f.HotRecords)/float64(n)), true
 }
 
 // FarFrom says how a deployment's changelog differs from the one the rate
@@ -146,6 +193,9 @@ func (r *Rate) FarFrom(d Deployment) string {
 	}
 	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
 		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
+	}
+	if have, want := r.Shape.HotShare, d.HotShare; d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap {
+		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat(), 100*want))
 	}
 	var kinds string
 	if r.Setup != nil {
@@ -367,6 +417,12 @@ func (r *Rate) Summary() string {
 		if r.RecordsPerKeyAssumed {
 			at = fmt.Sprintf("at your %s a record and %.1f records per live key (ASSUMED: the most measured; give --records-per-key)",
 				FormatBytes(r.RecordBytes), r.RecordsPerKey)
+		}
+		if r.Cost.Hot {
+			at += fmt.Sprintf(", %.0f%% hot records", 100*r.HotShare)
+			if r.HotShareAssumed {
+				at += " (ASSUMED: the slower end measured; read your changelog with --from-topic)"
+			}
 		}
 		s = fmt.Sprintf("%s per stream thread: %s, %s", r.Cost.Equation(), at, s)
 		if r.Curve != nil {

@@ -21,7 +21,8 @@ import (
 // defaults and one stream thread, over 16 B and 40 B records at 1 and 20
 // records per key (and 100, the 8-byte keys: a word count of a few million
 // updates holds about 50 per word), each at two sizes so a fixed cost per
-// restore is told from the cost per record. Its sizes follow the
+// restore is told from the cost per record; and shapes of Zipf keys, as
+// words and pages are, whose records restore faster. Its sizes follow the
 // applications' (userAppsSweepSizes), so the plan answers for a shape it
 // has not measured, not for a size ten times any it has: a task's cost
 // per record grows once its memtables flush (16 MB each in Kafka Streams'
@@ -50,6 +51,11 @@ var userAppsSweepShapes = []userAppsShape{
 	{"k8-v8-r100", k8v8, 100, 0},
 	{"v24-r1", "value_size: 24", 0, 0},
 	{"v24-r20", "value_size: 24", 20, 0},
+	// Zipf(1.1) keys, as words and pages are: about 45% of the records
+	// hot (their key among their partition's last 64), against 0–4% for
+	// the uniform shapes, so the cost prices a hot record apart.
+	{"k8-v8-zipf-r30", k8v8 + ", key_order: zipf", 30, 0},
+	{"v24-zipf-r30", "value_size: 24, key_order: zipf", 30, 0},
 }
 
 // userAppsWindowSweepProfile is userAppsSweepProfile's sweep over window
@@ -89,6 +95,7 @@ var userAppsWindowSweepShapes = []userAppsShape{
 	{"w-v8-r3", k8v8, 3 * 50, 0},
 	{"w-v8-r10", k8v8, 10 * 50, 0},
 	{"w-v40-r3", "value_size: 40", 3 * 50, 0},
+	{"w-v8-zipf-r10", k8v8 + ", key_order: zipf", 10 * 50, 0},
 }
 
 // k8v8 is the fill fields of 8-byte keys ("k" and 7 digits: at most 10 M

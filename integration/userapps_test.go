@@ -845,6 +845,7 @@ func userAppPlan(t *testing.T, env *bench.Env, changelog string, rs []*capacity.
 	}
 	d := capacity.Deployment{StateBytes: float64(shape.Bytes), Partitions: shape.Partitions, Instances: 1, Changelog: &shape,
 		BytesPerRecord: shape.BytesPerRecord(), RecordsPerKey: shape.RecordsPerKey, TombstoneShare: shape.TombstoneShare()}
+	d.HotShare, d.HotKnown = shape.HotShare()
 	a := capacity.Analyze(rs, capacity.Options{Threads: 1, Deployment: d})
 	if a.Rate == nil || a.Rate.Cost == nil {
 		t.Fatalf("plan from the saved shape sweep gave no restore cost at %.1f B a record: rate %+v (%v)", d.BytesPerRecord, a.Rate, a.RateErr)

@@ -64,11 +64,16 @@ type FillTotals struct {
 	Tombstones int64            `json:"tombstones"`
 	Bytes      int64            `json:"bytes"` // key+value bytes of all records
 	PerPart    []PartitionCount `json:"per_partition"`
+	// HotRecords are the records whose key is among the HotKeyWindow
+	// records of its partition before it (HotKeys): how skewed the
+	// fill's keys are, as a restore meets them.
+	HotRecords int64 `json:"hot_records"`
+	hot        *HotKeys
 }
 
 // newFillTotals are the totals of no record yet, over partitions partitions.
 func newFillTotals(partitions int32) FillTotals {
-	tot := FillTotals{PerPart: make([]PartitionCount, partitions)}
+	tot := FillTotals{PerPart: make([]PartitionCount, partitions), hot: &HotKeys{}}
 	for p := range tot.PerPart {
 		tot.PerPart[p].Partition = int32(p)
 	}
@@ -82,6 +87,10 @@ func (t *FillTotals) add(r Record) {
 	t.PerPart[r.Partition].Records++
 	if r.Value == nil {
 		t.Tombstones++
+	}
+	if t.hot != nil {
+		t.hot.Add(r.Partition, r.Key)
+		t.HotRecords = t.hot.Hot
 	}
 }
 

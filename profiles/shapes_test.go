@@ -9,10 +9,11 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 )
 
-// TestShapesProfile: the built-in shapes profile sweeps 22 fills (8 B
+// TestShapesProfile: the built-in shapes profile sweeps 26 fills (8 B
 // values with 8-byte keys, 64 B, 512 B and 4 KiB values, 1 and 20
-// records per key, 64 B with 10% tombstones, two sizes each, the 8 B and
-// 64 B ones without tombstones a third, small one) restored
+// records per key, 64 B with 10% tombstones, 8 B and 64 B with Zipf keys,
+// two sizes each, the uniform 8 B and 64 B ones without tombstones a
+// third, small one) restored
 // by both engines with one setting, Kafka Streams' defaults, cold, with
 // the log cleaner held.
 func TestShapesProfile(t *testing.T) {
@@ -20,7 +21,7 @@ func TestShapesProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Shapes) != 22 || p.Fills() != 22 || !p.HoldCleaner || !p.Interleave || p.Ready || p.Repeats < 2 {
+	if len(p.Shapes) != 26 || p.Fills() != 26 || !p.HoldCleaner || !p.Interleave || p.Ready || p.Repeats < 2 {
 		t.Fatalf("shapes: %d shapes, %d fills, hold %v, interleave %v, ready %v, repeats %d", len(p.Shapes), p.Fills(), p.HoldCleaner, p.Interleave, p.Ready, p.Repeats)
 	}
 	if p.Spec != p.Shapes[0].Spec {
@@ -28,10 +29,13 @@ func TestShapesProfile(t *testing.T) {
 	}
 	values := map[int]int{}
 	perKey := map[int64]int{}
-	tombstones := 0
+	tombstones, zipf := 0, 0
 	for _, s := range p.Shapes {
 		sp := s.Spec
-		if sp.ValueMin != sp.ValueMax || sp.Records == 0 || sp.KeyOrder != loadgen.KeysUniform || sp.Partitions != 4 {
+		if sp.KeyOrder == loadgen.KeysZipf {
+			zipf++
+		}
+		if sp.ValueMin != sp.ValueMax || sp.Records == 0 || (sp.KeyOrder != loadgen.KeysUniform && sp.KeyOrder != loadgen.KeysZipf) || sp.Partitions != 4 {
 			t.Errorf("shape %s: %+v", s.Name, sp)
 		}
 		if (sp.ValueMin == 8) != (sp.KeyWidth() == 8) {
@@ -55,8 +59,8 @@ func TestShapesProfile(t *testing.T) {
 			t.Errorf("shape %s: %d bytes", s.Name, bytes)
 		}
 	}
-	if len(values) != 4 || values[8] != 6 || values[64] != 8 || values[4096] != 4 || perKey[1] != 10 || perKey[20] != 12 || tombstones != 2 {
-		t.Errorf("values %v, records per key %v, tombstone shapes %d", values, perKey, tombstones)
+	if len(values) != 4 || values[8] != 8 || values[64] != 10 || values[4096] != 4 || perKey[1] != 10 || perKey[20] != 16 || tombstones != 2 || zipf != 4 {
+		t.Errorf("values %v, records per key %v, tombstone shapes %d, Zipf shapes %d", values, perKey, tombstones, zipf)
 	}
 	engines := map[config.Engine]bool{}
 	for _, c := range p.Cases {

@@ -129,21 +129,26 @@ type PlanFactorFit struct {
 // throughput and fixed overhead, and, when it comes from a restore cost
 // fitted per record and per byte, that cost's terms.
 type PlanRate struct {
-	Label                     string    `json:"label"`
-	Text                      string    `json:"text"`
-	Basis                     string    `json:"basis"`
-	Threads                   int       `json:"threads"`
-	BytesPerSecondPerThread   num       `json:"bytes_per_second_per_thread"`
-	OverheadSeconds           num       `json:"overhead_seconds"`
-	MeasuredMinBytesPerThread *num      `json:"measured_min_bytes_per_thread"`
-	MeasuredMaxBytesPerThread *num      `json:"measured_max_bytes_per_thread"`
-	SpreadLow                 num       `json:"spread_low"`
-	SpreadHigh                num       `json:"spread_high"`
-	Calibrated                bool      `json:"calibrated"`
-	RecordBytes               *num      `json:"record_bytes"`
-	RecordsPerKey             *num      `json:"records_per_key"`
-	RecordsPerKeyAssumed      bool      `json:"records_per_key_assumed"`
-	Cost                      *PlanCost `json:"cost"`
+	Label                     string `json:"label"`
+	Text                      string `json:"text"`
+	Basis                     string `json:"basis"`
+	Threads                   int    `json:"threads"`
+	BytesPerSecondPerThread   num    `json:"bytes_per_second_per_thread"`
+	OverheadSeconds           num    `json:"overhead_seconds"`
+	MeasuredMinBytesPerThread *num   `json:"measured_min_bytes_per_thread"`
+	MeasuredMaxBytesPerThread *num   `json:"measured_max_bytes_per_thread"`
+	SpreadLow                 num    `json:"spread_low"`
+	SpreadHigh                num    `json:"spread_high"`
+	Calibrated                bool   `json:"calibrated"`
+	RecordBytes               *num   `json:"record_bytes"`
+	RecordsPerKey             *num   `json:"records_per_key"`
+	RecordsPerKeyAssumed      bool   `json:"records_per_key_assumed"`
+	// HotShare is the share of hot records the cost was evaluated at,
+	// when it prices them apart; HotShareAssumed says it was not read
+	// from the changelog.
+	HotShare        *num      `json:"hot_share,omitempty"`
+	HotShareAssumed bool      `json:"hot_share_assumed,omitempty"`
+	Cost            *PlanCost `json:"cost"`
 }
 
 // PlanCost is a restore cost: seconds = fixed + records × per record +
@@ -157,7 +162,11 @@ type PlanCost struct {
 	SecondsPerByte   num      `json:"seconds_per_byte"`
 	// SecondsPerOverwrite is a record that leaves no live key (replaced
 	// by a later record of its key, or a tombstone or a deleted one).
-	SecondsPerOverwrite num             `json:"seconds_per_overwrite"`
+	SecondsPerOverwrite num `json:"seconds_per_overwrite"`
+	// SecondsPerHotRecord is a record whose key is among its partition's
+	// last loadgen.HotKeyWindow, in place of SecondsPerRecord, when the
+	// cost prices them apart.
+	SecondsPerHotRecord *num            `json:"seconds_per_hot_record,omitempty"`
 	ResidualRMS         num             `json:"residual_rms"`
 	SpreadLow           num             `json:"spread_low"`
 	SpreadHigh          num             `json:"spread_high"`
@@ -170,6 +179,7 @@ type PlanCostShape struct {
 	RecordsPerKey   num    `json:"records_per_key"`
 	BytesPerRecord  num    `json:"bytes_per_record"`
 	TombstoneShare  num    `json:"tombstone_share"`
+	HotShare        *num   `json:"hot_share,omitempty"`
 	Restores        int    `json:"restores"`
 	MeasuredSeconds num    `json:"measured_seconds"`
 	FittedSeconds   num    `json:"fitted_seconds"`
@@ -191,12 +201,19 @@ func planRate(r *capacity.Rate) *PlanRate {
 		pc := &PlanCost{Equation: c.Equation(), Terms: append([]string{}, c.Terms...), Threads: c.Threads,
 			FixedSeconds: num(c.Fixed), SecondsPerRecord: num(c.PerRecord), SecondsPerByte: num(c.PerByte), SecondsPerOverwrite: num(c.PerOverwrite),
 			ResidualRMS: num(c.Residual), SpreadLow: num(c.SpreadLo), SpreadHigh: num(c.SpreadHi), Shapes: []PlanCostShape{}}
+		if c.Hot {
+			pc.SecondsPerHotRecord = optNum(c.PerHot, true)
+			out.HotShare, out.HotShareAssumed = optNum(r.HotShare, true), r.HotShareAssumed
+		}
 		for _, s := range c.Shapes {
 			row := PlanCostShape{RecordsPerKey: num(s.Shape.RecordsPerKey), BytesPerRecord: num(s.Shape.BytesPerRecord),
 				TombstoneShare: num(s.Shape.TombstoneShare), Restores: s.Restores, MeasuredSeconds: num(s.Measured),
 				FittedSeconds: num(s.Fitted), ResidualPercent: num(s.Percent())}
 			if s.Setup != nil {
 				row.Setup = s.Setup.Label()
+			}
+			if c.Hot {
+				row.HotShare = optNum(s.Shape.HotShare, true)
 			}
 			pc.Shapes = append(pc.Shapes, row)
 		}

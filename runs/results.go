@@ -151,7 +151,15 @@ type Fill struct {
 	Records    int64     `json:"records"`
 	Tombstones int64     `json:"tombstones"`
 	// Bytes is key+value bytes produced (before compression and framing).
-	Bytes           int64                      `json:"bytes"`
+	Bytes int64 `json:"bytes"`
+	// HotRecords are the records whose key is among the
+	// loadgen.HotKeyWindow records of its partition before it: how
+	// skewed the changelog's keys are as a restore meets them (a restore
+	// of skewed keys costs less a record). For a topic restorebench did
+	// not fill, counted by the independent read (of the records the
+	// restore read: Records is then 0). Nil in records written before it
+	// was counted.
+	HotRecords      *int64                     `json:"hot_records,omitempty"`
 	DurationSeconds float64                    `json:"duration_seconds"`
 	RecordsPerSec   float64                    `json:"records_per_sec"`
 	MBPerSec        float64                    `json:"mb_per_sec"`

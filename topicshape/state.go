@@ -70,8 +70,13 @@ type TopicState struct {
 	// Records are the records read (markers, and under ReadCommitted the
 	// records of aborted transactions, apart), NullKeys those without a key.
 	Records, NullKeys int64
+	// HotRecords are the records whose key is among the
+	// loadgen.HotKeyWindow records of its partition before it
+	// (loadgen.HotKeys): how skewed the keys are, as a restore meets them.
+	HotRecords int64
 	// Seconds is how long the read took.
 	Seconds float64
+	hot     loadgen.HotKeys
 }
 
 // entry is one key's latest record: its pair's hash (loadgen.EntryHash),
@@ -244,6 +249,8 @@ func (lk *liveKeys) add(r *kgo.Record) {
 	}
 	lk.st.Records++
 	lk.shape.Records = lk.st.Records
+	lk.st.hot.Add(r.Partition, r.Key)
+	lk.st.HotRecords = lk.st.hot.Hot
 	if r.Key == nil {
 		lk.st.NullKeys++
 		return

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
 )
 
 // MaxKeys is the most distinct keys tracked at once (about 40 B each in
@@ -48,6 +49,12 @@ type Shape struct {
 	SampleShare float64 `json:"sample_share"`
 	// NullKeys counts records without a key (a store skips them).
 	NullKeys int64 `json:"null_keys"`
+	// HotRecords are the records whose key is among the
+	// loadgen.HotKeyWindow records of its partition before it
+	// (loadgen.HotKeys): how skewed the keys are as a restore meets them,
+	// every record read counted (not a sample). Nil in a shape read
+	// before it was counted.
+	HotRecords *int64 `json:"hot_records,omitempty"`
 	// IsolationLevel is how the topic was read: read_committed, as Kafka
 	// Streams under exactly_once_v2 restores a changelog (the records of
 	// aborted transactions are fetched and dropped, never counted). A
@@ -98,6 +105,14 @@ func (s Shape) BytesPerRecord() float64 {
 // Transactional reports whether the read met transactions: markers, or a
 // transaction still open at the last stable offset.
 func (s Shape) Transactional() bool { return s.Markers > 0 || s.OpenOffsets > 0 }
+
+// HotShare is HotRecords over Records, and whether the read counted them.
+func (s Shape) HotShare() (float64, bool) {
+	if s.HotRecords == nil || s.Records <= 0 {
+		return 0, false
+	}
+	return float64(*s.HotRecords) / float64(s.Records), true
+}
 
 // TombstoneShare is Tombstones over Records.
 func (s Shape) TombstoneShare() float64 {
@@ -168,6 +183,7 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		s.prefix(ranges, o.MaxOffsets)
 	}
 	k := newKeySet(o.MaxKeys)
+	var hot loadgen.HotKeys
 	progress := progressLines(o, &s)
 	// reached is, per partition, the offset after the last one read.
 	reached := map[int32]int64{}
@@ -181,6 +197,7 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 			return
 		}
 		s.add(k, r)
+		hot.Add(r.Partition, r.Key)
 	}
 	opts := []kgo.Opt{
 		kgo.FetchMaxBytes(64 << 20),
@@ -196,6 +213,7 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		return s, err
 	}
 	k.finish(&s)
+	s.HotRecords = &hot.Hot
 	s.Seconds = time.Since(begin).Seconds()
 	if s.Records == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)

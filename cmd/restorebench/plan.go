@@ -142,6 +142,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	d := &opts.Deployment
 	d.Changelog = &shape
 	d.TombstoneShare = shape.TombstoneShare()
+	d.HotShare, d.HotKnown = shape.HotShare()
 	changed := f.changed
 	if !changed("record-bytes") {
 		d.BytesPerRecord = shape.BytesPerRecord()

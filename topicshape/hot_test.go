@@ -1,0 +1,80 @@
+package topicshape
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/loadgen"
+)
+
+// TestReadCountsHotRecords: a record whose key was written within the
+// loadgen.HotKeyWindow records of its partition before it is hot, one
+// written further back is not; the shape read and the independent read
+// count the same.
+func TestReadCountsHotRecords(t *testing.T) {
+	cfg, _ := changelog(t, 0, 0)
+	const topic = "user-app-hot-changelog"
+	ctx := context.Background()
+	cl, err := newProducer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cluster.CreateChangelog(ctx, kadm.NewClient(cl), topic, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	var recs []*kgo.Record
+	put := func(p int32, key string) {
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(key), Value: []byte("v")})
+	}
+	// Partition 0: 500 keys, each written twice in a row (500 hot).
+	for i := range 500 {
+		put(0, fmt.Sprintf("pair-%03d", i))
+		put(0, fmt.Sprintf("pair-%03d", i))
+	}
+	// Partition 1: 200 keys written in two rounds, 200 records apart:
+	// further back than the window, none hot; then one key written
+	// every other record of 100 (49 hot: all but its first).
+	for range 2 {
+		for i := range 200 {
+			put(1, fmt.Sprintf("round-%03d", i))
+		}
+	}
+	for i := range 100 {
+		if i%2 == 0 {
+			put(1, "hot")
+		} else {
+			put(1, fmt.Sprintf("cold-%03d", i))
+		}
+	}
+	if loadgen.HotKeyWindow >= 200 {
+		t.Fatalf("the test's rounds are 200 records apart; the window is %d", loadgen.HotKeyWindow)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(ctx, cfg, topic, Options{Idle: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 500 + 49
+	if s.HotRecords == nil || *s.HotRecords != want {
+		t.Fatalf("hot records %v of %d, want %d", s.HotRecords, s.Records, want)
+	}
+	if share, ok := s.HotShare(); !ok || share != float64(want)/float64(s.Records) {
+		t.Errorf("hot share %v (%v)", share, ok)
+	}
+	st, err := State(ctx, cfg, topic, StateOptions{Idle: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.HotRecords != want {
+		t.Errorf("the independent read counts %d hot records, the shape read %d", st.HotRecords, want)
+	}
+}
