@@ -457,11 +457,13 @@ func bytesPerRecord(o Obs) float64 { return float64(o.Restore.Bytes) / float64(o
 // "1.90 µs a record + 3.10 ms a MB + 0.600 s a restore".
 func (c *Cost) Equation() string {
 	var parts []string
-	if c.PerRecord > 0 {
+	switch hot := fmt.Sprintf("a hot one: its key among its partition's last %d", loadgen.HotKeyWindow); {
+	case c.Hot && c.PerRecord > 0:
+		parts = append(parts, fmt.Sprintf("%s a record (%s %s)", formatTiny(c.PerRecord), formatTiny(c.PerHot), hot))
+	case c.Hot && c.PerHot > 0:
+		parts = append(parts, fmt.Sprintf("0 s a record (%s %s)", formatTiny(c.PerHot), hot))
+	case c.PerRecord > 0:
 		parts = append(parts, formatTiny(c.PerRecord)+" a record")
-	}
-	if c.Hot && c.PerHot > 0 {
-		parts = append(parts, fmt.Sprintf("%s a hot record (its key among its partition's last %d) instead", formatTiny(c.PerHot), loadgen.HotKeyWindow))
 	}
 	if c.PerByte > 0 {
 		parts = append(parts, formatTiny(c.PerByte*1e6)+" a MB")

@@ -284,7 +284,7 @@ func TestCostPricesHotRecordsApart(t *testing.T) {
 		t.Errorf("cost %s (hot priced apart %v: %g s a hot record, %g s a record), want 1.2 µs a hot record beside 2 µs",
 			c.Equation(), c.Hot, c.PerHot, c.PerRecord)
 	}
-	if !strings.Contains(c.Equation(), "a hot record (its key among its partition's last 64) instead") ||
+	if !strings.Contains(c.Equation(), " µs a hot one: its key among its partition's last 64)") ||
 		!strings.Contains(c.FitText(), "hot records (their key among their partition's last 64) priced apart, 2% to 45%") {
 		t.Errorf("equation %q / fit %q do not state the hot term", c.Equation(), c.FitText())
 	}
