@@ -100,6 +100,9 @@ func hotWhat() string {
 	return fmt.Sprintf("their key among their partition's last %d records", loadgen.HotKeyWindow)
 }
 
+// hotUncounted says why restores have no hot share.
+const hotUncounted = "their results hold no hot_records: written before restorebench counted them, or of a topic too large to read independently"
+
 // minHotSpread is how far apart (in share of records) the least and most
 // skewed shapes' hot records must lie before a Cost prices hot records
 // apart: closer, the hot term would fit noise. Uniform keys give 0–4%,
@@ -174,6 +177,15 @@ func FitCost(setups []*Setup) (*Cost, error) {
 		ys[i] = o.Seconds
 	}
 	coef, terms, ok := bestNonNegativeFit(xs, ys, c.columnsFitted())
+	if ok && c.Hot && (!contains(terms, "record") || !contains(terms, "hot record")) {
+		// A hot record priced at nothing, or the others: no restore
+		// costs that. The records are priced alike instead.
+		c.Hot = false
+		for i, o := range c.Obs {
+			xs[i] = c.columns(o)
+		}
+		coef, terms, ok = bestNonNegativeFit(xs, ys, c.columnsFitted())
+	}
 	if !ok {
 		return nil, fmt.Errorf("no restore cost with positive terms fits the %d restores of %s", len(c.Obs), setups[0].Label())
 	}
@@ -202,7 +214,7 @@ func (c *Cost) columnsFitted() int {
 	if c.Hot {
 		return 1<<costColumns - 1
 	}
-	return 1<<costColumns - 1&^(1<<hotColumn)
+	return (1<<costColumns - 1) &^ (1 << hotColumn)
 }
 
 // columns are a restore's regressors, per thread: 1, records (the ones
@@ -226,7 +238,7 @@ func (c *Cost) columns(o Obs) [costColumns]float64 {
 // come out non-negative (and whose system is not singular), the one that
 // fits best.
 func bestNonNegativeFit(xs [][costColumns]float64, ys []float64, allowed int) (coef [costColumns]float64, terms []string, ok bool) {
-	const perRecordOrByte = 1<<1 | 1<<2 | 1<<hotColumn
+	const perRecordOrByte = 1<<1 | 1<<2
 	for size := costColumns; size >= 1 && !ok; size-- {
 		best := math.Inf(1)
 		for mask := 1; mask < 1<<costColumns; mask++ {
@@ -349,8 +361,10 @@ func (c *Cost) residuals() {
 	for _, o := range c.Obs {
 		sh := shapeOfObs([]Obs{o})
 		k := fmt.Sprintf("%.3g|%.2g", sh.BytesPerRecord, sh.RecordsPerKey)
-		if sh.HotKnown {
-			k += fmt.Sprintf("|%.1f", sh.HotShare)
+		if c.Hot {
+			// Ten-point buckets: the sizes of one Zipf shape lie a few
+			// points apart.
+			k += fmt.Sprintf("|%d", int(10*sh.HotShare))
 		}
 		if rows[k] == nil {
 			rows[k] = &ShapeResidual{Setup: c.setupOf(o), Shape: sh}
@@ -396,14 +410,23 @@ func (c *Cost) fitted(o Obs) float64 {
 // bytes of key+value, overwrites of them leaving no live key and hot of
 // them hot (loadgen.HotKeys; it matters only when the Cost is Hot).
 func (c *Cost) Seconds(records, bytes, overwrites, hot float64) float64 {
-	return c.Fixed + c.PerRecord*(records-hot) + c.PerHot*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
+	return c.Fixed + c.PerRecord*(records-hot) + c.perHot()*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
+}
+
+// perHot is what a hot record costs: PerHot when the Cost prices hot
+// records apart, else PerRecord.
+func (c *Cost) perHot() float64 {
+	if c.Hot {
+		return c.PerHot
+	}
+	return c.PerRecord
 }
 
 // PerThreadRate is the bytes a second one thread restores of a changelog
 // of bytesPerRecord, recordsPerKey and hotShare of its records hot, once
 // the fixed cost is paid.
 func (c *Cost) PerThreadRate(bytesPerRecord, recordsPerKey, hotShare float64) float64 {
-	perRecord := c.PerRecord*(1-hotShare) + c.PerHot*hotShare
+	perRecord := c.PerRecord*(1-hotShare) + c.perHot()*hotShare
 	return 1 / ((perRecord+c.PerOverwrite*overwriteShare(recordsPerKey))/bytesPerRecord + c.PerByte)
 }
 
@@ -457,11 +480,10 @@ func bytesPerRecord(o Obs) float64 { return float64(o.Restore.Bytes) / float64(o
 // "1.90 µs a record + 3.10 ms a MB + 0.600 s a restore".
 func (c *Cost) Equation() string {
 	var parts []string
-	switch hot := fmt.Sprintf("a hot one: its key among its partition's last %d", loadgen.HotKeyWindow); {
-	case c.Hot && c.PerRecord > 0:
-		parts = append(parts, fmt.Sprintf("%s a record (%s %s)", formatTiny(c.PerRecord), formatTiny(c.PerHot), hot))
-	case c.Hot && c.PerHot > 0:
-		parts = append(parts, fmt.Sprintf("0 s a record (%s %s)", formatTiny(c.PerHot), hot))
+	switch {
+	case c.Hot:
+		parts = append(parts, fmt.Sprintf("%s a record not hot + %s a hot one (its key among its partition's last %d)",
+			formatTiny(c.PerRecord), formatTiny(c.PerHot), loadgen.HotKeyWindow))
 	case c.PerRecord > 0:
 		parts = append(parts, formatTiny(c.PerRecord)+" a record")
 	}
@@ -545,7 +567,7 @@ func (c *Cost) droppedTerms() []string {
 	var out []string
 	for j, t := range costTerms {
 		if c.columnsFitted()&(1<<j) != 0 && !contains(c.Terms, t) {
-			out = append(out, "the per-"+t)
+			out = append(out, "the per-"+strings.ReplaceAll(t, " ", "-"))
 		}
 	}
 	return out
@@ -606,8 +628,11 @@ func (c *Cost) farFrom(d Deployment) string {
 			far = append(far, fmt.Sprintf("your %.0f%% hot records (%s) lie outside the %.0f%%–%.0f%% fitted", 100*d.HotShare, hotWhat(), 100*lo, 100*hi))
 		} else if !known && d.HotShare >= minHotSpread {
 			far = append(far, fmt.Sprintf("your keys are skewed (%.0f%% hot records: %s) and the restores fitted did not count "+
-				"theirs (results written before restorebench counted them)", 100*d.HotShare, hotWhat()))
+				"theirs (%s)", 100*d.HotShare, hotWhat(), hotUncounted))
 		}
+	} else if lo, hi, known := c.HotShares(); known && lo >= minHotSpread {
+		far = append(far, fmt.Sprintf("the restores fitted were of skewed keys (%.0f%%–%.0f%% hot records: %s), which restore "+
+			"faster, and your changelog's share is not known (read it with --from-topic)", 100*lo, 100*hi, hotWhat()))
 	}
 	kinds := kindDistance(c.Setups, d)
 	if kinds != "" && len(far) == 0 {

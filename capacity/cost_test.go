@@ -50,6 +50,11 @@ func TestCostRecoversTermsAcrossShapes(t *testing.T) {
 		c.Shapes[2].Shape.RecordsPerKey != 20 {
 		t.Errorf("per-shape rows %+v, want 5 from 24 B to 4112 B a record, 80 B at 1 and 20 records per key", c.Shapes)
 	}
+	// Fills that did not count hot records (results written before they
+	// were) fit the cost they always did, and say nothing of hot ones.
+	if c.Hot || strings.Contains(c.FitText(), "hot") || strings.Contains(c.Basis(), "hot") || strings.Contains(c.Equation(), "hot") {
+		t.Errorf("a cost over fills that counted no hot records speaks of them: %s; %s", c.Equation(), c.Basis())
+	}
 	for _, want := range []string{"µs a record", "ms a MB", "a record overwritten", "s a restore"} {
 		if !strings.Contains(c.Equation(), want) {
 			t.Errorf("equation %q lacks %q", c.Equation(), want)
@@ -284,7 +289,7 @@ func TestCostPricesHotRecordsApart(t *testing.T) {
 		t.Errorf("cost %s (hot priced apart %v: %g s a hot record, %g s a record), want 1.2 µs a hot record beside 2 µs",
 			c.Equation(), c.Hot, c.PerHot, c.PerRecord)
 	}
-	if !strings.Contains(c.Equation(), " µs a hot one: its key among its partition's last 64)") ||
+	if !strings.Contains(c.Equation(), " µs a hot one (its key among its partition's last 64)") ||
 		!strings.Contains(c.FitText(), "hot records (their key among their partition's last 64) priced apart, 2% to 45%") {
 		t.Errorf("equation %q / fit %q do not state the hot term", c.Equation(), c.FitText())
 	}
@@ -331,3 +336,25 @@ func TestSkewedChangelogWarnsBesideUncountedShapes(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestHotTermDroppedPricesRecordsAlike: when the fit over shapes of
+// different hot shares can only price a hot record below nothing (here
+// the skewed shapes restore faster than any record's cost explains), it
+// does not say so, nor that one costs nothing: the records are priced
+// alike, as without hot records, and the text says nothing of them.
+func TestHotTermDroppedPricesRecordsAlike(t *testing.T) {
+	var rs []*Run
+	below := hotCost
+	below.PerHot = -1e-6
+	for i, r := range capacitytest.ShapeRuns(config.EngineKafkaStreams, below, 1_000_000, hotSweep()) {
+		rs = append(rs, &Run{Label: "S" + strconv.Itoa(i+1), Path: "x", Results: r})
+	}
+	c := Analyze(rs, Options{}).Costs[0]
+	if c.Hot || c.PerRecord <= 0 || strings.Contains(c.Equation()+c.FitText(), "hot") {
+		t.Errorf("hot priced apart %v at %g s, the others at %g s (%s; %s): want them alike, unsaid", c.Hot, c.PerHot, c.PerRecord,
+			c.Equation(), c.FitText())
+	}
+	if got, none := c.Seconds(1e6, 16e6, 0, 0.45e6), c.Seconds(1e6, 16e6, 0, 0); got != none {
+		t.Errorf("a million records cost %.2f s with 45%% hot, %.2f s with none: want the same", got, none)
+	}
+}

@@ -194,8 +194,11 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
 		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
 	}
-	if have, want := r.Shape.HotShare, d.HotShare; d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap {
+	switch have, want := r.Shape.HotShare, d.HotShare; {
+	case d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap:
 		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat(), 100*want))
+	case d.HotKnown && !r.Shape.HotKnown && r.Shape.RecordsPerKey > 0 && want >= minHotSpread:
+		far = append(far, fmt.Sprintf("hot records not counted (%s), yours are %.0f%% (%s): skewed keys restore faster", hotUncounted, 100*want, hotWhat()))
 	}
 	var kinds string
 	if r.Setup != nil {

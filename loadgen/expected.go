@@ -66,7 +66,9 @@ type FillTotals struct {
 	PerPart    []PartitionCount `json:"per_partition"`
 	// HotRecords are the records whose key is among the HotKeyWindow
 	// records of its partition before it (HotKeys): how skewed the
-	// fill's keys are, as a restore meets them.
+	// fill's keys are, as a restore meets them. Counted over the records
+	// these totals followed: Derive's over the whole fill (what results
+	// record), ProduceFrom's from where it started, with nothing before.
 	HotRecords int64 `json:"hot_records"`
 	hot        *HotKeys
 }

@@ -53,8 +53,25 @@ func TestReadCountsHotRecords(t *testing.T) {
 			put(1, fmt.Sprintf("cold-%03d", i))
 		}
 	}
-	if loadgen.HotKeyWindow >= 200 {
-		t.Fatalf("the test's rounds are 200 records apart; the window is %d", loadgen.HotKeyWindow)
+	// The window's edge: "edge-a" again 64 keyed records after itself
+	// (hot: the 64th before it), with a record without a key among them,
+	// which is neither counted nor takes a place; "edge-b" again 65 after
+	// (not hot).
+	put(1, "edge-a")
+	for i := range 63 {
+		put(1, fmt.Sprintf("gap-a-%03d", i))
+		if i == 30 {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 1, Value: []byte("no key")})
+		}
+	}
+	put(1, "edge-a")
+	put(1, "edge-b")
+	for i := range 64 {
+		put(1, fmt.Sprintf("gap-b-%03d", i))
+	}
+	put(1, "edge-b")
+	if loadgen.HotKeyWindow != 64 {
+		t.Fatalf("the test's edges are 64 and 65 records back; the window is %d", loadgen.HotKeyWindow)
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -63,7 +80,7 @@ func TestReadCountsHotRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = 500 + 49
+	const want = 500 + 49 + 1
 	if s.HotRecords == nil || *s.HotRecords != want {
 		t.Fatalf("hot records %v of %d, want %d", s.HotRecords, s.Records, want)
 	}
@@ -75,6 +92,6 @@ func TestReadCountsHotRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.HotRecords != want {
-		t.Errorf("the independent read counts %d hot records, the shape read %d", st.HotRecords, want)
+		t.Errorf("the independent read counts %d hot records, want %d as the shape read", st.HotRecords, want)
 	}
 }

@@ -17,7 +17,7 @@ type Shape struct {
 	RecordsPerKey int
 	// HotShare is the share of its records whose key is among the
 	// loadgen.HotKeyWindow of its partition before it, recorded in the
-	// fills when the ShapeCost prices hot records (PerHot > 0).
+	// fills when the ShapeCost prices hot records (PerHot other than 0).
 	HotShare float64
 }
 
@@ -27,7 +27,7 @@ var ShapeSweep = []Shape{{ValueBytes: 8, RecordsPerKey: 1}, {ValueBytes: 64, Rec
 
 // ShapeCost is a restore cost the synthetic shape runs follow: seconds =
 // Fixed + PerRecord × records + PerByte × bytes + PerOverwrite × (records −
-// live keys) (one partition, one thread); with PerHot set, a shape's hot
+// live keys) (one partition, one thread); with PerHot other than 0, a shape's hot
 // records (Shape.HotShare) cost PerHot instead of PerRecord and its fills
 // record how many there are (without, they record none, as results
 // written before hot records were counted).
@@ -51,7 +51,7 @@ func ShapeRuns(engine config.Engine, cost ShapeCost, records int64, shapes []Sha
 		for k, n := range []int64{records, 2 * records} {
 			fill := shapeFill(sh, n, start)
 			perRecord := cost.PerRecord * float64(fill.Records)
-			if cost.PerHot > 0 {
+			if cost.PerHot != 0 {
 				hot := int64(sh.HotShare * float64(n))
 				fill.HotRecords = &hot
 				perRecord = cost.PerRecord*float64(n-hot) + cost.PerHot*float64(hot)
