@@ -856,6 +856,8 @@ func userAppPlan(t *testing.T, env *bench.Env, changelog string, rs []*capacity.
 			if w := a.Rate.FarFrom(d); w != "" {
 				text += "\n      " + w
 			}
+			// The cost's fit, shape by shape: what the answer rests on.
+			text += "\n      " + a.Rate.Cost.Basis()
 			return ans.Estimate.Value, text
 		}
 	}
