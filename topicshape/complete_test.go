@@ -166,6 +166,23 @@ func newProducer(cfg cluster.Config) (*kgo.Client, error) {
 	return cluster.NewClient(cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()))
 }
 
+// emptyChangelog starts an in-memory broker with topic created as a
+// changelog of partitions partitions, and returns its config and a
+// producer of newProducer's (closed when the test ends).
+func emptyChangelog(t *testing.T, topic string, partitions int32) (cluster.Config, *kgo.Client) {
+	t.Helper()
+	cfg, _ := changelog(t, 0, 0)
+	cl, err := newProducer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	if err := cluster.CreateChangelog(context.Background(), kadm.NewClient(cl), topic, partitions, nil); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cl
+}
+
 // produceBig creates topic with partitions partitions and writes thousands
 // (×1000) records of 100 B of key+value to each, uncompressed, so a fetch
 // of a partition's 1 MiB holds about 9,000 of them.

@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -18,17 +16,9 @@ import (
 // written further back is not; the shape read and the independent read
 // count the same.
 func TestReadCountsHotRecords(t *testing.T) {
-	cfg, _ := changelog(t, 0, 0)
 	const topic = "user-app-hot-changelog"
 	ctx := context.Background()
-	cl, err := newProducer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if err := cluster.CreateChangelog(ctx, kadm.NewClient(cl), topic, 2, nil); err != nil {
-		t.Fatal(err)
-	}
+	cfg, cl := emptyChangelog(t, topic, 2)
 	var recs []*kgo.Record
 	put := func(p int32, key string) {
 		recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(key), Value: []byte("v")})

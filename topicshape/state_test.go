@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -25,17 +24,9 @@ import (
 // them; a single changed value is caught by the verification, naming its
 // partition.
 func TestStateIsWhatARestoreEndsWith(t *testing.T) {
-	cfg, _ := changelog(t, 0, 0)
 	const topic = "user-app-counts-changelog"
 	ctx := context.Background()
-	plain, err := newProducer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
-	if err := cluster.CreateChangelog(ctx, kadm.NewClient(plain), topic, 2, nil); err != nil {
-		t.Fatal(err)
-	}
+	cfg, plain := emptyChangelog(t, topic, 2)
 	// want[p][key] is the value a restore leaves (absent: no entry).
 	committed := []map[string]string{{}, {}}
 	withAborted := []map[string]string{{}, {}}
