@@ -632,7 +632,7 @@ func (c *Cost) farFrom(d Deployment) string {
 		}
 	} else if lo, hi, known := c.HotShares(); known && lo >= minHotSpread {
 		far = append(far, fmt.Sprintf("the restores fitted were of skewed keys (%.0f%%–%.0f%% hot records: %s), which restore "+
-			"faster, and your changelog's share is not known (read it with --from-topic)", 100*lo, 100*hi, hotWhat()))
+			"faster, and your changelog's share is not known (give --hot-share, or read it with --from-topic)", 100*lo, 100*hi, hotWhat()))
 	}
 	kinds := kindDistance(c.Setups, d)
 	if kinds != "" && len(far) == 0 {

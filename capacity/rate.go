@@ -424,7 +424,7 @@ func (r *Rate) Summary() string {
 		if r.Cost.Hot {
 			at += fmt.Sprintf(", %.0f%% hot records", 100*r.HotShare)
 			if r.HotShareAssumed {
-				at += " (ASSUMED: the slower end measured; read your changelog with --from-topic)"
+				at += " (ASSUMED: the slower end measured; give --hot-share, or read your changelog with --from-topic)"
 			}
 		}
 		s = fmt.Sprintf("%s per stream thread: %s, %s", r.Cost.Equation(), at, s)

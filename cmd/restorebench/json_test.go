@@ -220,3 +220,41 @@ func TestPlanJSONRestoreCost(t *testing.T) {
 		t.Errorf("rate evaluated at %v B a record, %v records a key (assumed %v)", rate["record_bytes"], rate["records_per_key"], rate["records_per_key_assumed"])
 	}
 }
+
+// TestPlanHotShare: over a sweep whose skewed shapes restore faster, the
+// plan's JSON gives the cost a hot record, evaluates it at --hot-share
+// (not assumed) or, without one, at the slower end measured (assumed), and
+// refuses a share outside 0 to 1.
+func TestPlanHotShare(t *testing.T) {
+	cost := capacitytest.ShapeCost{Fixed: 0.8, PerRecord: 2e-6, PerByte: 5e-9, PerOverwrite: 1e-6, PerHot: 1.2e-6}
+	shapes := []capacitytest.Shape{{ValueBytes: 8, RecordsPerKey: 20, HotShare: 0.45}, {ValueBytes: 64, RecordsPerKey: 20, HotShare: 0.45}}
+	for _, sh := range capacitytest.ShapeSweep {
+		sh.HotShare = 0.02
+		shapes = append(shapes, sh)
+	}
+	paths := writeRawRuns(t, capacitytest.ShapeRuns(config.EngineKafkaStreams, cost, 1_000_000, shapes))
+	plan := func(extra ...string) map[string]any {
+		args := append([]string{"plan", "--state", "10GB", "--partitions", "8", "--record-bytes", "16", "--records-per-key", "20",
+			"--rto", "2m", "--format", "json"}, extra...)
+		out, _, _ := cli(t, append(args, paths...)...)
+		rate, _ := decodeDoc(t, out, "restorebench.plan/v1")["rate"].(map[string]any)
+		if rate == nil {
+			t.Fatalf("no rate:\n%s", out)
+		}
+		return rate
+	}
+	given, assumed := plan("--hot-share", "0.45"), plan()
+	c, _ := given["cost"].(map[string]any)
+	if got, ok := c["seconds_per_hot_record"].(float64); !ok || math.Abs(got-1.2e-6) > 0.12e-6 {
+		t.Errorf("seconds a hot record %v, want about 1.2e-6", c["seconds_per_hot_record"])
+	}
+	if given["hot_share"] != 0.45 || given["hot_share_assumed"] == true || assumed["hot_share"] != 0.02 || assumed["hot_share_assumed"] != true {
+		t.Errorf("hot share %v (assumed %v) with --hot-share 0.45; %v (assumed %v) without", given["hot_share"], given["hot_share_assumed"],
+			assumed["hot_share"], assumed["hot_share_assumed"])
+	}
+	if g, a := given["bytes_per_second_per_thread"].(float64), assumed["bytes_per_second_per_thread"].(float64); !(g > 1.1*a) {
+		t.Errorf("%.0f B/s at 45%% hot, %.0f B/s at 2%%: skewed keys restore faster", g, a)
+	}
+	_, _, err := cli(t, append([]string{"plan", "--state", "10GB", "--hot-share", "1.5"}, paths...)...)
+	wantErr(t, "--hot-share 1.5", err, "--hot-share", "from 0 to 1")
+}

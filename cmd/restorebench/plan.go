@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/termsafe"
+	"github.com/restorebench/restorebench/loadgen"
 	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/topicshape"
@@ -39,6 +40,10 @@ type capacityFlags struct {
 	heapFile string
 	// recordsPerKey is the user's changelog's records per live key.
 	recordsPerKey float64
+	// hotShare is the share of the user's changelog's records whose key
+	// is among the loadgen.HotKeyWindow records of its partition before it
+	// (-1: not given).
+	hotShare float64
 	// recordBytes is the key+value bytes of one record of the user's
 	// changelog: the restore cost is evaluated at it.
 	recordBytes float64
@@ -93,6 +98,9 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.Float64Var(&f.recordsPerKey, "records-per-key", 0, "your changelog's records per live key (1 when fully "+
 		"compacted; its record count over its distinct keys): the answers warn when the rate was "+
 		"measured far from it")
+	fl.Float64Var(&f.hotShare, "hot-share", -1, fmt.Sprintf("the share (0 to 1) of your changelog's records whose key is "+
+		"among the %d records of its partition before it (skewed keys restore faster; --from-topic reads it): a restore cost "+
+		"that prices such records apart is evaluated at it; not given, the slower end measured is assumed", loadgen.HotKeyWindow))
 	fl.Float64Var(&f.recordBytes, "record-bytes", 0, "key+value bytes of one record of your changelog (its bytes over its "+
 		"records; --from-topic reads it): the restore time is the fitted cost per record and per byte at that size "+
 		"when the inputs sweep record sizes, and the answers say how far it lies from the sizes measured")
@@ -142,8 +150,10 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	d := &opts.Deployment
 	d.Changelog = &shape
 	d.TombstoneShare = shape.TombstoneShare()
-	d.HotShare, d.HotKnown = shape.HotShare()
 	changed := f.changed
+	if !changed("hot-share") {
+		d.HotShare, d.HotKnown = shape.HotShare()
+	}
 	if !changed("record-bytes") {
 		d.BytesPerRecord = shape.BytesPerRecord()
 	}
@@ -196,6 +206,9 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	if !(f.recordsPerKey == 0 || (f.recordsPerKey >= 1 && f.recordsPerKey <= 1e9)) {
 		return capacity.Options{}, fmt.Errorf("--records-per-key: %v must be at least 1 (every live key has its latest record) and at most 1e9", f.recordsPerKey)
 	}
+	if f.changed("hot-share") && !(f.hotShare >= 0 && f.hotShare <= 1) {
+		return capacity.Options{}, fmt.Errorf("--hot-share: %v is not a share from 0 to 1", f.hotShare)
+	}
 	if f.disk < 0 || f.memory < 0 {
 		return capacity.Options{}, errors.New("--disk and --memory: a size must not be negative")
 	}
@@ -224,7 +237,7 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 		Deployment: capacity.Deployment{StateBytes: float64(f.state), LiveBytes: float64(f.liveState), CleanerSettings: f.cleaner,
 			Partitions: f.partitions, Instances: f.instances, Standbys: f.standbys, WriteRate: float64(f.writeRate),
 			RecordsPerKey: f.recordsPerKey, BytesPerRecord: f.recordBytes, DiskBytes: float64(f.disk), MemoryBytes: float64(f.memory),
-			Heap: heap},
+			HotShare: max(0, f.hotShare), HotKnown: f.changed("hot-share"), Heap: heap},
 	}, nil
 }
 
