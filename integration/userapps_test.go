@@ -60,8 +60,8 @@ import (
 // userApp.bound. Strict, 2026-12-04, each application's store restored as
 // its own kind, the sweep beside them priced hot records apart (their key
 // among their partition's last 64: skewed keys restore faster): at 300 k
-// updates all three pass (word count engine 0.93×, plan 0.85×; windowed
-// count engine 1.11×, plan 0.92×; session count engine 1.08×, plan 1.05×);
+// updates all three pass (word count engine 0.97×, plan 0.83×; windowed
+// count engine 0.95×, plan 1.04×; session count engine 1.06×, plan 0.89×);
 // at 3 M both the word count (engine 1.03×, plan 0.97×) and the windowed
 // count (engine 0.97×, plan 0.97×) pass, where the uniform-key sweep of
 // the day before said 1.33× and 1.58×. The model is 1.3-1.5× the
