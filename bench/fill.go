@@ -49,7 +49,7 @@ func (o FillOutcome) ToResults() *runs.Fill {
 	m := o.Manifest
 	spec := m.Spec
 	tot := o.Derived.Totals
-	hot := tot.HotRecords
+	hot := o.Derived.HotRecords
 	return &runs.Fill{
 		Topic:           m.Topic,
 		Spec:            &spec,

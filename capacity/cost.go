@@ -48,7 +48,8 @@ type Cost struct {
 	// Hot says the fit priced hot records (loadgen.HotKeys) apart, at
 	// PerHot, PerRecord then pricing the others: every restore fitted
 	// has its share of hot records counted, and those shares span
-	// minHotSpread. Without it PerHot is PerRecord.
+	// minHotSpread. Without it PerHot is 0 and a hot record costs
+	// PerRecord (perHot).
 	Hot    bool
 	PerHot float64
 	// Terms are the terms the fit kept, of "restore", "record", "byte",
@@ -90,24 +91,6 @@ const minCostShapeRatio = 1.5
 // minCostRestores is the fewest restores a Cost is fitted over: one more
 // than its terms, so the fit can disagree with a restore.
 const minCostRestores = 4
-
-// maxHotGap is how far (in share of records) a deployment's hot records
-// may lie outside those fitted before the answers say so.
-const maxHotGap = 0.15
-
-// hotWhat says what a hot record is, for a warning.
-func hotWhat() string {
-	return fmt.Sprintf("their key among their partition's last %d records", loadgen.HotKeyWindow)
-}
-
-// hotUncounted says why restores have no hot share.
-const hotUncounted = "their results hold no hot_records: written before restorebench counted them, or of a topic too large to read independently"
-
-// minHotSpread is how far apart (in share of records) the least and most
-// skewed shapes' hot records must lie before a Cost prices hot records
-// apart: closer, the hot term would fit noise. Uniform keys give 0–4%,
-// Zipf(1.1) keys 44–48% (loadgen.HotKeyWindow).
-const minHotSpread = 0.2
 
 // ErrNoCost says the inputs hold no sweep of shapes to fit a Cost over.
 var ErrNoCost = errors.New("no restore cost per record and per byte: that needs verified cold restores of one setting " +
@@ -190,9 +173,8 @@ func FitCost(setups []*Setup) (*Cost, error) {
 		return nil, fmt.Errorf("no restore cost with positive terms fits the %d restores of %s", len(c.Obs), setups[0].Label())
 	}
 	c.Fixed, c.PerRecord, c.PerByte, c.PerOverwrite = coef[0], coef[1], coef[2], coef[3]
-	c.PerHot = c.PerRecord
 	if c.Hot {
-		c.PerHot = coef[4]
+		c.PerHot = coef[hotColumn]
 	}
 	c.Terms = terms
 	c.residuals()
@@ -625,14 +607,14 @@ func (c *Cost) farFrom(d Deployment) string {
 	}
 	if d.HotKnown {
 		if lo, hi, known := c.HotShares(); known && (d.HotShare < lo-maxHotGap || d.HotShare > hi+maxHotGap) {
-			far = append(far, fmt.Sprintf("your %.0f%% hot records (%s) lie outside the %.0f%%–%.0f%% fitted", 100*d.HotShare, hotWhat(), 100*lo, 100*hi))
+			far = append(far, fmt.Sprintf("your %.0f%% hot records (%s) lie outside the %.0f%%–%.0f%% fitted", 100*d.HotShare, hotWhat, 100*lo, 100*hi))
 		} else if !known && d.HotShare >= minHotSpread {
 			far = append(far, fmt.Sprintf("your keys are skewed (%.0f%% hot records: %s) and the restores fitted did not count "+
-				"theirs (%s)", 100*d.HotShare, hotWhat(), hotUncounted))
+				"theirs (%s)", 100*d.HotShare, hotWhat, hotUncounted))
 		}
 	} else if lo, hi, known := c.HotShares(); known && lo >= minHotSpread {
 		far = append(far, fmt.Sprintf("the restores fitted were of skewed keys (%.0f%%–%.0f%% hot records: %s), which restore "+
-			"faster, and your changelog's share is not known (give --hot-share, or read it with --from-topic)", 100*lo, 100*hi, hotWhat()))
+			"faster, and your changelog's share is not known (give --hot-share, or read it with --from-topic)", 100*lo, 100*hi, hotWhat))
 	}
 	kinds := kindDistance(c.Setups, d)
 	if kinds != "" && len(far) == 0 {

@@ -158,24 +158,6 @@ func shapeOfObs(obs []Obs) ChangelogShape {
 	return sh
 }
 
-// hotShareOf is the share of hot records (loadgen.HotKeys) in the
-// changelog o restored, as its fill or independent read counted them,
-// and whether it was counted.
-func hotShareOf(o Obs) (float64, bool) {
-	f := o.Run.Results.FillOf(o.Restore.Topic)
-	if f == nil || f.HotRecords == nil {
-		return 0, false
-	}
-	n := f.Records
-	if n <= 0 { // an independent read: it read what the restore read
-		n = o.Restore.Records
-	}
-	if n <= 0 {
-		return 0, false
-	}
-	return math.Min(1, float64(*f.HotRecords)/float64(n)), true
-}
-
 // FarFrom says how a deployment's changelog differs from the one the rate
 // was measured on, where it does by more than DisagreeFactor (records per
 // live key, bytes per record) or by more than 10 points of tombstones, or
@@ -196,9 +178,9 @@ func (r *Rate) FarFrom(d Deployment) string {
 	}
 	switch have, want := r.Shape.HotShare, d.HotShare; {
 	case d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap:
-		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat(), 100*want))
+		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat, 100*want))
 	case d.HotKnown && !r.Shape.HotKnown && r.Shape.RecordsPerKey > 0 && want >= minHotSpread:
-		far = append(far, fmt.Sprintf("hot records not counted (%s), yours are %.0f%% (%s): skewed keys restore faster", hotUncounted, 100*want, hotWhat()))
+		far = append(far, fmt.Sprintf("hot records not counted (%s), yours are %.0f%% (%s): skewed keys restore faster", hotUncounted, 100*want, hotWhat))
 	}
 	var kinds string
 	if r.Setup != nil {

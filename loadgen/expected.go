@@ -64,18 +64,11 @@ type FillTotals struct {
 	Tombstones int64            `json:"tombstones"`
 	Bytes      int64            `json:"bytes"` // key+value bytes of all records
 	PerPart    []PartitionCount `json:"per_partition"`
-	// HotRecords are the records whose key is among the HotKeyWindow
-	// records of its partition before it (HotKeys): how skewed the
-	// fill's keys are, as a restore meets them. Counted over the records
-	// these totals followed: Derive's over the whole fill (what results
-	// record), ProduceFrom's from where it started, with nothing before.
-	HotRecords int64 `json:"hot_records"`
-	hot        *HotKeys
 }
 
 // newFillTotals are the totals of no record yet, over partitions partitions.
 func newFillTotals(partitions int32) FillTotals {
-	tot := FillTotals{PerPart: make([]PartitionCount, partitions), hot: &HotKeys{}}
+	tot := FillTotals{PerPart: make([]PartitionCount, partitions)}
 	for p := range tot.PerPart {
 		tot.PerPart[p].Partition = int32(p)
 	}
@@ -89,10 +82,6 @@ func (t *FillTotals) add(r Record) {
 	t.PerPart[r.Partition].Records++
 	if r.Value == nil {
 		t.Tombstones++
-	}
-	if t.hot != nil {
-		t.hot.Add(r.Partition, r.Key)
-		t.HotRecords = t.hot.Hot
 	}
 }
 
@@ -113,6 +102,10 @@ type Derived struct {
 	Totals    FillTotals
 	Log       LogShape
 	Landmarks Landmarks
+	// HotRecords are the committed records whose key is among the
+	// HotKeyWindow records of its partition before it (HotKeys): how
+	// skewed the fill's keys are, as a restore meets them.
+	HotRecords int64
 }
 
 // LogShape is what a fill leaves in the log beyond its records: for a
@@ -232,7 +225,7 @@ func DeriveApplied(spec Spec, applied func(p int32, offset int64) bool) (Derived
 	}
 	d.marks.rotateTails(d.log.Ends)
 	states, err := d.states()
-	return Derived{Expected: states, Totals: d.tot, Log: d.log, Landmarks: d.marks}, err
+	return Derived{Expected: states, Totals: d.tot, Log: d.log, Landmarks: d.marks, HotRecords: d.hot.Hot}, err
 }
 
 // lastWrites follows a key-value fill's writes as DeriveApplied does, every
@@ -261,6 +254,7 @@ type deriver struct {
 	last    []int64 // last record index + 1 per key; 0 = never written
 	kind    tracker // the store kind's tracker, instead of last (FillKindDef.tracker)
 	tot     FillTotals
+	hot     HotKeys
 	log     LogShape
 	marks   Landmarks
 	touched []int32 // partitions the open transaction wrote to
@@ -305,6 +299,7 @@ func (d *deriver) write(w Write) {
 			}
 		}
 		d.tot.add(r)
+		d.hot.Add(p, r.Key)
 	}
 	d.mark(p, slot)
 	if d.spec.Transactional && !d.inTxn[p] {

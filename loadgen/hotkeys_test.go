@@ -32,10 +32,10 @@ func TestSkewedFillHasHotRecords(t *testing.T) {
 			}
 			seen[r.Partition] = append(before, string(r.Key))
 		}
-		if hot != d.Totals.HotRecords {
-			t.Errorf("%s over %d keys: %d records hot by hand, the derived totals count %d", order, keys, hot, d.Totals.HotRecords)
+		if hot != d.HotRecords {
+			t.Errorf("%s over %d keys: %d records hot by hand, the derived totals count %d", order, keys, hot, d.HotRecords)
 		}
-		return float64(d.Totals.HotRecords) / float64(d.Totals.Records)
+		return float64(d.HotRecords) / float64(d.Totals.Records)
 	}
 	if s := share(KeysZipf, 100_000); s < 0.35 || s > 0.6 {
 		t.Errorf("Zipf over 100 k keys: %.0f%% hot, want about 45%%", 100*s)

@@ -76,7 +76,6 @@ type TopicState struct {
 	HotRecords int64
 	// Seconds is how long the read took.
 	Seconds float64
-	hot     loadgen.HotKeys
 }
 
 // entry is one key's latest record: its pair's hash (loadgen.EntryHash),
@@ -216,6 +215,7 @@ type liveKeys struct {
 	// value.
 	kept  int
 	buf   []byte
+	hot   loadgen.HotKeys
 	st    *TopicState
 	shape *Shape
 	stop  context.CancelFunc
@@ -249,8 +249,8 @@ func (lk *liveKeys) add(r *kgo.Record) {
 	}
 	lk.st.Records++
 	lk.shape.Records = lk.st.Records
-	lk.st.hot.Add(r.Partition, r.Key)
-	lk.st.HotRecords = lk.st.hot.Hot
+	lk.hot.Add(r.Partition, r.Key)
+	lk.st.HotRecords = lk.hot.Hot
 	if r.Key == nil {
 		lk.st.NullKeys++
 		return
