@@ -362,6 +362,7 @@ func HostInfo() runs.Host {
 		MemoryBytes:    totalMemory(),
 		GoVersion:      runtime.Version(),
 		RocksDBVersion: engine.RocksDBVersion(),
+		RocksDBLinkage: engine.RocksDBLinkage(),
 		CPUModel:       cpuModel(),
 	}
 }

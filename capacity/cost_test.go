@@ -126,8 +126,13 @@ func TestNoCostFromOneShape(t *testing.T) {
 	if len(a.Costs) != 0 || a.Rate == nil || a.Rate.Cost != nil {
 		t.Fatalf("costs %d, rate %+v: one shape fits no cost", len(a.Costs), a.Rate)
 	}
-	if w := a.Rate.FarFrom(a.Options.Deployment); !strings.Contains(w, "1/42 of it") {
-		t.Errorf("warning %q does not name the distance (12.7 B against 528 B)", w)
+	if w := a.Rate.FarFrom(a.Options.Deployment); !strings.Contains(w, "1/42 of it") || !strings.Contains(w, "(fill: key_bytes and value_size)") {
+		t.Errorf("warning %q does not name the distance (12.7 B against 528 B) and the fill settings that reproduce it", w)
+	}
+	d := a.Options.Deployment
+	d.HotShare, d.HotKnown = 0.45, true
+	if w := a.Rate.FarFrom(d); !strings.Contains(w, "hot records not counted") || !strings.Contains(w, "key_order: zipf") {
+		t.Errorf("a skewed changelog against a rate that counted no hot records: warning %q does not point to key_order", w)
 	}
 }
 

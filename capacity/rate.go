@@ -166,21 +166,27 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if r.Cost != nil {
 		return r.Cost.farFrom(d)
 	}
-	var far []string
+	// far names each distance, knobs the fill settings that reproduce it.
+	var far, knobs []string
 	if have, want := r.Shape.RecordsPerKey, d.RecordsPerKey; have > 0 && want > 0 && runs.Disagree(want, have) {
 		far = append(far, fmt.Sprintf("%.1f records per live key, yours is %.1f (%s)", have, want, timesText(want/have)))
+		knobs = append(knobs, "keys against records")
 	}
 	if have, want := r.Shape.BytesPerRecord, d.BytesPerRecord; have > 0 && want > 0 && runs.Disagree(want, have) {
 		far = append(far, fmt.Sprintf("%s a record, yours is %s (%s)", FormatBytes(have), FormatBytes(want), timesText(want/have)))
+		knobs = append(knobs, "key_bytes and value_size")
 	}
 	if have, want := r.Shape.TombstoneShare, d.TombstoneShare; d.Changelog != nil && r.Shape.RecordsPerKey > 0 && math.Abs(want-have) > maxTombstoneGap {
 		far = append(far, fmt.Sprintf("%.0f%% tombstones, yours is %.0f%%", 100*have, 100*want))
+		knobs = append(knobs, "tombstone_ratio")
 	}
 	switch have, want := r.Shape.HotShare, d.HotShare; {
 	case d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap:
 		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat, 100*want))
+		knobs = append(knobs, "key_order: zipf or uniform")
 	case d.HotKnown && !r.Shape.HotKnown && r.Shape.RecordsPerKey > 0 && want >= minHotSpread:
 		far = append(far, fmt.Sprintf("hot records not counted (%s), yours are %.0f%% (%s): skewed keys restore faster", hotUncounted, 100*want, hotWhat))
+		knobs = append(knobs, "key_order: zipf")
 	}
 	var kinds string
 	if r.Setup != nil {
@@ -195,9 +201,12 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if kinds != "" {
 		far = append(far, kinds)
 	}
+	advice := "measure a restore of your store's own kind"
+	if len(knobs) > 0 {
+		advice = "measure a fill of your shape (fill: " + strings.Join(knobs, "; ") + ")"
+	}
 	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
-		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill.keys " +
-		"against the records) before relying on these answers"
+		": a restore reads every record, so its time per byte of state differs; " + advice + " before relying on these answers"
 }
 
 // timesText says how many times larger (×2.5) or smaller (1/40 of it) a

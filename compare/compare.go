@@ -520,9 +520,9 @@ func CompareRuns(base, other *runs.Results, baseLabel, otherLabel string) *Compa
 	if bh.Hostname != oh.Hostname || bh.OS != oh.OS || bh.Arch != oh.Arch || bh.CPUs != oh.CPUs || bh.MemoryBytes != oh.MemoryBytes {
 		c.Notes = append(c.Notes, fmt.Sprintf("hosts differ: base %s, other %s", hostText(bh), hostText(oh)))
 	}
-	if bh.GoVersion != oh.GoVersion || bh.RocksDBVersion != oh.RocksDBVersion {
+	if bh.GoVersion != oh.GoVersion || bh.RocksDBVersion != oh.RocksDBVersion || bh.RocksDBLinkage != oh.RocksDBLinkage {
 		c.Notes = append(c.Notes, fmt.Sprintf("versions differ: base %s / RocksDB %s, other %s / RocksDB %s",
-			bh.GoVersion, bh.RocksDBVersion, oh.GoVersion, oh.RocksDBVersion))
+			bh.GoVersion, bh.RocksDBText(), oh.GoVersion, oh.RocksDBText()))
 	}
 	if bf, of := base.Fill, other.Fill; bf != nil && of != nil &&
 		(bf.Records != of.Records || bf.Bytes != of.Bytes || bf.Tombstones != of.Tombstones) {

@@ -297,7 +297,7 @@ func environmentSection(a *capacity.Analysis) (Section, error) {
 func environment(res *runs.Results) []string {
 	h := res.Host
 	return []string{fmt.Sprintf("%s (%s/%s)", h.Hostname, h.OS, h.Arch), orNotRecorded(h.CPUModel), fmt.Sprint(h.CPUs), memory(h.MemoryBytes),
-		disk(h.Disk), broker(res.Broker), streamsVersion(res), orNotRecorded(h.RocksDBVersion), orNotRecorded(h.GoVersion), res.ToolVersion}
+		disk(h.Disk), broker(res.Broker), streamsVersion(res), orNotRecorded(h.RocksDBText()), orNotRecorded(h.GoVersion), res.ToolVersion}
 }
 
 func memory(b int64) string {
