@@ -25,12 +25,14 @@ type kindVectors struct {
 }
 
 // TestDriverDigestsTwoTimeKindsAsGo runs the driver's --digest-vectors
-// mode on the session and versioned stores' shared vectors (two times a
+// mode on the session, versioned and timestamped window stores' shared vectors (two times a
 // line; the one-time kinds are TestDriverDigestsStoreKindsAsGo's) and checks that it digests every
 // entry as Go's expected state does: under the same key and value bytes
 // (a session under record key, end and start, loadgen.AppendSessionKey; a
 // version under record key and validFrom with validTo before its value,
-// loadgen.AppendVersionedDigestKey and AppendVersionedDigestValue), with
+// loadgen.AppendVersionedDigestKey and AppendVersionedDigestValue; a
+// timestamped window under record key and window start with the record's
+// timestamp before its value), with
 // the same hashes, digest, entry count and live bytes.
 func TestDriverDigestsTwoTimeKindsAsGo(t *testing.T) {
 	lib, java := builtDriver(t)
@@ -40,6 +42,9 @@ func TestDriverDigestsTwoTimeKindsAsGo(t *testing.T) {
 		}},
 		{kind: loadgen.KindVersionedKeyValue, file: "digest_vectors_versioned.tsv", least: 5, entry: func(key []byte, from, to int64, value []byte) ([]byte, []byte) {
 			return loadgen.AppendVersionedDigestKey(nil, key, from), loadgen.AppendVersionedDigestValue(nil, to, value)
+		}},
+		{kind: loadgen.KindTimestampedWindow, file: "digest_vectors_timestamped_window.tsv", least: 5, entry: func(key []byte, start, ts int64, value []byte) ([]byte, []byte) {
+			return loadgen.WindowDigestKey(loadgen.AppendWindowKey(nil, key, start, 0)), loadgen.AppendTimestamped(nil, ts, value)
 		}},
 	} {
 		t.Run(string(kv.kind), func(t *testing.T) { checkKindVectors(t, lib, java, kv) })

@@ -18,7 +18,10 @@ import java.io.Reader;
  * Then digest&lt;TAB&gt;SUM16HEX&lt;TAB&gt;keys&lt;TAB&gt;N&lt;TAB&gt;live_bytes&lt;TAB&gt;B
  * for all lines as one partition. A versioned store's line has five
  * fields, versioned-key-value&lt;TAB&gt;KEYHEX&lt;TAB&gt;VALIDFROM&lt;TAB&gt;VALIDTO&lt;TAB&gt;VALUEHEX,
- * and prints eight the same way. Go's tests compare this output with
+ * and prints eight the same way; so does a timestamped window store's,
+ * timestamped-window&lt;TAB&gt;KEYHEX&lt;TAB&gt;WINDOWSTART&lt;TAB&gt;TIMESTAMP&lt;TAB&gt;VALUEHEX
+ * (the window start and the record's timestamp the value is kept behind,
+ * digested as {@link StoreQueries} reads the store). Go's tests compare this output with
  * loadgen.EntryHash (and, for the kinds, loadgen's store layouts), so the
  * two digests cannot drift apart unnoticed. Blank lines are skipped; an
  * empty VALUEHEX is a live, empty value.
@@ -60,6 +63,18 @@ final class DigestVectors {
         return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
     }
 
+    /**
+     * A timestamped window store's line, timestamped-window&lt;TAB&gt;KEYHEX&lt;TAB&gt;WINDOWSTART&lt;TAB&gt;TIMESTAMP&lt;TAB&gt;VALUEHEX:
+     * the line, the digested key (record key and window start) and value
+     * (the timestamp before the value) and the hash, its entry added to d.
+     */
+    private static String timestampedWindowVector(String[] f, Digest d) {
+        byte[] key = Digest.windowKey(Digest.fromHex(f[1]), millis(f[2]));
+        byte[] value = Digest.timestampedValue(millis(f[3]), Digest.fromHex(f[4]));
+        d.add(key, value);
+        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+    }
+
     /** A TIME field: a whole number of milliseconds. */
     private static long millis(String s) {
         try {
@@ -82,6 +97,9 @@ final class DigestVectors {
         }
         if (f.length == 5 && f[0].equals("versioned-key-value")) {
             return versionedVector(f, d);
+        }
+        if (f.length == 5 && f[0].equals("timestamped-window")) {
+            return timestampedWindowVector(f, d);
         }
         if (f.length != 4) {
             throw new IllegalArgumentException("want KEYHEX<TAB>VALUEHEX or KIND<TAB>KEYHEX<TAB>TIME<TAB>VALUEHEX, got " + f.length + " fields");
