@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -195,7 +196,14 @@ func sweepShapes(t *testing.T, env *bench.Env, updates int) []*capacity.Run {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(t.TempDir(), plan.Name)
+		// RESTOREBENCH_USERAPPS_KEEP=DIR keeps the sweep's results in DIR
+		// (a directory per profile), to plan from or look at after the
+		// test; a temporary directory otherwise.
+		keep := os.Getenv("RESTOREBENCH_USERAPPS_KEEP")
+		if keep == "" {
+			keep = t.TempDir()
+		}
+		dir := filepath.Join(keep, plan.Name)
 		if _, err := env.Run(context.Background(), plan, bench.RunOptions{OutDir: dir}); err != nil {
 			t.Fatalf("the shape sweep %s beside the applications: %v", plan.Name, err)
 		}

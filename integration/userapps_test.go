@@ -48,6 +48,9 @@ import (
 //	CI=true RESTOREBENCH_BROKERS=127.0.0.1:19092 RESTOREBENCH_USERAPPS_UPDATES=10000000 \
 //	  go test -count=1 -timeout 90m -run 'TestUserApp' -v ./integration/
 //
+// RESTOREBENCH_USERAPPS_KEEP=DIR keeps the strict sweep's results in DIR,
+// to plan from by hand or look into after the test.
+//
 // RESTOREBENCH_USERAPPS_STRICT=1 holds the answers to what a quiet machine
 // gives (nothing else running): the plan's prediction from a shape sweep
 // run beside the applications (sweepShapes, as a user runs `run shapes`
