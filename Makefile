@@ -71,7 +71,7 @@ deps:
 		echo "installing librocksdb-dev (RocksDB headers and library)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq librocksdb-dev >/dev/null; \
 	fi
-	@if [ "$(ROCKSDB_LINK)" = static ] && [ "$$(cc -print-file-name=librocksdb.a)" = librocksdb.a ]; then \
+	@if [ "$(ROCKSDB_LINK)" = static ] && [ "$$($$($(GO) env CC) -print-file-name=librocksdb.a)" = librocksdb.a ]; then \
 		echo "ROCKSDB_LINK=static: the linker finds no librocksdb.a (Debian's librocksdb-dev ships it); install it, or link the shared library with ROCKSDB_LINK=shared" >&2; exit 1; \
 	fi
 
