@@ -201,12 +201,10 @@ func (r *Rate) FarFrom(d Deployment) string {
 	if kinds != "" {
 		far = append(far, kinds)
 	}
-	advice := "measure a restore of your store's own kind"
-	if len(knobs) > 0 {
-		advice = "measure a fill of your shape (fill: " + strings.Join(knobs, "; ") + ")"
-	}
+	// Every distance in far named its knob; kinds, if any, came last.
 	return "WARNING: the rate was measured at " + strings.Join(far, "; ") +
-		": a restore reads every record, so its time per byte of state differs; " + advice + " before relying on these answers"
+		": a restore reads every record, so its time per byte of state differs; measure a fill of your shape (fill: " +
+		strings.Join(knobs, "; ") + ") before relying on these answers"
 }
 
 // timesText says how many times larger (×2.5) or smaller (1/40 of it) a

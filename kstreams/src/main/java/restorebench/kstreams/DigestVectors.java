@@ -59,8 +59,7 @@ final class DigestVectors {
     private static String versionedVector(String[] f, Digest d) {
         byte[] key = Digest.versionedKey(Digest.fromHex(f[1]), millis(f[2]));
         byte[] value = Digest.versionedValue(millis(f[3]), Digest.fromHex(f[4]));
-        d.add(key, value);
-        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+        return digested(f, key, value, d);
     }
 
     /**
@@ -71,6 +70,14 @@ final class DigestVectors {
     private static String timestampedWindowVector(String[] f, Digest d) {
         byte[] key = Digest.windowKey(Digest.fromHex(f[1]), millis(f[2]));
         byte[] value = Digest.timestampedValue(millis(f[3]), Digest.fromHex(f[4]));
+        return digested(f, key, value, d);
+    }
+
+    /**
+     * A kind's line as printed: the line, the digested key and value and
+     * their hash; the entry added to d.
+     */
+    private static String digested(String[] f, byte[] key, byte[] value, Digest d) {
         d.add(key, value);
         return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
     }
@@ -106,12 +113,7 @@ final class DigestVectors {
         }
         byte[] key = Digest.fromHex(f[1]);
         byte[] value = Digest.fromHex(f[3]);
-        long time;
-        try {
-            time = Long.parseLong(f[2]);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("TIME " + f[2] + " is not a whole number of milliseconds");
-        }
+        long time = millis(f[2]);
         switch (f[0]) {
             case "timestamped-key-value":
                 value = Digest.timestampedValue(time, value);
@@ -122,8 +124,7 @@ final class DigestVectors {
             default:
                 throw new IllegalArgumentException("KIND " + f[0] + " is not timestamped-key-value or window");
         }
-        d.add(key, value);
-        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+        return digested(f, key, value, d);
     }
 
     /**
@@ -134,7 +135,6 @@ final class DigestVectors {
     private static String session(String[] f, Digest d) {
         byte[] key = SessionStores.digestKey(Digest.fromHex(f[1]), millis(f[2]), millis(f[3]));
         byte[] value = Digest.fromHex(f[4]);
-        d.add(key, value);
-        return String.join("\t", f) + "\t" + Digest.toHex(key) + "\t" + Digest.toHex(value) + "\t" + Digest.hex16(Digest.entryHash(key, value));
+        return digested(f, key, value, d);
     }
 }
