@@ -134,6 +134,15 @@ func TestNoCostFromOneShape(t *testing.T) {
 	if w := a.Rate.FarFrom(d); !strings.Contains(w, "hot records not counted") || !strings.Contains(w, "key_order: zipf") {
 		t.Errorf("a skewed changelog against a rate that counted no hot records: warning %q does not point to key_order", w)
 	}
+	a.Rate.Shape.HotShare, a.Rate.Shape.HotKnown = 0.02, true
+	if w := a.Rate.FarFrom(d); !strings.Contains(w, "2% hot records") || !strings.Contains(w, "key_order: zipf)") {
+		t.Errorf("a skewed changelog against a rate measured on uniform keys: warning %q does not point to key_order: zipf", w)
+	}
+	d.HotShare = 0.0
+	a.Rate.Shape.HotShare = 0.45
+	if w := a.Rate.FarFrom(d); !strings.Contains(w, "key_order: uniform)") {
+		t.Errorf("a uniform changelog against a rate measured on skewed keys: warning %q does not point to key_order: uniform", w)
+	}
 }
 
 // TestCostDropsANegativeTerm: times that are purely per record fit no

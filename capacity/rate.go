@@ -183,7 +183,11 @@ func (r *Rate) FarFrom(d Deployment) string {
 	switch have, want := r.Shape.HotShare, d.HotShare; {
 	case d.HotKnown && r.Shape.HotKnown && math.Abs(want-have) > maxHotGap:
 		far = append(far, fmt.Sprintf("%.0f%% hot records (%s), yours is %.0f%%", 100*have, hotWhat, 100*want))
-		knobs = append(knobs, "key_order: zipf or uniform")
+		order := "key_order: uniform" // yours less skewed than measured
+		if want > have {
+			order = "key_order: zipf"
+		}
+		knobs = append(knobs, order)
 	case d.HotKnown && !r.Shape.HotKnown && r.Shape.RecordsPerKey > 0 && want >= minHotSpread:
 		far = append(far, fmt.Sprintf("hot records not counted (%s), yours are %.0f%% (%s): skewed keys restore faster", hotUncounted, 100*want, hotWhat))
 		knobs = append(knobs, "key_order: zipf")
