@@ -42,13 +42,13 @@ func (f *fakeModel) restore(ctx context.Context, job ModelJob) (*ModelRestored, 
 		rec.Series = append(rec.Series, measure.Point{T: float64(i), Records: int64(i) * 1000})
 	}
 	states := []loadgen.PartitionState{{Partition: 0, Keys: 3, LiveBytes: 30}, {Partition: 1, Keys: 4, LiveBytes: 40}}
-	return &ModelRestored{Record: rec, States: states}, nil
+	return &ModelRestored{Figures: ModelFiguresOf(rec), States: states}, nil
 }
 
 func modelJob() ModelRestore {
 	c := config.DefaultCase()
 	c.Name = "cold"
-	return ModelRestore{Case: c, CaseName: "cold", Repeat: 1, Topic: "t", AppID: "app", StoreName: "s", Start: map[int32]int64{0: 0, 1: 0}, End: map[int32]int64{0: 5, 1: 6}}
+	return ModelRestore{Case: ModelCaseOf(c), Repeat: 1, Topic: "t", AppID: "app", StoreName: "s", Start: map[int32]int64{0: 0, 1: 0}, End: map[int32]int64{0: 5, 1: 6}}
 }
 
 // TestModelRestoreOnAgent: the agent runs the restore into the instance's
@@ -77,8 +77,8 @@ func TestModelRestoreOnAgent(t *testing.T) {
 	if got.StateDir != state || !f.dirEmpty.Load() {
 		t.Fatalf("restored into %s (empty before: %v), want the emptied %s", got.StateDir, f.dirEmpty.Load(), state)
 	}
-	if got.Record.Records != 1234 || len(got.Record.Series) != 60000 || got.Record.Series[59999].Records != 59999000 || len(got.States) != 2 || got.States[1].Keys != 4 {
-		t.Fatalf("reply: %d records, %d points, states %+v", got.Record.Records, len(got.Record.Series), got.States)
+	if got.Figures.Records != 1234 || len(got.Figures.Series) != 60000 || got.Figures.Series[59999].Records != 59999000 || len(got.States) != 2 || got.States[1].Keys != 4 {
+		t.Fatalf("reply: %d records, %d points, states %+v", got.Figures.Records, len(got.Figures.Series), got.States)
 	}
 }
 
@@ -128,8 +128,8 @@ func TestModelRestoreIdempotent(t *testing.T) {
 	if n := f.calls.Load(); n != 1 {
 		t.Fatalf("%d restores for one command id, want 1", n)
 	}
-	if again.Record.Records != first.Record.Records || len(again.Record.Series) != len(first.Record.Series) {
-		t.Fatalf("the repeat's reply differs: %+v", again.Record)
+	if again.Figures.Records != first.Figures.Records || len(again.Figures.Series) != len(first.Figures.Series) {
+		t.Fatalf("the repeat's reply differs: %+v", again.Figures)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/runs"
 )
 
 func init() { opModelRestore.register() }
@@ -35,9 +34,7 @@ func validateModel(_ *Message, r *ModelRestore) error {
 	if err := config.CheckNames(r.AppID, r.StoreName, r.Topic); err != nil {
 		return fmt.Errorf("model_restore: %w", err)
 	}
-	c := r.Case
-	c.Name = r.CaseName
-	if err := c.Validate(); err != nil {
+	if err := r.Case.Case().Validate(); err != nil {
 		return fmt.Errorf("model_restore: case: %w", err)
 	}
 	if len(r.Start) > maxOffsetPartitions || len(r.End) > maxOffsetPartitions {
@@ -60,10 +57,9 @@ func validateModel(_ *Message, r *ModelRestore) error {
 // captured (Kafka Streams, too, restores to the end offsets it captures as
 // the restore begins).
 type ModelRestore struct {
-	// Case and CaseName are the case's settings and its name (which
-	// config.Case leaves out of its JSON).
-	Case      config.Case     `json:"case"`
-	CaseName  string          `json:"case_name"`
+	// Case is the settings of the case the model engine reads, and its
+	// name (ModelCaseOf).
+	Case      ModelCase       `json:"case"`
 	Repeat    int             `json:"repeat"`
 	Topic     string          `json:"topic"`
 	AppID     string          `json:"app_id"`
@@ -91,15 +87,15 @@ func (m *ModelRestore) Offsets() cluster.TopicOffsets {
 	return cluster.TopicOffsets{Topic: m.Topic, Start: m.Start, End: m.End}
 }
 
-// ModelRestored is the reply to an OpModelRestore: the restore's record as
-// a local model restore makes it (times, CPU and peak RSS of the agent's
-// process, RocksDB figures), unverified, and what the restored stores hold
-// per partition (keys, live bytes, digest) for the coordinator to verify
-// against the fill's expected state: the agent is never told what to
-// expect, so it cannot report a verified restore of data it did not hold.
+// ModelRestored is the reply to an OpModelRestore: what the restore
+// measured (times, CPU and peak RSS of the agent's process, RocksDB
+// figures), and what the restored stores hold per partition (keys, live
+// bytes, digest) for the coordinator to verify against the fill's
+// expected state: the agent is never told what to expect, so it cannot
+// report a verified restore of data it did not hold.
 type ModelRestored struct {
-	Record runs.Restore             `json:"record"`
-	States []loadgen.PartitionState `json:"states"`
+	Figures ModelFigures             `json:"figures"`
+	States  []loadgen.PartitionState `json:"states"`
 	// StateDir is the state.dir the stores were restored into, on the
 	// agent's host.
 	StateDir string `json:"state_dir"`
@@ -138,8 +134,7 @@ func (a *Agent) modelRestore(m *Message, r *ModelRestore) (*ModelRestored, error
 	ctx, cancel := a.leaseContext(m.Run, "its model restore")
 	defer cancel()
 	job := ModelJob{Cluster: a.cfg.Cluster, StateDir: a.stateDir(m.Run, m.Fleet, m.Instance), Restore: *r, Logf: a.cfg.Logf}
-	job.Restore.Case.Name = r.CaseName
-	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, r.Topic, r.CaseName, r.Repeat, job.StateDir)
+	a.cfg.Logf("agent %s: run %s: model restore of %s (case %s #%d) into %s", a.cfg.Name, m.Run, r.Topic, r.Case.Name, r.Repeat, job.StateDir)
 	out, err := a.cfg.ModelRestore(ctx, job)
 	if err != nil {
 		if !r.KeepState {
@@ -199,8 +194,5 @@ func (a *Agent) leaseErr(ctx context.Context, what string, err error) error {
 // restore takes as long as it takes, so only ctx, the agent's loss (a
 // LostError) or the agent's own error end the wait.
 func (c *Coordinator) ModelRestore(ctx context.Context, agent, fleet, instance string, req ModelRestore) (*ModelRestored, error) {
-	if req.CaseName == "" {
-		req.CaseName = req.Case.Name
-	}
 	return opModelRestore.call(ctx, c, agent, &Message{Fleet: fleet, Instance: instance}, req)
 }

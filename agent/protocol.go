@@ -67,7 +67,9 @@ const (
 // agent (validate.go). Version 3: fetch (any file command of the driver)
 // in place of balances. Version 4: each operation's arguments and result
 // in a payload of its own type (Args, Result; ops.go), decoded strictly.
-const ProtocolVersion = 4
+// Version 5: a model restore carries the settings the model engine reads
+// (ModelCase), not the whole config.Case.
+const ProtocolVersion = 5
 
 // versionErr says that a peer speaks another protocol version.
 func versionErr(theirs int) error {

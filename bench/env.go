@@ -21,6 +21,7 @@ import (
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -97,7 +98,10 @@ type Env struct {
 	ClusterID string
 	Broker    runs.Broker
 	// Agents commands the run's agents; nil without Options.Agents.
-	Agents   *agent.Coordinator
+	Agents *agent.Coordinator
+	// producer is where fills are written from: this process, or an
+	// agent when the run has agents (chosen in Connect).
+	producer producer
 	log      io.Writer
 	progress *progress.Reporter
 	// admin is the run's one admin client (Admin), opened on first use and
@@ -125,7 +129,7 @@ func Connect(ctx context.Context, o Options) (*Env, error) {
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = engine.DefaultStallTimeout
 	}
-	e := &Env{Opts: o, log: o.Log, progress: progress.New(o.Log, o.Quiet)}
+	e := &Env{Opts: o, log: o.Log, progress: progress.New(o.Log, o.Quiet), producer: localProducer{}}
 	if o.Watch != nil {
 		e.progress.Observer = o.Watch
 	}
@@ -192,6 +196,7 @@ func (e *Env) openAgents(ctx context.Context) error {
 		return fmt.Errorf("--agents: %w", err)
 	}
 	e.Agents = co
+	e.producer = agentProducer{co}
 	return nil
 }
 
@@ -334,7 +339,7 @@ func (e *Env) Logf(format string, args ...any) {
 // scenarioEnv is what scenarios need from this environment.
 func (e *Env) scenarioEnv() *fleet.Env {
 	env := &fleet.Env{Cluster: e.Cluster, Admin: e.sharedAdmin, Offsets: e.Offsets, Logf: e.Logf, Progress: e.progress,
-		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress}
+		StallTimeout: e.Opts.StallTimeout, OnProgress: e.Opts.OnRestoreProgress, Queries: queryload.QueriesAt}
 	if e.Embedded != nil {
 		env.CompactNow = e.Embedded.Compact
 	}

@@ -29,23 +29,43 @@ type produced struct {
 	onAgent *runs.AgentPlace
 }
 
-// produce writes req's records: on an agent when the run has agents (the
-// fill's load comes from that host), else from this process.
+// producer is where a run's fills are written from, chosen once as the
+// run connects (Connect): this process (localProducer), or an agent when
+// the run has agents (agentProducer: the fill's load comes from that
+// host). A third place is one more implementation.
+type producer interface {
+	produce(ctx context.Context, e *Env, req FillRequest) (produced, error)
+}
+
+// produce writes req's records from the run's place for fills.
 func (e *Env) produce(ctx context.Context, req FillRequest) (produced, error) {
-	if e.Agents == nil {
-		tot, series, err := e.produceFill(ctx, req)
-		return produced{tot: tot, series: series}, err
-	}
-	on, err := e.Agents.Place(fillInstance, "", nil)
+	return e.producer.produce(ctx, e, req)
+}
+
+// localProducer writes a fill from this process; the caller times it.
+type localProducer struct{}
+
+func (localProducer) produce(ctx context.Context, e *Env, req FillRequest) (produced, error) {
+	tot, series, err := e.produceFill(ctx, req)
+	return produced{tot: tot, series: series}, err
+}
+
+// agentProducer has an agent write a fill (agent.OpFill), placed by the
+// fill's instance id (fillInstance).
+type agentProducer struct{ co *agent.Coordinator }
+
+func (a agentProducer) produce(ctx context.Context, e *Env, req FillRequest) (produced, error) {
+	on, err := a.co.Place(fillInstance, "", nil)
 	if err != nil {
 		return produced{}, err
 	}
 	e.Logf("fill: agent %s writes %s", on, req.Topic)
-	got, err := e.Agents.Fill(ctx, on, agent.FillJob{Topic: req.Topic, Spec: req.Spec, Compression: req.Compression})
+	got, err := a.co.Fill(ctx, on, agent.FillJob{Topic: req.Topic, Spec: req.Spec, Compression: req.Compression})
 	if err != nil {
 		return produced{}, err
 	}
-	return produced{tot: got.Totals, series: got.Series, seconds: got.Seconds, onAgent: &runs.AgentPlace{Agent: on, Hostname: e.Agents.Hostname(on)}}, nil
+	place := &runs.AgentPlace{Agent: on, Hostname: a.co.Hostname(on)}
+	return produced{tot: got.Totals, series: got.Series, seconds: got.Seconds, onAgent: place}, nil
 }
 
 // FillOnAgent is an agent's side of a fill a coordinator asks for
@@ -56,7 +76,7 @@ func FillOnAgent(ctx context.Context, cl cluster.Config, job agent.FillJob, logf
 	if err := job.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Env{Cluster: cl, log: io.Discard, progress: progress.New(io.Discard, true)}
+	e := &Env{Cluster: cl, log: io.Discard, progress: progress.New(io.Discard, true), producer: localProducer{}}
 	start := time.Now()
 	tot, series, err := e.produceFill(ctx, FillRequest{Topic: job.Topic, Spec: job.Spec, Compression: job.Compression})
 	if err != nil {

@@ -68,6 +68,10 @@ type Env struct {
 	// Agents, when set, runs the kafka-streams engine's fleet instances on
 	// agents (`run --agents`) instead of this machine. Default nil: local.
 	Agents *agent.Coordinator
+	// Queries starts a kafka-streams query load from this machine against
+	// a local process's API layer (queryload.QueriesAt, what an agent runs
+	// from its host); nil: a case with queries fails to start them.
+	Queries agent.QueryStarter
 	// Owned is the record of the topics restorebench created on the
 	// cluster (owned.go): only those, and groups holding offsets on
 	// nothing else, are written, altered or deleted. Everything on the

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/ksdriver"
@@ -107,6 +108,9 @@ type Process interface {
 	// write their answer to a file, into a file of its own where it runs,
 	// and returns the file's bytes: Balances and StoreEntries read it.
 	Fetch(ctx context.Context, line string) ([]byte, error)
+	// StartQueries starts a query load (job) against the process's API
+	// layer from where the process runs, once the layer listens.
+	StartQueries(ctx context.Context, job agent.QueryJob) (QueryRun, error)
 }
 
 // localHost runs each process as a JVM on this machine (ksdriver.Start),
@@ -125,7 +129,9 @@ type localHost struct {
 	secrets map[string]string // every process's Options.Secrets
 	// java is the java binary processes start with (empty: ksdriver's
 	// FindJava).
-	java     string
+	java string
+	// queries starts its processes' query loads (Env.Queries).
+	queries  agent.QueryStarter
 	mu       sync.Mutex
 	ids      []string // the instances started, in order
 	procDirs []string
@@ -142,7 +148,7 @@ func newLocalHost(env *Env, root, appID string) (*localHost, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localHost{root: abs, appID: appID, secrets: secrets}, nil
+	return &localHost{root: abs, appID: appID, secrets: secrets, queries: env.Queries}, nil
 }
 
 // home is the directory of instance id's own, or "" when flat.
@@ -194,7 +200,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	if err != nil {
 		return nil, err
 	}
-	return &localProcess{Instance: inst, fetchPath: h.fetchPath(spec.ID)}, nil
+	return &localProcess{Instance: inst, fetchPath: h.fetchPath(spec.ID), queries: h.queries}, nil
 }
 
 func (h *localHost) WipeState(id string) error {
@@ -248,6 +254,9 @@ func (h *localHost) Remove() {
 type localProcess struct {
 	*ksdriver.Instance
 	fetchPath string
+	// queries starts a query load from this machine (Env.Queries; nil:
+	// none).
+	queries agent.QueryStarter
 }
 
 // Fetch has the driver write the file command's answer to fetchPath and

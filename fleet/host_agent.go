@@ -178,13 +178,3 @@ func (f *Fleet) Placement() map[string]string {
 	}
 	return out
 }
-
-// AgentProcessOf is the agent's process behind p, when p runs on an
-// agent: what a query load asks the agent to run beside it.
-func AgentProcessOf(p KSInstance) (*agent.Process, bool) {
-	ap, ok := p.(*agentProcess)
-	if !ok {
-		return nil, false
-	}
-	return ap.Process, true
-}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -166,15 +167,21 @@ func (a *agentProc) stop(t *testing.T) {
 	a.mu.Unlock()
 }
 
-// agentNames are names unique to this test run.
+// agentNames are names unique to this test run: parallel tests asking
+// within one millisecond get their own (an agent name shared by two
+// tests' agents would take both tests' commands).
 func agentNames(t *testing.T, n int) []string {
 	stamp := time.Now().Format("150405.000")
+	seq := agentNameSeq.Add(1)
 	var out []string
 	for i := range n {
-		out = append(out, fmt.Sprintf("it-%s-%c", stamp, 'a'+i))
+		out = append(out, fmt.Sprintf("it-%s-%d%c", stamp, seq, 'a'+i))
 	}
 	return out
 }
+
+// agentNameSeq numbers agentNames' calls.
+var agentNameSeq atomic.Int64
 
 // agentFailoverCase is a short failover: a standby, one kill.
 func agentFailoverCase(run time.Duration) config.Case {

@@ -76,36 +76,19 @@ func SetAPIProps(props map[string]string, q *config.QueryLoad) {
 	}
 }
 
-// startKSQueries starts the request's query load, checked against what
-// spec writes, from this machine against the API layer of local instance
-// inst once it listens; nil when the case has none.
-func startKSQueries(ctx context.Context, req fleet.Request, spec *loadgen.Spec, inst apiInstance) (*KSQueryLoad, error) {
-	if req.Case.Queries == nil {
-		return nil, nil
-	}
-	actx, cancel := context.WithTimeout(ctx, ksdriver.DefaultStartTimeout)
-	defer cancel()
-	addr, err := inst.AwaitAPI(actx)
-	if err != nil {
-		return nil, fmt.Errorf("case %s #%d: %w", req.Case.Name, req.Repeat, err)
-	}
-	return startKSQueriesTo(req, spec, FixedTargets{Addr: addr})
-}
-
 // FinishKSQueries, when queries is not nil, marks the stores restored at
 // the restores' last end, lets the lookups go on for the load's After
 // and records them in rec.
-func FinishKSQueries(ctx context.Context, env *fleet.Env, rec *runs.Restore, queries SingleQueries, r *ksdriver.Restores) error {
+func FinishKSQueries(ctx context.Context, env *fleet.Env, rec *runs.Restore, queries *SingleQueries, r *ksdriver.Restores) error {
 	if queries == nil {
 		return nil
 	}
+	restored := ksdriver.NowMonoNs() // nothing to restore: restored already
 	if _, end, ok := r.Span(); ok {
-		queries.markRestored(end)
-	} else {
-		queries.markRestored(ksdriver.NowMonoNs()) // nothing to restore: restored already
+		restored = end
 	}
-	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.after())
-	figures, err := queries.finishAfter(ctx)
+	env.Logf("restore: case %s #%d: lookups go on for %s after the restore", rec.Case, rec.Repeat, queries.settings.After)
+	figures, err := queries.run.Finish(ctx, restored, queries.settings.After.D())
 	if err != nil {
 		return err
 	}

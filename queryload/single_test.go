@@ -52,18 +52,18 @@ func (f *finalAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"found":%t,"value":%q,"instance":"i0","copy":"active","state":"restored","partition":%d,"offset":1}`, found, value, loadgen.PartitionFor(key, f.parts))
 }
 
-// TestQueriesOnAgentChecksAgainstTheFill runs an agent's side of a query
+// TestQueriesAtChecksAgainstTheFill runs an agent's side of a query
 // load against a fake restored API layer: the agent builds the checker
 // from the job's spec alone, so answers of the fill's final values are
 // all correct and answers of values never written all wrong, and the
 // lookups split at the mark of the restore's end into During and After.
-func TestQueriesOnAgentChecksAgainstTheFill(t *testing.T) {
+func TestQueriesAtChecksAgainstTheFill(t *testing.T) {
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.ValueMin, spec.ValueMax, spec.Partitions = 3000, 400, 10, 40, 3
 	job := agent.QueryJob{Load: config.QueryLoad{Rate: 400, After: config.Duration(time.Second)}, Spec: spec, Repeat: 1}
 	for _, wrong := range []bool{false, true} {
 		srv := httptest.NewServer(newFinalAPI(t, spec, wrong))
-		load, err := QueriesOnAgent(job, strings.TrimPrefix(srv.URL, "http://"))
+		load, err := QueriesAt(job, strings.TrimPrefix(srv.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}

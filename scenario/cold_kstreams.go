@@ -162,7 +162,7 @@ type coldDigest struct {
 // queries is not nil: see finishKSQueries), and digests the stores.
 func restoreAndDigest(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request, inst fleet.Process,
 	offsets cluster.TopicOffsets, rec *runs.Restore,
-	queries queryload.SingleQueries) (*coldDigest, error) {
+	queries *queryload.SingleQueries) (*coldDigest, error) {
 	owed := map[int32]int64{}
 	var want int64
 	for p, end := range offsets.End {

@@ -36,7 +36,7 @@ func RestoreOnAgent(ctx context.Context, job agent.ModelJob) (*agent.ModelRestor
 		env.StallTimeout = engine.DefaultStallTimeout
 	}
 	t := fleet.Target{Topic: m.Topic, AppID: m.AppID, StoreName: m.StoreName}
-	req := fleet.Request{Case: m.Case, Repeat: m.Repeat, StateDir: job.StateDir, KeepState: m.KeepState, Ready: m.Ready}
+	req := fleet.Request{Case: m.Case.Case(), Repeat: m.Repeat, StateDir: job.StateDir, KeepState: m.KeepState, Ready: m.Ready}
 	rec := newRecord(t, req, req.Step(runs.StepRestore))
 	rec.Partitions = len(m.End)
 	in := modelInstance(env, t, req)
@@ -57,7 +57,7 @@ func RestoreOnAgent(ctx context.Context, job agent.ModelJob) (*agent.ModelRestor
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: digesting the restored stores: %w", m.Case.Name, m.Repeat, err)
 	}
-	return &agent.ModelRestored{Record: rec, States: states}, nil
+	return &agent.ModelRestored{Figures: agent.ModelFiguresOf(rec), States: states}, nil
 }
 
 // offsetsOn lists a topic's offsets with a short-lived admin client of cfg.

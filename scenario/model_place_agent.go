@@ -72,18 +72,15 @@ func modelOnAgent(ctx context.Context, env *fleet.Env, host *fleet.AgentHost, t 
 		return fail(err)
 	}
 	env.Logf("restore: case %s #%d: the model restore runs on agent %s", req.Case.Name, req.Repeat, on)
-	job := agent.ModelRestore{Case: req.Case, Repeat: req.Repeat, Topic: t.Topic, AppID: t.AppID, StoreName: t.StoreName,
+	job := agent.ModelRestore{Case: agent.ModelCaseOf(req.Case), Repeat: req.Repeat, Topic: t.Topic, AppID: t.AppID, StoreName: t.StoreName,
 		Start: offsets.Start, End: offsets.End, Ready: req.Ready, KeepState: req.KeepState, Warm: warm, StallTimeoutMs: env.StallTimeout.Milliseconds()}
 	started := time.Now()
 	got, err := env.Agents.ModelRestore(ctx, on, t.AppID, fleet.KSInstanceID, job)
 	if err != nil {
 		return fail(err)
 	}
-	out := got.Record
-	out.Case, out.Step, out.Repeat, out.Params, out.Topic, out.Partitions = rec.Case, rec.Step, rec.Repeat, rec.Params, rec.Topic, rec.Partitions
+	out := got.Figures.Into(rec) // a verdict is this side's check's alone
 	out.OnAgent = &runs.AgentPlace{Agent: on, Hostname: env.Agents.Hostname(on), StateDir: got.StateDir}
-	// Whatever the agent put there, only this side's check verifies.
-	out.Verified, out.Error = false, ""
 	if req.Limits != nil {
 		out.Limits = req.Limits.For(out.MBPerSec)
 	}

@@ -184,7 +184,7 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 // and beside it the case's query load (none on a fallback step, whose log
 // lost the records below its new start: the checker follows whole
 // fills), checked against what the topic holds now.
-func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (fleet.KSInstance, queryload.SingleQueries, error) {
+func (w *ksWarm) launch(ctx context.Context, s warmRestart, need int64) (fleet.Process, *queryload.SingleQueries, error) {
 	inst, err := w.single.Start(ctx, w.props, need)
 	if err != nil {
 		return nil, nil, err

@@ -168,7 +168,7 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 	}
 	log := cmd.ErrOrStderr()
 	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion,
-		ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: queryload.QueriesOnAgent,
+		ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: queryload.QueriesAt,
 		Key: key, Insecure: g.insecureAgents,
 		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
 }

@@ -78,7 +78,8 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	f.fs = fl
 	fl.DurationSliceVar(&f.rtos, "rto", rtos, "recovery-time objectives, e.g. 1m,5m,15m")
 	fl.IntVar(&f.threads, "threads", 1, "num.stream.threads per instance, for the per-instance answers")
-	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from (default: with --measure, its restores of the topic; else the one with Kafka Streams' default settings)")
+	fl.StringVar(&f.caseName, "case", "", "measured case to take the restore rate from "+
+		"(default: with --measure, its restores of the topic; else the one with Kafka Streams' default settings)")
 	fl.Var(&f.state, "state", "changelog bytes of the store across all partitions, e.g. 50GiB")
 	fl.Var(&f.liveState, "live-state", "live state of the store across all partitions (key+value bytes of its current "+
 		"records) instead of --state: the changelog is estimated with the restore amplification of "+
