@@ -67,6 +67,11 @@ func (c *restoreConsumer) run(ctx context.Context) error {
 		return nil
 	}
 	topic := c.tasks[0].Changelog
+	if c.follow == nil {
+		if err := awaitProbeFetch(ctx, c.in.Cluster, c.tasks, c.isolation()); err != nil {
+			return err
+		}
+	}
 	cl, err := cluster.NewClient(c.in.Cluster, c.clientOpts(topic, assign)...)
 	if err != nil {
 		return err
@@ -127,6 +132,15 @@ func (c *restoreConsumer) clientOpts(topic string, assign map[int32]kgo.Offset) 
 		opts = append(opts, kgo.FetchMaxWait(500*time.Millisecond))
 	}
 	return opts
+}
+
+// isolation is the restore consumer's isolation level as the Fetch
+// protocol numbers it: 1 read_committed, 0 read_uncommitted.
+func (c *restoreConsumer) isolation() int8 {
+	if c.in.Case.IsolationLevel() == config.ReadCommitted {
+		return 1
+	}
+	return 0
 }
 
 // consume takes polls of up to BatchRecords records from what the fetcher

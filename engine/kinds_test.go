@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/loadgen"
@@ -241,5 +246,65 @@ func TestTimestampedStoreKeepsTheRecordTimestamp(t *testing.T) {
 			t.Errorf("%s: did not verify: %s", strategy, v.Problem)
 		}
 		res.Close()
+	}
+}
+
+// TestWindowStoreRestoreWaitsOutTheProbesFetch: after its seek by
+// retention, Kafka Streams 4.4's restore consumer has a fetch at each
+// probed partition's end outstanding, which the broker holds for
+// fetch.max.wait.ms before the restore's first fetch can go; the model's
+// restore sends that fetch (at exactly the end offsets, 500 ms) before it
+// fetches a record, and a restore that reads from the log start
+// (read_expired, as the releases without the seek) sends none.
+func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
+	for _, readExpired := range []bool{false, true} {
+		c, err := kfake.NewCluster(kfake.NumBrokers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		cfg := cluster.Config{Brokers: c.ListenAddrs(), ConnectTimeout: 10 * time.Second}
+		fill := windowFill()
+		testkafka.Fill(t, cfg, "w", fill, nil)
+		offsets := testkafka.Offsets(t, cfg, "w")
+		var mu sync.Mutex
+		var fetches [][2]int64 // per fetched partition: its offset, the request's max wait
+		c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, rt := range req.(*kmsg.FetchRequest).Topics {
+				for _, rp := range rt.Partitions {
+					fetches = append(fetches, [2]int64{rp.FetchOffset - offsets.End[rp.Partition], int64(req.(*kmsg.FetchRequest).MaxWaitMillis)})
+				}
+			}
+			return nil, nil, false
+		})
+		in := testInstance(cfg, "w", t.TempDir())
+		in.Case = windowCase(t, fill, config.StrategyPut)
+		in.Case.ReadExpired = readExpired
+		res, err := in.ColdRestore(context.Background(), offsets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Close()
+		mu.Lock()
+		var atEnd, before int
+		for _, f := range fetches {
+			switch {
+			case f[0] == 0 && f[1] == probeFetchWait.Milliseconds():
+				atEnd++
+			case f[0] < -1 && atEnd < len(offsets.End):
+				before++ // a fetch of the restore's records before both ends were waited on (-1: the probe's read of the last record)
+			}
+		}
+		mu.Unlock()
+		if want := len(offsets.End); !readExpired && (atEnd != want || before != 0) {
+			t.Errorf("seeking restore: %d fetches at a partition's end with %s's wait, %d fetches of records before them; want %d and 0: %v",
+				atEnd, probeFetchWait, before, want, fetches)
+		}
+		if readExpired && atEnd != 0 {
+			t.Errorf("read_expired restore: %d fetches at a partition's end, want none (no probe): %v", atEnd, fetches)
+		}
 	}
 }

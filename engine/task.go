@@ -37,6 +37,11 @@ type Task struct {
 	// Restored counts the records the restore applied to the task's store
 	// (control records and records past To excluded); set by the restore.
 	Restored int64
+	// Probed is true when the task's start was sought by retention
+	// (seekByRetention), which in Kafka Streams leaves its restore
+	// consumer a fetch at the partition's end outstanding
+	// (awaitProbeFetch).
+	Probed bool
 }
 
 // OffsetKey is how the store records its changelog offset: Kafka Streams'

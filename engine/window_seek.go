@@ -55,6 +55,9 @@ func (in *Instance) seekByRetention(ctx context.Context, tasks []Task) error {
 			from[t.ID.Partition] = ms
 		}
 	}
+	for i := range tasks {
+		tasks[i].Probed = tasks[i].To > tasks[i].From
+	}
 	if len(from) == 0 {
 		return nil
 	}
@@ -104,4 +107,91 @@ func (in *Instance) offsetsForTimes(ctx context.Context, topic string, ms map[in
 		}
 	}
 	return out, nil
+}
+
+// probeFetchWait is how long a broker holds a fetch at a partition's end
+// before answering it empty: the restore consumer's fetch.max.wait.ms,
+// Kafka's default (Kafka Streams does not set it).
+const probeFetchWait = 500 * time.Millisecond
+
+// awaitProbeFetch does on the wire what Kafka Streams 4.4's restore
+// consumer does after its seek by retention, inside the restore (between
+// the listener's onRestoreStart and onRestoreEnd): its probe poll
+// (StoreChangelogReader.seekNewPartitions, a poll at each partition's
+// last record) returned records, so the classic consumer at once sent the
+// next fetch, at the partitions' end offsets; the broker holds a fetch
+// with nothing to return for fetch.max.wait.ms, and the consumer sends no
+// other fetch to a broker while one is outstanding
+// (AbstractFetch.prepareFetchRequests), so the restore's first fetch
+// waits for it. Here the same fetch is sent to each leader of the probed
+// tasks' partitions, and the restore starts once all have answered. It
+// is a real wait on the broker, not a pause: a partition written to
+// meanwhile answers sooner, as Kafka Streams' would.
+func awaitProbeFetch(ctx context.Context, cfg cluster.Config, tasks []Task, isolation int8) error {
+	var probed []Task
+	for _, t := range tasks {
+		if t.Probed {
+			probed = append(probed, t)
+		}
+	}
+	if len(probed) == 0 {
+		return nil
+	}
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	topic := probed[0].Changelog
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	meta, err := mreq.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("window store: metadata of %s: %w", topic, err)
+	}
+	var id [16]byte
+	leaders := map[int32]int32{}
+	for _, t := range meta.Topics {
+		if t.Topic != nil && *t.Topic == topic {
+			id = t.TopicID
+			for _, p := range t.Partitions {
+				leaders[p.Partition] = p.Leader
+			}
+		}
+	}
+	byLeader := map[int32]*kmsg.FetchRequest{}
+	for _, t := range probed {
+		leader, ok := leaders[t.ID.Partition]
+		if !ok {
+			return fmt.Errorf("window store: %s partition %d has no leader in the metadata", topic, t.ID.Partition)
+		}
+		req := byLeader[leader]
+		if req == nil {
+			req = kmsg.NewPtrFetchRequest()
+			req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.IsolationLevel = -1, int32(probeFetchWait.Milliseconds()), 1, isolation
+			req.SessionEpoch = -1
+			rt := kmsg.NewFetchRequestTopic()
+			rt.Topic, rt.TopicID = topic, id
+			req.Topics = append(req.Topics, rt)
+			byLeader[leader] = req
+		}
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = t.ID.Partition, t.To, 1<<20
+		req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+	}
+	errs := make(chan error, len(byLeader))
+	for leader, req := range byLeader {
+		go func() {
+			_, err := req.RequestWith(ctx, cl.Broker(int(leader)))
+			errs <- err
+		}()
+	}
+	for range byLeader {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("window store: the fetch at %s's end after the probe: %w", topic, err)
+		}
+	}
+	return nil
 }
