@@ -2,6 +2,7 @@ package agent
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,24 +25,31 @@ var notTheEngines = map[string]bool{
 // results' params), or listed as not the model engine's; a field added
 // to config.Case fails here until it is one or the other.
 func TestModelCaseCoversTheEngine(t *testing.T) {
-	ct, mt := reflect.TypeOf(config.Case{}), reflect.TypeOf(ModelCase{})
-	for i := range ct.NumField() {
-		f := ct.Field(i)
-		m, ok := mt.FieldByName(f.Name)
+	checkMirror(t, reflect.TypeOf(config.Case{}), reflect.TypeOf(ModelCase{}), notTheEngines, "not the model engine's", "Name")
+}
+
+// checkMirror checks that payload mirrors src: every field of src is in
+// payload, of the same type and JSON name (but for the fields named in
+// freeTag, whose JSON names may differ), or listed in left (as why); none
+// is both.
+func checkMirror(t *testing.T, src, payload reflect.Type, left map[string]bool, why string, freeTag ...string) {
+	t.Helper()
+	for i := range src.NumField() {
+		f := src.Field(i)
+		m, ok := payload.FieldByName(f.Name)
+		free := slices.Contains(freeTag, f.Name)
 		switch {
-		case notTheEngines[f.Name] && ok:
-			t.Errorf("config.Case.%s is listed as not the engine's, but ModelCase carries it", f.Name)
-		case notTheEngines[f.Name]:
+		case left[f.Name] && ok:
+			t.Errorf("%s.%s is listed as %s, but %s carries it", src, f.Name, why, payload)
+		case left[f.Name]:
 		case !ok:
-			t.Errorf("config.Case.%s is neither in ModelCase nor listed as not the model engine's", f.Name)
-		case m.Type != f.Type:
-			t.Errorf("ModelCase.%s is a %s, config.Case's a %s", f.Name, m.Type, f.Type)
-		case f.Name != "Name" && m.Tag.Get("json") != f.Tag.Get("json"):
-			t.Errorf("ModelCase.%s's JSON name is %q, config.Case's %q", f.Name, m.Tag.Get("json"), f.Tag.Get("json"))
+			t.Errorf("%s.%s is neither in %s nor listed as %s", src, f.Name, payload, why)
+		case m.Type != f.Type || !free && m.Tag.Get("json") != f.Tag.Get("json"):
+			t.Errorf("%s.%s is %s %q, %s's %s %q", payload, f.Name, m.Type, m.Tag.Get("json"), src, f.Type, f.Tag.Get("json"))
 		}
 	}
-	if mt.NumField() != ct.NumField()-len(notTheEngines) {
-		t.Errorf("ModelCase has %d fields, config.Case %d of which %d are not the engine's", mt.NumField(), ct.NumField(), len(notTheEngines))
+	if payload.NumField() != src.NumField()-len(left) {
+		t.Errorf("%s has %d fields, %s %d of which %d are %s", payload, payload.NumField(), src, src.NumField(), len(left), why)
 	}
 }
 
@@ -87,23 +95,7 @@ var theCoordinators = map[string]bool{
 // the coordinator's; a field added to the record fails here until it is
 // one or the other.
 func TestModelFiguresCoverTheRecord(t *testing.T) {
-	rt, ft := reflect.TypeOf(runs.Restore{}), reflect.TypeOf(ModelFigures{})
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		m, ok := ft.FieldByName(f.Name)
-		switch {
-		case theCoordinators[f.Name] && ok:
-			t.Errorf("runs.Restore.%s is listed as the coordinator's, but ModelFigures carries it", f.Name)
-		case theCoordinators[f.Name]:
-		case !ok:
-			t.Errorf("runs.Restore.%s is neither in ModelFigures nor listed as the coordinator's", f.Name)
-		case m.Type != f.Type || m.Tag.Get("json") != f.Tag.Get("json"):
-			t.Errorf("ModelFigures.%s is %s %q, runs.Restore's %s %q", f.Name, m.Type, m.Tag.Get("json"), f.Type, f.Tag.Get("json"))
-		}
-	}
-	if ft.NumField() != rt.NumField()-len(theCoordinators) {
-		t.Errorf("ModelFigures has %d fields, runs.Restore %d of which %d are the coordinator's", ft.NumField(), rt.NumField(), len(theCoordinators))
-	}
+	checkMirror(t, reflect.TypeOf(runs.Restore{}), reflect.TypeOf(ModelFigures{}), theCoordinators, "the coordinator's")
 }
 
 // TestModelFiguresReachTheRecord: every figure the agent measured lands
