@@ -258,7 +258,9 @@ func TestTimestampedStoreKeepsTheRecordTimestamp(t *testing.T) {
 // (read_expired, as the releases without the seek) sends none.
 func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 	for _, readExpired := range []bool{false, true} {
-		c, err := kfake.NewCluster(kfake.NumBrokers(1))
+		// Three brokers: the partitions' leaders differ, so the fetch goes
+		// to each leader.
+		c, err := kfake.NewCluster(kfake.NumBrokers(3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,14 +270,20 @@ func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 		testkafka.Fill(t, cfg, "w", fill, nil)
 		offsets := testkafka.Offsets(t, cfg, "w")
 		var mu sync.Mutex
-		var fetches [][2]int64 // per fetched partition: its offset, the request's max wait
+		var fetches [][2]int64       // per fetched partition: its offset, the request's max wait
+		endNodes := map[int32]bool{} // the brokers the fetches at the end went to
 		c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			c.KeepControl()
 			mu.Lock()
 			defer mu.Unlock()
-			for _, rt := range req.(*kmsg.FetchRequest).Topics {
+			fr := req.(*kmsg.FetchRequest)
+			for _, rt := range fr.Topics {
 				for _, rp := range rt.Partitions {
-					fetches = append(fetches, [2]int64{rp.FetchOffset - offsets.End[rp.Partition], int64(req.(*kmsg.FetchRequest).MaxWaitMillis)})
+					f := [2]int64{rp.FetchOffset - offsets.End[rp.Partition], int64(fr.MaxWaitMillis)}
+					fetches = append(fetches, f)
+					if f[0] == 0 && f[1] == probeFetchWait.Milliseconds() {
+						endNodes[c.CurrentNode()] = true
+					}
 				}
 			}
 			return nil, nil, false
@@ -299,9 +307,9 @@ func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		if want := len(offsets.End); !readExpired && (atEnd != want || before != 0) {
-			t.Errorf("seeking restore: %d fetches at a partition's end with %s's wait, %d fetches of records before them; want %d and 0: %v",
-				atEnd, probeFetchWait, before, want, fetches)
+		if want := len(offsets.End); !readExpired && (atEnd != want || before != 0 || len(endNodes) != want) {
+			t.Errorf("seeking restore: %d fetches at a partition's end with %s's wait, to %d brokers, %d fetches of records before them; "+
+				"want %d, to each partition's leader (%d), and 0: %v", atEnd, probeFetchWait, len(endNodes), before, want, want, fetches)
 		}
 		if readExpired && atEnd != 0 {
 			t.Errorf("read_expired restore: %d fetches at a partition's end, want none (no probe): %v", atEnd, fetches)
