@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/restorebench/restorebench/cluster"
 )
@@ -143,55 +145,43 @@ func awaitProbeFetch(ctx context.Context, cfg cluster.Config, tasks []Task, isol
 	}
 	defer cl.Close()
 	topic := probed[0].Changelog
-	mreq := kmsg.NewPtrMetadataRequest()
-	mt := kmsg.NewMetadataRequestTopic()
-	mt.Topic = kmsg.StringPtr(topic)
-	mreq.Topics = append(mreq.Topics, mt)
-	meta, err := mreq.RequestWith(ctx, cl)
+	meta, err := kadm.NewClient(cl).Metadata(ctx, topic)
+	if err == nil {
+		err = meta.Topics.Error()
+	}
 	if err != nil {
 		return fmt.Errorf("window store: metadata of %s: %w", topic, err)
 	}
-	var id [16]byte
-	leaders := map[int32]int32{}
-	for _, t := range meta.Topics {
-		if t.Topic != nil && *t.Topic == topic {
-			id = t.TopicID
-			for _, p := range t.Partitions {
-				leaders[p.Partition] = p.Leader
-			}
-		}
-	}
+	td := meta.Topics[topic]
 	byLeader := map[int32]*kmsg.FetchRequest{}
 	for _, t := range probed {
-		leader, ok := leaders[t.ID.Partition]
+		pd, ok := td.Partitions[t.ID.Partition]
 		if !ok {
-			return fmt.Errorf("window store: %s partition %d has no leader in the metadata", topic, t.ID.Partition)
+			return fmt.Errorf("window store: %s partition %d is not in the metadata", topic, t.ID.Partition)
 		}
-		req := byLeader[leader]
+		req := byLeader[pd.Leader]
 		if req == nil {
 			req = kmsg.NewPtrFetchRequest()
 			req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.IsolationLevel = -1, int32(probeFetchWait.Milliseconds()), 1, isolation
 			req.SessionEpoch = -1
 			rt := kmsg.NewFetchRequestTopic()
-			rt.Topic, rt.TopicID = topic, id
+			rt.Topic, rt.TopicID = topic, td.ID
 			req.Topics = append(req.Topics, rt)
-			byLeader[leader] = req
+			byLeader[pd.Leader] = req
 		}
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = t.ID.Partition, t.To, 1<<20
 		req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
 	}
-	errs := make(chan error, len(byLeader))
+	g, gctx := errgroup.WithContext(ctx)
 	for leader, req := range byLeader {
-		go func() {
-			_, err := req.RequestWith(ctx, cl.Broker(int(leader)))
-			errs <- err
-		}()
+		g.Go(func() error {
+			_, err := req.RequestWith(gctx, cl.Broker(int(leader)))
+			return err
+		})
 	}
-	for range byLeader {
-		if err := <-errs; err != nil {
-			return fmt.Errorf("window store: the fetch at %s's end after the probe: %w", topic, err)
-		}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("window store: the fetch at %s's end after the probe: %w", topic, err)
 	}
 	return nil
 }
