@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -258,8 +260,8 @@ func TestTimestampedStoreKeepsTheRecordTimestamp(t *testing.T) {
 // (read_expired, as the releases without the seek) sends none.
 func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 	for _, readExpired := range []bool{false, true} {
-		// Three brokers: the partitions' leaders differ, so the fetch goes
-		// to each leader.
+		// Three brokers: the fetch goes to each partition's leader (kfake
+		// places leaders at random, so they often differ).
 		c, err := kfake.NewCluster(kfake.NumBrokers(3))
 		if err != nil {
 			t.Fatal(err)
@@ -269,6 +271,7 @@ func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 		fill := windowFill()
 		testkafka.Fill(t, cfg, "w", fill, nil)
 		offsets := testkafka.Offsets(t, cfg, "w")
+		leaders := partitionLeaders(t, cfg, "w")
 		var mu sync.Mutex
 		var fetches [][2]int64       // per fetched partition: its offset, the request's max wait
 		endNodes := map[int32]bool{} // the brokers the fetches at the end went to
@@ -307,12 +310,31 @@ func TestWindowStoreRestoreWaitsOutTheProbesFetch(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		if want := len(offsets.End); !readExpired && (atEnd != want || before != 0 || len(endNodes) != want) {
-			t.Errorf("seeking restore: %d fetches at a partition's end with %s's wait, to %d brokers, %d fetches of records before them; "+
-				"want %d, to each partition's leader (%d), and 0: %v", atEnd, probeFetchWait, len(endNodes), before, want, want, fetches)
+		if want := len(offsets.End); !readExpired && (atEnd != want || before != 0 || !maps.Equal(endNodes, leaders)) {
+			t.Errorf("seeking restore: %d fetches at a partition's end with %s's wait, to brokers %v, %d fetches of records before them; "+
+				"want %d, to the partitions' leaders %v, and 0: %v", atEnd, probeFetchWait, endNodes, before, want, leaders, fetches)
 		}
 		if readExpired && atEnd != 0 {
 			t.Errorf("read_expired restore: %d fetches at a partition's end, want none (no probe): %v", atEnd, fetches)
 		}
 	}
+}
+
+// partitionLeaders is the set of brokers leading topic's partitions.
+func partitionLeaders(t *testing.T, cfg cluster.Config, topic string) map[int32]bool {
+	t.Helper()
+	cl, err := cluster.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	meta, err := kadm.NewClient(cl).Metadata(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32]bool{}
+	for _, p := range meta.Topics[topic].Partitions {
+		out[p.Leader] = true
+	}
+	return out
 }
