@@ -145,9 +145,11 @@ type CalibrationCurve struct {
 	// at one size), by bytes per thread ascending.
 	Points []CalibrationPoint
 	// Fit is the factor against size through the points' medians; nil with
-	// fewer than two sizes.
-	Fit *FactorFit
-	id  string
+	// fewer than two sizes, or when no line through them stays above
+	// minFactor, which NoFit then says.
+	Fit   *FactorFit
+	NoFit string
+	id    string
 }
 
 // CalibrationPoint is one pair: the factor at one size.
@@ -179,7 +181,7 @@ func (c *CalibrationCurve) add(p EnginePair) {
 // or more.
 func (c *CalibrationCurve) finish() {
 	sort.SliceStable(c.Points, func(i, j int) bool { return c.Points[i].Bytes < c.Points[j].Bytes })
-	c.Fit = fitFactor(c.Points)
+	c.Fit, c.NoFit = fitFactor(c.Points)
 	if c.Fit == nil {
 		return
 	}

@@ -17,7 +17,8 @@ const CalibrationMethod = "A prediction of n bytes a thread takes its setting's 
 	"(least squares through each size's median factor, against log size or against 1/size, whichever leaves the smaller " +
 	"residuals; 1/size on a tie, as a fixed cost amortising predicts); " +
 	"beyond them the fit's trend, flagged EXTRAPOLATED, its interval spanning from the nearest calibrated size's fitted " +
-	"factor to the trend's; with one size calibrated, that size's median, flagged beyond it. " +
+	"factor to the trend's; with one size calibrated, that size's median, flagged beyond it; with several and neither " +
+	"line staying above ×0.05 over them (no fit), the pairs of the calibrated sizes around n pooled. " +
 	"The interval widens that by the repeat pairs' spread at the calibrated sizes around n (the most any pair lay below " +
 	"and above its size's median: the min–max of k pairs holds the median factor with probability " +
 	"1 − 2^(1−k), 94% for 5) plus the fit's largest residual there (at every size when " +
@@ -73,6 +74,11 @@ func (f *AppliedFactor) where() string {
 		span += "–" + FormatBytes(c.MaxBytes())
 	}
 	switch {
+	case f.Extrapolated && c.NoFit != "":
+		return fmt.Sprintf("EXTRAPOLATED %s beyond the sizes calibrated (%s), the nearest size's factor held there: no line fits them",
+			beyondFactor(f.Beyond), span)
+	case c.NoFit != "":
+		return fmt.Sprintf("the factors of the sizes calibrated around it (%s), no line fitting them", span)
 	case f.Extrapolated && c.Fit == nil:
 		return fmt.Sprintf("EXTRAPOLATED %s beyond the one size calibrated (%s), the factor held there", beyondFactor(f.Beyond), span)
 	case f.Extrapolated:
@@ -96,6 +102,9 @@ func (f *AppliedFactor) Basis() string {
 	s := fmt.Sprintf("calibration factor %s; from %s", f, c.Label())
 	if c.Fit != nil {
 		s += "; fit " + c.Fit.String()
+	}
+	if c.NoFit != "" {
+		s += "; " + c.NoFit
 	}
 	s += fmt.Sprintf("; interval: repeat-pair spread −%.3f/+%.3f", f.SpreadLo, f.SpreadHi)
 	if c.Fit != nil {

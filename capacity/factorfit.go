@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -37,8 +38,11 @@ type FactorFit struct {
 	// they span.
 	N, Sizes int
 	// RMS is the root mean square of the medians' residuals in this form;
-	// OtherRMS in the form not chosen.
+	// OtherRMS in the form not chosen. OtherFalls says the other form was
+	// not chosen because its factor falls below minFactor (fitFactor),
+	// though its residuals were the smaller.
 	RMS, OtherRMS float64
+	OtherFalls    bool
 }
 
 // FactorFitReference is the size a fit's x is measured from: 1 GB.
@@ -65,7 +69,11 @@ func (f *FactorFit) PerDoubling() float64 {
 // through the medians of 12 pairs at 3 sizes, ...)" or "×(1.026 + 0.117 × 1 GB / size), ×1.143 at 1 GB
 // tending to ×1.026 (inverse-size, ...)".
 func (f *FactorFit) String() string {
-	tail := fmt.Sprintf("(%s, through the medians of %d pairs at %d sizes, residual rms %.3f; %.3f in the other form)", f.Form, f.N, f.Sizes, f.RMS, f.OtherRMS)
+	other := fmt.Sprintf("%.3f in the other form", f.OtherRMS)
+	if f.OtherFalls {
+		other += fmt.Sprintf(", whose factor falls below ×%.2f", minFactor)
+	}
+	tail := fmt.Sprintf("(%s, through the medians of %d pairs at %d sizes, residual rms %.3f; %s)", f.Form, f.N, f.Sizes, f.RMS, other)
 	if f.Form == FormInverseSize {
 		return fmt.Sprintf("×(%.3f %+.3f × %s / size), ×%.3f at %s tending to ×%.3f %s",
 			f.Intercept, f.Slope, FormatBytes(FactorFitReference), f.At(FactorFitReference), FormatBytes(FactorFitReference), f.Intercept, tail)
@@ -77,8 +85,12 @@ func (f *FactorFit) String() string {
 // one with the smaller residuals (inverse-size on a tie, as with two
 // sizes, where both lines pass through the two medians: it is what a fixed
 // cost amortising predicts, and it does not run away beyond the sizes
-// measured); nil when the points span fewer than two sizes.
-func fitFactor(points []CalibrationPoint) *FactorFit {
+// measured); nil when the points span fewer than two sizes. A form whose
+// factor falls below minFactor at a size measured, or (inverse-size) tends
+// there at large sizes, says Kafka Streams restores in no time: it is not
+// a trend of these medians, however small its residuals, and is never
+// kept. With neither kept the fit is nil and why says so.
+func fitFactor(points []CalibrationPoint) (fit *FactorFit, why string) {
 	sizes, last, pairs := 0, 0.0, 0
 	var bs, ys []float64
 	for _, p := range points {
@@ -90,15 +102,48 @@ func fitFactor(points []CalibrationPoint) *FactorFit {
 		pairs += len(p.Factors)
 	}
 	if sizes < 2 {
-		return nil
+		return nil, ""
 	}
 	inv, log := fitForm(FormInverseSize, bs, ys), fitForm(FormLogSize, bs, ys)
 	best, other := inv, log
 	if log.RMS < inv.RMS*(1-1e-9) {
 		best, other = log, inv
 	}
+	switch bestOK, otherOK := best.positiveOver(bs), other.positiveOver(bs); {
+	case !bestOK && !otherOK:
+		return nil, fmt.Sprintf("no fit: a line against 1/size (residual rms %.3f) and one against log size (%.3f) "+
+			"each fall below ×%.2f at or beyond the sizes measured; the medians (%s) follow neither", inv.RMS, log.RMS, minFactor, medians(points))
+	case !bestOK:
+		best, other = other, best
+		best.OtherFalls = true
+	}
 	best.N, best.Sizes, best.OtherRMS = pairs, sizes, other.RMS
-	return best
+	return best, ""
+}
+
+// positiveOver says whether the fitted factor stays at or above minFactor
+// at every size measured and, in the inverse-size form, at large sizes
+// (its intercept, where it tends).
+func (f *FactorFit) positiveOver(bytes []float64) bool {
+	if f.Form == FormInverseSize && f.Intercept < minFactor {
+		return false
+	}
+	for _, b := range bytes {
+		if !(f.At(b) >= minFactor) {
+			return false
+		}
+	}
+	return true
+}
+
+// medians lists the points' median factors with their sizes, for a
+// message: "×53.28 at 48.0 kB, ×3.29 at 120 kB".
+func medians(points []CalibrationPoint) string {
+	parts := make([]string, len(points))
+	for i, p := range points {
+		parts[i] = fmt.Sprintf("×%.2f at %s", p.Factor, FormatBytes(p.Bytes))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // fitForm is the least-squares line of ys against bytes on form's axis.

@@ -449,6 +449,9 @@ func (r *Rate) CalibrationText() string {
 	if c.Fit != nil {
 		return fmt.Sprintf("a factor against size, %s, %s–%s a thread", c.Fit, FormatBytes(c.MinBytes()), FormatBytes(c.MaxBytes()))
 	}
+	if c.NoFit != "" {
+		return fmt.Sprintf("factors at %d sizes, %s–%s a thread (%s)", c.Sizes(), FormatBytes(c.MinBytes()), FormatBytes(c.MaxBytes()), c.NoFit)
+	}
 	f := c.At(c.MinBytes())
 	n := 0
 	for _, p := range c.Points {

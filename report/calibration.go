@@ -69,7 +69,7 @@ const calibrationSizeTableLegend = "factor: Kafka Streams' restore time over the
 	"model/KS) for each repeat pair at that size; " +
 	"median and min–max over the pairs; " +
 	"fitted: the setting's fit of the factor against size (log-size or inverse-size, whichever fits " +
-	"better) at that size, residual the median minus it (- without a fit: one size)."
+	"better) at that size, residual the median minus it (- without a fit: one size, or no line stays above ×0.05)."
 
 // CalibrationSizeTable is the calibration table with a row per setting,
 // changelog shape and size: the factor's median and range over repeat
@@ -92,10 +92,15 @@ func CalibrationSizeTable(c *capacity.Calibration) *Table {
 }
 
 // CalibrationFits are the curves' fits, one line each, with their largest
-// residual; empty when no curve spans two sizes.
+// residual, and a line for each curve of several sizes no line fits,
+// saying why; empty when no curve spans two sizes.
 func CalibrationFits(c *capacity.Calibration) []string {
 	var out []string
 	for _, cv := range c.Curves {
+		if cv.NoFit != "" {
+			out = append(out, fmt.Sprintf("%s: %s–%s a thread; %s", cv.Label(), capacity.FormatBytes(cv.MinBytes()),
+				capacity.FormatBytes(cv.MaxBytes()), cv.NoFit))
+		}
 		if cv.Fit == nil {
 			continue
 		}

@@ -110,6 +110,9 @@ type PlanCalibration struct {
 	CalibratedMaxBytesPerThread num            `json:"calibrated_max_bytes_per_thread"`
 	Match                       string         `json:"match"`
 	Fit                         *PlanFactorFit `json:"fit"`
+	// NoFit says why a curve of several sizes has no fit (no line through
+	// its medians stays above ×0.05); absent otherwise.
+	NoFit string `json:"no_fit,omitempty"`
 }
 
 // PlanFactorFit is a calibration curve's fit over pairs repeat pairs, in
@@ -256,7 +259,7 @@ func planCalibration(f *capacity.AppliedFactor) *PlanCalibration {
 	out := &PlanCalibration{Factor: num(f.Value), FactorLow: num(f.Lo), FactorHigh: num(f.Hi), BytesPerThread: num(f.Bytes),
 		SpreadLow: num(f.SpreadLo), SpreadHigh: num(f.SpreadHi), Residual: num(f.Residual), Extrapolated: f.Extrapolated,
 		BeyondFactor: num(f.Beyond), Setting: c.Setting, Shape: c.Shape, Sizes: c.Sizes(),
-		CalibratedMinBytesPerThread: num(c.MinBytes()), CalibratedMaxBytesPerThread: num(c.MaxBytes()), Match: f.Match}
+		CalibratedMinBytesPerThread: num(c.MinBytes()), CalibratedMaxBytesPerThread: num(c.MaxBytes()), Match: f.Match, NoFit: c.NoFit}
 	if fit := c.Fit; fit != nil {
 		out.Fit = &PlanFactorFit{Form: string(fit.Form), Intercept: num(fit.Intercept), Slope: num(fit.Slope), PerDoubling: num(fit.PerDoubling()),
 			ReferenceBytes: num(capacity.FactorFitReference), Pairs: fit.N}

@@ -125,7 +125,7 @@ func printCalibration(w io.Writer, res *runs.Results) {
 		return
 	}
 	for _, cv := range c.Curves {
-		if cv.Fit != nil {
+		if cv.Fit != nil || cv.NoFit != "" {
 			fmt.Fprintln(w, "\nfactor against size (Kafka Streams / model):")
 			rpt.NewCalibrationFitReporter(c, false)(w)
 			return
