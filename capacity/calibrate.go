@@ -2,7 +2,9 @@ package capacity
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/runs"
@@ -113,10 +115,15 @@ func pairShape(run *Run, p compare.EnginePair) string {
 	return ""
 }
 
-// curvesOf groups the pairs by setting and shape into curves.
+// curvesOf groups the pairs by setting and shape into curves. The pairs
+// of one model setting with several kafka-streams cases (Kafka
+// Streams-only settings apart, compare.EnginePair.KafkaStreamsSide) fall
+// on one curve, as the planner cannot know which of them the user's
+// application runs; its Setting names them, pooled.
 func curvesOf(pairs []EnginePair) []*CalibrationCurve {
 	var out []*CalibrationCurve
 	index := map[string]*CalibrationCurve{}
+	sides := map[*CalibrationCurve][]string{}
 	for _, p := range pairs {
 		id := compare.SettingID(p.Pair.Params)
 		key := id + "|" + p.Shape
@@ -126,9 +133,15 @@ func curvesOf(pairs []EnginePair) []*CalibrationCurve {
 			index[key] = c
 			out = append(out, c)
 		}
+		if side := p.Pair.KafkaStreamsSide; side != "" && !slices.Contains(sides[c], side) {
+			sides[c] = append(sides[c], side)
+		}
 		c.add(p)
 	}
 	for _, c := range out {
+		if s := sides[c]; len(s) > 0 {
+			c.Setting += " (Kafka Streams cases pooled: " + strings.Join(s, "; ") + ")"
+		}
 		c.finish()
 	}
 	return out

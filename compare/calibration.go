@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -24,6 +25,12 @@ type EnginePair struct {
 	// file's pairs ("batch_records=1000 threads=2"); "default" when there
 	// is one setting.
 	Setting string
+	// KafkaStreamsSide tells apart the pairs of one model case with
+	// several kafka-streams cases: the Kafka Streams-only settings that
+	// differ between those cases ("streams.restore.consumer.fetch.max.wait.ms=10"),
+	// with the case's name when they do not ("vs ks-b"); "" for a model
+	// case with one kafka-streams case. Label joins the two.
+	KafkaStreamsSide string
 	// ModelCase and KafkaStreamsCase are the two cases' names.
 	ModelCase, KafkaStreamsCase string
 	// Params are the model case's settings (the pair's setting; the
@@ -111,7 +118,7 @@ func SettingHoldOuts(pairs []EnginePair) []SettingHoldOut {
 				others = append(others, q.ModelOverKafkaStreams())
 			}
 		}
-		label := p.Setting
+		label := p.Label()
 		if p.Size != "" {
 			label += " @" + p.Size
 		}
@@ -132,19 +139,34 @@ func (p EnginePair) BytesPerThread() float64 {
 	return p.Bytes / float64(p.Threads)
 }
 
+// kafkaStreamsOnly are the results.json names of a case's settings that
+// say which Kafka Streams ran it and how: the model has none of them.
+var kafkaStreamsOnly = []string{"kafka_streams_version", "jvm_heap", "jvm_flags", "kafka_streams_metrics", "streams"}
+
 // settingKeys are the results.json names of a case's settings that do not
 // say which engine ran it: what two cases must share to be a pair.
 func settingKeys(c config.Case) map[string]any {
+	return flatKeys(c, func(k string) bool { return k != "engine" && !slices.Contains(kafkaStreamsOnly, k) })
+}
+
+// kafkaStreamsKeys are a kafka-streams case's Kafka Streams-only settings
+// (kafkaStreamsOnly), which tell apart two kafka-streams cases paired
+// with one model case.
+func kafkaStreamsKeys(c config.Case) map[string]any {
+	return flatKeys(c, func(k string) bool { return slices.Contains(kafkaStreamsOnly, k) })
+}
+
+// flatKeys are the case's settings whose top-level results.json names
+// keep holds, a nested object's as "name.key".
+func flatKeys(c config.Case, keep func(string) bool) map[string]any {
 	raw, _ := json.Marshal(c)
 	var m map[string]any
 	json.Unmarshal(raw, &m)
-	// kafka_streams_version says which Kafka Streams ran, as engine says
-	// which engine: the model has none.
-	for _, k := range []string{"engine", "kafka_streams_version", "jvm_heap", "jvm_flags", "kafka_streams_metrics", "streams"} {
-		delete(m, k)
-	}
 	flat := map[string]any{}
 	for k, v := range m {
+		if !keep(k) {
+			continue
+		}
 		if sub, ok := v.(map[string]any); ok {
 			for sk, sv := range sub {
 				flat[k+"."+sk] = sv
@@ -183,17 +205,19 @@ func EnginePairs(restores []runs.Restore) []EnginePair {
 		}
 	}
 	var out []EnginePair
-	var params []config.Case
+	var params, ksParams []config.Case
 	for _, m := range models {
 		for _, k := range ks[pairKey(m)] {
 			out = append(out, pairOf(m, k))
 			params = append(params, m.Restores[0].Params)
+			ksParams = append(ksParams, k.Restores[0].Params)
 		}
 	}
 	labels := settingLabels(params)
 	for i := range out {
 		out[i].Setting = labels[i]
 	}
+	nameKafkaStreamsSides(out, ksParams)
 	return out
 }
 
@@ -277,10 +301,22 @@ func workOf(rs []runs.Restore) (bytes float64, threads int) {
 // between them, as key=value in key order; "default" when none do.
 func settingLabels(cs []config.Case) []string {
 	flats := make([]map[string]any, len(cs))
-	varying := map[string]bool{}
 	for i, c := range cs {
 		flats[i] = settingKeys(c)
 	}
+	out := labelsOf(flats)
+	for i := range out {
+		if out[i] == "" {
+			out[i] = "default"
+		}
+	}
+	return out
+}
+
+// labelsOf names each map by the keys whose values differ between them,
+// as key=value in key order; "" when none do.
+func labelsOf(flats []map[string]any) []string {
+	varying := map[string]bool{}
 	for _, f := range flats {
 		for k, v := range f {
 			for _, g := range flats {
@@ -295,18 +331,63 @@ func settingLabels(cs []config.Case) []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]string, len(cs))
+	out := make([]string, len(flats))
 	for i, f := range flats {
 		var parts []string
 		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "rocksdb_options."), show(f[k])))
 		}
 		out[i] = strings.Join(parts, " ")
-		if out[i] == "" {
-			out[i] = "default"
-		}
 	}
 	return out
+}
+
+// nameKafkaStreamsSides sets KafkaStreamsSide on the pairs whose model case
+// pairs with several kafka-streams cases on one changelog (ks holds each
+// pair's kafka-streams settings): the Kafka Streams-only settings that
+// differ between those cases, and the case's name when they do not tell
+// every one apart.
+func nameKafkaStreamsSides(pairs []EnginePair, ks []config.Case) {
+	shared := map[string][]int{}
+	var order []string
+	for i, p := range pairs {
+		key := p.ModelCase + "|" + p.Topic
+		if shared[key] == nil {
+			order = append(order, key)
+		}
+		shared[key] = append(shared[key], i)
+	}
+	for _, key := range order {
+		idx := shared[key]
+		if len(idx) < 2 {
+			continue
+		}
+		flats := make([]map[string]any, len(idx))
+		for j, i := range idx {
+			flats[j] = kafkaStreamsKeys(ks[i])
+		}
+		labels := labelsOf(flats)
+		unique := map[string]bool{}
+		for _, l := range labels {
+			unique[l] = true
+		}
+		for j, i := range idx {
+			side := labels[j]
+			if len(unique) < len(labels) {
+				side = strings.TrimSpace(side + " vs " + pairs[i].KafkaStreamsCase)
+			}
+			pairs[i].KafkaStreamsSide = side
+		}
+	}
+}
+
+// Label names the pair in a table: its setting, and the Kafka Streams
+// side when its model case paired with several kafka-streams cases.
+func (p EnginePair) Label() string {
+	if p.KafkaStreamsSide == "" {
+		return p.Setting
+	}
+	return p.Setting + ", " + p.KafkaStreamsSide
 }
 
 // CalibrationDefinition explains the calibration table, for its footer.
@@ -384,7 +465,7 @@ func pairRows(pairs []EnginePair) ([]string, [][]string) {
 	}
 	var rows [][]string
 	for _, p := range pairs {
-		row := []string{p.Setting,
+		row := []string{p.Label(),
 			secondsText(p.Model), rangeOf(p.Model), secondsText(p.KafkaStreams), rangeOf(p.KafkaStreams),
 			ratioText(p), pairRangeText(p), pairsText(p)}
 		if sized {

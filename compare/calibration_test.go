@@ -198,3 +198,44 @@ func TestEnginePairsMediansFallbackNeedsSameWork(t *testing.T) {
 		t.Fatalf("pair %+v: want the medians' ratio 0.4 for the same work", p)
 	}
 }
+
+// TestEnginePairsOfOneModelCaseNameTheKafkaStreamsSide: one model case
+// paired with two kafka-streams cases that differ only in a Kafka
+// Streams-only property. Before, both rows read "default" with different
+// factors; now each names the property's value, and two kafka-streams
+// cases of the same settings are told apart by name.
+func TestEnginePairsOfOneModelCaseNameTheKafkaStreamsSide(t *testing.T) {
+	m, k := config.EngineModel, config.EngineKafkaStreams
+	wait := engineRestore("ks-wait10", k, 1, 1, 1.26)
+	wait.Params.Streams = map[string]string{"group.protocol": "classic", "restore.consumer.fetch.max.wait.ms": "10"}
+	rs := []runs.Restore{engineRestore("model", m, 1, 1, 1.34), engineRestore("ks-default", k, 1, 1, 1.95), wait}
+	pairs := EnginePairs(rs)
+	if len(pairs) != 2 {
+		t.Fatalf("%d pairs, want 2", len(pairs))
+	}
+	want := []string{"default, streams.restore.consumer.fetch.max.wait.ms=(unset)", "default, streams.restore.consumer.fetch.max.wait.ms=10"}
+	for i, p := range pairs {
+		if p.Setting != "default" || p.Label() != want[i] {
+			t.Errorf("pair %d (%s): setting %q, label %q, want %q", i, p.KafkaStreamsCase, p.Setting, p.Label(), want[i])
+		}
+	}
+	var buf bytes.Buffer
+	if err := NewCalibrationReporter(pairs, false)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if strings.Count(buf.String(), w+" ") != 2 { // the pairs table and the held-out table
+			t.Errorf("tables name %q %d times, want 2:\n%s", w, strings.Count(buf.String(), w+" "), buf.String())
+		}
+	}
+
+	same := []runs.Restore{engineRestore("model", m, 1, 1, 1.34), engineRestore("ks-a", k, 1, 1, 1.95), engineRestore("ks-b", k, 1, 1, 1.9)}
+	pairs = EnginePairs(same)
+	if len(pairs) != 2 || pairs[0].Label() != "default, vs ks-a" || pairs[1].Label() != "default, vs ks-b" {
+		t.Errorf("same settings: labels %q, %q, want them told apart by case", pairs[0].Label(), pairs[1].Label())
+	}
+	one := EnginePairs([]runs.Restore{engineRestore("model", m, 1, 1, 1.34), engineRestore("ks-a", k, 1, 1, 1.95)})
+	if len(one) != 1 || one[0].Label() != "default" {
+		t.Errorf("one pair: label %q, want default", one[0].Label())
+	}
+}

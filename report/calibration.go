@@ -57,7 +57,7 @@ func pairTable(c *capacity.Calibration) *Table {
 		Right:  []bool{false, false, true, true, true, true, true}}
 	for _, p := range c.Pairs {
 		cp := p.Pair
-		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Setting, cp.ModelCase, cp.KafkaStreamsCase),
+		t.Rows = append(t.Rows, []string{p.Run.Label, fmt.Sprintf("%s (%s vs %s)", cp.Label(), cp.ModelCase, cp.KafkaStreamsCase),
 			capacity.FormatBytes(cp.BytesPerThread()), capacity.FormatSeconds(cp.Model.Median), capacity.FormatSeconds(cp.KafkaStreams.Median),
 			fmt.Sprintf("%.3f (%.3f–%.3f, %d)", cp.Ratio.Median, cp.Ratio.Min, cp.Ratio.Max, cp.Ratio.N), fmt.Sprintf("×%.3f", p.KafkaStreamsOverModel())})
 	}
@@ -84,7 +84,11 @@ func CalibrationSizeTable(c *capacity.Calibration) *Table {
 			if cv.Fit != nil {
 				fitted, resid = fmt.Sprintf("%.3f", p.Fitted), signed3(p.Residual())
 			}
-			t.Rows = append(t.Rows, []string{cv.Setting, cv.Shape, capacity.FormatBytes(p.Bytes), fmt.Sprint(len(p.Factors)),
+			setting := cv.Setting
+			if p.Pair.Pair.KafkaStreamsSide != "" { // a curve pooling kafka-streams cases: the row's own
+				setting = p.Pair.Pair.Label()
+			}
+			t.Rows = append(t.Rows, []string{setting, cv.Shape, capacity.FormatBytes(p.Bytes), fmt.Sprint(len(p.Factors)),
 				fmt.Sprintf("%.3f", p.Factor), fmt.Sprintf("%.3f–%.3f", p.Lo, p.Hi), fitted, resid})
 		}
 	}
