@@ -470,7 +470,7 @@ func (r *Rate) Basis() string {
 		s = fmt.Sprintf("least-squares fit of time to ready against changelog size over %d restores at %d sizes (%s to %s), R² %.3f: %s",
 			len(f.Points), len(f.Sizes), FormatBytes(f.Min()), FormatBytes(f.Max()), f.R2, f.Equation())
 	} else {
-		s = fmt.Sprintf("median of %d restores of %s (no fit: it needs %d sizes; no fixed overhead separated)",
+		s = fmt.Sprintf("median time to ready of %d restores of %s (no fit: it needs %d sizes; no fixed overhead separated)",
 			len(r.Obs), FormatBytes(r.Obs[0].ChangelogBytes), MinFitSizes)
 	}
 	if r.Threads > 1 {
