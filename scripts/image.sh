@@ -11,8 +11,9 @@
 # (sudo when not root); builds bin/restorebench (make build) and the Kafka
 # Streams driver for each of KSTREAMS_VERSIONS (scripts/kstreams.sh build);
 # makes the base image from Debian's packages only: mmdebstrap writes a
-# minimal Debian of this machine's release (the binary links its
-# librocksdb) with the JRE and the libraries the binary needs into
+# minimal Debian of this machine's release (the binary links its shared
+# libraries; RocksDB is linked in unless ROCKSDB_LINK=shared) with the JRE
+# and the libraries the binary needs (as ldd lists them) into
 # .cache/image/base-<hash>.tar, and `podman import` makes it
 # localhost/restorebench-base:latest (remade only when the package list
 # changes); then `podman build` of deploy/image/Containerfile over a
