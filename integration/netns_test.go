@@ -113,6 +113,16 @@ func listenInNetnsOf(pid int, addr string) (net.Listener, error) {
 			r.err = fmt.Errorf("setns: %w", err)
 			return
 		}
+		// Listening anywhere but the agent's namespace would reach the
+		// broker's own port here ("address already in use"): check first.
+		want, _ := os.Readlink(theirs.Name())
+		if now, err := os.Readlink("/proc/thread-self/ns/net"); err != nil || now != want || now == testNetns {
+			r.err = fmt.Errorf("after setns this thread is in network namespace %s, want the agent's %s (%v)", now, want, err)
+			if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
+				runtime.UnlockOSThread()
+			}
+			return
+		}
 		for i := 0; i < 100; i++ { // lo comes up under the script
 			if r.ln, r.err = net.Listen("tcp", addr); r.err == nil {
 				break
@@ -127,16 +137,26 @@ func listenInNetnsOf(pid int, addr string) (net.Listener, error) {
 	return r.ln, r.err
 }
 
+// testNetns is the test process's own network namespace, read once as the
+// package starts, before any thread joins an agent's: a thread's own
+// (/proc/thread-self) is not a safe reference, as a thread the runtime
+// clones inherits the namespace of the thread that cloned it.
+var testNetns, testNetnsErr = os.Readlink("/proc/self/ns/net")
+
 // awaitNetns opens process pid's network namespace once it is not the
 // test's own (unshare has made its own), within 10 s.
 func awaitNetns(pid int) (*os.File, error) {
+	if testNetnsErr != nil {
+		return nil, testNetnsErr
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		f, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", pid))
 		if err != nil {
 			return nil, err
 		}
-		if same, err := sameNetns(f); err != nil || !same {
+		their, err := os.Readlink(f.Name())
+		if err != nil || their != testNetns {
 			return f, err
 		}
 		f.Close()
@@ -145,16 +165,6 @@ func awaitNetns(pid int) (*os.File, error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// sameNetns says whether f is the test's own network namespace.
-func sameNetns(f *os.File) (bool, error) {
-	own, err := os.Readlink("/proc/thread-self/ns/net")
-	if err != nil {
-		return false, err
-	}
-	their, err := os.Readlink(f.Name())
-	return own == their, err
 }
 
 // carry forwards every connection accepted on ln to addr, both ways.
