@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -258,5 +259,36 @@ func TestVerdictMarginHoldsOverTheInterval(t *testing.T) {
 	point := checks(Estimate{Value: 40, Beyond: 1}, rto)[0]
 	if point.Margin != 20 || point.Verdict() != "meets the 1 min RTO by 20.0 s" {
 		t.Errorf("point: %+v, %q", point, point.Verdict())
+	}
+}
+
+// TestCalibrationPoolsKafkaStreamsCasesOfOneSettingAndSaysSo: one model
+// case paired with two kafka-streams cases that differ only in a Kafka
+// Streams-only property (one restores 1.5× slower). The planner cannot
+// know which the user's application runs: it keeps both on one curve,
+// whose name says it pools them and whose factor's interval spans both.
+func TestCalibrationPoolsKafkaStreamsCasesOfOneSettingAndSaysSo(t *testing.T) {
+	fast := capacitytest.KafkaStreams(ksFixed, ksRate)
+	slow := capacitytest.KafkaStreams(ksFixed, ksRate/1.5)
+	slow.Name, slow.Modify = "ks-wait", func(c *config.Case) {
+		c.Engine = config.EngineKafkaStreams
+		c.Streams = map[string]string{"restore.consumer.fetch.max.wait.ms": "10"}
+	}
+	res := capacitytest.Run(0, 1000e6, []capacitytest.Case{capacitytest.Cases[0], fast, slow})
+	c := Calibrate([]*Run{{Label: "R1", Path: "x", Results: res}})
+	if c == nil || len(c.Pairs) != 2 || len(c.Curves) != 1 {
+		t.Fatalf("calibration %+v, want two pairs on one curve", c)
+	}
+	cv := c.Curves[0]
+	for _, want := range []string{"Kafka Streams cases pooled", "restore.consumer.fetch.max.wait.ms=(unset)", "restore.consumer.fetch.max.wait.ms=10"} {
+		if !strings.Contains(cv.Setting, want) {
+			t.Errorf("curve %q does not say %q", cv.Setting, want)
+		}
+	}
+	f := cv.At(1000e6)
+	a, b := c.Pairs[0].KafkaStreamsOverModel(), c.Pairs[1].KafkaStreamsOverModel()
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	if f.Lo > lo || f.Hi < hi {
+		t.Errorf("factor %.3f (%.3f–%.3f) does not span the two cases' medians %.3f and %.3f", f.Value, f.Lo, f.Hi, lo, hi)
 	}
 }
