@@ -123,7 +123,6 @@ func pairShape(run *Run, p compare.EnginePair) string {
 func curvesOf(pairs []EnginePair) []*CalibrationCurve {
 	var out []*CalibrationCurve
 	index := map[string]*CalibrationCurve{}
-	sides := map[*CalibrationCurve][]string{}
 	for _, p := range pairs {
 		id := compare.SettingID(p.Pair.Params)
 		key := id + "|" + p.Shape
@@ -133,14 +132,17 @@ func curvesOf(pairs []EnginePair) []*CalibrationCurve {
 			index[key] = c
 			out = append(out, c)
 		}
-		if side := p.Pair.KafkaStreamsSide; side != "" && !slices.Contains(sides[c], side) {
-			sides[c] = append(sides[c], side)
-		}
 		c.add(p)
 	}
 	for _, c := range out {
-		if s := sides[c]; len(s) > 0 {
-			c.Setting += " (Kafka Streams cases pooled: " + strings.Join(s, "; ") + ")"
+		var sides []string
+		for _, p := range c.Points {
+			if side := p.Pair.Pair.KafkaStreamsSide; side != "" && !slices.Contains(sides, side) {
+				sides = append(sides, side)
+			}
+		}
+		if len(sides) > 0 {
+			c.Setting += " (Kafka Streams cases pooled: " + strings.Join(sides, "; ") + ")"
 		}
 		c.finish()
 	}

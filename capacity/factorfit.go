@@ -109,7 +109,7 @@ func fitFactor(points []CalibrationPoint) (fit *FactorFit, why string) {
 	if log.RMS < inv.RMS*(1-1e-9) {
 		best, other = log, inv
 	}
-	switch bestOK, otherOK := best.positiveOver(bs), other.positiveOver(bs); {
+	switch bestOK, otherOK := best.aboveFloorOver(bs), other.aboveFloorOver(bs); {
 	case !bestOK && !otherOK:
 		return nil, fmt.Sprintf("no fit: a line against 1/size (residual rms %.3f) and one against log size (%.3f) "+
 			"each fall below ×%.2f at or beyond the sizes measured; the medians (%s) follow neither", inv.RMS, log.RMS, minFactor, medians(points))
@@ -121,10 +121,10 @@ func fitFactor(points []CalibrationPoint) (fit *FactorFit, why string) {
 	return best, ""
 }
 
-// positiveOver says whether the fitted factor stays at or above minFactor
+// aboveFloorOver says whether the fitted factor stays at or above minFactor
 // at every size measured and, in the inverse-size form, at large sizes
 // (its intercept, where it tends).
-func (f *FactorFit) positiveOver(bytes []float64) bool {
+func (f *FactorFit) aboveFloorOver(bytes []float64) bool {
 	if f.Form == FormInverseSize && f.Intercept < minFactor {
 		return false
 	}

@@ -349,16 +349,11 @@ func labelsOf(flats []map[string]any) []string {
 // every one apart.
 func nameKafkaStreamsSides(pairs []EnginePair, ks []config.Case) {
 	shared := map[string][]int{}
-	var order []string
 	for i, p := range pairs {
 		key := p.ModelCase + "|" + p.Topic
-		if shared[key] == nil {
-			order = append(order, key)
-		}
 		shared[key] = append(shared[key], i)
 	}
-	for _, key := range order {
-		idx := shared[key]
+	for _, idx := range shared { // each group names its own pairs: any order
 		if len(idx) < 2 {
 			continue
 		}
