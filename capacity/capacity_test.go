@@ -331,3 +331,38 @@ func TestRecommendationWithTooFewRepeatsIsInconclusive(t *testing.T) {
 		t.Errorf("with 3 repeats: %+v", first)
 	}
 }
+
+// TestRecommendationWithTwoRepeatsOverlappingIsInconclusive: with 2
+// repeats a side no outcome reaches p ≤ 0.05 (2/C(4,2) = 0.33), so ranges
+// that overlap show nothing either: the recommendation says inconclusive
+// and how many repeats it needs, as it does when they are disjoint, never
+// "keep the defaults".
+func TestRecommendationWithTwoRepeatsOverlappingIsInconclusive(t *testing.T) {
+	var rs []*Run
+	for _, r := range syntheticRuns() {
+		kept := r.Results.Restores[:0]
+		base := map[int]float64{}
+		for _, rec := range r.Results.Restores {
+			if rec.Repeat <= 2 && rec.Counts() {
+				kept = append(kept, rec)
+				if rec.Case == "kstreams-default" {
+					base[rec.Repeat] = rec.TotalSeconds
+				}
+			}
+		}
+		for i := range kept { // every other case within the defaults' range, the faster by median
+			if kept[i].Case != "kstreams-default" {
+				kept[i].TotalSeconds = base[kept[i].Repeat] * (1 - 0.005*float64(2-kept[i].Repeat))
+			}
+		}
+		r.Results.Restores = kept
+		r.Results.Complete, r.Results.Failed, r.Results.Error = true, 0, ""
+		rs = append(rs, r)
+	}
+	a := Analyze(rs, Options{})
+	first := a.Recommendations[0]
+	if first.Short != "inconclusive" || !strings.HasPrefix(first.Text, "Inconclusive: ") ||
+		!strings.Contains(first.Text, "at least 4 repeats per case") || strings.Contains(first.Text, "keep the defaults") {
+		t.Errorf("with 2 overlapping repeats: %+v", first)
+	}
+}

@@ -163,6 +163,20 @@ func (rc *RunComparison) Fastest(keep func(config.Case) bool) *Win {
 	return best
 }
 
+// undecidable is the time-to-ready comparison of the first row keep
+// accepts whose repeats could not show a difference whatever they measured
+// (compare.CanDecide); nil when every such row could. A verdict that the
+// baseline stays fastest rests on rows that could have said otherwise.
+func (rc *RunComparison) undecidable(keep func(config.Case) bool) *compare.MetricDiff {
+	for _, row := range rc.Comparison.Rows {
+		d := metric(row, compare.MetricTotalSeconds)
+		if row.Other.Verified > 0 && keep(row.Other.Params) && !compare.CanDecide(d.Base.N, d.Other.N) {
+			return &d
+		}
+	}
+	return nil
+}
+
 func metric(row compare.CaseRow, m compare.Metric) compare.MetricDiff {
 	for _, d := range row.Metrics {
 		if d.Metric == m {
@@ -239,12 +253,16 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 	wins := map[string][]*Win{}
 	var order []string
 	compared := 0
-	var undecided []*Win // faster with disjoint ranges, but too few repeats to decide
+	var undecided []*Win         // faster with disjoint ranges, but too few repeats to decide
+	var thin *compare.MetricDiff // the first comparison whose repeats could not decide whatever happened
 	for _, rc := range rcs {
 		if !rc.IsDefault || rc.Comparison == nil {
 			continue
 		}
 		compared++
+		if d := rc.undecidable(keep); d != nil && thin == nil {
+			thin = d
+		}
 		w := rc.Fastest(keep)
 		if w == nil {
 			rec.Evidence = append(rec.Evidence, fmt.Sprintf("%s: no %s restored faster than %s", rc.Label(), what, rc.Baseline))
@@ -276,6 +294,12 @@ func fastestRecommendation(rcs []*RunComparison, keep func(config.Case) bool, ti
 			w.ProfileCase(), len(undecided), Plural(compared, unit), w.Diff.Base.N, w.Diff.Other.N, w.Diff.P, compare.SpreadAlpha, compare.RepeatsToDecide())
 		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("%s looked faster, but needs %d repeats per case to decide",
 			w.ProfileCase(), compare.RepeatsToDecide())
+	case len(order) == 0 && thin != nil:
+		rec.Text = fmt.Sprintf("Inconclusive: no %s restored faster than Kafka Streams' defaults beyond the run-to-run spread, "+
+			"but with %d and %d repeats no difference could reach p ≤ %.2f whatever was measured: run with at least %d "+
+			"repeats per case to decide. Nothing here shows the defaults are the fastest.",
+			what, thin.Base.N, thin.Other.N, compare.SpreadAlpha, compare.RepeatsToDecide())
+		rec.Short, rec.ShortDetail = "inconclusive", fmt.Sprintf("needs %d repeats per case to decide", compare.RepeatsToDecide())
 	case len(order) == 0:
 		rec.Text = fmt.Sprintf("No %s restored faster than Kafka Streams' defaults by more than the run-to-run spread in "+
 			"any of %s; keep the defaults.", what, Plural(compared, unit))

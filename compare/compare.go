@@ -335,18 +335,28 @@ func metricStat(m Metric, rs []runs.Restore) Stat {
 	return StatOf(xs)
 }
 
-// disjointChance is 2 / C(n+m, n), capped at 1.
+// CanDecide reports whether n and m values a side can show a difference at
+// all: whether ranges that do not overlap reach p ≤ SpreadAlpha. With
+// fewer (2 and 2: p = 0.33 at best) no outcome could decide, so a
+// comparison of them is inconclusive whatever it measured. The one rule
+// behind VerdictDisjointFewRepeats, RepeatsToDecide and the planner's
+// "keep the defaults".
+func CanDecide(n, m int) bool {
+	return n >= 2 && m >= 2 && disjointChance(n, m) <= SpreadAlpha
+}
+
 // RepeatsToDecide is the fewest repeats per side at which disjoint ranges
 // can reach SpreadAlpha (4: 2/C(8,4) = 0.029), the least a comparison
 // needs before it can conclude anything.
 func RepeatsToDecide() int {
 	for n := 2; ; n++ {
-		if disjointChance(n, n) <= SpreadAlpha {
+		if CanDecide(n, n) {
 			return n
 		}
 	}
 }
 
+// disjointChance is 2 / C(n+m, n), capped at 1.
 func disjointChance(n, m int) float64 {
 	c := 1.0
 	for i := 1; i <= m; i++ {
@@ -375,7 +385,7 @@ func diffOf(m Metric, base, other CaseSide, b, o []runs.Restore) MetricDiff {
 		d.Verdict = VerdictSpreadUnknown
 	case d.Other.Min <= d.Base.Max && d.Base.Min <= d.Other.Max:
 		d.Verdict = VerdictWithinSpread
-	case d.P > SpreadAlpha:
+	case !CanDecide(d.Base.N, d.Other.N):
 		d.Verdict = VerdictDisjointFewRepeats
 	default:
 		d.Verdict = VerdictExceedsSpread
