@@ -18,6 +18,9 @@ import (
 // Schema names the JSON a search writes (Result).
 const Schema = "restorebench.heap/v1"
 
+// FileName is the name of the file a search's Result is written to.
+const FileName = "heap.json"
+
 // MiB is one mebibyte: heaps are chosen in whole MiB.
 const MiB = 1 << 20
 

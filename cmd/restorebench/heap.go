@@ -53,7 +53,8 @@ restorebench.heap/v1) and each step's results.json under --out.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.caseName, "case", "", "the profile's kafka-streams case to search (cold or standby); required")
-	fl.StringVar(&f.out, "out", "", "directory for heap.json and each step's results (default results/<run-id>); must not hold another run's results")
+	fl.StringVar(&f.out, "out", "", "directory for heap.json and each step's results (default results/<run-id>); must not hold another run's "+
+		"results, heap.json or step directories (heap-<N>MiB)")
 	fl.Var(&f.low, "low", "the smallest heap to try (default 64MiB)")
 	fl.Var(&f.high, "high", "the largest heap to try, tried first (default 2GiB)")
 	fl.Var(&f.resolution, "resolution", "stop once the verified and the out-of-memory heaps lie this close (default 16MiB)")
@@ -75,7 +76,7 @@ func (f *heapFlags) run(cmd *cobra.Command, g *globalFlags, profile string) erro
 	if err != nil {
 		return err
 	}
-	runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name+"-heap", f.out)
+	runID, out, env, done, err := g.claimAndConnect(cmd, plan.Name+"-heap", f.out, heapOutputs...)
 	if err != nil {
 		return err
 	}
@@ -90,6 +91,11 @@ func (f *heapFlags) run(cmd *cobra.Command, g *globalFlags, profile string) erro
 	return finishHeap(cmd, res, out, searchErr)
 }
 
+// heapOutputs are what a search writes into --out besides the steps'
+// results.json: its heap.json and a directory per step. A --out already
+// holding one is another search's, refused (claimOutDir).
+var heapOutputs = []string{heapsearch.FileName, "heap-*MiB"}
+
 // heapStep is the search's step: the case once at a heap, on the run's
 // fill, its results under out/heap-<N>MiB, classified.
 func heapStep(cmd *cobra.Command, env *bench.Env, plan *profiles.Plan, c config.Case, runID, out string,
@@ -101,7 +107,10 @@ func heapStep(cmd *cobra.Command, env *bench.Env, plan *profiles.Plan, c config.
 		sc.JVMHeap = config.Size(heap)
 		p := *plan
 		p.Cases, p.Repeats = []config.Case{sc}, 1
-		dir := filepath.Join(out, fmt.Sprintf("heap-%dMiB", heap/heapsearch.MiB))
+		dir, err := mkdirOwn(out, fmt.Sprintf("heap-%dMiB", heap/heapsearch.MiB))
+		if err != nil {
+			return heapsearch.Step{}, fmt.Errorf("heap: step %d: %w", step, err)
+		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "heap: step %d, jvm_heap %d MiB\n", step, heap/heapsearch.MiB)
 		start := time.Now()
 		res, runErr := env.Run(ctx, &p, bench.RunOptions{OutDir: dir, RunID: fmt.Sprintf("%s-%dmib", runID, heap/heapsearch.MiB)})
@@ -129,7 +138,7 @@ func finishHeap(cmd *cobra.Command, res *heapsearch.Result, out string, searchEr
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(out, "heap.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, heapsearch.FileName), append(b, '\n')); err != nil {
 		return err
 	}
 	printHeap(cmd.OutOrStdout(), res)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHeapRefusesWhatItCannotSearch: a heap search names the problem
@@ -76,5 +77,37 @@ func TestPlanHeapFileErrors(t *testing.T) {
 	}
 	if h, err := loadHeap(""); h != nil || err != nil {
 		t.Errorf("no --heap: %v, %v", h, err)
+	}
+}
+
+// TestHeapRefusesAnotherSearchsOutput: heap --out refuses a directory
+// holding another search's heap.json or step directories (a symlink to
+// elsewhere among them), naming them, before any step: nothing there, nor
+// what a link points to, is replaced or mixed with this search's steps.
+func TestHeapRefusesAnotherSearchsOutput(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(profile, []byte("fill: {records: 1000}\ncases:\n  - {name: ks-cold, engine: kafka-streams}\n"), 0o644)
+	elsewhere := filepath.Join(dir, "elsewhere")
+	os.MkdirAll(elsewhere, 0o755)
+	os.WriteFile(filepath.Join(elsewhere, "results.json"), []byte("theirs"), 0o644)
+	linked := filepath.Join(dir, "linked")
+	os.MkdirAll(linked, 0o755)
+	os.Symlink(elsewhere, filepath.Join(linked, "heap-2048MiB"))
+	earlier := filepath.Join(dir, "earlier")
+	os.MkdirAll(filepath.Join(earlier, "heap-512MiB"), 0o755)
+	os.WriteFile(filepath.Join(earlier, "heap.json"), []byte("earlier search"), 0o644)
+	for out, want := range map[string][]string{
+		linked:  {"--out " + linked, "heap-2048MiB", "another run's output"},
+		earlier: {"--out " + earlier, "heap-512MiB", "heap.json", "choose another directory"},
+	} {
+		_, _, err := cliWithin(t, 30*time.Second, "-q", "--data-dir", dir, "heap", profile, "--case", "ks-cold", "--out", out)
+		wantErr(t, out, err, want...)
+	}
+	if b, _ := os.ReadFile(filepath.Join(elsewhere, "results.json")); string(b) != "theirs" {
+		t.Errorf("the step directory's link was written through: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(earlier, "heap.json")); string(b) != "earlier search" {
+		t.Errorf("the earlier search's heap.json was replaced: %q", b)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -73,8 +74,12 @@ func lockOut(flag, dir string) (*outDir, error) {
 // claimOutDir takes a run's output directory before any work: locked, so
 // a second run started before the first has written anything is refused,
 // and without results.json, so a run never replaces another's results
-// (and leaves the first run's plots beside the second's numbers).
-func claimOutDir(dir string) (*outDir, error) {
+// (and leaves the first run's plots beside the second's numbers). marks
+// are filepath.Match patterns of what else in dir is another run's output
+// the command would replace or mix with its own (heap: heap.json and its
+// step directories); any entry matching one, a symlink included, is
+// refused, naming them.
+func claimOutDir(dir string, marks ...string) (*outDir, error) {
 	o, err := lockOut("--out", dir)
 	if err != nil {
 		return nil, err
@@ -84,7 +89,46 @@ func claimOutDir(dir string) (*outDir, error) {
 		o.release()
 		return nil, fmt.Errorf("--out %s already holds a run's results (%s); choose another directory or remove it", dir, p)
 	}
+	if found := matchingEntries(dir, marks); len(found) > 0 {
+		o.release()
+		return nil, fmt.Errorf("--out %s already holds another run's output (%s); choose another directory or remove them",
+			dir, strings.Join(found, ", "))
+	}
 	return o, nil
+}
+
+// matchingEntries are the names of dir's entries (not followed: a symlink
+// is an entry) that match one of patterns, at most 10 of them.
+func matchingEntries(dir string, patterns []string) []string {
+	if len(patterns) == 0 {
+		return nil
+	}
+	ents, _ := os.ReadDir(dir)
+	var found []string
+	for _, e := range ents {
+		for _, pat := range patterns {
+			if ok, _ := filepath.Match(pat, e.Name()); ok && len(found) < 10 {
+				found = append(found, e.Name())
+				break
+			}
+		}
+	}
+	return found
+}
+
+// mkdirOwn makes the directory name inside a claimed output directory dir
+// for this process alone: an exclusive mkdir, so an entry already there (a
+// symlink to elsewhere, another run's directory) is refused rather than
+// written through or mixed with, naming it.
+func mkdirOwn(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	if err := os.Mkdir(p, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("%s: already exists (another run's output, or a link to elsewhere); refusing to write into it", p)
+		}
+		return "", err
+	}
+	return p, nil
 }
 
 // claimDefaultOut makes results/<run-id> for a run without --out, with a
@@ -118,10 +162,10 @@ func claimDefaultOut(base string) (runID string, o *outDir, err error) {
 // claimRunOut claims the output of a run or restore named name: --out as
 // given, or a fresh results/<run-id>. It returns the run id, the directory
 // and its claim, which the caller releases when the command ends.
-func claimRunOut(name, out string) (runID, dir string, o *outDir, err error) {
+func claimRunOut(name, out string, marks ...string) (runID, dir string, o *outDir, err error) {
 	runID = bench.NewRunID(name)
 	if out != "" {
-		o, err = claimOutDir(out)
+		o, err = claimOutDir(out, marks...)
 		return runID, out, o, err
 	}
 	runID, o, err = claimDefaultOut(runID)
@@ -134,9 +178,11 @@ func claimRunOut(name, out string) (runID, dir string, o *outDir, err error) {
 // claimAndConnect claims the output of a run or restore (claimRunOut) and
 // connects to the cluster. It returns the run id, the directory, the
 // environment and done, which the caller calls when the command ends: it
-// closes the environment, then releases the claim.
-func (g *globalFlags) claimAndConnect(cmd *cobra.Command, name, out string) (runID, dir string, env *bench.Env, done func(), err error) {
-	runID, dir, claim, err := claimRunOut(name, out)
+// closes the environment, then releases the claim. marks are as for
+// claimOutDir.
+func (g *globalFlags) claimAndConnect(cmd *cobra.Command, name, out string, marks ...string,
+) (runID, dir string, env *bench.Env, done func(), err error) {
+	runID, dir, claim, err := claimRunOut(name, out, marks...)
 	if err != nil {
 		return "", "", nil, nil, err
 	}
