@@ -114,10 +114,21 @@ type Report struct {
 	// Unseen what could not be read at all.
 	Assumptions []string `json:"assumptions"`
 	Unseen      []string `json:"unseen"`
+	// Ambiguous are changelog topics that may be another application's
+	// (its id extends this one's) and were not counted; Inconclusive,
+	// when set, says why the answer cannot be taken as complete and how
+	// to decide.
+	Ambiguous    []string `json:"ambiguous_changelogs,omitempty"`
+	Inconclusive string   `json:"inconclusive,omitempty"`
 
 	// endsListed is when Read listed the changelogs' end offsets, the
 	// start of the write-rate window.
 	endsListed time.Time
+	// ambiguous maps each changelog read that another application may own
+	// to that application's id; topologyRead says the group's topology
+	// (streams protocol) named the changelogs, which decides them.
+	ambiguous    map[string]string
+	topologyRead bool
 }
 
 // Group is the application's consumer group as it is now.
@@ -511,7 +522,9 @@ func Answer(r *Report, o Options) {
 		in.IfRestartedWithState = failure(r, ins, in, o, rate, restartedWithState)
 		in.IfRestartedEmpty = failure(r, ins, in, o, rate, restartedEmpty)
 	}
-	if worst := mostCostly(ins); worst != nil && len(ins) > 1 {
+	// An inconclusive audit names no most costly instance: what it left
+	// out may decide.
+	if worst := mostCostly(ins); worst != nil && len(ins) > 1 && r.Inconclusive == "" {
 		r.MostCostly = worst.ProcessID
 	}
 	// The rate is named where an answer restores at it.

@@ -57,7 +57,11 @@ func writeHead(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, ", AssignmentInfo v%s, SubscriptionInfo v%s", joinInts(g.AssignmentVersions), joinInts(g.SubscriptionVersions))
 		}
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	if r.Inconclusive != "" {
+		fmt.Fprintf(b, "INCONCLUSIVE: %s\n", r.Inconclusive)
+	}
+	b.WriteString("\n")
 }
 
 // writeChangelogs writes the changelogs' table (sizes, shapes and the

@@ -26,6 +26,10 @@ type ReadOptions struct {
 	MaxRead int64
 	// Progress, when set, gets a line per topic read.
 	Progress io.Writer
+	// Changelogs, when set, are the application's changelog topics named
+	// explicitly (--changelog), read instead of every APP-*-changelog; a
+	// name that is not a topic is an error. Default: none (the prefix).
+	Changelogs []string
 }
 
 // ErrNothing is returned when neither a changelog nor the group could be
@@ -46,12 +50,15 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	if err := readChangelogs(ctx, cfg, adm, app, r, o); err != nil {
+	if err := readChangelogs(ctx, cfg, adm, app, r, o); errors.Is(err, errNoSuchChangelog) {
+		return nil, err
+	} else if err != nil {
 		r.Unseen = append(r.Unseen, "changelog topics: "+err.Error())
 	}
 	if err := readGroup(ctx, cl, adm, app, r); err != nil {
 		r.Unseen = append(r.Unseen, "consumer group "+app+": "+err.Error())
 	}
+	resolveAmbiguous(r)
 	measureWriteRate(ctx, adm, r)
 	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
 		return r, fmt.Errorf("application %s: %w: %s", app, ErrNothing, strings.Join(r.Unseen, "; "))
@@ -111,6 +118,13 @@ func readChangelogs(ctx context.Context, cfg cluster.Config, adm *kadm.Client, a
 		return fmt.Errorf("listing topics: %w", err)
 	}
 	names := changelogNames(td, app)
+	if len(o.Changelogs) > 0 {
+		if names, err = namedChangelogs(td, o.Changelogs); err != nil {
+			return err
+		}
+	} else {
+		r.ambiguous = ambiguousNames(ctx, adm, app, names)
+	}
 	if len(names) == 0 {
 		r.Unseen = append(r.Unseen, fmt.Sprintf("no topic named %s-*-changelog: the application has no logged state store, "+
 			"or the principal may not describe its topics", app))
@@ -144,6 +158,90 @@ func changelogNames(td kadm.TopicDetails, app string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// errNoSuchChangelog is a --changelog that names no topic: bad input,
+// not something unseen.
+var errNoSuchChangelog = errors.New("no such topic (or the principal may not describe it)")
+
+// namedChangelogs are the topics --changelog named, sorted, each one a
+// topic of td.
+func namedChangelogs(td kadm.TopicDetails, named []string) ([]string, error) {
+	var names []string
+	for _, n := range named {
+		if _, ok := td[n]; !ok {
+			return nil, fmt.Errorf("--changelog %s: %w", n, errNoSuchChangelog)
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ambiguousNames maps each of names (app's changelogs by their prefix)
+// that another application could own to that application's id: a group
+// G other than app exists whose id extends app (APP-X) and the topic is
+// named G-*-changelog, so it may be G's store rather than app's store
+// X-*. The groups are listed with ListGroups; when they cannot be, no
+// name is taken as ambiguous.
+func ambiguousNames(ctx context.Context, adm *kadm.Client, app string, names []string) map[string]string {
+	ls, err := adm.ListGroups(ctx)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, g := range ls.Groups() {
+		if g == app || !strings.HasPrefix(g, app+"-") {
+			continue
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, g+"-") && len(g) > len(out[n]) {
+				out[n] = g
+			}
+		}
+	}
+	return out
+}
+
+// ambiguousNote says what audit did with changelogs another application
+// may own and how to decide: it takes the topics, then the groups.
+const ambiguousNote = "changelog topic(s) %s may belong to application(s) %s (a group of that id exists; its id extends this one's, " +
+	"so its topics share this application's prefix): not counted, and the figures may leave out state; name the application's " +
+	"changelogs with --changelog (repeatable) to decide"
+
+// resolveAmbiguous decides each changelog another application may own
+// (r.ambiguous) by the group's topology where the streams protocol names
+// it: a changelog it names is the application's, one it does not name is
+// not, and is dropped. The rest are dropped from the figures, listed in
+// r.Ambiguous, and make the answer inconclusive.
+func resolveAmbiguous(r *Report) {
+	if len(r.ambiguous) == 0 {
+		return
+	}
+	var kept []Changelog
+	var topics, owners []string
+	for _, c := range r.Changelogs {
+		owner, ok := r.ambiguous[c.Topic]
+		switch {
+		case !ok || r.topologyRead && c.Subtopology != nil:
+			kept = append(kept, c)
+		case r.topologyRead:
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf("%s is not a changelog of the group's topology (StreamsGroupDescribe): "+
+				"left out as application %s's", c.Topic, owner))
+		default:
+			topics = append(topics, c.Topic)
+			if !slices.Contains(owners, owner) {
+				owners = append(owners, owner)
+			}
+		}
+	}
+	r.Changelogs = append([]Changelog{}, kept...)
+	if len(topics) > 0 {
+		r.Ambiguous = topics
+		r.Inconclusive = fmt.Sprintf(ambiguousNote, strings.Join(topics, ", "), strings.Join(owners, ", "))
+	}
 }
 
 // listOffsets lists the topics' log start and end offsets.

@@ -32,6 +32,7 @@ func readStreamsGroup(ctx context.Context, cl *kgo.Client, adm *kadm.Client, app
 	r.Group = g
 	if d.Topology != nil {
 		mapTopologyChangelogs(r, d.Topology)
+		r.topologyRead = true
 	} else {
 		r.Unseen = append(r.Unseen, "the group's topology is not initialized: which subtopology writes which changelog cannot be seen")
 	}

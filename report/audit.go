@@ -16,6 +16,9 @@ import (
 func AuditSection(r *audit.Report) Section {
 	s := Section{ID: "audit", Title: "Your running application: what each instance's loss would cost now"}
 	s.Blocks = append(s.Blocks, &Para{Text: auditHead(r) + ". Read-only: no group joined or committed, no topic or configuration changed."})
+	if r.Inconclusive != "" {
+		s.Blocks = append(s.Blocks, &Para{Text: "**Inconclusive:** " + r.Inconclusive})
+	}
 	if len(r.Changelogs) > 0 {
 		s.Blocks = append(s.Blocks, auditChangelogTable(r.Changelogs))
 	}

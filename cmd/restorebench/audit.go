@@ -23,7 +23,7 @@ const defaultAuditMaxRead = 5_000_000
 // auditFlags are audit's own flags.
 type auditFlags struct {
 	app, format, streamsConfig, caseName string
-	from                                 []string
+	from, changelogs                     []string
 	maxRead                              int64
 }
 
@@ -59,6 +59,8 @@ most is marked.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.app, "application-id", "", "the application's application.id: its consumer group and the prefix of its changelog topics (APP-*-changelog)")
+	fl.StringSliceVar(&f.changelogs, "changelog", nil, "the application's changelog topics, named explicitly (repeatable): read instead of "+
+		"every APP-*-changelog, which decides a topic another application whose id extends APP may own (default: the prefix)")
 	fl.StringSliceVar(&f.from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
 	fl.StringVar(&f.caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
 	fl.StringVar(&f.streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms "+
@@ -165,7 +167,12 @@ func (f *auditFlags) run(cmd *cobra.Command, g *globalFlags, args []string) erro
 		return err
 	}
 	ctx := cmd.Context()
-	ro := audit.ReadOptions{MaxRead: f.maxRead}
+	for _, c := range f.changelogs {
+		if err := config.ValidateTopicName(c); err != nil {
+			return fmt.Errorf("--changelog %q: %w", c, err)
+		}
+	}
+	ro := audit.ReadOptions{MaxRead: f.maxRead, Changelogs: f.changelogs}
 	if !g.quiet {
 		ro.Progress = cmd.ErrOrStderr()
 	}
