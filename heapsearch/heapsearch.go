@@ -117,10 +117,16 @@ type Result struct {
 	SmallestVerifiedBytes   int64 `json:"smallest_verified_heap_bytes"`
 	LargestOutOfMemoryBytes int64 `json:"largest_out_of_memory_heap_bytes"`
 	// Answer says it in a sentence; Inconclusive says the steps could not
-	// decide (a step failed for another reason, or even High did not
-	// verify).
+	// decide (a step failed for another reason, even High did not verify,
+	// or the search was interrupted).
 	Answer       string `json:"answer"`
 	Inconclusive bool   `json:"inconclusive"`
+	// Interrupted says an error of the search's own (Ctrl-C, the broker
+	// gone) ended it before it finished: its steps are kept, its answer is
+	// inconclusive. False in a heap.json written before the field existed.
+	Interrupted bool `json:"interrupted"`
+	// stop is the error that interrupted the search, for its answer.
+	stop error
 }
 
 // Try runs the case once with heap bytes of heap and says how it ended.
@@ -145,6 +151,7 @@ func Search(ctx context.Context, c Config, try Try) (*Result, error) {
 	run := func(heap int64) (Outcome, error) {
 		s, err := try(ctx, heap)
 		if err != nil {
+			res.Interrupted, res.stop = true, err
 			return "", err
 		}
 		s.HeapBytes = heap
@@ -191,9 +198,20 @@ func Search(ctx context.Context, c Config, try Try) (*Result, error) {
 	return finish(nil)
 }
 
+// Verdict is what res's own steps and bounds decide, and whether that is
+// inconclusive, whatever its Answer and Inconclusive say: plan --heap
+// reads a heap.json through it, so a file of an interrupted search written
+// before it said so (or edited) is not taken for an answer.
+func Verdict(res *Result) (string, bool) {
+	return answer(res, Config{Low: res.Config.LowBytes, High: res.Config.HighBytes, Resolution: res.Config.ResolutionBytes})
+}
+
 // answer says what the steps found, and whether that is inconclusive.
 func answer(res *Result, c Config) (string, bool) {
 	mib := func(b int64) string { return fmt.Sprintf("%d MiB", b/MiB) }
+	if res.Interrupted {
+		return interruptedAnswer(res), true
+	}
 	var failed []string
 	for _, s := range res.Steps {
 		if s.Outcome == Failed {
@@ -207,11 +225,34 @@ func answer(res *Result, c Config) (string, bool) {
 		return "inconclusive: " + strings.Join(failed, "; "), true
 	case res.SmallestVerifiedBytes == 0:
 		return fmt.Sprintf("inconclusive: it ran out of memory even with %s (--high)", mib(c.High)), true
+	case res.LargestOutOfMemoryBytes == 0 && res.SmallestVerifiedBytes != c.Low:
+		return fmt.Sprintf("inconclusive: it verified with %s, but the search never tried --low %s", mib(res.SmallestVerifiedBytes), mib(c.Low)), true
 	case res.LargestOutOfMemoryBytes == 0:
 		return fmt.Sprintf("it completed and verified with %s, the smallest heap tried (--low); a smaller one may do", mib(res.SmallestVerifiedBytes)), false
 	}
 	return fmt.Sprintf("the smallest heap with which it completed and verified: %s; with %s it ran out of memory", mib(res.SmallestVerifiedBytes),
 		mib(res.LargestOutOfMemoryBytes)), false
+}
+
+// interruptedAnswer is the answer of a search an error of its own ended:
+// inconclusive, with what its steps found so far.
+func interruptedAnswer(res *Result) string {
+	why := ""
+	if res.stop != nil {
+		why = " (" + FirstLine(res.stop.Error()) + ")"
+	}
+	found := "no step finished"
+	if v, o := res.SmallestVerifiedBytes, res.LargestOutOfMemoryBytes; v > 0 || o > 0 {
+		var parts []string
+		if v > 0 {
+			parts = append(parts, fmt.Sprintf("it verified with %d MiB", v/MiB))
+		}
+		if o > 0 {
+			parts = append(parts, fmt.Sprintf("ran out of memory with %d MiB", o/MiB))
+		}
+		found = "so far " + strings.Join(parts, " and ")
+	}
+	return fmt.Sprintf("inconclusive: the search was interrupted after %d step(s)%s, before it finished; %s", len(res.Steps), why, found)
 }
 
 // FirstLine is the first line of s, at most 300 bytes: a step's error as

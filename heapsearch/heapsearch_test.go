@@ -87,6 +87,31 @@ func TestSearchKeepsItsStepsOnError(t *testing.T) {
 	if !errors.Is(err, stop) || len(res.Steps) != 2 || res.SmallestVerifiedBytes != DefaultHigh || res.LargestOutOfMemoryBytes != DefaultLow {
 		t.Errorf("%v, %+v", err, res)
 	}
+	if !res.Interrupted || !res.Inconclusive || !strings.HasPrefix(res.Answer, "inconclusive: the search was interrupted after 2 step(s) (interrupted)") {
+		t.Errorf("an interrupted search's answer: %q (inconclusive %v, interrupted %v)", res.Answer, res.Inconclusive, res.Interrupted)
+	}
+}
+
+// TestInterruptedAfterHighIsNoAnswer: a search interrupted once --high
+// verified, before --low was tried, is inconclusive and never calls
+// --high the smallest heap tried (--low); nor is a file of such a search
+// that does not say it was interrupted (written before it did).
+func TestInterruptedAfterHighIsNoAnswer(t *testing.T) {
+	n := 0
+	res, err := Search(context.Background(), Config{Low: 64 * MiB, High: 1024 * MiB}, func(context.Context, int64) (Step, error) {
+		if n++; n == 2 {
+			return Step{}, context.Canceled
+		}
+		return Step{Outcome: Verified}, nil
+	})
+	if !errors.Is(err, context.Canceled) || !res.Inconclusive || strings.Contains(res.Answer, "--low") ||
+		!strings.Contains(res.Answer, "so far it verified with 1024 MiB") {
+		t.Errorf("%v: %q (inconclusive %v)", err, res.Answer, res.Inconclusive)
+	}
+	res.Interrupted, res.Inconclusive = false, false
+	if answer, inconclusive := Verdict(res); !inconclusive || answer != "inconclusive: it verified with 1024 MiB, but the search never tried --low 64 MiB" {
+		t.Errorf("the file of an interrupted search: %q (inconclusive %v)", answer, inconclusive)
+	}
 }
 
 // TestConfigChecks: bounds that cannot make a search are refused, naming

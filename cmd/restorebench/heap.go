@@ -252,5 +252,10 @@ func loadHeap(path string) (*heapsearch.Result, error) {
 	if len(res.Steps) == 0 || res.SmallestVerifiedBytes < 0 || res.LargestOutOfMemoryBytes < 0 {
 		return nil, fmt.Errorf("--heap %s: it holds no step of a search", path)
 	}
+	// The answer is what the steps decide, not what the file says: an
+	// interrupted search's heap.json is labelled inconclusive.
+	if answer, inconclusive := heapsearch.Verdict(&res); inconclusive {
+		res.Answer, res.Inconclusive = answer, true
+	}
 	return &res, nil
 }

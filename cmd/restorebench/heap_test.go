@@ -78,6 +78,17 @@ func TestPlanHeapFileErrors(t *testing.T) {
 	if h, err := loadHeap(""); h != nil || err != nil {
 		t.Errorf("no --heap: %v, %v", h, err)
 	}
+	// An interrupted search's heap.json, as heap wrote it before it said
+	// so: only --high ran, yet "verified with 1024 MiB, the smallest heap
+	// tried (--low)". plan takes it as inconclusive.
+	h, err := loadHeap(write("interrupted.json", `{"schema": "restorebench.heap/v1", "profile": "p", "case": "c",
+		"config": {"low_bytes": 67108864, "high_bytes": 1073741824, "resolution_bytes": 16777216},
+		"steps": [{"heap_bytes": 1073741824, "outcome": "verified", "seconds": 30}],
+		"smallest_verified_heap_bytes": 1073741824, "largest_out_of_memory_heap_bytes": 0,
+		"answer": "it completed and verified with 1024 MiB, the smallest heap tried (--low); a smaller one may do", "inconclusive": false}`))
+	if err != nil || !h.Inconclusive || !strings.HasPrefix(h.Answer, "inconclusive: ") || strings.Contains(h.Answer, "(--low)") {
+		t.Errorf("an interrupted search's heap.json: %v, %+v", err, h)
+	}
 }
 
 // TestHeapRefusesAnotherSearchsOutput: heap --out refuses a directory
