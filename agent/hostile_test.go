@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -362,6 +363,80 @@ func TestKeyFile(t *testing.T) {
 	os.WriteFile(short, []byte("REPLACE: agent keygen FILE\n"), 0o600)
 	if _, err := LoadKey(short); err == nil || !strings.Contains(err.Error(), "at least 32 bytes") {
 		t.Fatalf("a 26-byte key: %v", err)
+	}
+}
+
+// TestKeyFileHostile: a key file others may read is refused naming the
+// file, its mode and chmod 600 (group read only on a root-owned file, as a
+// Kubernetes Secret mounts it); a device, a FIFO or a huge file is one
+// error at once, not an endless read or a blocked open; a key that is not
+// random (one byte repeated, a short pattern, a sequence, a small
+// alphabet) is refused naming why and keygen, while keygen's keys and hex
+// keys load.
+func TestKeyFileHostile(t *testing.T) {
+	dir := t.TempDir()
+	good := string(KeyFileContents())
+	for _, c := range []struct {
+		name string
+		mode os.FileMode
+		want string
+	}{
+		{"world.key", 0o644, "mode 0644 lets others read or write it"},
+		{"group.key", 0o640, "mode 0640 lets its group read or write it"},
+		{"groupw.key", 0o620, "chmod 600"},
+	} {
+		p := filepath.Join(dir, c.name)
+		os.WriteFile(p, []byte(good), 0o600)
+		os.Chmod(p, c.mode)
+		_, err := LoadKey(p)
+		if os.Getuid() == 0 && c.mode == 0o640 {
+			// root owns it: group read is the Kubernetes Secret's way.
+			if err != nil {
+				t.Errorf("a root-owned 0640 key: %v", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "chmod 600") {
+			t.Errorf("a %#o key file: %v, want %q naming it", c.mode, err, c.want)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo.key")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.key")
+	os.WriteFile(big, nil, 0o600)
+	os.Truncate(big, 8<<20)
+	for path, want := range map[string]string{"/dev/zero": "character device", fifo: "named pipe (FIFO)", big: "over the 64 KiB"} {
+		done := make(chan error, 1)
+		go func() { _, err := LoadKey(path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s: %v, want %q naming it", path, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("LoadKey(%s) blocked", path)
+		}
+	}
+	for _, c := range []struct{ key, want string }{
+		{strings.Repeat("a", 32), "made of 1 distinct bytes"},
+		{strings.Repeat("0123456789abcdef", 4), "a pattern of 16 bytes repeated"},
+		{"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "a sequence"},
+		{"abbabaabbaababbacdefghabbaababba", "about 64 bits by its bytes' frequencies"},
+	} {
+		_, err := NewKey([]byte(c.key))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "restorebench agent keygen") || strings.Contains(err.Error(), c.key) {
+			t.Errorf("key %q: %v, want %q and keygen, without the key", c.key, err, c.want)
+		}
+	}
+	for i := 0; i < 200; i++ {
+		hexKey := hex.EncodeToString([]byte(KeyFileContents()[:32]))
+		for _, k := range []string{strings.TrimSpace(string(KeyFileContents())), hexKey} {
+			if _, err := NewKey([]byte(k)); err != nil {
+				t.Fatalf("a random key %q: %v", k, err)
+			}
+		}
 	}
 }
 

@@ -11,13 +11,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/internal/boundedread"
 )
 
 // How records on the control and events topics are signed.
@@ -88,6 +92,9 @@ func NewKey(secret []byte) (*Key, error) {
 	if len(secret) < MinKeyBytes {
 		return nil, fmt.Errorf("a signing key must be at least %d bytes, this one has %d: make one with `restorebench agent keygen FILE`", MinKeyBytes, len(secret))
 	}
+	if why := weakKey(secret); why != "" {
+		return nil, fmt.Errorf("a signing key must be random, and this one is %s: make one with `restorebench agent keygen FILE`", why)
+	}
 	sum := sha256.Sum256(append([]byte("restorebench key id\x00"), secret...))
 	return &Key{id: hex.EncodeToString(sum[:8]), secret: bytes.Clone(secret)}, nil
 }
@@ -99,7 +106,19 @@ func LoadKey(path string) (*Key, error) {
 	if path == "" {
 		return nil, errors.New("no signing key file named")
 	}
-	b, err := os.ReadFile(path)
+	// Stat first (it opens nothing, so a FIFO cannot block), then read
+	// bounded: a device (/dev/zero) or a huge file is one error, not a
+	// read without end.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	if fi.Mode().IsRegular() {
+		if err := checkKeyFileMode(path, fi); err != nil {
+			return nil, err
+		}
+	}
+	b, err := boundedread.ReadFile(path, boundedread.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
@@ -108,6 +127,102 @@ func LoadKey(path string) (*Key, error) {
 		return nil, fmt.Errorf("signing key %s: %w", path, err)
 	}
 	return k, nil
+}
+
+// checkKeyFileMode refuses a key file that users other than its owner may
+// read or write, as ssh refuses such a private key and PostgreSQL its
+// ssl_key_file: no permission for others, ever; read (never write) for
+// the group only when root owns the file, the way a Kubernetes Secret
+// volume mounts its files (root:<fsGroup>, the chart's defaultMode 0440)
+// and an administrator gives a service its key (root:restorebench 0640).
+func checkKeyFileMode(path string, fi fs.FileInfo) error {
+	allowed := fs.FileMode(0o700)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 {
+		allowed = 0o740
+	}
+	perm := fi.Mode().Perm()
+	if perm&^allowed == 0 {
+		return nil
+	}
+	who := "others"
+	if perm&0o007 == 0 {
+		who = "its group"
+	}
+	return fmt.Errorf("signing key %s: mode %#o lets %s read or write it, and whoever reads it can command every agent: "+
+		"chmod 600 %s (group read is accepted only on a file root owns, as a Kubernetes Secret mounts it)", path, perm, who, path)
+}
+
+// Weak keys: a key is refused when its bytes are too few to be random.
+// keygen's keys (base64 of 32 random bytes: some 30 distinct bytes, about
+// 200 bits by the estimate) and hex keys (openssl rand -hex 32) pass with
+// a wide margin.
+const (
+	// minKeyDistinct is the fewest distinct bytes a key may have (32 × 'a' has 1).
+	minKeyDistinct = 8
+	// minKeyEntropyBits is the least a key's bytes may carry by their
+	// frequencies (Shannon entropy per byte × length): a short alphabet
+	// repeated falls below it.
+	minKeyEntropyBits = 96
+)
+
+// weakKey says why secret cannot be a random key, or "" when nothing does:
+// too few distinct bytes, a short pattern repeated, one step between most
+// neighbouring bytes ("abcdef…"), or too little entropy by frequency.
+func weakKey(secret []byte) string {
+	var counts [256]int
+	distinct := 0
+	for _, c := range secret {
+		if counts[c] == 0 {
+			distinct++
+		}
+		counts[c]++
+	}
+	if distinct < minKeyDistinct {
+		return fmt.Sprintf("made of %d distinct bytes (at least %d)", distinct, minKeyDistinct)
+	}
+	if p := keyPeriod(secret); p > 0 {
+		return fmt.Sprintf("a pattern of %d bytes repeated", p)
+	}
+	if keySteps(secret) {
+		return "a sequence (most neighbouring bytes one step apart)"
+	}
+	bits := 0.0
+	for _, n := range counts {
+		if n > 0 {
+			p := float64(n) / float64(len(secret))
+			bits -= float64(n) * math.Log2(p)
+		}
+	}
+	if bits < minKeyEntropyBits {
+		return fmt.Sprintf("about %.0f bits by its bytes' frequencies (at least %d)", bits, minKeyEntropyBits)
+	}
+	return ""
+}
+
+// keyPeriod is the length of the shortest pattern secret repeats (its
+// last copy perhaps cut short), when that is at most half of it; else 0.
+func keyPeriod(secret []byte) int {
+	for p := 1; p <= len(secret)/2; p++ {
+		if bytes.Equal(secret[p:], secret[:len(secret)-p]) {
+			return p
+		}
+	}
+	return 0
+}
+
+// keySteps reports whether more than half of the differences between
+// neighbouring bytes of secret are one and the same ("abcdefgh…",
+// "97531…"): random bytes share one difference about one time in 256.
+func keySteps(secret []byte) bool {
+	var diffs [256]int
+	for i := 1; i < len(secret); i++ {
+		d := secret[i] - secret[i-1]
+		diffs[d]++
+		if 2*diffs[d] > len(secret)-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // KeyFileContents is a new random key as a key file holds it: 32 random

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"unicode"
 )
@@ -350,4 +353,24 @@ func RedactJVMFlags(flags []string) []string {
 		return flags
 	}
 	return out
+}
+
+// SecretFileError is the error for a file that holds a secret (a key or
+// password file) and could not be read, prefixed by where its path came
+// from (a flag or an environment variable). A path that names something on
+// disk is shown; one that does not is described by its length only: a
+// secret pasted where its file's path belongs (--sasl-password-file
+// hunter2) names no file, and an error must not print it whole.
+func SecretFileError(from, path string, err error) error {
+	if _, serr := os.Lstat(path); serr == nil || path == "" {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err
+	}
+	msg := strings.ReplaceAll(cause.Error(), path, "(the value given)")
+	return fmt.Errorf("%s: the file could not be read: %s (the value given, %d characters, is not shown: "+
+		"one that names no file may be a secret given in place of its file's path)", from, msg, len(path))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/metrics"
 	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/scenario"
@@ -102,16 +103,16 @@ const controlKeyEnv = "RESTOREBENCH_CONTROL_KEY_FILE"
 // controlKey is the signing key --control-key-file (or $RESTOREBENCH_CONTROL_KEY_FILE)
 // names; nil when neither does.
 func (g *globalFlags) controlKey() (*agent.Key, error) {
-	path := g.controlKeyFile
+	path, from := g.controlKeyFile, "--control-key-file"
 	if path == "" {
-		path = os.Getenv(controlKeyEnv)
+		path, from = os.Getenv(controlKeyEnv), "$"+controlKeyEnv
 	}
 	if path == "" {
 		return nil, nil
 	}
 	k, err := agent.LoadKey(path)
 	if err != nil {
-		return nil, fmt.Errorf("--control-key-file: %w", err)
+		return nil, config.SecretFileError(from, path, err)
 	}
 	return k, nil
 }

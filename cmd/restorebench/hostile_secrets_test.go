@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
@@ -319,6 +320,45 @@ func TestHostileSecretsRoundThree(t *testing.T) {
 		if _, _, err := cli(t, "-q", "--brokers", b, "restore"); err == nil || strings.Contains(err.Error(), "hunter6") || !strings.Contains(err.Error(), "holds a user name or password") {
 			t.Errorf("--brokers %s: %v", b, err)
 		}
+	}
+}
+
+// TestHostileSecretGivenAsPath: a secret pasted where its file's path
+// belongs (--control-key-file, $RESTOREBENCH_CONTROL_KEY_FILE,
+// --sasl-password-file) names no file: the error names the flag or
+// variable and says the file could not be read, but never prints the
+// value; a path that exists is still named. A device as the key file is
+// one error at once.
+func TestHostileSecretGivenAsPath(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "c2VjcmV0LWh1bnRlcjItY29udHJvbC1rZXktdmFsdWU="
+	agentArgs := []string{"-q", "--brokers", "127.0.0.1:1", "agent", "--name", "a", "--state-dir", dir}
+	sasl := []string{"-q", "--data-dir", dir, "--brokers", "127.0.0.1:1", "--connect-timeout", "1s", "--security-protocol", "SASL_PLAINTEXT",
+		"--sasl-mechanism", "PLAIN", "--sasl-username", "u"}
+	for _, c := range []struct {
+		name string
+		env  string
+		args []string
+		want []string
+	}{
+		{"control-key-file", "", append(append([]string{}, agentArgs...), "--control-key-file", secret),
+			[]string{"--control-key-file: the file could not be read: no such file or directory", "44 characters, is not shown"}},
+		{"control-key-env", secret, agentArgs, []string{"$RESTOREBENCH_CONTROL_KEY_FILE: the file could not be read", "is not shown"}},
+		{"sasl-password-file", "", append(append([]string{}, sasl...), "--sasl-password-file", secret, "restore"),
+			[]string{"--sasl-password-file: the file could not be read: no such file or directory", "is not shown"}},
+		{"devzero-control-key", "", append(append([]string{}, agentArgs...), "--control-key-file", "/dev/zero"),
+			[]string{"--control-key-file", "/dev/zero", "character device, not a regular file"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("RESTOREBENCH_CONTROL_KEY_FILE", c.env)
+			stdout, stderr, err := cliWithin(t, 20*time.Second, c.args...)
+			wantErr(t, c.name, err, c.want...)
+			for name, text := range readOutputs(t, dir, stdout, stderr, err) {
+				if strings.Contains(text, secret) || strings.Contains(text, secret[:20]) {
+					t.Errorf("%s: %s holds the secret:\n%s", c.name, name, text)
+				}
+			}
+		})
 	}
 }
 

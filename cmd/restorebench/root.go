@@ -13,6 +13,7 @@ import (
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/internal/termsafe"
@@ -227,7 +228,7 @@ func (g *globalFlags) security(ctx context.Context) (*cluster.Security, []string
 		// read to a bound and never waited on past passwordPipeTimeout.
 		b, err := boundedread.ReadFileOrPipe(ctx, g.passwordFile, boundedread.Secret, passwordPipeTimeout)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--sasl-password-file: %w", err)
+			return nil, nil, config.SecretFileError("--sasl-password-file", g.passwordFile, err)
 		}
 		sec.Password = strings.TrimRight(string(b), "\r\n")
 	} else if pw := os.Getenv("RESTOREBENCH_SASL_PASSWORD"); pw != "" && sec.Password == "" {
