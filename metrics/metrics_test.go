@@ -322,3 +322,38 @@ func TestListenRefusesBadAddresses(t *testing.T) {
 	}
 	again.Close()
 }
+
+// TestIdleConnectionsAreClosed: keep-alive connections that made a scrape
+// and then sit idle are closed by the server after its idle timeout, so
+// idle clients cannot hold the agent's descriptors.
+func TestIdleConnectionsAreClosed(t *testing.T) {
+	defer func(d time.Duration) { idleTimeout = d }(idleTimeout)
+	idleTimeout = 200 * time.Millisecond
+	s, err := Listen("127.0.0.1:0", prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var conns []net.Conn
+	for range 20 {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", Path)
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		// The response, then (the connection kept alive) EOF once the
+		// server closes it; a server that keeps it open hits the deadline.
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, err := io.ReadAll(c)
+		if !strings.HasPrefix(string(b), "HTTP/1.1 200") {
+			t.Fatalf("connection %d: %q, want a 200 response", i, b)
+		}
+		if err != nil {
+			t.Fatalf("connection %d: still open after 10 s idle (idle timeout 200ms): %v", i, err)
+		}
+	}
+}

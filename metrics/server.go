@@ -15,6 +15,24 @@ import (
 // Path is where the metrics are served; every other path is not found.
 const Path = "/metrics"
 
+// Limits of the metrics server: a scrape is one small GET answered in
+// milliseconds, so a connection that sends slowly, reads slowly or sits
+// idle is closed rather than holding a descriptor of the agent's.
+const (
+	// readTimeout bounds reading a whole request (headers within 10 s).
+	readTimeout = 30 * time.Second
+	// writeTimeout bounds writing a response, a scrape included.
+	writeTimeout = 30 * time.Second
+	// maxHeaderBytes bounds a request's headers (net/http's default is 1 MiB).
+	maxHeaderBytes = 64 << 10
+)
+
+// idleTimeout is how long a keep-alive connection may wait for its next
+// request before the server closes it: 30 s, longer than the 15 s scrape
+// interval commonly configured, so Prometheus' connection is reused, while
+// idle connections nobody uses are closed (a variable for the tests).
+var idleTimeout = 30 * time.Second
+
 // Server serves one registry's metrics over HTTP.
 type Server struct {
 	ln   net.Listener
@@ -42,7 +60,8 @@ func Listen(addr string, reg *prometheus.Registry) (*Server, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	s := &Server{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, done: make(chan struct{})}
+	s := &Server{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes}, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		s.srv.Serve(ln)
