@@ -32,6 +32,10 @@ type Config struct {
 	// Resolution ends the search once the smallest heap that completed
 	// and the largest that did not lie within it. Default 16 MiB.
 	Resolution int64
+	// Max is the largest heap High may be (the caller passes this host's
+	// memory: a JVM is never started with an -Xmx the host cannot give).
+	// Default 0: no bound.
+	Max int64
 }
 
 // Defaults for Config.
@@ -61,13 +65,23 @@ func (c Config) Resolve() (Config, error) {
 	}
 	switch {
 	case c.Low < MinHeap:
-		return c, fmt.Errorf("--low: %d MiB is under %d MiB, in which the JVM cannot start Kafka Streams", c.Low/MiB, MinHeap/MiB)
+		return c, fmt.Errorf("--low: %d MiB is under %d MiB, in which the JVM cannot start Kafka Streams%s", c.Low/MiB, MinHeap/MiB, c.span())
+	case c.Max > 0 && c.High > c.Max:
+		return c, fmt.Errorf("--high: %d MiB is over %d MiB, this host's memory%s", c.High/MiB, c.Max/MiB, c.span())
 	case c.High <= c.Low:
 		return c, fmt.Errorf("--high: %d MiB is not above --low %d MiB", c.High/MiB, c.Low/MiB)
 	case c.Resolution < MiB:
 		return c, fmt.Errorf("--resolution: %d bytes is under 1 MiB", c.Resolution)
 	}
 	return c, nil
+}
+
+// span says the range --low and --high must lie in, for their errors.
+func (c Config) span() string {
+	if c.Max <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (--low and --high lie within %d MiB and %d MiB)", MinHeap/MiB, c.Max/MiB)
 }
 
 // Outcome is how one step ended.

@@ -124,6 +124,7 @@ func TestConfigChecks(t *testing.T) {
 		{Config{Low: 8 * MiB}, "--low: 8 MiB is under 16 MiB"},
 		{Config{Low: 512 * MiB, High: 256 * MiB}, "--high: 256 MiB is not above --low 512 MiB"},
 		{Config{Resolution: 1000}, "--resolution: 1000 bytes is under 1 MiB"},
+		{Config{High: 4096 * MiB, Max: 2048 * MiB}, "--high: 4096 MiB is over 2048 MiB, this host's memory (--low and --high lie within 16 MiB and 2048 MiB)"},
 	} {
 		if _, err := Search(context.Background(), c.cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)

@@ -64,15 +64,15 @@ restorebench.heap/v1) and each step's results.json under --out.`,
 
 // run searches the heap of the profile's case and writes heap.json.
 func (f *heapFlags) run(cmd *cobra.Command, g *globalFlags, profile string) error {
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return err
+	}
 	plan, err := profiles.Load(profile)
 	if err != nil {
 		return err
 	}
 	c, err := heapCase(plan, f.caseName)
-	if err != nil {
-		return err
-	}
-	cfg, err := heapsearch.Config{Low: int64(f.low), High: int64(f.high), Resolution: int64(f.resolution)}.Resolve()
 	if err != nil {
 		return err
 	}
@@ -89,6 +89,28 @@ func (f *heapFlags) run(cmd *cobra.Command, g *globalFlags, profile string) erro
 	}
 	res.Profile, res.Case, res.Records = plan.Name, c.Name, heapRecords(plan, c)
 	return finishHeap(cmd, res, out, searchErr)
+}
+
+// maxHeapUnknownHost bounds --high where this host's memory is unknown
+// (no /proc/meminfo).
+const maxHeapUnknownHost = 1 << 40
+
+// config is the search's bounds from the flags: one given as 0 is an
+// error naming it (0 is not the default), and --high is at most this
+// host's memory, so no JVM is started with an -Xmx the host cannot give.
+func (f *heapFlags) config(cmd *cobra.Command) (heapsearch.Config, error) {
+	least := []int64{heapsearch.MinHeap, heapsearch.MinHeap, heapsearch.MiB}
+	for i, v := range []config.Size{f.low, f.high, f.resolution} {
+		if name := []string{"low", "high", "resolution"}[i]; cmd.Flags().Changed(name) && v <= 0 {
+			return heapsearch.Config{}, fmt.Errorf("--%s: %s is under %d MiB, the least it may be (leave the flag out for its default)",
+				name, v, least[i]/heapsearch.MiB)
+		}
+	}
+	limit := int64(config.HostMemory())
+	if limit <= 0 {
+		limit = maxHeapUnknownHost
+	}
+	return heapsearch.Config{Low: int64(f.low), High: int64(f.high), Resolution: int64(f.resolution), Max: limit}.Resolve()
 }
 
 // heapOutputs are what a search writes into --out besides the steps'

@@ -34,6 +34,10 @@ cases:
 		{[]string{"heap", sweep, "--case", "ks-cold"}, "heap: profile sweep sweeps 2 fills; a heap search runs one"},
 		{[]string{"heap", profile, "--case", "ks-cold", "--low", "8MiB"}, "--low: 8 MiB is under 16 MiB"},
 		{[]string{"heap", profile, "--case", "ks-cold", "--low", "1GiB", "--high", "512MiB"}, "--high: 512 MiB is not above --low 1024 MiB"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--low", "0"}, "--low: 0 is under 16 MiB, the least it may be"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--high", "0"}, "--high: 0 is under 16 MiB, the least it may be"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--resolution", "0"}, "--resolution: 0 is under 1 MiB"},
+		{[]string{"heap", profile, "--case", "ks-cold", "--high", "100TiB"}, "--high: 104857600 MiB is over "},
 		{[]string{"heap", profile}, `required flag(s) "case" not set`},
 	} {
 		_, _, err := cli(t, c.args...)
