@@ -118,8 +118,12 @@ type Report struct {
 	// (its id extends this one's) and were not counted; Inconclusive,
 	// when set, says why the answer cannot be taken as complete and how
 	// to decide.
-	Ambiguous    []string `json:"ambiguous_changelogs,omitempty"`
-	Inconclusive string   `json:"inconclusive,omitempty"`
+	// SourceTopics are the topics the group's active tasks read (no
+	// changelog or repartition topic), their records and sizes: a store
+	// logged to its source topic restores from it.
+	SourceTopics []Changelog `json:"source_topics,omitempty"`
+	Ambiguous    []string    `json:"ambiguous_changelogs,omitempty"`
+	Inconclusive string      `json:"inconclusive,omitempty"`
 
 	// endsListed is when Read listed the changelogs' end offsets, the
 	// start of the write-rate window.
@@ -129,6 +133,9 @@ type Report struct {
 	// (streams protocol) named the changelogs, which decides them.
 	ambiguous    map[string]string
 	topologyRead bool
+	// unseenState are the stateful subtopologies (offset sums or standbys
+	// reported) no changelog or source topic was found for.
+	unseenState map[int32]bool
 }
 
 // Group is the application's consumer group as it is now.
@@ -237,6 +244,10 @@ type Instance struct {
 	ActiveStateRecords  int64   `json:"active_state_records"`
 	StandbyStateBytes   float64 `json:"standby_state_bytes"`
 	StandbyStateRecords int64   `json:"standby_state_records"`
+	// UnseenStateTasks are its active tasks that hold state (they reported
+	// offsets or have standbys) whose changelog was not seen: their state
+	// is unknown, not zero.
+	UnseenStateTasks []string `json:"unseen_state_tasks,omitempty"`
 	// Copies are the tasks it holds state of without running them active
 	// (standbys, warmups, state left on disk), each with how far behind.
 	Copies []Copy `json:"state_copies"`
@@ -278,6 +289,9 @@ type Failure struct {
 	// Restored those restored, fully (no copy) or from a copy's lag.
 	TakenOverWarm []string `json:"taken_over_warm"`
 	Restored      []string `json:"restored"`
+	// Unknown are moved tasks with state whose changelog was not seen:
+	// what they restore is not known, and no time is given.
+	Unknown []string `json:"restore_unknown,omitempty"`
 	// RestoreRecords and RestoreBytes are what the others restore.
 	RestoreRecords int64   `json:"restore_records"`
 	RestoreBytes   float64 `json:"restore_bytes"`
@@ -321,6 +335,10 @@ type Options struct {
 	// ASSUMED), for the scale-out answer on the classic protocol.
 	MaxWarmupReplicas int
 	ProbingInterval   time.Duration
+	// TopologyOptimization is the application's topology.optimization
+	// (--streams-config; default none): all or reuse.ktable.source.topics
+	// log a builder.table() store to its source topic, not a changelog.
+	TopologyOptimization string
 	// Runs are measured restores the times come from (capacity.LoadRuns);
 	// none: no times.
 	Runs []*capacity.Run
@@ -510,11 +528,12 @@ func Answer(r *Report, o Options) {
 	r.Instances = ins
 	r.Assumptions = append(r.Assumptions, sharedHosts(ins)...)
 	r.Assumptions = append(r.Assumptions, mapChangelogs(r.Changelogs, ins)...)
+	r.Assumptions = append(r.Assumptions, sourceTables(r, ins, o)...)
 	if len(ins) > 0 && !r.OnStreamsProtocol() {
 		r.Assumptions = append(r.Assumptions, standbyLagsAssumed)
 	}
 	for _, in := range ins {
-		setState(r.Changelogs, in, o.AcceptableRecoveryLag)
+		setState(r.Changelogs, r.unseenState, in, o.AcceptableRecoveryLag)
 	}
 	rate := restoreRate(r, ins, o)
 	for _, in := range ins {
@@ -522,9 +541,10 @@ func Answer(r *Report, o Options) {
 		in.IfRestartedWithState = failure(r, ins, in, o, rate, restartedWithState)
 		in.IfRestartedEmpty = failure(r, ins, in, o, rate, restartedEmpty)
 	}
-	// An inconclusive audit names no most costly instance: what it left
-	// out may decide.
-	if worst := mostCostly(ins); worst != nil && len(ins) > 1 && r.Inconclusive == "" {
+	// An inconclusive audit, or one whose losses restore state it could
+	// not see, names no most costly instance: what it left out may decide.
+	unknown := slices.ContainsFunc(ins, func(in *Instance) bool { return len(in.IfItFails.Unknown) > 0 })
+	if worst := mostCostly(ins); worst != nil && len(ins) > 1 && r.Inconclusive == "" && !unknown {
 		r.MostCostly = worst.ProcessID
 	}
 	// The rate is named where an answer restores at it.
@@ -614,12 +634,20 @@ func setDetection(r *Report, o Options) {
 
 // setState sets in's active and standby state (records and bytes of its
 // tasks' changelog partitions) and its copies, each with its lag and
-// whether that is within acceptable.recovery.lag (lagLimit).
-func setState(cls []Changelog, in *Instance, lagLimit int64) {
+// whether that is within acceptable.recovery.lag (lagLimit), and its
+// active tasks of the stateful subtopologies whose changelog was not seen
+// (unseen).
+func setState(cls []Changelog, unseen map[int32]bool, in *Instance, lagLimit int64) {
 	for _, t := range in.active {
 		rec, b, _, _ := taskState(cls, t)
 		in.ActiveStateRecords += rec
 		in.ActiveStateBytes += b
+	}
+	in.UnseenStateTasks = nil
+	for _, t := range in.active {
+		if _, _, _, known := taskState(cls, t); !known && unseen[t.Subtopology] {
+			in.UnseenStateTasks = append(in.UnseenStateTasks, t.String())
+		}
 	}
 	for _, t := range in.standby {
 		rec, b, _, _ := taskState(cls, t)
@@ -740,6 +768,10 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 		return f
 	}
 	f.ThreadBytes = largestThreadLoad(jobs, threads)
+	if len(f.Unknown) > 0 {
+		f.note(fmt.Sprintf(unknownRestoreNote, strings.Join(f.Unknown, " ")))
+		return f
+	}
 	switch {
 	case leaves:
 		f.afterClose(r.Closing, leaveNotice(r.HeartbeatSeconds, threads))
@@ -803,6 +835,9 @@ func (f *Failure) moveTasks(r *Report, ins []*Instance, in *Instance, tasks []Ta
 	for _, t := range tasks {
 		records, bytes, _, known := taskState(r.Changelogs, t)
 		if !known {
+			if r.unseenState[t.Subtopology] {
+				f.Unknown = append(f.Unknown, t.String())
+			}
 			continue
 		}
 		best, unreported := leastLag(r.Changelogs, ins, in, t)

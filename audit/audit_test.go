@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -304,5 +305,61 @@ func TestAnswerOneInstanceAdded(t *testing.T) {
 	Answer(r, Options{})
 	if so := r.IfOneAdded; so == nil || so.Prediction != nil || !strings.Contains(so.Missing, "--from") {
 		t.Errorf("without runs: %+v", so)
+	}
+}
+
+// sourceTableApp: two instances each running one task of subtopology 0,
+// which reads orders-input and reported offsets (it holds state) but
+// has no changelog: a builder.table() store under
+// topology.optimization=reuse.ktable.source.topics.
+func sourceTableApp() *Report {
+	r := &Report{Changelogs: []Changelog{}, Group: &Group{State: "Stable"}}
+	for i := range int32(2) {
+		m := member(byte(i+1), fmt.Sprint("c", i), []TaskID{tk(0, i)}, nil, map[TaskID]int64{tk(0, i): OffsetSumRunning})
+		m.Assignment.SetSources([]TopicPartition{{"orders-input", i}})
+		r.Group.Members = append(r.Group.Members, m)
+	}
+	return r
+}
+
+// A store logged to its source topic is never "restored nothing": with
+// the source topic's size read, its loss restores that topic's partition;
+// without, the state and the restore are unknown and there is no time.
+func TestAnswerSourceTable(t *testing.T) {
+	r := sourceTableApp()
+	disk := int64(20_000)
+	r.SourceTopics = []Changelog{{Topic: "orders-input", Partitions: 2, Records: 2000, PartitionRecords: []int64{500, 1500},
+		EndOffsets: []int64{500, 1500}, DiskBytes: &disk}}
+	Answer(r, Options{SessionTimeout: 10 * time.Second, TopologyOptimization: "reuse.ktable.source.topics"})
+	f := r.Instances[1].IfItFails
+	if !slices.Equal(f.Restored, []string{"0_1"}) || f.RestoreRecords != 1500 || f.RestoreBytes != 15_000 {
+		t.Errorf("the loss of the source table's instance restores %+v", f)
+	}
+	if in := r.Instances[0]; in.ActiveStateRecords != 500 || in.IfRestartedEmpty.RestoredText() == "nothing" {
+		t.Errorf("instance 0: %d records, empty disk restores %q", in.ActiveStateRecords, in.IfRestartedEmpty.RestoredText())
+	}
+	if a := strings.Join(r.Assumptions, "\n"); !strings.Contains(a, "ASSUMED source table of subtopology 0") ||
+		!strings.Contains(a, "topology.optimization=reuse.ktable.source.topics") {
+		t.Errorf("assumptions %s", a)
+	}
+	r = sourceTableApp()
+	Answer(r, Options{SessionTimeout: 10 * time.Second})
+	var b strings.Builder
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range r.Instances {
+		for _, f := range []*Failure{in.IfItFails, in.IfRestartedEmpty} {
+			if len(f.Unknown) != 1 || f.TotalSeconds != nil || !strings.Contains(f.RestoredText(), "unknown") ||
+				!strings.Contains(f.Note, "restores from that topic") {
+				t.Errorf("%s: %+v", in.ProcessID, f)
+			}
+		}
+	}
+	if r.MostCostly != "" {
+		t.Errorf("most costly %s among losses of unknown cost", r.MostCostly)
+	}
+	if out := b.String(); strings.Contains(out, "  nothing  ") || !strings.Contains(out, "0 B + unknown (0_0)") {
+		t.Errorf("the text says nothing is restored, or not that the state is unknown:\n%s", out)
 	}
 }

@@ -119,7 +119,7 @@ func writeFailures(b *strings.Builder, r *Report) {
 			mark = " *"
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, mark, strings.Join(in.Hosts, ","), in.Threads,
-			list(in.Active), standbyText(in), units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes),
+			list(in.Active), standbyText(in), in.ActiveStateText(), units.Bytes(in.StandbyStateBytes),
 			restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
 	}
 	tw.Flush()
@@ -282,11 +282,33 @@ func standbyText(in *Instance) string {
 	return list(parts)
 }
 
-func restoredText(f *Failure) string {
-	if len(f.Restored) == 0 {
+func restoredText(f *Failure) string { return f.RestoredText() }
+
+// RestoredText is what f restores: its tasks and bytes, "nothing" only
+// when every moved task's state was seen, else what is unknown.
+func (f *Failure) RestoredText() string {
+	unknown := ""
+	if len(f.Unknown) > 0 {
+		unknown = "unknown (state not seen: " + list(f.Unknown) + ")"
+	}
+	switch {
+	case len(f.Restored) == 0 && unknown != "":
+		return unknown
+	case len(f.Restored) == 0:
 		return "nothing"
+	case unknown != "":
+		return fmt.Sprintf("%s: %s + %s", list(f.Restored), units.Bytes(f.RestoreBytes), unknown)
 	}
 	return fmt.Sprintf("%s: %s", list(f.Restored), units.Bytes(f.RestoreBytes))
+}
+
+// ActiveStateText is in's active state bytes, with what is unknown when
+// some of its tasks' state was not seen.
+func (in *Instance) ActiveStateText() string {
+	if len(in.UnseenStateTasks) > 0 {
+		return units.Bytes(in.ActiveStateBytes) + " + unknown (" + list(in.UnseenStateTasks) + ")"
+	}
+	return units.Bytes(in.ActiveStateBytes)
 }
 
 func timeText(f *Failure) string {

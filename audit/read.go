@@ -59,6 +59,9 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 		r.Unseen = append(r.Unseen, "consumer group "+app+": "+err.Error())
 	}
 	resolveAmbiguous(r)
+	if err := readSourceTopics(ctx, adm, r); err != nil {
+		r.Unseen = append(r.Unseen, "the group's source topics: "+err.Error())
+	}
 	measureWriteRate(ctx, adm, r)
 	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
 		return r, fmt.Errorf("application %s: %w: %s", app, ErrNothing, strings.Join(r.Unseen, "; "))
@@ -242,6 +245,50 @@ func resolveAmbiguous(r *Report) {
 		r.Ambiguous = topics
 		r.Inconclusive = fmt.Sprintf(ambiguousNote, strings.Join(topics, ", "), strings.Join(owners, ", "))
 	}
+}
+
+// readSourceTopics reads the offsets and sizes of the topics the group's
+// members' active tasks read (their assigned partitions), changelogs and
+// repartition topics aside, into r.SourceTopics: a store logged to its
+// source topic (a source table, topology.optimization=all or
+// reuse.ktable.source.topics) has no changelog and restores from it.
+func readSourceTopics(ctx context.Context, adm *kadm.Client, r *Report) error {
+	if r.Group == nil {
+		return nil
+	}
+	var names []string
+	for _, m := range r.Group.Members {
+		if m.Assignment == nil {
+			continue
+		}
+		for _, ts := range m.Assignment.Sources {
+			for _, t := range ts {
+				if !slices.Contains(names, t) && !strings.HasSuffix(t, "-repartition") && !strings.HasSuffix(t, "-changelog") {
+					names = append(names, t)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	td, err := adm.ListTopics(ctx, names...)
+	if err == nil {
+		err = td.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("describing them: %w", err)
+	}
+	starts, ends, err := listOffsets(ctx, adm, names)
+	if err != nil {
+		return err
+	}
+	sizes, _ := diskSizes(ctx, adm, names, td)
+	for _, name := range names {
+		r.SourceTopics = append(r.SourceTopics, changelogOf(name, len(td[name].Partitions), starts, ends, sizes))
+	}
+	return nil
 }
 
 // listOffsets lists the topics' log start and end offsets.

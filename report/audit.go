@@ -104,7 +104,7 @@ func auditFailureBlocks(r *audit.Report) []Block {
 		}
 		restored, warm, when := restoredText(f), dash(strings.Join(f.TakenOverWarm, " ")), spanText(f)
 		t.Rows = append(t.Rows, []string{name, fmt.Sprint(in.Threads), dash(strings.Join(in.Active, " ")), dash(strings.Join(in.Standby, " ")),
-			units.Bytes(in.ActiveStateBytes), units.Bytes(in.StandbyStateBytes), restored, warm, when})
+			in.ActiveStateText(), units.Bytes(in.StandbyStateBytes), restored, warm, when})
 	}
 	blocks := []Block{t}
 	var notes []string
@@ -210,13 +210,9 @@ func spanText(f *audit.Failure) string {
 	return fmt.Sprintf("%s (%s–%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
 }
 
-// restoredText is what a failure restores, "nothing" when none.
-func restoredText(f *audit.Failure) string {
-	if len(f.Restored) == 0 {
-		return "nothing"
-	}
-	return strings.Join(f.Restored, " ") + ": " + units.Bytes(f.RestoreBytes)
-}
+// restoredText is what a failure restores: "nothing" only when every
+// moved task's state was seen (audit.Failure.RestoredText).
+func restoredText(f *audit.Failure) string { return f.RestoredText() }
 
 func dash(s string) string {
 	if s == "" {

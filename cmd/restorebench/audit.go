@@ -124,6 +124,9 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 	if o.HeartbeatInterval, err = consumerMs("heartbeat.interval.ms"); err != nil {
 		return o, err
 	}
+	if p, ok := m["topology.optimization"]; ok {
+		o.TopologyOptimization = p.Value
+	}
 	n, ok, err := num("max.warmup.replicas")
 	if err != nil {
 		return o, err

@@ -20,8 +20,9 @@ func TestAuditStreamsConfig(t *testing.T) {
 		}
 		return p
 	}
-	o, err := auditStreamsConfig(write("a.properties", "session.timeout.ms=30000\nmain.consumer.session.timeout.ms = 12000\nacceptable.recovery.lag=500\n"))
-	if err != nil || o.SessionTimeout != 12*time.Second || o.SessionTimeoutAssumed || o.AcceptableRecoveryLag != 500 {
+	o, err := auditStreamsConfig(write("a.properties", "session.timeout.ms=30000\nmain.consumer.session.timeout.ms = 12000\nacceptable.recovery.lag=500\n"+
+		"topology.optimization=all\n"))
+	if err != nil || o.SessionTimeout != 12*time.Second || o.SessionTimeoutAssumed || o.AcceptableRecoveryLag != 500 || o.TopologyOptimization != "all" {
 		t.Fatalf("%+v %v", o, err)
 	}
 	o, err = auditStreamsConfig(write("b.properties", "application.id=x\n"))
