@@ -63,6 +63,10 @@ func Read(ctx context.Context, cfg cluster.Config, app string, o ReadOptions) (*
 		r.Unseen = append(r.Unseen, "the group's source topics: "+err.Error())
 	}
 	measureWriteRate(ctx, adm, r)
+	if ctx.Err() != nil {
+		// What the interrupt cut is not unseen: the audit is not complete.
+		return r, fmt.Errorf("audit of %s interrupted before it finished reading (%w): no audit given", app, ctx.Err())
+	}
 	if len(r.Changelogs) == 0 && (r.Group == nil || len(r.Group.Members) == 0) {
 		return r, fmt.Errorf("application %s: %w: %s", app, ErrNothing, strings.Join(r.Unseen, "; "))
 	}

@@ -180,10 +180,9 @@ func (f *auditFlags) run(cmd *cobra.Command, g *globalFlags, args []string) erro
 		ro.Progress = cmd.ErrOrStderr()
 	}
 	r, err := audit.Read(ctx, cc, f.app, ro)
-	if err != nil && r == nil {
-		return err
-	}
-	if err != nil && f.format != "json" {
+	// Only an audit that saw nothing is still written as JSON (with what
+	// it could not see); an interrupted one is not written at all.
+	if err != nil && (r == nil || f.format != "json" || !errors.Is(err, audit.ErrNothing)) {
 		return err
 	}
 	audit.Answer(r, o)
