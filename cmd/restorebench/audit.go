@@ -124,6 +124,9 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 	if o.HeartbeatInterval, err = consumerMs("heartbeat.interval.ms"); err != nil {
 		return o, err
 	}
+	if err := checkGroupTimeouts(o); err != nil {
+		return o, fmt.Errorf("--streams-config %s: %w", path, err)
+	}
 	if p, ok := m["topology.optimization"]; ok {
 		o.TopologyOptimization = p.Value
 	}
@@ -147,6 +150,33 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 		o.AcceptableRecoveryLag = n
 	}
 	return o, nil
+}
+
+// The range of session.timeout.ms a classic group's broker accepts by
+// default (group.min.session.timeout.ms, group.max.session.timeout.ms):
+// a JoinGroup outside it fails with INVALID_SESSION_TIMEOUT.
+const (
+	minSessionTimeout = 6 * time.Second
+	maxSessionTimeout = 30 * time.Minute
+)
+
+// checkGroupTimeouts refuses what Kafka refuses, with no clamp: a
+// session.timeout.ms outside the broker's default range (the classic
+// group coordinator's check), and a heartbeat.interval.ms not lower than
+// the session timeout (the consumer's Heartbeat: "Heartbeat must be set
+// lower than the session timeout").
+func checkGroupTimeouts(o audit.Options) error {
+	s, hb := o.SessionTimeout, o.HeartbeatInterval
+	if !o.SessionTimeoutAssumed && (s < minSessionTimeout || s > maxSessionTimeout) {
+		return fmt.Errorf("session.timeout.ms %d is outside %d..%d, the range the broker accepts by default "+
+			"(group.min.session.timeout.ms .. group.max.session.timeout.ms): Kafka refuses the member's join",
+			s.Milliseconds(), minSessionTimeout.Milliseconds(), maxSessionTimeout.Milliseconds())
+	}
+	if hb > 0 && hb >= s {
+		return fmt.Errorf("heartbeat.interval.ms %d is not lower than session.timeout.ms %d: the Kafka consumer refuses it "+
+			"(the heartbeat must be lower than the session timeout)", hb.Milliseconds(), s.Milliseconds())
+	}
+	return nil
 }
 
 // run reads the application, answers what each instance's loss would

@@ -94,6 +94,10 @@ func TestHostileExplicitInvalidValues(t *testing.T) {
 		{[]string{"run", profile("fill: {records: 10}\ncases:\n  - name: a\n    batch_records: 0\n")}, "line 4: cases[0].batch_records: 0 must be positive"},
 		{[]string{"run", profile("fill: {keys: \"lots\", records: 10}\n")}, `line 1: fill.keys: "lots" is not an integer`},
 		{[]string{"run", profile("fill: {records: 10, tombstone_ratio: .nan}\n")}, "fill.tombstone_ratio"},
+		{[]string{"audit", "--application-id", "orders", "--streams-config", profile("session.timeout.ms=1\n")},
+			"session.timeout.ms 1 is outside 6000..1800000"},
+		{[]string{"audit", "--application-id", "orders", "--streams-config", profile("session.timeout.ms=10000\nheartbeat.interval.ms=20000\n")},
+			"heartbeat.interval.ms 20000 is not lower than session.timeout.ms 10000"},
 	}
 	for _, c := range cases {
 		_, _, err := cli(t, append([]string{"--data-dir", dir}, c.args...)...)
