@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -10,14 +11,26 @@ import (
 )
 
 // owned is the record of the topics restorebench created on the cluster
-// (cluster.Owned), kept beside the fill manifests in
-// <data-dir>/owned/<cluster id>; on the embedded broker, restorebench's
-// own, everything.
+// (cluster.Owned): on the cluster itself (cluster.OwnedTopicsTopic, where
+// a restorebench with another data dir or on another host finds it) and
+// beside the fill manifests in <data-dir>/owned/<cluster id>; on the
+// embedded broker, restorebench's own, everything (nothing recorded).
 func (e *Env) owned() *cluster.Owned {
 	if e.Embedded != nil {
 		return cluster.OwnedEverything()
 	}
-	return cluster.OwnedIn(filepath.Join(e.Opts.DataDir, "owned", e.ClusterID))
+	return cluster.OwnedIn(filepath.Join(e.Opts.DataDir, "owned", e.ClusterID)).OnCluster(e.Cluster, e.ownedBy(), e.Logf)
+}
+
+// ownedBy is who creates a topic, in the cluster record: this host's name
+// and the data directory (absolute); no credential.
+func (e *Env) ownedBy() string {
+	h, _ := os.Hostname()
+	dir, err := filepath.Abs(e.Opts.DataDir)
+	if err != nil {
+		dir = e.Opts.DataDir
+	}
+	return h + ":" + dir
 }
 
 // scenarioEnvOwned is the scenarios' environment with the record of what

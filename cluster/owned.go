@@ -24,8 +24,11 @@ import (
 // id>/<topic>.json, holding the topic's ID as the broker gave it when
 // restorebench created it. A topic deleted and created again by someone
 // else under the same name has another ID and is not restorebench's any
-// more. A topic created by another data directory, or by a restorebench
-// that kept no record (before this one), is not recorded here and is
+// more. With OnCluster the record is also kept on the cluster itself
+// (OwnedTopicsTopic, owned_topic.go), where a restorebench with another
+// data directory or on another host finds it; a topic is restorebench's
+// when either record holds it with the ID it has now. A topic created by a
+// restorebench that kept no record (before this one) is in neither and is
 // refused: the error names it and the way around.
 //
 // On the embedded broker everything is restorebench's (the broker is its
@@ -36,6 +39,7 @@ import (
 type Owned struct {
 	dir string
 	all bool
+	cl  *clusterRecord // nil: the local record alone
 }
 
 // OwnedIn is the record kept in dir (<data-dir>/owned/<cluster id>).
@@ -64,12 +68,16 @@ type ownedTopic struct {
 	CreatedAt time.Time `json:"created_at"`
 	// What restorebench created it for.
 	What string `json:"what"`
+	// CreatedBy is who created it, in the cluster record: host name and
+	// data directory (no credential).
+	CreatedBy string `json:"created_by,omitempty"`
 }
 
 func (o *Owned) path(topic string) string { return filepath.Join(o.dir, topic+".json") }
 
 // Record notes that restorebench has just created topic (for what: "the
-// kv topology's input topic of application x"), with its current ID.
+// kv topology's input topic of application x"), with its current ID: in
+// the local record and, with OnCluster and an ID, in the cluster's.
 func (o *Owned) Record(ctx context.Context, adm *kadm.Client, topic, what string) error {
 	if o == nil || o.all {
 		return nil
@@ -92,12 +100,23 @@ func (o *Owned) Record(ctx context.Context, adm *kadm.Client, topic, what string
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return fmt.Errorf("recording topic %s as restorebench's: %w", topic, err)
 	}
-	return atomicfile.Write(o.path(topic), append(b, '\n'))
+	if err := atomicfile.Write(o.path(topic), append(b, '\n')); err != nil {
+		return err
+	}
+	if o.cl == nil || rec.TopicID == "" {
+		return nil
+	}
+	if err := o.cl.record(ctx, rec); err != nil {
+		return fmt.Errorf("recording topic %s as restorebench's: %w", topic, err)
+	}
+	return nil
 }
 
 // Owns reports whether topic, which exists, is the one restorebench
-// created: recorded, with the ID it has now (a recorded topic without an
-// ID, from a broker that gives none, by its name).
+// created: recorded on the cluster (OnCluster) or locally, with the ID it
+// has now (a locally recorded topic without an ID, from a broker that
+// gives none, by its name). A cluster record topic that is not
+// restorebench's is an error naming it.
 func (o *Owned) Owns(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
 	if o == nil {
 		return false, nil
@@ -105,6 +124,22 @@ func (o *Owned) Owns(ctx context.Context, adm *kadm.Client, topic string) (bool,
 	if o.all {
 		return true, nil
 	}
+	if o.cl != nil {
+		id, exists, err := TopicID(ctx, adm, topic)
+		if err != nil {
+			return false, err
+		}
+		if exists {
+			if ours, err := o.cl.owns(ctx, topic, id); err != nil || ours {
+				return ours, err
+			}
+		}
+	}
+	return o.ownsLocally(ctx, adm, topic)
+}
+
+// ownsLocally is Owns by the local record alone.
+func (o *Owned) ownsLocally(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
 	b, err := os.ReadFile(o.path(topic))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -126,7 +161,8 @@ func (o *Owned) Owns(ctx context.Context, adm *kadm.Client, topic string) (bool,
 	return id.String() == rec.TopicID, nil
 }
 
-// Forget removes topic from the record once restorebench deleted it.
+// Forget removes topic from the record once restorebench deleted it: its
+// local file, and its cluster record by a tombstone (within ownedTimeout).
 func (o *Owned) Forget(topic string) error {
 	if o == nil || o.all {
 		return nil
@@ -134,7 +170,10 @@ func (o *Owned) Forget(topic string) error {
 	if err := os.Remove(o.path(topic)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return nil
+	if o.cl == nil {
+		return nil
+	}
+	return o.cl.forget(context.Background(), topic)
 }
 
 // TopicID is topic's ID (all zero from a broker without topic IDs) and

@@ -262,3 +262,27 @@ func TestHostileUsersApplicationIsNeverTouched(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileSecondDataDirOwnsWhatTheFirstCreated: restorebench's own
+// changelog, filled from one --data-dir (one host), is restorebench's to a
+// second data dir on the same cluster (another host, a CI runner): the
+// cluster record (restorebench-owned-topics) says so, and fill --refill
+// from there refills it instead of refusing it as a user's topic.
+func TestHostileSecondDataDirOwnsWhatTheFirstCreated(t *testing.T) {
+	u := newUserCluster(t)
+	fill := func(dir string, extra ...string) error {
+		args := append([]string{"-q", "--data-dir", dir, "--brokers", u.brokers, "--connect-timeout", "10s", "fill"}, smallFill...)
+		_, _, err := cli(t, append(args, extra...)...)
+		return err
+	}
+	if err := fill(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := fill(t.TempDir(), "--refill"); err != nil {
+		t.Fatalf("a second data dir refused restorebench's own changelog: %v", err)
+	}
+	td, err := u.adm.ListTopics(context.Background(), cluster.OwnedTopicsTopic)
+	if err != nil || td[cluster.OwnedTopicsTopic].Err != nil {
+		t.Fatalf("no %s on the cluster: %v", cluster.OwnedTopicsTopic, err)
+	}
+}
