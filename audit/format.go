@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -332,5 +334,68 @@ func Load(path string) (*Report, error) {
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, want %q (the output of restorebench audit --format json)", path, r.Schema, Schema)
 	}
+	if err := checkFigures(reflect.ValueOf(r), ""); err != nil {
+		return nil, fmt.Errorf("%s: %w (an edited or corrupt audit)", path, err)
+	}
 	return &r, nil
+}
+
+// checkFigures refuses a negative or non-finite number anywhere in v
+// (sizes, counts, durations, rates: an audit writes none), naming its
+// field by its JSON path under at.
+func checkFigures(v reflect.Value, at string) error {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return checkFigures(v.Elem(), at)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if err := checkFigures(v.Field(i), joinPath(at, name)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := checkFigures(v.Index(i), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if err := checkFigures(it.Value(), fmt.Sprintf("%s[%v]", at, it.Key())); err != nil {
+				return err
+			}
+		}
+	case reflect.Float32, reflect.Float64:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) || x < 0 && !(x == -1 && strings.Contains(at, predictionTasks)) {
+			return fmt.Errorf("%s is %v: a figure of an audit is finite and not negative", at, x)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if v.Int() < 0 && !(v.Int() == -1 && strings.Contains(at, predictionTasks)) {
+			return fmt.Errorf("%s is %d: a figure of an audit is not negative", at, v.Int())
+		}
+	}
+	return nil
+}
+
+// predictionTasks is the path of the scale-out prediction's task
+// timelines, whose times are -1 where they do not apply
+// (warmup.TaskPlan).
+const predictionTasks = "if_one_instance_added.prediction.tasks["
+
+func joinPath(at, name string) string {
+	if at == "" {
+		return name
+	}
+	return at + "." + name
 }

@@ -328,6 +328,14 @@ func TestHostileImplausibleInputs(t *testing.T) {
 		os.WriteFile(p, []byte("name: tc\nrepeats: 1\nfill: {records: 1000, keys: 100, partitions: 1}\ncases:\n  - name: c\n    scenario: compaction\n    compaction:\n      topic_configs: {"+topicConfigs+"}\n"), 0o644)
 		return p
 	}
+	auditFile := func(body string) string {
+		p := filepath.Join(t.TempDir(), "audit.json")
+		os.WriteFile(p, []byte(`{"schema": "restorebench.audit/v1", "application_id": "orders", `+body+`}`), 0o644)
+		return p
+	}
+	reportAudit := func(body string) []string {
+		return []string{"report", "--out", t.TempDir(), "--audit", auditFile(body), syntheticRunDirs(t)[0]}
+	}
 	cases := []struct {
 		args []string
 		want []string
@@ -347,6 +355,12 @@ func TestHostileImplausibleInputs(t *testing.T) {
 		{[]string{"run", profile(`segment.bytes: "abc"`)}, []string{"compaction.topic_configs.segment.bytes", "want a whole number"}},
 		{[]string{"run", profile(`segmnet.bytes: "1048576"`)}, []string{"compaction.topic_configs.segmnet.bytes", "not a changelog topic setting"}},
 		{[]string{"run", profile(`min.cleanable.dirty.ratio: "1.5"`)}, []string{"min.cleanable.dirty.ratio", "outside [0, 1]"}},
+		{reportAudit(`"changelogs": [{"topic": "orders-s-changelog", "partitions": 1, "records": -5}]`),
+			[]string{"--audit", "changelogs[0].records is -5"}},
+		{reportAudit(`"instances": [{"process_id": "p", "if_it_fails": {"restore_bytes": -1e9}}]`),
+			[]string{"--audit", "instances[0].if_it_fails.restore_bytes is -1e+09"}},
+		{reportAudit(`"failure_detection_seconds": -45`), []string{"--audit", "failure_detection_seconds is -45"}},
+		{reportAudit(`"handover": {"seconds": 1e999}`), []string{"--audit", "seconds"}},
 	}
 	for _, c := range cases {
 		_, _, err := cli(t, c.args...)
