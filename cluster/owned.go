@@ -53,10 +53,14 @@ func OwnedEverything() *Owned { return &Owned{all: true} }
 // restorebench's own (the embedded broker).
 func (o *Owned) Everything() bool { return o != nil && o.all }
 
-// Where names the record for errors: its directory.
+// Where names the record for errors: its directory, and the cluster's
+// record topic with OnCluster.
 func (o *Owned) Where() string {
-	if o == nil || o.dir == "" {
+	switch {
+	case o == nil || o.dir == "":
 		return "this process"
+	case o.cl != nil:
+		return "topic " + OwnedTopicsTopic + " or " + o.dir
 	}
 	return o.dir
 }

@@ -214,7 +214,8 @@ func TestHostileUsersApplicationIsNeverTouched(t *testing.T) {
 			args: func(string) []string {
 				return append([]string{"fill", "--application-id", "shop", "--store", "orders", "--refill"}, smallFill...)
 			},
-			want: []string{"topic shop-orders-changelog already exists and restorebench did not create it", "--refill does not delete it", "another --application-id"},
+			want: []string{"topic shop-orders-changelog already exists and restorebench did not create it", "topic restorebench-owned-topics or",
+				"--refill does not delete it", "another --application-id"},
 		},
 		{
 			name: "compaction scenario over a user's topic named as its copy",
