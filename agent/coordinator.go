@@ -221,7 +221,7 @@ func (cfg *CoordinatorConfig) defaults() error {
 	}
 	if cfg.Key == nil && !cfg.Insecure {
 		return errors.New("a signing key is required to command agents (--control-key-file, the key the agents were started with); " +
-			"or run the agents and this coordinator with --insecure, where the cluster's ACLs let only you write to " + ControlTopic)
+			"or run this coordinator with --insecure-agents and the agents with `agent --insecure`, where the cluster's ACLs let only you write to " + ControlTopic)
 	}
 	return checkName("run", cfg.Run)
 }

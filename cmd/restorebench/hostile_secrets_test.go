@@ -6,9 +6,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -362,6 +364,37 @@ func TestHostileSecretGivenAsPath(t *testing.T) {
 	}
 }
 
+// TestHostileAgentNameAndLabels: a newline or other control character in
+// an agent's --name or --labels (which would forge log lines) and a label
+// a=b=c (the chart's rule: no ',' or '=' in a label) are refused at parse
+// time naming the flag, the value escaped; and the agent's log writes
+// each message as one line, anything untrusted in it escaped.
+func TestHostileAgentNameAndLabels(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-q", "--brokers", "127.0.0.1:1", "agent", "--state-dir", dir, "--insecure"}
+	for _, c := range []struct {
+		name, labels string
+		want         []string
+	}{
+		{"a\nagent b: stopped", "", []string{"--name: agent name", `"a\nagent b: stopped"`, "control character"}},
+		{"a\x1b[31m", "", []string{"--name: agent name", "control character"}},
+		{"a", "zone=a\nagent b: stopped", []string{"--labels: label", `\n`, "control character"}},
+		{"a", "zone=\u202eevil", []string{"--labels: label", "control character"}},
+		{"a", "zone=a=b", []string{"--labels: label", "',' or '='"}},
+	} {
+		_, _, err := cliWithin(t, 20*time.Second, append(append([]string{}, args...), "--name", c.name, "--labels", c.labels)...)
+		wantErr(t, c.name+" "+c.labels, err, c.want...)
+		if strings.ContainsAny(err.Error(), "\n\x1b\u202e") {
+			t.Errorf("%q %q: the error carries the control character itself: %q", c.name, c.labels, err)
+		}
+	}
+	var b strings.Builder
+	logLine(&b)("agent %s: refused %v", "a\nagent b: stopped", errors.New("bad\x1b[2J"))
+	if got := b.String(); got != `agent a\nagent b: stopped: refused bad\x1b[2J`+"\n" {
+		t.Errorf("a log line with a newline and an escape in it: %q", got)
+	}
+}
+
 // strconvQuote quotes v for YAML unless it is quoted already.
 func strconvQuote(v string) string {
 	if strings.HasPrefix(v, "'") {
@@ -415,6 +448,36 @@ func TestHostileSecretsInProfileText(t *testing.T) {
 		"repeats: 1", "fill: {records: 2000, keys: 300, partitions: 1}", "cases:\n  - name: a"} {
 		if r.Profile == nil || !strings.Contains(r.Profile.YAML, kept) {
 			t.Errorf("results.json's profile.yaml lost %q:\n%v", kept, r.Profile)
+		}
+	}
+}
+
+// TestHostileAdvisedFlagsExist: a flag an error advises is a flag of the
+// command it names, read from the message itself so the advice cannot
+// drift from the flags again (`run --agents` without a key advised
+// `--insecure`, a flag only `agent` has). A flag after "agent " is looked
+// up on the agent command, every other on the command that failed.
+func TestHostileAdvisedFlagsExist(t *testing.T) {
+	cases := [][]string{{"run", "quick", "--agents", "a"}}
+	flagRe := regexp.MustCompile("(`agent )?(--[a-z][a-z0-9-]*)")
+	for _, args := range cases {
+		_, _, err := cli(t, append([]string{"-q", "--data-dir", t.TempDir()}, args...)...)
+		if err == nil {
+			t.Fatalf("%s: no error", strings.Join(args, " "))
+		}
+		matches := flagRe.FindAllStringSubmatch(err.Error(), -1)
+		if len(matches) < 2 {
+			t.Fatalf("%s: %q advises no flag", strings.Join(args, " "), err)
+		}
+		for _, m := range matches {
+			on := args[0]
+			if m[1] != "" {
+				on = "agent"
+			}
+			cmd, _, ferr := newRootCmd().Find([]string{on})
+			if ferr != nil || cmd.Flags().Lookup(m[2][2:]) == nil && cmd.InheritedFlags().Lookup(m[2][2:]) == nil {
+				t.Errorf("%s: error advises %s, which `restorebench %s` has not: %q", strings.Join(args, " "), m[2], on, err)
+			}
 		}
 	}
 }
