@@ -81,6 +81,9 @@ func (c *Config) defaults() error {
 	if err := checkName("agent name", c.Name); err != nil {
 		return err
 	}
+	if err := CheckLabels(c.Labels); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
 	if c.StateDir == "" {
 		return errors.New("agent: a state directory is required (--state-dir)")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -183,11 +184,37 @@ func EventKey(run, fleet, instance string) string {
 	return run + "/" + fleet + "/" + instance
 }
 
-// checkName refuses a name that cannot be one path element: agents put
-// fleets and instances in directories named after them.
+// checkName refuses a name that cannot be one path element (agents put
+// fleets and instances in directories named after them) or one line of a
+// log: a newline or other control character in it would forge log lines.
 func checkName(what, s string) error {
 	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") || len(s) > 200 {
 		return fmt.Errorf("%s %q is not a plain name (no slashes, not . or .., at most 200 bytes)", what, s)
+	}
+	if termsafe.String(s) != s {
+		return fmt.Errorf("%s %q holds a control character or bytes that are not UTF-8", what, s)
+	}
+	return nil
+}
+
+// CheckAgentName refuses an agent name that is not a plain name (see
+// checkName): for the flags to check at parse time.
+func CheckAgentName(name string) error { return checkName("agent name", name) }
+
+// CheckLabels refuses an agent's label that is not one plain key=value
+// pair: an empty key, a ',' or '=' in a key or value (the rule of the
+// Helm chart's agents.labels: labels travel as --labels k=v,k=v), or a
+// control character (a newline would forge log lines).
+func CheckLabels(labels map[string]string) error {
+	for k, v := range labels {
+		switch {
+		case k == "":
+			return fmt.Errorf("label %q has no key", k+"="+v)
+		case strings.ContainsAny(k+v, ",="):
+			return fmt.Errorf("label %q holds a ',' or '=' in its key or value", k+"="+v)
+		case termsafe.String(k+v) != k+v:
+			return fmt.Errorf("label %q holds a control character or bytes that are not UTF-8", k+"="+v)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/metrics"
 	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/scenario"
@@ -152,6 +154,9 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 	if g.stateDir == "" {
 		return agent.Config{}, errors.New("--state-dir is required: the directory the agent's Kafka Streams instances keep their state in")
 	}
+	if err := agent.CheckAgentName(name); err != nil {
+		return agent.Config{}, fmt.Errorf("--name: %w", err)
+	}
 	lb, err := parseLabels(labels)
 	if err != nil {
 		return agent.Config{}, err
@@ -171,7 +176,16 @@ func (g *globalFlags) agentConfig(cmd *cobra.Command, name, labels string) (agen
 	return agent.Config{Cluster: cc, Name: name, StateDir: g.stateDir, Labels: lb, ToolVersion: bench.ToolVersion,
 		ModelRestore: scenario.RestoreOnAgent, Fill: bench.FillOnAgent, Queries: queryload.QueriesAt,
 		Key: key, Insecure: g.insecureAgents,
-		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }}, nil
+		Logf: logLine(log)}, nil
+}
+
+// logLine is the agent's log: each message one line, with any control
+// character in it (from a name, a label, a command's field or an error)
+// escaped, so nothing untrusted can forge a line or reach the terminal.
+func logLine(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintln(w, termsafe.String(fmt.Sprintf(format, args...)))
+	}
 }
 
 // clusterConfig is how to reach the real cluster the flags name, with its
@@ -218,6 +232,9 @@ func parseLabels(s string) (map[string]string, error) {
 			return nil, fmt.Errorf("--labels: %s given twice", k)
 		}
 		out[k] = strings.TrimSpace(v)
+	}
+	if err := agent.CheckLabels(out); err != nil {
+		return nil, fmt.Errorf("--labels: %w", err)
 	}
 	return out, nil
 }
