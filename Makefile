@@ -6,26 +6,40 @@ SHELL := /bin/bash
 GO ?= go
 # SUDO is empty as root (CI, the dev machines) and sudo otherwise.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-BIN := bin/restorebench
+BIN ?= bin/restorebench
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 ROCKSDB_VERSION = $(shell sed -n 's/^\#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' /usr/include/rocksdb/version.h 2>/dev/null | paste -sd.)
 LDFLAGS = -X github.com/restorebench/restorebench/engine.rocksDBVersion=$(ROCKSDB_VERSION)
-# ROCKSDB_LINK is how every binary and test binary built here holds RocksDB:
-# static (the default) links Debian's librocksdb.a, which librocksdb-dev ships
-# beside the shared library; shared links librocksdb.so (grocksdb's own
-# flags). Debian's shared library reaches RocksDB's thread-local
-# perf_context through __tls_get_addr on every key comparison of a memtable
-# insert, 13% of the model's CPU on small records under perf; linked
-# statically the call goes, and the model's restore of 3 M 16-byte records
-# took 15-25% less time (BenchmarkRestoreSmallRecords: 3.7-4.3 us a record
-# against 4.4-5.0). The results record which one ran (host.rocksdb_linkage).
+# ROCKSDB_LINK is which RocksDB every binary and test binary built here
+# holds:
+#   release (the default) links the release build of RocksDB that Kafka
+#     Streams runs: the native library of the org.rocksdb:rocksdbjni jar
+#     (ROCKSDB_RELEASE_VERSION, Kafka Streams 3.9's; scripts/rocksdb.sh
+#     fetches it from Maven Central and checks its pinned SHA-256). It
+#     exports the same 784 rocksdb_* C functions as Debian's 7.8.3, so
+#     grocksdb compiled against Debian's headers links to it unchanged.
+#     make build puts it beside bin/restorebench, which finds it there
+#     (rpath $ORIGIN) or in .cache/rocksdb, where test binaries find it.
+#   static links Debian's librocksdb.a (librocksdb-dev), an assertion
+#     build: about 120 key comparisons a memtable insert against 31-35 in
+#     the release build, the model's restore of small records 1.7x slower.
+#   shared links Debian's librocksdb.so (grocksdb's own flags), which also
+#     reaches RocksDB's thread-local perf_context through __tls_get_addr on
+#     every key comparison (13% of the model's CPU on small records).
 # The CGO_LDFLAGS come before grocksdb's -lrocksdb on the link line, so the
-# archive satisfies RocksDB's symbols and the shared library is not needed.
-ROCKSDB_LINK ?= static
-ifeq ($(ROCKSDB_LINK),static)
+# library named here satisfies RocksDB's symbols and Debian's shared one is
+# not needed. The results record which one ran (host.rocksdb_linkage,
+# host.rocksdb_build, host.rocksdb_version).
+ROCKSDB_LINK ?= release
+export ROCKSDB_RELEASE_VERSION := 7.9.2
+ROCKSDB_RELEASE_DIR := $(CURDIR)/.cache/rocksdb/$(ROCKSDB_RELEASE_VERSION)
+ROCKSDB_RELEASE_LIB := librocksdbjni-$(ROCKSDB_RELEASE_VERSION).so
+ifeq ($(ROCKSDB_LINK),release)
+export CGO_LDFLAGS := -L$(ROCKSDB_RELEASE_DIR) -l:$(ROCKSDB_RELEASE_LIB) -Wl,-rpath,$$ORIGIN -Wl,-rpath,$(ROCKSDB_RELEASE_DIR) -lstdc++ -lm -lpthread -ldl
+else ifeq ($(ROCKSDB_LINK),static)
 export CGO_LDFLAGS := -l:librocksdb.a -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -lstdc++ -lm -lpthread -ldl
 else ifneq ($(ROCKSDB_LINK),shared)
-$(error ROCKSDB_LINK=$(ROCKSDB_LINK): it is static or shared)
+$(error ROCKSDB_LINK=$(ROCKSDB_LINK): it is release, static or shared)
 endif
 export ROCKSDB_LINK
 # The real broker make test starts (scripts/kafka.sh; PLAINTEXT listener).
@@ -64,9 +78,11 @@ FUZZ_TARGETS := FuzzParse:./profiles FuzzParseSize:./config FuzzParse:./internal
 
 all: build
 
-# deps installs Debian's RocksDB (7.8.3) headers and library when missing:
-# grocksdb v1.7.15 links against them with cgo.
-deps:
+# deps installs Debian's RocksDB (7.8.3) headers and library when missing
+# (grocksdb v1.7.15 compiles against the headers), and with
+# ROCKSDB_LINK=release the release library it links (scripts/rocksdb.sh;
+# Maven fetches it, so deps-kafka's JDK and Maven come first).
+deps: $(if $(filter release,$(ROCKSDB_LINK)),deps-kafka)
 	@if [ ! -f $(ROCKSDB_HEADER) ]; then \
 		echo "installing librocksdb-dev (RocksDB headers and library)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq librocksdb-dev >/dev/null; \
@@ -74,6 +90,7 @@ deps:
 	@if [ "$(ROCKSDB_LINK)" = static ] && [ "$$($$($(GO) env CC) -print-file-name=librocksdb.a)" = librocksdb.a ]; then \
 		echo "ROCKSDB_LINK=static: the linker finds no librocksdb.a (Debian's librocksdb-dev ships it); install it, or link the shared library with ROCKSDB_LINK=shared" >&2; exit 1; \
 	fi
+	@if [ "$(ROCKSDB_LINK)" = release ]; then scripts/rocksdb.sh install $(ROCKSDB_RELEASE_VERSION); fi
 
 # deps-kafka installs what the real broker needs: a JDK 17+ and Maven, and
 # openssl (scripts/kafka.sh exports the TLS client key as PEM with it:
@@ -112,8 +129,11 @@ kstreams: deps-kafka
 kstreams-test: deps-kafka
 	@scripts/kstreams.sh build 4.4.0 $(KSTREAMS_TEST_VERSION)
 
+# build: the binary, and with ROCKSDB_LINK=release the RocksDB library it
+# loads beside it (bin/), where the binary looks first.
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/restorebench
+	@if [ "$(ROCKSDB_LINK)" = release ]; then install -m 0644 $(ROCKSDB_RELEASE_DIR)/$(ROCKSDB_RELEASE_LIB) $(dir $(BIN)); fi
 
 # run: the quick profile on the embedded broker; results land in results/<run-id>/.
 run: build

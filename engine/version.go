@@ -11,9 +11,16 @@ var rocksDBVersion string
 
 var versionDefine = regexp.MustCompile(`#define ROCKSDB_(MAJOR|MINOR|PATCH) (\d+)`)
 
-// RocksDBVersion is the RocksDB version this binary was built against: the
-// link-time value, else read from the installed headers, else "unknown".
+// RocksDBVersion is the RocksDB version this process runs: the release
+// library's (librocksdbjni-<version>.so) where that is loaded, else the
+// version the binary was built against: the link-time value, else read
+// from the installed headers, else "unknown".
 func RocksDBVersion() string {
+	if maps, err := os.ReadFile("/proc/self/maps"); err == nil {
+		if _, v := linkageFromMaps(maps); v != "" {
+			return v
+		}
+	}
 	if rocksDBVersion != "" {
 		return rocksDBVersion
 	}

@@ -12,7 +12,8 @@
 # Streams driver for each of KSTREAMS_VERSIONS (scripts/kstreams.sh build);
 # makes the base image from Debian's packages only: mmdebstrap writes a
 # minimal Debian of this machine's release (the binary links its shared
-# libraries; RocksDB is linked in unless ROCKSDB_LINK=shared) with the JRE
+# libraries; RocksDB's release library, ROCKSDB_LINK=release, goes beside
+# the binary instead, and Debian's is linked in with static) with the JRE
 # and the libraries the binary needs (as ldd lists them) into
 # .cache/image/base-<hash>.tar, and `podman import` makes it
 # localhost/restorebench-base:latest (remade only when the package list
@@ -73,7 +74,9 @@ install_tools() {
 # shared libraries' packages, CA certificates, passwd (useradd).
 base_packages() {
 	local libs pkgs
-	libs=$(ldd bin/restorebench | awk '/=> \//{print $3}')
+	# (The release RocksDB library, ROCKSDB_LINK=release, is no Debian
+	# package's: it goes into the image beside the binary, from lib/.)
+	libs=$(ldd bin/restorebench | awk '/=> \// && $3 !~ /librocksdbjni-/{print $3}')
 	# dpkg -S names the package of each library (by its real path: /lib is
 	# /usr/lib on a merged /usr).
 	pkgs=$(for l in $libs; do dpkg -S "$(readlink -f "$l")" 2>/dev/null || dpkg -S "$l"; done | cut -d: -f1 | sort -u)
@@ -122,8 +125,11 @@ prepare() {
 	build_base
 	CONTEXT="$CACHE/context"
 	rm -rf "$CONTEXT"
-	mkdir -p "$CONTEXT/kstreams"
+	mkdir -p "$CONTEXT/kstreams" "$CONTEXT/lib"
 	cp bin/restorebench "$CONTEXT/restorebench"
+	# The RocksDB library the binary loads from beside itself (rpath
+	# $ORIGIN), when make build linked the release one; else lib/ is empty.
+	cp bin/librocksdbjni-*.so "$CONTEXT/lib/" 2>/dev/null || true
 	for v in $KSTREAMS_VERSIONS; do
 		[ -f ".cache/kstreams/$v/lib/restorebench-kstreams.jar" ] || { log "no driver for $v in .cache/kstreams/$v/lib"; exit 1; }
 		mkdir -p "$CONTEXT/kstreams/$v"
