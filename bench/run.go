@@ -123,7 +123,11 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 	if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), repeats); err != nil {
 		return err
 	}
-	for _, c := range plan.Cases {
+	cases, err := casesWithTwins(plan)
+	if err != nil {
+		return err
+	}
+	for _, c := range cases {
 		if err := scenario.CheckBroker(c, e.Embedded != nil); err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 	for _, fp := range fillsOf(plan) {
 		targets = append(targets, fleet.Target{Topic: fp.topic, AppID: fp.appID, StoreName: plan.StoreName})
 	}
-	if err := e.checkApplications(ctx, plan.Cases, targets); err != nil {
+	if err := e.checkApplications(ctx, cases, targets); err != nil {
 		return err
 	}
 	if e.Agents != nil {
@@ -141,7 +145,7 @@ func (e *Env) checkPlan(ctx context.Context, plan *profiles.Plan, repeats int) e
 	if len(plan.Placement) > 0 {
 		e.Logf("run: the profile's placement block is for instances on agents (--agents); this run starts every instance here")
 	}
-	return e.checkKafkaStreamsEngine(ctx, plan.Cases)
+	return e.checkKafkaStreamsEngine(ctx, cases)
 }
 
 // planRun is a profile run under way (Env.Run): what each of its fills
@@ -205,6 +209,12 @@ func (pr planRun) onFill(ctx context.Context, fp fillPlan, cases []config.Case) 
 	failures, err := r.runSome(ctx, cases)
 	if r.limits != nil {
 		r.limits.close()
+		r.limits = nil // the twins on Kafka Streams are not measured against the limits
+	}
+	if err == nil && plan.Confirm > 0 {
+		var more []string
+		more, err = r.confirm(ctx, cases, plan.Confirm)
+		failures = append(failures, more...)
 	}
 	return failures, err
 }

@@ -392,3 +392,19 @@ func (c Case) IsolationLevel() string {
 	}
 	return ReadUncommitted
 }
+
+// OnKafkaStreams is c on the kafka-streams engine, named name: the same
+// settings, applied by the real client (Kafka Streams' default version
+// where c names none). It is how a setting screened on the model is
+// confirmed on Kafka Streams (a profile's confirm). The error says why the
+// client cannot apply one of c's settings (a model-only strategy): such a
+// model result is an upper bound, not something Kafka Streams can confirm.
+func (c Case) OnKafkaStreams(name string) (Case, error) {
+	k := c
+	k.Name = name
+	k.Engine = EngineKafkaStreams
+	if k.KafkaStreamsVersion == "" {
+		k.KafkaStreamsVersion = DriverKafkaStreamsVersion
+	}
+	return k, k.Validate()
+}

@@ -99,6 +99,14 @@ type document struct {
 	// config.PlacementRule. Default none: instances go round robin over
 	// the agents.
 	Placement yaml.Node `yaml:"placement"`
+	// Confirm screens on the model and confirms on Kafka Streams: after the
+	// model's cases on a fill, its case with Kafka Streams' defaults and
+	// the Confirm fastest of the others that Kafka Streams can apply are
+	// restored again on the kafka-streams engine, in the same run,
+	// interleaved (as <case>-ks), and each setting's effect is shown on both
+	// engines with an agreement verdict (profiles/confirm.go). Default 0:
+	// nothing confirmed. run --confirm overrides it.
+	Confirm int `yaml:"confirm"`
 
 	// fill bounds the warm cases' changed counts (config.FitWarmToFill).
 	fill fillRecords `yaml:"-"`
@@ -159,6 +167,9 @@ type Plan struct {
 	// Placement pins instances to agents by label (see document); nil:
 	// round robin.
 	Placement []config.PlacementRule
+	// Confirm is how many model settings each fill confirms on Kafka
+	// Streams beside the defaults (see document; SetConfirm); 0: none.
+	Confirm int
 }
 
 // Builtins lists the built-in profile names.
@@ -284,6 +295,9 @@ func parse(b []byte, source string) (*Plan, error) {
 	}
 	if plan.Placement, err = decodePlacement(&doc.Placement, plan.Cases); err != nil {
 		return nil, err
+	}
+	if err := plan.SetConfirm(doc.Confirm); err != nil {
+		return nil, located(err, top, "")
 	}
 	if err := CheckJobs(len(plan.Cases), plan.Fills(), plan.Repeats); err != nil {
 		return nil, located(err, top, "")

@@ -39,6 +39,7 @@ func fitsSection(a *capacity.Analysis) (Section, error) {
 	}
 	s.Blocks = append(s.Blocks, costBlocks(a)...)
 	s.Blocks = append(s.Blocks, calibrationBlocks(a)...)
+	s.Blocks = append(s.Blocks, confirmationBlocks(a)...)
 	return s, nil
 }
 

@@ -89,6 +89,9 @@ func (r *Results) Check() error {
 	if err := r.checkRun(); err != nil {
 		return err
 	}
+	if err := r.checkConfirmations(); err != nil {
+		return err
+	}
 	for i, f := range append([]*Fill{r.Fill}, r.Fills...) {
 		if f == nil {
 			continue

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -514,9 +515,16 @@ func TestHostilePlanDeployments(t *testing.T) {
 		{[]string{"--standbys", "2", "--instances", "2"}, "--standbys: 2 needs more than --instances 2"},
 		{[]string{"--state", "0", "--partitions", "8"}, "--state: 0 must be positive"},
 		{[]string{"--live-state", "0", "--partitions", "8"}, "--live-state: 0 must be positive"},
+		// Refused before any broker is contacted: the address given answers nothing.
+		{[]string{"--from-topic", "mine", "--measure", "--measure-engines", "model,model", "--brokers", "10.255.255.1:9092"},
+			`--measure-engines: "model" is given twice`},
+		{[]string{"--from-topic", "mine", "--measure", "--measure-engines=", "--brokers", "10.255.255.1:9092"}, "--measure-engines: empty"},
 	} {
 		for _, cmd := range []string{"plan", "report"} {
 			args := append([]string{"-q", cmd, from}, c.args...)
+			if slices.Contains(c.args, "--measure") { // needs no runs: only the flags' check stands before the broker
+				args = append([]string{"-q", cmd}, c.args...)
+			}
 			if cmd == "report" {
 				args = append(args, "--out", filepath.Join(t.TempDir(), "rep"))
 			}
@@ -639,5 +647,114 @@ func TestHostileOutputsOntoOthersFiles(t *testing.T) {
 	}
 	if _, _, err := cliWithin(t, 60*time.Second, "-q", "--data-dir", dir, "report", run); err != nil {
 		t.Fatalf("report into the run's own directory: %v", err)
+	}
+}
+
+// TestHostileOutputsThroughLinks walks every command that takes an output
+// path (heap, gendocs, run, restore, report, plot, plan --measure): with
+// an entry it would write made a symlink to a file or directory elsewhere,
+// the link is never written through (what it points to is unchanged), and
+// a file of the user's own in the output directory survives unchanged.
+// Each runs the cheapest invocation that reaches its write.
+func TestHostileOutputsThroughLinks(t *testing.T) {
+	saved, err := os.ReadFile(filepath.Join("..", "..", "testdata", "results", "quick", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	work := t.TempDir()
+	t.Chdir(work)
+	if _, _, err := cliNoChdir(append([]string{"-q", "--data-dir", data, "fill", "--topic", "mine"}, smallFill...)...); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(data, "saved-run")
+	os.MkdirAll(run, 0o755)
+	os.WriteFile(filepath.Join(run, "results.json"), saved, 0o644)
+	scratch := filepath.Join(data, "charts")
+	if _, _, err := cliNoChdir("-q", "--data-dir", data, "plot", run, "--out", scratch); err != nil {
+		t.Fatal(err)
+	}
+	charts, _ := filepath.Glob(filepath.Join(scratch, "*.svg"))
+	if len(charts) == 0 {
+		t.Fatal("plot drew no chart")
+	}
+	profiles := filepath.Join(data, "profiles")
+	os.MkdirAll(profiles, 0o755)
+	tiny := filepath.Join(profiles, "tiny.yaml")
+	os.WriteFile(tiny, []byte("fill: {records: 4000, keys: 500}\ncases: [{name: a}]\n"), 0o644)
+	ks := filepath.Join(profiles, "ks.yaml")
+	os.WriteFile(ks, []byte("fill: {records: 1000}\ncases:\n  - {name: ks-cold, engine: kafka-streams}\n"), 0o644)
+	var measureIDs []string // the run ids plan --measure may take in the next seconds
+	for s := range 30 {
+		measureIDs = append(measureIDs, time.Now().Add(time.Duration(s)*time.Second).UTC().Format("20060102-150405")+"-measure")
+	}
+	for _, c := range []struct {
+		name  string
+		out   string   // the output directory; "" a fresh one
+		links []string // its entries made links to elsewhere
+		user  string   // a file of the user's own there
+		args  func(out string) []string
+		want  []string // what the error names; nil: the command succeeds around the links
+	}{
+		{"heap", "", []string{"heap-2048MiB"}, "notes.txt",
+			func(out string) []string { return []string{"heap", ks, "--case", "ks-cold", "--out", out} }, []string{"heap-2048MiB"}},
+		{"gendocs", "", []string{"restorebench_run.md"}, "restorebench-notes.md",
+			func(out string) []string { return []string{"gendocs", out} }, []string{"restorebench_run.md", "symbolic link"}},
+		{"run", "", []string{"results.json"}, "notes.txt",
+			func(out string) []string { return []string{"run", tiny, "--out", out, "--no-plots"} }, []string{"already holds a run's results"}},
+		{"restore", "", []string{"results.json"}, "notes.txt",
+			func(out string) []string { return []string{"restore", "--out", out} }, []string{"already holds a run's results"}},
+		{"report", "", []string{"report.md"}, "notes.txt",
+			func(out string) []string { return []string{"report", run, "--out", out} }, []string{"report.md", "symbolic link"}},
+		{"plot", "", []string{filepath.Base(charts[0])}, "notes.txt",
+			func(out string) []string { return []string{"plot", run, "--out", out} }, []string{filepath.Base(charts[0]), "symbolic link"}},
+		{"plan-measure", filepath.Join(work, "results"), measureIDs, "notes.txt",
+			func(string) []string {
+				return []string{"plan", "--from-topic", "mine", "--measure", "--measure-engines", "model", "--measure-repeats", "1",
+					"--instances", "2", "--rto", "1m"}
+			}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := c.out
+			if out == "" {
+				out = filepath.Join(t.TempDir(), "out")
+			}
+			os.MkdirAll(out, 0o755)
+			victims := t.TempDir()
+			victimFile := filepath.Join(victims, "file")
+			victimDir := filepath.Join(victims, "dir")
+			os.MkdirAll(victimDir, 0o755)
+			os.WriteFile(filepath.Join(victimDir, "results.json"), []byte("theirs"), 0o644)
+			os.WriteFile(victimFile, []byte("theirs"), 0o644)
+			for _, l := range c.links {
+				target := victimFile
+				if !strings.HasSuffix(l, ".md") && !strings.HasSuffix(l, ".json") && !strings.HasSuffix(l, ".svg") {
+					target = victimDir
+				}
+				if err := os.Symlink(target, filepath.Join(out, l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			user := filepath.Join(out, c.user)
+			os.WriteFile(user, []byte("mine\n"), 0o644)
+			_, _, err := cliNoChdir(append([]string{"-q", "--data-dir", data}, c.args(out)...)...)
+			if c.want != nil {
+				wantErr(t, c.name, err, c.want...)
+			} else if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if b, _ := os.ReadFile(victimFile); string(b) != "theirs" {
+				t.Errorf("the file a link pointed to was written through: %q", b)
+			}
+			if ents, _ := os.ReadDir(victimDir); len(ents) != 1 {
+				t.Errorf("the directory a link pointed to was written into: %v", ents)
+			}
+			if b, _ := os.ReadFile(filepath.Join(victimDir, "results.json")); string(b) != "theirs" {
+				t.Errorf("the results a link pointed to were written through: %q", b)
+			}
+			if b, _ := os.ReadFile(user); string(b) != "mine\n" {
+				t.Errorf("the user's %s was removed or changed: %q", c.user, b)
+			}
+		})
 	}
 }

@@ -18,6 +18,14 @@ import (
 	"github.com/restorebench/restorebench/internal/statedir"
 )
 
+// Every output path a command is given goes through this file and
+// atomicfile.Write, the one way restorebench writes there: the directory
+// is claimed (lockOut, claimOutDir, claimPlotDir, claimReportDir; one
+// holding another run's output is refused), a directory made inside it
+// is made by an exclusive mkdir (mkdirOwn), and each file is written
+// atomically, never through or over a symbolic link, never over a run's
+// results (atomicfile.Write). Nothing else in the directory is touched.
+
 // outDir is an output directory this process holds: flocked (the
 // directory itself, so nothing is left in it) until release, and by the
 // kernel only as long as the process lives, so a killed run leaves no

@@ -24,6 +24,7 @@ import (
 type runFlags struct {
 	out          string
 	repeats      int
+	confirm      int
 	refill, keep bool
 	noPlots      bool
 	agents       string
@@ -44,6 +45,7 @@ results.json and plots (PNG and SVG) to --out. results.json is rewritten after e
 an interrupted run keeps what finished.`,
 		Example: `  restorebench run quick
   restorebench --brokers 127.0.0.1:19092 run tuning --repeats 4
+  restorebench --brokers 127.0.0.1:19092 run tuning --confirm 3
   restorebench run my-profile.yaml --out results/my-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, g, args[0]) },
@@ -51,6 +53,10 @@ an interrupted run keeps what finished.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "directory for results.json and plots (default results/<run-id>); must not hold another run's results")
 	fl.IntVar(&f.repeats, "repeats", 0, "override the profile's repeats")
+	fl.IntVar(&f.confirm, "confirm", 0, "screen on the model, confirm on Kafka Streams: after each fill's model cases, restore "+
+		"the defaults and the K fastest settings Kafka Streams can apply on the kafka-streams engine too (as <case>-ks), "+
+		"interleaved, and show each setting's effect on both engines with an agreement verdict (overrides the profile's confirm; "+
+		"default: the profile's, none unless it says)")
 	fl.BoolVar(&f.refill, "refill", false, "delete and refill the changelog if it holds a different fill")
 	fl.BoolVar(&f.keep, "keep-state", false, "leave restored stores on disk (under --state-dir)")
 	fl.BoolVar(&f.noPlots, "no-plots", false, "write results.json only")
@@ -78,6 +84,11 @@ func (f *runFlags) run(cmd *cobra.Command, g *globalFlags, profile string) error
 	}
 	if f.repeats > 0 {
 		if err := profiles.CheckJobs(len(plan.Cases), plan.Fills(), f.repeats); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+	}
+	if cmd.Flags().Changed("confirm") {
+		if err := plan.SetConfirm(f.confirm); err != nil {
 			return fmt.Errorf("--%w", err)
 		}
 	}

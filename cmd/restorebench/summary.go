@@ -51,6 +51,7 @@ func printSummary(w io.Writer, res *runs.Results, path string) {
 	}
 	printVersions(w, res.Restores)
 	rpt.PrintScenarioTables(w, res)
+	rpt.PrintConfirmations(w, res)
 	rpt.PrintStoreKinds(w, res.Restores)
 	rpt.PrintQueries(w, res.Restores)
 	rpt.PrintReadOutages(w, res.Restores)

@@ -14,8 +14,13 @@ import (
 //
 // It never replaces a run's results with anything else: unless data is
 // itself a results.json, a path named results.json, or an existing file
-// holding a run's results (whatever its name), is refused.
+// holding a run's results (whatever its name), is refused. Nor does it
+// write through or replace a symbolic link (CheckNotLink). Every output
+// restorebench writes into a user-given path goes through it.
 func Write(path string, data []byte) error {
+	if err := CheckNotLink(path); err != nil {
+		return err
+	}
 	if err := CheckNotResults(path, data); err != nil {
 		return err
 	}
@@ -49,6 +54,19 @@ func Write(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// CheckNotLink refuses a path that is a symbolic link: writing through it
+// would change a file elsewhere (what it points to), and replacing it
+// would remove a link restorebench did not make. Its parents are the
+// caller's: a directory restorebench makes inside an output directory is
+// made by an exclusive mkdir, never followed.
+func CheckNotLink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	return fmt.Errorf("write %s: it is a symbolic link; refusing to write through or replace it (remove it, or choose another path)", path)
 }
 
 // ResultsName is the name of a run's results file.
