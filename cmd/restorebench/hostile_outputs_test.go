@@ -515,10 +515,10 @@ func TestHostilePlanDeployments(t *testing.T) {
 		{[]string{"--standbys", "2", "--instances", "2"}, "--standbys: 2 needs more than --instances 2"},
 		{[]string{"--state", "0", "--partitions", "8"}, "--state: 0 must be positive"},
 		{[]string{"--live-state", "0", "--partitions", "8"}, "--live-state: 0 must be positive"},
-		// Refused before any broker is contacted: the address given answers nothing.
-		{[]string{"--from-topic", "mine", "--measure", "--measure-engines", "model,model", "--brokers", "10.255.255.1:9092"},
+		// Refused before any broker is contacted: nothing listens at the address given.
+		{[]string{"--from-topic", "mine", "--measure", "--measure-engines", "model,model", "--brokers", "127.0.0.1:1"},
 			`--measure-engines: "model" is given twice`},
-		{[]string{"--from-topic", "mine", "--measure", "--measure-engines=", "--brokers", "10.255.255.1:9092"}, "--measure-engines: empty"},
+		{[]string{"--from-topic", "mine", "--measure", "--measure-engines=", "--brokers", "127.0.0.1:1"}, "--measure-engines: empty"},
 	} {
 		for _, cmd := range []string{"plan", "report"} {
 			args := append([]string{"-q", cmd, from}, c.args...)
