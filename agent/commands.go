@@ -2,7 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -164,6 +167,28 @@ func (a *Agent) instDir(run, fleet, instance string) string {
 
 func (a *Agent) stateDir(run, fleet, instance string) string {
 	return filepath.Join(a.instDir(run, fleet, instance), "state")
+}
+
+// removeOwn removes the directory parts name under the agent's state dir
+// (a run's, a fleet's or an instance's state), refusing when any of them
+// is a symbolic link: removing through it would delete what the agent did
+// not create, elsewhere on the host. One not there is nothing to remove.
+func (a *Agent) removeOwn(parts ...string) error {
+	p := a.cfg.StateDir
+	for _, part := range parts {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link, not a directory agent %s made; refusing to remove through it", p, a.cfg.Name)
+		}
+	}
+	return os.RemoveAll(p)
 }
 
 // proc is the process m names.

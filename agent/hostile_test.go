@@ -536,3 +536,37 @@ func TestHelloRunsNoJVM(t *testing.T) {
 		t.Fatalf("java -version ran %d times for 41 hellos, want once", n)
 	}
 }
+
+// TestHostileStateDirLinks: remove and wipe never delete through a
+// symbolic link in the agent's state dir (a run's, fleet's, instance's or
+// state directory made a link to elsewhere): they refuse, naming it, and
+// what the link points to is left whole.
+func TestHostileStateDirLinks(t *testing.T) {
+	for _, link := range []string{"run", "run/app", "run/app/i1", "run/app/i1/state"} {
+		t.Run(strings.ReplaceAll(link, "/", "-"), func(t *testing.T) {
+			state, elsewhere := t.TempDir(), t.TempDir()
+			for _, d := range []string{"app/i1/state", "i1/state", "state", ""} {
+				os.MkdirAll(filepath.Join(elsewhere, d), 0o755)
+				os.WriteFile(filepath.Join(elsewhere, d, "theirs"), []byte("theirs"), 0o644)
+			}
+			os.MkdirAll(filepath.Join(state, filepath.Dir(link)), 0o755)
+			if err := os.Symlink(elsewhere, filepath.Join(state, link)); err != nil {
+				t.Fatal(err)
+			}
+			a := &Agent{cfg: Config{StateDir: state, Name: "a1"}}
+			if err := a.wipe(&Message{Run: "run", Fleet: "app", Instance: "i1"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("wipe with %s a link: %v, want a refusal naming it", link, err)
+			}
+			// remove: a link inside the fleet's directory is one of its
+			// entries, removed as such (not followed).
+			if err := a.remove("run", "app"); strings.Count(link, "/") < 2 && (err == nil || !strings.Contains(err.Error(), "symbolic link")) {
+				t.Errorf("remove with %s a link: %v, want a refusal naming it", link, err)
+			}
+			for _, d := range []string{"app/i1/state", "i1/state", "state", ""} {
+				if b, _ := os.ReadFile(filepath.Join(elsewhere, d, "theirs")); string(b) != "theirs" {
+					t.Errorf("%s: what the link points to was removed: %s", link, filepath.Join(d, "theirs"))
+				}
+			}
+		})
+	}
+}

@@ -16,9 +16,11 @@ var opRemove = op[none, none]{name: OpRemove, scope: scopeFleet,
 
 // remove deletes a fleet's directories (and the run's, once empty).
 func (a *Agent) remove(run, fleet string) error {
-	err := os.RemoveAll(filepath.Join(a.cfg.StateDir, run, fleet))
+	if err := a.removeOwn(run, fleet); err != nil {
+		return err // a link among them is left as it is, the run's too
+	}
 	os.Remove(filepath.Join(a.cfg.StateDir, run)) // only when empty
-	return err
+	return nil
 }
 
 // Remove deletes a fleet's directories on agent.

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 )
 
 func init() {
@@ -31,7 +30,7 @@ func (a *Agent) wipe(m *Message) error {
 		}
 	}
 	a.mu.Unlock()
-	return os.RemoveAll(a.stateDir(m.Run, m.Fleet, m.Instance))
+	return a.removeOwn(m.Run, m.Fleet, m.Instance, "state")
 }
 
 // Wipe deletes an instance's state directory on agent.
