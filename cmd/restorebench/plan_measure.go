@@ -29,15 +29,33 @@ func (f *capacityFlags) checkMeasure() error {
 	case f.measureRepeats < 1 || f.measureRepeats > profiles.MaxRepeats:
 		return fmt.Errorf("--measure-repeats: %d must be between 1 and %d", f.measureRepeats, profiles.MaxRepeats)
 	}
-	for _, e := range f.measureEngines {
-		if config.Engine(e) != config.EngineKafkaStreams && config.Engine(e) != config.EngineModel {
-			return fmt.Errorf("--measure-engines: %q is not an engine (kafka-streams, model)", e)
-		}
+	if err := checkMeasureEngines(f.measureEngines); err != nil {
+		return err
 	}
 	if config.RestoresForeign(f.measureKind) {
 		return nil
 	}
 	return fmt.Errorf("--measure-store-kind %q: a restore of your own topic builds a %s store", f.measureKind, config.ForeignKinds())
+}
+
+// checkMeasureEngines refuses an empty --measure-engines and one naming an
+// engine twice (it would restore twice and count both as one engine's
+// repeats), before any broker is contacted.
+func checkMeasureEngines(engines []string) error {
+	if len(engines) == 0 {
+		return errors.New("--measure-engines: empty; give kafka-streams, model or both")
+	}
+	seen := map[string]bool{}
+	for _, e := range engines {
+		if config.Engine(e) != config.EngineKafkaStreams && config.Engine(e) != config.EngineModel {
+			return fmt.Errorf("--measure-engines: %q is not an engine (kafka-streams, model)", e)
+		}
+		if seen[e] {
+			return fmt.Errorf("--measure-engines: %q is given twice (each engine restores --measure-repeats times once)", e)
+		}
+		seen[e] = true
+	}
+	return nil
 }
 
 // withMeasured is the plan's inputs when --measure is given: the runs
