@@ -11,6 +11,9 @@ package helm
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -268,6 +271,26 @@ func checkSecurity(t *testing.T, where string, pod corev1.PodSpec, c corev1.Cont
 	if sc := c.SecurityContext; sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
 		t.Errorf("%s: privilege escalation allowed", where)
 	}
+	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 ||
+		sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("%s: the container is not hardened (read-only root, every capability dropped, non-root): %+v", where, c.SecurityContext)
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Errorf("%s: the pod mounts a service account token", where)
+	}
+	// A read-only root leaves the JVMs /tmp, an emptyDir.
+	tmp := map[string]bool{}
+	for _, v := range pod.Volumes {
+		tmp[v.Name] = v.EmptyDir != nil
+	}
+	var tmpMounted bool
+	for _, m := range c.VolumeMounts {
+		tmpMounted = tmpMounted || m.MountPath == "/tmp" && tmp[m.Name] && !m.ReadOnly
+	}
+	if !tmpMounted {
+		t.Errorf("%s: no writable emptyDir at /tmp under a read-only root", where)
+	}
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
 		t.Errorf("%s: no CPU and memory requests: %v", where, c.Resources)
 	}
@@ -379,6 +402,7 @@ func TestChartRender(t *testing.T) {
 				if string(d["control.key"]) != testKey+"\n" || string(d["client.properties"]) != testProps || len(d["ca.pem"]) == 0 {
 					t.Errorf("the Secret does not hold the given contents: %q", d)
 				}
+				checkSecretAnnotation(t, ss.Spec.Template.Annotations["checksum/secret"], m, d)
 			}
 			// The coordinator.
 			if name != "coordinator" {
@@ -421,6 +445,28 @@ func TestChartRender(t *testing.T) {
 				t.Errorf("agents.metricsPort: args %v ports %v", ct.Args, ct.Ports)
 			}
 		})
+	}
+}
+
+// checkSecretAnnotation: the pods' checksum/secret (which restarts them
+// when the chart's Secret changes) is there, and is no plain SHA-256 of
+// the Secret or of any of its values, so reading pods tests no guess of a
+// password against it.
+func checkSecretAnnotation(t *testing.T, sum string, m map[string]string, data map[string][]byte) {
+	t.Helper()
+	if len(sum) != 64 {
+		t.Fatalf("checksum/secret %q: want a SHA-256", sum)
+	}
+	plain := map[string]string{"the rendered Secret": m[chartDir+"/templates/secret.yaml"]}
+	for k, v := range data {
+		plain[k] = string(v)
+		plain[k+" trimmed"] = strings.TrimSpace(string(v))
+		plain[k+" base64"] = base64.StdEncoding.EncodeToString(v)
+	}
+	for what, v := range plain {
+		if h := sha256.Sum256([]byte(v)); hex.EncodeToString(h[:]) == sum {
+			t.Errorf("checksum/secret is the plain SHA-256 of %s", what)
+		}
 	}
 }
 
