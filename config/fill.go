@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/loadgen"
 )
 
@@ -208,18 +209,46 @@ const (
 
 var legalTopicChars = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
-// CheckNames validates an application.id, a store name and the changelog
-// topic they make (or topic, when set): Kafka allows letters, digits, '.',
-// '_' and '-', at most 249 characters. Errors are *FieldErrors naming
-// application_id, store or topic.
+// maxEcho is how much of a name an error quotes: enough to recognise it.
+const maxEcho = 64
+
+// MaxAppIDLen is the longest application.id whose changelog topics,
+// <id>-<store>-changelog, fit Kafka's 249-character topic names with a
+// store name of one character.
+const MaxAppIDLen = 249 - len("-s-changelog")
+
+// CheckAppID validates an application.id as Kafka Streams uses it, the
+// application's group id and the prefix of its topics: letters, digits,
+// '.', '_' and '-', at most MaxAppIDLen, not "." or "..". Its errors quote
+// at most a short prefix of appID.
+func CheckAppID(appID string) error {
+	switch {
+	case appID == "":
+		return errors.New("empty; it names the application's group and topics")
+	case appID == "." || appID == "..":
+		return fmt.Errorf("%q is not a name (it also names a directory under state.dir)", appID)
+	case !legalTopicChars.MatchString(appID):
+		return fmt.Errorf("%s may hold only letters, digits, '.', '_' and '-' (it names Kafka topics)", termsafe.Prefix(appID, maxEcho))
+	case len(appID) > MaxAppIDLen:
+		return fmt.Errorf("%s is %d characters; at most %d fit Kafka's 249-character topic names as <application-id>-<store>-changelog",
+			termsafe.Prefix(appID, maxEcho), len(appID), MaxAppIDLen)
+	}
+	return nil
+}
+
+// CheckNames validates an application.id (CheckAppID), a store name and the
+// changelog topic they make (or topic, when set): Kafka allows letters,
+// digits, '.', '_' and '-', at most 249 characters. Errors are
+// *FieldErrors naming application_id, store or topic.
 func CheckNames(appID, store, topic string) error {
-	for _, f := range []struct{ path, v string }{{"application_id", appID}, {"store", store}} {
-		if f.v == "." || f.v == ".." {
-			return fieldErr(f.path, "%q is not a name (it also names a directory under state.dir)", f.v)
-		}
-		if !legalTopicChars.MatchString(f.v) {
-			return fieldErr(f.path, "%q may hold only letters, digits, '.', '_' and '-' (it names Kafka topics)", f.v)
-		}
+	if err := CheckAppID(appID); err != nil {
+		return fieldErr("application_id", "%v", err)
+	}
+	if store == "." || store == ".." {
+		return fieldErr("store", "%q is not a name (it also names a directory under state.dir)", store)
+	}
+	if !legalTopicChars.MatchString(store) {
+		return fieldErr("store", "%s may hold only letters, digits, '.', '_' and '-' (it names Kafka topics)", termsafe.Prefix(store, maxEcho))
 	}
 	if topic == "" {
 		topic = ChangelogTopic(appID, store)
@@ -234,7 +263,7 @@ func CheckNames(appID, store, topic string) error {
 // digits, '.', '_' and '-', at most 249 characters, not "." or "..".
 func ValidateTopicName(topic string) error {
 	if !legalTopicChars.MatchString(topic) || len(topic) > 249 || topic == "." || topic == ".." {
-		return fmt.Errorf("%q is not a legal Kafka topic name (letters, digits, '.', '_', '-'; at most 249)", topic)
+		return fmt.Errorf("%s is not a legal Kafka topic name (letters, digits, '.', '_', '-'; at most 249)", termsafe.Prefix(topic, maxEcho))
 	}
 	return nil
 }

@@ -188,8 +188,11 @@ func (f *auditFlags) run(cmd *cobra.Command, g *globalFlags, args []string) erro
 	if f.app == "" {
 		return errors.New("--application-id is required: the application's application.id (its group and the prefix of its topics)")
 	}
-	if err := config.ValidateTopicName(f.app + "-x"); err != nil {
+	if err := config.CheckAppID(f.app); err != nil {
 		return fmt.Errorf("--application-id: %w", err)
+	}
+	if f.maxRead < -1 {
+		return fmt.Errorf("--max-read: %d is negative; 0 reads no shape, -1 whole topics", f.maxRead)
 	}
 	o, err := f.options(args)
 	if err != nil {

@@ -98,10 +98,18 @@ func TestHostileExplicitInvalidValues(t *testing.T) {
 			"session.timeout.ms 1 is outside 6000..1800000"},
 		{[]string{"audit", "--application-id", "orders", "--streams-config", profile("session.timeout.ms=10000\nheartbeat.interval.ms=20000\n")},
 			"heartbeat.interval.ms 20000 is not lower than session.timeout.ms 10000"},
+		{[]string{"audit", "--application-id", strings.Repeat("a", 2000)}, "--application-id: \"aaaa"},
+		{[]string{"audit", "--application-id", "orders/" + strings.Repeat("a", 2000)}, "may hold only letters"},
+		{[]string{"fill", "--records", "10", "--application-id", strings.Repeat("a", 2000)}, "is 2000 characters; at most 237"},
+		{[]string{"restore", "--application-id", strings.Repeat("a", 238), "--topic", "t"}, "is 238 characters; at most 237"},
+		{[]string{"audit", "--application-id", "orders", "--max-read", "-2"}, "--max-read: -2 is negative"},
 	}
 	for _, c := range cases {
 		_, _, err := cli(t, append([]string{"--data-dir", dir}, c.args...)...)
 		wantErr(t, strings.Join(c.args, " "), err, c.want)
+		if len(err.Error()) > 500 { // an invalid value is named, not echoed in full
+			t.Errorf("%.80s: an error of %d characters", strings.Join(c.args, " "), len(err.Error()))
+		}
 	}
 }
 

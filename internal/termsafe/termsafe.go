@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,6 +74,20 @@ func escape(s string, keepLines bool) string {
 		i += n
 	}
 	return b.String()
+}
+
+// Prefix is s quoted as Go quotes it (every unsafe rune escaped), cut to
+// its first max bytes at a rune boundary with "…" after the quote when cut:
+// an untrusted value of any length named in one short line of a message.
+func Prefix(s string, max int) string {
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strconv.Quote(s[:i]) + "…"
 }
 
 // NewWriter returns a writer that passes Lines of what it is given to w:
