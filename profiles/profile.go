@@ -445,7 +445,7 @@ func (p *Plan) decodeFill(doc *document, top *yaml.Node) error {
 		first := doc.Sizes[0]
 		fill.Size = &first
 	}
-	if len(doc.Shapes) > 0 {
+	if mappingValue(top, "shapes") != nil { // given, even empty
 		shapes, first, err := sweepShapes(doc, fill, top)
 		if err != nil {
 			return err

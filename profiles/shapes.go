@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -38,6 +39,8 @@ func sweepShapes(doc *document, fill config.Fill, top *yaml.Node) ([]Shape, conf
 		return &config.FieldError{Path: "shapes", Line: lineOf(top, "shapes"), Msg: fmt.Sprintf(msg, a...)}
 	}
 	switch {
+	case len(doc.Shapes) == 0:
+		return nil, fill, at("an empty list: list the shapes to sweep, or remove shapes")
 	case len(doc.Sizes) > 0:
 		return nil, fill, at("a shape sweep gives each shape its own size or records: remove sizes (list a shape per size)")
 	case len(doc.StoreKinds) > 0:
@@ -49,7 +52,6 @@ func sweepShapes(doc *document, fill config.Fill, top *yaml.Node) ([]Shape, conf
 	}
 	var shapes []Shape
 	var first config.Fill
-	seen := map[string]int{}
 	for i := range doc.Shapes {
 		n := &doc.Shapes[i]
 		path := fmt.Sprintf("shapes[%d]", i)
@@ -64,11 +66,9 @@ func sweepShapes(doc *document, fill config.Fill, top *yaml.Node) ([]Shape, conf
 		if err := config.CheckName("name", name); err != nil {
 			return nil, fill, located(err, n, path)
 		}
-		if j, dup := seen[name]; dup {
-			return nil, fill, &config.FieldError{Path: path + ".name", Line: nameNode.Line,
-				Msg: fmt.Sprintf("%q is shapes[%d]'s name too: each shape is measured once (use repeats for more measurements)", name, j)}
+		if err := shapeNameClash(shapes, name); err != nil {
+			return nil, fill, &config.FieldError{Path: path + ".name", Line: nameNode.Line, Msg: err.Error()}
 		}
-		seen[name] = i
 		if err := config.CheckNames(doc.AppID+"-"+name, doc.Store, ""); err != nil {
 			return nil, fill, &config.FieldError{Path: path + ".name", Line: nameNode.Line, Msg: fmt.Sprintf("names the shape's changelog: %v", err)}
 		}
@@ -104,6 +104,22 @@ func sweepShapes(doc *document, fill config.Fill, top *yaml.Node) ([]Shape, conf
 		shapes = append(shapes, Shape{Name: name, Spec: spec})
 	}
 	return shapes, first, nil
+}
+
+// shapeNameClash refuses name when an earlier shape has it, or one equal
+// under strings.EqualFold: the shapes' files and directories, named after
+// them, would collide on a case-insensitive filesystem.
+func shapeNameClash(earlier []Shape, name string) error {
+	for j, s := range earlier {
+		switch {
+		case s.Name == name:
+			return fmt.Errorf("%q is shapes[%d]'s name too: each shape is measured once (use repeats for more measurements)", name, j)
+		case strings.EqualFold(s.Name, name):
+			return fmt.Errorf("%q and shapes[%d]'s %q differ only in case: their files would collide on a case-insensitive "+
+				"filesystem; name them apart", name, j, s.Name)
+		}
+	}
+	return nil
 }
 
 // checkShapeCases refuses, in a shape sweep, a case whose scenario is not

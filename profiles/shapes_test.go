@@ -101,6 +101,9 @@ func TestShapeSweep(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{fill + "shapes:\n  - {records: 10}\n", "line 3: shapes[0].name: missing"},
 		{fill + "shapes:\n  - {name: a}\n  - {name: a}\n", `line 4: shapes[1].name: "a" is shapes[0]'s name too`},
+		{fill + "shapes: []\n", "line 2: shapes: an empty list"},
+		{fill + "shapes:\n", "line 2: shapes: an empty list"},
+		{fill + "shapes:\n  - {name: a}\n  - {name: A}\n", `line 4: shapes[1].name: "A" and shapes[0]'s "a" differ only in case`},
 		{fill + "shapes:\n  - {name: a/b}\n", `shapes[0].name: "a/b" may hold only`},
 		{fill + "shapes:\n  - {name: a, topic: t}\n", "line 3: shapes[0].topic: each shape fills the changelog of its own application id"},
 		{fill + "shapes:\n  - {name: a, store_kind: window}\n", "shapes[0].store_kind: every shape restores the fill section's store kind"},
