@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,7 +246,9 @@ func agentFlag(t *testing.T, args []string, name string) (string, bool) {
 }
 
 // TestDeploySystemdUnit: the unit's ExecStart runs the agent with flags it
-// takes, on the unit's StateDirectory.
+// takes, on the unit's StateDirectory, which is all it may write under a
+// hardened sandbox (no privileges, a read-only system, no devices, no
+// kernel tunables, only IP and Unix sockets).
 func TestDeploySystemdUnit(t *testing.T) {
 	b, err := os.ReadFile("../../deploy/systemd/restorebench-agent.service")
 	if err != nil {
@@ -266,5 +269,12 @@ func TestDeploySystemdUnit(t *testing.T) {
 	}
 	if dir := checkAgentArgs(t, "the systemd unit", f[1:]); dir != stateDir {
 		t.Fatalf("--state-dir %s, but the unit's StateDirectory is %s", dir, stateDir)
+	}
+	for _, want := range []string{"NoNewPrivileges=yes", "CapabilityBoundingSet=", "ProtectSystem=strict", "ReadWritePaths=" + stateDir,
+		"ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes",
+		"RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX", "LockPersonality=yes", "RestrictSUIDSGID=yes", "UMask=0077"} {
+		if !slices.Contains(strings.Split(string(b), "\n"), want) {
+			t.Errorf("the systemd unit has no %s", want)
+		}
 	}
 }
