@@ -396,7 +396,8 @@ func TestKeyFileHostile(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "chmod 600") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) ||
+			!strings.Contains(err.Error(), "chmod 600") {
 			t.Errorf("a %#o key file: %v, want %q naming it", c.mode, err, c.want)
 		}
 	}
