@@ -402,3 +402,33 @@ func totalKeys(r runs.Restore) int64 {
 	keys, _ := r.Verification.Totals()
 	return keys
 }
+
+// TestRestoreTopicRefusesADiskTooSmall: a restore of a topic whose live
+// state (here from the independent read of a topic restorebench did not
+// fill) exceeds the free space of the state directory's filesystem is
+// refused before any restore starts, naming the bytes needed and free, the
+// directory and the fix, instead of failing midway with RocksDB's "No
+// space left on device". The free space is injected: no disk is filled.
+func TestRestoreTopicRefusesADiskTooSmall(t *testing.T) {
+	env := connect(t, t.TempDir())
+	defer env.Close()
+	ctx := context.Background()
+	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
+	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "foreign", Spec: plan.Spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(string) int64) { freeSpace = f }(freeSpace)
+	freeSpace = func(string) int64 { return 1000 }
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: config.DefaultCase(), OutDir: out})
+	if err == nil || !strings.Contains(err.Error(), "(1000 bytes) free") || !strings.Contains(err.Error(), env.Opts.StateDir) ||
+		!strings.Contains(err.Error(), "--state-dir on a larger disk") || !strings.Contains(err.Error(), "its live state needs") {
+		t.Fatalf("restore onto 1000 free bytes: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(out, "results.json")); serr == nil {
+		t.Fatal("a refused restore wrote results.json")
+	}
+}

@@ -395,6 +395,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 			return nil, err
 		}
 	}
+	if err := stateFits(target, e.Opts.StateDir); e.Agents == nil && err != nil {
+		return nil, err
+	}
 	r := caseRunner{
 		env: e, out: out, repeats: o.Repeats, ready: o.Ready, target: target,
 		stateDir: func(config.Case, int) string { return e.Opts.StateDir },

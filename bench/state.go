@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/internal/units"
 )
@@ -95,4 +96,29 @@ func (e *Env) claimRestoreState(appID string, force bool) (*statedir.Dir, error)
 		return nil, errors.Join(fmt.Errorf("wiping %s", dir), err)
 	}
 	return d, nil
+}
+
+// freeSpace is the space free on the filesystem holding dir (DiskOf's
+// statfs f_bavail), -1 when it cannot be read; a variable so that a test
+// can give a small disk without filling one.
+var freeSpace = func(dir string) int64 {
+	d := DiskOf(dir)
+	if d == nil || d.SizeBytes == 0 {
+		return -1
+	}
+	return d.FreeBytes
+}
+
+// stateFits refuses, before any restore of t into stateDir starts, a
+// filesystem with less free space than the state the restore ends with
+// (fleet.StateNeed, what an agent checks before it starts an instance): the
+// restore would fail midway with RocksDB's "No space left on device". An
+// unknown need or free space checks nothing.
+func stateFits(t fleet.Target, stateDir string) error {
+	need, free := fleet.StateNeed(t), freeSpace(stateDir)
+	if need <= 0 || free < 0 || free >= need {
+		return nil
+	}
+	return fmt.Errorf("restore of %s: its live state needs %s (%d bytes) in the state directory %s, whose filesystem has %s (%d bytes) free: "+
+		"free space there or give --state-dir on a larger disk", t.Topic, units.BytesTenths(need), need, stateDir, units.BytesTenths(free), free)
 }
