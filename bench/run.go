@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/ksdriver"
@@ -324,6 +326,11 @@ type RestoreTopicOptions struct {
 	KeepState bool
 	// Ready measures the ready phase after each restore.
 	Ready bool
+	// Partitions, when set, are the only partitions of Topic restored
+	// (restore --partitions), each at its full size and verified against
+	// an independent read of that partition alone; distinct, each one of
+	// Topic's. Nil (default): every partition.
+	Partitions []int32
 }
 
 // RestoreCaseName is the case name of RestoreTopic's restores.
@@ -344,6 +351,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		o.RunID = NewRunID("restore")
 	}
 	o.Case.Name = RestoreCaseName
+	if err := refuseSampleOnKafkaStreams(o); err != nil {
+		return nil, err
+	}
 	if err := e.checkApplications(ctx, []config.Case{o.Case}, []fleet.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
 		return nil, err
 	}
@@ -359,6 +369,9 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSample(o, offsets); err != nil {
+		return nil, err
+	}
 	manifest, err := loadgen.LoadManifest(loadgen.ManifestPath(e.Opts.DataDir, e.ClusterID, o.Topic))
 	if err != nil {
 		return nil, fmt.Errorf("%w; refill the topic (restorebench fill ... --refill) or delete the file to restore it unverified", err)
@@ -367,8 +380,13 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if err != nil {
 		return nil, err
 	}
-	target := fleet.Target{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}
+	target := fleet.Target{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName, Partitions: o.Partitions}
 	why := "it was not filled by restorebench here (no fill manifest)"
+	if o.Partitions != nil {
+		// A sample is verified against the read of its partitions alone,
+		// whether or not restorebench filled the topic.
+		manifest, why = nil, fmt.Sprintf("only partitions %s of its %d are restored (--partitions)", partitionList(o.Partitions), len(offsets.End))
+	}
 	if manifest != nil {
 		spec, d, err := currentContents(manifest)
 		if err != nil {
@@ -387,7 +405,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		}
 	}
 	if why != "" {
-		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets)}
+		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets.Only(o.Partitions))}
 		if err := e.windowRetention(ctx, &o); err != nil {
 			return nil, err
 		}
@@ -407,6 +425,54 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	return r.run(ctx, []config.Case{o.Case})
 }
 
+// checkSample refuses a sample of partitions (RestoreTopicOptions.Partitions)
+// that is empty, names one twice or names one the topic lacks, naming
+// them and the topic's partition count, before anything is written.
+func checkSample(o RestoreTopicOptions, offsets cluster.TopicOffsets) error {
+	if o.Partitions == nil {
+		return nil
+	}
+	if len(o.Partitions) == 0 {
+		return errors.New("--partitions: no partition named; name one or more, e.g. --partitions 3,17")
+	}
+	seen := map[int32]bool{}
+	var missing []int32
+	for _, p := range o.Partitions {
+		if seen[p] {
+			return fmt.Errorf("--partitions: partition %d is named twice", p)
+		}
+		seen[p] = true
+		if _, ok := offsets.End[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("--partitions: topic %s has no partition %s: it has %d partitions (0..%d)",
+			o.Topic, partitionList(missing), len(offsets.End), len(offsets.End)-1)
+	}
+	return nil
+}
+
+// refuseSampleOnKafkaStreams refuses, for now, a sample of partitions on
+// the kafka-streams engine: its table topology would restore every task
+// of the topic.
+func refuseSampleOnKafkaStreams(o RestoreTopicOptions) error {
+	if o.Partitions == nil || o.Case.Engine != config.EngineKafkaStreams {
+		return nil
+	}
+	return fmt.Errorf("--partitions with --engine kafka-streams: not supported yet (Kafka Streams would restore every task of %s); "+
+		"restore the sample with --engine model, or the whole topic", o.Topic)
+}
+
+// partitionList is ps as a user writes them: "3, 17".
+func partitionList(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ", ")
+}
+
 // readIndependently sets target's expected state, for a topic restorebench
 // did not fill (why says so), from an independent read of the topic: a
 // consumer of its own reads every record to the topic's end offsets, as
@@ -422,6 +488,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	}
 	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
 	opts := independentRead(o.Case)
+	opts.Partitions = o.Partitions
 	st, err := topicshape.State(ctx, e.Cluster, o.Topic, opts)
 	if errors.Is(err, topicshape.ErrTooManyKeys) {
 		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)

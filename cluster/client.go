@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,15 +116,32 @@ type TopicOffsets struct {
 	End   map[int32]int64
 }
 
-// Partitions returns the partitions in ascending order.
+// Partitions returns the partitions in ascending order (all of them, also
+// when Only left a sparse set such as 3 and 17).
 func (o TopicOffsets) Partitions() []int32 {
 	ps := make([]int32, 0, len(o.End))
-	for p := int32(0); int(p) < len(o.End); p++ {
-		if _, ok := o.End[p]; ok {
-			ps = append(ps, p)
+	for p := range o.End {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Only is o restricted to the partitions ps (a restore of a sample of a
+// topic's partitions: restore --partitions); nil ps keeps every one. A
+// partition of ps that o does not hold is left out: callers check first
+// that each exists.
+func (o TopicOffsets) Only(ps []int32) TopicOffsets {
+	if ps == nil {
+		return o
+	}
+	out := TopicOffsets{Topic: o.Topic, Start: map[int32]int64{}, End: map[int32]int64{}}
+	for _, p := range ps {
+		if end, ok := o.End[p]; ok {
+			out.End[p], out.Start[p] = end, o.Start[p]
 		}
 	}
-	return ps
+	return out
 }
 
 // ErrTopicNotFound is returned when a topic does not exist.

@@ -97,7 +97,16 @@ type Target struct {
 	// key it got wrong (nameDifference); nil for a fill, and for a topic
 	// counted without an independent read.
 	TopicEntries func(ctx context.Context, partition int32) (map[string]uint64, error)
+	// Partitions, when set, are the only partitions of Topic restored
+	// (restore --partitions: a sample of a topic's tasks, each at its full
+	// size), ascending; Expected and Ends then hold those partitions
+	// only. Nil (default): every partition.
+	Partitions []int32
 }
+
+// Offsets are the offsets of the partitions t restores: o restricted to
+// t.Partitions when it names a sample.
+func (t Target) Offsets(o cluster.TopicOffsets) cluster.TopicOffsets { return o.Only(t.Partitions) }
 
 // Request is one case × repeat to run.
 type Request struct {

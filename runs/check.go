@@ -197,6 +197,12 @@ func (r *Restore) checkAgainstFill(f *Fill, hasFills bool) error {
 			return fmt.Errorf("its verification lists partition %d twice", p.Partition)
 		}
 		seen[p.Partition] = true
+		if r.RestoredPartitions != nil {
+			if !slices.Contains(r.RestoredPartitions, p.Partition) {
+				return fmt.Errorf("its verification checks partition %d, not among the partitions it restored %v", p.Partition, r.RestoredPartitions)
+			}
+			continue
+		}
 		if p.Partition < 0 || (parts > 0 && int(p.Partition) >= parts) {
 			return fmt.Errorf("its verification checks partition %d of a fill of %d partitions", p.Partition, parts)
 		}
@@ -360,6 +366,9 @@ func (r *Restore) check() error {
 	}
 	if r.Partitions < 0 {
 		return fmt.Errorf("partitions %d is negative", r.Partitions)
+	}
+	if err := r.checkRestoredPartitions(); err != nil {
+		return err
 	}
 	if r.Read != nil {
 		if err := r.Read.check(); err != nil {
@@ -530,4 +539,23 @@ func (r *Results) IncompleteReason() string {
 		failed = append(failed[:5], fmt.Sprintf("and %d more", n-5))
 	}
 	return fmt.Sprintf("run %s says it is complete, but %d measurement(s) failed: %s", r.RunID, n, strings.Join(failed, ", "))
+}
+
+// checkRestoredPartitions refuses a sampled restore's partition list that
+// is not ascending, names a partition twice or below 0, or disagrees with
+// the count it restored.
+func (r *Restore) checkRestoredPartitions() error {
+	ps := r.RestoredPartitions
+	if ps == nil {
+		return nil
+	}
+	if len(ps) == 0 || len(ps) != r.Partitions {
+		return fmt.Errorf("restored_partitions lists %d partitions, but it restored %d", len(ps), r.Partitions)
+	}
+	for i, p := range ps {
+		if p < 0 || (i > 0 && p <= ps[i-1]) {
+			return fmt.Errorf("restored_partitions %v: not distinct partitions in ascending order", ps)
+		}
+	}
+	return nil
 }

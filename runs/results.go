@@ -233,7 +233,12 @@ type Restore struct {
 	Params     config.Case `json:"params"`
 	Topic      string      `json:"topic"`
 	Partitions int         `json:"partitions"`
-	StartedAt  time.Time   `json:"started_at"`
+	// RestoredPartitions are the partitions of Topic this cold restore
+	// restored, ascending, when it restored a sample of them (restore
+	// --partitions): Records, Bytes and the verification are those
+	// partitions' only. Absent: every partition of the topic.
+	RestoredPartitions []int32   `json:"restored_partitions,omitempty"`
+	StartedAt          time.Time `json:"started_at"`
 	// DurationSeconds is the restore phase: LoadSeconds plus FinishSeconds.
 	DurationSeconds float64 `json:"duration_seconds"`
 	// LoadSeconds runs from opening the stores to the last record written.

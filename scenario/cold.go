@@ -46,7 +46,10 @@ func (ColdModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fl
 	if err != nil {
 		return rec, err
 	}
-	rec.Partitions = len(offsets.End)
+	// A sample of the partitions (restore --partitions): only they are
+	// assigned to the restore consumer, so nothing else is fetched.
+	offsets = t.Offsets(offsets)
+	rec.Partitions, rec.RestoredPartitions = len(offsets.End), t.Partitions
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return rec, fmt.Errorf(endsMoved, t.Topic)
 	}
@@ -100,7 +103,7 @@ func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *en
 		return nil, err
 	}
 	var want int64
-	for _, task := range engine.ColdTasks(offsets) {
+	for _, task := range engine.ColdTasks(offsets.Only(rec.RestoredPartitions)) {
 		want += task.Records()
 	}
 	bar := env.Progress.Start(fmt.Sprintf("restore %s #%d", rec.Case, rec.Repeat), want, progress.Records)

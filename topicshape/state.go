@@ -58,6 +58,11 @@ type StateOptions struct {
 	// Idle, MaxKeys: as Options (MaxKeys default MaxStateKeys).
 	Idle    time.Duration
 	MaxKeys int
+	// Partitions, when set, are the only partitions read (a restore of a
+	// sample of the topic's partitions is verified against them): the
+	// others are never fetched, and the state holds these only. One the
+	// topic does not have fails the read. Nil (default): every partition.
+	Partitions []int32
 }
 
 // TopicState is what a correct restore of a topic ends with, and the end
@@ -121,6 +126,9 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	if err != nil {
 		return TopicState{}, err
 	}
+	if before, err = before.only(o.Partitions); err != nil {
+		return TopicState{}, err
+	}
 	ends, ranges, offsets := stateRanges(before, o.ReadCommitted)
 	st := TopicState{Ends: ends}
 	// A topic past MaxKeys stops the read at once: its answer is known.
@@ -146,6 +154,27 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	st.Partitions = lk.partitionStates()
 	st.Seconds = time.Since(begin).Seconds()
 	return st, nil
+}
+
+// only is the listing restricted to partitions ps (nil: all of them), so
+// a read of it fetches nothing else; a partition the topic lacks is an
+// error naming it and the topic's partition count.
+func (l listing) only(ps []int32) (listing, error) {
+	if ps == nil {
+		return l, nil
+	}
+	for _, p := range ps {
+		if _, ok := l.End[p]; !ok {
+			return l, fmt.Errorf("topic %s has no partition %d (it has %d partitions)", l.Topic, p, len(l.End))
+		}
+	}
+	l.TopicOffsets = l.TopicOffsets.Only(ps)
+	stable := map[int32]int64{}
+	for _, p := range ps {
+		stable[p] = l.stable[p]
+	}
+	l.stable = stable
+	return l, nil
 }
 
 // check refuses options that read the topic as two kinds of store.

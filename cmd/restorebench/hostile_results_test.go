@@ -110,6 +110,12 @@ func TestHostileResultsContradictions(t *testing.T) {
 		{"negative records", func(r *runs.Results) {
 			r.Restores[2].Records = -1
 		}, []string{"restores[2]", "records is -1"}},
+		{"restored partitions not its partition count", func(r *runs.Results) {
+			r.Restores[2].RestoredPartitions = []int32{3}
+		}, []string{"restores[2]", "restored_partitions lists 1 partitions, but it restored"}},
+		{"restored partitions twice", func(r *runs.Results) {
+			r.Restores[2].Partitions, r.Restores[2].RestoredPartitions = 2, []int32{3, 3}
+		}, []string{"restores[2]", "restored_partitions [3 3]: not distinct"}},
 		{"negative fill", func(r *runs.Results) {
 			r.Fill.Bytes = -5
 		}, []string{"fill: bytes is -5"}},

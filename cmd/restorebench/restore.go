@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/profiles"
 )
 
@@ -21,7 +25,9 @@ a copy) is first read independently (a consumer of its own, each key's last
 value, tombstones, records without a key, aborted transactions and a window
 store's expired windows applied as Kafka Streams applies them) and the
 restore verified against that read; a topic with more live keys than that
-read keeps (16 M) is counted, not verified.
+read keeps (16 M) is counted, not verified. --partitions restores only the
+partitions it names, each at its full size, and reads only those to verify
+them (a sample of a large changelog's tasks; model engine only for now).
 
 --engine kafka-streams restores with the real client (one JVM): the topic
 named <application-id>-<store>-changelog as that store's changelog, any other
@@ -43,6 +49,7 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		force, keepState bool
 		noReady          bool
 		retention        config.Duration
+		partitions       string
 	)
 	cmd := &cobra.Command{
 		Annotations: map[string]string{drawsProgress: "true"},
@@ -54,6 +61,9 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 
   # a copy of your own changelog on your cluster, 2 stream threads, 3 times
   restorebench --brokers kafka1:9092 restore --topic myapp-orders-changelog --threads 2 --repeats 3
+
+  # two of its partitions only, each at its full size
+  restorebench --brokers kafka1:9092 restore --topic myapp-orders-changelog --partitions 3,17
 
   # the same topic restored by the real Kafka Streams client
   restorebench --brokers kafka1:9092 restore --engine kafka-streams --topic myapp-orders-changelog
@@ -73,6 +83,8 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 	fl.StringVar(&out, "out", "", "directory for results.json (default results/<run-id>); must not hold another run's results")
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
+	fl.StringVar(&partitions, "partitions", "", "restore only these partitions of --topic (e.g. 3,17), each at its full size and verified against an "+
+		"independent read of that partition alone; the others are never read (model engine only for now; default: every partition)")
 	fl.Var(&retention, "retention", "with --store-kind window, timestamped-window or session, the store's retention (Materialized.withRetention; "+
 		"default: the topic's retention.ms minus a day, windowstore.changelog.additional.retention.ms's default)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -94,6 +106,10 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		if err := config.CheckNames(appID, store, topic); err != nil {
 			return sf.rename(err)
 		}
+		sample, err := samplePartitions(fl.Changed("partitions"), partitions)
+		if err != nil {
+			return err
+		}
 		if topic == "" {
 			topic = config.ChangelogTopic(appID, store)
 		}
@@ -104,7 +120,7 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		defer done()
 		res, err := env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{
 			Topic: topic, AppID: appID, StoreName: store, Case: c, Repeats: repeats,
-			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady,
+			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady, Partitions: sample,
 		})
 		if res != nil {
 			printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
@@ -112,4 +128,35 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 		return err
 	}
 	return cmd
+}
+
+// samplePartitions is --partitions as RestoreTopic takes it, ascending:
+// nil when not given (every partition), else the partitions named, comma
+// separated, which must be at least one and each once (whether the topic
+// has them is checked against it, before anything is written).
+func samplePartitions(given bool, list string) ([]int32, error) {
+	if !given {
+		return nil, nil
+	}
+	var ps []int32
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := strconv.ParseInt(f, 10, 32)
+		if err != nil || p < 0 {
+			return nil, fmt.Errorf("--partitions: %s is not a partition number (0, 1, ...)", termsafe.Prefix(f, 40))
+		}
+		ps = append(ps, int32(p))
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("--partitions: no partition named; name one or more, e.g. --partitions 3,17")
+	}
+	slices.Sort(ps)
+	for i := 1; i < len(ps); i++ {
+		if ps[i] == ps[i-1] {
+			return nil, fmt.Errorf("--partitions: partition %d is named twice", ps[i])
+		}
+	}
+	return ps, nil
 }
