@@ -29,6 +29,40 @@ type Footprint struct {
 	// MemoryObs are the kafka-streams restores that recorded it.
 	Memory    compare.Stat
 	MemoryObs []Obs
+	// StoreMemory are those restores' figures a store, in MemoryObs'
+	// order, apart: what grows with a store's size (its index and filter
+	// blocks) from what RocksDB's options cap (memtables, the block cache).
+	StoreMemory []storeMemory
+}
+
+// storeMemory is one restore's RocksDB memory a store, by part, with the
+// live bytes a store held and the caps its options set.
+type storeMemory struct {
+	memtables, cache, tableReaders float64
+	// liveBytes is the restore's live state over its stores.
+	liveBytes float64
+	// memtablesCap is write_buffer_size × max_write_buffer_number, and
+	// cacheCap the block cache's capacity: what a larger store's memtables
+	// and cache reach at most.
+	memtablesCap, cacheCap float64
+}
+
+// total is the store's memory as measured.
+func (m storeMemory) total() float64 { return m.memtables + m.cache + m.tableReaders }
+
+// at is the memory a store of live bytes would take: as measured for a
+// store no larger than the measured one (an upper bound), and for a larger
+// one memtables and cache at their caps (they fill up to them) and the
+// index and filter blocks grown in proportion to the live bytes (they
+// cover every key and data block: RocksDB's table readers of a 7 GB
+// store are not a 32 MB store's). It returns the times the size lies
+// beyond the measured store (1 inside).
+func (m storeMemory) at(live float64) (bytes, beyond float64) {
+	if live <= m.liveBytes || m.liveBytes <= 0 {
+		return m.total(), 1
+	}
+	r := live / m.liveBytes
+	return max(m.memtables, m.memtablesCap) + max(m.cache, m.cacheCap) + m.tableReaders*r, r
 }
 
 // footprintOf measures the footprint of kind's stores from the verified
@@ -50,8 +84,14 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 		}
 		if ks := r.KafkaStreams; ks != nil && ks.RocksDBMemory != nil && ks.RocksDBMemory.Peak.Stores > 0 {
 			p := ks.RocksDBMemory.Peak
-			mem = append(mem, float64(p.MemTablesBytes+p.BlockCacheUsageBytes+p.TableReadersBytes)/float64(p.Stores))
+			n := float64(p.Stores)
+			m := storeMemory{memtables: float64(p.MemTablesBytes) / n, cache: float64(p.BlockCacheUsageBytes) / n,
+				tableReaders: float64(p.TableReadersBytes) / n, liveBytes: o.LiveBytes / n,
+				memtablesCap: float64(r.Params.RocksDB.WriteBufferSize) * float64(r.Params.RocksDB.MaxWriteBufferNumber),
+				cacheCap:     max(float64(p.BlockCacheCapacityBytes)/n, float64(r.Params.RocksDB.BlockCacheSize))}
+			mem = append(mem, m.total())
 			f.MemoryObs = append(f.MemoryObs, o)
+			f.StoreMemory = append(f.StoreMemory, m)
 		}
 	}
 	f.Disk, f.LiveShare, f.Memory = compare.StatOf(disk), compare.StatOf(live), compare.StatOf(mem)
@@ -149,23 +189,79 @@ func diskAnswer(a *Analysis, f Footprint, copies int, copiesText string) (Answer
 		Estimate: &e, EstimateUnit: UnitBytes}, ""
 }
 
-// memoryAnswer is the RocksDB memory an instance's store copies hold.
+// memoryAnswer is the RocksDB memory an instance's store copies hold, each
+// store at the deployment's own task size where that is known (its live
+// state over its partitions): a larger store than those measured has its
+// memtables and block cache at their caps and its index and filter blocks
+// grown with its size, and the answer says how far beyond the measured
+// stores that lies.
 func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answer {
 	n := float64(copies)
-	e := Estimate{Value: n * f.Memory.Median, Lo: n * f.Memory.Min, Hi: n * f.Memory.Max, Beyond: 1}
+	perStore, sizeText := f.Memory, "at the measured stores' size (the deployment's live state is not known: give --live-state or --from-topic)"
+	beyond := 1.0
+	if live, _, _, source := a.liveState(f); live > 0 && len(f.StoreMemory) > 0 {
+		task := live / float64(a.Options.Deployment.Partitions)
+		var at []float64
+		at, beyond = storeMemoryAt(f.StoreMemory, task)
+		perStore = compare.StatOf(at)
+		sizeText = fmt.Sprintf("at your task's size, %s of live state a store (%s)", FormatBytes(task), source)
+		if beyond > 1.05 {
+			sizeText += fmt.Sprintf("; %.1f× the largest store measured: memtables and block cache at their caps "+
+				"(write_buffer_size × max_write_buffer_number, block_cache_size), index and filter blocks grown in proportion", beyond)
+		}
+	}
+	e := Estimate{Value: n * perStore.Median, Lo: n * perStore.Min, Hi: n * perStore.Max, Beyond: beyond, Extrapolated: beyond > 1.05}
 	inputs := []string{copiesText,
-		fmt.Sprintf("%s a store (%s–%s over %s): Kafka Streams' own metrics at their peak during the restore, memtables + "+
+		fmt.Sprintf("%s a store (%s–%s over %s) %s: Kafka Streams' own metrics at their peak during the restore, memtables + "+
 			"block-cache usage + index and filter blocks, each at its own peak (so an upper bound); "+
 			"RocksDBConfigSetter settings other than the measured ones change it",
-			FormatBytes(f.Memory.Median), FormatBytes(f.Memory.Min), FormatBytes(f.Memory.Max), Plural(f.Memory.N, "restore")),
+			FormatBytes(perStore.Median), FormatBytes(perStore.Min), FormatBytes(perStore.Max), Plural(f.Memory.N, "restore"), sizeText),
 		fmt.Sprintf("interval %s–%s", FormatBytes(e.Lo), FormatBytes(e.Hi)),
 		"off-heap: the JVM heap (-Xmx) comes on top (restorebench heap finds it; plan --heap takes its answer)"}
+	if e.Wide() {
+		inputs = append(inputs, fmt.Sprintf("INCONCLUSIVE: %.0f× beyond the stores measured, where nothing measured bounds the index "+
+			"and filter blocks' growth; restore a partition of your own at its full size (plan --from-topic --measure)", beyond))
+	}
 	value := SizeValue(e)
 	if limit := a.Options.Deployment.MemoryBytes; limit > 0 {
-		value += " " + fitText(e, limit, "--memory")
+		value += " " + memoryFitText(e, limit)
 	}
-	return Answer{ID: "rocksdb_memory_per_instance", Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
+	return Answer{ID: "rocksdb_memory_per_instance", Extrapolated: e.Extrapolated, Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
 		Sources: RunLabels(f.MemoryObs), Estimate: &e, EstimateUnit: UnitBytes}
+}
+
+// storeMemoryAt is the memory a store of task live bytes takes by each
+// measured store that can speak for it: the stores at least that large,
+// as measured (an upper bound); else the largest ones measured (within
+// half the largest's size), each grown to the task's size. beyond is the
+// task over the largest store measured (1 when some store was as large).
+func storeMemoryAt(ms []storeMemory, task float64) (at []float64, beyond float64) {
+	var largest float64
+	for _, m := range ms {
+		largest = max(largest, m.liveBytes)
+		if m.liveBytes >= task {
+			at = append(at, m.total())
+		}
+	}
+	if len(at) > 0 || largest <= 0 {
+		return at, 1
+	}
+	for _, m := range ms {
+		if m.liveBytes >= largest/2 {
+			b, _ := m.at(task)
+			at = append(at, b)
+		}
+	}
+	return at, task / largest
+}
+
+// memoryFitText is fitText against --memory, inconclusive when the
+// estimate lies past WideExtrapolation.
+func memoryFitText(e Estimate, limit float64) string {
+	if e.Wide() {
+		return fmt.Sprintf("(INCONCLUSIVE against the %s of --memory: %.0f× beyond the stores measured)", FormatBytes(limit), e.Beyond)
+	}
+	return fitText(e, limit, "--memory")
 }
 
 // fitText says whether an estimate fits a per-instance limit: "(fits the

@@ -158,3 +158,44 @@ func TestHeapAnswerFromASearch(t *testing.T) {
 		t.Errorf("inconclusive: %+v", a)
 	}
 }
+
+// TestMemoryAnswerGrowsWithTheStore: the RocksDB memory a store takes is
+// priced at the deployment's task size, not at the measured stores' size:
+// a task twice the largest store measured takes more and says how far it
+// extrapolates; one 100× larger is inconclusive against --memory; one no
+// larger than the stores measured gets their figure.
+func TestMemoryAnswerGrowsWithTheStore(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/shapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := footprintOf(Observations(rs), "")
+	var largest float64
+	for _, m := range f.StoreMemory {
+		largest = max(largest, m.liveBytes)
+	}
+	if largest == 0 {
+		t.Fatal("the saved shape sweep has no store memory figures")
+	}
+	answer := func(taskLive float64) *Answer {
+		t.Helper()
+		d := Deployment{LiveBytes: 4 * taskLive, Partitions: 4, Instances: 1, MemoryBytes: 64e9}
+		ans := answerNamed(Analyze(rs, Options{Deployment: d}), "RocksDB memory per instance")
+		if ans == nil || ans.Estimate == nil {
+			t.Fatalf("no memory answer for a task of %s", FormatBytes(taskLive))
+		}
+		return ans
+	}
+	small, twice, huge := answer(1e6), answer(2*largest), answer(100*largest)
+	if small.Extrapolated || small.Estimate.Value < 4*f.Memory.Min || small.Estimate.Value > 4*f.Memory.Max {
+		t.Errorf("a task of 1 MB: %s (extrapolated %v), want 4 stores as measured (%s–%s a store)", small.Value, small.Extrapolated,
+			FormatBytes(f.Memory.Min), FormatBytes(f.Memory.Max))
+	}
+	if !twice.Extrapolated || twice.Estimate.Value <= small.Estimate.Value || !strings.Contains(strings.Join(twice.Inputs, "\n"), "2.0× the largest store measured") {
+		t.Errorf("a task twice the largest store: %s, inputs %q; want more than %s, said to be 2.0× the largest store measured",
+			twice.Value, twice.Inputs, small.Value)
+	}
+	if !strings.Contains(huge.Value, "INCONCLUSIVE") {
+		t.Errorf("a task 100× the largest store measured: %s, want INCONCLUSIVE against --memory", huge.Value)
+	}
+}
