@@ -1,0 +1,117 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestCopyPartitionsVerbatim copies two of a topic's four partitions to a
+// topic of the same partition count on kfake: the copy holds, in order,
+// every record of those partitions as it was (a record without a key, a
+// tombstone, an empty value, headers, the timestamps), the other
+// partitions of the copy hold nothing, the source is unchanged, and the
+// figures returned count what was written.
+func TestCopyPartitionsVerbatim(t *testing.T) {
+	f := newOwnedFixture(t)
+	ctx := context.Background()
+	for _, name := range []string{"src", "dst"} {
+		if _, err := f.adm.CreateTopic(ctx, 4, 1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := AwaitTopic(ctx, f.adm, name, 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var written []*kgo.Record
+	for p := int32(0); p < 4; p++ {
+		for i := range 5 {
+			r := &kgo.Record{Topic: "src", Partition: p, Key: []byte(fmt.Sprintf("k%d-%d", p, i)), Value: []byte(fmt.Sprintf("v%d", i)),
+				Timestamp: time.UnixMilli(int64(1000*int(p) + i + 1))}
+			switch i {
+			case 1:
+				r.Key = nil // no key
+			case 2:
+				r.Value = nil // a tombstone
+			case 3:
+				r.Value = []byte{} // an empty, live value
+				r.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("x")}, {Key: "empty"}}
+			}
+			written = append(written, r)
+		}
+	}
+	if err := cl.ProduceSync(ctx, written...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	ranges := map[int32]OffsetRange{1: {From: 0, To: 5}, 3: {From: 0, To: 5}}
+	stats, err := CopyPartitions(ctx, f.cfg, "src", "dst", ranges, CopyOptions{Idle: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRange(ctx, f.cfg, "dst", map[int32]OffsetRange{0: {0, 5}, 1: {0, 5}, 2: {0, 5}, 3: {0, 5}}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got[0]) != 0 || len(got[2]) != 0 {
+		t.Fatalf("partitions 0 and 2 of the copy hold %d and %d records; they were not copied", len(got[0]), len(got[2]))
+	}
+	for _, p := range []int32{1, 3} {
+		want := written[p*5 : p*5+5]
+		if len(got[p]) != len(want) {
+			t.Fatalf("partition %d: the copy holds %d records, want %d", p, len(got[p]), len(want))
+		}
+		var wantBytes int64
+		for i, w := range want {
+			g := got[p][i]
+			if !sameBytes(g.Key, w.Key) || !sameBytes(g.Value, w.Value) || !g.Timestamp.Equal(w.Timestamp) || !sameHeaders(g.Headers, w.Headers) {
+				t.Fatalf("partition %d record %d: copied key %q value %q ts %v headers %v; the source's %q %q %v %v",
+					p, i, g.Key, g.Value, g.Timestamp, g.Headers, w.Key, w.Value, w.Timestamp, w.Headers)
+			}
+			wantBytes += int64(len(w.Key) + len(w.Value))
+			for _, h := range w.Headers {
+				wantBytes += int64(len(h.Key) + len(h.Value))
+			}
+		}
+		if s := stats[p]; s.Records != 5 || s.Bytes != wantBytes {
+			t.Fatalf("partition %d: reported %d records, %d bytes; wrote 5, %d", p, s.Records, s.Bytes, wantBytes)
+		}
+	}
+	if len(stats) != 2 {
+		t.Fatalf("stats for %d partitions, want the 2 copied", len(stats))
+	}
+	ends, err := f.adm.ListEndOffsets(ctx, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset != 5 {
+			t.Fatalf("source partition %d ends at %d after the copy, want 5", o.Partition, o.Offset)
+		}
+	})
+}
+
+// sameBytes is bytes.Equal that also tells nil (no key, a tombstone) from
+// empty.
+func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+func sameHeaders(a, b []kgo.RecordHeader) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
