@@ -78,6 +78,11 @@ type Shape struct {
 	// compacted records, so its records per live key understate the
 	// whole topic's.
 	PrefixOf int64 `json:"prefix_of_offsets,omitempty"`
+	// ReadPartitions are the only partitions read, each whole (a sample:
+	// Options.Partitions); nil when every partition was. Offsets,
+	// Records, Bytes and the shape are then theirs alone; Partitions still
+	// counts the topic's.
+	ReadPartitions []int32 `json:"read_partitions,omitempty"`
 	// CleanupPolicy is the topic's cleanup.policy as the cluster described
 	// it ("compact" for a key-value store's changelog, "compact,delete"
 	// for a window or session store's, whose old windows Kafka Streams
@@ -137,6 +142,10 @@ type Options struct {
 	// offsets: each partition's first ones, in proportion to its share
 	// of the topic (Shape.PrefixOf says so). 0 reads the whole topic.
 	MaxOffsets int64
+	// Partitions, when set, are the only partitions read (a sample of a
+	// topic too large to read whole: plan --measure --sample), each
+	// whole; Shape.ReadPartitions says so. Nil (default): every partition.
+	Partitions []int32
 }
 
 // ErrEmpty is returned for a topic that holds no records.
@@ -175,6 +184,10 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		return Shape{}, err
 	}
 	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed", CleanupPolicy: cleanupPolicy(ctx, cl, topic)}
+	if before, err = before.only(o.Partitions); err != nil {
+		return s, err
+	}
+	s.ReadPartitions = o.Partitions
 	ranges := s.committedRanges(before)
 	if len(ranges) == 0 {
 		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
