@@ -6,8 +6,8 @@ import (
 )
 
 // TestEveryAnswerHasAnID: every answer a plan gives carries its stable id,
-// the per-objective answers their objective, and an answer without an
-// Estimate its figure's unit, except those that have no one figure.
+// the per-objective answers their objective, and every answer its
+// Figure, except those that have no one figure.
 func TestEveryAnswerHasAnID(t *testing.T) {
 	rs := scenarioRuns()
 	res := rs[0].Results
@@ -26,7 +26,7 @@ func TestEveryAnswerHasAnID(t *testing.T) {
 			switch {
 			case ans.ID == "":
 				t.Errorf("%q has no id", ans.Question)
-			case ans.Estimate == nil && ans.NumberUnit == "" && ans.ID != "standby_needed" && ans.ID != "standby_keeps_up":
+			case ans.Figure == nil && ans.ID != "standby_needed" && ans.ID != "standby_keeps_up":
 				t.Errorf("%s (%q) has no figure", ans.ID, ans.Question)
 			}
 		}

@@ -106,44 +106,28 @@ type Answer struct {
 	// they carry the rate's warnings (a changelog shape far from the
 	// deployment's).
 	RateBased bool
-	// Estimate is the figure an answer that is an estimate rests on (a
-	// restore time, a size), with its interval and, when calibrated, the
-	// factor applied at its size; nil for other answers. EstimateUnit is
-	// UnitSeconds or UnitBytes.
-	Estimate     *Estimate
-	EstimateUnit string
+	// Figure is the answer's one number (a restore time, a size, a count,
+	// a rate, a ratio) with its unit, interval, extrapolation and
+	// calibration factor; Value is written from it. nil for an answer
+	// with no one figure (a yes or no, a verdict per objective).
+	Figure *Figure
 	// ID names the kind of answer for scripts (plan --format json), stable
 	// across releases: "cold_restore_task", "partitions_needed", ...; the
 	// answers a kind gives per objective share it and differ by RTO.
 	ID string
 	// RTO is the objective a per-objective answer is for; 0 for others.
 	RTO time.Duration
-	// Number is the figure of an answer without an Estimate as a number
-	// in NumberUnit (a count, a measured time, a size, a ratio); NumberUnit
-	// is "" when the answer has no one figure (a yes or no, a verdict per
-	// objective).
-	Number     float64
-	NumberUnit string
 }
-
-// The units of an answer's Estimate, and of its Number.
-const (
-	UnitSeconds        = "seconds"
-	UnitBytes          = "bytes"
-	UnitCount          = "count"
-	UnitRatio          = "ratio"
-	UnitBytesPerSecond = "bytes_per_second"
-)
 
 // TimeValue is a restore time as an answer shows it: a calibrated
 // prediction with its interval, "2.9 min (2.4–3.5 min)" (the factor's
 // uncertainty is part of what it says); a measured or uncalibrated one as
 // its value, its interval among the inputs.
-func TimeValue(e Estimate) string { return withInterval(e, FormatSeconds) }
+func TimeValue(e Estimate) string { return Figure{Estimate: e, Unit: UnitSeconds}.Text() }
 
 // SizeValue is a size as an answer shows it: a calibrated prediction with
 // its interval, "4.80 GB (4.61–4.95 GB)", else its value.
-func SizeValue(e Estimate) string { return withInterval(e, FormatBytes) }
+func SizeValue(e Estimate) string { return Figure{Estimate: e, Unit: UnitBytes}.Text() }
 
 // withInterval formats a calibrated estimate with its interval, the unit
 // said once when both ends share it (one with no spread says so rather
@@ -282,14 +266,13 @@ func buildAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		missing = append(missing, Unanswered{Question: "cold-restore rate", Reason: a.RateErr.Error()})
 	} else {
 		out = append(out, Answer{
-			ID:         "cold_restore_rate",
-			Number:     r.PerThread,
-			NumberUnit: UnitBytesPerSecond,
-			Question:   "Cold-restore rate (" + r.Label() + ")",
-			Value:      r.Summary(),
-			Inputs:     []string{r.Basis()},
-			Sources:    Refs(r.Obs),
-			RateBased:  true,
+			ID:        "cold_restore_rate",
+			Figure:    measuredFigure(r.PerThread, UnitBytesPerSecond),
+			Question:  "Cold-restore rate (" + r.Label() + ")",
+			Value:     r.Summary(),
+			Inputs:    []string{r.Basis()},
+			Sources:   Refs(r.Obs),
+			RateBased: true,
 		})
 	}
 	for _, f := range answerers.All() {
@@ -346,13 +329,13 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 	} else {
 		in = append(in, "taken for this plan: nothing (the flags gave every figure)")
 	}
+	fig := measuredFigure(float64(c.Bytes), UnitBytes)
 	return Answer{
-		ID:         "your_changelog",
-		Number:     float64(c.Bytes),
-		NumberUnit: UnitBytes,
-		Question:   "Your changelog (topic " + c.Topic + ")",
+		ID:       "your_changelog",
+		Figure:   fig,
+		Question: "Your changelog (topic " + c.Topic + ")",
 		Value: fmt.Sprintf("%s of key+value in %s records over %s; %.2f records per live key, %s a record, %.1f%% tombstones",
-			FormatBytes(float64(c.Bytes)), count(float64(c.Records)), Plural(c.Partitions, "partition"),
+			fig.Text(), count(float64(c.Records)), Plural(c.Partitions, "partition"),
 			c.RecordsPerKey, FormatBytes(c.BytesPerRecord()), 100*c.TombstoneShare()),
 		Inputs: in,
 	}
@@ -419,8 +402,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
 			Sources:      RunLabels(r.Obs),
-			Estimate:     &task,
-			EstimateUnit: UnitBytes,
+			Figure:       figureOf(task, UnitBytes),
 		},
 	}
 	if t > 1 { // with one thread an instance restores what a task does
@@ -433,8 +415,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
 			Sources:      RunLabels(r.Obs),
-			Estimate:     &inst,
-			EstimateUnit: UnitBytes,
+			Figure:       figureOf(inst, UnitBytes),
 		})
 	}
 	state := a.ChangelogBytes()
@@ -459,13 +440,13 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 	if w := wideText(task); w != "" {
 		inputs = append(inputs, w)
 	}
+	fig := countFigure(need, task)
 	return append(out, Answer{
 		ID:           "partitions_needed",
 		RTO:          rto,
-		Number:       float64(need),
-		NumberUnit:   UnitCount,
+		Figure:       fig,
 		Question:     q,
-		Value:        fmt.Sprintf("at least %d", need),
+		Value:        "at least " + fig.Text(),
 		Extrapolated: task.Extrapolated,
 		Below:        task.Below,
 		Inputs:       inputs,
@@ -501,8 +482,7 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Below:        taskSecs.Below,
 		Inputs:       withFactor([]string{fmt.Sprintf("%s / %d partitions", a.stateText(), d.Partitions), r.Summary(), intervalText(taskSecs)}, taskSecs),
 		Sources:      RunLabels(r.Obs),
-		Estimate:     &taskSecs,
-		EstimateUnit: UnitSeconds,
+		Figure:       figureOf(taskSecs, UnitSeconds),
 	}}
 	if d.Instances <= 0 {
 		return out, nil
@@ -520,9 +500,8 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Below:        instSecs.Below,
 		Inputs: withFactor([]string{fmt.Sprintf("%d partitions over %s", d.Partitions, Plural(d.Instances, "instance")), "task " + FormatBytes(taskBytes),
 			r.Summary(), threadsBasis(r, t), intervalText(instSecs)}, instSecs),
-		Sources:      RunLabels(r.Obs),
-		Estimate:     &instSecs,
-		EstimateUnit: UnitSeconds,
+		Sources: RunLabels(r.Obs),
+		Figure:  figureOf(instSecs, UnitSeconds),
 	})
 	var missing []Unanswered
 	for _, rto := range a.Options.RTOs {
@@ -553,13 +532,13 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 	if w := wideText(within); w != "" {
 		inputs = append(inputs, w)
 	}
+	fig := countFigure(ceilDiv(d.Partitions, tasksPerThread*t), within)
 	return Answer{
 		ID:           "instances_needed",
 		RTO:          rto,
-		Number:       float64(ceilDiv(d.Partitions, tasksPerThread*t)),
-		NumberUnit:   UnitCount,
+		Figure:       fig,
 		Question:     q,
-		Value:        fmt.Sprint(ceilDiv(d.Partitions, tasksPerThread*t)),
+		Value:        fig.Text(),
 		Extrapolated: within.Extrapolated,
 		Below:        within.Below,
 		Inputs:       inputs,

@@ -41,3 +41,28 @@ func TestZeroAppliedFactorPrints(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// TestFigureTextPerUnit: an answer's figure is written by its unit's one
+// formatter, a calibrated one with its interval; a count derived from an
+// extrapolated estimate has no interval but says how far beyond it lies.
+func TestFigureTextPerUnit(t *testing.T) {
+	cal := Estimate{Value: 150, Lo: 130, Hi: 170, Factor: &AppliedFactor{}}
+	for _, tc := range []struct {
+		f    Figure
+		want string
+	}{
+		{Figure{Estimate: cal, Unit: UnitSeconds}, "2.50 min (2.17–2.83 min)"},
+		{Figure{Estimate: Estimate{Value: 4.8e9}, Unit: UnitBytes}, "4.80 GB"},
+		{Figure{Estimate: Estimate{Value: 118e6}, Unit: UnitBytesPerSecond}, "118 MB/s"},
+		{*countFigure(1200, cal), "1200"},
+		{*measuredFigure(1.25, UnitRatio), "1.25×"},
+	} {
+		if got := tc.f.Text(); got != tc.want {
+			t.Errorf("%s figure %+v: Text() = %q, want %q", tc.f.Unit, tc.f.Estimate, got, tc.want)
+		}
+	}
+	c := countFigure(7, Estimate{Value: 3e9, Lo: 2e9, Hi: 4e9, Beyond: 5, Extrapolated: true})
+	if c.HasInterval() || c.Beyond != 5 || !c.Extrapolated || c.Unit != UnitCount {
+		t.Errorf("count figure %+v: want no interval, Beyond 5, extrapolated", *c)
+	}
+}

@@ -110,7 +110,7 @@ func planAt(t *testing.T, bytes float64, rtos ...time.Duration) (*Analysis, Answ
 // the fit's residuals there, and prints its time with that interval.
 func TestPlanBetweenCalibratedSizesInterpolates(t *testing.T) {
 	a, ans := planAt(t, 700e6, 10*time.Minute)
-	e := ans.Estimate
+	e := ans.Figure
 	if e == nil || e.Factor == nil || a.Rate.Curve == nil || a.Rate.CurveMatch != "" {
 		t.Fatalf("answer %+v: no calibrated estimate (curve %v, match %q)", ans, a.Rate.Curve, a.Rate.CurveMatch)
 	}
@@ -148,7 +148,7 @@ func TestPlanBetweenCalibratedSizesInterpolates(t *testing.T) {
 // verdict is inconclusive.
 func TestPlanBeyondCalibratedSizesSaysExtrapolation(t *testing.T) {
 	a, ans := planAt(t, 3e9, 10*time.Minute)
-	f, cv := ans.Estimate.Factor, a.Rate.Curve
+	f, cv := ans.Figure.Factor, a.Rate.Curve
 	if !f.Extrapolated || !near(f.Beyond, 3, 1e-12) || f.Wide() {
 		t.Fatalf("factor %+v, want extrapolated 3× beyond", f)
 	}
@@ -170,7 +170,7 @@ func TestPlanBeyondCalibratedSizesSaysExtrapolation(t *testing.T) {
 // interval is met.
 func TestRTOInsideTheCalibratedIntervalIsInconclusive(t *testing.T) {
 	_, probe := planAt(t, 700e6, time.Hour)
-	e := probe.Estimate
+	e := probe.Figure
 	uncalibratedTop := e.Value * e.Hi / e.Value / (e.Factor.Hi / e.Factor.Value) // the rate's spread alone
 	rto := time.Duration((uncalibratedTop + e.Hi) / 2 * float64(time.Second)).Round(time.Millisecond)
 	if !(rto.Seconds() > uncalibratedTop && rto.Seconds() < e.Hi) {

@@ -193,13 +193,14 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 		boundText = fmt.Sprintf("the most %s allow for it: %s (live ÷ (1 − min.cleanable.dirty.ratio) + %d partitions × (segment.bytes + 1 MiB)%s)",
 			c, FormatBytes(bound), d.Partitions, lagText(c))
 	}
-	ans := Answer{ID: "changelog_from_live_state", NumberUnit: UnitBytes, Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
+	ans := Answer{ID: "changelog_from_live_state", Question: q, Inputs: []string{"live state " + FormatBytes(d.LiveBytes)}}
 	switch amp := est.Amplification; {
 	case amp != nil:
 		est.Changelog = math.Min(d.LiveBytes*amp.Median, bound)
-		ans.Value = fmt.Sprintf("%s (measured amplification ×%.2f)", FormatBytes(est.Changelog), amp.Median)
+		ans.Figure = pointFigure(est.Changelog, UnitBytes)
+		ans.Value = fmt.Sprintf("%s (measured amplification ×%.2f)", ans.Figure.Text(), amp.Median)
 		if est.Changelog < d.LiveBytes*amp.Median {
-			ans.Value = fmt.Sprintf("%s (the bound of these settings; the measured ×%.2f exceeds it at this size)", FormatBytes(est.Changelog), amp.Median)
+			ans.Value = fmt.Sprintf("%s (the bound of these settings; the measured ×%.2f exceeds it at this size)", ans.Figure.Text(), amp.Median)
 		}
 		ans.Inputs = append(ans.Inputs, "measured: "+amp.Text(), boundText)
 		ans.Sources = Refs(amp.Obs)
@@ -208,11 +209,11 @@ func resolveState(a *Analysis) (*StateEstimate, *Unanswered) {
 			"measured %s, and the worst case they allow needs %s", c, needs)}
 	default:
 		est.Changelog = bound
-		ans.Value = fmt.Sprintf("%s (WORST CASE these settings allow, not measured)", FormatBytes(bound))
+		ans.Figure = pointFigure(bound, UnitBytes)
+		ans.Value = fmt.Sprintf("%s (WORST CASE these settings allow, not measured)", ans.Figure.Text())
 		ans.Inputs = append(ans.Inputs, boundText, fmt.Sprintf("no compaction run on a real broker in the inputs measured "+
 			"%s: run the capacity profile's compaction cases with them and --brokers", c))
 	}
-	ans.Number = est.Changelog
 	est.Answer = ans
 	return est, nil
 }

@@ -186,7 +186,7 @@ func diskAnswer(a *Analysis, f Footprint, copies int, copiesText string) (Answer
 		value += " " + fitText(e, limit, "--disk")
 	}
 	return Answer{ID: "disk_per_instance", Question: "Disk per instance (its stores)", Value: value, Inputs: inputs, Sources: RunLabels(f.DiskObs),
-		Estimate: &e, EstimateUnit: UnitBytes}, ""
+		Figure: figureOf(e, UnitBytes)}, ""
 }
 
 // memoryAnswer is the RocksDB memory an instance's store copies hold, each
@@ -227,7 +227,7 @@ func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answe
 		value += " " + memoryFitText(e, limit)
 	}
 	return Answer{ID: "rocksdb_memory_per_instance", Extrapolated: e.Extrapolated, Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
-		Sources: RunLabels(f.MemoryObs), Estimate: &e, EstimateUnit: UnitBytes}
+		Sources: RunLabels(f.MemoryObs), Figure: figureOf(e, UnitBytes)}
 }
 
 // storeMemoryAt is the memory a store of task live bytes takes by each
@@ -295,7 +295,7 @@ func heapAnswer(h *heapsearch.Result) Answer {
 	}
 	lo := float64(h.LargestOutOfMemoryBytes)
 	e := Estimate{Value: float64(h.SmallestVerifiedBytes), Lo: lo, Hi: float64(h.SmallestVerifiedBytes), Beyond: 1}
-	a.Estimate, a.EstimateUnit = &e, UnitBytes
+	a.Figure = figureOf(e, UnitBytes)
 	a.Value = "at least " + mib(h.SmallestVerifiedBytes) + " (verified)"
 	if h.LargestOutOfMemoryBytes > 0 {
 		a.Value += "; " + mib(h.LargestOutOfMemoryBytes) + " ran out of memory"

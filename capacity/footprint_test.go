@@ -30,10 +30,10 @@ func TestDiskAnswerPredictsARunNotFitted(t *testing.T) {
 		}
 		a := Analyze(fitted, Options{Deployment: Deployment{LiveBytes: o.LiveBytes, Partitions: r.Partitions, Instances: 1}})
 		ans := answerNamed(a, "Disk per instance")
-		if ans == nil || ans.Estimate == nil {
+		if ans == nil || ans.Figure == nil {
 			t.Fatalf("no disk answer: %+v (unanswered %+v)", a.Answers, a.Unanswered)
 		}
-		e, measured := *ans.Estimate, float64(r.DiskBytes)
+		e, measured := *ans.Figure, float64(r.DiskBytes)
 		if off := e.Value/measured - 1; math.Abs(off) > 0.10 {
 			t.Errorf("disk of %s #%d: predicted %s, measured %s (%+.1f%%), want within ±10%%", r.Case, r.Repeat, FormatBytes(e.Value), FormatBytes(measured), 100*off)
 		}
@@ -115,15 +115,15 @@ func TestMemoryAnswerPredictsARestoreNotFitted(t *testing.T) {
 	}
 	a := Analyze([]*Run{&run}, Options{Deployment: Deployment{StateBytes: 211e6, Partitions: 4, Instances: 1}})
 	ans := answerNamed(a, "RocksDB memory per instance")
-	if ans == nil || ans.Estimate == nil {
+	if ans == nil || ans.Figure == nil {
 		t.Fatalf("no memory answer (unanswered %+v)", a.Unanswered)
 	}
 	for _, o := range held {
 		p := o.Restore.KafkaStreams.RocksDBMemory.Peak
 		measured := float64(p.MemTablesBytes + p.BlockCacheUsageBytes + p.TableReadersBytes)
-		if off := ans.Estimate.Value/measured - 1; math.Abs(off) > 0.20 {
+		if off := ans.Figure.Value/measured - 1; math.Abs(off) > 0.20 {
 			t.Errorf("%s #%d: predicted %s, recorded peak %s (%+.0f%%), want within ±20%%", heldOut, o.Restore.Repeat,
-				FormatBytes(ans.Estimate.Value), FormatBytes(measured), 100*off)
+				FormatBytes(ans.Figure.Value), FormatBytes(measured), 100*off)
 		}
 	}
 }
@@ -149,12 +149,12 @@ func TestHeapAnswerFromASearch(t *testing.T) {
 	h := &heapsearch.Result{Schema: heapsearch.Schema, Profile: "heap-10000", Case: "standby", Records: "values of 10000 B, max.poll.records 1000",
 		Steps: make([]heapsearch.Step, 9), SmallestVerifiedBytes: 78 * heapsearch.MiB, LargestOutOfMemoryBytes: 70 * heapsearch.MiB}
 	a := heapAnswer(h)
-	if a.ID != "jvm_heap_per_instance" || a.Value != "at least 78 MiB (verified); 70 MiB ran out of memory" || a.Estimate == nil ||
-		a.Estimate.Lo != 70*heapsearch.MiB || a.Estimate.Value != 78*heapsearch.MiB || !strings.Contains(a.Inputs[0], "values of 10000 B") {
+	if a.ID != "jvm_heap_per_instance" || a.Value != "at least 78 MiB (verified); 70 MiB ran out of memory" || a.Figure == nil ||
+		a.Figure.Lo != 70*heapsearch.MiB || a.Figure.Value != 78*heapsearch.MiB || !strings.Contains(a.Inputs[0], "values of 10000 B") {
 		t.Errorf("%+v", a)
 	}
 	h.Inconclusive, h.Answer = true, "inconclusive: it ran out of memory even with 1024 MiB (--high)"
-	if a := heapAnswer(h); a.Estimate != nil || a.Value != h.Answer {
+	if a := heapAnswer(h); a.Figure != nil || a.Value != h.Answer {
 		t.Errorf("inconclusive: %+v", a)
 	}
 }
@@ -181,17 +181,17 @@ func TestMemoryAnswerGrowsWithTheStore(t *testing.T) {
 		t.Helper()
 		d := Deployment{LiveBytes: 4 * taskLive, Partitions: 4, Instances: 1, MemoryBytes: 64e9}
 		ans := answerNamed(Analyze(rs, Options{Deployment: d}), "RocksDB memory per instance")
-		if ans == nil || ans.Estimate == nil {
+		if ans == nil || ans.Figure == nil {
 			t.Fatalf("no memory answer for a task of %s", FormatBytes(taskLive))
 		}
 		return ans
 	}
 	small, twice, huge := answer(1e6), answer(2*largest), answer(100*largest)
-	if small.Extrapolated || small.Estimate.Value < 4*f.Memory.Min || small.Estimate.Value > 4*f.Memory.Max {
+	if small.Extrapolated || small.Figure.Value < 4*f.Memory.Min || small.Figure.Value > 4*f.Memory.Max {
 		t.Errorf("a task of 1 MB: %s (extrapolated %v), want 4 stores as measured (%s–%s a store)", small.Value, small.Extrapolated,
 			FormatBytes(f.Memory.Min), FormatBytes(f.Memory.Max))
 	}
-	if !twice.Extrapolated || twice.Estimate.Value <= small.Estimate.Value || !strings.Contains(strings.Join(twice.Inputs, "\n"), "2.0× the largest store measured") {
+	if !twice.Extrapolated || twice.Figure.Value <= small.Figure.Value || !strings.Contains(strings.Join(twice.Inputs, "\n"), "2.0× the largest store measured") {
 		t.Errorf("a task twice the largest store: %s, inputs %q; want more than %s, said to be 2.0× the largest store measured",
 			twice.Value, twice.Inputs, small.Value)
 	}

@@ -42,13 +42,12 @@ func yourTopicAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			secs[i] = o.Seconds
 		}
 		med[e] = runs.Median(secs)
-		r := obs[0].Restore
+		r, fig := obs[0].Restore, measuredFigure(med[e], UnitSeconds)
 		out = append(out, Answer{
-			ID:         "your_changelog_restore_" + strings.ReplaceAll(string(e), "-", "_"),
-			Number:     med[e],
-			NumberUnit: UnitSeconds,
-			Question:   fmt.Sprintf("Your changelog %s restored cold on the %s engine (measured)", topic, e),
-			Value: fmt.Sprintf("%s to ready, median of %s (%s–%s)", FormatSeconds(med[e]), Plural(len(obs), "restore"),
+			ID:       "your_changelog_restore_" + strings.ReplaceAll(string(e), "-", "_"),
+			Figure:   fig,
+			Question: fmt.Sprintf("Your changelog %s restored cold on the %s engine (measured)", topic, e),
+			Value: fmt.Sprintf("%s to ready, median of %s (%s–%s)", fig.Text(), Plural(len(obs), "restore"),
 				FormatSeconds(runs.Min(secs)), FormatSeconds(runs.Max(secs))),
 			Inputs: []string{fmt.Sprintf("%s records, %s of key+value, %s, %s; verified against an independent read of the topic",
 				count(float64(r.Records)), FormatBytes(float64(r.Bytes)), Plural(int(r.Partitions), "partition"), Describe(r.Params))},
@@ -56,13 +55,13 @@ func yourTopicAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		})
 	}
 	if ks, m := med[config.EngineKafkaStreams], med[config.EngineModel]; ks > 0 && m > 0 {
+		fig := measuredFigure(m/ks, UnitRatio)
 		out = append(out, Answer{
-			ID:         "model_over_kafka_streams",
-			Number:     m / ks,
-			NumberUnit: UnitRatio,
-			Question:   "The model against Kafka Streams on your changelog",
-			Value:      fmt.Sprintf("the model took %.2f× the real client's time (%s against %s)", m/ks, FormatSeconds(m), FormatSeconds(ks)),
-			Inputs:     []string{"medians of the verified cold restores of " + topic + " above, one engine each; the answers rest on the real client's"},
+			ID:       "model_over_kafka_streams",
+			Figure:   fig,
+			Question: "The model against Kafka Streams on your changelog",
+			Value:    fmt.Sprintf("the model took %s the real client's time (%s against %s)", fig.Text(), FormatSeconds(m), FormatSeconds(ks)),
+			Inputs:   []string{"medians of the verified cold restores of " + topic + " above, one engine each; the answers rest on the real client's"},
 		})
 	}
 	return out, nil

@@ -160,15 +160,15 @@ func readOutageAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			continue
 		}
 		w := s.worst()
+		fig := measuredFigure(w, UnitSeconds)
 		out = append(out, Answer{
-			ID:         s.id,
-			Number:     w,
-			NumberUnit: UnitSeconds,
-			Question:   q,
-			Value:      fmt.Sprintf("%s of a failure (worst of %s; median %s)", FormatSeconds(w), Plural(len(s.secs), "kill"), FormatSeconds(runs.Median(s.secs))),
-			Checks:     checks(measured(w, w, w), a.Options.RTOs),
-			Inputs:     s.inputs(),
-			Sources:    KillRefs(s.obs),
+			ID:       s.id,
+			Figure:   fig,
+			Question: q,
+			Value:    fmt.Sprintf("%s of a failure (worst of %s; median %s)", fig.Text(), Plural(len(s.secs), "kill"), FormatSeconds(runs.Median(s.secs))),
+			Checks:   checks(measured(w, w, w), a.Options.RTOs),
+			Inputs:   s.inputs(),
+			Sources:  KillRefs(s.obs),
 		})
 	}
 	return out, missing

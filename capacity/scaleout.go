@@ -238,13 +238,13 @@ func scaleOutAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	var out []Answer
 	for _, s := range a.ScaleOuts() {
 		so := s.Record
+		fig := measuredFigure(so.WarmupAssignmentSeconds, UnitSeconds)
 		ans := Answer{
-			ID:         "scale_out_measured",
-			Number:     so.WarmupAssignmentSeconds,
-			NumberUnit: UnitSeconds,
+			ID:     "scale_out_measured",
+			Figure: fig,
 			Question: fmt.Sprintf("Scale-out %d → %d instances, %s of %s (measured warmup-assignment time)", so.Before,
 				so.After, Plural(so.Tasks, "task"), FormatBytes(s.TaskBytes)),
-			Value:   FormatSeconds(so.WarmupAssignmentSeconds),
+			Value:   fig.Text(),
 			Inputs:  []string{fmt.Sprintf("%s protocol, %s, tasks moved: %d", so.Protocol, Plural(so.ProbingRounds, "probing round"), so.Moved)},
 			Sources: s.Obs.Ref(),
 		}

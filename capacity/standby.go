@@ -449,7 +449,7 @@ func sustainedAnswer(ev *StandbyEvidence) Answer {
 		Sources:  Refs(ev.Steps),
 	}
 	if ev.Best != nil {
-		ans.Number, ans.NumberUnit = ev.BestBytes, UnitBytesPerSecond
+		ans.Figure = measuredFigure(ev.BestBytes, UnitBytesPerSecond)
 	}
 	if len(ev.CatchUps) > 0 {
 		ans.Inputs = append(ans.Inputs, fmt.Sprintf("catch-up to acceptable.recovery.lag %d after a pause: %s", ev.AcceptableRecoveryLag, ev.CatchUpText()))
@@ -463,13 +463,13 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 	if f == nil {
 		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
 	}
+	fig := measuredFigure(f.Worst, UnitSeconds)
 	return Answer{
-		ID:         "standby_failover",
-		Number:     f.Worst,
-		NumberUnit: UnitSeconds,
-		Question:   q,
-		Value:      fmt.Sprintf("%s processing gap (median %s), any state size", FormatSeconds(f.Worst), FormatSeconds(f.Median)),
-		Checks:     checks(measured(f.Worst, f.Worst, f.Worst), a.Options.RTOs),
+		ID:       "standby_failover",
+		Figure:   fig,
+		Question: q,
+		Value:    fmt.Sprintf("%s processing gap (median %s), any state size", fig.Text(), FormatSeconds(f.Median)),
+		Checks:   checks(measured(f.Worst, f.Worst, f.Worst), a.Options.RTOs),
 		Inputs: []string{f.Summary(), "takeovers: " + f.TakeoverText(),
 			fmt.Sprintf("session.timeout.ms=%d in the runs; failure detection took %s (median)", f.SessionTimeoutMs, FormatSeconds(f.Detection)),
 			"holds while the standby keeps up: " + standbyKeepUpText(a)},
@@ -541,8 +541,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		RateBased:    true,
 		Question:     "Recovery after an instance fails, without a standby",
 		Value:        TimeValue(total),
-		Estimate:     &total,
-		EstimateUnit: UnitSeconds,
+		Figure:       figureOf(total, UnitSeconds),
 		Checks:       checks(total, a.Options.RTOs),
 		Extrapolated: restore.Extrapolated,
 		Below:        restore.Below,

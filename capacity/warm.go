@@ -178,14 +178,14 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	for _, rto := range a.Options.RTOs {
 		rtoText := FormatRTO(rto)
 		task := w.BytesWithin(rto.Seconds())
+		taskFig, instFig := figureOf(task, UnitBytes), figureOf(task.Times(float64(t)), UnitBytes)
 		inputs := []string{"RTO " + rtoText, w.Summary(), fmt.Sprintf("restart with nothing changed %s", FormatSeconds(w.ZeroSeconds))}
 		out = append(out, Answer{
 			ID:           "warm_backlog_task_within_rto",
 			RTO:          rto,
-			Number:       task.Value,
-			NumberUnit:   UnitBytes,
+			Figure:       taskFig,
 			Question:     "Largest backlog of changes per task a warm restart replays within " + rtoText,
-			Value:        fmt.Sprintf("%s of changes (%s records; any state size)", FormatBytes(task.Value), count(w.Records(task.Value))),
+			Value:        fmt.Sprintf("%s of changes (%s records; any state size)", taskFig.Text(), count(w.Records(task.Value))),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       inputs,
@@ -193,10 +193,9 @@ func warmAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		}, Answer{
 			ID:           "warm_backlog_instance_within_rto",
 			RTO:          rto,
-			Number:       task.Value * float64(t),
-			NumberUnit:   UnitBytes,
+			Figure:       instFig,
 			Question:     fmt.Sprintf("Largest backlog of changes per instance (%s) a warm restart replays within %s", Plural(t, "stream thread"), rtoText),
-			Value:        fmt.Sprintf("%s of changes (%s records)", FormatBytes(task.Value*float64(t)), count(w.Records(task.Value*float64(t)))),
+			Value:        fmt.Sprintf("%s of changes (%s records)", instFig.Text(), count(w.Records(instFig.Value))),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       append(inputs, threadsBasis(w.Rate, t)),

@@ -862,14 +862,14 @@ func userAppPlan(t *testing.T, env *bench.Env, changelog string, rs []*capacity.
 		t.Fatalf("plan from the saved shape sweep gave no restore cost at %.1f B a record: rate %+v (%v)", d.BytesPerRecord, a.Rate, a.RateErr)
 	}
 	for _, ans := range a.Answers {
-		if ans.ID == "cold_restore_instance" && ans.Estimate != nil {
+		if ans.ID == "cold_restore_instance" && ans.Figure != nil {
 			text := a.Rate.Summary()
 			if w := a.Rate.FarFrom(d); w != "" {
 				text += "\n      " + w
 			}
 			// The cost's fit, shape by shape: what the answer rests on.
 			text += "\n      " + a.Rate.Cost.Basis()
-			return ans.Estimate.Value, text
+			return ans.Figure.Value, text
 		}
 	}
 	t.Fatalf("plan gave no cold restore of one instance: %+v", a.Answers)

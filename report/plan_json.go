@@ -225,7 +225,8 @@ func planRate(r *capacity.Rate) *PlanRate {
 	return out
 }
 
-// planAnswer is one answer for the JSON.
+// planAnswer is one answer for the JSON: its figure's fields from its
+// Figure, null where it has none.
 func planAnswer(ans capacity.Answer) PlanAnswer {
 	pa := PlanAnswer{ID: ans.ID, Question: ans.Question, Text: ans.Value, Checks: []PlanCheck{},
 		Extrapolated: ans.Extrapolated, Below: ans.Below, RecordSizeOutside: ans.RecordSizeOutside,
@@ -233,14 +234,11 @@ func planAnswer(ans capacity.Answer) PlanAnswer {
 	if ans.RTO > 0 {
 		pa.RTOSeconds = jsonnum.Ptr(ans.RTO.Seconds())
 	}
-	switch e := ans.Estimate; {
-	case e != nil:
-		pa.Value, pa.Unit = jsonnum.Ptr(e.Value), ans.EstimateUnit
-		pa.IntervalLow, pa.IntervalHigh = optNum(e.Lo, e.HasInterval()), optNum(e.Hi, e.HasInterval())
-		pa.BeyondFactor = optNum(e.Beyond, e.Beyond > 0)
-		pa.Calibration = planCalibration(e.Factor)
-	case ans.NumberUnit != "":
-		pa.Value, pa.Unit = jsonnum.Ptr(ans.Number), ans.NumberUnit
+	if f := ans.Figure; f != nil {
+		pa.Value, pa.Unit = jsonnum.Ptr(f.Value), f.Unit
+		pa.IntervalLow, pa.IntervalHigh = optNum(f.Lo, f.HasInterval()), optNum(f.Hi, f.HasInterval())
+		pa.BeyondFactor = optNum(f.Beyond, f.Beyond > 0)
+		pa.Calibration = planCalibration(f.Factor)
 	}
 	for _, c := range ans.Checks {
 		pa.Checks = append(pa.Checks, PlanCheck{RTOSeconds: num(c.RTO.Seconds()), Meets: c.Meets, MarginSeconds: num(c.Margin),

@@ -24,9 +24,10 @@ func TestPlanJSONCostAndNotFinite(t *testing.T) {
 		Lo: math.Inf(1), SpreadLo: 0.9, SpreadHi: 1.1}
 	e := capacity.Estimate{Value: math.Inf(1), Lo: math.NaN(), Hi: 2, Beyond: math.NaN()}
 	a := &capacity.Analysis{Rate: rate, Answers: []capacity.Answer{
-		{ID: "cold_restore_task", Question: "q", Value: "v", Estimate: &e, EstimateUnit: capacity.UnitSeconds,
+		{ID: "cold_restore_task", Question: "q", Value: "v", Figure: &capacity.Figure{Estimate: e, Unit: capacity.UnitSeconds},
 			Checks: []capacity.Check{{RTO: 2 * time.Minute, Margin: math.Inf(-1)}}},
-		{ID: "partitions_needed", Question: "p", Value: "at least ?", Number: math.NaN(), NumberUnit: capacity.UnitCount, RTO: time.Minute},
+		{ID: "partitions_needed", Question: "p", Value: "at least ?", RTO: time.Minute,
+			Figure: &capacity.Figure{Estimate: capacity.Estimate{Value: math.NaN()}, Unit: capacity.UnitCount}},
 	}}
 	var out bytes.Buffer
 	if err := NewPlanJSONReporter(a)(&out); err != nil {
@@ -93,7 +94,7 @@ func TestPlanJSONCalibration(t *testing.T) {
 		Fit:    &capacity.FactorFit{Form: capacity.FormLogSize, Intercept: 1.2, Slope: -0.03, N: 8, Sizes: 2}}
 	e := capacity.Estimate{Value: 100, Lo: 90, Hi: 115, Beyond: 1,
 		Factor: &capacity.AppliedFactor{Curve: curve, Bytes: 7e8, Value: 1.21, Lo: 1.15, Hi: 1.3, SpreadLo: 0.04, SpreadHi: 0.05, Residual: 0.02, Beyond: 1}}
-	a := &capacity.Analysis{Answers: []capacity.Answer{{ID: "cold_restore_task", Question: "q", Value: "v", Estimate: &e, EstimateUnit: capacity.UnitSeconds}}}
+	a := &capacity.Analysis{Answers: []capacity.Answer{{ID: "cold_restore_task", Question: "q", Value: "v", Figure: &capacity.Figure{Estimate: e, Unit: capacity.UnitSeconds}}}}
 	doc := NewPlanJSON(a)
 	c := doc.Answers[0].Calibration
 	if c == nil || c.Factor != 1.21 || c.FactorLow != 1.15 || c.FactorHigh != 1.3 || c.BytesPerThread != 7e8 || c.Sizes != 2 ||
