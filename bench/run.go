@@ -339,7 +339,9 @@ const RestoreCaseName = "restore"
 // RestoreTopic restores an existing topic, any topic, on the case's engine:
 // one the tool filled is verified against its manifest; any other is
 // restored and counted but reported as not verified. results.json is
-// written to OutDir.
+// written to OutDir. A sample of partitions on the kafka-streams engine is
+// restored from restorebench's copy of them (sample_copy.go), deleted
+// however the run ends.
 func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Results, error) {
 	if o.Repeats <= 0 {
 		o.Repeats = 1
@@ -351,9 +353,6 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		o.RunID = NewRunID("restore")
 	}
 	o.Case.Name = RestoreCaseName
-	if err := refuseSampleOnKafkaStreams(o); err != nil {
-		return nil, err
-	}
 	if err := e.checkApplications(ctx, []config.Case{o.Case}, []fleet.Target{{Topic: o.Topic, AppID: o.AppID, StoreName: o.StoreName}}); err != nil {
 		return nil, err
 	}
@@ -404,17 +403,26 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 			why = "it no longer holds the fill its manifest names: " + why
 		}
 	}
+	var read *topicshape.TopicState
 	if why != "" {
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets.Only(o.Partitions))}
 		if err := e.windowRetention(ctx, &o); err != nil {
 			return nil, err
 		}
-		if err := e.readIndependently(ctx, o, &target, out.res.Fill, why); err != nil {
+		if read, err = e.readIndependently(ctx, o, &target, out.res.Fill, why); err != nil {
 			return nil, err
 		}
 	}
 	if err := stateFits(target, e.Opts.StateDir); e.Agents == nil && err != nil {
 		return nil, err
+	}
+	if onKafkaStreamsSample(o) {
+		// Deleted however the run ends: returned, failed or interrupted.
+		cleanup, err := e.copySample(ctx, o, &target, offsets, read)
+		defer cleanup()
+		if err != nil {
+			return nil, err
+		}
 	}
 	r := caseRunner{
 		env: e, out: out, repeats: o.Repeats, ready: o.Ready, target: target,
@@ -453,17 +461,6 @@ func checkSample(o RestoreTopicOptions, offsets cluster.TopicOffsets) error {
 	return nil
 }
 
-// refuseSampleOnKafkaStreams refuses, for now, a sample of partitions on
-// the kafka-streams engine: its table topology would restore every task
-// of the topic.
-func refuseSampleOnKafkaStreams(o RestoreTopicOptions) error {
-	if o.Partitions == nil || o.Case.Engine != config.EngineKafkaStreams {
-		return nil
-	}
-	return fmt.Errorf("--partitions with --engine kafka-streams: not supported yet (Kafka Streams would restore every task of %s); "+
-		"restore the sample with --engine model, or the whole topic", o.Topic)
-}
-
 // partitionList is ps as a user writes them: "3, 17".
 func partitionList(ps []int32) string {
 	s := make([]string, len(ps))
@@ -480,10 +477,11 @@ func partitionList(ps []int32) string {
 // and folds each key's last value into the digest the engines report, so
 // the restore is verified like a fill's (runs.Fill.ExpectedFrom says so).
 // A topic with more live keys than the read keeps is restored counted,
-// not verified, saying so.
-func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill, why string) error {
+// not verified, saying so (the read returned is then nil).
+func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill,
+	why string) (*topicshape.TopicState, error) {
 	if kind := o.Case.StoreKind; !config.RestoresForeign(kind) {
-		return fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
+		return nil, fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
 			"as a %s store's changelog (--store-kind)", kind, o.Topic, why, config.ForeignKinds())
 	}
 	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
@@ -492,10 +490,10 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	st, err := topicshape.State(ctx, e.Cluster, o.Topic, opts)
 	if errors.Is(err, topicshape.ErrTooManyKeys) {
 		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("the independent read of %s, to verify its restore against: %w", o.Topic, err)
+		return nil, fmt.Errorf("the independent read of %s, to verify its restore against: %w", o.Topic, err)
 	}
 	var keys int64
 	for _, p := range st.Partitions {
@@ -509,7 +507,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	}
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
 	fill.HotRecords = &st.HotRecords
-	return nil
+	return &st, nil
 }
 
 // independentRead is how a topic restorebench did not fill is read to

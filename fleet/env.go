@@ -102,6 +102,14 @@ type Target struct {
 	// size), ascending; Expected and Ends then hold those partitions
 	// only. Nil (default): every partition.
 	Partitions []int32
+	// SampleCopy, when set, says Topic is restorebench's copy of the
+	// sampled Partitions of the user's topic SampledFrom (the kafka-streams
+	// engine restores a sample from it): a cold restore records
+	// SampledFrom as its topic, the copy as its sample_copy, and verifies
+	// the sampled partitions only, the copy's others having to restore
+	// nothing. Nil (default): Topic is the topic restored.
+	SampleCopy  *runs.SampleCopy
+	SampledFrom string
 }
 
 // Offsets are the offsets of the partitions t restores: o restricted to

@@ -370,6 +370,9 @@ func (r *Restore) check() error {
 	if err := r.checkRestoredPartitions(); err != nil {
 		return err
 	}
+	if err := r.checkSampleCopy(); err != nil {
+		return err
+	}
 	if r.Read != nil {
 		if err := r.Read.check(); err != nil {
 			return err
@@ -558,4 +561,24 @@ func (r *Restore) checkRestoredPartitions() error {
 		}
 	}
 	return nil
+}
+
+// checkSampleCopy refuses a sample_copy on a restore of every partition
+// (there is nothing to copy), without a topic, or with a negative or
+// implausible figure.
+func (r *Restore) checkSampleCopy() error {
+	c := r.SampleCopy
+	if c == nil {
+		return nil
+	}
+	if r.RestoredPartitions == nil {
+		return fmt.Errorf("sample_copy on a restore of every partition (no restored_partitions)")
+	}
+	if c.Topic == "" {
+		return fmt.Errorf("sample_copy names no topic")
+	}
+	if c.Records < 0 || c.Bytes < 0 {
+		return fmt.Errorf("sample_copy: records %d or bytes %d is negative", c.Records, c.Bytes)
+	}
+	return plausible("sample_copy.seconds", c.Seconds, MaxPlausibleSeconds)
 }

@@ -221,6 +221,26 @@ type CleanerHold struct {
 	Previous string `json:"previous,omitempty"`
 }
 
+// SampleCopy is the copy of a topic's sampled partitions (restore
+// --partitions) that the kafka-streams engine restores from: a topic of
+// restorebench's with the same partition count, in which only the sampled
+// partitions hold records, each copied verbatim (key, value, headers,
+// timestamp; records without a key or value too) and checked against the
+// independent read of its partition before any restore. Kafka Streams
+// restores every task of a topic; the copy's other partitions are tasks
+// that restore nothing.
+type SampleCopy struct {
+	// Topic is the copy's name (deleted after the run).
+	Topic string `json:"topic"`
+	// Records are the records copied, over the sampled partitions.
+	Records int64 `json:"records"`
+	// Bytes are the key+value+header bytes copied.
+	Bytes int64 `json:"bytes"`
+	// Seconds is the copy's wall time: reading the sampled partitions,
+	// writing them and checking the copy.
+	Seconds float64 `json:"seconds"`
+}
+
 // Restore is one measured restore: one case, one repeat.
 type Restore struct {
 	// Case names the record for people: its Step's Name
@@ -237,8 +257,13 @@ type Restore struct {
 	// restored, ascending, when it restored a sample of them (restore
 	// --partitions): Records, Bytes and the verification are those
 	// partitions' only. Absent: every partition of the topic.
-	RestoredPartitions []int32   `json:"restored_partitions,omitempty"`
-	StartedAt          time.Time `json:"started_at"`
+	RestoredPartitions []int32 `json:"restored_partitions,omitempty"`
+	// SampleCopy is the copy of those partitions the kafka-streams engine
+	// restored from (restorebench's own topic, made once before the run's
+	// restores and deleted after them); nil otherwise. Its time and bytes
+	// are not in DurationSeconds or Bytes.
+	SampleCopy *SampleCopy `json:"sample_copy,omitempty"`
+	StartedAt  time.Time   `json:"started_at"`
 	// DurationSeconds is the restore phase: LoadSeconds plus FinishSeconds.
 	DurationSeconds float64 `json:"duration_seconds"`
 	// LoadSeconds runs from opening the stores to the last record written.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -11,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/fleet"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
@@ -63,14 +65,22 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	if err != nil {
 		return fail(err)
 	}
-	rec.Partitions = len(offsets.End)
+	// Kafka Streams restores every partition of the topic (all); a sample
+	// copy's partitions outside the sample are empty, tasks that restore
+	// nothing, and the record's figures are the sampled partitions'.
+	all := offsets
+	offsets = t.Offsets(offsets)
+	rec.Partitions, rec.RestoredPartitions = len(offsets.End), t.Partitions
+	if t.SampleCopy != nil {
+		rec.Topic, rec.SampleCopy = t.SampledFrom, t.SampleCopy
+	}
 	if t.Ends != nil && !sameEnds(t.Ends, offsets) {
 		return fail(fmt.Errorf(endsMoved, t.Topic))
 	}
 	if err := fleet.CheckBrokerForKafkaStreams(ctx, env.Cluster, t.Topic); err != nil {
 		return fail(err)
 	}
-	props, err := coldProperties(ctx, env, t, req, int32(len(offsets.End)))
+	props, err := coldProperties(ctx, env, t, req, int32(len(all.End)))
 	if err != nil {
 		return fail(err)
 	}
@@ -86,7 +96,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
 	rec.KafkaStreams = ks
 	if fleet.IsSourceTable(t) {
-		g, err := fleet.CommitSourceOffsets(ctx, env, t.AppID, offsets)
+		g, err := fleet.CommitSourceOffsets(ctx, env, t.AppID, all)
 		if err != nil {
 			return fail(err)
 		}
@@ -119,7 +129,11 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 		rec.Limits = req.Limits.For(rec.MBPerSec)
 	}
 	single.Remove()
-	if out, err := fleet.VerifyInto(&rec, t, actual.digest.States()); err != nil {
+	states, err := sampledStates(t, actual.digest.States())
+	if err != nil {
+		return fail(err)
+	}
+	if out, err := fleet.VerifyInto(&rec, t, states); err != nil {
 		return out, fleet.NameDifference(ctx, &out, t, actual.entriesOf, err)
 	}
 	return checkReads(&rec)
@@ -197,7 +211,11 @@ func (cd *coldDigest) readEntries(ctx context.Context, t fleet.Target, inst flee
 	if t.TopicEntries == nil {
 		return
 	}
-	ok, v := verify.Check(t.Expected, cd.digest.States())
+	states, err := sampledStates(t, cd.digest.States())
+	if err != nil {
+		return
+	}
+	ok, v := verify.Check(t.Expected, states)
 	p, found := fleet.FirstFailed(v)
 	if ok || !found {
 		return
@@ -311,4 +329,25 @@ func finishRates(rec *runs.Restore, r *ksdriver.Restores) {
 		}
 		rec.Series = r.Series(first, last, time.Second, perRecord)
 	}
+}
+
+// sampledStates are the restored partitions a restore of t is verified
+// on: every one, or of a sample copy (t.SampleCopy) the sampled ones,
+// after checking that the copy's other partitions, which hold no record,
+// restored no key.
+func sampledStates(t fleet.Target, states []loadgen.PartitionState) ([]loadgen.PartitionState, error) {
+	if t.SampleCopy == nil {
+		return states, nil
+	}
+	var out []loadgen.PartitionState
+	for _, st := range states {
+		switch {
+		case slices.Contains(t.Partitions, st.Partition):
+			out = append(out, st)
+		case st.Keys != 0 || st.LiveBytes != 0:
+			return nil, fmt.Errorf("partition %d of %s, outside the sample, restored %d keys (%d live bytes), where the copy holds no record",
+				st.Partition, t.Topic, st.Keys, st.LiveBytes)
+		}
+	}
+	return out, nil
 }

@@ -27,7 +27,12 @@ store's expired windows applied as Kafka Streams applies them) and the
 restore verified against that read; a topic with more live keys than that
 read keeps (16 M) is counted, not verified. --partitions restores only the
 partitions it names, each at its full size, and reads only those to verify
-them (a sample of a large changelog's tasks; model engine only for now).
+them (a sample of a large changelog's tasks). On --engine kafka-streams the
+sample is first copied, verbatim, to a topic of restorebench's with the same
+partition count (<application-id>-sample-<topic>, only the sampled
+partitions holding records), checked against that read and restored by Kafka
+Streams as the topic would be; the copy's time and bytes are reported apart
+(sample_copy) and the copy is deleted when the restore ends.
 
 --engine kafka-streams restores with the real client (one JVM): the topic
 named <application-id>-<store>-changelog as that store's changelog, any other
@@ -84,7 +89,7 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&force, "force", false, "wipe existing state under <state-dir>/<application-id> first (only state restorebench created)")
 	fl.BoolVar(&keepState, "keep-state", false, "leave the restored stores on disk")
 	fl.StringVar(&partitions, "partitions", "", "restore only these partitions of --topic (e.g. 3,17), each at its full size and verified against an "+
-		"independent read of that partition alone; the others are never read (model engine only for now; default: every partition)")
+		"independent read of that partition alone; the others are never read (kafka-streams: restored from a copy of them; default: every partition)")
 	fl.Var(&retention, "retention", "with --store-kind window, timestamped-window or session, the store's retention (Materialized.withRetention; "+
 		"default: the topic's retention.ms minus a day, windowstore.changelog.additional.retention.ms's default)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {

@@ -128,10 +128,6 @@ func TestRestoreSampledPartitions(t *testing.T) {
 		t.Errorf("a refused --partitions fetched from %s: %v", topic, fetched)
 	}
 
-	// Not yet on the kafka-streams engine: refused, not restored whole.
-	_, _, err = cli(t, append(base, "--engine", "kafka-streams", "--partitions", "1", "--out", refused)...)
-	wantErr(t, "a sample on kafka-streams", err, "--partitions with --engine kafka-streams: not supported yet")
-
 	before := snapshot()
 	out := filepath.Join(t.TempDir(), "out")
 	if _, stderr, err := cli(t, append(base, "--partitions", "3,1", "--out", out)...); err != nil {

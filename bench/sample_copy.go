@@ -1,0 +1,339 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/fleet"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/internal/units"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/topicshape"
+	"github.com/restorebench/restorebench/verify"
+)
+
+// A sample of a topic's partitions (restore --partitions) restores on the
+// kafka-streams engine from a copy. Kafka Streams restores every task of
+// the topic its table is built over, and its restore of a source changelog
+// runs to the group's committed offset, a partition without one counting
+// as 0 but then processed from auto.offset.reset (earliest by default):
+// confining it to the sample on the user's topic would have the
+// unsampled tasks read and process their partitions beside the sampled
+// restores. So restorebench copies the sampled partitions, verbatim, into
+// a topic of its own with the same partition count, in which the other
+// partitions hold nothing, checks the copy against the independent read
+// of those partitions, and restores the copy exactly as it restores any
+// topic it did not fill (source_table.go): the sampled tasks restore their
+// partitions at full size through StoreChangelogReader and the state
+// updater, the others restore nothing. The copy is deleted when the
+// restore ends, fails or is interrupted; nothing is written to the user's
+// topic or group.
+
+// sampleCopyTopic is the copy's name: <application-id>-sample-<topic>,
+// or, past Kafka's 249 characters, that cut short and ended by a hash of
+// topic, so that two topics never share a copy.
+func sampleCopyTopic(appID, topic string) string {
+	name := appID + "-sample-" + topic
+	if len(name) <= 249 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(topic))
+	return name[:249-17] + "-" + hex.EncodeToString(sum[:8])
+}
+
+// sampleCopyTimeout bounds the deletion of the copy after the restore, on
+// a context of its own (the run's may be cancelled by then).
+const sampleCopyTimeout = 30 * time.Second
+
+// copySample copies the sampled partitions of o.Topic (whose offsets are
+// offsets and whose independent read is read, nil when the topic was
+// counted, not verified) to restorebench's copy topic, checks the copy,
+// and points target at it. The returned cleanup deletes the copy; it is
+// to be called however the restore ends (it is set, and must be called,
+// even when copySample fails after creating the copy).
+func (e *Env) copySample(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, offsets cluster.TopicOffsets,
+	read *topicshape.TopicState) (cleanup func(), err error) {
+	cleanup = func() {}
+	env := e.scenarioEnvOwned()
+	name := sampleCopyTopic(o.AppID, o.Topic)
+	if !fleet.IsSourceTable(fleet.Target{Topic: name, AppID: o.AppID, StoreName: o.StoreName}) {
+		return cleanup, fmt.Errorf("--partitions: the copy of %s would be named %s, the changelog of store %s: restore under another --store",
+			o.Topic, name, o.StoreName)
+	}
+	ranges, records := copyRanges(target, offsets, o.Partitions)
+	adm, done, err := env.AdminClient()
+	if err != nil {
+		return cleanup, err
+	}
+	defer done()
+	maxBytes, err := maxMessageBytes(ctx, adm, o.Topic)
+	if err != nil {
+		return cleanup, err
+	}
+	size := "size unknown: " // DescribeLogDirs may not be granted
+	if n, err := partitionLogBytes(ctx, adm, o.Topic, o.Partitions); err == nil {
+		size = units.BytesTenths(n) + " as one replica holds them"
+	} else {
+		size += err.Error()
+	}
+	e.Logf("restore: --partitions on kafka-streams: writing at most %d records (%s) of partitions %s of %s to "+
+		"restorebench's topic %s (%d partitions, only those hold records; cleanup.policy=delete, no retention limit), "+
+		"which Kafka Streams then restores; it is deleted when the restore ends",
+		records, size, partitionList(o.Partitions), o.Topic, name, len(offsets.End))
+	if err := createSampleCopy(ctx, env, adm, name, int32(len(offsets.End)), maxBytes, o.Topic); err != nil {
+		return cleanup, err
+	}
+	cleanup = func() { e.deleteSampleCopy(env, name) }
+	begin := time.Now()
+	bar := e.progress.Start("copy sample of "+o.Topic, records, progress.Records)
+	stats, err := cluster.CopyPartitions(ctx, e.Cluster, o.Topic, name, ranges, cluster.CopyOptions{
+		ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: maxBytes, Copied: bar.Set,
+	})
+	bar.Done()
+	if err != nil {
+		return cleanup, err
+	}
+	sc := &runs.SampleCopy{Topic: name}
+	for _, s := range stats {
+		sc.Records, sc.Bytes = sc.Records+s.Records, sc.Bytes+s.Bytes
+	}
+	ends, err := e.checkSampleCopy(ctx, o, name, stats, read, target.Expected)
+	if err != nil {
+		return cleanup, err
+	}
+	sc.Seconds = time.Since(begin).Seconds()
+	e.Logf("restore: copied %d records (%s) of %s to %s in %.1fs, checked against the independent read; Kafka Streams restores it next",
+		sc.Records, units.BytesTenths(sc.Bytes), o.Topic, name, sc.Seconds)
+	target.SampledFrom, target.Topic, target.Ends, target.SampleCopy = o.Topic, name, ends, sc
+	return cleanup, nil
+}
+
+// copyRanges are the offsets of each sampled partition copied: from its log
+// start to where the independent read ended (target.Ends: under
+// read_committed the last stable offset), or its end offset when there
+// was no read; and at most how many records they hold.
+func copyRanges(target *fleet.Target, offsets cluster.TopicOffsets, sample []int32) (map[int32]cluster.OffsetRange, int64) {
+	ranges := map[int32]cluster.OffsetRange{}
+	var records int64
+	for _, p := range sample {
+		end := offsets.End[p]
+		if e, ok := target.Ends[p]; ok {
+			end = e
+		}
+		if end > offsets.Start[p] {
+			ranges[p] = cluster.OffsetRange{From: offsets.Start[p], To: end}
+			records += end - offsets.Start[p]
+		}
+	}
+	return ranges, records
+}
+
+// checkSampleCopy checks the copy before anything restores it: each
+// sampled partition holds the records copied to it and its other
+// partitions none, and, read as the restore reads it, the copy leaves the
+// state the independent read of the user's topic found (keys, live bytes,
+// digest per partition; the records and those without a key in all). It
+// returns the copy's end offsets of the sampled partitions.
+func (e *Env) checkSampleCopy(ctx context.Context, o RestoreTopicOptions, name string, stats map[int32]cluster.CopyStats,
+	read *topicshape.TopicState, expected []loadgen.PartitionState) (map[int32]int64, error) {
+	got, err := e.Offsets(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	ends := map[int32]int64{}
+	for p, end := range got.End {
+		want := stats[p].Records
+		if end-got.Start[p] != want {
+			return nil, fmt.Errorf("the copy %s of %s: partition %d holds %d records, %d were copied to it", name, o.Topic, p, end-got.Start[p], want)
+		}
+		if slices.Contains(o.Partitions, p) {
+			ends[p] = end
+		}
+	}
+	if read == nil {
+		return ends, nil // counted, not verified: there is no read to check it against
+	}
+	opts := independentRead(o.Case)
+	opts.Partitions = o.Partitions
+	st, err := topicshape.State(ctx, e.Cluster, name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("reading the copy %s of %s back: %w", name, o.Topic, err)
+	}
+	if ok, v := verify.Check(expected, st.Partitions); !ok {
+		return nil, fmt.Errorf("the copy %s of %s does not hold what the independent read of %s found: %s", name, o.Topic, o.Topic, v.Problem)
+	}
+	if st.Records != read.Records || st.NullKeys != read.NullKeys {
+		return nil, fmt.Errorf("the copy %s of %s holds %d records (%d without a key); the independent read of %s found %d (%d)",
+			name, o.Topic, st.Records, st.NullKeys, o.Topic, read.Records, read.NullKeys)
+	}
+	return ends, nil
+}
+
+// createSampleCopy creates the copy topic (partitions as the user's topic,
+// cleanup.policy=delete so records without a key are kept, no retention
+// limit so none is dropped during the run, max.message.bytes as the
+// user's topic) and records it as restorebench's. A copy left by an
+// interrupted run (restorebench's) is deleted first; a topic of that name
+// that is not restorebench's is refused.
+func createSampleCopy(ctx context.Context, env *fleet.Env, adm *kadm.Client, name string, partitions, maxBytes int32, of string) error {
+	_, exists, err := cluster.TopicID(ctx, adm, name)
+	if err != nil {
+		return fmt.Errorf("copy topic %s: %w", name, err)
+	}
+	if exists {
+		ours, err := env.Owned.Owns(ctx, adm, name)
+		if err != nil {
+			return fmt.Errorf("copy topic %s: %w", name, err)
+		}
+		if !ours {
+			return fmt.Errorf("topic %s exists and restorebench did not create it (%s has no record of it): it would be restorebench's copy of "+
+				"the sampled partitions of %s, so nothing was written. Restore under another --application-id", name, env.Owned.Where(), of)
+		}
+		if err := deleteOwned(ctx, env, adm, name); err != nil {
+			return err
+		}
+	}
+	cfg := map[string]*string{
+		"cleanup.policy":    kadm.StringPtr("delete"),
+		"retention.ms":      kadm.StringPtr("-1"),
+		"retention.bytes":   kadm.StringPtr("-1"),
+		"max.message.bytes": kadm.StringPtr(strconv.Itoa(int(maxBytes))),
+	}
+	// A topic just deleted can still be listed for a moment: created again
+	// until the broker takes it, for cluster.TopicPropagation.
+	deadline := time.Now().Add(cluster.TopicPropagation)
+	for {
+		resp, err := adm.CreateTopic(ctx, partitions, -1, cfg, name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, kerr.TopicAlreadyExists) || time.Now().After(deadline) {
+			return fmt.Errorf("create copy topic %s: %w", name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	err = cluster.AwaitTopic(ctx, adm, name, partitions)
+	if err == nil {
+		err = env.Owned.Record(ctx, adm, name, "the copy of the sampled partitions of "+of)
+	}
+	if err != nil {
+		// Just created, not yet recorded: deleted here, on a context of
+		// its own (ctx may be the interrupted run's).
+		dctx, cancel := context.WithTimeout(context.Background(), sampleCopyTimeout)
+		defer cancel()
+		return errors.Join(fmt.Errorf("copy topic %s: %w", name, err), cluster.DeleteTopic(dctx, adm, name))
+	}
+	return nil
+}
+
+// deleteSampleCopy deletes the copy on a context of its own, whatever
+// became of the run's; a copy it cannot delete is a warning naming it.
+func (e *Env) deleteSampleCopy(env *fleet.Env, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), sampleCopyTimeout)
+	defer cancel()
+	err := env.WithAdmin(func(adm *kadm.Client) error { return deleteOwned(ctx, env, adm, name) })
+	if err != nil {
+		e.Logf("restore: warning: restorebench's copy topic %s was not deleted: %v; delete it (kafka-topics.sh --delete --topic %s), "+
+			"or the next sampled restore of the same topic does", name, err, name)
+		return
+	}
+	e.Logf("restore: deleted %s, the copy of the sampled partitions", name)
+}
+
+// deleteOwned deletes restorebench's topic name, waits until the brokers
+// no longer list it (for cluster.TopicPropagation: a deletion is
+// asynchronous) and forgets it.
+func deleteOwned(ctx context.Context, env *fleet.Env, adm *kadm.Client, name string) error {
+	if err := cluster.DeleteTopic(ctx, adm, name); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(cluster.TopicPropagation)
+	for {
+		_, exists, err := cluster.TopicID(ctx, adm, name)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return env.Owned.Forget(name)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topic %s: deleted, but still listed after %s", name, cluster.TopicPropagation)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// maxMessageBytes is topic's max.message.bytes (the broker's default when
+// the topic sets none): the copy takes it, so every record fits.
+func maxMessageBytes(ctx context.Context, adm *kadm.Client, topic string) (int32, error) {
+	rcs, err := adm.DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: configs: %w", topic, err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: configs: %w", topic, err)
+	}
+	if rc.Err != nil {
+		return 0, fmt.Errorf("topic %s: configs: %w", topic, rc.Err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "max.message.bytes" && c.Value != nil {
+			if n, err := strconv.ParseInt(*c.Value, 10, 32); err == nil && n > 0 {
+				return int32(n), nil
+			}
+		}
+	}
+	return 1 << 20, nil
+}
+
+// partitionLogBytes is the size of partitions ps of topic as one replica
+// holds them on the brokers (the largest replica of each, DescribeLogDirs).
+func partitionLogBytes(ctx context.Context, adm *kadm.Client, topic string, ps []int32) (int64, error) {
+	dirs, err := adm.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("topic %s: log dirs: %w", topic, err)
+	}
+	largest := map[int32]int64{}
+	for _, d := range dirs {
+		for _, ld := range d {
+			for p, part := range ld.Topics[topic] {
+				largest[p] = max(largest[p], part.Size)
+			}
+		}
+	}
+	var size int64
+	for _, p := range ps {
+		size += largest[p]
+	}
+	return size, nil
+}
+
+// onKafkaStreamsSample says whether o restores a sample on the
+// kafka-streams engine, which restores it from a copy.
+func onKafkaStreamsSample(o RestoreTopicOptions) bool {
+	return o.Partitions != nil && o.Case.Engine == config.EngineKafkaStreams
+}

@@ -1,0 +1,245 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/bench"
+	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/progress"
+	"github.com/restorebench/restorebench/loadgen"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// sampleTopic writes a 4-partition topic restorebench did not fill
+// (foreignTopic's records, plus records without a key and with headers on
+// partition 1), a user's group with offsets on it, and returns the state
+// each partition's last values leave and the records of each partition.
+func sampleTopic(t *testing.T, env *bench.Env, name, group string) ([]loadgen.PartitionState, map[int32]int64) {
+	t.Helper()
+	ctx := context.Background()
+	want := foreignTopic(t, env, name, 4, 4000)
+	// A compacted topic refuses records without a key: a topic that holds
+	// some is one of cleanup.policy=delete.
+	alter := []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "cleanup.policy", Value: kadm.StringPtr("delete")}}
+	if _, err := testAdmin(t, env).AlterTopicConfigs(ctx, alter, name); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cluster.NewClient(env.Cluster, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var extra []*kgo.Record
+	for i := range 20 {
+		extra = append(extra, &kgo.Record{Partition: 1, Value: []byte(fmt.Sprintf("no key %d", i)), Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("v")}}})
+	}
+	if err := cl.ProduceSync(ctx, extra...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	o := testkafkaOffsets(t, env, name)
+	counts := map[int32]int64{}
+	commit := kadm.Offsets{}
+	for p, end := range o.End {
+		counts[p] = end - o.Start[p]
+		commit.Add(kadm.Offset{Topic: name, Partition: p, At: end / 2, LeaderEpoch: -1})
+	}
+	adm := testAdmin(t, env)
+	if _, err := adm.CommitOffsets(ctx, group, commit); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { adm.DeleteGroup(context.Background(), group) })
+	return want, counts
+}
+
+// userSide is what a sampled restore must leave as it was: the user's
+// topic's offsets and the user's group's offsets on it.
+func userSide(t *testing.T, env *bench.Env, name, group string) string {
+	t.Helper()
+	o := testkafkaOffsets(t, env, name)
+	held, err := testAdmin(t, env).FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range o.Partitions() {
+		r, _ := held.Lookup(name, p)
+		fmt.Fprintf(&b, "%d:%d-%d@%d ", p, o.Start[p], o.End[p], r.At)
+	}
+	return b.String()
+}
+
+// copyName is the name of restorebench's copy of topic's sample under
+// app, deleted when the test ends should a failing restore leave it.
+func copyName(t *testing.T, env *bench.Env, app, topic string) string {
+	name := app + "-sample-" + topic
+	t.Cleanup(func() {
+		if adm, closeAdm, err := env.Admin(); err == nil {
+			cluster.DeleteTopic(context.Background(), adm, name)
+			closeAdm()
+		}
+	})
+	return name
+}
+
+// checkTopicGone fails while topic exists.
+func checkTopicGone(t *testing.T, env *bench.Env, topic string) {
+	t.Helper()
+	_, exists, err := cluster.TopicID(context.Background(), testAdmin(t, env), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists {
+		t.Fatalf("restorebench's copy topic %s still exists after the restore", topic)
+	}
+}
+
+// TestKafkaStreamsRestoresASample restores partitions 1 and 3 of a
+// 4-partition topic restorebench did not fill on the real Kafka Streams
+// client, through the copy: the record lists and verifies those two
+// partitions only, against the independent read (and the state the
+// written records leave), its figures are theirs, the copy's figures are
+// in results.json apart from the restore's, the copy topic is gone, and
+// the user's topic and group are as they were.
+func TestKafkaStreamsRestoresASample(t *testing.T) {
+	t.Parallel()
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	name := topic(t, env)
+	group, copied := name+"-users-app", copyName(t, env, app, name)
+	want, counts := sampleTopic(t, env, name, group)
+	before := userSide(t, env, name, group)
+	c := config.DefaultCase()
+	c.Engine = config.EngineKafkaStreams
+	out := t.TempDir()
+	res, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
+		Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: out, Partitions: []int32{1, 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := runs.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	r := loaded.Restores[0]
+	if r.Error != "" || !r.Verified || r.Topic != name || !slices.Equal(r.RestoredPartitions, []int32{1, 3}) || r.Partitions != 2 {
+		t.Fatalf("error %q, verified %v, topic %s, restored_partitions %v (%d): want %s's partitions 1 and 3 verified",
+			r.Error, r.Verified, r.Topic, r.RestoredPartitions, r.Partitions, name)
+	}
+	var got []int32
+	for _, p := range r.Verification.Partitions {
+		w := want[p.Partition]
+		if !p.OK || p.ActualKeys != w.Keys || p.LiveBytes != w.LiveBytes || p.ActualDigest != w.Digest {
+			t.Fatalf("partition %d: %d keys, %d bytes, digest %s; the records written leave %d, %d, %s",
+				p.Partition, p.ActualKeys, p.LiveBytes, p.ActualDigest, w.Keys, w.LiveBytes, w.Digest)
+		}
+		got = append(got, p.Partition)
+	}
+	if !slices.Equal(got, []int32{1, 3}) {
+		t.Fatalf("verified partitions %v, want 1 and 3 only", got)
+	}
+	records := counts[1] + counts[3]
+	sc := r.SampleCopy
+	if sc == nil || sc.Topic != copied || sc.Records != records || sc.Bytes <= 0 || sc.Seconds <= 0 {
+		t.Fatalf("sample_copy %+v: want %s with the %d records of partitions 1 and 3, its bytes and seconds", sc, copied, records)
+	}
+	// Kafka Streams skips records without a key when it restores.
+	if r.Records != records-20 || r.DurationSeconds <= 0 {
+		t.Fatalf("restored %d records in %.3fs, want the %d keyed records of partitions 1 and 3", r.Records, r.DurationSeconds, records-20)
+	}
+	if res.Restores[0].SampleCopy == nil {
+		t.Fatal("the returned results carry no sample_copy")
+	}
+	if after := userSide(t, env, name, group); after != before {
+		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
+	}
+	checkTopicGone(t, env, copied)
+	checkGroupGone(t, env, app)
+	noJVMUnder(t, env.Opts.StateDir)
+}
+
+// cancelOn cancels a run when a progress task whose name starts with
+// prefix reports its first figure past 0: mid-copy ("copy sample") or
+// mid-restore ("restore").
+type cancelOn struct {
+	prefix string
+	cancel context.CancelFunc
+	once   sync.Once
+	fired  bool
+}
+
+func (c *cancelOn) Observe(what string, _ int64, _ progress.Unit) progress.Task {
+	if !strings.HasPrefix(what, c.prefix) {
+		return nopTask{}
+	}
+	return cancelTask{c}
+}
+
+func (c *cancelOn) Case(string, string, int) {}
+
+type cancelTask struct{ c *cancelOn }
+
+func (t cancelTask) Set(n int64) {
+	if n > 0 {
+		t.c.once.Do(func() { t.c.fired = true; t.c.cancel() })
+	}
+}
+func (cancelTask) Count(int64) {}
+func (cancelTask) Done()       {}
+
+type nopTask struct{}
+
+func (nopTask) Set(int64)   {}
+func (nopTask) Count(int64) {}
+func (nopTask) Done()       {}
+
+// TestKafkaStreamsSampleInterrupted interrupts a sampled restore on the
+// kafka-streams engine during the copy and during Kafka Streams' restore
+// (the run's context cancelled, as SIGINT does): each returns the
+// cancellation, the copy topic is gone, no JVM is left, and the user's
+// topic and group are as they were.
+func TestKafkaStreamsSampleInterrupted(t *testing.T) {
+	t.Parallel()
+	needDriver(t)
+	for _, tc := range []struct{ name, prefix string }{{"mid-copy", "copy sample"}, {"mid-restore", "restore"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			watch := &cancelOn{prefix: tc.prefix, cancel: cancel}
+			env := connect(t, bench.Options{Watch: watch})
+			app := ksApp(t, env)
+			name := topic(t, env)
+			group, copied := name+"-users-app", copyName(t, env, app, name)
+			sampleTopic(t, env, name, group)
+			before := userSide(t, env, name, group)
+			c := config.DefaultCase()
+			c.Engine = config.EngineKafkaStreams
+			_, err := env.RestoreTopic(ctx, bench.RestoreTopicOptions{
+				Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: t.TempDir(), Partitions: []int32{0, 2},
+			})
+			if !watch.fired {
+				t.Fatalf("never reached %q (err %v)", tc.prefix, err)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted %s: %v, want the cancellation", tc.name, err)
+			}
+			checkTopicGone(t, env, copied)
+			noJVMUnder(t, env.Opts.StateDir)
+			if after := userSide(t, env, name, group); after != before {
+				t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
