@@ -116,6 +116,13 @@ func TestHostileResultsContradictions(t *testing.T) {
 		{"restored partitions twice", func(r *runs.Results) {
 			r.Restores[2].Partitions, r.Restores[2].RestoredPartitions = 2, []int32{3, 3}
 		}, []string{"restores[2]", "restored_partitions [3 3]: not distinct"}},
+		{"sample copy of a whole restore", func(r *runs.Results) {
+			r.Restores[2].SampleCopy = &runs.SampleCopy{Topic: "app-sample-t", Records: 10, Bytes: 100, Seconds: 1}
+		}, []string{"restores[2]", "sample_copy on a restore of every partition"}},
+		{"sample copy negative seconds", func(r *runs.Results) {
+			r.Restores[2].Partitions, r.Restores[2].RestoredPartitions = 1, []int32{3}
+			r.Restores[2].SampleCopy = &runs.SampleCopy{Topic: "app-sample-t", Records: 10, Bytes: 100, Seconds: -1}
+		}, []string{"restores[2]", "sample_copy.seconds is -1"}},
 		{"negative fill", func(r *runs.Results) {
 			r.Fill.Bytes = -5
 		}, []string{"fill: bytes is -5"}},
