@@ -100,10 +100,10 @@ func Analyze(rs []*Run, o Options) *Analysis {
 	a.Costs = Costs(a.Setups)
 	a.rateAtShape()
 	a.scenarios()
+	a.Answers, a.Unanswered = buildAnswers(a)
 	a.RTO = buildRTOTable(a)
 	a.Comparisons = compareRuns(rs)
 	a.Recommendations = recommendations(a)
-	a.Answers, a.Unanswered = buildAnswers(a)
 	a.Unknowns = unknowns(a)
 	return a
 }

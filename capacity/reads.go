@@ -81,8 +81,8 @@ func readsServedAgainRow(a *Analysis) RTORow {
 		if left > 0 {
 			task = a.Rate.BytesWithin(left)
 		}
-		inst := Estimate{Value: task.Value * float64(a.Options.Threads), Extrapolated: task.Extrapolated}
-		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: task, Instance: inst})
+		inst := task.Times(float64(a.Options.Threads))
+		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: Figure{Estimate: task, Unit: UnitBytes}, Instance: Figure{Estimate: inst, Unit: UnitBytes}})
 	}
 	row.Basis = append(row.Basis,
 		fmt.Sprintf("lookups answered again %s after the last store restored at worst (median %s) over %s with a query "+

@@ -56,8 +56,10 @@ const (
 type RTOCell struct {
 	RTO time.Duration
 	// Task is the largest changelog one task (partition) may have; Instance
-	// the largest an instance restores with the table's threads.
-	Task, Instance Estimate
+	// the largest an instance restores with the table's threads. In a row
+	// whose scenario answers them (cold restore, warm restart) they are
+	// those answers' Figures, interval and all, not computed beside them.
+	Task, Instance Figure
 	// Text, when set, is the cell's answer in words instead of a size: a
 	// standby failover's recovery does not depend on the state's size, so
 	// its cells say whether the objective is met and at what gap.
@@ -73,7 +75,8 @@ type scenarioRow func(a *Analysis) RTORow
 // scenarioRows are the table's rows, in order.
 var scenarioRows = []scenarioRow{coldRestoreRow, readsServedAgainRow, warmRestartRow, standbyFailoverRow, readsAfterFailoverRow, scaleOutRow}
 
-// buildRTOTable computes every scenario's row.
+// buildRTOTable computes every scenario's row, after the answers: the
+// rows that have answers take their cells from them.
 func buildRTOTable(a *Analysis) RTOTable {
 	t := RTOTable{RTOs: a.Options.RTOs, Threads: a.Options.Threads}
 	for _, row := range scenarioRows {
@@ -108,11 +111,7 @@ func coldRestoreRow(a *Analysis) RTORow {
 	}
 	row.Measured = true
 	threads := a.Options.Threads
-	for _, rto := range a.Options.RTOs {
-		task := r.BytesWithin(rto.Seconds())
-		inst := Estimate{Value: task.Value * float64(threads), Extrapolated: task.Extrapolated}
-		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: task, Instance: inst})
-	}
+	row.Cells = answeredCells(a, "largest_task_within_rto", "largest_instance_within_rto")
 	row.Basis = append(row.Basis, fmt.Sprintf("%s: %s", r.Label(), r.Summary()), r.Basis())
 	row.Basis = append(row.Basis, threadsBasis(r, threads))
 	if r.Curve != nil {
@@ -124,6 +123,35 @@ func coldRestoreRow(a *Analysis) RTORow {
 	}
 	row.Sources = Refs(r.Obs)
 	return row
+}
+
+// answeredCells are a row's cells taken from its answers: per objective,
+// the Figure of the answer taskID gives for it, and of instID's, or with
+// one thread (no instance answer is given then) the task's again.
+func answeredCells(a *Analysis, taskID, instID string) []RTOCell {
+	var cells []RTOCell
+	for _, rto := range a.Options.RTOs {
+		c := RTOCell{RTO: rto}
+		if f := answerFigure(a.Answers, taskID, rto); f != nil {
+			c.Task, c.Instance = *f, *f
+		}
+		if f := answerFigure(a.Answers, instID, rto); f != nil {
+			c.Instance = *f
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// answerFigure is the Figure of the answer id gives for rto, nil when
+// there is none.
+func answerFigure(answers []Answer, id string, rto time.Duration) *Figure {
+	for _, ans := range answers {
+		if ans.ID == id && ans.RTO == rto {
+			return ans.Figure
+		}
+	}
+	return nil
 }
 
 // threadsBasis says what the instance column assumes about threads.

@@ -150,7 +150,8 @@ func scaleOutRow(a *Analysis) RTORow {
 	for _, rto := range a.Options.RTOs {
 		task := float64(largestWithin(in, rto.Seconds())) * in.BytesPerOffset
 		beyond := outside(task, 0, s.TaskBytes)
-		c := RTOCell{RTO: rto, Task: Estimate{Value: task, Extrapolated: beyond}, Instance: Estimate{Value: task * perInstance, Extrapolated: beyond}}
+		c := RTOCell{RTO: rto, Task: Figure{Estimate: Estimate{Value: task, Extrapolated: beyond}, Unit: UnitBytes},
+			Instance: Figure{Estimate: Estimate{Value: task * perInstance, Extrapolated: beyond}, Unit: UnitBytes}}
 		if task == 0 {
 			c.Text = fmt.Sprintf("none: even empty tasks take %s", FormatSeconds(predictSeconds(in, 0)))
 		}

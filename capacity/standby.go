@@ -356,10 +356,7 @@ func standbyFailoverRow(a *Analysis) RTORow {
 	row := RTORow{Scenario: RowStandbyFailover}
 	f := a.Failover()
 	if f == nil {
-		row.Missing = "not measured in the inputs: needs " + failoverRun
-		if a.Standby() != nil {
-			row.Missing = "the inputs measure a standby keeping up (see the answers) but no failover: needs " + failoverRun
-		}
+		row.Missing = failoverMissing(a)
 		return row
 	}
 	row.Measured = true
@@ -378,6 +375,15 @@ func standbyFailoverRow(a *Analysis) RTORow {
 	row.Basis = failoverBasis(a)
 	row.Sources = KillRefs(f.Kills)
 	return row
+}
+
+// failoverMissing says why the inputs give no standby failover: the
+// standby row's and the failover answer's reason.
+func failoverMissing(a *Analysis) string {
+	if a.Standby() != nil {
+		return "the inputs measure a standby keeping up (see the answers) but no failover: needs " + failoverRun
+	}
+	return "not measured in the inputs: needs " + failoverRun
 }
 
 // failoverBasis says what the standby row rests on and what it assumes.
@@ -461,7 +467,7 @@ func failoverAnswer(a *Analysis) (Answer, *Unanswered) {
 	d, f := a.Options.Deployment, a.Failover()
 	q := fmt.Sprintf("Failover with num.standby.replicas=%d (SIGKILL of an active instance)", d.Standbys)
 	if f == nil {
-		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: a.RTO.Row(RowStandbyFailover).Missing}
+		return Answer{}, &Unanswered{Question: fmt.Sprintf("failover with num.standby.replicas=%d", d.Standbys), Reason: failoverMissing(a)}
 	}
 	fig := measuredFigure(f.Worst, UnitSeconds)
 	return Answer{

@@ -116,13 +116,8 @@ func warmRestartRow(a *Analysis) RTORow {
 		return RTORow{Scenario: RowWarmRestart, Missing: err.Error()}
 	}
 	row := RTORow{Scenario: RowWarmRestart, Measured: true, Quantity: QuantityChanges}
-	threads := a.Options.Threads
-	for _, rto := range a.Options.RTOs {
-		task := w.BytesWithin(rto.Seconds())
-		inst := Estimate{Value: task.Value * float64(threads), Extrapolated: task.Extrapolated}
-		row.Cells = append(row.Cells, RTOCell{RTO: rto, Task: task, Instance: inst})
-	}
-	row.Basis = warmBasis(w, threads)
+	row.Cells = answeredCells(a, "warm_backlog_task_within_rto", "warm_backlog_instance_within_rto")
+	row.Basis = warmBasis(w, a.Options.Threads)
 	row.Sources = Refs(append(append(append([]Obs(nil), w.Obs...), w.Cold...), w.Fallback...))
 	return row
 }

@@ -415,12 +415,13 @@ func rtoNotes(a *capacity.Analysis) []string {
 	return notes
 }
 
-// estimate formats an estimated size, marking extrapolations with a dagger.
-func estimate(e capacity.Estimate) string {
-	if e.Extrapolated {
-		return capacity.FormatBytes(e.Value) + " †"
+// estimate formats an RTO cell's figure as its answer says it (a
+// calibrated one with its interval), marking extrapolations with a dagger.
+func estimate(f capacity.Figure) string {
+	if f.Extrapolated {
+		return f.Text() + " †"
 	}
-	return capacity.FormatBytes(e.Value)
+	return f.Text()
 }
 
 // extrapolationNote explains the dagger: the range the rate was measured over.
