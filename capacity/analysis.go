@@ -22,6 +22,11 @@ type Options struct {
 	Case string
 	// Deployment is the application being planned; zero when unknown.
 	Deployment Deployment
+	// Sample is the deployment's changelog task by task when some of its
+	// partitions were restored at full size (plan --from-topic --measure
+	// --sample): the per-task and per-instance answers then rest on those
+	// restores. Nil otherwise.
+	Sample *Sample
 }
 
 func (o Options) withDefaults() Options {

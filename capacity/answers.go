@@ -461,6 +461,8 @@ func deploymentAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	d, r, t := a.Options.Deployment, a.Rate, a.Options.Threads
 	state := a.ChangelogBytes()
 	switch {
+	case a.Options.Sample != nil:
+		return nil, nil // its tasks were restored at their own sizes: sampleAnswers
 	case d.Partitions > 0 && state <= 0 && d.LiveBytes > 0:
 		return nil, nil // resolveState said why there is no changelog size
 	case d.Partitions > 0 && state <= 0:

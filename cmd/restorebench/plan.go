@@ -58,7 +58,14 @@ type capacityFlags struct {
 	measureRepeats int
 	// measureEngines are the engines --measure restores on, in order.
 	measureEngines []string
-	g              *globalFlags
+	// sample is how many partitions of fromTopic to read and restore
+	// (--sample; 0 the whole topic), samplePartitions which
+	// (--sample-partitions); sampled is the sample readTopic chose, nil
+	// when the topic is read and restored whole.
+	sample           int
+	samplePartitions []int
+	sampled          *samplePlan
+	g                *globalFlags
 	// fs tells an explicit --state 0 from none.
 	fs *pflag.FlagSet
 }
@@ -116,6 +123,11 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.StringSliceVar(&f.measureEngines, "measure-engines", []string{string(config.EngineKafkaStreams), string(config.EngineModel)},
 		"with --measure: the engines to restore on, in order (the answers rest on kafka-streams' restores when it is among them)")
 	fl.IntVar(&f.measureRepeats, "measure-repeats", 2, "with --measure: restores a engine runs (2 give the answers an interval)")
+	fl.IntVar(&f.sample, "sample", 0, fmt.Sprintf("with --from-topic: read (and with --measure restore) only this many of its partitions, "+
+		"each whole: the largest, the smallest, then ones between by size; the other tasks are priced between them by their "+
+		"size on the brokers' disks, and an instance's restore is composed from its tasks' times (0: the whole topic; default: "+
+		"with --measure, %d of a topic over %s, else the whole topic)", defaultSample, capacity.FormatBytes(autoSampleBytes)))
+	fl.IntSliceVar(&f.samplePartitions, "sample-partitions", nil, "with --from-topic: the partitions to sample, e.g. 3,17 (instead of --sample)")
 	fl.StringVar(&f.fromTopic, "from-topic", "", "your changelog topic, read once from log start to end over --brokers "+
 		"(and the security flags) for its size, partitions, records per live key, bytes per record and "+
 		"tombstone share; the flags given win over what it finds")
@@ -138,12 +150,26 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 		return err
 	}
 	defer env.Close()
+	adm, closeAdm, err := env.Admin()
+	if err != nil {
+		return err
+	}
+	f.sampled, err = f.planSample(cmd, adm)
+	closeAdm()
+	if err != nil {
+		return err
+	}
 	o := topicshape.Options{}
+	what := "from its log start to its end offsets"
+	if f.sampled != nil {
+		o.Partitions = f.sampled.chosen
+		what = fmt.Sprintf("partitions %s %s", partitionText(f.sampled.chosen), what)
+	}
 	if !f.g.quiet {
 		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s from its log start to its end offsets, read_committed (an "+
-		"exactly-once application's aborted records are not counted)\n", f.fromTopic)
+	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s %s, read_committed (an "+
+		"exactly-once application's aborted records are not counted)\n", f.fromTopic, what)
 	shape, err := topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
 	if err != nil {
 		return fmt.Errorf("--from-topic: %w", err)
@@ -161,6 +187,15 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	if !changed("state") && !changed("live-state") {
 		d.StateBytes = float64(shape.Bytes)
 		d.Taken = append(d.Taken, "state "+capacity.FormatBytes(d.StateBytes))
+		if sp := f.sampled; sp != nil {
+			d.StateBytes = sp.scaleToTopic(float64(shape.Bytes))
+			d.Taken[len(d.Taken)-1] = fmt.Sprintf("state %s (the sampled partitions' %s scaled by the partitions' %s)",
+				capacity.FormatBytes(d.StateBytes), capacity.FormatBytes(float64(shape.Bytes)), sp.source)
+		}
+	}
+	if sp := f.sampled; sp != nil {
+		s := sp.sampled
+		opts.Sample = &s
 	}
 	if !changed("partitions") {
 		d.Partitions = shape.Partitions
@@ -364,6 +399,9 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 				return err
 			}
 			if err := f.checkMeasure(); err != nil {
+				return err
+			}
+			if err := f.checkSample(); err != nil {
 				return err
 			}
 			rs, err := capacity.LoadRuns(inputs)

@@ -88,6 +88,16 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 	if !f.measure {
 		return nil, nil
 	}
+	// Each sampled partition restores alone, as one task of the
+	// deployment does; nil restores the whole topic once a engine.
+	var restores [][]int32
+	if f.sampled != nil {
+		for _, p := range f.sampled.chosen {
+			restores = append(restores, []int32{p})
+		}
+	} else {
+		restores = [][]int32{nil}
+	}
 	var out []string
 	for _, name := range f.measureEngines {
 		engine := config.Engine(name)
@@ -96,20 +106,26 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 		if err := c.Finalize(); err != nil {
 			return nil, fmt.Errorf("--measure: %w", err)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine (restorebench's own application %q; your topic is only read)\n",
-			f.fromTopic, engine, config.DefaultAppID)
-		runID, dir, env, done, err := f.g.claimAndConnect(cmd, "measure", "")
-		if err != nil {
-			return nil, fmt.Errorf("--measure: %w", err)
+		for _, parts := range restores {
+			what := f.fromTopic
+			if parts != nil {
+				what = fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine, %s (restorebench's own application %q; your topic is only read)\n",
+				what, engine, capacity.Plural(f.measureRepeats, "time"), config.DefaultAppID)
+			runID, dir, env, done, err := f.g.claimAndConnect(cmd, "measure", "")
+			if err != nil {
+				return nil, fmt.Errorf("--measure: %w", err)
+			}
+			_, err = env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: config.DefaultAppID,
+				StoreName: config.DefaultStore, Case: c, Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true, Partitions: parts})
+			done()
+			if err != nil {
+				return nil, fmt.Errorf("--measure: the %s engine's restore of %s: %w", engine, what, err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
+			out = append(out, filepath.Join(dir, "results.json"))
 		}
-		_, err = env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: config.DefaultAppID,
-			StoreName: config.DefaultStore, Case: c, Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true})
-		done()
-		if err != nil {
-			return nil, fmt.Errorf("--measure: the %s engine's restore of %s: %w", engine, f.fromTopic, err)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
-		out = append(out, filepath.Join(dir, "results.json"))
 	}
 	return out, nil
 }

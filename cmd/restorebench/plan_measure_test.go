@@ -86,3 +86,44 @@ func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanMeasureSample: plan --from-topic --measure --sample 2 reads and
+// restores two of the topic's partitions only (the largest and the
+// smallest), each alone at its full size, saved as runs that say so; the
+// per-task answer is that restore, decisive; the instance answer is
+// composed from the tasks and, with no composition measured on this host,
+// INCONCLUSIVE, saying why; the state is the sample's scaled to the topic.
+func TestPlanMeasureSample(t *testing.T) {
+	data := t.TempDir()
+	t.Chdir(t.TempDir())
+	if _, err := rootOut(t, "--data-dir", data, "-q", "fill", "--records", "40000", "--keys", "8000", "--value-size", "50",
+		"--partitions", "6", "--topic", "sampled-changelog"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := cliNoChdir("--data-dir", data, "plan", "--from-topic", "sampled-changelog", "--measure", "--sample", "2",
+		"--measure-engines", "model", "--measure-repeats", "2", "--instances", "1", "--rto", "10m", "--format", "json")
+	out := stderr + stdout
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"sample of sampled-changelog (--sample 2): partitions", "of its 6",
+		`"cold_restore_task"`, `"cold_restore_instance"`, "2 of 6 tasks restored at full size",
+		"no composition measured for 1 thread", "scaled by the partitions' log segments"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	saved, _ := filepath.Glob(filepath.Join("results", "*-measure*", "results.json"))
+	if len(saved) != 2 {
+		t.Fatalf("--measure --sample 2 saved %d runs, want one per sampled partition: %v", len(saved), saved)
+	}
+	for _, p := range saved {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"restored_partitions": [`) {
+			t.Errorf("%s restored no sample of partitions", p)
+		}
+	}
+}

@@ -74,6 +74,9 @@ func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, audi
 	if err := f.checkMeasure(); err != nil {
 		return err
 	}
+	if err := f.checkSample(); err != nil {
+		return err
+	}
 	rs, err := capacity.LoadRuns(paths)
 	if err != nil {
 		return err

@@ -1,0 +1,196 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/restorebench/restorebench/compare"
+	"github.com/restorebench/restorebench/config"
+)
+
+// Sample is a user's changelog known task by task: every partition's size
+// and which of them were restored at their full size (plan --from-topic
+// --measure --sample). A task's cold restore depends on its own partition,
+// so the sampled tasks are measurements at the user's own sizes, and the
+// others are priced between them.
+type Sample struct {
+	Topic string
+	// Tasks are every partition of Topic with its size, in partition order.
+	Tasks []TaskSize
+	// Sampled are the partitions restored.
+	Sampled []int32
+	// SizeSource says what the sizes are: "log segments" (the brokers'
+	// log directories) or "offsets" (records between log start and end).
+	SizeSource string
+}
+
+// TaskSize is one partition's size by SizeSource's measure.
+type TaskSize struct {
+	Partition int32
+	Size      float64
+}
+
+// ChooseSample picks n partitions to restore at full size: the largest
+// (a deployment's slowest task), then the smallest, then partitions at
+// evenly spaced ranks between, so the sample spans the partitions' sizes
+// and every other task is priced between two measured ones. n at least the
+// partition count samples every partition.
+func ChooseSample(tasks []TaskSize, n int) []int32 {
+	bySize := append([]TaskSize(nil), tasks...)
+	sort.SliceStable(bySize, func(i, j int) bool { return bySize[i].Size > bySize[j].Size })
+	if n >= len(bySize) {
+		n = len(bySize)
+	}
+	if n <= 0 {
+		return nil
+	}
+	picked := map[int]bool{0: true}
+	if n >= 2 {
+		picked[len(bySize)-1] = true
+	}
+	for i := 1; len(picked) < n; i++ {
+		// Ranks spread over the order by size, fewest gaps first.
+		for j := 1; j < i*2 && len(picked) < n; j += 2 {
+			r := int(math.Round(float64(j) * float64(len(bySize)-1) / float64(i*2)))
+			picked[r] = true
+		}
+	}
+	var out []int32
+	for r := range picked {
+		out = append(out, bySize[r].Partition)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// TaskTime is one task's cold restore time: measured (a sampled
+// partition, Estimate its median and range over the repeats) or priced
+// between the measured tasks by size.
+type TaskTime struct {
+	Partition int32
+	Size      float64
+	Measured  bool
+	Estimate
+}
+
+// taskTimes prices every task of s from the sampled ones' restore times
+// (singles: seconds by partition): a sampled task as measured; another by
+// linear interpolation by size between the two sampled tasks around it,
+// or, outside the sizes sampled, in proportion to the nearest one's (then
+// Beyond says how far outside). Nil when no sampled task has a time.
+func taskTimes(s *Sample, singles map[int32][]float64) []TaskTime {
+	type point struct {
+		size float64
+		compare.Stat
+	}
+	var pts []point
+	sizes := map[int32]float64{}
+	for _, t := range s.Tasks {
+		sizes[t.Partition] = t.Size
+	}
+	for p, secs := range singles {
+		if _, ok := sizes[p]; ok && len(secs) > 0 && sizes[p] > 0 {
+			pts = append(pts, point{sizes[p], compare.StatOf(secs)})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].size < pts[j].size })
+	out := make([]TaskTime, 0, len(s.Tasks))
+	for _, t := range s.Tasks {
+		if secs := singles[t.Partition]; len(secs) > 0 {
+			st := compare.StatOf(secs)
+			out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Measured: true, Estimate: measured(st.Median, st.Min, st.Max)})
+			continue
+		}
+		i := sort.Search(len(pts), func(i int) bool { return pts[i].size >= t.Size })
+		var e Estimate
+		switch {
+		case i == 0 || i == len(pts):
+			near := pts[min(i, len(pts)-1)]
+			f := t.Size / near.size
+			e = Estimate{Value: near.Median * f, Lo: near.Min * f, Hi: near.Max * f, Beyond: max(f, 1/f), Below: f < 1}
+			e.Extrapolated = e.Beyond > 1.0001
+		default:
+			a, b := pts[i-1], pts[i]
+			w := (t.Size - a.size) / (b.size - a.size)
+			lerp := func(x, y float64) float64 { return x + w*(y-x) }
+			e = Estimate{Value: lerp(a.Median, b.Median), Lo: lerp(a.Min, b.Min), Hi: lerp(a.Max, b.Max), Beyond: 1}
+		}
+		out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Estimate: e})
+	}
+	return out
+}
+
+// Composed is one instance's cold restore composed from its tasks' own
+// times: its slowest thread's tasks (the largest, as many as a thread
+// gets) through the host's measured composition.
+type Composed struct {
+	Estimate
+	// Tasks are the slowest thread's tasks, largest first; PerThread how
+	// many a thread gets.
+	Tasks     []TaskTime
+	PerThread int
+	// Comp is the composition used (nil: none measured, then Estimate is
+	// the tasks' plain sum, an upper bound if tasks restore no slower
+	// together than alone, and Unverified says so).
+	Comp, One  *Composition
+	Unverified string
+}
+
+// composeInstance is the cold restore of an instance with tasksPerInstance
+// tasks over threads threads, from the task times: a thread gets
+// ceil(tasks / threads) tasks, the largest ones for the slowest thread.
+// With a composition of that thread count (and its one-thread series to
+// price a task's own part), the time is Shared_t + PerTask_t / PerTask_1
+// × Σ (task − Shared_1), its interval the tasks' ranges widened by the
+// composition's own error; beyond the task counts it measured it
+// extrapolates. Without one it is the plain sum, said to be unverified.
+func composeInstance(times []TaskTime, tasksPerInstance, threads int, c, one *Composition) Composed {
+	sorted := append([]TaskTime(nil), times...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Value > sorted[j].Value })
+	per := (tasksPerInstance + threads - 1) / threads
+	k := min(tasksPerInstance, len(sorted))
+	out := Composed{Tasks: sorted[:k], PerThread: per, Comp: c, One: one}
+	var sum, lo, hi float64
+	beyond := 1.0
+	for _, t := range out.Tasks {
+		sum, lo, hi = sum+t.Value, lo+t.Lo, hi+t.Hi
+		beyond = max(beyond, t.Beyond)
+	}
+	if c == nil || (threads > 1 && one == nil) {
+		out.Estimate = Estimate{Value: sum, Lo: lo, Hi: hi, Beyond: beyond, Extrapolated: beyond > 1.0001}
+		out.Unverified = fmt.Sprintf("no composition measured for %s on this engine (run the compose profile on this host "+
+			"kind and give it with --from): the plain sum of the tasks' times, not verified to be how they restore together", Plural(threads, "thread"))
+		return out
+	}
+	if one == nil {
+		one = c
+	}
+	scale := c.PerTask / one.PerTask
+	compose := func(tasks float64) float64 {
+		return c.Shared + scale*(tasks-float64(k)*one.Shared)
+	}
+	v := compose(sum)
+	// The line missed each measured count by (line − measured) / measured
+	// between ErrLo and ErrHi, so what it says lies within line / (1 +
+	// ErrHi) and line / (1 + ErrLo).
+	out.Estimate = Estimate{Value: v, Lo: compose(lo) / (1 + max(0, c.ErrHi)), Hi: compose(hi) / (1 + min(0, c.ErrLo))}
+	// A composition measured to MaxTasks tasks together extrapolates past
+	// them, as far as the tasks' own prices do past the sizes sampled.
+	tasksBeyond := float64(k) / float64(c.MaxTasks)
+	out.Beyond = max(beyond, tasksBeyond, 1)
+	out.Extrapolated = out.Beyond > 1.0001
+	return out
+}
+
+// SampledEngine is the engine whose sampled restores the answers rest on:
+// kafka-streams when it restored the sample, else the model.
+func SampledEngine(singles map[config.Engine]map[int32][]float64) config.Engine {
+	if len(singles[config.EngineKafkaStreams]) > 0 {
+		return config.EngineKafkaStreams
+	}
+	return config.EngineModel
+}

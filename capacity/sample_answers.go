@@ -1,0 +1,214 @@
+package capacity
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// SampledTasks are the restores of a sample's partitions, each alone at
+// its full size: seconds to ready by engine and partition, and the host
+// each engine's restores ran on.
+type SampledTasks struct {
+	Singles map[config.Engine]map[int32][]float64
+	Hosts   map[config.Engine]runs.Host
+	Obs     []Obs
+}
+
+// sampledTasks collects from obs the restores of one partition of the
+// sample's topic alone.
+func sampledTasks(s *Sample, obs []Obs) SampledTasks {
+	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, Hosts: map[config.Engine]runs.Host{}}
+	for _, o := range obs {
+		r := o.Restore
+		if r.Topic != s.Topic || len(r.RestoredPartitions) != 1 || !r.IsCold() {
+			continue
+		}
+		e := runs.EngineOf(r.Params)
+		if st.Singles[e] == nil {
+			st.Singles[e] = map[int32][]float64{}
+		}
+		p := r.RestoredPartitions[0]
+		st.Singles[e][p] = append(st.Singles[e][p], o.Seconds)
+		st.Hosts[e] = o.Run.Results.Host
+		st.Obs = append(st.Obs, o)
+	}
+	return st
+}
+
+// The per-task and per-instance answers of a sampled changelog.
+func init() {
+	registerAnswerer(answerer{order: 15, answer: sampleAnswers, scenarios: []config.Scenario{config.ScenarioCold}})
+}
+
+// sampleAnswers answer, for a changelog known task by task (Options.Sample)
+// whose sampled partitions were restored alone, how long its largest task
+// and one instance take to restore cold: the task as measured, the
+// instance composed from its tasks' own times through the host's measured
+// composition. Nothing without a sample.
+func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
+	s, d := a.Options.Sample, a.Options.Deployment
+	if s == nil {
+		return nil, nil
+	}
+	st := sampledTasks(s, a.Obs)
+	engine := SampledEngine(st.Singles)
+	times := taskTimes(s, st.Singles[engine])
+	if len(times) == 0 {
+		return nil, []Unanswered{{Question: "Cold restore of the sampled tasks", Reason: fmt.Sprintf("no verified restore of a "+
+			"sampled partition of %s alone in the inputs (plan --from-topic --measure restores them)", s.Topic)}}
+	}
+	host := st.Hosts[engine]
+	hostText := fmt.Sprintf("on %s (%s, %s)", host.Hostname, Plural(host.CPUs, "CPU"), engine)
+	largest := times[0]
+	for _, t := range times {
+		if t.Measured && (!largest.Measured || t.Value > largest.Value) {
+			largest = t
+		}
+	}
+	out := []Answer{{
+		ID:       "cold_restore_task",
+		Question: fmt.Sprintf("Cold restore of the slowest sampled task (partition %d of %s, restored alone at its full size)", largest.Partition, s.Topic),
+		Value:    TimeValue(largest.Estimate),
+		Checks:   checks(largest.Estimate, a.Options.RTOs),
+		Inputs: []string{fmt.Sprintf("partition %d restored %s %s", largest.Partition, Plural(len(st.Singles[engine][largest.Partition]), "time"), hostText),
+			fmt.Sprintf("interval %s–%s: the range of those restores", FormatSeconds(largest.Lo), FormatSeconds(largest.Hi)), sampleText(s, times)},
+		Sources: RunLabels(st.Obs),
+		Figure:  &Figure{Estimate: largest.Estimate, Unit: UnitSeconds},
+	}}
+	instances := d.Instances
+	if instances <= 0 {
+		instances = 1
+	}
+	perInstance := (len(s.Tasks) + instances - 1) / instances
+	threads := a.Options.Threads
+	comp, one := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
+	inst := composeInstance(times, perInstance, threads, comp, one)
+	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
+		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
+	if comp != nil {
+		inputs = append(inputs, "composed as measured "+comp.Label()+": "+comp.Summary())
+		if one != nil && one != comp {
+			inputs = append(inputs, "a task's own part priced by the one-thread series: "+one.Summary())
+		}
+		if comp.Host != host.Hostname || comp.CPUs != host.CPUs {
+			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks %s", comp.Host,
+				Plural(comp.CPUs, "CPU"), hostText))
+		}
+	}
+	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's own error", FormatSeconds(inst.Lo),
+		FormatSeconds(inst.Hi)))
+	if inst.Beyond > 1.0001 {
+		inputs = append(inputs, fmt.Sprintf("extrapolated %.1f×: %s", inst.Beyond, composedBeyondText(inst, comp)))
+	}
+	ans := Answer{
+		ID: "cold_restore_instance",
+		Question: fmt.Sprintf("Cold restore of one instance (%s on %s, composed from its tasks' own restores)", Plural(perInstance, "task"),
+			Plural(threads, "thread")),
+		Value:        TimeValue(inst.Estimate),
+		Checks:       checks(inst.Estimate, a.Options.RTOs),
+		Extrapolated: inst.Extrapolated,
+		Inputs:       inputs,
+		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp, one)...)),
+		Figure:       &Figure{Estimate: inst.Estimate, Unit: UnitSeconds},
+	}
+	if inst.Unverified != "" {
+		ans.Inputs = append(ans.Inputs, "INCONCLUSIVE: "+inst.Unverified)
+		for i := range ans.Checks {
+			ans.Checks[i].Inconclusive, ans.Checks[i].Why = true, inst.Unverified
+		}
+	}
+	out = append(out, ans)
+	if d.Instances > 0 || len(a.Options.RTOs) > 0 {
+		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp, one)...)
+	}
+	return out, nil
+}
+
+// sampledInstancesNeeded is, per objective, the fewest instances whose
+// composed cold restore (of their largest tasks) meets it at the upper
+// end of its interval; none when even one task a instance misses it.
+func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp, one *Composition) []Answer {
+	var out []Answer
+	for _, rto := range a.Options.RTOs {
+		obj := rto.Seconds()
+		q := "Instances needed for an instance's tasks to restore within " + FormatRTO(rto)
+		n := 0
+		var at Composed
+		for i := 1; i <= len(s.Tasks); i++ {
+			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp, one)
+			if at.Hi <= obj && at.Value <= obj {
+				n = i
+				break
+			}
+		}
+		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp, one))}
+		if n == 0 {
+			ans.Value = fmt.Sprintf("none: one instance a task (%s) does not restore within %s at the top of its interval; more partitions are needed",
+				FormatSeconds(at.Hi), FormatRTO(rto))
+			out = append(out, ans)
+			continue
+		}
+		fig := Figure{Estimate: Estimate{Value: float64(n), Beyond: at.Beyond, Extrapolated: at.Extrapolated}, Unit: UnitCount}
+		ans.Figure, ans.Value = &fig, fmt.Sprint(n)
+		ans.Inputs = []string{fmt.Sprintf("%s an instance restore in %s (%s–%s), composed from the sampled tasks", Plural((len(s.Tasks)+n-1)/n, "task"),
+			FormatSeconds(at.Value), FormatSeconds(at.Lo), FormatSeconds(at.Hi))}
+		if at.Unverified != "" {
+			ans.Value = "INCONCLUSIVE (" + ans.Value + " if tasks restore together as alone)"
+			ans.Inputs = append(ans.Inputs, at.Unverified)
+		} else if at.Wide() {
+			ans.Value = "INCONCLUSIVE (" + ans.Value + ")"
+			ans.Inputs = append(ans.Inputs, fmt.Sprintf("%.0f× beyond what the composition measured", at.Beyond))
+		}
+		out = append(out, ans)
+	}
+	return out
+}
+
+// sampleText says how the tasks were priced: "2 of 16 tasks restored at
+// full size (partitions 3, 9), 14 priced between them by their log
+// segments' size, none outside the sizes sampled".
+func sampleText(s *Sample, times []TaskTime) string {
+	var measured []string
+	outside := 0
+	for _, t := range times {
+		if t.Measured {
+			measured = append(measured, fmt.Sprint(t.Partition))
+		} else if t.Extrapolated {
+			outside++
+		}
+	}
+	sort.Strings(measured)
+	text := fmt.Sprintf("%d of %d tasks restored at full size (partitions %s), %d priced between them by their %s' size",
+		len(measured), len(times), strings.Join(measured, ", "), len(times)-len(measured), s.SizeSource)
+	if outside > 0 {
+		return text + fmt.Sprintf(", %d of them outside the sizes sampled (scaled in proportion)", outside)
+	}
+	return text + ", none outside the sizes sampled"
+}
+
+// composedBeyondText says how far a composed time lies beyond what was
+// measured: the task count past the composition's, or a task past the
+// sizes sampled.
+func composedBeyondText(c Composed, comp *Composition) string {
+	if comp != nil && len(c.Tasks) > comp.MaxTasks {
+		return fmt.Sprintf("%d tasks together, where the composition measured at most %d", len(c.Tasks), comp.MaxTasks)
+	}
+	return "tasks outside the sizes sampled"
+}
+
+// compositionObs are the restores the compositions rest on.
+func compositionObs(cs ...*Composition) []Obs {
+	var out []Obs
+	seen := map[*Composition]bool{}
+	for _, c := range cs {
+		if c != nil && !seen[c] {
+			seen[c] = true
+			out = append(out, c.Obs...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/cluster"
+)
+
+// autoSampleBytes is the size above which --measure samples a topic by
+// default: at the 50–150 MB/s a thread restores here, more than a few
+// minutes a restore, twice a engine.
+const autoSampleBytes = 4 << 30
+
+// defaultSample is how many partitions --measure restores of a topic it
+// samples by default: the largest and the smallest, between which every
+// other task is priced.
+const defaultSample = 2
+
+// maxSample bounds --sample: a sample is a few tasks, not the topic.
+const maxSample = 64
+
+// samplePlan is the sample --from-topic reads and --measure restores:
+// every partition's size and the partitions chosen.
+type samplePlan struct {
+	sizes   []cluster.PartitionSize
+	source  string
+	chosen  []int32
+	why     string
+	sampled capacity.Sample
+}
+
+// checkSample refuses --sample and --sample-partitions where they mean
+// nothing or cannot be met, before any broker is contacted.
+func (f *capacityFlags) checkSample() error {
+	changed := f.changed
+	switch {
+	case (changed("sample") || changed("sample-partitions")) && f.fromTopic == "":
+		return errors.New("--sample and --sample-partitions: they choose partitions of the topic --from-topic names; give --from-topic")
+	case changed("sample") && changed("sample-partitions"):
+		return errors.New("--sample and --sample-partitions: give one (how many partitions to choose, or which)")
+	case changed("sample") && (f.sample < 0 || f.sample > maxSample):
+		return fmt.Errorf("--sample: %d is not between 0 (the whole topic) and %d", f.sample, maxSample)
+	}
+	seen := map[int]bool{}
+	for _, p := range f.samplePartitions {
+		if p < 0 {
+			return fmt.Errorf("--sample-partitions: %d is not a partition", p)
+		}
+		if seen[p] {
+			return fmt.Errorf("--sample-partitions: partition %d is named twice", p)
+		}
+		seen[p] = true
+	}
+	if changed("sample-partitions") && len(f.samplePartitions) == 0 {
+		return errors.New("--sample-partitions: no partition named; name one or more, e.g. --sample-partitions 3,17")
+	}
+	return nil
+}
+
+// planSample sizes every partition of --from-topic without reading it and
+// chooses the sample: --sample-partitions as named, --sample N by
+// capacity.ChooseSample, none for --sample 0; by default, with --measure,
+// defaultSample partitions of a topic over autoSampleBytes, saying so (nil
+// for a topic read and restored whole).
+func (f *capacityFlags) planSample(cmd *cobra.Command, adm *kadm.Client) (*samplePlan, error) {
+	sample := f.sample
+	if !f.changed("sample") && !f.changed("sample-partitions") {
+		if !f.measure {
+			return nil, nil
+		}
+		sample = -1
+	}
+	if sample == 0 {
+		return nil, nil
+	}
+	sizes, source, err := cluster.PartitionSizes(cmd.Context(), adm, f.fromTopic)
+	if err != nil {
+		return nil, fmt.Errorf("--from-topic: %w", err)
+	}
+	sp := &samplePlan{sizes: sizes, source: source}
+	var total float64
+	tasks := make([]capacity.TaskSize, len(sizes))
+	for i, s := range sizes {
+		tasks[i] = capacity.TaskSize{Partition: s.Partition, Size: s.Size(source)}
+		total += float64(s.LogBytes)
+	}
+	switch {
+	case len(f.samplePartitions) > 0:
+		for _, p := range f.samplePartitions {
+			if p >= len(sizes) {
+				return nil, fmt.Errorf("--sample-partitions: topic %s has no partition %d: it has %d partitions (0..%d)",
+					f.fromTopic, p, len(sizes), len(sizes)-1)
+			}
+			sp.chosen = append(sp.chosen, int32(p))
+		}
+		sort.Slice(sp.chosen, func(i, j int) bool { return sp.chosen[i] < sp.chosen[j] })
+		sp.why = "--sample-partitions"
+	case sample > 0:
+		sp.chosen, sp.why = capacity.ChooseSample(tasks, sample), fmt.Sprintf("--sample %d", sample)
+	case source == cluster.SizeFromLogDirs && total <= autoSampleBytes:
+		return nil, nil // small enough to restore whole
+	default:
+		sp.chosen = capacity.ChooseSample(tasks, defaultSample)
+		sp.why = fmt.Sprintf("by default: the topic's %s of log segments would take more than a few minutes to restore whole "+
+			"on each engine (--sample 0 restores it whole)", capacity.FormatBytes(total))
+		if source != cluster.SizeFromLogDirs {
+			sp.why = "by default: the brokers did not say the topic's size on disk (--sample 0 restores it whole)"
+		}
+	}
+	if len(sp.chosen) >= len(sizes) {
+		return nil, nil // every partition: the whole topic
+	}
+	sp.sampled = capacity.Sample{Topic: f.fromTopic, Tasks: tasks, Sampled: sp.chosen, SizeSource: source}
+	sp.describe(cmd.ErrOrStderr(), f.fromTopic)
+	return sp, nil
+}
+
+// describe says which partitions the sample holds and why, with their
+// sizes against the topic's.
+func (sp *samplePlan) describe(w io.Writer, topic string) {
+	var lo, hi float64
+	for i, s := range sp.sizes {
+		v := s.Size(sp.source)
+		if i == 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	size := func(v float64) string {
+		if sp.source == cluster.SizeFromLogDirs {
+			return capacity.FormatBytes(v)
+		}
+		return fmt.Sprintf("%.0f offsets", v)
+	}
+	var parts []string
+	for _, p := range sp.chosen {
+		parts = append(parts, fmt.Sprintf("%d (%s)", p, size(sp.sizes[p].Size(sp.source))))
+	}
+	fmt.Fprintf(w, "sample of %s (%s): partitions %s of its %d, which span %s–%s of %s a partition; each is read and restored "+
+		"whole, the others are priced between them by their size\n", topic, sp.why, strings.Join(parts, ", "), len(sp.sizes),
+		size(lo), size(hi), sp.source)
+}
+
+// scaleToTopic is the whole topic's figure for v measured over the
+// sampled partitions: v times the topic's size over the sample's, by the
+// sample's measure of size.
+func (sp *samplePlan) scaleToTopic(v float64) float64 {
+	var all, in float64
+	chosen := map[int32]bool{}
+	for _, p := range sp.chosen {
+		chosen[p] = true
+	}
+	for _, s := range sp.sizes {
+		all += s.Size(sp.source)
+		if chosen[s.Partition] {
+			in += s.Size(sp.source)
+		}
+	}
+	if in <= 0 {
+		return v
+	}
+	return v * all / in
+}
+
+// partitionText is ps as a user writes them: "3, 17".
+func partitionText(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ", ")
+}
