@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
@@ -16,10 +14,13 @@ import (
 // Composition is how k tasks restore together on one instance, measured
 // rather than assumed: a run of topics of 1, 2, 4, ... partitions of one
 // per-task size (the compose profile), each restored cold by one instance
-// with Threads stream threads, on one host and engine. Its time to restore
-// k tasks follows T(k) = Shared + PerTask × k, fitted over the measured k;
-// Shared is what the tasks share (a JVM's start, the restore consumer's
-// first fetches), PerTask what each adds at the series' task size.
+// with Threads stream threads, on one host and engine, against the same
+// task restored alone on one thread (Single). What k tasks together take
+// against k single restores is a saving per additional task, Saving(k) =
+// (k × Single − T(k)) / (k − 1) seconds: the overlap of what tasks pay
+// each (a store's opening, the first fetches) and, with more threads, the
+// work done in parallel. An instance of k tasks of the user's own sizes
+// then takes Σ task − (k − 1) × Saving(k).
 type Composition struct {
 	Engine  config.Engine
 	Threads int
@@ -27,22 +28,21 @@ type Composition struct {
 	// composition holds for that kind of host.
 	Host string
 	CPUs int
-	// Shared and PerTask are the fitted line's intercept and slope, in
-	// seconds.
-	Shared, PerTask float64
+	// Single is one task restored alone on one thread: its median and
+	// range over the repeats.
+	Single compare.Stat
+	// Points are the restores by task count, in order; Savings the saving
+	// per additional task at each count above 1 (Median from the medians,
+	// Min and Max from the slowest and fastest restore of k tasks).
+	Points  []ComposePoint
+	Savings []ComposePoint
 	// MaxTasks is the most tasks measured together.
 	MaxTasks int
-	// ErrLo and ErrHi are the line's relative residuals at the measured
-	// task counts, the least and most of (line − measured) / measured over
-	// every repeat: the composition's own measured error.
-	ErrLo, ErrHi float64
-	// Points are the medians by task count, in order.
-	Points []ComposePoint
 	// Obs are the restores it rests on.
 	Obs []Obs
 }
 
-// ComposePoint is one task count's restores in a composition series.
+// ComposePoint is one task count's figure in a composition series.
 type ComposePoint struct {
 	Tasks int
 	compare.Stat
@@ -53,12 +53,46 @@ func (c *Composition) Label() string {
 	return fmt.Sprintf("%s, %s, on %s (%s)", c.Engine, Plural(c.Threads, "thread"), c.Host, Plural(c.CPUs, "CPU"))
 }
 
-// Summary is the line in one phrase: "1.9 s shared + 0.52 s a task
-// (1-16 tasks measured, error -3%..+4%)".
+// Summary is the series in a phrase: "one task 0.95 s; 16 tasks 11.2 s
+// (10.7–11.9 s), a saving of 0.27 s (0.22–0.30 s) a task beyond the first".
 func (c *Composition) Summary() string {
-	return fmt.Sprintf("%s shared + %s a task at %s a task (%d–%d tasks measured together, the line's error %s to %s)",
-		FormatSeconds(c.Shared), FormatSeconds(c.PerTask), FormatSeconds(c.PerTask+c.Shared), c.Points[0].Tasks, c.MaxTasks,
-		EffectText(c.ErrLo), EffectText(c.ErrHi))
+	last := c.Points[len(c.Points)-1]
+	sv := c.SavingAt(last.Tasks)
+	return fmt.Sprintf("one task alone %s; %d together %s (%s–%s), a saving of %s (%s–%s) a task beyond the first, "+
+		"measured at %s", FormatSeconds(c.Single.Median), last.Tasks, FormatSeconds(last.Median), FormatSeconds(last.Min),
+		FormatSeconds(last.Max), FormatSeconds(sv.Median), FormatSeconds(sv.Min), FormatSeconds(sv.Max), taskCounts(c.Points))
+}
+
+// taskCounts lists the counts measured: "1, 2, 4, 8 and 16 tasks".
+func taskCounts(ps []ComposePoint) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, fmt.Sprint(p.Tasks))
+	}
+	if len(s) == 1 {
+		return s[0] + " tasks"
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " tasks"
+}
+
+// SavingAt is the saving per additional task for k tasks: measured at k,
+// interpolated between the counts measured, the largest count's beyond it
+// (composeInstance says so), none for one task.
+func (c *Composition) SavingAt(k int) compare.Stat {
+	if k <= 1 || len(c.Savings) == 0 {
+		return compare.Stat{}
+	}
+	i := sort.Search(len(c.Savings), func(i int) bool { return c.Savings[i].Tasks >= k })
+	switch {
+	case i == len(c.Savings):
+		return c.Savings[i-1].Stat
+	case c.Savings[i].Tasks == k || i == 0:
+		return c.Savings[i].Stat
+	}
+	a, b := c.Savings[i-1], c.Savings[i]
+	w := float64(k-a.Tasks) / float64(b.Tasks-a.Tasks)
+	lerp := func(x, y float64) float64 { return x + w*(y-x) }
+	return compare.Stat{N: min(a.N, b.N), Median: lerp(a.Median, b.Median), Min: lerp(a.Min, b.Min), Max: lerp(a.Max, b.Max)}
 }
 
 // composeKey groups the restores of one composition series: the same
@@ -72,8 +106,8 @@ type composeKey struct {
 	taskRecords, recordBytes float64
 }
 
-// minComposeTasks is how many task counts a series needs: a line through
-// two points has no residual to measure its error by.
+// minComposeTasks is how many task counts a series needs: one alone and
+// two more, so the saving is seen to hold across counts.
 const minComposeTasks = 3
 
 // compositionsOf finds the composition series among obs: cold restores of
@@ -97,7 +131,15 @@ func compositionsOf(obs []Obs) []*Composition {
 	}
 	var out []*Composition
 	for _, k := range order {
-		if c := composition(k, groups[k]); c != nil {
+		one := k
+		one.threads = 1
+		var single []float64
+		for _, o := range groups[one] {
+			if o.Restore.Partitions == 1 {
+				single = append(single, o.Seconds)
+			}
+		}
+		if c := composition(k, groups[k], single); c != nil {
 			out = append(out, c)
 		}
 	}
@@ -125,42 +167,40 @@ func round1pct(x float64) float64 {
 	return math.Round(x/e) * e
 }
 
-// composition fits one series, nil when it has too few task counts.
-func composition(k composeKey, obs []Obs) *Composition {
+// composition is one series against single, the one-thread restores of
+// one task alone of the same key (nil when it has fewer than
+// minComposeTasks counts, or no single).
+func composition(k composeKey, obs []Obs, single []float64) *Composition {
 	byTasks := map[int][]float64{}
 	for _, o := range obs {
 		byTasks[o.Restore.Partitions] = append(byTasks[o.Restore.Partitions], o.Seconds)
 	}
-	if len(byTasks) < minComposeTasks || (k.threads == 1 && byTasks[1] == nil) {
+	if len(byTasks) < minComposeTasks || len(single) == 0 {
 		return nil
 	}
-	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs, Obs: obs}
-	var xs, ys []float64
+	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs, Obs: obs,
+		Single: compare.StatOf(single)}
 	for tasks, secs := range byTasks {
-		c.Points = append(c.Points, ComposePoint{Tasks: tasks, Stat: compare.StatOf(secs)})
-		for _, s := range secs {
-			xs, ys = append(xs, float64(tasks)), append(ys, s)
-		}
+		st := compare.StatOf(secs)
+		c.Points = append(c.Points, ComposePoint{Tasks: tasks, Stat: st})
 		c.MaxTasks = max(c.MaxTasks, tasks)
+		if tasks > 1 {
+			n := float64(tasks)
+			saving := func(t float64) float64 { return (n*c.Single.Median - t) / (n - 1) }
+			c.Savings = append(c.Savings, ComposePoint{Tasks: tasks,
+				Stat: compare.Stat{N: st.N, Median: saving(st.Median), Min: saving(st.Max), Max: saving(st.Min)}})
+		}
 	}
 	sort.Slice(c.Points, func(i, j int) bool { return c.Points[i].Tasks < c.Points[j].Tasks })
-	c.Shared, c.PerTask = stat.LinearRegression(xs, ys, nil, false)
-	if !(c.PerTask > 0) {
-		return nil
-	}
-	c.ErrLo, c.ErrHi = math.Inf(1), math.Inf(-1)
-	for i, x := range xs {
-		e := (c.Shared+c.PerTask*x)/ys[i] - 1
-		c.ErrLo, c.ErrHi = min(c.ErrLo, e), max(c.ErrHi, e)
-	}
+	sort.Slice(c.Savings, func(i, j int) bool { return c.Savings[i].Tasks < c.Savings[j].Tasks })
 	return c
 }
 
 // CompositionFor is the series of engine and threads the instance answers
 // compose with: the one whose host restored the sample when one did, else
-// the first; and the one-thread series of the same host and engine, which
-// prices a task's own part (nil when there is none).
-func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string) (c, one *Composition) {
+// the first (nil when there is none).
+func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string) *Composition {
+	var c *Composition
 	for _, x := range cs {
 		if x.Engine != engine || x.Threads != threads {
 			continue
@@ -169,13 +209,5 @@ func CompositionFor(cs []*Composition, engine config.Engine, threads int, host s
 			c = x
 		}
 	}
-	if c == nil {
-		return nil, nil
-	}
-	for _, x := range cs {
-		if x.Engine == engine && x.Threads == 1 && x.Host == c.Host {
-			return c, x
-		}
-	}
-	return c, nil
+	return c
 }

@@ -125,63 +125,47 @@ func taskTimes(s *Sample, singles map[int32][]float64) []TaskTime {
 }
 
 // Composed is one instance's cold restore composed from its tasks' own
-// times: its slowest thread's tasks (the largest, as many as a thread
-// gets) through the host's measured composition.
+// times: its largest tasks (as many as it gets) through the host's
+// measured composition.
 type Composed struct {
 	Estimate
-	// Tasks are the slowest thread's tasks, largest first; PerThread how
-	// many a thread gets.
-	Tasks     []TaskTime
-	PerThread int
+	// Tasks are the instance's tasks, largest first.
+	Tasks []TaskTime
 	// Comp is the composition used (nil: none measured, then Estimate is
-	// the tasks' plain sum, an upper bound if tasks restore no slower
-	// together than alone, and Unverified says so).
-	Comp, One  *Composition
+	// the tasks' plain sum, which Unverified says is not how they were
+	// seen to restore together).
+	Comp       *Composition
 	Unverified string
 }
 
 // composeInstance is the cold restore of an instance with tasksPerInstance
-// tasks over threads threads, from the task times: a thread gets
-// ceil(tasks / threads) tasks, the largest ones for the slowest thread.
-// With a composition of that thread count (and its one-thread series to
-// price a task's own part), the time is Shared_t + PerTask_t / PerTask_1
-// × Σ (task − Shared_1), its interval the tasks' ranges widened by the
-// composition's own error; beyond the task counts it measured it
-// extrapolates. Without one it is the plain sum, said to be unverified.
-func composeInstance(times []TaskTime, tasksPerInstance, threads int, c, one *Composition) Composed {
+// tasks over threads threads, from the task times: the largest tasks,
+// their sum less (k − 1) × the composition's saving a task at k tasks
+// (c, measured for that thread count), and never less than its slowest
+// task alone. Its interval takes the tasks' ranges and the saving's;
+// beyond the task counts c measured it extrapolates. Without c it is the
+// plain sum, said to be unverified.
+func composeInstance(times []TaskTime, tasksPerInstance, threads int, c *Composition) Composed {
 	sorted := append([]TaskTime(nil), times...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Value > sorted[j].Value })
-	per := (tasksPerInstance + threads - 1) / threads
 	k := min(tasksPerInstance, len(sorted))
-	out := Composed{Tasks: sorted[:k], PerThread: per, Comp: c, One: one}
-	var sum, lo, hi float64
+	out := Composed{Tasks: sorted[:k], Comp: c}
+	var sum, lo, hi, slowest, slowestLo float64
 	beyond := 1.0
 	for _, t := range out.Tasks {
 		sum, lo, hi = sum+t.Value, lo+t.Lo, hi+t.Hi
+		slowest, slowestLo = max(slowest, t.Value), max(slowestLo, t.Lo)
 		beyond = max(beyond, t.Beyond)
 	}
-	if c == nil || (threads > 1 && one == nil) {
+	if c == nil {
 		out.Estimate = Estimate{Value: sum, Lo: lo, Hi: hi, Beyond: beyond, Extrapolated: beyond > 1.0001}
 		out.Unverified = fmt.Sprintf("no composition measured for %s on this engine (run the compose profile on this host "+
 			"kind and give it with --from): the plain sum of the tasks' times, not verified to be how they restore together", Plural(threads, "thread"))
 		return out
 	}
-	if one == nil {
-		one = c
-	}
-	scale := c.PerTask / one.PerTask
-	compose := func(tasks float64) float64 {
-		return c.Shared + scale*(tasks-float64(k)*one.Shared)
-	}
-	v := compose(sum)
-	// The line missed each measured count by (line − measured) / measured
-	// between ErrLo and ErrHi, so what it says lies within line / (1 +
-	// ErrHi) and line / (1 + ErrLo).
-	out.Estimate = Estimate{Value: v, Lo: compose(lo) / (1 + max(0, c.ErrHi)), Hi: compose(hi) / (1 + min(0, c.ErrLo))}
-	// A composition measured to MaxTasks tasks together extrapolates past
-	// them, as far as the tasks' own prices do past the sizes sampled.
-	tasksBeyond := float64(k) / float64(c.MaxTasks)
-	out.Beyond = max(beyond, tasksBeyond, 1)
+	sv, n := c.SavingAt(k), float64(k-1)
+	out.Estimate = Estimate{Value: max(sum-n*sv.Median, slowest), Lo: max(lo-n*sv.Max, slowestLo), Hi: max(hi-n*sv.Min, slowest)}
+	out.Beyond = max(beyond, float64(k)/float64(c.MaxTasks), 1)
 	out.Extrapolated = out.Beyond > 1.0001
 	return out
 }

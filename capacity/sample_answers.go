@@ -85,21 +85,20 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	perInstance := (len(s.Tasks) + instances - 1) / instances
 	threads := a.Options.Threads
-	comp, one := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
-	inst := composeInstance(times, perInstance, threads, comp, one)
+	comp := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
+	inst := composeInstance(times, perInstance, threads, comp)
 	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
 		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
 	if comp != nil {
-		inputs = append(inputs, "composed as measured "+comp.Label()+": "+comp.Summary())
-		if one != nil && one != comp {
-			inputs = append(inputs, "a task's own part priced by the one-thread series: "+one.Summary())
-		}
+		sv := comp.SavingAt(len(inst.Tasks))
+		inputs = append(inputs, fmt.Sprintf("composed as measured %s: %s; here the tasks' sum less %d × %s (%s–%s)", comp.Label(),
+			comp.Summary(), len(inst.Tasks)-1, FormatSeconds(sv.Median), FormatSeconds(sv.Min), FormatSeconds(sv.Max)))
 		if comp.Host != host.Hostname || comp.CPUs != host.CPUs {
 			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks %s", comp.Host,
 				Plural(comp.CPUs, "CPU"), hostText))
 		}
 	}
-	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's own error", FormatSeconds(inst.Lo),
+	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's saving's range", FormatSeconds(inst.Lo),
 		FormatSeconds(inst.Hi)))
 	if inst.Beyond > 1.0001 {
 		inputs = append(inputs, fmt.Sprintf("extrapolated %.1f×: %s", inst.Beyond, composedBeyondText(inst, comp)))
@@ -112,7 +111,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Checks:       checks(inst.Estimate, a.Options.RTOs),
 		Extrapolated: inst.Extrapolated,
 		Inputs:       inputs,
-		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp, one)...)),
+		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp)...)),
 		Figure:       &Figure{Estimate: inst.Estimate, Unit: UnitSeconds},
 	}
 	if inst.Unverified != "" {
@@ -123,7 +122,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	out = append(out, ans)
 	if d.Instances > 0 || len(a.Options.RTOs) > 0 {
-		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp, one)...)
+		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp)...)
 	}
 	return out, nil
 }
@@ -131,7 +130,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 // sampledInstancesNeeded is, per objective, the fewest instances whose
 // composed cold restore (of their largest tasks) meets it at the upper
 // end of its interval; none when even one task a instance misses it.
-func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp, one *Composition) []Answer {
+func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp *Composition) []Answer {
 	var out []Answer
 	for _, rto := range a.Options.RTOs {
 		obj := rto.Seconds()
@@ -139,13 +138,13 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 		n := 0
 		var at Composed
 		for i := 1; i <= len(s.Tasks); i++ {
-			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp, one)
+			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp)
 			if at.Hi <= obj && at.Value <= obj {
 				n = i
 				break
 			}
 		}
-		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp, one))}
+		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp))}
 		if n == 0 {
 			ans.Value = fmt.Sprintf("none: one instance a task (%s) does not restore within %s at the top of its interval; more partitions are needed",
 				FormatSeconds(at.Hi), FormatRTO(rto))

@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/restorebench/restorebench/compare"
 )
 
 // The sample spans the partitions' sizes: the largest, the smallest, then
@@ -42,27 +44,36 @@ func TestTaskTimesPriceBetweenTheSample(t *testing.T) {
 	}
 }
 
-// An instance composed through a measured composition takes the shared
-// start-up once; with no composition it is the plain sum, said unverified;
-// past the task counts measured it extrapolates.
+// An instance composed through a measured composition takes the sum of
+// its tasks less the saving measured at its task count, never less than
+// its slowest task; with no composition it is the plain sum, said
+// unverified; past the task counts measured it extrapolates.
 func TestComposeInstance(t *testing.T) {
 	times := []TaskTime{{Partition: 0, Estimate: measured(10, 9, 11)}, {Partition: 1, Estimate: measured(10, 9, 11)},
 		{Partition: 2, Estimate: measured(10, 9, 11)}, {Partition: 3, Estimate: measured(10, 9, 11)}}
-	one := &Composition{Threads: 1, Shared: 2, PerTask: 8, MaxTasks: 4, ErrLo: -0.05, ErrHi: 0.05}
-	got := composeInstance(times, 4, 1, one, one)
-	if math.Abs(got.Value-34) > 1e-9 || got.Extrapolated || got.Unverified != "" {
-		t.Errorf("4 tasks of 10 s sharing 2 s: %+v, want 2 + 4 × 8 = 34 s, measured", got)
+	c := &Composition{Threads: 1, Single: compare.Stat{N: 3, Median: 1, Min: 0.9, Max: 1.1}, MaxTasks: 4,
+		Savings: []ComposePoint{{Tasks: 2, Stat: compare.Stat{N: 3, Median: 0.4, Min: 0.3, Max: 0.5}},
+			{Tasks: 4, Stat: compare.Stat{N: 3, Median: 0.2, Min: 0.1, Max: 0.3}}}}
+	got := composeInstance(times, 4, 1, c)
+	if math.Abs(got.Value-39.4) > 1e-9 || got.Extrapolated || got.Unverified != "" {
+		t.Errorf("4 tasks of 10 s saving 0.2 s each beyond the first: %+v, want 40 − 3 × 0.2 = 39.4 s, measured", got)
 	}
-	if got.Lo >= got.Value || got.Hi <= got.Value {
-		t.Errorf("interval %v–%v does not hold %v", got.Lo, got.Hi, got.Value)
+	if math.Abs(got.Lo-(36-0.9)) > 1e-9 || math.Abs(got.Hi-(44-0.3)) > 1e-9 {
+		t.Errorf("interval %v–%v, want the tasks' ranges less the saving's: 35.1–43.7", got.Lo, got.Hi)
 	}
-	plain := composeInstance(times, 4, 1, nil, nil)
+	if mid := composeInstance(times, 3, 1, c); math.Abs(mid.Value-(30-2*0.3)) > 1e-9 {
+		t.Errorf("3 tasks, between the counts measured: %v, want the saving interpolated (0.3 s): 29.4 s", mid.Value)
+	}
+	plain := composeInstance(times, 4, 1, nil)
 	if plain.Value != 40 || plain.Unverified == "" {
 		t.Errorf("without a composition: %+v, want the sum 40 s, said unverified", plain)
 	}
-	two := &Composition{Threads: 2, Shared: 3, PerTask: 4.4, MaxTasks: 2}
-	got = composeInstance(times, 4, 2, two, one)
-	if want := 3 + 4.4/8*(40-4*2); math.Abs(got.Value-want) > 1e-9 || !got.Extrapolated || got.Beyond != 2 {
-		t.Errorf("4 tasks on 2 threads measured to 2 tasks: %+v, want %v, 2× beyond", got, want)
+	c.MaxTasks = 2
+	if got := composeInstance(times, 4, 1, c); !got.Extrapolated || got.Beyond != 2 {
+		t.Errorf("4 tasks, composition measured to 2: %+v, want 2× beyond", got)
+	}
+	big := &Composition{Threads: 1, MaxTasks: 4, Savings: []ComposePoint{{Tasks: 4, Stat: compare.Stat{Median: 20, Min: 20, Max: 20}}}}
+	if got := composeInstance(times, 4, 1, big); got.Value != 10 {
+		t.Errorf("a saving larger than the tasks: %v, want the slowest task alone (10 s), never less", got.Value)
 	}
 }

@@ -78,7 +78,7 @@ func (f *capacityFlags) planSample(cmd *cobra.Command, adm *kadm.Client) (*sampl
 		}
 		sample = -1
 	}
-	if sample == 0 {
+	if sample == 0 && len(f.samplePartitions) == 0 {
 		return nil, nil
 	}
 	sizes, source, err := cluster.PartitionSizes(cmd.Context(), adm, f.fromTopic)
