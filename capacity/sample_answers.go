@@ -211,3 +211,24 @@ func compositionObs(cs ...*Composition) []Obs {
 	}
 	return out
 }
+
+// sampledThreadRestore is the cold restore of one thread's tasks when
+// the deployment's changelog was sampled and the host's composition for one
+// thread measured: its tasks largest tasks composed (composeInstance), and
+// a line saying so; ok is false otherwise, and the rate prices it.
+func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis string, ok bool) {
+	s := a.Options.Sample
+	if s == nil {
+		return Estimate{}, "", false
+	}
+	st := sampledTasks(s, a.Obs)
+	engine := SampledEngine(st.Singles)
+	times := taskTimes(s, st.Singles[engine])
+	comp := CompositionFor(compositionsOf(a.Obs), engine, 1, st.Hosts[engine].Hostname)
+	if len(times) == 0 || comp == nil {
+		return Estimate{}, "", false
+	}
+	c := composeInstance(times, tasks, 1, comp)
+	return c.Estimate, fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
+		Plural(len(c.Tasks), "largest task"), sampleText(s, times), comp.Label()), true
+}

@@ -527,6 +527,10 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskBytes := state / float64(d.Partitions)
 	tasks, how := coldRecoveryShape(d, a.Options.Threads, taskBytes)
 	restore := r.Seconds(float64(tasks) * taskBytes)
+	basis := r.Summary()
+	if e, text, ok := a.sampledThreadRestore(tasks); ok {
+		restore, basis = e, text
+	}
 	detect, detectText := DefaultFailureDetectionSeconds, fmt.Sprintf("plus failure detection, %s ASSUMED: Kafka's "+
 		"default session timeout (session.timeout.ms, classic protocol; "+
 		"group.streams.session.timeout.ms, streams protocol); no failover run in the inputs measured it",
@@ -537,7 +541,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			"there; yours may differ)", FormatSeconds(f.Detection), f.SessionTimeoutMs)
 	}
 	total := restore.Plus(detect)
-	inputs := []string{how, r.Summary(), detectText}
+	inputs := []string{how, basis, detectText}
 	if total.HasInterval() {
 		inputs = append(inputs, intervalText(total))
 	}
