@@ -21,13 +21,25 @@
 // tasks, labelled a prediction) and compaction cases (compaction.go: the
 // restore amplification of each cleaner setting, which turns a live state
 // into the changelog a restore reads, or the worst case the settings allow
-// when none was measured on Kafka). A scenario's row is a scenarioRow
-// (rto.go) in scenarioRows; its questions are an answerer that the file
-// reading its records registers from its init (registerAnswerer, placed by
-// its order): report and plan show both, so they never disagree. What a
-// scenario's records say (its evidence: WarmRate, StandbyEvidence, …) is
-// registered from the same file (RegisterEvidence, evidence.go) and read
-// through its accessor (Analysis.Warm, Analysis.Failover, …), not a field
-// of Analysis. A new scenario's answers are one file here, registering its
-// evidence and its answerer.
+// when none was measured on Kafka). A scenario's questions are an answerer
+// that the file reading its records registers from its init
+// (registerAnswerer, placed by its order); what its records say (its
+// evidence: WarmRate, StandbyEvidence, …) is registered from the same file
+// (RegisterEvidence, evidence.go) and read through its accessor
+// (Analysis.Warm, Analysis.Failover, …), not a field of Analysis. Three of
+// a scenario's contributions are still central lists, not registrations
+// (issue 53): its RTO row is a scenarioRow in rto.go's scenarioRows, its
+// recommendations a call in recommend.go's recommendations, and what its
+// inputs cannot tell a line of analysis.go's unknowns. So a new scenario
+// is its records' file here plus an entry in each of those lists. Report
+// and plan show the same rows and answers, so they never disagree.
+//
+// The user's own changelog has answers of its own, registered likewise:
+// its restores at full size (measured.go, plan --measure), a sample of its
+// partitions each restored alone and the others priced between them
+// (sample.go, sample_answers.go, plan --measure --sample), composed into an
+// instance's time through a measured composition of tasks on one host
+// (compose.go, the compose profile). Settings screened on the model and
+// restored again on Kafka Streams are compared engine by engine in
+// confirm.go (the confirm setting).
 package capacity

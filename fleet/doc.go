@@ -8,6 +8,12 @@
 // digest and entries, its events watched into restores and a timeline of
 // its tasks, what restorebench owns on the broker (its groups, input
 // topics and source-table offsets), and the verification of a restore
-// against the expected state (VerifyInto). It knows no scenario: the
-// scenario package and the query loads (queryload) stand on it.
+// against the expected state (VerifyInto). The scenario package and the
+// query loads (queryload) stand on it, and it runs no scenario itself. It
+// knows of one: the failover's, whose ledger topology runs under an
+// application id of its own unless the case runs the kv topology
+// (owned.go: UsesApplication, RunsKVFailover), so that what restorebench
+// checks and owns of a user's application follows the topology a case
+// runs; the ledger's balances an instance writes are read here too
+// (balances.go).
 package fleet

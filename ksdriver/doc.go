@@ -3,8 +3,10 @@
 // kstreams/PROTOCOL.md), one real Kafka Streams client per JVM.
 //
 // Start writes an instance's CONFIG.properties, runs
-// `java FLAGS -cp .cache/kstreams/lib/* restorebench.kstreams.Driver CONFIG`
-// with its stderr in a log file beside the config, and reads its stdout as
+// `java FLAGS -cp LIB/* restorebench.kstreams.Driver CONFIG`, LIB the
+// driver built for the instance's Kafka Streams version (FindLibFor:
+// .cache/kstreams/<version>/lib), with its stderr in a log file beside
+// the config, and reads its stdout as
 // typed events (Hello, StateChange, RestoreStart, ...), each stamped with the
 // Go side's receipt time on the same monotonic clock the instance uses, and
 // kept in order per instance so scenarios can build timelines from them.

@@ -1,7 +1,9 @@
-// Package units formats sizes, rates and durations for people: the one
-// place each unit is written, so every output that shows a size or a time
-// shows it the same way. Sizes are decimal (1 MB = 10^6 bytes), as
-// everywhere in restorebench.
+// Package units formats sizes, rates and durations for people: the shared
+// formatter of each unit, so the outputs that use it show a size or a time
+// the same way. Not every output does yet: some packages still write a
+// size, rate or duration with a format of their own (issue 53); new output
+// uses these. Sizes are decimal (1 MB = 10^6 bytes), as everywhere in
+// restorebench.
 //
 // Bytes, Rate and Seconds are the style of the plan, the report and the
 // capacity answers. Two outputs keep a style of their own, which their
