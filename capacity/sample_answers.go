@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,18 +12,57 @@ import (
 )
 
 // SampledTasks are the restores of a sample's partitions, each alone at
-// its full size: seconds to ready by engine and partition, and the host
-// each engine's restores ran on.
+// its full size: seconds to ready by engine and partition, the host each
+// engine's last restore ran on, and the host of each partition's restores
+// (an agent's when one restored it: plan --measure --agents).
 type SampledTasks struct {
-	Singles map[config.Engine]map[int32][]float64
-	Hosts   map[config.Engine]runs.Host
-	Obs     []Obs
+	Singles   map[config.Engine]map[int32][]float64
+	Hosts     map[config.Engine]runs.Host
+	TaskHosts map[config.Engine]map[int32]TaskHost
+	Obs       []Obs
+}
+
+// TaskHost is the host a sampled task's restores ran on, and the agent
+// that ran them ("" for the run's own host).
+type TaskHost struct {
+	runs.Host
+	Agent string
+}
+
+// Text names the host: "agent a on host-a (4 CPUs)", or "host-a (4 CPUs)".
+func (h TaskHost) Text() string {
+	t := fmt.Sprintf("%s (%s)", h.Hostname, Plural(h.CPUs, "CPU"))
+	if h.Agent != "" {
+		return "agent " + h.Agent + " on " + t
+	}
+	return t
+}
+
+// taskHost is where o's restore ran: the agent's host as the run recorded
+// its facts when an agent restored it, else the run's host.
+func taskHost(o Obs) TaskHost {
+	r := o.Restore
+	if r.OnAgent == nil {
+		return TaskHost{Host: o.Run.Results.Host}
+	}
+	h := TaskHost{Agent: r.OnAgent.Agent, Host: runs.Host{Hostname: r.OnAgent.Hostname}}
+	for _, a := range o.Run.Results.Agents {
+		if a.Name == r.OnAgent.Agent {
+			f := a.Facts
+			h.OS, h.Arch, h.CPUs, h.MemoryBytes = f.OS, f.Arch, f.CPUs, f.MemoryBytes
+			if h.Hostname == "" {
+				h.Hostname = f.Hostname
+			}
+		}
+	}
+	return h
 }
 
 // sampledTasks collects from obs the restores of one partition of the
 // sample's topic alone.
 func sampledTasks(s *Sample, obs []Obs) SampledTasks {
-	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, Hosts: map[config.Engine]runs.Host{}}
+	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, Hosts: map[config.Engine]runs.Host{},
+		TaskHosts: map[config.Engine]map[int32]TaskHost{}}
 	for _, o := range obs {
 		r := o.Restore
 		if r.Topic != s.Topic || len(r.RestoredPartitions) != 1 || !r.IsCold() {
@@ -29,11 +70,12 @@ func sampledTasks(s *Sample, obs []Obs) SampledTasks {
 		}
 		e := runs.EngineOf(r.Params)
 		if st.Singles[e] == nil {
-			st.Singles[e] = map[int32][]float64{}
+			st.Singles[e], st.TaskHosts[e] = map[int32][]float64{}, map[int32]TaskHost{}
 		}
 		p := r.RestoredPartitions[0]
 		st.Singles[e][p] = append(st.Singles[e][p], o.Seconds)
-		st.Hosts[e] = o.Run.Results.Host
+		h := taskHost(o)
+		st.Hosts[e], st.TaskHosts[e][p] = h.Host, h
 		st.Obs = append(st.Obs, o)
 	}
 	return st
@@ -61,21 +103,23 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		return nil, []Unanswered{{Question: "Cold restore of the sampled tasks", Reason: fmt.Sprintf("no verified restore of a "+
 			"sampled partition of %s alone in the inputs (plan --from-topic --measure restores them)", s.Topic)}}
 	}
-	host := st.Hosts[engine]
-	hostText := fmt.Sprintf("on %s (%s, %s)", host.Hostname, Plural(host.CPUs, "CPU"), engine)
 	largest := times[0]
 	for _, t := range times {
 		if t.Measured && (!largest.Measured || t.Value > largest.Value) {
 			largest = t
 		}
 	}
+	hosts := st.TaskHosts[engine]
+	host := hosts[largest.Partition].Host
+	hostText := fmt.Sprintf("on %s, %s", hosts[largest.Partition].Text(), engine)
 	out := []Answer{{
 		ID:       "cold_restore_task",
 		Question: fmt.Sprintf("Cold restore of the slowest sampled task (partition %d of %s, restored alone at its full size)", largest.Partition, s.Topic),
 		Value:    TimeValue(largest.Estimate),
 		Checks:   checks(largest.Estimate, a.Options.RTOs),
 		Inputs: []string{fmt.Sprintf("partition %d restored %s %s", largest.Partition, Plural(len(st.Singles[engine][largest.Partition]), "time"), hostText),
-			fmt.Sprintf("interval %s–%s: the range of those restores", FormatSeconds(largest.Lo), FormatSeconds(largest.Hi)), sampleText(s, times)},
+			fmt.Sprintf("interval %s–%s: the range of those restores", FormatSeconds(largest.Lo), FormatSeconds(largest.Hi)), sampleText(s, times),
+			hostsText(hosts, engine)},
 		Sources: RunLabels(st.Obs),
 		Figure:  &Figure{Estimate: largest.Estimate, Unit: UnitSeconds},
 	}}
@@ -93,10 +137,13 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		sv := comp.SavingAt(len(inst.Tasks))
 		inputs = append(inputs, fmt.Sprintf("composed as measured %s: %s; here the tasks' sum less %d × %s (%s–%s)", comp.Label(),
 			comp.Summary(), len(inst.Tasks)-1, FormatSeconds(sv.Median), FormatSeconds(sv.Min), FormatSeconds(sv.Max)))
-		if comp.Host != host.Hostname || comp.CPUs != host.CPUs {
-			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks %s", comp.Host,
-				Plural(comp.CPUs, "CPU"), hostText))
+		if unlike := unlikeComposition(comp, hosts); unlike != "" {
+			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks restored on %s (%s)", comp.Host,
+				Plural(comp.CPUs, "CPU"), unlike, engine))
 		}
+	}
+	if u := unlikeHosts(hosts); u != "" {
+		inputs = append(inputs, u)
 	}
 	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's saving's range", FormatSeconds(inst.Lo),
 		FormatSeconds(inst.Hi)))
@@ -165,6 +212,80 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 		out = append(out, ans)
 	}
 	return out
+}
+
+// hostsText names the host each sampled task's figure came from: "the
+// sampled tasks restored on agent a on host-a (4 CPUs): partition 3;
+// agent b on host-b (4 CPUs): partition 0 (model)".
+func hostsText(hosts map[int32]TaskHost, engine config.Engine) string {
+	byHost := map[string][]string{}
+	for _, p := range sortedPartitions(hosts) {
+		t := hosts[p].Text()
+		byHost[t] = append(byHost[t], fmt.Sprint(p))
+	}
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(byHost)) {
+		parts = append(parts, fmt.Sprintf("%s: %s %s", t, partitionWord(len(byHost[t])), strings.Join(byHost[t], ", ")))
+	}
+	return fmt.Sprintf("the sampled tasks restored on %s (%s)", strings.Join(parts, "; "), engine)
+}
+
+// unlikeHosts is an "UNLIKE" line when the sampled tasks' hosts differ
+// in CPUs or in the disk under their stores (where both recorded one):
+// their times then differ by host as well as by size. "" when alike.
+func unlikeHosts(hosts map[int32]TaskHost) string {
+	ps := sortedPartitions(hosts)
+	for _, p := range ps[min(1, len(ps)):] {
+		a, b := hosts[ps[0]], hosts[p]
+		if a.CPUs != b.CPUs || diskText(a.Disk) != diskText(b.Disk) {
+			return fmt.Sprintf("UNLIKE: the sampled tasks restored on unlike hosts (partition %d on %s%s, partition %d on %s%s): "+
+				"their times differ by host as well as by size, and a task's figure is its host's", ps[0], a.Text(), diskText(a.Disk),
+				p, b.Text(), diskText(b.Disk))
+		}
+	}
+	return ""
+}
+
+// unlikeComposition names the sampled tasks' hosts that differ from the
+// one the composition was measured on (by name or CPUs); "" when none do.
+func unlikeComposition(comp *Composition, hosts map[int32]TaskHost) string {
+	var unlike []string
+	seen := map[string]bool{}
+	for _, p := range sortedPartitions(hosts) {
+		h := hosts[p]
+		if (h.Hostname != comp.Host || h.CPUs != comp.CPUs) && !seen[h.Text()] {
+			seen[h.Text()] = true
+			unlike = append(unlike, h.Text())
+		}
+	}
+	return strings.Join(unlike, ", ")
+}
+
+// diskText is a recorded disk as the UNLIKE line names it: ", disk
+// /dev/nvme0n1p2 ext4"; "" when not recorded (an agent's record says none).
+func diskText(d *runs.Disk) string {
+	if d == nil || d.Device == "" {
+		return ""
+	}
+	return ", disk " + strings.TrimSpace(d.Device+" "+d.Filesystem)
+}
+
+// sortedPartitions are hosts' partitions in order.
+func sortedPartitions(hosts map[int32]TaskHost) []int32 {
+	ps := make([]int32, 0, len(hosts))
+	for p := range hosts {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	return ps
+}
+
+// partitionWord is "partition" or "partitions" for n of them.
+func partitionWord(n int) string {
+	if n == 1 {
+		return "partition"
+	}
+	return "partitions"
 }
 
 // sampleText says how the tasks were priced: "2 of 16 tasks restored at

@@ -1,0 +1,47 @@
+package capacity
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
+)
+
+// Each sampled task's figure names the host it came from: the agent's, as
+// its run recorded the agent's facts, when one restored it (plan --measure
+// --agents), else the run's own; tasks from hosts of different CPU counts
+// are said UNLIKE, as are those unlike the composition's host; alike
+// hosts are named once and not.
+func TestSampledTasksNameTheirHosts(t *testing.T) {
+	s := &Sample{Topic: "t", Tasks: []TaskSize{{0, 100}, {1, 200}, {2, 150}}, Sampled: []int32{0, 1}}
+	run := &Run{Label: "R1", Results: &runs.Results{Host: runs.Host{Hostname: "coord", CPUs: 8}, Agents: []runs.Agent{
+		{Name: "a", Facts: runs.AgentFacts{Hostname: "host-a", CPUs: 2}}, {Name: "b", Facts: runs.AgentFacts{Hostname: "host-b", CPUs: 4}}}}}
+	obs := func(p int32, on string) Obs {
+		r := &runs.Restore{Topic: "t", RestoredPartitions: []int32{p}, Params: config.Case{Engine: config.EngineModel, Scenario: config.ScenarioCold}}
+		if on != "" {
+			r.OnAgent = &runs.AgentPlace{Agent: on, Hostname: "host-" + on}
+		}
+		return Obs{Run: run, Restore: r, Seconds: 10}
+	}
+	hosts := sampledTasks(s, []Obs{obs(0, "a"), obs(1, "b")}).TaskHosts[config.EngineModel]
+	want := "the sampled tasks restored on agent a on host-a (2 CPUs): partition 0; agent b on host-b (4 CPUs): partition 1 (model)"
+	if got := hostsText(hosts, config.EngineModel); got != want {
+		t.Errorf("two agents:\n got %q\nwant %q", got, want)
+	}
+	if u := unlikeHosts(hosts); !strings.HasPrefix(u, "UNLIKE: ") || !strings.Contains(u, "partition 0 on agent a on host-a (2 CPUs)") ||
+		!strings.Contains(u, "partition 1 on agent b on host-b (4 CPUs)") {
+		t.Errorf("hosts of 2 and 4 CPUs: %q, want an UNLIKE line naming both", u)
+	}
+	comp := &Composition{Host: "host-b", CPUs: 4}
+	if u := unlikeComposition(comp, hosts); u != "agent a on host-a (2 CPUs)" {
+		t.Errorf("a composition measured on host-b: unlike %q, want host-a alone", u)
+	}
+	alike := sampledTasks(s, []Obs{obs(0, ""), obs(1, "")}).TaskHosts[config.EngineModel]
+	if got := hostsText(alike, config.EngineModel); got != "the sampled tasks restored on coord (8 CPUs): partitions 0, 1 (model)" {
+		t.Errorf("both on the run's host: %q", got)
+	}
+	if u := unlikeHosts(alike); u != "" {
+		t.Errorf("one host: %q, want no UNLIKE line", u)
+	}
+}
