@@ -519,6 +519,11 @@ func TestHostilePlanDeployments(t *testing.T) {
 		{[]string{"--from-topic", "mine", "--measure", "--measure-engines", "model,model", "--brokers", "127.0.0.1:1"},
 			`--measure-engines: "model" is given twice`},
 		{[]string{"--from-topic", "mine", "--measure", "--measure-engines=", "--brokers", "127.0.0.1:1"}, "--measure-engines: empty"},
+		{[]string{"--from-topic", "mine", "--measure", "--agents", "a,a", "--brokers", "127.0.0.1:1"}, "--agents: a named twice"},
+		{[]string{"--from-topic", "mine", "--measure", "--agents", "any:0", "--brokers", "127.0.0.1:1"}, "--agents any:0: N must be"},
+		{[]string{"--from-topic", "mine", "--measure", "--agents", "a/b", "--brokers", "127.0.0.1:1"}, `--agents: agent name "a/b" is not a plain name`},
+		{[]string{"--from-topic", "mine", "--measure", "--agents", ",", "--brokers", "127.0.0.1:1"}, "--agents: no agent named"},
+		{[]string{"--from-topic", "mine", "--agents", "a", "--brokers", "127.0.0.1:1"}, "--agents: they are where --measure restores; give --measure"},
 	} {
 		for _, cmd := range []string{"plan", "report"} {
 			args := append([]string{"-q", cmd, from}, c.args...)

@@ -65,7 +65,12 @@ type capacityFlags struct {
 	sample           int
 	samplePartitions []int
 	sampled          *samplePlan
-	g                *globalFlags
+	// agents is --agents as given (NAME,... or any:N; default none: every
+	// restore here); agentNames and anyAgents are it parsed by checkAgents.
+	agents     string
+	agentNames []string
+	anyAgents  int
+	g          *globalFlags
 	// fs tells an explicit --state 0 from none.
 	fs *pflag.FlagSet
 }
@@ -438,6 +443,7 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 	fl.StringSliceVar(&from, "from", nil, "results.json files or run directories to take measured rates from (repeatable)")
 	fl.StringVar(&format, "format", "text", "text, or json: the same answers as one JSON document for scripts (checks with their margins in seconds)")
 	f.register(fl, capacity.DefaultRTOs)
+	f.registerAgents(cmd)
 	return cmd
 }
 

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
@@ -30,6 +34,9 @@ func (f *capacityFlags) checkMeasure() error {
 		return fmt.Errorf("--measure-repeats: %d must be between 1 and %d", f.measureRepeats, profiles.MaxRepeats)
 	}
 	if err := checkMeasureEngines(f.measureEngines); err != nil {
+		return err
+	}
+	if err := f.checkAgents(); err != nil {
 		return err
 	}
 	if config.RestoresForeign(f.measureKind) {
@@ -106,6 +113,14 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 		if err := c.Finalize(); err != nil {
 			return nil, fmt.Errorf("--measure: %w", err)
 		}
+		if len(f.agentNames) > 0 || f.anyAgents > 0 {
+			saved, err := f.measureOnAgents(cmd, c, restores)
+			out = append(out, saved...)
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		for _, parts := range restores {
 			what := f.fromTopic
 			if parts != nil {
@@ -128,4 +143,196 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// registerAgents adds --agents and the control key flags (as run has
+// them) to plan and report: --measure's restores on the user's hosts.
+func (f *capacityFlags) registerAgents(cmd *cobra.Command) {
+	if f.g == nil {
+		return
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.agents, "agents", "", "NAME,... or any:N: with --measure, restore on these agents (restorebench agent processes), "+
+		"or on N of those heard on the control topic (the first N by name): each sampled partition alone on one agent, the "+
+		"agents in parallel, each taking the next partition when free, so each figure is its host's; default: on this machine")
+	addControlKeyFlag(cmd, f.g)
+	fl.BoolVar(&f.g.insecureAgents, "insecure-agents", false, "command the agents without a signing key (they run "+
+		"--insecure): only where the cluster's ACLs let nobody else write to "+agent.ControlTopic)
+}
+
+// checkAgents parses --agents as run does (parseAgents), refusing it
+// without --measure and a name that is not an agent's, before any broker
+// is contacted.
+func (f *capacityFlags) checkAgents() error {
+	if !f.changed("agents") {
+		return nil
+	}
+	if !f.measure {
+		return errors.New("--agents: they are where --measure restores; give --measure")
+	}
+	names, n, err := parseAgents(f.agents)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 && n == 0 {
+		return errors.New("--agents: no agent named; name one or more, e.g. --agents host-a,host-b, or any:N")
+	}
+	for _, name := range names {
+		if err := agent.CheckAgentName(name); err != nil {
+			return fmt.Errorf("--agents: %w", err)
+		}
+	}
+	f.agentNames, f.anyAgents = names, n
+	return nil
+}
+
+// measureOnAgents restores each of restores (one sampled partition each,
+// or nil for the whole topic) cold on case c's engine on the agents, in
+// parallel: each agent is reached on a connection of its own, and once
+// every one is (so their restores start together, and the wall time is
+// the slowest task's, not their sum) each restores one at a time, taking
+// the next when free, each restore under its own claim and run directory.
+// The first failure cancels the others and is returned naming the
+// partition and the agent; Ctrl-C stops them all. It returns the results
+// files of the restores that finished, in restores' order.
+func (f *capacityFlags) measureOnAgents(cmd *cobra.Command, c config.Case, restores [][]int32) ([]string, error) {
+	names, err := f.measureAgents(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 || len(restores) == 0 {
+		return nil, errors.New("--agents: no agent to restore on")
+	}
+	names = names[:min(len(names), len(restores))]
+	// The restores log side by side: one line at a time, no bars.
+	log := &lockedWriter{w: cmd.ErrOrStderr()}
+	cmd.SetErr(log)
+	defer cmd.SetErr(log.w)
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	saved := make([]string, len(restores))
+	var mu sync.Mutex
+	var first error
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	jobs := make(chan int)
+	var connected, wg sync.WaitGroup
+	connected.Add(len(names))
+	for slot, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env, err := f.connectAgent(cmd, name)
+			connected.Done()
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer env.Close()
+			connected.Wait()
+			for j := range jobs {
+				dir, err := f.restoreOnAgent(ctx, cmd, env, c, restores[j], name, slot)
+				if err != nil {
+					fail(err)
+					return
+				}
+				saved[j] = filepath.Join(dir, "results.json")
+			}
+		}()
+	}
+	connected.Wait()
+feed:
+	for j := range restores {
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	var out []string
+	for _, p := range saved {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	if first == nil {
+		first = cmd.Context().Err()
+	}
+	return out, first
+}
+
+// connectAgent connects as this command does, with agent name alone and
+// no progress bars (the restores share the terminal).
+func (f *capacityFlags) connectAgent(cmd *cobra.Command, name string) (*bench.Env, error) {
+	g := *f.g
+	g.agents, g.anyAgents, g.quiet = []string{name}, 0, true
+	env, err := g.connect(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("--measure: agent %s: %w", name, err)
+	}
+	return env, nil
+}
+
+// restoreOnAgent restores parts of --from-topic cold on env's one agent,
+// name, under restorebench's application id for slot (restores side by
+// side each need their own), as measureTopic does here, and returns the
+// run directory it saved.
+func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, env *bench.Env, c config.Case, parts []int32,
+	name string, slot int) (string, error) {
+	what := f.fromTopic
+	if parts != nil {
+		what = fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
+	}
+	appID := fmt.Sprintf("%s-agent-%d", config.DefaultAppID, slot+1)
+	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine on agent %s, %s (restorebench's own application %q; "+
+		"your topic is only read)\n", what, c.Engine, name, capacity.Plural(f.measureRepeats, "time"), appID)
+	runID, dir, claim, err := claimRunOut("measure", "")
+	if err != nil {
+		return "", fmt.Errorf("--measure: %s on agent %s: %w", what, name, err)
+	}
+	defer claim.release()
+	_, err = env.RestoreTopic(ctx, bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: appID, StoreName: config.DefaultStore, Case: c,
+		Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true, Partitions: parts})
+	if err != nil {
+		return "", fmt.Errorf("--measure: the %s engine's restore of %s on agent %s: %w", c.Engine, what, name, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s (restored on agent %s)\n", dir, name)
+	return dir, nil
+}
+
+// measureAgents are the agents --measure restores on: --agents' names,
+// or for any:N the N first by name of those heard, asked once.
+func (f *capacityFlags) measureAgents(cmd *cobra.Command) ([]string, error) {
+	if f.anyAgents == 0 {
+		return f.agentNames, nil
+	}
+	g := *f.g
+	g.agents, g.anyAgents = nil, f.anyAgents
+	env, err := g.connect(cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer env.Close()
+	return env.Agents.Names(), nil
+}
+
+// lockedWriter writes each Write whole, one at a time: the log of
+// restores running side by side.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/internal/testkafka"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // TestPlanMeasureAnswersFromTheTopicsOwnRestore: plan --from-topic
@@ -126,4 +132,88 @@ func TestPlanMeasureSample(t *testing.T) {
 			t.Errorf("%s restored no sample of partitions", p)
 		}
 	}
+}
+
+// TestPlanMeasureSampleOnTwoAgents: plan --from-topic T --measure
+// --sample 2 --agents a,b (two `restorebench agent`s in this process, on
+// the embedded broker, signed with a control key) restores the two
+// sampled partitions one on each agent at once: each saved run records
+// the agent that restored it and that agent's host, each restore is
+// verified, the two restores overlap in time, and the answer names the
+// host (agent) each sampled task's figure came from.
+func TestPlanMeasureSampleOnTwoAgents(t *testing.T) {
+	cfg, _ := testkafka.Embedded(t)
+	brokers := strings.Join(cfg.Brokers, ",")
+	keyFile := filepath.Join(t.TempDir(), "control.key")
+	if err := agent.WriteKeyFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		startCLIAgent(t, brokers, keyFile, name)
+	}
+	data := t.TempDir()
+	t.Chdir(t.TempDir())
+	if out, err := rootOut(t, "--brokers", brokers, "--data-dir", data, "-q", "fill", "--records", "240000", "--keys", "60000",
+		"--value-size", "100", "--partitions", "3", "--topic", "agents-changelog"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	stdout, stderr, err := cliNoChdir("--brokers", brokers, "--data-dir", data, "plan", "--from-topic", "agents-changelog", "--measure",
+		"--sample", "2", "--measure-engines", "model", "--measure-repeats", "1", "--agents", "a,b", "--control-key-file", keyFile,
+		"--instances", "1", "--rto", "10m", "--format", "json")
+	out := stderr + stdout
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	saved, _ := filepath.Glob(filepath.Join("results", "*-measure*", "results.json"))
+	if len(saved) != 2 {
+		t.Fatalf("--measure --sample 2 --agents a,b saved %d runs, want one per sampled partition: %v\n%s", len(saved), saved, out)
+	}
+	var recs []runs.Restore
+	agents, parts := map[string]bool{}, map[int32]bool{}
+	for _, p := range saved {
+		res, err := runs.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Restores) != 1 || len(res.Agents) != 1 || res.Agents[0].Facts.CPUs < 1 || res.Agents[0].Facts.Hostname == "" {
+			t.Fatalf("%s: %d restores, agents %+v: want one restore and the agent it ran on, with its host's facts", p, len(res.Restores), res.Agents)
+		}
+		r := res.Restores[0]
+		if !r.Verified || r.OnAgent == nil || r.OnAgent.Agent != res.Agents[0].Name || len(r.RestoredPartitions) != 1 {
+			t.Fatalf("%s: verified=%v on %+v partitions %v (%s): want a verified restore of one partition on its agent",
+				p, r.Verified, r.OnAgent, r.RestoredPartitions, r.Error)
+		}
+		agents[r.OnAgent.Agent], parts[r.RestoredPartitions[0]] = true, true
+		recs = append(recs, r)
+		if want := "agent " + r.OnAgent.Agent + " on " + res.Agents[0].Facts.Hostname; !strings.Contains(out, want) {
+			t.Errorf("the answer does not name the host of partition %d's figure, %q:\n%s", r.RestoredPartitions[0], want, out)
+		}
+	}
+	if !agents["a"] || !agents["b"] || len(parts) != 2 {
+		t.Fatalf("the sampled partitions %v restored on agents %v, want one on a and one on b", parts, agents)
+	}
+	end := func(r runs.Restore) time.Time {
+		return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
+	}
+	a, b := recs[0], recs[1]
+	if !a.StartedAt.Before(end(b)) || !b.StartedAt.Before(end(a)) {
+		t.Errorf("the two restores did not overlap: %s–%s and %s–%s", a.StartedAt, end(a), b.StartedAt, end(b))
+	}
+	if !strings.Contains(out, "the sampled tasks restored on agent a on ") || !strings.Contains(out, "; agent b on ") {
+		t.Errorf("the answer does not name both agents' hosts:\n%s", out)
+	}
+}
+
+// startCLIAgent runs `restorebench agent --name name` in this process
+// against brokers, signing with keyFile, until the test ends.
+func startCLIAgent(t *testing.T, brokers, keyFile, name string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	state := t.TempDir()
+	go func() {
+		_, _, err := cliCtx(ctx, "-q", "--brokers", brokers, "--state-dir", state, "agent", "--name", name, "--control-key-file", keyFile)
+		done <- err
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -61,6 +61,7 @@ prints for that deployment.`,
 	fl.StringVar(&auditFile, "audit", "", "an audit of a running application (restorebench audit --format json > FILE): "+
 		"its instances, what each one's loss would cost and adding one instance, as the report's first section")
 	f.register(fl, capacity.DefaultRTOs)
+	f.registerAgents(cmd)
 	return cmd
 }
 
