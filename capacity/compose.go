@@ -6,21 +6,24 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/restorebench/restorebench/compare"
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
 )
 
 // Composition is how k tasks restore together on one instance, measured
-// rather than assumed: a run of topics of 1, 2, 4, ... partitions of one
-// per-task size (the compose profile), each restored cold by one instance
-// with Threads stream threads, on one host and engine, against the same
-// task restored alone on one thread (Single). What k tasks together take
-// against k single restores is a saving per additional task, Saving(k) =
-// (k × Single − T(k)) / (k − 1) seconds: the overlap of what tasks pay
-// each (a store's opening, the first fetches) and, with more threads, the
-// work done in parallel. An instance of k tasks of the user's own sizes
-// then takes Σ task − (k − 1) × Saving(k).
+// rather than assumed: a run of topics of 1, 2, 4, ... partitions at two
+// or more per-task sizes (the compose profile), each restored cold by one
+// instance with Threads stream threads, on one host and engine. For each
+// task count the restores at the different sizes give a line, T(k, bytes)
+// = Fixed(k) + PerByte(k) × bytes restored: what k tasks pay however large
+// (their stores opened, the first fetches) and how fast their bytes go
+// together (a fetch over many partitions carries more than one over one).
+// An instance's tasks of the user's own sizes then take Fixed(k) +
+// PerByte(k) / PerByte(1) × Σ (task − Fixed(1)), each task's own restore
+// time less what a task alone pays however large, scaled from one task's
+// rate to k tasks' (composeInstance).
 type Composition struct {
 	Engine  config.Engine
 	Threads int
@@ -28,46 +31,60 @@ type Composition struct {
 	// composition holds for that kind of host.
 	Host string
 	CPUs int
-	// Single is one task restored alone on one thread: its median and
-	// range over the repeats.
-	Single compare.Stat
-	// Points are the restores by task count, in order; Savings the saving
-	// per additional task at each count above 1 (Median from the medians,
-	// Min and Max from the slowest and fastest restore of k tasks).
-	Points  []ComposePoint
-	Savings []ComposePoint
+	// Fits are the lines by task count, in order.
+	Fits []ComposeFit
 	// MaxTasks is the most tasks measured together.
 	MaxTasks int
 	// Obs are the restores it rests on.
 	Obs []Obs
 }
 
-// ComposePoint is one task count's figure in a composition series.
-type ComposePoint struct {
-	Tasks int
-	compare.Stat
+// ComposeFit is one task count's line: Fixed seconds plus PerByte seconds
+// a byte restored (key+value), least squares over its restores at every
+// task size. Fixed may come out below zero where larger tasks cost more a
+// byte (their stores flush and compact more): the line holds over the
+// sizes measured, and composeInstance never answers less than the slowest
+// task alone. ErrLo and ErrHi are the least and most of (line − measured)
+// / measured over them, the line's own error; Sizes the per-task sizes it
+// spans.
+type ComposeFit struct {
+	Tasks            int
+	Fixed, PerByte   float64
+	ErrLo, ErrHi     float64
+	N                int
+	MinSize, MaxSize float64
+	// MaxRecords is the most records a task held among its restores.
+	MaxRecords float64
 }
+
+// at is the fit's time for bytes restored.
+func (f ComposeFit) at(bytes float64) float64 { return f.Fixed + f.PerByte*bytes }
 
 // Label is e.g. "kafka-streams, 1 thread, on host-a (2 CPUs)".
 func (c *Composition) Label() string {
 	return fmt.Sprintf("%s, %s, on %s (%s)", c.Engine, Plural(c.Threads, "thread"), c.Host, Plural(c.CPUs, "CPU"))
 }
 
-// Summary is the series in a phrase: "one task 0.95 s; 16 tasks 11.2 s
-// (10.7–11.9 s), a saving of 0.27 s (0.22–0.30 s) a task beyond the first".
+// Summary is the series in a phrase: "1 task: 0.62 s + 8.9 s/GB; 16 tasks:
+// 6.4 s + 7.4 s/GB (tasks of 32–128 MB; the lines' error -4% to +5%)".
 func (c *Composition) Summary() string {
-	last := c.Points[len(c.Points)-1]
-	sv := c.SavingAt(last.Tasks)
-	return fmt.Sprintf("one task alone %s; %d together %s (%s–%s), a saving of %s (%s–%s) a task beyond the first, "+
-		"measured at %s", FormatSeconds(c.Single.Median), last.Tasks, FormatSeconds(last.Median), FormatSeconds(last.Min),
-		FormatSeconds(last.Max), FormatSeconds(sv.Median), FormatSeconds(sv.Min), FormatSeconds(sv.Max), taskCounts(c.Points))
+	first, last := c.Fits[0], c.Fits[len(c.Fits)-1]
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, f := range c.Fits {
+		lo, hi = min(lo, f.ErrLo), max(hi, f.ErrHi)
+	}
+	line := func(f ComposeFit) string {
+		return fmt.Sprintf("%s: %s + %.2f s/GB", Plural(f.Tasks, "task"), FormatSeconds(f.Fixed), f.PerByte*1e9)
+	}
+	return fmt.Sprintf("%s; %s (tasks of %s–%s, %s together; the lines' error %s to %s)", line(first), line(last),
+		FormatBytes(first.MinSize), FormatBytes(first.MaxSize), taskCounts(c.Fits), EffectText(lo), EffectText(hi))
 }
 
 // taskCounts lists the counts measured: "1, 2, 4, 8 and 16 tasks".
-func taskCounts(ps []ComposePoint) string {
+func taskCounts(fs []ComposeFit) string {
 	var s []string
-	for _, p := range ps {
-		s = append(s, fmt.Sprint(p.Tasks))
+	for _, f := range fs {
+		s = append(s, fmt.Sprint(f.Tasks))
 	}
 	if len(s) == 1 {
 		return s[0] + " tasks"
@@ -75,55 +92,52 @@ func taskCounts(ps []ComposePoint) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " tasks"
 }
 
-// SavingAt is the saving per additional task for k tasks: measured at k,
-// interpolated between the counts measured, the largest count's beyond it
-// (composeInstance says so), none for one task.
-func (c *Composition) SavingAt(k int) compare.Stat {
-	if k <= 1 || len(c.Savings) == 0 {
-		return compare.Stat{}
-	}
-	i := sort.Search(len(c.Savings), func(i int) bool { return c.Savings[i].Tasks >= k })
+// FitAt is the line for k tasks: measured at k, interpolated between the
+// counts measured, the largest count's beyond it (composeInstance says
+// so).
+func (c *Composition) FitAt(k int) ComposeFit {
+	i := sort.Search(len(c.Fits), func(i int) bool { return c.Fits[i].Tasks >= k })
 	switch {
-	case i == len(c.Savings):
-		return c.Savings[i-1].Stat
-	case c.Savings[i].Tasks == k || i == 0:
-		return c.Savings[i].Stat
+	case i == len(c.Fits):
+		return c.Fits[i-1]
+	case c.Fits[i].Tasks == k || i == 0:
+		return c.Fits[i]
 	}
-	a, b := c.Savings[i-1], c.Savings[i]
+	a, b := c.Fits[i-1], c.Fits[i]
 	w := float64(k-a.Tasks) / float64(b.Tasks-a.Tasks)
 	lerp := func(x, y float64) float64 { return x + w*(y-x) }
-	return compare.Stat{N: min(a.N, b.N), Median: lerp(a.Median, b.Median), Min: lerp(a.Min, b.Min), Max: lerp(a.Max, b.Max)}
+	return ComposeFit{Tasks: k, Fixed: lerp(a.Fixed, b.Fixed), PerByte: lerp(a.PerByte, b.PerByte), ErrLo: min(a.ErrLo, b.ErrLo),
+		ErrHi: max(a.ErrHi, b.ErrHi), N: min(a.N, b.N), MinSize: max(a.MinSize, b.MinSize), MaxSize: min(a.MaxSize, b.MaxSize),
+		MaxRecords: min(a.MaxRecords, b.MaxRecords)}
 }
 
 // composeKey groups the restores of one composition series: the same
-// host, engine, settings and per-task changelog in topics of several
-// partition counts.
+// host, engine, settings and record size in topics of several partition
+// counts and task sizes.
 type composeKey struct {
 	host, engine, settings string
 	threads                int
-	// taskRecords and recordBytes are the per-task changelog, rounded to
-	// 1% so the same generator's fills group.
-	taskRecords, recordBytes float64
+	recordBytes            float64
 }
 
-// minComposeTasks is how many task counts a series needs: one alone and
-// two more, so the saving is seen to hold across counts.
+// minComposeTasks is how many task counts a series needs, among them one
+// task alone.
 const minComposeTasks = 3
 
 // compositionsOf finds the composition series among obs: cold restores of
 // whole topics (not samples of partitions) grouped by composeKey, with at
-// least minComposeTasks task counts, one of them 1 for a one-thread series.
+// least minComposeTasks task counts each restored at two task sizes or
+// more, one of them a single task.
 func compositionsOf(obs []Obs) []*Composition {
 	groups := map[composeKey][]Obs{}
 	var order []composeKey
 	for _, o := range obs {
 		r := o.Restore
-		if !r.IsCold() || r.RestoredPartitions != nil || r.Partitions <= 0 || r.Records <= 0 {
+		if !r.IsCold() || r.RestoredPartitions != nil || r.Partitions <= 0 || r.Records <= 0 || o.ChangelogBytes <= 0 {
 			continue
 		}
 		k := composeKey{host: o.Run.Results.Host.Hostname, engine: string(runs.EngineOf(r.Params)), threads: max(1, r.Params.Threads),
-			settings:    strings.Join(withoutThreads(Differences(r.Params)), ","),
-			taskRecords: round1pct(float64(r.Records) / float64(r.Partitions)), recordBytes: round1pct(float64(r.Bytes) / float64(r.Records))}
+			settings: strings.Join(withoutThreads(Differences(r.Params)), ","), recordBytes: round1pct(float64(r.Bytes) / float64(r.Records))}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -131,15 +145,7 @@ func compositionsOf(obs []Obs) []*Composition {
 	}
 	var out []*Composition
 	for _, k := range order {
-		one := k
-		one.threads = 1
-		var single []float64
-		for _, o := range groups[one] {
-			if o.Restore.Partitions == 1 {
-				single = append(single, o.Seconds)
-			}
-		}
-		if c := composition(k, groups[k], single); c != nil {
+		if c := composition(k, groups[k]); c != nil {
 			out = append(out, c)
 		}
 	}
@@ -158,7 +164,7 @@ func withoutThreads(diffs []string) []string {
 	return out
 }
 
-// round1pct rounds x to two significant digits' worth of 1%.
+// round1pct rounds x to two significant digits.
 func round1pct(x float64) float64 {
 	if x <= 0 {
 		return 0
@@ -167,40 +173,52 @@ func round1pct(x float64) float64 {
 	return math.Round(x/e) * e
 }
 
-// composition is one series against single, the one-thread restores of
-// one task alone of the same key (nil when it has fewer than
-// minComposeTasks counts, or no single).
-func composition(k composeKey, obs []Obs, single []float64) *Composition {
-	byTasks := map[int][]float64{}
+// composition fits one series: a line per task count restored at two task
+// sizes or more (gonum's least squares). Nil without a single task's line
+// or with fewer than minComposeTasks lines.
+func composition(k composeKey, obs []Obs) *Composition {
+	type point struct{ bytes, secs, task, records float64 }
+	byTasks := map[int][]point{}
 	for _, o := range obs {
-		byTasks[o.Restore.Partitions] = append(byTasks[o.Restore.Partitions], o.Seconds)
+		n := o.Restore.Partitions
+		byTasks[n] = append(byTasks[n], point{o.ChangelogBytes, o.Seconds, o.ChangelogBytes / float64(n), float64(o.Restore.Records) / float64(n)})
 	}
-	if len(byTasks) < minComposeTasks || len(single) == 0 {
+	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs, Obs: obs}
+	for tasks, pts := range byTasks {
+		var xs, ys []float64
+		f := ComposeFit{Tasks: tasks, N: len(pts), MinSize: math.Inf(1), ErrLo: math.Inf(1), ErrHi: math.Inf(-1)}
+		for _, p := range pts {
+			xs, ys = append(xs, p.bytes), append(ys, p.secs)
+			f.MinSize, f.MaxSize = min(f.MinSize, p.task), max(f.MaxSize, p.task)
+			f.MaxRecords = max(f.MaxRecords, p.records)
+		}
+		if f.MaxSize < 1.5*f.MinSize {
+			continue // one task size: what is fixed cannot be told from what is per byte
+		}
+		f.Fixed, f.PerByte = stat.LinearRegression(xs, ys, nil, false)
+		if !(f.PerByte > 0) {
+			continue
+		}
+		for _, p := range pts {
+			e := f.at(p.bytes)/p.secs - 1
+			f.ErrLo, f.ErrHi = min(f.ErrLo, e), max(f.ErrHi, e)
+		}
+		c.Fits = append(c.Fits, f)
+		c.MaxTasks = max(c.MaxTasks, tasks)
+	}
+	sort.Slice(c.Fits, func(i, j int) bool { return c.Fits[i].Tasks < c.Fits[j].Tasks })
+	if len(c.Fits) < minComposeTasks || c.Fits[0].Tasks != 1 {
 		return nil
 	}
-	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs, Obs: obs,
-		Single: compare.StatOf(single)}
-	for tasks, secs := range byTasks {
-		st := compare.StatOf(secs)
-		c.Points = append(c.Points, ComposePoint{Tasks: tasks, Stat: st})
-		c.MaxTasks = max(c.MaxTasks, tasks)
-		if tasks > 1 {
-			n := float64(tasks)
-			saving := func(t float64) float64 { return (n*c.Single.Median - t) / (n - 1) }
-			c.Savings = append(c.Savings, ComposePoint{Tasks: tasks,
-				Stat: compare.Stat{N: st.N, Median: saving(st.Median), Min: saving(st.Max), Max: saving(st.Min)}})
-		}
-	}
-	sort.Slice(c.Points, func(i, j int) bool { return c.Points[i].Tasks < c.Points[j].Tasks })
-	sort.Slice(c.Savings, func(i, j int) bool { return c.Savings[i].Tasks < c.Savings[j].Tasks })
 	return c
 }
 
 // CompositionFor is the series of engine and threads the instance answers
 // compose with: the one whose host restored the sample when one did, else
-// the first (nil when there is none).
-func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string) *Composition {
-	var c *Composition
+// the first; and the one-thread series of the same host and engine, whose
+// single task prices a task's own part (c itself for one thread; nil when
+// there is none).
+func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string) (c, one *Composition) {
 	for _, x := range cs {
 		if x.Engine != engine || x.Threads != threads {
 			continue
@@ -209,5 +227,13 @@ func CompositionFor(cs []*Composition, engine config.Engine, threads int, host s
 			c = x
 		}
 	}
-	return c
+	if c == nil {
+		return nil, nil
+	}
+	for _, x := range cs {
+		if x.Engine == engine && x.Threads == 1 && x.Host == c.Host {
+			return c, x
+		}
+	}
+	return c, nil
 }

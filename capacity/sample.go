@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
 )
@@ -25,10 +27,12 @@ type Sample struct {
 	SizeSource string
 }
 
-// TaskSize is one partition's size by SizeSource's measure.
+// TaskSize is one partition's size by SizeSource's measure, and the
+// offsets it holds (between log start and end: at least its records).
 type TaskSize struct {
 	Partition int32
 	Size      float64
+	Offsets   float64
 }
 
 // ChooseSample picks n partitions to restore at full size: the largest
@@ -70,7 +74,9 @@ func ChooseSample(tasks []TaskSize, n int) []int32 {
 type TaskTime struct {
 	Partition int32
 	Size      float64
-	Measured  bool
+	// Offsets are those the task's partition holds (TaskSize.Offsets).
+	Offsets  float64
+	Measured bool
 	Estimate
 }
 
@@ -89,6 +95,7 @@ func taskTimes(s *Sample, singles map[int32][]float64) []TaskTime {
 	for _, t := range s.Tasks {
 		sizes[t.Partition] = t.Size
 	}
+
 	for p, secs := range singles {
 		if _, ok := sizes[p]; ok && len(secs) > 0 && sizes[p] > 0 {
 			pts = append(pts, point{sizes[p], compare.StatOf(secs)})
@@ -102,7 +109,7 @@ func taskTimes(s *Sample, singles map[int32][]float64) []TaskTime {
 	for _, t := range s.Tasks {
 		if secs := singles[t.Partition]; len(secs) > 0 {
 			st := compare.StatOf(secs)
-			out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Measured: true, Estimate: measured(st.Median, st.Min, st.Max)})
+			out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Offsets: t.Offsets, Measured: true, Estimate: measured(st.Median, st.Min, st.Max)})
 			continue
 		}
 		i := sort.Search(len(pts), func(i int) bool { return pts[i].size >= t.Size })
@@ -119,7 +126,7 @@ func taskTimes(s *Sample, singles map[int32][]float64) []TaskTime {
 			lerp := func(x, y float64) float64 { return x + w*(y-x) }
 			e = Estimate{Value: lerp(a.Median, b.Median), Lo: lerp(a.Min, b.Min), Hi: lerp(a.Max, b.Max), Beyond: 1}
 		}
-		out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Estimate: e})
+		out = append(out, TaskTime{Partition: t.Partition, Size: t.Size, Offsets: t.Offsets, Estimate: e})
 	}
 	return out
 }
@@ -131,25 +138,32 @@ type Composed struct {
 	Estimate
 	// Tasks are the instance's tasks, largest first.
 	Tasks []TaskTime
-	// Comp is the composition used (nil: none measured, then Estimate is
-	// the tasks' plain sum, which Unverified says is not how they were
-	// seen to restore together).
-	Comp       *Composition
+	// Comp is the composition used, One its one-thread series (nil: none
+	// measured, then Estimate is the tasks' plain sum, which Unverified says
+	// is not how they were seen to restore together).
+	Comp, One  *Composition
 	Unverified string
+	// TaskFixed is what one task was taken to pay alone however large,
+	// and TaskFixedOwn says it is the user's own (the sampled tasks' line
+	// through their sizes and times), not the composition's single task's.
+	TaskFixed    float64
+	TaskFixedOwn bool
 }
 
 // composeInstance is the cold restore of an instance with tasksPerInstance
-// tasks over threads threads, from the task times: the largest tasks,
-// their sum less (k − 1) × the composition's saving a task at k tasks
-// (c, measured for that thread count), and never less than its slowest
-// task alone. Its interval takes the tasks' ranges and the saving's;
-// beyond the task counts c measured it extrapolates. Without c it is the
-// plain sum, said to be unverified.
-func composeInstance(times []TaskTime, tasksPerInstance, threads int, c *Composition) Composed {
+// tasks over threads threads, from the task times: its largest tasks, each
+// less what one task alone pays however large (the one-thread series'
+// Fixed(1)), scaled from one task's rate to k tasks' (PerByte(k) of c, for
+// that thread count, over PerByte(1) of one), plus what k tasks pay
+// together (Fixed(k)); never less than its slowest task alone. Its
+// interval takes the tasks' ranges and the fit's own error; beyond the
+// task counts c measured it extrapolates. Without c it is the plain sum,
+// said to be unverified.
+func composeInstance(times []TaskTime, tasksPerInstance, threads int, c, one *Composition) Composed {
 	sorted := append([]TaskTime(nil), times...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Value > sorted[j].Value })
 	k := min(tasksPerInstance, len(sorted))
-	out := Composed{Tasks: sorted[:k], Comp: c}
+	out := Composed{Tasks: sorted[:k], Comp: c, One: one}
 	var sum, lo, hi, slowest, slowestLo float64
 	beyond := 1.0
 	for _, t := range out.Tasks {
@@ -157,17 +171,77 @@ func composeInstance(times []TaskTime, tasksPerInstance, threads int, c *Composi
 		slowest, slowestLo = max(slowest, t.Value), max(slowestLo, t.Lo)
 		beyond = max(beyond, t.Beyond)
 	}
-	if c == nil {
+	if c == nil || one == nil {
 		out.Estimate = Estimate{Value: sum, Lo: lo, Hi: hi, Beyond: beyond, Extrapolated: beyond > 1.0001}
 		out.Unverified = fmt.Sprintf("no composition measured for %s on this engine (run the compose profile on this host "+
 			"kind and give it with --from): the plain sum of the tasks' times, not verified to be how they restore together", Plural(threads, "thread"))
 		return out
 	}
-	sv, n := c.SavingAt(k), float64(k-1)
-	out.Estimate = Estimate{Value: max(sum-n*sv.Median, slowest), Lo: max(lo-n*sv.Max, slowestLo), Hi: max(hi-n*sv.Min, slowest)}
-	out.Beyond = max(beyond, float64(k)/float64(c.MaxTasks), 1)
+	f, single := c.FitAt(k), one.FitAt(1)
+	if most := maxOffsets(out.Tasks); f.MaxRecords > 0 && most > 1.05*f.MaxRecords {
+		// Measured here: tasks of 2.3 M records restored 1.65x slower a
+		// record alone than together, where tasks of 0.4-1.6 M did 1.24x:
+		// how tasks compose moves with their size past what was measured.
+		out.Unverified = fmt.Sprintf("the composition was measured for tasks of up to %s records, and these hold up to %s "+
+			"(%.1f×): how tasks restore together changes with their size (run the compose profile with shapes of tasks as large)",
+			countText(f.MaxRecords), countText(most), most/f.MaxRecords)
+	}
+	scale, n := f.PerByte/single.PerByte, float64(k)
+	// What one task alone pays however large: the user's own, where the
+	// sampled tasks span sizes enough to tell it (their line's intercept),
+	// else the composition's; k tasks' fixed part is scaled alike.
+	fixed1, fixedK := single.Fixed, f.Fixed
+	if own, ok := ownFixed(times); ok && single.Fixed > 0 {
+		fixed1, fixedK = own, f.Fixed*own/single.Fixed
+		out.TaskFixedOwn = true
+	}
+	out.TaskFixed = fixed1
+	compose := func(tasks float64) float64 { return fixedK + scale*(tasks-n*fixed1) }
+	// The line missed each restore it rests on by (line − measured) /
+	// measured between ErrLo and ErrHi, so what it says lies within line
+	// / (1 + ErrHi) and line / (1 + ErrLo).
+	out.Estimate = Estimate{Value: max(compose(sum), slowest), Lo: max(compose(lo)/(1+max(0, f.ErrHi)), slowestLo),
+		Hi: max(compose(hi)/(1+min(0, f.ErrLo)), slowest)}
+	out.Beyond = max(beyond, n/float64(c.MaxTasks), 1)
 	out.Extrapolated = out.Beyond > 1.0001
 	return out
+}
+
+// maxOffsets is the most offsets a task of ts holds.
+func maxOffsets(ts []TaskTime) float64 {
+	var most float64
+	for _, t := range ts {
+		most = max(most, t.Offsets)
+	}
+	return most
+}
+
+// countText writes a count in millions or thousands: "2.3 M", "400 k".
+func countText(n float64) string {
+	if n >= 1e6 {
+		return fmt.Sprintf("%.1f M", n/1e6)
+	}
+	return fmt.Sprintf("%.0f k", n/1e3)
+}
+
+// ownFixed is what one of the user's tasks pays alone however large: the
+// intercept of the least-squares line through the measured tasks' (size,
+// time), when they span sizes by half again or more; at least 0 and at
+// most the fastest measured task.
+func ownFixed(times []TaskTime) (float64, bool) {
+	var xs, ys []float64
+	lo, hi, fastest := math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, t := range times {
+		if t.Measured && t.Size > 0 {
+			xs, ys = append(xs, t.Size), append(ys, t.Value)
+			lo, hi, fastest = min(lo, t.Size), max(hi, t.Size), min(fastest, t.Value)
+		}
+	}
+	if len(xs) < 2 || hi < 1.5*lo {
+		return 0, false
+	}
+	a, _ := stat.LinearRegression(xs, ys, nil, false)
+	return min(max(a, 0), fastest), true
 }
 
 // SampledEngine is the engine whose sampled restores the answers rest on:

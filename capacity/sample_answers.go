@@ -129,14 +129,19 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	perInstance := (len(s.Tasks) + instances - 1) / instances
 	threads := a.Options.Threads
-	comp := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
-	inst := composeInstance(times, perInstance, threads, comp)
+	comp, one := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
+	inst := composeInstance(times, perInstance, threads, comp, one)
 	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
 		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
 	if comp != nil {
-		sv := comp.SavingAt(len(inst.Tasks))
-		inputs = append(inputs, fmt.Sprintf("composed as measured %s: %s; here the tasks' sum less %d × %s (%s–%s)", comp.Label(),
-			comp.Summary(), len(inst.Tasks)-1, FormatSeconds(sv.Median), FormatSeconds(sv.Min), FormatSeconds(sv.Max)))
+		inputs = append(inputs, "composed as measured "+comp.Label()+": "+comp.Summary())
+		if inst.TaskFixedOwn {
+			inputs = append(inputs, fmt.Sprintf("a task pays %s alone however large: the line through the sampled tasks' sizes and "+
+				"times (k tasks' fixed part scaled alike)", FormatSeconds(inst.TaskFixed)))
+		}
+		if one != nil && one != comp {
+			inputs = append(inputs, "a task alone priced by the one-thread series: "+one.Summary())
+		}
 		if unlike := unlikeComposition(comp, hosts); unlike != "" {
 			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks restored on %s (%s)", comp.Host,
 				Plural(comp.CPUs, "CPU"), unlike, engine))
@@ -145,7 +150,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	if u := unlikeHosts(hosts); u != "" {
 		inputs = append(inputs, u)
 	}
-	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's saving's range", FormatSeconds(inst.Lo),
+	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's own error", FormatSeconds(inst.Lo),
 		FormatSeconds(inst.Hi)))
 	if inst.Beyond > 1.0001 {
 		inputs = append(inputs, fmt.Sprintf("extrapolated %.1f×: %s", inst.Beyond, composedBeyondText(inst, comp)))
@@ -158,7 +163,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Checks:       checks(inst.Estimate, a.Options.RTOs),
 		Extrapolated: inst.Extrapolated,
 		Inputs:       inputs,
-		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp)...)),
+		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp, one)...)),
 		Figure:       &Figure{Estimate: inst.Estimate, Unit: UnitSeconds},
 	}
 	if inst.Unverified != "" {
@@ -169,7 +174,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	out = append(out, ans)
 	if d.Instances > 0 || len(a.Options.RTOs) > 0 {
-		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp)...)
+		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp, one)...)
 	}
 	return out, nil
 }
@@ -177,7 +182,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 // sampledInstancesNeeded is, per objective, the fewest instances whose
 // composed cold restore (of their largest tasks) meets it at the upper
 // end of its interval; none when even one task a instance misses it.
-func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp *Composition) []Answer {
+func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp, one *Composition) []Answer {
 	var out []Answer
 	for _, rto := range a.Options.RTOs {
 		obj := rto.Seconds()
@@ -185,13 +190,13 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 		n := 0
 		var at Composed
 		for i := 1; i <= len(s.Tasks); i++ {
-			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp)
+			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp, one)
 			if at.Hi <= obj && at.Value <= obj {
 				n = i
 				break
 			}
 		}
-		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp))}
+		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp, one))}
 		if n == 0 {
 			ans.Value = fmt.Sprintf("none: one instance a task (%s) does not restore within %s at the top of its interval; more partitions are needed",
 				FormatSeconds(at.Hi), FormatRTO(rto))
@@ -345,11 +350,11 @@ func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis string, ok
 	st := sampledTasks(s, a.Obs)
 	engine := SampledEngine(st.Singles)
 	times := taskTimes(s, st.Singles[engine])
-	comp := CompositionFor(compositionsOf(a.Obs), engine, 1, st.Hosts[engine].Hostname)
+	comp, one := CompositionFor(compositionsOf(a.Obs), engine, 1, st.Hosts[engine].Hostname)
 	if len(times) == 0 || comp == nil {
 		return Estimate{}, "", false
 	}
-	c := composeInstance(times, tasks, 1, comp)
+	c := composeInstance(times, tasks, 1, comp, one)
 	return c.Estimate, fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
 		Plural(len(c.Tasks), "largest task"), sampleText(s, times), comp.Label()), true
 }

@@ -14,7 +14,7 @@ import (
 // are said UNLIKE, as are those unlike the composition's host; alike
 // hosts are named once and not.
 func TestSampledTasksNameTheirHosts(t *testing.T) {
-	s := &Sample{Topic: "t", Tasks: []TaskSize{{0, 100}, {1, 200}, {2, 150}}, Sampled: []int32{0, 1}}
+	s := &Sample{Topic: "t", Tasks: []TaskSize{{0, 100, 0}, {1, 200, 0}, {2, 150, 0}}, Sampled: []int32{0, 1}}
 	run := &Run{Label: "R1", Results: &runs.Results{Host: runs.Host{Hostname: "coord", CPUs: 8}, Agents: []runs.Agent{
 		{Name: "a", Facts: runs.AgentFacts{Hostname: "host-a", CPUs: 2}}, {Name: "b", Facts: runs.AgentFacts{Hostname: "host-b", CPUs: 4}}}}}
 	obs := func(p int32, on string) Obs {

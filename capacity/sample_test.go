@@ -3,15 +3,14 @@ package capacity
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
-
-	"github.com/restorebench/restorebench/compare"
 )
 
 // The sample spans the partitions' sizes: the largest, the smallest, then
 // ranks between; every partition when n is at least their count.
 func TestChooseSampleSpansTheSizes(t *testing.T) {
-	tasks := []TaskSize{{0, 50}, {1, 90}, {2, 10}, {3, 70}, {4, 30}}
+	tasks := []TaskSize{{0, 50, 0}, {1, 90, 0}, {2, 10, 0}, {3, 70, 0}, {4, 30, 0}}
 	cases := []struct {
 		n    int
 		want []int32
@@ -27,7 +26,7 @@ func TestChooseSampleSpansTheSizes(t *testing.T) {
 // between them, inside the sizes measured; one outside is scaled and said
 // to extrapolate.
 func TestTaskTimesPriceBetweenTheSample(t *testing.T) {
-	s := &Sample{Tasks: []TaskSize{{0, 100}, {1, 200}, {2, 150}, {3, 400}}}
+	s := &Sample{Tasks: []TaskSize{{0, 100, 0}, {1, 200, 0}, {2, 150, 0}, {3, 400, 0}}}
 	times := taskTimes(s, map[int32][]float64{0: {10, 11, 12}, 1: {20, 21, 22}})
 	by := map[int32]TaskTime{}
 	for _, tt := range times {
@@ -44,36 +43,104 @@ func TestTaskTimesPriceBetweenTheSample(t *testing.T) {
 	}
 }
 
-// An instance composed through a measured composition takes the sum of
-// its tasks less the saving measured at its task count, never less than
+// An instance composed through a measured composition takes its tasks'
+// own times less what a task alone pays however large, scaled from one
+// task's rate to k tasks', plus what k tasks pay together, never less than
 // its slowest task; with no composition it is the plain sum, said
 // unverified; past the task counts measured it extrapolates.
 func TestComposeInstance(t *testing.T) {
 	times := []TaskTime{{Partition: 0, Estimate: measured(10, 9, 11)}, {Partition: 1, Estimate: measured(10, 9, 11)},
 		{Partition: 2, Estimate: measured(10, 9, 11)}, {Partition: 3, Estimate: measured(10, 9, 11)}}
-	c := &Composition{Threads: 1, Single: compare.Stat{N: 3, Median: 1, Min: 0.9, Max: 1.1}, MaxTasks: 4,
-		Savings: []ComposePoint{{Tasks: 2, Stat: compare.Stat{N: 3, Median: 0.4, Min: 0.3, Max: 0.5}},
-			{Tasks: 4, Stat: compare.Stat{N: 3, Median: 0.2, Min: 0.1, Max: 0.3}}}}
-	got := composeInstance(times, 4, 1, c)
-	if math.Abs(got.Value-39.4) > 1e-9 || got.Extrapolated || got.Unverified != "" {
-		t.Errorf("4 tasks of 10 s saving 0.2 s each beyond the first: %+v, want 40 − 3 × 0.2 = 39.4 s, measured", got)
+	c := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{
+		{Tasks: 1, Fixed: 1, PerByte: 1e-8},
+		{Tasks: 2, Fixed: 1.5, PerByte: 0.9e-8},
+		{Tasks: 4, Fixed: 2, PerByte: 0.8e-8, ErrLo: -0.05, ErrHi: 0.05}}}
+	got := composeInstance(times, 4, 1, c, c)
+	if want := 2 + 0.8*(40-4*1); math.Abs(got.Value-want) > 1e-9 || got.Extrapolated || got.Unverified != "" {
+		t.Errorf("4 tasks of 10 s: %+v, want 2 + 0.8 × (40 − 4 × 1) = %v s, measured", got, want)
 	}
-	if math.Abs(got.Lo-(36-0.9)) > 1e-9 || math.Abs(got.Hi-(44-0.3)) > 1e-9 {
-		t.Errorf("interval %v–%v, want the tasks' ranges less the saving's: 35.1–43.7", got.Lo, got.Hi)
+	if got.Lo >= got.Value || got.Hi <= got.Value {
+		t.Errorf("interval %v–%v does not hold %v", got.Lo, got.Hi, got.Value)
 	}
-	if mid := composeInstance(times, 3, 1, c); math.Abs(mid.Value-(30-2*0.3)) > 1e-9 {
-		t.Errorf("3 tasks, between the counts measured: %v, want the saving interpolated (0.3 s): 29.4 s", mid.Value)
+	if mid := composeInstance(times, 3, 1, c, c); math.Abs(mid.Value-(1.75+0.85*(30-3))) > 1e-9 {
+		t.Errorf("3 tasks, between the counts measured: %v, want the fits interpolated: %v", mid.Value, 1.75+0.85*27)
 	}
-	plain := composeInstance(times, 4, 1, nil)
+	plain := composeInstance(times, 4, 1, nil, nil)
 	if plain.Value != 40 || plain.Unverified == "" {
 		t.Errorf("without a composition: %+v, want the sum 40 s, said unverified", plain)
 	}
 	c.MaxTasks = 2
-	if got := composeInstance(times, 4, 1, c); !got.Extrapolated || got.Beyond != 2 {
+	if got := composeInstance(times, 4, 1, c, c); !got.Extrapolated || got.Beyond != 2 {
 		t.Errorf("4 tasks, composition measured to 2: %+v, want 2× beyond", got)
 	}
-	big := &Composition{Threads: 1, MaxTasks: 4, Savings: []ComposePoint{{Tasks: 4, Stat: compare.Stat{Median: 20, Min: 20, Max: 20}}}}
-	if got := composeInstance(times, 4, 1, big); got.Value != 10 {
-		t.Errorf("a saving larger than the tasks: %v, want the slowest task alone (10 s), never less", got.Value)
+	fast := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{{Tasks: 1, Fixed: 1, PerByte: 1e-8}, {Tasks: 4, Fixed: 0, PerByte: 1e-9}}}
+	if got := composeInstance(times, 4, 1, fast, fast); got.Value != 10 {
+		t.Errorf("a composition ten times faster a byte: %v, want the slowest task alone (10 s), never less", got.Value)
+	}
+}
+
+// TestCompositionsOfTheSavedComposeRun: the saved run of the compose
+// profile (Kafka Streams 4.4.0 on one and two threads and the model on
+// one, 1-16 tasks of 32 MB and of 128 MB) gives a composition per engine
+// and thread count, each a line per task count to 16 tasks.
+func TestCompositionsOfTheSavedComposeRun(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/compose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := compositionsOf(Observations(rs))
+	if len(cs) != 3 {
+		t.Fatalf("%d compositions, want 3 (the model on one thread, Kafka Streams on one and two)", len(cs))
+	}
+	ks, one := CompositionFor(cs, "kafka-streams", 1, "")
+	if ks == nil || ks != one || ks.MaxTasks != 16 || len(ks.Fits) != 5 || ks.Fits[0].MaxSize < 3*ks.Fits[0].MinSize {
+		t.Fatalf("Kafka Streams' one-thread composition: %+v", ks)
+	}
+	for _, f := range ks.Fits {
+		if !(f.PerByte > 0 && f.ErrLo <= 0 && f.ErrHi >= 0 && f.ErrHi-f.ErrLo < 0.5) {
+			t.Errorf("%d tasks: %+v, want a line with a cost a byte and its error around it, within ±25%%", f.Tasks, f)
+		}
+	}
+	if two, one := CompositionFor(cs, "kafka-streams", 2, ""); two == nil || one != ks {
+		t.Errorf("the two-thread series is not priced against the one-thread series' task alone: %+v, %+v", two, one)
+	}
+}
+
+// Sampled tasks that span sizes tell what one of the user's tasks pays
+// alone however large (their line's intercept), and the composition takes
+// that rather than its own single task's, which another record size had.
+func TestComposeInstanceTakesTheTasksOwnFixedPart(t *testing.T) {
+	times := []TaskTime{{Partition: 0, Size: 100, Measured: true, Estimate: measured(3, 3, 3)},
+		{Partition: 1, Size: 500, Measured: true, Estimate: measured(11, 11, 11)},
+		{Partition: 2, Size: 300, Estimate: Estimate{Value: 7, Lo: 7, Hi: 7, Beyond: 1}}}
+	c := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{
+		{Tasks: 1, Fixed: 0.5, PerByte: 1e-8}, {Tasks: 2, Fixed: 0.5, PerByte: 1e-8}, {Tasks: 4, Fixed: 1, PerByte: 1e-8}}}
+	got := composeInstance(times, 3, 1, c, c)
+	// The tasks' own line: 1 s + 0.02 s a unit of size; k = 3 interpolates
+	// the fixed part to 0.75 s, scaled by 1 / 0.5 to the user's.
+	if want := 0.75*2 + (21 - 3*1.0); !got.TaskFixedOwn || got.TaskFixed != 1 || math.Abs(got.Value-want) > 1e-9 {
+		t.Errorf("%+v, want the tasks' own fixed part (1 s) and %v s", got, want)
+	}
+	same := []TaskTime{{Partition: 0, Size: 100, Measured: true, Estimate: measured(3, 3, 3)},
+		{Partition: 1, Size: 110, Measured: true, Estimate: measured(3.2, 3.2, 3.2)}}
+	if got := composeInstance(same, 2, 1, c, c); got.TaskFixedOwn || got.TaskFixed != 0.5 {
+		t.Errorf("tasks of nearly one size: %+v, want the composition's single task's fixed part (0.5 s)", got)
+	}
+}
+
+// Tasks larger than any the composition measured are not composed as
+// if they were not: the answer says how much larger and is unverified.
+func TestComposeInstanceRefusesTasksLargerThanMeasured(t *testing.T) {
+	times := []TaskTime{{Partition: 0, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)},
+		{Partition: 1, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)}}
+	c := &Composition{Threads: 1, MaxTasks: 2, Fits: []ComposeFit{
+		{Tasks: 1, Fixed: 0.4, PerByte: 1e-8, MaxRecords: 1.6e6}, {Tasks: 2, Fixed: 0.5, PerByte: 0.9e-8, MaxRecords: 1.6e6}}}
+	got := composeInstance(times, 2, 1, c, c)
+	if !strings.Contains(got.Unverified, "up to 1.6 M records, and these hold up to 2.3 M (1.4×)") {
+		t.Errorf("tasks of 2.3 M records through a composition of 1.6 M: %q, want it said unverified", got.Unverified)
+	}
+	times[0].Offsets, times[1].Offsets = 1.5e6, 1.5e6
+	if got := composeInstance(times, 2, 1, c, c); got.Unverified != "" {
+		t.Errorf("tasks within the sizes measured: %q, want a composed answer", got.Unverified)
 	}
 }

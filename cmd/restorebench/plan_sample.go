@@ -89,7 +89,7 @@ func (f *capacityFlags) planSample(cmd *cobra.Command, adm *kadm.Client) (*sampl
 	var total float64
 	tasks := make([]capacity.TaskSize, len(sizes))
 	for i, s := range sizes {
-		tasks[i] = capacity.TaskSize{Partition: s.Partition, Size: s.Size(source)}
+		tasks[i] = capacity.TaskSize{Partition: s.Partition, Size: s.Size(source), Offsets: float64(s.Offsets)}
 		total += float64(s.LogBytes)
 	}
 	switch {
