@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 )
@@ -15,17 +14,7 @@ import (
 // an admin client on it and an empty hold book.
 func holdFixture(t *testing.T, configs map[string]string) (*kadm.Client, HoldBook) {
 	t.Helper()
-	e, err := StartEmbedded("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	cl, err := NewClient(Config{Brokers: e.Addrs(), ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	adm := kadm.NewClient(cl)
+	_, adm := embeddedAdmin(t)
 	if err := CreateChangelog(context.Background(), adm, "t", 1, configs); err != nil {
 		t.Fatal(err)
 	}

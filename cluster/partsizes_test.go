@@ -14,17 +14,7 @@ import (
 // to what it holds, without reading a record; a topic that does not
 // exist is an error naming it.
 func TestPartitionSizesFollowWhatEachHolds(t *testing.T) {
-	e, err := StartEmbedded("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	cl, err := NewClient(Config{Brokers: e.Addrs(), ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	adm := kadm.NewClient(cl)
+	e, adm := embeddedAdmin(t)
 	ctx := context.Background()
 	if err := CreateChangelog(ctx, adm, "sized", 3, nil); err != nil {
 		t.Fatal(err)
@@ -58,4 +48,21 @@ func TestPartitionSizesFollowWhatEachHolds(t *testing.T) {
 	if _, _, err := PartitionSizes(ctx, adm, "nonesuch"); err == nil || !strings.Contains(err.Error(), "nonesuch") {
 		t.Errorf("a missing topic: %v, want an error naming it", err)
 	}
+}
+
+// embeddedAdmin starts an embedded broker for t and returns it with an
+// admin client on it, both closed when t ends.
+func embeddedAdmin(t *testing.T) (*Embedded, *kadm.Client) {
+	t.Helper()
+	e, err := StartEmbedded("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	cl, err := NewClient(Config{Brokers: e.Addrs(), ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return e, kadm.NewClient(cl)
 }
