@@ -34,6 +34,9 @@ const (
 	// NotMeasured: a side has no verified restore (an interrupted or
 	// failed run), so nothing can be said.
 	NotMeasured = "not measured"
+	// Inconclusive: neither engine's spread excludes no effect at all, so
+	// there is no effect to agree or disagree on; more repeats narrow it.
+	Inconclusive = "inconclusive"
 )
 
 // ConfirmRow is one setting screened on the model and restored again on
@@ -50,8 +53,8 @@ type ConfirmRow struct {
 	// ModelEffect and KafkaStreamsEffect are nil where that side has no
 	// verified restore (or, for an upper bound, on Kafka Streams).
 	ModelEffect, KafkaStreamsEffect *Effect
-	// Verdict is Agree, Disagree, UpperBoundOnly or NotMeasured; Why says
-	// what decided it.
+	// Verdict is Agree, Disagree, Inconclusive, UpperBoundOnly or
+	// NotMeasured; Why says what decided it.
 	Verdict, Why string
 }
 
@@ -66,7 +69,7 @@ func Confirmations(res *runs.Results) []ConfirmRow {
 			row := ConfirmRow{Fill: c.Fill, Model: p.Model, KafkaStreams: p.KafkaStreams, Setting: settingOf(res.Restores, p.Model)}
 			row.ModelEffect = effectOf(secs[p.Model], secs[base.Model])
 			row.KafkaStreamsEffect = effectOf(secs[p.KafkaStreams], secs[base.KafkaStreams])
-			row.Verdict, row.Why = agreement(row.ModelEffect, row.KafkaStreamsEffect)
+			row.Verdict, row.Why = Agreement(row.ModelEffect, row.KafkaStreamsEffect)
 			out = append(out, row)
 		}
 		for _, u := range c.UpperBounds {
@@ -118,14 +121,19 @@ func effectOf(setting, defaults []float64) *Effect {
 	return &Effect{N: s.N, BaseN: d.N, Median: s.Median/d.Median - 1, Low: s.Min/d.Max - 1, High: s.Max/d.Min - 1}
 }
 
-// agreement is the verdict on a pair: Agree when both engines move the
+// Agreement is the verdict on a pair: Agree when both engines move the
 // same way and the model's effect lies within Kafka Streams' spread.
-func agreement(model, ks *Effect) (verdict, why string) {
+func Agreement(model, ks *Effect) (verdict, why string) {
 	switch {
 	case model == nil:
 		return NotMeasured, "no verified model restore of the setting or the defaults"
 	case ks == nil:
 		return NotMeasured, "no verified Kafka Streams restore of the setting or the defaults"
+	}
+	if model.Low <= 0 && model.High >= 0 && ks.Low <= 0 && ks.High >= 0 {
+		return Inconclusive, fmt.Sprintf("neither engine's spread excludes no effect (the model %s to %s, Kafka Streams %s to %s, "+
+			"over %d and %d repeats): more repeats narrow them", EffectText(model.Low), EffectText(model.High), EffectText(ks.Low),
+			EffectText(ks.High), model.N, ks.N)
 	}
 	sameWay := (model.Median < 0) == (ks.Median < 0) || model.Median == 0 || ks.Median == 0
 	within := ks.Low <= model.Median && model.Median <= ks.High

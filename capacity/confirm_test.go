@@ -101,3 +101,17 @@ func TestConfirmationOfAnUnknownCaseIsRefused(t *testing.T) {
 		t.Fatalf("Check of 2 pairs with k 1: %v", err)
 	}
 }
+
+// Two engines whose spreads both hold no effect at all have no effect to
+// agree or disagree on: the verdict is inconclusive, not "disagree".
+func TestConfirmationWithinNoiseOnBothIsInconclusive(t *testing.T) {
+	model := &capacity.Effect{N: 2, BaseN: 2, Median: -0.05, Low: -0.23, High: 0.18}
+	ks := &capacity.Effect{N: 2, BaseN: 2, Median: 0.07, Low: -0.08, High: 0.23}
+	if v, why := capacity.Agreement(model, ks); v != capacity.Inconclusive || !strings.Contains(why, "more repeats") {
+		t.Errorf("both spreads around zero: %q (%s), want inconclusive", v, why)
+	}
+	ks = &capacity.Effect{N: 4, BaseN: 4, Median: 0.07, Low: 0.02, High: 0.12}
+	if v, _ := capacity.Agreement(model, ks); v != capacity.Disagree {
+		t.Errorf("Kafka Streams slower beyond its spread, the model faster: %q, want disagree", v)
+	}
+}

@@ -13,8 +13,8 @@ import (
 const confirmLegend = "effect: the setting's median cold restore time over the same engine's median with Kafka Streams' " +
 	"defaults on the same fill, minus 1 (-10%: 10% faster), with its spread (fastest setting repeat over slowest " +
 	"defaults repeat, to slowest over fastest) and the verified repeats (setting/defaults); agreement: the same " +
-	"direction on both engines and the model's effect within Kafka Streams' spread, or not; an upper bound is a " +
-	"setting Kafka Streams cannot apply (a model-only strategy), not confirmed."
+	"direction on both engines and the model's effect within Kafka Streams' spread, or not; inconclusive where neither " +
+	"engine's spread excludes no effect; an upper bound is a setting Kafka Streams cannot apply (a model-only strategy), not confirmed."
 
 // confirmColumns are the confirmation table's head.
 var confirmColumns = []string{"fill", "setting", "model effect", "Kafka Streams effect", "agreement"}
@@ -26,7 +26,7 @@ func confirmCells(r capacity.ConfirmRow) []string {
 		fill = "-"
 	}
 	verdict := r.Verdict
-	if r.Verdict == capacity.Disagree || r.Verdict == capacity.NotMeasured {
+	if r.Verdict == capacity.Disagree || r.Verdict == capacity.NotMeasured || r.Verdict == capacity.Inconclusive {
 		verdict += ": " + r.Why
 	}
 	return []string{fill, fmt.Sprintf("%s (%s)", r.Setting, r.Model), effectCell(r.ModelEffect), effectCell(r.KafkaStreamsEffect), verdict}
@@ -66,7 +66,8 @@ var confirmTextLegend = []string{
 	"effect: the setting's median cold restore time over the same engine's median with Kafka Streams' defaults on the",
 	"same fill, minus 1 (-10%: 10% faster), with its spread (fastest setting repeat over slowest defaults repeat, to",
 	"slowest over fastest) and the verified repeats (setting/defaults); agreement: the same direction on both engines and",
-	"the model's effect within Kafka Streams' spread; an upper bound is a setting Kafka Streams cannot apply.",
+	"the model's effect within Kafka Streams' spread; inconclusive where neither engine's spread excludes no effect;",
+	"an upper bound is a setting Kafka Streams cannot apply.",
 }
 
 // PrintConfirmations prints the run's confirmation table for `summary`,
