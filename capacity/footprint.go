@@ -226,8 +226,8 @@ func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answe
 	if limit := a.Options.Deployment.MemoryBytes; limit > 0 {
 		value += " " + memoryFitText(e, limit)
 	}
-	return Answer{ID: "rocksdb_memory_per_instance", Extrapolated: e.Extrapolated, Question: "RocksDB memory per instance (its stores, off-heap)", Value: value, Inputs: inputs,
-		Sources: RunLabels(f.MemoryObs), Figure: figureOf(e, UnitBytes)}
+	return Answer{ID: "rocksdb_memory_per_instance", Extrapolated: e.Extrapolated, Question: "RocksDB memory per instance (its stores, off-heap)",
+		Value: value, Inputs: inputs, Sources: RunLabels(f.MemoryObs), Figure: figureOf(e, UnitBytes)}
 }
 
 // storeMemoryAt is the memory a store of task live bytes takes by each
