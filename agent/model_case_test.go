@@ -84,7 +84,7 @@ func TestModelCaseCarriesEverySetting(t *testing.T) {
 // figures give, the limits measured here and the other scenarios' and
 // engines' records.
 var theCoordinators = map[string]bool{
-	"Case": true, "Step": true, "Repeat": true, "Params": true, "Topic": true, "Partitions": true, "RestoredPartitions": true,
+	"Case": true, "Step": true, "Repeat": true, "Params": true, "Topic": true, "Partitions": true, "RestoredPartitions": true, "SampleCopy": true,
 	"RecordsPerSec": true, "MBPerSec": true, "Limits": true, "Verified": true, "Verification": true, "Error": true,
 	"Standby": true, "Failover": true, "ScaleOut": true, "Rolling": true, "Compaction": true, "Queries": true,
 	"KafkaStreams": true, "OnAgent": true,
