@@ -115,3 +115,20 @@ func TestConfirmationWithinNoiseOnBothIsInconclusive(t *testing.T) {
 		t.Errorf("Kafka Streams slower beyond its spread, the model faster: %q, want disagree", v)
 	}
 }
+
+// A strategy only the model has, beyond the spread in the model's group of
+// a run that also confirmed settings on Kafka Streams, is a gain in every
+// comparison that restored it: the kafka-streams group, where it could not
+// run, is not a comparison it failed.
+func TestUpperBoundCountsOnlyWhereItRan(t *testing.T) {
+	a := capacity.Analyze([]*capacity.Run{{Label: "R1", Path: "x", Results: confirmRun()}}, capacity.Options{})
+	var up *capacity.Recommendation
+	for i, r := range a.Recommendations {
+		if strings.HasPrefix(r.Title, "Upper bound") {
+			up = &a.Recommendations[i]
+		}
+	}
+	if up == nil || up.Case != "bulk" || !strings.Contains(up.Text, "in 1 of 1 run") || strings.Contains(up.Text, "not a consistent gain") {
+		t.Fatalf("upper bound %+v, want bulk, beyond the spread in 1 of 1 run, a consistent gain", up)
+	}
+}
