@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"regexp"
+	"sync"
 )
 
 // The values of RocksDBLinkage: which RocksDB library the model runs.
@@ -26,13 +27,20 @@ const (
 // (Debian's assertion build restores 10 M records of 16 B 1.7x slower than
 // the release build), so the results record it beside the version.
 func RocksDBLinkage() string {
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return ""
-	}
-	linkage, _ := linkageFromMaps(maps)
+	linkage, _ := mappedRocksDB()
 	return linkage
 }
+
+// mappedRocksDB is linkageFromMaps of this process's /proc/self/maps, read
+// once (RocksDBLinkage and RocksDBVersion both need it; the libraries are
+// mapped when the process starts); ("", "") where the OS does not say.
+var mappedRocksDB = sync.OnceValues(func() (linkage, releaseVersion string) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return "", ""
+	}
+	return linkageFromMaps(maps)
+})
 
 // releaseLib matches the release library's mapped path and its version.
 var releaseLib = regexp.MustCompile(`/librocksdbjni-([0-9][0-9.]*[0-9])\.so`)

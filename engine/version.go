@@ -16,10 +16,8 @@ var versionDefine = regexp.MustCompile(`#define ROCKSDB_(MAJOR|MINOR|PATCH) (\d+
 // version the binary was built against: the link-time value, else read
 // from the installed headers, else "unknown".
 func RocksDBVersion() string {
-	if maps, err := os.ReadFile("/proc/self/maps"); err == nil {
-		if _, v := linkageFromMaps(maps); v != "" {
-			return v
-		}
+	if _, v := mappedRocksDB(); v != "" {
+		return v
 	}
 	if rocksDBVersion != "" {
 		return rocksDBVersion
