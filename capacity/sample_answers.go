@@ -81,9 +81,38 @@ func sampledTasks(s *Sample, obs []Obs) SampledTasks {
 	return st
 }
 
+// sampled is what a sample's restores say, derived once per Analysis for
+// the answers and the standby's recovery alike: the sampled tasks, the
+// engine the answers rest on, every task's time, and the composition
+// series among the inputs.
+type sampled struct {
+	tasks  SampledTasks
+	engine config.Engine
+	times  []TaskTime
+	comps  []*Composition
+}
+
 // The per-task and per-instance answers of a sampled changelog.
 func init() {
+	RegisterEvidence(EvidenceDef{Name: "sample", Derive: func(a *Analysis) (any, error) { return sampledOf(a), nil }})
 	registerAnswerer(answerer{order: 15, answer: sampleAnswers, scenarios: []config.Scenario{config.ScenarioCold}})
+}
+
+// sampledOf reads a's sample from its restores; nil without a sample.
+func sampledOf(a *Analysis) *sampled {
+	s := a.Options.Sample
+	if s == nil {
+		return nil
+	}
+	st := sampledTasks(s, a.Obs)
+	engine := SampledEngine(st.Singles)
+	return &sampled{tasks: st, engine: engine, times: taskTimes(s, st.Singles[engine]), comps: compositionsOf(a.Obs)}
+}
+
+// sampled is what the sample's restores say; nil without a sample.
+func (a *Analysis) sampled() *sampled {
+	ev, _ := evidenceAs[*sampled](a, "sample")
+	return ev
 }
 
 // sampleAnswers answer, for a changelog known task by task (Options.Sample)
@@ -92,13 +121,11 @@ func init() {
 // instance composed from its tasks' own times through the host's measured
 // composition. Nothing without a sample.
 func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
-	s, d := a.Options.Sample, a.Options.Deployment
-	if s == nil {
+	s, d, sm := a.Options.Sample, a.Options.Deployment, a.sampled()
+	if sm == nil {
 		return nil, nil
 	}
-	st := sampledTasks(s, a.Obs)
-	engine := SampledEngine(st.Singles)
-	times := taskTimes(s, st.Singles[engine])
+	st, engine, times := sm.tasks, sm.engine, sm.times
 	if len(times) == 0 {
 		return nil, []Unanswered{{Question: "Cold restore of the sampled tasks", Reason: fmt.Sprintf("no verified restore of a "+
 			"sampled partition of %s alone in the inputs (plan --from-topic --measure restores them)", s.Topic)}}
@@ -129,7 +156,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	perInstance := (len(s.Tasks) + instances - 1) / instances
 	threads := a.Options.Threads
-	comp, one := CompositionFor(compositionsOf(a.Obs), engine, threads, host.Hostname)
+	comp, one := CompositionFor(sm.comps, engine, threads, host.Hostname)
 	inst := composeInstance(times, perInstance, threads, comp, one)
 	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
 		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
@@ -343,18 +370,15 @@ func compositionObs(cs ...*Composition) []Obs {
 // thread measured: its tasks largest tasks composed (composeInstance), and
 // a line saying so; ok is false otherwise, and the rate prices it.
 func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis string, ok bool) {
-	s := a.Options.Sample
-	if s == nil {
+	sm := a.sampled()
+	if sm == nil {
 		return Estimate{}, "", false
 	}
-	st := sampledTasks(s, a.Obs)
-	engine := SampledEngine(st.Singles)
-	times := taskTimes(s, st.Singles[engine])
-	comp, one := CompositionFor(compositionsOf(a.Obs), engine, 1, st.Hosts[engine].Hostname)
-	if len(times) == 0 || comp == nil {
+	comp, one := CompositionFor(sm.comps, sm.engine, 1, sm.tasks.Hosts[sm.engine].Hostname)
+	if len(sm.times) == 0 || comp == nil {
 		return Estimate{}, "", false
 	}
-	c := composeInstance(times, tasks, 1, comp, one)
+	c := composeInstance(sm.times, tasks, 1, comp, one)
 	return c.Estimate, fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
-		Plural(len(c.Tasks), "largest task"), sampleText(s, times), comp.Label()), true
+		Plural(len(c.Tasks), "largest task"), sampleText(a.Options.Sample, sm.times), comp.Label()), true
 }
