@@ -167,8 +167,8 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	o := topicshape.Options{}
 	what := "from its log start to its end offsets"
 	if f.sampled != nil {
-		o.Partitions = f.sampled.chosen
-		what = fmt.Sprintf("partitions %s %s", partitionText(f.sampled.chosen), what)
+		o.Partitions = f.sampled.Sampled
+		what = fmt.Sprintf("partitions %s %s", partitionText(f.sampled.Sampled), what)
 	}
 	if !f.g.quiet {
 		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second
@@ -195,11 +195,11 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 		if sp := f.sampled; sp != nil {
 			d.StateBytes = sp.scaleToTopic(float64(shape.Bytes))
 			d.Taken[len(d.Taken)-1] = fmt.Sprintf("state %s (the sampled partitions' %s scaled by the partitions' %s)",
-				capacity.FormatBytes(d.StateBytes), capacity.FormatBytes(float64(shape.Bytes)), sp.source)
+				capacity.FormatBytes(d.StateBytes), capacity.FormatBytes(float64(shape.Bytes)), sp.SizeSource)
 		}
 	}
 	if sp := f.sampled; sp != nil {
-		s := sp.sampled
+		s := sp.Sample
 		opts.Sample = &s
 	}
 	if !changed("partitions") {

@@ -99,7 +99,7 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 	// deployment does; nil restores the whole topic once a engine.
 	var restores [][]int32
 	if f.sampled != nil {
-		for _, p := range f.sampled.chosen {
+		for _, p := range f.sampled.Sampled {
 			restores = append(restores, []int32{p})
 		}
 	} else {

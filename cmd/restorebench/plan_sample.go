@@ -28,13 +28,11 @@ const defaultSample = 2
 const maxSample = 64
 
 // samplePlan is the sample --from-topic reads and --measure restores:
-// every partition's size and the partitions chosen.
+// every partition's size (Tasks, by SizeSource's measure), the partitions
+// chosen (Sampled) and why.
 type samplePlan struct {
-	sizes   []cluster.PartitionSize
-	source  string
-	chosen  []int32
-	why     string
-	sampled capacity.Sample
+	capacity.Sample
+	why string
 }
 
 // checkSample refuses --sample and --sample-partitions where they mean
@@ -85,13 +83,14 @@ func (f *capacityFlags) planSample(cmd *cobra.Command, adm *kadm.Client) (*sampl
 	if err != nil {
 		return nil, fmt.Errorf("--from-topic: %w", err)
 	}
-	sp := &samplePlan{sizes: sizes, source: source}
 	var total float64
 	tasks := make([]capacity.TaskSize, len(sizes))
 	for i, s := range sizes {
 		tasks[i] = capacity.TaskSize{Partition: s.Partition, Size: s.Size(source), Offsets: float64(s.Offsets)}
 		total += float64(s.LogBytes)
 	}
+	var chosen []int32
+	var why string
 	switch {
 	case len(f.samplePartitions) > 0:
 		for _, p := range f.samplePartitions {
@@ -99,54 +98,53 @@ func (f *capacityFlags) planSample(cmd *cobra.Command, adm *kadm.Client) (*sampl
 				return nil, fmt.Errorf("--sample-partitions: topic %s has no partition %d: it has %d partitions (0..%d)",
 					f.fromTopic, p, len(sizes), len(sizes)-1)
 			}
-			sp.chosen = append(sp.chosen, int32(p))
+			chosen = append(chosen, int32(p))
 		}
-		sort.Slice(sp.chosen, func(i, j int) bool { return sp.chosen[i] < sp.chosen[j] })
-		sp.why = "--sample-partitions"
+		sort.Slice(chosen, func(i, j int) bool { return chosen[i] < chosen[j] })
+		why = "--sample-partitions"
 	case sample > 0:
-		sp.chosen, sp.why = capacity.ChooseSample(tasks, sample), fmt.Sprintf("--sample %d", sample)
+		chosen, why = capacity.ChooseSample(tasks, sample), fmt.Sprintf("--sample %d", sample)
 	case source == cluster.SizeFromLogDirs && total <= autoSampleBytes:
 		return nil, nil // small enough to restore whole
 	default:
-		sp.chosen = capacity.ChooseSample(tasks, defaultSample)
-		sp.why = fmt.Sprintf("by default: the topic's %s of log segments would take more than a few minutes to restore whole "+
+		chosen = capacity.ChooseSample(tasks, defaultSample)
+		why = fmt.Sprintf("by default: the topic's %s of log segments would take more than a few minutes to restore whole "+
 			"on each engine (--sample 0 restores it whole)", capacity.FormatBytes(total))
 		if source != cluster.SizeFromLogDirs {
-			sp.why = "by default: the brokers did not say the topic's size on disk (--sample 0 restores it whole)"
+			why = "by default: the brokers did not say the topic's size on disk (--sample 0 restores it whole)"
 		}
 	}
-	if len(sp.chosen) >= len(sizes) {
+	if len(chosen) >= len(sizes) {
 		return nil, nil // every partition: the whole topic
 	}
-	sp.sampled = capacity.Sample{Topic: f.fromTopic, Tasks: tasks, Sampled: sp.chosen, SizeSource: source}
-	sp.describe(cmd.ErrOrStderr(), f.fromTopic)
+	sp := &samplePlan{Sample: capacity.Sample{Topic: f.fromTopic, Tasks: tasks, Sampled: chosen, SizeSource: source}, why: why}
+	sp.describe(cmd.ErrOrStderr())
 	return sp, nil
 }
 
 // describe says which partitions the sample holds and why, with their
 // sizes against the topic's.
-func (sp *samplePlan) describe(w io.Writer, topic string) {
+func (sp *samplePlan) describe(w io.Writer) {
 	var lo, hi float64
-	for i, s := range sp.sizes {
-		v := s.Size(sp.source)
-		if i == 0 || v < lo {
-			lo = v
+	for i, t := range sp.Tasks {
+		if i == 0 || t.Size < lo {
+			lo = t.Size
 		}
-		hi = max(hi, v)
+		hi = max(hi, t.Size)
 	}
 	size := func(v float64) string {
-		if sp.source == cluster.SizeFromLogDirs {
+		if sp.SizeSource == cluster.SizeFromLogDirs {
 			return capacity.FormatBytes(v)
 		}
 		return fmt.Sprintf("%.0f offsets", v)
 	}
 	var parts []string
-	for _, p := range sp.chosen {
-		parts = append(parts, fmt.Sprintf("%d (%s)", p, size(sp.sizes[p].Size(sp.source))))
+	for _, p := range sp.Sampled {
+		parts = append(parts, fmt.Sprintf("%d (%s)", p, size(sp.Tasks[p].Size)))
 	}
 	fmt.Fprintf(w, "sample of %s (%s): partitions %s of its %d, which span %s–%s of %s a partition; each is read and restored "+
-		"whole, the others are priced between them by their size\n", topic, sp.why, strings.Join(parts, ", "), len(sp.sizes),
-		size(lo), size(hi), sp.source)
+		"whole, the others are priced between them by their size\n", sp.Topic, sp.why, strings.Join(parts, ", "), len(sp.Tasks),
+		size(lo), size(hi), sp.SizeSource)
 }
 
 // scaleToTopic is the whole topic's figure for v measured over the
@@ -155,13 +153,13 @@ func (sp *samplePlan) describe(w io.Writer, topic string) {
 func (sp *samplePlan) scaleToTopic(v float64) float64 {
 	var all, in float64
 	chosen := map[int32]bool{}
-	for _, p := range sp.chosen {
+	for _, p := range sp.Sampled {
 		chosen[p] = true
 	}
-	for _, s := range sp.sizes {
-		all += s.Size(sp.source)
-		if chosen[s.Partition] {
-			in += s.Size(sp.source)
+	for _, t := range sp.Tasks {
+		all += t.Size
+		if chosen[t.Partition] {
+			in += t.Size
 		}
 	}
 	if in <= 0 {
