@@ -58,7 +58,7 @@ func chooseConfirm(restores []runs.Restore, cases []config.Case, k int, fill str
 	var base *ranked
 	var others []ranked
 	for _, c := range cases {
-		if runs.EngineOf(c) != config.EngineModel || c.Scenario != config.ScenarioCold {
+		if !isModelCold(c) {
 			continue
 		}
 		var secs []float64
@@ -83,8 +83,7 @@ func chooseConfirm(restores []runs.Restore, cases []config.Case, k int, fill str
 		return choice, nil, fmt.Errorf("no verified model restore with Kafka Streams' default settings on this fill to compare the settings with")
 	}
 	sort.SliceStable(others, func(i, j int) bool { return others[i].median < others[j].median })
-	twinOf := func(c config.Case) (config.Case, error) { return c.OnKafkaStreams(c.Name + profiles.ConfirmSuffix) }
-	baseTwin, err := twinOf(base.c)
+	baseTwin, err := confirmTwin(base.c)
 	if err != nil {
 		return choice, nil, fmt.Errorf("the defaults case %s cannot run on Kafka Streams: %w", base.c.Name, err)
 	}
@@ -94,7 +93,7 @@ func chooseConfirm(restores []runs.Restore, cases []config.Case, k int, fill str
 		if len(choice.Pairs) == k {
 			break
 		}
-		twin, err := twinOf(o.c)
+		twin, err := confirmTwin(o.c)
 		if err != nil {
 			choice.UpperBounds = append(choice.UpperBounds, runs.UpperBound{Model: o.c.Name, Why: err.Error()})
 			continue
@@ -119,8 +118,8 @@ func casesWithTwins(plan *profiles.Plan) ([]config.Case, error) {
 		return plan.Cases, nil
 	}
 	for _, c := range plan.Cases {
-		if runs.EngineOf(c) == config.EngineModel && c.Scenario == config.ScenarioCold && capacity.IsKafkaStreamsDefault(c) {
-			twin, err := c.OnKafkaStreams(c.Name + profiles.ConfirmSuffix)
+		if isModelCold(c) && capacity.IsKafkaStreamsDefault(c) {
+			twin, err := confirmTwin(c)
 			if err != nil {
 				return nil, fmt.Errorf("confirm: the defaults case %s cannot run on Kafka Streams: %w", c.Name, err)
 			}
@@ -129,4 +128,15 @@ func casesWithTwins(plan *profiles.Plan) ([]config.Case, error) {
 	}
 	return nil, fmt.Errorf("confirm: %d setting(s) to confirm, but no model cold-restore case has Kafka Streams' default settings "+
 		"to measure their effects against; add one (a case with no settings of its own)", plan.Confirm)
+}
+
+// isModelCold says whether c is a model cold-restore case, one confirm
+// screens.
+func isModelCold(c config.Case) bool {
+	return runs.EngineOf(c) == config.EngineModel && c.Scenario == config.ScenarioCold
+}
+
+// confirmTwin is c's twin on the kafka-streams engine (<case>-ks).
+func confirmTwin(c config.Case) (config.Case, error) {
+	return c.OnKafkaStreams(c.Name + profiles.ConfirmSuffix)
 }
