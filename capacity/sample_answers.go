@@ -251,7 +251,7 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 // agent b on host-b (4 CPUs): partition 0 (model)".
 func hostsText(hosts map[int32]TaskHost, engine config.Engine) string {
 	byHost := map[string][]string{}
-	for _, p := range sortedPartitions(hosts) {
+	for _, p := range slices.Sorted(maps.Keys(hosts)) {
 		t := hosts[p].Text()
 		byHost[t] = append(byHost[t], fmt.Sprint(p))
 	}
@@ -266,7 +266,7 @@ func hostsText(hosts map[int32]TaskHost, engine config.Engine) string {
 // in CPUs or in the disk under their stores (where both recorded one):
 // their times then differ by host as well as by size. "" when alike.
 func unlikeHosts(hosts map[int32]TaskHost) string {
-	ps := sortedPartitions(hosts)
+	ps := slices.Sorted(maps.Keys(hosts))
 	for _, p := range ps[min(1, len(ps)):] {
 		a, b := hosts[ps[0]], hosts[p]
 		if a.CPUs != b.CPUs || diskText(a.Disk) != diskText(b.Disk) {
@@ -283,7 +283,7 @@ func unlikeHosts(hosts map[int32]TaskHost) string {
 func unlikeComposition(comp *Composition, hosts map[int32]TaskHost) string {
 	var unlike []string
 	seen := map[string]bool{}
-	for _, p := range sortedPartitions(hosts) {
+	for _, p := range slices.Sorted(maps.Keys(hosts)) {
 		h := hosts[p]
 		if (h.Hostname != comp.Host || h.CPUs != comp.CPUs) && !seen[h.Text()] {
 			seen[h.Text()] = true
@@ -300,16 +300,6 @@ func diskText(d *runs.Disk) string {
 		return ""
 	}
 	return ", disk " + strings.TrimSpace(d.Device+" "+d.Filesystem)
-}
-
-// sortedPartitions are hosts' partitions in order.
-func sortedPartitions(hosts map[int32]TaskHost) []int32 {
-	ps := make([]int32, 0, len(hosts))
-	for p := range hosts {
-		ps = append(ps, p)
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
-	return ps
 }
 
 // partitionWord is "partition" or "partitions" for n of them.
