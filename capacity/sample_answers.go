@@ -148,7 +148,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			fmt.Sprintf("interval %s–%s: the range of those restores", FormatSeconds(largest.Lo), FormatSeconds(largest.Hi)), sampleText(s, times),
 			hostsText(hosts, engine)},
 		Sources: RunLabels(st.Obs),
-		Figure:  &Figure{Estimate: largest.Estimate, Unit: UnitSeconds},
+		Figure:  figureOf(largest.Estimate, UnitSeconds),
 	}}
 	instances := d.Instances
 	if instances <= 0 {
@@ -191,7 +191,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Extrapolated: inst.Extrapolated,
 		Inputs:       inputs,
 		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp, one)...)),
-		Figure:       &Figure{Estimate: inst.Estimate, Unit: UnitSeconds},
+		Figure:       figureOf(inst.Estimate, UnitSeconds),
 	}
 	if inst.Unverified != "" {
 		ans.Inputs = append(ans.Inputs, "INCONCLUSIVE: "+inst.Unverified)
@@ -230,8 +230,7 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 			out = append(out, ans)
 			continue
 		}
-		fig := Figure{Estimate: Estimate{Value: float64(n), Beyond: at.Beyond, Extrapolated: at.Extrapolated}, Unit: UnitCount}
-		ans.Figure, ans.Value = &fig, fmt.Sprint(n)
+		ans.Figure, ans.Value = countFigure(n, at.Estimate), fmt.Sprint(n)
 		ans.Inputs = []string{fmt.Sprintf("%s an instance restore in %s (%s–%s), composed from the sampled tasks", Plural((len(s.Tasks)+n-1)/n, "task"),
 			FormatSeconds(at.Value), FormatSeconds(at.Lo), FormatSeconds(at.Hi))}
 		if at.Unverified != "" {
