@@ -55,14 +55,12 @@ func (m storeMemory) total() float64 { return m.memtables + m.cache + m.tableRea
 // one memtables and cache at their caps (they fill up to them) and the
 // index and filter blocks grown in proportion to the live bytes (they
 // cover every key and data block: RocksDB's table readers of a 7 GB
-// store are not a 32 MB store's). It returns the times the size lies
-// beyond the measured store (1 inside).
-func (m storeMemory) at(live float64) (bytes, beyond float64) {
+// store are not a 32 MB store's).
+func (m storeMemory) at(live float64) float64 {
 	if live <= m.liveBytes || m.liveBytes <= 0 {
-		return m.total(), 1
+		return m.total()
 	}
-	r := live / m.liveBytes
-	return max(m.memtables, m.memtablesCap) + max(m.cache, m.cacheCap) + m.tableReaders*r, r
+	return max(m.memtables, m.memtablesCap) + max(m.cache, m.cacheCap) + m.tableReaders*(live/m.liveBytes)
 }
 
 // footprintOf measures the footprint of kind's stores from the verified
@@ -248,8 +246,7 @@ func storeMemoryAt(ms []storeMemory, task float64) (at []float64, beyond float64
 	}
 	for _, m := range ms {
 		if m.liveBytes >= largest/2 {
-			b, _ := m.at(task)
-			at = append(at, b)
+			at = append(at, m.at(task))
 		}
 	}
 	return at, task / largest
