@@ -122,7 +122,7 @@ func writeFailures(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, mark, strings.Join(in.Hosts, ","), in.Threads,
 			list(in.Active), standbyText(in), in.ActiveStateText(), units.Bytes(in.StandbyStateBytes),
-			restoredText(f), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
+			f.RestoredText(), list(f.TakenOverWarm), units.Bytes(f.ThreadBytes), timeText(f))
 	}
 	tw.Flush()
 	for _, in := range r.Instances {
@@ -145,7 +145,7 @@ func writeRestarts(b *strings.Builder, r *Report) {
 		if kept == nil || empty == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, timeText(kept), restoredText(empty), list(empty.TakenOverWarm), timeText(empty))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", in.ProcessID, timeText(kept), empty.RestoredText(), list(empty.TakenOverWarm), timeText(empty))
 	}
 	tw.Flush()
 	once := map[string]bool{}
@@ -283,8 +283,6 @@ func standbyText(in *Instance) string {
 	}
 	return list(parts)
 }
-
-func restoredText(f *Failure) string { return f.RestoredText() }
 
 // RestoredText is what f restores: its tasks and bytes, "nothing" only
 // when every moved task's state was seen, else what is unknown.
