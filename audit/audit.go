@@ -638,14 +638,12 @@ func setDetection(r *Report, o Options) {
 // active tasks of the stateful subtopologies whose changelog was not seen
 // (unseen).
 func setState(cls []Changelog, unseen map[int32]bool, in *Instance, lagLimit int64) {
-	for _, t := range in.active {
-		rec, b, _, _ := taskState(cls, t)
-		in.ActiveStateRecords += rec
-		in.ActiveStateBytes += b
-	}
 	in.UnseenStateTasks = nil
 	for _, t := range in.active {
-		if _, _, _, known := taskState(cls, t); !known && unseen[t.Subtopology] {
+		rec, b, _, known := taskState(cls, t)
+		in.ActiveStateRecords += rec
+		in.ActiveStateBytes += b
+		if !known && unseen[t.Subtopology] {
 			in.UnseenStateTasks = append(in.UnseenStateTasks, t.String())
 		}
 	}
