@@ -114,16 +114,16 @@ type Report struct {
 	// Unseen what could not be read at all.
 	Assumptions []string `json:"assumptions"`
 	Unseen      []string `json:"unseen"`
-	// Ambiguous are changelog topics that may be another application's
-	// (its id extends this one's) and were not counted; Inconclusive,
-	// when set, says why the answer cannot be taken as complete and how
-	// to decide.
 	// SourceTopics are the topics the group's active tasks read (no
 	// changelog or repartition topic), their records and sizes: a store
 	// logged to its source topic restores from it.
 	SourceTopics []Changelog `json:"source_topics,omitempty"`
-	Ambiguous    []string    `json:"ambiguous_changelogs,omitempty"`
-	Inconclusive string      `json:"inconclusive,omitempty"`
+	// Ambiguous are changelog topics that may be another application's
+	// (its id extends this one's) and were not counted; Inconclusive,
+	// when set, says why the answer cannot be taken as complete and how
+	// to decide.
+	Ambiguous    []string `json:"ambiguous_changelogs,omitempty"`
+	Inconclusive string   `json:"inconclusive,omitempty"`
 
 	// endsListed is when Read listed the changelogs' end offsets, the
 	// start of the write-rate window.
