@@ -312,19 +312,7 @@ func TestRefs(t *testing.T) {
 // conclude: the recommendation says inconclusive and how many repeats it
 // needs, not "keep the defaults".
 func TestRecommendationWithTooFewRepeatsIsInconclusive(t *testing.T) {
-	var rs []*Run
-	for _, r := range syntheticRuns() {
-		kept := r.Results.Restores[:0]
-		for _, rec := range r.Results.Restores {
-			if rec.Repeat <= 3 && rec.Counts() {
-				kept = append(kept, rec)
-			}
-		}
-		r.Results.Restores = kept
-		r.Results.Complete, r.Results.Failed, r.Results.Error = true, 0, ""
-		rs = append(rs, r)
-	}
-	a := Analyze(rs, Options{})
+	a := Analyze(syntheticRunsUpTo(3, nil), Options{})
 	first := a.Recommendations[0]
 	if first.Short != "inconclusive" || !strings.HasPrefix(first.Text, "Inconclusive: threads-2 restored faster") ||
 		!strings.Contains(first.Text, "at least 4 repeats per case") || strings.Contains(first.Text, "keep the defaults") {
@@ -338,16 +326,11 @@ func TestRecommendationWithTooFewRepeatsIsInconclusive(t *testing.T) {
 // and how many repeats it needs, as it does when they are disjoint, never
 // "keep the defaults".
 func TestRecommendationWithTwoRepeatsOverlappingIsInconclusive(t *testing.T) {
-	var rs []*Run
-	for _, r := range syntheticRuns() {
-		kept := r.Results.Restores[:0]
+	a := Analyze(syntheticRunsUpTo(2, func(kept []runs.Restore) {
 		base := map[int]float64{}
-		for _, rec := range r.Results.Restores {
-			if rec.Repeat <= 2 && rec.Counts() {
-				kept = append(kept, rec)
-				if rec.Case == "kstreams-default" {
-					base[rec.Repeat] = rec.TotalSeconds
-				}
+		for _, rec := range kept {
+			if rec.Case == "kstreams-default" {
+				base[rec.Repeat] = rec.TotalSeconds
 			}
 		}
 		for i := range kept { // every other case within the defaults' range, the faster by median
@@ -355,14 +338,32 @@ func TestRecommendationWithTwoRepeatsOverlappingIsInconclusive(t *testing.T) {
 				kept[i].TotalSeconds = base[kept[i].Repeat] * (1 - 0.005*float64(2-kept[i].Repeat))
 			}
 		}
-		r.Results.Restores = kept
-		r.Results.Complete, r.Results.Failed, r.Results.Error = true, 0, ""
-		rs = append(rs, r)
-	}
-	a := Analyze(rs, Options{})
+	}), Options{})
 	first := a.Recommendations[0]
 	if first.Short != "inconclusive" || !strings.HasPrefix(first.Text, "Inconclusive: ") ||
 		!strings.Contains(first.Text, "at least 4 repeats per case") || strings.Contains(first.Text, "keep the defaults") {
 		t.Errorf("with 2 overlapping repeats: %+v", first)
 	}
+}
+
+// syntheticRunsUpTo are syntheticRuns keeping only the restores of
+// repeats 1 to repeats that count, each run then complete; adjust, when
+// given, edits a run's kept restores.
+func syntheticRunsUpTo(repeats int, adjust func(kept []runs.Restore)) []*Run {
+	var rs []*Run
+	for _, r := range syntheticRuns() {
+		kept := r.Results.Restores[:0]
+		for _, rec := range r.Results.Restores {
+			if rec.Repeat <= repeats && rec.Counts() {
+				kept = append(kept, rec)
+			}
+		}
+		if adjust != nil {
+			adjust(kept)
+		}
+		r.Results.Restores = kept
+		r.Results.Complete, r.Results.Failed, r.Results.Error = true, 0, ""
+		rs = append(rs, r)
+	}
+	return rs
 }
