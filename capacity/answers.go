@@ -309,7 +309,17 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 	if c.SampleShare < 1 {
 		sample = fmt.Sprintf("keys counted over 1/%.0f of the key space (memory bound), live figures scaled up", 1/c.SampleShare)
 	}
-	read := fmt.Sprintf("read from the log start to the end offsets in %s: %s records", FormatSeconds(c.Seconds), count(float64(c.Records)))
+	over, read := Plural(c.Partitions, "partition"), "read from the log start to the end offsets"
+	if n := len(c.ReadPartitions); n > 0 {
+		// A sample: every figure here is those partitions' alone.
+		ps := make([]string, n)
+		for i, p := range c.ReadPartitions {
+			ps[i] = fmt.Sprint(p)
+		}
+		over = fmt.Sprintf("the %s sampled (%s) of its %d", Plural(n, "partition"), strings.Join(ps, ", "), c.Partitions)
+		read = fmt.Sprintf("partitions %s read from the log start to the end offsets", strings.Join(ps, ", "))
+	}
+	read = fmt.Sprintf("%s in %s: %s records", read, FormatSeconds(c.Seconds), count(float64(c.Records)))
 	if c.Offsets > c.Records {
 		read += fmt.Sprintf(" of %s offsets (the rest compaction gaps or transaction markers)", count(float64(c.Offsets)))
 		if c.AbortMarkers > 0 {
@@ -335,7 +345,7 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 		Figure:   fig,
 		Question: "Your changelog (topic " + c.Topic + ")",
 		Value: fmt.Sprintf("%s of key+value in %s records over %s; %.2f records per live key, %s a record, %.1f%% tombstones",
-			fig.Text(), count(float64(c.Records)), Plural(c.Partitions, "partition"),
+			fig.Text(), count(float64(c.Records)), over,
 			c.RecordsPerKey, FormatBytes(c.BytesPerRecord()), 100*c.TombstoneShare()),
 		Inputs: in,
 	}

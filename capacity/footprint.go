@@ -147,6 +147,13 @@ func (a *Analysis) liveState(f Footprint) (live, lo, hi float64, source string) 
 	switch {
 	case d.LiveBytes > 0:
 		return d.LiveBytes, d.LiveBytes, d.LiveBytes, "live state " + FormatBytes(d.LiveBytes) + " (--live-state)"
+	case d.Changelog != nil && d.Changelog.LiveBytes > 0 && len(d.Changelog.ReadPartitions) > 0 && a.Options.Sample != nil:
+		// The read covered the sampled partitions alone: their live state
+		// speaks for the topic in proportion to their size.
+		share := a.Options.Sample.Share()
+		l := d.Changelog.LiveBytes / share
+		return l, l, l, fmt.Sprintf("live state %s (the read of topic %s's sampled partitions, %s, scaled by their %.0f%% of its %s)",
+			FormatBytes(l), d.Changelog.Topic, FormatBytes(d.Changelog.LiveBytes), 100*share, a.Options.Sample.SizeSource)
 	case d.Changelog != nil && d.Changelog.LiveBytes > 0:
 		l := d.Changelog.LiveBytes
 		return l, l, l, fmt.Sprintf("live state %s (the read of topic %s)", FormatBytes(l), d.Changelog.Topic)

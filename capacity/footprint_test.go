@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/restorebench/restorebench/heapsearch"
+	"github.com/restorebench/restorebench/topicshape"
 )
 
 // TestDiskAnswerPredictsARunNotFitted: the disk per instance a plan gives
@@ -197,5 +198,28 @@ func TestMemoryAnswerGrowsWithTheStore(t *testing.T) {
 	}
 	if !strings.Contains(huge.Value, "INCONCLUSIVE") {
 		t.Errorf("a task 100× the largest store measured: %s, want INCONCLUSIVE against --memory", huge.Value)
+	}
+}
+
+// A changelog read through a sample of its partitions speaks for those
+// alone: the plan says so, and prices the live state of the whole topic
+// (the memory a store takes) in proportion to the sample's size, not as
+// if the sample were the topic.
+func TestSampledReadIsScaledToTheTopic(t *testing.T) {
+	rs, err := LoadRuns([]string{"../testdata/results/shapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := &topicshape.Shape{Topic: "t", Partitions: 4, ReadPartitions: []int32{0}, Offsets: 1e6, Records: 1e6, Bytes: 2e8,
+		LiveKeys: 5e5, LiveBytes: 1e8, RecordsPerKey: 2}
+	s := &Sample{Topic: "t", Sampled: []int32{0}, SizeSource: "log segments",
+		Tasks: []TaskSize{{0, 100, 0}, {1, 100, 0}, {2, 100, 0}, {3, 100, 0}}}
+	a := Analyze(rs, Options{Sample: s, Deployment: Deployment{Changelog: read, StateBytes: 8e8, Partitions: 4, Instances: 1}})
+	if ch := answerNamed(a, "Your changelog"); ch == nil || !strings.Contains(ch.Value, "over the 1 partition sampled (0) of its 4") {
+		t.Errorf("changelog answer %+v, want it to say the figures are the sampled partition's", ch)
+	}
+	mem := answerNamed(a, "RocksDB memory per instance")
+	if mem == nil || !strings.Contains(strings.Join(mem.Inputs, "\n"), "live state 400 MB (the read of topic t's sampled partitions, 100 MB, scaled by their 25%") {
+		t.Errorf("memory answer %+v, want the live state scaled from the sample to the topic", mem)
 	}
 }

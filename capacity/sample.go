@@ -35,6 +35,27 @@ type TaskSize struct {
 	Offsets   float64
 }
 
+// Share is the sampled partitions' part of the topic by SizeSource's
+// measure (1 when it cannot be told): what a figure read from the sampled
+// partitions alone is divided by to speak for the whole topic.
+func (s *Sample) Share() float64 {
+	in := map[int32]bool{}
+	for _, p := range s.Sampled {
+		in[p] = true
+	}
+	var all, sampled float64
+	for _, t := range s.Tasks {
+		all += t.Size
+		if in[t.Partition] {
+			sampled += t.Size
+		}
+	}
+	if all <= 0 || sampled <= 0 {
+		return 1
+	}
+	return sampled / all
+}
+
 // ChooseSample picks n partitions to restore at full size: the largest
 // (a deployment's slowest task), then the smallest, then partitions at
 // evenly spaced ranks between, so the sample spans the partitions' sizes
