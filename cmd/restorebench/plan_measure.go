@@ -122,10 +122,7 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 			continue
 		}
 		for _, parts := range restores {
-			what := f.fromTopic
-			if parts != nil {
-				what = fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
-			}
+			what := f.restoreWhat(parts)
 			fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine, %s (restorebench's own application %q; your topic is only read)\n",
 				what, engine, capacity.Plural(f.measureRepeats, "time"), config.DefaultAppID)
 			runID, dir, env, done, err := f.g.claimAndConnect(cmd, "measure", "")
@@ -287,10 +284,7 @@ func (f *capacityFlags) connectAgent(cmd *cobra.Command, name string) (*bench.En
 // run directory it saved.
 func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, env *bench.Env, c config.Case, parts []int32,
 	name string, slot int) (string, error) {
-	what := f.fromTopic
-	if parts != nil {
-		what = fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
-	}
+	what := f.restoreWhat(parts)
 	appID := fmt.Sprintf("%s-agent-%d", config.DefaultAppID, slot+1)
 	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine on agent %s, %s (restorebench's own application %q; "+
 		"your topic is only read)\n", what, c.Engine, name, capacity.Plural(f.measureRepeats, "time"), appID)
@@ -306,6 +300,15 @@ func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, 
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s (restored on agent %s)\n", dir, name)
 	return dir, nil
+}
+
+// restoreWhat names what a --measure restore of parts restores: --from-topic
+// whole (nil), or a sampled partition of it.
+func (f *capacityFlags) restoreWhat(parts []int32) string {
+	if parts == nil {
+		return f.fromTopic
+	}
+	return fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
 }
 
 // measureAgents are the agents --measure restores on: --agents' names,
