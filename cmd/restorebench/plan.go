@@ -189,16 +189,18 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	if !changed("record-bytes") {
 		d.BytesPerRecord = shape.BytesPerRecord()
 	}
+	sp := f.sampled
 	if !changed("state") && !changed("live-state") {
 		d.StateBytes = float64(shape.Bytes)
-		d.Taken = append(d.Taken, "state "+capacity.FormatBytes(d.StateBytes))
-		if sp := f.sampled; sp != nil {
+		taken := "state " + capacity.FormatBytes(d.StateBytes)
+		if sp != nil {
 			d.StateBytes = sp.scaleToTopic(float64(shape.Bytes))
-			d.Taken[len(d.Taken)-1] = fmt.Sprintf("state %s (the sampled partitions' %s scaled by the partitions' %s)",
+			taken = fmt.Sprintf("state %s (the sampled partitions' %s scaled by the partitions' %s)",
 				capacity.FormatBytes(d.StateBytes), capacity.FormatBytes(float64(shape.Bytes)), sp.SizeSource)
 		}
+		d.Taken = append(d.Taken, taken)
 	}
-	if sp := f.sampled; sp != nil {
+	if sp != nil {
 		s := sp.Sample
 		opts.Sample = &s
 	}
