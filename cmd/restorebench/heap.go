@@ -99,11 +99,14 @@ const maxHeapUnknownHost = 1 << 40
 // error naming it (0 is not the default), and --high is at most this
 // host's memory, so no JVM is started with an -Xmx the host cannot give.
 func (f *heapFlags) config(cmd *cobra.Command) (heapsearch.Config, error) {
-	least := []int64{heapsearch.MinHeap, heapsearch.MinHeap, heapsearch.MiB}
-	for i, v := range []config.Size{f.low, f.high, f.resolution} {
-		if name := []string{"low", "high", "resolution"}[i]; cmd.Flags().Changed(name) && v <= 0 {
+	for _, b := range []struct {
+		name  string
+		v     config.Size
+		least int64
+	}{{"low", f.low, heapsearch.MinHeap}, {"high", f.high, heapsearch.MinHeap}, {"resolution", f.resolution, heapsearch.MiB}} {
+		if cmd.Flags().Changed(b.name) && b.v <= 0 {
 			return heapsearch.Config{}, fmt.Errorf("--%s: %s is under %d MiB, the least it may be (leave the flag out for its default)",
-				name, v, least[i]/heapsearch.MiB)
+				b.name, b.v, b.least/heapsearch.MiB)
 		}
 	}
 	limit := int64(config.HostMemory())
