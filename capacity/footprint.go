@@ -220,7 +220,7 @@ func memoryAnswer(a *Analysis, f Footprint, copies int, copiesText string) Answe
 		fmt.Sprintf("%s a store (%s–%s over %s) %s: Kafka Streams' own metrics at their peak during the restore, memtables + "+
 			"block-cache usage + index and filter blocks, each at its own peak (so an upper bound); "+
 			"RocksDBConfigSetter settings other than the measured ones change it",
-			FormatBytes(perStore.Median), FormatBytes(perStore.Min), FormatBytes(perStore.Max), Plural(f.Memory.N, "restore"), sizeText),
+			FormatBytes(perStore.Median), FormatBytes(perStore.Min), FormatBytes(perStore.Max), Plural(perStore.N, "restore"), sizeText),
 		fmt.Sprintf("interval %s–%s", FormatBytes(e.Lo), FormatBytes(e.Hi)),
 		"off-heap: the JVM heap (-Xmx) comes on top (restorebench heap finds it; plan --heap takes its answer)"}
 	if e.Wide() {

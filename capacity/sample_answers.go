@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
@@ -12,12 +11,11 @@ import (
 )
 
 // SampledTasks are the restores of a sample's partitions, each alone at
-// its full size: seconds to ready by engine and partition, the host each
-// engine's last restore ran on, and the host of each partition's restores
-// (an agent's when one restored it: plan --measure --agents).
+// its full size: seconds to ready by engine and partition, and the host
+// of each partition's restores (an agent's when one restored it: plan
+// --measure --agents).
 type SampledTasks struct {
 	Singles   map[config.Engine]map[int32][]float64
-	Hosts     map[config.Engine]runs.Host
 	TaskHosts map[config.Engine]map[int32]TaskHost
 	Obs       []Obs
 }
@@ -61,8 +59,7 @@ func taskHost(o Obs) TaskHost {
 // sampledTasks collects from obs the restores of one partition of the
 // sample's topic alone.
 func sampledTasks(s *Sample, obs []Obs) SampledTasks {
-	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, Hosts: map[config.Engine]runs.Host{},
-		TaskHosts: map[config.Engine]map[int32]TaskHost{}}
+	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, TaskHosts: map[config.Engine]map[int32]TaskHost{}}
 	for _, o := range obs {
 		r := o.Restore
 		if r.Topic != s.Topic || len(r.RestoredPartitions) != 1 || !r.IsCold() {
@@ -75,7 +72,7 @@ func sampledTasks(s *Sample, obs []Obs) SampledTasks {
 		p := r.RestoredPartitions[0]
 		st.Singles[e][p] = append(st.Singles[e][p], o.Seconds)
 		h := taskHost(o)
-		st.Hosts[e], st.TaskHosts[e][p] = h.Host, h
+		st.TaskHosts[e][p] = h
 		st.Obs = append(st.Obs, o)
 	}
 	return st
@@ -109,6 +106,18 @@ func sampledOf(a *Analysis) *sampled {
 	return &sampled{tasks: st, engine: engine, times: taskTimes(s, st.Singles[engine]), comps: compositionsOf(a.Obs)}
 }
 
+// slowest is the slowest measured task and the host it restored on, whose
+// composition every composed answer takes.
+func (sm *sampled) slowest() (TaskTime, TaskHost) {
+	largest := sm.times[0]
+	for _, t := range sm.times {
+		if t.Measured && (!largest.Measured || t.Value > largest.Value) {
+			largest = t
+		}
+	}
+	return largest, sm.tasks.TaskHosts[sm.engine][largest.Partition]
+}
+
 // sampled is what the sample's restores say; nil without a sample.
 func (a *Analysis) sampled() *sampled {
 	ev, _ := evidenceAs[*sampled](a, "sample")
@@ -130,15 +139,10 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		return nil, []Unanswered{{Question: "Cold restore of the sampled tasks", Reason: fmt.Sprintf("no verified restore of a "+
 			"sampled partition of %s alone in the inputs (plan --from-topic --measure restores them)", s.Topic)}}
 	}
-	largest := times[0]
-	for _, t := range times {
-		if t.Measured && (!largest.Measured || t.Value > largest.Value) {
-			largest = t
-		}
-	}
+	largest, slowestHost := sm.slowest()
 	hosts := st.TaskHosts[engine]
-	host := hosts[largest.Partition].Host
-	hostText := fmt.Sprintf("on %s, %s", hosts[largest.Partition].Text(), engine)
+	host := slowestHost.Host
+	hostText := fmt.Sprintf("on %s, %s", slowestHost.Text(), engine)
 	out := []Answer{{
 		ID:       "cold_restore_task",
 		Question: fmt.Sprintf("Cold restore of the slowest sampled task (partition %d of %s, restored alone at its full size)", largest.Partition, s.Topic),
@@ -322,7 +326,6 @@ func sampleText(s *Sample, times []TaskTime) string {
 			outside++
 		}
 	}
-	sort.Strings(measured)
 	text := fmt.Sprintf("%d of %d tasks restored at full size (partitions %s), %d priced between them by their %s' size",
 		len(measured), len(times), strings.Join(measured, ", "), len(times)-len(measured), s.SizeSource)
 	if outside > 0 {
@@ -356,18 +359,28 @@ func compositionObs(cs ...*Composition) []Obs {
 
 // sampledThreadRestore is the cold restore of one thread's tasks when
 // the deployment's changelog was sampled and the host's composition for one
-// thread measured: its tasks largest tasks composed (composeInstance), and
-// a line saying so; ok is false otherwise, and the rate prices it.
-func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis string, ok bool) {
+// thread holds for them: its tasks largest tasks composed
+// (composeInstance), a line saying so, the interval's source and the
+// restores it rests on; ok is false otherwise (no sample, no composition,
+// or tasks larger than it measured), and the rate prices it.
+func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis, interval string, sources []Obs, ok bool) {
 	sm := a.sampled()
 	if sm == nil {
-		return Estimate{}, "", false
+		return Estimate{}, "", "", nil, false
 	}
-	comp, one := CompositionFor(sm.comps, sm.engine, 1, sm.tasks.Hosts[sm.engine].Hostname)
-	if len(sm.times) == 0 || comp == nil {
-		return Estimate{}, "", false
+	if len(sm.times) == 0 {
+		return Estimate{}, "", "", nil, false
+	}
+	_, host := sm.slowest()
+	comp, one := CompositionFor(sm.comps, sm.engine, 1, host.Hostname)
+	if comp == nil {
+		return Estimate{}, "", "", nil, false
 	}
 	c := composeInstance(sm.times, tasks, 1, comp, one)
+	if c.Unverified != "" {
+		return Estimate{}, "", "", nil, false
+	}
 	return c.Estimate, fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
-		Plural(len(c.Tasks), "largest task"), sampleText(a.Options.Sample, sm.times), comp.Label()), true
+			Plural(len(c.Tasks), "largest task"), sampleText(a.Options.Sample, sm.times), comp.Label()),
+		"the sampled restores' ranges and the composition's own error", append(append([]Obs(nil), sm.tasks.Obs...), compositionObs(comp, one)...), true
 }

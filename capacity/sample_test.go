@@ -144,3 +144,13 @@ func TestComposeInstanceRefusesTasksLargerThanMeasured(t *testing.T) {
 		t.Errorf("tasks within the sizes measured: %q, want a composed answer", got.Unverified)
 	}
 }
+
+// The sampled partitions are named in their order, 2, 9, 10, not as
+// strings sort them (10, 2, 9).
+func TestSampleTextNamesPartitionsInOrder(t *testing.T) {
+	s := &Sample{Tasks: []TaskSize{{2, 100, 0}, {9, 300, 0}, {10, 200, 0}, {11, 150, 0}}, SizeSource: "log segments"}
+	times := taskTimes(s, map[int32][]float64{2: {1}, 9: {3}, 10: {2}})
+	if got := sampleText(s, times); !strings.Contains(got, "(partitions 2, 9, 10)") {
+		t.Errorf("%q, want the partitions in order", got)
+	}
+}

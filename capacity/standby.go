@@ -527,9 +527,9 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	taskBytes := state / float64(d.Partitions)
 	tasks, how := coldRecoveryShape(d, a.Options.Threads, taskBytes)
 	restore := r.Seconds(float64(tasks) * taskBytes)
-	basis := r.Summary()
-	if e, text, ok := a.sampledThreadRestore(tasks); ok {
-		restore, basis = e, text
+	basis, sources, spread := r.Summary(), r.Obs, ""
+	if e, text, interval, obs, ok := a.sampledThreadRestore(tasks); ok {
+		restore, basis, spread, sources = e, text, interval, obs
 	}
 	detect, detectText := DefaultFailureDetectionSeconds, fmt.Sprintf("plus failure detection, %s ASSUMED: Kafka's "+
 		"default session timeout (session.timeout.ms, classic protocol; "+
@@ -542,7 +542,10 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	total := restore.Plus(detect)
 	inputs := []string{how, basis, detectText}
-	if total.HasInterval() {
+	switch {
+	case total.HasInterval() && spread != "":
+		inputs = append(inputs, fmt.Sprintf("interval %s–%s: %s", FormatSeconds(total.Lo), FormatSeconds(total.Hi), spread))
+	case total.HasInterval():
 		inputs = append(inputs, intervalText(total))
 	}
 	inputs = withFactor(inputs, total)
@@ -556,7 +559,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Extrapolated: restore.Extrapolated,
 		Below:        restore.Below,
 		Inputs:       inputs,
-		Sources:      RunLabels(r.Obs),
+		Sources:      RunLabels(sources),
 	}
 	var verdicts []string
 	for _, c := range recovery.Checks {
@@ -579,7 +582,7 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Extrapolated: restore.Extrapolated,
 		Below:        restore.Below,
 		Inputs:       append([]string{"recovery without a standby " + TimeValue(total) + ", failure detection included"}, inputs...),
-		Sources:      RunLabels(r.Obs),
+		Sources:      RunLabels(sources),
 	}
 	if f := a.Failover(); f != nil {
 		needed.Inputs = append(needed.Inputs, "with a standby: "+f.Summary())
