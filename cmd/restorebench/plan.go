@@ -194,7 +194,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 		d.StateBytes = float64(shape.Bytes)
 		taken := "state " + capacity.FormatBytes(d.StateBytes)
 		if sp != nil {
-			d.StateBytes = sp.scaleToTopic(float64(shape.Bytes))
+			d.StateBytes = float64(shape.Bytes) / sp.Share()
 			taken = fmt.Sprintf("state %s (the sampled partitions' %s scaled by the partitions' %s)",
 				capacity.FormatBytes(d.StateBytes), capacity.FormatBytes(float64(shape.Bytes)), sp.SizeSource)
 		}

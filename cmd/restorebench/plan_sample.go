@@ -147,27 +147,6 @@ func (sp *samplePlan) describe(w io.Writer) {
 		size(lo), size(hi), sp.SizeSource)
 }
 
-// scaleToTopic is the whole topic's figure for v measured over the
-// sampled partitions: v times the topic's size over the sample's, by the
-// sample's measure of size.
-func (sp *samplePlan) scaleToTopic(v float64) float64 {
-	var all, in float64
-	chosen := map[int32]bool{}
-	for _, p := range sp.Sampled {
-		chosen[p] = true
-	}
-	for _, t := range sp.Tasks {
-		all += t.Size
-		if chosen[t.Partition] {
-			in += t.Size
-		}
-	}
-	if in <= 0 {
-		return v
-	}
-	return v * all / in
-}
-
 // partitionText is ps as a user writes them: "3, 17".
 func partitionText(ps []int32) string {
 	s := make([]string, len(ps))
