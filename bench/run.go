@@ -413,8 +413,10 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 			return nil, err
 		}
 	}
-	if err := stateFits(target, e.Opts.StateDir); e.Agents == nil && err != nil {
-		return nil, err
+	if e.Agents == nil {
+		if err := stateFits(target, e.Opts.StateDir); err != nil {
+			return nil, err
+		}
 	}
 	if onKafkaStreamsSample(o) {
 		// Deleted however the run ends: returned, failed or interrupted.
