@@ -313,7 +313,9 @@ func maxMessageBytes(ctx context.Context, adm *kadm.Client, topic string) (int32
 // partitionLogBytes is the size of partitions ps of topic as one replica
 // holds them on the brokers (the largest replica of each, DescribeLogDirs).
 func partitionLogBytes(ctx context.Context, adm *kadm.Client, topic string, ps []int32) (int64, error) {
-	dirs, err := adm.DescribeAllLogDirs(ctx, nil)
+	set := kadm.TopicsSet{}
+	set.Add(topic, ps...)
+	dirs, err := adm.DescribeAllLogDirs(ctx, set)
 	if err != nil {
 		return 0, fmt.Errorf("topic %s: log dirs: %w", topic, err)
 	}
