@@ -118,13 +118,7 @@ func TestRestoreTopicNotFilledByUsIsVerifiedAgainstAnIndependentRead(t *testing.
 	defer env.Close()
 	ctx := context.Background()
 	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
-	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "foreign", Spec: plan.Spec, Compression: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	// Forget the manifest: now the topic is one restorebench did not fill.
-	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
-		t.Fatal(err)
-	}
+	fillForeign(t, env, "foreign", plan.Spec)
 	params := config.DefaultCase()
 	res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "foreign", AppID: "app", StoreName: "s", Case: params, OutDir: t.TempDir()})
 	if err != nil {
@@ -171,12 +165,7 @@ func TestRestoreForeignWindowChangelog(t *testing.T) {
 	spec := loadgen.DefaultSpec()
 	spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio = 7200, 50, 3, 0.05
 	spec.StoreKind, spec.EventStepMicros, spec.WindowSizeMs, spec.RetentionMs = loadgen.KindWindow, 1_000_000, 5*60_000, 60*60_000
-	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "clicks", Spec: spec, Compression: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
-		t.Fatal(err)
-	}
+	fillForeign(t, env, "clicks", spec)
 	restore := func(c config.Case) (runs.Restore, error) {
 		res, err := env.RestoreTopic(ctx, RestoreTopicOptions{Topic: "clicks", AppID: "app", StoreName: "s", Case: c, OutDir: t.TempDir(), Force: true})
 		if err != nil {
@@ -236,12 +225,7 @@ func TestRestoreForeignSessionAndTimestampedWindowChangelogs(t *testing.T) {
 		spec.Records, spec.Keys, spec.Partitions, spec.TombstoneRatio = 7200, 50, 3, 0.05
 		spec.StoreKind, spec.EventStepMicros, spec.WindowSizeMs, spec.RetentionMs = kind, 1_000_000, 5*60_000, 60*60_000
 		topic := "foreign-" + string(kind)
-		if _, err := env.EnsureFill(ctx, FillRequest{Topic: topic, Spec: spec, Compression: "none"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
-			t.Fatal(err)
-		}
+		fillForeign(t, env, topic, spec)
 		testkafka.SetTopicConfig(t, env.Cluster, topic, "retention.ms", "90000000")
 		c := config.DefaultCase()
 		c.StoreKind = kind
@@ -414,12 +398,7 @@ func TestRestoreTopicRefusesADiskTooSmall(t *testing.T) {
 	defer env.Close()
 	ctx := context.Background()
 	plan, _ := profiles.Parse([]byte(smallProfile), "small.yaml")
-	if _, err := env.EnsureFill(ctx, FillRequest{Topic: "foreign", Spec: plan.Spec, Compression: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
-		t.Fatal(err)
-	}
+	fillForeign(t, env, "foreign", plan.Spec)
 	defer func(f func(string) int64) { freeSpace = f }(freeSpace)
 	freeSpace = func(string) int64 { return 1000 }
 	out := filepath.Join(t.TempDir(), "out")
@@ -430,5 +409,17 @@ func TestRestoreTopicRefusesADiskTooSmall(t *testing.T) {
 	}
 	if _, serr := os.Stat(filepath.Join(out, "results.json")); serr == nil {
 		t.Fatal("a refused restore wrote results.json")
+	}
+}
+
+// fillForeign fills topic with spec and forgets the fill's manifest: now
+// the topic is one restorebench did not fill.
+func fillForeign(t *testing.T, env *Env, topic string, spec loadgen.Spec) {
+	t.Helper()
+	if _, err := env.EnsureFill(context.Background(), FillRequest{Topic: topic, Spec: spec, Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(env.Opts.DataDir, "fills")); err != nil {
+		t.Fatal(err)
 	}
 }
