@@ -102,24 +102,21 @@ func (r *clusterRecord) warnDenied(want, perm string, err error) {
 // within ownedTimeout. exists is false when there is no record topic (or
 // the broker gives topics no ID): nothing is recorded on the cluster.
 func (r *clusterRecord) read(ctx context.Context) (log ownedLog, exists bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, ownedTimeout)
-	defer cancel()
-	cl, err := NewClient(r.cfg)
-	if err != nil {
-		return nil, false, err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	selfID, exists, err := TopicID(ctx, adm, OwnedTopicsTopic)
-	if err != nil || !exists || selfID == (kadm.TopicID{}) {
-		return nil, false, err
-	}
-	end, err := r.selfEnd(ctx, adm)
-	if err != nil {
-		return nil, true, err
-	}
-	log, err = r.consume(ctx, selfID, end)
-	return log, true, err
+	err = r.withClient(ctx, func(ctx context.Context, cl *kgo.Client) error {
+		adm := kadm.NewClient(cl)
+		selfID, found, err := TopicID(ctx, adm, OwnedTopicsTopic)
+		if err != nil || !found || selfID == (kadm.TopicID{}) {
+			return err
+		}
+		exists = true
+		end, err := r.selfEnd(ctx, adm)
+		if err != nil {
+			return err
+		}
+		log, err = r.consume(ctx, selfID, end)
+		return err
+	})
+	return log, exists, err
 }
 
 // selfEnd checks the record topic's shape (one partition, log from offset
@@ -273,6 +270,30 @@ func (r *clusterRecord) ensure(ctx context.Context) error {
 	if _, exists, err := r.read(ctx); err != nil || exists {
 		return err
 	}
+	return r.withClient(ctx, func(ctx context.Context, cl *kgo.Client) error {
+		adm := kadm.NewClient(cl)
+		err := CreateChangelog(ctx, adm, OwnedTopicsTopic, 1, nil)
+		if errors.Is(err, kerr.TopicAlreadyExists) {
+			// Another restorebench created it a moment ago: it is trusted once
+			// its self-record is read.
+			_, _, err = r.read(ctx)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		id, _, err := TopicID(ctx, adm, OwnedTopicsTopic)
+		if err != nil {
+			return err
+		}
+		self := ownedTopic{Topic: OwnedTopicsTopic, TopicID: id.String(), CreatedAt: time.Now().UTC(),
+			What: "restorebench's record of the topics it created on this cluster"}
+		return r.writeWith(ctx, cl, OwnedTopicsTopic, self)
+	})
+}
+
+// withClient runs f with a client of its own, within ownedTimeout.
+func (r *clusterRecord) withClient(ctx context.Context, f func(ctx context.Context, cl *kgo.Client) error) error {
 	ctx, cancel := context.WithTimeout(ctx, ownedTimeout)
 	defer cancel()
 	cl, err := NewClient(r.cfg)
@@ -280,36 +301,12 @@ func (r *clusterRecord) ensure(ctx context.Context) error {
 		return err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	err = CreateChangelog(ctx, adm, OwnedTopicsTopic, 1, nil)
-	if errors.Is(err, kerr.TopicAlreadyExists) {
-		// Another restorebench created it a moment ago: it is trusted once
-		// its self-record is read.
-		_, _, err = r.read(ctx)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	id, _, err := TopicID(ctx, adm, OwnedTopicsTopic)
-	if err != nil {
-		return err
-	}
-	self := ownedTopic{Topic: OwnedTopicsTopic, TopicID: id.String(), CreatedAt: time.Now().UTC(),
-		What: "restorebench's record of the topics it created on this cluster"}
-	return r.writeWith(ctx, cl, OwnedTopicsTopic, self)
+	return f(ctx, cl)
 }
 
 // write produces topic's record (nil: a tombstone) within ownedTimeout.
 func (r *clusterRecord) write(ctx context.Context, topic string, rec any) error {
-	ctx, cancel := context.WithTimeout(ctx, ownedTimeout)
-	defer cancel()
-	cl, err := NewClient(r.cfg)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	return r.writeWith(ctx, cl, topic, rec)
+	return r.withClient(ctx, func(ctx context.Context, cl *kgo.Client) error { return r.writeWith(ctx, cl, topic, rec) })
 }
 
 // writeWith produces topic's record on cl; a nil rec is a tombstone.
