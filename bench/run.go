@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -384,7 +383,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if o.Partitions != nil {
 		// A sample is verified against the read of its partitions alone,
 		// whether or not restorebench filled the topic.
-		manifest, why = nil, fmt.Sprintf("only partitions %s of its %d are restored (--partitions)", partitionList(o.Partitions), len(offsets.End))
+		manifest, why = nil, fmt.Sprintf("only partitions %s of its %d are restored (--partitions)", capacity.FormatPartitions(o.Partitions), len(offsets.End))
 	}
 	if manifest != nil {
 		spec, d, err := currentContents(manifest)
@@ -458,18 +457,9 @@ func checkSample(o RestoreTopicOptions, offsets cluster.TopicOffsets) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("--partitions: topic %s has no partition %s: it has %d partitions (0..%d)",
-			o.Topic, partitionList(missing), len(offsets.End), len(offsets.End)-1)
+			o.Topic, capacity.FormatPartitions(missing), len(offsets.End), len(offsets.End)-1)
 	}
 	return nil
-}
-
-// partitionList is ps as a user writes them: "3, 17".
-func partitionList(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
-	}
-	return strings.Join(s, ", ")
 }
 
 // readIndependently sets target's expected state, for a topic restorebench

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/fleet"
@@ -91,7 +92,7 @@ func (e *Env) copySample(ctx context.Context, o RestoreTopicOptions, target *fle
 	e.Logf("restore: --partitions on kafka-streams: writing at most %d records (%s) of partitions %s of %s to "+
 		"restorebench's topic %s (%d partitions, only those hold records; cleanup.policy=delete, no retention limit), "+
 		"which Kafka Streams then restores; it is deleted when the restore ends",
-		records, size, partitionList(o.Partitions), o.Topic, name, len(offsets.End))
+		records, size, capacity.FormatPartitions(o.Partitions), o.Topic, name, len(offsets.End))
 	if err := createSampleCopy(ctx, env, adm, name, int32(len(offsets.End)), maxBytes, o.Topic); err != nil {
 		return cleanup, err
 	}

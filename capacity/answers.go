@@ -312,12 +312,9 @@ func changelogAnswer(c *topicshape.Shape, taken []string) Answer {
 	over, read := Plural(c.Partitions, "partition"), "read from the log start to the end offsets"
 	if n := len(c.ReadPartitions); n > 0 {
 		// A sample: every figure here is those partitions' alone.
-		ps := make([]string, n)
-		for i, p := range c.ReadPartitions {
-			ps[i] = fmt.Sprint(p)
-		}
-		over = fmt.Sprintf("the %s sampled (%s) of its %d", Plural(n, "partition"), strings.Join(ps, ", "), c.Partitions)
-		read = fmt.Sprintf("partitions %s read from the log start to the end offsets", strings.Join(ps, ", "))
+		ps := FormatPartitions(c.ReadPartitions)
+		over = fmt.Sprintf("the %s sampled (%s) of its %d", Plural(n, "partition"), ps, c.Partitions)
+		read = fmt.Sprintf("partitions %s read from the log start to the end offsets", ps)
 	}
 	read = fmt.Sprintf("%s in %s: %s records", read, FormatSeconds(c.Seconds), count(float64(c.Records)))
 	if c.Offsets > c.Records {

@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/restorebench/restorebench/internal/units"
@@ -28,4 +30,13 @@ func Plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// FormatPartitions writes partitions as a user writes them: "3, 17".
+func FormatPartitions(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ", ")
 }

@@ -168,7 +168,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	what := "from its log start to its end offsets"
 	if f.sampled != nil {
 		o.Partitions = f.sampled.Sampled
-		what = fmt.Sprintf("partitions %s %s", partitionText(f.sampled.Sampled), what)
+		what = fmt.Sprintf("partitions %s %s", capacity.FormatPartitions(f.sampled.Sampled), what)
 	}
 	if !f.g.quiet {
 		o.Progress, o.ProgressEvery = cmd.ErrOrStderr(), 5*time.Second

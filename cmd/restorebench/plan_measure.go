@@ -308,7 +308,7 @@ func (f *capacityFlags) restoreWhat(parts []int32) string {
 	if parts == nil {
 		return f.fromTopic
 	}
-	return fmt.Sprintf("partition %s of %s at its full size", partitionText(parts), f.fromTopic)
+	return fmt.Sprintf("partition %s of %s at its full size", capacity.FormatPartitions(parts), f.fromTopic)
 }
 
 // measureAgents are the agents --measure restores on: --agents' names,

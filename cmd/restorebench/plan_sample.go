@@ -146,12 +146,3 @@ func (sp *samplePlan) describe(w io.Writer) {
 		"whole, the others are priced between them by their size\n", sp.Topic, sp.why, strings.Join(parts, ", "), len(sp.Tasks),
 		size(lo), size(hi), sp.SizeSource)
 }
-
-// partitionText is ps as a user writes them: "3, 17".
-func partitionText(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = fmt.Sprint(p)
-	}
-	return strings.Join(s, ", ")
-}
