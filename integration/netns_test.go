@@ -115,7 +115,7 @@ func listenInNetnsOf(pid int, addr string) (net.Listener, error) {
 		}
 		// Listening anywhere but the agent's namespace would reach the
 		// broker's own port here ("address already in use"): check first.
-		want, _ := os.Readlink(theirs.Name())
+		want, _ := nsOf(theirs)
 		if now, err := os.Readlink("/proc/thread-self/ns/net"); err != nil || now != want || now == testNetns {
 			r.err = fmt.Errorf("after setns this thread is in network namespace %s, want the agent's %s (%v)", now, want, err)
 			if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
@@ -155,7 +155,10 @@ func awaitNetns(pid int) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		their, err := os.Readlink(f.Name())
+		// The namespace the opened file refers to, not the process's
+		// now: a process that leaves the test's namespace between the
+		// open and a read of its link would hand back the test's own.
+		their, err := nsOf(f)
 		if err != nil || their != testNetns {
 			return f, err
 		}
@@ -165,6 +168,11 @@ func awaitNetns(pid int) (*os.File, error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// nsOf is the namespace an open namespace file refers to ("net:[N]").
+func nsOf(f *os.File) (string, error) {
+	return os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 }
 
 // carry forwards every connection accepted on ln to addr, both ways.
