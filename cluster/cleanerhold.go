@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/filelock"
 )
 
 // HoldLag is the min.compaction.lag.ms a cleaner hold sets: Kafka's
@@ -242,22 +242,16 @@ func (b HoldBook) lock(ctx context.Context, topic string) (func(), error) {
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(b.dir, topic+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		l, err := filelock.TryLock(filepath.Join(b.dir, topic+".lock"))
 		if err == nil {
-			return func() { f.Close() }, nil
+			return l.Unlock, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		if !errors.Is(err, filelock.ErrHeld) {
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
@@ -278,12 +272,12 @@ func (b HoldBook) addHolder(topic string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+	l, err := filelock.TryLockFile(f)
+	if err != nil {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return f, nil
+	return l.File(), nil // closing it drops the lock
 }
 
 // liveHolders counts the topic's holds whose process still holds its
@@ -304,17 +298,16 @@ func (b HoldBook) liveHolders(topic string) (int, error) {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		l, err := filelock.TryLockFile(f)
 		switch {
 		case err == nil: // its process is gone: a killed run's hold
 			os.Remove(path)
-		case errors.Is(err, syscall.EWOULDBLOCK):
+			l.Unlock()
+		case errors.Is(err, filelock.ErrHeld):
 			live++
 		default:
-			f.Close()
-			return 0, fmt.Errorf("lock %s: %w", path, err)
+			return 0, err
 		}
-		f.Close()
 	}
 	return live, nil
 }

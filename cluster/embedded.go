@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/restorebench/restorebench/internal/filelock"
 )
 
 // Embedded is the in-process broker (franz-go's kfake) used when no
@@ -19,7 +20,7 @@ import (
 // later run finds an earlier fill and can reuse it.
 type Embedded struct {
 	cluster *kfake.Cluster
-	lock    *os.File
+	lock    *filelock.Lock
 	log     *storageErrors
 	// DataDir is where the broker keeps its log; empty when in memory.
 	DataDir string
@@ -90,14 +91,12 @@ func StartEmbedded(dataDir string) (*Embedded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker data dir: %w", err)
 		}
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			lock.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+		if e.lock, err = filelock.TryLockFile(lock); err != nil {
+			if errors.Is(err, filelock.ErrHeld) {
 				return nil, fmt.Errorf("embedded broker data dir %s is in use by another restorebench process", dataDir)
 			}
-			return nil, fmt.Errorf("embedded broker data dir %s: lock: %w", dataDir, err)
+			return nil, fmt.Errorf("embedded broker data dir %s: %w", dataDir, err)
 		}
-		e.lock = lock
 		opts = append(opts, kfake.DataDir(dataDir))
 	}
 	c, err := kfake.NewCluster(opts...)
@@ -124,9 +123,6 @@ func (e *Embedded) Close() {
 }
 
 func (e *Embedded) unlock() {
-	if e.lock != nil {
-		syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
-		e.lock.Close()
-		e.lock = nil
-	}
+	e.lock.Unlock()
+	e.lock = nil
 }

@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/internal/atomicfile"
+	"github.com/restorebench/restorebench/internal/filelock"
 	"github.com/restorebench/restorebench/internal/statedir"
 )
 
@@ -32,7 +32,7 @@ import (
 // stale claim.
 type outDir struct {
 	path string
-	lock *os.File
+	lock *filelock.Lock
 	// created: this process made the directory, and removes it at release
 	// if nothing was written there (a command that failed first).
 	created bool
@@ -44,7 +44,7 @@ func (o *outDir) release() {
 		if o.created {
 			os.Remove(o.path) // only when empty
 		}
-		o.lock.Close() // closing the last descriptor drops the flock
+		o.lock.Unlock()
 		o.lock = nil
 	}
 }
@@ -69,14 +69,14 @@ func lockOut(flag, dir string) (*outDir, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s %s: not a directory", flag, dir)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s %s %w", flag, dir, errOutInUse)
-		}
-		return nil, fmt.Errorf("%s %s: lock: %w", flag, dir, err)
+	lock, err := filelock.TryLockFile(f)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("%s %s %w", flag, dir, errOutInUse)
 	}
-	return &outDir{path: dir, lock: f, created: created}, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	return &outDir{path: dir, lock: lock, created: created}, nil
 }
 
 // claimOutDir takes a run's output directory before any work: locked, so

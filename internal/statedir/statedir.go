@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/restorebench/restorebench/internal/filelock"
 )
 
 // Files restorebench keeps in a state directory it owns.
@@ -33,7 +34,7 @@ type Marker struct {
 // until Release.
 type Dir struct {
 	Path string
-	lock *os.File
+	lock *filelock.Lock
 }
 
 // ErrInUse is returned when another process holds a state directory.
@@ -103,19 +104,19 @@ func Claim(dir, kind string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("state dir %s: %w", dir, ErrInUse)
-		}
-		return nil, fmt.Errorf("state dir %s: lock: %w", dir, err)
+	l, err := filelock.TryLockFile(lock)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("state dir %s: %w", dir, ErrInUse)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state dir %s: %w", dir, err)
 	}
 	b, _ := json.Marshal(Marker{Kind: kind, PID: os.Getpid(), Started: time.Now().UTC()})
 	if err := os.WriteFile(filepath.Join(dir, MarkerFile), append(b, '\n'), 0o644); err != nil {
-		lock.Close()
+		l.Unlock()
 		return nil, fmt.Errorf("state dir %s: %w", dir, err)
 	}
-	return &Dir{Path: dir, lock: lock}, nil
+	return &Dir{Path: dir, lock: l}, nil
 }
 
 // Empty reports whether the directory holds nothing but restorebench's
@@ -155,11 +156,8 @@ func (d *Dir) Remove() error {
 
 // Release unlocks the directory; it stays marked as restorebench's.
 func (d *Dir) Release() {
-	if d.lock != nil {
-		syscall.Flock(int(d.lock.Fd()), syscall.LOCK_UN)
-		d.lock.Close()
-		d.lock = nil
-	}
+	d.lock.Unlock()
+	d.lock = nil
 }
 
 // ReadMarker reads dir's marker; an error when dir has none.
@@ -214,11 +212,11 @@ func inUse(dir string) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	l, err := filelock.TryLockFile(f)
+	if err != nil {
 		return true
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	l.Unlock()
 	return false
 }
 
