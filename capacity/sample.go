@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -169,6 +170,13 @@ type Composed struct {
 	// through their sizes and times), not the composition's single task's.
 	TaskFixed    float64
 	TaskFixedOwn bool
+	// tooLarge says Unverified is the tasks being larger in records than
+	// the composition measured: what a check on the user's own tasks as
+	// large (checkComposed) answers.
+	tooLarge bool
+	// Check is the composition checked on the user's own tasks restored
+	// together at full size, which scaled Estimate; nil without one.
+	Check *CompositionCheck
 }
 
 // composeInstance is the cold restore of an instance with tasksPerInstance
@@ -206,6 +214,7 @@ func composeInstance(times []TaskTime, tasksPerInstance, threads int, c, one *Co
 		out.Unverified = fmt.Sprintf("the composition was measured for tasks of up to %s records, and these hold up to %s "+
 			"(%.1f×): how tasks restore together changes with their size (run the compose profile with shapes of tasks as large)",
 			countText(f.MaxRecords), countText(most), most/f.MaxRecords)
+		out.tooLarge = true
 	}
 	scale, n := f.PerByte/single.PerByte, float64(k)
 	// What one task alone pays however large: the user's own, where the
@@ -272,4 +281,85 @@ func SampledEngine(singles map[config.Engine]map[int32][]float64) config.Engine 
 		return config.EngineKafkaStreams
 	}
 	return config.EngineModel
+}
+
+// Together is the sampled partitions restored together by one instance,
+// each at its full size (plan --measure's last restore of a sample of two
+// or more): how the user's own tasks restore together, where the
+// composition series measured tasks of other sizes and shapes.
+type Together struct {
+	Partitions []int32
+	// Threads are the instance's stream threads.
+	Threads int
+	// Seconds are each restore's time to ready.
+	Seconds []float64
+	Host    TaskHost
+	Obs     []Obs
+}
+
+// CompositionCheck is a composition held against a Together restore: what
+// it predicted for those tasks from their times alone (composeInstance),
+// what they measured together (the median of the restores), and Factor,
+// measured over predicted, with FactorLo and FactorHi from the least and
+// most of the restores.
+type CompositionCheck struct {
+	Together                   *Together
+	Predicted, Measured        float64
+	Factor, FactorLo, FactorHi float64
+}
+
+// Text says the check in a line: "checked on the sampled tasks' own
+// restore together: partitions 0, 3 at full size restored together in
+// 9.06 s (2 restores, 8.98 s–9.14 s) where the composition predicted
+// 10.4 s, so the answer is scaled by 0.87 (0.86–0.88)".
+func (c *CompositionCheck) Text() string {
+	st := compare.StatOf(c.Together.Seconds)
+	return fmt.Sprintf("checked on the sampled tasks restored together at full size: partitions %s together on %s in %s "+
+		"(%s, %s–%s) where the composition predicted %s from their restores alone, so the answer is scaled by %.2f (%.2f–%.2f)",
+		FormatPartitions(c.Together.Partitions), c.Together.Host.Text(), FormatSeconds(c.Measured), Plural(len(c.Together.Seconds), "restore"),
+		FormatSeconds(st.Min), FormatSeconds(st.Max), FormatSeconds(c.Predicted), c.Factor, c.FactorLo, c.FactorHi)
+}
+
+// checkComposed is composeInstance held to the user's own tasks restored
+// together (tg, nil without one): the composition's prediction for tg's
+// tasks from their times alone against what they measured together
+// scales the instance's composed time, and its interval takes the
+// together restores' range, never less than the slowest task alone. A
+// check whose tasks are as large in records as the instance's (the
+// sample holds the largest partition) answers what the composition alone
+// cannot: how tasks that large restore together. Without a composition,
+// or with tg on another thread count, the check is not applied.
+func checkComposed(times []TaskTime, tasksPerInstance, threads int, c, one *Composition, tg *Together) Composed {
+	out := composeInstance(times, tasksPerInstance, threads, c, one)
+	if tg == nil || c == nil || one == nil || tg.Threads != threads || len(tg.Seconds) == 0 {
+		return out
+	}
+	var own []TaskTime
+	for _, t := range times {
+		if t.Measured && slices.Contains(tg.Partitions, t.Partition) {
+			own = append(own, t)
+		}
+	}
+	if len(own) != len(tg.Partitions) {
+		return out
+	}
+	pred := composeInstance(own, len(own), threads, c, one)
+	if !(pred.Value > 0) {
+		return out
+	}
+	st := compare.StatOf(tg.Seconds)
+	chk := &CompositionCheck{Together: tg, Predicted: pred.Value, Measured: st.Median,
+		Factor: st.Median / pred.Value, FactorLo: st.Min / pred.Value, FactorHi: st.Max / pred.Value}
+	var slowest, slowestLo float64
+	for _, t := range out.Tasks {
+		slowest, slowestLo = max(slowest, t.Value), max(slowestLo, t.Lo)
+	}
+	out.Check = chk
+	out.Value = max(out.Value*chk.Factor, slowest)
+	out.Lo = max(out.Lo*min(chk.FactorLo, chk.Factor), slowestLo)
+	out.Hi = max(out.Hi*max(chk.FactorHi, chk.Factor), slowest)
+	if out.tooLarge && 1.05*maxOffsets(own) >= maxOffsets(out.Tasks) {
+		out.Unverified, out.tooLarge = "", false
+	}
+	return out
 }

@@ -17,7 +17,11 @@ import (
 type SampledTasks struct {
 	Singles   map[config.Engine]map[int32][]float64
 	TaskHosts map[config.Engine]map[int32]TaskHost
-	Obs       []Obs
+	// Together is, by engine, the sampled partitions restored together by
+	// one instance (the first such set in the inputs), which checks the
+	// composition on the user's own tasks; none without one.
+	Together map[config.Engine]*Together
+	Obs      []Obs
 }
 
 // TaskHost is the host a sampled task's restores ran on, and the agent
@@ -57,15 +61,21 @@ func taskHost(o Obs) TaskHost {
 }
 
 // sampledTasks collects from obs the restores of one partition of the
-// sample's topic alone.
+// sample's topic alone, and those of two or more sampled partitions
+// together.
 func sampledTasks(s *Sample, obs []Obs) SampledTasks {
-	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, TaskHosts: map[config.Engine]map[int32]TaskHost{}}
+	st := SampledTasks{Singles: map[config.Engine]map[int32][]float64{}, TaskHosts: map[config.Engine]map[int32]TaskHost{},
+		Together: map[config.Engine]*Together{}}
 	for _, o := range obs {
 		r := o.Restore
-		if r.Topic != s.Topic || len(r.RestoredPartitions) != 1 || !r.IsCold() {
+		if r.Topic != s.Topic || len(r.RestoredPartitions) == 0 || !r.IsCold() {
 			continue
 		}
 		e := runs.EngineOf(r.Params)
+		if len(r.RestoredPartitions) > 1 {
+			st.addTogether(s, e, o)
+			continue
+		}
 		if st.Singles[e] == nil {
 			st.Singles[e], st.TaskHosts[e] = map[int32][]float64{}, map[int32]TaskHost{}
 		}
@@ -76,6 +86,30 @@ func sampledTasks(s *Sample, obs []Obs) SampledTasks {
 		st.Obs = append(st.Obs, o)
 	}
 	return st
+}
+
+// addTogether adds o, a restore of several partitions of the sample's
+// topic together, to engine e's Together when they are all sampled ones
+// and the same set (and thread count) as its first.
+func (st *SampledTasks) addTogether(s *Sample, e config.Engine, o Obs) {
+	r := o.Restore
+	for _, p := range r.RestoredPartitions {
+		if !slices.Contains(s.Sampled, p) {
+			return
+		}
+	}
+	ps := slices.Sorted(slices.Values(r.RestoredPartitions))
+	threads := max(1, r.Params.Threads)
+	tg := st.Together[e]
+	if tg == nil {
+		tg = &Together{Partitions: ps, Threads: threads, Host: taskHost(o)}
+		st.Together[e] = tg
+	}
+	if !slices.Equal(tg.Partitions, ps) || tg.Threads != threads {
+		return
+	}
+	tg.Seconds = append(tg.Seconds, o.Seconds)
+	tg.Obs = append(tg.Obs, o)
 }
 
 // sampled is what a sample's restores say, derived once per Analysis for
@@ -161,7 +195,8 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	perInstance := (len(s.Tasks) + instances - 1) / instances
 	threads := a.Options.Threads
 	comp, one := CompositionFor(sm.comps, engine, threads, host.Hostname)
-	inst := composeInstance(times, perInstance, threads, comp, one)
+	tg := st.Together[engine]
+	inst := checkComposed(times, perInstance, threads, comp, one, tg)
 	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
 		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
 	if comp != nil {
@@ -181,8 +216,18 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	if u := unlikeHosts(hosts); u != "" {
 		inputs = append(inputs, u)
 	}
-	inputs = append(inputs, fmt.Sprintf("interval %s–%s: the sampled restores' ranges and the composition's own error", FormatSeconds(inst.Lo),
-		FormatSeconds(inst.Hi)))
+	intervalWhy := "the sampled restores' ranges and the composition's own error"
+	if inst.Check != nil {
+		inputs = append(inputs, inst.Check.Text())
+		if h := tg.Host; h.Hostname != slowestHost.Hostname || h.CPUs != slowestHost.CPUs {
+			inputs = append(inputs, fmt.Sprintf("UNLIKE: the tasks restored together on %s, the slowest alone on %s: the check "+
+				"compares what two hosts measured", h.Text(), slowestHost.Text()))
+		}
+		intervalWhy += ", scaled by the check's range"
+	} else if tg != nil {
+		inputs = append(inputs, togetherUnusedText(tg, threads, comp))
+	}
+	inputs = append(inputs, fmt.Sprintf("interval %s–%s: %s", FormatSeconds(inst.Lo), FormatSeconds(inst.Hi), intervalWhy))
 	if inst.Beyond > 1.0001 {
 		inputs = append(inputs, fmt.Sprintf("extrapolated %.1f×: %s", inst.Beyond, composedBeyondText(inst, comp)))
 	}
@@ -194,7 +239,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Checks:       checks(inst.Estimate, a.Options.RTOs),
 		Extrapolated: inst.Extrapolated,
 		Inputs:       inputs,
-		Sources:      RunLabels(append(append([]Obs(nil), st.Obs...), compositionObs(comp, one)...)),
+		Sources:      RunLabels(append(append(append([]Obs(nil), st.Obs...), togetherObs(inst.Check)...), compositionObs(comp, one)...)),
 		Figure:       figureOf(inst.Estimate, UnitSeconds),
 	}
 	if inst.Unverified != "" {
@@ -205,7 +250,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	out = append(out, ans)
 	if d.Instances > 0 || len(a.Options.RTOs) > 0 {
-		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp, one)...)
+		out = append(out, sampledInstancesNeeded(a, s, times, threads, comp, one, tg)...)
 	}
 	return out, nil
 }
@@ -213,7 +258,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 // sampledInstancesNeeded is, per objective, the fewest instances whose
 // composed cold restore (of their largest tasks) meets it at the upper
 // end of its interval; none when even one task a instance misses it.
-func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp, one *Composition) []Answer {
+func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads int, comp, one *Composition, tg *Together) []Answer {
 	var out []Answer
 	for _, rto := range a.Options.RTOs {
 		obj := rto.Seconds()
@@ -221,13 +266,13 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 		n := 0
 		var at Composed
 		for i := 1; i <= len(s.Tasks); i++ {
-			at = composeInstance(times, (len(s.Tasks)+i-1)/i, threads, comp, one)
+			at = checkComposed(times, (len(s.Tasks)+i-1)/i, threads, comp, one, tg)
 			if at.Hi <= obj && at.Value <= obj {
 				n = i
 				break
 			}
 		}
-		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(compositionObs(comp, one))}
+		ans := Answer{ID: "instances_needed", RTO: rto, Question: q, Sources: RunLabels(append(togetherObs(at.Check), compositionObs(comp, one)...))}
 		if n == 0 {
 			ans.Value = fmt.Sprintf("none: one instance a task (%s) does not restore within %s at the top of its interval; more partitions are needed",
 				FormatSeconds(at.Hi), FormatRTO(rto))
@@ -344,6 +389,26 @@ func composedBeyondText(c Composed, comp *Composition) string {
 	return "tasks outside the sizes sampled"
 }
 
+// togetherObs are the restores a composition check rests on; none
+// without one.
+func togetherObs(c *CompositionCheck) []Obs {
+	if c == nil {
+		return nil
+	}
+	return c.Together.Obs
+}
+
+// togetherUnusedText says why a restore of the sampled tasks together did
+// not check the composition: another thread count, or no composition.
+func togetherUnusedText(tg *Together, threads int, comp *Composition) string {
+	why := "no composition series to check"
+	if comp != nil && tg.Threads != threads {
+		why = fmt.Sprintf("it ran %s, the instance has %s", Plural(tg.Threads, "thread"), Plural(threads, "thread"))
+	}
+	return fmt.Sprintf("partitions %s restored together (%s) did not check the composition: %s", FormatPartitions(tg.Partitions),
+		Plural(len(tg.Seconds), "restore"), why)
+}
+
 // compositionObs are the restores the compositions rest on.
 func compositionObs(cs ...*Composition) []Obs {
 	var out []Obs
@@ -376,11 +441,16 @@ func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis, interval 
 	if comp == nil {
 		return Estimate{}, "", "", nil, false
 	}
-	c := composeInstance(sm.times, tasks, 1, comp, one)
+	c := checkComposed(sm.times, tasks, 1, comp, one, sm.tasks.Together[sm.engine])
 	if c.Unverified != "" {
 		return Estimate{}, "", "", nil, false
 	}
-	return c.Estimate, fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
-			Plural(len(c.Tasks), "largest task"), sampleText(a.Options.Sample, sm.times), comp.Label()),
-		"the sampled restores' ranges and the composition's own error", append(append([]Obs(nil), sm.tasks.Obs...), compositionObs(comp, one)...), true
+	basis = fmt.Sprintf("the thread's %s composed from the sampled tasks' own restores (%s) as measured %s",
+		Plural(len(c.Tasks), "largest task"), sampleText(a.Options.Sample, sm.times), comp.Label())
+	interval = "the sampled restores' ranges and the composition's own error"
+	if c.Check != nil {
+		basis += "; " + c.Check.Text()
+		interval += ", scaled by the check's range"
+	}
+	return c.Estimate, basis, interval, append(append(append([]Obs(nil), sm.tasks.Obs...), togetherObs(c.Check)...), compositionObs(comp, one)...), true
 }

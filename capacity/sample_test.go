@@ -154,3 +154,47 @@ func TestSampleTextNamesPartitionsInOrder(t *testing.T) {
 		t.Errorf("%q, want the partitions in order", got)
 	}
 }
+
+// The sampled tasks restored together check the composition on the
+// user's own tasks: the instance's composed time is scaled by what they
+// measured together over what the composition predicted for them, its
+// interval takes their range, and tasks larger than the composition
+// measured are answered when the check's tasks are as large. A check on
+// smaller tasks, or on another thread count, is not applied.
+func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
+	times := []TaskTime{{Partition: 0, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)},
+		{Partition: 1, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)},
+		{Partition: 2, Offsets: 2.3e6, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}},
+		{Partition: 3, Offsets: 2.3e6, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}}}
+	c := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{
+		{Tasks: 1, Fixed: 0.4, PerByte: 1e-8, MaxRecords: 1.6e6}, {Tasks: 2, Fixed: 0.5, PerByte: 0.9e-8, MaxRecords: 1.6e6},
+		{Tasks: 4, Fixed: 0.6, PerByte: 0.8e-8, MaxRecords: 1.6e6}}}
+	plain := checkComposed(times, 4, 1, c, c, nil)
+	if plain.Unverified == "" || plain.Check != nil {
+		t.Fatalf("tasks of 2.3 M records, no check: %+v, want unverified", plain)
+	}
+	// The composition predicts 0.5 + 0.9 × (14 − 0.8) = 12.38 s for
+	// partitions 0 and 1 together; they measured 9.9 s (9.6–10.4).
+	tg := &Together{Partitions: []int32{0, 1}, Threads: 1, Seconds: []float64{9.6, 9.9, 10.4}}
+	got := checkComposed(times, 4, 1, c, c, tg)
+	pred := 0.5 + 0.9*(14-2*0.4)
+	k := 9.9 / pred
+	if got.Check == nil || got.Unverified != "" || math.Abs(got.Check.Factor-k) > 1e-9 || math.Abs(got.Value-plain.Value*k) > 1e-9 {
+		t.Fatalf("checked: %+v (check %+v), want %v × %v s and no longer unverified", got, got.Check, plain.Value, k)
+	}
+	if want := plain.Hi * 10.4 / pred; math.Abs(got.Hi-want) > 1e-9 || got.Lo > plain.Lo*9.6/pred+1e-9 {
+		t.Errorf("interval %v–%v, want its top scaled by the most together (%v) and its bottom by the least", got.Lo, got.Hi, want)
+	}
+	if !strings.Contains(got.Check.Text(), "partitions 0, 1 together") {
+		t.Errorf("check text %q names no partitions", got.Check.Text())
+	}
+	small := append([]TaskTime(nil), times...)
+	small[0].Offsets, small[1].Offsets = 1e6, 1e6
+	small[2].Offsets = 2.3e6
+	if got := checkComposed(small, 4, 1, c, c, tg); got.Unverified == "" {
+		t.Errorf("a check on tasks of 1 M records for an instance holding 2.3 M: %+v, want still unverified", got)
+	}
+	if got := checkComposed(times, 4, 1, c, c, &Together{Partitions: []int32{0, 1}, Threads: 2, Seconds: []float64{9.9}}); got.Check != nil {
+		t.Errorf("a check on 2 threads for a 1-thread instance was applied: %+v", got.Check)
+	}
+}

@@ -96,11 +96,17 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 		return nil, nil
 	}
 	// Each sampled partition restores alone, as one task of the
-	// deployment does; nil restores the whole topic once a engine.
+	// deployment does, then a sample of two or more restores together on
+	// one instance, which checks on the user's own tasks at full size how
+	// tasks compose (capacity.CompositionCheck); nil restores the whole
+	// topic once a engine.
 	var restores [][]int32
 	if f.sampled != nil {
 		for _, p := range f.sampled.Sampled {
 			restores = append(restores, []int32{p})
+		}
+		if len(f.sampled.Sampled) > 1 {
+			restores = append(restores, f.sampled.Sampled)
 		}
 	} else {
 		restores = [][]int32{nil}
@@ -307,6 +313,10 @@ func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, 
 func (f *capacityFlags) restoreWhat(parts []int32) string {
 	if parts == nil {
 		return f.fromTopic
+	}
+	if len(parts) > 1 {
+		return fmt.Sprintf("partitions %s of %s together on one instance, each at its full size (how your tasks restore together)",
+			capacity.FormatPartitions(parts), f.fromTopic)
 	}
 	return fmt.Sprintf("partition %s of %s at its full size", capacity.FormatPartitions(parts), f.fromTopic)
 }

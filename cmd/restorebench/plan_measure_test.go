@@ -98,7 +98,9 @@ func TestPlanMeasureAnswersFromTheTopicsOwnRestore(t *testing.T) {
 // smallest), each alone at its full size, saved as runs that say so; the
 // per-task answer is that restore, decisive; the instance answer is
 // composed from the tasks and, with no composition measured on this host,
-// INCONCLUSIVE, saying why; the state is the sample's scaled to the topic.
+// INCONCLUSIVE, saying why (the two partitions restored together, last,
+// have no composition to check); the state is the sample's scaled to the
+// topic.
 func TestPlanMeasureSample(t *testing.T) {
 	data := t.TempDir()
 	t.Chdir(t.TempDir())
@@ -114,23 +116,31 @@ func TestPlanMeasureSample(t *testing.T) {
 	}
 	for _, want := range []string{"sample of sampled-changelog (--sample 2): partitions", "of its 6",
 		`"cold_restore_task"`, `"cold_restore_instance"`, "2 of 6 tasks restored at full size",
-		"no composition measured for 1 thread", "scaled by the partitions' log segments"} {
+		"no composition measured for 1 thread", "scaled by the partitions' log segments", "alone and then all together on one instance",
+		"restored together (2 restores) did not check the composition: no composition series to check"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
 	}
 	saved, _ := filepath.Glob(filepath.Join("results", "*-measure*", "results.json"))
-	if len(saved) != 2 {
-		t.Fatalf("--measure --sample 2 saved %d runs, want one per sampled partition: %v", len(saved), saved)
+	if len(saved) != 3 {
+		t.Fatalf("--measure --sample 2 saved %d runs, want one per sampled partition and one of both together: %v", len(saved), saved)
 	}
+	byCount := map[int]int{}
 	for _, p := range saved {
-		b, err := os.ReadFile(p)
+		res, err := runs.Load(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), `"restored_partitions": [`) {
-			t.Errorf("%s restored no sample of partitions", p)
+		for _, r := range res.Restores {
+			if !r.Verified {
+				t.Errorf("%s: restore of %v not verified: %s", p, r.RestoredPartitions, r.Error)
+			}
+			byCount[len(r.RestoredPartitions)]++
 		}
+	}
+	if byCount[1] != 4 || byCount[2] != 2 || len(byCount) != 2 {
+		t.Errorf("restores by partitions restored: %v, want 2 repeats of each single partition and 2 of both together", byCount)
 	}
 }
 
@@ -165,15 +175,24 @@ func TestPlanMeasureSampleOnTwoAgents(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	saved, _ := filepath.Glob(filepath.Join("results", "*-measure*", "results.json"))
-	if len(saved) != 2 {
-		t.Fatalf("--measure --sample 2 --agents a,b saved %d runs, want one per sampled partition: %v\n%s", len(saved), saved, out)
+	if len(saved) != 3 {
+		t.Fatalf("--measure --sample 2 --agents a,b saved %d runs, want one per sampled partition and one of both together: %v\n%s",
+			len(saved), saved, out)
 	}
 	var recs []runs.Restore
 	agents, parts := map[string]bool{}, map[int32]bool{}
+	together := 0
 	for _, p := range saved {
 		res, err := runs.Load(p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(res.Restores) == 1 && len(res.Restores[0].RestoredPartitions) == 2 {
+			if r := res.Restores[0]; !r.Verified || r.OnAgent == nil {
+				t.Errorf("%s: the restore of both partitions together: verified=%v on %+v (%s)", p, r.Verified, r.OnAgent, r.Error)
+			}
+			together++
+			continue
 		}
 		if len(res.Restores) != 1 || len(res.Agents) != 1 || res.Agents[0].Facts.CPUs < 1 || res.Agents[0].Facts.Hostname == "" {
 			t.Fatalf("%s: %d restores, agents %+v: want one restore and the agent it ran on, with its host's facts", p, len(res.Restores), res.Agents)
@@ -188,6 +207,9 @@ func TestPlanMeasureSampleOnTwoAgents(t *testing.T) {
 		if want := "agent " + r.OnAgent.Agent + " on " + res.Agents[0].Facts.Hostname; !strings.Contains(out, want) {
 			t.Errorf("the answer does not name the host of partition %d's figure, %q:\n%s", r.RestoredPartitions[0], want, out)
 		}
+	}
+	if together != 1 {
+		t.Errorf("%d runs restored both sampled partitions together, want 1", together)
 	}
 	if !agents["a"] || !agents["b"] || len(parts) != 2 {
 		t.Fatalf("the sampled partitions %v restored on agents %v, want one on a and one on b", parts, agents)

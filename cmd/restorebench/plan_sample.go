@@ -142,7 +142,11 @@ func (sp *samplePlan) describe(w io.Writer) {
 	for _, p := range sp.Sampled {
 		parts = append(parts, fmt.Sprintf("%d (%s)", p, size(sp.Tasks[p].Size)))
 	}
+	how := "whole"
+	if len(sp.Sampled) > 1 {
+		how = "whole, alone and then all together on one instance (how your tasks restore together)"
+	}
 	fmt.Fprintf(w, "sample of %s (%s): partitions %s of its %d, which span %s–%s of %s a partition; each is read and restored "+
-		"whole, the others are priced between them by their size\n", sp.Topic, sp.why, strings.Join(parts, ", "), len(sp.Tasks),
+		"%s, the others are priced between them by their size\n", sp.Topic, sp.why, strings.Join(parts, ", "), len(sp.Tasks), how,
 		size(lo), size(hi), sp.SizeSource)
 }
