@@ -82,7 +82,13 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 		}
 		if ks := r.KafkaStreams; ks != nil && ks.RocksDBMemory != nil && ks.RocksDBMemory.Peak.Stores > 0 {
 			p := ks.RocksDBMemory.Peak
+			// A restore of sampled partitions opens a store for every
+			// partition of its copy topic, and only the sampled ones hold
+			// records: the memory is theirs, the empty stores' a few KB.
 			n := float64(p.Stores)
+			if k := len(r.RestoredPartitions); k > 0 && k < p.Stores {
+				n = float64(k)
+			}
 			m := storeMemory{memtables: float64(p.MemTablesBytes) / n, cache: float64(p.BlockCacheUsageBytes) / n,
 				tableReaders: float64(p.TableReadersBytes) / n, liveBytes: o.LiveBytes / n,
 				memtablesCap: float64(r.Params.RocksDB.WriteBufferSize) * float64(r.Params.RocksDB.MaxWriteBufferNumber),

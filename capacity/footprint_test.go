@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/heapsearch"
+	"github.com/restorebench/restorebench/ksdriver"
+	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/topicshape"
 )
 
@@ -221,5 +224,21 @@ func TestSampledReadIsScaledToTheTopic(t *testing.T) {
 	mem := answerNamed(a, "RocksDB memory per instance")
 	if mem == nil || !strings.Contains(strings.Join(mem.Inputs, "\n"), "live state 400 MB (the read of topic t's sampled partitions, 100 MB, scaled by their 25%") {
 		t.Errorf("memory answer %+v, want the live state scaled from the sample to the topic", mem)
+	}
+}
+
+// A sampled restore's RocksDB memory is its sampled stores': the copy
+// topic opens a store for each of its partitions and only the sampled
+// ones hold records, so the memory is not divided among the empty ones.
+func TestSampledStoreMemoryIsTheSampledStores(t *testing.T) {
+	r := &runs.Restore{Params: config.DefaultCase(), RestoredPartitions: []int32{3}, Verified: true,
+		KafkaStreams: &runs.KafkaStreamsRun{RocksDBMemory: &runs.RocksDBMemory{Peak: ksdriver.RocksMemory{Stores: 8,
+			MemTablesBytes: 16e6, TableReadersBytes: 8e5, BlockCacheUsageBytes: 1e6}}}}
+	f := footprintOf([]Obs{{Restore: r, ChangelogBytes: 4e8, LiveBytes: 1e8}}, "")
+	if len(f.StoreMemory) != 1 {
+		t.Fatalf("%d store memory figures, want 1", len(f.StoreMemory))
+	}
+	if m := f.StoreMemory[0]; m.memtables != 16e6 || m.tableReaders != 8e5 || m.liveBytes != 1e8 {
+		t.Errorf("the sampled store: %+v, want all of the 8 stores' memory and live bytes in the one sampled", m)
 	}
 }
