@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/runs"
 )
 
 // The sample spans the partitions' sizes: the largest, the smallest, then
@@ -196,5 +199,24 @@ func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
 	}
 	if got := checkComposed(times, 4, 1, c, c, &Together{Partitions: []int32{0, 1}, Threads: 2, Seconds: []float64{9.9}}); got.Check != nil {
 		t.Errorf("a check on 2 threads for a 1-thread instance was applied: %+v", got.Check)
+	}
+}
+
+// A changelog restored through a sample is reported by its largest
+// sampled partition's restores alone, not by a median over partitions of
+// other sizes and the restore of the sample together.
+func TestYourTopicRestoresOfASample(t *testing.T) {
+	obs := func(bytes float64, secs float64, parts ...int32) Obs {
+		return Obs{Restore: &runs.Restore{Topic: "t", Params: config.DefaultCase(), RestoredPartitions: parts}, ChangelogBytes: bytes, Seconds: secs}
+	}
+	a := &Analysis{Obs: []Obs{obs(300, 7, 0), obs(300, 7.4, 0), obs(100, 3, 3), obs(100, 3.2, 3), obs(400, 9, 0, 3), obs(400, 9.2, 0, 3)}}
+	got, what := yourTopicRestores(a, "t")
+	ks := got[config.EngineModel]
+	if len(got) != 1 || len(ks) != 2 || ks[0].Seconds != 7 || ks[1].Seconds != 7.4 || !strings.Contains(what, "Partition 0 of your changelog t") {
+		t.Errorf("%q: %+v, want partition 0's two restores alone", what, got)
+	}
+	a.Obs = append(a.Obs, obs(1600, 30))
+	if got, what := yourTopicRestores(a, "t"); len(got[config.EngineModel]) != 1 || what != "Your changelog t" {
+		t.Errorf("with a whole restore: %q %+v, want the whole topic's", what, got)
 	}
 }
