@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // Options are the questions an analysis answers.
@@ -178,57 +179,129 @@ func (a *Analysis) FitsOn(axis Axis) []*Fit {
 	return out
 }
 
-// unknowns lists what the inputs cannot tell, each with what would.
+// unknowns lists what the inputs cannot tell, each with what would: the
+// lines of every registered unknown, in order.
 func unknowns(a *Analysis) []string {
 	var out []string
-	if r := a.Rate; r != nil {
-		out = append(out, rangeUnknown(a))
-		out = append(out, fitQuality(a)...)
+	for _, u := range unknownLines.All() {
+		out = append(out, u.lines(a)...)
 	}
-	if emb := runsWhere(a.Runs, func(r *Run) bool { return r.Results.Broker.Kind == "embedded" }); len(emb) > 0 {
-		out = append(out, fmt.Sprintf("%s ran on the embedded broker (kfake, in the same process): fetches cross no "+
-			"network and its log shares this host's disk and CPUs, so the figures do not reflect a real "+
-			"cluster's disks, network or load. Run with --brokers against the cluster you plan for.", labels(emb)))
+	return out
+}
+
+// unknown is one kind of line of what the inputs cannot tell, registered
+// from the init of the file that computes it (registerUnknown): a
+// scenario's from its file (compaction.go the cleaner's), the general ones
+// (the broker, calibration, partial runs, ...) here.
+type unknown struct {
+	// order places the lines among the others: lower first, one unknown
+	// an order.
+	order int
+	// scenarios are the scenarios whose records the lines are about; nil
+	// for a general unknown, about the inputs as a whole.
+	scenarios []config.Scenario
+	// lines are its lines, none when the inputs tell it.
+	lines func(a *Analysis) []string
+}
+
+// unknownLines are the unknowns, in order. Every scenario config registers
+// has one or declares it has none (declareLacks); a test holds that.
+var unknownLines = registry.Ordered[unknown]{
+	What:  "capacity: the unknown of",
+	Order: func(u unknown) int { return u.order },
+	Name:  func(u unknown) string { return fmt.Sprint(u.scenarios) },
+}
+
+// registerUnknown adds u in its order. It panics, when the program starts,
+// on an order another unknown has, and on a scenario config does not
+// register.
+func registerUnknown(u unknown) {
+	if len(u.scenarios) > 0 {
+		checkScenarios("the unknown", u.order, u.scenarios)
 	}
-	if r := a.Rate; r != nil && r.Setup.Params.Engine == config.EngineModel && r.Calibration == nil {
-		out = append(out, "The rate comes from the model engine (franz-go's consumer and RocksDB in Go), not from Kafka "+
-			"Streams, and no run restored the same settings on both engines to calibrate it: add a run of "+
-			"the built-in profile `calibrate` (it needs --brokers) to the inputs.")
+	unknownLines.Add(u)
+}
+
+// The cold-restore rate's reach first, then the general unknowns; the
+// compaction's (compaction.go, order 50) sits between them.
+func init() {
+	registerUnknown(unknown{order: 10, scenarios: []config.Scenario{config.ScenarioCold}, lines: rateUnknowns})
+	registerUnknown(unknown{order: 20, lines: embeddedUnknown})
+	registerUnknown(unknown{order: 30, lines: calibrationUnknown})
+	registerUnknown(unknown{order: 40, lines: unmeasuredUnknown})
+	registerUnknown(unknown{order: 60, lines: excludedUnknown})
+	registerUnknown(unknown{order: 70, lines: partialUnknown})
+	registerUnknown(unknown{order: 80, lines: environmentsUnknown})
+}
+
+// rateUnknowns are how far the cold-restore rate reaches and how well its
+// fits hold; none without a rate.
+func rateUnknowns(a *Analysis) []string {
+	if a.Rate == nil {
+		return nil
 	}
+	return append([]string{rangeUnknown(a)}, fitQuality(a)...)
+}
+
+// embeddedUnknown names the runs on the embedded broker.
+func embeddedUnknown(a *Analysis) []string {
+	emb := runsWhere(a.Runs, func(r *Run) bool { return r.Results.Broker.Kind == "embedded" })
+	if len(emb) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s ran on the embedded broker (kfake, in the same process): fetches cross no "+
+		"network and its log shares this host's disk and CPUs, so the figures do not reflect a real "+
+		"cluster's disks, network or load. Run with --brokers against the cluster you plan for.", labels(emb))}
+}
+
+// calibrationUnknown says a model-engine rate is not calibrated.
+func calibrationUnknown(a *Analysis) []string {
+	if r := a.Rate; r == nil || r.Setup.Params.Engine != config.EngineModel || r.Calibration != nil {
+		return nil
+	}
+	return []string{"The rate comes from the model engine (franz-go's consumer and RocksDB in Go), not from Kafka " +
+		"Streams, and no run restored the same settings on both engines to calibrate it: add a run of " +
+		"the built-in profile `calibrate` (it needs --brokers) to the inputs."}
+}
+
+// unmeasuredUnknown names the RTO rows, but the cold restore's, that the
+// inputs do not measure.
+func unmeasuredUnknown(a *Analysis) []string {
 	var missing []string
 	for _, row := range a.RTO.Rows {
 		if !row.Measured && row.Scenario != RowColdRestore {
 			missing = append(missing, row.Scenario)
 		}
 	}
-	if len(missing) > 0 {
-		out = append(out, fmt.Sprintf("Scenarios not measured in the inputs: %s. Their recovery times are not estimated here.", strings.Join(missing, ", ")))
+	if len(missing) == 0 {
+		return nil
 	}
-	out = append(out, compactionUnknown(a))
+	return []string{fmt.Sprintf("Scenarios not measured in the inputs: %s. Their recovery times are not estimated here.", strings.Join(missing, ", "))}
+}
+
+// excludedUnknown counts the restores that did not count.
+func excludedUnknown(a *Analysis) []string {
 	if n := excluded(a.Runs); n > 0 {
-		out = append(out, fmt.Sprintf("%s in the inputs did not verify or failed; none of their figures count.", Plural(n, "restore")))
+		return []string{fmt.Sprintf("%s in the inputs did not verify or failed; none of their figures count.", Plural(n, "restore"))}
 	}
+	return nil
+}
+
+// partialUnknown names each partial run and why.
+func partialUnknown(a *Analysis) []string {
+	var out []string
 	for _, p := range a.Incomplete {
 		out = append(out, fmt.Sprintf("%s is partial (%s): only the measurements it finished count.", p.Run.Label, p.Reason))
-	}
-	if envs := environments(a.Setups); len(envs) > 1 {
-		out = append(out, fmt.Sprintf("The inputs come from %d environments (%s); fits and rates never mix them.", len(envs), strings.Join(envs, "; ")))
 	}
 	return out
 }
 
-// compactionUnknown says what the report knows of the log cleaner.
-func compactionUnknown(a *Analysis) string {
-	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores " +
-		"read their fills as written (see the fills' records per live key)"
-	if len(a.Amplifications()) == 0 {
-		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with " +
-			"your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings " +
-			"allow."
+// environmentsUnknown says the inputs mix environments.
+func environmentsUnknown(a *Analysis) []string {
+	if envs := environments(a.Setups); len(envs) > 1 {
+		return []string{fmt.Sprintf("The inputs come from %d environments (%s); fits and rates never mix them.", len(envs), strings.Join(envs, "; "))}
 	}
-	return s + "; the compaction cases measured what the cleaner left for their write pattern and size (see Changelog " +
-		"compaction). Your amplification depends on your overwrites per key and how far the cleaner is " +
-		"behind: a small changelog's active segment, never cleaned, is a larger share of it."
+	return nil
 }
 
 // rangeUnknown says how far the answers reach beyond the measured sizes.

@@ -242,3 +242,75 @@ func compactionAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	return nil, nil
 }
+
+// The cleaner settings' advice after the standbys'; what is known of the
+// cleaner among the unknowns. Compaction has no RTO row of its own.
+func init() {
+	sc := []config.Scenario{config.ScenarioCompaction}
+	registerRecommendation(recommender{order: 30, scenarios: sc, recommend: compactionRecommendation})
+	registerUnknown(unknown{order: 50, scenarios: sc, lines: compactionUnknown})
+	declareLacks(config.ScenarioCompaction, contribRTORow, "compaction changes how much changelog a state makes, not how fast "+
+		"it restores: its amplification sizes the cold row's changelog from a live state")
+}
+
+// compactionRecommendation compares the restore amplification of the
+// cleaner settings measured by Kafka's own cleaner: the records a restore
+// reads per live key. Measurements on the embedded broker, which ignores
+// the settings, only say so.
+func compactionRecommendation(a *Analysis) (Recommendation, bool) {
+	if len(a.Amplifications()) == 0 {
+		return Recommendation{}, false
+	}
+	rec := Recommendation{Title: "Changelog cleaner settings"}
+	var real []*Amplification
+	for _, amp := range a.Amplifications() {
+		rec.Evidence = append(rec.Evidence, amp.Text()+" ("+Refs(amp.Obs)+")")
+		if amp.OfSettings() {
+			real = append(real, amp)
+		}
+	}
+	if len(real) == 0 {
+		rec.Text = "The compaction cases ran on the embedded broker, which compacts every changelog fully on request " +
+			"whatever its settings: they show the floor (one record per live key), not what Kafka's cleaner " +
+			"leaves. " +
+			"Run them with --brokers against Kafka to measure your settings; until then the planner uses the worst case the settings allow."
+		return rec, true
+	}
+	best, worst := real[0], real[0]
+	for _, amp := range real {
+		if amp.Median < best.Median {
+			best = amp
+		}
+		if amp.Median > worst.Median {
+			worst = amp
+		}
+	}
+	if best == worst {
+		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Settings)
+		return rec, true
+	}
+	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
+		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans "+
+		"sooner, at the cost of more cleaning work on the brokers.",
+		worst.Median, worst.Settings, best.Median, best.Settings, worst.Median/best.Median)
+	return rec, true
+}
+
+// compactionUnknown says what the report knows of the log cleaner.
+func compactionUnknown(a *Analysis) []string {
+	return []string{compactionUnknownText(a)}
+}
+
+// compactionUnknownText is compactionUnknown's line.
+func compactionUnknownText(a *Analysis) string {
+	s := "Compaction of your changelog: a restore reads the changelog as the log cleaner left it. The cold restores " +
+		"read their fills as written (see the fills' records per live key)"
+	if len(a.Amplifications()) == 0 {
+		return s + "; no compaction run measured what a cleaner leaves: run the capacity profile's compaction cases with " +
+			"your topic's cleaner settings. Until then `plan --live-state` uses the worst case the settings " +
+			"allow."
+	}
+	return s + "; the compaction cases measured what the cleaner left for their write pattern and size (see Changelog " +
+		"compaction). Your amplification depends on your overwrites per key and how far the cleaner is " +
+		"behind: a small changelog's active segment, never cleaned, is a larger share of it."
+}

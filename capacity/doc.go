@@ -26,13 +26,15 @@
 // (registerAnswerer, placed by its order); what its records say (its
 // evidence: WarmRate, StandbyEvidence, …) is registered from the same file
 // (RegisterEvidence, evidence.go) and read through its accessor
-// (Analysis.Warm, Analysis.Failover, …), not a field of Analysis. Three of
-// a scenario's contributions are still central lists, not registrations
-// (issue 53): its RTO row is a scenarioRow in rto.go's scenarioRows, its
-// recommendations a call in recommend.go's recommendations, and what its
-// inputs cannot tell a line of analysis.go's unknowns. So a new scenario
-// is its records' file here plus an entry in each of those lists. Report
-// and plan show the same rows and answers, so they never disagree.
+// (Analysis.Warm, Analysis.Failover, …), not a field of Analysis. Its
+// other contributions are registered from its file likewise: its RTO row
+// (registerRTORow, rto.go), its advice (registerRecommendation,
+// recommend.go) and what its inputs cannot tell (registerUnknown,
+// analysis.go), each placed by its order; a scenario that has none of one
+// says so and why (declareLacks, contributions.go), and a test fails when
+// a scenario config registers has neither. So a new scenario is its
+// records' file here. Report and plan show the same rows and answers, so
+// they never disagree.
 //
 // The user's own changelog has answers of its own, registered likewise:
 // its restores at full size (measured.go, plan --measure), a sample of its

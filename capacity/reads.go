@@ -12,6 +12,11 @@ import (
 // recovery ends there, not when the restore listener says so.
 const RowReadsServedAgain = "lookups answered again (cold restore)"
 
+// The lookups' row follows the cold restore's, whose rate it rests on.
+func init() {
+	registerRTORow(rtoRow{order: 20, scenarios: []config.Scenario{config.ScenarioCold}, row: readsServedAgainRow})
+}
+
 // readGaps are the cold restores with a query load (runs.QueryFigures):
 // for those without stale reads, the seconds from the last store's restore
 // to the first lookup answered after the last refusal (from then on every

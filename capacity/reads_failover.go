@@ -134,6 +134,7 @@ func standbyLagText(lags []*runs.StandbyLag) string {
 
 func init() {
 	registerAnswerer(answerer{order: 55, answer: readOutageAnswers, scenarios: []config.Scenario{config.ScenarioFailover}})
+	registerRTORow(rtoRow{order: 50, scenarios: []config.Scenario{config.ScenarioFailover}, row: readsAfterFailoverRow})
 }
 
 // readOutageAnswers: for each way a failover's lookups were served

@@ -7,6 +7,7 @@ import (
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -238,11 +239,54 @@ func recommendations(a *Analysis) []Recommendation {
 	if up := fastestRecommendation(a.Comparisons, anyCase, "Upper bound: fastest of all strategies", "strategy"); up.Case != "" && up.Case != settable.Case {
 		out = append(out, up)
 	}
-	out = append(out, partitionRecommendation(a), standbyRecommendation(a))
-	if rec, ok := compactionRecommendation(a); ok {
-		out = append(out, rec)
+	for _, r := range recommenders.All() {
+		if rec, ok := r.recommend(a); ok {
+			out = append(out, rec)
+		}
 	}
 	return out
+}
+
+// recommender gives a scenario's advice, registered from the init of the
+// file that computes it (registerRecommendation): the partitions here,
+// the standbys in standby.go, the cleaner settings in compaction.go. The
+// fastest settable case and the upper bound, which every run's cold
+// restores answer, come first in recommendations.
+type recommender struct {
+	// order places the advice after the fastest cases and among the
+	// others: lower first, one recommender an order.
+	order int
+	// scenarios are the scenarios whose records the advice reads.
+	scenarios []config.Scenario
+	// recommend gives the advice; false when it has none to give.
+	recommend func(a *Analysis) (Recommendation, bool)
+}
+
+// recommenders are the scenarios' advice, in order. Every scenario config
+// registers has one or declares it has none (declareLacks); a test holds
+// that.
+var recommenders = registry.Ordered[recommender]{
+	What:  "capacity: the recommendation of",
+	Order: func(r recommender) int { return r.order },
+	Name:  func(r recommender) string { return fmt.Sprint(r.scenarios) },
+}
+
+// registerRecommendation adds r in its order. It panics, when the program
+// starts, on an order another recommender has, and on one reading no
+// scenario or one config does not register.
+func registerRecommendation(r recommender) {
+	checkScenarios("the recommendation", r.order, r.scenarios)
+	recommenders.Add(r)
+}
+
+// always is a recommendation given whatever the inputs.
+func always(f func(a *Analysis) Recommendation) func(a *Analysis) (Recommendation, bool) {
+	return func(a *Analysis) (Recommendation, bool) { return f(a), true }
+}
+
+// The partitions, from the cold-restore row, come first.
+func init() {
+	registerRecommendation(recommender{order: 10, scenarios: []config.Scenario{config.ScenarioCold}, recommend: always(partitionRecommendation)})
 }
 
 // fastestRecommendation names the case that most often beat the defaults
@@ -397,87 +441,4 @@ func ceilF(x float64) float64 {
 		n++
 	}
 	return n
-}
-
-// standbyRecommendation says when a standby is needed: when a task's cold
-// restore misses the objective, since a promoted standby's gap does not
-// grow with the state; and how fast a standby keeps up.
-func standbyRecommendation(a *Analysis) Recommendation {
-	rec := Recommendation{Title: "Standbys"}
-	f, ev, cold := a.Failover(), a.Standby(), a.RTO.Row(RowColdRestore)
-	if f == nil && ev == nil {
-		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these " +
-			"inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
-		return rec
-	}
-	var parts []string
-	if f != nil && cold.Measured {
-		var limits []string
-		for _, c := range cold.Cells {
-			limits = append(limits, fmt.Sprintf("%s per task for %s", FormatBytes(c.Task.Value), FormatRTO(c.RTO)))
-		}
-		parts = append(parts, fmt.Sprintf("Use num.standby.replicas=1 when a task's changelog exceeds what restores cold "+
-			"within the objective (%s, before failure detection): a promoted standby brought the tasks back "+
-			"within %s at worst, whatever their size.",
-			strings.Join(limits, "; "), FormatSeconds(f.Worst)))
-		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")", "takeovers: "+f.TakeoverText())
-	} else if f != nil {
-		parts = append(parts, fmt.Sprintf("A promoted standby brought the tasks back within %s at worst, whatever their size.", FormatSeconds(f.Worst)))
-		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")")
-	} else {
-		parts = append(parts, "No failover run measured a standby taking over ("+failoverRun+").")
-	}
-	if ev != nil && ev.Best != nil {
-		parts = append(parts, fmt.Sprintf("A standby kept up with %s of writes here; above that its lag grows and a "+
-			"failover turns into a restore of the lag.", ev.Sustained()))
-		rec.Evidence = append(rec.Evidence, ev.SustainedBasis()+" ("+Refs(ev.Steps)+")")
-		if len(ev.CatchUps) > 0 {
-			rec.Evidence = append(rec.Evidence, "catch-up after a pause: "+ev.CatchUpText())
-		}
-	}
-	rec.Text = strings.Join(parts, " ")
-	return rec
-}
-
-// compactionRecommendation compares the restore amplification of the
-// cleaner settings measured by Kafka's own cleaner: the records a restore
-// reads per live key. Measurements on the embedded broker, which ignores
-// the settings, only say so.
-func compactionRecommendation(a *Analysis) (Recommendation, bool) {
-	if len(a.Amplifications()) == 0 {
-		return Recommendation{}, false
-	}
-	rec := Recommendation{Title: "Changelog cleaner settings"}
-	var real []*Amplification
-	for _, amp := range a.Amplifications() {
-		rec.Evidence = append(rec.Evidence, amp.Text()+" ("+Refs(amp.Obs)+")")
-		if amp.OfSettings() {
-			real = append(real, amp)
-		}
-	}
-	if len(real) == 0 {
-		rec.Text = "The compaction cases ran on the embedded broker, which compacts every changelog fully on request " +
-			"whatever its settings: they show the floor (one record per live key), not what Kafka's cleaner " +
-			"leaves. " +
-			"Run them with --brokers against Kafka to measure your settings; until then the planner uses the worst case the settings allow."
-		return rec, true
-	}
-	best, worst := real[0], real[0]
-	for _, amp := range real {
-		if amp.Median < best.Median {
-			best = amp
-		}
-		if amp.Median > worst.Median {
-			worst = amp
-		}
-	}
-	if best == worst {
-		rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s: a changelog of that many times its live state.", best.Median, best.Settings)
-		return rec, true
-	}
-	rec.Text = fmt.Sprintf("A restore read %.2f records per live key under %s and %.2f under %s: %.1f× less to restore for the same state. "+
-		"A smaller segment.bytes lets the cleaner reach all but the last segment, a lower min.cleanable.dirty.ratio cleans "+
-		"sooner, at the cost of more cleaning work on the brokers.",
-		worst.Median, worst.Settings, best.Median, best.Settings, worst.Median/best.Median)
-	return rec, true
 }

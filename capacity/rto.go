@@ -3,6 +3,9 @@ package capacity
 import (
 	"fmt"
 	"time"
+
+	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // DefaultRTOs are the recovery-time objectives a table shows unless told
@@ -68,19 +71,47 @@ type RTOCell struct {
 	Meets bool
 }
 
-// scenarioRow computes one scenario's row. A scenario joins the table by
-// adding its function to scenarioRows: nothing else changes.
-type scenarioRow func(a *Analysis) RTORow
+// rtoRow is one line of the table, registered from the init of the file
+// that computes it (registerRTORow): coldRestoreRow here, warmRestartRow
+// in warm.go, ... A scenario joins the table by registering its row from
+// its own file: nothing else changes.
+type rtoRow struct {
+	// order places the row among the others: lower first, one row an
+	// order (the registry is filled from the files' inits, in whatever
+	// order they run).
+	order int
+	// scenarios are the scenarios whose records the row reads.
+	scenarios []config.Scenario
+	row       func(a *Analysis) RTORow
+}
 
-// scenarioRows are the table's rows, in order.
-var scenarioRows = []scenarioRow{coldRestoreRow, readsServedAgainRow, warmRestartRow, standbyFailoverRow, readsAfterFailoverRow, scaleOutRow}
+// rtoRows are the table's rows, in order. Every scenario config registers
+// has a row or declares it has none (declareLacks); a test holds that.
+var rtoRows = registry.Ordered[rtoRow]{
+	What:  "capacity: the RTO row of",
+	Order: func(r rtoRow) int { return r.order },
+	Name:  func(r rtoRow) string { return fmt.Sprint(r.scenarios) },
+}
 
-// buildRTOTable computes every scenario's row, after the answers: the
+// registerRTORow adds r in its order. It panics, when the program starts,
+// on an order another row has, and on a row reading no scenario or one
+// config does not register.
+func registerRTORow(r rtoRow) {
+	checkScenarios("the RTO row", r.order, r.scenarios)
+	rtoRows.Add(r)
+}
+
+// The cold restore's row comes first.
+func init() {
+	registerRTORow(rtoRow{order: 10, scenarios: []config.Scenario{config.ScenarioCold}, row: coldRestoreRow})
+}
+
+// buildRTOTable computes every registered row, after the answers: the
 // rows that have answers take their cells from them.
 func buildRTOTable(a *Analysis) RTOTable {
 	t := RTOTable{RTOs: a.Options.RTOs, Threads: a.Options.Threads}
-	for _, row := range scenarioRows {
-		t.Rows = append(t.Rows, row(a))
+	for _, r := range rtoRows.All() {
+		t.Rows = append(t.Rows, r.row(a))
 	}
 	return t
 }

@@ -231,6 +231,10 @@ func scaleOutBasis(sos []*ScaleOut, s *ScaleOut, in warmup.Inputs) []string {
 
 func init() {
 	registerAnswerer(answerer{order: 60, answer: scaleOutAnswers, scenarios: []config.Scenario{config.ScenarioScaleOut}})
+	registerRTORow(rtoRow{order: 60, scenarios: []config.Scenario{config.ScenarioScaleOut}, row: scaleOutRow})
+	declareLacks(config.ScenarioScaleOut, contribRecommendation, "a scale-out's row and answers, beside the warmup model's "+
+		"prediction, are the advice: no setting is compared")
+	declareLacks(config.ScenarioScaleOut, contribUnknown, "the scale-out row says it is not measured, and labels its cells predictions")
 }
 
 // scaleOutAnswers: each measured scale-out, beside the model's prediction

@@ -349,6 +349,75 @@ func TestEveryScenarioIsAnswered(t *testing.T) {
 	}
 }
 
+// TestEveryScenarioMakesItsContributions: every scenario config registers
+// has an RTO row, a recommendation and an unknown registered from its file,
+// or declares (declareLacks) that it has none and why; never both. A new
+// scenario that forgets its row fails here instead of leaving the table.
+func TestEveryScenarioMakesItsContributions(t *testing.T) {
+	made := map[contribution]map[config.Scenario]bool{contribRTORow: {}, contribRecommendation: {}, contribUnknown: {}}
+	for _, r := range rtoRows.All() {
+		for _, sc := range r.scenarios {
+			made[contribRTORow][sc] = true
+		}
+	}
+	for _, r := range recommenders.All() {
+		for _, sc := range r.scenarios {
+			made[contribRecommendation][sc] = true
+		}
+	}
+	for _, u := range unknownLines.All() {
+		for _, sc := range u.scenarios {
+			made[contribUnknown][sc] = true
+		}
+	}
+	for _, def := range config.ScenarioDefs() {
+		for _, c := range contributions {
+			why, lacking := lacks[def.Name][c]
+			switch {
+			case !made[c][def.Name] && !lacking:
+				t.Errorf("scenario %s has no %s: register one from its file's init, or declareLacks(%s, %q, why)", def.Name, c, def.Name, c)
+			case made[c][def.Name] && lacking:
+				t.Errorf("scenario %s has a %s but declares it lacks one (%s)", def.Name, c, why)
+			}
+		}
+	}
+}
+
+// TestContributionRegistriesRefuseAClash: a row, recommendation or unknown
+// of a registered order, or naming a scenario config does not register,
+// panics when the program starts, as does a second or unexplained
+// declaration of a lack.
+func TestContributionRegistriesRefuseAClash(t *testing.T) {
+	savedR, savedC, savedU, savedL := rtoRows, recommenders, unknownLines, lacks
+	defer func() { rtoRows, recommenders, unknownLines, lacks = savedR, savedC, savedU, savedL }()
+	lacks = map[config.Scenario]map[contribution]string{}
+	cold, nope := []config.Scenario{config.ScenarioCold}, []config.Scenario{"nope"}
+	for name, reg := range map[string]func(){
+		"row of a taken order":           func() { registerRTORow(rtoRow{order: rtoRows.All()[0].order, scenarios: cold}) },
+		"row of no scenario":             func() { registerRTORow(rtoRow{order: 1_000}) },
+		"row of an unknown scenario":     func() { registerRTORow(rtoRow{order: 1_001, scenarios: nope}) },
+		"advice of a taken order":        func() { registerRecommendation(recommender{order: recommenders.All()[0].order, scenarios: cold}) },
+		"advice of an unknown scenario":  func() { registerRecommendation(recommender{order: 1_002, scenarios: nope}) },
+		"unknown of a taken order":       func() { registerUnknown(unknown{order: unknownLines.All()[0].order}) },
+		"unknown of an unknown scenario": func() { registerUnknown(unknown{order: 1_003, scenarios: nope}) },
+		"lack of an unknown scenario":    func() { declareLacks("nope", contribRTORow, "why") },
+		"lack without a reason":          func() { declareLacks(config.ScenarioWarm, contribRTORow, "") },
+		"lack declared twice (the second)": func() {
+			declareLacks(config.ScenarioCold, contribRTORow, "x")
+			declareLacks(config.ScenarioCold, contribRTORow, "y")
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			reg()
+		}()
+	}
+}
+
 // TestRegisterAnswererRefusesAClash: an answerer of a registered order, or
 // of no scenario or one config does not register, panics when the program
 // starts; the registry stays in order.

@@ -629,3 +629,57 @@ func coldRecoveryShape(d Deployment, threads int, taskBytes float64) (int, strin
 	return 1, fmt.Sprintf("ASSUMED one task per survivor thread: one task of %s restored cold (give --instances for the "+
 		"failed instance's tasks spread over the survivors)", FormatBytes(taskBytes))
 }
+
+// The standby failover's row; the standbys' advice after the partitions'.
+// What the inputs cannot tell of standbys and failovers is the table's
+// unmeasured row and the advice's "cannot be said".
+func init() {
+	registerRTORow(rtoRow{order: 40, scenarios: []config.Scenario{config.ScenarioFailover}, row: standbyFailoverRow})
+	registerRecommendation(recommender{order: 20, scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover},
+		recommend: always(standbyRecommendation)})
+	declareLacks(config.ScenarioStandby, contribRTORow, "a standby's sustained write rate decides whether a failover is a "+
+		"promotion or a restore of its lag, not a recovery time: the standby failover row is the failover scenario's")
+	const why = "the standby failover row says it is not measured, and the standbys' advice what would measure it"
+	declareLacks(config.ScenarioStandby, contribUnknown, why)
+	declareLacks(config.ScenarioFailover, contribUnknown, why)
+}
+
+// standbyRecommendation says when a standby is needed: when a task's cold
+// restore misses the objective, since a promoted standby's gap does not
+// grow with the state; and how fast a standby keeps up.
+func standbyRecommendation(a *Analysis) Recommendation {
+	rec := Recommendation{Title: "Standbys"}
+	f, ev, cold := a.Failover(), a.Standby(), a.RTO.Row(RowColdRestore)
+	if f == nil && ev == nil {
+		rec.Text = "Whether a standby is needed, and the highest write rate one sustains, cannot be said from these " +
+			"inputs: " + a.RTO.Row(RowStandbyFailover).Missing + "."
+		return rec
+	}
+	var parts []string
+	if f != nil && cold.Measured {
+		var limits []string
+		for _, c := range cold.Cells {
+			limits = append(limits, fmt.Sprintf("%s per task for %s", FormatBytes(c.Task.Value), FormatRTO(c.RTO)))
+		}
+		parts = append(parts, fmt.Sprintf("Use num.standby.replicas=1 when a task's changelog exceeds what restores cold "+
+			"within the objective (%s, before failure detection): a promoted standby brought the tasks back "+
+			"within %s at worst, whatever their size.",
+			strings.Join(limits, "; "), FormatSeconds(f.Worst)))
+		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")", "takeovers: "+f.TakeoverText())
+	} else if f != nil {
+		parts = append(parts, fmt.Sprintf("A promoted standby brought the tasks back within %s at worst, whatever their size.", FormatSeconds(f.Worst)))
+		rec.Evidence = append(rec.Evidence, f.Summary()+" ("+KillRefs(f.Kills)+")")
+	} else {
+		parts = append(parts, "No failover run measured a standby taking over ("+failoverRun+").")
+	}
+	if ev != nil && ev.Best != nil {
+		parts = append(parts, fmt.Sprintf("A standby kept up with %s of writes here; above that its lag grows and a "+
+			"failover turns into a restore of the lag.", ev.Sustained()))
+		rec.Evidence = append(rec.Evidence, ev.SustainedBasis()+" ("+Refs(ev.Steps)+")")
+		if len(ev.CatchUps) > 0 {
+			rec.Evidence = append(rec.Evidence, "catch-up after a pause: "+ev.CatchUpText())
+		}
+	}
+	rec.Text = strings.Join(parts, " ")
+	return rec
+}

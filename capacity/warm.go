@@ -159,6 +159,10 @@ func warmFitText(w *WarmRate) string {
 
 func init() {
 	registerAnswerer(answerer{order: 40, answer: warmAnswers, scenarios: []config.Scenario{config.ScenarioWarm}})
+	registerRTORow(rtoRow{order: 30, scenarios: []config.Scenario{config.ScenarioWarm}, row: warmRestartRow})
+	declareLacks(config.ScenarioWarm, contribRecommendation, "a warm restart's row and answers are the advice: keep the state "+
+		"directory, and the backlog written while down is what replays")
+	declareLacks(config.ScenarioWarm, contribUnknown, "the warm row says it is not measured, and what would measure it")
 }
 
 // warmAnswers: per RTO, the largest backlog of changes a task and an
