@@ -201,7 +201,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		Plural(instances, "instance"), Plural(perInstance, "task"), perInstance), sampleText(s, times)}
 	if comp != nil {
 		inputs = append(inputs, "composed as measured "+comp.Label()+": "+comp.Summary())
-		if inst.TaskFixedOwn {
+		if inst.TaskFixedOwn && inst.Check == nil {
 			inputs = append(inputs, fmt.Sprintf("a task pays %s alone however large: the line through the sampled tasks' sizes and "+
 				"times (k tasks' fixed part scaled alike)", FormatSeconds(inst.TaskFixed)))
 		}
@@ -223,7 +223,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 			inputs = append(inputs, fmt.Sprintf("UNLIKE: the tasks restored together on %s, the slowest alone on %s: the check "+
 				"compares what two hosts measured", h.Text(), slowestHost.Text()))
 		}
-		intervalWhy += ", scaled by the check's range"
+		intervalWhy += ", the together restores' range and the series' move over its sizes"
 	} else if tg != nil {
 		inputs = append(inputs, togetherUnusedText(tg, threads, comp))
 	}
@@ -450,7 +450,7 @@ func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis, interval 
 	interval = "the sampled restores' ranges and the composition's own error"
 	if c.Check != nil {
 		basis += "; " + c.Check.Text()
-		interval += ", scaled by the check's range"
+		interval += ", the together restores' range and the series' move over its sizes"
 	}
 	return c.Estimate, basis, interval, append(append(append([]Obs(nil), sm.tasks.Obs...), togetherObs(c.Check)...), compositionObs(comp, one)...), true
 }

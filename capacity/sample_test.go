@@ -158,42 +158,44 @@ func TestSampleTextNamesPartitionsInOrder(t *testing.T) {
 	}
 }
 
-// The sampled tasks restored together check the composition on the
-// user's own tasks: the instance's composed time is scaled by what they
-// measured together over what the composition predicted for them, its
-// interval takes their range, and tasks larger than the composition
-// measured are answered when the check's tasks are as large. A check on
-// smaller tasks, or on another thread count, is not applied.
+// The sampled tasks restored together say how the user's own tasks
+// compose: the instance's tasks alone, summed, times what the sampled ones
+// measured together over alone, moved from their count to the instance's
+// as the composition series moves it; its interval takes the together
+// restores' range; tasks larger than the series measured are answered when
+// the check's tasks are as large. A check on smaller tasks, or on another
+// thread count, is not applied.
 func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
-	times := []TaskTime{{Partition: 0, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)},
-		{Partition: 1, Offsets: 2.3e6, Measured: true, Estimate: measured(7, 6.8, 7.2)},
-		{Partition: 2, Offsets: 2.3e6, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}},
-		{Partition: 3, Offsets: 2.3e6, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}}}
-	c := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{
-		{Tasks: 1, Fixed: 0.4, PerByte: 1e-8, MaxRecords: 1.6e6}, {Tasks: 2, Fixed: 0.5, PerByte: 0.9e-8, MaxRecords: 1.6e6},
-		{Tasks: 4, Fixed: 0.6, PerByte: 0.8e-8, MaxRecords: 1.6e6}}}
+	times := []TaskTime{{Partition: 0, Offsets: 2.3e6, Size: 3e8, Measured: true, Estimate: measured(7, 6.8, 7.2)},
+		{Partition: 1, Offsets: 2.3e6, Size: 3e8, Measured: true, Estimate: measured(7, 6.8, 7.2)},
+		{Partition: 2, Offsets: 2.3e6, Size: 3e8, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}},
+		{Partition: 3, Offsets: 2.3e6, Size: 3e8, Estimate: Estimate{Value: 7, Lo: 6.8, Hi: 7.2, Beyond: 1}}}
+	// The series: 2 tasks together take 0.9× their time alone, 4 tasks
+	// 0.72×, at every size: from 2 to 4 tasks the ratio moves by 0.8×.
+	fit := func(k int, perByte float64) ComposeFit {
+		return ComposeFit{Tasks: k, PerByte: perByte, MaxRecords: 1.6e6, MinSize: 1e8, MaxSize: 4e8}
+	}
+	c := &Composition{Threads: 1, MaxTasks: 4, Fits: []ComposeFit{fit(1, 1e-8), fit(2, 0.9e-8), fit(4, 0.72e-8)}}
 	plain := checkComposed(times, 4, 1, c, c, nil)
 	if plain.Unverified == "" || plain.Check != nil {
 		t.Fatalf("tasks of 2.3 M records, no check: %+v, want unverified", plain)
 	}
-	// The composition predicts 0.5 + 0.9 × (14 − 0.8) = 12.38 s for
-	// partitions 0 and 1 together; they measured 9.9 s (9.6–10.4).
+	// Partitions 0 and 1, 14 s alone, took 9.9 s together (9.6–10.4).
 	tg := &Together{Partitions: []int32{0, 1}, Threads: 1, Seconds: []float64{9.6, 9.9, 10.4}}
 	got := checkComposed(times, 4, 1, c, c, tg)
-	pred := 0.5 + 0.9*(14-2*0.4)
-	k := 9.9 / pred
-	if got.Check == nil || got.Unverified != "" || math.Abs(got.Check.Factor-k) > 1e-9 || math.Abs(got.Value-plain.Value*k) > 1e-9 {
-		t.Fatalf("checked: %+v (check %+v), want %v × %v s and no longer unverified", got, got.Check, plain.Value, k)
+	ratio := 9.9 / 14
+	if got.Check == nil || got.Unverified != "" || math.Abs(got.Check.Ratio-ratio) > 1e-9 || math.Abs(got.Check.Move-0.8) > 1e-9 ||
+		math.Abs(got.Value-28*ratio*0.8) > 1e-9 {
+		t.Fatalf("checked: %+v (check %+v), want 28 s × %.3f × 0.8 and no longer unverified", got, got.Check, ratio)
 	}
-	if want := plain.Hi * 10.4 / pred; math.Abs(got.Hi-want) > 1e-9 || got.Lo > plain.Lo*9.6/pred+1e-9 {
-		t.Errorf("interval %v–%v, want its top scaled by the most together (%v) and its bottom by the least", got.Lo, got.Hi, want)
+	if lo, hi := 27.2*9.6/14*0.8, 28.8*10.4/14*0.8; math.Abs(got.Lo-lo) > 1e-9 || math.Abs(got.Hi-hi) > 1e-9 {
+		t.Errorf("interval %v–%v, want %v–%v: the tasks' ranges and the least and most together over their medians alone", got.Lo, got.Hi, lo, hi)
 	}
-	if !strings.Contains(got.Check.Text(), "partitions 0, 1 together") {
-		t.Errorf("check text %q names no partitions", got.Check.Text())
+	if text := got.Check.Text(); !strings.Contains(text, "partitions 0, 1 restored together") || !strings.Contains(text, "from 2 to 4 tasks") {
+		t.Errorf("check text %q names no partitions or no move", text)
 	}
 	small := append([]TaskTime(nil), times...)
 	small[0].Offsets, small[1].Offsets = 1e6, 1e6
-	small[2].Offsets = 2.3e6
 	if got := checkComposed(small, 4, 1, c, c, tg); got.Unverified == "" {
 		t.Errorf("a check on tasks of 1 M records for an instance holding 2.3 M: %+v, want still unverified", got)
 	}
