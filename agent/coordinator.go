@@ -16,6 +16,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -275,20 +276,11 @@ func (c *Coordinator) Close() {
 // awaitAgents waits until every agent has been heard from (with Any,
 // until Any agents have been, and then keeps those).
 func (c *Coordinator) awaitAgents(ctx context.Context) error {
-	deadline := time.Now().Add(c.cfg.Wait)
-	for {
-		if done, err := c.heardEnough(); done || err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return c.notHeard()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	err := poll.Until(ctx, 100*time.Millisecond, c.cfg.Wait, "", func(context.Context) (bool, error) { return c.heardEnough() })
+	if errors.Is(err, poll.ErrTimeout) {
+		return c.notHeard()
 	}
+	return err
 }
 
 // heardEnough says whether every named agent has been heard, or for Any,

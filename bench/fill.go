@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/loadgen"
@@ -321,18 +322,16 @@ func (e *Env) settledOffsets(ctx context.Context, topic string, spec loadgen.Spe
 		return cluster.TopicOffsets{}, err
 	}
 	defer closeAdm()
-	deadline := time.Now().Add(markerWait)
-	for {
-		offsets, err := cluster.Offsets(ctx, adm, topic)
-		if err != nil || !spec.Transactional || reachedEnds(offsets, d.Log.Ends) || time.Now().After(deadline) {
-			return offsets, err
-		}
-		select {
-		case <-ctx.Done():
-			return offsets, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	var offsets cluster.TopicOffsets
+	err = poll.Until(ctx, 100*time.Millisecond, markerWait, "", func(ctx context.Context) (bool, error) {
+		var err error
+		offsets, err = cluster.Offsets(ctx, adm, topic)
+		return !spec.Transactional || reachedEnds(offsets, d.Log.Ends), err
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		err = nil // whatever the offsets are then, holdsFill judges them
 	}
+	return offsets, err
 }
 
 // reachedEnds says every partition of offsets ends at or past ends'.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/restorebench/restorebench/internal/atomicfile"
 	"github.com/restorebench/restorebench/internal/filelock"
+	"github.com/restorebench/restorebench/internal/poll"
 )
 
 // HoldLag is the min.compaction.lag.ms a cleaner hold sets: Kafka's
@@ -242,20 +243,18 @@ func (b HoldBook) lock(ctx context.Context, topic string) (func(), error) {
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return nil, err
 	}
-	for {
-		l, err := filelock.TryLock(filepath.Join(b.dir, topic+".lock"))
-		if err == nil {
-			return l.Unlock, nil
+	var l *filelock.Lock
+	err := poll.UntilTime(ctx, 20*time.Millisecond, time.Time{}, "", func(context.Context) (bool, error) {
+		var err error
+		if l, err = filelock.TryLock(filepath.Join(b.dir, topic+".lock")); errors.Is(err, filelock.ErrHeld) {
+			return false, nil
 		}
-		if !errors.Is(err, filelock.ErrHeld) {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+		return err == nil, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return l.Unlock, nil
 }
 
 func (b HoldBook) holders(topic string) string { return filepath.Join(b.dir, topic+".holders") }

@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/internal/poll"
 )
 
 // DefaultConnectTimeout bounds reaching the brokers unless told otherwise:
@@ -211,23 +213,15 @@ const TopicPropagation = 15 * time.Second
 // for a moment after (a list of offsets right after creating an input topic
 // failed so on a busy broker). It gives up after TopicPropagation.
 func AwaitTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
-	deadline := time.Now().Add(TopicPropagation)
-	for {
+	unlisted := fmt.Sprintf("topic %s: created, but not listed with %d partitions after %s", topic, partitions, TopicPropagation)
+	return poll.Until(ctx, 100*time.Millisecond, TopicPropagation, unlisted, func(ctx context.Context) (bool, error) {
 		td, err := adm.ListTopics(ctx, topic)
-		if err == nil {
-			if d, ok := td[topic]; ok && d.Err == nil && int32(len(d.Partitions)) == partitions && ledPartitions(d) {
-				return nil
-			}
+		if err != nil {
+			return false, nil // asked again: the metadata may not have reached this broker yet
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("topic %s: created, but not listed with %d partitions after %s", topic, partitions, TopicPropagation)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		d, ok := td[topic]
+		return ok && d.Err == nil && int32(len(d.Partitions)) == partitions && ledPartitions(d), nil
+	})
 }
 
 // ledPartitions says every partition of d has a leader.

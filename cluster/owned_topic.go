@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/restorebench/restorebench/internal/poll"
 )
 
 // OwnedTopicsTopic is restorebench's record, on the cluster itself, of the
@@ -123,30 +125,39 @@ func (r *clusterRecord) read(ctx context.Context) (log ownedLog, exists bool, er
 // 0) and returns its end offset, waiting up to ownedSelfWait for the
 // self-record of a topic created a moment ago.
 func (r *clusterRecord) selfEnd(ctx context.Context, adm *kadm.Client) (int64, error) {
-	deadline := time.Now().Add(ownedSelfWait)
-	for {
-		offs, err := Offsets(ctx, adm, OwnedTopicsTopic)
-		if err != nil {
-			return 0, err
-		}
-		switch start, end := offs.Start[0], offs.End[0]; {
-		case len(offs.End) != 1:
-			return 0, errNotOurRecord(fmt.Sprintf("it has %d partitions, restorebench's has 1", len(offs.End)))
-		case start != 0:
-			return 0, errNotOurRecord(fmt.Sprintf("its log starts at offset %d, so its first record is gone", start))
-		case end > ownedMaxRecords:
-			return 0, fmt.Errorf("topic %s holds %d records, more than the %d restorebench reads of it", OwnedTopicsTopic, end, ownedMaxRecords)
-		case end > 0:
-			return end, nil
-		}
-		if time.Now().After(deadline) {
-			return 0, errNotOurRecord("it is empty: restorebench writes its self-record as it creates it")
-		}
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("reading topic %s: %w", OwnedTopicsTopic, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
+	var end int64
+	readFailed := false // a reading's own error is returned as it is
+	err := poll.Until(ctx, 200*time.Millisecond, ownedSelfWait, "", func(ctx context.Context) (bool, error) {
+		var err error
+		end, err = r.selfEndOnce(ctx, adm)
+		readFailed = err != nil
+		return end > 0, err
+	})
+	switch {
+	case errors.Is(err, poll.ErrTimeout):
+		return 0, errNotOurRecord("it is empty: restorebench writes its self-record as it creates it")
+	case err != nil && !readFailed:
+		return 0, fmt.Errorf("reading topic %s: %w", OwnedTopicsTopic, err)
+	}
+	return end, err
+}
+
+// selfEndOnce is one look of selfEnd: the record topic's end offset, 0 while
+// it is empty, or why it is not restorebench's record.
+func (r *clusterRecord) selfEndOnce(ctx context.Context, adm *kadm.Client) (int64, error) {
+	offs, err := Offsets(ctx, adm, OwnedTopicsTopic)
+	if err != nil {
+		return 0, err
+	}
+	switch start, end := offs.Start[0], offs.End[0]; {
+	case len(offs.End) != 1:
+		return 0, errNotOurRecord(fmt.Sprintf("it has %d partitions, restorebench's has 1", len(offs.End)))
+	case start != 0:
+		return 0, errNotOurRecord(fmt.Sprintf("its log starts at offset %d, so its first record is gone", start))
+	case end > ownedMaxRecords:
+		return 0, fmt.Errorf("topic %s holds %d records, more than the %d restorebench reads of it", OwnedTopicsTopic, end, ownedMaxRecords)
+	default:
+		return end, nil
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/internal/statedir"
 	"github.com/restorebench/restorebench/measure"
 )
@@ -484,25 +485,16 @@ func (s *Standby) Lag() (total int64, perPartition map[int32]int64) {
 // the given end offsets (taken from the broker: a fetch's high watermark can
 // lag behind writes), for up to limit; it reports whether it got there.
 func (s *Standby) WaitApplied(ctx context.Context, ends map[int32]int64, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for {
+	return poll.Until(ctx, 20*time.Millisecond, limit, "standby did not apply up to the ends", func(context.Context) (bool, error) {
 		s.follow.mu.Lock()
-		done := true
+		defer s.follow.mu.Unlock()
 		for p, end := range ends {
 			if s.follow.next[p] < end {
-				done = false
-				break
+				return false, nil
 			}
 		}
-		s.follow.mu.Unlock()
-		if done {
-			return true
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true, nil
+	}) == nil
 }
 
 // Applied returns the records and key+value bytes applied until the call.

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/measure"
 )
 
@@ -41,29 +43,24 @@ type Store interface {
 	Close() error
 }
 
-// WaitSettled polls s every poll until it reports Settled stable times in a
-// row (a compaction is scheduled just after the flush that causes it, so one
-// quiet reading is not enough), or ctx ends, or timeout passes.
-func WaitSettled(ctx context.Context, s Store, poll time.Duration, stable int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for quiet := 0; ; {
-		if s.Settled() {
-			quiet++
-			if quiet >= stable {
-				return nil
-			}
-		} else {
+// WaitSettled polls s every interval until it reports Settled stable times
+// in a row (a compaction is scheduled just after the flush that causes it, so
+// one quiet reading is not enough), or ctx ends, or timeout passes.
+func WaitSettled(ctx context.Context, s Store, every time.Duration, stable int, timeout time.Duration) error {
+	quiet := 0
+	err := poll.Until(ctx, every, timeout, "store not settled", func(context.Context) (bool, error) {
+		if !s.Settled() {
 			quiet = 0
+			return false, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			st := s.Stats()
-			return &SettleTimeoutError{Timeout: timeout, PendingBytes: st.PendingCompactionBytes, L0Files: st.L0Files}
-		}
-		time.Sleep(poll)
+		quiet++
+		return quiet >= stable, nil
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		st := s.Stats()
+		return &SettleTimeoutError{Timeout: timeout, PendingBytes: st.PendingCompactionBytes, L0Files: st.L0Files}
 	}
+	return err
 }
 
 // SettleTimeoutError is a store whose compactions did not settle in time:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -117,9 +118,7 @@ func (f *Fleet) ReadinessNow(partitions, standbys int) readiness {
 func (f *Fleet) WatchUntil(ctx context.Context, deadline time.Time, settle time.Duration, want func() (bool, string)) (int64, error) {
 	var since int64
 	var why string
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	err := poll.UntilTime(ctx, 100*time.Millisecond, deadline, "", func(ctx context.Context) (bool, error) {
 		for _, pe := range f.newEvents() {
 			if !pe.p.note(pe.e) {
 				continue
@@ -134,23 +133,20 @@ func (f *Fleet) WatchUntil(ctx context.Context, deadline time.Time, settle time.
 			}
 		}
 		if err := f.failure(ctx); err != nil {
-			return 0, err
+			return false, err
 		}
-		if since != 0 && time.Duration(ksdriver.NowMonoNs()-since) >= settle {
-			return since, nil
+		return since != 0 && time.Duration(ksdriver.NowMonoNs()-since) >= settle, nil
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		if ok, w := want(); !ok {
+			why = w
 		}
-		if time.Now().After(deadline) {
-			if ok, w := want(); !ok {
-				why = w
-			}
-			return 0, fmt.Errorf("not reached within the timeout: %s", OrNone(why))
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-tick.C:
-		}
+		return 0, fmt.Errorf("not reached within the timeout: %s", OrNone(why))
 	}
+	if err != nil {
+		return 0, err
+	}
+	return since, nil
 }
 
 // Fold folds every live instance's new events into its view.
@@ -186,23 +182,19 @@ func (f *Fleet) Wait(ctx context.Context, d time.Duration) error {
 // ERROR state to the process's exit), and at the deadline with
 // timeout(why), why being check's last answer.
 func (f *Fleet) Poll(ctx context.Context, every time.Duration, deadline time.Time, check func() (done bool, why string), timeout func(why string) error) error {
-	for {
-		done, why := check()
+	var why string
+	err := poll.UntilTime(ctx, every, deadline, "", func(ctx context.Context) (bool, error) {
+		done, w := check()
+		why = w
 		if done {
-			return nil
+			return true, nil
 		}
-		if err := f.failure(ctx); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return timeout(why)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(every):
-		}
+		return false, f.failure(ctx)
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		return timeout(why)
 	}
+	return err
 }
 
 // processedTo is, per input partition, the highest offset any instance

@@ -11,6 +11,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/fleet"
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -354,16 +355,10 @@ func (l *lagSampler) stop() []runs.LagPoint {
 // waitCaughtUp waits until the standby's lag is at most within, for up to
 // limit; it reports whether it got there.
 func waitCaughtUp(ctx context.Context, sb *engine.Standby, within int64, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for {
-		if total, _ := sb.Lag(); total <= within {
-			return true
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return poll.Until(ctx, 20*time.Millisecond, limit, "standby did not catch up", func(context.Context) (bool, error) {
+		total, _ := sb.Lag()
+		return total <= within, nil
+	}) == nil
 }
 
 // lagBounded says whether a standby kept up with writes at rate over

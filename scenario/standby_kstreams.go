@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/fleet"
+	"github.com/restorebench/restorebench/internal/poll"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -319,27 +320,22 @@ const changelogSettledPoll = 300 * time.Millisecond
 // changelogSettled waits until two readings of the changelog's end offsets
 // agree, and returns the monotonic time of the second.
 func (s *ksStandby) changelogSettled() (int64, error) {
-	deadline := time.Now().Add(drainTimeout)
-	prev := int64(-1)
-	for {
-		o, err := s.env.Offsets(s.ctx, s.t.Topic)
+	prev, settled := int64(-1), int64(0)
+	growing := fmt.Sprintf("the changelog %s kept growing for %s after the writes stopped", s.t.Topic, drainTimeout)
+	err := poll.Until(s.ctx, changelogSettledPoll, drainTimeout, growing, func(ctx context.Context) (bool, error) {
+		o, err := s.env.Offsets(ctx, s.t.Topic)
 		if err != nil {
-			return 0, err
+			return false, err
 		}
-		if cur := sumEnds(o); cur == prev {
-			return ksdriver.NowMonoNs(), nil
-		} else {
-			prev = cur
+		cur := sumEnds(o)
+		if cur == prev {
+			settled = ksdriver.NowMonoNs()
+			return true, nil
 		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("the changelog %s kept growing for %s after the writes stopped", s.t.Topic, drainTimeout)
-		}
-		select {
-		case <-s.ctx.Done():
-			return 0, s.ctx.Err()
-		case <-time.After(changelogSettledPoll):
-		}
-	}
+		prev = cur
+		return false, nil
+	})
+	return settled, err
 }
 
 // standbyLagsSince is standbyWithin for lags the standby reported after
