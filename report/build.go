@@ -172,67 +172,14 @@ func deploymentFacts(a *capacity.Analysis) []Fact {
 	return out
 }
 
-// scenarioFacts are the key answers of the warm-restart, standby,
-// failover, scale-out and compaction measurements the inputs hold.
+// scenarioFacts are the headline facts every scenario's file registered
+// (registerFact), in their order.
 func scenarioFacts(a *capacity.Analysis) []Fact {
 	var out []Fact
-	if w, _ := a.Warm(); w != nil {
-		row := a.RTO.Row(capacity.RowWarmRestart)
-		var rtos, vals []string
-		for _, c := range row.Cells {
-			rtos = append(rtos, capacity.FormatRTO(c.RTO))
-			vals = append(vals, capacity.FormatBytes(c.Task.Value))
-		}
-		out = append(out, Fact{Label: "Warm restart within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / ") + " of changes",
-			Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold",
-				capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))})
-	}
-	if f := a.Failover(); f != nil {
-		out = append(out, Fact{Label: "Failover with a standby", Value: "gap ≤ " + capacity.FormatSeconds(f.Worst),
-			Detail: fmt.Sprintf("median %s over %s; does not grow with state", capacity.FormatSeconds(f.Median), capacity.Plural(len(f.Kills), "SIGKILL"))})
-	}
-	if ev := a.Standby(); ev != nil && ev.Best != nil {
-		detail := "highest write rate a standby kept up with"
-		if len(ev.CatchUps) > 0 {
-			detail += "; catch-up after " + ev.CatchUpText()
-		}
-		out = append(out, Fact{Label: "A standby keeps up with", Value: ev.Sustained(), Detail: detail})
-	}
-	if f, ok := amplificationFact(a.Amplifications()); ok {
-		out = append(out, f)
-	}
-	for _, so := range a.ScaleOuts() {
-		r := so.Record
-		detail := fmt.Sprintf("%s of %s, %s", capacity.Plural(r.Tasks, "task"), capacity.FormatBytes(so.TaskBytes), capacity.Plural(r.ProbingRounds, "probing round"))
-		if p := r.Prediction; p != nil {
-			detail += fmt.Sprintf("; warmup model %s (%+.0f%%)", capacity.FormatSeconds(p.TotalSeconds), r.PredictionErrorPct)
-		}
-		out = append(out,
-			Fact{Label: fmt.Sprintf("Scale-out %d → %d instances", r.Before, r.After), Value: capacity.FormatSeconds(r.WarmupAssignmentSeconds), Detail: detail})
-		break // the first; the section lists every one
+	for _, f := range headlineFacts.All() {
+		out = append(out, f.facts(a)...)
 	}
 	return out
-}
-
-// amplificationFact is the restore amplification measured by Kafka's own
-// cleaner per setting; a warning when only the embedded broker, which
-// ignores the settings, compacted.
-func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
-	if len(amps) == 0 {
-		return Fact{}, false
-	}
-	var vals, names []string
-	for _, amp := range amps {
-		if amp.OfSettings() {
-			vals = append(vals, fmt.Sprintf("×%.2f", amp.Median))
-			names = append(names, amp.Settings.String())
-		}
-	}
-	if len(vals) == 0 {
-		return Fact{Label: "Restore amplification", Value: "not measured on Kafka", Warn: true,
-			Detail: "the embedded broker compacts fully whatever the cleaner settings; run the compaction cases with --brokers"}, true
-	}
-	return Fact{Label: "Restore amplification", Value: strings.Join(vals, " / "), Detail: "records read per live key under " + strings.Join(names, " / ")}, true
 }
 
 // limitsFact is the per-task limit for each RTO in one line.

@@ -12,9 +12,12 @@
 //
 // A scenario's views of its records live in one file, scenario_<name>.go:
 // its table in `restorebench summary` (PrintScenarioTables prints them,
-// each registered with registerSummaryTable) and its report section
+// each registered with registerSummaryTable), its report section
 // (registerSection; a section can show several scenarios, as the standby
-// section shows failovers). Both registries are placed by an order of
-// their own, so the summary and the report read as they did; a test holds
-// every scenario config registers to a table and, but cold, to a section.
+// section shows failovers) and its headline facts on the summary's cards
+// (registerFact, after the general facts of build.go). The registries are
+// placed by an order of their own, so the summary and the report read as
+// they did; tests hold every scenario config registers to a table, to a
+// section but cold, and to a headline fact or a declared reason for none
+// (declareNoFact).
 package report

@@ -130,6 +130,49 @@ func TestEveryScenarioHasAReportSection(t *testing.T) {
 	}
 }
 
+// TestEveryScenarioHasAHeadlineFact: every scenario config registers has
+// exactly one entry of headline facts (registerFact, in its
+// report/scenario_<name>.go) or declares why it has none (declareNoFact),
+// never both; the facts keep their order, and a clashing registration
+// panics.
+func TestEveryScenarioHasAHeadlineFact(t *testing.T) {
+	var order []config.Scenario
+	for _, f := range headlineFacts.All() {
+		order = append(order, f.scenario)
+	}
+	for _, def := range config.ScenarioDefs() {
+		why, none := noFact[def.Name]
+		switch n := countOf(order, def.Name); {
+		case n == 0 && !none:
+			t.Errorf("scenario %s has no headline fact: registerFact in report/scenario_%s.go, or declareNoFact with why", def.Name, def.Name)
+		case n > 0 && none:
+			t.Errorf("scenario %s has a headline fact but declares none (%s)", def.Name, why)
+		}
+	}
+	want := []config.Scenario{config.ScenarioWarm, config.ScenarioFailover, config.ScenarioStandby, config.ScenarioCompaction, config.ScenarioScaleOut}
+	if len(order) < len(want) || !slices.Equal(order[:len(want)], want) {
+		t.Errorf("headline facts %v, want %v first", order, want)
+	}
+	savedF, savedN := headlineFacts, noFact
+	defer func() { headlineFacts, noFact = savedF, savedN }()
+	for name, reg := range map[string]func(){
+		"a fact of a taken order":       func() { registerFact(headlineFact{order: headlineFacts.All()[0].order, scenario: config.ScenarioCold}) },
+		"a second fact of a scenario":   func() { registerFact(headlineFact{order: 1_000, scenario: config.ScenarioWarm}) },
+		"a fact of an unknown scenario": func() { registerFact(headlineFact{order: 1_001, scenario: "nope"}) },
+		"no fact without a reason":      func() { declareNoFact(config.ScenarioWarm, "") },
+		"no fact declared twice":        func() { declareNoFact(config.ScenarioCold, "again") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			reg()
+		}()
+	}
+}
+
 // summaryOrder and sectionOrder are the orders of the summary's tables
 // and of the report's scenario sections before each registered from its
 // scenario's file; the scenarios registered since come after.

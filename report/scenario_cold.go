@@ -13,6 +13,7 @@ import (
 // the fits and throughput sections, which every cold setup feeds.
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioCold, order: 10, print: printCold})
+	declareNoFact(config.ScenarioCold, "the cold restore's rate and limits within each objective head every report (facts, build.go)")
 }
 
 // printCold prints the cold restores' table, one line per case: medians

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
@@ -14,6 +15,36 @@ import (
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioCompaction, order: 40, print: printCompaction})
 	registerSection(scenarioSection{Order: 40, Scenarios: []config.Scenario{config.ScenarioCompaction}, Build: compactionSection})
+	registerFact(headlineFact{order: 40, scenario: config.ScenarioCompaction, facts: compactionFacts})
+}
+
+// compactionFacts are the restore amplification, when a compaction case ran.
+func compactionFacts(a *capacity.Analysis) []Fact {
+	if f, ok := amplificationFact(a.Amplifications()); ok {
+		return []Fact{f}
+	}
+	return nil
+}
+
+// amplificationFact is the restore amplification measured by Kafka's own
+// cleaner per setting; a warning when only the embedded broker, which
+// ignores the settings, compacted.
+func amplificationFact(amps []*capacity.Amplification) (Fact, bool) {
+	if len(amps) == 0 {
+		return Fact{}, false
+	}
+	var vals, names []string
+	for _, amp := range amps {
+		if amp.OfSettings() {
+			vals = append(vals, fmt.Sprintf("×%.2f", amp.Median))
+			names = append(names, amp.Settings.String())
+		}
+	}
+	if len(vals) == 0 {
+		return Fact{Label: "Restore amplification", Value: "not measured on Kafka", Warn: true,
+			Detail: "the embedded broker compacts fully whatever the cleaner settings; run the compaction cases with --brokers"}, true
+	}
+	return Fact{Label: "Restore amplification", Value: strings.Join(vals, " / "), Detail: "records read per live key under " + strings.Join(names, " / ")}, true
 }
 
 // compactionLegend says what the compaction table's columns are.

@@ -15,6 +15,18 @@ import (
 // standbys' report section (failoverBlocks, which standbySection adds).
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioFailover, order: 50, print: printFailover})
+	registerFact(headlineFact{order: 20, scenario: config.ScenarioFailover, facts: failoverFacts})
+}
+
+// failoverFacts are a promoted standby's worst gap and its median; none
+// without a failover with a standby.
+func failoverFacts(a *capacity.Analysis) []Fact {
+	f := a.Failover()
+	if f == nil {
+		return nil
+	}
+	return []Fact{{Label: "Failover with a standby", Value: "gap ≤ " + capacity.FormatSeconds(f.Worst),
+		Detail: fmt.Sprintf("median %s over %s; does not grow with state", capacity.FormatSeconds(f.Median), capacity.Plural(len(f.Kills), "SIGKILL"))}}
 }
 
 // failoverLegend says what the failover table's columns are.

@@ -13,6 +13,7 @@ import (
 // scale-outs' report section (rollingTable, which scaleOutSection adds).
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioRolling, order: 70, print: printRolling})
+	declareNoFact(config.ScenarioRolling, "rolling restarts answer no capacity question yet: their downtime is in the scale-out section")
 }
 
 // rollingLegend says what the rolling table's columns are.

@@ -15,6 +15,23 @@ import (
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioScaleOut, order: 60, print: printScaleOut})
 	registerSection(scenarioSection{Order: 30, Scenarios: []config.Scenario{config.ScenarioScaleOut, config.ScenarioRolling}, Build: scaleOutSection})
+	registerFact(headlineFact{order: 50, scenario: config.ScenarioScaleOut, facts: scaleOutFacts})
+}
+
+// scaleOutFacts are the first measured scale-out's warmup-assignment time
+// (the section lists every one), beside the warmup model's prediction.
+func scaleOutFacts(a *capacity.Analysis) []Fact {
+	sos := a.ScaleOuts()
+	if len(sos) == 0 {
+		return nil
+	}
+	so := sos[0]
+	r := so.Record
+	detail := fmt.Sprintf("%s of %s, %s", capacity.Plural(r.Tasks, "task"), capacity.FormatBytes(so.TaskBytes), capacity.Plural(r.ProbingRounds, "probing round"))
+	if p := r.Prediction; p != nil {
+		detail += fmt.Sprintf("; warmup model %s (%+.0f%%)", capacity.FormatSeconds(p.TotalSeconds), r.PredictionErrorPct)
+	}
+	return []Fact{{Label: fmt.Sprintf("Scale-out %d → %d instances", r.Before, r.After), Value: capacity.FormatSeconds(r.WarmupAssignmentSeconds), Detail: detail}}
 }
 
 // scaleOutLegend says what the scale-out table's columns are.

@@ -15,6 +15,21 @@ import (
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioStandby, order: 30, print: printStandby})
 	registerSection(scenarioSection{Order: 20, Scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}, Build: standbySection})
+	registerFact(headlineFact{order: 30, scenario: config.ScenarioStandby, facts: standbyFacts})
+}
+
+// standbyFacts are the highest write rate a standby kept up with and its
+// catch-up after pauses; none without a standby run that found one.
+func standbyFacts(a *capacity.Analysis) []Fact {
+	ev := a.Standby()
+	if ev == nil || ev.Best == nil {
+		return nil
+	}
+	detail := "highest write rate a standby kept up with"
+	if len(ev.CatchUps) > 0 {
+		detail += "; catch-up after " + ev.CatchUpText()
+	}
+	return []Fact{{Label: "A standby keeps up with", Value: ev.Sustained(), Detail: detail}}
 }
 
 // standbyInitialLegend says what the initial restores' columns are.

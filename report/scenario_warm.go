@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
@@ -13,6 +14,26 @@ import (
 func init() {
 	registerSummaryTable(summaryTable{scenario: config.ScenarioWarm, order: 20, print: printWarm})
 	registerSection(scenarioSection{Order: 10, Scenarios: []config.Scenario{config.ScenarioWarm}, Build: warmSection})
+	registerFact(headlineFact{order: 10, scenario: config.ScenarioWarm, facts: warmFacts})
+}
+
+// warmFacts are the warm row's backlog per task within each objective, and
+// the restarts with nothing changed and cold beside it; none without a
+// warm rate.
+func warmFacts(a *capacity.Analysis) []Fact {
+	w, _ := a.Warm()
+	if w == nil {
+		return nil
+	}
+	row := a.RTO.Row(capacity.RowWarmRestart)
+	var rtos, vals []string
+	for _, c := range row.Cells {
+		rtos = append(rtos, capacity.FormatRTO(c.RTO))
+		vals = append(vals, capacity.FormatBytes(c.Task.Value))
+	}
+	return []Fact{{Label: "Warm restart within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / ") + " of changes",
+		Detail: fmt.Sprintf("per task, written while down (any state size); %s with nothing changed, %s cold",
+			capacity.FormatSeconds(w.ZeroSeconds), capacity.FormatSeconds(w.ColdSeconds))}}
 }
 
 // warmLegend says what the warm table's columns are.

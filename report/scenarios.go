@@ -48,6 +48,55 @@ func registerSection(s scenarioSection) {
 	scenarioSections.Add(s)
 }
 
+// headlineFact gives a scenario's key answers on the summary's cards,
+// registered from the scenario's file (registerFact, in report/
+// scenario_<name>.go) and shown after the general facts, in order.
+type headlineFact struct {
+	// order places the facts among the scenarios': lower first, one entry
+	// an order (the registry is filled from the files' inits).
+	order    int
+	scenario config.Scenario
+	// facts are its facts, none when the inputs hold no records of it.
+	facts func(*capacity.Analysis) []Fact
+}
+
+// headlineFacts are the scenarios' facts, in order. Every scenario config
+// registers has one entry or declares it has none (declareNoFact); a test
+// holds that.
+var headlineFacts = registry.Ordered[headlineFact]{
+	What:  "report: headline fact of",
+	Order: func(f headlineFact) int { return f.order },
+	Name:  func(f headlineFact) string { return string(f.scenario) },
+	Keys:  func(f headlineFact) []string { return []string{string(f.scenario)} },
+}
+
+// registerFact adds f in its order. It panics, when the program starts, on
+// an order or a scenario another entry has, and on a scenario config does
+// not register.
+func registerFact(f headlineFact) {
+	if _, ok := config.ScenarioDefOf(f.scenario); !ok {
+		panic(fmt.Sprintf("report: a headline fact of scenario %s, which config does not register", f.scenario))
+	}
+	headlineFacts.Add(f)
+}
+
+// noFact are the scenarios that declare they have no headline fact, each
+// with why (declareNoFact, from the scenario's file).
+var noFact = map[config.Scenario]string{}
+
+// declareNoFact records that scenario sc has no headline fact, and why. It
+// panics on a scenario config does not register, an empty reason and a
+// second declaration.
+func declareNoFact(sc config.Scenario, why string) {
+	if _, ok := config.ScenarioDefOf(sc); !ok || why == "" {
+		panic(fmt.Sprintf("report: scenario %s declares no headline fact without a reason, or is not registered in config", sc))
+	}
+	if _, dup := noFact[sc]; dup {
+		panic(fmt.Sprintf("report: scenario %s declares twice that it has no headline fact", sc))
+	}
+	noFact[sc] = why
+}
+
 // scenarioCharts are the charts of package plots' registry that the
 // report shows for scenario s, in registry order.
 func scenarioCharts(s config.Scenario) []plots.Chart {
