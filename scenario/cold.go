@@ -28,7 +28,7 @@ const readyTimeout = 30 * time.Minute
 // then (optionally) the ready phase; then the stores are verified.
 type ColdModel struct{}
 
-func init() { register(config.ScenarioCold, config.EngineModel, single{ColdModel{}}) }
+func init() { Register(config.ScenarioCold, config.EngineModel, single{ColdModel{}}) }
 
 // endsMoved is the error of a restore whose topic no longer ends where its
 // expected state was derived for.

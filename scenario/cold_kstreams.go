@@ -49,7 +49,7 @@ import (
 // bytes from the changelog itself, read once per topic and offsets.
 type ColdKafkaStreams struct{}
 
-func init() { register(config.ScenarioCold, config.EngineKafkaStreams, single{ColdKafkaStreams{}}) }
+func init() { Register(config.ScenarioCold, config.EngineKafkaStreams, single{ColdKafkaStreams{}}) }
 
 // Run runs one cold restore on a Kafka Streams instance and verifies it.
 func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {

@@ -29,7 +29,7 @@ import (
 // after the settle time; the record says so.
 type CompactionModel struct{}
 
-func init() { register(config.ScenarioCompaction, config.EngineModel, single{CompactionModel{}}) }
+func init() { Register(config.ScenarioCompaction, config.EngineModel, single{CompactionModel{}}) }
 
 // Run makes one measurement.
 func (CompactionModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (runs.Restore, error) {

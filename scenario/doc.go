@@ -14,7 +14,10 @@
 // the verification of a restore) and queryload (the query loads beside a
 // restore, on top of fleet).
 //
-// Each runner registers itself from its file's init (register) for its
+// Each runner registers itself from its file's init (Register) for its
 // scenario and engine, checked against config's descriptor; a test holds
-// every scenario config registers to a runner on each engine it names.
+// every scenario config registers to a runner on each engine it names. A
+// big scenario has a package of its own below this one (scenario/failover),
+// which imports scenario and registers the same way; scenario/all imports
+// each such package, and whatever calls For imports scenario/all.
 package scenario

@@ -6,6 +6,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 	"github.com/restorebench/restorebench/scenario"
+	_ "github.com/restorebench/restorebench/scenario/all" // the runners of scenario's subpackages
 )
 
 // builtinGaps are (scenario, engine) pairs a runner exists for but no
@@ -59,7 +60,7 @@ func TestEveryScenarioHasSettingsRunnersAndAProfile(t *testing.T) {
 			k := [2]string{string(sc), string(e)}
 			switch {
 			case def.RunsOn(e) && (err != nil || r == nil):
-				t.Errorf("scenario %s names engine %s but has no runner there: %v (register one in package scenario)", sc, e, err)
+				t.Errorf("scenario %s names engine %s but has no runner there: %v (register one in package scenario or a subpackage imported by scenario/all)", sc, e, err)
 			case !def.RunsOn(e) && err == nil:
 				t.Errorf("scenario %s does not name engine %s, yet scenario.For returns a runner", sc, e)
 			case !def.RunsOn(e) && c.Finalize() == nil:

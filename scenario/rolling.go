@@ -47,7 +47,7 @@ import (
 // kinds.
 type RollingKafkaStreams struct{}
 
-func init() { register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }
+func init() { Register(config.ScenarioRolling, config.EngineKafkaStreams, RollingKafkaStreams{}) }
 
 // rolling is one rolling restart under way.
 type rolling struct {

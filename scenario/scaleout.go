@@ -54,7 +54,7 @@ const balancedRule = "every instance RUNNING; every task active on exactly one i
 type ScaleOutKafkaStreams struct{}
 
 func init() {
-	register(config.ScenarioScaleOut, config.EngineKafkaStreams, single{ScaleOutKafkaStreams{}})
+	Register(config.ScenarioScaleOut, config.EngineKafkaStreams, single{ScaleOutKafkaStreams{}})
 }
 
 // scaleOut is one scale-out under way.

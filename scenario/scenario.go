@@ -41,15 +41,18 @@ type runner struct {
 	engine   config.Engine
 }
 
-// runners is the runner table, filled by register from each runner file's
-// init (cold.go registers ColdModel, cold_kstreams.go ColdKafkaStreams, ...).
+// runners is the runner table, filled by Register from each runner file's
+// init (cold.go registers ColdModel, cold_kstreams.go ColdKafkaStreams,
+// scenario/failover FailoverKafkaStreams, ...).
 var runners = map[runner]Scenario{}
 
-// register adds the runner of scenario sc on engine e. It panics, when the
-// program starts, unless config registers sc and names e among its engines
+// Register adds the runner of scenario sc on engine e; it is exported for
+// the scenarios with a package of their own (scenario/failover), which
+// scenario/all links in. It panics, when the program starts, unless
+// config registers sc and names e among its engines
 // (config.ScenarioDef.Engines), or when sc already has a runner on e: the
 // runner table and config's scenario registry cannot disagree.
-func register(sc config.Scenario, e config.Engine, s Scenario) {
+func Register(sc config.Scenario, e config.Engine, s Scenario) {
 	def, ok := config.ScenarioDefOf(sc)
 	switch {
 	case !ok:

@@ -27,7 +27,7 @@ import (
 // restarts from its committed offsets for the next step.
 type StandbyModel struct{}
 
-func init() { register(config.ScenarioStandby, config.EngineModel, StandbyModel{}) }
+func init() { Register(config.ScenarioStandby, config.EngineModel, StandbyModel{}) }
 
 // catchUpLimit bounds the wait for a standby to catch up after a step.
 const catchUpLimit = 2 * time.Minute

@@ -59,7 +59,7 @@ const standbySetupTimeout = 15 * time.Minute
 // changelog's, what the standby had to follow.
 type StandbyKafkaStreams struct{}
 
-func init() { register(config.ScenarioStandby, config.EngineKafkaStreams, StandbyKafkaStreams{}) }
+func init() { Register(config.ScenarioStandby, config.EngineKafkaStreams, StandbyKafkaStreams{}) }
 
 // ksStandby is one standby scenario on the kafka-streams engine under way.
 type ksStandby struct {

@@ -24,7 +24,7 @@ import (
 // verified against the state the changelog holds at that moment.
 type WarmModel struct{}
 
-func init() { register(config.ScenarioWarm, config.EngineModel, WarmModel{}) }
+func init() { Register(config.ScenarioWarm, config.EngineModel, WarmModel{}) }
 
 // Run runs the sequence and returns one record per restore.
 func (WarmModel) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {

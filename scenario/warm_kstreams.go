@@ -25,7 +25,7 @@ import (
 // verified by the instance's digest against what the changelog holds.
 type WarmKafkaStreams struct{}
 
-func init() { register(config.ScenarioWarm, config.EngineKafkaStreams, WarmKafkaStreams{}) }
+func init() { Register(config.ScenarioWarm, config.EngineKafkaStreams, WarmKafkaStreams{}) }
 
 // Run runs the sequence and returns one record per restore.
 func (WarmKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {

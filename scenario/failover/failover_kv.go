@@ -1,4 +1,4 @@
-package scenario
+package failover
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func newKVFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req f
 }
 
 // kvFailoverProperties are a kv failover instance's properties but
-// state.dir: the kv topology's (instanceProperties), the failover's
+// state.dir: the kv topology's (fleet.InstanceProperties), the failover's
 // session defaults and standby count, its pollers, and the API layer.
 func kvFailoverProperties(env *fleet.Env, t fleet.Target, req fleet.Request, input string) (map[string]string, error) {
 	props, err := fleet.InstanceProperties(env, t, req, input)
@@ -158,7 +158,7 @@ func (r *failoverRun) awaitCaughtUp() error {
 // or each key's owner as the instances' task lists last showed it (ask:
 // owner: the victim's keys go to the dead victim until the survivor lists
 // them), following the keys of the victim's active tasks once it is
-// killed (ksQueryLoad.killed) and the standby answers' lag until then;
+// killed (queryload.KSQueryLoad's Outage) and the standby answers' lag until then;
 // nil outside a kv failover with a query load.
 func (r *failoverRun) killQueries(survivor *fleet.Proc, victimTasks []string) (*queryload.KSQueryLoad, error) {
 	if r.kv == nil || r.req.Case.Queries == nil {

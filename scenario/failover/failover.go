@@ -1,4 +1,4 @@
-package scenario
+package failover
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/restorebench/restorebench/ledger"
 	"github.com/restorebench/restorebench/queryload"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/scenario"
 	"github.com/restorebench/restorebench/verify"
 )
 
@@ -75,7 +76,9 @@ import (
 // of the sequence carries its verdict.
 type FailoverKafkaStreams struct{}
 
-func init() { register(config.ScenarioFailover, config.EngineKafkaStreams, FailoverKafkaStreams{}) }
+func init() {
+	scenario.Register(config.ScenarioFailover, config.EngineKafkaStreams, FailoverKafkaStreams{})
+}
 
 // failoverStreamsDefaults are the Kafka Streams properties the scenario
 // sets unless the case's streams do: a short session so that a killed

@@ -1,4 +1,4 @@
-package scenario
+package failover
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/ledger"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/scenario"
 )
 
 const (
@@ -262,7 +263,7 @@ func TestFailoverProperties(t *testing.T) {
 func TestFailoverIsOnTheKafkaStreamsEngine(t *testing.T) {
 	c := config.DefaultCase()
 	c.Engine, c.Scenario = config.EngineKafkaStreams, config.ScenarioFailover
-	if s, err := For(c); err != nil || s != (FailoverKafkaStreams{}) {
+	if s, err := scenario.For(c); err != nil || s != (FailoverKafkaStreams{}) {
 		t.Fatalf("%v %v", s, err)
 	}
 }
