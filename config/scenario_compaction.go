@@ -15,11 +15,12 @@ func init() { registerScenario(compactionDef) }
 // compactionDef registers the compaction scenario: only the model engine
 // runs it; the compaction sweep is not built on the kafka-streams engine.
 var compactionDef = ScenarioDef{
-	Name:       ScenarioCompaction,
-	Order:      70,
-	Engines:    []Engine{EngineModel},
-	EnginesWhy: "not yet built on the kafka-streams engine",
-	PutOnly:    true,
+	Name:         ScenarioCompaction,
+	Order:        70,
+	Engines:      []Engine{EngineModel},
+	EnginesWhy:   "not yet built on the kafka-streams engine",
+	PutOnly:      true,
+	NeedsCleaner: "measures what the log cleaner leaves",
 	Settings: settingsOf[CompactionSettings]{
 		key:      "compaction",
 		field:    func(c *Case) **CompactionSettings { return &c.Compaction },

@@ -177,6 +177,11 @@ type ScenarioDef struct {
 	// Streams, against expected states derived for plain fills, and are
 	// refused on one when the profile is read.
 	TransactionalFill bool
+	// NeedsCleaner, when set, says it needs the log cleaner running, and
+	// why ("measures what the log cleaner leaves"): a profile holding the
+	// cleaner (hold_cleaner) is refused beside a case of it when read.
+	// Empty: it runs with the cleaner held too.
+	NeedsCleaner string
 	// KafkaStreamsAnyTopic says it runs on the kafka-streams engine on a
 	// topic not named <application_id>-<store>-changelog (fill.topic): the
 	// cold restore restores one as a KTable's source-topic changelog, and

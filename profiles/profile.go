@@ -305,17 +305,19 @@ func parse(b []byte, source string) (*Plan, error) {
 	return plan, nil
 }
 
-// checkHoldCleaner refuses hold_cleaner beside a compaction case, which
-// measures what the cleaner leaves (top is the document, to locate it).
+// checkHoldCleaner refuses hold_cleaner beside a case whose scenario
+// needs the log cleaner running (config.ScenarioDef.NeedsCleaner, as
+// compaction's, which measures what the cleaner leaves); top is the
+// document, to locate it.
 func checkHoldCleaner(p *Plan, top *yaml.Node) error {
 	if !p.HoldCleaner {
 		return nil
 	}
 	for _, c := range p.Cases {
-		if c.Scenario == config.ScenarioCompaction {
+		if d, ok := config.ScenarioDefOf(c.Scenario); ok && d.NeedsCleaner != "" {
 			return &config.FieldError{Path: "hold_cleaner", Line: lineOf(top, "hold_cleaner"),
-				Msg: fmt.Sprintf("case %s runs scenario compaction, which measures what the log cleaner leaves: it cannot run "+
-					"with the cleaner held; remove hold_cleaner or the case", c.Name)}
+				Msg: fmt.Sprintf("case %s runs scenario %s, which %s: it cannot run with the cleaner held; remove hold_cleaner "+
+					"or the case", c.Name, c.Scenario, d.NeedsCleaner)}
 		}
 	}
 	return nil

@@ -68,7 +68,8 @@ func TestProfileErrorsNameTheField(t *testing.T) {
 		{"fill:\n  size: 1MB\ncases:\n  - name: a\n    rocksdb: turbo\n", "cases[0].rocksdb"},
 		{"fill:\n  size: 1MB\nrepeats: -1\n", "repeats"},
 		{"", "empty"},
-		{"fill:\n  size: 1MB\nhold_cleaner: true\ncases:\n  - name: a\n    scenario: compaction\n", "line 3: hold_cleaner: case a runs scenario compaction"},
+		{"fill:\n  size: 1MB\nhold_cleaner: true\ncases:\n  - name: a\n    scenario: compaction\n",
+			"line 3: hold_cleaner: case a runs scenario compaction, which measures what the log cleaner leaves: it cannot run with the cleaner held"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.yaml), "test.yaml")
