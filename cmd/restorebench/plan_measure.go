@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -13,6 +15,7 @@ import (
 	"github.com/restorebench/restorebench/agent"
 	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/profiles"
 )
@@ -73,7 +76,7 @@ func checkMeasureEngines(engines []string) error {
 // defaults in (a timestamped or window store is the application's kind,
 // not a setting to choose another rate by). Without --measure, rs.
 func (f *capacityFlags) withMeasured(cmd *cobra.Command, inputs []string, rs []*capacity.Run, opts *capacity.Options) ([]*capacity.Run, error) {
-	measured, err := f.measureTopic(cmd)
+	measured, err := f.measureTopic(cmd, rs, *opts)
 	if err != nil || len(measured) == 0 {
 		return rs, err
 	}
@@ -91,7 +94,7 @@ func (f *capacityFlags) withMeasured(cmd *cobra.Command, inputs []string, rs []*
 // given, as `restorebench restore --topic` does (restorebench's own
 // application id, group and state dir; the user's topic is only read),
 // saves each as a run under results/ and returns their results files.
-func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
+func (f *capacityFlags) measureTopic(cmd *cobra.Command, inputs []*capacity.Run, opts capacity.Options) ([]string, error) {
 	if !f.measure {
 		return nil, nil
 	}
@@ -111,6 +114,7 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command) ([]string, error) {
 	} else {
 		restores = [][]int32{nil}
 	}
+	f.sayMeasurePlan(cmd.ErrOrStderr(), restores, inputs, opts)
 	var out []string
 	for _, name := range f.measureEngines {
 		engine := config.Engine(name)
@@ -348,4 +352,69 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// sayMeasurePlan says, before --measure starts, what it restores on each
+// engine (each restore's partitions and size, its repeats) and what that
+// should take: the bytes at the cold-restore rate of the inputs (--from)
+// when they have one, else that there is nothing to price it by. The
+// sizes are the partitions' log segments (the sample's) or the topic read
+// (--from-topic); each restore also starts a process, reads its
+// partitions to verify against and, on kafka-streams, copies them, which
+// the estimate leaves out and says so.
+func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs []*capacity.Run, opts capacity.Options) {
+	var parts []string
+	var total float64
+	for _, ps := range restores {
+		b := f.restoreBytes(ps, opts)
+		if b <= 0 {
+			return // sizes in offsets only: nothing to price or show in bytes
+		}
+		total += b
+		what := "the whole topic"
+		if ps != nil {
+			what = "partition " + capacity.FormatPartitions(ps)
+			if len(ps) > 1 {
+				what = "partitions " + capacity.FormatPartitions(ps) + " together"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", what, capacity.FormatBytes(b)))
+	}
+	restored := total * float64(f.measureRepeats)
+	est := "no estimate of its time: no restore among the inputs (--from) to price it by"
+	if len(inputs) > 0 {
+		if a := capacity.Analyze(inputs, capacity.Options{Threads: 1}); a.Rate != nil {
+			var secs float64
+			for _, ps := range restores {
+				secs += a.Rate.Seconds(f.restoreBytes(ps, opts)).Value * float64(f.measureRepeats)
+			}
+			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus for each restore "+
+				"a process's start, the read of its partitions to verify against and, on kafka-streams, their copy", capacity.FormatSeconds(secs),
+				capacity.FormatBytes(a.Rate.PerThread))
+		}
+	}
+	fmt.Fprintf(w, "--measure: on %s, restoring %s, %s each: %s restored an engine, %s\n", strings.Join(f.measureEngines, " and "),
+		strings.Join(parts, ", "), capacity.Plural(f.measureRepeats, "time"), capacity.FormatBytes(restored), est)
+}
+
+// restoreBytes is the size of a restore of partitions ps (nil: the whole
+// topic): the sampled partitions' log segments, else the topic read's
+// key+value bytes; 0 when neither says it in bytes.
+func (f *capacityFlags) restoreBytes(ps []int32, opts capacity.Options) float64 {
+	if ps == nil {
+		if ch := opts.Deployment.Changelog; ch != nil {
+			return float64(ch.Bytes)
+		}
+		return 0
+	}
+	if f.sampled == nil || f.sampled.SizeSource != cluster.SizeFromLogDirs {
+		return 0
+	}
+	var b float64
+	for _, t := range f.sampled.Tasks {
+		if slices.Contains(ps, t.Partition) {
+			b += t.Size
+		}
+	}
+	return b
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/agent"
+	"github.com/restorebench/restorebench/capacity"
+	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/internal/testkafka"
 	"github.com/restorebench/restorebench/runs"
 )
@@ -117,7 +119,9 @@ func TestPlanMeasureSample(t *testing.T) {
 	for _, want := range []string{"sample of sampled-changelog (--sample 2): partitions", "of its 6",
 		`"cold_restore_task"`, `"cold_restore_instance"`, "2 of 6 tasks restored at full size",
 		"no composition measured for 1 thread", "scaled by the partitions' log segments", "alone and then all together on one instance",
-		"restored together (2 restores) did not check the composition: no composition series to check"} {
+		"restored together (2 restores) did not check the composition: no composition series to check",
+		"--measure: on model, restoring partition ", " together (", "), 2 times each: ",
+		"restored an engine, no estimate of its time: no restore among the inputs (--from) to price it by"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
@@ -238,4 +242,25 @@ func startCLIAgent(t *testing.T, brokers, keyFile, name string) {
 		done <- err
 	}()
 	t.Cleanup(func() { cancel(); <-done })
+}
+
+// Before it restores, --measure says what and how long: each restore's
+// partitions and size, and with inputs that have a cold-restore rate the
+// time at that rate, with what the estimate leaves out.
+func TestSayMeasurePlanEstimatesFromTheInputs(t *testing.T) {
+	rs, err := capacity.LoadRuns([]string{"../../testdata/results/capacity"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &capacityFlags{measureEngines: []string{"kafka-streams"}, measureRepeats: 2, sampled: &samplePlan{Sample: capacity.Sample{
+		Tasks: []capacity.TaskSize{{Partition: 0, Size: 300e6}, {Partition: 1, Size: 100e6}}, Sampled: []int32{0, 1}, SizeSource: cluster.SizeFromLogDirs}}}
+	var b strings.Builder
+	f.sayMeasurePlan(&b, [][]int32{{0}, {1}, {0, 1}}, rs, capacity.Options{})
+	got := b.String()
+	for _, want := range []string{"--measure: on kafka-streams, restoring partition 0 (300 MB), partition 1 (100 MB), partitions 0, 1 together (400 MB), " +
+		"2 times each: 1.60 GB restored an engine, about ", " of restore an engine at the inputs' cold-restore rate (", "plus for each restore"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
 }
