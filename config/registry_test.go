@@ -139,9 +139,10 @@ func TestRegisterScenarioRefusesAClash(t *testing.T) {
 	saved, savedNames := scenarioDefs, slices.Clone(Scenarios)
 	defer func() { scenarioDefs, Scenarios = saved, savedNames }()
 	for _, d := range []ScenarioDef{
-		{Name: ScenarioWarm, Order: 1000, Engines: []Engine{EngineModel}},
-		{Name: "another", Order: coldDef.Order, Engines: []Engine{EngineModel}},
+		{Name: ScenarioWarm, Order: 1000, Engines: []Engine{EngineModel}, KindNeeds: []KindCap{CapRestore}},
+		{Name: "another", Order: coldDef.Order, Engines: []Engine{EngineModel}, KindNeeds: []KindCap{CapRestore}},
 		{Name: "no-engine", Order: 1001},
+		{Name: "no-kind-needs", Order: 1002, Engines: []Engine{EngineModel}},
 	} {
 		func() {
 			defer func() {

@@ -12,6 +12,7 @@ func init() { registerScenario(coldDef) }
 // settings of its own (the case's common settings are its settings).
 var coldDef = ScenarioDef{
 	Name:                 ScenarioCold,
+	KindNeeds:            []KindCap{CapRestore},
 	Order:                10,
 	Engines:              []Engine{EngineModel, EngineKafkaStreams},
 	EverySize:            true,

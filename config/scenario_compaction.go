@@ -16,6 +16,7 @@ func init() { registerScenario(compactionDef) }
 // runs it; the compaction sweep is not built on the kafka-streams engine.
 var compactionDef = ScenarioDef{
 	Name:         ScenarioCompaction,
+	KindNeeds:    []KindCap{CapCompacted},
 	Order:        70,
 	Engines:      []Engine{EngineModel},
 	EnginesWhy:   "not yet built on the kafka-streams engine",

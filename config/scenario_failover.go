@@ -15,6 +15,7 @@ func init() { registerScenario(failoverDef) }
 var failoverDef = ScenarioDef{
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioFailover,
+	KindNeeds:         []KindCap{CapReopenLater, CapWriteLoad},
 	Order:             40,
 	Engines:           []Engine{EngineKafkaStreams},
 	EnginesWhy:        "it measures the real client's group and assignor",

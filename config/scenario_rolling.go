@@ -12,6 +12,7 @@ func init() { registerScenario(rollingDef) }
 var rollingDef = ScenarioDef{
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioRolling,
+	KindNeeds:         []KindCap{CapReopenLater, CapWriteLoad},
 	Order:             60,
 	Engines:           []Engine{EngineKafkaStreams},
 	EnginesWhy:        "it measures the real client's group and assignor",

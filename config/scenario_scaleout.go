@@ -12,6 +12,7 @@ func init() { registerScenario(scaleOutDef) }
 var scaleOutDef = ScenarioDef{
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioScaleOut,
+	KindNeeds:         []KindCap{CapWriteLoad, CapWarmups},
 	Order:             50,
 	Engines:           []Engine{EngineKafkaStreams},
 	EnginesWhy:        "it measures the real client's group and assignor",

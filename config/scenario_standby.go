@@ -15,6 +15,7 @@ func init() { registerScenario(standbyDef) }
 var standbyDef = ScenarioDef{
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioStandby,
+	KindNeeds:         []KindCap{CapReopen, CapReopenLater},
 	Order:             30,
 	Engines:           []Engine{EngineModel, EngineKafkaStreams},
 	PutOnly:           true,

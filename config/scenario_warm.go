@@ -16,10 +16,11 @@ func init() { registerScenario(warmDef) }
 
 // warmDef registers the warm scenario.
 var warmDef = ScenarioDef{
-	Name:    ScenarioWarm,
-	Order:   20,
-	Engines: []Engine{EngineModel, EngineKafkaStreams},
-	PutOnly: true,
+	Name:      ScenarioWarm,
+	KindNeeds: []KindCap{CapRestore, CapReopen},
+	Order:     20,
+	Engines:   []Engine{EngineModel, EngineKafkaStreams},
+	PutOnly:   true,
 	// Its one instance restarts: i0, the active one.
 	Roles:          []string{RoleActive},
 	RoleOf:         activeFirst,

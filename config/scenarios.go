@@ -189,6 +189,11 @@ type ScenarioDef struct {
 	// topology's store, whose changelog is always the one named after it,
 	// and are refused on such a topic when the profile is read.
 	KafkaStreamsAnyTopic bool
+	// KindNeeds are what it needs of a case's store kind
+	// (StoreKindDef.Can): a case of a kind lacking one is refused when the
+	// profile is read, naming the scenarios the kind runs and what it
+	// lacks (or the kind's own reason, StoreKindDef.Refused).
+	KindNeeds []KindCap
 	// KafkaStreamsNeeds are what it needs of the Kafka Streams version on
 	// the kafka-streams engine (KafkaStreamsVersions): a case of it on a
 	// version lacking one is refused when the profile is read.
@@ -235,12 +240,16 @@ var scenarioDefs = registry.Ordered[ScenarioDef]{
 var Scenarios []Scenario
 
 // registerScenario adds d to the registry, in its Order, and to Scenarios.
-// It panics, when the program starts, on a def without a name or engines,
-// or one whose name or order another def has: two files cannot claim one
-// scenario or one place.
+// It panics, when the program starts, on a def without a name, engines
+// or KindNeeds (a scenario says what it needs of a store kind, at least
+// CapRestore), or one whose name or order another def has: two files
+// cannot claim one scenario or one place.
 func registerScenario(d ScenarioDef) {
 	if d.Name == "" || len(d.Engines) == 0 {
 		panic(fmt.Sprintf("config: scenario %q registered without a name or engines", d.Name))
+	}
+	if len(d.KindNeeds) == 0 {
+		panic(fmt.Sprintf("config: scenario %s registered without KindNeeds: say what it needs of a store kind (at least CapRestore)", d.Name))
 	}
 	i := scenarioDefs.Add(d)
 	Scenarios = slices.Insert(slices.Clip(Scenarios), i, d.Name)

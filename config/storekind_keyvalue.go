@@ -12,8 +12,17 @@ const (
 	StoreTimestampedKeyValue = loadgen.KindTimestampedKeyValue
 )
 
+// LayoutKeyValue is one RocksDB (or in-memory) store per task, by
+// strategy, values behind their timestamps for a kind whose
+// loadgen.FillKindDef.TimestampedValue says so.
+const LayoutKeyValue StoreLayout = "key-value"
+
+// keyValueCan is what a key-value store can do: everything a scenario
+// needs of a kind.
+var keyValueCan = []KindCap{CapRestore, CapReopen, CapReopenLater, CapWriteLoad, CapWarmups, CapCompacted}
+
 func init() {
-	registerStoreKind(StoreKindDef{Kind: StoreKeyValue, AllScenarios: true, Layout: LayoutKeyValue, Foreign: true,
+	registerStoreKind(StoreKindDef{Kind: StoreKeyValue, Can: keyValueCan, Layout: LayoutKeyValue, Foreign: true,
 		check: func(c Case) error {
 			if c.Retention != 0 || c.SegmentInterval != 0 {
 				return fieldErr("segment_interval", "set only for window and session stores (fill.store_kind: window, timestamped-window or session)")
@@ -25,8 +34,9 @@ func init() {
 	// step restarts a kept store likewise), fails over (on the
 	// kafka-streams engine, the kv topology over the fill in place of the
 	// ledger) and restarts rolling; it keeps every record it restores.
+	// Its scale-out and compaction are not built yet.
 	registerStoreKind(StoreKindDef{Kind: StoreTimestampedKeyValue, Layout: LayoutKeyValue, Foreign: true,
-		Scenarios: []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioRolling},
+		Can: []KindCap{CapRestore, CapReopen, CapReopenLater, CapWriteLoad},
 		check: func(c Case) error {
 			if c.Retention != 0 || c.SegmentInterval != 0 {
 				return fieldErr("segment_interval", "set only for window and session stores, not %s ones", c.StoreKind)

@@ -7,11 +7,14 @@ import "github.com/restorebench/restorebench/loadgen"
 // the retention dropped on restore.
 const StoreSession = loadgen.KindSession
 
+// LayoutSession is a session store's segments, by session end.
+const LayoutSession StoreLayout = "session"
+
 // A session store restores cold and restarts warm; its segments are laid
 // out as a window store's (KeyValueSegments under both).
 func init() {
 	registerStoreKind(StoreKindDef{Kind: StoreSession, Layout: LayoutSession, Retention: true,
-		Scenarios: []Scenario{ScenarioCold, ScenarioWarm},
+		Can: []KindCap{CapRestore, CapReopen},
 		// Kafka Streams does not save stream time: a restarted session
 		// store's is the largest session end it restores again. A
 		// session changelog's ends are not in order across keys, so after
@@ -41,7 +44,8 @@ func init() {
 		// one (a DSL session-windowed count or aggregate materializes a
 		// plain session store); its driver store is built, as a window
 		// store's, with a window size its restore never reads.
-		Foreign: true, foreignProps: foreignWindowSize})
+		Foreign: true, foreignProps: foreignWindowSize,
+		ForeignRead: ForeignRead{Keys: KeysSession, Folds: "each session's last value, the sessions past the retention left out"}})
 }
 
 // sessionRefusal is why session stores do not run scenario s.

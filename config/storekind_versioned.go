@@ -16,6 +16,10 @@ import (
 // Kafka Streams has no in-memory versioned store.
 const StoreVersionedKeyValue = loadgen.KindVersionedKeyValue
 
+// LayoutVersioned is a versioned store: a latest-value store and logical
+// history segments in one RocksDB.
+const LayoutVersioned StoreLayout = "versioned"
+
 // A versioned store restores cold only. Read in Kafka Streams 4.4:
 // LogicalKeyValueSegments.openExisting opens the physical RocksDB but
 // registers none of its segments, and reads (RocksDBVersionedStore.get)
@@ -30,7 +34,7 @@ func init() {
 			"state does not describe yet", StoreVersionedKeyValue, s)
 	}
 	registerStoreKind(StoreKindDef{Kind: StoreVersionedKeyValue, Layout: LayoutVersioned, Retention: true,
-		Scenarios: []Scenario{ScenarioCold}, Refused: refused,
+		Can: []KindCap{CapRestore}, Refused: refused,
 		NoLookups:   "versioned lookups are not built yet",
 		check:       Case.checkVersioned,
 		fillSpec:    Fill.versionedSpec,

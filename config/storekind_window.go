@@ -21,12 +21,15 @@ const (
 	StoreTimestampedWindow = loadgen.KindTimestampedWindow
 )
 
+// LayoutWindow is a window store's segments, by window start.
+const LayoutWindow StoreLayout = "window"
+
 // A window store restarts warm, keeps standbys, fails over and restarts
 // rolling (under a write load: checkRolling); Kafka Streams' in-memory
 // window store (Stores.inMemoryWindowStore) has no segments, so a segment
 // interval is for a rocksdb store only on the kafka-streams engine.
 func init() {
-	registerStoreKind(windowKindDef(StoreWindow, []Scenario{ScenarioCold, ScenarioWarm, ScenarioStandby, ScenarioFailover, ScenarioRolling},
+	registerStoreKind(windowKindDef(StoreWindow, []KindCap{CapRestore, CapReopen, CapReopenLater, CapWriteLoad},
 		func(c Case) error {
 			if err := c.checkSegmented(); err != nil {
 				return err
@@ -42,7 +45,7 @@ func init() {
 	// in-memory one (Stores.inMemoryWindowStore under
 	// timestampedWindowStoreBuilder, marked timestamped); restorebench does
 	// not build it yet.
-	registerStoreKind(windowKindDef(StoreTimestampedWindow, []Scenario{ScenarioCold},
+	registerStoreKind(windowKindDef(StoreTimestampedWindow, []KindCap{CapRestore},
 		func(c Case) error {
 			if err := c.checkSegmented(); err != nil {
 				return err
@@ -57,16 +60,17 @@ func init() {
 
 // windowKindDef is the descriptor of a window store kind (window,
 // timestamped window): segments by window start, a retention, the fill's
-// window size, restorable from a topic restorebench did not fill; it runs
-// scenarios, and check validates a case of it.
-func windowKindDef(kind StoreKind, scenarios []Scenario, check func(c Case) error) StoreKindDef {
-	return StoreKindDef{Kind: kind, Layout: LayoutWindow, Retention: true, Scenarios: scenarios, check: check,
+// window size, restorable from a topic restorebench did not fill; it can
+// what can says, and check validates a case of it.
+func windowKindDef(kind StoreKind, can []KindCap, check func(c Case) error) StoreKindDef {
+	return StoreKindDef{Kind: kind, Layout: LayoutWindow, Retention: true, Can: can, check: check,
 		NoLookups:   "window fetches are not built yet",
 		fillSpec:    segmentedFillSpec,
 		driverProps: retentionProperties,
 		fillProps:   windowSizeProperties,
 		Figures:     KindFigures{Recorded: true, Uncounted: true, SegmentInterval: Case.SegmentIntervalOf, SegmentDirs: true},
-		Foreign:     true, foreignProps: foreignWindowSize}
+		Foreign:     true, foreignProps: foreignWindowSize,
+		ForeignRead: ForeignRead{Keys: KeysWindow, Folds: "each key's last value per window, the windows past the retention left out"}}
 }
 
 // WindowLayout says whether kind k's store is a window store's segments

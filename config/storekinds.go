@@ -19,10 +19,19 @@ import (
 // spec, the driver's properties, the engine's store and the record's store
 // figures walk the descriptor; none switches on kind names.
 //
-// Adding a kind: write loadgen/storekind_<name>.go (its loadgen.StoreKind
-// constant and FillKindDef), config/storekind_<name>.go (its StoreKind
-// constant and StoreKindDef, on an engine Layout the engines have) and the
-// driver's Java store class.
+// A kind declares what its store can do (Can: KindCaps such as a warm
+// restart's reopened store) and each scenario what it needs of a kind
+// (ScenarioDef.KindNeeds); a kind runs the scenarios whose needs it has
+// (Runs), and no list of scenarios is kept per kind.
+//
+// Adding a kind of an existing layout: write loadgen/storekind_<name>.go
+// (its loadgen.StoreKind constant and FillKindDef), config/storekind_<name>.go
+// (its StoreKind constant and StoreKindDef, on a Layout the engines
+// register) and the driver's Java store class (listed in StoreKinds.java).
+// A kind of a new layout also declares its StoreLayout constant in its
+// file and registers the model engine's store of it
+// (engine/kinds_<layout>.go: registerLayout); engine's tests fail while a
+// layout a kind names has no registration there.
 
 // StoreKindDef describes one store kind: what a case of it may run and
 // needs, what its fill sets, what the Kafka Streams driver is told, which
@@ -32,18 +41,18 @@ type StoreKindDef struct {
 	// Its loadgen.FillKindDef must be registered (its Segmented, Timed and
 	// TimestampedValue are the kind's).
 	Kind StoreKind
-	// AllScenarios says it runs every scenario; otherwise it runs those of
-	// Scenarios, listed in that order in refusals.
-	AllScenarios bool
-	Scenarios    []Scenario
+	// Can is what its store can do, as restorebench has built and verified
+	// it; it runs the scenarios whose ScenarioDef.KindNeeds it all has
+	// (Runs). Every kind has CapRestore.
+	Can []KindCap
 	// Refused says why it does not run a scenario, the whole refusal, for
 	// the scenarios it has a reason for; the others are refused listing
-	// the scenarios it runs.
+	// the scenarios it runs and what it lacks.
 	Refused map[Scenario]string
 	// NoLookups says why a query load's key lookups cannot read it ("" for
 	// a store they read: a key-value one).
 	NoLookups string
-	// Layout is the engine store that restores it.
+	// Layout is the engine store that restores it; required.
 	Layout StoreLayout
 	// Retention says its fill has a retention (fill.retention: a window
 	// or session store's, a versioned store's history), recorded on its
@@ -72,24 +81,114 @@ type StoreKindDef struct {
 	// foreignProps are the driver's keys of its store over such a topic
 	// beside the case's own (nil: none).
 	foreignProps func(c Case) map[string]string
+	// ForeignRead is how the independent read of such a topic reads it
+	// (zero: a key-value store's changelog, each key's last value).
+	ForeignRead ForeignRead
 }
 
-// StoreLayout is the engine store a kind restores into.
-type StoreLayout int
+// StoreLayout is the engine store a kind restores into, declared in the
+// file of the kind that introduced it (LayoutKeyValue in
+// storekind_keyvalue.go, ...); the model engine registers its store of
+// each (engine.registerLayout).
+type StoreLayout string
+
+// ForeignRead is how the independent read of a topic restorebench did not
+// fill reads it as a kind's changelog (topicshape.StateOptions), and what
+// that read keeps, in the summary's words.
+type ForeignRead struct {
+	// Keys is how the changelog's keys are laid out. Default
+	// KeysPlain.
+	Keys ChangelogKeys
+	// Folds says what the read keeps of the topic; "" is a key-value
+	// changelog's "each key's last value".
+	Folds string
+}
+
+// ChangelogKeys is how a changelog's keys are laid out, one of the
+// changelogs topicshape reads.
+type ChangelogKeys int
 
 const (
-	// LayoutKeyValue is one RocksDB (or in-memory) store per task, by
-	// strategy, values behind their timestamps for a kind whose
-	// loadgen.FillKindDef.TimestampedValue says so.
-	LayoutKeyValue StoreLayout = iota
-	// LayoutWindow is a window store's segments, by window start.
-	LayoutWindow
-	// LayoutSession is a session store's segments, by session end.
-	LayoutSession
-	// LayoutVersioned is a versioned store: a latest-value store and
-	// logical history segments in one RocksDB.
-	LayoutVersioned
+	// KeysPlain are a key-value store's: the record key.
+	KeysPlain ChangelogKeys = iota
+	// KeysWindow are a window store's: record key, window start and
+	// sequence number, windows expiring by the case's retention.
+	KeysWindow
+	// KeysSession are a session store's: record key, session end and
+	// start, sessions expiring by the case's retention.
+	KeysSession
 )
+
+// ForeignReadOf is how a topic restorebench did not fill is read as kind
+// k's changelog (StoreKindDef.ForeignRead, its Folds filled in).
+func ForeignReadOf(k StoreKind) ForeignRead {
+	r := kindDef(k).ForeignRead
+	if r.Folds == "" {
+		r.Folds = "each key's last value"
+	}
+	return r
+}
+
+// KindCap is something a store kind's store can do, as restorebench has
+// built and verified it, which a scenario needs of the kinds it runs
+// (StoreKindDef.Can, ScenarioDef.KindNeeds). Its text names it in a
+// refusal ("... not scaleout: it needs <cap>").
+type KindCap string
+
+const (
+	// CapRestore is a cold restore from its changelog, verified against
+	// the fill's expected state (cold). Every kind has it.
+	CapRestore KindCap = "a cold restore from its changelog"
+	// CapReopen is a kept store reopened by a restart and restored from
+	// the changelog offset it committed (warm, a standby's pause).
+	CapReopen KindCap = "its kept store reopened and restored from its committed offset"
+	// CapReopenLater is a store reopened after a pause or from an earlier
+	// assignment (a standby's pause step, a failover's warm takeover, a
+	// rolling restart's instance) holding the state the fill's expected
+	// state describes; a session store's stream time, for one, does not.
+	CapReopenLater KindCap = "a store reopened after a pause or from an earlier assignment holding the state the fill describes"
+	// CapWriteLoad is a write load put into it through the kv topology
+	// over the fill (the driver's put processor of the kind), its stores
+	// verified against the fill plus the load (failover, rolling).
+	CapWriteLoad KindCap = "a write load put into it through the kv topology, verified against the fill plus the load"
+	// CapWarmups is its tasks moved to added instances through KIP-441
+	// warmup replicas and verified there (scaleout).
+	CapWarmups KindCap = "warmup replicas moving its tasks to added instances, verified there"
+	// CapCompacted is its changelog compacted by the log cleaner, then
+	// restored and verified against the live keys (compaction).
+	CapCompacted KindCap = "a changelog the log cleaner compacted, restored and verified"
+)
+
+// Has says whether the kind can cap.
+func (d StoreKindDef) Has(cap KindCap) bool { return slices.Contains(d.Can, cap) }
+
+// lacks is what of scenario s's needs the kind does not have; every need
+// of a scenario not registered.
+func (d StoreKindDef) lacks(s Scenario) []KindCap {
+	sd, ok := ScenarioDefOf(s)
+	if !ok {
+		return []KindCap{CapRestore}
+	}
+	var out []KindCap
+	for _, n := range sd.KindNeeds {
+		if !d.Has(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// StoreLayouts lists the layouts the registered kinds restore into, in
+// the registry's order, each once.
+func StoreLayouts() []StoreLayout {
+	var out []StoreLayout
+	for _, d := range storeKindDefs {
+		if !slices.Contains(out, d.Layout) {
+			out = append(out, d.Layout)
+		}
+	}
+	return out
+}
 
 // KindFigures is what a restore's record says of a kind's store
 // (runs.StoreFigures).
@@ -118,10 +217,14 @@ var StoreKinds []StoreKind
 
 // registerStoreKind adds d to the registry and StoreKinds. It panics, when
 // the program starts, on a def without a loadgen.FillKindDef of its name
-// or one whose name another def has.
+// or one whose name another def has, and on one without a layout or
+// CapRestore.
 func registerStoreKind(d StoreKindDef) {
 	if _, ok := loadgen.FillKindOf(d.Kind); !ok || d.Kind == "" {
 		panic(fmt.Sprintf("config: store kind %q registered without its fill's (loadgen.FillKindDef)", d.Kind))
+	}
+	if d.Layout == "" || !d.Has(CapRestore) {
+		panic(fmt.Sprintf("config: store kind %s registered without a layout or %s: every kind restores cold into a layout", d.Kind, CapRestore))
 	}
 	for _, o := range storeKindDefs {
 		if o.Kind == d.Kind {
@@ -181,8 +284,9 @@ func (c Case) ForeignProperties() map[string]string {
 	return nil
 }
 
-// Runs says whether the kind runs scenario s.
-func (d StoreKindDef) Runs(s Scenario) bool { return d.AllScenarios || slices.Contains(d.Scenarios, s) }
+// Runs says whether the kind runs scenario s: it can all s needs of a
+// kind (ScenarioDef.KindNeeds). False for a scenario not registered.
+func (d StoreKindDef) Runs(s Scenario) bool { return d.Kind != "" && len(d.lacks(s)) == 0 }
 
 // kindRunsScenario says whether store kind k runs scenario s.
 func kindRunsScenario(k StoreKind, s Scenario) bool { return kindDef(k).Runs(s) }
@@ -192,20 +296,21 @@ func kindScenarioErr(k StoreKind, s Scenario) error {
 	if why, ok := kindDef(k).Refused[s]; ok {
 		return fieldErr("store_kind", "%s", why)
 	}
-	return fieldErr("store_kind", "%s stores run scenarios %s only so far, not %s", k, kindScenarios(k), s)
+	var needs []string
+	for _, c := range kindDef(k).lacks(s) {
+		needs = append(needs, string(c))
+	}
+	return fieldErr("store_kind", "%s stores run scenarios %s only so far, not %s: it needs %s, which %s stores do not have yet",
+		k, kindScenarios(k), s, strings.Join(needs, "; "), k)
 }
 
-// kindScenarios lists the scenarios store kind k runs, e.g. "cold, warm
-// and standby".
+// kindScenarios lists the scenarios store kind k runs, in the registry's
+// order, e.g. "cold, warm and standby".
 func kindScenarios(k StoreKind) string {
 	d := kindDef(k)
 	var names []string
-	for _, s := range d.Scenarios {
-		names = append(names, string(s))
-	}
-	if d.AllScenarios {
-		names = nil
-		for _, s := range Scenarios {
+	for _, s := range Scenarios {
+		if d.Runs(s) {
 			names = append(names, string(s))
 		}
 	}

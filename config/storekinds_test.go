@@ -80,14 +80,22 @@ func TestStoreKindRegistry(t *testing.T) {
 	if !slices.Equal(StoreKinds, loadgen.StoreKinds) {
 		t.Fatalf("config.StoreKinds %v, loadgen.StoreKinds %v: every fill kind needs its descriptor", StoreKinds, loadgen.StoreKinds)
 	}
-	for _, d := range []StoreKindDef{{Kind: StoreWindow}, {Kind: "unfilled"}} {
+	for _, tc := range []struct {
+		d    StoreKindDef
+		want string
+	}{
+		{StoreKindDef{Kind: StoreWindow, Layout: LayoutWindow, Can: []KindCap{CapRestore}}, "twice"},
+		{StoreKindDef{Kind: StoreWindow, Can: []KindCap{CapRestore}}, "without a layout"},
+		{StoreKindDef{Kind: StoreWindow, Layout: LayoutWindow}, string(CapRestore)},
+		{StoreKindDef{Kind: "unfilled"}, "loadgen.FillKindDef"},
+	} {
 		func() {
 			defer func() {
-				if msg, _ := recover().(string); !strings.Contains(msg, string(d.Kind)) {
-					t.Errorf("registering %q: panic %q, want one naming it", d.Kind, msg)
+				if msg, _ := recover().(string); !strings.Contains(msg, string(tc.d.Kind)) || !strings.Contains(msg, tc.want) {
+					t.Errorf("registering %+v: panic %q, want one naming it and %q", tc.d, msg, tc.want)
 				}
 			}()
-			registerStoreKind(d)
+			registerStoreKind(tc.d)
 		}()
 	}
 	if !slices.Equal(StoreKinds, loadgen.StoreKinds) {
@@ -120,5 +128,56 @@ func TestTimestampedWindowStoreRestoresColdOnRocksDB(t *testing.T) {
 	}
 	if got := ForeignKinds(); got != "key-value, timestamped-key-value, window, timestamped-window or session" {
 		t.Errorf("ForeignKinds() %q", got)
+	}
+}
+
+// TestKindCapsDecideTheScenariosAKindRuns: a kind runs the scenarios whose
+// needs it can (the same scenarios each kind ran when it listed them); a
+// refusal without a reason of the kind's own names the scenarios it runs
+// and what it lacks; no kind gives a reason for refusing a scenario it
+// runs; and every capability decides something: some kind has each need
+// of each scenario, and some scenario needs each capability a kind has.
+func TestKindCapsDecideTheScenariosAKindRuns(t *testing.T) {
+	want := map[StoreKind]string{
+		StoreKeyValue:            "cold, warm, standby, failover, scaleout, rolling and compaction",
+		StoreTimestampedKeyValue: "cold, warm, standby, failover and rolling",
+		StoreWindow:              "cold, warm, standby, failover and rolling",
+		StoreTimestampedWindow:   "cold",
+		StoreSession:             "cold and warm",
+		StoreVersionedKeyValue:   "cold",
+	}
+	for _, k := range StoreKinds {
+		if got := kindScenarios(k); got != want[k] {
+			t.Errorf("%s stores run %q, want %q", k, got, want[k])
+		}
+	}
+	err := kindScenarioErr(StoreWindow, ScenarioScaleOut)
+	if msg := err.Error(); !strings.Contains(msg, "not scaleout: it needs "+string(CapWarmups)+", which window stores do not have yet") {
+		t.Errorf("window scaleout refused: %q, want it to name what a window store lacks", msg)
+	}
+	needed, had := map[KindCap]bool{}, map[KindCap]bool{}
+	for _, d := range ScenarioDefs() {
+		for _, n := range d.KindNeeds {
+			needed[n] = true
+		}
+	}
+	for _, k := range StoreKinds {
+		d := kindDef(k)
+		for s := range d.Refused {
+			if d.Runs(s) {
+				t.Errorf("%s stores run %s, yet give a reason for refusing it: %q", k, s, d.Refused[s])
+			}
+		}
+		for _, c := range d.Can {
+			had[c] = true
+			if !needed[c] {
+				t.Errorf("%s stores can %q, which no scenario needs: it decides nothing", k, c)
+			}
+		}
+	}
+	for n := range needed {
+		if !had[n] {
+			t.Errorf("a scenario needs %q, which no store kind has", n)
+		}
 	}
 }
