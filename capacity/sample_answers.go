@@ -41,15 +41,16 @@ func (h TaskHost) Text() string {
 }
 
 // taskHost is where o's restore ran: the agent's host as the run recorded
-// its facts when an agent restored it, else the run's host.
+// its facts when an agent restored it (the model engine's restore, or a
+// kafka-streams restore's instance), else the run's host.
 func taskHost(o Obs) TaskHost {
-	r := o.Restore
-	if r.OnAgent == nil {
+	agent, hostname := o.Restore.RestoredOn()
+	if agent == "" {
 		return TaskHost{Host: o.Run.Results.Host}
 	}
-	h := TaskHost{Agent: r.OnAgent.Agent, Host: runs.Host{Hostname: r.OnAgent.Hostname}}
+	h := TaskHost{Agent: agent, Host: runs.Host{Hostname: hostname}}
 	for _, a := range o.Run.Results.Agents {
-		if a.Name == r.OnAgent.Agent {
+		if a.Name == agent {
 			f := a.Facts
 			h.OS, h.Arch, h.CPUs, h.MemoryBytes = f.OS, f.Arch, f.CPUs, f.MemoryBytes
 			if h.Hostname == "" {

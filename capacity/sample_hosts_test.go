@@ -45,3 +45,23 @@ func TestSampledTasksNameTheirHosts(t *testing.T) {
 		t.Errorf("one host: %q, want no UNLIKE line", u)
 	}
 }
+
+// A kafka-streams restore on an agent is named by the agent its instance
+// ran on (the record's placement), with that agent's host; one whose
+// instances ran on two agents names the run's host, as it cannot name one.
+func TestKafkaStreamsSampledTaskNamesItsAgent(t *testing.T) {
+	s := &Sample{Topic: "t", Tasks: []TaskSize{{0, 100, 0}, {1, 200, 0}}, Sampled: []int32{0, 1}}
+	run := &Run{Label: "R1", Results: &runs.Results{Host: runs.Host{Hostname: "coord", CPUs: 8}, Agents: []runs.Agent{
+		{Name: "a", Facts: runs.AgentFacts{Hostname: "host-a", CPUs: 2}}, {Name: "b", Facts: runs.AgentFacts{Hostname: "host-b", CPUs: 4}}}}}
+	obs := func(p int32, placement map[string]string) Obs {
+		return Obs{Run: run, Seconds: 10, Restore: &runs.Restore{Topic: "t", RestoredPartitions: []int32{p},
+			Params: config.Case{Engine: config.EngineKafkaStreams, Scenario: config.ScenarioCold}, KafkaStreams: &runs.KafkaStreamsRun{Placement: placement}}}
+	}
+	hosts := sampledTasks(s, []Obs{obs(0, map[string]string{"i0": "a"}), obs(1, map[string]string{"i0": "a", "i1": "b"})}).TaskHosts[config.EngineKafkaStreams]
+	if h := hosts[0]; h.Agent != "a" || h.Hostname != "host-a" || h.CPUs != 2 {
+		t.Errorf("partition 0, its instance on agent a: %+v, want agent a on host-a (2 CPUs)", h)
+	}
+	if h := hosts[1]; h.Agent != "" || h.Hostname != "coord" {
+		t.Errorf("partition 1, instances on a and b: %+v, want the run's host", h)
+	}
+}

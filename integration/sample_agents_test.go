@@ -68,23 +68,26 @@ func TestPlanMeasureKafkaStreamsSampleOnTwoAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range res.Restores {
-			if !r.Verified || r.OnAgent == nil || runs.EngineOf(r.Params) != config.EngineKafkaStreams || r.SampleCopy == nil {
-				t.Fatalf("%s: partitions %v verified=%v on %+v engine %s copy %+v (%s): want a verified Kafka Streams restore "+
-					"of restorebench's copy on an agent", p, r.RestoredPartitions, r.Verified, r.OnAgent, runs.EngineOf(r.Params), r.SampleCopy, r.Error)
+			agent, _ := r.RestoredOn()
+			if !r.Verified || agent == "" || runs.EngineOf(r.Params) != config.EngineKafkaStreams || r.SampleCopy == nil {
+				t.Fatalf("%s: partitions %v verified=%v on agent %q engine %s copy %+v (%s): want a verified Kafka Streams restore "+
+					"of restorebench's copy on an agent", p, r.RestoredPartitions, r.Verified, agent, runs.EngineOf(r.Params), r.SampleCopy, r.Error)
 			}
 			if len(r.RestoredPartitions) == 2 {
 				together++
 				continue
 			}
 			singles = append(singles, r)
-			on[r.OnAgent.Agent] = true
+			on[agent] = true
 		}
 	}
 	if len(singles) != 2 || together != 1 || !on[names[0]] || !on[names[1]] {
 		t.Fatalf("%d single restores on agents %v and %d together: want one sampled partition on each of %v, then both together once",
 			len(singles), on, together, names)
 	}
-	end := func(r runs.Restore) time.Time { return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second))) }
+	end := func(r runs.Restore) time.Time {
+		return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
+	}
 	a, b := singles[0], singles[1]
 	if !a.StartedAt.Before(end(b)) || !b.StartedAt.Before(end(a)) {
 		t.Errorf("the two sampled partitions' restores did not overlap: %s–%s and %s–%s", a.StartedAt, end(a), b.StartedAt, end(b))
