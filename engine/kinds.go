@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"path/filepath"
+	"fmt"
 	"slices"
 
 	"github.com/restorebench/restorebench/config"
@@ -20,37 +20,55 @@ func newKindLoader(s loaderSpec, id TaskID) (Loader, error) {
 	return &timestampedLoader{Loader: l}, nil
 }
 
-// newLayoutLoader opens the loader of a task's store by the layout of the
-// case's store kind (config.StoreKindDef.Layout): a key-value store's by
-// strategy (newStrategyLoader); a window store's segments, restored by put
-// (or in memory); a session store's likewise (newSessionStore); a
-// versioned store's (newVersionedLoader).
-func newLayoutLoader(s loaderSpec, id TaskID) (Loader, error) {
-	d, _ := config.StoreKindDefOf(s.Case.StoreKind)
-	switch d.Layout {
-	case config.LayoutWindow:
-		var w *WindowStore
-		var err error
-		if s.Case.Strategy == config.StrategyMemory {
-			w, err = memoryWindowStore(s.Case)
-		} else {
-			// <task dir>/<store>/<store>.<segment start>, Kafka Streams' layout.
-			w, err = rocksWindowStore(s.Case, filepath.Join(taskDir(s.AppDir, id), s.Store), s.Store)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return storeLoader{w}, nil
-	case config.LayoutSession:
-		w, err := newSessionStore(s, id)
-		if err != nil {
-			return nil, err
-		}
-		return storeLoader{w}, nil
-	case config.LayoutVersioned:
-		return newVersionedLoader(s, id)
+// layoutOps is the model engine's store of one layout
+// (config.StoreLayout): how a restore opens it and how a warm restart
+// reopens it. Each layout's is registered from the file implementing its
+// store (registerLayout): the key-value one in loader.go, the window one
+// in window.go, the session one in session.go, the versioned one in
+// versioned_loader.go.
+type layoutOps struct {
+	// loader opens a task's empty store for a restore; required.
+	loader func(s loaderSpec, id TaskID) (Loader, error)
+	// reopen reopens the store a task kept under appDir for a warm
+	// restart, errNoKeptStore when nothing is there; nil: a warm restart
+	// of the layout is not modelled (a kind of it cannot
+	// config.CapReopen).
+	reopen func(c config.Case, appDir string, id TaskID, store string) (keptStore, error)
+}
+
+// layouts is the registry of layouts the model engine restores into.
+var layouts = map[config.StoreLayout]layoutOps{}
+
+// registerLayout registers the model engine's store of layout l. It
+// panics, when the program starts, on an unnamed layout, one without a
+// loader, or one registered twice.
+func registerLayout(l config.StoreLayout, ops layoutOps) {
+	if _, ok := layouts[l]; ok || l == "" || ops.loader == nil {
+		panic(fmt.Sprintf("engine: layout %q registered twice, unnamed or without a loader", l))
 	}
-	return newStrategyLoader(s, id)
+	layouts[l] = ops
+}
+
+// layoutOf is the store of the layout of store kind k; an error naming
+// both when the model engine has none (a kind whose layout no file here
+// registers).
+func layoutOf(k config.StoreKind) (layoutOps, error) {
+	d, _ := config.StoreKindDefOf(k)
+	ops, ok := layouts[d.Layout]
+	if !ok {
+		return layoutOps{}, fmt.Errorf("the model engine has no store of layout %q (store kind %s)", d.Layout, k.Of())
+	}
+	return ops, nil
+}
+
+// newLayoutLoader opens the loader of a task's store by the layout of the
+// case's store kind (config.StoreKindDef.Layout, layoutOps.loader).
+func newLayoutLoader(s loaderSpec, id TaskID) (Loader, error) {
+	ops, err := layoutOf(s.Case.StoreKind)
+	if err != nil {
+		return nil, err
+	}
+	return ops.loader(s, id)
 }
 
 // timestampedLoader restores a timestamped (key-value or window) store: the changelog

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -337,4 +338,42 @@ func partitionLeaders(t *testing.T, cfg cluster.Config, topic string) map[int32]
 		out[p.Leader] = true
 	}
 	return out
+}
+
+// TestEveryKindsLayoutHasTheModelsStore: the layout of every store kind
+// config registers has the model engine's store registered
+// (registerLayout), which reopens a kept store when the kind declares a
+// warm restart (config.CapReopen); no layout is registered that no kind
+// restores into; a layout without its registration is an error naming
+// it, not a key-value store; a second registration panics.
+func TestEveryKindsLayoutHasTheModelsStore(t *testing.T) {
+	for _, k := range config.StoreKinds {
+		d, _ := config.StoreKindDefOf(k)
+		ops, err := layoutOf(k)
+		if err != nil {
+			t.Errorf("%s stores: %v (register its layout's store: registerLayout)", k, err)
+			continue
+		}
+		if d.Has(config.CapReopen) && ops.reopen == nil {
+			t.Errorf("%s stores declare %q, yet the model's %s layout reopens no kept store", k, config.CapReopen, d.Layout)
+		}
+	}
+	if len(layouts) != len(config.StoreLayouts()) {
+		t.Errorf("%d layouts registered, store kinds restore into %v: each needs one registration, and none is left unused", len(layouts), config.StoreLayouts())
+	}
+	saved := layouts[config.LayoutVersioned]
+	delete(layouts, config.LayoutVersioned)
+	c := config.DefaultCase()
+	c.StoreKind = config.StoreVersionedKeyValue
+	_, err := newLayoutLoader(loaderSpec{Case: c, AppDir: t.TempDir(), Store: "s"}, TaskID{})
+	layouts[config.LayoutVersioned] = saved
+	if err == nil || !strings.Contains(err.Error(), `layout "versioned"`) {
+		t.Errorf("a kind of an unregistered layout: %v, want an error naming the layout", err)
+	}
+	defer func() {
+		if msg, _ := recover().(string); !strings.Contains(msg, "window") {
+			t.Errorf("a second window layout: panic %q, want one naming it", msg)
+		}
+	}()
+	registerLayout(config.LayoutWindow, saved)
 }

@@ -21,35 +21,46 @@ type keptStore interface {
 }
 
 // openKeptStore reopens task id's store as the case's store kind keeps it
-// under appDir: a key-value or timestamped store's one RocksDB; a window
-// or session store's segments (<task dir>/<store>/<store>.<segment
-// start>), its stream time unknown until its first record, as Kafka
-// Streams reopens them. errNoKeptStore when nothing is there.
+// under appDir (layoutOps.reopen of its layout). errNoKeptStore when
+// nothing is there; an error when the layout's warm restart is not
+// modelled.
 func openKeptStore(c config.Case, appDir string, id TaskID, store string) (keptStore, error) {
-	d, _ := config.StoreKindDefOf(c.StoreKind)
-	switch d.Layout {
-	case config.LayoutWindow, config.LayoutSession:
+	ops, err := layoutOf(c.StoreKind)
+	if err != nil {
+		return nil, err
+	}
+	if ops.reopen == nil {
+		return nil, fmt.Errorf("a warm restart of a %s store is not modelled", c.StoreKind)
+	}
+	return ops.reopen(c, appDir, id, store)
+}
+
+// reopenKeyValue reopens a key-value or timestamped store's one RocksDB
+// (<task dir>/rocksdb/<store>).
+func reopenKeyValue(c config.Case, appDir string, id TaskID, store string) (keptStore, error) {
+	path := storePath(appDir, id, store)
+	if _, err := os.Stat(path); err != nil {
+		return nil, errNoKeptStore
+	}
+	return OpenRocks(path, c.RocksDB)
+}
+
+// reopenSegmented is the reopen of a segmented layout over schema (a
+// window or session store's): its segments (<task dir>/<store>/<store>.
+// <segment start>), its stream time unknown until its first record, as
+// Kafka Streams reopens them.
+func reopenSegmented(schema keySchema) func(c config.Case, appDir string, id TaskID, store string) (keptStore, error) {
+	return func(c config.Case, appDir string, id TaskID, store string) (keptStore, error) {
 		dir := filepath.Join(taskDir(appDir, id), store)
 		if _, err := os.Stat(dir); err != nil {
 			return nil, errNoKeptStore
-		}
-		schema := windowSchema
-		if d.Layout == config.LayoutSession {
-			schema = sessionSchema
 		}
 		w, err := rocksSegmentedStore(c, schema, dir, store)
 		if err != nil {
 			return nil, err
 		}
 		return w, w.reopenSegments(dir, store)
-	case config.LayoutVersioned:
-		return nil, fmt.Errorf("a warm restart of a %s store is not modelled", c.StoreKind)
 	}
-	path := storePath(appDir, id, store)
-	if _, err := os.Stat(path); err != nil {
-		return nil, errNoKeptStore
-	}
-	return OpenRocks(path, c.RocksDB)
 }
 
 // keptLoader restores into a kept store through its kind's conversion: a

@@ -63,6 +63,12 @@ func newLoader(s loaderSpec, id TaskID) (Loader, error) {
 	return newKindLoader(s, id)
 }
 
+// The key-value layout: one RocksDB (or in-memory) store per task, by
+// strategy, reopened as its one RocksDB.
+func init() {
+	registerLayout(config.LayoutKeyValue, layoutOps{loader: newStrategyLoader, reopen: reopenKeyValue})
+}
+
 // newStrategyLoader opens a key-value store's loader by the case's
 // strategy.
 func newStrategyLoader(s loaderSpec, id TaskID) (Loader, error) {

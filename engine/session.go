@@ -30,6 +30,19 @@ var sessionSchema = keySchema{
 	digestKey: func(k []byte) []byte { return k },
 }
 
+// The session layout: a window store's segments over the session schema,
+// by session end, reopened segment by segment.
+func init() {
+	registerLayout(config.LayoutSession, layoutOps{reopen: reopenSegmented(sessionSchema),
+		loader: func(s loaderSpec, id TaskID) (Loader, error) {
+			w, err := newSessionStore(s, id)
+			if err != nil {
+				return nil, err
+			}
+			return storeLoader{w}, nil
+		}})
+}
+
 // newSessionStore opens a task's empty session store: in memory for the
 // memory strategy, otherwise RocksDB segments at <task dir>/<store>/
 // <store>.<segment start> (Kafka Streams' layout). Its segment interval

@@ -63,6 +63,29 @@ func newWindowStore(c config.Case, schema keySchema, open func(int64) (Store, er
 		segments: map[int64]Store{}, written: map[int64]int64{}}, nil
 }
 
+// The window layout: segments by window start, restored by put (or in
+// memory), reopened segment by segment.
+func init() {
+	registerLayout(config.LayoutWindow, layoutOps{loader: newWindowLoader, reopen: reopenSegmented(windowSchema)})
+}
+
+// newWindowLoader opens a task's empty window store: in memory for the
+// memory strategy, otherwise RocksDB segments at <task dir>/<store>/
+// <store>.<segment start> (Kafka Streams' layout).
+func newWindowLoader(s loaderSpec, id TaskID) (Loader, error) {
+	var w *WindowStore
+	var err error
+	if s.Case.Strategy == config.StrategyMemory {
+		w, err = memoryWindowStore(s.Case)
+	} else {
+		w, err = rocksWindowStore(s.Case, filepath.Join(taskDir(s.AppDir, id), s.Store), s.Store)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return storeLoader{w}, nil
+}
+
 // rocksWindowStore is a window store of RocksDB segments under dir, each
 // at <dir>/<store>.<segment start ms> as Kafka Streams names them.
 func rocksWindowStore(c config.Case, dir, store string) (*WindowStore, error) {
