@@ -37,3 +37,30 @@ func TestSizeByKindSweepRestoresEachKindAtEachSize(t *testing.T) {
 		t.Errorf("third record restored a %s store", res.Restores[2].Params.StoreKind)
 	}
 }
+
+// TestIndependentReadFollowsTheKindsChangelogKeys: a topic restorebench
+// did not fill is read as the changelog its store kind declares
+// (config.StoreKindDef.ForeignRead): a window or timestamped window
+// store's by window start, a session store's by session end, each of the
+// case's retention, a key-value one's by key, a timestamped one's values
+// behind their timestamps.
+func TestIndependentReadFollowsTheKindsChangelogKeys(t *testing.T) {
+	for _, tc := range []struct {
+		kind            config.StoreKind
+		window, session int64
+		timestamped     bool
+	}{
+		{config.StoreKeyValue, 0, 0, false},
+		{config.StoreTimestampedKeyValue, 0, 0, true},
+		{config.StoreWindow, 3_600_000, 0, false},
+		{config.StoreTimestampedWindow, 3_600_000, 0, true},
+		{config.StoreSession, 0, 3_600_000, false},
+	} {
+		c := config.DefaultCase()
+		c.StoreKind, c.Retention = tc.kind, config.Duration(3_600_000_000_000)
+		o := independentRead(c)
+		if o.WindowRetentionMs != tc.window || o.SessionRetentionMs != tc.session || o.TimestampedValue != tc.timestamped {
+			t.Errorf("%s: read as %+v, want window retention %d, session retention %d, timestamped %v", tc.kind, o, tc.window, tc.session, tc.timestamped)
+		}
+	}
+}

@@ -504,14 +504,15 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 
 // independentRead is how a topic restorebench did not fill is read to
 // verify a restore of case c against: with c's isolation level, each value
-// behind its timestamp for a timestamped store, as a window (or session)
-// store's changelog of c's retention for a window (or session) store.
+// behind its timestamp for a timestamped store, and as the changelog keys
+// c's store kind declares (config.StoreKindDef.ForeignRead): a window (or
+// session) store's of c's retention for a window (or session) store.
 func independentRead(c config.Case) topicshape.StateOptions {
 	o := topicshape.StateOptions{ReadCommitted: c.IsolationLevel() == "read_committed", TimestampedValue: c.StoreKind.TimestampedValue()}
-	switch d, _ := config.StoreKindDefOf(c.StoreKind); d.Layout {
-	case config.LayoutWindow:
+	switch config.ForeignReadOf(c.StoreKind).Keys {
+	case config.KeysWindow:
 		o.WindowRetentionMs = c.Retention.D().Milliseconds()
-	case config.LayoutSession:
+	case config.KeysSession:
 		o.SessionRetentionMs = c.Retention.D().Milliseconds()
 	}
 	return o

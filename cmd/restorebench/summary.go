@@ -123,16 +123,14 @@ func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
 }
 
 // readFolds says what the independent read kept of the topic a restore
-// was verified against: each key's last value, and for a window store's
-// changelog per window, the windows past the retention left out.
+// was verified against, as its store kind declares it
+// (config.ForeignRead.Folds): each key's last value, and for a window
+// store's changelog per window, the windows past the retention left out.
 func readFolds(r runs.Restore) string {
-	if r.Store != nil && config.WindowLayout(r.Store.Kind) {
-		return "each key's last value per window, the windows past the retention left out"
+	if r.Store == nil {
+		return config.ForeignReadOf(config.StoreKeyValue).Folds
 	}
-	if r.Store != nil && r.Store.Kind == config.StoreSession {
-		return "each session's last value, the sessions past the retention left out"
-	}
-	return "each key's last value"
+	return config.ForeignReadOf(r.Store.Kind).Folds
 }
 
 // incompleteReason says why a run's results are partial.

@@ -94,3 +94,26 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 		t.Errorf("the scale-out is missing:\n%s", out.String())
 	}
 }
+
+// TestReadFoldsSaysWhatTheKindsReadKept: the summary of a restore of a
+// topic restorebench did not fill says what the independent read kept,
+// as the store kind declares it: windows or sessions past the retention
+// left out for a window or session store, each key's last value for a
+// key-value one (with or without a store record).
+func TestReadFoldsSaysWhatTheKindsReadKept(t *testing.T) {
+	for kind, want := range map[config.StoreKind]string{
+		"":                              "each key's last value",
+		config.StoreTimestampedKeyValue: "each key's last value",
+		config.StoreWindow:              "each key's last value per window, the windows past the retention left out",
+		config.StoreTimestampedWindow:   "each key's last value per window, the windows past the retention left out",
+		config.StoreSession:             "each session's last value, the sessions past the retention left out",
+	} {
+		var r runs.Restore
+		if kind != "" {
+			r.Store = &runs.StoreFigures{Kind: kind}
+		}
+		if got := readFolds(r); got != want {
+			t.Errorf("%q: %q, want %q", kind, got, want)
+		}
+	}
+}
