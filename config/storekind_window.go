@@ -73,11 +73,6 @@ func windowKindDef(kind StoreKind, can []KindCap, check func(c Case) error) Stor
 		ForeignRead: ForeignRead{Keys: KeysWindow, Folds: "each key's last value per window, the windows past the retention left out"}}
 }
 
-// WindowLayout says whether kind k's store is a window store's segments
-// (a window or timestamped window store), whose changelog keys carry their
-// window's start.
-func WindowLayout(k StoreKind) bool { return kindDef(k).Layout == LayoutWindow }
-
 // foreignWindowSize gives a window store restored from a topic
 // restorebench did not fill its window size: a minute, or its retention
 // when shorter (Kafka Streams refuses a window longer than the

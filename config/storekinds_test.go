@@ -123,7 +123,8 @@ func TestTimestampedWindowStoreRestoresColdOnRocksDB(t *testing.T) {
 	if err := failoverCaseOf(StoreTimestampedWindow).Validate(); err == nil || !strings.Contains(err.Error(), "timestamped-window stores run scenarios cold only") {
 		t.Errorf("a timestamped window failover: %v, want it refused listing cold", err)
 	}
-	if !RestoresForeign(StoreTimestampedWindow) || !WindowLayout(StoreTimestampedWindow) || !WindowLayout(StoreWindow) || WindowLayout(StoreSession) {
+	windowLayout := func(k StoreKind) bool { return kindDef(k).Layout == LayoutWindow }
+	if !RestoresForeign(StoreTimestampedWindow) || !windowLayout(StoreTimestampedWindow) || !windowLayout(StoreWindow) || windowLayout(StoreSession) {
 		t.Error("a timestamped window store restores a foreign topic, as a window layout; a session store is no window layout")
 	}
 	if got := ForeignKinds(); got != "key-value, timestamped-key-value, window, timestamped-window or session" {
@@ -178,6 +179,22 @@ func TestKindCapsDecideTheScenariosAKindRuns(t *testing.T) {
 	for n := range needed {
 		if !had[n] {
 			t.Errorf("a scenario needs %q, which no store kind has", n)
+		}
+	}
+}
+
+// TestForeignReadNeedsAForeignKindWithARetention: a kind declares how a
+// topic restorebench did not fill is read (ForeignRead) only when it
+// restores one (Foreign), and a windowed or session read only with a
+// retention, which the read expires windows or sessions by.
+func TestForeignReadNeedsAForeignKindWithARetention(t *testing.T) {
+	for _, k := range StoreKinds {
+		d := kindDef(k)
+		if d.ForeignRead != (ForeignRead{}) && !d.Foreign {
+			t.Errorf("%s stores declare a foreign read %+v, yet restore no foreign topic", k, d.ForeignRead)
+		}
+		if d.ForeignRead.Keys != KeysPlain && !d.Retention {
+			t.Errorf("%s stores read a foreign topic by %v keys without a retention", k, d.ForeignRead.Keys)
 		}
 	}
 }
