@@ -44,7 +44,7 @@ const DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
 // ASSUMED, as measured in restorebench's own SIGKILL runs on one host
 // (testdata/results/failover: 0.2–0.7 s from the survivor's rebalance to
 // a promoted standby's first record, median 0.4 s).
-var Handover = Span{Value: 0.5, Lo: 0.2, Hi: 1.5}
+var Handover = capacity.SecondsFigure(0.5, 0.2, 1.5)
 
 // Closing is the seconds a cleanly stopped instance takes to close before
 // its member stops heartbeating (classic protocol) or leaves the group
@@ -54,17 +54,7 @@ var Handover = Span{Value: 0.5, Lo: 0.2, Hi: 1.5}
 // the survivors' rebalance on the streams protocol, the close and the
 // survivors' next heartbeat together; on the classic protocol a restart
 // took up to 1.5 s longer than the session's wait and the handover.
-var Closing = Span{Value: 0.5, Lo: 0.1, Hi: 1.5}
-
-// Span is a figure in seconds with the interval it lies in.
-type Span struct {
-	Value float64 `json:"seconds"`
-	Lo    float64 `json:"seconds_lo"`
-	Hi    float64 `json:"seconds_hi"`
-}
-
-// plus is s followed by o: values and ends added.
-func (s Span) plus(o Span) Span { return Span{s.Value + o.Value, s.Lo + o.Lo, s.Hi + o.Hi} }
+var Closing = capacity.SecondsFigure(0.5, 0.1, 1.5)
 
 // Report is what an audit saw and what it answers.
 type Report struct {
@@ -93,11 +83,13 @@ type Report struct {
 	HeartbeatSeconds float64 `json:"heartbeat_interval_seconds"`
 	HeartbeatAssumed bool    `json:"heartbeat_interval_assumed"`
 	// Handover is the rejoin, assignment and the tasks' start after that
-	// (Handover, ASSUMED).
-	Handover Span `json:"handover"`
+	// (Handover, ASSUMED). Its JSON is {"seconds", "seconds_lo",
+	// "seconds_hi"} under "handover", as Closing's under "closing"
+	// (Report.MarshalJSON).
+	Handover capacity.Figure `json:"-"`
 	// Closing is a clean stop's close before the member stops
 	// heartbeating or leaves, in a restart's time (Closing, ASSUMED).
-	Closing Span `json:"closing"`
+	Closing capacity.Figure `json:"-"`
 	// WriteRecordsPerSecond is the records a second the application wrote
 	// to its changelogs while audit read them (end offsets at the start
 	// and the end of the read, WriteWindowSeconds apart); nil when not
@@ -302,18 +294,17 @@ type Failure struct {
 	// session timeout, less up to one heartbeat interval (the last
 	// heartbeat came before the death), plus the last of the survivors'
 	// members hearing of the rebalance within one interval; its value is
-	// the expectation over both.
-	Detection *Span `json:"detection"`
-	// RestoreSeconds (Lo, Hi) is that thread's restore time without the
-	// rate's fixed start (the handover holds the tasks' start in a
-	// running instance); nil without a rate. TotalSeconds adds detection
-	// and handover; with nothing to restore it needs no rate.
-	RestoreSeconds   *float64 `json:"restore_seconds"`
-	RestoreSecondsLo *float64 `json:"restore_seconds_lo"`
-	RestoreSecondsHi *float64 `json:"restore_seconds_hi"`
-	TotalSeconds     *float64 `json:"total_seconds"`
-	TotalSecondsLo   *float64 `json:"total_seconds_lo"`
-	TotalSecondsHi   *float64 `json:"total_seconds_hi"`
+	// the expectation over both. Its JSON is {"seconds", "seconds_lo",
+	// "seconds_hi"} under "detection", null when nil (Failure.MarshalJSON).
+	Detection *capacity.Figure `json:"-"`
+	// Restore is that thread's restore time without the rate's fixed
+	// start (the handover holds the tasks' start in a running instance),
+	// with how far outside the runs' sizes it lies; nil without a rate.
+	// Total adds detection and handover; with nothing to restore it needs
+	// no rate. Their JSON is restore_seconds (_lo, _hi) and total_seconds
+	// (_lo, _hi), null when nil.
+	Restore *capacity.Figure `json:"-"`
+	Total   *capacity.Figure `json:"-"`
 	// Note says what the figure could not include.
 	Note string `json:"note,omitempty"`
 }
@@ -694,8 +685,8 @@ func mostCostly(ins []*Instance) *Instance {
 		switch {
 		case worst == nil:
 			worst = in
-		case f.TotalSeconds != nil && w.TotalSeconds != nil && *f.TotalSeconds != *w.TotalSeconds:
-			if *f.TotalSeconds > *w.TotalSeconds {
+		case f.Total != nil && w.Total != nil && f.Total.Value != w.Total.Value:
+			if f.Total.Value > w.Total.Value {
 				worst = in
 			}
 		case f.ThreadBytes > w.ThreadBytes || f.ThreadBytes == w.ThreadBytes && f.RestoreBytes > w.RestoreBytes:
@@ -788,7 +779,7 @@ func failure(r *Report, ins []*Instance, in *Instance, o Options, rt *capacity.R
 	}
 	fixed := f.fixedTime(r.Handover, rt, how)
 	if len(jobs) == 0 {
-		f.setTimes(Span{}, fixed)
+		f.setTimes(capacity.SecondsFigure(0, 0, 0), fixed)
 		return f
 	}
 	f.timeRestore(fixed, o, rt)
@@ -922,12 +913,12 @@ func largestThreadLoad(jobs []float64, threads int) float64 {
 // fixedTime is the time before f's restores start: its detection, the
 // handover and, for a restarted client (a new one), a cold restore's
 // fixed start as measured, which it notes.
-func (f *Failure) fixedTime(handover Span, rt *capacity.Rate, how event) Span {
-	fixed := f.Detection.plus(handover)
+func (f *Failure) fixedTime(handover capacity.Figure, rt *capacity.Rate, how event) capacity.Figure {
+	fixed := f.Detection.Add(handover)
 	if how != lost && rt != nil && rt.Overhead > 0 {
 		// A restarted client is a new one: it pays a cold restore's fixed
 		// start (its stores opened, its clients created), as measured.
-		fixed = fixed.plus(Span{rt.Overhead, rt.Overhead, rt.Overhead})
+		fixed = fixed.Add(capacity.SecondsFigure(rt.Overhead, rt.Overhead, rt.Overhead))
 		f.note(fmt.Sprintf("a restarted client pays a cold restore's fixed start, %s in the --from runs", units.Seconds(rt.Overhead)))
 	}
 	return fixed
@@ -936,7 +927,7 @@ func (f *Failure) fixedTime(handover Span, rt *capacity.Rate, how event) Span {
 // timeRestore sets f's restore time, its largest thread's bytes at rate
 // rt, and its total after fixed; without runs or a rate it notes why
 // there is no time.
-func (f *Failure) timeRestore(fixed Span, o Options, rt *capacity.Rate) {
+func (f *Failure) timeRestore(fixed capacity.Figure, o Options, rt *capacity.Rate) {
 	if len(o.Runs) == 0 {
 		f.note("times need --from RUN")
 		return
@@ -951,11 +942,12 @@ func (f *Failure) timeRestore(fixed Span, o Options, rt *capacity.Rate) {
 	running := *rt
 	running.Overhead = 0
 	e := running.Seconds(f.ThreadBytes)
-	restore := Span{e.Value, e.Lo, e.Hi}
-	if e.Lo == 0 && e.Hi == 0 {
+	restore := capacity.Figure{Estimate: e, Unit: capacity.UnitSeconds}
+	if !e.HasInterval() {
+		// No spread measured: the interval is the value alone.
 		restore.Lo, restore.Hi = e.Value, e.Value
 	}
-	f.setTimes(restore, fixed.plus(restore))
+	f.setTimes(restore, fixed.Add(restore))
 	switch {
 	case e.Extrapolated && e.Below:
 		f.note(fmt.Sprintf("extrapolated: %.3g× below the sizes measured", e.Beyond))
@@ -1009,14 +1001,14 @@ const (
 // heartbeat, which came up to hb before the member stopped heartbeating
 // at the end of its close (s − U·hb, Closing before it). That holds
 // when the instance is back within it; a slower start decides instead.
-func restartWait(s, hb float64) Span {
-	return Span{Value: s - hb/2, Lo: s - hb, Hi: s}
+func restartWait(s, hb float64) capacity.Figure {
+	return capacity.SecondsFigure(s-hb/2, s-hb, s)
 }
 
 // afterClose sets f's wait for the rebalance of a clean stop: the stop's
 // close, then wait, and says so.
-func (f *Failure) afterClose(closing, wait Span) {
-	d := closing.plus(wait)
+func (f *Failure) afterClose(closing, wait capacity.Figure) {
+	d := closing.Add(wait)
 	f.Detection = &d
 	f.note(fmt.Sprintf("the stop's close (its last commit, its clients closed) %s (%s-%s), ASSUMED, comes first",
 		units.Seconds(closing.Value), units.Seconds(closing.Lo), units.Seconds(closing.Hi)))
@@ -1040,9 +1032,9 @@ func (r *Report) RestartTerms() string {
 // assignment: the latest of members uniform draws in [0, hb], expected
 // hb·members/(members+1). Measured here: 1.17 s from a SIGTERM to the
 // survivors' rebalance at hb = 1 s, the close itself included.
-func leaveNotice(hb float64, members int) Span {
+func leaveNotice(hb float64, members int) capacity.Figure {
 	m := float64(max(members, 1))
-	return Span{Value: hb * m / (m + 1), Lo: 0, Hi: hb}
+	return capacity.SecondsFigure(hb*m/(m+1), 0, hb)
 }
 
 // detection is the time from an instance's death to the survivors'
@@ -1052,15 +1044,16 @@ func leaveNotice(hb float64, members int) Span {
 // before the death (uniformly: s − U·hb), and the rebalance waits for the
 // last survivor to hear of it at its next heartbeat (the latest of members
 // uniform draws in [0, hb], expected hb·members/(members+1)).
-func detection(s, hb float64, members int) *Span {
+func detection(s, hb float64, members int) *capacity.Figure {
 	m := float64(max(members, 1))
-	return &Span{Value: s - hb/2 + hb*m/(m+1), Lo: s - hb, Hi: s + hb}
+	d := capacity.SecondsFigure(s-hb/2+hb*m/(m+1), s-hb, s+hb)
+	return &d
 }
 
 // restoresTimed says f restores something and has a time for it: it
 // rests on the restore rate.
 func restoresTimed(f *Failure) bool {
-	return f != nil && len(f.Restored) > 0 && f.RestoreSeconds != nil
+	return f != nil && len(f.Restored) > 0 && f.Restore != nil
 }
 
 // stateShape is the changelog shape restore times are taken at.
@@ -1082,10 +1075,9 @@ func stateShapeOf(cls []Changelog) stateShape {
 	return sh
 }
 
-// setTimes sets the restore's figures and the total's.
-func (f *Failure) setTimes(restore, total Span) {
-	f.RestoreSeconds, f.RestoreSecondsLo, f.RestoreSecondsHi = &restore.Value, &restore.Lo, &restore.Hi
-	f.TotalSeconds, f.TotalSecondsLo, f.TotalSecondsHi = &total.Value, &total.Lo, &total.Hi
+// setTimes sets the restore's figure and the total's.
+func (f *Failure) setTimes(restore, total capacity.Figure) {
+	f.Restore, f.Total = &restore, &total
 }
 
 // note adds to what the figure could not include.

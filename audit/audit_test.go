@@ -90,7 +90,7 @@ func TestAnswerPerInstance(t *testing.T) {
 		t.Errorf("process 2 fails: %+v", f)
 	}
 	// Losing p3: 1_2 has no copy with offsets: all 3000 records, cold.
-	if f := p3.IfItFails; f.RestoreRecords != 3000 || f.RestoreBytes != 30_000 || f.TotalSeconds != nil || !strings.Contains(f.Note, "--from") ||
+	if f := p3.IfItFails; f.RestoreRecords != 3000 || f.RestoreBytes != 30_000 || f.Total != nil || !strings.Contains(f.Note, "--from") ||
 		!strings.Contains(f.Note, "1 task(s) have a standby that reported no offsets") {
 		t.Errorf("process 3 fails: %+v", f)
 	}
@@ -159,9 +159,9 @@ func TestAnswerTimesFromRuns(t *testing.T) {
 		t.Fatalf("detection %+v, want 10 s - 1 s + 3/2 s in 8-12 s", d)
 	}
 	want := d.Value + Handover.Value + e.Value
-	if f.TotalSeconds == nil || math.Abs(*f.TotalSeconds-want) > 1e-9 ||
-		math.Abs(*f.TotalSecondsLo-(d.Lo+Handover.Lo+e.Lo)) > 1e-9 || math.Abs(*f.TotalSecondsHi-(d.Hi+Handover.Hi+e.Hi)) > 1e-9 {
-		t.Fatalf("total %v (%v-%v), want %v", *f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi, want)
+	if f.Total == nil || math.Abs(f.Total.Value-want) > 1e-9 ||
+		math.Abs(f.Total.Lo-(d.Lo+Handover.Lo+e.Lo)) > 1e-9 || math.Abs(f.Total.Hi-(d.Hi+Handover.Hi+e.Hi)) > 1e-9 {
+		t.Fatalf("total %v (%v-%v), want %v", f.Total.Value, f.Total.Lo, f.Total.Hi, want)
 	}
 	// Losing process 1 restores nothing: detection and handover alone,
 	// with or without runs.
@@ -169,7 +169,7 @@ func TestAnswerTimesFromRuns(t *testing.T) {
 		r := threeInstances()
 		Answer(r, o)
 		f1 := r.Instances[0].IfItFails
-		if f1.TotalSeconds == nil || *f1.TotalSeconds != f1.Detection.Value+Handover.Value || *f1.TotalSecondsHi != 12+Handover.Hi {
+		if f1.Total == nil || f1.Total.Value != f1.Detection.Value+Handover.Value || f1.Total.Hi != 12+Handover.Hi {
 			t.Errorf("process 1 with %d runs: %+v", len(o.Runs), f1)
 		}
 	}
@@ -350,7 +350,7 @@ func TestAnswerSourceTable(t *testing.T) {
 	}
 	for _, in := range r.Instances {
 		for _, f := range []*Failure{in.IfItFails, in.IfRestartedEmpty} {
-			if len(f.Unknown) != 1 || f.TotalSeconds != nil || !strings.Contains(f.RestoredText(), "unknown") ||
+			if len(f.Unknown) != 1 || f.Total != nil || !strings.Contains(f.RestoredText(), "unknown") ||
 				!strings.Contains(f.Note, "restores from that topic") {
 				t.Errorf("%s: %+v", in.ProcessID, f)
 			}

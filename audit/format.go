@@ -312,10 +312,10 @@ func (in *Instance) ActiveStateText() string {
 }
 
 func timeText(f *Failure) string {
-	if f.TotalSeconds == nil {
+	if f.Total == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s (%s-%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+	return fmt.Sprintf("%s (%s-%s)", units.Seconds(f.Total.Value), units.Seconds(f.Total.Lo), units.Seconds(f.Total.Hi))
 }
 
 // Load reads an audit written by `restorebench audit --format json`,
@@ -361,6 +361,14 @@ func checkFigures(v reflect.Value, at string) error {
 			if err := checkFigures(v.Field(i), joinPath(at, name)); err != nil {
 				return err
 			}
+		}
+		// Figures the JSON writes in other fields than the Go ones
+		// (figures_json.go) are checked as the file names them.
+		if !v.CanInterface() {
+			return nil
+		}
+		if w, ok := v.Interface().(interface{ figuresJSON() any }); ok {
+			return checkFigures(reflect.ValueOf(w.figuresJSON()), at)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {

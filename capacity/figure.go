@@ -54,6 +54,52 @@ func measuredFigure(v float64, unit string) *Figure {
 // measured ratio applied at another size.
 func pointFigure(v float64, unit string) *Figure { return figureOf(Estimate{Value: v}, unit) }
 
+// SecondsFigure is a time in seconds with the interval [lo, hi] a model
+// of it gives (failure detection from a session timeout and heartbeats, a
+// handover ASSUMED), its distance from what was measured not derived
+// (Beyond 0). The audit's times are these.
+func SecondsFigure(value, lo, hi float64) Figure {
+	return Figure{Estimate: Estimate{Value: value, Lo: lo, Hi: hi}, Unit: UnitSeconds}
+}
+
+// Add is f followed by o, two terms of one time (or any sum of one unit):
+// values added, and interval ends added, a term without an interval
+// counting its value at both ends (the sum has none when neither has
+// one). The sum lies as far outside what was measured as its farther term
+// (its Extrapolated, Beyond, Below, Factor and shape distance), since an
+// exact term added does not bring it nearer. Terms of two units are a
+// bug, and panic.
+func (f Figure) Add(o Figure) Figure {
+	if f.Unit != o.Unit {
+		panic(fmt.Sprintf("capacity: adding a figure in %s to one in %s", o.Unit, f.Unit))
+	}
+	sum := f
+	if o.Beyond > f.Beyond || o.ShapeBeyond > f.ShapeBeyond && o.Beyond == f.Beyond {
+		sum = o
+	}
+	sum.Value = f.Value + o.Value
+	if f.HasInterval() || o.HasInterval() {
+		sum.Lo, sum.Hi = f.low()+o.low(), f.high()+o.high()
+	}
+	return sum
+}
+
+// low and high are the ends of f's interval, its value at both when it
+// has none.
+func (f Figure) low() float64 {
+	if f.HasInterval() {
+		return f.Lo
+	}
+	return f.Value
+}
+
+func (f Figure) high() float64 {
+	if f.HasInterval() {
+		return f.Hi
+	}
+	return f.Value
+}
+
 // countFigure is a count derived from an estimate (partitions, instances):
 // no interval of its own, but as far outside the sizes and shapes measured
 // as the estimate it rests on, so that a count from a wide extrapolation

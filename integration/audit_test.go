@@ -273,7 +273,7 @@ func killMostCostly(t *testing.T, rep *audit.Report, procs []*userAppProc, text 
 		t.Fatalf("no process is the most costly instance %s", rep.MostCostly)
 	}
 	f := victimIn.IfItFails
-	if f.TotalSeconds == nil {
+	if f.Total == nil {
 		t.Fatalf("audit gave no time for the most costly instance (%s):\n%s", f.Note, text)
 	}
 	killed := time.Now()
@@ -290,8 +290,8 @@ func killMostCostly(t *testing.T, rep *audit.Report, procs []*userAppProc, text 
 	t.Logf("killed %s (active %v; restored %v: %d records, %.0f bytes on the largest thread; taken over warm %v): "+
 		"its tasks ran on the survivors %.2f s later; audit predicted %.2f s (%.2f-%.2f s: detection %.2f s (%.2f-%.2f s), handover %.2f s, restore %.2f s)",
 		victimIn.ProcessID, victimIn.Active, f.Restored, f.RestoreRecords, f.ThreadBytes, f.TakenOverWarm, measured,
-		*f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi, f.Detection.Value, f.Detection.Lo, f.Detection.Hi,
-		rep.Handover.Value, *f.RestoreSeconds)
+		f.Total.Value, f.Total.Lo, f.Total.Hi, f.Detection.Value, f.Detection.Lo, f.Detection.Hi,
+		rep.Handover.Value, f.Restore.Value)
 	checkPrediction(t, "the recovery", measured, f, 0)
 	return survivors
 }
@@ -316,11 +316,11 @@ func awaitTasksRunning(t *testing.T, procs []*userAppProc, tasks []string, since
 // it is at least relativeFrom seconds, within 25 % of f's figure.
 func checkPrediction(t *testing.T, what string, measured float64, f *audit.Failure, relativeFrom float64) {
 	t.Helper()
-	if measured < *f.TotalSecondsLo || measured > *f.TotalSecondsHi {
-		t.Errorf("%s took %.2f s, outside audit's interval %.2f-%.2f s", what, measured, *f.TotalSecondsLo, *f.TotalSecondsHi)
+	if measured < f.Total.Lo || measured > f.Total.Hi {
+		t.Errorf("%s took %.2f s, outside audit's interval %.2f-%.2f s", what, measured, f.Total.Lo, f.Total.Hi)
 	}
-	if r := *f.TotalSeconds / measured; (r < 0.75 || r > 1.25) && measured >= relativeFrom {
-		t.Errorf("audit predicted %.2f s for %s, %.2f× the %.2f s measured (want within 25 %%)", *f.TotalSeconds, what, r, measured)
+	if r := f.Total.Value / measured; (r < 0.75 || r > 1.25) && measured >= relativeFrom {
+		t.Errorf("audit predicted %.2f s for %s, %.2f× the %.2f s measured (want within 25 %%)", f.Total.Value, what, r, measured)
 	}
 }
 
@@ -356,7 +356,7 @@ func restartOne(t *testing.T, procs []*userAppProc, start func(flags []string, s
 		t.Fatalf("audit has no instance with consumers %s", own.consumers)
 	}
 	f := in.IfRestartedWithState
-	if f == nil || f.TotalSeconds == nil {
+	if f == nil || f.Total == nil {
 		t.Fatalf("audit gave no time for a restart of %s: %+v", in.ProcessID, f)
 	}
 	stopped := time.Now()
@@ -367,8 +367,8 @@ func restartOne(t *testing.T, procs []*userAppProc, start func(flags []string, s
 	measured := awaitTasksRunning(t, now, own.active, stopped)
 	t.Logf("restarted %s on its state dir (active %v standby %v): its tasks ran again %.2f s after its SIGTERM (on it %v); audit predicted %.2f s "+
 		"(%.2f-%.2f s: wait %.2f s, restore %.2f s of %v; %s); %s",
-		in.ProcessID, own.active, own.standby, measured, onIt(again), *f.TotalSeconds, *f.TotalSecondsLo, *f.TotalSecondsHi,
-		f.Detection.Value, *f.RestoreSeconds, f.Restored, f.Note, recoveryBreakdown(now, stopped))
+		in.ProcessID, own.active, own.standby, measured, onIt(again), f.Total.Value, f.Total.Lo, f.Total.Hi,
+		f.Detection.Value, f.Restore.Value, f.Restored, f.Note, recoveryBreakdown(now, stopped))
 	// Within 25 % where that is more than the 0.75 s a tasks line's
 	// 250 ms polling and a JVM's pauses move a figure of a second or two
 	// (a streams-protocol member leaves at once).

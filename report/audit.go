@@ -204,10 +204,10 @@ func restartBlocks(r *audit.Report) []Block {
 
 // spanText is a failure's total time with its interval, – without one.
 func spanText(f *audit.Failure) string {
-	if f.TotalSeconds == nil {
+	if f.Total == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%s (%s–%s)", units.Seconds(*f.TotalSeconds), units.Seconds(*f.TotalSecondsLo), units.Seconds(*f.TotalSecondsHi))
+	return fmt.Sprintf("%s (%s–%s)", units.Seconds(f.Total.Value), units.Seconds(f.Total.Lo), units.Seconds(f.Total.Hi))
 }
 
 // restoredText is what a failure restores: "nothing" only when every

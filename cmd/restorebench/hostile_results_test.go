@@ -374,6 +374,13 @@ func TestHostileImplausibleInputs(t *testing.T) {
 			[]string{"--audit", "instances[0].if_it_fails.restore_bytes is -1e+09"}},
 		{reportAudit(`"failure_detection_seconds": -45`), []string{"--audit", "failure_detection_seconds is -45"}},
 		{reportAudit(`"handover": {"seconds": 1e999}`), []string{"--audit", "seconds"}},
+		{reportAudit(`"handover": {"seconds": 0.5, "seconds_lo": -0.2, "seconds_hi": 1.5}`), []string{"--audit", "handover.seconds_lo is -0.2"}},
+		{reportAudit(`"instances": [{"process_id": "p", "if_it_fails": {"detection": {"seconds": -3, "seconds_lo": 1, "seconds_hi": 5}}}]`),
+			[]string{"--audit", "instances[0].if_it_fails.detection.seconds is -3"}},
+		{reportAudit(`"instances": [{"process_id": "p", "if_it_fails": {"total_seconds": 30, "total_seconds_lo": -1, "total_seconds_hi": 40}}]`),
+			[]string{"--audit", "instances[0].if_it_fails.total_seconds_lo is -1"}},
+		{reportAudit(`"instances": [{"process_id": "p", "if_it_fails": {"total_seconds": 30}}]`),
+			[]string{"--audit", "total_seconds, total_seconds_lo and total_seconds_hi are given together or not at all"}},
 	}
 	for _, c := range cases {
 		_, _, err := cli(t, c.args...)

@@ -58,7 +58,7 @@ func TestReportWithAudit(t *testing.T) {
 	}
 	doc := string(md)
 	worst := r.MostCostly
-	if worst == "" || r.Instances[1].IfItFails.TotalSeconds == nil {
+	if worst == "" || r.Instances[1].IfItFails.Total == nil {
 		t.Fatalf("the audit has no most costly instance or no time: %+v", r.Instances[1].IfItFails)
 	}
 	for _, want := range []string{"Your running application", "Audit of `orders`", "`" + worst + "` \\*", "**If one instance is added** (2 → 3), PREDICTION",
