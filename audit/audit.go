@@ -25,18 +25,19 @@ const DefaultAcceptableRecoveryLag = 10_000
 // DefaultSessionTimeout is the consumer's session.timeout.ms default: how
 // long the group takes to notice an instance that died without leaving.
 // It is also group.streams.session.timeout.ms's, the broker's default for
-// a group on the streams protocol.
-const DefaultSessionTimeout = 45 * time.Second
+// a group on the streams protocol. Kafka's defaults are the planner's
+// (capacity/detection.go), so that both price failure detection alike.
+const DefaultSessionTimeout = capacity.DefaultSessionTimeout
 
 // DefaultHeartbeatInterval is the consumer's heartbeat.interval.ms
 // default (Kafka Streams keeps it): how often a member hears of a
 // rebalance, and how far before the kill the dead member's last heartbeat
 // may lie.
-const DefaultHeartbeatInterval = 3 * time.Second
+const DefaultHeartbeatInterval = capacity.DefaultHeartbeatInterval
 
 // DefaultStreamsGroupHeartbeatInterval is group.streams.heartbeat.interval.ms's
 // default, the interval a streams-protocol group gives its members.
-const DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
+const DefaultStreamsGroupHeartbeatInterval = capacity.DefaultStreamsGroupHeartbeatInterval
 
 // Handover is the seconds from the survivors learning of the rebalance
 // to their running the dead instance's tasks, restore aside: the rejoin,
@@ -1039,14 +1040,10 @@ func leaveNotice(hb float64, members int) capacity.Figure {
 
 // detection is the time from an instance's death to the survivors'
 // rejoining, for a group with session timeout s and heartbeat interval hb
-// (seconds) whose survivors run members stream threads: the coordinator
-// expires the dead member s after its last heartbeat, which came up to hb
-// before the death (uniformly: s − U·hb), and the rebalance waits for the
-// last survivor to hear of it at its next heartbeat (the latest of members
-// uniform draws in [0, hb], expected hb·members/(members+1)).
+// (seconds) whose survivors run members stream threads: the planner's one
+// model of it (capacity.FailureDetection).
 func detection(s, hb float64, members int) *capacity.Figure {
-	m := float64(max(members, 1))
-	d := capacity.SecondsFigure(s-hb/2+hb*m/(m+1), s-hb, s+hb)
+	d := capacity.FailureDetection(s, hb, members)
 	return &d
 }
 

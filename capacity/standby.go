@@ -591,11 +591,6 @@ func standbyNeededAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	return []Answer{recovery, needed}, nil
 }
 
-// DefaultFailureDetectionSeconds is how long Kafka takes by default to
-// notice a dead instance: session.timeout.ms (classic protocol) and
-// group.streams.session.timeout.ms (streams protocol) both default to 45 s.
-const DefaultFailureDetectionSeconds = 45.0
-
 // calibrationSpreadText names the calibration factor's interval at the
 // estimate's size when the estimate's interval includes it.
 func calibrationSpreadText(e Estimate) string {
