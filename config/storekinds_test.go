@@ -168,6 +168,9 @@ func TestKindCapsDecideTheScenariosAKindRuns(t *testing.T) {
 			if d.Runs(s) {
 				t.Errorf("%s stores run %s, yet give a reason for refusing it: %q", k, s, d.Refused[s])
 			}
+			if !strings.Contains(d.Refused[s], " "+kindScenarios(k)+" only so far, not "+string(s)) {
+				t.Errorf("%s stores' refusal of %s does not list the scenarios they run (%s): %q", k, s, kindScenarios(k), d.Refused[s])
+			}
 		}
 		for _, c := range d.Can {
 			had[c] = true
