@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // Options are the questions an analysis answers.
@@ -206,21 +205,14 @@ type unknown struct {
 
 // unknownLines are the unknowns, in order. Every scenario config registers
 // has one or declares it has none (declareLacks); a test holds that.
-var unknownLines = registry.Ordered[unknown]{
-	What:  "capacity: the unknown of",
-	Order: func(u unknown) int { return u.order },
-	Name:  func(u unknown) string { return fmt.Sprint(u.scenarios) },
-}
+var unknownLines = byScenario[unknown]("capacity: the unknown of")
+
+func (u unknown) place() (int, []config.Scenario) { return u.order, u.scenarios }
 
 // registerUnknown adds u in its order. It panics, when the program starts,
 // on an order another unknown has, and on a scenario config does not
 // register.
-func registerUnknown(u unknown) {
-	if len(u.scenarios) > 0 {
-		checkScenarios("the unknown", u.order, u.scenarios)
-	}
-	unknownLines.Add(u)
-}
+func registerUnknown(u unknown) { register(&unknownLines, "the unknown", u, true) }
 
 // The cold-restore rate's reach first, then the general unknowns; the
 // compaction's (compaction.go, order 50) sits between them.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/heapsearch"
-	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/topicshape"
 )
 
@@ -226,26 +225,14 @@ type answerer struct {
 // answerers are asked in order: the one list of the planner's answers.
 // Every scenario's records are read by at least one (a test holds that to
 // config's registry).
-var answerers = registry.Ordered[answerer]{
-	What:  "capacity: the answerer of",
-	Order: func(a answerer) int { return a.order },
-	Name:  func(a answerer) string { return fmt.Sprint(a.scenarios) },
-}
+var answerers = byScenario[answerer]("capacity: the answerer of")
+
+func (a answerer) place() (int, []config.Scenario) { return a.order, a.scenarios }
 
 // registerAnswerer adds a in its order. It panics, when the program
 // starts, on an order another answerer has, and on an answerer reading
-// no scenario config registers.
-func registerAnswerer(a answerer) {
-	if len(a.scenarios) == 0 {
-		panic(fmt.Sprintf("capacity: the answerer of order %d reads no scenario", a.order))
-	}
-	for _, sc := range a.scenarios {
-		if _, ok := config.ScenarioDefOf(sc); !ok {
-			panic(fmt.Sprintf("capacity: the answerer of order %d reads scenario %s, which config does not register", a.order, sc))
-		}
-	}
-	answerers.Add(a)
-}
+// no scenario or one config does not register.
+func registerAnswerer(a answerer) { register(&answerers, "the answerer", a, false) }
 
 // The cold restores' answers: the largest task and instance within each
 // RTO, then the given deployment's restore times.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // contribution is a kind of thing a scenario gives the planner beside its
@@ -50,6 +51,36 @@ func declareLacks(sc config.Scenario, c contribution, why string) {
 		lacks[sc] = map[contribution]string{}
 	}
 	lacks[sc][c] = why
+}
+
+// placed is what the planner's registrations share (answerers, RTO rows,
+// recommenders, unknowns): a place among their kind, lower first, and the
+// scenarios whose records they read.
+type placed interface {
+	place() (order int, scenarios []config.Scenario)
+}
+
+// byScenario is the ordered registry of one kind of registration, what
+// naming the kind in a clash's panic ("capacity: the RTO row of"), each
+// entry placed by its order and named by its scenarios.
+func byScenario[T placed](what string) registry.Ordered[T] {
+	return registry.Ordered[T]{
+		What:  what,
+		Order: func(t T) int { o, _ := t.place(); return o },
+		Name:  func(t T) string { _, s := t.place(); return fmt.Sprint(s) },
+	}
+}
+
+// register adds t to r in its order. It panics, when the program starts,
+// on an order another entry has, and on t reading a scenario config does
+// not register, or none unless general (a registration about the inputs
+// as a whole, such as an unknown of the broker's).
+func register[T placed](r *registry.Ordered[T], what string, t T, general bool) {
+	order, scenarios := t.place()
+	if !general || len(scenarios) > 0 {
+		checkScenarios(what, order, scenarios)
+	}
+	r.Add(t)
 }
 
 // checkScenarios panics, when the program starts, on a registration (what,

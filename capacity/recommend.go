@@ -7,7 +7,6 @@ import (
 
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -265,19 +264,14 @@ type recommender struct {
 // recommenders are the scenarios' advice, in order. Every scenario config
 // registers has one or declares it has none (declareLacks); a test holds
 // that.
-var recommenders = registry.Ordered[recommender]{
-	What:  "capacity: the recommendation of",
-	Order: func(r recommender) int { return r.order },
-	Name:  func(r recommender) string { return fmt.Sprint(r.scenarios) },
-}
+var recommenders = byScenario[recommender]("capacity: the recommendation of")
+
+func (r recommender) place() (int, []config.Scenario) { return r.order, r.scenarios }
 
 // registerRecommendation adds r in its order. It panics, when the program
 // starts, on an order another recommender has, and on one reading no
 // scenario or one config does not register.
-func registerRecommendation(r recommender) {
-	checkScenarios("the recommendation", r.order, r.scenarios)
-	recommenders.Add(r)
-}
+func registerRecommendation(r recommender) { register(&recommenders, "the recommendation", r, false) }
 
 // always is a recommendation given whatever the inputs.
 func always(f func(a *Analysis) Recommendation) func(a *Analysis) (Recommendation, bool) {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/internal/registry"
 )
 
 // DefaultRTOs are the recovery-time objectives a table shows unless told
@@ -87,19 +86,14 @@ type rtoRow struct {
 
 // rtoRows are the table's rows, in order. Every scenario config registers
 // has a row or declares it has none (declareLacks); a test holds that.
-var rtoRows = registry.Ordered[rtoRow]{
-	What:  "capacity: the RTO row of",
-	Order: func(r rtoRow) int { return r.order },
-	Name:  func(r rtoRow) string { return fmt.Sprint(r.scenarios) },
-}
+var rtoRows = byScenario[rtoRow]("capacity: the RTO row of")
+
+func (r rtoRow) place() (int, []config.Scenario) { return r.order, r.scenarios }
 
 // registerRTORow adds r in its order. It panics, when the program starts,
 // on an order another row has, and on a row reading no scenario or one
 // config does not register.
-func registerRTORow(r rtoRow) {
-	checkScenarios("the RTO row", r.order, r.scenarios)
-	rtoRows.Add(r)
-}
+func registerRTORow(r rtoRow) { register(&rtoRows, "the RTO row", r, false) }
 
 // The cold restore's row comes first.
 func init() {
