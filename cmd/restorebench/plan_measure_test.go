@@ -118,7 +118,8 @@ func TestPlanMeasureSample(t *testing.T) {
 	}
 	for _, want := range []string{"sample of sampled-changelog (--sample 2): partitions", "of its 6",
 		`"cold_restore_task"`, `"cold_restore_instance"`, "2 of 6 tasks restored at full size",
-		"no composition measured for 1 thread", "scaled by the partitions' log segments", "alone and then all together on one instance",
+		"no composition measured for 1 thread", "scaled by the partitions' log segments",
+		"of log segments a partition; each is read and restored whole, alone and then all together on one instance (how your tasks restore together), the others",
 		"restored together (2 restores) did not check the composition: no composition series to check",
 		"--measure: on model, restoring partition ", " together (", "), 2 times each: ",
 		"restored an engine, no estimate of its time: no restore among the inputs (--from) to price it by"} {
