@@ -284,6 +284,24 @@ func (f *capacityFlags) options() (capacity.Options, error) {
 	}, nil
 }
 
+// loadRuns validates the flags (the planner's options, --measure, --sample)
+// and then loads the runs in paths: plan and report take their inputs so,
+// and refuse bad flags before reading any results.
+func (f *capacityFlags) loadRuns(paths []string) (capacity.Options, []*capacity.Run, error) {
+	opts, err := f.options()
+	if err != nil {
+		return opts, nil, err
+	}
+	if err := f.checkMeasure(); err != nil {
+		return opts, nil, err
+	}
+	if err := f.checkSample(); err != nil {
+		return opts, nil, err
+	}
+	rs, err := capacity.LoadRuns(paths)
+	return opts, rs, err
+}
+
 // changed reports whether the flag name was given on the command line.
 func (f *capacityFlags) changed(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 
@@ -401,17 +419,7 @@ func newPlanCmdWith(g *globalFlags) *cobra.Command {
 			if len(inputs) == 0 && !f.measure {
 				return errNoRuns
 			}
-			opts, err := f.options()
-			if err != nil {
-				return err
-			}
-			if err := f.checkMeasure(); err != nil {
-				return err
-			}
-			if err := f.checkSample(); err != nil {
-				return err
-			}
-			rs, err := capacity.LoadRuns(inputs)
+			opts, rs, err := f.loadRuns(inputs)
 			if err != nil {
 				return err
 			}

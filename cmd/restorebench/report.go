@@ -68,17 +68,7 @@ prints for that deployment.`,
 // writeReport writes the report of the runs in paths (and the audit in
 // auditFile, if any) into out, the first run's directory by default.
 func writeReport(cmd *cobra.Command, f *capacityFlags, paths []string, out, auditFile string) error {
-	opts, err := f.options()
-	if err != nil {
-		return err
-	}
-	if err := f.checkMeasure(); err != nil {
-		return err
-	}
-	if err := f.checkSample(); err != nil {
-		return err
-	}
-	rs, err := capacity.LoadRuns(paths)
+	opts, rs, err := f.loadRuns(paths)
 	if err != nil {
 		return err
 	}
