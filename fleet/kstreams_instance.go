@@ -47,6 +47,21 @@ func CheckKafkaStreamsTarget(env *Env, t Target) error {
 	return nil
 }
 
+// ResetKafkaStreamsFill readies a repeat of a kafka-streams scenario that
+// writes to the changelog (warm, failover): it refuses a request without a
+// changer (ErrNoChanger) and a target the engine cannot restore
+// (CheckKafkaStreamsTarget), then resets the topic to the fill itself, so
+// an earlier repeat's writes and deletions do not carry over.
+func ResetKafkaStreamsFill(ctx context.Context, env *Env, t Target, req Request) error {
+	if req.Changer == nil {
+		return ErrNoChanger
+	}
+	if err := CheckKafkaStreamsTarget(env, t); err != nil {
+		return err
+	}
+	return req.Changer.Reset(ctx)
+}
+
 // ColdDriverProperties are the driver settings of a cold restore: its
 // restore listeners and the process (CPU, RSS) poller, and none of the
 // pollers a cold restore has no use for (tasks, processed records, lags:

@@ -75,6 +75,33 @@ func TestKafkaStreamsNeedsTheChangelogNamedAfterTheStore(t *testing.T) {
 	}
 }
 
+// resetCounter is a changer that only counts its resets.
+type resetCounter struct {
+	fleet.Changer
+	resets int
+}
+
+func (c *resetCounter) Reset(context.Context) error { c.resets++; return nil }
+
+// TestResetKafkaStreamsFillRefusesBeforeResetting: a warm or failover repeat
+// on the kafka-streams engine refuses a topic it may not change and a
+// changelog not named after the store, and resets the fill only when both
+// are right, so a refused run leaves the topic as it was.
+func TestResetKafkaStreamsFillRefusesBeforeResetting(t *testing.T) {
+	ctx, good := context.Background(), fleet.Target{Topic: "app-s-changelog", AppID: "app", StoreName: "s"}
+	if err := fleet.ResetKafkaStreamsFill(ctx, &fleet.Env{}, good, fleet.Request{}); err != fleet.ErrNoChanger {
+		t.Fatalf("no changer: err = %v", err)
+	}
+	c := &resetCounter{}
+	bad := fleet.Target{Topic: "copy-of-prod", AppID: "app", StoreName: "s"}
+	if err := fleet.ResetKafkaStreamsFill(ctx, &fleet.Env{}, bad, fleet.Request{Changer: c}); err == nil || c.resets != 0 {
+		t.Fatalf("wrong changelog: err = %v, %d resets", err, c.resets)
+	}
+	if err := fleet.ResetKafkaStreamsFill(ctx, &fleet.Env{}, good, fleet.Request{Changer: c}); err != nil || c.resets != 1 {
+		t.Fatalf("right target: err = %v, %d resets", err, c.resets)
+	}
+}
+
 // kfakeCluster starts an in-memory kfake with opts and a 2-partition topic.
 func kfakeCluster(t *testing.T, topic string, opts ...kfake.Opt) cluster.Config {
 	t.Helper()

@@ -29,14 +29,8 @@ func init() { Register(config.ScenarioWarm, config.EngineKafkaStreams, WarmKafka
 
 // Run runs the sequence and returns one record per restore.
 func (WarmKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) ([]runs.Restore, error) {
-	if req.Changer == nil {
-		return nil, fleet.ErrNoChanger
-	}
-	if err := fleet.CheckKafkaStreamsTarget(env, t); err != nil {
-		return nil, err
-	}
 	// Every repeat starts from the fill itself (see WarmModel).
-	if err := req.Changer.Reset(ctx); err != nil {
+	if err := fleet.ResetKafkaStreamsFill(ctx, env, t, req); err != nil {
 		return nil, err
 	}
 	offsets, err := env.Offsets(ctx, t.Topic)

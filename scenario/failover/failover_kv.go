@@ -49,13 +49,7 @@ type foKV struct {
 
 // newKVFailoverRun is a failover run of the kv topology over t's fill.
 func newKVFailoverRun(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet.Request) (*failoverRun, error) {
-	if req.Changer == nil {
-		return nil, fleet.ErrNoChanger
-	}
-	if err := fleet.CheckKafkaStreamsTarget(env, t); err != nil {
-		return nil, err
-	}
-	if err := req.Changer.Reset(ctx); err != nil {
+	if err := fleet.ResetKafkaStreamsFill(ctx, env, t, req); err != nil {
 		return nil, err
 	}
 	spec := req.Changer.Spec()
