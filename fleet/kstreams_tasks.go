@@ -22,20 +22,19 @@ type TaskSet struct {
 // LatestTasks returns the tasks of the last tasks event in events, over
 // all stream threads, sorted.
 func LatestTasks(events []ksdriver.Event) TaskSet {
-	for i := len(events) - 1; i >= 0; i-- {
-		if t, ok := events[i].(*ksdriver.Tasks); ok {
-			var out TaskSet
-			for _, th := range t.Threads {
-				out.Active = append(out.Active, th.Active...)
-				out.Standby = append(out.Standby, th.Standby...)
-			}
-			sort.Strings(out.Active)
-			sort.Strings(out.Standby)
-			out.atNs = t.MonoNs
-			return out
-		}
+	t, ok := ksdriver.Last[*ksdriver.Tasks](events)
+	if !ok {
+		return TaskSet{}
 	}
-	return TaskSet{}
+	var out TaskSet
+	for _, th := range t.Threads {
+		out.Active = append(out.Active, th.Active...)
+		out.Standby = append(out.Standby, th.Standby...)
+	}
+	sort.Strings(out.Active)
+	sort.Strings(out.Standby)
+	out.atNs = t.MonoNs
+	return out
 }
 
 // TaskPartition is the partition of a task id of the ledger's single

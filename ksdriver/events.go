@@ -41,6 +41,19 @@ type Meta struct {
 // Head returns the event's common fields.
 func (m *Meta) Head() *Meta { return m }
 
+// Last returns the last event of type T in events (a *Tasks, a
+// *StateChange), and false when there is none: what an instance holds or
+// is in now is what its latest such event says.
+func Last[T Event](events []Event) (T, bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		if e, ok := events[i].(T); ok {
+			return e, true
+		}
+	}
+	var none T
+	return none, false
+}
+
 // Event names, as the driver writes them.
 const (
 	EvHello            = "hello"

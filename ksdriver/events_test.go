@@ -149,3 +149,18 @@ func TestRestoresFoldEventsIntoSpanSeriesAndCompletion(t *testing.T) {
 		t.Fatalf("series %+v", s)
 	}
 }
+
+// TestLastFindsTheLatestEventOfItsType: what an instance holds or is in is
+// its latest event of that type, whatever came after it; none without one.
+func TestLastFindsTheLatestEventOfItsType(t *testing.T) {
+	events := []Event{&StateChange{To: "REBALANCING"}, &Tasks{}, &StateChange{To: "RUNNING"}, &Tasks{}, &Process{}}
+	if s, ok := Last[*StateChange](events); !ok || s.To != "RUNNING" {
+		t.Fatalf("Last state = %v, %v", s, ok)
+	}
+	if tk, ok := Last[*Tasks](events); !ok || tk != events[3] {
+		t.Fatalf("Last tasks = %p, %v; want the second", tk, ok)
+	}
+	if d, ok := Last[*Digest](events); ok || d != nil {
+		t.Fatalf("Last digest = %v, %v; want none", d, ok)
+	}
+}

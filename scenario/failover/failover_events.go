@@ -14,10 +14,8 @@ import (
 
 // latestState is the state the last state event in events moved to ("" when none).
 func latestState(events []ksdriver.Event) string {
-	for i := len(events) - 1; i >= 0; i-- {
-		if s, ok := events[i].(*ksdriver.StateChange); ok {
-			return s.To
-		}
+	if s, ok := ksdriver.Last[*ksdriver.StateChange](events); ok {
+		return s.To
 	}
 	return ""
 }
