@@ -63,11 +63,19 @@ type headlineFact struct {
 // headlineFacts are the scenarios' facts, in order. Every scenario config
 // registers has one entry or declares it has none (declareNoFact); a test
 // holds that.
-var headlineFacts = registry.Ordered[headlineFact]{
-	What:  "report: headline fact of",
-	Order: func(f headlineFact) int { return f.order },
-	Name:  func(f headlineFact) string { return string(f.scenario) },
-	Keys:  func(f headlineFact) []string { return []string{string(f.scenario)} },
+var headlineFacts = byScenario("report: headline fact of",
+	func(f headlineFact) int { return f.order }, func(f headlineFact) config.Scenario { return f.scenario })
+
+// byScenario is a registry of at most one entry per scenario (scenario
+// gives an entry's), placed by order: the summary's tables, the headline
+// facts. An entry is named by its scenario in panics.
+func byScenario[T any](what string, order func(T) int, scenario func(T) config.Scenario) registry.Ordered[T] {
+	return registry.Ordered[T]{
+		What:  what,
+		Order: order,
+		Name:  func(t T) string { return string(scenario(t)) },
+		Keys:  func(t T) []string { return []string{string(scenario(t))} },
+	}
 }
 
 // registerFact adds f in its order. It panics, when the program starts, on

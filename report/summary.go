@@ -6,7 +6,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/restorebench/restorebench/config"
-	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -26,12 +25,8 @@ type summaryTable struct {
 
 // summaryTables are the summary's tables, one per scenario, in the order
 // printed (a test holds them to config's registry).
-var summaryTables = registry.Ordered[summaryTable]{
-	What:  "report: summary table of",
-	Order: func(t summaryTable) int { return t.order },
-	Name:  func(t summaryTable) string { return string(t.scenario) },
-	Keys:  func(t summaryTable) []string { return []string{string(t.scenario)} },
-}
+var summaryTables = byScenario("report: summary table of",
+	func(t summaryTable) int { return t.order }, func(t summaryTable) config.Scenario { return t.scenario })
 
 // registerSummaryTable adds t in its order. It panics, when the program
 // starts, on a scenario config does not register, and on a scenario or
