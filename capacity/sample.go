@@ -345,8 +345,9 @@ func (c *CompositionCheck) Text() string {
 // together restores' range, the move's span over the series' sizes and
 // the series' own error; never less than the slowest task alone. Tasks
 // larger than the series measured are answered when the check's are as
-// large (the sample holds the largest partition). Without a series, or
-// with tg on another thread count, the check is not applied.
+// large (the sample holds the largest partition). Without a series, with
+// tg on another thread count, or for an instance of fewer tasks than tg
+// restored together, the check is not applied.
 func checkComposed(times []TaskTime, tasksPerInstance, threads int, c, one *Composition, tg *Together) Composed {
 	out := composeInstance(times, tasksPerInstance, threads, c, one)
 	if tg == nil || c == nil || one == nil || tg.Threads != threads || len(tg.Seconds) == 0 {
@@ -365,6 +366,11 @@ func checkComposed(times []TaskTime, tasksPerInstance, threads int, c, one *Comp
 	}
 	st := compare.StatOf(tg.Seconds)
 	k, n := len(out.Tasks), len(own)
+	if k < n {
+		// Fewer tasks than the check restored together (one alone is its
+		// own measured time): what the check says lies beyond them.
+		return out
+	}
 	chk := &CompositionCheck{Together: tg, Measured: st.Median, Alone: alone, Ratio: st.Median / alone, RatioLo: st.Min / alone,
 		RatioHi: st.Max / alone, Predicted: composeInstance(own, n, threads, c, one).Value, Tasks: k}
 	var sum, lo, hi, size, slowest, slowestLo float64

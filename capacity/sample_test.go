@@ -199,6 +199,9 @@ func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
 	if got := checkComposed(small, 4, 1, c, c, tg); got.Unverified == "" {
 		t.Errorf("a check on tasks of 1 M records for an instance holding 2.3 M: %+v, want still unverified", got)
 	}
+	if got := checkComposed(times[:1], 1, 1, c, c, tg); got.Check != nil || got.Value != 7 {
+		t.Errorf("an instance of one task: %v s (check %+v), want the task's own 7 s, not scaled by a check of two", got.Value, got.Check)
+	}
 	if got := checkComposed(times, 4, 1, c, c, &Together{Partitions: []int32{0, 1}, Threads: 2, Seconds: []float64{9.9}}); got.Check != nil {
 		t.Errorf("a check on 2 threads for a 1-thread instance was applied: %+v", got.Check)
 	}
