@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -132,18 +133,31 @@ func (q QueryLoad) AskWho() string {
 // MaxQueryRate bounds QueryLoad.Rate: one client goroutine sends them.
 const MaxQueryRate = 200_000
 
-// queryScenarios are the scenarios a query load runs beside: key-value
-// stores' cold restores and warm restarts on both engines (on
-// kafka-streams through the driver's API layer), and on kafka-streams
-// failovers, scale-outs and rolling restarts (a failover then runs the kv
-// topology over the fill instead of the ledger, whose values lookups
-// cannot judge; scale-outs and rolling restarts always run it).
-var queryScenarios = map[Scenario]bool{ScenarioCold: true, ScenarioWarm: true, ScenarioFailover: true,
-	ScenarioScaleOut: true, ScenarioRolling: true}
+// queryScenarios lists, in config's order, the scenarios a query load runs
+// beside (ScenarioDef.Queries): "cold, warm, failover, scaleout and
+// rolling".
+func queryScenarios() string {
+	var names []string
+	for _, s := range Scenarios {
+		if d, _ := ScenarioDefOf(s); d.Queries {
+			names = append(names, string(s))
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// scenarioRunsQueries says whether a query load runs beside scenario s.
+func scenarioRunsQueries(s Scenario) bool {
+	d, ok := ScenarioDefOf(s)
+	return ok && d.Queries
+}
 
 // checkQueries validates the case's query load: bounded, of a known key
 // distribution and instance to ask, and beside a scenario that runs one
-// (queryScenarios).
+// (ScenarioDef.Queries).
 func (c Case) checkQueries() error {
 	q := c.Queries
 	switch {
@@ -167,8 +181,8 @@ func (c Case) checkQueries() error {
 		return fieldErr("queries.ask", "%q is not an instance to ask: any (each in turn, the default) or owner (the key's active host, no forwarding)", q.Ask)
 	case q.PartitionBy() != PartitionerKafkaStreams && q.PartitionBy() != PartitionerTopic:
 		return fieldErr("queries.partitioner", "%q is not a partitioner: kafka-streams (the default) or topic", q.Partitioner)
-	case !queryScenarios[c.Scenario]:
-		return fieldErr("queries", "queries run beside scenarios cold, warm, failover, scaleout and rolling only so far, not %s", c.Scenario)
+	case !scenarioRunsQueries(c.Scenario):
+		return fieldErr("queries", "queries run beside scenarios %s only so far, not %s", queryScenarios(), c.Scenario)
 	case kindDef(c.StoreKind).NoLookups != "":
 		return fieldErr("queries", "key lookups read key-value stores; %s", kindDef(c.StoreKind).NoLookups)
 	}

@@ -11,6 +11,7 @@ func init() { registerScenario(coldDef) }
 // engine (fill.topic: restored as a KTable's source-topic changelog), no
 // settings of its own (the case's common settings are its settings).
 var coldDef = ScenarioDef{
+	Queries:              true,
 	Name:                 ScenarioCold,
 	KindNeeds:            []KindCap{CapRestore},
 	Order:                10,

@@ -13,6 +13,7 @@ func init() { registerScenario(failoverDef) }
 
 // failoverDef registers the failover scenario.
 var failoverDef = ScenarioDef{
+	Queries:           true,
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioFailover,
 	KindNeeds:         []KindCap{CapReopenLater, CapWriteLoad},

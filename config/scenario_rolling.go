@@ -10,6 +10,7 @@ func init() { registerScenario(rollingDef) }
 
 // rollingDef registers the rolling-restart scenario.
 var rollingDef = ScenarioDef{
+	Queries:           true,
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioRolling,
 	KindNeeds:         []KindCap{CapReopenLater, CapWriteLoad},

@@ -10,6 +10,7 @@ func init() { registerScenario(scaleOutDef) }
 
 // scaleOutDef registers the scale-out scenario.
 var scaleOutDef = ScenarioDef{
+	Queries:           true,
 	KafkaStreamsNeeds: []KSFeature{FeatureStandbyListener},
 	Name:              ScenarioScaleOut,
 	KindNeeds:         []KindCap{CapWriteLoad, CapWarmups},

@@ -16,6 +16,7 @@ func init() { registerScenario(warmDef) }
 
 // warmDef registers the warm scenario.
 var warmDef = ScenarioDef{
+	Queries:   true,
 	Name:      ScenarioWarm,
 	KindNeeds: []KindCap{CapRestore, CapReopen},
 	Order:     20,

@@ -210,6 +210,14 @@ type ScenarioDef struct {
 	// on the agent hosting it; ModelOnAgents that its model-engine
 	// restores run on an agent too (agent.OpModelRestore).
 	OnAgents, SingleInstance, ModelOnAgents bool
+	// Queries says a query load (a case's queries block) runs beside it:
+	// key-value stores' cold restores and warm restarts on both engines (on
+	// kafka-streams through the driver's API layer), and on kafka-streams
+	// failovers, scale-outs and rolling restarts (a failover then runs the
+	// kv topology over the fill instead of the ledger, whose values
+	// lookups cannot judge; scale-outs and rolling restarts always run
+	// it). A case of a scenario without it is refused a queries block.
+	Queries bool
 }
 
 // Broker is the broker a scenario needs.
