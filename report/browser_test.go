@@ -1,10 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,7 +138,8 @@ func openPage(t *testing.T, bin, path string) (*browser, []chartCheck) {
 func TestBrowserCheckCatchesProblems(t *testing.T) {
 	bin := chromium(t)
 	path := filepath.Join(t.TempDir(), "bad.html")
-	page := fmt.Sprintf(htmlHead, "bad", css) + `<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script></main></body></html>`
+	head := render(t, func(w *bytes.Buffer) error { return NewHTMLReporter(&Document{Title: "bad"})(w) })
+	page := strings.Replace(head, "</main>", `<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script></main>`, 1)
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}

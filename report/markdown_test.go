@@ -9,12 +9,13 @@ import (
 )
 
 // hostile is what a results.json anyone wrote may hold in any text field.
-const hostile = "evil\x1b[31m|cell\n# injected <script>alert(1)</script> [link](http://x) *em* _u_ &amp;"
+const hostile = "evil\x1b[31m|cell\n# injected <script>alert(1)</script> [link](http://x) *em* _u_ &amp; \"><img src=x onerror=1>"
 
 // TestMarkdownEscapesEveryValue: a case name, run id, profile name, host
 // fields and a streams value holding markup, newlines and control
-// characters reach report.md (and report.html) only escaped: no heading,
-// no raw HTML, no extra table cell, no escape sequence.
+// characters reach report.md and report.html only escaped: no heading,
+// no raw HTML (no script, no attribute broken out of), no extra table
+// cell, no escape sequence.
 func TestMarkdownEscapesEveryValue(t *testing.T) {
 	rs := syntheticRuns()
 	for _, r := range rs {
@@ -60,9 +61,15 @@ func TestMarkdownEscapesEveryValue(t *testing.T) {
 		t.Errorf("the escape sequence is not shown escaped")
 	}
 	page := render(t, func(w *bytes.Buffer) error { return NewHTMLReporter(d)(w) })
-	for _, raw := range []string{"\x1b", "<script>"} {
+	for _, raw := range []string{"\x1b", "<script>", "<img"} {
 		if i := strings.Index(page, raw); i >= 0 {
 			t.Errorf("report.html holds %q raw: …%s…", raw, page[max(0, i-80):min(len(page), i+80)])
+		}
+	}
+	// Shown as text, escaped, wherever the names appear (subtitle, facts, cells).
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&#34;&gt;&lt;img src=x onerror=1&gt;"} {
+		if strings.Count(page, want) < 3 {
+			t.Errorf("report.html shows %q %d times, want the hostile names shown escaped", want, strings.Count(page, want))
 		}
 	}
 }
