@@ -3,6 +3,9 @@
 // There is one function per chart, results in, image out: each takes a
 // *runs.Results (as loaded from a results.json) and returns a gonum
 // *plot.Plot built from that alone, so old runs can be re-plotted at any time.
+// The charts of the planner's analysis across runs (analysis.go: time to
+// ready against size, throughput per size, size within a recovery time)
+// take a *capacity.Analysis instead; the report draws them, WriteAll not.
 // The package never measures anything, never talks to Kafka or RocksDB, and
 // never changes the results it is given.
 //

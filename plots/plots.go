@@ -422,6 +422,9 @@ func WriteAll(r *runs.Results, dir string) ([]string, error) {
 	}
 	var written []string
 	for _, c := range Charts() {
+		if c.Draw == nil {
+			continue // a chart of the analysis across runs: the report's
+		}
 		p, err := c.Draw(r)
 		if errors.Is(err, ErrNoRestores) || errors.Is(err, ErrNotASweep) || errors.Is(err, ErrNotApplicable) {
 			continue

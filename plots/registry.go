@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/registry"
 	"github.com/restorebench/restorebench/runs"
@@ -32,13 +33,21 @@ type Chart struct {
 	// figure (the report adds the run's label).
 	Title, Caption string
 	// Report says whether the report shows the chart. Every scenario's
-	// chart is in its scenario's section; of the general charts the report
-	// shows only the time per case, in its throughput section, and then
-	// only when it has no cross-size chart.
+	// chart is in its scenario's section; of the general charts of one run
+	// the report shows only the time per case, in its throughput section,
+	// and then only when it has no cross-size chart; the charts of the
+	// analysis each in its section (fits, throughput, recovery-time table).
 	Report bool
-	// Draw draws the chart; it returns ErrNoRestores, ErrNotASweep or
-	// ErrNotApplicable, or (nil, nil), for results without data for it.
+	// Draw draws the chart of one run; it returns ErrNoRestores,
+	// ErrNotASweep or ErrNotApplicable, or (nil, nil), for results without
+	// data for it. Nil for a chart of the analysis.
 	Draw func(*runs.Results) (*plot.Plot, error)
+	// Analysis draws, instead of Draw, a chart of the planner's analysis
+	// across runs (analysis.go: the fits, throughput per size, size
+	// within a recovery time); (nil, nil) when the analysis has no data
+	// for it. WriteAll, which draws one run, skips these charts; the
+	// report draws each once, named Name. Nil for a chart of one run.
+	Analysis func(*capacity.Analysis) (*plot.Plot, error)
 }
 
 // charts is the chart registry, in the order WriteAll writes them and the
@@ -57,12 +66,12 @@ var charts = registry.Ordered[Chart]{
 func Charts() []Chart { return charts.All() }
 
 // registerChart adds c to the registry in its Order. It panics, when the
-// program starts, on a chart without a name, file or draw function, one
-// whose name, file or order another has, and one of a scenario config
-// does not register.
+// program starts, on a chart without a name, file or draw function (or
+// with both Draw and Analysis), one whose name, file or order another
+// has, and one of a scenario config does not register.
 func registerChart(c Chart) {
-	if c.Name == "" || c.File == "" || c.Draw == nil {
-		panic(fmt.Sprintf("plots: chart %q registered without a name, file or draw function", c.Name))
+	if c.Name == "" || c.File == "" || (c.Draw == nil) == (c.Analysis == nil) {
+		panic(fmt.Sprintf("plots: chart %q registered without a name, file or exactly one draw function", c.Name))
 	}
 	if _, ok := config.ScenarioDefOf(c.Scenario); c.Scenario != "" && !ok {
 		panic(fmt.Sprintf("plots: chart %s of scenario %s, which config does not register", c.Name, c.Scenario))

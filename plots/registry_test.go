@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/capacity/capacitytest"
 	"github.com/restorebench/restorebench/runs"
 
@@ -19,13 +20,14 @@ import (
 )
 
 // TestChartRegistryIsWellFormed: each chart has a name and a file of its
-// own and a draw function, belongs to a known scenario or none, and a
-// chart the report shows has the report's title and caption.
+// own and one draw function (of a run or of the analysis), belongs to a
+// known scenario or none, and a chart the report shows has the report's
+// title and caption.
 func TestChartRegistryIsWellFormed(t *testing.T) {
 	names, files := map[string]bool{}, map[string]bool{}
 	for _, c := range Charts() {
-		if c.Name == "" || c.File == "" || c.Draw == nil {
-			t.Errorf("chart %+v lacks a name, file or draw function", c)
+		if c.Name == "" || c.File == "" || (c.Draw == nil) == (c.Analysis == nil) {
+			t.Errorf("chart %+v lacks a name, file or exactly one draw function", c)
 		}
 		if names[c.Name] || files[c.File] {
 			t.Errorf("chart %s / %s registered twice", c.Name, c.File)
@@ -72,6 +74,7 @@ func TestChartRegistryKeepsItsOrder(t *testing.T) {
 		{Order: first.Order, Name: "x", File: "x", Draw: first.Draw},
 		{Order: 1_001, Name: "y", File: "y"},
 		{Order: 1_002, Name: "z", File: "z", Draw: first.Draw, Scenario: "nope"},
+		{Order: 1_003, Name: "w", File: "w", Draw: first.Draw, Analysis: func(*capacity.Analysis) (*plot.Plot, error) { return nil, nil }},
 	} {
 		func() {
 			defer func() {

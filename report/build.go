@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/plots"
 )
 
 // Build lays out the report of an analysis: the key answers first, then
@@ -248,8 +250,7 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 	if notes := rtoNotes(a); len(notes) > 0 {
 		s.Blocks = append(s.Blocks, &Para{Text: strings.Join(notes, " "), Note: true})
 	}
-	if f, err := figure("rto", "Largest changelog per task within a time", rtoChart, a,
-		"Solid: within the measured sizes; dashed: extrapolated from the fit."); err != nil {
+	if f, err := analysisFigure("rto", a); err != nil {
 		return s, err
 	} else if f != nil {
 		s.Blocks = append(s.Blocks, f)
@@ -458,10 +459,15 @@ func unknownsSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
-// figure draws a chart with draw and wraps it as a Figure; nil when draw
-// has nothing to show.
-func figure(name, title string, draw func(*capacity.Analysis) (*plot.Plot, error), a *capacity.Analysis, caption string) (*Figure, error) {
-	p, err := draw(a)
+// analysisFigure draws package plots' chart of the analysis called name
+// and wraps it as a Figure with the chart's title and caption; nil when
+// the analysis has nothing for it.
+func analysisFigure(name string, a *capacity.Analysis) (*Figure, error) {
+	c, ok := plots.ChartNamed(name)
+	if !ok || c.Analysis == nil {
+		return nil, fmt.Errorf("report: no chart of the analysis %s in package plots", name)
+	}
+	p, err := c.Analysis(a)
 	if err != nil {
 		return nil, fmt.Errorf("report: chart %s: %w", name, err)
 	}
@@ -472,5 +478,18 @@ func figure(name, title string, draw func(*capacity.Analysis) (*plot.Plot, error
 	if err != nil {
 		return nil, fmt.Errorf("report: chart %s: %w", name, err)
 	}
-	return &Figure{Name: name, Title: title, Caption: caption, SVG: svg}, nil
+	return &Figure{Name: name, Title: c.Title, Caption: c.Caption, SVG: svg}, nil
+}
+
+// svgOf renders p as SVG at the size package plots draws its charts.
+func svgOf(p *plot.Plot) ([]byte, error) {
+	w, err := p.WriterTo(plots.Width, plots.Height, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"gonum.org/v1/plot"
-
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/compare"
 	"github.com/restorebench/restorebench/config"
@@ -50,9 +48,7 @@ func axisBlocks(a *capacity.Analysis, axis capacity.Axis) ([]Block, error) {
 		out = append(out, &Para{Text: "Live state is the key+value bytes the stores hold after the restore: what the changelog compacts down to. " +
 			"A fit against it carries the fills' records per live key, so it predicts changelogs with as many overwrites as these.", Note: true})
 	}
-	f, err := figure("fit-"+string(axis), "Time to ready against "+axis.Label(),
-		func(a *capacity.Analysis) (*plot.Plot, error) { return fitChart(a, axis) }, a,
-		"Points: verified restores; lines: least-squares fits over the measured range.")
+	f, err := analysisFigure("fit-"+string(axis), a)
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +76,9 @@ func setupNamer(a *capacity.Analysis) func(*capacity.Setup) string {
 	}
 	return func(s *capacity.Setup) string {
 		if len(envs) > 1 {
-			return caseNames(s) + " on " + s.Env.String()
+			return strings.Join(s.Cases, "/") + " on " + s.Env.String()
 		}
-		return caseNames(s)
+		return strings.Join(s.Cases, "/")
 	}
 }
 
@@ -153,8 +149,7 @@ func throughputSection(a *capacity.Analysis) (Section, error) {
 		"change in time to ready against the run's baseline case " +
 		"(Kafka Streams' defaults where the run has them) and compare's verdict on it.", Note: false},
 		&Para{Text: strings.ReplaceAll(compare.SpreadDefinition, "\n", " "), Note: true})
-	f, err := figure("throughput", "Restore throughput per configuration and size", throughputChart, a,
-		"Median restore-phase MB/s per changelog size, min–max over verified repeats.")
+	f, err := analysisFigure("throughput", a)
 	if err != nil {
 		return s, err
 	}

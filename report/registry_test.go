@@ -41,7 +41,8 @@ func withRolling(t *testing.T) []*capacity.Run {
 // TestPlotAndReportShareTheChartRegistry: for every run, the scenario
 // charts `restorebench plot` writes (plots.WriteAll) are the scenario
 // figures the report shows, both taken from plots.Charts, the rolling
-// timeline included; and every figure of a run in the report is a
+// timeline included; and every figure in the report, those of the
+// analysis across runs (fits, throughput, recovery time) too, is a
 // registered chart.
 func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 	rs := withRolling(t)
@@ -97,15 +98,19 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 	if !slices.Contains(figures, "rolling-timeline-"+strings.ToLower(rs[len(rs)-1].Label)) {
 		t.Errorf("the report has no rolling timeline: %v", figures)
 	}
-	// Every figure drawn of one run is a registered chart; the rest are
-	// the report's own charts of the analysis across runs.
-	own := []string{"fit-", "throughput", "rto"}
+	// Every figure is a registered chart: one of a run named for the run,
+	// or one of the analysis across runs under its own name; and each chart
+	// of the analysis the report shows is there (the runs have data for all).
 	for _, name := range figures {
-		if slices.ContainsFunc(own, func(p string) bool { return strings.HasPrefix(name, p) }) {
-			continue
-		}
-		if !slices.ContainsFunc(plots.Charts(), func(c plots.Chart) bool { return strings.HasPrefix(name, c.Name+"-") }) {
+		if !slices.ContainsFunc(plots.Charts(), func(c plots.Chart) bool {
+			return c.Draw != nil && strings.HasPrefix(name, c.Name+"-") || c.Analysis != nil && name == c.Name
+		}) {
 			t.Errorf("figure %s is no chart of plots.Charts", name)
+		}
+	}
+	for _, c := range plots.Charts() {
+		if c.Analysis != nil && c.Report && !slices.Contains(figures, c.Name) {
+			t.Errorf("the report has no figure of plots' chart %s of the analysis: %v", c.Name, figures)
 		}
 	}
 }
