@@ -10,6 +10,11 @@
 // NewHTMLReporter; reporters are func(io.Writer) error, as in package
 // compare.
 //
+// A run's text summary, as `restorebench summary`, `run` and `restore`
+// print it, has its one home here: PrintSummary, whose parts that are not a
+// scenario's each live in a file named for what they print
+// (summary_fills.go, summary_reads.go, summary_ksmetrics.go, ...).
+//
 // A scenario's views of its records live in one file, scenario_<name>.go:
 // its table in `restorebench summary` (PrintScenarioTables prints them,
 // each registered with registerSummaryTable), its report section

@@ -38,12 +38,38 @@ func registerSummaryTable(t summaryTable) {
 	summaryTables.Add(t)
 }
 
+// PrintSummary prints a run's text summary, what `restorebench summary`,
+// `run` and `restore` show: the run's fills, the Kafka Streams versions
+// it ran, one table per scenario it measured (PrintScenarioTables), its
+// confirmations, store kinds, query loads and read outages, how restores
+// read transactional changelogs, the restores of topics it did not fill,
+// Kafka Streams' own metrics where they were sampled, then what did not
+// verify, why the run is partial if it is, and path. Every figure is read
+// from res, i.e. from results.json at path.
+func PrintSummary(w io.Writer, res *runs.Results, path string) {
+	printFills(w, res)
+	printVersions(w, res.Restores)
+	PrintScenarioTables(w, res)
+	PrintConfirmations(w, res)
+	PrintStoreKinds(w, res.Restores)
+	PrintQueries(w, res.Restores)
+	PrintReadOutages(w, res.Restores)
+	printReads(w, res.Restores)
+	printUnverified(w, res.Restores, res.Fill)
+	printKafkaStreamsMetrics(w, res.Restores)
+	printFailures(w, res.Restores)
+	if reason := res.IncompleteReason(); reason != "" {
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", reason)
+	}
+	fmt.Fprintf(w, "results: %s\n", path)
+}
+
 // PrintScenarioTables prints a table per scenario the run measured, each
 // with its own columns and over its own records only (a record is its
 // scenario's, runs.Restore.Scenario): the cold restores', then what the
 // warm restarts, standby steps, compaction cases, failovers, scale-outs
 // and rolling restarts measured. Every figure is read from the records.
-// `restorebench summary` prints them after the run's fills.
+// PrintSummary prints them after the run's fills and versions.
 func PrintScenarioTables(w io.Writer, res *runs.Results) {
 	for _, t := range summaryTables.All() {
 		t.print(w, having(res.Restores, func(r runs.Restore) bool { return r.Scenario() == t.scenario }))

@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/measure"
 	"github.com/restorebench/restorebench/plots"
+	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -70,7 +71,7 @@ func TestCalibrationCommandPrintsRatioPerSetting(t *testing.T) {
 func TestKafkaStreamsRecordsSummarizeAndPlot(t *testing.T) {
 	res := pairedResults()
 	var out bytes.Buffer
-	printSummary(&out, res, "results.json")
+	rpt.PrintSummary(&out, res, "results.json")
 	if !strings.Contains(out.String(), "t1-kafka-streams") || !strings.Contains(out.String(), "2/2") {
 		t.Fatalf("summary:\n%s", out.String())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/profiles"
+	rpt "github.com/restorebench/restorebench/report"
 )
 
 // restoreLong is restore's help: what it reads, how each engine restores
@@ -128,7 +129,7 @@ func newRestoreCmd(g *globalFlags) *cobra.Command {
 			OutDir: out, RunID: runID, Force: force, KeepState: keepState, Ready: !noReady, Partitions: sample,
 		})
 		if res != nil {
-			printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
+			rpt.PrintSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
 		}
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/restorebench/restorebench/metrics"
 	"github.com/restorebench/restorebench/plots"
 	"github.com/restorebench/restorebench/profiles"
+	rpt "github.com/restorebench/restorebench/report"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -147,7 +148,7 @@ func (f *runFlags) report(cmd *cobra.Command, res *runs.Results, out string, run
 		}
 	}
 	if res.Fill != nil {
-		printSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
+		rpt.PrintSummary(cmd.OutOrStdout(), res, filepath.Join(out, "results.json"))
 		printCalibration(cmd.OutOrStdout(), res)
 	}
 	printNextSteps(cmd.OutOrStdout(), res, out)

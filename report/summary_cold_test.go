@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 			Rolling: &runs.RollingRecord{DowntimeSeconds: 12, Restarts: []runs.Restart{{DowntimeSeconds: 12}}}},
 	}}
 	var out bytes.Buffer
-	printSummary(&out, res, "results.json")
+	PrintSummary(&out, res, "results.json")
 	s := out.String()
 	got, ok := coldRows(t, s)
 	if !ok {
@@ -86,7 +86,7 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 
 	// A run of scale-outs alone has no cold table at all.
 	out.Reset()
-	printSummary(&out, &runs.Results{Restores: res.Restores[2:3]}, "results.json")
+	PrintSummary(&out, &runs.Results{Restores: res.Restores[2:3]}, "results.json")
 	if _, ok := coldRows(t, out.String()); ok {
 		t.Errorf("a cold table for a run without cold restores:\n%s", out.String())
 	}

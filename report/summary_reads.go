@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -6,17 +6,6 @@ import (
 
 	"github.com/restorebench/restorebench/runs"
 )
-
-// printFillTransactions prints what a transactional fill wrote besides its
-// records; nothing for a plain fill.
-func printFillTransactions(w io.Writer, f *runs.Fill) {
-	t := f.Transactions
-	if t == nil {
-		return
-	}
-	fmt.Fprintf(w, "  transactional: %d transactions of %d records, %d aborted (%d records, %.1f MB key+value), %d markers; %d offsets\n",
-		t.Transactions, t.TransactionRecords, t.AbortedTransactions, t.AbortedRecords, float64(t.AbortedBytes)/1e6, t.Markers, t.Offsets)
-}
 
 // readLine is how one restore read a changelog with transaction markers,
 // as printReads shows it; the repeats of a case that read alike share one.

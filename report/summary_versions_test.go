@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func TestSummaryNamesTheVersions(t *testing.T) {
 		t.Errorf("one version needs no list: %q", buf.String())
 	}
 	buf.Reset()
-	if err := printRestoresCSV(&buf, res); err != nil {
+	if err := PrintSummaryCSV(&buf, res); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func sampledRestore(remaining float64) runs.Restore {
 // held no record, KAFKA-20711).
 func TestSummarySetsKafkaStreamsMetricsBesideOurs(t *testing.T) {
 	var out bytes.Buffer
-	printSummary(&out, &runs.Results{Restores: []runs.Restore{sampledRestore(20_000)}}, "results.json")
+	PrintSummary(&out, &runs.Results{Restores: []runs.Restore{sampledRestore(20_000)}}, "results.json")
 	s := out.String()
 	for _, want := range []string{
 		"Kafka Streams' own metrics beside restorebench's measurement:",
@@ -64,7 +64,7 @@ func TestSummarySetsKafkaStreamsMetricsBesideOurs(t *testing.T) {
 	plain := sampledRestore(0)
 	plain.KafkaStreams.Metrics = nil
 	out.Reset()
-	printSummary(&out, &runs.Results{Restores: []runs.Restore{plain}}, "results.json")
+	PrintSummary(&out, &runs.Results{Restores: []runs.Restore{plain}}, "results.json")
 	if strings.Contains(out.String(), "Kafka Streams' own metrics") {
 		t.Errorf("metrics printed for a record without them:\n%s", out.String())
 	}
