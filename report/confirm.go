@@ -70,11 +70,11 @@ var confirmTextLegend = []string{
 	"an upper bound is a setting Kafka Streams cannot apply.",
 }
 
-// PrintConfirmations prints the run's confirmation table for `summary`,
+// printConfirmations prints the run's confirmation table for `summary`,
 // then what decided each verdict: nothing when it confirmed nothing.
-func PrintConfirmations(w io.Writer, res *runs.Results) {
+func printConfirmations(w io.Writer, res *runs.Results) {
 	rows := capacity.Confirmations(res)
-	printed := TextTable(w, "screened on the model, confirmed on Kafka Streams", strings.Join(confirmColumns, "\t"), confirmTextLegend,
+	printed := textTable(w, "screened on the model, confirmed on Kafka Streams", strings.Join(confirmColumns, "\t"), confirmTextLegend,
 		rows, func(r capacity.ConfirmRow) string {
 			cells := confirmCells(r)
 			cells[len(cells)-1] = r.Verdict

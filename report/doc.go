@@ -16,7 +16,7 @@
 // (summary_fills.go, summary_reads.go, summary_ksmetrics.go, ...).
 //
 // A scenario's views of its records live in one file, scenario_<name>.go:
-// its table in `restorebench summary` (PrintScenarioTables prints them,
+// its table in `restorebench summary` (printScenarioTables prints them,
 // each registered with registerSummaryTable), its report section
 // (registerSection; a section can show several scenarios, as the standby
 // section shows failovers) and its headline facts on the summary's cards

@@ -21,11 +21,11 @@ var queriesLegend = []string{
 	"timeout), forwarded (answers the instance asked got from the owner queryMetadataForKey named), standby (answers from a standby copy)",
 }
 
-// PrintQueries prints, for restores with a query load, what the lookups
+// printQueries prints, for restores with a query load, what the lookups
 // met. Nothing without one.
-func PrintQueries(w io.Writer, restores []runs.Restore) {
+func printQueries(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Queries != nil })
-	TextTable(w, "interactive queries: lookups while the state came back",
+	textTable(w, "interactive queries: lookups while the state came back",
 		"case\trepeat\trate\tstale\tlookups\trefused\tcorrect\tstale\twrong\tfirst s\tserved again s\trestored s\tp50/p99 "+
 			"ms during\tp50/p99 ms after\tno answer\tforwarded\tstandby",
 		queriesLegend, rows, func(r runs.Restore) string {

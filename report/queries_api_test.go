@@ -18,7 +18,7 @@ func TestQueriesTableShowsTheAPILayersCounts(t *testing.T) {
 	model := runs.Restore{Case: "model", Queries: &runs.QueryFigures{Rate: 100, Lookups: 10, Answered: 10, Correct: 10}}
 	model.Params.Engine = config.EngineModel
 	var b bytes.Buffer
-	PrintQueries(&b, []runs.Restore{ks, model})
+	printQueries(&b, []runs.Restore{ks, model})
 	var ksRow, modelRow string
 	for _, l := range strings.Split(b.String(), "\n") {
 		f := strings.Fields(l)

@@ -17,7 +17,7 @@ func TestQueriesTableTellsMisroutedApart(t *testing.T) {
 		{Case: "classic", Repeat: 1, Queries: &runs.QueryFigures{Rate: 300, Lookups: 5000, Answered: 5000, Wrong: 3}},
 	}
 	var b bytes.Buffer
-	PrintQueries(&b, rows)
+	printQueries(&b, rows)
 	out := b.String()
 	if !strings.Contains(out, "451 (451 misrouted)") || strings.Contains(out, "3 (") || !strings.Contains(out, "misrouted, Kafka Streams' queryMetadataForKey") {
 		t.Fatalf("table does not tell misrouted answers apart:\n%s", out)

@@ -76,17 +76,17 @@ type refRow struct {
 	outageRow
 }
 
-// PrintReadOutages prints a line per failover kill, scale-out and rolling
+// printReadOutages prints a line per failover kill, scale-out and rolling
 // restart with a query load: what the lookups of the keys that moved met
 // (outageTable's columns). Nothing without one.
-func PrintReadOutages(w io.Writer, restores []runs.Restore) {
+func printReadOutages(w io.Writer, restores []runs.Restore) {
 	var rows []refRow
 	for _, r := range restores {
 		for _, x := range outageRowsOf(r) {
 			rows = append(rows, refRow{r, x})
 		}
 	}
-	TextTable(w, "read outage per kill, scale-out and restart: lookups of the keys that moved",
+	textTable(w, "read outage per kill, scale-out and restart: lookups of the keys that moved",
 		"case\trepeat\tevent\tstandby\tstale\tlongest unanswered s\tfirst answer s\tserved again s\ttaken over "+
 			"s\trefused\tfrom standby\tstandby behind mean/p99/max\twrites/s\tp99 ms before/during/after",
 		[]string{"seconds from the SIGKILL, the scale-out's start or the restart's stop; see the report's Interactive queries section for each column"},

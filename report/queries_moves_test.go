@@ -56,7 +56,7 @@ func TestOutagesOfMovesInReportAndSummary(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	PrintReadOutages(&b, queriesMoves())
+	printReadOutages(&b, queriesMoves())
 	for _, want := range []string{"read outage per kill, scale-out and restart", "restart of i1", "scale-out"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())

@@ -60,7 +60,7 @@ var compactionLegend = []string{
 // amplification), the most those settings allow, and the restore time.
 func printCompaction(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Compaction != nil })
-	TextTable(w, "compaction (restore amplification: records read per live key after the cleaner ran):",
+	textTable(w, "compaction (restore amplification: records read per live key after the cleaner ran):",
 		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified", compactionLegend,
 		rows, func(r runs.Restore) string {
 			cr := r.Compaction

@@ -49,7 +49,7 @@ func printFailover(w io.Writer, restores []runs.Restore) {
 	if len(sums) == 0 {
 		return
 	}
-	TextTable(w, "failover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):",
+	textTable(w, "failover (gap: last record processed by the killed instance -> first by the survivor, longest task per kill):",
 		"case\tkind\tguarantee\tstandby\tstate\tkills\tgap s\tmin-max s\tdetect s\trunning s\ttakeover\tacked\tledger", failoverLegend,
 		sums, func(s runs.FailoverSummary) string {
 			gap, span, det, run := "-", "-", "-", "-"

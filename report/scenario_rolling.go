@@ -28,7 +28,7 @@ var rollingLegend = []string{
 // rebalances and the records restored, per state-dir kind and membership.
 func printRolling(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Rolling != nil })
-	TextTable(w, "rolling restarts (downtime: per restart the longest any task processed nothing, summed):",
+	textTable(w, "rolling restarts (downtime: per restart the longest any task processed nothing, summed):",
 		"case\t#\tstate dir\tstandbys\tstatic\trestarts\tdowntime s\tworst restart s\ttask-seconds down\trebalances\trestored\tverified", rollingLegend,
 		rows, func(r runs.Restore) string {
 			rr := r.Rolling

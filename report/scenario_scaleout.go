@@ -46,7 +46,7 @@ var scaleOutLegend = []string{
 // processed nothing, and the warmup model's prediction beside it (labelled).
 func printScaleOut(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.ScaleOut != nil })
-	if !TextTable(w, "scale-out (seconds from the new instances' start until balanced with every task running):",
+	if !textTable(w, "scale-out (seconds from the new instances' start until balanced with every task running):",
 		"case\t#\tprotocol\tinstances\ttasks\twarmups\tmoved\trebalances\tprobing\tassignment s\tlongest gap s\tpredicted "+
 			"s\terror\tbalanced\tverified", scaleOutLegend,
 		rows, func(r runs.Restore) string {

@@ -24,7 +24,7 @@ func TestPrintScaleOutAndRolling(t *testing.T) {
 			TopicConfigs: map[string]string{"segment.bytes": "8388608"}}},
 	}}
 	var out bytes.Buffer
-	PrintScenarioTables(&out, res)
+	printScenarioTables(&out, res)
 	s := out.String()
 	for _, want := range []string{"warmups-2", "2->4", "71.2", "66.0 (or 126.5)", "-7.4%", "prediction",
 		"standby-static", "wiped", "3.5", "2.5", "15", "false",

@@ -50,7 +50,7 @@ var standbyLegend = []string{
 // rate and pause step (lag, whether the standby kept up, the catch-up
 // after a pause), then the highest rate sustained on each engine.
 func printStandby(w io.Writer, restores []runs.Restore) {
-	TextTable(w, "standby initial restore (each repeat's own: the changelog a standby first restores can differ between repeats):",
+	textTable(w, "standby initial restore (each repeat's own: the changelog a standby first restores can differ between repeats):",
 		"step\t#\trecords\tMB\trestore s\trecords/s\tverified", standbyInitialLegend,
 		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.StepKind() == runs.StepInitial }),
 		func(r runs.Restore) string {
@@ -62,7 +62,7 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 		})
 	best := map[config.Engine]float64{}
 	unjudged := 0
-	printed := TextTable(w, "standby (records/s; lag in records not yet applied):",
+	printed := textTable(w, "standby (records/s; lag in records not yet applied):",
 		"step\t#\ttarget\twritten\tapplied\tlag p50\tlag p99\tlag max\tkept up\tcatch-up s\tverified", standbyLegend,
 		having(restores, func(r runs.Restore) bool { return r.Standby != nil && r.StepKind() != runs.StepInitial }),
 		func(r runs.Restore) string {

@@ -49,7 +49,7 @@ var warmLegend = []string{
 // read, the restore time against the same repeat's cold restore, and the
 // tasks resumed from their checkpoint or restored from the log start.
 func printWarm(w io.Writer, restores []runs.Restore) {
-	TextTable(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
+	textTable(w, "warm restarts (state directory kept; restore time against the same repeat's cold restore):",
 		"step\t#\tafter\tchanged\trecords read\tagain\trestore s\tcold s\tof cold\twarm tasks\tfrom log start\tverified", warmLegend,
 		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
 		func(r runs.Restore) string {

@@ -120,12 +120,12 @@ func storeCounts(s *runs.StoreFigures) [5]string {
 	return out
 }
 
-// PrintStoreKinds prints, for restores of store kinds beyond key-value,
+// printStoreKinds prints, for restores of store kinds beyond key-value,
 // what each did with its records: read, kept, expired, served, and a
 // window or session store's segments. Nothing for key-value stores.
-func PrintStoreKinds(w io.Writer, restores []runs.Restore) {
+func printStoreKinds(w io.Writer, restores []runs.Restore) {
 	rows := having(restores, func(r runs.Restore) bool { return r.Store != nil })
-	TextTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments "+
+	textTable(w, "store kinds: records read, kept and served", "case\trepeat\tkind\tread\tkept\texpired\tskipped\tserved\tsegments "+
 		"opened\tdropped\topen\tretention\tsegment\trestore s",
 		storeKindLegend, rows, func(r runs.Restore) string {
 			s := r.Store

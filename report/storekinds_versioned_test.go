@@ -30,7 +30,7 @@ func versionedRestores() []runs.Restore {
 // versioned store's columns.
 func TestStoreKindsPrintVersionedStores(t *testing.T) {
 	var b bytes.Buffer
-	PrintStoreKinds(&b, versionedRestores())
+	printStoreKinds(&b, versionedRestores())
 	out := b.String()
 	for _, want := range []string{"versioned-key-value: retention is the history retention", "default-segments-ks"} {
 		if !strings.Contains(out, want) {

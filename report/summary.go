@@ -40,7 +40,7 @@ func registerSummaryTable(t summaryTable) {
 
 // PrintSummary prints a run's text summary, what `restorebench summary`,
 // `run` and `restore` show: the run's fills, the Kafka Streams versions
-// it ran, one table per scenario it measured (PrintScenarioTables), its
+// it ran, one table per scenario it measured (printScenarioTables), its
 // confirmations, store kinds, query loads and read outages, how restores
 // read transactional changelogs, the restores of topics it did not fill,
 // Kafka Streams' own metrics where they were sampled, then what did not
@@ -49,11 +49,11 @@ func registerSummaryTable(t summaryTable) {
 func PrintSummary(w io.Writer, res *runs.Results, path string) {
 	printFills(w, res)
 	printVersions(w, res.Restores)
-	PrintScenarioTables(w, res)
-	PrintConfirmations(w, res)
-	PrintStoreKinds(w, res.Restores)
-	PrintQueries(w, res.Restores)
-	PrintReadOutages(w, res.Restores)
+	printScenarioTables(w, res)
+	printConfirmations(w, res)
+	printStoreKinds(w, res.Restores)
+	printQueries(w, res.Restores)
+	printReadOutages(w, res.Restores)
 	printReads(w, res.Restores)
 	printUnverified(w, res.Restores, res.Fill)
 	printKafkaStreamsMetrics(w, res.Restores)
@@ -64,13 +64,13 @@ func PrintSummary(w io.Writer, res *runs.Results, path string) {
 	fmt.Fprintf(w, "results: %s\n", path)
 }
 
-// PrintScenarioTables prints a table per scenario the run measured, each
+// printScenarioTables prints a table per scenario the run measured, each
 // with its own columns and over its own records only (a record is its
 // scenario's, runs.Restore.Scenario): the cold restores', then what the
 // warm restarts, standby steps, compaction cases, failovers, scale-outs
 // and rolling restarts measured. Every figure is read from the records.
 // PrintSummary prints them after the run's fills and versions.
-func PrintScenarioTables(w io.Writer, res *runs.Results) {
+func printScenarioTables(w io.Writer, res *runs.Results) {
 	for _, t := range summaryTables.All() {
 		t.print(w, having(res.Restores, func(r runs.Restore) bool { return r.Scenario() == t.scenario }))
 	}
@@ -88,10 +88,10 @@ func having(restores []runs.Restore, has func(runs.Restore) bool) []runs.Restore
 	return rows
 }
 
-// TextTable prints title, then a right-aligned table of header (tab-separated
+// textTable prints title, then a right-aligned table of header (tab-separated
 // columns) and one line per row, then legend (what the columns mean, one
 // string a line); nothing at all, and false, without rows.
-func TextTable[T any](w io.Writer, title, header string, legend []string, rows []T, line func(T) string) bool {
+func textTable[T any](w io.Writer, title, header string, legend []string, rows []T, line func(T) string) bool {
 	if len(rows) == 0 {
 		return false
 	}

@@ -40,7 +40,7 @@ func printKafkaStreamsMetrics(w io.Writer, restores []runs.Restore) {
 			rows = append(rows, metricRow{r, c})
 		}
 	}
-	if !TextTable(w, "Kafka Streams' own metrics beside restorebench's measurement:",
+	if !textTable(w, "Kafka Streams' own metrics beside restorebench's measurement:",
 		"case\t#\tmetric\treading\tKafka Streams\trestorebench\tits window gives\tverdict", kafkaStreamsMetricsLegend,
 		rows, func(x metricRow) string {
 			return fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", x.r.Case, x.r.Repeat, x.c.Metric, x.c.What,
