@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/loadgen"
 	"github.com/restorebench/restorebench/runs"
@@ -275,12 +277,15 @@ func relativeSSE(xs [][costColumns]float64, ys []float64, c [costColumns]float64
 
 // weightedLeastSquares solves the normal equations of ys against the
 // columns cols of xs, each row weighted by 1/y² (least squares on relative
-// error), by Gaussian elimination with partial pivoting. It reports false
-// when the system is singular (the columns cannot be told apart).
+// error), by gonum's Cholesky factorization of the (symmetric, positive
+// definite) normal matrix. It reports false when the system is singular
+// (the columns cannot be told apart): the matrix is not positive
+// definite, or an elimination pivot (a squared diagonal of the factor)
+// falls under 1e-9 per row, the columns being scaled to unit size first so
+// records and bytes condition alike.
 func weightedLeastSquares(xs [][costColumns]float64, ys []float64, cols []int) (coef [costColumns]float64, ok bool) {
 	n := len(cols)
-	var a [costColumns][costColumns + 1]float64
-	var scale [costColumns]float64 // columns scaled to unit size, so records and bytes condition alike
+	var scale [costColumns]float64
 	for k, j := range cols {
 		for i := range xs {
 			scale[k] = math.Max(scale[k], math.Abs(xs[i][j]))
@@ -289,38 +294,33 @@ func weightedLeastSquares(xs [][costColumns]float64, ys []float64, cols []int) (
 			return coef, false
 		}
 	}
+	normal, rhs := mat.NewSymDense(n, nil), mat.NewVecDense(n, nil)
 	for i, x := range xs {
 		w := 1 / (ys[i] * ys[i])
 		for r, jr := range cols {
-			for c, jc := range cols {
-				a[r][c] += w * x[jr] / scale[r] * x[jc] / scale[c]
+			for c := r; c < n; c++ {
+				normal.SetSym(r, c, normal.At(r, c)+w*x[jr]/scale[r]*x[cols[c]]/scale[c])
 			}
-			a[r][n] += w * x[jr] / scale[r] * ys[i]
+			rhs.SetVec(r, rhs.AtVec(r)+w*x[jr]/scale[r]*ys[i])
 		}
 	}
-	for p := 0; p < n; p++ {
-		best := p
-		for r := p + 1; r < n; r++ {
-			if math.Abs(a[r][p]) > math.Abs(a[best][p]) {
-				best = r
-			}
-		}
-		a[p], a[best] = a[best], a[p]
-		if math.Abs(a[p][p]) < 1e-9*float64(len(xs)) {
+	var chol mat.Cholesky
+	if !chol.Factorize(normal) {
+		return coef, false
+	}
+	var l mat.TriDense
+	chol.LTo(&l)
+	for k := range n {
+		if d := l.At(k, k); d*d < 1e-9*float64(len(xs)) {
 			return coef, false
 		}
-		for r := 0; r < n; r++ {
-			if r == p {
-				continue
-			}
-			f := a[r][p] / a[p][p]
-			for c := p; c <= n; c++ {
-				a[r][c] -= f * a[p][c]
-			}
-		}
+	}
+	var sol mat.VecDense
+	if err := chol.SolveVecTo(&sol, rhs); err != nil {
+		return coef, false
 	}
 	for k, j := range cols {
-		coef[j] = a[k][n] / a[k][k] / scale[k]
+		coef[j] = sol.AtVec(k) / scale[k]
 	}
 	return coef, true
 }
@@ -392,6 +392,9 @@ func (c *Cost) fitted(o Obs) float64 {
 // bytes of key+value, overwrites of them leaving no live key and hot of
 // them hot (loadgen.HotKeys; it matters only when the Cost is Hot).
 func (c *Cost) Seconds(records, bytes, overwrites, hot float64) float64 {
+	if !c.Hot {
+		hot = 0 // every record at PerRecord, the same whatever the hot share
+	}
 	return c.Fixed + c.PerRecord*(records-hot) + c.perHot()*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
 }
 
