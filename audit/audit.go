@@ -12,32 +12,11 @@ import (
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/topicshape"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // Schema names the JSON document's version.
 const Schema = "restorebench.audit/v1"
-
-// DefaultAcceptableRecoveryLag is Kafka Streams' acceptable.recovery.lag:
-// a copy of a task within it is caught up, and the assignor moves the
-// task to it at once.
-const DefaultAcceptableRecoveryLag = 10_000
-
-// DefaultSessionTimeout is the consumer's session.timeout.ms default: how
-// long the group takes to notice an instance that died without leaving.
-// It is also group.streams.session.timeout.ms's, the broker's default for
-// a group on the streams protocol. Kafka's defaults are the planner's
-// (capacity/detection.go), so that both price failure detection alike.
-const DefaultSessionTimeout = capacity.DefaultSessionTimeout
-
-// DefaultHeartbeatInterval is the consumer's heartbeat.interval.ms
-// default (Kafka Streams keeps it): how often a member hears of a
-// rebalance, and how far before the kill the dead member's last heartbeat
-// may lie.
-const DefaultHeartbeatInterval = capacity.DefaultHeartbeatInterval
-
-// DefaultStreamsGroupHeartbeatInterval is group.streams.heartbeat.interval.ms's
-// default, the interval a streams-protocol group gives its members.
-const DefaultStreamsGroupHeartbeatInterval = capacity.DefaultStreamsGroupHeartbeatInterval
 
 // Handover is the seconds from the survivors learning of the rebalance
 // to their running the dead instance's tasks, restore aside: the rejoin,
@@ -313,14 +292,14 @@ type Failure struct {
 // Options tune what the answers assume.
 type Options struct {
 	// AcceptableRecoveryLag is acceptable.recovery.lag (default
-	// DefaultAcceptableRecoveryLag).
+	// warmup.DefaultAcceptableRecoveryLag).
 	AcceptableRecoveryLag int64
 	// SessionTimeout is session.timeout.ms; SessionTimeoutAssumed says it
 	// is the default, not the application's.
 	SessionTimeout        time.Duration
 	SessionTimeoutAssumed bool
 	// HeartbeatInterval is heartbeat.interval.ms (default
-	// DefaultHeartbeatInterval, said ASSUMED).
+	// warmup.DefaultHeartbeatInterval, said ASSUMED).
 	HeartbeatInterval time.Duration
 	// MaxWarmupReplicas is max.warmup.replicas and ProbingInterval
 	// probing.rebalance.interval.ms (defaults 2 and 10 minutes, said
@@ -559,7 +538,7 @@ const standbyLagsAssumed = "standby lags are changelog end offsets now minus the
 // there rather than the clients'.
 func (o Options) withDefaults(r *Report) Options {
 	if o.AcceptableRecoveryLag <= 0 {
-		o.AcceptableRecoveryLag = DefaultAcceptableRecoveryLag
+		o.AcceptableRecoveryLag = warmup.DefaultAcceptableRecoveryLag
 	}
 	// On the streams protocol the group's setting decides, not the
 	// clients'.
@@ -569,7 +548,7 @@ func (o Options) withDefaults(r *Report) Options {
 		}
 	}
 	if o.SessionTimeout <= 0 {
-		o.SessionTimeout, o.SessionTimeoutAssumed = DefaultSessionTimeout, true
+		o.SessionTimeout, o.SessionTimeoutAssumed = warmup.DefaultSessionTimeout, true
 	}
 	return o
 }
@@ -596,17 +575,17 @@ func setDetection(r *Report, o Options) {
 	switch g := r.Group; {
 	case r.OnStreamsProtocol():
 		// The client's session.timeout.ms does not apply: the group's does.
-		r.DetectionSeconds, r.DetectionAssumed = DefaultSessionTimeout.Seconds(), true
-		r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultStreamsGroupHeartbeatInterval.Seconds(), true
+		r.DetectionSeconds, r.DetectionAssumed = warmup.DefaultSessionTimeout.Seconds(), true
+		r.HeartbeatSeconds, r.HeartbeatAssumed = warmup.DefaultStreamsGroupHeartbeatInterval.Seconds(), true
 		if g.SessionTimeoutMs != nil {
 			r.DetectionSeconds, r.DetectionAssumed = float64(*g.SessionTimeoutMs)/1000, false
 		} else {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsSessionAssumed, DefaultSessionTimeout))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsSessionAssumed, warmup.DefaultSessionTimeout))
 		}
 		if g.HeartbeatIntervalMs != nil {
 			r.HeartbeatSeconds, r.HeartbeatAssumed = float64(*g.HeartbeatIntervalMs)/1000, false
 		} else {
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsHeartbeatAssumed, DefaultStreamsGroupHeartbeatInterval))
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(streamsHeartbeatAssumed, warmup.DefaultStreamsGroupHeartbeatInterval))
 		}
 	default:
 		r.DetectionSeconds, r.DetectionAssumed = o.SessionTimeout.Seconds(), o.SessionTimeoutAssumed
@@ -615,8 +594,8 @@ func setDetection(r *Report, o Options) {
 		}
 		r.HeartbeatSeconds = o.HeartbeatInterval.Seconds()
 		if o.HeartbeatInterval <= 0 {
-			r.HeartbeatSeconds, r.HeartbeatAssumed = DefaultHeartbeatInterval.Seconds(), true
-			r.Assumptions = append(r.Assumptions, fmt.Sprintf(classicHeartbeatAssumed, DefaultHeartbeatInterval))
+			r.HeartbeatSeconds, r.HeartbeatAssumed = warmup.DefaultHeartbeatInterval.Seconds(), true
+			r.Assumptions = append(r.Assumptions, fmt.Sprintf(classicHeartbeatAssumed, warmup.DefaultHeartbeatInterval))
 		}
 	}
 	// A heartbeat interval past the session timeout is refused by the

@@ -1,24 +1,6 @@
 package capacity
 
-import "time"
-
-// Kafka's defaults for how a group notices a dead member, the one home of
-// them for the planner and the audit (audit.DefaultSessionTimeout and its
-// siblings are these).
-const (
-	// DefaultSessionTimeout is the consumer's session.timeout.ms default,
-	// and group.streams.session.timeout.ms's (the broker's default for a
-	// group on the streams protocol): how long the group takes to notice
-	// an instance that died without leaving.
-	DefaultSessionTimeout = 45 * time.Second
-	// DefaultHeartbeatInterval is the consumer's heartbeat.interval.ms
-	// default (Kafka Streams keeps it).
-	DefaultHeartbeatInterval = 3 * time.Second
-	// DefaultStreamsGroupHeartbeatInterval is
-	// group.streams.heartbeat.interval.ms's default, the interval a
-	// streams-protocol group gives its members.
-	DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
-)
+import "github.com/restorebench/restorebench/warmup"
 
 // FailureDetection is the one model of failure detection: the seconds
 // from an instance's death to its survivors' rejoining, for a group with
@@ -43,4 +25,4 @@ func FailureDetection(s, hb float64, members int) Figure {
 // surviving member, which is that timeout. The planner does not know the
 // survivors' threads then, and more of them would add at most one
 // heartbeat interval (3 s), inside FailureDetection's interval.
-var DefaultFailureDetectionSeconds = FailureDetection(DefaultSessionTimeout.Seconds(), DefaultHeartbeatInterval.Seconds(), 1).Value
+var DefaultFailureDetectionSeconds = FailureDetection(warmup.DefaultSessionTimeout.Seconds(), warmup.DefaultHeartbeatInterval.Seconds(), 1).Value

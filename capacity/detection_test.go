@@ -3,6 +3,8 @@ package capacity
 import (
 	"math"
 	"testing"
+
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // The planner and the audit price failure detection with one model: at
@@ -14,7 +16,7 @@ func TestFailureDetectionOneModel(t *testing.T) {
 	if DefaultFailureDetectionSeconds != 45 {
 		t.Errorf("the planner's default detection %v s, want Kafka's 45 s session timeout", DefaultFailureDetectionSeconds)
 	}
-	d := FailureDetection(DefaultSessionTimeout.Seconds(), DefaultHeartbeatInterval.Seconds(), 1)
+	d := FailureDetection(warmup.DefaultSessionTimeout.Seconds(), warmup.DefaultHeartbeatInterval.Seconds(), 1)
 	if d.Value != 45 || d.Lo != 42 || d.Hi != 48 || d.Unit != UnitSeconds {
 		t.Errorf("one member at the defaults: %+v, want 45 s in 42-48 s", d)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // RowStandbyFailover is the standby-failover row's label in the RTO table.
@@ -393,8 +394,8 @@ func failoverBasis(a *Analysis) []string {
 		fmt.Sprintf("%s (last record the killed instance processed to the first its survivor processed, per task); takeovers: %s", f.Summary(), f.TakeoverText()),
 		fmt.Sprintf("with a caught-up standby the survivor restores only the standby's lag, so the gap is failure "+
 			"detection and a rebalance and does not grow with the state: detection took %s (median; "+
-			"session.timeout.ms=%d in these runs, Kafka's default is 45000)",
-			FormatSeconds(f.Detection), f.SessionTimeoutMs),
+			"session.timeout.ms=%d in these runs, Kafka's default is %d)",
+			FormatSeconds(f.Detection), f.SessionTimeoutMs, warmup.DefaultSessionTimeout.Milliseconds()),
 		"the standby must keep up with the write rate for this to hold: " + standbyKeepUpText(a),
 	}
 	if len(f.NoStandby) > 0 {

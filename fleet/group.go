@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // What a fleet's application leaves on the cluster: its consumer group and
@@ -34,7 +35,7 @@ func (f *Fleet) ResetGroup(ctx context.Context, input string, staticIDs []string
 		if len(staticIDs) > 0 {
 			adm.LeaveGroup(ctx, kadm.LeaveGroup(f.t.AppID).InstanceIDs(staticIDs...).Reason("restorebench: end of run"))
 		}
-		err := DeleteGroup(ctx, adm, f.t.AppID, defaultSessionTimeoutMs*time.Millisecond+15*time.Second, 2*time.Second)
+		err := DeleteGroup(ctx, adm, f.t.AppID, warmup.DefaultSessionTimeout+15*time.Second, 2*time.Second)
 		if err != nil && !errors.Is(err, ctx.Err()) {
 			return fmt.Errorf("deleting consumer group %s before the run: %w (is another instance of application %s running?)", f.t.AppID, err, f.t.AppID)
 		}

@@ -14,15 +14,14 @@ import (
 
 // Kafka Streams property names the fleet scenarios set or read.
 const (
-	PropGroupProtocol       = "group.protocol"
-	PropStandbys            = "num.standby.replicas"
-	propMaxWarmups          = "max.warmup.replicas"
-	PropAcceptableLag       = "acceptable.recovery.lag"
-	PropProbingInterval     = "probing.rebalance.interval.ms"
-	propSessionTimeout      = "session.timeout.ms"
-	PropGroupInstanceID     = "group.instance.id"
-	PropCloseLeaveGroup     = ksdriver.PropCloseLeaveGroup
-	defaultSessionTimeoutMs = 45_000
+	PropGroupProtocol   = "group.protocol"
+	PropStandbys        = "num.standby.replicas"
+	propMaxWarmups      = "max.warmup.replicas"
+	PropAcceptableLag   = "acceptable.recovery.lag"
+	PropProbingInterval = "probing.rebalance.interval.ms"
+	propSessionTimeout  = "session.timeout.ms"
+	PropGroupInstanceID = "group.instance.id"
+	PropCloseLeaveGroup = ksdriver.PropCloseLeaveGroup
 )
 
 // StreamsSettings are the Kafka Streams settings a scale-out or rolling
@@ -44,7 +43,7 @@ func SettingsOf(c config.Case) (StreamsSettings, error) {
 	s := StreamsSettings{
 		Protocol: warmup.ProtocolClassic, Threads: c.Threads, MaxWarmups: warmup.DefaultMaxWarmupReplicas,
 		Acceptable: warmup.DefaultAcceptableRecoveryLag, Probing: warmup.DefaultProbingIntervalSeconds * time.Second,
-		Session: defaultSessionTimeoutMs * time.Millisecond,
+		Session: warmup.DefaultSessionTimeout,
 	}
 	if p := strings.ToLower(strings.TrimSpace(c.Streams[PropGroupProtocol])); p != "" {
 		s.Protocol = p

@@ -13,6 +13,7 @@ import (
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // A topic restorebench did not name after the store (a copy of a user's
@@ -121,7 +122,7 @@ func commitError(group, topic string, err error) error {
 	for _, member := range []error{kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.RebalanceInProgress, kerr.StaleMemberEpoch, kerr.FencedMemberEpoch} {
 		if errors.Is(err, member) {
 			why = fmt.Sprintf(" (the group has members: an application running under application.id %s, or the instance of an "+
-				"interrupted restore, a member until its session times out, 45 s by default)", group)
+				"interrupted restore, a member until its session times out, %.0f s by default)", group, warmup.DefaultSessionTimeout.Seconds())
 		}
 	}
 	return fmt.Errorf("committing group %s's offsets on %s at its end offsets (so Kafka Streams restores the topic "+

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Group protocols the model knows.
@@ -35,11 +36,35 @@ const (
 	// DefaultFollowUpSeconds is the assumed delay of the cooperative
 	// follow-up rebalance after one that revokes active tasks: the other
 	// members hear of it at their next heartbeat (heartbeat.interval.ms,
-	// 3000 by default under the classic protocol).
-	DefaultFollowUpSeconds = 3
+	// DefaultHeartbeatIntervalSeconds under the classic protocol).
+	DefaultFollowUpSeconds = DefaultHeartbeatIntervalSeconds
 	// DefaultSamples is how many random process-id orders are simulated
 	// when the order is not known.
 	DefaultSamples = 200
+)
+
+// Kafka's defaults for how a group notices a dead member and how often its
+// members hear of a rebalance: the one home of them for the warmup model,
+// the planner's and the audit's failure detection (capacity.FailureDetection)
+// and the fleet scenarios. This package is the lowest all of them import.
+const (
+	// DefaultSessionTimeout is the consumer's session.timeout.ms default
+	// (ConsumerConfig, 45000; Kafka Streams keeps it), and
+	// group.streams.session.timeout.ms's (the broker's default for a group
+	// on the streams protocol): how long the group takes to notice an
+	// instance that died without leaving.
+	DefaultSessionTimeout = 45 * time.Second
+	// DefaultHeartbeatIntervalSeconds is the consumer's
+	// heartbeat.interval.ms default (ConsumerConfig, 3000; Kafka Streams
+	// keeps it), in seconds.
+	DefaultHeartbeatIntervalSeconds = 3
+	// DefaultHeartbeatInterval is DefaultHeartbeatIntervalSeconds as a
+	// duration.
+	DefaultHeartbeatInterval = DefaultHeartbeatIntervalSeconds * time.Second
+	// DefaultStreamsGroupHeartbeatInterval is
+	// group.streams.heartbeat.interval.ms's default (the broker's, 5000),
+	// the interval a streams-protocol group gives its members.
+	DefaultStreamsGroupHeartbeatInterval = 5 * time.Second
 )
 
 // Bounds on what one prediction may simulate: past them a simulation takes

@@ -14,6 +14,7 @@ import (
 	"github.com/restorebench/restorebench/internal/boundedread"
 	"github.com/restorebench/restorebench/internal/javaprops"
 	"github.com/restorebench/restorebench/internal/termsafe"
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // defaultAuditMaxRead is how many offsets of each changelog audit reads
@@ -63,9 +64,10 @@ most is marked.`,
 		"every APP-*-changelog, which decides a topic another application whose id extends APP may own (default: the prefix)")
 	fl.StringSliceVar(&f.from, "from", nil, "results.json files or run directories to take measured restore rates from (repeatable); without, no times")
 	fl.StringVar(&f.caseName, "case", "", "with --from: the case whose rate to use (default: the one with Kafka Streams' default settings)")
-	fl.StringVar(&f.streamsConfig, "streams-config", "", "the application's Streams properties file: session.timeout.ms and heartbeat.interval.ms "+
-		"(failure detection; else Kafka's 45 s and 3 s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and probing.rebalance.interval.ms "+
-		"(the scale-out answer) are taken from it (a streams-protocol group's own configuration is read instead)")
+	fl.StringVar(&f.streamsConfig, "streams-config", "", fmt.Sprintf("the application's Streams properties file: session.timeout.ms and "+
+		"heartbeat.interval.ms (failure detection; else Kafka's %.0f s and %.0f s, said ASSUMED), acceptable.recovery.lag, max.warmup.replicas and "+
+		"probing.rebalance.interval.ms (the scale-out answer) are taken from it (a streams-protocol group's own configuration is read instead)",
+		warmup.DefaultSessionTimeout.Seconds(), warmup.DefaultHeartbeatInterval.Seconds()))
 	fl.Int64Var(&f.maxRead, "max-read", defaultAuditMaxRead, "read at most about this many offsets of each changelog for its shape "+
 		"(a prefix of each partition, said so); 0 reads no shape, -1 whole topics")
 	fl.StringVar(&f.format, "format", "text", "text, or json (snake_case fields, units in their names)")
@@ -119,7 +121,7 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 		return o, err
 	}
 	if o.SessionTimeout <= 0 {
-		o.SessionTimeout, o.SessionTimeoutAssumed = audit.DefaultSessionTimeout, true
+		o.SessionTimeout, o.SessionTimeoutAssumed = warmup.DefaultSessionTimeout, true
 	}
 	if o.HeartbeatInterval, err = consumerMs("heartbeat.interval.ms"); err != nil {
 		return o, err

@@ -138,7 +138,7 @@ func (f *predictFlags) inputs(cmd *cobra.Command, res *runs.Results) (warmup.Inp
 	}
 	in.Samples, in.Seed, in.Source = f.samples, f.seed, "flags"
 	if f.protocol == warmup.ProtocolStreams && !cmd.Flags().Changed("follow-up") {
-		in.FollowUpSeconds = 5 // group.streams.heartbeat.interval.ms' default
+		in.FollowUpSeconds = warmup.DefaultStreamsGroupHeartbeatInterval.Seconds()
 	}
 	if !cmd.Flags().Changed("startup") || !cmd.Flags().Changed("rebalance") || !cmd.Flags().Changed("follow-up") {
 		in.Source += " (startup, rebalance and follow-up times assumed unless given)"
