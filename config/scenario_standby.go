@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/restorebench/restorebench/warmup"
 )
 
 // ScenarioStandby is a standby replica keeping up with a changelog
@@ -60,7 +62,8 @@ type StandbySettings struct {
 	// a second. Default 10000.
 	PauseRate float64 `json:"pause_rate" yaml:"pause_rate"`
 	// AcceptableRecoveryLag is Kafka Streams' acceptable.recovery.lag: a
-	// standby within it counts as caught up. Default 10000.
+	// standby within it counts as caught up. Default Kafka Streams' 10000
+	// (warmup.DefaultAcceptableRecoveryLag).
 	AcceptableRecoveryLag int64 `json:"acceptable_recovery_lag" yaml:"acceptable_recovery_lag"`
 	// FindMax searches, after the rates, for the highest write rate the
 	// standby sustains (its lag stays bounded), doubling then bisecting.
@@ -103,7 +106,7 @@ func DefaultStandby() *StandbySettings {
 	return &StandbySettings{
 		Rates: []float64{2000, 10_000, 50_000}, Duration: Duration(15 * time.Second),
 		Pauses: []Duration{Duration(5 * time.Second), Duration(20 * time.Second)}, PauseRate: 10_000,
-		AcceptableRecoveryLag: 10_000, FindMax: true, Sample: Duration(250 * time.Millisecond),
+		AcceptableRecoveryLag: warmup.DefaultAcceptableRecoveryLag, FindMax: true, Sample: Duration(250 * time.Millisecond),
 	}
 }
 
