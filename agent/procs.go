@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/restorebench/restorebench/cluster"
+	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/ksdriver"
 )
 
@@ -97,8 +98,9 @@ func mustJSON(v any) []byte {
 }
 
 // clientPrefixes are the prefixes under which Kafka Streams passes a
-// client setting to one of its clients.
-var clientPrefixes = []string{"", "consumer.", "producer.", "admin.", "main.consumer.", "restore.consumer.", "global.consumer."}
+// client setting to one of its clients (config.StreamsClientPrefixes),
+// and none: a setting every client takes.
+var clientPrefixes = append([]string{""}, config.StreamsClientPrefixes()...)
 
 // isClientKey says whether key is a connection setting the agent owns:
 // bootstrap.servers, security.protocol, sasl.* or ssl.*, under any client

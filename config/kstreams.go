@@ -6,6 +6,7 @@ import (
 	"github.com/restorebench/restorebench/ksdriver"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,38 @@ const (
 	// DriverStoreType is the driver's store type key (rocksdb or memory).
 	DriverStoreType = ksdriver.PropStoreType
 )
+
+// Kafka Streams' client prefixes (StreamsConfig.MAIN_CONSUMER_PREFIX,
+// RESTORE_CONSUMER_PREFIX, GLOBAL_CONSUMER_PREFIX, CONSUMER_PREFIX,
+// PRODUCER_PREFIX, ADMIN_CLIENT_PREFIX): a property under one configures
+// that client alone, consumer. every consumer. The one home of them for
+// the case settings, the secret screen and the agent.
+const (
+	PrefixMainConsumer    = "main.consumer."
+	PrefixRestoreConsumer = "restore.consumer."
+	PrefixGlobalConsumer  = "global.consumer."
+	PrefixConsumer        = "consumer."
+	PrefixProducer        = "producer."
+	PrefixAdmin           = "admin."
+)
+
+// streamsClientPrefixes are Kafka Streams' client prefixes, the
+// consumer-specific ones before consumer.
+var streamsClientPrefixes = []string{PrefixMainConsumer, PrefixRestoreConsumer, PrefixGlobalConsumer, PrefixConsumer, PrefixProducer, PrefixAdmin}
+
+// StreamsClientPrefixes returns Kafka Streams' client prefixes (a copy the
+// caller may change).
+func StreamsClientPrefixes() []string { return slices.Clone(streamsClientPrefixes) }
+
+// ConsumerKeys are the properties Kafka Streams takes consumer setting
+// name from for the consumer of prefix (PrefixMainConsumer,
+// PrefixRestoreConsumer or PrefixGlobalConsumer), the first set winning:
+// that consumer's own prefix, then consumer., then the unprefixed property
+// (StreamsConfig.getMainConsumerConfigs and its siblings lay them over one
+// another in that order).
+func ConsumerKeys(prefix, name string) []string {
+	return []string{prefix + name, PrefixConsumer + name, name}
+}
 
 // mappedStreams are the common settings a Kafka Streams property maps to:
 // each reads the setting as the property's text and writes it back. field
@@ -371,7 +404,7 @@ func (c Case) ProcessingGuarantee() string {
 // isolation.level comes from, the first set winning: its own prefix, the
 // main and restore consumers' shared prefix, then the unprefixed property
 // every client takes.
-var isolationKeys = []string{"restore.consumer.isolation.level", "consumer.isolation.level", "isolation.level"}
+var isolationKeys = ConsumerKeys(PrefixRestoreConsumer, "isolation.level")
 
 // IsolationLevel is the isolation.level the case's restore consumer reads
 // the changelog with, as Kafka Streams sets it: read_committed under

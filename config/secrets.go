@@ -51,13 +51,10 @@ var kafkaPasswordConfigs = map[string]bool{
 var secretWords = []string{"password", "passwd", "passphrase", "jaas", "secret", "credentials.info", "user.info", "private.key"}
 
 // clientPrefixes are the prefixes under which Kafka Streams passes a
-// property to one of its clients (StreamsConfig.consumerPrefix and friends),
-// and the Schema Registry client's: "main.consumer.bootstrap.servers" is
+// property to one of its clients (streamsClientPrefixes), and the Schema
+// Registry client's: "main.consumer.bootstrap.servers" is
 // bootstrap.servers for the main consumer.
-var clientPrefixes = []string{
-	"main.consumer.", "restore.consumer.", "global.consumer.", "consumer.", "producer.", "admin.",
-	"schema.registry.",
-}
+var clientPrefixes = append(StreamsClientPrefixes(), "schema.registry.")
 
 // ClientBaseName is the property a Kafka Streams property configures with
 // its client prefixes taken off: "restore.consumer.max.poll.records" is

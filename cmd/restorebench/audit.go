@@ -106,10 +106,10 @@ func auditStreamsConfig(path string) (audit.Options, error) {
 		}
 		return n, true, nil
 	}
-	// A consumer setting as Kafka Streams takes it: the main consumer's
-	// prefix first, then consumer., then none.
+	// A consumer setting as Kafka Streams takes it for the main consumer
+	// (config.ConsumerKeys).
 	consumerMs := func(name string) (time.Duration, error) {
-		for _, key := range []string{"main.consumer." + name, "consumer." + name, name} {
+		for _, key := range config.ConsumerKeys(config.PrefixMainConsumer, name) {
 			n, ok, err := num(key)
 			if err != nil || ok {
 				return time.Duration(n) * time.Millisecond, err
