@@ -59,7 +59,7 @@ func SettingsOf(c config.Case) (StreamsSettings, error) {
 		{propMaxWarmups, func(v int64) { s.MaxWarmups = int(v) }},
 		{PropAcceptableLag, func(v int64) { s.Acceptable = v }},
 		{PropProbingInterval, func(v int64) { s.Probing = time.Duration(v) * time.Millisecond }},
-		{propSessionTimeout, func(v int64) { s.Session = time.Duration(v) * time.Millisecond }},
+		{sessionKey(c.Streams), func(v int64) { s.Session = time.Duration(v) * time.Millisecond }},
 	}
 	for _, i := range ints {
 		v, ok := c.Streams[i.key]
@@ -73,6 +73,19 @@ func SettingsOf(c config.Case) (StreamsSettings, error) {
 		i.set(n)
 	}
 	return s, nil
+}
+
+// sessionKey is the property the main consumer's session.timeout.ms comes
+// from in streams, as Kafka Streams takes it (config.ConsumerKeys): the
+// first of main.consumer., consumer. and unprefixed that is set, else the
+// unprefixed name.
+func sessionKey(streams map[string]string) string {
+	for _, k := range config.ConsumerKeys(config.PrefixMainConsumer, propSessionTimeout) {
+		if _, ok := streams[k]; ok {
+			return k
+		}
+	}
+	return propSessionTimeout
 }
 
 // UnboundedLag is acceptable.recovery.lag's value for "every client is
