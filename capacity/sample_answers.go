@@ -284,7 +284,7 @@ func sampledInstancesNeeded(a *Analysis, s *Sample, times []TaskTime, threads in
 		ans.Inputs = []string{fmt.Sprintf("%s an instance restore in %s (%s–%s), composed from the sampled tasks", Plural((len(s.Tasks)+n-1)/n, "task"),
 			FormatSeconds(at.Value), FormatSeconds(at.Lo), FormatSeconds(at.Hi))}
 		if at.Unverified != "" {
-			ans.Value = "INCONCLUSIVE (" + ans.Value + " if tasks restore together as alone)"
+			ans.Value = "INCONCLUSIVE (" + ans.Value + " if the tasks compose as taken)"
 			ans.Inputs = append(ans.Inputs, at.Unverified)
 		} else if at.Wide() {
 			ans.Value = "INCONCLUSIVE (" + ans.Value + ")"

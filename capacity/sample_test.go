@@ -199,6 +199,15 @@ func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
 	if got := checkComposed(small, 4, 1, c, c, tg); got.Unverified == "" {
 		t.Errorf("a check on tasks of 1 M records for an instance holding 2.3 M: %+v, want still unverified", got)
 	}
+	// The series predicted 0.9× for the two; a ratio a quarter and more
+	// away from it says the series does not describe these tasks.
+	far := &Together{Partitions: []int32{0, 1}, Threads: 1, Seconds: []float64{14 * 0.9 * 1.3}}
+	if got := checkComposed(times, 4, 1, c, c, far); got.Check == nil || !strings.Contains(got.Unverified, "predicted 0.90× for the sampled tasks together where they measured 1.17×") {
+		t.Errorf("a measured ratio 30%% off the series': %q, want unverified, naming both", got.Unverified)
+	}
+	if got := checkComposed(times[:2], 2, 1, c, c, far); got.Unverified != "" || got.Check == nil {
+		t.Errorf("an instance of just the tasks restored together: %q, want their own restore together, the series not needed", got.Unverified)
+	}
 	if got := checkComposed(times[:1], 1, 1, c, c, tg); got.Check != nil || got.Value != 7 {
 		t.Errorf("an instance of one task: %v s (check %+v), want the task's own 7 s, not scaled by a check of two", got.Value, got.Check)
 	}
