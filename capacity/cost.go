@@ -392,10 +392,9 @@ func (c *Cost) fitted(o Obs) float64 {
 // bytes of key+value, overwrites of them leaving no live key and hot of
 // them hot (loadgen.HotKeys; it matters only when the Cost is Hot).
 func (c *Cost) Seconds(records, bytes, overwrites, hot float64) float64 {
-	if !c.Hot {
-		hot = 0 // every record at PerRecord, the same whatever the hot share
-	}
-	return c.Fixed + c.PerRecord*(records-hot) + c.perHot()*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
+	// A hot record's price over an ordinary one's: exactly 0 when hot
+	// records are not priced apart, whatever the hot share.
+	return c.Fixed + c.PerRecord*records + (c.perHot()-c.PerRecord)*hot + c.PerByte*bytes + c.PerOverwrite*overwrites
 }
 
 // perHot is what a hot record costs: PerHot when the Cost prices hot
@@ -411,7 +410,7 @@ func (c *Cost) perHot() float64 {
 // of bytesPerRecord, recordsPerKey and hotShare of its records hot, once
 // the fixed cost is paid.
 func (c *Cost) PerThreadRate(bytesPerRecord, recordsPerKey, hotShare float64) float64 {
-	perRecord := c.PerRecord*(1-hotShare) + c.perHot()*hotShare
+	perRecord := c.PerRecord + (c.perHot()-c.PerRecord)*hotShare
 	return 1 / ((perRecord+c.PerOverwrite*overwriteShare(recordsPerKey))/bytesPerRecord + c.PerByte)
 }
 

@@ -60,23 +60,3 @@ func KafkaStreamsVersions(restores []Restore) []string {
 	}
 	return out
 }
-
-// RestoredOn is the agent whose host restored r, and that host's name
-// where the record says it: the model engine's restore on an agent
-// (OnAgent), or a kafka-streams restore whose instances all ran on one
-// agent (KafkaStreams.Placement); "" when it ran on this machine, or on
-// several agents' hosts.
-func (r Restore) RestoredOn() (agent, hostname string) {
-	if r.OnAgent != nil {
-		return r.OnAgent.Agent, r.OnAgent.Hostname
-	}
-	if ks := r.KafkaStreams; ks != nil {
-		for _, a := range ks.Placement {
-			if agent != "" && a != agent {
-				return "", ""
-			}
-			agent = a
-		}
-	}
-	return agent, ""
-}

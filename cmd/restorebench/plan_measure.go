@@ -365,12 +365,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs []*capacity.Run, opts capacity.Options) {
 	var parts []string
 	var total float64
-	for _, ps := range restores {
+	sizes := make([]float64, len(restores))
+	for i, ps := range restores {
 		b := f.restoreBytes(ps, opts)
 		if b <= 0 {
 			return // sizes in offsets only: nothing to price or show in bytes
 		}
-		total += b
+		sizes[i], total = b, total+b
 		what := "the whole topic"
 		if ps != nil {
 			what = "partition " + capacity.FormatPartitions(ps)
@@ -385,8 +386,8 @@ func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs [
 	if len(inputs) > 0 {
 		if a := capacity.Analyze(inputs, capacity.Options{Threads: 1}); a.Rate != nil {
 			var secs float64
-			for _, ps := range restores {
-				secs += a.Rate.Seconds(f.restoreBytes(ps, opts)).Value * float64(f.measureRepeats)
+			for _, b := range sizes {
+				secs += a.Rate.Seconds(b).Value * float64(f.measureRepeats)
 			}
 			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus for each restore "+
 				"a process's start, the read of its partitions to verify against and, on kafka-streams, their copy", capacity.FormatSeconds(secs),
