@@ -284,11 +284,11 @@ func (e *Env) Admin() (*kadm.Client, func(), error) {
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
 	if e.admin == nil {
-		cl, err := cluster.NewClient(e.Cluster)
+		adm, cl, err := cluster.NewAdmin(e.Cluster)
 		if err != nil {
 			return nil, nil, err
 		}
-		e.admin, e.adminClient = kadm.NewClient(cl), cl
+		e.admin, e.adminClient = adm, cl
 	}
 	return e.admin, func() {}, nil
 }

@@ -81,6 +81,23 @@ func NewClient(cfg Config, extra ...kgo.Opt) (*kgo.Client, error) {
 	return kgo.NewClient(opts...)
 }
 
+// adminMetadataAge is how long an admin client trusts the metadata it
+// cached: kgo keeps a topic it listed, or found missing, for
+// MetadataMinAge (default 5 s), so a topic created just after it was looked
+// up stayed unlisted, and AwaitTopic waited, those 5 s. An admin client's
+// metadata requests are few; asking again after 100 ms costs nothing.
+const adminMetadataAge = 100 * time.Millisecond
+
+// NewAdmin is an admin client of cfg whose metadata is fresh (see
+// adminMetadataAge), and the kgo client under it, for the caller to close.
+func NewAdmin(cfg Config) (*kadm.Client, *kgo.Client, error) {
+	cl, err := NewClient(cfg, kgo.MetadataMinAge(adminMetadataAge))
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl, nil
+}
+
 // Ping checks within cfg.ConnectTimeout that the cluster answers metadata
 // requests, and returns its broker count. The error names the addresses.
 func Ping(ctx context.Context, cfg Config) (int, error) {

@@ -37,11 +37,11 @@ func (e *Env) AdminClient() (*kadm.Client, func(), error) {
 		adm, err := e.Admin()
 		return adm, func() {}, err
 	}
-	cl, err := cluster.NewClient(e.Cluster)
+	adm, cl, err := cluster.NewAdmin(e.Cluster)
 	if err != nil {
 		return nil, nil, err
 	}
-	return kadm.NewClient(cl), cl.Close, nil
+	return adm, cl.Close, nil
 }
 
 // Env is what a scenario needs from the run around it.
