@@ -330,6 +330,12 @@ type RestoreTopicOptions struct {
 	// an independent read of that partition alone; distinct, each one of
 	// Topic's. Nil (default): every partition.
 	Partitions []int32
+	// Sample, with Partitions, is what several restores of samples of
+	// Topic share (plan --measure): the partitions' independent reads and
+	// the kafka-streams engine's copy, which its owner deletes
+	// (SampleSource.Close). Nil (default): the restore reads and copies
+	// for itself, and deletes its copy when it ends.
+	Sample *SampleSource
 }
 
 // RestoreCaseName is the case name of RestoreTopic's restores.
@@ -402,13 +408,25 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 			why = "it no longer holds the fill its manifest names: " + why
 		}
 	}
+	src := o.Sample
+	if o.Partitions != nil && src == nil {
+		// Its copy, if any, deleted however the run ends: returned,
+		// failed or interrupted.
+		src = e.NewSampleSource(o.Topic)
+		defer src.Close()
+	}
+	if src != nil {
+		if err := src.checkSource(e, o); err != nil {
+			return nil, err
+		}
+	}
 	var read *topicshape.TopicState
 	if why != "" {
 		out.res.Fill = &runs.Fill{Topic: o.Topic, Offsets: toPartitionOffsets(offsets.Only(o.Partitions))}
 		if err := e.windowRetention(ctx, &o); err != nil {
 			return nil, err
 		}
-		if read, err = e.readIndependently(ctx, o, &target, out.res.Fill, why); err != nil {
+		if read, err = e.readIndependently(ctx, o, &target, out.res.Fill, why, offsets, src); err != nil {
 			return nil, err
 		}
 	}
@@ -418,10 +436,7 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 		}
 	}
 	if onKafkaStreamsSample(o) {
-		// Deleted however the run ends: returned, failed or interrupted.
-		cleanup, err := e.copySample(ctx, o, &target, offsets, read)
-		defer cleanup()
-		if err != nil {
+		if err := src.arrangeCopy(ctx, o, &target, offsets, read); err != nil {
 			return nil, err
 		}
 	}
@@ -471,21 +486,29 @@ func checkSample(o RestoreTopicOptions, offsets cluster.TopicOffsets) error {
 // A topic with more live keys than the read keeps is restored counted,
 // not verified, saying so (the read returned is then nil).
 func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, fill *runs.Fill,
-	why string) (*topicshape.TopicState, error) {
+	why string, offsets cluster.TopicOffsets, src *SampleSource) (*topicshape.TopicState, error) {
 	if kind := o.Case.StoreKind; !config.RestoresForeign(kind) {
 		return nil, fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
 			"as a %s store's changelog (--store-kind)", kind, o.Topic, why, config.ForeignKinds())
 	}
-	e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
 	opts := independentRead(o.Case)
-	opts.Partitions = o.Partitions
-	st, err := topicshape.State(ctx, e.Cluster, o.Topic, opts)
-	if errors.Is(err, topicshape.ErrTooManyKeys) {
-		e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the independent read of %s, to verify its restore against: %w", o.Topic, err)
+	var st *topicshape.TopicState
+	if src != nil {
+		var err error
+		if st, err = src.read(ctx, o.Partitions, offsets, opts, why); err != nil || st == nil {
+			return nil, err
+		}
+	} else {
+		e.Logf("restore: %s: %s; reading it independently to verify the restore against", o.Topic, why)
+		whole, err := topicshape.State(ctx, e.Cluster, o.Topic, opts)
+		if errors.Is(err, topicshape.ErrTooManyKeys) {
+			e.Logf("restore: %s will be counted, not verified: %v", o.Topic, err)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the independent read of %s, to verify its restore against: %w", o.Topic, err)
+		}
+		st = &whole
 	}
 	var keys int64
 	for _, p := range st.Partitions {
@@ -499,7 +522,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	}
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
 	fill.HotRecords = &st.HotRecords
-	return &st, nil
+	return st, nil
 }
 
 // independentRead is how a topic restorebench did not fill is read to

@@ -13,14 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/fleet"
-	"github.com/restorebench/restorebench/internal/progress"
-	"github.com/restorebench/restorebench/internal/units"
-	"github.com/restorebench/restorebench/loadgen"
-	"github.com/restorebench/restorebench/runs"
 	"github.com/restorebench/restorebench/topicshape"
 	"github.com/restorebench/restorebench/verify"
 )
@@ -38,9 +33,10 @@ import (
 // of those partitions, and restores the copy exactly as it restores any
 // topic it did not fill (source_table.go): the sampled tasks restore their
 // partitions at full size through StoreChangelogReader and the state
-// updater, the others restore nothing. The copy is deleted when the
-// restore ends, fails or is interrupted; nothing is written to the user's
-// topic or group.
+// updater, the others restore nothing. The restores of one sample
+// (plan --measure) share the copy and the reads (SampleSource,
+// sample_source.go). The copy is deleted when the restores end, fail or
+// are interrupted; nothing is written to the user's topic or group.
 
 // sampleCopyTopic is the copy's name: <application-id>-sample-<topic>,
 // or, past Kafka's 249 characters, that cut short and ended by a hash of
@@ -57,69 +53,6 @@ func sampleCopyTopic(appID, topic string) string {
 // sampleCopyTimeout bounds the deletion of the copy after the restore, on
 // a context of its own (the run's may be cancelled by then).
 const sampleCopyTimeout = 30 * time.Second
-
-// copySample copies the sampled partitions of o.Topic (whose offsets are
-// offsets and whose independent read is read, nil when the topic was
-// counted, not verified) to restorebench's copy topic, checks the copy,
-// and points target at it. The returned cleanup deletes the copy; it is
-// to be called however the restore ends (it is set, and must be called,
-// even when copySample fails after creating the copy).
-func (e *Env) copySample(ctx context.Context, o RestoreTopicOptions, target *fleet.Target, offsets cluster.TopicOffsets,
-	read *topicshape.TopicState) (cleanup func(), err error) {
-	cleanup = func() {}
-	env := e.scenarioEnvOwned()
-	name := sampleCopyTopic(o.AppID, o.Topic)
-	if !fleet.IsSourceTable(fleet.Target{Topic: name, AppID: o.AppID, StoreName: o.StoreName}) {
-		return cleanup, fmt.Errorf("--partitions: the copy of %s would be named %s, the changelog of store %s: restore under another --store",
-			o.Topic, name, o.StoreName)
-	}
-	ranges, records := copyRanges(target, offsets, o.Partitions)
-	adm, done, err := env.AdminClient()
-	if err != nil {
-		return cleanup, err
-	}
-	defer done()
-	maxBytes, err := maxMessageBytes(ctx, adm, o.Topic)
-	if err != nil {
-		return cleanup, err
-	}
-	size := "size unknown: " // DescribeLogDirs may not be granted
-	if n, err := partitionLogBytes(ctx, adm, o.Topic, o.Partitions); err == nil {
-		size = units.BytesTenths(n) + " as one replica holds them"
-	} else {
-		size += err.Error()
-	}
-	e.Logf("restore: --partitions on kafka-streams: writing at most %d records (%s) of partitions %s of %s to "+
-		"restorebench's topic %s (%d partitions, only those hold records; cleanup.policy=delete, no retention limit), "+
-		"which Kafka Streams then restores; it is deleted when the restore ends",
-		records, size, capacity.FormatPartitions(o.Partitions), o.Topic, name, len(offsets.End))
-	if err := createSampleCopy(ctx, env, adm, name, int32(len(offsets.End)), maxBytes, o.Topic); err != nil {
-		return cleanup, err
-	}
-	cleanup = func() { e.deleteSampleCopy(env, name) }
-	begin := time.Now()
-	bar := e.progress.Start("copy sample of "+o.Topic, records, progress.Records)
-	stats, err := cluster.CopyPartitions(ctx, e.Cluster, o.Topic, name, ranges, cluster.CopyOptions{
-		ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: maxBytes, Copied: bar.Set,
-	})
-	bar.Done()
-	if err != nil {
-		return cleanup, err
-	}
-	sc := &runs.SampleCopy{Topic: name}
-	for _, s := range stats {
-		sc.Records, sc.Bytes = sc.Records+s.Records, sc.Bytes+s.Bytes
-	}
-	ends, err := e.checkSampleCopy(ctx, o, name, stats, read, target.Expected)
-	if err != nil {
-		return cleanup, err
-	}
-	sc.Seconds = time.Since(begin).Seconds()
-	e.Logf("restore: copied %d records (%s) of %s to %s in %.1fs, checked against the independent read; Kafka Streams restores it next",
-		sc.Records, units.BytesTenths(sc.Bytes), o.Topic, name, sc.Seconds)
-	target.SampledFrom, target.Topic, target.Ends, target.SampleCopy = o.Topic, name, ends, sc
-	return cleanup, nil
-}
 
 // copyRanges are the offsets of each sampled partition copied: from its log
 // start to where the independent read ended (target.Ends: under
@@ -141,43 +74,44 @@ func copyRanges(target *fleet.Target, offsets cluster.TopicOffsets, sample []int
 	return ranges, records
 }
 
-// checkSampleCopy checks the copy before anything restores it: each
-// sampled partition holds the records copied to it and its other
-// partitions none, and, read as the restore reads it, the copy leaves the
-// state the independent read of the user's topic found (keys, live bytes,
-// digest per partition; the records and those without a key in all). It
-// returns the copy's end offsets of the sampled partitions.
-func (e *Env) checkSampleCopy(ctx context.Context, o RestoreTopicOptions, name string, stats map[int32]cluster.CopyStats,
-	read *topicshape.TopicState, expected []loadgen.PartitionState) (map[int32]int64, error) {
+// checkSampleCopy checks the copy before anything restores it: each of
+// its partitions holds the records held says were copied to it (none
+// outside held), and, read as the restore reads it, the partitions copied
+// now leave the state the independent read of the user's topic found
+// there (want: keys, live bytes, digest per partition; the records and
+// those without a key in all; nil when the topic is counted, not
+// verified). It returns the copy's end offsets of the partitions o
+// restores.
+func (e *Env) checkSampleCopy(ctx context.Context, o RestoreTopicOptions, name string, held map[int32]cluster.CopyStats, copiedNow []int32,
+	want *topicshape.TopicState) (map[int32]int64, error) {
 	got, err := e.Offsets(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	ends := map[int32]int64{}
 	for p, end := range got.End {
-		want := stats[p].Records
-		if end-got.Start[p] != want {
-			return nil, fmt.Errorf("the copy %s of %s: partition %d holds %d records, %d were copied to it", name, o.Topic, p, end-got.Start[p], want)
+		if n := held[p].Records; end-got.Start[p] != n {
+			return nil, fmt.Errorf("the copy %s of %s: partition %d holds %d records, %d were copied to it", name, o.Topic, p, end-got.Start[p], n)
 		}
 		if slices.Contains(o.Partitions, p) {
 			ends[p] = end
 		}
 	}
-	if read == nil {
-		return ends, nil // counted, not verified: there is no read to check it against
+	if want == nil || len(copiedNow) == 0 {
+		return ends, nil // nothing read to check it against, or nothing new in it
 	}
 	opts := independentRead(o.Case)
-	opts.Partitions = o.Partitions
+	opts.Partitions = copiedNow
 	st, err := topicshape.State(ctx, e.Cluster, name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("reading the copy %s of %s back: %w", name, o.Topic, err)
 	}
-	if ok, v := verify.Check(expected, st.Partitions); !ok {
+	if ok, v := verify.Check(want.Partitions, st.Partitions); !ok {
 		return nil, fmt.Errorf("the copy %s of %s does not hold what the independent read of %s found: %s", name, o.Topic, o.Topic, v.Problem)
 	}
-	if st.Records != read.Records || st.NullKeys != read.NullKeys {
+	if st.Records != want.Records || st.NullKeys != want.NullKeys {
 		return nil, fmt.Errorf("the copy %s of %s holds %d records (%d without a key); the independent read of %s found %d (%d)",
-			name, o.Topic, st.Records, st.NullKeys, o.Topic, read.Records, read.NullKeys)
+			name, o.Topic, st.Records, st.NullKeys, o.Topic, want.Records, want.NullKeys)
 	}
 	return ends, nil
 }

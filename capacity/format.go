@@ -40,3 +40,12 @@ func FormatPartitions(ps []int32) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// NamePartitions is "partition 3" for one partition, "partitions 3, 17"
+// for more (FormatPartitions).
+func NamePartitions(ps []int32) string {
+	if len(ps) == 1 {
+		return "partition " + FormatPartitions(ps)
+	}
+	return "partitions " + FormatPartitions(ps)
+}

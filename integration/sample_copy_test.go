@@ -243,3 +243,73 @@ func TestKafkaStreamsSampleInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaStreamsSampleSourceSharedAcrossRestores restores, as plan
+// --measure does, partition 1 alone, partitions 1 and 3 together, then
+// partition 3 alone, sharing one SampleSource: the copy is made once and
+// arranged for each restore (partition 3 added, then partition 1 emptied),
+// each restore is verified against the independent read of exactly its
+// partitions and counts exactly their keyed records, the copy is gone
+// once the source is closed, and the user's topic and group are as they
+// were.
+func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
+	t.Parallel()
+	needDriver(t)
+	env := connect(t, bench.Options{})
+	app := ksApp(t, env)
+	name := topic(t, env)
+	group, copied := name+"-users-app", copyName(t, env, app, name)
+	want, counts := sampleTopic(t, env, name, group)
+	keyed := func(p int32) int64 {
+		if p == 1 {
+			return counts[p] - 20 // Kafka Streams skips the records without a key
+		}
+		return counts[p]
+	}
+	before := userSide(t, env, name, group)
+	c := config.DefaultCase()
+	c.Engine = config.EngineKafkaStreams
+	src := env.NewSampleSource(name)
+	for _, ps := range [][]int32{{1}, {1, 3}, {3}} {
+		out := t.TempDir()
+		if _, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
+			Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: out, Partitions: ps, Sample: src,
+		}); err != nil {
+			t.Fatalf("partitions %v: %v", ps, err)
+		}
+		loaded, err := runs.Load(filepath.Join(out, "results.json"))
+		if err != nil {
+			t.Fatalf("partitions %v: results.json: %v", ps, err)
+		}
+		r := loaded.Restores[0]
+		var records, copiedRecords int64
+		for _, p := range ps {
+			records, copiedRecords = records+keyed(p), copiedRecords+counts[p]
+		}
+		if r.Error != "" || !r.Verified || !slices.Equal(r.RestoredPartitions, ps) || r.Records != records {
+			t.Fatalf("partitions %v: error %q, verified %v, restored_partitions %v, %d records: want them verified, %d records",
+				ps, r.Error, r.Verified, r.RestoredPartitions, r.Records, records)
+		}
+		var verified []int32
+		for _, p := range r.Verification.Partitions {
+			if w := want[p.Partition]; !p.OK || p.ActualDigest != w.Digest || p.ActualKeys != w.Keys {
+				t.Fatalf("partitions %v: partition %d: %d keys, digest %s; the records written leave %d, %s", ps, p.Partition,
+					p.ActualKeys, p.ActualDigest, w.Keys, w.Digest)
+			}
+			verified = append(verified, p.Partition)
+		}
+		if !slices.Equal(verified, ps) {
+			t.Fatalf("partitions %v: verified %v", ps, verified)
+		}
+		if sc := r.SampleCopy; sc == nil || sc.Topic != copied || sc.Records != copiedRecords {
+			t.Fatalf("partitions %v: sample_copy %+v, want %s holding their %d records", ps, sc, copied, copiedRecords)
+		}
+	}
+	src.Close()
+	checkTopicGone(t, env, copied)
+	checkGroupGone(t, env, app)
+	noJVMUnder(t, env.Opts.StateDir)
+	if after := userSide(t, env, name, group); after != before {
+		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
+	}
+}

@@ -232,12 +232,15 @@ type CleanerHold struct {
 type SampleCopy struct {
 	// Topic is the copy's name (deleted after the run).
 	Topic string `json:"topic"`
-	// Records are the records copied, over the sampled partitions.
+	// Records are the records the copy holds of the restored partitions:
+	// copied for this run, or for an earlier restore of the same sample
+	// (plan --measure shares one copy among its restores).
 	Records int64 `json:"records"`
-	// Bytes are the key+value+header bytes copied.
+	// Bytes are their key+value+header bytes.
 	Bytes int64 `json:"bytes"`
-	// Seconds is the copy's wall time: reading the sampled partitions,
-	// writing them and checking the copy.
+	// Seconds is the wall time making the copy ready for this run:
+	// reading and writing the partitions it lacked, emptying those the
+	// run leaves out, checking it.
 	Seconds float64 `json:"seconds"`
 }
 

@@ -117,10 +117,11 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 	fl.Float64Var(&f.recordBytes, "record-bytes", 0, "key+value bytes of one record of your changelog (its bytes over its "+
 		"records; --from-topic reads it): the restore time is the fitted cost per record and per byte at that size "+
 		"when the inputs sweep record sizes, and the answers say how far it lies from the sizes measured")
-	fl.BoolVar(&f.measure, "measure", false, "with --from-topic: restore the topic itself, cold, once on the real Kafka "+
-		"Streams client and once on the model, into restorebench's own application id, group and state dir (nothing "+
-		"of yours is touched; each restore is verified against an independent read and saved as a run under "+
-		"results/), and answer from those restores before any --from run")
+	fl.BoolVar(&f.measure, "measure", false, "with --from-topic: restore the topic itself (or, with --sample, its sampled partitions, "+
+		"each alone and then together), cold, --measure-repeats times on each of --measure-engines (the real Kafka Streams client "+
+		"and the model), into restorebench's own application id, group and state dir (nothing of yours is touched; each restore "+
+		"is verified against an independent read and saved as a run under results/; it says up front what it restores and "+
+		"writes), and answer from those restores before any --from run")
 	fl.Var(stringValue[config.StoreKind]{&f.measureKind}, "measure-store-kind", "with --measure: the store kind to restore into "+
 		"(key-value; timestamped-key-value as a DSL count, aggregate or table materializes; timestamped-window as a windowed one does, "+
 		"window without the timestamps; session as a session-windowed one does; a window or session store's retention is the topic's "+

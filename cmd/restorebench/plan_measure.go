@@ -114,42 +114,113 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command, inputs []*capacity.Run,
 	} else {
 		restores = [][]int32{nil}
 	}
+	onAgents := len(f.agentNames) > 0 || f.anyAgents > 0
+	if f.sampled != nil && !onAgents {
+		// On agents the partitions alone come first, one an agent side by
+		// side; here they restore one after another, in the order that
+		// copies least.
+		restores = bench.SampleOrder(restores, f.taskSize)
+	}
 	f.sayMeasurePlan(cmd.ErrOrStderr(), restores, inputs, opts)
-	var out []string
-	for _, name := range f.measureEngines {
-		engine := config.Engine(name)
-		c := config.DefaultCase()
-		c.Engine, c.StoreKind = engine, f.measureKind.Of()
-		if err := c.Finalize(); err != nil {
-			return nil, fmt.Errorf("--measure: %w", err)
-		}
-		if len(f.agentNames) > 0 || f.anyAgents > 0 {
+	if onAgents {
+		var out []string
+		for _, name := range f.measureEngines {
+			c, err := measureCase(config.Engine(name), f.measureKind.Of())
+			if err != nil {
+				return nil, err
+			}
 			saved, err := f.measureOnAgents(cmd, c, restores)
 			out = append(out, saved...)
 			if err != nil {
 				return nil, err
 			}
-			continue
+		}
+		return out, nil
+	}
+	return f.measureHere(cmd, restores)
+}
+
+// measureCase is --measure's case on engine: Kafka Streams' defaults, a
+// store of kind.
+func measureCase(engine config.Engine, kind config.StoreKind) (config.Case, error) {
+	c := config.DefaultCase()
+	c.Engine, c.StoreKind = engine, kind
+	if err := c.Finalize(); err != nil {
+		return config.Case{}, fmt.Errorf("--measure: %w", err)
+	}
+	return c, nil
+}
+
+// measureHere restores each of restores (the whole topic, or a sampled
+// partition alone or the sample together) on each engine on this machine,
+// each a run of its own, on one connection: the restores of a sample share
+// its partitions' independent reads and, on kafka-streams, one copy topic
+// (bench.SampleSource), deleted when they end, however they end. It
+// returns the results files of the runs saved.
+func (f *capacityFlags) measureHere(cmd *cobra.Command, restores [][]int32) ([]string, error) {
+	env, err := f.g.connect(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("--measure: %w", err)
+	}
+	defer env.Close()
+	var src *bench.SampleSource
+	if f.sampled != nil {
+		src = env.NewSampleSource(f.fromTopic)
+		defer src.Close()
+	}
+	var out []string
+	for _, name := range f.measureEngines {
+		c, err := measureCase(config.Engine(name), f.measureKind.Of())
+		if err != nil {
+			return nil, err
 		}
 		for _, parts := range restores {
-			what := f.restoreWhat(parts)
-			fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine, %s (restorebench's own application %q; your topic is only read)\n",
-				what, engine, capacity.Plural(f.measureRepeats, "time"), config.DefaultAppID)
-			runID, dir, env, done, err := f.g.claimAndConnect(cmd, "measure", "")
+			dir, err := f.restoreHere(cmd, env, src, c, parts)
 			if err != nil {
-				return nil, fmt.Errorf("--measure: %w", err)
+				return out, err
 			}
-			_, err = env.RestoreTopic(cmd.Context(), bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: config.DefaultAppID,
-				StoreName: config.DefaultStore, Case: c, Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true, Partitions: parts})
-			done()
-			if err != nil {
-				return nil, fmt.Errorf("--measure: the %s engine's restore of %s: %w", engine, what, err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
 			out = append(out, filepath.Join(dir, "results.json"))
 		}
 	}
 	return out, nil
+}
+
+// restoreHere restores parts of --from-topic (nil: the whole topic) cold
+// on case c's engine on env, under a run directory of its own, and
+// returns it.
+func (f *capacityFlags) restoreHere(cmd *cobra.Command, env *bench.Env, src *bench.SampleSource, c config.Case, parts []int32) (string, error) {
+	what := f.restoreWhat(parts)
+	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine, %s (restorebench's own application %q; your topic is only read)\n",
+		what, c.Engine, capacity.Plural(f.measureRepeats, "time"), config.DefaultAppID)
+	runID, dir, claim, err := claimRunOut("measure", "")
+	if err != nil {
+		return "", fmt.Errorf("--measure: %w", err)
+	}
+	defer claim.release()
+	o := bench.RestoreTopicOptions{Topic: f.fromTopic, AppID: config.DefaultAppID, StoreName: config.DefaultStore, Case: c,
+		Repeats: f.measureRepeats, OutDir: dir, RunID: runID, Ready: true, Partitions: parts}
+	if parts != nil {
+		o.Sample = src
+	}
+	if _, err := env.RestoreTopic(cmd.Context(), o); err != nil {
+		return "", fmt.Errorf("--measure: the %s engine's restore of %s: %w", c.Engine, what, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s\n", dir)
+	return dir, nil
+}
+
+// taskSize is a sampled partition's size as the sample measured it (its
+// log segments, else its offsets); 0 for one it did not.
+func (f *capacityFlags) taskSize(p int32) float64 {
+	if f.sampled == nil {
+		return 0
+	}
+	for _, t := range f.sampled.Tasks {
+		if t.Partition == p {
+			return t.Size
+		}
+	}
+	return 0
 }
 
 // registerAgents adds --agents and the control key flags (as run has
@@ -389,8 +460,8 @@ func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs [
 			for _, b := range sizes {
 				secs += a.Rate.Seconds(b).Value * float64(f.measureRepeats)
 			}
-			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus for each restore "+
-				"a process's start, the read of its partitions to verify against and, on kafka-streams, their copy", capacity.FormatSeconds(secs),
+			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus a process's "+
+				"start for each restore, one read of each partition restored to verify against and, on kafka-streams, one copy of it", capacity.FormatSeconds(secs),
 				capacity.FormatBytes(a.Rate.PerThread))
 		}
 	}

@@ -259,7 +259,7 @@ func TestSayMeasurePlanEstimatesFromTheInputs(t *testing.T) {
 	f.sayMeasurePlan(&b, [][]int32{{0}, {1}, {0, 1}}, rs, capacity.Options{})
 	got := b.String()
 	for _, want := range []string{"--measure: on kafka-streams, restoring partition 0 (300 MB), partition 1 (100 MB), partitions 0, 1 together (400 MB), " +
-		"2 times each: 1.60 GB restored an engine, about ", " of restore an engine at the inputs' cold-restore rate (", "plus for each restore"} {
+		"2 times each: 1.60 GB restored an engine, about ", " of restore an engine at the inputs' cold-restore rate (", "plus a process's start for each restore, one read of each partition restored"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q", want, got)
 		}
