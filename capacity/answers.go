@@ -391,7 +391,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			ID:           "largest_task_within_rto",
 			RTO:          rto,
 			Question:     "Largest changelog per task restored within " + rtoText,
-			Value:        SizeValue(task),
+			Value:        inconclusiveIfWide(SizeValue(task), task),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
@@ -404,7 +404,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			ID:           "largest_instance_within_rto",
 			RTO:          rto,
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
-			Value:        SizeValue(inst),
+			Value:        inconclusiveIfWide(SizeValue(inst), task),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
@@ -440,7 +440,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 		RTO:          rto,
 		Figure:       fig,
 		Question:     q,
-		Value:        "at least " + fig.Text(),
+		Value:        inconclusiveIfWide("at least "+fig.Text(), task),
 		Extrapolated: task.Extrapolated,
 		Below:        task.Below,
 		Inputs:       inputs,
@@ -534,7 +534,7 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 		RTO:          rto,
 		Figure:       fig,
 		Question:     q,
-		Value:        fig.Text(),
+		Value:        inconclusiveIfWide(fig.Text(), within),
 		Extrapolated: within.Extrapolated,
 		Below:        within.Below,
 		Inputs:       inputs,
@@ -635,6 +635,17 @@ func intervalText(e Estimate) string {
 		}
 	}
 	return s
+}
+
+// inconclusiveIfWide is an answer's value v as it reads when the estimate
+// e it rests on lies past WideExtrapolation from the sizes measured:
+// "INCONCLUSIVE (v)", so the headline says what the inputs line under it
+// (wideText) explains; v otherwise.
+func inconclusiveIfWide(v string, e Estimate) string {
+	if !e.Wide() {
+		return v
+	}
+	return "INCONCLUSIVE (" + v + ")"
 }
 
 // wideText warns, for a count derived from what one thread restores within

@@ -176,11 +176,16 @@ func TestDeploymentAnswers(t *testing.T) {
 	for _, ans := range a.Answers {
 		answers[ans.Question] = ans
 	}
+	// The synthetic runs restore far less than a thread does within 1 or 5
+	// min, so the counts resting on that rest on more than
+	// WideExtrapolation× the sizes measured: their values say so.
 	want := map[string]string{
-		"Partitions needed so each task restores within 1 min":                   "at least " + strconv.Itoa(int(math.Ceil(48e9/((60-r.Overhead)*r.PerThread)))),
+		"Partitions needed so each task restores within 1 min": "INCONCLUSIVE (at least " +
+			strconv.Itoa(int(math.Ceil(48e9/((60-r.Overhead)*r.PerThread)))) + ")",
 		"Cold restore of one task (3.00 GB of changelog)":                        FormatSeconds(r.Overhead + task/r.PerThread),
 		"Cold restore of one instance (3 tasks on 4 threads: 1 task per thread)": FormatSeconds(r.Overhead + task/r.PerThread),
-		"Instances needed for an instance's tasks to restore within 5 min":       strconv.Itoa(int(math.Ceil(16 / (4 * math.Floor((300-r.Overhead)*r.PerThread/task))))),
+		"Instances needed for an instance's tasks to restore within 5 min": "INCONCLUSIVE (" +
+			strconv.Itoa(int(math.Ceil(16/(4*math.Floor((300-r.Overhead)*r.PerThread/task))))) + ")",
 	}
 	for q, v := range want {
 		if got, ok := answers[q]; !ok || got.Value != v {
