@@ -643,10 +643,10 @@ func TestHostileRecordsAtTheAgent(t *testing.T) {
 	// A key holder's command with repeated keys: decoded, it is a wipe of
 	// fleet "..", which is refused; the hello and the plain fleet before
 	// it are not what runs.
-	dup := []byte(`{"type":"command","agent":"a1","protocol":5,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`)
+	dup := []byte(fmt.Sprintf(`{"type":"command","agent":"a1","protocol":%d,"run":"runh","id":"dup1","op":"hello","OP":"wipe","fleet":"app","Fleet":"..","instance":"i1"}`, ProtocolVersion))
 	f.produce("a1", dup, f.signed(key, time.Now(), "a1", dup))
 	// Unknown fields are ignored; the command is what its known ones say.
-	unknown := []byte(`{"type":"command","agent":"a1","protocol":5,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`)
+	unknown := []byte(fmt.Sprintf(`{"type":"command","agent":"a1","protocol":%d,"run":"runh","id":"unk1","op":"disk_usage","fleet":"app","instance":"i1","exec":"rm -rf /","state_dir":"/"}`, ProtocolVersion))
 	f.produce("a1", unknown, f.signed(key, time.Now(), "a1", unknown))
 
 	// The control topic has one partition: once this is answered, every

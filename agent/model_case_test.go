@@ -80,15 +80,19 @@ func TestModelCaseCarriesEverySetting(t *testing.T) {
 }
 
 // theCoordinators are runs.Restore's fields a model restore on an agent
-// does not send: the record's identity, its verdict, the rates the
-// figures give, the limits measured here and the other scenarios' and
-// engines' records.
+// does not send: the record's identity, its verdict and the other
+// scenarios' and engines' records.
 var theCoordinators = map[string]bool{
 	"Case": true, "Step": true, "Repeat": true, "Params": true, "Topic": true, "Partitions": true, "RestoredPartitions": true, "SampleCopy": true,
-	"RecordsPerSec": true, "MBPerSec": true, "Limits": true, "Verified": true, "Verification": true, "Error": true,
+	"Verified": true, "Verification": true, "Error": true,
 	"Standby": true, "Failover": true, "ScaleOut": true, "Rolling": true, "Compaction": true, "Queries": true,
 	"KafkaStreams": true, "OnAgent": true,
 }
+
+// theCoordinatorsInThePhase are runs.RestorePhase's fields the agent's
+// restore phase leaves out: the rates its figures give (Into derives
+// them) and the limits measured on the coordinator's side.
+var theCoordinatorsInThePhase = map[string]bool{"RecordsPerSec": true, "MBPerSec": true, "Limits": true}
 
 // TestModelFiguresCoverTheRecord: every field of runs.Restore is either
 // one of ModelFigures, under the same JSON name and type, or listed as
@@ -100,18 +104,35 @@ func TestModelFiguresCoverTheRecord(t *testing.T) {
 
 // TestModelFiguresReachTheRecord: every figure the agent measured lands
 // in the coordinator's record, which keeps its own identity and gets the
-// rates the figures give.
+// rates the figures give; of the restore phase, every field but the
+// coordinator's (theCoordinatorsInThePhase) is carried, and those are
+// derived or left to the coordinator, never the agent's.
 func TestModelFiguresReachTheRecord(t *testing.T) {
-	agentRec := runs.Restore{StartedAt: time.Unix(100, 0).UTC(), DurationSeconds: 2, LoadSeconds: 1.5, FinishSeconds: 0.5,
-		Ready: &runs.ReadyPhase{Seconds: 0.1}, TotalSeconds: 2.1, Records: 1000, Bytes: 4e6, Read: &runs.ChangelogRead{IsolationLevel: "read_committed"},
-		Series: []measure.Point{{T: 1, Records: 500}}, PollWait: measure.Latency{Count: 3}, BatchWrite: measure.Latency{Count: 4},
-		RocksDB: measure.StoreStats{L0Files: 2}, DiskBytes: 5, PeakRSSBytes: 6, CPUSeconds: 7,
+	phase := &runs.RestorePhase{Seconds: 2, TotalSeconds: 2.1, RecordsPerSec: 1, MBPerSec: 1, CPUSeconds: 7, PeakRSSBytes: 6, DiskBytes: 5,
+		Limits: &runs.Limits{Runs: 1}}
+	pv := reflect.ValueOf(*phase)
+	for i := range pv.NumField() {
+		if pv.Field(i).IsZero() {
+			t.Errorf("the test leaves RestorePhase.%s at its zero value: set it, so its carrying is checked", pv.Type().Field(i).Name)
+		}
+	}
+	agentRec := runs.Restore{StartedAt: time.Unix(100, 0).UTC(), Records: 1000, Bytes: 4e6, Read: &runs.ChangelogRead{IsolationLevel: "read_committed"},
+		Phase: phase, Series: []measure.Point{{T: 1, Records: 500}},
+		Model: &runs.ModelRun{LoadSeconds: 1.5, FinishSeconds: 0.5, PollWait: measure.Latency{Count: 3}, BatchWrite: measure.Latency{Count: 4},
+			RocksDB: measure.StoreStats{L0Files: 2}, Ready: &runs.ReadyPhase{Seconds: 0.1}},
 		Warm: &runs.WarmRecord{Changed: 8}, Store: &runs.StoreFigures{RecordsKept: 9}}
 	f := ModelFiguresOf(agentRec)
 	fv := reflect.ValueOf(f)
 	for i := range fv.NumField() {
 		if fv.Field(i).IsZero() {
 			t.Errorf("the test leaves ModelFigures.%s at its zero value: set it, so its carrying is checked", fv.Type().Field(i).Name)
+		}
+	}
+	sent := reflect.ValueOf(*f.Phase)
+	for i := range sent.NumField() {
+		name := sent.Type().Field(i).Name
+		if carried := !sent.Field(i).IsZero(); carried == theCoordinatorsInThePhase[name] {
+			t.Errorf("RestorePhase.%s: sent %v, but it is listed as the coordinator's: %v", name, sent.Field(i), theCoordinatorsInThePhase[name])
 		}
 	}
 	mine := runs.Restore{Case: "c", Repeat: 2, Topic: "t", Partitions: 3}
@@ -122,7 +143,8 @@ func TestModelFiguresReachTheRecord(t *testing.T) {
 	if !reflect.DeepEqual(ModelFiguresOf(got), f) {
 		t.Fatalf("a figure was lost:\n sent %+v\n  got %+v", f, ModelFiguresOf(got))
 	}
-	if got.RecordsPerSec != 500 || got.MBPerSec != runs.MBPerSec(4e6, 2) {
-		t.Fatalf("rates %v records/s, %v MB/s; want 500 and %v", got.RecordsPerSec, got.MBPerSec, runs.MBPerSec(4e6, 2))
+	if got.Phase.RecordsPerSec != 500 || got.Phase.MBPerSec != runs.MBPerSec(4e6, 2) || got.Phase.Limits != nil {
+		t.Fatalf("rates %v records/s, %v MB/s, limits %v; want 500, %v and none", got.Phase.RecordsPerSec, got.Phase.MBPerSec,
+			got.Phase.Limits, runs.MBPerSec(4e6, 2))
 	}
 }

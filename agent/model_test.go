@@ -37,7 +37,7 @@ func (f *fakeModel) restore(ctx context.Context, job ModelJob) (*ModelRestored, 
 			return nil, ctx.Err()
 		}
 	}
-	rec := runs.Restore{Records: 1234, DurationSeconds: 1.5, PeakRSSBytes: 7 << 20}
+	rec := runs.Restore{Records: 1234, Phase: &runs.RestorePhase{Seconds: 1.5, TotalSeconds: 1.5, PeakRSSBytes: 7 << 20}}
 	for i := range 60000 {
 		rec.Series = append(rec.Series, measure.Point{T: float64(i), Records: int64(i) * 1000})
 	}

@@ -69,8 +69,10 @@ const (
 // in place of balances. Version 4: each operation's arguments and result
 // in a payload of its own type (Args, Result; ops.go), decoded strictly.
 // Version 5: a model restore carries the settings the model engine reads
-// (ModelCase), not the whole config.Case.
-const ProtocolVersion = 5
+// (ModelCase), not the whole config.Case. Version 6: a model restore's
+// figures in results.json's schema-4 shape (ModelFigures: its restore
+// phase and the model's own figures as sub-records).
+const ProtocolVersion = 6
 
 // versionErr says that a peer speaks another protocol version.
 func versionErr(theirs int) error {

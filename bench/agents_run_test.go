@@ -97,8 +97,8 @@ func TestFillAndModelRestoresOnAnAgent(t *testing.T) {
 		if !r.Verified || r.Warm == nil || r.Warm.Step != x.step || r.Records != x.records || r.OnAgent == nil || r.OnAgent.Agent != "a1" {
 			t.Fatalf("warm record %d: verified=%v warm=%+v records=%d on %+v, want %s with %d records on a1 (%s)", i, r.Verified, r.Warm, r.Records, r.OnAgent, x.step, x.records, r.Error)
 		}
-		if x.step == runs.StepWarm && (r.Warm.WarmTasks != 3 || r.Warm.ColdSeconds != recs[0].DurationSeconds) {
-			t.Fatalf("warm record %d restarted %d of 3 tasks warm, cold seconds %.3f (the cold step's %.3f)", i, r.Warm.WarmTasks, r.Warm.ColdSeconds, recs[0].DurationSeconds)
+		if x.step == runs.StepWarm && (r.Warm.WarmTasks != 3 || r.Warm.ColdSeconds != recs[0].Phase.Seconds) {
+			t.Fatalf("warm record %d restarted %d of 3 tasks warm, cold seconds %.3f (the cold step's %.3f)", i, r.Warm.WarmTasks, r.Warm.ColdSeconds, recs[0].Phase.Seconds)
 		}
 	}
 	if err := (&runs.Results{Restores: append([]runs.Restore{rec}, recs...)}).Check(); err != nil {

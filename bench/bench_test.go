@@ -73,9 +73,9 @@ func TestRunWritesVerifiedResultsAndReusesFill(t *testing.T) {
 			t.Fatalf("round %d: fill reused=%v, want %v", round, onDisk.Fill.Reused, wantReused)
 		}
 		for _, r := range onDisk.Restores {
-			if !r.Verified || r.Records != res.Fill.Records || r.DurationSeconds <= 0 || r.Verification.Mode != "expected-state" {
-				t.Fatalf("round %d: restore %s #%d: verified=%v records=%d (fill %d) duration=%v",
-					round, r.Case, r.Repeat, r.Verified, r.Records, res.Fill.Records, r.DurationSeconds)
+			if secs, ok := r.RestoreSeconds(); !r.Verified || r.Records != res.Fill.Records || !ok || secs <= 0 || r.Verification.Mode != "expected-state" {
+				t.Fatalf("round %d: restore %s #%d: verified=%v records=%d (fill %d) restore phase %+v",
+					round, r.Case, r.Repeat, r.Verified, r.Records, res.Fill.Records, r.Phase)
 			}
 		}
 		if onDisk.Broker.Kind != "embedded" {

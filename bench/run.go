@@ -821,12 +821,16 @@ func (r *caseRunner) logRecord(rec runs.Restore, err error) string {
 			verdict = fmt.Sprintf("NOT verified (%s)", rec.Verification.Problem)
 		}
 		e.Logf("restore: case %s %s: %s %.2f (%d records restored)", name, verdict, headline.Label, secs, rec.Records)
-	case rec.Verified:
+	case rec.Verified && rec.Phase != nil:
 		e.Logf("restore: case %s verified: %d records in %.2fs (%.1f MB/s, %.0f records/s)",
-			name, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.RecordsPerSec)
-	default:
+			name, rec.Records, rec.Phase.Seconds, rec.Phase.MBPerSec, rec.Phase.RecordsPerSec)
+	case rec.Verified:
+		e.Logf("restore: case %s verified: %d records", name, rec.Records)
+	case rec.Phase != nil:
 		e.Logf("restore: case %s restored, NOT verified (%s): %d records in %.2fs",
-			name, rec.Verification.Problem, rec.Records, rec.DurationSeconds)
+			name, rec.Verification.Problem, rec.Records, rec.Phase.Seconds)
+	default:
+		e.Logf("restore: case %s restored, NOT verified (%s): %d records", name, rec.Verification.Problem, rec.Records)
 	}
 	return ""
 }

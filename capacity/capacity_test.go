@@ -335,12 +335,12 @@ func TestRecommendationWithTwoRepeatsOverlappingIsInconclusive(t *testing.T) {
 		base := map[int]float64{}
 		for _, rec := range kept {
 			if rec.Case == "kstreams-default" {
-				base[rec.Repeat] = rec.TotalSeconds
+				base[rec.Repeat] = rec.Phase.TotalSeconds
 			}
 		}
 		for i := range kept { // every other case within the defaults' range, the faster by median
 			if kept[i].Case != "kstreams-default" {
-				kept[i].TotalSeconds = base[kept[i].Repeat] * (1 - 0.005*float64(2-kept[i].Repeat))
+				kept[i].Phase.TotalSeconds = base[kept[i].Repeat] * (1 - 0.005*float64(2-kept[i].Repeat))
 			}
 		}
 	}), Options{})

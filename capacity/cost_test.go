@@ -244,7 +244,9 @@ func TestPlanOfAWindowChangelogUsesAWindowCost(t *testing.T) {
 		for j := range res.Restores {
 			p := &res.Restores[j].Params
 			p.StoreKind, p.Retention = config.StoreWindow, config.Duration(2*time.Hour)
-			res.Restores[j].DurationSeconds *= 1.5
+			ph := *res.Restores[j].Phase
+			ph.Seconds *= 1.5
+			res.Restores[j].Phase = &ph
 		}
 		rs = append(rs, &Run{Label: "W" + strconv.Itoa(i+1), Path: "w", Results: &res})
 	}

@@ -75,8 +75,8 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 		}
 		// DiskBytes is the stores' size after the ready phase's flush; a
 		// restore without one measured it with records still in memtables.
-		if r.DiskBytes > 0 && r.Ready != nil && o.LiveBytes > 0 && o.ChangelogBytes > 0 {
-			disk = append(disk, float64(r.DiskBytes)/o.LiveBytes)
+		if r.Phase != nil && r.Phase.DiskBytes > 0 && r.Ready() != nil && o.LiveBytes > 0 && o.ChangelogBytes > 0 {
+			disk = append(disk, float64(r.Phase.DiskBytes)/o.LiveBytes)
 			live = append(live, o.LiveBytes/o.ChangelogBytes)
 			f.DiskObs = append(f.DiskObs, o)
 		}

@@ -29,7 +29,7 @@ func TestDiskAnswerPredictsARunNotFitted(t *testing.T) {
 	}
 	for _, o := range Observations(held) {
 		r := o.Restore
-		if r.Params.Threads != 1 || r.Params.BatchRecords != 1000 || r.DiskBytes <= 0 {
+		if r.Params.Threads != 1 || r.Params.BatchRecords != 1000 || r.Phase == nil || r.Phase.DiskBytes <= 0 {
 			continue
 		}
 		a := Analyze(fitted, Options{Deployment: Deployment{LiveBytes: o.LiveBytes, Partitions: r.Partitions, Instances: 1}})
@@ -37,7 +37,7 @@ func TestDiskAnswerPredictsARunNotFitted(t *testing.T) {
 		if ans == nil || ans.Figure == nil {
 			t.Fatalf("no disk answer: %+v (unanswered %+v)", a.Answers, a.Unanswered)
 		}
-		e, measured := *ans.Figure, float64(r.DiskBytes)
+		e, measured := *ans.Figure, float64(r.Phase.DiskBytes)
 		if off := e.Value/measured - 1; math.Abs(off) > 0.10 {
 			t.Errorf("disk of %s #%d: predicted %s, measured %s (%+.1f%%), want within ±10%%", r.Case, r.Repeat, FormatBytes(e.Value), FormatBytes(measured), 100*off)
 		}

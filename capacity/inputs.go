@@ -57,10 +57,11 @@ func LoadRuns(args []string) ([]*Run, error) {
 			if rec.StartedAt.IsZero() {
 				continue
 			}
-			k := measurementKey{rec.Case, rec.Repeat, rec.StartedAt.UnixNano(), rec.Seconds()}
+			secs, _, _ := rec.Measured()
+			k := measurementKey{rec.Case, rec.Repeat, rec.StartedAt.UnixNano(), secs}
 			if j, dup := byMeasurement[k]; dup && j != i {
 				return nil, fmt.Errorf("%s: %s #%d is the measurement %s holds (same start %s, same %v s): the same run under another run id counts once",
-					a, rec.Case, rec.Repeat, args[j], rec.StartedAt.Format(time.RFC3339Nano), rec.Seconds())
+					a, rec.Case, rec.Repeat, args[j], rec.StartedAt.Format(time.RFC3339Nano), secs)
 			}
 			byMeasurement[k] = i
 		}

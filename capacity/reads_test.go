@@ -30,8 +30,8 @@ func TestReadsServedAgainRowTakesTheWorstGap(t *testing.T) {
 			if rec.ProfileCase() != "kstreams-default" || n >= len(gaps) {
 				continue
 			}
-			served := rec.DurationSeconds + gaps[n]
-			rec.Queries = &runs.QueryFigures{Rate: 100, RestoredSeconds: rec.DurationSeconds, ServedAgainSeconds: &served}
+			served := rec.Phase.Seconds + gaps[n]
+			rec.Queries = &runs.QueryFigures{Rate: 100, RestoredSeconds: rec.Phase.Seconds, ServedAgainSeconds: &served}
 			n++
 		}
 	}
@@ -107,9 +107,9 @@ func TestReadsServedAgainRowWithARestoreNeverAnswered(t *testing.T) {
 			if rec.ProfileCase() != "kstreams-default" || n >= 3 {
 				continue
 			}
-			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 1000, Refused: 1000, RestoredSeconds: rec.DurationSeconds}
+			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 1000, Refused: 1000, RestoredSeconds: rec.Phase.Seconds}
 			if n > 0 {
-				served := rec.DurationSeconds + 1
+				served := rec.Phase.Seconds + 1
 				rec.Queries.Refused, rec.Queries.Answered, rec.Queries.ServedAgainSeconds = 100, 900, &served
 			}
 			n++
@@ -138,8 +138,8 @@ func TestReadsServedAgainRowTakesTheRatesEngine(t *testing.T) {
 			if runs.EngineOf(rec.Params) != config.EngineModel {
 				continue
 			}
-			served := rec.DurationSeconds + 0.5
-			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 100, Answered: 100, RestoredSeconds: rec.DurationSeconds, ServedAgainSeconds: &served}
+			served := rec.Phase.Seconds + 0.5
+			rec.Queries = &runs.QueryFigures{Rate: 100, Lookups: 100, Answered: 100, RestoredSeconds: rec.Phase.Seconds, ServedAgainSeconds: &served}
 		}
 	}
 	a := Analyze(rs, Options{Threads: 2, RTOs: []time.Duration{time.Minute}})

@@ -85,19 +85,36 @@ func BenchfmtLine(safeCase string, x runs.Restore) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "BenchmarkRestore/case=%s/strategy=%s/threads=%d/batch=%d 1",
 		safeCase, BenchfmtSafe(string(x.Params.Strategy)), max(x.Params.Threads, 0), max(x.Params.BatchRecords, 0))
-	fmt.Fprintf(&b, " %.0f ns/op", x.Seconds()*1e9)
-	fmt.Fprintf(&b, " %s MB/s", strconv.FormatFloat(x.MBPerSec, 'f', -1, 64))
-	fmt.Fprintf(&b, " %s records/s", strconv.FormatFloat(x.RecordsPerSec, 'f', -1, 64))
-	if x.Ready != nil {
-		fmt.Fprintf(&b, " %.0f ready-ns/op", totalSeconds(x)*1e9)
+	secs, mbps, rps := benchfmtFigures(x)
+	fmt.Fprintf(&b, " %.0f ns/op", secs*1e9)
+	fmt.Fprintf(&b, " %s MB/s", strconv.FormatFloat(mbps, 'f', -1, 64))
+	fmt.Fprintf(&b, " %s records/s", strconv.FormatFloat(rps, 'f', -1, 64))
+	if total, ok := x.TimeToReady(); ok && x.Ready() != nil {
+		fmt.Fprintf(&b, " %.0f ready-ns/op", total*1e9)
 	}
-	if x.PeakRSSBytes > 0 {
-		fmt.Fprintf(&b, " %d peak-RSS-B", x.PeakRSSBytes)
+	if p := x.Phase; p != nil && p.PeakRSSBytes > 0 {
+		fmt.Fprintf(&b, " %d peak-RSS-B", p.PeakRSSBytes)
 	}
-	if x.Limits != nil {
-		fmt.Fprintf(&b, " %s efficiency", strconv.FormatFloat(x.Limits.Efficiency, 'f', -1, 64))
+	if l := x.Limits(); l != nil {
+		fmt.Fprintf(&b, " %s efficiency", strconv.FormatFloat(l.Efficiency, 'f', -1, 64))
 	}
 	return b.String()
+}
+
+// benchfmtFigures are the time of what the record measured
+// (runs.Restore.Measured) and its rates: a restore's phase's, a standby
+// step's applying's, none for a scenario's gap (it is not a restore);
+// zero when it measured nothing.
+func benchfmtFigures(x runs.Restore) (seconds, mbPerSec, recordsPerSec float64) {
+	seconds, what, _ := x.Measured()
+	switch what {
+	case runs.MeasureRestore:
+		return seconds, x.Phase.MBPerSec, x.Phase.RecordsPerSec
+	case runs.MeasureFollowing:
+		f := x.Standby.Following
+		return seconds, f.MBPerSec, f.RecordsPerSec
+	}
+	return seconds, 0, 0
 }
 
 // BenchfmtSafe makes s usable inside a benchmark name part: ASCII letters,

@@ -236,18 +236,18 @@ func pairOf(m, k runs.CaseRestores) EnginePair {
 	p.Bytes, p.Threads = workOf(m.Restores)
 	byRepeat := map[int]runs.Restore{}
 	for _, r := range k.Restores {
-		if r.Counts() && r.DurationSeconds > 0 {
+		if secs, ok := r.RestoreSeconds(); r.Counts() && ok && secs > 0 {
 			byRepeat[r.Repeat] = r
 		}
 	}
 	for _, r := range m.Restores {
 		o, ok := byRepeat[r.Repeat]
 		switch {
-		case !ok || !r.Counts():
+		case !ok || !r.Counts() || r.Phase == nil:
 		case !sameWork(r, o):
 			p.Unmatched++
 		default:
-			p.Ratios = append(p.Ratios, r.DurationSeconds/o.DurationSeconds)
+			p.Ratios = append(p.Ratios, r.Phase.Seconds/o.Phase.Seconds)
 		}
 	}
 	p.Ratio = StatOf(p.Ratios)

@@ -17,18 +17,19 @@ type Metric string
 
 // The metrics compare reports, in CompareMetrics order.
 const (
-	// MetricRestoreSeconds is runs.Restore.DurationSeconds for a restore,
-	// and the scenario's headline (runs.Restore.Headline) for the records
-	// of a scenario measured by one.
+	// MetricRestoreSeconds is a restore's runs.Restore.RestoreSeconds, and
+	// the scenario's gap (runs.Restore.Gap) for the records of a scenario
+	// measured by one.
 	MetricRestoreSeconds Metric = "restore_seconds"
-	// MetricTotalSeconds is runs.Restore.TotalSeconds, the time until the store
-	// is ready; DurationSeconds when the ready phase was not measured.
+	// MetricTotalSeconds is runs.Restore.TimeToReady, the time until the
+	// store is ready (the restore phase where the ready phase was not
+	// measured).
 	MetricTotalSeconds Metric = "total_seconds"
-	// MetricMBPerSec is runs.Restore.MBPerSec.
+	// MetricMBPerSec is the restore phase's MBPerSec.
 	MetricMBPerSec Metric = "mb_per_sec"
-	// MetricPeakRSS is runs.Restore.PeakRSSBytes (absent when 0).
+	// MetricPeakRSS is the restore phase's PeakRSSBytes (absent when 0).
 	MetricPeakRSS Metric = "peak_rss_bytes"
-	// MetricEfficiency is runs.Restore.Limits.Efficiency (absent when Limits is nil).
+	// MetricEfficiency is runs.Restore.Limits().Efficiency (absent without limits).
 	MetricEfficiency Metric = "efficiency"
 	// MetricStandbyApplied is a standby rate or search step's
 	// runs.StandbyRecord.AppliedRate: the records a second the standby
@@ -114,21 +115,27 @@ func (m Metric) Value(r runs.Restore) (float64, bool) {
 	}
 	switch m {
 	case MetricRestoreSeconds:
-		return r.Seconds(), true
+		if gap, ok := r.Gap(); ok {
+			return gap, true
+		}
+		return r.RestoreSeconds()
 	case MetricTotalSeconds:
-		return totalSeconds(r), true
+		return r.TimeToReady()
 	case MetricMBPerSec:
-		return r.MBPerSec, true
+		if r.Phase == nil {
+			return 0, false
+		}
+		return r.Phase.MBPerSec, true
 	case MetricPeakRSS:
-		if r.PeakRSSBytes <= 0 {
+		if r.Phase == nil || r.Phase.PeakRSSBytes <= 0 {
 			return 0, false
 		}
-		return float64(r.PeakRSSBytes), true
+		return float64(r.Phase.PeakRSSBytes), true
 	case MetricEfficiency:
-		if r.Limits == nil {
+		if r.Limits() == nil {
 			return 0, false
 		}
-		return r.Limits.Efficiency, true
+		return r.Limits().Efficiency, true
 	case MetricStandbyApplied, MetricStandbyLagP99:
 		if r.Standby == nil {
 			return 0, false
@@ -139,18 +146,6 @@ func (m Metric) Value(r runs.Restore) (float64, bool) {
 		return float64(r.Standby.LagP99), true
 	}
 	return 0, false
-}
-
-// totalSeconds is the time until the store was ready to serve; without a
-// measured ready phase it falls back to the restore's DurationSeconds.
-func totalSeconds(r runs.Restore) float64 {
-	if r.Ready == nil {
-		return r.DurationSeconds
-	}
-	if r.TotalSeconds > 0 {
-		return r.TotalSeconds
-	}
-	return r.DurationSeconds + r.Ready.Seconds
 }
 
 // countsForCompare reports whether a restore's figures are used: only a
@@ -315,7 +310,7 @@ func sideOf(name string, rs []runs.Restore) CaseSide {
 			continue
 		}
 		s.Verified++
-		if r.Ready == nil {
+		if r.Ready() == nil {
 			s.NoReady++
 		}
 	}

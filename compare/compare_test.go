@@ -18,17 +18,21 @@ import (
 func restore(c string, repeat int, secs, mbps float64, rssMiB int64) runs.Restore {
 	return runs.Restore{
 		Case: c, Repeat: repeat,
-		Params:          config.DefaultCase(),
-		DurationSeconds: secs, MBPerSec: mbps, RecordsPerSec: mbps * 1000,
-		PeakRSSBytes: rssMiB << 20, Verified: true,
+		Params: config.DefaultCase(),
+		Phase: &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, MBPerSec: mbps, RecordsPerSec: mbps * 1000,
+			PeakRSSBytes: rssMiB << 20},
+		Model:    &runs.ModelRun{LoadSeconds: secs},
+		Verified: true,
 		Verification: verify.Result{Mode: "expected-state"},
 	}
 }
 
 func withReady(r runs.Restore, total, eff float64) runs.Restore {
-	r.Ready = &runs.ReadyPhase{Seconds: total - r.DurationSeconds}
-	r.TotalSeconds = total
-	r.Limits = &runs.Limits{Efficiency: eff}
+	p, m := *r.Phase, *r.Model
+	m.Ready = &runs.ReadyPhase{Seconds: total - p.Seconds}
+	p.TotalSeconds = total
+	p.Limits = &runs.Limits{Efficiency: eff}
+	r.Phase, r.Model = &p, &m
 	return r
 }
 

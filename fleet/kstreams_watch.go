@@ -145,7 +145,8 @@ func RocksMemory(ps []*ksdriver.Process, startNs, endNs int64) *runs.RocksDBMemo
 	return runs.NewRocksDBMemory(samples)
 }
 
-// Record fills in the restore's timings and JVM figures.
+// Record fills in the restore's phase (its time, the JVM's CPU and peak
+// RSS) and what only Kafka Streams measures.
 func (w *restoreWatch) Record(rec *runs.Restore, inst KSInstance) {
 	ks := rec.KafkaStreams
 	ks.RestoreBatches = w.Restores.Batches()
@@ -153,22 +154,25 @@ func (w *restoreWatch) Record(rec *runs.Restore, inst KSInstance) {
 	ks.RocksDBMemory = w.rocks
 	launch := inst.LaunchMonoNs()
 	ks.RunningSeconds = Seconds(w.runningNs - launch)
+	p := &runs.RestorePhase{}
 	if first, last, ok := w.Restores.Span(); ok {
 		ks.StartSeconds = Seconds(first - launch)
-		rec.DurationSeconds = Seconds(last - first)
+		p.Seconds = Seconds(last - first)
 	}
-	rec.LoadSeconds, rec.TotalSeconds = rec.DurationSeconds, rec.DurationSeconds
+	// No ready phase is measured on Kafka Streams: ready when restored.
+	p.TotalSeconds = p.Seconds
 	rec.Records = w.Restores.Restored()
-	rec.CPUSeconds = (w.cpu1 - w.cpu0).Seconds()
-	if s := w.split; rec.CPUSeconds == 0 && s != nil {
+	p.CPUSeconds = (w.cpu1 - w.cpu0).Seconds()
+	if s := w.split; p.CPUSeconds == 0 && s != nil {
 		// No /proc reading (an instance on an agent): the JVM's own CPU
 		// by thread kind over the same span, from its process events.
-		rec.CPUSeconds = s.Stream + s.JIT + s.GC + s.Other
+		p.CPUSeconds = s.Stream + s.JIT + s.GC + s.Other
 	}
-	rec.PeakRSSBytes = w.peakRSS
-	if rec.PeakRSSBytes == 0 {
-		rec.PeakRSSBytes = w.maxRSS
+	p.PeakRSSBytes = w.peakRSS
+	if p.PeakRSSBytes == 0 {
+		p.PeakRSSBytes = w.maxRSS
 	}
+	rec.Phase = p
 }
 
 func Seconds(ns int64) float64 { return float64(max(ns, 0)) / 1e9 }

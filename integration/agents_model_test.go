@@ -59,11 +59,11 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	if !strings.HasPrefix(on.StateDir, agents[1].stateDir+string(filepath.Separator)) {
 		t.Fatalf("restored into %s, not under agent %s's --state-dir %s", on.StateDir, names[1], agents[1].stateDir)
 	}
-	if rec.CPUSeconds <= 0 || rec.PeakRSSBytes <= 0 || rec.RocksDB.FlushBytes+rec.RocksDB.MemtableBytes <= 0 || rec.DiskBytes <= 0 || len(rec.Series) == 0 {
-		t.Fatalf("measured: cpu=%.2f rss=%d rocksdb=%+v disk=%d series=%d", rec.CPUSeconds, rec.PeakRSSBytes, rec.RocksDB, rec.DiskBytes, len(rec.Series))
+	if rec.Phase.CPUSeconds <= 0 || rec.Phase.PeakRSSBytes <= 0 || rec.Model.RocksDB.FlushBytes+rec.Model.RocksDB.MemtableBytes <= 0 || rec.Phase.DiskBytes <= 0 || len(rec.Series) == 0 {
+		t.Fatalf("measured: cpu=%.2f rss=%d rocksdb=%+v disk=%d series=%d", rec.Phase.CPUSeconds, rec.Phase.PeakRSSBytes, rec.Model.RocksDB, rec.Phase.DiskBytes, len(rec.Series))
 	}
 	t.Logf("model cold restore on agent %s (%s): %d records in %.2fs (%.1f MB/s), CPU %.2fs, RSS %d MiB, into %s",
-		on.Agent, on.Hostname, rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.CPUSeconds, rec.PeakRSSBytes>>20, on.StateDir)
+		on.Agent, on.Hostname, rec.Records, rec.Phase.Seconds, rec.Phase.MBPerSec, rec.Phase.CPUSeconds, rec.Phase.PeakRSSBytes>>20, on.StateDir)
 
 	wrong := fill
 	wrong.Derived.Expected = slices.Clone(fill.Derived.Expected)
@@ -86,7 +86,7 @@ func TestAgentsModelColdOnAnAgent(t *testing.T) {
 	if len(recs) != 2 || !recs[1].Verified || recs[1].Records != 3000 || recs[1].Warm.WarmTasks != 3 || recs[1].OnAgent == nil || recs[1].OnAgent.Agent != names[1] {
 		t.Fatalf("model warm on an agent: %d records; the warm step: %+v (%s)", len(recs), recs[len(recs)-1].Warm, recs[len(recs)-1].Error)
 	}
-	t.Logf("model warm restart on agent %s: %d records in %.2fs", names[1], recs[1].Records, recs[1].DurationSeconds)
+	t.Logf("model warm restart on agent %s: %d records in %.2fs", names[1], recs[1].Records, recs[1].Phase.Seconds)
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("the restore ran on an agent, yet this machine's state dir holds %v", left)
 	}

@@ -54,10 +54,10 @@ func TestAgentsColdAndWarmOnAnAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRecords(t, rec)
-	if !rec.Verified || rec.Records != 30_000 || rec.KafkaStreams.Placement["i0"] != names[1] || rec.DiskBytes <= 0 || rec.CPUSeconds <= 0 {
-		t.Fatalf("cold on agent: verified=%v records=%d placement=%v disk=%d cpu=%.2f (%s)", rec.Verified, rec.Records, rec.KafkaStreams.Placement, rec.DiskBytes, rec.CPUSeconds, rec.Error)
+	if !rec.Verified || rec.Records != 30_000 || rec.KafkaStreams.Placement["i0"] != names[1] || rec.Phase.DiskBytes <= 0 || rec.Phase.CPUSeconds <= 0 {
+		t.Fatalf("cold on agent: verified=%v records=%d placement=%v disk=%d cpu=%.2f (%s)", rec.Verified, rec.Records, rec.KafkaStreams.Placement, rec.Phase.DiskBytes, rec.Phase.CPUSeconds, rec.Error)
 	}
-	t.Logf("cold restore on agent %s: %d records in %.2fs (%.1f MB/s), %d bytes on its disk, CPU %.2fs", names[1], rec.Records, rec.DurationSeconds, rec.MBPerSec, rec.DiskBytes, rec.CPUSeconds)
+	t.Logf("cold restore on agent %s: %d records in %.2fs (%.1f MB/s), %d bytes on its disk, CPU %.2fs", names[1], rec.Records, rec.Phase.Seconds, rec.Phase.MBPerSec, rec.Phase.DiskBytes, rec.Phase.CPUSeconds)
 
 	warm := ksCase("warm-agent", 1)
 	warm.Scenario = config.ScenarioWarm
@@ -83,7 +83,7 @@ func TestAgentsColdAndWarmOnAnAgent(t *testing.T) {
 			t.Fatalf("warm record %d: verified=%v step=%s records=%d placement=%v, want %s with %d on %s (%s)",
 				i, r.Verified, r.Warm.Step, r.Records, r.KafkaStreams.Placement, w.step, w.records, names[1], r.Error)
 		}
-		t.Logf("warm %s on %s: %d records in %.2fs, %d bytes on its disk", r.Warm.Step, names[1], r.Records, r.DurationSeconds, r.DiskBytes)
+		t.Logf("warm %s on %s: %d records in %.2fs, %d bytes on its disk", r.Warm.Step, names[1], r.Records, r.Phase.Seconds, r.Phase.DiskBytes)
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("the instance ran on an agent, yet this machine's state dir holds %v", left)

@@ -131,8 +131,8 @@ func checkForeignRestore(t *testing.T, r runs.Restore, want []loadgen.PartitionS
 	if r.Error != "" || !r.Verified || r.Verification.Mode != verify.ModeExpectedState {
 		t.Fatalf("%s: error %q, verified %v, mode %q: want verified against the independent read of the topic", engine, r.Error, r.Verified, r.Verification.Mode)
 	}
-	if r.Records != records || r.Partitions != len(want) || r.DurationSeconds <= 0 || r.MBPerSec <= 0 {
-		t.Fatalf("%s: %d records over %d partitions in %.3fs (%.2f MB/s), want %d over %d", engine, r.Records, r.Partitions, r.DurationSeconds, r.MBPerSec, records, len(want))
+	if r.Records != records || r.Partitions != len(want) || r.Phase.Seconds <= 0 || r.Phase.MBPerSec <= 0 {
+		t.Fatalf("%s: %d records over %d partitions in %.3fs (%.2f MB/s), want %d over %d", engine, r.Records, r.Partitions, r.Phase.Seconds, r.Phase.MBPerSec, records, len(want))
 	}
 	var wantKeys, wantLive int64
 	for _, w := range want {

@@ -68,9 +68,9 @@ func TestFailoverExactlyOnceVerifies(t *testing.T) {
 				t.Errorf("kill %d task %s: takeover %s with a standby, want promoted", i+1, task.Task, task.Takeover)
 			}
 		}
-		if r.DurationSeconds != 0 || r.Seconds() != f.MaxGapSeconds || f.Guarantee != "exactly_once_v2" || f.SessionTimeoutMs != 6000 {
-			t.Errorf("kill %d: restore duration %.3f (a kill has none), headline %.3f, max gap %.3f, guarantee %s, session %d",
-				i+1, r.DurationSeconds, r.Seconds(), f.MaxGapSeconds, f.Guarantee, f.SessionTimeoutMs)
+		if gap, ok := r.Gap(); r.Phase != nil || !ok || gap != f.MaxGapSeconds || f.Guarantee != "exactly_once_v2" || f.SessionTimeoutMs != 6000 {
+			t.Errorf("kill %d: restore phase %+v (a kill has none), gap %.3f, max gap %.3f, guarantee %s, session %d",
+				i+1, r.Phase, gap, f.MaxGapSeconds, f.Guarantee, f.SessionTimeoutMs)
 		}
 	}
 	l := recs[1].Failover.Ledger

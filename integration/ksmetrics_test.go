@@ -73,9 +73,9 @@ func TestRealKafkaStreamsMetricsBesideOurs(t *testing.T) {
 	k := metricsRestore(t, env, ksFill(t, env, app, spec, "lz4"), app, ksMetricsCase("ks-metrics"))
 	rate := checkNamed(t, k, runs.MetricRestoreRecordsRate)
 	t.Logf("%s: restore-records-rate %.0f records/s (its window gives %s), restorebench %.0f records/s over %.2f s; %s",
-		k.KafkaStreams.Metrics.Describe(), rate.Kafka, rate.WindowText(), k.RecordsPerSec, k.DurationSeconds, rate.Note)
-	if rate.Verdict == runs.VerdictUnjudged || rate.Kafka < k.RecordsPerSec/metricsRateFactor || rate.Kafka > k.RecordsPerSec*metricsRateFactor {
-		t.Errorf("restore-records-rate %.0f records/s against restorebench's %.0f: beyond a factor %.0f (%s)", rate.Kafka, k.RecordsPerSec, metricsRateFactor, rate.Verdict)
+		k.KafkaStreams.Metrics.Describe(), rate.Kafka, rate.WindowText(), k.Phase.RecordsPerSec, k.Phase.Seconds, rate.Note)
+	if rate.Verdict == runs.VerdictUnjudged || rate.Kafka < k.Phase.RecordsPerSec/metricsRateFactor || rate.Kafka > k.Phase.RecordsPerSec*metricsRateFactor {
+		t.Errorf("restore-records-rate %.0f records/s against restorebench's %.0f: beyond a factor %.0f (%s)", rate.Kafka, k.Phase.RecordsPerSec, metricsRateFactor, rate.Verdict)
 	}
 	for _, c := range k.MetricChecks() {
 		t.Logf("%s (%s): Kafka Streams %s, restorebench %s, its window gives %s: %s", c.Metric, c.What, c.KafkaText(), c.OursText(), c.WindowText(), c.VerdictText())

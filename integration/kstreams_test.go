@@ -186,7 +186,7 @@ func assertSameStates(t *testing.T, m, k runs.Restore) {
 		}
 	}
 	ks := k.KafkaStreams
-	if ks == nil || ks.Version != "4.4.0" || ks.RestoreBatches == 0 || k.DurationSeconds <= 0 || len(k.Series) == 0 || k.CPUSeconds <= 0 || k.PeakRSSBytes <= 0 {
+	if ks == nil || ks.Version != "4.4.0" || ks.RestoreBatches == 0 || k.Phase.Seconds <= 0 || len(k.Series) == 0 || k.Phase.CPUSeconds <= 0 || k.Phase.PeakRSSBytes <= 0 {
 		t.Fatalf("kafka-streams record: %+v / %+v", k, ks)
 	}
 	if ks.Properties["application.id"] == "" || ks.Properties["num.stream.threads"] != "1" && ks.Properties["num.stream.threads"] != "2" {

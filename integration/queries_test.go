@@ -356,7 +356,7 @@ func TestColdRestoreQueriesOnKafkaStreams(t *testing.T) {
 			t.Fatalf("%s: verified %v, queries %+v", c.Name, rec.Verified, q)
 		}
 		t.Logf("%s: restore %.2fs; %d lookups, %d refused (%d failed), %d correct, %d stale (max %d behind); first answer %.2fs, restored %.2fs, served again %.2fs; p50/p99 during %.2f/%.2fms after %.2f/%.2fms",
-			c.Name, rec.DurationSeconds, q.Lookups, q.Refused, q.Failed, q.Correct, q.StaleReads, q.MaxStaleBehind,
+			c.Name, rec.Phase.Seconds, q.Lookups, q.Refused, q.Failed, q.Correct, q.StaleReads, q.MaxStaleBehind,
 			deref(q.FirstAnsweredSeconds), q.RestoredSeconds, deref(q.ServedAgainSeconds), q.During.P50Ms, q.During.P99Ms, q.After.P50Ms, q.After.P99Ms)
 		t.Logf("%s: refused because %q", c.Name, q.RefusedWhy)
 		if q.Wrong != 0 || q.Answered == 0 || q.Refused == 0 || q.Lookups != q.Answered+q.Refused || q.ByInstance["i0"] != q.Answered || q.Forwarded != 0 || q.FromStandby != 0 {
@@ -426,7 +426,7 @@ func TestWarmRestartQueriesOnKafkaStreams(t *testing.T) {
 			t.Fatalf("%s: verified %v (%s), queries %+v", r.Case, r.Verified, r.Error, q)
 		}
 		t.Logf("%s: restore %.2fs of %d records; %d lookups, %d refused, %d correct, %d stale (max %d behind); first answer %.2fs, restored %.2fs",
-			r.Case, r.DurationSeconds, r.Records, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.MaxStaleBehind, deref(q.FirstAnsweredSeconds), q.RestoredSeconds)
+			r.Case, r.Phase.Seconds, r.Records, q.Lookups, q.Refused, q.Correct, q.StaleReads, q.MaxStaleBehind, deref(q.FirstAnsweredSeconds), q.RestoredSeconds)
 		if r.Step.Kind == "warm" && (q.StaleReads == 0 || deref(q.FirstAnsweredSeconds) >= q.RestoredSeconds) {
 			t.Fatalf("warm step: %d stale reads, the first answer at %.2fs, restored at %.2fs: the reopened stores answer stale reads during the restore", q.StaleReads, deref(q.FirstAnsweredSeconds), q.RestoredSeconds)
 		}

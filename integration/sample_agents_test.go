@@ -86,7 +86,7 @@ func TestPlanMeasureKafkaStreamsSampleOnTwoAgents(t *testing.T) {
 			len(singles), on, together, names)
 	}
 	end := func(r runs.Restore) time.Time {
-		return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
+		return r.StartedAt.Add(time.Duration(r.Phase.Seconds * float64(time.Second)))
 	}
 	a, b := singles[0], singles[1]
 	if !a.StartedAt.Before(end(b)) || !b.StartedAt.Before(end(a)) {

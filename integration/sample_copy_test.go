@@ -156,8 +156,8 @@ func TestKafkaStreamsRestoresASample(t *testing.T) {
 		t.Fatalf("sample_copy %+v: want %s with the %d records of partitions 1 and 3, its bytes and seconds", sc, copied, records)
 	}
 	// Kafka Streams skips records without a key when it restores.
-	if r.Records != records-20 || r.DurationSeconds <= 0 {
-		t.Fatalf("restored %d records in %.3fs, want the %d keyed records of partitions 1 and 3", r.Records, r.DurationSeconds, records-20)
+	if r.Records != records-20 || r.Phase.Seconds <= 0 {
+		t.Fatalf("restored %d records in %.3fs, want the %d keyed records of partitions 1 and 3", r.Records, r.Phase.Seconds, records-20)
 	}
 	if res.Restores[0].SampleCopy == nil {
 		t.Fatal("the returned results carry no sample_copy")

@@ -80,7 +80,7 @@ func restoreKindOnBoth(t *testing.T, env *bench.Env, fill bench.FillOutcome, app
 	if k.Store == nil || k.Store.Kind != spec.StoreKind {
 		t.Fatalf("kafka-streams store record %+v, want kind %s", k.Store, spec.StoreKind)
 	}
-	t.Logf("%s: model %.2f s, kafka-streams %.2f s, %d records, %d entries served", v.name, m.DurationSeconds, k.DurationSeconds, k.Records, served(k))
+	t.Logf("%s: model %.2f s, kafka-streams %.2f s, %d records, %d entries served", v.name, m.Phase.Seconds, k.Phase.Seconds, k.Records, served(k))
 	return m, k
 }
 

@@ -74,7 +74,7 @@ func TestRealKafkaStreamsWarmRestartsEachStoreKind(t *testing.T) {
 			for i := range per[0] {
 				assertSameStates(t, per[0][i], per[1][i])
 			}
-			t.Logf("%s warm after 800: model %.2f s, kafka-streams %.2f s", kind, per[0][1].DurationSeconds, per[1][1].DurationSeconds)
+			t.Logf("%s warm after 800: model %.2f s, kafka-streams %.2f s", kind, per[0][1].Phase.Seconds, per[1][1].Phase.Seconds)
 		})
 	}
 }

@@ -267,7 +267,7 @@ func runUserApp(t *testing.T, ua userApp) {
 				t.Fatalf("round %d: restorebench changed the application's group, topics or offsets:\nbefore %s\nafter  %s", round+1, before, after)
 			}
 			checkGroupGone(t, env, own)
-			r.ks, r.model = r.ksRec.DurationSeconds, r.modelRec.DurationSeconds
+			r.ks, r.model = r.ksRec.Phase.Seconds, r.modelRec.Phase.Seconds
 		}
 		// ABA: the application first in odd rounds, last in even ones.
 		if round%2 == 0 {
@@ -362,8 +362,8 @@ func checkUserAppRestore(t *testing.T, r runs.Restore, appRecords, written int64
 		t.Fatalf("%s: error %q, verified %v, mode %q: want verified against the independent read of the changelog",
 			engine, r.Error, r.Verified, r.Verification.Mode)
 	}
-	if r.Records != appRecords || r.DurationSeconds <= 0 {
-		t.Fatalf("%s: %d records in %.3fs; the application restored %d (its changelog holds %d)", engine, r.Records, r.DurationSeconds, appRecords, written)
+	if r.Records != appRecords || r.Phase.Seconds <= 0 {
+		t.Fatalf("%s: %d records in %.3fs; the application restored %d (its changelog holds %d)", engine, r.Records, r.Phase.Seconds, appRecords, written)
 	}
 }
 

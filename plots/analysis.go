@@ -151,9 +151,14 @@ func ThroughputPerSize(a *capacity.Analysis) (*plot.Plot, error) {
 		var pts plotter.XYs
 		var errs plotter.YErrors
 		for _, g := range sizeGroups(s) {
-			mbs := make([]float64, len(g))
-			for j, o := range g {
-				mbs[j] = o.Restore.MBPerSec
+			var mbs []float64
+			for _, o := range g {
+				if p := o.Restore.Phase; p != nil {
+					mbs = append(mbs, p.MBPerSec)
+				}
+			}
+			if len(mbs) == 0 {
+				continue
 			}
 			m := runs.Median(mbs)
 			pts = append(pts, plotter.XY{X: g[0].ChangelogBytes / scale, Y: m})

@@ -86,8 +86,8 @@ func batchLines(restores []runs.Restore) []batchLine {
 		}
 		b := rs.Params.BatchRecords
 		g.sizes[b] = true
-		if rs.Counts() {
-			g.secs[b] = append(g.secs[b], rs.DurationSeconds)
+		if secs, ok := rs.RestoreSeconds(); ok && rs.Counts() {
+			g.secs[b] = append(g.secs[b], secs)
 		}
 	}
 	lines := make([]batchLine, len(groups))

@@ -35,10 +35,10 @@ var phaseColors = [3]color.Color{palette[0], palette[1], palette[4]}
 
 // phaseMedians groups restores by case, in first-seen order as
 // runs.Summarize does, and takes the median of each phase over the
-// verified, error-free repeats. A restore without Ready has a ready phase
-// of 0; one without LoadSeconds and FinishSeconds (results written before
-// they were recorded) counts its DurationSeconds as load, and one without
-// TotalSeconds counts DurationSeconds plus the ready phase as total.
+// verified, error-free repeats. A restore without a ready phase
+// (runs.Restore.Ready) has one of 0; one without the model's load and
+// finish split (kafka-streams, or results written before they were
+// recorded) counts its whole restore phase as load.
 func phaseMedians(restores []runs.Restore) []casePhases {
 	groups := runs.GroupByCase(restores)
 	out := make([]casePhases, len(groups))
@@ -50,18 +50,22 @@ func phaseMedians(restores []runs.Restore) []casePhases {
 				continue
 			}
 			c.verified++
-			l, r := rs.LoadSeconds, 0.0
-			if l == 0 && rs.FinishSeconds == 0 {
-				l = rs.DurationSeconds
+			p := rs.Phase
+			if p == nil {
+				continue // no restore measured: no phases to stack
 			}
-			if rs.Ready != nil {
-				r = rs.Ready.Seconds
+			l, f, r := p.Seconds, 0.0, 0.0
+			if m := rs.Model; m != nil && (m.LoadSeconds != 0 || m.FinishSeconds != 0) {
+				l, f = m.LoadSeconds, m.FinishSeconds
 			}
-			t := rs.TotalSeconds
+			if rd := rs.Ready(); rd != nil {
+				r = rd.Seconds
+			}
+			t := p.TotalSeconds
 			if t == 0 {
-				t = rs.DurationSeconds + r
+				t = p.Seconds + r
 			}
-			load, finish = append(load, l), append(finish, rs.FinishSeconds)
+			load, finish = append(load, l), append(finish, f)
 			ready, total = append(ready, r), append(total, t)
 		}
 		c.load, c.finish = runs.Median(load), runs.Median(finish)
@@ -75,7 +79,7 @@ func phaseMedians(restores []runs.Restore) []casePhases {
 // repeats, of the load phase (opening the stores to the last record
 // written), the finish phase (bulk's compaction, ingest's sort and SST
 // ingestion) and the ready phase (settling and the read probe) as stacked
-// bars, with the median total time (TotalSeconds) above each bar. A case
+// bars, with the median time to ready (TimeToReady) above each bar. A case
 // without such a repeat is a zero bar whose label ends in " (unverified)".
 // Case names are set as RestoreTimePerCase sets them. Results without
 // restores give ErrNoRestores.
@@ -95,7 +99,7 @@ func RestorePhases(r *runs.Results) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	phaseLegend(p, bars, slices.ContainsFunc(cold, func(rs runs.Restore) bool { return rs.Ready != nil }))
+	phaseLegend(p, bars, slices.ContainsFunc(cold, func(rs runs.Restore) bool { return rs.Ready() != nil }))
 
 	names := make([]string, len(cases))
 	for i, c := range cases {

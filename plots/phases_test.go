@@ -23,7 +23,7 @@ func phasesResults() *runs.Results {
 	p := config.Case{Strategy: "bulk", BatchRecords: 1000, Store: "rocksdb"}
 	for i, ph := range []phaseTimes{{10, 6, 1}, {30, 4, 3}, {20, 5, 2}} {
 		rs := restore("bulk-batch1000", i+1, p, ph)
-		rs.TotalSeconds = []float64{17, 37, 27.5}[i]
+		rs.Phase.TotalSeconds = []float64{17, 37, 27.5}[i]
 		r.Restores = append(r.Restores, rs)
 	}
 	bad := restore("bulk-batch1000", 4, p, phaseTimes{1000, 1000, 1000})

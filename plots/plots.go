@@ -143,7 +143,9 @@ func RestoreThroughput(r *runs.Results) (*plot.Plot, error) {
 	var legend []legendEntry
 	for _, rs := range restores {
 		ci, ri := styles.next(rs.Case)
-		maxDur = max(maxDur, rs.DurationSeconds)
+		if secs, ok := rs.RestoreSeconds(); ok {
+			maxDur = max(maxDur, secs)
+		}
 
 		e := legendEntry{name: rs.Case, suffix: fmt.Sprintf(" #%d", rs.Repeat)}
 		if n := of[rs.Case]; n > 1 {
@@ -192,7 +194,7 @@ func medianRepeats(restores []runs.Restore) ([]runs.Restore, map[string]int) {
 		of[g.Case] = len(all)
 		var ok []runs.Restore
 		for _, rs := range all {
-			if rs.Counts() {
+			if rs.Counts() && rs.Phase != nil {
 				ok = append(ok, rs)
 			}
 		}
@@ -200,7 +202,7 @@ func medianRepeats(restores []runs.Restore) ([]runs.Restore, map[string]int) {
 			out = append(out, all[0])
 			continue
 		}
-		sort.SliceStable(ok, func(i, j int) bool { return ok[i].DurationSeconds < ok[j].DurationSeconds })
+		sort.SliceStable(ok, func(i, j int) bool { return ok[i].Phase.Seconds < ok[j].Phase.Seconds })
 		out = append(out, ok[(len(ok)-1)/2])
 	}
 	return out, of

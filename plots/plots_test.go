@@ -64,13 +64,12 @@ func synthetic() *runs.Results {
 			}
 			dur := s[len(s)-1].T
 			r.Restores = append(r.Restores, runs.Restore{
-				Case:            c,
-				Repeat:          rep,
-				DurationSeconds: dur,
-				Bytes:           b,
-				MBPerSec:        runs.MBPerSec(b, dur),
-				Series:          s,
-				Verified:        !(ci == 1 && rep == 2),
+				Case:     c,
+				Repeat:   rep,
+				Phase:    &runs.RestorePhase{Seconds: dur, TotalSeconds: dur, MBPerSec: runs.MBPerSec(b, dur)},
+				Bytes:    b,
+				Series:   s,
+				Verified: !(ci == 1 && rep == 2),
 			})
 		}
 	}
@@ -247,7 +246,7 @@ func TestRestoreTimePerCase(t *testing.T) {
 	r := synthetic()
 	// A third case with only an unverified restore.
 	r.Restores = append(r.Restores, runs.Restore{
-		Case: "memory", Repeat: 1, DurationSeconds: 3, Series: series(3, 10), Verified: false,
+		Case: "memory", Repeat: 1, Phase: &runs.RestorePhase{Seconds: 3, TotalSeconds: 3}, Series: series(3, 10), Verified: false,
 	})
 	p, err := RestoreTimePerCase(r)
 	if err != nil {

@@ -232,9 +232,9 @@ func TestRestoreThroughputDrawsTheMedianRepeatPastTwelve(t *testing.T) {
 		for _, r := range cold {
 			if r.Case == p.Case && r.Counts() {
 				switch {
-				case r.DurationSeconds < p.DurationSeconds:
+				case r.Phase.Seconds < p.Phase.Seconds:
 					faster++
-				case r.DurationSeconds > p.DurationSeconds:
+				case r.Phase.Seconds > p.Phase.Seconds:
 					slower++
 				}
 			}

@@ -34,21 +34,21 @@ type phaseTimes struct{ load, finish, ready float64 }
 
 // restore makes one verified restore of case name with params and phases.
 func restore(name string, rep int, p config.Case, ph phaseTimes) runs.Restore {
+	dur := ph.load + ph.finish
 	r := runs.Restore{
 		Case: name, Repeat: rep, Params: p,
-		LoadSeconds: ph.load, FinishSeconds: ph.finish,
-		DurationSeconds: ph.load + ph.finish,
-		Records:         10_000_000, Bytes: 1_200_000_000,
+		Phase:   &runs.RestorePhase{Seconds: dur, TotalSeconds: dur},
+		Model:   &runs.ModelRun{LoadSeconds: ph.load, FinishSeconds: ph.finish},
+		Records: 10_000_000, Bytes: 1_200_000_000,
 		Verified: true,
 	}
-	r.TotalSeconds = r.DurationSeconds
 	if ph.ready >= 0 {
-		r.Ready = &runs.ReadyPhase{Seconds: ph.ready}
-		r.TotalSeconds += ph.ready
+		r.Model.Ready = &runs.ReadyPhase{Seconds: ph.ready}
+		r.Phase.TotalSeconds += ph.ready
 	}
-	r.MBPerSec = runs.MBPerSec(r.Bytes, r.DurationSeconds)
-	r.RecordsPerSec = runs.PerSec(r.Records, r.DurationSeconds)
-	r.Series = series(int(r.DurationSeconds), r.MBPerSec)
+	r.Phase.MBPerSec = runs.MBPerSec(r.Bytes, dur)
+	r.Phase.RecordsPerSec = runs.PerSec(r.Records, dur)
+	r.Series = series(int(dur), r.Phase.MBPerSec)
 	return r
 }
 
@@ -275,7 +275,7 @@ func TestLineLabels(t *testing.T) {
 		for _, p := range ps {
 			for _, b := range []int{100, 1000} {
 				p.BatchRecords = b
-				rs = append(rs, runs.Restore{Params: p, Verified: true, DurationSeconds: 1})
+				rs = append(rs, runs.Restore{Params: p, Verified: true, Phase: &runs.RestorePhase{Seconds: 1, TotalSeconds: 1}})
 			}
 		}
 		var out []string

@@ -118,7 +118,8 @@ func warmMedians(r *runs.Results) warmSteps {
 	w := warmSteps{steps: map[string]plotter.XYs{}, cold: map[string][]float64{}, fallback: map[string][]float64{}, fallbackChanged: map[string][]float64{}}
 	seen := map[string]bool{}
 	for _, rec := range r.Restores {
-		if rec.Warm == nil || !rec.Counts() || (rec.Params.Warm != nil && rec.Params.Warm.Kills()) {
+		secs, restored := rec.RestoreSeconds()
+		if rec.Warm == nil || !rec.Counts() || !restored || (rec.Params.Warm != nil && rec.Params.Warm.Kills()) {
 			// A restart after a SIGKILL restores what the crash lost, not
 			// the backlog this chart draws: the report's crash table has it.
 			continue
@@ -130,16 +131,16 @@ func warmMedians(r *runs.Results) warmSteps {
 		}
 		switch rec.StepKind() {
 		case runs.StepCold:
-			w.cold[c] = append(w.cold[c], rec.DurationSeconds)
+			w.cold[c] = append(w.cold[c], secs)
 		case runs.StepFallback:
-			w.fallback[c] = append(w.fallback[c], rec.DurationSeconds)
+			w.fallback[c] = append(w.fallback[c], secs)
 			w.fallbackChanged[c] = append(w.fallbackChanged[c], float64(rec.Warm.Changed))
 		default:
 			k := key{c, rec.Warm.Changed}
 			if _, ok := times[k]; !ok {
 				keys = append(keys, k)
 			}
-			times[k] = append(times[k], rec.DurationSeconds)
+			times[k] = append(times[k], secs)
 		}
 	}
 	for _, k := range keys {

@@ -16,9 +16,9 @@ import (
 func TestColdTableStatesTheCPUAwareBound(t *testing.T) {
 	l := runs.NewLimits(measure.Limit{Duration: 8 * time.Second, CPU: 9 * time.Second, Bytes: 1e9},
 		measure.Limit{Duration: 10 * time.Second, CPU: 14 * time.Second, Bytes: 1e9}, 2, 2)
-	r := runs.Restore{Case: "put", DurationSeconds: 12.5, MBPerSec: 80, Verified: true}
-	r.Limits = l.For(r.MBPerSec)
-	plain := runs.Restore{Case: "no-limits", DurationSeconds: 12, MBPerSec: 83, Verified: true}
+	r := runs.Restore{Case: "put", Phase: &runs.RestorePhase{Seconds: 12.5, TotalSeconds: 12.5, MBPerSec: 80}, Verified: true}
+	r.Phase.Limits = l.For(r.Phase.MBPerSec)
+	plain := runs.Restore{Case: "no-limits", Phase: &runs.RestorePhase{Seconds: 12, TotalSeconds: 12, MBPerSec: 83}, Verified: true}
 	var buf bytes.Buffer
 	printCold(&buf, []runs.Restore{r, plain})
 	out := buf.String()

@@ -22,7 +22,8 @@ func crashRestore(name string, e config.Engine, v, g string, tss bool, read, beh
 	if tss {
 		p.Streams[config.PropTransactionalStateStores] = "true"
 	}
-	r := runs.Restore{Repeat: 1, Params: p, Verified: true, DurationSeconds: 2, TotalSeconds: 2, Records: read, RecordsPerSec: float64(read) / 2,
+	r := runs.Restore{Repeat: 1, Params: p, Verified: true, Records: read,
+		Phase: &runs.RestorePhase{Seconds: 2, TotalSeconds: 2, RecordsPerSec: float64(read) / 2},
 		Warm: &runs.WarmRecord{Step: runs.StepWarm, Changed: 20000, Stop: "kill", Behind: behind, ColdSeconds: 4,
 			WarmTasks: 4 - fromStart, FallbackTasks: fromStart, CrashRule: rule}}
 	if e == config.EngineKafkaStreams {

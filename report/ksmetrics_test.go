@@ -21,7 +21,7 @@ func metricsRestore() runs.Restore {
 	v := func(x float64) *float64 { return &x }
 	at := func(x float64) []runs.MetricPoint { return []runs.MetricPoint{{T: 10, Value: v(x)}} }
 	r := runs.Restore{Case: p.Name, Step: &runs.Step{Case: p.Name, Kind: runs.StepRestore}, Repeat: 1, Params: p, Verified: true,
-		DurationSeconds: 10, Records: 1_000_000, RecordsPerSec: 100_000,
+		Phase: &runs.RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 100_000}, Records: 1_000_000,
 		KafkaStreams: &runs.KafkaStreamsRun{Version: "4.4.0", RestoreBatches: 1000, Metrics: &runs.KafkaStreamsMetrics{
 			RecordingLevel: "DEBUG", RecordingLevelSet: true, SampleWindowMs: 30_000, NumSamples: 2, IntervalSeconds: 1, OffsetsSpanned: 1_000_000,
 			Series: []runs.MetricSeries{

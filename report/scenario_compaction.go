@@ -64,9 +64,9 @@ func printCompaction(w io.Writer, restores []runs.Restore) {
 		"case\t#\tcleaner\twritten\tread\tlive keys\tamplification\tbound\tlog MB before\tafter\trestore s\tverified", compactionLegend,
 		rows, func(r runs.Restore) string {
 			cr := r.Compaction
-			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.2f\t%v", r.Case, r.Repeat, cr.CleanedBy, cr.Written, cr.Read,
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%s\t%v", r.Case, r.Repeat, cr.CleanedBy, cr.Written, cr.Read,
 				cr.LiveKeys, cr.Amplification, cr.Bound, float64(cr.LogBytesAfterWrite)/1e6, float64(cr.LogBytesBeforeRestore)/1e6,
-				r.DurationSeconds, r.Verified)
+				restoreSeconds(r, "%.2f"), r.Verified)
 		})
 	// The settings once per case: its repeats share them.
 	named := map[string]bool{}
@@ -108,10 +108,14 @@ func compactionSection(a *capacity.Analysis) (Section, error) {
 		Right: []bool{false, false, false, true, true, true, true, true, true, true, true}}
 	for _, x := range recs {
 		cr := x.r.Compaction
+		toReady := noFigure
+		if secs, ok := x.r.TimeToReady(); ok {
+			toReady = capacity.FormatSeconds(secs)
+		}
 		t.Rows = append(t.Rows, []string{x.ref(), capacity.NewCleanerSettings(cr.TopicConfigs).String(), cr.CleanedBy,
 			thousands(cr.Written), thousands(cr.Read), thousands(cr.LiveKeys),
 			fmt.Sprintf("×%.2f", cr.Amplification), fmt.Sprintf("×%.2f", cr.Bound), capacity.FormatBytes(float64(cr.LogBytesAfterWrite)),
-			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), capacity.FormatSeconds(x.r.TotalSeconds)})
+			capacity.FormatBytes(float64(cr.LogBytesBeforeRestore)), toReady})
 	}
 	s.Blocks = append(s.Blocks, t)
 	err := s.addFigures(a, config.ScenarioCompaction)

@@ -19,7 +19,7 @@ func TestPrintScaleOutAndRolling(t *testing.T) {
 		{Case: "standby-static", Verified: false, Rolling: &runs.RollingRecord{Persistent: false, StaticMembership: true, Standbys: 1,
 			DowntimeSeconds: 3.5, TaskDowntimeSeconds: 9.0, Rebalances: 0,
 			Restarts: []runs.Restart{{DowntimeSeconds: 1.0, RestoredRecords: 10}, {DowntimeSeconds: 2.5, RestoredRecords: 5}}}},
-		{Case: "compaction-aggressive", Verified: true, DurationSeconds: 1.5, Compaction: &runs.CompactionRecord{CleanedBy: "kafka",
+		{Case: "compaction-aggressive", Verified: true, Phase: &runs.RestorePhase{Seconds: 1.5, TotalSeconds: 1.5}, Compaction: &runs.CompactionRecord{CleanedBy: "kafka",
 			Written: 50000, Read: 12700, LiveKeys: 10000, Amplification: 1.27, Bound: 70,
 			TopicConfigs: map[string]string{"segment.bytes": "8388608"}}},
 	}}

@@ -58,7 +58,11 @@ func printStandby(w io.Writer, restores []runs.Restore) {
 			if r.Bytes > 0 {
 				mb = fmt.Sprintf("%.1f", float64(r.Bytes)/1e6)
 			}
-			return fmt.Sprintf("%s\t%d\t%d\t%s\t%.2f\t%.0f\t%v", r.Case, r.Repeat, r.Records, mb, r.DurationSeconds, r.RecordsPerSec, r.Verified)
+			secs, rate := noFigure, noFigure
+			if p := r.Phase; p != nil {
+				secs, rate = fmt.Sprintf("%.2f", p.Seconds), fmt.Sprintf("%.0f", p.RecordsPerSec)
+			}
+			return fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%s\t%v", r.Case, r.Repeat, r.Records, mb, secs, rate, r.Verified)
 		})
 	best := map[config.Engine]float64{}
 	unjudged := 0

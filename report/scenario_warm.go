@@ -54,15 +54,15 @@ func printWarm(w io.Writer, restores []runs.Restore) {
 		having(restores, func(r runs.Restore) bool { return r.Warm != nil }),
 		func(r runs.Restore) string {
 			ofCold := "-"
-			if r.StepKind() != runs.StepCold && r.Warm.ColdSeconds > 0 {
-				ofCold = fmt.Sprintf("%.1f%%", 100*r.DurationSeconds/r.Warm.ColdSeconds)
+			if secs, ok := r.RestoreSeconds(); ok && r.StepKind() != runs.StepCold && r.Warm.ColdSeconds > 0 {
+				ofCold = fmt.Sprintf("%.1f%%", 100*secs/r.Warm.ColdSeconds)
 			}
 			after := r.Warm.Stop
 			if after == "" {
 				after = "-"
 			}
-			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, after, r.Warm.Changed, r.Records, r.Warm.Behind,
-				r.DurationSeconds, r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%d\t%s\t%.2f\t%s\t%d\t%d\t%v", r.Case, r.Repeat, after, r.Warm.Changed, r.Records, r.Warm.Behind,
+				restoreSeconds(r, "%.2f"), r.Warm.ColdSeconds, ofCold, r.Warm.WarmTasks, r.Warm.FallbackTasks, r.Verified)
 		})
 }
 

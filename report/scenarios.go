@@ -214,22 +214,37 @@ func verifiedOf(g []runRestore) []runRestore {
 	return out
 }
 
-// totals are the repeats' times to ready (TotalSeconds).
+// totals are the repeats' times to ready (runs.Restore.TimeToReady), of
+// those that measured a restore.
 func totals(g []runRestore) []float64 {
-	out := make([]float64, len(g))
-	for i, x := range g {
-		out[i] = x.r.TotalSeconds
+	var out []float64
+	for _, x := range g {
+		if t, ok := x.r.TimeToReady(); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }
 
-// durations are the repeats' restore phases (DurationSeconds).
+// durations are the repeats' restore phases (runs.Restore.RestoreSeconds),
+// of those that measured a restore.
 func durations(g []runRestore) []float64 {
-	out := make([]float64, len(g))
-	for i, x := range g {
-		out[i] = x.r.DurationSeconds
+	var out []float64
+	for _, x := range g {
+		if d, ok := x.r.RestoreSeconds(); ok {
+			out = append(out, d)
+		}
 	}
 	return out
+}
+
+// restoreSeconds is the record's restore phase in seconds as format
+// writes it, or noFigure when the record measured no restore.
+func restoreSeconds(r runs.Restore, format string) string {
+	if d, ok := r.RestoreSeconds(); ok {
+		return fmt.Sprintf(format, d)
+	}
+	return noFigure
 }
 
 // refsOf cites a group of repeats: "#1,2,3".

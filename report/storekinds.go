@@ -135,8 +135,8 @@ func printStoreKinds(w io.Writer, restores []runs.Restore) {
 				retention, segment = units.SecondsTerse(s.RetentionSeconds), units.SecondsTerse(s.SegmentIntervalSeconds)
 			}
 			counts := storeCounts(s)
-			return fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%.2f",
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s",
 				r.Case, r.Repeat, s.Kind, r.Records, counts[0], counts[1], counts[2], keys,
-				counts[3], counts[4], s.Segments, retention, segment, r.DurationSeconds)
+				counts[3], counts[4], s.Segments, retention, segment, restoreSeconds(r, "%.2f"))
 		})
 }

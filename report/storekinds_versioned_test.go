@@ -15,10 +15,10 @@ import (
 // each engine, as results.json records them.
 func versionedRestores() []runs.Restore {
 	served := verify.Result{Partitions: []verify.PartitionCheck{{ActualKeys: 977, LiveBytes: 69_641}}}
-	model := runs.Restore{Case: "default-segments", Repeat: 1, Records: 4000, DurationSeconds: 0.02, Verified: true, Verification: served,
+	model := runs.Restore{Case: "default-segments", Repeat: 1, Records: 4000, Phase: &runs.RestorePhase{Seconds: 0.02, TotalSeconds: 0.02}, Verified: true, Verification: served,
 		Store: &runs.StoreFigures{Kind: config.StoreVersionedKeyValue, RecordsKept: 4000, SegmentsOpened: 21, SegmentsDropped: 14, Segments: 7, RetentionSeconds: 300, SegmentIntervalSeconds: 60}}
 	ks := model
-	ks.Case, ks.DurationSeconds = "default-segments-ks", 0.42
+	ks.Case, ks.Phase = "default-segments-ks", &runs.RestorePhase{Seconds: 0.42, TotalSeconds: 0.42}
 	ks.Store = &runs.StoreFigures{Kind: config.StoreVersionedKeyValue, Uncounted: true, RetentionSeconds: 300, SegmentIntervalSeconds: 60}
 	return []runs.Restore{model, ks}
 }

@@ -50,8 +50,10 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 	step := func(c string, k runs.StepKind) *runs.Step { return &runs.Step{Case: c, Kind: k} }
 	sized := func(c string, k runs.StepKind) *runs.Step { return &runs.Step{Case: c, Size: "128MiB", Kind: k} }
 	res := &runs.Results{Restores: []runs.Restore{
-		{Case: "kstreams-default", Step: step("kstreams-default", runs.StepRestore), Repeat: 1, Params: cold, Verified: true, DurationSeconds: 3.7, Records: 1000, MBPerSec: 138.5, PeakRSSBytes: 300 << 20},
-		{Case: "ks-cold", Step: step("ks-cold", runs.StepRestore), Repeat: 1, Params: ks, Verified: true, DurationSeconds: 4.1, Records: 1000, MBPerSec: 120, PeakRSSBytes: 900 << 20,
+		{Case: "kstreams-default", Step: step("kstreams-default", runs.StepRestore), Repeat: 1, Params: cold, Verified: true, Records: 1000,
+			Phase: &runs.RestorePhase{Seconds: 3.7, TotalSeconds: 3.7, MBPerSec: 138.5, PeakRSSBytes: 300 << 20}},
+		{Case: "ks-cold", Step: step("ks-cold", runs.StepRestore), Repeat: 1, Params: ks, Verified: true, Records: 1000,
+			Phase: &runs.RestorePhase{Seconds: 4.1, TotalSeconds: 4.1, MBPerSec: 120, PeakRSSBytes: 900 << 20},
 			KafkaStreams: &runs.KafkaStreamsRun{Version: "4.4.0"}},
 		{Case: "scaleout@128MiB", Step: sized("scaleout", runs.StepScaleOut), Repeat: 1, Params: with(config.ScenarioScaleOut), Verified: true,
 			ScaleOut: &runs.ScaleOutRecord{Protocol: "classic", Before: 2, After: 4, WarmupAssignmentSeconds: 67.03, Balanced: true}},
@@ -59,8 +61,8 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 			Standby: &runs.StandbyRecord{Step: "initial"}},
 		{Case: "standby@128MiB/initial", Step: sized("standby", runs.StepInitial), Repeat: 2, Params: with(config.ScenarioStandby), Verified: true, Records: 1_104_883,
 			Standby: &runs.StandbyRecord{Step: "initial"}},
-		{Case: "standby@128MiB/rate=1000", Step: &runs.Step{Case: "standby", Size: "128MiB", Kind: runs.StepRate, Rate: 1000}, Repeat: 1, Params: with(config.ScenarioStandby), Verified: true, DurationSeconds: 10,
-			Standby: &runs.StandbyRecord{Step: "rate", TargetRate: 1000, WrittenRate: 1000, AppliedRate: 1000, Sustained: true}},
+		{Case: "standby@128MiB/rate=1000", Step: &runs.Step{Case: "standby", Size: "128MiB", Kind: runs.StepRate, Rate: 1000}, Repeat: 1, Params: with(config.ScenarioStandby), Verified: true,
+			Standby: &runs.StandbyRecord{Step: "rate", TargetRate: 1000, WrittenRate: 1000, AppliedRate: 1000, Sustained: true, Following: &runs.FollowingPhase{Seconds: 10}}},
 		{Case: "warm/changed=0", Step: step("warm", runs.StepWarm), Repeat: 1, Params: with(config.ScenarioWarm), Verified: true, Warm: &runs.WarmRecord{Step: "warm", ColdSeconds: 3}},
 		// An older file: no scenario in the params, a record all the same.
 		{Case: "old-rolling", Step: step("old-rolling", runs.StepRolling), Repeat: 1, Params: config.Case{}, Verified: true,

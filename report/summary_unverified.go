@@ -27,12 +27,15 @@ func printUnverified(w io.Writer, restores []runs.Restore, fill *runs.Fill) {
 		}
 		first = false
 		keys, live := r.Verification.Totals()
-		ready := ""
-		if r.Ready != nil {
-			ready = fmt.Sprintf(", ready after %.2fs more", r.Ready.Seconds)
+		took := ""
+		if p := r.Phase; p != nil {
+			took = fmt.Sprintf(" in %.2fs (%.1f MB/s, %.0f records/s)", p.Seconds, p.MBPerSec, p.RecordsPerSec)
 		}
-		fmt.Fprintf(w, "  %s #%d: %d records (%.1f MB) restored in %.2fs (%.1f MB/s, %.0f records/s)%s; %d live keys, %.1f MB live\n",
-			r.Case, r.Repeat, r.Records, float64(r.Bytes)/1e6, r.DurationSeconds, r.MBPerSec, r.RecordsPerSec, ready, keys, float64(live)/1e6)
+		if ready := r.Ready(); ready != nil {
+			took += fmt.Sprintf(", ready after %.2fs more", ready.Seconds)
+		}
+		fmt.Fprintf(w, "  %s #%d: %d records (%.1f MB) restored%s; %d live keys, %.1f MB live\n",
+			r.Case, r.Repeat, r.Records, float64(r.Bytes)/1e6, took, keys, float64(live)/1e6)
 	}
 }
 

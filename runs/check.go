@@ -242,33 +242,81 @@ type partitionExpected struct {
 	Digest          uint64
 }
 
-// checkFigures checks a cold restore's rates against its own records,
-// bytes and time: they are computed from them, never measured apart.
+// checkFigures checks that the record's sub-records are of its kind (a
+// restore phase only on a restore, a standby's following phase only on
+// its following steps, no model figures on kafka-streams), and a cold
+// restore's rates against its own records, bytes and time: they are
+// computed from them, never measured apart.
 func (r *Restore) checkFigures() error {
-	if r.measuredByHeadline() {
-		for _, f := range r.restoreFigures() {
-			if *f.value != 0 {
-				return fmt.Errorf("a %s record is measured by its own figure, not a restore's, but carries %s %v", r.Scenario(), f.name, *f.value)
-			}
-		}
+	kind := r.StepKind()
+	switch {
+	case r.Phase != nil && r.measuredByHeadline():
+		return fmt.Errorf("a %s record is measured by its own figure, not a restore's, but carries a restore phase", r.Scenario())
+	case r.Phase != nil && !kind.IsRestore():
+		return fmt.Errorf("a %s step is not a restore, but carries a restore phase", kind)
+	case r.Model != nil && r.OnKafkaStreams():
+		return fmt.Errorf("a kafka-streams record carries figures only the model measures (model)")
+	}
+	if sb := r.Standby; sb != nil && sb.Following != nil && kind.IsRestore() {
+		return fmt.Errorf("a standby's %s step is a restore, but carries a following phase", kind)
 	}
 	if !r.IsCold() || !r.Verified {
 		return nil
 	}
-	if r.Records > 0 && !(r.DurationSeconds > 0) {
-		return fmt.Errorf("restored %d records in %v s: a restore takes time", r.Records, r.DurationSeconds)
-	}
-	if r.DurationSeconds <= 0 {
+	p := r.Phase
+	switch {
+	case p == nil && r.Records > 0:
+		return fmt.Errorf("restored %d records without a restore phase: a restore takes time", r.Records)
+	case p == nil:
+		return nil
+	case r.Records > 0 && !(p.Seconds > 0):
+		return fmt.Errorf("restored %d records in %v s: a restore takes time", r.Records, p.Seconds)
+	case p.Seconds <= 0:
 		return nil
 	}
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 0.01+0.01*math.Abs(want) }
-	if mb := MBPerSec(r.Bytes, r.DurationSeconds); !near(r.MBPerSec, mb) {
-		return fmt.Errorf("mb_per_sec %v, but %d bytes in %v s is %v", r.MBPerSec, r.Bytes, r.DurationSeconds, mb)
+	if mb := MBPerSec(r.Bytes, p.Seconds); !near(p.MBPerSec, mb) {
+		return fmt.Errorf("restore.mb_per_sec %v, but %d bytes in %v s is %v", p.MBPerSec, r.Bytes, p.Seconds, mb)
 	}
-	if rps := PerSec(r.Records, r.DurationSeconds); !near(r.RecordsPerSec, rps) && math.Abs(r.RecordsPerSec-rps) > 1 {
-		return fmt.Errorf("records_per_sec %v, but %d records in %v s is %v", r.RecordsPerSec, r.Records, r.DurationSeconds, rps)
+	if rps := PerSec(r.Records, p.Seconds); !near(p.RecordsPerSec, rps) && math.Abs(p.RecordsPerSec-rps) > 1 {
+		return fmt.Errorf("restore.records_per_sec %v, but %d records in %v s is %v", p.RecordsPerSec, r.Records, p.Seconds, rps)
 	}
 	return nil
+}
+
+// figures are the record's figures by their JSON path, with the most a
+// measurement of each gives: those of its sub-records only where present.
+func (r *Restore) figures() []restoreFigure {
+	f := func(name string, v float64, max float64) restoreFigure { return restoreFigure{name, &v, max} }
+	out := []restoreFigure{
+		f("records", float64(r.Records), MaxPlausibleRecords),
+		f("bytes", float64(r.Bytes), MaxPlausibleBytes),
+	}
+	if p := r.Phase; p != nil {
+		out = append(out,
+			f("restore.seconds", p.Seconds, MaxPlausibleSeconds),
+			f("restore.total_seconds", p.TotalSeconds, MaxPlausibleSeconds),
+			f("restore.records_per_sec", p.RecordsPerSec, MaxPlausibleRecords),
+			f("restore.mb_per_sec", p.MBPerSec, MaxPlausibleBytes/1e6),
+			f("restore.cpu_seconds", p.CPUSeconds, MaxPlausibleSeconds*1024),
+			f("restore.disk_bytes", float64(p.DiskBytes), MaxPlausibleBytes),
+			f("restore.peak_rss_bytes", float64(p.PeakRSSBytes), MaxPlausibleBytes))
+	}
+	if m := r.Model; m != nil {
+		out = append(out,
+			f("model.load_seconds", m.LoadSeconds, MaxPlausibleSeconds),
+			f("model.finish_seconds", m.FinishSeconds, MaxPlausibleSeconds))
+		if m.Ready != nil {
+			out = append(out, f("model.ready.seconds", m.Ready.Seconds, MaxPlausibleSeconds))
+		}
+	}
+	if sb := r.Standby; sb != nil && sb.Following != nil {
+		out = append(out,
+			f("standby.following.seconds", sb.Following.Seconds, MaxPlausibleSeconds),
+			f("standby.following.records_per_sec", sb.Following.RecordsPerSec, MaxPlausibleRecords),
+			f("standby.following.mb_per_sec", sb.Following.MBPerSec, MaxPlausibleBytes/1e6))
+	}
+	return out
 }
 
 // checkParams checks the record's settings name a case this tool runs.
@@ -325,42 +373,23 @@ func (r *Restore) check() error {
 			return err
 		}
 	}
-	for name, v := range map[string]any{"poll_wait": r.PollWait, "batch_write": r.BatchWrite, "rocksdb": r.RocksDB} {
-		if err := nonNegative(name, v); err != nil {
-			return err
+	if m := r.Model; m != nil {
+		for name, v := range map[string]any{"model.poll_wait": m.PollWait, "model.batch_write": m.BatchWrite, "model.rocksdb": m.RocksDB} {
+			if err := nonNegative(name, v); err != nil {
+				return err
+			}
+		}
+		if m.Ready != nil {
+			if err := nonNegative("model.ready.reads", m.Ready.Reads); err != nil {
+				return err
+			}
+			if err := nonNegative("model.ready.rocksdb_after", m.Ready.After); err != nil {
+				return err
+			}
 		}
 	}
-	if r.Ready != nil {
-		if err := nonNegative("ready.reads", r.Ready.Reads); err != nil {
-			return err
-		}
-		if err := nonNegative("ready.rocksdb_after", r.Ready.After); err != nil {
-			return err
-		}
-	}
-	for _, f := range []struct {
-		name  string
-		value float64
-		max   float64
-	}{
-		{"duration_seconds", r.DurationSeconds, MaxPlausibleSeconds},
-		{"load_seconds", r.LoadSeconds, MaxPlausibleSeconds},
-		{"finish_seconds", r.FinishSeconds, MaxPlausibleSeconds},
-		{"total_seconds", r.TotalSeconds, MaxPlausibleSeconds},
-		{"cpu_seconds", r.CPUSeconds, MaxPlausibleSeconds * 1024},
-		{"records", float64(r.Records), MaxPlausibleRecords},
-		{"bytes", float64(r.Bytes), MaxPlausibleBytes},
-		{"disk_bytes", float64(r.DiskBytes), MaxPlausibleBytes},
-		{"peak_rss_bytes", float64(r.PeakRSSBytes), MaxPlausibleBytes},
-		{"records_per_sec", r.RecordsPerSec, MaxPlausibleRecords},
-		{"mb_per_sec", r.MBPerSec, MaxPlausibleBytes / 1e6},
-	} {
-		if err := plausible(f.name, f.value, f.max); err != nil {
-			return err
-		}
-	}
-	if r.Ready != nil {
-		if err := plausible("ready.seconds", r.Ready.Seconds, MaxPlausibleSeconds); err != nil {
+	for _, f := range r.figures() {
+		if err := plausible(f.name, *f.value, f.max); err != nil {
 			return err
 		}
 	}

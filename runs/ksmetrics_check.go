@@ -78,17 +78,18 @@ func (c MetricCheck) Flagged() bool {
 // records/s and against what Kafka's window gives from restorebench's
 // records; restore-total against the records restored; and
 // restore-remaining-records-total after the restore against 0. Nil for a
-// record without Kafka Streams metrics (every record of older files).
+// record without Kafka Streams metrics (every record of older files) or
+// without a restore phase (one that failed before it was measured).
 func (r Restore) MetricChecks() []MetricCheck {
-	if r.KafkaStreams == nil || r.KafkaStreams.Metrics == nil {
+	if r.KafkaStreams == nil || r.KafkaStreams.Metrics == nil || r.Phase == nil {
 		return nil
 	}
-	m := r.KafkaStreams.Metrics
+	m, p := r.KafkaStreams.Metrics, *r.Phase
 	return []MetricCheck{
-		r.rateCheck(m, MetricGroupStateUpdater, MetricRestoreRecordsRate),
-		r.rateCheck(m, MetricGroupTask, MetricRestoreRate),
-		r.totalCheck(m),
-		r.remainingCheck(m),
+		r.rateCheck(p, m, MetricGroupStateUpdater, MetricRestoreRecordsRate),
+		r.rateCheck(p, m, MetricGroupTask, MetricRestoreRate),
+		r.totalCheck(p, m),
+		r.remainingCheck(p, m),
 	}
 }
 
@@ -110,12 +111,12 @@ func unrecorded(m *KafkaStreamsMetrics, name, what string) *MetricCheck {
 
 // rateCheck reads a restore-rate metric at its highest sample from the
 // restore's start to the first sample after its end.
-func (r Restore) rateCheck(m *KafkaStreamsMetrics, group, name string) MetricCheck {
+func (r Restore) rateCheck(p RestorePhase, m *KafkaStreamsMetrics, group, name string) MetricCheck {
 	if c := unrecorded(m, name, "records/s"); c != nil {
 		return *c
 	}
-	c := MetricCheck{Metric: name, Ours: r.RecordsPerSec}
-	peak, ok := peakDuring(m.Total(group, name), r.DurationSeconds)
+	c := MetricCheck{Metric: name, Ours: p.RecordsPerSec}
+	peak, ok := peakDuring(m.Total(group, name), p.Seconds)
 	if !ok {
 		c.What, c.Verdict, c.Note = "records/s", VerdictUnjudged, "no sample after the restore started"
 		return c
@@ -128,12 +129,12 @@ func (r Restore) rateCheck(m *KafkaStreamsMetrics, group, name string) MetricChe
 		series = m.Restored
 	}
 	c.WindowLo, c.WindowHi = windowBand(series, peak.T, float64(m.SampleWindowMs)/1000, m.NumSamples)
-	judgeRate(&c, r, m)
+	judgeRate(&c, r, p, m)
 	return c
 }
 
 // judgeRate gives a rate check its verdict.
-func judgeRate(c *MetricCheck, r Restore, m *KafkaStreamsMetrics) {
+func judgeRate(c *MetricCheck, r Restore, p RestorePhase, m *KafkaStreamsMetrics) {
 	within := func(x, lo, hi float64) bool {
 		return x >= lo*(1-MetricTolerance) && x <= hi*(1+MetricTolerance)
 	}
@@ -147,7 +148,7 @@ func judgeRate(c *MetricCheck, r Restore, m *KafkaStreamsMetrics) {
 	case within(c.Kafka, c.WindowLo, c.WindowHi):
 		c.Verdict = VerdictWindow
 		c.Note = fmt.Sprintf("%.2f× the restore's rate, as its %s window gives from restorebench's records: %s",
-			ratio(c.Kafka, c.Ours), m.Window(), windowWhy(m, r.DurationSeconds))
+			ratio(c.Kafka, c.Ours), m.Window(), windowWhy(m, p.Seconds))
 	case c.Metric == MetricRestoreRate && perBatch > 1 && within(c.Kafka*perBatch, c.WindowLo, c.WindowHi):
 		c.Verdict, c.Known = VerdictKnown, IssueRateBatches
 		c.Note = fmt.Sprintf("counts restore calls (batches of %.0f records), not records: %s", perBatch, IssueRateBatches)
@@ -170,13 +171,13 @@ func windowWhy(m *KafkaStreamsMetrics, durationSeconds float64) string {
 
 // totalCheck reads restore-total after the restore against the records
 // restored.
-func (r Restore) totalCheck(m *KafkaStreamsMetrics) MetricCheck {
+func (r Restore) totalCheck(p RestorePhase, m *KafkaStreamsMetrics) MetricCheck {
 	const what = "records restored, after the restore"
 	if c := unrecorded(m, MetricRestoreTotal, what); c != nil {
 		return *c
 	}
 	c := MetricCheck{Metric: MetricRestoreTotal, What: what, Ours: float64(r.Records)}
-	last, ok := lastAfter(m.Total(MetricGroupTask, MetricRestoreTotal), r.DurationSeconds)
+	last, ok := lastAfter(m.Total(MetricGroupTask, MetricRestoreTotal), p.Seconds)
 	if !ok {
 		c.Verdict, c.Note = VerdictUnjudged, "no sample after the restore ended"
 		return c
@@ -197,9 +198,9 @@ func (r Restore) totalCheck(m *KafkaStreamsMetrics) MetricCheck {
 
 // remainingCheck reads restore-remaining-records-total after the restore
 // against 0: every restore had ended.
-func (r Restore) remainingCheck(m *KafkaStreamsMetrics) MetricCheck {
+func (r Restore) remainingCheck(p RestorePhase, m *KafkaStreamsMetrics) MetricCheck {
 	c := MetricCheck{Metric: MetricRestoreRemaining, What: fmt.Sprintf("offsets left, after the restore (of %d spanned)", m.OffsetsSpanned)}
-	last, ok := lastAfter(m.Total(MetricGroupTask, MetricRestoreRemaining), r.DurationSeconds)
+	last, ok := lastAfter(m.Total(MetricGroupTask, MetricRestoreRemaining), p.Seconds)
 	if !ok {
 		c.Verdict, c.Note = VerdictUnjudged, "no sample after the restore ended"
 		return c

@@ -14,7 +14,7 @@ import (
 // every second from t = 1 to 11 by sample(t) (one value per metric and tag
 // set, two tasks for the task-level ones).
 func steadyRestore(level string, windowMs int64, sample func(name string, t float64) float64) Restore {
-	r := Restore{Case: "ks", Repeat: 1, DurationSeconds: 10, Records: 1_000_000, RecordsPerSec: 100_000,
+	r := Restore{Case: "ks", Repeat: 1, Phase: &RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 100_000}, Records: 1_000_000,
 		KafkaStreams: &KafkaStreamsRun{RestoreBatches: 1000}}
 	for i := 1; i <= 10; i++ {
 		r.Series = append(r.Series, measure.Point{T: float64(i), Records: 100_000})

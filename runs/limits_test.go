@@ -57,8 +57,8 @@ func TestCPUAwareEfficiencySummarized(t *testing.T) {
 		measure.Limit{Duration: 10 * time.Second, CPU: 14 * time.Second, Bytes: 1e9}, 2, 2)
 	var rs []Restore
 	for _, secs := range []float64{12, 13, 20} {
-		r := Restore{Case: "put", DurationSeconds: secs, MBPerSec: 1000 / secs, Verified: true}
-		r.Limits = l.For(r.MBPerSec)
+		r := Restore{Case: "put", Phase: &RestorePhase{Seconds: secs, MBPerSec: 1000 / secs}, Verified: true}
+		r.Phase.Limits = l.For(r.Phase.MBPerSec)
 		rs = append(rs, r)
 	}
 	s := Summarize(rs)[0]

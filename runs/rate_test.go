@@ -17,7 +17,7 @@ func TestRestoreRateOfThreadsBeyondPartitions(t *testing.T) {
 	c := config.DefaultCase()
 	c.Name, c.Engine, c.Threads = "threads-8", config.EngineKafkaStreams, 8
 	res := &Results{Restores: []Restore{{Case: c.Name, Repeat: 1, Params: c, Partitions: 4, Verified: true,
-		Records: 400_000, Bytes: 200e6, RecordsPerSec: 40_000}}}
+		Records: 400_000, Bytes: 200e6, Phase: &RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 40_000}}}}
 	if got := res.Restores[0].RestoringThreads(); got != 4 {
 		t.Fatalf("restoring threads %d, want 4", got)
 	}
@@ -64,7 +64,7 @@ func TestRestoreRateOfPrefersTheLargerWork(t *testing.T) {
 	res := &Results{Restores: []Restore{
 		{Case: "scaleout", Repeat: 1, Params: so, Verified: true, ScaleOut: &ScaleOutRecord{Before: 1, Threads: 1, RestoreRate: 3584, BytesPerOffset: 500,
 			TaskTimelines: []TaskTimeline{{Offsets: 900}, {Offsets: 900}}}},
-		{Case: "cold", Repeat: 1, Params: c, Partitions: 1, Verified: true, Records: 1_000_000, Bytes: 500e6, RecordsPerSec: 358_400},
+		{Case: "cold", Repeat: 1, Params: c, Partitions: 1, Verified: true, Records: 1_000_000, Bytes: 500e6, Phase: &RestorePhase{RecordsPerSec: 358_400}},
 	}}
 	tr, ok := RestoreRateOf(res)
 	if !ok || tr.OffsetsPerSec != 358_400 {

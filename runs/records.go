@@ -75,10 +75,10 @@ func kindName(s Step) string { return string(s.Kind) }
 // Headline is the figure a scenario's records are measured by when they
 // are not restores: a failover kill's longest processing gap, a
 // scale-out's warmup assignment time, a rolling restart's downtime. Since
-// schema 3 such records carry no restore figures (DurationSeconds,
-// LoadSeconds, TotalSeconds, RecordsPerSec and MBPerSec stay zero), and
-// compare, summary and capacity read the headline through
-// Restore.Headline, never through a restore's field.
+// schema 3 such records carry no restore figures (since schema 4 no
+// restore phase, Restore.Phase), and compare, summary and capacity read
+// the headline through Restore.Headline or Restore.Gap, never through a
+// restore's field.
 type Headline struct {
 	// Label names the figure for people, with its unit: "gap s (longest
 	// task)".
@@ -178,29 +178,6 @@ type restoreFigure struct {
 	name  string
 	value *float64
 	max   float64
-}
-
-// restoreFigures are the record's figures only a restore has: a record
-// measured by a headline carries none of them (Check, upgradeSchema2).
-func (r *Restore) restoreFigures() []restoreFigure {
-	return []restoreFigure{
-		{"duration_seconds", &r.DurationSeconds, MaxPlausibleSeconds},
-		{"load_seconds", &r.LoadSeconds, MaxPlausibleSeconds},
-		{"finish_seconds", &r.FinishSeconds, MaxPlausibleSeconds},
-		{"total_seconds", &r.TotalSeconds, MaxPlausibleSeconds},
-		{"records_per_sec", &r.RecordsPerSec, MaxPlausibleRecords},
-		{"mb_per_sec", &r.MBPerSec, MaxPlausibleBytes / 1e6},
-	}
-}
-
-// Seconds is the record's own figure in seconds: its scenario's headline
-// when it has one, else its DurationSeconds (a restore's restore phase,
-// a standby step's).
-func (r Restore) Seconds() float64 {
-	if _, s, ok := r.Headline(); ok {
-		return s
-	}
-	return r.DurationSeconds
 }
 
 // registeredRecords are the registrations in config's scenario order.

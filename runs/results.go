@@ -23,12 +23,19 @@ const ErrorInProgress = "run in progress"
 // SchemaVersion is the version of the results.json layout. It changes when a
 // field is renamed, removed or changes meaning; adding fields keeps it.
 //
-// Schema 3 keeps a failover kill's, a scale-out's and a rolling restart's
-// figure only in the scenario's own record (Restore.Headline), where
-// schema 2 wrote it into the restore figures too (upgradeSchema2).
-// Schema 2 gives every record its Step; schema 1 named the step only in
-// the record's case name (upgradeSchema1). Load upgrades both.
-const SchemaVersion = 3
+// Schema 4 splits a record's figures by meaning: a restore's time and
+// cost in its restore phase (Restore.Phase), what only the model measures
+// in Restore.Model, what only kafka-streams measures in KafkaStreamsRun, a
+// standby following step's applying in its StandbyRecord.Following, each
+// absent when not measured; schema 3 held them all as flat fields of the
+// record, zero when not measured, some copies of one another
+// (upgradeSchema3). Schema 3 keeps a failover kill's, a scale-out's and a
+// rolling restart's figure only in the scenario's own record
+// (Restore.Headline), where schema 2 wrote it into the restore figures too
+// (upgradeSchema2). Schema 2 gives every record its Step; schema 1 named
+// the step only in the record's case name (upgradeSchema1). Load upgrades
+// all three.
+const SchemaVersion = 4
 
 // Results is one run's results.json: everything the tool printed, and all a
 // plot or report needs, so old runs can be re-plotted and compared.
@@ -264,48 +271,25 @@ type Restore struct {
 	// SampleCopy is the copy of those partitions the kafka-streams engine
 	// restored from (restorebench's own topic, made once before the run's
 	// restores and deleted after them); nil otherwise. Its time and bytes
-	// are not in DurationSeconds or Bytes.
+	// are not in the restore phase or Bytes.
 	SampleCopy *SampleCopy `json:"sample_copy,omitempty"`
 	StartedAt  time.Time   `json:"started_at"`
-	// DurationSeconds is the restore phase: LoadSeconds plus FinishSeconds.
-	DurationSeconds float64 `json:"duration_seconds"`
-	// LoadSeconds runs from opening the stores to the last record written.
-	LoadSeconds float64 `json:"load_seconds"`
-	// FinishSeconds is the strategy's work after the last record: bulk's
-	// manual compaction, ingest's sort and SST ingestion; 0 for put.
-	FinishSeconds float64 `json:"finish_seconds"`
-	// Ready is the phase after the restore until the store can serve; nil
-	// when not measured.
-	Ready *ReadyPhase `json:"ready,omitempty"`
-	// TotalSeconds is DurationSeconds plus the ready phase: the time until
-	// the store restored and serving without stalls.
-	TotalSeconds float64 `json:"total_seconds"`
-	Records      int64   `json:"records"`
+	Records    int64       `json:"records"`
 	// Bytes is key+value bytes read from the changelog.
 	Bytes int64 `json:"bytes"`
 	// Read is how the changelog was read: the isolation level, the offsets
 	// spanned, the transaction markers met; nil in records of runs before
 	// it was recorded, and in scenarios that do not record it.
-	Read          *ChangelogRead  `json:"read,omitempty"`
-	RecordsPerSec float64         `json:"records_per_sec"`
-	MBPerSec      float64         `json:"mb_per_sec"`
-	Series        []measure.Point `json:"series"`
-	// PollWait is the time each poll waited for records; BatchWrite the time
-	// each WriteBatch took to apply.
-	PollWait   measure.Latency    `json:"poll_wait"`
-	BatchWrite measure.Latency    `json:"batch_write"`
-	RocksDB    measure.StoreStats `json:"rocksdb"`
-	// DiskBytes is the size of the stores' directories after the ready phase.
-	DiskBytes int64 `json:"disk_bytes"`
-	// Limits compares the restore with what fetching alone and writing
-	// alone achieve on this machine; nil when not measured.
-	Limits *Limits `json:"limits,omitempty"`
-	// PeakRSSBytes is the process's peak resident memory during the restore.
-	PeakRSSBytes int64 `json:"peak_rss_bytes"`
-	// CPUSeconds is the process's CPU time (all threads, user+system) during
-	// the restore phase; over DurationSeconds it says how many cores the
-	// restore kept busy (with the embedded broker, the broker's work counts too).
-	CPUSeconds float64 `json:"cpu_seconds"`
+	Read *ChangelogRead `json:"read,omitempty"`
+	// Phase is the restore's time and what it cost, on either engine; nil
+	// when the record measured no restore (see RestorePhase).
+	Phase *RestorePhase `json:"restore,omitempty"`
+	// Series are the records the record's measurement restored (or a
+	// standby step applied) each second; empty when it measured none.
+	Series []measure.Point `json:"series"`
+	// Model is what only the model engine measures; nil on kafka-streams
+	// (see ModelRun).
+	Model *ModelRun `json:"model,omitempty"`
 	// Verified is true only when every store matched the expected state.
 	Verified     bool          `json:"verified"`
 	Verification verify.Result `json:"verification"`
@@ -336,15 +320,16 @@ type Restore struct {
 }
 
 // KafkaStreamsRun is what a kafka-streams engine restore ran and what only
-// it measures. On that engine the Restore's own figures come from the
-// instance's events: DurationSeconds (= LoadSeconds = TotalSeconds) runs
-// from the first restore_start to the last restore_end (CLOCK_MONOTONIC,
-// both on the instance); Records is the sum of restore_end's restored counts;
-// Series buckets restore_batch records per second; CPUSeconds and
-// PeakRSSBytes are the JVM process's (/proc/<pid>) over the restore;
-// DiskBytes is the application's state directory once restored. PollWait,
-// BatchWrite, RocksDB and Ready are not measured (zero / nil): the stores
-// live in the JVM.
+// it measures. On that engine the record's restore phase (Restore.Phase)
+// comes from the instance's events: its Seconds (= TotalSeconds: no ready
+// phase is measured) runs from the first restore_start to the last
+// restore_end (CLOCK_MONOTONIC, both on the instance); Records is the sum
+// of restore_end's restored counts; Series buckets restore_batch records
+// per second; CPUSeconds and PeakRSSBytes are the JVM process's
+// (/proc/<pid>) over the restore; DiskBytes is the application's state
+// directory once restored. The record has no Model: the stores live in
+// the JVM, so poll waits, WriteBatch latencies, RocksDB figures and a
+// ready phase are not measured.
 type KafkaStreamsRun struct {
 	// Version is the kafka-streams jar the driver ran, JavaVersion the JVM's.
 	Version     string `json:"kafka_streams_version"`
@@ -569,9 +554,9 @@ func (r *Results) Save(path string) error {
 }
 
 // Load reads a results.json, refusing a schema it does not know; a file
-// of schema 1 or 2 is upgraded to this one (upgradeSchema1,
-// upgradeSchema2), and settings a file
-// predates take the defaults they ran with (withDefaults).
+// of schema 1, 2 or 3 is upgraded to this one (upgradeSchema1,
+// upgradeSchema2, upgradeSchema3), and settings a file predates take the
+// defaults they ran with (withDefaults).
 func Load(path string) (*Results, error) {
 	b, err := boundedread.ReadFile(path, boundedread.Results)
 	if err != nil {
@@ -583,13 +568,8 @@ func Load(path string) (*Results, error) {
 	}
 	switch r.SchemaVersion {
 	case SchemaVersion:
-	case 1, 2:
-		if r.SchemaVersion == 1 {
-			if err := upgradeSchema1(&r); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		if err := upgradeSchema2(&r); err != nil {
+	case 1, 2, 3:
+		if err := upgrade(&r, b); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	default:
@@ -701,26 +681,37 @@ func Summarize(restores []Restore) []CaseSummary {
 	for _, g := range groups {
 		rs := g.Restores
 		s := CaseSummary{Case: g.Case, Params: rs[0].Params, Repeats: len(rs)}
-		var secs, mbs, rps, ready, total, eff, cpuEff []float64
+		var secs, mbs, rps, readys, total, eff, cpuEff []float64
 		for _, r := range rs {
-			s.MaxPeakRSSBytes = max(s.MaxPeakRSSBytes, r.PeakRSSBytes)
-			s.MaxBatchWriteP99Ms = max(s.MaxBatchWriteP99Ms, r.BatchWrite.P99Ms)
+			if p := r.Phase; p != nil {
+				s.MaxPeakRSSBytes = max(s.MaxPeakRSSBytes, p.PeakRSSBytes)
+			}
+			if m := r.Model; m != nil {
+				s.MaxBatchWriteP99Ms = max(s.MaxBatchWriteP99Ms, m.BatchWrite.P99Ms)
+			}
 			if !r.Counts() {
 				continue
 			}
-			s.Verified++
-			secs = append(secs, r.DurationSeconds)
-			mbs = append(mbs, r.MBPerSec)
-			rps = append(rps, r.RecordsPerSec)
-			if r.Ready != nil {
-				ready = append(ready, r.Ready.Seconds)
-				total = append(total, r.TotalSeconds)
+			p := r.Phase
+			if p == nil {
+				// Not a restore (a gap, a standby step): Verified counts
+				// it, the restore figures do not.
+				s.Verified++
+				continue
 			}
-			if r.Limits != nil {
-				eff = append(eff, r.Limits.Efficiency)
-				cpuEff = append(cpuEff, r.Limits.CPUAwareEfficiency)
+			s.Verified++
+			secs = append(secs, p.Seconds)
+			mbs = append(mbs, p.MBPerSec)
+			rps = append(rps, p.RecordsPerSec)
+			if ready := r.Ready(); ready != nil {
+				readys = append(readys, ready.Seconds)
+				total = append(total, p.TotalSeconds)
+			}
+			if l := p.Limits; l != nil {
+				eff = append(eff, l.Efficiency)
+				cpuEff = append(cpuEff, l.CPUAwareEfficiency)
 				if s.Limits == nil {
-					s.Limits = r.Limits
+					s.Limits = l
 				}
 			}
 		}
@@ -728,8 +719,8 @@ func Summarize(restores []Restore) []CaseSummary {
 			s.MedianSeconds, s.MinSeconds, s.MaxSeconds = Median(secs), Min(secs), Max(secs)
 			s.MedianMBPerSec, s.MedianRecordsPerSec = Median(mbs), Median(rps)
 		}
-		if len(ready) > 0 {
-			s.HasReady, s.MedianReadySeconds, s.MedianTotalSeconds = true, Median(ready), Median(total)
+		if len(readys) > 0 {
+			s.HasReady, s.MedianReadySeconds, s.MedianTotalSeconds = true, Median(readys), Median(total)
 		}
 		if len(eff) > 0 {
 			s.HasLimits, s.MedianEfficiency, s.MedianCPUAwareEfficiency = true, Median(eff), Median(cpuEff)

@@ -284,8 +284,8 @@ func coldRateOf(res *Results) (ThreadRate, float64, bool) {
 	for _, engine := range []config.Engine{config.EngineKafkaStreams, config.EngineModel} {
 		var rates, sizes, work []float64
 		for _, r := range res.Restores {
-			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 {
-				rates = append(rates, r.PerThread(r.RecordsPerSec))
+			if r.Params.Engine == engine && r.Params.Scenario == config.ScenarioCold && r.Counts() && r.Records > 0 && r.Phase != nil {
+				rates = append(rates, r.PerThread(r.Phase.RecordsPerSec))
 				sizes = append(sizes, float64(r.Bytes)/float64(r.Records))
 				work = append(work, float64(r.Bytes)/float64(r.RestoringThreads()))
 			}

@@ -118,6 +118,25 @@ type StandbyRecord struct {
 	PauseSeconds          float64 `json:"pause_seconds,omitempty"`
 	CatchUpSeconds        float64 `json:"catch_up_seconds,omitempty"`
 	AcceptableRecoveryLag int64   `json:"acceptable_recovery_lag"`
+	// Following is what the standby applied over a following step (rate,
+	// max, pause): not a restore, so the record has no restore phase. Nil
+	// in the initial step (its restore is the record's Phase) and in a
+	// step that failed before it was measured.
+	Following *FollowingPhase `json:"following,omitempty"`
+}
+
+// FollowingPhase is a standby applying what was written over one of its
+// following steps.
+type FollowingPhase struct {
+	// Seconds is how long the standby applied: on the model from the
+	// step's start until it had applied everything written (its
+	// Model.LoadSeconds too); on kafka-streams the step's span, until the
+	// standby caught up.
+	Seconds float64 `json:"seconds"`
+	// RecordsPerSec and MBPerSec are the record's Records and Bytes over
+	// Seconds (kafka-streams counts no bytes: 0 there).
+	RecordsPerSec float64 `json:"records_per_sec"`
+	MBPerSec      float64 `json:"mb_per_sec"`
 }
 
 // MinLagSamples is the fewest lag samples a standby's rate step must take

@@ -281,7 +281,7 @@ func TestCheckValidatesSteps(t *testing.T) {
 		t.Errorf("two steps: %v", err)
 	}
 	b = a
-	b.DurationSeconds = 3
+	b.Phase = &RestorePhase{Seconds: 3}
 	if err := (&Results{Restores: []Restore{a, b}}).Check(); err == nil || !strings.Contains(err.Error(), `restores[1] (case "w/changed=10" repeat 1) repeats restores[0]`) {
 		t.Errorf("one step twice: %v", err)
 	}
@@ -314,16 +314,19 @@ func TestHeadlineRecordsCarryNoRestoreFigures(t *testing.T) {
 		}
 		headlines := 0
 		for i, rec := range r.Restores {
-			if rec.DurationSeconds != 0 || rec.TotalSeconds != 0 || rec.LoadSeconds != 0 || rec.RecordsPerSec != 0 || rec.MBPerSec != 0 {
-				t.Errorf("%s: restores[%d] loaded with restore figures %v s, %v records/s", name, i, rec.DurationSeconds, rec.RecordsPerSec)
+			if rec.Phase != nil || rec.Model != nil {
+				t.Errorf("%s: restores[%d] loaded with a restore phase %+v or model figures %+v", name, i, rec.Phase, rec.Model)
 			}
 			h, secs, ok := rec.Headline()
 			if !ok {
 				continue
 			}
 			headlines++
-			if h.Label != label || secs != raw.Restores[i].DurationSeconds || rec.Seconds() != secs {
-				t.Errorf("%s: restores[%d] headline %q %v s (Seconds %v), the file's duration %v s", name, i, h.Label, secs, rec.Seconds(), raw.Restores[i].DurationSeconds)
+			if gap, _ := rec.Gap(); h.Label != label || secs != raw.Restores[i].DurationSeconds || gap != secs {
+				t.Errorf("%s: restores[%d] headline %q %v s (Gap %v), the file's duration %v s", name, i, h.Label, secs, gap, raw.Restores[i].DurationSeconds)
+			}
+			if _, ok := rec.RestoreSeconds(); ok {
+				t.Errorf("%s: restores[%d] has a restore time", name, i)
 			}
 			if rec.StepKind().IsRestore() {
 				t.Errorf("%s: step kind %s counted as a restore", name, rec.StepKind())
@@ -332,9 +335,9 @@ func TestHeadlineRecordsCarryNoRestoreFigures(t *testing.T) {
 		if headlines == 0 {
 			t.Fatalf("%s: no record with a headline", name)
 		}
-		r.Restores[0].DurationSeconds = 3
-		if err := r.Check(); err == nil || !strings.Contains(err.Error(), "duration_seconds 3") {
-			t.Errorf("%s: a record carrying duration_seconds 3 checked: %v", name, err)
+		r.Restores[0].Phase = &RestorePhase{Seconds: 3}
+		if err := r.Check(); err == nil || !strings.Contains(err.Error(), "carries a restore phase") {
+			t.Errorf("%s: a record carrying a restore phase checked: %v", name, err)
 		}
 
 		// A figure no measurement gives is refused as the file loads, not

@@ -93,9 +93,10 @@ func cleanupState(in *engine.Instance, req fleet.Request) {
 }
 
 // measureModel runs one restore of the model instance (restore does it)
-// with a progress display, and records in rec its phases, throughput,
-// latencies, RocksDB figures, CPU, peak RSS and, when the request asks,
-// the ready phase. On success the stores are left open in the result.
+// with a progress display, and records in rec its restore phase
+// (time, throughput, CPU, peak RSS, disk) and what the model measures
+// (the phases' split, latencies, RocksDB figures and, when the request
+// asks, the ready phase). On success the stores are left open in the result.
 func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *engine.Instance,
 	rec *runs.Restore, restore func() (*engine.Restored, error)) (*engine.Restored, error) {
 	offsets, err := env.Offsets(ctx, rec.Topic)
@@ -119,30 +120,31 @@ func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *en
 	measure.ResetPeakRSS()
 	cpu0 := measure.CPUTime()
 	restored, err := restore()
-	rec.CPUSeconds = (measure.CPUTime() - cpu0).Seconds()
+	cpu := (measure.CPUTime() - cpu0).Seconds()
 	bar.Done()
 	in.Progress = nil // later steps on this instance (a standby's) show their own progress
-	rec.PeakRSSBytes = measure.PeakRSS()
+	peakRSS := measure.PeakRSS()
 	if err != nil {
 		rec.Error = err.Error()
 		cleanupState(in, req)
 		return nil, err
 	}
-	rec.DurationSeconds = restored.Duration.Seconds()
-	rec.LoadSeconds, rec.FinishSeconds = restored.Load.Seconds(), restored.Finish.Seconds()
-	rec.TotalSeconds = rec.DurationSeconds
+	p := &runs.RestorePhase{Seconds: restored.Duration.Seconds(), CPUSeconds: cpu, PeakRSSBytes: peakRSS}
+	m := &runs.ModelRun{LoadSeconds: restored.Load.Seconds(), FinishSeconds: restored.Finish.Seconds()}
+	rec.Phase, rec.Model = p, m
+	p.TotalSeconds = p.Seconds
 	rec.Records, rec.Bytes = restored.Records, restored.Bytes
 	rec.Read = fleet.ChangelogRead(restored)
 	fleet.WarnRead(env, rec)
-	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
-	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	p.RecordsPerSec = runs.PerSec(rec.Records, p.Seconds)
+	p.MBPerSec = runs.MBPerSec(rec.Bytes, p.Seconds)
 	rec.Series = restored.Series
-	rec.PollWait = restored.PollWait.Summary()
-	rec.BatchWrite = restored.BatchWrite.Summary()
-	rec.RocksDB = restored.StoreStats()
+	m.PollWait = restored.PollWait.Summary()
+	m.BatchWrite = restored.BatchWrite.Summary()
+	m.RocksDB = restored.StoreStats()
 	rec.Store = fleet.StoreRecord(in.Case, restored)
 	if req.Ready {
-		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", rec.Case, rec.Repeat, rec.DurationSeconds)
+		env.Logf("restore: case %s #%d restored in %.2fs; waiting until the store can serve", rec.Case, rec.Repeat, p.Seconds)
 		ready, err := engine.AwaitReady(ctx, restored.Stores, restored.SampleKeys, readyTimeout)
 		if err != nil {
 			rec.Error = "ready phase: " + err.Error()
@@ -150,19 +152,19 @@ func measureModel(ctx context.Context, env *fleet.Env, req fleet.Request, in *en
 			cleanupState(in, req)
 			return nil, fmt.Errorf("case %s #%d: ready phase: %w", rec.Case, rec.Repeat, err)
 		}
-		rec.Ready = &runs.ReadyPhase{
+		m.Ready = &runs.ReadyPhase{
 			Seconds:          ready.Settle.Seconds(),
 			Reads:            ready.Reads.Summary(),
 			ReadProbeSeconds: (ready.Total - ready.Settle).Seconds(),
 			After:            restored.StoreStats(),
 		}
-		rec.TotalSeconds = rec.DurationSeconds + rec.Ready.Seconds
-		rec.Ready.After.WriteAmplification = writeAmp(rec.Ready.After, rec.Bytes)
+		p.TotalSeconds = p.Seconds + m.Ready.Seconds
+		m.Ready.After.WriteAmplification = writeAmp(m.Ready.After, rec.Bytes)
 	}
-	rec.RocksDB.WriteAmplification = writeAmp(rec.RocksDB, rec.Bytes)
-	rec.DiskBytes = statedir.Bytes(in.AppDir())
+	m.RocksDB.WriteAmplification = writeAmp(m.RocksDB, rec.Bytes)
+	p.DiskBytes = statedir.Bytes(in.AppDir())
 	if req.Limits != nil {
-		rec.Limits = req.Limits.For(rec.MBPerSec)
+		p.Limits = req.Limits.For(p.MBPerSec)
 	}
 	return restored, nil
 }

@@ -113,7 +113,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	if err != nil {
 		return fail(err)
 	}
-	rec.DiskBytes = single.DiskBytes(ctx)
+	rec.Phase.DiskBytes = single.DiskBytes(ctx)
 	rec.Store = fleet.KSStoreRecord(req.Case, rec.Records, single.SegmentsDir(), t.StoreName)
 	stopInstance(ctx, env, inst, ks)
 	// The bytes of what the instance restored, from each partition's
@@ -126,7 +126,7 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	fleet.WarnRead(env, &rec)
 	finishRates(&rec, &actual.restores)
 	if req.Limits != nil {
-		rec.Limits = req.Limits.For(rec.MBPerSec)
+		rec.Phase.Limits = req.Limits.For(rec.Phase.MBPerSec)
 	}
 	single.Remove()
 	states, err := sampledStates(t, actual.digest.States())
@@ -320,8 +320,8 @@ func stopInstance(ctx context.Context, env *fleet.Env, inst fleet.KSInstance, ks
 
 // finishRates fills in the figures that follow from the others.
 func finishRates(rec *runs.Restore, r *ksdriver.Restores) {
-	rec.RecordsPerSec = runs.PerSec(rec.Records, rec.DurationSeconds)
-	rec.MBPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	rec.Phase.RecordsPerSec = runs.PerSec(rec.Records, rec.Phase.Seconds)
+	rec.Phase.MBPerSec = runs.MBPerSec(rec.Bytes, rec.Phase.Seconds)
 	if first, last, ok := r.Span(); ok {
 		perRecord := 0.0
 		if rec.Records > 0 {

@@ -81,11 +81,14 @@ func modelOnAgent(ctx context.Context, env *fleet.Env, host *fleet.AgentHost, t 
 	}
 	out := got.Figures.Into(rec) // a verdict is this side's check's alone
 	out.OnAgent = &runs.AgentPlace{Agent: on, Hostname: env.Agents.Hostname(on), StateDir: got.StateDir}
+	if out.Phase == nil {
+		return fail(fmt.Errorf("agent %s answered without the restore's phase", on))
+	}
 	if req.Limits != nil {
-		out.Limits = req.Limits.For(out.MBPerSec)
+		out.Phase.Limits = req.Limits.For(out.Phase.MBPerSec)
 	}
 	env.Logf("restore: case %s #%d: agent %s restored %d records in %.2fs (%.1f s with the round trips)", req.Case.Name, req.Repeat, on,
-		out.Records, out.DurationSeconds, time.Since(started).Seconds())
+		out.Records, out.Phase.Seconds, time.Since(started).Seconds())
 	return out, got.States, nil
 }
 

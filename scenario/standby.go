@@ -142,7 +142,7 @@ func (s *standbyRun) initial() error {
 		s.out = append(s.out, rec)
 		return err
 	}
-	rec.Standby = &runs.StandbyRecord{Step: runs.StepInitial, AppliedRate: rec.RecordsPerSec, AcceptableRecoveryLag: s.req.Case.Standby.AcceptableRecoveryLag}
+	rec.Standby = &runs.StandbyRecord{Step: runs.StepInitial, AppliedRate: rec.Phase.RecordsPerSec, AcceptableRecoveryLag: s.req.Case.Standby.AcceptableRecoveryLag}
 	rec, err = verifyStores(&rec, expected, restored)
 	restored.Close()
 	s.out = append(s.out, rec)
@@ -311,11 +311,13 @@ func (s *standbyRun) finish(sb *engine.Standby, sr *runs.StandbyRecord, stepErr 
 	defer restored.Close()
 	rec.Partitions = len(restored.Stores)
 	rec.Records, rec.Bytes = restored.Records, restored.Bytes
-	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds = restored.Load.Seconds(), restored.Load.Seconds(), restored.Load.Seconds()
-	rec.RecordsPerSec, rec.MBPerSec = runs.PerSec(rec.Records, rec.DurationSeconds), runs.MBPerSec(rec.Bytes, rec.DurationSeconds)
+	// A following step is not a restore: what the standby applied is the
+	// standby record's, and the model's figures of it its Model.
+	secs := restored.Load.Seconds()
+	sr.Following = &runs.FollowingPhase{Seconds: secs, RecordsPerSec: runs.PerSec(rec.Records, secs), MBPerSec: runs.MBPerSec(rec.Bytes, secs)}
 	rec.Series = restored.Series
-	rec.BatchWrite, rec.PollWait = restored.BatchWrite.Summary(), restored.PollWait.Summary()
-	rec.RocksDB = restored.StoreStats()
+	rec.Model = &runs.ModelRun{LoadSeconds: secs, BatchWrite: restored.BatchWrite.Summary(), PollWait: restored.PollWait.Summary(),
+		RocksDB: restored.StoreStats()}
 	return concludeStandby(&s.out, rec, s.req, stepErr, func() ([]loadgen.PartitionState, error) { return engine.ScanAll(restored.Stores) })
 }
 

@@ -430,8 +430,13 @@ func (s *ksStandby) finish(sr *runs.StandbyRecord, applied int64, secs float64, 
 	rec.KafkaStreams = &ks
 	rec.Partitions = s.parts
 	rec.Records = applied
-	rec.DurationSeconds, rec.TotalSeconds = secs, secs
-	rec.RecordsPerSec = runs.PerSec(applied, secs)
+	if sr.Step == runs.StepInitial {
+		// The standby's first restore of the changelog: a restore, ready
+		// when it caught up (no ready phase is measured on Kafka Streams).
+		rec.Phase = &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, RecordsPerSec: runs.PerSec(applied, secs)}
+	} else {
+		sr.Following = &runs.FollowingPhase{Seconds: secs, RecordsPerSec: runs.PerSec(applied, secs)}
+	}
 	return concludeStandby(&s.out, rec, s.req, stepErr, s.standbyStates)
 }
 

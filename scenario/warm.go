@@ -87,8 +87,8 @@ func warmSequence(ctx context.Context, env *fleet.Env, t fleet.Target, req fleet
 		rec, err := in.restart(ctx, s)
 		if rec != nil {
 			out = append(out, *rec)
-			if s.kind == runs.StepCold {
-				coldSeconds = rec.DurationSeconds
+			if secs, ok := rec.RestoreSeconds(); ok && s.kind == runs.StepCold {
+				coldSeconds = secs
 			}
 		}
 		return err

@@ -141,13 +141,13 @@ func (w *ksWarm) restart(ctx context.Context, s warmRestart) (*runs.Restore, err
 	if err := queryload.FinishKSQueries(ctx, w.env, &rec, queries, &watch.Restores); err != nil {
 		return fail(fmt.Errorf("case %s #%d %s restart: %w", w.req.Case.Name, w.req.Repeat, s.kind, err))
 	}
-	rec.DiskBytes = w.single.DiskBytes(ctx)
+	rec.Phase.DiskBytes = w.single.DiskBytes(ctx)
 	rec.Warm = ksWarmRecord(s.kind, s.changed, &watch.Restores, offsets, s.coldSeconds, w.stop())
 	if s.kind == runs.StepWarm {
 		rec.Warm.Behind = restoredBehind(&watch.Restores, offsets, s.since.End)
 	}
 	if s.kind == runs.StepCold {
-		rec.Warm.ColdSeconds = rec.DurationSeconds
+		rec.Warm.ColdSeconds = rec.Phase.Seconds
 	}
 	for _, e := range expected {
 		rec.Warm.LiveBytes += e.LiveBytes

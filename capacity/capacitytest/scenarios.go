@@ -84,9 +84,11 @@ func record(s runs.Step, rep int, p config.Case, fill *runs.Fill, start time.Tim
 	r := restore(Case{Name: s.Name(), Modify: func(c *config.Case) { *c = p }, Fixed: 1}, rep-1, fill, start)
 	r.Repeat, r.Params = rep, p
 	r.SetStep(s)
-	r.DurationSeconds, r.LoadSeconds, r.TotalSeconds = seconds-readySeconds, seconds-readySeconds, seconds
+	dur := seconds - readySeconds
 	r.Records, r.Bytes = records, bytes
-	r.RecordsPerSec, r.MBPerSec = runs.PerSec(records, r.DurationSeconds), runs.MBPerSec(bytes, r.DurationSeconds)
+	r.Phase = &runs.RestorePhase{Seconds: dur, TotalSeconds: seconds, RecordsPerSec: runs.PerSec(records, dur), MBPerSec: runs.MBPerSec(bytes, dur),
+		PeakRSSBytes: 300 << 20}
+	setModel(&r, dur)
 	return r
 }
 
@@ -217,7 +219,7 @@ func scaleOutRecord(fill *runs.Fill, start time.Time) runs.Restore {
 	}
 	rec := record(stepOf(p, runs.StepScaleOut), 1, p, fill, start, ScaleOutSeconds, 2*offsets, 2*offsets*recordBytes)
 	// A scale-out is measured by its assignment time, not a restore's figures.
-	rec.DurationSeconds, rec.LoadSeconds, rec.TotalSeconds, rec.RecordsPerSec, rec.MBPerSec = 0, 0, 0, 0, 0
+	rec.Phase, rec.Model = nil, nil
 	rec.ScaleOut = so
 	return rec
 }

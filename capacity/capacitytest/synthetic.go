@@ -78,7 +78,7 @@ func Runs() []*runs.Results {
 	out[0].Host.CPUModel, out[0].Host.Disk, out[0].Broker.Version = "", nil, ""
 	failed := out[1].Restores[0]
 	failed.Repeat, failed.Verified, failed.Error = 5, false, "restore did not verify: partition 2: digest differs"
-	failed.DurationSeconds, failed.TotalSeconds = 0.1, 0.4
+	failed.Phase = &runs.RestorePhase{Seconds: 0.1, TotalSeconds: 0.4}
 	out[1].Restores = append(out[1].Restores, failed)
 	// As the tool writes such a run: it went on to its end, but is not
 	// complete, and its error names the failed measurement.
@@ -175,11 +175,25 @@ func restore(c Case, rep int, fill *runs.Fill, start time.Time) runs.Restore {
 		v.Partitions = append(v.Partitions, verify.PartitionCheck{Partition: e.Partition, ExpectedKeys: e.Keys, ActualKeys: e.Keys,
 			ExpectedLiveBytes: e.LiveBytes, LiveBytes: e.LiveBytes, OK: true})
 	}
-	return runs.Restore{
+	r := runs.Restore{
 		Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep + 1, Params: p,
 		Topic: fill.Topic, Partitions: 4, StartedAt: start.Add(time.Duration(rep+1) * time.Second),
-		DurationSeconds: dur, LoadSeconds: dur, Ready: &runs.ReadyPhase{Seconds: readySeconds}, TotalSeconds: total,
-		Records: fill.Records, Bytes: fill.Bytes, RecordsPerSec: float64(fill.Records) / dur, MBPerSec: float64(fill.Bytes) / 1e6 / dur,
-		Verified: true, Verification: v, PeakRSSBytes: 300 << 20,
+		Phase: &runs.RestorePhase{Seconds: dur, TotalSeconds: total, RecordsPerSec: float64(fill.Records) / dur,
+			MBPerSec: float64(fill.Bytes) / 1e6 / dur, PeakRSSBytes: 300 << 20},
+		Records: fill.Records, Bytes: fill.Bytes,
+		Verified: true, Verification: v,
 	}
+	setModel(&r, dur)
+	return r
+}
+
+// setModel gives a model-engine record the model's own figures: its
+// restore phase all load, and the ready phase its time to ready holds
+// beyond it; a kafka-streams record has none.
+func setModel(r *runs.Restore, load float64) {
+	if r.Params.Engine == config.EngineKafkaStreams {
+		r.Model = nil
+		return
+	}
+	r.Model = &runs.ModelRun{LoadSeconds: load, Ready: &runs.ReadyPhase{Seconds: readySeconds}}
 }

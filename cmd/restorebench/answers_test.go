@@ -24,7 +24,7 @@ func TestCompactedFillIsSaidWhereItsSizeIsPrinted(t *testing.T) {
 	for i := range r.Restores {
 		rec := &r.Restores[i]
 		rec.Records, rec.Bytes = r.Fill.Records*43/100, r.Fill.Bytes*43/100
-		rec.MBPerSec, rec.RecordsPerSec = runs.MBPerSec(rec.Bytes, rec.DurationSeconds), runs.PerSec(rec.Records, rec.DurationSeconds)
+		rec.Phase.MBPerSec, rec.Phase.RecordsPerSec = runs.MBPerSec(rec.Bytes, rec.Phase.Seconds), runs.PerSec(rec.Records, rec.Phase.Seconds)
 	}
 	dir := writeRaw(t, t.TempDir(), "run", r)
 	want := "compacted since the fill: the cold restores read 106666 of its 248062 records"

@@ -28,13 +28,14 @@ func pairedResults() *runs.Results {
 			c := config.DefaultCase()
 			c.Engine, c.Name = e, "t1-"+string(e)
 			secs := 8.0 + float64(rep)
-			r := runs.Restore{Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep, Params: c, DurationSeconds: secs, TotalSeconds: secs,
-				Records: 1000, Bytes: 500_000, MBPerSec: 0.5 / secs, RecordsPerSec: 1000 / secs, Verified: true, PeakRSSBytes: 300 << 20,
+			r := runs.Restore{Case: c.Name, Step: &runs.Step{Case: c.Name, Kind: runs.StepRestore}, Repeat: rep, Params: c,
+				Phase:   &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, MBPerSec: 0.5 / secs, RecordsPerSec: 1000 / secs, PeakRSSBytes: 300 << 20},
+				Records: 1000, Bytes: 500_000, Verified: true,
 				Verification: verify.Result{Mode: verify.ModeExpectedState, Partitions: []verify.PartitionCheck{{ExpectedKeys: 100, ActualKeys: 100, OK: true}}},
 				Series:       []measure.Point{{T: 1, Records: 500, Bytes: 250_000}, {T: secs, Records: 500, Bytes: 250_000}}}
 			if e == config.EngineKafkaStreams {
-				r.DurationSeconds, r.TotalSeconds = secs*1.25, secs*1.25
-				r.MBPerSec, r.RecordsPerSec = 0.5/(secs*1.25), 1000/(secs*1.25)
+				r.Phase.Seconds, r.Phase.TotalSeconds = secs*1.25, secs*1.25
+				r.Phase.MBPerSec, r.Phase.RecordsPerSec = 0.5/(secs*1.25), 1000/(secs*1.25)
 				r.KafkaStreams = &runs.KafkaStreamsRun{Version: "4.4.0", Instances: 1, BytesFrom: "changelog"}
 			}
 			res.Restores = append(res.Restores, r)

@@ -99,10 +99,10 @@ func TestHostileResultsContradictions(t *testing.T) {
 			r.Restores[1].Verification.Mode = "unverified"
 		}, []string{"restores[1]", "only counted"}},
 		{"negative duration", func(r *runs.Results) {
-			r.Restores[0].DurationSeconds, r.Restores[0].TotalSeconds = -9.95, -9.65
-		}, []string{"restores[0]", "duration_seconds is -9.95", "never negative"}},
+			r.Restores[0].Phase.Seconds, r.Restores[0].Phase.TotalSeconds = -9.95, -9.65
+		}, []string{"restores[0]", "restore.seconds is -9.95", "never negative"}},
 		{"absurd duration", func(r *runs.Results) {
-			r.Restores[3].TotalSeconds = 1e308
+			r.Restores[3].Phase.TotalSeconds = 1e308
 		}, []string{"restores[3]", "total_seconds", "plausible"}},
 		{"absurd bytes", func(r *runs.Results) {
 			r.Restores[3].Bytes = math.MaxInt64
@@ -146,7 +146,7 @@ func TestHostileResultsContradictions(t *testing.T) {
 		}, []string{"restores[0]", "partition 2 was checked against 5 keys", "not the fill's expected state"}},
 		{"fewer records read than keys restored", func(r *runs.Results) {
 			rec := &r.Restores[1]
-			rec.Records, rec.RecordsPerSec = 5, 5/rec.DurationSeconds
+			rec.Records, rec.Phase.RecordsPerSec = 5, 5/rec.Phase.Seconds
 		}, []string{"restores[1]", "read 5 records but restored"}},
 		{"partitions unlike the fill's", func(r *runs.Results) {
 			r.Restores[0].Partitions = 7
@@ -162,16 +162,16 @@ func TestHostileResultsContradictions(t *testing.T) {
 		}, []string{"restores[0]", "belongs to a failover measurement"}},
 		{"records in no time", func(r *runs.Results) {
 			rec := &r.Restores[0]
-			rec.DurationSeconds, rec.LoadSeconds, rec.MBPerSec, rec.RecordsPerSec = 0, 0, 0, 0
+			rec.Phase.Seconds, rec.Model.LoadSeconds, rec.Phase.MBPerSec, rec.Phase.RecordsPerSec = 0, 0, 0, 0
 		}, []string{"restores[0]", "a restore takes time"}},
 		{"a rate its bytes and time do not give", func(r *runs.Results) {
-			r.Restores[0].MBPerSec = 9e8
+			r.Restores[0].Phase.MBPerSec = 9e8
 		}, []string{"restores[0]", "mb_per_sec 9e+08, but"}},
 		{"negative latency", func(r *runs.Results) {
-			r.Restores[0].BatchWrite.P99Ms = -5
+			r.Restores[0].Model.BatchWrite.P99Ms = -5
 		}, []string{"restores[0]", "batch_write.P99Ms is -5"}},
 		{"negative RocksDB figure", func(r *runs.Results) {
-			r.Restores[0].RocksDB.StallSeconds = -4
+			r.Restores[0].Model.RocksDB.StallSeconds = -4
 		}, []string{"restores[0]", "rocksdb.StallSeconds is -4"}},
 		{"a fill spec no fill has", func(r *runs.Results) {
 			r.Fill.Spec.Keys = -5
@@ -330,7 +330,7 @@ func TestHostileImplausibleInputs(t *testing.T) {
 	for i, size := range []int64{128e6, 256e6} {
 		r := capacitytest.Run(i, size, capacitytest.Cases)
 		for j := range r.Restores {
-			r.Restores[j].Bytes, r.Restores[j].MBPerSec = 0, 0
+			r.Restores[j].Bytes, r.Restores[j].Phase.MBPerSec = 0, 0
 		}
 		dirs = append(dirs, writeRaw(t, dir, r.RunID, r))
 	}

@@ -220,7 +220,8 @@ func TestPlanMeasureSampleOnTwoAgents(t *testing.T) {
 		t.Fatalf("the sampled partitions %v restored on agents %v, want one on a and one on b", parts, agents)
 	}
 	end := func(r runs.Restore) time.Time {
-		return r.StartedAt.Add(time.Duration(r.DurationSeconds * float64(time.Second)))
+		secs, _ := r.RestoreSeconds()
+		return r.StartedAt.Add(time.Duration(secs * float64(time.Second)))
 	}
 	a, b := recs[0], recs[1]
 	if !a.StartedAt.Before(end(b)) || !b.StartedAt.Before(end(a)) {

@@ -46,7 +46,8 @@ func TestPredictScaleOutTakesTheRateFromAResultsFile(t *testing.T) {
 	c := config.DefaultCase()
 	c.Threads = 2
 	res := &runs.Results{SchemaVersion: runs.SchemaVersion, Restores: []runs.Restore{
-		{Case: "a", Step: &runs.Step{Case: "a", Kind: runs.StepRestore}, Repeat: 1, Params: c, Verified: true, Records: 1_000_000, Bytes: 500_000_000, RecordsPerSec: 100_000, MBPerSec: 50, DurationSeconds: 10,
+		{Case: "a", Step: &runs.Step{Case: "a", Kind: runs.StepRestore}, Repeat: 1, Params: c, Verified: true, Records: 1_000_000, Bytes: 500_000_000,
+			Phase: &runs.RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 100_000, MBPerSec: 50},
 			Verification: verify.Result{Mode: verify.ModeExpectedState, Partitions: []verify.PartitionCheck{{ExpectedKeys: 10, ActualKeys: 10, OK: true}}}},
 	}}
 	path := filepath.Join(t.TempDir(), "results.json")
