@@ -68,6 +68,7 @@ cases:
 	m["schema_version"] = 1
 	for _, rec := range m["restores"].([]any) {
 		delete(rec.(map[string]any), "step")
+		flatten(rec.(map[string]any))
 	}
 	old := filepath.Join(t.TempDir(), "results.json")
 	if b, err = json.Marshal(m); err != nil {
@@ -82,5 +83,25 @@ cases:
 		if *r.Step != *res.Restores[i].Step || r.Case != res.Restores[i].Case {
 			t.Errorf("restores[%d] %q as schema 1: step %+v, the run wrote %+v", i, r.Case, *r.Step, *res.Restores[i].Step)
 		}
+	}
+}
+
+// flatten puts a schema-4 record's figures back where schemas 1 to 3 held
+// them: flat fields of the record.
+func flatten(rec map[string]any) {
+	moved := map[string]map[string]string{
+		"restore": {"seconds": "duration_seconds", "total_seconds": "total_seconds", "records_per_sec": "records_per_sec",
+			"mb_per_sec": "mb_per_sec", "cpu_seconds": "cpu_seconds", "peak_rss_bytes": "peak_rss_bytes", "disk_bytes": "disk_bytes", "limits": "limits"},
+		"model": {"load_seconds": "load_seconds", "finish_seconds": "finish_seconds", "poll_wait": "poll_wait", "batch_write": "batch_write",
+			"rocksdb": "rocksdb", "ready": "ready"},
+	}
+	for sub, fields := range moved {
+		m, _ := rec[sub].(map[string]any)
+		for from, to := range fields {
+			if v, ok := m[from]; ok {
+				rec[to] = v
+			}
+		}
+		delete(rec, sub)
 	}
 }

@@ -32,13 +32,13 @@ var benchfmtUnits = []string{
 //
 // (one line: the backslash and the break are not written)
 //
-// ns/op is the record's own seconds (runs.Restore.Seconds): a restore's
-// DurationSeconds, or the headline of a scenario measured by one (a
-// failover kill's longest gap, a scale-out's assignment time, a rolling
-// restart's downtime, whose MB/s and records/s are 0: they are not
-// restores); ready-ns/op is TotalSeconds, written only when
-// the ready phase was measured; peak-RSS-B only when recorded; efficiency
-// only with Limits. Before them come goos:, goarch: and pkg: configuration
+// ns/op is the record's own seconds (runs.Restore.Measured): a restore's
+// phase, a standby step's applying, or the gap of a scenario measured by
+// one (a failover kill's longest gap, a scale-out's assignment time, a
+// rolling restart's downtime, whose MB/s and records/s are 0: they are not
+// restores); ready-ns/op is the time to ready (runs.Restore.TimeToReady),
+// written only when the ready phase was measured; peak-RSS-B only when
+// recorded; efficiency only with limits. Before them come goos:, goarch: and pkg: configuration
 // lines (Host has no CPU model, so there is no cpu: line), unit metadata,
 // and "#" comment lines, which benchmark readers ignore, naming the run and
 // the excluded restores. Case names and parameter values are made

@@ -21,8 +21,8 @@ func restore(c string, repeat int, secs, mbps float64, rssMiB int64) runs.Restor
 		Params: config.DefaultCase(),
 		Phase: &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, MBPerSec: mbps, RecordsPerSec: mbps * 1000,
 			PeakRSSBytes: rssMiB << 20},
-		Model:    &runs.ModelRun{LoadSeconds: secs},
-		Verified: true,
+		Model:        &runs.ModelRun{LoadSeconds: secs},
+		Verified:     true,
 		Verification: verify.Result{Mode: "expected-state"},
 	}
 }

@@ -273,7 +273,7 @@ var glyphs = []draw.GlyphDrawer{
 }
 
 // RestoreTimeByBatch charts the median restore duration in seconds (the
-// restore phase, DurationSeconds) over the verified, error-free repeats
+// restore phase, runs.Restore.RestoreSeconds) over the verified, error-free repeats
 // against records per batch (Params.BatchRecords, log scale), one line with
 // markers per group of cases whose params differ in nothing but batch size,
 // labelled as lineLabels says. A point with more than one such repeat has a

@@ -16,7 +16,7 @@ func versionRestore(version string, repeat int, secs float64) runs.Restore {
 	p := config.DefaultCase()
 	p.Name, p.Engine, p.KafkaStreamsVersion = "cold-"+version, config.EngineKafkaStreams, version
 	r := runs.Restore{Repeat: repeat, Params: p, Verified: true, Records: 1000,
-		Phase: &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, RecordsPerSec: 1000 / secs},
+		Phase:        &runs.RestorePhase{Seconds: secs, TotalSeconds: secs, RecordsPerSec: 1000 / secs},
 		KafkaStreams: &runs.KafkaStreamsRun{Version: version}}
 	r.SetStep(runs.Step{Case: p.Name, Kind: runs.StepCold})
 	return r

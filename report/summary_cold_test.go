@@ -53,7 +53,7 @@ func TestColdTableHoldsColdRestoresOnly(t *testing.T) {
 		{Case: "kstreams-default", Step: step("kstreams-default", runs.StepRestore), Repeat: 1, Params: cold, Verified: true, Records: 1000,
 			Phase: &runs.RestorePhase{Seconds: 3.7, TotalSeconds: 3.7, MBPerSec: 138.5, PeakRSSBytes: 300 << 20}},
 		{Case: "ks-cold", Step: step("ks-cold", runs.StepRestore), Repeat: 1, Params: ks, Verified: true, Records: 1000,
-			Phase: &runs.RestorePhase{Seconds: 4.1, TotalSeconds: 4.1, MBPerSec: 120, PeakRSSBytes: 900 << 20},
+			Phase:        &runs.RestorePhase{Seconds: 4.1, TotalSeconds: 4.1, MBPerSec: 120, PeakRSSBytes: 900 << 20},
 			KafkaStreams: &runs.KafkaStreamsRun{Version: "4.4.0"}},
 		{Case: "scaleout@128MiB", Step: sized("scaleout", runs.StepScaleOut), Repeat: 1, Params: with(config.ScenarioScaleOut), Verified: true,
 			ScaleOut: &runs.ScaleOutRecord{Protocol: "classic", Before: 2, After: 4, WarmupAssignmentSeconds: 67.03, Balanced: true}},

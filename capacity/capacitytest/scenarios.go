@@ -140,7 +140,7 @@ func standbyRecords(fill *runs.Fill, start time.Time) []runs.Restore {
 		}
 		sb.LagP50, sb.LagP99, sb.LagMax = sb.Lag[len(sb.Lag)/2].Lag, sb.Lag[len(sb.Lag)-1].Lag, sb.Lag[len(sb.Lag)-1].Lag
 		rec.Standby = sb
-		out = append(out, rec)
+		out = append(out, following(rec))
 	}
 	for _, pause := range []float64{5, 15} {
 		catch := 0.2 * pause
@@ -151,9 +151,24 @@ func standbyRecords(fill *runs.Fill, start time.Time) []runs.Restore {
 		rec.Standby = &runs.StandbyRecord{Step: "pause", TargetRate: 20000, WrittenRate: 20000, AppliedRate: 100000, PauseSeconds: pause,
 			CatchUpSeconds: catch, Sustained: true, AcceptableRecoveryLag: 10000, LagMax: int64(20000 * pause),
 			Lag: []runs.LagPoint{{T: 0, Lag: int64(20000 * pause)}, {T: catch, Lag: 9000}}}
-		out = append(out, rec)
+		out = append(out, following(rec))
 	}
 	return out
+}
+
+// following is rec, a standby's following step made by record, as the
+// tool writes one: not a restore, its applying in its standby record and
+// no ready phase.
+func following(rec runs.Restore) runs.Restore {
+	p := rec.Phase
+	rec.Standby.Following = &runs.FollowingPhase{Seconds: p.Seconds, RecordsPerSec: p.RecordsPerSec, MBPerSec: p.MBPerSec}
+	rec.Phase = nil
+	if rec.Model != nil {
+		m := *rec.Model
+		m.Ready = nil
+		rec.Model = &m
+	}
+	return rec
 }
 
 // failoverRecords are one failover sequence: a kill per gap, the survivor

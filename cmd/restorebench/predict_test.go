@@ -47,7 +47,7 @@ func TestPredictScaleOutTakesTheRateFromAResultsFile(t *testing.T) {
 	c.Threads = 2
 	res := &runs.Results{SchemaVersion: runs.SchemaVersion, Restores: []runs.Restore{
 		{Case: "a", Step: &runs.Step{Case: "a", Kind: runs.StepRestore}, Repeat: 1, Params: c, Verified: true, Records: 1_000_000, Bytes: 500_000_000,
-			Phase: &runs.RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 100_000, MBPerSec: 50},
+			Phase:        &runs.RestorePhase{Seconds: 10, TotalSeconds: 10, RecordsPerSec: 100_000, MBPerSec: 50},
 			Verification: verify.Result{Mode: verify.ModeExpectedState, Partitions: []verify.PartitionCheck{{ExpectedKeys: 10, ActualKeys: 10, OK: true}}}},
 	}}
 	path := filepath.Join(t.TempDir(), "results.json")
