@@ -514,8 +514,12 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	for _, p := range st.Partitions {
 		keys += p.Keys
 	}
-	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys in %.1fs: "+
-		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, st.Seconds)
+	took := fmt.Sprintf("in %.1fs", st.Seconds)
+	if src != nil {
+		took += " of reading, over this sample's restores"
+	}
+	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys %s: "+
+		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, took)
 	target.Expected, target.Ends = st.Partitions, st.Ends
 	target.TopicEntries = func(ctx context.Context, partition int32) (map[string]uint64, error) {
 		return topicshape.Entries(ctx, e.Cluster, o.Topic, partition, st.Ends[partition], opts)
