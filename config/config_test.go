@@ -75,7 +75,7 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		{func(c *Case) {
 			c.ReadExpired, c.StoreKind, c.Retention, c.Engine = true, StoreWindow, Duration(time.Hour), EngineKafkaStreams
 		}, "read_expired", "reads as its kafka_streams_version does"},
-		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" is not one of key-value, timestamped-key-value, window, timestamped-window, session, versioned-key-value`},
+		{func(c *Case) { c.StoreKind = "versioned" }, "store_kind", `"versioned" is not one of ` + list(StoreKinds)}, // every kind registered
 		{func(c *Case) { c.StoreKind = "btree" }, "store_kind", `"btree" is not one of key-value`},
 	} {
 		cs := DefaultCase()

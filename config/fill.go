@@ -155,7 +155,8 @@ func (f Fill) Spec() (loadgen.Spec, error) {
 
 // kindSpec sets the store kind's part of spec: a timed kind's event step
 // (its time range over the records it writes), a window fill's window and
-// retention, with their defaults; a key-value fill refuses them.
+// retention, with their defaults; an untimed kind's fill (key-value's)
+// refuses them, naming the timed kinds the registry holds.
 func (f Fill) kindSpec(spec *loadgen.Spec) error {
 	k := f.StoreKind.Of()
 	if !k.Timed() {
@@ -164,11 +165,14 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 			v    Duration
 		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
 			if d.v != 0 {
-				return fieldErr(d.name, "is set only with store_kind timestamped-key-value, window, timestamped-window, session or versioned-key-value")
+				return fieldErr(d.name, "is set only with store_kind %s", orList(timedKinds()))
 			}
 		}
-		if f.StoreKind != "" && k != StoreKeyValue {
+		if _, ok := StoreKindDefOf(k); !ok {
 			return fieldErr("store_kind", "%q is not one of %s", f.StoreKind, list(StoreKinds))
+		}
+		if k != StoreKeyValue {
+			spec.StoreKind = k // key-value's fill keeps "", as it always has
 		}
 		return nil
 	}
@@ -185,6 +189,18 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 		return d.fillSpec(f, spec)
 	}
 	return nil
+}
+
+// timedKinds are the kinds whose fills set event times (loadgen's Timed),
+// in the registry's order.
+func timedKinds() []StoreKind {
+	var out []StoreKind
+	for _, k := range StoreKinds {
+		if k.Timed() {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // orDefault is d, or def when d is unset.

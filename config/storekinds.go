@@ -269,10 +269,19 @@ func ForeignKinds() string {
 			names = append(names, string(d.Kind))
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
+	return orList(names)
+}
+
+// orList joins names as a sentence lists them: "a, b or c".
+func orList[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // ForeignProperties are the driver's keys of the case's store over a topic
