@@ -24,6 +24,11 @@ final class KeyValueStores implements StoreKindDef {
         return "key-value";
     }
 
+    @Override
+    public int order() {
+        return 10;
+    }
+
     /** Only the store type: no window settings, no key space. */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {

@@ -38,6 +38,11 @@ final class SessionStores implements StoreKindDef {
         return "session";
     }
 
+    @Override
+    public int order() {
+        return 50;
+    }
+
     /**
      * The kv or table topology, store type rocksdb or memory, a retention
      * and window size above 0, the retention at least the window (a session

@@ -7,12 +7,19 @@ import org.apache.kafka.streams.Topology;
  * (restorebench.store.kind, named as the Go tool's fill.store_kind): the
  * checks of its own settings, the put processor and store it adds to the
  * topology, and how its live entries are read back as the bytes the digest
- * sums. Each kind is one class, listed once in {@link StoreKinds}: adding
- * a kind is adding one class and its line there.
+ * sums. Each kind is one class of this package named *Stores with a
+ * static KIND instance, which {@link StoreKinds} finds: adding a kind is
+ * adding one class.
  */
 interface StoreKindDef {
     /** Its name in restorebench.store.kind. */
     String key();
+
+    /**
+     * Its place among the kinds (lower first), as errors list them: the
+     * order of the Go tool's kinds (config.StoreKinds). One kind an order.
+     */
+    int order();
 
     /**
      * Checks the configuration's store settings for this kind (topology,

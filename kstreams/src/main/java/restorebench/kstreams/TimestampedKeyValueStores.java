@@ -26,6 +26,11 @@ final class TimestampedKeyValueStores implements StoreKindDef {
         return "timestamped-key-value";
     }
 
+    @Override
+    public int order() {
+        return 20;
+    }
+
     /** The kv topology (rocksdb or memory) or the table topology's RocksDB store; no window settings. */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {

@@ -32,6 +32,11 @@ final class TimestampedWindowStores implements StoreKindDef {
         return "timestamped-window";
     }
 
+    @Override
+    public int order() {
+        return 40;
+    }
+
     /** As a window store's settings ({@link WindowStores#check}), on RocksDB. */
     @Override
     public void check(DriverConfig c) throws DriverConfig.ConfigError {

@@ -42,6 +42,11 @@ final class VersionedStores implements StoreKindDef {
     }
 
     @Override
+    public int order() {
+        return 60;
+    }
+
+    @Override
     public void addTo(Topology t, DriverConfig c, ProcessedTracker tracker) {
         // Each record a version at its timestamp (a null value is a tombstone).
         KvTopology.addPut(t, c, tracker, (store, r) -> store.put(r.key(), r.value(), r.timestamp()), builder(c));

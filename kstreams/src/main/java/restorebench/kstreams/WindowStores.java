@@ -32,6 +32,11 @@ final class WindowStores implements StoreKindDef {
         return "window";
     }
 
+    @Override
+    public int order() {
+        return 30;
+    }
+
     /**
      * The kv or table topology, store type rocksdb or memory, a retention
      * and window size above 0, the retention at least the window (as

@@ -1,5 +1,6 @@
 package restorebench.kstreams;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -187,10 +188,32 @@ class DriverConfigTest {
         assertTrue(e.getMessage().contains("store.type=memory"), e.getMessage());
     }
 
+    /** The kinds as an unknown kind's error lists them: "a, b or c". */
+    private static String kindsListed() {
+        java.util.List<String> names = StoreKinds.keys();
+        String last = names.remove(names.size() - 1);
+        return String.join(", ", names) + " or " + last;
+    }
+
+    /**
+     * The kinds found by their classes are the Go tool's, in its order
+     * (those there were when the classes stopped being listed: a new kind
+     * is a class, found too).
+     */
+    @Test
+    void storeKindsAreFoundByTheirClasses() {
+        assertEquals(java.util.List.of("key-value", "timestamped-key-value", "window", "timestamped-window", "session", "versioned-key-value"),
+                StoreKinds.keys().stream().filter(k -> java.util.Set.of("key-value", "timestamped-key-value", "window",
+                        "timestamped-window", "session", "versioned-key-value").contains(k)).toList());
+        for (String k : StoreKinds.keys()) {
+            assertDoesNotThrow(() -> StoreKinds.of("restorebench.store.kind", k.toUpperCase(java.util.Locale.ROOT)), k);
+        }
+    }
+
     @Test
     void storeKindErrors() {
         String[][] cases = {
-            {"restorebench.store.kind=sessions", "must be key-value, timestamped-key-value, window, timestamped-window, session or versioned-key-value"},
+            {"restorebench.store.kind=sessions", "must be " + kindsListed()},
             {"restorebench.store.kind=window", "needs restorebench.store.retention.ms"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=2000", "shorter than the window"},
             {"restorebench.store.kind=window,restorebench.store.retention.ms=1000,restorebench.store.window.size.ms=100,restorebench.store.type=memory,restorebench.store.segment.interval.ms=100", "no segments"},
