@@ -19,10 +19,20 @@ func TestStoresProfileWritesEachKindFromOneFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.KindSpecs) != 5 || p.Fills() != 5 || !p.Interleave {
+	if len(p.KindSpecs) < 5 || p.Fills() != len(p.KindSpecs) || !p.Interleave {
 		t.Fatalf("kinds %d, fills %d, interleave %v", len(p.KindSpecs), p.Fills(), p.Interleave)
 	}
-	kv, ts, win, ses, ver := p.KindSpecs[0], p.KindSpecs[1], p.KindSpecs[2], p.KindSpecs[3], p.KindSpecs[4]
+	// The specs by kind: these five at least (a kind added later joins
+	// them, and is held to the shared fill below).
+	byKind := map[loadgen.StoreKind]loadgen.Spec{}
+	for _, s := range p.KindSpecs {
+		byKind[s.StoreKind.Of()] = s
+	}
+	kv, ts, win, ses, ver := byKind[loadgen.KindKeyValue], byKind[loadgen.KindTimestampedKeyValue], byKind[loadgen.KindWindow],
+		byKind[loadgen.KindSession], byKind[loadgen.KindVersionedKeyValue]
+	if p.KindSpecs[0].StoreKind.Of() != loadgen.KindKeyValue || len(byKind) != len(p.KindSpecs) {
+		t.Errorf("kinds %v: key-value first, each once", p.KindSpecs)
+	}
 	if ver.StoreKind != loadgen.KindVersionedKeyValue || ver.RetentionMs != win.RetentionMs || ver.WindowSizeMs != 0 {
 		t.Errorf("versioned spec %+v: the retention as its history, no windows", ver)
 	}
