@@ -389,7 +389,11 @@ func (e *Env) RestoreTopic(ctx context.Context, o RestoreTopicOptions) (*runs.Re
 	if o.Partitions != nil {
 		// A sample is verified against the read of its partitions alone,
 		// whether or not restorebench filled the topic.
-		manifest, why = nil, fmt.Sprintf("only partitions %s of its %d are restored (--partitions)", capacity.FormatPartitions(o.Partitions), len(offsets.End))
+		verb := "are"
+		if len(o.Partitions) == 1 {
+			verb = "is"
+		}
+		manifest, why = nil, fmt.Sprintf("only %s of its %d %s restored (--partitions)", capacity.NamePartitions(o.Partitions), len(offsets.End), verb)
 	}
 	if manifest != nil {
 		spec, d, err := currentContents(manifest)

@@ -38,10 +38,10 @@ import (
 // sample_source.go). The copy is deleted when the restores end, fail or
 // are interrupted; nothing is written to the user's topic or group.
 
-// sampleCopyTopic is the copy's name: <application-id>-sample-<topic>,
+// SampleCopyTopic is the copy's name: <application-id>-sample-<topic>,
 // or, past Kafka's 249 characters, that cut short and ended by a hash of
 // topic, so that two topics never share a copy.
-func sampleCopyTopic(appID, topic string) string {
+func SampleCopyTopic(appID, topic string) string {
 	name := appID + "-sample-" + topic
 	if len(name) <= 249 {
 		return name

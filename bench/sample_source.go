@@ -269,7 +269,7 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 // createCopy creates the copy topic of o.Topic, of partitions partitions,
 // and notes it; Close deletes it from then on, whatever follows.
 func (s *SampleSource) createCopy(ctx context.Context, o RestoreTopicOptions, adm *kadm.Client, partitions int32) error {
-	name := sampleCopyTopic(o.AppID, o.Topic)
+	name := SampleCopyTopic(o.AppID, o.Topic)
 	if !fleet.IsSourceTable(fleet.Target{Topic: name, AppID: o.AppID, StoreName: o.StoreName}) {
 		return fmt.Errorf("--partitions: the copy of %s would be named %s, the changelog of store %s: restore under another --store",
 			o.Topic, name, o.StoreName)
@@ -372,7 +372,7 @@ func (s *SampleSource) checkSource(e *Env, o RestoreTopicOptions) error {
 		return errors.New("a sample source is used on the env that made it")
 	case s.topic != o.Topic:
 		return fmt.Errorf("a sample source of %s restores %s", s.topic, o.Topic)
-	case o.Case.Engine == config.EngineKafkaStreams && s.copy != nil && s.copy.name != sampleCopyTopic(o.AppID, o.Topic):
+	case o.Case.Engine == config.EngineKafkaStreams && s.copy != nil && s.copy.name != SampleCopyTopic(o.AppID, o.Topic):
 		return fmt.Errorf("a sample source's copy %s is not application %s's", s.copy.name, o.AppID)
 	}
 	return nil

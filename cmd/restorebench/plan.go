@@ -118,7 +118,7 @@ func (f *capacityFlags) register(fl *pflag.FlagSet, rtos []time.Duration) {
 		"records; --from-topic reads it): the restore time is the fitted cost per record and per byte at that size "+
 		"when the inputs sweep record sizes, and the answers say how far it lies from the sizes measured")
 	fl.BoolVar(&f.measure, "measure", false, "with --from-topic: restore the topic itself (or, with --sample, its sampled partitions, "+
-		"each alone and then together), cold, --measure-repeats times on each of --measure-engines (the real Kafka Streams client "+
+		"each alone and all together), cold, --measure-repeats times on each of --measure-engines (the real Kafka Streams client "+
 		"and the model), into restorebench's own application id, group and state dir (nothing of yours is touched; each restore "+
 		"is verified against an independent read and saved as a run under results/; it says up front what it restores and "+
 		"writes), and answer from those restores before any --from run")

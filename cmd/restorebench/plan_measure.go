@@ -122,6 +122,7 @@ func (f *capacityFlags) measureTopic(cmd *cobra.Command, inputs []*capacity.Run,
 		restores = bench.SampleOrder(restores, f.taskSize)
 	}
 	f.sayMeasurePlan(cmd.ErrOrStderr(), restores, inputs, opts)
+	f.sayMeasureWrites(cmd.ErrOrStderr(), opts)
 	if onAgents {
 		var out []string
 		for _, name := range f.measureEngines {
@@ -467,6 +468,25 @@ func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs [
 	}
 	fmt.Fprintf(w, "--measure: on %s, restoring %s, %s each: %s restored an engine, %s\n", strings.Join(f.measureEngines, " and "),
 		strings.Join(parts, ", "), capacity.Plural(f.measureRepeats, "time"), capacity.FormatBytes(restored), est)
+}
+
+// sayMeasureWrites says, before --measure starts, what it writes to the
+// user's cluster: on kafka-streams, the copy a sample restores from
+// (bench.SampleCopyTopic), its size and where; nothing otherwise.
+func (f *capacityFlags) sayMeasureWrites(w io.Writer, opts capacity.Options) {
+	if f.sampled == nil || !slices.Contains(f.measureEngines, string(config.EngineKafkaStreams)) {
+		return
+	}
+	size := "its size as the brokers' log segments hold it is not known here"
+	if b := f.restoreBytes(f.sampled.Sampled, opts); b > 0 {
+		size = capacity.FormatBytes(b)
+	}
+	where := "restorebench's topic " + bench.SampleCopyTopic(config.DefaultAppID, f.fromTopic)
+	if len(f.agentNames) > 0 || f.anyAgents > 0 {
+		where = "a topic of restorebench's for each agent (" + bench.SampleCopyTopic(config.DefaultAppID+"-agent-N", f.fromTopic) + ")"
+	}
+	fmt.Fprintf(w, "--measure: on kafka-streams it writes to your cluster a copy of the sampled partitions (%s) in %s, "+
+		"from which Kafka Streams restores them, deleted when the restores end; nothing is written to your topic or group\n", size, where)
 }
 
 // restoreBytes is the size of a restore of partitions ps (nil: the whole

@@ -119,7 +119,7 @@ func TestPlanMeasureSample(t *testing.T) {
 	for _, want := range []string{"sample of sampled-changelog (--sample 2): partitions", "of its 6",
 		`"cold_restore_task"`, `"cold_restore_instance"`, "2 of 6 tasks restored at full size",
 		"no composition measured for 1 thread", "scaled by the partitions' log segments",
-		"of log segments a partition; each is read and restored whole, alone and then all together on one instance (how your tasks restore together), the others",
+		"of log segments a partition; each is read and restored whole, each alone and all together on one instance (how your tasks restore together), the others",
 		"restored together (2 restores) did not check the composition: no composition series to check",
 		"--measure: on model, restoring partition ", " together (", "), 2 times each: ",
 		"restored an engine, no estimate of its time: no restore among the inputs (--from) to price it by"} {
@@ -264,5 +264,27 @@ func TestSayMeasurePlanEstimatesFromTheInputs(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q", want, got)
 		}
+	}
+}
+
+// TestSayMeasureWritesNamesTheCopy: before a sampled --measure on
+// kafka-streams starts, it says what it writes to the user's cluster (the
+// copy, its size, its topic); on the model alone, nothing.
+func TestSayMeasureWritesNamesTheCopy(t *testing.T) {
+	sample := &samplePlan{Sample: capacity.Sample{Tasks: []capacity.TaskSize{{Partition: 0, Size: 300e6}, {Partition: 1, Size: 100e6}},
+		Sampled: []int32{0, 1}, SizeSource: cluster.SizeFromLogDirs}}
+	f := &capacityFlags{measureEngines: []string{"kafka-streams", "model"}, fromTopic: "orders-changelog", sampled: sample}
+	var b strings.Builder
+	f.sayMeasureWrites(&b, capacity.Options{})
+	want := "--measure: on kafka-streams it writes to your cluster a copy of the sampled partitions (400 MB) in restorebench's topic " +
+		"restorebench-sample-orders-changelog, from which Kafka Streams restores them, deleted when the restores end; nothing is written to your topic or group\n"
+	if b.String() != want {
+		t.Errorf("said %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	f.measureEngines = []string{"model"}
+	f.sayMeasureWrites(&b, capacity.Options{})
+	if b.String() != "" {
+		t.Errorf("on the model alone it said %q, want nothing (the model reads your topic, writes nothing)", b.String())
 	}
 }

@@ -144,7 +144,7 @@ func (sp *samplePlan) describe(w io.Writer) {
 	}
 	how := "whole"
 	if len(sp.Sampled) > 1 {
-		how = "whole, alone and then all together on one instance (how your tasks restore together)"
+		how = "whole, each alone and all together on one instance (how your tasks restore together)"
 	}
 	fmt.Fprintf(w, "sample of %s (%s): partitions %s of its %d, which span %s–%s of %s a partition; each is read and restored "+
 		"%s, the others are priced between them by their size\n", sp.Topic, sp.why, strings.Join(parts, ", "), len(sp.Tasks),
