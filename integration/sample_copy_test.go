@@ -104,6 +104,32 @@ func checkTopicGone(t *testing.T, env *bench.Env, topic string) {
 	}
 }
 
+// sampleRun is a sampled restore test's set-up: a connection (opts),
+// restorebench's application, a sampleTopic with a user's group on it, the
+// name of restorebench's copy, what the records written leave and how
+// many each partition holds, the user's side before the restore, and a
+// kafka-streams case of Kafka Streams' defaults.
+type sampleRun struct {
+	env                              *bench.Env
+	app, name, group, copied, before string
+	want                             []loadgen.PartitionState
+	counts                           map[int32]int64
+	c                                config.Case
+}
+
+func newSampleRun(t *testing.T, opts bench.Options) *sampleRun {
+	t.Helper()
+	s := &sampleRun{env: connect(t, opts)}
+	s.app = ksApp(t, s.env)
+	s.name = topic(t, s.env)
+	s.group, s.copied = s.name+"-users-app", copyName(t, s.env, s.app, s.name)
+	s.want, s.counts = sampleTopic(t, s.env, s.name, s.group)
+	s.before = userSide(t, s.env, s.name, s.group)
+	s.c = config.DefaultCase()
+	s.c.Engine = config.EngineKafkaStreams
+	return s
+}
+
 // TestKafkaStreamsRestoresASample restores partitions 1 and 3 of a
 // 4-partition topic restorebench did not fill on the real Kafka Streams
 // client, through the copy: the record lists and verifies those two
@@ -114,14 +140,8 @@ func checkTopicGone(t *testing.T, env *bench.Env, topic string) {
 func TestKafkaStreamsRestoresASample(t *testing.T) {
 	t.Parallel()
 	needDriver(t)
-	env := connect(t, bench.Options{})
-	app := ksApp(t, env)
-	name := topic(t, env)
-	group, copied := name+"-users-app", copyName(t, env, app, name)
-	want, counts := sampleTopic(t, env, name, group)
-	before := userSide(t, env, name, group)
-	c := config.DefaultCase()
-	c.Engine = config.EngineKafkaStreams
+	s := newSampleRun(t, bench.Options{})
+	env, app, name, group, copied, want, counts, before, c := s.env, s.app, s.name, s.group, s.copied, s.want, s.counts, s.before, s.c
 	out := t.TempDir()
 	res, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
 		Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: out, Partitions: []int32{1, 3},
@@ -218,14 +238,8 @@ func TestKafkaStreamsSampleInterrupted(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			watch := &cancelOn{prefix: tc.prefix, cancel: cancel}
-			env := connect(t, bench.Options{Watch: watch})
-			app := ksApp(t, env)
-			name := topic(t, env)
-			group, copied := name+"-users-app", copyName(t, env, app, name)
-			sampleTopic(t, env, name, group)
-			before := userSide(t, env, name, group)
-			c := config.DefaultCase()
-			c.Engine = config.EngineKafkaStreams
+			s := newSampleRun(t, bench.Options{Watch: watch})
+			env, app, name, group, copied, before, c := s.env, s.app, s.name, s.group, s.copied, s.before, s.c
 			_, err := env.RestoreTopic(ctx, bench.RestoreTopicOptions{
 				Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: t.TempDir(), Partitions: []int32{0, 2},
 			})
@@ -255,20 +269,14 @@ func TestKafkaStreamsSampleInterrupted(t *testing.T) {
 func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
 	t.Parallel()
 	needDriver(t)
-	env := connect(t, bench.Options{})
-	app := ksApp(t, env)
-	name := topic(t, env)
-	group, copied := name+"-users-app", copyName(t, env, app, name)
-	want, counts := sampleTopic(t, env, name, group)
+	s := newSampleRun(t, bench.Options{})
+	env, app, name, group, copied, want, counts, before, c := s.env, s.app, s.name, s.group, s.copied, s.want, s.counts, s.before, s.c
 	keyed := func(p int32) int64 {
 		if p == 1 {
 			return counts[p] - 20 // Kafka Streams skips the records without a key
 		}
 		return counts[p]
 	}
-	before := userSide(t, env, name, group)
-	c := config.DefaultCase()
-	c.Engine = config.EngineKafkaStreams
 	src := env.NewSampleSource(name)
 	for _, ps := range [][]int32{{1}, {1, 3}, {3}} {
 		out := t.TempDir()
