@@ -51,11 +51,13 @@ type partitionRead struct {
 }
 
 // copyTopic is restorebench's copy of sampled partitions: its name, its
-// max.message.bytes, and what each partition holding records holds.
+// max.message.bytes, what each partition holding records holds, and the
+// offsets of the source partition it was copied from.
 type copyTopic struct {
 	name     string
 	maxBytes int32
 	held     map[int32]cluster.CopyStats
+	from     map[int32]cluster.OffsetRange
 }
 
 // NewSampleSource is a SampleSource of topic on e; the restores that share
@@ -211,14 +213,18 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 		}
 	}
 	c := s.copy
+	// A partition held is kept only when the restore wants it and the same
+	// offsets of it: one whose source moved since (read again) is emptied
+	// and copied anew.
+	wanted, _ := copyRanges(target, offsets, o.Partitions)
 	var drop, copyNow, kept []int32
 	for p := range c.held {
-		if !slices.Contains(o.Partitions, p) {
+		if !slices.Contains(o.Partitions, p) || c.from[p] != wanted[p] {
 			drop = append(drop, p)
 		}
 	}
 	for _, p := range o.Partitions {
-		if _, ok := c.held[p]; ok {
+		if _, ok := c.held[p]; ok && c.from[p] == wanted[p] {
 			kept = append(kept, p)
 		} else {
 			copyNow = append(copyNow, p)
@@ -247,6 +253,7 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 		if _, ok := c.held[p]; !ok {
 			c.held[p] = cluster.CopyStats{} // an empty partition: nothing to copy
 		}
+		c.from[p] = ranges[p]
 	}
 	var want *topicshape.TopicState
 	if read != nil {
@@ -284,7 +291,7 @@ func (s *SampleSource) createCopy(ctx context.Context, o RestoreTopicOptions, ad
 	if err := createSampleCopy(ctx, s.env.scenarioEnvOwned(), adm, name, partitions, maxBytes, o.Topic); err != nil {
 		return err
 	}
-	s.copy = &copyTopic{name: name, maxBytes: maxBytes, held: map[int32]cluster.CopyStats{}}
+	s.copy = &copyTopic{name: name, maxBytes: maxBytes, held: map[int32]cluster.CopyStats{}, from: map[int32]cluster.OffsetRange{}}
 	return nil
 }
 
@@ -361,6 +368,7 @@ func (s *SampleSource) dropPartitions(ctx context.Context, adm *kadm.Client, ps 
 	}
 	for _, p := range ps {
 		delete(c.held, p)
+		delete(c.from, p)
 	}
 	return nil
 }

@@ -321,3 +321,55 @@ func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
 		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
 	}
 }
+
+// TestKafkaStreamsSampleSourceFollowsAMovedPartition restores partition 3
+// through a SampleSource, writes more records to it, and restores it
+// again through the same source: the second restore reads the partition
+// anew, empties and copies it anew (not the copy of before), and verifies
+// against what the partition holds now, its records all counted.
+func TestKafkaStreamsSampleSourceFollowsAMovedPartition(t *testing.T) {
+	t.Parallel()
+	needDriver(t)
+	s := newSampleRun(t, bench.Options{})
+	src := s.env.NewSampleSource(s.name)
+	defer src.Close()
+	restore := func() runs.Restore {
+		t.Helper()
+		out := t.TempDir()
+		if _, err := s.env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
+			Topic: s.name, AppID: s.app, StoreName: ksStore, Case: s.c, Repeats: 1, OutDir: out, Partitions: []int32{3}, Sample: src,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := runs.Load(filepath.Join(out, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loaded.Restores[0]
+	}
+	first := restore()
+	if !first.Verified || first.Records != s.counts[3] {
+		t.Fatalf("first restore: verified %v, %d records, want %d verified", first.Verified, first.Records, s.counts[3])
+	}
+	cl, err := cluster.NewClient(s.env.Cluster, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(s.name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more []*kgo.Record
+	for i := range 50 {
+		more = append(more, &kgo.Record{Partition: 3, Key: []byte(fmt.Sprintf("later-%02d", i)), Value: []byte("v")})
+	}
+	err = cl.ProduceSync(context.Background(), more...).FirstErr()
+	cl.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := restore()
+	if !second.Verified || second.Records != s.counts[3]+50 || second.SampleCopy == nil || second.SampleCopy.Records != s.counts[3]+50 {
+		t.Fatalf("second restore: verified %v, %d records, sample_copy %+v: want the partition's %d records now, copied anew and verified",
+			second.Verified, second.Records, second.SampleCopy, s.counts[3]+50)
+	}
+	if k := second.Verification.Partitions[0].ActualKeys; k != s.want[3].Keys+50 {
+		t.Fatalf("second restore: %d keys, want the %d before and the 50 written since", k, s.want[3].Keys)
+	}
+}

@@ -182,6 +182,9 @@ func (f *capacityFlags) measureHere(cmd *cobra.Command, restores [][]int32) ([]s
 			}
 			out = append(out, filepath.Join(dir, "results.json"))
 		}
+		if c.Engine == config.EngineKafkaStreams {
+			src.Close() // the copy's last restore is done; the reads stay for the next engine
+		}
 	}
 	return out, nil
 }
