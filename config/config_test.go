@@ -60,12 +60,12 @@ func TestStoreKindIsNamedBeforeItIsBuilt(t *testing.T) {
 		path string
 		want string
 	}{
-		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioScaleOut }, "store_kind", "cold, warm, standby, failover and rolling only so far, not scaleout"},
+		{func(c *Case) { c.StoreKind, c.Engine, c.Scenario = StoreWindow, EngineKafkaStreams, ScenarioScaleOut }, "store_kind", KindScenarios(StoreWindow) + " only so far, not scaleout"},
 		{func(c *Case) {
 			c.StoreKind, c.Engine, c.Retention, c.SegmentInterval = StoreWindow, EngineKafkaStreams, Duration(time.Hour), Duration(time.Minute)
 			c.Store, c.Strategy = StoreMemory, StrategyMemory
 		}, "segment_interval", "has no segments"},
-		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioScaleOut }, "store_kind", "cold, warm, standby, failover and rolling only so far, not scaleout"},
+		{func(c *Case) { c.StoreKind, c.Scenario = StoreTimestampedKeyValue, ScenarioScaleOut }, "store_kind", KindScenarios(StoreTimestampedKeyValue) + " only so far, not scaleout"},
 		{func(c *Case) {
 			c.StoreKind, c.Scenario, c.Retention = StoreVersionedKeyValue, ScenarioWarm, Duration(time.Hour)
 		}, "store_kind", "reopens a versioned store without its history segments"},

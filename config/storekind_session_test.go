@@ -39,7 +39,7 @@ func TestSessionStoresRestoreColdOnBothEngines(t *testing.T) {
 		want string
 	}{
 		{func(c *Case) { c.Engine, c.SegmentInterval = EngineKafkaStreams, Duration(time.Minute) }, "segment_interval", "session stores take no segment interval"},
-		{func(c *Case) { c.Scenario = ScenarioRolling }, "store_kind", "session stores run scenarios cold and warm only so far, not rolling"},
+		{func(c *Case) { c.Scenario = ScenarioRolling }, "store_kind", "session stores run scenarios " + KindScenarios(StoreSession) + " only so far, not rolling"},
 		{func(c *Case) { c.Strategy = StrategyBulk }, "strategy", "session stores restore with put or memory"},
 		{func(c *Case) { c.Queries = &QueryLoad{Rate: 10} }, "queries", "session fetches are not built yet"},
 	} {

@@ -28,10 +28,10 @@ const LayoutVersioned StoreLayout = "versioned"
 func init() {
 	refused := map[Scenario]string{}
 	for _, s := range []Scenario{ScenarioWarm, ScenarioStandby, ScenarioFailover} {
-		refused[s] = fmt.Sprintf("%s stores run scenario cold only so far, not %s: Kafka Streams reopens a versioned store "+
-			"without its history segments (LogicalKeyValueSegments.openExisting registers none), so a "+
-			"restarted store serves only the history its restore touches again, a state the fill's expected "+
-			"state does not describe yet", StoreVersionedKeyValue, s)
+		refused[s] = "Kafka Streams reopens a versioned store " +
+			"without its history segments (LogicalKeyValueSegments.openExisting registers none), so a " +
+			"restarted store serves only the history its restore touches again, a state the fill's expected " +
+			"state does not describe yet"
 	}
 	registerStoreKind(StoreKindDef{Kind: StoreVersionedKeyValue, Layout: LayoutVersioned, Retention: true,
 		Can: []KindCap{CapRestore}, Refused: refused,

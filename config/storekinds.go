@@ -45,9 +45,11 @@ type StoreKindDef struct {
 	// it; it runs the scenarios whose ScenarioDef.KindNeeds it all has
 	// (Runs). Every kind has CapRestore.
 	Can []KindCap
-	// Refused says why it does not run a scenario, the whole refusal, for
-	// the scenarios it has a reason for; the others are refused listing
-	// the scenarios it runs and what it lacks.
+	// Refused says why it does not run a scenario, for the scenarios it
+	// has a reason of its own for: the reason only, which the refusal
+	// writes after the scenarios the kind runs (listed from the registry,
+	// so a scenario added later is named without an edit here); the
+	// others are refused listing those scenarios and what it lacks.
 	Refused map[Scenario]string
 	// NoLookups says why a query load's key lookups cannot read it ("" for
 	// a store they read: a key-value one).
@@ -303,19 +305,28 @@ func kindRunsScenario(k StoreKind, s Scenario) bool { return kindDef(k).Runs(s) 
 // kindScenarioErr says why store kind k does not run scenario s.
 func kindScenarioErr(k StoreKind, s Scenario) error {
 	if why, ok := kindDef(k).Refused[s]; ok {
-		return fieldErr("store_kind", "%s", why)
+		return fieldErr("store_kind", "%s stores run %s only so far, not %s: %s", k, scenariosNamed(KindScenarios(k)), s, why)
 	}
 	var needs []string
 	for _, c := range kindDef(k).lacks(s) {
 		needs = append(needs, string(c))
 	}
 	return fieldErr("store_kind", "%s stores run scenarios %s only so far, not %s: it needs %s, which %s stores do not have yet",
-		k, kindScenarios(k), s, strings.Join(needs, "; "), k)
+		k, KindScenarios(k), s, strings.Join(needs, "; "), k)
 }
 
-// kindScenarios lists the scenarios store kind k runs, in the registry's
-// order, e.g. "cold, warm and standby".
-func kindScenarios(k StoreKind) string {
+// scenariosNamed introduces a list of scenarios: "scenario cold" for
+// one, "scenarios cold and warm" for more.
+func scenariosNamed(list string) string {
+	if strings.Contains(list, " and ") {
+		return "scenarios " + list
+	}
+	return "scenario " + list
+}
+
+// KindScenarios lists the scenarios store kind k runs, in the registry's
+// order, as its refusals name them: "cold, warm and standby".
+func KindScenarios(k StoreKind) string {
 	d := kindDef(k)
 	var names []string
 	for _, s := range Scenarios {

@@ -84,7 +84,7 @@ func TestStoreKindSweepErrors(t *testing.T) {
 		{"store_kinds: [key-value, sorted]\n" + fill, `store_kinds[1]: "sorted" is not one of`},
 		{"store_kinds: [window]\nfill:\n  records: 10\n  store_kind: window\n", "remove fill.store_kind"},
 		{"store_kinds: [window]\nfill:\n  records: 10\n  topic: t\n", "remove fill.topic"},
-		{"store_kinds: [key-value, window]\n" + fill + "cases:\n  - name: w\n    engine: kafka-streams\n    scenario: scaleout\n", "store_kinds[1]: case w on a window store: store_kind: window stores run scenarios cold, warm, standby, failover and rolling only so far, not scaleout"},
+		{"store_kinds: [key-value, window]\n" + fill + "cases:\n  - name: w\n    engine: kafka-streams\n    scenario: scaleout\n", "store_kinds[1]: case w on a window store: store_kind: window stores run scenarios " + config.KindScenarios(config.StoreWindow) + " only so far, not scaleout"},
 		{"store_kinds: [key-value, window]\n" + fill + "cases:\n  - name: w\n    store_kind: window\n", "a store-kind sweep gives every case each kind in turn"},
 	} {
 		_, err := Parse([]byte(tc.yaml), "k.yaml")

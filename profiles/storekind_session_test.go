@@ -54,7 +54,7 @@ func TestSessionCasesOnKafkaStreams(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{fill + "cases:\n  - name: b\n    engine: kafka-streams\n    segment_interval: 5m\n", "segment_interval: Kafka Streams' session stores take no segment interval"},
 		{"fill:\n  records: 10\n  store_kind: session\n  window_size: 2h\n  retention: 1h\n", "fill.retention: 3600000 ms is shorter than the window size"},
-		{"fill:\n  records: 10\n  store_kind: session\ncases:\n  - name: w\n    scenario: rolling\n", "session stores run scenarios cold and warm only so far, not rolling"},
+		{"fill:\n  records: 10\n  store_kind: session\ncases:\n  - name: w\n    scenario: rolling\n", "session stores run scenarios " + config.KindScenarios(config.StoreSession) + " only so far, not rolling"},
 	} {
 		if _, err := Parse([]byte(tc.yaml), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want an error containing %q", tc.yaml, err, tc.want)
