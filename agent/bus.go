@@ -32,12 +32,11 @@ type bus struct {
 // current ends. A topic that exists is used as it is (one partition or
 // several: each partition's order is kept, and every key maps to one).
 func openBus(ctx context.Context, cfg cluster.Config, key *Key, topics ...string) (*bus, error) {
-	admCl, err := cluster.NewClient(cfg)
+	adm, admCl, err := cluster.NewAdmin(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer admCl.Close()
-	adm := kadm.NewClient(admCl)
 	start := map[string]map[int32]kgo.Offset{}
 	for _, topic := range topics {
 		if err := ensureTopic(ctx, adm, topic); err != nil {

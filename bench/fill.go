@@ -95,9 +95,6 @@ func (e *Env) EnsureFill(ctx context.Context, req FillRequest) (FillOutcome, err
 		e.Logf("fill: ignoring %v (--refill)", err)
 		m = nil
 	}
-	// Looked up on a client of its own: the admin client caches a missing
-	// topic for kgo's MetadataMinAge (5 s), and the creation below would
-	// wait that out before it saw the topic it created.
 	offsets, err := e.Offsets(ctx, req.Topic)
 	exists := err == nil
 	if err != nil && !errors.Is(err, cluster.ErrTopicNotFound) {

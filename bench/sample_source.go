@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/fleet"
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/internal/progress"
 	"github.com/restorebench/restorebench/internal/units"
 	"github.com/restorebench/restorebench/loadgen"
@@ -168,7 +170,7 @@ func (s *SampleSource) readOf(ps []int32) *topicshape.TopicState {
 // partitions each named.
 func sameReadOptions(a, b topicshape.StateOptions) bool {
 	a.Partitions, b.Partitions = nil, nil
-	return fmt.Sprint(a) == fmt.Sprint(b)
+	return reflect.DeepEqual(a, b)
 }
 
 // mergeStates is one read of the partitions of parts, each a read of other
@@ -213,47 +215,15 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 		}
 	}
 	c := s.copy
-	// A partition held is kept only when the restore wants it and the same
-	// offsets of it: one whose source moved since (read again) is emptied
-	// and copied anew.
 	wanted, _ := copyRanges(target, offsets, o.Partitions)
-	var drop, copyNow, kept []int32
-	for p := range c.held {
-		if !slices.Contains(o.Partitions, p) || c.from[p] != wanted[p] {
-			drop = append(drop, p)
-		}
-	}
-	for _, p := range o.Partitions {
-		if _, ok := c.held[p]; ok && c.from[p] == wanted[p] {
-			kept = append(kept, p)
-		} else {
-			copyNow = append(copyNow, p)
-		}
-	}
-	slices.Sort(drop)
+	drop, copyNow, kept := c.changes(o.Partitions, wanted)
 	ranges, records := copyRanges(target, offsets, copyNow)
 	s.sayCopy(ctx, adm, o, copyNow, kept, drop, records, len(offsets.End))
 	if err := s.dropPartitions(ctx, adm, drop); err != nil {
 		return err
 	}
-	if len(ranges) > 0 {
-		bar := e.progress.Start("copy sample of "+o.Topic, records, progress.Records)
-		stats, err := cluster.CopyPartitions(ctx, e.Cluster, o.Topic, c.name, ranges, cluster.CopyOptions{
-			ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: c.maxBytes, Copied: bar.Set,
-		})
-		bar.Done()
-		if err != nil {
-			return err
-		}
-		for p, st := range stats {
-			c.held[p] = st
-		}
-	}
-	for _, p := range copyNow {
-		if _, ok := c.held[p]; !ok {
-			c.held[p] = cluster.CopyStats{} // an empty partition: nothing to copy
-		}
-		c.from[p] = ranges[p]
+	if err := s.copyPartitions(ctx, o, copyNow, ranges, records); err != nil {
+		return err
 	}
 	var want *topicshape.TopicState
 	if read != nil {
@@ -270,6 +240,56 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 	e.Logf("restore: %s holds %s of %s (%d records, %s; made ready in %.1fs, checked); Kafka Streams restores it next",
 		c.name, capacity.NamePartitions(o.Partitions), o.Topic, sc.Records, units.BytesTenths(sc.Bytes), sc.Seconds)
 	target.SampledFrom, target.Topic, target.Ends, target.SampleCopy = o.Topic, c.name, ends, sc
+	return nil
+}
+
+// changes are what the copy must change to hold exactly partitions ps,
+// each as far as wanted says: the partitions to empty (held but not
+// wanted, or held from other offsets of a source that moved since, read
+// again), those to copy (not held, or emptied for having moved), and those
+// kept as an earlier restore left them.
+func (c *copyTopic) changes(ps []int32, wanted map[int32]cluster.OffsetRange) (drop, copyNow, kept []int32) {
+	for p := range c.held {
+		if !slices.Contains(ps, p) || c.from[p] != wanted[p] {
+			drop = append(drop, p)
+		}
+	}
+	slices.Sort(drop)
+	for _, p := range ps {
+		if _, ok := c.held[p]; ok && c.from[p] == wanted[p] {
+			kept = append(kept, p)
+		} else {
+			copyNow = append(copyNow, p)
+		}
+	}
+	return drop, copyNow, kept
+}
+
+// copyPartitions copies ranges (of records records in all) of o.Topic to
+// the copy and notes what each of partitions ps now holds (an empty one,
+// without a range, nothing) and where it came from.
+func (s *SampleSource) copyPartitions(ctx context.Context, o RestoreTopicOptions, ps []int32, ranges map[int32]cluster.OffsetRange,
+	records int64) error {
+	c := s.copy
+	if len(ranges) > 0 {
+		bar := s.env.progress.Start("copy sample of "+o.Topic, records, progress.Records)
+		stats, err := cluster.CopyPartitions(ctx, s.env.Cluster, o.Topic, c.name, ranges, cluster.CopyOptions{
+			ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: c.maxBytes, Copied: bar.Set,
+		})
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		for p, st := range stats {
+			c.held[p] = st
+		}
+	}
+	for _, p := range ps {
+		if _, ok := c.held[p]; !ok {
+			c.held[p] = cluster.CopyStats{} // an empty partition: nothing to copy
+		}
+		c.from[p] = ranges[p]
+	}
 	return nil
 }
 
@@ -321,22 +341,7 @@ func (s *SampleSource) sayCopy(ctx context.Context, adm *kadm.Client, o RestoreT
 		return
 	}
 	s.env.Logf("restore: restorebench's topic %s (%d partitions, only the restored ones hold records): %s",
-		s.copy.name, partitions, joinClauses(said))
-}
-
-// joinClauses joins clauses with commas and a final "and".
-func joinClauses(cs []string) string {
-	switch len(cs) {
-	case 0:
-		return ""
-	case 1:
-		return cs[0]
-	}
-	out := cs[0]
-	for _, c := range cs[1 : len(cs)-1] {
-		out += ", " + c
-	}
-	return out + " and " + cs[len(cs)-1]
+		s.copy.name, partitions, listing.And(said))
 }
 
 // dropPartitions empties partitions ps of the copy: their records are
@@ -378,6 +383,8 @@ func (s *SampleSource) checkSource(e *Env, o RestoreTopicOptions) error {
 	switch {
 	case s.env != e:
 		return errors.New("a sample source is used on the env that made it")
+	case o.Partitions == nil:
+		return errors.New("a sample source restores a sample of a topic's partitions: give Partitions")
 	case s.topic != o.Topic:
 		return fmt.Errorf("a sample source of %s restores %s", s.topic, o.Topic)
 	case o.Case.Engine == config.EngineKafkaStreams && s.copy != nil && s.copy.name != SampleCopyTopic(o.AppID, o.Topic):

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -86,10 +87,7 @@ func taskCounts(fs []ComposeFit) string {
 	for _, f := range fs {
 		s = append(s, fmt.Sprint(f.Tasks))
 	}
-	if len(s) == 1 {
-		return s[0] + " tasks"
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " tasks"
+	return listing.And(s) + " tasks"
 }
 
 // FitAt is the line for k tasks: measured at k, interpolated between the

@@ -2,8 +2,9 @@ package config
 
 import (
 	"math"
-	"strings"
 	"time"
+
+	"github.com/restorebench/restorebench/internal/listing"
 )
 
 // QueryLoad is a load of interactive queries beside a case's scenario: key
@@ -143,10 +144,7 @@ func queryScenarios() string {
 			names = append(names, string(s))
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return listing.And(names)
 }
 
 // scenarioRunsQueries says whether a query load runs beside scenario s.

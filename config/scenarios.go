@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/internal/registry"
 )
 
@@ -395,7 +396,7 @@ func engineList(es []Engine) string {
 	if len(s) == 1 {
 		return s[0] + " engine"
 	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " engines"
+	return listing.And(s) + " engines"
 }
 
 // checkScenarioSecrets refuses a secret in any scenario settings' property

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/ksdriver"
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -334,10 +335,7 @@ func KindScenarios(k StoreKind) string {
 			names = append(names, string(s))
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return listing.And(names)
 }
 
 // checkStoreKind checks what the case's store kind allows: read_expired

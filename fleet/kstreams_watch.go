@@ -261,37 +261,42 @@ func EnsureInputTopic(ctx context.Context, env *Env, t Target, partitions int32)
 		}
 		return name, nil
 	}
-	// Created and awaited on a client of its own: this one cached the
-	// topic as missing for kgo's MetadataMinAge (5 s), and would wait that
-	// out before it listed the topic it created.
-	err = env.WithAdmin(func(adm *kadm.Client) error {
-		resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
-		if err == nil {
-			err = resp.Err
-		}
-		if errors.Is(err, kerr.TopicAlreadyExists) {
-			// Listed as missing a moment ago: created since, by an
-			// earlier restore whose creation the broker had not yet
-			// spread, or by someone else.
-			ours, oerr := env.Owned.Owns(ctx, adm, name)
-			if oerr != nil || !ours {
-				return errors.Join(fmt.Errorf("%w: created by someone else since restorebench looked, so restorebench leaves it alone", err), oerr)
-			}
-			return cluster.AwaitTopic(ctx, adm, name, partitions)
-		}
-		if err == nil {
-			err = cluster.AwaitTopic(ctx, adm, name, partitions)
-		}
-		if err == nil {
-			err = env.Owned.Record(ctx, adm, name, "the kv topology's input topic of application "+t.AppID)
-		}
-		return err
-	})
+	// Created and awaited on the same client: an admin client trusts its
+	// cached metadata only briefly (cluster.NewAdmin), so the topic it
+	// just found missing is listed once created.
+	err = createInputTopic(ctx, env, adm, t, name, partitions)
 	if err != nil {
 		return "", fmt.Errorf("create input topic %s: %w", name, err)
 	}
 	env.Logf("restore: created %s, the Kafka Streams topology's (empty) input topic; it is left in place for later restores", name)
 	return name, nil
+}
+
+// createInputTopic creates the kv topology's input topic name on adm,
+// awaits it and records it as restorebench's; one created meanwhile by an
+// earlier restore is awaited, one created by someone else refused.
+func createInputTopic(ctx context.Context, env *Env, adm *kadm.Client, t Target, name string, partitions int32) error {
+	resp, err := adm.CreateTopic(ctx, partitions, -1, nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		// Listed as missing a moment ago: created since, by an
+		// earlier restore whose creation the broker had not yet
+		// spread, or by someone else.
+		ours, oerr := env.Owned.Owns(ctx, adm, name)
+		if oerr != nil || !ours {
+			return errors.Join(fmt.Errorf("%w: created by someone else since restorebench looked, so restorebench leaves it alone", err), oerr)
+		}
+		return cluster.AwaitTopic(ctx, adm, name, partitions)
+	}
+	if err == nil {
+		err = cluster.AwaitTopic(ctx, adm, name, partitions)
+	}
+	if err == nil {
+		err = env.Owned.Record(ctx, adm, name, "the kv topology's input topic of application "+t.AppID)
+	}
+	return err
 }
 
 // changelogCounts caches the key+value bytes between a topic's offsets, by

@@ -130,6 +130,32 @@ func newSampleRun(t *testing.T, opts bench.Options) *sampleRun {
 	return s
 }
 
+// restore restores partitions ps of the run's topic once through src on
+// the kafka-streams engine and returns its record as results.json holds it.
+func (s *sampleRun) restore(t *testing.T, src *bench.SampleSource, ps []int32) runs.Restore {
+	t.Helper()
+	out := t.TempDir()
+	if _, err := s.env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
+		Topic: s.name, AppID: s.app, StoreName: ksStore, Case: s.c, Repeats: 1, OutDir: out, Partitions: ps, Sample: src,
+	}); err != nil {
+		t.Fatalf("partitions %v: %v", ps, err)
+	}
+	loaded, err := runs.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatalf("partitions %v: results.json: %v", ps, err)
+	}
+	return loaded.Restores[0]
+}
+
+// checkUserSide fails when the user's topic or group changed since the
+// run's set-up.
+func (s *sampleRun) checkUserSide(t *testing.T) {
+	t.Helper()
+	if after := userSide(t, s.env, s.name, s.group); after != s.before {
+		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", s.before, after)
+	}
+}
+
 // TestKafkaStreamsRestoresASample restores partitions 1 and 3 of a
 // 4-partition topic restorebench did not fill on the real Kafka Streams
 // client, through the copy: the record lists and verifies those two
@@ -141,7 +167,7 @@ func TestKafkaStreamsRestoresASample(t *testing.T) {
 	t.Parallel()
 	needDriver(t)
 	s := newSampleRun(t, bench.Options{})
-	env, app, name, group, copied, want, counts, before, c := s.env, s.app, s.name, s.group, s.copied, s.want, s.counts, s.before, s.c
+	env, app, name, copied, want, counts, c := s.env, s.app, s.name, s.copied, s.want, s.counts, s.c
 	out := t.TempDir()
 	res, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
 		Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: out, Partitions: []int32{1, 3},
@@ -182,9 +208,7 @@ func TestKafkaStreamsRestoresASample(t *testing.T) {
 	if res.Restores[0].SampleCopy == nil {
 		t.Fatal("the returned results carry no sample_copy")
 	}
-	if after := userSide(t, env, name, group); after != before {
-		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
-	}
+	s.checkUserSide(t)
 	checkTopicGone(t, env, copied)
 	checkGroupGone(t, env, app)
 	noJVMUnder(t, env.Opts.StateDir)
@@ -239,7 +263,7 @@ func TestKafkaStreamsSampleInterrupted(t *testing.T) {
 			defer cancel()
 			watch := &cancelOn{prefix: tc.prefix, cancel: cancel}
 			s := newSampleRun(t, bench.Options{Watch: watch})
-			env, app, name, group, copied, before, c := s.env, s.app, s.name, s.group, s.copied, s.before, s.c
+			env, app, name, copied, c := s.env, s.app, s.name, s.copied, s.c
 			_, err := env.RestoreTopic(ctx, bench.RestoreTopicOptions{
 				Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: t.TempDir(), Partitions: []int32{0, 2},
 			})
@@ -251,9 +275,7 @@ func TestKafkaStreamsSampleInterrupted(t *testing.T) {
 			}
 			checkTopicGone(t, env, copied)
 			noJVMUnder(t, env.Opts.StateDir)
-			if after := userSide(t, env, name, group); after != before {
-				t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
-			}
+			s.checkUserSide(t)
 		})
 	}
 }
@@ -270,7 +292,7 @@ func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
 	t.Parallel()
 	needDriver(t)
 	s := newSampleRun(t, bench.Options{})
-	env, app, name, group, copied, want, counts, before, c := s.env, s.app, s.name, s.group, s.copied, s.want, s.counts, s.before, s.c
+	env, app, name, copied, want, counts := s.env, s.app, s.name, s.copied, s.want, s.counts
 	keyed := func(p int32) int64 {
 		if p == 1 {
 			return counts[p] - 20 // Kafka Streams skips the records without a key
@@ -279,17 +301,7 @@ func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
 	}
 	src := env.NewSampleSource(name)
 	for _, ps := range [][]int32{{1}, {1, 3}, {3}} {
-		out := t.TempDir()
-		if _, err := env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
-			Topic: name, AppID: app, StoreName: ksStore, Case: c, Repeats: 1, OutDir: out, Partitions: ps, Sample: src,
-		}); err != nil {
-			t.Fatalf("partitions %v: %v", ps, err)
-		}
-		loaded, err := runs.Load(filepath.Join(out, "results.json"))
-		if err != nil {
-			t.Fatalf("partitions %v: results.json: %v", ps, err)
-		}
-		r := loaded.Restores[0]
+		r := s.restore(t, src, ps)
 		var records, copiedRecords int64
 		for _, p := range ps {
 			records, copiedRecords = records+keyed(p), copiedRecords+counts[p]
@@ -317,9 +329,7 @@ func TestKafkaStreamsSampleSourceSharedAcrossRestores(t *testing.T) {
 	checkTopicGone(t, env, copied)
 	checkGroupGone(t, env, app)
 	noJVMUnder(t, env.Opts.StateDir)
-	if after := userSide(t, env, name, group); after != before {
-		t.Fatalf("the user's topic or group changed:\nbefore %s\nafter  %s", before, after)
-	}
+	s.checkUserSide(t)
 }
 
 // TestKafkaStreamsSampleSourceFollowsAMovedPartition restores partition 3
@@ -333,21 +343,7 @@ func TestKafkaStreamsSampleSourceFollowsAMovedPartition(t *testing.T) {
 	s := newSampleRun(t, bench.Options{})
 	src := s.env.NewSampleSource(s.name)
 	defer src.Close()
-	restore := func() runs.Restore {
-		t.Helper()
-		out := t.TempDir()
-		if _, err := s.env.RestoreTopic(context.Background(), bench.RestoreTopicOptions{
-			Topic: s.name, AppID: s.app, StoreName: ksStore, Case: s.c, Repeats: 1, OutDir: out, Partitions: []int32{3}, Sample: src,
-		}); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := runs.Load(filepath.Join(out, "results.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loaded.Restores[0]
-	}
-	first := restore()
+	first := s.restore(t, src, []int32{3})
 	if !first.Verified || first.Records != s.counts[3] {
 		t.Fatalf("first restore: verified %v, %d records, want %d verified", first.Verified, first.Records, s.counts[3])
 	}
@@ -364,7 +360,7 @@ func TestKafkaStreamsSampleSourceFollowsAMovedPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := restore()
+	second := s.restore(t, src, []int32{3})
 	if !second.Verified || second.Records != s.counts[3]+50 || second.SampleCopy == nil || second.SampleCopy.Records != s.counts[3]+50 {
 		t.Fatalf("second restore: verified %v, %d records, sample_copy %+v: want the partition's %d records now, copied anew and verified",
 			second.Verified, second.Records, second.SampleCopy, s.counts[3]+50)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/compare"
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/runs"
 )
 
@@ -28,7 +29,7 @@ func kafkaStreamsVersionsSection(a *capacity.Analysis) (Section, error) {
 		}
 		s.Blocks = append(s.Blocks, &Para{Text: fmt.Sprintf("Run %s ran Kafka Streams %s; each case on another version "+
 			"beside the same case (the same settings and step) on %s.",
-			r.Label, joinVersions(versions), base)}, versionsTable(rows))
+			r.Label, listing.And(versions), base)}, versionsTable(rows))
 	}
 	return s, nil
 }
@@ -62,19 +63,4 @@ func versionsTable(rows []compare.CaseRow) *Table {
 		}
 	}
 	return t
-}
-
-func joinVersions(vs []string) string {
-	out := ""
-	for i, v := range vs {
-		switch {
-		case i == 0:
-		case i == len(vs)-1:
-			out += " and "
-		default:
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }

@@ -370,7 +370,7 @@ func (f *capacityFlags) connectAgent(cmd *cobra.Command, name string) (*bench.En
 func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, env *bench.Env, c config.Case, parts []int32,
 	name string, slot int) (string, error) {
 	what := f.restoreWhat(parts)
-	appID := fmt.Sprintf("%s-agent-%d", config.DefaultAppID, slot+1)
+	appID := agentAppID(fmt.Sprint(slot + 1))
 	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: restoring %s cold on the %s engine on agent %s, %s (restorebench's own application %q; "+
 		"your topic is only read)\n", what, c.Engine, name, capacity.Plural(f.measureRepeats, "time"), appID)
 	runID, dir, claim, err := claimRunOut("measure", "")
@@ -386,6 +386,11 @@ func (f *capacityFlags) restoreOnAgent(ctx context.Context, cmd *cobra.Command, 
 	fmt.Fprintf(cmd.ErrOrStderr(), "--measure: saved %s (restored on agent %s)\n", dir, name)
 	return dir, nil
 }
+
+// agentAppID is the application id of --measure's restores in agent slot
+// n (1, 2, …; "N" to name them all): restores side by side each need
+// their own.
+func agentAppID(n string) string { return config.DefaultAppID + "-agent-" + n }
 
 // restoreWhat names what a --measure restore of parts restores: --from-topic
 // whole (nil), or a sampled partition of it.
@@ -486,7 +491,7 @@ func (f *capacityFlags) sayMeasureWrites(w io.Writer, opts capacity.Options) {
 	}
 	where := "restorebench's topic " + bench.SampleCopyTopic(config.DefaultAppID, f.fromTopic)
 	if len(f.agentNames) > 0 || f.anyAgents > 0 {
-		where = "a topic of restorebench's for each agent (" + bench.SampleCopyTopic(config.DefaultAppID+"-agent-N", f.fromTopic) + ")"
+		where = "a topic of restorebench's for each agent (" + bench.SampleCopyTopic(agentAppID("N"), f.fromTopic) + ")"
 	}
 	fmt.Fprintf(w, "--measure: on kafka-streams it writes to your cluster a copy of the sampled partitions (%s) in %s, "+
 		"from which Kafka Streams restores them, deleted when the restores end; nothing is written to your topic or group\n", size, where)
