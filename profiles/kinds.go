@@ -3,9 +3,11 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/loadgen"
 	"gopkg.in/yaml.v3"
 )
@@ -18,6 +20,42 @@ func (p *Plan) Fills() int {
 		return len(p.Shapes)
 	}
 	return max(len(p.Sizes), 1) * max(len(p.KindSpecs), 1)
+}
+
+// allKinds is the store_kinds value that sweeps every store kind
+// restorebench builds.
+const allKinds = "all"
+
+// kindList is a profile's store_kinds: the kinds listed, or for "all"
+// every kind registered (config.StoreKinds, in its order), so a profile
+// that sweeps every kind (stores) needs no edit when a kind is added.
+type kindList []config.StoreKind
+
+// UnmarshalYAML reads a list of kinds, or the word "all".
+func (l *kindList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value != allKinds {
+			// decodeOnto names the field and its line.
+			return fmt.Errorf("%q is neither a list of store kinds nor %q (every kind: %s)",
+				n.Value, allKinds, listing.And(kindNames(config.StoreKinds)))
+		}
+		*l = slices.Clone(config.StoreKinds)
+		return nil
+	}
+	var kinds []config.StoreKind
+	if err := n.Decode(&kinds); err != nil {
+		return err
+	}
+	*l = kinds
+	return nil
+}
+
+func kindNames(ks []config.StoreKind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
 }
 
 // sweepKinds checks a store-kind sweep (top is the profile's top level,

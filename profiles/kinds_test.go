@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,39 @@ func TestStoreKindSweepErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want an error containing %q", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestStoreKindsAllSweepsEveryRegisteredKind: store_kinds: all sweeps
+// every kind config registers, in its order (the built-in stores profile
+// is written so, and a kind added later joins it without an edit), and a
+// word other than "all" is refused naming the field, its line and the
+// kinds there are.
+func TestStoreKindsAllSweepsEveryRegisteredKind(t *testing.T) {
+	for _, body := range []string{
+		"fill: {size: 1MB, time_range: 2h, window_size: 5m, retention: 1h}\nstore_kinds: all\n",
+		"" /* the built-in stores profile */} {
+		var p *Plan
+		var err error
+		if body == "" {
+			p, err = Load("stores")
+		} else {
+			p, err = Parse([]byte(body), "p.yaml")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []config.StoreKind
+		for _, s := range p.KindSpecs {
+			got = append(got, s.StoreKind.Of())
+		}
+		if !slices.Equal(got, config.StoreKinds) {
+			t.Errorf("store_kinds: all swept %v, want every registered kind %v", got, config.StoreKinds)
+		}
+	}
+	_, err := Parse([]byte("fill: {size: 1MB}\nstore_kinds: every\n"), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), "line 2: store_kinds:") || !strings.Contains(err.Error(), `"every"`) ||
+		!strings.Contains(err.Error(), string(config.StoreKinds[len(config.StoreKinds)-1])) {
+		t.Errorf("store_kinds: every: %v, want a refusal naming line 2, the word and the kinds", err)
 	}
 }

@@ -46,8 +46,9 @@ type document struct {
 	// own application id and topic (<application_id>-<kind>): the same fill
 	// section written as each kind's changelog (config.Fill.ForKind), so
 	// the kinds restore the same keys, values and tombstones. With Sizes,
-	// each kind at every size (a size sweep per kind).
-	StoreKinds []config.StoreKind `yaml:"store_kinds"`
+	// each kind at every size (a size sweep per kind). "all" is every kind
+	// restorebench builds (kindList).
+	StoreKinds kindList `yaml:"store_kinds"`
 	// Shapes, when set, runs every case once per shape listed: each a
 	// name and fill settings laid over the fill section (keys, key_bytes,
 	// value_size, tombstone_ratio, size or records, ...), filled on its

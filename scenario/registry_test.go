@@ -95,8 +95,6 @@ var kindGaps = map[[2]string]bool{
 	{"window", "standby"}: true,
 	// integration's TestRollingRestartOfAWindowStore.
 	{"window", "rolling"}: true,
-	// bench's foreign-topic tests and integration's user applications.
-	{"timestamped-window", "cold"}: true,
 	// bench's TestWarmRestartOfEachStoreKind.
 	{"session", "warm"}: true,
 }
