@@ -19,6 +19,10 @@ var rollingDef = ScenarioDef{
 	EnginesWhy:        "it measures the real client's group and assignor",
 	PutOnly:           true,
 	OnAgents:          true,
+	KindGaps: []KindGap{
+		{Kind: "timestamped-key-value", Why: "no test found runs it either"},
+		{Kind: "window", Why: "integration's TestRollingRestartOfAWindowStore runs it"},
+	},
 	Settings: settingsOf[RollingSettings]{
 		key:      "rolling",
 		field:    func(c *Case) **RollingSettings { return &c.Rolling },

@@ -33,6 +33,10 @@ var standbyDef = ScenarioDef{
 		return ""
 	},
 	OnAgents: true,
+	KindGaps: []KindGap{
+		{Kind: "timestamped-key-value", Why: "no test found runs it either"},
+		{Kind: "window", Why: "bench's TestStandbyOfSegmentedStores and integration's TestRealKafkaStreamsStandbyOfAWindowStore run it"},
+	},
 	Settings: settingsOf[StandbySettings]{
 		key:      "standby",
 		field:    func(c *Case) **StandbySettings { return &c.Standby },

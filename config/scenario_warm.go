@@ -28,6 +28,9 @@ var warmDef = ScenarioDef{
 	OnAgents:       true,
 	SingleInstance: true,
 	ModelOnAgents:  true,
+	KindGaps: []KindGap{
+		{Kind: "session", Why: "bench's TestWarmRestartOfEachStoreKind runs it"},
+	},
 	Settings: settingsOf[WarmSettings]{
 		key:      "warm",
 		field:    func(c *Case) **WarmSettings { return &c.Warm },

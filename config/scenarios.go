@@ -219,6 +219,21 @@ type ScenarioDef struct {
 	// lookups cannot judge; scale-outs and rolling restarts always run
 	// it). A case of a scenario without it is refused a queries block.
 	Queries bool
+	// KindGaps are the store kinds its needs admit (KindNeeds against
+	// StoreKindDef.Can) that no built-in profile runs it on yet, each with
+	// why that is acceptable (another test runs the pair, or none does and
+	// it says so). scenario's TestEveryKindsScenariosRunInABuiltinProfile
+	// reads them: a kind that can run the scenario and is neither run by a
+	// built-in profile nor listed here fails it, as does a gap a profile
+	// has since closed or a kind that does not run the scenario.
+	KindGaps []KindGap
+}
+
+// KindGap is a store kind a scenario's needs admit that no built-in
+// profile runs it on (ScenarioDef.KindGaps), and why.
+type KindGap struct {
+	Kind StoreKind
+	Why  string
 }
 
 // Broker is the broker a scenario needs.
@@ -251,7 +266,7 @@ var Scenarios []Scenario
 // registerScenario adds d to the registry, in its Order, and to Scenarios.
 // It panics, when the program starts, on a def without a name, engines
 // or KindNeeds (a scenario says what it needs of a store kind, at least
-// CapRestore), or one whose name or order another def has: two files
+// CapRestore), a kind gap without a kind or a reason, or one whose name or order another def has: two files
 // cannot claim one scenario or one place.
 func registerScenario(d ScenarioDef) {
 	if d.Name == "" || len(d.Engines) == 0 {
@@ -259,6 +274,11 @@ func registerScenario(d ScenarioDef) {
 	}
 	if len(d.KindNeeds) == 0 {
 		panic(fmt.Sprintf("config: scenario %s registered without KindNeeds: say what it needs of a store kind (at least CapRestore)", d.Name))
+	}
+	for _, g := range d.KindGaps {
+		if g.Kind == "" || g.Why == "" {
+			panic(fmt.Sprintf("config: scenario %s declares a kind gap without a kind or a reason: %+v", d.Name, g))
+		}
 	}
 	i := scenarioDefs.Add(d)
 	Scenarios = slices.Insert(slices.Clip(Scenarios), i, d.Name)
