@@ -140,9 +140,12 @@ run: build
 	./$(BIN) run $(PROFILE)
 
 # docs: regenerates the command reference in docs/cli (one page per command,
-# cobra's generator) from the commands themselves; a test fails while it is stale.
+# cobra's generator) from the commands themselves, and docs/json.md's
+# answer-id table from the planner's declarations (capacity.AnswerIDTable);
+# a test fails while either is stale.
 docs: build
 	./$(BIN) gendocs docs/cli
+	$(GO) test -count=1 -run '^TestAnswerIDTableIsTheDeclarations$$' ./docs -update
 
 vet: deps
 	$(GO) vet ./...

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,6 +24,7 @@ func TestEveryAnswerHasAnID(t *testing.T) {
 		seen := map[string]bool{}
 		for _, ans := range a.Answers {
 			seen[ans.ID] = true
+			checkDeclared(t, ans)
 			switch {
 			case ans.ID == "":
 				t.Errorf("%q has no id", ans.Question)
@@ -48,6 +50,53 @@ func TestEveryAnswerHasAnID(t *testing.T) {
 			if !perRTO && ans.ID == "cold_restore_task" && ans.RTO != 0 {
 				t.Errorf("%s has an objective %v", ans.ID, ans.RTO)
 			}
+		}
+	}
+}
+
+// checkDeclared fails t unless ans's id is declared (declareAnswerID) with
+// the unit of its figure ("" for none) and as per objective exactly when
+// the answer is given for one: what docs/json.md's table, generated from
+// the declarations, says of it.
+func checkDeclared(t *testing.T, ans Answer) {
+	t.Helper()
+	d, ok := AnswerIDOf(ans.ID)
+	if !ok {
+		t.Errorf("answer id %s (%q) is not declared: declareAnswerID from the init of the file that gives it", ans.ID, ans.Question)
+		return
+	}
+	unit := ""
+	if ans.Figure != nil {
+		unit = ans.Figure.Unit
+	}
+	if unit != d.Unit {
+		t.Errorf("answer %s (%q): unit %q, declared %q", ans.ID, ans.Question, unit, d.Unit)
+	}
+	if (ans.RTO != 0) != d.PerObjective {
+		t.Errorf("answer %s (%q): objective %v, declared per objective %v", ans.ID, ans.Question, ans.RTO, d.PerObjective)
+	}
+}
+
+// TestAnswerIDTableRows: the table has its header and a row per
+// declaration, in their order, each id once.
+func TestAnswerIDTableRows(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(AnswerIDTable(), "\n"), "\n")
+	if len(lines) != 2+len(AnswerIDs()) {
+		t.Fatalf("%d lines for %d declarations", len(lines), len(AnswerIDs()))
+	}
+	seen := map[string]bool{}
+	for i, d := range AnswerIDs() {
+		if i > 0 && AnswerIDs()[i-1].Row >= d.Row {
+			t.Errorf("row %d after row %d", d.Row, AnswerIDs()[i-1].Row)
+		}
+		if !strings.HasPrefix(lines[2+i], "| `"+d.IDs[0]+"`") {
+			t.Errorf("line %d = %q, want row %v", 2+i, lines[2+i], d.IDs)
+		}
+		for _, id := range d.IDs {
+			if seen[id] {
+				t.Errorf("id %s in two rows", id)
+			}
+			seen[id] = true
 		}
 	}
 }

@@ -239,6 +239,23 @@ func registerAnswerer(a answerer) { register(&answerers, "the answerer", a, fals
 func init() {
 	registerAnswerer(answerer{order: 20, answer: taskAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}})
 	registerAnswerer(answerer{order: 30, answer: deploymentAnswers, needsRate: true, scenarios: []config.Scenario{config.ScenarioCold}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 10, IDs: []string{"your_changelog"}, Unit: UnitBytes,
+		Meaning: "`--from-topic`: the key+value bytes of the changelog read"})
+	declareAnswerID(AnswerID{Row: 50, IDs: []string{"cold_restore_rate"}, Unit: UnitBytesPerSecond,
+		Meaning: "the rate the answers rest on, a stream thread (`rate` has it in numbers)"})
+	declareAnswerID(AnswerID{Row: 60, IDs: []string{"largest_task_within_rto"}, Unit: UnitBytes, PerObjective: true,
+		Meaning: "the largest changelog a task restores within the objective"})
+	declareAnswerID(AnswerID{Row: 70, IDs: []string{"largest_instance_within_rto"}, Unit: UnitBytes, PerObjective: true,
+		Meaning: "the same for an instance's threads (with `--threads` above 1)"})
+	declareAnswerID(AnswerID{Row: 80, IDs: []string{"partitions_needed"}, Unit: UnitCount, PerObjective: true,
+		Meaning: "the fewest partitions for each task to restore within the objective (a lower bound)"})
+	declareAnswerID(AnswerID{Row: 90, IDs: []string{"cold_restore_task"}, Unit: UnitSeconds,
+		Meaning: "one task's cold restore, with `checks`"})
+	declareAnswerID(AnswerID{Row: 100, IDs: []string{"cold_restore_instance"}, Unit: UnitSeconds,
+		Meaning: "one instance's cold restore, with `checks`"})
+	declareAnswerID(AnswerID{Row: 110, IDs: []string{"instances_needed"}, Unit: UnitCount, PerObjective: true,
+		Meaning: "the fewest instances for an instance's tasks to restore within the objective"})
 }
 
 // buildAnswers asks every answerer, after the rate answer. Without a

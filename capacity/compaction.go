@@ -229,6 +229,9 @@ func lagText(c CleanerSettings) string {
 // Answered first: the live state's changelog is what the other answers size.
 func init() {
 	registerAnswerer(answerer{order: 10, answer: compactionAnswers, scenarios: []config.Scenario{config.ScenarioCompaction}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 40, IDs: []string{"changelog_from_live_state"}, Unit: UnitBytes,
+		Meaning: "`--live-state`: the changelog the live state makes under the cleaner settings"})
 }
 
 // compactionAnswers: the changelog the deployment's live state makes, when

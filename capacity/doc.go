@@ -23,7 +23,10 @@
 // into the changelog a restore reads, or the worst case the settings allow
 // when none was measured on Kafka). A scenario's questions are an answerer
 // that the file reading its records registers from its init
-// (registerAnswerer, placed by its order); what its records say (its
+// (registerAnswerer, placed by its order), and its answers' ids are
+// declared beside it (declareAnswerID, answer_ids.go: each id's unit,
+// objective and meaning, from which docs/json.md's answer-id table is
+// generated); what its records say (its
 // evidence: WarmRate, StandbyEvidence, …) is registered from the same file
 // (RegisterEvidence, evidence.go) and read through its accessor
 // (Analysis.Warm, Analysis.Failover, …), not a field of Analysis. Its

@@ -105,6 +105,13 @@ func footprintOf(obs []Obs, kind config.StoreKind) Footprint {
 // The disk and memory a deployment's instances need, beside the time.
 func init() {
 	registerAnswerer(answerer{order: 35, answer: footprintAnswers, scenarios: []config.Scenario{config.ScenarioCold}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 210, IDs: []string{"disk_per_instance"}, Unit: UnitBytes,
+		Meaning: "the disk an instance's store copies take"})
+	declareAnswerID(AnswerID{Row: 220, IDs: []string{"rocksdb_memory_per_instance"}, Unit: UnitBytes,
+		Meaning: "the RocksDB off-heap memory an instance's store copies hold"})
+	declareAnswerID(AnswerID{Row: 230, IDs: []string{"jvm_heap_per_instance"}, Unit: UnitBytes,
+		Meaning: "`--heap`: the JVM heap a `restorebench heap` search found an instance needed (its estimate: the smallest heap that verified, its low end the largest that ran out of memory); its `text` says an inconclusive search"})
 }
 
 // footprintAnswers answers, for a deployment with partitions and

@@ -13,6 +13,11 @@ import (
 // distance to the real client there.
 func init() {
 	registerAnswerer(answerer{order: 5, answer: yourTopicAnswers, scenarios: []config.Scenario{config.ScenarioCold}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 20, IDs: []string{"your_changelog_restore_kafka_streams", "your_changelog_restore_model"}, Unit: UnitSeconds,
+		Meaning: "`--measure`: the median time to ready of that engine's cold restores of your changelog"})
+	declareAnswerID(AnswerID{Row: 30, IDs: []string{"model_over_kafka_streams"}, Unit: UnitRatio,
+		Meaning: "the model's median time over the real client's, on your changelog"})
 }
 
 // yourTopicAnswers answers, when the deployment names its changelog topic

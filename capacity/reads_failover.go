@@ -134,6 +134,9 @@ func standbyLagText(lags []*runs.StandbyLag) string {
 
 func init() {
 	registerAnswerer(answerer{order: 55, answer: readOutageAnswers, scenarios: []config.Scenario{config.ScenarioFailover}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 190, IDs: []string{"reads_again_standby_stale", "reads_again_standby", "reads_again_no_standby"}, Unit: UnitSeconds,
+		Meaning: "after a failover with a query load, the worst time until a failed instance's keys are answered again, served as the id says, with `checks`"})
 	registerRTORow(rtoRow{order: 50, scenarios: []config.Scenario{config.ScenarioFailover}, row: readsAfterFailoverRow})
 }
 

@@ -231,6 +231,9 @@ func scaleOutBasis(sos []*ScaleOut, s *ScaleOut, in warmup.Inputs) []string {
 
 func init() {
 	registerAnswerer(answerer{order: 60, answer: scaleOutAnswers, scenarios: []config.Scenario{config.ScenarioScaleOut}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 200, IDs: []string{"scale_out_measured"}, Unit: UnitSeconds,
+		Meaning: "a measured scale-out's warmup-assignment time (one answer each)"})
 	registerRTORow(rtoRow{order: 60, scenarios: []config.Scenario{config.ScenarioScaleOut}, row: scaleOutRow})
 	declareLacks(config.ScenarioScaleOut, contribRecommendation, "a scale-out's row and answers, beside the warmup model's "+
 		"prediction, are the advice: no setting is compared")

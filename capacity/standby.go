@@ -417,6 +417,17 @@ func standbyKeepUpText(a *Analysis) string {
 
 func init() {
 	registerAnswerer(answerer{order: 50, answer: standbyAnswers, scenarios: []config.Scenario{config.ScenarioStandby, config.ScenarioFailover}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 140, IDs: []string{"standby_sustained_write_rate"}, Unit: UnitBytesPerSecond,
+		Meaning: "the highest write rate a standby kept up with (null when none was)"})
+	declareAnswerID(AnswerID{Row: 150, IDs: []string{"standby_failover"}, Unit: UnitSeconds,
+		Meaning: "`--standbys`: the worst processing gap of a failover to a standby, with `checks`"})
+	declareAnswerID(AnswerID{Row: 160, IDs: []string{"standby_keeps_up"},
+		Meaning: "`--write-rate`: whether a standby keeps up with it (`text`: yes, no or unknown)"})
+	declareAnswerID(AnswerID{Row: 170, IDs: []string{"recovery_without_standby"}, Unit: UnitSeconds,
+		Meaning: "the recovery after an instance fails without a standby (failure detection included), with `checks`"})
+	declareAnswerID(AnswerID{Row: 180, IDs: []string{"standby_needed"},
+		Meaning: "whether a standby is needed for each objective (`text`; the numbers are `recovery_without_standby`'s checks)"})
 }
 
 // standbyAnswers: the highest write rate a standby sustains, against the

@@ -159,6 +159,11 @@ func warmFitText(w *WarmRate) string {
 
 func init() {
 	registerAnswerer(answerer{order: 40, answer: warmAnswers, scenarios: []config.Scenario{config.ScenarioWarm}})
+	// Its answers' ids, as docs/json.md's answer-id table describes them.
+	declareAnswerID(AnswerID{Row: 120, IDs: []string{"warm_backlog_task_within_rto"}, Unit: UnitBytes, PerObjective: true,
+		Meaning: "the largest backlog of changes a task's warm restart replays within the objective"})
+	declareAnswerID(AnswerID{Row: 130, IDs: []string{"warm_backlog_instance_within_rto"}, Unit: UnitBytes, PerObjective: true,
+		Meaning: "the same for an instance's threads"})
 	registerRTORow(rtoRow{order: 30, scenarios: []config.Scenario{config.ScenarioWarm}, row: warmRestartRow})
 	declareLacks(config.ScenarioWarm, contribRecommendation, "a warm restart's row and answers are the advice: keep the state "+
 		"directory, and the backlog written while down is what replays")
