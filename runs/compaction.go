@@ -11,6 +11,7 @@ func init() {
 		scenario: config.ScenarioCompaction,
 		kinds:    []StepKind{StepCompaction},
 		holds:    func(r *Restore) bool { return r.Compaction != nil },
+		example:  compactionExample,
 		redact:   redactCompaction,
 	})
 }
@@ -71,4 +72,45 @@ func redactCompaction(x Restore) Restore {
 		}
 	}
 	return x
+}
+
+// exampleAmplifications are the example compaction cases' measured restore
+// amplification: Kafka's default cleaner settings, and aggressive ones
+// (exampleAggressiveCleaner).
+var exampleAmplifications = map[string]float64{"compaction-kafka-defaults": 6.0, "compaction-aggressive": 1.35}
+
+// exampleAggressiveCleaner are the aggressive example case's cleaner
+// settings.
+var exampleAggressiveCleaner = map[string]string{"segment.bytes": "8388608", "min.cleanable.dirty.ratio": "0.1"}
+
+// compactionExample is two compaction cases, two repeats each.
+func compactionExample(kit ExampleKit) []Restore {
+	var out []Restore
+	for _, c := range []string{"compaction-kafka-defaults", "compaction-aggressive"} {
+		for rep := 1; rep <= 2; rep++ {
+			out = append(out, compactionExampleRecord(kit, c, rep))
+		}
+	}
+	return out
+}
+
+// compactionExampleRecord is one compaction case's repeat: the fill written
+// again with the case's cleaner settings and restored, reading
+// exampleAmplifications[c] records per live key.
+func compactionExampleRecord(kit ExampleKit, c string, rep int) Restore {
+	fill := kit.Fill()
+	p := kit.Case(c, config.ScenarioCompaction, config.EngineModel)
+	bound := 6.05
+	if c == "compaction-aggressive" {
+		p.Compaction.TopicConfigs, bound = exampleAggressiveCleaner, 1.9
+	}
+	keys := int64(float64(fill.Records) / 6.05) // the most the default settings leave: 6.05 records per live key
+	amp := exampleAmplifications[c] * (1 + 0.01*float64(rep-1))
+	read := int64(float64(keys) * amp)
+	rb := kit.RecordBytes()
+	rec := kit.Record(exampleStep(p, StepCompaction), rep, p, 0.5+float64(read*rb)/100e6, read, read*rb)
+	rec.Compaction = &CompactionRecord{TopicConfigs: p.Compaction.TopicConfigs, Written: fill.Records, Read: read, LiveKeys: keys,
+		Amplification: float64(read) / float64(keys), Bound: bound, LogBytesAfterWrite: fill.Bytes, LogBytesBeforeRestore: read * rb,
+		SettleSeconds: 15, CleanedBy: CleanedByKafka}
+	return rec
 }

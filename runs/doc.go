@@ -18,5 +18,8 @@
 // that file's init (registerRecord, records.go). StepKindsOf, IsCold,
 // Restore.Scenario, the step checks and redaction walk the registrations;
 // a test holds every Restore record field and every scenario config
-// registers to one.
+// registers to one. The registration also makes the scenario's example
+// records (example.go: Examples, built with an ExampleKit), the synthetic
+// records the report's and the planner's tests read, or says why it has
+// none.
 package runs

@@ -3,8 +3,10 @@ package runs
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/verify"
 )
 
 // StepKill is one kill of a failover sequence, Step.Kill its number.
@@ -15,6 +17,7 @@ func init() {
 		scenario: config.ScenarioFailover,
 		kinds:    []StepKind{StepKill},
 		holds:    func(r *Restore) bool { return r.Failover != nil },
+		example:  failoverExample,
 		headline: &Headline{Label: "gap s (longest task)", seconds: func(r *Restore) float64 { return r.Failover.MaxGapSeconds }},
 		// A sequence's kills share their case's name: one case.
 		steps: map[StepKind]stepDef{StepKill: {
@@ -354,4 +357,41 @@ func storesChecked(r Restore) bool {
 	f := r.Failover
 	overFill := r.Queries != nil || f.kind() != config.StoreKeyValue
 	return f.Ledger == nil && f.Kill == f.Kills && overFill && r.Verification.Mode != VerificationLedger && r.Verification.Mode != ""
+}
+
+// failoverExample is two failover sequences on kafka-streams: three kills
+// whose survivor promotes a standby, and two whose survivor restores.
+func failoverExample(kit ExampleKit) []Restore {
+	out := failoverExampleSequence(kit, "eos-standby", true, []float64{7.2, 8.1, 9.6})
+	return append(out, failoverExampleSequence(kit, "eos-no-standby", false, []float64{14.2, 18.9})...)
+}
+
+// failoverExampleSequence is one failover sequence: a kill per gap, the
+// survivor promoting a standby or restoring; the ledger checked on the
+// last.
+func failoverExampleSequence(kit ExampleKit, name string, standby bool, gaps []float64) []Restore {
+	start := kit.Start()
+	p := kit.Case(name, config.ScenarioFailover, config.EngineKafkaStreams)
+	p.Failover.Standby, p.Failover.Kills = standby, len(gaps)
+	p.Streams = map[string]string{"processing.guarantee": "exactly_once_v2", "session.timeout.ms": "6000"}
+	takeover := TakeoverRestored
+	if standby {
+		takeover = TakeoverPromoted
+	}
+	var out []Restore
+	for i, gap := range gaps {
+		f := &FailoverRecord{Kill: i + 1, Kills: len(gaps), Killed: "i1", Survivor: "i2", Incarnation: 1, AtSeconds: 10 * float64(i+1),
+			MaxGapSeconds: gap, MedianGapSeconds: gap - 0.3, DetectionSeconds: 6.4, AssignedSeconds: 6.9, RunningSeconds: gap - 0.2,
+			Takeover: takeover, Guarantee: "exactly_once_v2", Standby: standby, Persistent: true, SessionTimeoutMs: 6000, ProcessedIntervalMs: 100}
+		for t := int32(0); t < 2; t++ {
+			f.Tasks = append(f.Tasks, FailoverTask{Task: fmt.Sprintf("0_%d", t), Partition: t, GapSeconds: gap - float64(t)*0.3, Takeover: takeover})
+		}
+		if i == len(gaps)-1 {
+			f.Ledger = &LedgerCheck{Accounts: 1000, AccountsQueried: 1000, Acked: 30000, Counted: 30000, Exact: true}
+		}
+		out = append(out, Restore{Case: name, Step: &Step{Case: name, Kind: StepKill, Kill: i + 1}, Repeat: 1, Params: p,
+			Partitions: 4, StartedAt: start.Add(time.Duration(i) * time.Minute),
+			Verified: true, Verification: verify.Result{Mode: VerificationLedger}, Failover: f})
+	}
+	return out
 }

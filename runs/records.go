@@ -41,6 +41,12 @@ type recordDef struct {
 	// following writes (their seconds the step's, their rate the records
 	// applied a second), not a restore.
 	following []StepKind
+	// example makes the scenario's example records, for the synthetic
+	// results the planner's and the report's tests read (Examples);
+	// noExample, when it has none, says why. A scenario gives one or the
+	// other (a test holds that, ExampleOf).
+	example   func(kit ExampleKit) []Restore
+	noExample string
 }
 
 // stepDef is one kind of step's part of its record's name and its own

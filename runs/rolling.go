@@ -8,10 +8,11 @@ const StepRolling StepKind = "rolling"
 
 func init() {
 	registerRecord(recordDef{
-		scenario: config.ScenarioRolling,
-		kinds:    []StepKind{StepRolling},
-		holds:    func(r *Restore) bool { return r.Rolling != nil },
-		headline: &Headline{Label: "downtime s", seconds: func(r *Restore) float64 { return r.Rolling.DowntimeSeconds }},
+		scenario:  config.ScenarioRolling,
+		kinds:     []StepKind{StepRolling},
+		holds:     func(r *Restore) bool { return r.Rolling != nil },
+		noExample: "rolling restarts answer no capacity question yet, and the report's tests show none",
+		headline:  &Headline{Label: "downtime s", seconds: func(r *Restore) float64 { return r.Rolling.DowntimeSeconds }},
 	})
 }
 

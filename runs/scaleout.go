@@ -15,6 +15,7 @@ func init() {
 		scenario: config.ScenarioScaleOut,
 		kinds:    []StepKind{StepScaleOut},
 		holds:    func(r *Restore) bool { return r.ScaleOut != nil },
+		example:  scaleOutExample,
 		headline: &Headline{Label: "assignment s", seconds: func(r *Restore) float64 { return r.ScaleOut.WarmupAssignmentSeconds }},
 	})
 }
@@ -335,4 +336,49 @@ func (so *ScaleOutRecord) FollowUpSeconds() float64 {
 		}
 	}
 	return Median(ds)
+}
+
+// exampleScaleOutSeconds is the example scale-out's measured
+// warmup-assignment time.
+const exampleScaleOutSeconds = 62.8
+
+// scaleOutExample is a scale-out from 1 to 2 instances of 4 tasks, with
+// the warmup model's prediction from its inputs.
+func scaleOutExample(kit ExampleKit) []Restore {
+	fill := kit.Fill()
+	p := kit.Case("scaleout", config.ScenarioScaleOut, config.EngineKafkaStreams)
+	p.ScaleOut.Before, p.ScaleOut.After = 1, 2
+	offsets := fill.Records / 4
+	in := warmup.Defaults()
+	in.Before, in.After, in.TaskOffsets, in.BytesPerOffset = 1, 2, warmup.Uniform(4, offsets), float64(kit.RecordBytes())
+	in.RestoreRate, in.WriteRate, in.ProbingIntervalSeconds, in.Order = 84000, 500, 60, []int{0, 1}
+	in.StartupSeconds, in.RebalanceSeconds = 2, 1
+	pred, err := warmup.Predict(in)
+	if err != nil {
+		panic(err)
+	}
+	so := &ScaleOutRecord{Protocol: "classic", Before: 1, After: 2, Tasks: 4, Threads: 1, MaxWarmupReplicas: 2, AcceptableRecoveryLag: 10000,
+		ProbingIntervalSeconds: 60, RestoreRate: 84000, BytesPerOffset: float64(kit.RecordBytes()), Balanced: true, WarmupAssignmentSeconds: exampleScaleOutSeconds,
+		StartupSeconds: 2, Rebalances: 3, ProbingRounds: 1, RebalanceTimes: []float64{2, 5, 62}, ProbingTimes: []float64{62},
+		Warmups: 2, Moved: 2, GapThresholdSeconds: 1, Prediction: &pred,
+		Instances: []ScaleInstance{{ID: "i0", Started: -30, Stopped: -1}, {ID: "i1", New: true, Stopped: -1}}}
+	so.PredictionErrorPct = (pred.TotalSeconds - exampleScaleOutSeconds) / exampleScaleOutSeconds * 100
+	for t := int32(0); t < 4; t++ {
+		tl := TaskTimeline{Task: fmt.Sprintf("0_%d", t), Partition: t, Offsets: offsets, From: "i0", To: "i0",
+			WarmupStart: -1, CaughtUp: -1, Moved: -1, Running: 0,
+			Segments: []TaskSegment{{Instance: "i0", Role: RoleActive, Start: 0, End: exampleScaleOutSeconds}}}
+		if t%2 == 1 {
+			tl.To, tl.WarmupStart, tl.CaughtUp, tl.Moved, tl.Running, tl.AssignmentSeconds = "i1", 3, 9, 62, 62.5, 62.5
+			tl.Segments = []TaskSegment{{Instance: "i0", Role: RoleActive, Start: 0, End: 62}, {Instance: "i1", Role: RoleWarmup, Start: 3, End: 62},
+				{Instance: "i1", Role: RoleActive, Start: 62, End: exampleScaleOutSeconds}}
+			so.Lags = append(so.Lags, LagSeries{Task: tl.Task, Instance: "i1", Role: RoleWarmup,
+				Points: []LagPoint{{T: 3, Lag: offsets}, {T: 6, Lag: offsets / 2}, {T: 9, Lag: 500}, {T: 60, Lag: 300}}})
+		}
+		so.TaskTimelines = append(so.TaskTimelines, tl)
+	}
+	rec := kit.Record(exampleStep(p, StepScaleOut), 1, p, exampleScaleOutSeconds, 2*offsets, 2*offsets*kit.RecordBytes())
+	// A scale-out is measured by its assignment time, not a restore's figures.
+	rec.Phase, rec.Model = nil, nil
+	rec.ScaleOut = so
+	return []Restore{rec}
 }

@@ -29,6 +29,7 @@ func init() {
 		scenario:  config.ScenarioStandby,
 		kinds:     []StepKind{StepInitial, StepRate, StepMax, StepPause},
 		holds:     func(r *Restore) bool { return r.Standby != nil },
+		example:   standbyExample,
 		checkStep: checkStandbyStep,
 		following: []StepKind{StepRate, StepMax, StepPause},
 		steps: map[StepKind]stepDef{
@@ -172,3 +173,67 @@ func (s *StandbyRecord) Judged() bool {
 // KeptUp says the standby sustained the step, as measured: Sustained,
 // with a verdict.
 func (s *StandbyRecord) KeptUp() bool { return s.Sustained && s.Judged() }
+
+// ExampleStandbyBest is the highest rate (records/s) the example standby
+// keeps up with; it falls behind at exampleStandbyBehind.
+const (
+	ExampleStandbyBest   = 80000
+	exampleStandbyBehind = 160000
+)
+
+// standbyExample is a standby's steps: rates it keeps up with up to
+// ExampleStandbyBest, one it falls behind at, and two pauses.
+func standbyExample(kit ExampleKit) []Restore {
+	p := kit.Case("standby", config.ScenarioStandby, config.EngineModel)
+	var out []Restore
+	for _, step := range []struct {
+		name StepKind
+		rate float64
+	}{{StepRate, 10000}, {StepRate, 40000}, {StepMax, ExampleStandbyBest}, {StepMax, exampleStandbyBehind}} {
+		kept := step.rate <= ExampleStandbyBest
+		secs := 6.0
+		records := int64(step.rate * secs)
+		s := exampleStep(p, step.name)
+		s.Rate = step.rate
+		rec := kit.Record(s, 1, p, secs, records, records*kit.RecordBytes())
+		sb := &StandbyRecord{Step: step.name, TargetRate: step.rate, WrittenRate: step.rate, AppliedRate: math.Min(step.rate, 110000),
+			Seconds: secs, Sustained: kept, AcceptableRecoveryLag: 10000}
+		for t := 0.0; t <= secs; t += 0.5 {
+			lag := int64(step.rate / 100)
+			if !kept {
+				lag = int64((step.rate - 110000) * t)
+			}
+			sb.Lag = append(sb.Lag, LagPoint{T: t, Lag: lag})
+		}
+		sb.LagP50, sb.LagP99, sb.LagMax = sb.Lag[len(sb.Lag)/2].Lag, sb.Lag[len(sb.Lag)-1].Lag, sb.Lag[len(sb.Lag)-1].Lag
+		rec.Standby = sb
+		out = append(out, exampleFollowing(rec))
+	}
+	for _, pause := range []float64{5, 15} {
+		catch := 0.2 * pause
+		records := int64(20000 * (pause + catch))
+		s := exampleStep(p, StepPause)
+		s.PauseSeconds = pause
+		rec := kit.Record(s, 1, p, catch, records, records*kit.RecordBytes())
+		rec.Standby = &StandbyRecord{Step: "pause", TargetRate: 20000, WrittenRate: 20000, AppliedRate: 100000, PauseSeconds: pause,
+			CatchUpSeconds: catch, Sustained: true, AcceptableRecoveryLag: 10000, LagMax: int64(20000 * pause),
+			Lag: []LagPoint{{T: 0, Lag: int64(20000 * pause)}, {T: catch, Lag: 9000}}}
+		out = append(out, exampleFollowing(rec))
+	}
+	return out
+}
+
+// exampleFollowing is rec, a standby's following step made by the kit's
+// Record, as the tool writes one: not a restore, its applying in its
+// standby record and no ready phase.
+func exampleFollowing(rec Restore) Restore {
+	p := rec.Phase
+	rec.Standby.Following = &FollowingPhase{Seconds: p.Seconds, RecordsPerSec: p.RecordsPerSec, MBPerSec: p.MBPerSec}
+	rec.Phase = nil
+	if rec.Model != nil {
+		m := *rec.Model
+		m.Ready = nil
+		rec.Model = &m
+	}
+	return rec
+}

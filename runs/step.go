@@ -18,7 +18,10 @@ const StepRestore StepKind = "restore"
 
 // The cold scenario's record is the Restore's own figures: its one kind
 // of step, and no record of its own.
-func init() { registerRecord(recordDef{scenario: config.ScenarioCold, kinds: []StepKind{StepRestore}}) }
+func init() {
+	registerRecord(recordDef{scenario: config.ScenarioCold, kinds: []StepKind{StepRestore},
+		noExample: "every synthetic run is made of cold restores (capacitytest.Run): the example run of the other scenarios is one of them"})
+}
 
 // StepKindsOf lists the kinds of step a scenario's records have, in
 // sequence order; a record without a scenario (files from before

@@ -25,6 +25,7 @@ func init() {
 		scenario:  config.ScenarioWarm,
 		kinds:     []StepKind{StepCold, StepWarm, StepFallback},
 		holds:     func(r *Restore) bool { return r.Warm != nil },
+		example:   warmExample,
 		checkStep: checkWarmStep,
 		steps: map[StepKind]stepDef{
 			StepCold:     {name: kindName},
@@ -93,4 +94,48 @@ func checkWarmStep(r *Restore, s Step) error {
 		return fmt.Errorf("step changed %d, but its warm record says %d changed", s.Changed, w.Changed)
 	}
 	return nil
+}
+
+// ExampleWarmFixed and ExampleWarmRate are the example warm restarts'
+// line: time to ready = ExampleWarmFixed + bytes of changes /
+// ExampleWarmRate (one stream thread, 4 partitions: the rate is the
+// thread's).
+const (
+	ExampleWarmFixed = 0.4
+	ExampleWarmRate  = 60e6
+)
+
+// warmExample is three warm sequences, each the cold baseline, restarts
+// after 0, 10k, 100k and 1M changed records on the example's line, and a
+// fallback.
+func warmExample(kit ExampleKit) []Restore {
+	var out []Restore
+	for rep := 1; rep <= 3; rep++ {
+		out = append(out, warmExampleSequence(kit, rep)...)
+	}
+	return out
+}
+
+// warmExampleSequence is repeat rep's warm sequence.
+func warmExampleSequence(kit ExampleKit, rep int) []Restore {
+	fill := kit.Fill()
+	p := kit.Case("warm", config.ScenarioWarm, config.EngineModel)
+	n := kit.Noise(rep)
+	cold := (0.5 + float64(fill.Bytes)/100e6) * n
+	coldRec := kit.Record(exampleStep(p, StepCold), rep, p, cold, fill.Records, fill.Bytes)
+	coldSeconds := coldRec.Phase.Seconds // the cold restore's, its ready phase aside
+	coldRec.Warm = &WarmRecord{Step: "cold", ColdSeconds: coldSeconds, WarmTasks: 0}
+	out := []Restore{coldRec}
+	for _, changed := range []int64{0, 10_000, 100_000, 1_000_000} {
+		bytes := changed * kit.RecordBytes()
+		s := exampleStep(p, StepWarm)
+		s.Changed = changed
+		rec := kit.Record(s, rep, p, (ExampleWarmFixed+float64(bytes)/ExampleWarmRate)*n, changed, bytes)
+		rec.Warm = &WarmRecord{Step: "warm", Changed: changed, WarmTasks: 4, ColdSeconds: coldSeconds}
+		out = append(out, rec)
+	}
+	fb := kit.Record(exampleStep(p, StepFallback), rep, p, 0.5*n, 5000, 5000*kit.RecordBytes())
+	fb.Warm = &WarmRecord{Step: "fallback", Changed: 5000, FallbackTasks: 4, ColdSeconds: coldSeconds,
+		Fallbacks: []string{"task 0_0: committed offset below the log start"}}
+	return append(out, fb)
 }
