@@ -174,14 +174,17 @@ func sameReadOptions(a, b topicshape.StateOptions) bool {
 }
 
 // mergeStates is one read of the partitions of parts, each a read of other
-// partitions of one topic: their states in partition order, their ends,
-// and their counts and times summed.
+// partitions of one topic: their states in partition order, their ends
+// and restore counts, and their counts and times summed.
 func mergeStates(parts []*topicshape.TopicState) *topicshape.TopicState {
-	out := &topicshape.TopicState{Ends: map[int32]int64{}}
+	out := &topicshape.TopicState{Ends: map[int32]int64{}, Restored: map[int32]topicshape.RestoreCount{}}
 	for _, st := range parts {
 		out.Partitions = append(out.Partitions, st.Partitions...)
 		for p, end := range st.Ends {
 			out.Ends[p] = end
+		}
+		for p, c := range st.Restored {
+			out.Restored[p] = c
 		}
 		out.Records += st.Records
 		out.NullKeys += st.NullKeys

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/restorebench/restorebench/cluster"
@@ -46,6 +47,9 @@ var changelogReads sync.Map
 // the same properties (config.Case.IsolationLevel), so the read is its.
 func CountChangelog(ctx context.Context, env *Env, offsets cluster.TopicOffsets, c config.Case) (int64, *runs.ChangelogRead, error) {
 	iso := c.IsolationLevel()
+	if bytes, spanned, ok := knownReads(env.Cluster.Brokers, offsets, iso); ok {
+		return bytes, newChangelogRead(iso, spanned, engine.TxnCounts{}), nil
+	}
 	key := offsetsKey(env.Cluster.Brokers, offsets) + "|" + iso
 	if n, ok := changelogReads.Load(key); ok {
 		cnt := n.(engine.ChangelogCount)
@@ -65,4 +69,49 @@ func CountChangelog(ctx context.Context, env *Env, offsets cluster.TopicOffsets,
 	}
 	changelogReads.Store(key, cnt)
 	return cnt.Bytes, newChangelogRead(iso, cnt.Offsets, cnt.Txn), nil
+}
+
+// PartitionRead is what a read of one partition of a changelog from From
+// to To found, counted as a restore counts what it reads (engine.Count):
+// its records with a key and their key+value bytes. Only a read that met
+// no transaction is one: a restore's count also tallies the markers.
+type PartitionRead struct {
+	From, To, Bytes int64
+}
+
+// partitionReads are the reads KnowReads was told of, by brokers, topic,
+// partition, offsets and isolation level.
+var partitionReads sync.Map
+
+// KnowReads records reads of topic's partitions that restorebench made
+// anyway (the independent read a restore is verified against, the check
+// of a sample's copy), at isolation level iso, so that CountChangelog of
+// exactly those offsets takes their figures instead of reading the
+// changelog again.
+func KnowReads(brokers []string, topic, iso string, reads map[int32]PartitionRead) {
+	for p, r := range reads {
+		partitionReads.Store(partitionKey(brokers, topic, p, r.From, r.To, iso), r.Bytes)
+	}
+}
+
+// knownReads is the key+value bytes and offsets spanned of a read of
+// offsets at iso when every partition of it that holds any is one
+// KnowReads recorded; ok false otherwise.
+func knownReads(brokers []string, offsets cluster.TopicOffsets, iso string) (bytes, spanned int64, ok bool) {
+	for p, end := range offsets.End {
+		start := offsets.Start[p]
+		if end <= start {
+			continue
+		}
+		b, known := partitionReads.Load(partitionKey(brokers, offsets.Topic, p, start, end, iso))
+		if !known {
+			return 0, 0, false
+		}
+		bytes, spanned = bytes+b.(int64), spanned+end-start
+	}
+	return bytes, spanned, true
+}
+
+func partitionKey(brokers []string, topic string, p int32, from, to int64, iso string) string {
+	return fmt.Sprintf("%s|%s|%d:%d-%d|%s", strings.Join(brokers, ","), topic, p, from, to, iso)
 }

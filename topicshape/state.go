@@ -81,6 +81,22 @@ type TopicState struct {
 	HotRecords int64
 	// Seconds is how long the read took.
 	Seconds float64
+	// Restored is, per partition read, what a cold restore of it from the
+	// same log start to the same end reads, as the engines count it
+	// (engine.Count): so a restore's count of the bytes it read can be
+	// taken from this read instead of reading again.
+	Restored map[int32]RestoreCount
+}
+
+// RestoreCount is what a cold restore of one partition reads of it
+// between From and To, counted as the engines count a restore: the
+// records with a key (Kafka Streams skips the others) and their key+value
+// bytes. Transactional says the read met a marker or a transactional
+// record, which a restore's count also tallies and this one does not.
+type RestoreCount struct {
+	From, To       int64
+	Records, Bytes int64
+	Transactional  bool
 }
 
 // entry is one key's latest record: its pair's hash (loadgen.EntryHash),
@@ -152,6 +168,10 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 		return st, err
 	}
 	st.Partitions = lk.partitionStates()
+	st.Restored = map[int32]RestoreCount{}
+	for p, c := range lk.counts {
+		st.Restored[p] = *c
+	}
 	st.Seconds = time.Since(begin).Seconds()
 	return st, nil
 }
@@ -255,14 +275,17 @@ type liveKeys struct {
 	// failed is why the read stopped early: too many live keys, or a key
 	// that is not a window store's.
 	failed error
+	// counts are each partition's RestoreCount so far.
+	counts map[int32]*RestoreCount
 }
 
 // newLiveKeys is a liveKeys with no key yet of each partition listed.
 func newLiveKeys(topic string, o StateOptions, before listing, st *TopicState, shape *Shape, stop context.CancelFunc) *liveKeys {
 	lk := &liveKeys{topic: topic, o: o, seed: maphash.MakeSeed(), live: map[int32]map[uint64]entry{}, st: st, shape: shape, stop: stop,
-		clock: streamClock{}, expired: streamClock{}}
+		clock: streamClock{}, expired: streamClock{}, counts: map[int32]*RestoreCount{}}
 	for p := range before.End {
 		lk.live[p] = map[uint64]entry{}
+		lk.counts[p] = &RestoreCount{From: before.Start[p], To: st.Ends[p]}
 	}
 	return lk
 }
@@ -273,7 +296,11 @@ func newLiveKeys(topic string, o StateOptions, before listing, st *TopicState, s
 // a window store's changelog, r moves its partition's stream time, and a
 // record of a window no longer served changes nothing.
 func (lk *liveKeys) add(r *kgo.Record) {
-	if r.Attrs.IsControl() || lk.failed != nil {
+	if lk.failed != nil {
+		return
+	}
+	lk.count(r)
+	if r.Attrs.IsControl() {
 		return
 	}
 	lk.st.Records++
@@ -308,6 +335,23 @@ func (lk *liveKeys) add(r *kgo.Record) {
 		if lk.kept++; lk.kept > lk.o.MaxKeys {
 			lk.fail(fmt.Errorf("topic %s %w (%d)", lk.topic, ErrTooManyKeys, lk.o.MaxKeys))
 		}
+	}
+}
+
+// count adds r to its partition's RestoreCount as a restore counts it:
+// a marker or a transactional record marks the count Transactional; a
+// record with a key (a tombstone too) counts, with its key+value bytes.
+func (lk *liveKeys) count(r *kgo.Record) {
+	c := lk.counts[r.Partition]
+	if c == nil {
+		return
+	}
+	if r.Attrs.IsControl() || r.Attrs.IsTransactional() {
+		c.Transactional = true
+	}
+	if !r.Attrs.IsControl() && r.Key != nil {
+		c.Records++
+		c.Bytes += int64(len(r.Key) + len(r.Value))
 	}
 }
 
