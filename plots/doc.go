@@ -23,7 +23,9 @@
 //
 // WriteAll walks the registry, and so does the report, which shows each
 // scenario's charts in its section. A new scenario's charts are one file
-// here, drawing and registering them.
+// here, drawing and registering them; or none, when its record declares
+// the figure it is read by (runs.DeclaredFigure): then Charts adds its
+// default chart, the figure's median per case (figure.go).
 //
 // WriteAll writes every chart there is data for as PNG and SVG into a
 // directory, 8×4.5 in (PNG at 96 dpi: 768×432 px). The restore charts need

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/plot"
 
@@ -61,9 +62,17 @@ var charts = registry.Ordered[Chart]{
 	Keys:  func(c Chart) []string { return []string{c.Name, c.File} },
 }
 
-// Charts returns the registry's charts, in order. The slice is the
-// registry's: read it, do not change it.
-func Charts() []Chart { return charts.All() }
+// Charts returns the registry's charts, in order, then the default chart
+// of each simple scenario that registers none of its own (figureCharts,
+// figure.go). Without a default chart the slice is the registry's: read
+// it, do not change it.
+func Charts() []Chart {
+	own := charts.All()
+	if derived := figureCharts(own); len(derived) > 0 {
+		return append(slices.Clip(own), derived...)
+	}
+	return own
+}
 
 // registerChart adds c to the registry in its Order. It panics, when the
 // program starts, on a chart without a name, file or draw function (or
@@ -79,11 +88,11 @@ func registerChart(c Chart) {
 	charts.Add(c)
 }
 
-// ChartsOf returns the registered charts of scenario s ("" for the general
-// charts), in registry order.
+// ChartsOf returns the charts of scenario s ("" for the general charts),
+// in Charts' order: its registered charts, or its default chart.
 func ChartsOf(s config.Scenario) []Chart {
 	var out []Chart
-	for _, c := range charts.All() {
+	for _, c := range Charts() {
 		if c.Scenario == s {
 			out = append(out, c)
 		}
@@ -91,9 +100,9 @@ func ChartsOf(s config.Scenario) []Chart {
 	return out
 }
 
-// ChartNamed returns the registered chart called name.
+// ChartNamed returns the chart of Charts called name.
 func ChartNamed(name string) (Chart, bool) {
-	for _, c := range charts.All() {
+	for _, c := range Charts() {
 		if c.Name == name {
 			return c, true
 		}

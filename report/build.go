@@ -22,7 +22,7 @@ func Build(a *capacity.Analysis) (*Document, error) {
 	sections := []func(*capacity.Analysis) (Section, error){
 		deploymentSection, recommendationsSection, rtoSection, unknownsSection, fitsSection, throughputSection,
 	}
-	for _, ss := range scenarioSections.All() {
+	for _, ss := range allSections() {
 		sections = append(sections, ss.Build)
 	}
 	sections = append(sections, storeKindsSection, queriesSection, kafkaStreamsVersionsSection,
@@ -175,10 +175,11 @@ func deploymentFacts(a *capacity.Analysis) []Fact {
 }
 
 // scenarioFacts are the headline facts every scenario's file registered
-// (registerFact), in their order.
+// (registerFact), in their order, then the default fact of each scenario
+// that declares its figure instead (allFacts).
 func scenarioFacts(a *capacity.Analysis) []Fact {
 	var out []Fact
-	for _, f := range headlineFacts.All() {
+	for _, f := range allFacts() {
 		out = append(out, f.facts(a)...)
 	}
 	return out

@@ -22,7 +22,11 @@
 // section shows failovers) and its headline facts on the summary's cards
 // (registerFact, after the general facts of build.go). The registries are
 // placed by an order of their own, so the summary and the report read as
-// they did; tests hold every scenario config registers to a table, to a
-// section but cold, and to a headline fact or a declared reason for none
-// (declareNoFact).
+// they did. A simple scenario needs no file here: when its record declares
+// the figure it is read by (runs.DeclaredFigure), each kind of view it
+// registers none of gets its default view, derived from the declaration
+// (scenario_figure.go), after the registered ones. Tests hold every
+// scenario config registers to a table, to a section but cold, and to a
+// headline fact or a declared reason for none (declareNoFact), each its
+// own or its default.
 package report

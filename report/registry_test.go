@@ -116,10 +116,11 @@ func TestPlotAndReportShareTheChartRegistry(t *testing.T) {
 }
 
 // TestEveryScenarioHasAReportSection: every scenario config registers but
-// cold is shown by exactly one scenario section of the report.
+// cold is shown by exactly one scenario section of the report: its own, or
+// the default one of the figure its record declares.
 func TestEveryScenarioHasAReportSection(t *testing.T) {
 	seen := map[config.Scenario]int{}
-	for _, ss := range scenarioSections.All() {
+	for _, ss := range allSections() {
 		for _, sc := range ss.Scenarios {
 			seen[sc]++
 		}
@@ -130,16 +131,17 @@ func TestEveryScenarioHasAReportSection(t *testing.T) {
 			want = 0
 		}
 		if seen[def.Name] != want {
-			t.Errorf("scenario %s is in %d report sections, want %d", def.Name, seen[def.Name], want)
+			t.Errorf("scenario %s is in %d report sections, want %d (registerSection in report/scenario_%s.go, or a figure declared with its record)",
+				def.Name, seen[def.Name], want, def.Name)
 		}
 	}
 }
 
 // TestEveryScenarioHasAHeadlineFact: every scenario config registers has
 // exactly one entry of headline facts (registerFact, in its
-// report/scenario_<name>.go) or declares why it has none (declareNoFact),
-// never both; the facts keep their order, and a clashing registration
-// panics.
+// report/scenario_<name>.go), declares why it has none (declareNoFact),
+// never both, or has neither and declares its figure (its default fact);
+// the facts keep their order, and a clashing registration panics.
 func TestEveryScenarioHasAHeadlineFact(t *testing.T) {
 	var order []config.Scenario
 	for _, f := range headlineFacts.All() {
@@ -147,9 +149,11 @@ func TestEveryScenarioHasAHeadlineFact(t *testing.T) {
 	}
 	for _, def := range config.ScenarioDefs() {
 		why, none := noFact[def.Name]
+		_, declared := figureOf(def.Name)
 		switch n := countOf(order, def.Name); {
-		case n == 0 && !none:
-			t.Errorf("scenario %s has no headline fact: registerFact in report/scenario_%s.go, or declareNoFact with why", def.Name, def.Name)
+		case n == 0 && !none && !declared:
+			t.Errorf("scenario %s has no headline fact: registerFact in report/scenario_%s.go, declareNoFact with why, or a figure declared with its record",
+				def.Name, def.Name)
 		case n > 0 && none:
 			t.Errorf("scenario %s has a headline fact but declares none (%s)", def.Name, why)
 		}
@@ -188,11 +192,12 @@ var (
 )
 
 // TestEveryScenarioHasASummaryTable: every scenario config registers has
-// exactly one table in the summary, the tables and the scenario sections
-// keep their order, and a clashing registration panics.
+// exactly one table in the summary (its own, or the default one of the
+// figure its record declares), the registered tables and scenario
+// sections keep their order, and a clashing registration panics.
 func TestEveryScenarioHasASummaryTable(t *testing.T) {
 	var tables, sections []config.Scenario
-	for _, st := range summaryTables.All() {
+	for _, st := range allSummaryTables() {
 		tables = append(tables, st.scenario)
 	}
 	for _, ss := range scenarioSections.All() {
@@ -200,7 +205,8 @@ func TestEveryScenarioHasASummaryTable(t *testing.T) {
 	}
 	for _, def := range config.ScenarioDefs() {
 		if n := countOf(tables, def.Name); n != 1 {
-			t.Errorf("scenario %s has %d summary tables, want 1 (registerSummaryTable, in report/scenario_%s.go)", def.Name, n, def.Name)
+			t.Errorf("scenario %s has %d summary tables, want 1 (registerSummaryTable, in report/scenario_%s.go, or a figure declared with its record)",
+				def.Name, n, def.Name)
 		}
 	}
 	if len(tables) < len(summaryOrder) || !slices.Equal(tables[:len(summaryOrder)], summaryOrder) {

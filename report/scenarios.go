@@ -29,7 +29,8 @@ type scenarioSection struct {
 
 // scenarioSections are the report's scenario sections, in report order.
 // Every scenario but cold (whose evidence is the fits and throughput
-// sections) appears in exactly one; a test holds that to config's registry.
+// sections) appears in exactly one, or declares its figure and has its
+// default section (allSections); a test holds that to config's registry.
 var scenarioSections = registry.Ordered[scenarioSection]{
 	What:  "report: section of",
 	Order: func(s scenarioSection) int { return s.Order },
@@ -61,8 +62,9 @@ type headlineFact struct {
 }
 
 // headlineFacts are the scenarios' facts, in order. Every scenario config
-// registers has one entry or declares it has none (declareNoFact); a test
-// holds that.
+// registers has one entry, declares it has none (declareNoFact) or
+// declares its figure and has its default fact (allFacts); a test holds
+// that.
 var headlineFacts = byScenario("report: headline fact of",
 	func(f headlineFact) int { return f.order }, func(f headlineFact) config.Scenario { return f.scenario })
 

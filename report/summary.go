@@ -23,8 +23,10 @@ type summaryTable struct {
 	print func(w io.Writer, restores []runs.Restore)
 }
 
-// summaryTables are the summary's tables, one per scenario, in the order
-// printed (a test holds them to config's registry).
+// summaryTables are the summary's tables, one per scenario that has its
+// own, in the order printed; a scenario without declares its figure and
+// has its default table (allSummaryTables). A test holds them to config's
+// registry.
 var summaryTables = byScenario("report: summary table of",
 	func(t summaryTable) int { return t.order }, func(t summaryTable) config.Scenario { return t.scenario })
 
@@ -68,10 +70,12 @@ func PrintSummary(w io.Writer, res *runs.Results, path string) {
 // with its own columns and over its own records only (a record is its
 // scenario's, runs.Restore.Scenario): the cold restores', then what the
 // warm restarts, standby steps, compaction cases, failovers, scale-outs
-// and rolling restarts measured. Every figure is read from the records.
-// PrintSummary prints them after the run's fills and versions.
+// and rolling restarts measured, then the default table of each scenario
+// that declares its figure instead (allSummaryTables). Every figure is
+// read from the records. PrintSummary prints them after the run's fills
+// and versions.
 func printScenarioTables(w io.Writer, res *runs.Results) {
-	for _, t := range summaryTables.All() {
+	for _, t := range allSummaryTables() {
 		t.print(w, having(res.Restores, func(r runs.Restore) bool { return r.Scenario() == t.scenario }))
 	}
 }

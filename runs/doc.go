@@ -21,5 +21,7 @@
 // registers to one. The registration also makes the scenario's example
 // records (example.go: Examples, built with an ExampleKit), the synthetic
 // records the report's and the planner's tests read, or says why it has
-// none.
+// none, and, for a simple scenario, declares the one figure its records
+// are read by (DeclaredFigure, figure.go), from which package report and
+// package plots derive the views it does not register of its own.
 package runs

@@ -33,6 +33,10 @@ type recordDef struct {
 	// headline, when set, is the one figure the scenario's records are
 	// measured by: they are not restores, and carry no restore figures.
 	headline *Headline
+	// figure, when set, is the one figure a simple scenario's records are
+	// read by, from which report and plots derive the views the scenario
+	// does not register of its own (DeclaredFigure, figure.go).
+	figure *DeclaredFigure
 	// steps are the kinds' own naming and parameter, for the kinds that
 	// have either; a kind not here is named by its case alone and has no
 	// parameter (a cold restore, a scale-out).
@@ -99,10 +103,10 @@ var recordDefs = map[config.Scenario]recordDef{}
 
 // registerRecord adds scenario d.scenario's record. It panics, when the
 // program starts, unless config registers the scenario, on a second
-// registration of it, on a scenario without step kinds, on a step
-// parameter of a kind it does not list or registered in part, and on a
-// step kind another scenario's records have: a restore's step kind names
-// its scenario.
+// registration of it, on a scenario without step kinds, on a declared
+// figure lacking one of its parts, on a step parameter of a kind it does
+// not list or registered in part, and on a step kind another scenario's
+// records have: a restore's step kind names its scenario.
 func registerRecord(d recordDef) {
 	if _, ok := config.ScenarioDefOf(d.scenario); !ok {
 		panic(fmt.Sprintf("runs: record of %s registered: config registers no such scenario", d.scenario))
@@ -112,6 +116,11 @@ func registerRecord(d recordDef) {
 	}
 	if len(d.kinds) == 0 {
 		panic(fmt.Sprintf("runs: record of %s registered without step kinds", d.scenario))
+	}
+	if d.figure != nil {
+		if err := d.figure.check(d.scenario); err != nil {
+			panic(err.Error())
+		}
 	}
 	for k, s := range d.steps {
 		if !slices.Contains(d.kinds, k) {

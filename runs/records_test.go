@@ -58,7 +58,8 @@ func TestEveryScenarioRegistersItsRecord(t *testing.T) {
 // TestRegisterRecordRefusesAClash: a second registration of a scenario,
 // one of a scenario config does not register, one without kinds, one
 // claiming a kind another scenario registered, and a step parameter of a
-// kind not its own or registered in part all panic.
+// kind not its own or registered in part, and a declared figure lacking
+// one of its parts (its reader) all panic.
 func TestRegisterRecordRefusesAClash(t *testing.T) {
 	saved := maps.Clone(recordDefs)
 	defer func() { recordDefs = saved }()
@@ -75,6 +76,8 @@ func TestRegisterRecordRefusesAClash(t *testing.T) {
 			steps: map[StepKind]stepDef{"other": {name: kindName}}}, config.ScenarioRolling},
 		{"a parameter without its check", recordDef{scenario: config.ScenarioRolling, kinds: []StepKind{StepRolling},
 			steps: map[StepKind]stepDef{StepRolling: {param: kindName, keep: func(Step, *Step) {}}}}, config.ScenarioRolling},
+		{"a figure without its reader", recordDef{scenario: config.ScenarioRolling, kinds: []StepKind{StepRolling},
+			figure: &DeclaredFigure{Name: "n", Unit: "s", Column: "c", Title: "t", Axis: "a", Paragraph: "p"}}, config.ScenarioRolling},
 	} {
 		recordDefs = maps.Clone(saved)
 		delete(recordDefs, tc.free)
