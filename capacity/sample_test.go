@@ -205,6 +205,27 @@ func TestCheckComposedScalesByTheTasksTogether(t *testing.T) {
 	if got := checkComposed(times, 4, 1, c, c, far); got.Check == nil || !strings.Contains(got.Unverified, "predicted 0.90× for the sampled tasks together where they measured 1.17×") {
 		t.Errorf("a measured ratio 30%% off the series': %q, want unverified, naming both", got.Unverified)
 	}
+	// A smaller miss, moved far: 20% at 2 tasks is answered at 4 (one
+	// doubling), not at 16 (three, past seriesMissMoved).
+	near := &Together{Partitions: []int32{0, 1}, Threads: 1, Seconds: []float64{14 * 0.9 * 0.8}}
+	if got := checkComposed(times, 4, 1, c, c, near); got.Check == nil || got.Unverified != "" {
+		t.Errorf("a 20%% miss moved from 2 tasks to 4: %q, want answered", got.Unverified)
+	}
+	var sixteen []TaskTime
+	for p := range int32(16) {
+		tt := times[min(p, 2)]
+		tt.Partition = p
+		sixteen = append(sixteen, tt)
+	}
+	c16 := &Composition{Threads: 1, MaxTasks: 16, Fits: []ComposeFit{fit(1, 1e-8), fit(2, 0.9e-8), fit(4, 0.72e-8), fit(16, 0.6e-8)}}
+	if got := checkComposed(sixteen, 16, 1, c16, c16, near); got.Check == nil ||
+		!strings.Contains(got.Unverified, "(20% apart), and the answer moves that ratio 3.0 doublings, from 2 tasks to 16") {
+		t.Errorf("a 20%% miss moved from 2 tasks to 16: %q, want unverified, naming the miss and the doublings", got.Unverified)
+	}
+	close5 := &Together{Partitions: []int32{0, 1}, Threads: 1, Seconds: []float64{14 * 0.9 * 1.05}}
+	if got := checkComposed(sixteen, 16, 1, c16, c16, close5); got.Check == nil || got.Unverified != "" {
+		t.Errorf("a 5%% miss moved from 2 tasks to 16: %q, want answered", got.Unverified)
+	}
 	if got := checkComposed(times[:2], 2, 1, c, c, far); got.Unverified != "" || got.Check == nil {
 		t.Errorf("an instance of just the tasks restored together: %q, want their own restore together, the series not needed", got.Unverified)
 	}
