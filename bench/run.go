@@ -524,7 +524,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	}
 	e.Logf("restore: %s: read %d records (%d without a key, skipped as Kafka Streams does) to %d live keys %s: "+
 		"the restore is verified against them", o.Topic, st.Records, st.NullKeys, keys, took)
-	knowReads(e, o.Topic, st, o.Case)
+	fleet.KnowReads(e.Cluster.Brokers, o.Topic, o.Case.IsolationLevel(), st.Restored)
 	target.Expected, target.Ends = st.Partitions, st.Ends
 	target.TopicEntries = func(ctx context.Context, partition int32) (map[string]uint64, error) {
 		return topicshape.Entries(ctx, e.Cluster, o.Topic, partition, st.Ends[partition], opts)
@@ -532,21 +532,6 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	fill.Expected, fill.ExpectedFrom = st.Partitions, runs.ExpectedFromIndependentRead
 	fill.HotRecords = &st.HotRecords
 	return st, nil
-}
-
-// knowReads tells fleet what the read st of topic found, as a restore of
-// case c counts what it reads (fleet.KnowReads), so the kafka-streams
-// engine's count of the bytes a restore read does not read the same
-// offsets again; a partition whose read met a transaction is left to the
-// count, which tallies its markers.
-func knowReads(e *Env, topic string, st *topicshape.TopicState, c config.Case) {
-	reads := map[int32]fleet.PartitionRead{}
-	for p, r := range st.Restored {
-		if !r.Transactional {
-			reads[p] = fleet.PartitionRead{From: r.From, To: r.To, Bytes: r.Bytes}
-		}
-	}
-	fleet.KnowReads(e.Cluster.Brokers, topic, c.IsolationLevel(), reads)
 }
 
 // independentRead is how a topic restorebench did not fill is read to

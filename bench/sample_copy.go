@@ -113,7 +113,7 @@ func (e *Env) checkSampleCopy(ctx context.Context, o RestoreTopicOptions, name s
 		return nil, fmt.Errorf("the copy %s of %s holds %d records (%d without a key); the independent read of %s found %d (%d)",
 			name, o.Topic, st.Records, st.NullKeys, o.Topic, want.Records, want.NullKeys)
 	}
-	knowReads(e, name, &st, o.Case)
+	fleet.KnowReads(e.Cluster.Brokers, name, o.Case.IsolationLevel(), st.Restored)
 	return ends, nil
 }
 

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restorebench/restorebench/internal/registry"
@@ -38,9 +39,6 @@ var answerIDs = registry.Ordered[AnswerID]{
 	Name:  func(d AnswerID) string { return strings.Join(d.IDs, ", ") },
 }
 
-// declaredIDs maps each declared id to its declaration.
-var declaredIDs = map[string]AnswerID{}
-
 // declareAnswerID adds d to the declarations. It panics, when the program
 // starts, on a row without ids or meaning, on an id declared twice and on
 // a row whose place another has.
@@ -48,11 +46,10 @@ func declareAnswerID(d AnswerID) {
 	if len(d.IDs) == 0 || d.Meaning == "" {
 		panic(fmt.Sprintf("capacity: answer id row %d declared without ids or meaning", d.Row))
 	}
-	for _, id := range d.IDs {
-		if _, dup := declaredIDs[id]; dup || id == "" {
+	for i, id := range d.IDs {
+		if _, dup := AnswerIDOf(id); dup || id == "" || slices.Contains(d.IDs[:i], id) {
 			panic(fmt.Sprintf("capacity: answer id %q declared twice or empty", id))
 		}
-		declaredIDs[id] = d
 	}
 	answerIDs.Add(d)
 }
@@ -61,7 +58,14 @@ func declareAnswerID(d AnswerID) {
 func AnswerIDs() []AnswerID { return append([]AnswerID(nil), answerIDs.All()...) }
 
 // AnswerIDOf returns the declaration of answer id id.
-func AnswerIDOf(id string) (AnswerID, bool) { d, ok := declaredIDs[id]; return d, ok }
+func AnswerIDOf(id string) (AnswerID, bool) {
+	for _, d := range answerIDs.All() {
+		if slices.Contains(d.IDs, id) {
+			return d, true
+		}
+	}
+	return AnswerID{}, false
+}
 
 // AnswerIDTable is docs/json.md's answer-id table, its header included,
 // written from the declarations: a line a row, each ending in a newline.

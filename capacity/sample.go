@@ -388,7 +388,7 @@ func checkComposed(times []TaskTime, tasksPerInstance, threads int, c, one *Comp
 	if out.tooLarge && 1.05*maxOffsets(own) >= maxOffsets(out.Tasks) {
 		out.Unverified, out.tooLarge = "", false
 	}
-	if why := seriesMissed(chk, n, k); k > n && why != "" {
+	if why := seriesMissed(chk, n, k); why != "" {
 		out.Unverified = why
 	}
 	return out
@@ -396,10 +396,14 @@ func checkComposed(times []TaskTime, tasksPerInstance, threads int, c, one *Comp
 
 // seriesMissed says why the composition series cannot move the sampled
 // tasks' own ratio together over alone (chk) from their count n to an
-// instance's k, "" when it can: it missed that ratio by more than
-// seriesMiss, or by less but over so long a move that the miss, taken to
-// grow by as much at each doubling of the tasks, passes seriesMissMoved.
+// instance's k, "" when it can (or need not: k is n): it missed that
+// ratio by more than seriesMiss, or by less but over so long a move that
+// the miss, taken to grow by as much at each doubling of the tasks,
+// passes seriesMissMoved.
 func seriesMissed(chk *CompositionCheck, n, k int) string {
+	if k <= n {
+		return ""
+	}
 	predicted := chk.Predicted / chk.Alone
 	miss := math.Abs(chk.Ratio/predicted - 1)
 	doublings := math.Log2(float64(k) / float64(n))

@@ -138,10 +138,10 @@ const MaxQueryRate = 200_000
 // beside (ScenarioDef.Queries): "cold, warm, failover, scaleout and
 // rolling".
 func queryScenarios() string {
-	var names []string
+	var names []Scenario
 	for _, s := range Scenarios {
 		if d, _ := ScenarioDefOf(s); d.Queries {
-			names = append(names, string(s))
+			names = append(names, s)
 		}
 	}
 	return listing.And(names)

@@ -266,8 +266,9 @@ var Scenarios []Scenario
 // registerScenario adds d to the registry, in its Order, and to Scenarios.
 // It panics, when the program starts, on a def without a name, engines
 // or KindNeeds (a scenario says what it needs of a store kind, at least
-// CapRestore), a kind gap without a kind or a reason, or one whose name or order another def has: two files
-// cannot claim one scenario or one place.
+// CapRestore), a kind gap without a kind or a reason, or one whose name
+// or order another def has: two files cannot claim one scenario or one
+// place.
 func registerScenario(d ScenarioDef) {
 	if d.Name == "" || len(d.Engines) == 0 {
 		panic(fmt.Sprintf("config: scenario %q registered without a name or engines", d.Name))
@@ -409,14 +410,10 @@ func (c Case) validateScenario() error {
 // engineList names engines for a message: "model engine", "model and
 // kafka-streams engines".
 func engineList(es []Engine) string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = string(e)
+	if len(es) == 1 {
+		return string(es[0]) + " engine"
 	}
-	if len(s) == 1 {
-		return s[0] + " engine"
-	}
-	return listing.And(s) + " engines"
+	return listing.And(es) + " engines"
 }
 
 // checkScenarioSecrets refuses a secret in any scenario settings' property

@@ -329,10 +329,10 @@ func scenariosNamed(list string) string {
 // order, as its refusals name them: "cold, warm and standby".
 func KindScenarios(k StoreKind) string {
 	d := kindDef(k)
-	var names []string
+	var names []Scenario
 	for _, s := range Scenarios {
 		if d.Runs(s) {
-			names = append(names, string(s))
+			names = append(names, s)
 		}
 	}
 	return listing.And(names)

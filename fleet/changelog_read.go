@@ -3,13 +3,13 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/restorebench/restorebench/cluster"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/engine"
 	"github.com/restorebench/restorebench/runs"
+	"github.com/restorebench/restorebench/topicshape"
 )
 
 // ChangelogRead is how a model restore read its changelog (rec.Read):
@@ -71,26 +71,22 @@ func CountChangelog(ctx context.Context, env *Env, offsets cluster.TopicOffsets,
 	return cnt.Bytes, newChangelogRead(iso, cnt.Offsets, cnt.Txn), nil
 }
 
-// PartitionRead is what a read of one partition of a changelog from From
-// to To found, counted as a restore counts what it reads (engine.Count):
-// its records with a key and their key+value bytes. Only a read that met
-// no transaction is one: a restore's count also tallies the markers.
-type PartitionRead struct {
-	From, To, Bytes int64
-}
-
-// partitionReads are the reads KnowReads was told of, by brokers, topic,
-// partition, offsets and isolation level.
+// partitionReads are the key+value bytes of the reads KnowReads was told
+// of, keyed as offsetsKey keys one partition's offsets, with the isolation
+// level.
 var partitionReads sync.Map
 
-// KnowReads records reads of topic's partitions that restorebench made
+// KnowReads records the partitions of topic that a read restorebench made
 // anyway (the independent read a restore is verified against, the check
-// of a sample's copy), at isolation level iso, so that CountChangelog of
-// exactly those offsets takes their figures instead of reading the
-// changelog again.
-func KnowReads(brokers []string, topic, iso string, reads map[int32]PartitionRead) {
+// of a sample's copy; topicshape.TopicState.Restored) found, at isolation
+// level iso, so that CountChangelog of exactly those offsets takes their
+// figures instead of reading the changelog again. A partition whose read
+// met a transaction is left to the count, which tallies its markers.
+func KnowReads(brokers []string, topic, iso string, reads map[int32]topicshape.RestoreCount) {
 	for p, r := range reads {
-		partitionReads.Store(partitionKey(brokers, topic, p, r.From, r.To, iso), r.Bytes)
+		if !r.Transactional {
+			partitionReads.Store(partitionKey(brokers, topic, p, r.From, r.To, iso), r.Bytes)
+		}
 	}
 }
 
@@ -112,6 +108,9 @@ func knownReads(brokers []string, offsets cluster.TopicOffsets, iso string) (byt
 	return bytes, spanned, true
 }
 
+// partitionKey is offsetsKey's key of partition p of topic from from to
+// to, read at iso.
 func partitionKey(brokers []string, topic string, p int32, from, to int64, iso string) string {
-	return fmt.Sprintf("%s|%s|%d:%d-%d|%s", strings.Join(brokers, ","), topic, p, from, to, iso)
+	one := cluster.TopicOffsets{Topic: topic, Start: map[int32]int64{p: from}, End: map[int32]int64{p: to}}
+	return offsetsKey(brokers, one) + "|" + iso
 }

@@ -37,7 +37,7 @@ func (l *kindList) UnmarshalYAML(n *yaml.Node) error {
 		if n.Value != allKinds {
 			// decodeOnto names the field and its line.
 			return fmt.Errorf("%q is neither a list of store kinds nor %q (every kind: %s)",
-				n.Value, allKinds, listing.And(kindNames(config.StoreKinds)))
+				n.Value, allKinds, listing.And(config.StoreKinds))
 		}
 		*l = slices.Clone(config.StoreKinds)
 		return nil
@@ -48,14 +48,6 @@ func (l *kindList) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*l = kinds
 	return nil
-}
-
-func kindNames(ks []config.StoreKind) []string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = string(k)
-	}
-	return out
 }
 
 // sweepKinds checks a store-kind sweep (top is the profile's top level,

@@ -4,11 +4,16 @@ package listing
 
 import "strings"
 
-// And joins items with commas and a final "and": "" for none, the item
-// for one, "a, b and c" for more.
-func And(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
+// And joins items (strings, or names of a string type: store kinds,
+// scenarios) with commas and a final "and": "" for none, the item for
+// one, "a, b and c" for more.
+func And[T ~string](items []T) string {
+	s := make([]string, len(items))
+	for i, x := range items {
+		s[i] = string(x)
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
