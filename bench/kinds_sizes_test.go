@@ -58,7 +58,7 @@ func TestIndependentReadFollowsTheKindsChangelogKeys(t *testing.T) {
 	} {
 		c := config.DefaultCase()
 		c.StoreKind, c.Retention = tc.kind, config.Duration(3_600_000_000_000)
-		o := independentRead(c)
+		o := IndependentRead(c)
 		if o.WindowRetentionMs != tc.window || o.SessionRetentionMs != tc.session || o.TimestampedValue != tc.timestamped {
 			t.Errorf("%s: read as %+v, want window retention %d, session retention %d, timestamped %v", tc.kind, o, tc.window, tc.session, tc.timestamped)
 		}

@@ -495,7 +495,7 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 		return nil, fmt.Errorf("store kind %s: topic %s: %s; such a topic is restored, and verified against an independent read, "+
 			"as a %s store's changelog (--store-kind)", kind, o.Topic, why, config.ForeignKinds())
 	}
-	opts := independentRead(o.Case)
+	opts := IndependentRead(o.Case)
 	var st *topicshape.TopicState
 	if src != nil {
 		var err error
@@ -534,12 +534,12 @@ func (e *Env) readIndependently(ctx context.Context, o RestoreTopicOptions, targ
 	return st, nil
 }
 
-// independentRead is how a topic restorebench did not fill is read to
+// IndependentRead is how a topic restorebench did not fill is read to
 // verify a restore of case c against: with c's isolation level, each value
 // behind its timestamp for a timestamped store, and as the changelog keys
 // c's store kind declares (config.StoreKindDef.ForeignRead): a window (or
 // session) store's of c's retention for a window (or session) store.
-func independentRead(c config.Case) topicshape.StateOptions {
+func IndependentRead(c config.Case) topicshape.StateOptions {
 	o := topicshape.StateOptions{ReadCommitted: c.IsolationLevel() == "read_committed", TimestampedValue: c.StoreKind.TimestampedValue()}
 	switch config.ForeignReadOf(c.StoreKind).Keys {
 	case config.KeysWindow:

@@ -45,12 +45,20 @@ type SampleSource struct {
 
 // partitionRead is one partition's independent read and the offsets it
 // was made at; state is nil for a partition with more live keys than a
-// read keeps (its restores are counted, not verified).
+// read keeps (its restores are counted, not verified). by says which read
+// it was, for the log.
 type partitionRead struct {
 	start, end int64
 	opts       topicshape.StateOptions
 	state      *topicshape.TopicState
+	by         string
 }
+
+// byEarlierRestore and byShapeRead are partitionRead.by.
+const (
+	byEarlierRestore = "for an earlier restore of this sample"
+	byShapeRead      = "with the topic's shape, before the restores"
+)
 
 // copyTopic is restorebench's copy of sampled partitions: its name, its
 // max.message.bytes, what each partition holding records holds, and the
@@ -67,6 +75,31 @@ type copyTopic struct {
 // until the first restore.
 func (e *Env) NewSampleSource(topic string) *SampleSource {
 	return &SampleSource{env: e, topic: topic, reads: map[int32]*partitionRead{}}
+}
+
+// Know takes states, each partition's state read with opts by a read of
+// the topic's shape (topicshape.ReadWithStates: plan --from-topic), as the
+// independent reads of those partitions: a restore uses one while its
+// partition's offsets are those it was read at and the restore reads the
+// topic with opts, as it uses a read of its own; otherwise it reads again.
+// So the sampled partitions are read once before the restores, not twice.
+// seconds is how long that read took, shared among the partitions by
+// their records (a read's Seconds).
+func (s *SampleSource) Know(states map[int32]topicshape.TopicState, opts topicshape.StateOptions, seconds float64) {
+	var records int64
+	for _, st := range states {
+		records += st.Records
+	}
+	for p, st := range states {
+		rc, ok := st.Restored[p]
+		if !ok {
+			continue
+		}
+		if records > 0 {
+			st.Seconds = seconds * float64(st.Records) / float64(records)
+		}
+		s.reads[p] = &partitionRead{start: rc.From, end: st.Ends[p], opts: opts, state: &st, by: byShapeRead}
+	}
 }
 
 // Close deletes the copy topic if one was made, on a context of its own
@@ -120,11 +153,12 @@ func SampleOrder(restores [][]int32, size func(int32) float64) [][]int32 {
 func (s *SampleSource) read(ctx context.Context, ps []int32, offsets cluster.TopicOffsets, opts topicshape.StateOptions,
 	why string) (*topicshape.TopicState, error) {
 	e := s.env
-	var fresh, reused []int32
+	var fresh []int32
+	reused := map[string][]int32{}
 	for _, p := range ps {
 		r := s.reads[p]
 		if r != nil && r.start == offsets.Start[p] && r.end == offsets.End[p] && sameReadOptions(r.opts, opts) {
-			reused = append(reused, p)
+			reused[r.by] = append(reused[r.by], p)
 		} else {
 			fresh = append(fresh, p)
 		}
@@ -138,17 +172,18 @@ func (s *SampleSource) read(ctx context.Context, ps []int32, offsets cluster.Top
 		st, err := topicshape.State(ctx, e.Cluster, s.topic, po)
 		if errors.Is(err, topicshape.ErrTooManyKeys) {
 			e.Logf("restore: %s will be counted, not verified: partition %d: %v", s.topic, p, err)
-			s.reads[p] = &partitionRead{start: offsets.Start[p], end: offsets.End[p], opts: opts}
+			s.reads[p] = &partitionRead{start: offsets.Start[p], end: offsets.End[p], opts: opts, by: byEarlierRestore}
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the independent read of %s, to verify its restore against: %w", s.topic, err)
 		}
-		s.reads[p] = &partitionRead{start: offsets.Start[p], end: offsets.End[p], opts: opts, state: &st}
+		s.reads[p] = &partitionRead{start: offsets.Start[p], end: offsets.End[p], opts: opts, state: &st, by: byEarlierRestore}
 	}
-	if len(reused) > 0 {
-		e.Logf("restore: %s: %s as read independently for an earlier restore of this sample (the offsets have not moved)",
-			s.topic, capacity.NamePartitions(reused))
+	for _, by := range []string{byShapeRead, byEarlierRestore} {
+		if len(reused[by]) > 0 {
+			e.Logf("restore: %s: %s as read independently %s (the offsets have not moved)", s.topic, capacity.NamePartitions(reused[by]), by)
+		}
 	}
 	return s.readOf(ps), nil
 }
@@ -225,14 +260,18 @@ func (s *SampleSource) arrangeCopy(ctx context.Context, o RestoreTopicOptions, t
 	if err := s.dropPartitions(ctx, adm, drop); err != nil {
 		return err
 	}
-	if err := s.copyPartitions(ctx, o, copyNow, ranges, records); err != nil {
+	var want *topicshape.TopicState
+	var written *topicshape.Fold
+	if read != nil && len(copyNow) > 0 {
+		want = s.readOf(copyNow)
+		if written, err = topicshape.NewFold(c.name, IndependentRead(o.Case), copyNow); err != nil {
+			return err
+		}
+	}
+	if err := s.copyPartitions(ctx, o, copyNow, ranges, records, written); err != nil {
 		return err
 	}
-	var want *topicshape.TopicState
-	if read != nil {
-		want = s.readOf(copyNow)
-	}
-	ends, err := e.checkSampleCopy(ctx, o, c.name, c.held, copyNow, want)
+	ends, err := e.checkSampleCopy(ctx, o, c.name, c.held, copyNow, want, written)
 	if err != nil {
 		return err
 	}
@@ -269,16 +308,19 @@ func (c *copyTopic) changes(ps []int32, wanted map[int32]cluster.OffsetRange) (d
 }
 
 // copyPartitions copies ranges (of records records in all) of o.Topic to
-// the copy and notes what each of partitions ps now holds (an empty one,
-// without a range, nothing) and where it came from.
+// the copy, each record written applied to written (when not nil), and
+// notes what each of partitions ps now holds (an empty one, without a
+// range, nothing) and where it came from.
 func (s *SampleSource) copyPartitions(ctx context.Context, o RestoreTopicOptions, ps []int32, ranges map[int32]cluster.OffsetRange,
-	records int64) error {
+	records int64, written *topicshape.Fold) error {
 	c := s.copy
 	if len(ranges) > 0 {
 		bar := s.env.progress.Start("copy sample of "+o.Topic, records, progress.Records)
-		stats, err := cluster.CopyPartitions(ctx, s.env.Cluster, o.Topic, c.name, ranges, cluster.CopyOptions{
-			ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: c.maxBytes, Copied: bar.Set,
-		})
+		co := cluster.CopyOptions{ReadCommitted: o.Case.IsolationLevel() == "read_committed", MaxBatchBytes: c.maxBytes, Copied: bar.Set}
+		if written != nil {
+			co.Written = written.Add
+		}
+		stats, err := cluster.CopyPartitions(ctx, s.env.Cluster, o.Topic, c.name, ranges, co)
 		bar.Done()
 		if err != nil {
 			return err

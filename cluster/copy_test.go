@@ -15,8 +15,10 @@ import (
 // topic of the same partition count on kfake: the copy holds, in order,
 // every record of those partitions as it was (a record without a key, a
 // tombstone, an empty value, headers, the timestamps), the other
-// partitions of the copy hold nothing, the source is unchanged, and the
-// figures returned count what was written.
+// partitions of the copy hold nothing, the source is unchanged, the
+// figures returned count what was written, and CopyOptions.Written was
+// handed exactly the records the copy holds, in order (bench checks a
+// copy by them instead of reading it back).
 func TestCopyPartitionsVerbatim(t *testing.T) {
 	f := newOwnedFixture(t)
 	ctx := context.Background()
@@ -54,7 +56,9 @@ func TestCopyPartitionsVerbatim(t *testing.T) {
 		t.Fatal(err)
 	}
 	ranges := map[int32]OffsetRange{1: {From: 0, To: 5}, 3: {From: 0, To: 5}}
-	stats, err := CopyPartitions(ctx, f.cfg, "src", "dst", ranges, CopyOptions{Idle: time.Second})
+	told := map[int32][]*kgo.Record{}
+	stats, err := CopyPartitions(ctx, f.cfg, "src", "dst", ranges, CopyOptions{Idle: time.Second,
+		Written: func(r *kgo.Record) { told[r.Partition] = append(told[r.Partition], r) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +81,10 @@ func TestCopyPartitionsVerbatim(t *testing.T) {
 				t.Fatalf("partition %d record %d: copied key %q value %q ts %v headers %v; the source's %q %q %v %v",
 					p, i, g.Key, g.Value, g.Timestamp, g.Headers, w.Key, w.Value, w.Timestamp, w.Headers)
 			}
+			if tw := told[p]; len(tw) != len(want) || !sameBytes(tw[i].Key, g.Key) || !sameBytes(tw[i].Value, g.Value) ||
+				!tw[i].Timestamp.Equal(g.Timestamp) || !sameHeaders(tw[i].Headers, g.Headers) {
+				t.Fatalf("partition %d record %d: Written was told %d records, not the %d the copy holds in its order", p, i, len(tw), len(want))
+			}
 			wantBytes += int64(len(w.Key) + len(w.Value))
 			for _, h := range w.Headers {
 				wantBytes += int64(len(h.Key) + len(h.Value))
@@ -86,7 +94,7 @@ func TestCopyPartitionsVerbatim(t *testing.T) {
 			t.Fatalf("partition %d: reported %d records, %d bytes; wrote 5, %d", p, s.Records, s.Bytes, wantBytes)
 		}
 	}
-	if len(stats) != 2 {
+	if len(stats) != 2 || len(told) != 2 {
 		t.Fatalf("stats for %d partitions, want the 2 copied", len(stats))
 	}
 	ends, err := f.adm.ListEndOffsets(ctx, "src")

@@ -167,6 +167,25 @@ var ErrChanged = errors.New("changed while it was read")
 // offsets were listed: a topic deleted, recreated or cut below what the
 // read had reached fails the read (ErrChanged), naming the topic.
 func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Shape, error) {
+	s, _, err := read(ctx, cfg, topic, o, nil)
+	return s, err
+}
+
+// ReadWithStates is Read that also applies each partition's records as
+// State does with so (its Partitions ignored): with the shape, the state
+// a correct restore of each partition read ends with, so a restore of
+// them is verified without reading them again. The states are of a topic
+// without transactions only (Read reads read_committed, as a restore at another isolation may not): a
+// read that met a transaction, or read a prefix, returns none; a
+// partition whose state State would refuse (more live keys than it keeps,
+// a record that is not its store kind's) is left out.
+func ReadWithStates(ctx context.Context, cfg cluster.Config, topic string, o Options, so StateOptions) (Shape, map[int32]TopicState, error) {
+	return read(ctx, cfg, topic, o, &so)
+}
+
+// read is Read, applying each partition's records to a Fold of fold's
+// options when fold is set.
+func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold *StateOptions) (Shape, map[int32]TopicState, error) {
 	begin := time.Now()
 	if o.Idle <= 0 {
 		o.Idle = 5 * time.Second
@@ -176,21 +195,21 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	}
 	cl, err := cluster.NewClient(cfg)
 	if err != nil {
-		return Shape{}, err
+		return Shape{}, nil, err
 	}
 	defer cl.Close()
 	before, err := listTopic(ctx, cl, topic)
 	if err != nil {
-		return Shape{}, err
+		return Shape{}, nil, err
 	}
 	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed", CleanupPolicy: cleanupPolicy(ctx, cl, topic)}
 	if before, err = before.only(o.Partitions); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	s.ReadPartitions = o.Partitions
 	ranges := s.committedRanges(before)
 	if len(ranges) == 0 {
-		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+		return s, nil, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
 	if o.MaxOffsets > 0 && s.Offsets > o.MaxOffsets {
 		s.prefix(ranges, o.MaxOffsets)
@@ -203,8 +222,19 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 	for p, r := range ranges {
 		reached[p] = r.From
 	}
+	folds := map[int32]*Fold{}
+	if fold != nil && s.PrefixOf == 0 {
+		for p := range before.End {
+			if folds[p], err = NewFold(topic, *fold, []int32{p}); err != nil {
+				return s, nil, err
+			}
+		}
+	}
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
+		if f := folds[r.Partition]; f != nil {
+			f.Add(r)
+		}
 		if r.Attrs.IsControl() {
 			s.marker(r.Key)
 			return
@@ -223,15 +253,32 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 	}
 	if err := before.scan(ctx, cl, cfg, &s, ranges, reached, o.Idle, each, progress, opts...); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	k.finish(&s)
 	s.HotRecords = &hot.Hot
 	s.Seconds = time.Since(begin).Seconds()
 	if s.Records == 0 {
-		return s, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+		return s, nil, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
-	return s, nil
+	return s, foldedStates(folds, before, s.Transactional()), nil
+}
+
+// foldedStates are the states of the partitions folded, of offsets
+// listed in before; none when the read met a transaction (read
+// read_committed, as a fold with another isolation would not), each
+// partition a fold refused left out.
+func foldedStates(folds map[int32]*Fold, before listing, transactional bool) map[int32]TopicState {
+	if len(folds) == 0 || transactional {
+		return nil
+	}
+	out := map[int32]TopicState{}
+	for p, f := range folds {
+		if st, err := f.State(before.Only([]int32{p})); err == nil {
+			out[p] = st
+		}
+	}
+	return out
 }
 
 // committedRanges are the offsets a read_committed read of the listed

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/restorebench/restorebench/bench"
 	"github.com/restorebench/restorebench/capacity"
 	"github.com/restorebench/restorebench/config"
 	"github.com/restorebench/restorebench/internal/termsafe"
@@ -65,6 +66,13 @@ type capacityFlags struct {
 	sample           int
 	samplePartitions []int
 	sampled          *samplePlan
+	// sampledStates are the sampled partitions' independent reads, made
+	// with their shape when --measure restores them here (readShape), so
+	// the restores do not read them again; read with sampledRead, in
+	// sampledSeconds.
+	sampledStates  map[int32]topicshape.TopicState
+	sampledRead    topicshape.StateOptions
+	sampledSeconds float64
 	// agents is --agents as given (NAME,... or any:N; default none: every
 	// restore here); agentNames and anyAgents are it parsed by checkAgents.
 	agents     string
@@ -176,7 +184,7 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "reading topic %s %s, read_committed (an "+
 		"exactly-once application's aborted records are not counted)\n", f.fromTopic, what)
-	shape, err := topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
+	shape, err := f.readShape(cmd, env, o)
 	if err != nil {
 		return fmt.Errorf("--from-topic: %w", err)
 	}
@@ -214,6 +222,24 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 		d.Taken = append(d.Taken, fmt.Sprintf("%.2f records per live key", d.RecordsPerKey))
 	}
 	return nil
+}
+
+// readShape reads --from-topic's shape with o. When --measure restores a
+// sample of it on this machine, the same read also makes the sampled
+// partitions' independent reads, which the restores are verified against
+// (bench.SampleSource.Know): one read of them instead of two.
+func (f *capacityFlags) readShape(cmd *cobra.Command, env *bench.Env, o topicshape.Options) (topicshape.Shape, error) {
+	if !f.measure || f.sampled == nil || len(f.agentNames) > 0 || f.anyAgents > 0 || len(f.measureEngines) == 0 {
+		return topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
+	}
+	c, err := measureCase(config.Engine(f.measureEngines[0]), f.measureKind.Of())
+	if err != nil {
+		return topicshape.Shape{}, err
+	}
+	f.sampledRead = bench.IndependentRead(c)
+	shape, states, err := topicshape.ReadWithStates(cmd.Context(), env.Cluster, f.fromTopic, o, f.sampledRead)
+	f.sampledStates, f.sampledSeconds = states, shape.Seconds
+	return shape, err
 }
 
 // options validates the flags into the planner's options.

@@ -167,6 +167,7 @@ func (f *capacityFlags) measureHere(cmd *cobra.Command, restores [][]int32) ([]s
 	var src *bench.SampleSource
 	if f.sampled != nil {
 		src = env.NewSampleSource(f.fromTopic)
+		src.Know(f.sampledStates, f.sampledRead, f.sampledSeconds)
 		defer src.Close()
 	}
 	var out []string
