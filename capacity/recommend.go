@@ -415,7 +415,10 @@ func partitionRecommendation(a *Analysis) Recommendation {
 	var parts []string
 	for _, c := range row.Cells {
 		p := fmt.Sprintf("%s: at most %s of changelog per task", FormatRTO(c.RTO), FormatBytes(c.Task.Value))
-		if c.Task.Extrapolated {
+		switch {
+		case c.Task.Wide():
+			p += fmt.Sprintf(" (INCONCLUSIVE: %s the sizes measured, where nothing bounds its error)", beyondText(c.Task.Estimate))
+		case c.Task.Extrapolated:
 			p += " (extrapolated)"
 		}
 		if s := a.ChangelogBytes(); s > 0 && c.Task.Value > 0 {

@@ -271,10 +271,14 @@ func rtoSection(a *capacity.Analysis) (Section, error) {
 	return s, nil
 }
 
-// rtoTableLegend says what the columns of the RTO table mean.
-const rtoTableLegend = "Per task: the largest changelog one task's store (one stream thread) restores within the objective; " +
+// wideTimes is capacity.WideExtrapolation as the legends say it.
+var wideTimes = fmt.Sprintf("%.0f×", capacity.WideExtrapolation)
+
+// rtoTableLegend says what the RTO table's cells and marks mean.
+var rtoTableLegend = "Per task: the largest changelog one task's store (one stream thread) restores within the objective; " +
 	"per instance: what one instance's threads restore together. † " +
-	"extrapolated beyond the sizes measured; " +
+	"extrapolated beyond the sizes measured; INCONCLUSIVE (with the size taken) past " + wideTimes +
+	" the sizes measured, where nothing bounds its error, as plan says it; " +
 	"sizes in decimal units (1 GB = 10^9 bytes)."
 
 // rtoTable is the table itself: two columns per objective.
@@ -365,9 +369,14 @@ func rtoNotes(a *capacity.Analysis) []string {
 }
 
 // estimate formats an RTO cell's figure as its answer says it (a
-// calibrated one with its interval), marking extrapolations with a dagger.
+// calibrated one with its interval), marking extrapolations with a dagger,
+// and one past capacity.WideExtrapolation, where nothing bounds its error,
+// INCONCLUSIVE as plan says it.
 func estimate(f capacity.Figure) string {
-	if f.Extrapolated {
+	switch {
+	case f.Wide() || f.WideShape():
+		return "INCONCLUSIVE (" + f.Text() + ") †"
+	case f.Extrapolated:
 		return f.Text() + " †"
 	}
 	return f.Text()

@@ -207,7 +207,7 @@ func TestScenarioSectionsAndRows(t *testing.T) {
 	d := build(t, capacity.Options{})
 	md := render(t, func(w *bytes.Buffer) error { return NewMarkdownReporter(d)(w) })
 	for _, want := range []string{
-		"| warm restart (changes while down) § | 3.56 GB † |",
+		"| warm restart (changes while down) § | INCONCLUSIVE (3.56 GB) † |",
 		"| standby failover | any size (gap ≤ 9.60 s) | any size (gap ≤ 9.60 s) |",
 		"| scale-out (warmup) | 4.92 MB ‡ |",
 		"§ warm restart: bytes of changes written while the instance was down",
