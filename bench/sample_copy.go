@@ -121,7 +121,8 @@ func (e *Env) checkSampleCopy(ctx context.Context, o RestoreTopicOptions, name s
 // createSampleCopy creates the copy topic (partitions as the user's topic,
 // cleanup.policy=delete so records without a key are kept, no retention
 // limit so none is dropped during the run, max.message.bytes as the
-// user's topic) and records it as restorebench's. A copy left by an
+// user's topic, message.timestamp.type=CreateTime so the records keep
+// their timestamps) and records it as restorebench's. A copy left by an
 // interrupted run (restorebench's) is deleted first; a topic of that name
 // that is not restorebench's is refused.
 func createSampleCopy(ctx context.Context, env *fleet.Env, adm *kadm.Client, name string, partitions, maxBytes int32, of string) error {
@@ -147,6 +148,11 @@ func createSampleCopy(ctx context.Context, env *fleet.Env, adm *kadm.Client, nam
 		"retention.ms":      kadm.StringPtr("-1"),
 		"retention.bytes":   kadm.StringPtr("-1"),
 		"max.message.bytes": kadm.StringPtr(strconv.Itoa(int(maxBytes))),
+		// Each record keeps the timestamp the copy wrote (the source's),
+		// also on a cluster that restamps appends by default
+		// (log.message.timestamp.type=LogAppendTime): a timestamped
+		// store keeps it, and the copy is checked by what was written.
+		"message.timestamp.type": kadm.StringPtr("CreateTime"),
 	}
 	// A topic just deleted can still be listed for a moment: created again
 	// until the broker takes it, for cluster.TopicPropagation.

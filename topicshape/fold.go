@@ -25,9 +25,7 @@ func NewFold(topic string, o StateOptions, ps []int32) (*Fold, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = MaxStateKeys
-	}
+	o.MaxKeys = o.maxKeys()
 	f := &Fold{st: TopicState{Ends: map[int32]int64{}}}
 	before := listing{TopicOffsets: cluster.TopicOffsets{Topic: topic, Start: map[int32]int64{}, End: map[int32]int64{}}}
 	for _, p := range ps {
@@ -36,6 +34,13 @@ func NewFold(topic string, o StateOptions, ps []int32) (*Fold, error) {
 	f.lk = newLiveKeys(topic, o, before, &f.st, &f.shape, func() {})
 	return f, nil
 }
+
+// Keys is how many live keys the fold keeps now.
+func (f *Fold) Keys() int { return f.lk.kept }
+
+// Failed reports whether the fold stopped applying records (State says
+// why).
+func (f *Fold) Failed() bool { return f.lk.failed != nil }
 
 // Add applies r, a record of one of the fold's partitions; a record of
 // another partition is an error State returns.

@@ -101,6 +101,22 @@ func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 			t.Fatalf("partition %d: the shape read's restore count %+v to %d, the read's %+v to %d", p, st.Restored[p], st.Ends[p], read.Restored[p], read.Ends[p])
 		}
 	}
+	// Folds that together would keep more live keys than one read keeps
+	// are dropped, and what is kept is still the read's.
+	_, states, err = ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{MaxKeys: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) == len(sampled) {
+		t.Fatalf("the shape read kept both partitions' %d and %d live keys with room for 150", states[0].Partitions[0].Keys, states[2].Partitions[0].Keys)
+	}
+	for i, p := range sampled {
+		if st, ok := states[p]; ok {
+			if ok, v := verify.Check(read.Partitions[i:i+1], st.Partitions); !ok {
+				t.Fatalf("partition %d, kept within the shape read's room: %s", p, v.Problem)
+			}
+		}
+	}
 	changed, err := fold(func(r *kgo.Record) *kgo.Record {
 		if r.Partition == 2 && string(r.Key) == "k-299" && r.Value != nil {
 			c := *r
@@ -121,5 +137,60 @@ func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 		return &c
 	}); err == nil || !strings.Contains(err.Error(), "partition 1") {
 		t.Fatalf("a record of a partition not folded: %v", err)
+	}
+}
+
+// TestFoldOfATimestampedStore folds a changelog as a timestamped store
+// keeps it (each value behind its record's timestamp): the fold's digest
+// is State's with the same option, and a copy that restamped a record
+// (another timestamp, the same value) is caught.
+func TestFoldOfATimestampedStore(t *testing.T) {
+	const topic = "user-app-last-seen-changelog"
+	ctx := context.Background()
+	cfg, cl := emptyChangelog(t, topic, 1)
+	var recs []*kgo.Record
+	for i := range 200 {
+		recs = append(recs, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "user-%02d", i%50), Value: fmt.Appendf(nil, "%d", i),
+			Timestamp: time.UnixMilli(int64(1_700_000_000_000 + i))})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	so := StateOptions{TimestampedValue: true}
+	read, err := State(ctx, cfg, topic, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := cluster.Offsets(ctx, kadm.NewClient(cl), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold := func(restamp bool) TopicState {
+		f, err := NewFold(topic, so, []int32{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		each := func(r *kgo.Record) {
+			if restamp && string(r.Key) == "user-07" {
+				c := *r
+				c.Timestamp = c.Timestamp.Add(time.Hour)
+				r = &c
+			}
+			f.Add(r)
+		}
+		if err := cluster.ScanRange(ctx, cfg, topic, map[int32]cluster.OffsetRange{0: {From: at.Start[0], To: at.End[0]}}, time.Second, each, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.State(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if ok, v := verify.Check(read.Partitions, fold(false).Partitions); !ok {
+		t.Fatalf("the timestamped fold differs from the read: %s", v.Problem)
+	}
+	if ok, _ := verify.Check(read.Partitions, fold(true).Partitions); ok {
+		t.Fatal("a restamped record passed as the read's")
 	}
 }

@@ -205,6 +205,14 @@ func (o StateOptions) check() error {
 	return nil
 }
 
+// maxKeys is MaxKeys with its default; a nil o's is the default.
+func (o *StateOptions) maxKeys() int {
+	if o == nil || o.MaxKeys <= 0 {
+		return MaxStateKeys
+	}
+	return o.MaxKeys
+}
+
 // stateIdle is StateOptions.Idle's default.
 const stateIdle = 5 * time.Second
 

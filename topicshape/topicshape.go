@@ -175,10 +175,12 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 // State does with so (its Partitions ignored): with the shape, the state
 // a correct restore of each partition read ends with, so a restore of
 // them is verified without reading them again. The states are of a topic
-// without transactions only (Read reads read_committed, as a restore at another isolation may not): a
-// read that met a transaction, or read a prefix, returns none; a
-// partition whose state State would refuse (more live keys than it keeps,
-// a record that is not its store kind's) is left out.
+// without transactions only (Read reads read_committed, as a restore at
+// another isolation level may not): a read that met a transaction, or
+// read a prefix, returns none. The folds together keep at most so's
+// MaxKeys live keys, as one State read does; a partition whose fold
+// would pass that, or whose state State would refuse (a record that is
+// not its store kind's), is left out.
 func ReadWithStates(ctx context.Context, cfg cluster.Config, topic string, o Options, so StateOptions) (Shape, map[int32]TopicState, error) {
 	return read(ctx, cfg, topic, o, &so)
 }
@@ -230,10 +232,21 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 			}
 		}
 	}
+	// The folds together keep at most what one State read keeps
+	// (StateOptions.MaxKeys), as the reads they stand for are made one
+	// partition at a time: past it, or at a fold's own failure, the fold
+	// is dropped with its keys, and its partition is read again later.
+	budget := fold.maxKeys()
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
 		if f := folds[r.Partition]; f != nil {
+			before := f.Keys()
 			f.Add(r)
+			budget -= f.Keys() - before
+			if f.Failed() || budget < 0 {
+				budget += f.Keys()
+				delete(folds, r.Partition)
+			}
 		}
 		if r.Attrs.IsControl() {
 			s.marker(r.Key)
@@ -265,18 +278,24 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 }
 
 // foldedStates are the states of the partitions folded, of offsets
-// listed in before; none when the read met a transaction (read
-// read_committed, as a fold with another isolation would not), each
-// partition a fold refused left out.
+// listed in before; none when the read met a transaction (a marker, an
+// open one, or a record written in one: read read_committed, it may
+// have left out records a fold of another isolation level would keep),
+// each partition a fold refused left out.
 func foldedStates(folds map[int32]*Fold, before listing, transactional bool) map[int32]TopicState {
 	if len(folds) == 0 || transactional {
 		return nil
 	}
 	out := map[int32]TopicState{}
 	for p, f := range folds {
-		if st, err := f.State(before.Only([]int32{p})); err == nil {
-			out[p] = st
+		st, err := f.State(before.Only([]int32{p}))
+		if err != nil {
+			continue
 		}
+		if st.Restored[p].Transactional {
+			return nil // a transactional record whose markers are gone: read_committed may have left records out
+		}
+		out[p] = st
 	}
 	return out
 }

@@ -225,11 +225,14 @@ func (f *capacityFlags) readTopic(cmd *cobra.Command, opts *capacity.Options) er
 }
 
 // readShape reads --from-topic's shape with o. When --measure restores a
-// sample of it on this machine, the same read also makes the sampled
-// partitions' independent reads, which the restores are verified against
-// (bench.SampleSource.Know): one read of them instead of two.
+// sample of it on this machine into a key-value store (a window or session
+// store's read depends on the retention the restore takes from the topic,
+// so the restores read those themselves), the same read also makes the
+// sampled partitions' independent reads, which the restores are verified
+// against (bench.SampleSource.Know): one read of them instead of two.
 func (f *capacityFlags) readShape(cmd *cobra.Command, env *bench.Env, o topicshape.Options) (topicshape.Shape, error) {
-	if !f.measure || f.sampled == nil || len(f.agentNames) > 0 || f.anyAgents > 0 || len(f.measureEngines) == 0 {
+	if !f.measure || f.sampled == nil || len(f.agentNames) > 0 || f.anyAgents > 0 || len(f.measureEngines) == 0 ||
+		config.ForeignReadOf(f.measureKind.Of()).Keys != config.KeysPlain {
 		return topicshape.Read(cmd.Context(), env.Cluster, f.fromTopic, o)
 	}
 	c, err := measureCase(config.Engine(f.measureEngines[0]), f.measureKind.Of())

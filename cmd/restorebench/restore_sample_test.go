@@ -174,3 +174,44 @@ func TestRestoreSampledPartitions(t *testing.T) {
 		t.Errorf("stores left behind: %v", left)
 	}
 }
+
+// TestPlanMeasureSampleReadsEachPartitionOnce: plan --from-topic T
+// --measure --sample 2 on a topic restorebench did not fill reads each
+// sampled partition once, with the topic's shape, and verifies every
+// restore against that read: no restore reads a partition again, and
+// every saved restore is verified against the partition's live keys.
+func TestPlanMeasureSampleReadsEachPartitionOnce(t *testing.T) {
+	_, cfg, cl := fromTopicCluster(t)
+	const topic = "user-app-store-changelog"
+	live := sampleTopic(t, cl, topic)
+	t.Chdir(t.TempDir())
+	_, stderr, err := cliNoChdir("--brokers", strings.Join(cfg.Brokers, ","), "--data-dir", t.TempDir(), "--state-dir", t.TempDir(),
+		"plan", "--from-topic", topic, "--measure", "--sample", "2", "--measure-engines", "model", "--measure-repeats", "1",
+		"--instances", "1", "--rto", "10m")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Contains(stderr, "independently to verify the restore against") || !strings.Contains(stderr, "as read independently with the topic's shape") {
+		t.Errorf("a restore read its partitions again, or not from the shape read:\n%s", stderr)
+	}
+	saved, _ := filepath.Glob(filepath.Join("results", "*-measure*", "results.json"))
+	if len(saved) != 3 {
+		t.Fatalf("saved %d runs, want 3: %v", len(saved), saved)
+	}
+	for _, p := range saved {
+		res, err := runs.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Restores {
+			if !r.Verified || r.Verification.Mode != "expected-state" {
+				t.Errorf("%s: restore of %v verified %v (%s), want verified against the read", p, r.RestoredPartitions, r.Verified, r.Verification.Mode)
+			}
+			for _, v := range r.Verification.Partitions {
+				if v.ExpectedKeys != live[v.Partition] || v.ActualKeys != live[v.Partition] {
+					t.Errorf("%s: partition %d: %d keys against %d expected; want %d", p, v.Partition, v.ActualKeys, v.ExpectedKeys, live[v.Partition])
+				}
+			}
+		}
+	}
+}
