@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -538,6 +539,79 @@ func caseTicksIn(p *plot.Plot, names []string, width vg.Length) (slot vg.Length)
 	return max(narrowed, width/2) / vg.Length(len(names))
 }
 
+// withoutSharedEnds drops from the names of entries (two or more) the
+// start and end they all share, cut at a separator ('-', '_', '.', '/',
+// ' '), each of at least minSharedEnd runes, and marked with "…", so names too wide for the legend keep what
+// tells them apart ("fill rb-stores-timestamped-window-balances-changelog"
+// and "fill rb-stores-window-balances-changelog" become
+// "…timestamped-window…" and "…window…") before shorten cuts their
+// middles. Entries are copied, not changed.
+func withoutSharedEnds(entries []legendEntry) []legendEntry {
+	if len(entries) < 2 {
+		return entries
+	}
+	names := make([][]rune, len(entries))
+	for i, e := range entries {
+		names[i] = []rune(e.name)
+	}
+	isSep := func(r rune) bool { return strings.ContainsRune("-_./ ", r) }
+	// head: the shared start, up to and with its last separator.
+	head := 0
+	for i := 0; ; i++ {
+		same := i < len(names[0])
+		for _, n := range names[1:] {
+			same = same && i < len(n) && n[i] == names[0][i]
+		}
+		if !same {
+			break
+		}
+		if isSep(names[0][i]) {
+			head = i + 1
+		}
+	}
+	// tail: the shared end, from and with its first separator.
+	tail := 0
+	for i := 1; ; i++ {
+		same := i <= len(names[0])
+		for _, n := range names[1:] {
+			same = same && i <= len(n) && n[len(n)-i] == names[0][len(names[0])-i]
+		}
+		if !same {
+			break
+		}
+		if isSep(names[0][len(names[0])-i]) {
+			tail = i
+		}
+	}
+	// An end shorter than minSharedEnd tells the reader more than the
+	// room it takes (" #1", "fill "): it stays.
+	if head < minSharedEnd {
+		head = 0
+	}
+	if tail < minSharedEnd {
+		tail = 0
+	}
+	out := slices.Clone(entries)
+	for i, n := range names {
+		if head+tail >= len(n) {
+			return entries // a name would be left empty: they differ too little to cut
+		}
+		mid := string(n[head : len(n)-tail])
+		if head > 0 {
+			mid = "…" + mid
+		}
+		if tail > 0 {
+			mid += "…"
+		}
+		out[i].name = mid
+	}
+	return out
+}
+
+// minSharedEnd is the shortest shared start or end withoutSharedEnds
+// drops, in runes with its separator.
+const minSharedEnd = 6
+
 // shorten drops runes from the middle of name, marking the cut with "…",
 // until name+suffix is at most w wide in sty (or name is down to 8 runes).
 func shorten(name, suffix string, w vg.Length, sty text.Style) string {
@@ -667,6 +741,9 @@ func legendOutside(p *plot.Plot, entries []legendEntry) {
 	for widest() > textMax && size > minLegendFont {
 		size = max(minLegendFont, size-0.5)
 		sty.Font.Size = font.Length(size)
+	}
+	if widest() > textMax {
+		entries = withoutSharedEnds(entries)
 	}
 	for _, e := range entries {
 		name := shorten(e.name, e.suffix, textMax-sty.Width(" "), *sty)
