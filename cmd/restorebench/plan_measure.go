@@ -441,8 +441,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // when they have one, else that there is nothing to price it by. The
 // sizes are the partitions' log segments (the sample's) or the topic read
 // (--from-topic); each restore also starts a process, reads its
-// partitions to verify against and, on kafka-streams, copies them, which
-// the estimate leaves out and says so.
+// partitions to verify against (unless the read of the topic's shape
+// did) and, on kafka-streams, copies them, which the estimate leaves out
+// and says so.
 func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs []*capacity.Run, opts capacity.Options) {
 	var parts []string
 	var total float64
@@ -470,9 +471,13 @@ func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs [
 			for _, b := range sizes {
 				secs += a.Rate.Seconds(b).Value * float64(f.measureRepeats)
 			}
+			read := "one read of each partition restored to verify against"
+			if f.sampled != nil && len(f.sampledStates) == len(f.sampled.Sampled) {
+				read = "no read of them to verify against (the read of their shape above was it)"
+			}
 			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus a process's "+
-				"start for each restore, one read of each partition restored to verify against and, on kafka-streams, one copy of it", capacity.FormatSeconds(secs),
-				capacity.FormatBytes(a.Rate.PerThread))
+				"start for each restore, %s and, on kafka-streams, one copy of each partition", capacity.FormatSeconds(secs),
+				capacity.FormatBytes(a.Rate.PerThread), read)
 		}
 	}
 	fmt.Fprintf(w, "--measure: on %s, restoring %s, %s each: %s restored an engine, %s\n", strings.Join(f.measureEngines, " and "),
