@@ -240,9 +240,9 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
 		if f := folds[r.Partition]; f != nil {
-			before := f.Keys()
+			kept := f.Keys()
 			f.Add(r)
-			budget -= f.Keys() - before
+			budget -= f.Keys() - kept
 			if f.Failed() || budget < 0 {
 				budget += f.Keys()
 				delete(folds, r.Partition)
