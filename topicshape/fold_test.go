@@ -20,7 +20,8 @@ import (
 // copy of it writes them, and asks for the state State reads of the same
 // partitions: the same keys, bytes, digest, record counts and restore
 // counts; and so does a read of the topic's shape that folds what it reads
-// (ReadWithStates), partition by partition. A value changed on the way,
+// (ReadWithStates), partition by partition, naming those too large to
+// verify. A value changed on the way,
 // or a record of a partition the fold does not apply, fails.
 func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 	const topic = "user-app-totals-changelog"
@@ -84,10 +85,11 @@ func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 		t.Fatalf("fold's restore counts %+v to %v, the read's %+v to %v", got.Restored, got.Ends, read.Restored, read.Ends)
 	}
 	// The shape read folds each partition it reads the same way.
-	shape, states, err := ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{})
+	shape, folded, err := ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	states := folded.States
 	if shape.Records != written || len(states) != len(sampled) {
 		t.Fatalf("the shape read %d records and folded %d partitions; %d records of %d partitions were written", shape.Records, len(states),
 			written, len(sampled))
@@ -103,9 +105,13 @@ func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 	}
 	// Folds that together would keep more live keys than one read keeps
 	// are dropped, and what is kept is still the read's.
-	_, states, err = ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{MaxKeys: 150})
+	_, folded, err = ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{MaxKeys: 150})
 	if err != nil {
 		t.Fatal(err)
+	}
+	states = folded.States
+	if len(folded.TooManyKeys) != 0 {
+		t.Fatalf("partitions %v named too large to verify, where each holds under 150 live keys", folded.TooManyKeys)
 	}
 	if len(states) == len(sampled) {
 		t.Fatalf("the shape read kept both partitions' %d and %d live keys with room for 150", states[0].Partitions[0].Keys, states[2].Partitions[0].Keys)
@@ -116,6 +122,16 @@ func TestFoldOfTheRecordsReadIsTheirState(t *testing.T) {
 				t.Fatalf("partition %d, kept within the shape read's room: %s", p, v.Problem)
 			}
 		}
+	}
+	// A partition that alone holds more live keys than a read keeps is
+	// named, so its restores are counted without reading it again.
+	_, folded, err = ReadWithStates(ctx, cfg, topic, Options{Partitions: sampled}, StateOptions{MaxKeys: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(folded.States) != 0 || len(folded.TooManyKeys) != len(sampled) || folded.Offsets.End[2] != at.End[2] {
+		t.Fatalf("partitions of about 90 live keys read with room for 60: %d states, too many keys in %v, offsets %v", len(folded.States),
+			folded.TooManyKeys, folded.Offsets.End)
 	}
 	changed, err := fold(func(r *kgo.Record) *kgo.Record {
 		if r.Partition == 2 && string(r.Key) == "k-299" && r.Value != nil {

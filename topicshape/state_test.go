@@ -81,8 +81,8 @@ func TestStateIsWhatARestoreEndsWith(t *testing.T) {
 	// A shape read that folds as the independent read does keeps no state
 	// of a topic with transactions: it reads read_committed, which a
 	// restore at another isolation level does not.
-	if _, states, err := ReadWithStates(ctx, cfg, topic, Options{Idle: time.Second}, StateOptions{}); err != nil || states != nil {
-		t.Fatalf("a transactional topic's shape read kept %d partitions' states (%v)", len(states), err)
+	if _, folded, err := ReadWithStates(ctx, cfg, topic, Options{Idle: time.Second}, StateOptions{}); err != nil || folded.States != nil {
+		t.Fatalf("a transactional topic's shape read kept %d partitions' states (%v)", len(folded.States), err)
 	}
 	for _, tc := range []struct {
 		readCommitted bool

@@ -177,17 +177,31 @@ func Read(ctx context.Context, cfg cluster.Config, topic string, o Options) (Sha
 // them is verified without reading them again. The states are of a topic
 // without transactions only (Read reads read_committed, as a restore at
 // another isolation level may not): a read that met a transaction, or
-// read a prefix, returns none. The folds together keep at most so's
+// read a prefix, folds none. The folds together keep at most so's
 // MaxKeys live keys, as one State read does; a partition whose fold
 // would pass that, or whose state State would refuse (a record that is
-// not its store kind's), is left out.
-func ReadWithStates(ctx context.Context, cfg cluster.Config, topic string, o Options, so StateOptions) (Shape, map[int32]TopicState, error) {
+// not its store kind's), is left out, and one that alone holds more live
+// keys than that is named in Folded.TooManyKeys.
+func ReadWithStates(ctx context.Context, cfg cluster.Config, topic string, o Options, so StateOptions) (Shape, Folded, error) {
 	return read(ctx, cfg, topic, o, &so)
+}
+
+// Folded is what ReadWithStates folded of the partitions it read.
+type Folded struct {
+	// States are the partitions folded whole, each as State reads it.
+	States map[int32]TopicState
+	// TooManyKeys are the partitions that alone hold more live keys than
+	// a State read keeps (StateOptions.MaxKeys): State fails on each with
+	// ErrTooManyKeys, so a restore of one is counted, not verified.
+	TooManyKeys []int32
+	// Offsets are the log start and end offsets the partitions were read
+	// between.
+	Offsets cluster.TopicOffsets
 }
 
 // read is Read, applying each partition's records to a Fold of fold's
 // options when fold is set.
-func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold *StateOptions) (Shape, map[int32]TopicState, error) {
+func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold *StateOptions) (Shape, Folded, error) {
 	begin := time.Now()
 	if o.Idle <= 0 {
 		o.Idle = 5 * time.Second
@@ -197,21 +211,21 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 	}
 	cl, err := cluster.NewClient(cfg)
 	if err != nil {
-		return Shape{}, nil, err
+		return Shape{}, Folded{}, err
 	}
 	defer cl.Close()
 	before, err := listTopic(ctx, cl, topic)
 	if err != nil {
-		return Shape{}, nil, err
+		return Shape{}, Folded{}, err
 	}
 	s := Shape{Topic: topic, Partitions: len(before.End), IsolationLevel: "read_committed", CleanupPolicy: cleanupPolicy(ctx, cl, topic)}
 	if before, err = before.only(o.Partitions); err != nil {
-		return s, nil, err
+		return s, Folded{}, err
 	}
 	s.ReadPartitions = o.Partitions
 	ranges := s.committedRanges(before)
 	if len(ranges) == 0 {
-		return s, nil, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+		return s, Folded{}, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
 	if o.MaxOffsets > 0 && s.Offsets > o.MaxOffsets {
 		s.prefix(ranges, o.MaxOffsets)
@@ -228,7 +242,7 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 	if fold != nil && s.PrefixOf == 0 {
 		for p := range before.End {
 			if folds[p], err = NewFold(topic, *fold, []int32{p}); err != nil {
-				return s, nil, err
+				return s, Folded{}, err
 			}
 		}
 	}
@@ -236,7 +250,9 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 	// (StateOptions.MaxKeys), as the reads they stand for are made one
 	// partition at a time: past it, or at a fold's own failure, the fold
 	// is dropped with its keys, and its partition is read again later.
-	budget := fold.maxKeys()
+	most := fold.maxKeys()
+	budget := most
+	var tooMany []int32
 	each := func(r *kgo.Record) {
 		reached[r.Partition] = r.Offset + 1
 		if f := folds[r.Partition]; f != nil {
@@ -244,6 +260,9 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 			f.Add(r)
 			budget -= f.Keys() - kept
 			if f.Failed() || budget < 0 {
+				if f.Keys() > most {
+					tooMany = append(tooMany, r.Partition)
+				}
 				budget += f.Keys()
 				delete(folds, r.Partition)
 			}
@@ -266,37 +285,42 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 	}
 	if err := before.scan(ctx, cl, cfg, &s, ranges, reached, o.Idle, each, progress, opts...); err != nil {
-		return s, nil, err
+		return s, Folded{}, err
 	}
 	k.finish(&s)
 	s.HotRecords = &hot.Hot
 	s.Seconds = time.Since(begin).Seconds()
 	if s.Records == 0 {
-		return s, nil, fmt.Errorf("topic %s %w", topic, ErrEmpty)
+		return s, Folded{}, fmt.Errorf("topic %s %w", topic, ErrEmpty)
 	}
-	return s, foldedStates(folds, before, s.Transactional()), nil
+	if fold == nil {
+		return s, Folded{}, nil
+	}
+	return s, foldedStates(folds, tooMany, before, s.Transactional()), nil
 }
 
-// foldedStates are the states of the partitions folded, of offsets
-// listed in before; none when the read met a transaction (a marker, an
-// open one, or a record written in one: read read_committed, it may
-// have left out records a fold of another isolation level would keep),
-// each partition a fold refused left out.
-func foldedStates(folds map[int32]*Fold, before listing, transactional bool) map[int32]TopicState {
-	if len(folds) == 0 || transactional {
-		return nil
+// foldedStates is what the folds of partitions read (those left, and
+// tooMany, those that alone passed the live keys a read keeps), of
+// offsets listed in before; nothing when the read met a transaction (a
+// marker, an open one, or a record written in one: read read_committed,
+// it may have left out records a fold of another isolation level would
+// keep), each partition a fold refused left out.
+func foldedStates(folds map[int32]*Fold, tooMany []int32, before listing, transactional bool) Folded {
+	if transactional {
+		return Folded{}
 	}
-	out := map[int32]TopicState{}
+	out := Folded{States: map[int32]TopicState{}, TooManyKeys: tooMany, Offsets: before.TopicOffsets}
 	for p, f := range folds {
 		st, err := f.State(before.Only([]int32{p}))
 		if err != nil {
 			continue
 		}
 		if st.Restored[p].Transactional {
-			return nil // a transactional record whose markers are gone: read_committed may have left records out
+			return Folded{} // a transactional record whose markers are gone: read_committed may have left records out
 		}
-		out[p] = st
+		out.States[p] = st
 	}
+	slices.Sort(out.TooManyKeys)
 	return out
 }
 

@@ -70,7 +70,7 @@ type capacityFlags struct {
 	// with their shape when --measure restores them here (readShape), so
 	// the restores do not read them again; read with sampledRead, in
 	// sampledSeconds.
-	sampledStates  map[int32]topicshape.TopicState
+	sampledStates  topicshape.Folded
 	sampledRead    topicshape.StateOptions
 	sampledSeconds float64
 	// agents is --agents as given (NAME,... or any:N; default none: every
