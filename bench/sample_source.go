@@ -77,34 +77,22 @@ func (e *Env) NewSampleSource(topic string) *SampleSource {
 	return &SampleSource{env: e, topic: topic, reads: map[int32]*partitionRead{}}
 }
 
-// Know takes what a read of the topic's shape folded with opts
+// Know takes what a read of the topic's shape folded
 // (topicshape.ReadWithStates: plan --from-topic) as the independent reads
 // of those partitions: a restore uses one while its partition's offsets
-// are those it was read at and the restore reads the topic with opts, as
-// it uses a read of its own; otherwise it reads again. So the sampled
-// partitions are read once before the restores, not twice; one too large
-// to verify is counted, not verified, without being read again. seconds
-// is how long that read took, shared among the states by their records
-// (a read's Seconds).
-func (s *SampleSource) Know(folded topicshape.Folded, opts topicshape.StateOptions, seconds float64) {
-	var records int64
-	for _, st := range folded.States {
-		records += st.Records
-	}
-	at := folded.Offsets
+// are those it was read at and the restore reads the topic with the
+// options they were folded with, as it uses a read of its own; otherwise
+// it reads again. So the sampled partitions are read once before the
+// restores, not twice; one too large to verify is counted, not verified,
+// without being read again.
+func (s *SampleSource) Know(folded topicshape.Folded) {
+	at, opts := folded.Offsets, folded.Options
 	for p, st := range folded.States {
-		if records > 0 {
-			st.Seconds = seconds * float64(st.Records) / float64(records)
-		}
 		s.reads[p] = &partitionRead{start: at.Start[p], end: at.End[p], opts: opts, state: &st, by: byShapeRead}
-	}
-	most := opts.MaxKeys
-	if most <= 0 {
-		most = topicshape.MaxStateKeys
 	}
 	for _, p := range folded.TooManyKeys {
 		s.env.Logf("restore: %s will be counted, not verified: partition %d %v (%d), as the read of its shape found",
-			s.topic, p, topicshape.ErrTooManyKeys, most)
+			s.topic, p, topicshape.ErrTooManyKeys, folded.MaxKeys)
 		s.reads[p] = &partitionRead{start: at.Start[p], end: at.End[p], opts: opts, by: byShapeRead}
 	}
 }

@@ -38,7 +38,7 @@ func TestKnownReadsAreNotReadAgain(t *testing.T) {
 	src := e.NewSampleSource("user-app-store-changelog")
 	at := cluster.TopicOffsets{Start: map[int32]int64{1: 10, 3: 0}, End: map[int32]int64{1: 500, 3: 900}}
 	st := topicshape.TopicState{Partitions: []loadgen.PartitionState{{Partition: 1, Keys: 42}}, Ends: map[int32]int64{1: 500}, Records: 490}
-	src.Know(topicshape.Folded{States: map[int32]topicshape.TopicState{1: st}, TooManyKeys: []int32{3}, Offsets: at}, topicshape.StateOptions{}, 2)
+	src.Know(topicshape.Folded{States: map[int32]topicshape.TopicState{1: st}, TooManyKeys: []int32{3}, Offsets: at, MaxKeys: 1000})
 	ctx := context.Background()
 	got, err := src.read(ctx, []int32{1}, at, topicshape.StateOptions{}, "a sample")
 	if err != nil || got == nil || len(got.Partitions) != 1 || got.Partitions[0].Keys != 42 {

@@ -408,7 +408,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			ID:           "largest_task_within_rto",
 			RTO:          rto,
 			Question:     "Largest changelog per task restored within " + rtoText,
-			Value:        inconclusiveIfWide(SizeValue(task), task),
+			Value:        InconclusiveIfWide(SizeValue(task), task),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary()}, task),
@@ -421,7 +421,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 			ID:           "largest_instance_within_rto",
 			RTO:          rto,
 			Question:     fmt.Sprintf("Largest changelog per instance (%s) restored within %s", Plural(t, "stream thread"), rtoText),
-			Value:        inconclusiveIfWide(SizeValue(inst), task),
+			Value:        InconclusiveIfWide(SizeValue(inst), task),
 			Extrapolated: task.Extrapolated,
 			Below:        task.Below,
 			Inputs:       withFactor([]string{"RTO " + rtoText, r.Summary(), threadsBasis(r, t)}, task),
@@ -457,7 +457,7 @@ func taskAnswersFor(a *Analysis, rto time.Duration) ([]Answer, []Unanswered) {
 		RTO:          rto,
 		Figure:       fig,
 		Question:     q,
-		Value:        inconclusiveIfWide("at least "+fig.Text(), task),
+		Value:        InconclusiveIfWide("at least "+fig.Text(), task),
 		Extrapolated: task.Extrapolated,
 		Below:        task.Below,
 		Inputs:       inputs,
@@ -551,7 +551,7 @@ func instancesNeeded(a *Analysis, rto time.Duration, taskBytes, taskSecs float64
 		RTO:          rto,
 		Figure:       fig,
 		Question:     q,
-		Value:        inconclusiveIfWide(fig.Text(), within),
+		Value:        InconclusiveIfWide(fig.Text(), within),
 		Extrapolated: within.Extrapolated,
 		Below:        within.Below,
 		Inputs:       inputs,
@@ -654,11 +654,12 @@ func intervalText(e Estimate) string {
 	return s
 }
 
-// inconclusiveIfWide is an answer's value v as it reads when the estimate
+// InconclusiveIfWide is an answer's value v as it reads when the estimate
 // e it rests on lies past WideExtrapolation from the sizes measured:
 // "INCONCLUSIVE (v)", so the headline says what the inputs line under it
-// (wideText) explains; v otherwise.
-func inconclusiveIfWide(v string, e Estimate) string {
+// (wideText) explains; v otherwise. The report's recovery-time table says
+// its cells so too.
+func InconclusiveIfWide(v string, e Estimate) string {
 	if !e.Wide() {
 		return v
 	}

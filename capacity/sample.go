@@ -408,18 +408,18 @@ func seriesMissed(chk *CompositionCheck, n, k int) string {
 	miss := math.Abs(chk.Ratio/predicted - 1)
 	doublings := math.Log2(float64(k) / float64(n))
 	fix := fmt.Sprintf("restore more of them together, --sample %d or more, or run the compose profile with tasks like these", k)
+	said := fmt.Sprintf("the composition series, measured on tasks of other sizes and shapes, predicted %.2f× for the sampled "+
+		"tasks together where they measured %.2f×", predicted, chk.Ratio)
 	switch {
 	case miss > seriesMiss:
 		// Measured here: 4 tasks of 16 B records composed at 0.92x where
 		// the series said 0.54x, and its move from 4 to 16 tasks put the
 		// instance 27% above its restore.
-		return fmt.Sprintf("the composition series, measured on tasks of other sizes and shapes, predicted %.2f× for the sampled "+
-			"tasks together where they measured %.2f×: how they compose past %d tasks is not what it measured (%s)", predicted, chk.Ratio, n, fix)
+		return fmt.Sprintf("%s: how they compose past %d tasks is not what it measured (%s)", said, n, fix)
 	case miss*doublings > seriesMissMoved:
-		return fmt.Sprintf("the composition series, measured on tasks of other sizes and shapes, predicted %.2f× for the sampled "+
-			"tasks together where they measured %.2f× (%.0f%% apart), and the answer moves that ratio %.1f doublings, from %d tasks "+
-			"to %d: a miss that grows by as much at each doubling would pass %.0f%% there, so how %d of them compose is not known (%s)",
-			predicted, chk.Ratio, 100*miss, doublings, n, k, 100*seriesMissMoved, k, fix)
+		return fmt.Sprintf("%s (%.0f%% apart), and the answer moves that ratio %.1f doublings, from %d tasks to %d: a miss that grows "+
+			"by as much at each doubling would pass %.0f%% there, so how %d of them compose is not known (%s)",
+			said, 100*miss, doublings, n, k, 100*seriesMissMoved, k, fix)
 	}
 	return ""
 }

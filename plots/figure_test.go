@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,20 +87,13 @@ func TestFigureChartDrawsEachCasesMedian(t *testing.T) {
 	if p.Y.Label.Text != "seconds to ready" || !strings.HasPrefix(p.Title.Text, "Time to ready again") {
 		t.Errorf("title %q, axis %q", p.Title.Text, p.Y.Label.Text)
 	}
-	var svg bytes.Buffer
-	w, err := p.WriterTo(Width, Height, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteTo(&svg); err != nil {
-		t.Fatal(err)
-	}
+	svg := svgText(t, p)
 	for _, s := range []string{"2.00 s", "n=3", "5.00 s", "n=2", "b (unverified)", "no verified"} {
-		if !strings.Contains(svg.String(), s) {
+		if !strings.Contains(svg, s) {
 			t.Errorf("the chart lacks %q", s)
 		}
 	}
-	if strings.Contains(svg.String(), "50.0 s") || strings.Contains(svg.String(), ">w<") {
+	if strings.Contains(svg, "50.0 s") || strings.Contains(svg, ">w<") {
 		t.Error("the chart draws the warm restart")
 	}
 	files, err := WriteAll(res, t.TempDir())

@@ -541,11 +541,12 @@ func caseTicksIn(p *plot.Plot, names []string, width vg.Length) (slot vg.Length)
 
 // withoutSharedEnds drops from the names of entries (two or more) the
 // start and end they all share, cut at a separator ('-', '_', '.', '/',
-// ' '), each of at least minSharedEnd runes, and marked with "…", so names too wide for the legend keep what
-// tells them apart ("fill rb-stores-timestamped-window-balances-changelog"
-// and "fill rb-stores-window-balances-changelog" become
-// "…timestamped-window…" and "…window…") before shorten cuts their
-// middles. Entries are copied, not changed.
+// ' '), each of at least minSharedEnd runes, and marked with "…", so
+// names too wide for the legend keep what tells them apart ("fill
+// rb-stores-timestamped-window-balances-changelog" and "fill
+// rb-stores-window-balances-changelog" become "…timestamped-window…" and
+// "…window…") before shorten cuts their middles. Entries are copied, not
+// changed.
 func withoutSharedEnds(entries []legendEntry) []legendEntry {
 	if len(entries) < 2 {
 		return entries
@@ -554,35 +555,24 @@ func withoutSharedEnds(entries []legendEntry) []legendEntry {
 	for i, e := range entries {
 		names[i] = []rune(e.name)
 	}
-	isSep := func(r rune) bool { return strings.ContainsRune("-_./ ", r) }
-	// head: the shared start, up to and with its last separator.
-	head := 0
-	for i := 0; ; i++ {
-		same := i < len(names[0])
-		for _, n := range names[1:] {
-			same = same && i < len(n) && n[i] == names[0][i]
-		}
-		if !same {
-			break
-		}
-		if isSep(names[0][i]) {
-			head = i + 1
-		}
-	}
-	// tail: the shared end, from and with its first separator.
-	tail := 0
-	for i := 1; ; i++ {
-		same := i <= len(names[0])
-		for _, n := range names[1:] {
-			same = same && i <= len(n) && n[len(n)-i] == names[0][len(names[0])-i]
-		}
-		if !same {
-			break
-		}
-		if isSep(names[0][len(names[0])-i]) {
-			tail = i
+	// shared is how many runes every name shares read by at (its i-th
+	// rune from the start, or from the end), up to and with the last
+	// separator among them.
+	shared := func(at func(n []rune, i int) rune) int {
+		cut := 0
+		for i := 0; ; i++ {
+			for _, n := range names {
+				if i >= len(n) || at(n, i) != at(names[0], i) {
+					return cut
+				}
+			}
+			if strings.ContainsRune("-_./ ", at(names[0], i)) {
+				cut = i + 1
+			}
 		}
 	}
+	head := shared(func(n []rune, i int) rune { return n[i] })
+	tail := shared(func(n []rune, i int) rune { return n[len(n)-1-i] })
 	// An end shorter than minSharedEnd tells the reader more than the
 	// room it takes (" #1", "fill "): it stays.
 	if head < minSharedEnd {

@@ -199,16 +199,9 @@ func TestStandbyLagChartShowsEveryEnginesSteps(t *testing.T) {
 			}
 		}
 	}
-	var svg bytes.Buffer
-	w, err := p.WriterTo(Width, Height, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteTo(&svg); err != nil {
-		t.Fatal(err)
-	}
+	svg := svgText(t, p)
 	for _, want := range []string{"standby-kstreams: kept up to 59917 rec/s, behind from 69217", "standby-model: kept up to 124429 rec/s, behind from 121571"} {
-		if !strings.Contains(svg.String(), want) {
+		if !strings.Contains(svg, want) {
 			t.Errorf("the chart's legend lacks %q", want)
 		}
 	}
@@ -250,4 +243,18 @@ func TestRestoreThroughputDrawsTheMedianRepeatPastTwelve(t *testing.T) {
 	if !strings.Contains(p.Title.Text, "median repeat of each case") {
 		t.Errorf("title %q does not say the lines are median repeats", p.Title.Text)
 	}
+}
+
+// svgText is chart p drawn as SVG, at the size the charts are written.
+func svgText(t *testing.T, p *plot.Plot) string {
+	t.Helper()
+	var svg bytes.Buffer
+	w, err := p.WriterTo(Width, Height, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteTo(&svg); err != nil {
+		t.Fatal(err)
+	}
+	return svg.String()
 }

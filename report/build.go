@@ -369,17 +369,15 @@ func rtoNotes(a *capacity.Analysis) []string {
 }
 
 // estimate formats an RTO cell's figure as its answer says it (a
-// calibrated one with its interval), marking extrapolations with a dagger,
-// and one past capacity.WideExtrapolation, where nothing bounds its error,
-// INCONCLUSIVE as plan says it.
+// calibrated one with its interval; INCONCLUSIVE past
+// capacity.WideExtrapolation, where nothing bounds its error), marking
+// extrapolations with a dagger.
 func estimate(f capacity.Figure) string {
-	switch {
-	case f.Wide() || f.WideShape():
-		return "INCONCLUSIVE (" + f.Text() + ") †"
-	case f.Extrapolated:
-		return f.Text() + " †"
+	text := capacity.InconclusiveIfWide(f.Text(), f.Estimate)
+	if f.Extrapolated {
+		text += " †"
 	}
-	return f.Text()
+	return text
 }
 
 // extrapolationNote explains the dagger: the range the rate was measured over.

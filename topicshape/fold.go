@@ -26,7 +26,7 @@ func NewFold(topic string, o StateOptions, ps []int32) (*Fold, error) {
 		return nil, err
 	}
 	o.MaxKeys = o.maxKeys()
-	f := &Fold{st: TopicState{Ends: map[int32]int64{}}}
+	f := &Fold{}
 	before := listing{TopicOffsets: cluster.TopicOffsets{Topic: topic, Start: map[int32]int64{}, End: map[int32]int64{}}}
 	for _, p := range ps {
 		before.Start[p], before.End[p] = 0, 0
@@ -62,17 +62,11 @@ func (f *Fold) State(at cluster.TopicOffsets) (TopicState, error) {
 	if f.lk.failed != nil {
 		return TopicState{}, f.lk.failed
 	}
-	st := f.st
-	st.Ends = map[int32]int64{}
-	st.Restored = map[int32]RestoreCount{}
+	f.st.Ends = map[int32]int64{} // a state returned before keeps its own
 	for p, c := range f.lk.counts {
-		st.Ends[p] = at.End[p]
-		rc := *c
-		rc.From, rc.To = at.Start[p], at.End[p]
-		st.Restored[p] = rc
+		c.From, c.To, f.st.Ends[p] = at.Start[p], at.End[p], at.End[p]
 	}
-	st.Partitions = f.lk.partitionStates()
-	return st, nil
+	return f.lk.state(), nil
 }
 
 // errNotFolded is Fold's error for a record of partition p, which it

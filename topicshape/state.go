@@ -130,9 +130,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	if o.Idle <= 0 {
 		o.Idle = stateIdle
 	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = MaxStateKeys
-	}
+	o.MaxKeys = o.maxKeys()
 	cl, err := cluster.NewClient(cfg)
 	if err != nil {
 		return TopicState{}, err
@@ -167,11 +165,7 @@ func State(ctx context.Context, cfg cluster.Config, topic string, o StateOptions
 	if err != nil {
 		return st, err
 	}
-	st.Partitions = lk.partitionStates()
-	st.Restored = map[int32]RestoreCount{}
-	for p, c := range lk.counts {
-		st.Restored[p] = *c
-	}
+	st = lk.state()
 	st.Seconds = time.Since(begin).Seconds()
 	return st, nil
 }
@@ -389,6 +383,18 @@ func (lk *liveKeys) expire(p int32) {
 			lk.kept--
 		}
 	}
+}
+
+// state is what the records applied leave: the counts so far with each
+// partition's state and restore count.
+func (lk *liveKeys) state() TopicState {
+	st := *lk.st
+	st.Partitions = lk.partitionStates()
+	st.Restored = map[int32]RestoreCount{}
+	for p, c := range lk.counts {
+		st.Restored[p] = *c
+	}
+	return st
 }
 
 // partitionStates are the partitions' states in partition order: each

@@ -197,6 +197,10 @@ type Folded struct {
 	// Offsets are the log start and end offsets the partitions were read
 	// between.
 	Offsets cluster.TopicOffsets
+	// Options are the StateOptions the states were folded with, as given;
+	// MaxKeys the live keys the folds kept at most (its default filled).
+	Options StateOptions
+	MaxKeys int
 }
 
 // read is Read, applying each partition's records to a Fold of fold's
@@ -296,20 +300,26 @@ func read(ctx context.Context, cfg cluster.Config, topic string, o Options, fold
 	if fold == nil {
 		return s, Folded{}, nil
 	}
-	return s, foldedStates(folds, tooMany, before, s.Transactional()), nil
+	out := foldedStates(folds, before, s.Transactional(), s.Seconds)
+	if out.States != nil {
+		out.TooManyKeys, out.Options, out.MaxKeys = tooMany, *fold, most
+		slices.Sort(out.TooManyKeys)
+	}
+	return s, out, nil
 }
 
-// foldedStates is what the folds of partitions read (those left, and
-// tooMany, those that alone passed the live keys a read keeps), of
-// offsets listed in before; nothing when the read met a transaction (a
-// marker, an open one, or a record written in one: read read_committed,
-// it may have left out records a fold of another isolation level would
-// keep), each partition a fold refused left out.
-func foldedStates(folds map[int32]*Fold, tooMany []int32, before listing, transactional bool) Folded {
+// foldedStates are the states the folds left end with, of offsets listed
+// in before, each given its records' share of the read's seconds;
+// nothing when the read met a transaction (a marker, an open one, or a
+// record written in one: read read_committed, it may have left out
+// records a fold of another isolation level would keep), each partition
+// a fold refused left out.
+func foldedStates(folds map[int32]*Fold, before listing, transactional bool, seconds float64) Folded {
 	if transactional {
 		return Folded{}
 	}
-	out := Folded{States: map[int32]TopicState{}, TooManyKeys: tooMany, Offsets: before.TopicOffsets}
+	out := Folded{States: map[int32]TopicState{}, Offsets: before.TopicOffsets}
+	var records int64
 	for p, f := range folds {
 		st, err := f.State(before.Only([]int32{p}))
 		if err != nil {
@@ -318,9 +328,14 @@ func foldedStates(folds map[int32]*Fold, tooMany []int32, before listing, transa
 		if st.Restored[p].Transactional {
 			return Folded{} // a transactional record whose markers are gone: read_committed may have left records out
 		}
-		out.States[p] = st
+		out.States[p], records = st, records+st.Records
 	}
-	slices.Sort(out.TooManyKeys)
+	for p, st := range out.States {
+		if records > 0 {
+			st.Seconds = seconds * float64(st.Records) / float64(records)
+			out.States[p] = st
+		}
+	}
 	return out
 }
 

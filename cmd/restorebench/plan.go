@@ -66,13 +66,10 @@ type capacityFlags struct {
 	sample           int
 	samplePartitions []int
 	sampled          *samplePlan
-	// sampledStates are the sampled partitions' independent reads, made
+	// sampledReads are the sampled partitions' independent reads, made
 	// with their shape when --measure restores them here (readShape), so
-	// the restores do not read them again; read with sampledRead, in
-	// sampledSeconds.
-	sampledStates  topicshape.Folded
-	sampledRead    topicshape.StateOptions
-	sampledSeconds float64
+	// the restores do not read them again.
+	sampledReads topicshape.Folded
 	// agents is --agents as given (NAME,... or any:N; default none: every
 	// restore here); agentNames and anyAgents are it parsed by checkAgents.
 	agents     string
@@ -239,9 +236,8 @@ func (f *capacityFlags) readShape(cmd *cobra.Command, env *bench.Env, o topicsha
 	if err != nil {
 		return topicshape.Shape{}, err
 	}
-	f.sampledRead = bench.IndependentRead(c)
-	shape, states, err := topicshape.ReadWithStates(cmd.Context(), env.Cluster, f.fromTopic, o, f.sampledRead)
-	f.sampledStates, f.sampledSeconds = states, shape.Seconds
+	shape, folded, err := topicshape.ReadWithStates(cmd.Context(), env.Cluster, f.fromTopic, o, bench.IndependentRead(c))
+	f.sampledReads = folded
 	return shape, err
 }
 

@@ -167,7 +167,7 @@ func (f *capacityFlags) measureHere(cmd *cobra.Command, restores [][]int32) ([]s
 	var src *bench.SampleSource
 	if f.sampled != nil {
 		src = env.NewSampleSource(f.fromTopic)
-		src.Know(f.sampledStates, f.sampledRead, f.sampledSeconds)
+		src.Know(f.sampledReads)
 		defer src.Close()
 	}
 	var out []string
@@ -472,7 +472,7 @@ func (f *capacityFlags) sayMeasurePlan(w io.Writer, restores [][]int32, inputs [
 				secs += a.Rate.Seconds(b).Value * float64(f.measureRepeats)
 			}
 			read := "one read of each partition restored to verify against"
-			if f.sampled != nil && len(f.sampledStates.States)+len(f.sampledStates.TooManyKeys) == len(f.sampled.Sampled) {
+			if f.sampled != nil && len(f.sampledReads.States)+len(f.sampledReads.TooManyKeys) == len(f.sampled.Sampled) {
 				read = "no read of them to verify against (the read of their shape above was it)"
 			}
 			est = fmt.Sprintf("about %s of restore an engine at the inputs' cold-restore rate (%s/s a thread), plus a process's "+
