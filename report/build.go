@@ -185,16 +185,23 @@ func scenarioFacts(a *capacity.Analysis) []Fact {
 	return out
 }
 
-// limitsFact is the per-task limit for each RTO in one line.
+// limitsFact is the per-task limit for each RTO in one line, each past
+// capacity.WideExtrapolation INCONCLUSIVE as plan says it (all of them
+// under one INCONCLUSIVE when none is within it).
 func limitsFact(a *capacity.Analysis) Fact {
 	row := a.RTO.Row(capacity.RowColdRestore)
-	var rtos, vals []string
-	extrap, wide := false, false
+	var rtos, vals, sizes []string
+	extrap, wide, allWide := false, false, len(row.Cells) > 0
 	for _, c := range row.Cells {
 		rtos = append(rtos, capacity.FormatRTO(c.RTO))
-		vals = append(vals, capacity.FormatBytes(c.Task.Value))
+		size := capacity.FormatBytes(c.Task.Value)
+		sizes, vals = append(sizes, size), append(vals, capacity.InconclusiveIfWide(size, c.Task.Estimate))
 		extrap = extrap || c.Task.Extrapolated
-		wide = wide || c.Task.Value > capacity.WideExtrapolation*a.Rate.Hi
+		wide, allWide = wide || c.Task.Wide(), allWide && c.Task.Wide()
+	}
+	value := strings.Join(vals, " / ")
+	if allWide {
+		value = "INCONCLUSIVE (" + strings.Join(sizes, " / ") + ")"
 	}
 	detail := "cold restore, largest changelog per task"
 	if extrap {
@@ -204,7 +211,7 @@ func limitsFact(a *capacity.Analysis) Fact {
 		// As the verdicts do: past 4x the measured size nothing bounds it.
 		detail += fmt.Sprintf("; past %.0f× that, nothing measured bounds the figure", capacity.WideExtrapolation)
 	}
-	return Fact{Label: "Per task within " + strings.Join(rtos, " / "), Value: strings.Join(vals, " / "), Detail: detail, Warn: wide}
+	return Fact{Label: "Per task within " + strings.Join(rtos, " / "), Value: value, Detail: detail, Warn: wide}
 }
 
 // holdoutOf is the hold-out check of the rate's setup, if any.

@@ -252,3 +252,21 @@ func TestEmbeddedCompactionIsNotASetting(t *testing.T) {
 		}
 	}
 }
+
+// TestPerTaskLimitsSayInconclusiveAsPlanDoes: the summary's per-task limits
+// read as plan's answers do: a limit within 4× of the sizes measured (up
+// to 1 GB here) as a size, one past it INCONCLUSIVE, and all of them under
+// one INCONCLUSIVE when none is within.
+func TestPerTaskLimitsSayInconclusiveAsPlanDoes(t *testing.T) {
+	for _, tc := range []struct {
+		rtos []time.Duration
+		want string
+	}{
+		{[]time.Duration{10 * time.Second, time.Minute}, "944 MB / INCONCLUSIVE (5.91 GB)"},
+		{[]time.Duration{time.Minute, 5 * time.Minute}, "INCONCLUSIVE (5.91 GB / 29.8 GB)"},
+	} {
+		if got := limitsFact(capacity.Analyze(syntheticRuns(), capacity.Options{RTOs: tc.rtos})).Value; got != tc.want {
+			t.Errorf("RTOs %v: %q, want %q", tc.rtos, got, tc.want)
+		}
+	}
+}
