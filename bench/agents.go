@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/restorebench/restorebench/config"
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/profiles"
 )
 
@@ -24,10 +25,7 @@ func scenariosWhere(has func(config.ScenarioDef) bool) string {
 			names = append(names, string(d.Name))
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return listing.Or(names)
 }
 
 // checkAgentPlan refuses, with agents, a plan the agents cannot run: a

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/restorebench/restorebench/internal/listing"
 	"github.com/restorebench/restorebench/internal/termsafe"
 	"github.com/restorebench/restorebench/loadgen"
 )
@@ -165,7 +166,7 @@ func (f Fill) kindSpec(spec *loadgen.Spec) error {
 			v    Duration
 		}{{"time_range", f.TimeRange}, {"window_size", f.WindowSize}, {"retention", f.Retention}} {
 			if d.v != 0 {
-				return fieldErr(d.name, "is set only with store_kind %s", orList(timedKinds()))
+				return fieldErr(d.name, "is set only with store_kind %s", listing.Or(timedKinds()))
 			}
 		}
 		if _, ok := StoreKindDefOf(k); !ok {

@@ -272,19 +272,7 @@ func ForeignKinds() string {
 			names = append(names, string(d.Kind))
 		}
 	}
-	return orList(names)
-}
-
-// orList joins names as a sentence lists them: "a, b or c".
-func orList[T ~string](names []T) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return listing.Or(names)
 }
 
 // ForeignProperties are the driver's keys of the case's store over a topic

@@ -17,3 +17,19 @@ func TestAnd(t *testing.T) {
 		}
 	}
 }
+
+func TestOr(t *testing.T) {
+	for _, tc := range []struct {
+		items []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"window"}, "window"},
+		{[]string{"window", "session"}, "window or session"},
+		{[]string{"cold", "warm", "standby"}, "cold, warm or standby"},
+	} {
+		if got := Or(tc.items); got != tc.want {
+			t.Errorf("Or(%q) = %q, want %q", tc.items, got, tc.want)
+		}
+	}
+}
