@@ -32,6 +32,10 @@ type Composition struct {
 	// composition holds for that kind of host.
 	Host string
 	CPUs int
+	// RecordBytes is the key+value bytes of the series' records, two
+	// significant digits: how tasks compose moves with it (a task of 500 B
+	// records fetches far fewer records a megabyte than one of 80 B).
+	RecordBytes float64
 	// Fits are the lines by task count, in order.
 	Fits []ComposeFit
 	// MaxTasks is the most tasks measured together.
@@ -77,8 +81,8 @@ func (c *Composition) Summary() string {
 	line := func(f ComposeFit) string {
 		return fmt.Sprintf("%s: %s + %.2f s/GB", Plural(f.Tasks, "task"), FormatSeconds(f.Fixed), f.PerByte*1e9)
 	}
-	return fmt.Sprintf("%s; %s (tasks of %s–%s, %s together; the lines' error %s to %s)", line(first), line(last),
-		FormatBytes(first.MinSize), FormatBytes(first.MaxSize), taskCounts(c.Fits), EffectText(lo), EffectText(hi))
+	return fmt.Sprintf("%s; %s (tasks of %s–%s of %s records, %s together; the lines' error %s to %s)", line(first), line(last),
+		FormatBytes(first.MinSize), FormatBytes(first.MaxSize), FormatBytes(c.RecordBytes), taskCounts(c.Fits), EffectText(lo), EffectText(hi))
 }
 
 // taskCounts lists the counts measured: "1, 2, 4, 8 and 16 tasks".
@@ -181,7 +185,8 @@ func composition(k composeKey, obs []Obs) *Composition {
 		n := o.Restore.Partitions
 		byTasks[n] = append(byTasks[n], point{o.ChangelogBytes, o.Seconds, o.ChangelogBytes / float64(n), float64(o.Restore.Records) / float64(n)})
 	}
-	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs, Obs: obs}
+	c := &Composition{Engine: config.Engine(k.engine), Threads: k.threads, Host: k.host, CPUs: obs[0].Run.Results.Host.CPUs,
+		RecordBytes: k.recordBytes, Obs: obs}
 	for tasks, pts := range byTasks {
 		var xs, ys []float64
 		f := ComposeFit{Tasks: tasks, N: len(pts), MinSize: math.Inf(1), ErrLo: math.Inf(1), ErrHi: math.Inf(-1)}
@@ -212,16 +217,20 @@ func composition(k composeKey, obs []Obs) *Composition {
 }
 
 // CompositionFor is the series of engine and threads the instance answers
-// compose with: the one whose host restored the sample when one did, else
-// the first; and the one-thread series of the same host and engine, whose
-// single task prices a task's own part (c itself for one thread; nil when
-// there is none).
-func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string) (c, one *Composition) {
-	for _, x := range cs {
-		if x.Engine != engine || x.Threads != threads {
-			continue
+// compose with: of those whose host restored the sample when one did
+// (else of all), the one whose records are nearest in size to the user's
+// (recordBytes, 0 when unknown: the first); and the one-thread series of
+// the same host, engine and record size, whose single task prices a
+// task's own part (c itself for one thread; nil when there is none).
+func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string, recordBytes float64) (c, one *Composition) {
+	better := func(x, than *Composition) bool {
+		if (x.Host == host) != (than.Host == host) {
+			return x.Host == host
 		}
-		if c == nil || (x.Host == host && c.Host != host) {
+		return recordBytes > 0 && recordsApart(x.RecordBytes, recordBytes) < recordsApart(than.RecordBytes, recordBytes)
+	}
+	for _, x := range cs {
+		if x.Engine == engine && x.Threads == threads && (c == nil || better(x, c)) {
 			c = x
 		}
 	}
@@ -229,9 +238,18 @@ func CompositionFor(cs []*Composition, engine config.Engine, threads int, host s
 		return nil, nil
 	}
 	for _, x := range cs {
-		if x.Engine == engine && x.Threads == 1 && x.Host == c.Host {
+		if x.Engine == engine && x.Threads == 1 && x.Host == c.Host && x.RecordBytes == c.RecordBytes {
 			return c, x
 		}
 	}
 	return c, nil
+}
+
+// recordsApart is how many times larger the larger of two record sizes
+// is (1 for equal; +Inf when one is unknown).
+func recordsApart(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return math.Inf(1)
+	}
+	return max(a/b, b/a)
 }

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -153,6 +154,40 @@ func (sm *sampled) slowest() (TaskTime, TaskHost) {
 	return largest, sm.tasks.TaskHosts[sm.engine][largest.Partition]
 }
 
+// recordBytes is the key+value bytes a record of the sampled tasks, as
+// their restores on the sampled engine read them; 0 when none did.
+func (sm *sampled) recordBytes() float64 {
+	var bytes, records float64
+	for _, o := range sm.tasks.Obs {
+		if runs.EngineOf(o.Restore.Params) == sm.engine && o.Restore.Records > 0 {
+			bytes, records = bytes+float64(o.Restore.Bytes), records+float64(o.Restore.Records)
+		}
+	}
+	if records == 0 {
+		return 0
+	}
+	return bytes / records
+}
+
+// recordsUnlike is how far apart a composition series' record size and
+// the user's may be before the answer says so: twice (the compose
+// profile's 80 B records against 500 B ones are 6.2× apart).
+const recordsUnlike = 2
+
+// unlikeRecords is the line that says comp was measured on records of
+// another size than the sampled tasks' (recordsUnlike or more apart), ""
+// when they are alike or either is unknown.
+func (sm *sampled) unlikeRecords(comp *Composition) string {
+	mine := sm.recordBytes()
+	apart := recordsApart(comp.RecordBytes, mine)
+	if math.IsInf(apart, 1) || apart < recordsUnlike {
+		return ""
+	}
+	return fmt.Sprintf("UNLIKE: the composition was measured on records of %s, the sampled tasks hold records of %s (%.1f× apart): "+
+		"run the compose profile with its fill.value_size set to your records and give both runs with --from (the series nearest "+
+		"your records is taken)", FormatBytes(comp.RecordBytes), FormatBytes(mine), apart)
+}
+
 // sampled is what the sample's restores say; nil without a sample.
 func (a *Analysis) sampled() *sampled {
 	ev, _ := evidenceAs[*sampled](a, "sample")
@@ -195,7 +230,7 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 	}
 	perInstance := (len(s.Tasks) + instances - 1) / instances
 	threads := a.Options.Threads
-	comp, one := CompositionFor(sm.comps, engine, threads, host.Hostname)
+	comp, one := CompositionFor(sm.comps, engine, threads, host.Hostname, sm.recordBytes())
 	tg := st.Together[engine]
 	inst := checkComposed(times, perInstance, threads, comp, one, tg)
 	inputs := []string{fmt.Sprintf("%d partitions over %s: %s an instance, the %d largest for the slowest", len(s.Tasks),
@@ -208,6 +243,9 @@ func sampleAnswers(a *Analysis) ([]Answer, []Unanswered) {
 		}
 		if one != nil && one != comp {
 			inputs = append(inputs, "a task alone priced by the one-thread series: "+one.Summary())
+		}
+		if unlike := sm.unlikeRecords(comp); unlike != "" {
+			inputs = append(inputs, unlike)
 		}
 		if unlike := unlikeComposition(comp, hosts); unlike != "" {
 			inputs = append(inputs, fmt.Sprintf("UNLIKE: the composition was measured on %s (%s), the tasks restored on %s (%s)", comp.Host,
@@ -438,7 +476,7 @@ func (a *Analysis) sampledThreadRestore(tasks int) (e Estimate, basis, interval 
 		return Estimate{}, "", "", nil, false
 	}
 	_, host := sm.slowest()
-	comp, one := CompositionFor(sm.comps, sm.engine, 1, host.Hostname)
+	comp, one := CompositionFor(sm.comps, sm.engine, 1, host.Hostname, sm.recordBytes())
 	if comp == nil {
 		return Estimate{}, "", "", nil, false
 	}

@@ -65,3 +65,33 @@ func TestKafkaStreamsSampledTaskNamesItsAgent(t *testing.T) {
 		t.Errorf("partition 1, instances on a and b: %+v, want the run's host", h)
 	}
 }
+
+// A composition series measured on records of another size than the
+// sampled tasks' (twice or more apart) is said UNLIKE, with both sizes;
+// one within twice, or a sample of unknown record size, is not.
+func TestCompositionOfOtherRecordsIsSaidUnlike(t *testing.T) {
+	s := &Sample{Topic: "t", Tasks: []TaskSize{{0, 100, 0}, {1, 200, 0}}, Sampled: []int32{0, 1}}
+	run := &Run{Label: "R1", Results: &runs.Results{Host: runs.Host{Hostname: "vm", CPUs: 2}}}
+	obs := func(p int32, records, bytes int64) Obs {
+		return Obs{Run: run, Seconds: 10, Restore: &runs.Restore{Topic: "t", RestoredPartitions: []int32{p}, Records: records, Bytes: bytes,
+			Params: config.Case{Engine: config.EngineKafkaStreams, Scenario: config.ScenarioCold}}}
+	}
+	st := sampledTasks(s, []Obs{obs(0, 1000, 500_000), obs(1, 3000, 1_500_000)})
+	sm := &sampled{tasks: st, engine: config.EngineKafkaStreams}
+	if got := sm.recordBytes(); got != 500 {
+		t.Fatalf("record size of the sampled tasks: %v, want 500 B", got)
+	}
+	u := sm.unlikeRecords(&Composition{RecordBytes: 80})
+	for _, want := range []string{"UNLIKE: ", "records of 80.0 B", "records of 500 B", "6.2× apart", "fill.value_size"} {
+		if !strings.Contains(u, want) {
+			t.Errorf("a series of 80 B records for tasks of 500 B: %q lacks %q", u, want)
+		}
+	}
+	if u := sm.unlikeRecords(&Composition{RecordBytes: 300}); u != "" {
+		t.Errorf("a series of 300 B records for tasks of 500 B: %q, want none", u)
+	}
+	none := &sampled{tasks: sampledTasks(s, nil), engine: config.EngineKafkaStreams}
+	if u := none.unlikeRecords(&Composition{RecordBytes: 80}); u != "" {
+		t.Errorf("no sampled restore: %q, want none", u)
+	}
+}

@@ -95,7 +95,7 @@ func TestCompositionsOfTheSavedComposeRun(t *testing.T) {
 	if len(cs) != 3 {
 		t.Fatalf("%d compositions, want 3 (the model on one thread, Kafka Streams on one and two)", len(cs))
 	}
-	ks, one := CompositionFor(cs, "kafka-streams", 1, "")
+	ks, one := CompositionFor(cs, "kafka-streams", 1, "", 0)
 	if ks == nil || ks != one || ks.MaxTasks != 16 || len(ks.Fits) != 5 || ks.Fits[0].MaxSize < 3*ks.Fits[0].MinSize {
 		t.Fatalf("Kafka Streams' one-thread composition: %+v", ks)
 	}
@@ -104,8 +104,36 @@ func TestCompositionsOfTheSavedComposeRun(t *testing.T) {
 			t.Errorf("%d tasks: %+v, want a line with a cost a byte and its error around it, within ±25%%", f.Tasks, f)
 		}
 	}
-	if two, one := CompositionFor(cs, "kafka-streams", 2, ""); two == nil || one != ks {
+	if two, one := CompositionFor(cs, "kafka-streams", 2, "", 0); two == nil || one != ks {
 		t.Errorf("the two-thread series is not priced against the one-thread series' task alone: %+v, %+v", two, one)
+	}
+}
+
+// TestCompositionForTakesTheNearestRecordSize: of two series on the same
+// host, engine and threads, an instance composes through the one whose
+// records are nearest the user's, with that series' own single task; a
+// series on the sample's host wins over one on another at any record
+// size; without the user's record size, the first.
+func TestCompositionForTakesTheNearestRecordSize(t *testing.T) {
+	small := &Composition{Engine: "kafka-streams", Threads: 1, Host: "vm", RecordBytes: 80}
+	large := &Composition{Engine: "kafka-streams", Threads: 1, Host: "vm", RecordBytes: 500}
+	largeTwo := &Composition{Engine: "kafka-streams", Threads: 2, Host: "vm", RecordBytes: 500}
+	smallTwo := &Composition{Engine: "kafka-streams", Threads: 2, Host: "vm", RecordBytes: 80}
+	elsewhere := &Composition{Engine: "kafka-streams", Threads: 1, Host: "other", RecordBytes: 500}
+	cs := []*Composition{elsewhere, small, smallTwo, large, largeTwo}
+	for _, c := range []struct {
+		threads      int
+		records      float64
+		want, single *Composition
+	}{{1, 500, large, large}, {1, 300, large, large}, {1, 16, small, small}, {2, 480, largeTwo, large}, {2, 90, smallTwo, small},
+		{1, 0, small, small}} {
+		got, one := CompositionFor(cs, "kafka-streams", c.threads, "vm", c.records)
+		if got != c.want || one != c.single {
+			t.Errorf("%d threads, records of %.0f B: %+v with %+v, want %+v with %+v", c.threads, c.records, got, one, c.want, c.single)
+		}
+	}
+	if got, _ := CompositionFor([]*Composition{small, elsewhere}, "kafka-streams", 1, "other", 80); got != elsewhere {
+		t.Errorf("the sample's own host's series lost to another host's at the user's record size: %+v", got)
 	}
 }
 
