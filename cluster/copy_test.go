@@ -123,3 +123,82 @@ func sameHeaders(a, b []kgo.RecordHeader) bool {
 	}
 	return true
 }
+
+// batchCounter counts the record batches a client fetches.
+type batchCounter struct{ n, bytes int64 }
+
+func (b *batchCounter) OnFetchBatchRead(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.FetchBatchMetrics) {
+	b.n++
+	b.bytes += int64(m.UncompressedBytes)
+}
+
+// meanBatch is the mean uncompressed bytes of partition 0's batches of
+// topic, and how many records it holds, in order, with their values.
+func meanBatch(t *testing.T, cfg Config, topic string, records int64) (float64, [][]byte) {
+	t.Helper()
+	var bc batchCounter
+	var values [][]byte
+	err := ScanRange(context.Background(), cfg, topic, map[int32]OffsetRange{0: {From: 0, To: records}}, time.Second,
+		func(r *kgo.Record) { values = append(values, r.Value) }, nil, kgo.WithHooks(&bc))
+	if err != nil || bc.n == 0 {
+		t.Fatalf("reading %s: %v (%d batches)", topic, err, bc.n)
+	}
+	return float64(bc.bytes) / float64(bc.n), values
+}
+
+// TestCopyWritesBatchesOfTheSourcesSize: a source written in small
+// batches (as Kafka Streams' producer writes its changelogs, 16 KiB at
+// most) is copied in batches of about its size, not in batches of the
+// 1 MiB limit, which restore faster; a record larger than those batches
+// is copied in its place, in a batch of its own.
+func TestCopyWritesBatchesOfTheSourcesSize(t *testing.T) {
+	f := newOwnedFixture(t)
+	ctx := context.Background()
+	for _, name := range []string{"src", "dst"} {
+		if _, err := f.adm.CreateTopic(ctx, 1, 1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := AwaitTopic(ctx, f.adm, name, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(32<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var written []*kgo.Record
+	for i := range 4000 {
+		v := bytes.Repeat([]byte{byte(i)}, 200)
+		if i == 1000 {
+			v = bytes.Repeat([]byte{'L'}, 100_000) // larger than the source's batches
+		}
+		written = append(written, &kgo.Record{Topic: "src", Key: []byte(fmt.Sprintf("k%d", i)), Value: v})
+	}
+	big, alone := written[1000], kgo.Record{Topic: "src", Key: written[1000].Key, Value: written[1000].Value}
+	if err := cl.ProduceSync(ctx, written[:1000]...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	one, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	if err := one.ProduceSync(ctx, &alone).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, written[1001:]...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	source, _ := meanBatch(t, f.cfg, "src", 4000)
+	if _, err := CopyPartitions(ctx, f.cfg, "src", "dst", map[int32]OffsetRange{0: {From: 0, To: 4000}}, CopyOptions{Idle: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	copied, values := meanBatch(t, f.cfg, "dst", 4000)
+	if copied > 1.5*source || copied < source/2 {
+		t.Errorf("the copy's batches average %.0f B, the source's %.0f B: want about the source's", copied, source)
+	}
+	if len(values) != 4000 || !bytes.Equal(values[1000], big.Value) || !bytes.Equal(values[999], written[999].Value) || !bytes.Equal(values[1001], written[1001].Value) {
+		t.Fatalf("the copy holds %d records; the large one in its place: %v", len(values), len(values) > 1000 && bytes.Equal(values[1000], big.Value))
+	}
+}
