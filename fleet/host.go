@@ -69,11 +69,6 @@ type ProcessSpec struct {
 	// directory: an agent refuses a start on a disk with less (0:
 	// unchecked).
 	NeedBytes int64
-	// ShareClasses starts the JVM with the driver's class-data archive
-	// (ksdriver.Options.ShareClasses), for a process whose start is not
-	// measured; locally only (an agent starts its JVMs without). Default
-	// false.
-	ShareClasses bool
 }
 
 // Driven is a Kafka Streams process restorebench drives, wherever it
@@ -201,7 +196,7 @@ func (h *localHost) Start(ctx context.Context, spec ProcessSpec) (Process, error
 	h.procDirs = append(h.procDirs, dir)
 	h.mu.Unlock()
 	inst, err := ksdriver.Start(ctx, ksdriver.Options{ID: spec.ID, Dir: dir, Properties: props, Secrets: h.secrets,
-		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, Java: h.java, ShareClasses: spec.ShareClasses})
+		JVMFlags: spec.JVMFlags, KafkaStreamsVersion: spec.KafkaStreamsVersion, Java: h.java})
 	if err != nil {
 		return nil, err
 	}

@@ -36,12 +36,6 @@ var (
 // active) and stays there for every restart, its state directory on the
 // agent's disk.
 type KSSingle struct {
-	// ShareClasses starts its processes with the driver's class-data
-	// archive (ProcessSpec.ShareClasses): a cold restore, timed from its
-	// first restore_start, sets it; a warm restart, timed from the
-	// process's launch, does not. Default false.
-	ShareClasses bool
-
 	env  *Env
 	req  Request
 	host Host
@@ -65,8 +59,7 @@ func (s *KSSingle) Fresh() error { return s.host.Fresh(KSInstanceID) }
 func (s *KSSingle) Start(ctx context.Context, props map[string]string, need int64) (Process, error) {
 	c := s.req.Case
 	p, err := s.host.Start(ctx,
-		ProcessSpec{ID: KSInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion, NeedBytes: need,
-			ShareClasses: s.ShareClasses})
+		ProcessSpec{ID: KSInstanceID, N: s.n, Properties: props, JVMFlags: JVMFlags(c), KafkaStreamsVersion: c.KafkaStreamsVersion, NeedBytes: need})
 	if err != nil {
 		return nil, fmt.Errorf("case %s #%d: %w", c.Name, s.req.Repeat, err)
 	}

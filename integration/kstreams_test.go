@@ -153,22 +153,8 @@ func TestRealKafkaStreamsRestoreVerifiesLikeTheModel(t *testing.T) {
 			}
 			noJVMUnder(t, stateDir)
 			assertSameRestore(t, m, k, spec.Records)
-			if !sharesClasses(k.KafkaStreams.JVMArgs) {
-				t.Fatalf("a cold restore's JVM started without the driver's class archive: %v", k.KafkaStreams.JVMArgs)
-			}
 		})
 	}
-}
-
-// sharesClasses says whether a JVM ran with the driver's class-data
-// archive, mapping it or writing it (ksdriver.Options.ShareClasses).
-func sharesClasses(args []string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-XX:SharedArchiveFile=") || strings.HasPrefix(a, "-XX:ArchiveClassesAtExit=") {
-			return true
-		}
-	}
-	return false
 }
 
 func assertSameRestore(t *testing.T, m, k runs.Restore, records int64) {

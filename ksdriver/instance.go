@@ -72,18 +72,6 @@ type Options struct {
 	KafkaStreamsVersion string
 	// Lib is the driver's lib directory. Default: FindLibFor(KafkaStreamsVersion).
 	Lib string
-	// ShareClasses maps the driver's classes from a class-data-sharing
-	// archive (the JDK's AppCDS, -XX:SharedArchiveFile) kept beside Lib,
-	// one per JDK and set of jars: the first JVM started without one
-	// writes it as it exits cleanly (-XX:ArchiveClassesAtExit), and later
-	// starts load their classes from it, which took a start to its first
-	// restore from 1.0 s to 0.57 s on a 2-core host. It changes how fast
-	// the process starts, so only a measurement timed from after the
-	// start (a cold restore, from its first restore_start) sets it. Such a
-	// JVM's own warnings go to its log, not stdout. Where no archive can be
-	// kept, the JVM starts without one. Default false: the JDK's default
-	// archive of its own classes only.
-	ShareClasses bool
 	// Java is the java binary. Default: FindJava().
 	Java string
 	// StartTimeout bounds the wait for the hello event. Default 60 s.
@@ -144,9 +132,6 @@ type Instance struct {
 	pid        int
 	launchMono int64
 	hello      *Hello
-	// archive is the class-data archive (Options.ShareClasses) this JVM
-	// writes as it exits to archiveTmp, "" when it maps one or has none.
-	archive, archiveTmp string
 
 	stdinMu     sync.Mutex
 	stdin       io.WriteCloser
@@ -275,11 +260,7 @@ func (in *Instance) launch() error {
 		return fmt.Errorf("kafka-streams instance %s: %w", o.ID, err)
 	}
 	defer logf.Close() // the JVM has its own descriptor
-	var args []string
-	if o.ShareClasses {
-		args = in.classArchiveFlags()
-	}
-	args = append(append(args, o.JVMFlags...), "-cp", Classpath(o.Lib), MainClass, in.ConfigPath())
+	args := append(append([]string{}, o.JVMFlags...), "-cp", Classpath(o.Lib), MainClass, in.ConfigPath())
 	cmd := exec.Command(o.Java, args...)
 	cmd.Dir = o.Dir
 	cmd.Stderr = logf
@@ -315,7 +296,6 @@ func (in *Instance) read(stdout io.Reader) {
 	}
 	werr := in.cmd.Wait()
 	in.removeSecrets()
-	in.keepClassArchive(werr)
 	in.mu.Lock()
 	in.exited, in.waitErr = true, werr
 	in.broadcast()

@@ -91,10 +91,6 @@ func (ColdKafkaStreams) Run(ctx context.Context, env *fleet.Env, t fleet.Target,
 	if err := single.Fresh(); err != nil {
 		return fail(err)
 	}
-	// Its time runs from the first restore_start, after the JVM started:
-	// a start from the driver's class archive is shorter and changes no
-	// figure but the start's own (start_seconds).
-	single.ShareClasses = true
 	queryload.SetAPIProps(props, req.Case.Queries)
 	queryload.SetRouteProps(props, req)
 	ks := &runs.KafkaStreamsRun{Properties: props, Instances: 1, BytesFrom: "changelog"}
