@@ -184,8 +184,8 @@ func (sm *sampled) unlikeRecords(comp *Composition) string {
 		return ""
 	}
 	return fmt.Sprintf("UNLIKE: the composition was measured on records of %s, the sampled tasks hold records of %s (%.1f× apart): "+
-		"run the compose profile with its fill.value_size set to your records and give both runs with --from (the series nearest "+
-		"your records is taken)", FormatBytes(comp.RecordBytes), FormatBytes(mine), apart)
+		"run the compose profile with its fill's key_bytes and value_size adding up to your %s and give both runs with --from (the "+
+		"series nearest your records is taken)", FormatBytes(comp.RecordBytes), FormatBytes(mine), apart, FormatBytes(mine))
 }
 
 // sampled is what the sample's restores say; nil without a sample.

@@ -82,7 +82,7 @@ func TestCompositionOfOtherRecordsIsSaidUnlike(t *testing.T) {
 		t.Fatalf("record size of the sampled tasks: %v, want 500 B", got)
 	}
 	u := sm.unlikeRecords(&Composition{RecordBytes: 80})
-	for _, want := range []string{"UNLIKE: ", "records of 80.0 B", "records of 500 B", "6.2× apart", "fill.value_size"} {
+	for _, want := range []string{"UNLIKE: ", "records of 80.0 B", "records of 500 B", "6.2× apart", "key_bytes and value_size adding up to your 500 B"} {
 		if !strings.Contains(u, want) {
 			t.Errorf("a series of 80 B records for tasks of 500 B: %q lacks %q", u, want)
 		}
