@@ -217,15 +217,32 @@ func composition(k composeKey, obs []Obs) *Composition {
 }
 
 // CompositionFor is the series of engine and threads the instance answers
-// compose with: of those whose host restored the sample when one did
-// (else of all), the one whose records are nearest in size to the user's
-// (recordBytes, 0 when unknown: the first); and the one-thread series of
-// the same host, engine and record size, whose single task prices a
+// compose with, and the one-thread series whose single task prices a
 // task's own part (c itself for one thread; nil when there is none).
+// Of the series of engine and threads it takes, in this order, one whose
+// host restored the sample (else any), one with a one-thread series of
+// the same host and record size (the two priced together must be alike),
+// and the one whose records are nearest the user's (recordBytes, 0 when
+// unknown: the first). Without a like one-thread series, one is the
+// one-thread series of c's host nearest c's records.
 func CompositionFor(cs []*Composition, engine config.Engine, threads int, host string, recordBytes float64) (c, one *Composition) {
+	single := func(x *Composition, exact bool) (found *Composition) {
+		for _, y := range cs {
+			if y.Engine != engine || y.Threads != 1 || y.Host != x.Host || exact && y.RecordBytes != x.RecordBytes {
+				continue
+			}
+			if found == nil || recordsApart(y.RecordBytes, x.RecordBytes) < recordsApart(found.RecordBytes, x.RecordBytes) {
+				found = y
+			}
+		}
+		return found
+	}
 	better := func(x, than *Composition) bool {
 		if (x.Host == host) != (than.Host == host) {
 			return x.Host == host
+		}
+		if a, b := single(x, true) != nil, single(than, true) != nil; a != b {
+			return a
 		}
 		return recordBytes > 0 && recordsApart(x.RecordBytes, recordBytes) < recordsApart(than.RecordBytes, recordBytes)
 	}
@@ -237,12 +254,10 @@ func CompositionFor(cs []*Composition, engine config.Engine, threads int, host s
 	if c == nil {
 		return nil, nil
 	}
-	for _, x := range cs {
-		if x.Engine == engine && x.Threads == 1 && x.Host == c.Host && x.RecordBytes == c.RecordBytes {
-			return c, x
-		}
+	if one = single(c, true); one == nil {
+		one = single(c, false)
 	}
-	return c, nil
+	return c, one
 }
 
 // recordsApart is how many times larger the larger of two record sizes

@@ -135,6 +135,17 @@ func TestCompositionForTakesTheNearestRecordSize(t *testing.T) {
 	if got, _ := CompositionFor([]*Composition{small, elsewhere}, "kafka-streams", 1, "other", 80); got != elsewhere {
 		t.Errorf("the sample's own host's series lost to another host's at the user's record size: %+v", got)
 	}
+	// Two threads measured at 80 B and 500 B, one thread only at 80 B: the
+	// pair priced together is alike (80 B) rather than the nearest records
+	// with no single task of theirs.
+	if got, one := CompositionFor([]*Composition{small, smallTwo, largeTwo}, "kafka-streams", 2, "vm", 450); got != smallTwo || one != small {
+		t.Errorf("2 threads, one thread measured at 80 B only: %+v with %+v, want the 80 B pair", got, one)
+	}
+	// Only a series of other records has a single task: it is taken, the
+	// nearest of the host's.
+	if got, one := CompositionFor([]*Composition{largeTwo, small}, "kafka-streams", 2, "vm", 450); got != largeTwo || one != small {
+		t.Errorf("2 threads at 500 B, one thread at 80 B only: %+v with %+v, want both", got, one)
+	}
 }
 
 // Sampled tasks that span sizes tell what one of the user's tasks pays

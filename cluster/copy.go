@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -86,9 +85,10 @@ type copyWriter struct {
 	cl      *kgo.Client
 	// batchBytes is cl's batch limit; alone, opened for the first record
 	// too large for it, writes such records one at a time with
-	// MaxBatchBytes.
+	// MaxBatchBytes, alones of them so far.
 	batchBytes int32
 	alone      *kgo.Client
+	alones     int64
 	stats      map[int32]CopyStats
 	n          int64
 	mu         sync.Mutex
@@ -100,12 +100,20 @@ type copyWriter struct {
 // theirs on average, because how many batches a megabyte holds moves a
 // restore's time. Kafka Streams' producer writes batches of up to 16 KiB
 // (batch.size); a restore of 512 MB of 500 B records in 16 KiB batches
-// took 3.1-3.3 s here, the same records in 1 MB batches 3.3-4.5 s.
-type sourceBatches struct{ n, bytes atomic.Int64 }
+// took 3.1-3.3 s here, the same records in 1 MB batches 3.3-4.5 s. The
+// mean is weighted by bytes (the size of the batch an average byte is
+// in: Σ b² / Σ b), so a transaction's marker, a batch of a few dozen
+// bytes, barely moves it.
+type sourceBatches struct {
+	mu            sync.Mutex
+	bytes, square float64
+}
 
 func (b *sourceBatches) OnFetchBatchRead(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.FetchBatchMetrics) {
-	b.n.Add(1)
-	b.bytes.Add(int64(m.UncompressedBytes))
+	n := float64(m.UncompressedBytes)
+	b.mu.Lock()
+	b.bytes, b.square = b.bytes+n, b.square+n*n
+	b.mu.Unlock()
 }
 
 // batchHeaderBytes is a record batch's header (magic 2), which a batch
@@ -120,14 +128,17 @@ const batchHeaderBytes = 61
 const minCopyBatchBytes = 16 << 10
 
 // limit is the batch limit that writes batches of the source's mean size
-// so far (its records and header), at least minCopyBatchBytes and at most
-// most; most before any batch.
+// so far (its records, one record's overhead and the header, so a record
+// as large as a mean batch fits one), at least minCopyBatchBytes and at
+// most most; most before any batch.
 func (b *sourceBatches) limit(most int32) int32 {
-	n := b.n.Load()
-	if n == 0 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bytes <= 0 {
 		return most
 	}
-	return int32(min(int64(most), max(b.bytes.Load()/n+batchHeaderBytes, minCopyBatchBytes)))
+	mean := int64(b.square/b.bytes) + batchHeaderBytes + recordOverheadBytes
+	return int32(min(int64(most), max(mean, minCopyBatchBytes)))
 }
 
 // recordOverheadBytes bounds what a record adds to a batch beyond its
@@ -168,6 +179,9 @@ func (w *copyWriter) write(ctx context.Context, r *kgo.Record) {
 	}
 	if oversize(out, w.batchBytes) && w.batchBytes < w.o.MaxBatchBytes {
 		w.writeAlone(ctx, r, out)
+		if w.alones++; w.alones >= tooManyAlone && w.alones*100 > w.n {
+			w.largeBatches()
+		}
 	} else {
 		w.cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
 			if err != nil {
@@ -190,6 +204,22 @@ func (w *copyWriter) producer(r *kgo.Record, batchBytes int32) *kgo.Client {
 		return nil
 	}
 	return cl
+}
+
+// tooManyAlone is how many records written alone (over 1 % of those
+// written) make the copy give up batches of the source's size: one
+// acknowledged write a record is far slower than batches of any size.
+const tooManyAlone = 10
+
+// largeBatches writes the rest of the copy in batches of up to
+// MaxBatchBytes, through the producer that wrote the records too large
+// for the source's batch size (every earlier record is acknowledged).
+func (w *copyWriter) largeBatches() {
+	if w.alone == nil {
+		return
+	}
+	w.cl.Close()
+	w.cl, w.alone, w.batchBytes = w.alone, nil, w.o.MaxBatchBytes
 }
 
 // writeAlone writes out (read as r), too large for the copy's batches, in

@@ -202,3 +202,87 @@ func TestCopyWritesBatchesOfTheSourcesSize(t *testing.T) {
 		t.Fatalf("the copy holds %d records; the large one in its place: %v", len(values), len(values) > 1000 && bytes.Equal(values[1000], big.Value))
 	}
 }
+
+// TestCopyBatchLimitFitsTheSourcesRecords: the copy's batch limit is the
+// source's mean batch by bytes, so a source of one 20 KB record a batch
+// (Kafka Streams' 16 KiB batch.size under larger values) is copied in
+// batches that fit such a record, not one acknowledged write a record;
+// transaction markers (a few dozen bytes a batch) barely move it; the
+// limit is at least 16 KiB and at most the topic's.
+func TestCopyBatchLimitFitsTheSourcesRecords(t *testing.T) {
+	feed := func(sizes ...int) *sourceBatches {
+		b := &sourceBatches{}
+		for _, n := range sizes {
+			b.OnFetchBatchRead(kgo.BrokerMetadata{}, "t", 0, kgo.FetchBatchMetrics{UncompressedBytes: n})
+		}
+		return b
+	}
+	rec := &kgo.Record{Key: []byte("k1"), Value: bytes.Repeat([]byte{1}, 20_000)}
+	ones := feed(20_027, 20_027, 20_027)
+	if l := ones.limit(1 << 20); oversize(rec, l) {
+		t.Errorf("batches of one 20 KB record: limit %d does not fit such a record", l)
+	}
+	if l := feed(99_000, 20, 99_000, 20, 99_000, 20).limit(1 << 20); l < 99_000 || l > 100_000 {
+		t.Errorf("99 KB batches with transaction markers: limit %d, want about 99 KB", l)
+	}
+	if l := feed(200, 200).limit(1 << 20); l != minCopyBatchBytes {
+		t.Errorf("batches of 200 B: limit %d, want the 16 KiB floor", l)
+	}
+	if l := feed(4 << 20).limit(1 << 20); l != 1<<20 {
+		t.Errorf("batches over the topic's limit: %d, want it", l)
+	}
+	if l := feed().limit(1 << 20); l != 1<<20 {
+		t.Errorf("no batch read: %d, want the topic's limit", l)
+	}
+}
+
+// TestCopyOfManyLargeRecordsKeepsTheirOrder: a source whose records are
+// often larger than its mean batch (more than 1 % of them) is copied
+// with the rest in large batches after the first few alone, every record
+// in its place.
+func TestCopyOfManyLargeRecordsKeepsTheirOrder(t *testing.T) {
+	f := newOwnedFixture(t)
+	ctx := context.Background()
+	for _, name := range []string{"src", "dst"} {
+		if _, err := f.adm.CreateTopic(ctx, 1, 1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := AwaitTopic(ctx, f.adm, name, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(32<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	big, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	var want [][]byte
+	for i := range 3000 {
+		v := bytes.Repeat([]byte{byte(i)}, 200)
+		w := cl
+		if i%50 == 25 {
+			v, w = append(bytes.Repeat([]byte{'L'}, 60_000), byte(i)), big
+		}
+		want = append(want, v)
+		if err := w.ProduceSync(ctx, &kgo.Record{Topic: "src", Key: []byte(fmt.Sprintf("k%d", i)), Value: v}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := CopyPartitions(ctx, f.cfg, "src", "dst", map[int32]OffsetRange{0: {From: 0, To: 3000}}, CopyOptions{Idle: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	_, got := meanBatch(t, f.cfg, "dst", 3000)
+	if len(got) != len(want) {
+		t.Fatalf("the copy holds %d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("record %d of the copy is not the source's (%d B, want %d B)", i, len(got[i]), len(want[i]))
+		}
+	}
+}
