@@ -186,11 +186,7 @@ func (w *copyWriter) write(ctx context.Context, r *kgo.Record) {
 			w.largeBatches()
 		}
 	} else {
-		w.cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
-			if err != nil {
-				w.fail(fmt.Errorf("writing to %s partition %d: %w", w.to, r.Partition, err))
-			}
-		})
+		w.produce(ctx, w.cl, out)
 		if w.unsent, w.unsentBytes = w.unsent+1, w.unsentBytes+int64(len(out.Key)+len(out.Value)); w.unsent >= flushRecords ||
 			w.unsentBytes >= flushBytes {
 			w.flushBuffered(ctx)
@@ -262,14 +258,19 @@ func (w *copyWriter) writeAlone(ctx context.Context, r, out *kgo.Record) {
 			return
 		}
 	}
-	w.alone.Produce(ctx, out, func(_ *kgo.Record, err error) {
-		if err != nil {
-			w.fail(fmt.Errorf("writing to %s partition %d: %w", w.to, r.Partition, err))
-		}
-	})
+	w.produce(ctx, w.alone, out)
 	if err := w.alone.Flush(ctx); err != nil {
 		w.fail(err)
 	}
+}
+
+// produce hands out to cl, the writer failing if its write does.
+func (w *copyWriter) produce(ctx context.Context, cl *kgo.Client, out *kgo.Record) {
+	cl.Produce(ctx, out, func(_ *kgo.Record, err error) {
+		if err != nil {
+			w.fail(fmt.Errorf("writing to %s partition %d: %w", w.to, out.Partition, err))
+		}
+	})
 }
 
 // flush waits until every record written is acknowledged.

@@ -22,19 +22,8 @@ import (
 func TestCopyPartitionsVerbatim(t *testing.T) {
 	f := newOwnedFixture(t)
 	ctx := context.Background()
-	for _, name := range []string{"src", "dst"} {
-		if _, err := f.adm.CreateTopic(ctx, 4, 1, nil, name); err != nil {
-			t.Fatal(err)
-		}
-		if err := AwaitTopic(ctx, f.adm, name, 4); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	f.srcAndDst(t, 4)
+	cl := f.producer(t)
 	var written []*kgo.Record
 	for p := int32(0); p < 4; p++ {
 		for i := range 5 {
@@ -124,6 +113,32 @@ func sameHeaders(a, b []kgo.RecordHeader) bool {
 	return true
 }
 
+// srcAndDst creates the topics "src" and "dst" of partitions partitions
+// on f's cluster.
+func (f *ownedFixture) srcAndDst(t *testing.T, partitions int32) {
+	t.Helper()
+	for _, name := range []string{"src", "dst"} {
+		if _, err := f.adm.CreateTopic(context.Background(), partitions, 1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := AwaitTopic(context.Background(), f.adm, name, partitions); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// producer is a client of f's cluster that writes to the partition each
+// record names, closed when the test ends.
+func (f *ownedFixture) producer(t *testing.T, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := NewClient(f.cfg, append([]kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
 // batchCounter counts the record batches a client fetches.
 type batchCounter struct{ n, bytes int64 }
 
@@ -155,19 +170,8 @@ func meanBatch(t *testing.T, cfg Config, topic string, records int64) (float64, 
 func TestCopyWritesBatchesOfTheSourcesSize(t *testing.T) {
 	f := newOwnedFixture(t)
 	ctx := context.Background()
-	for _, name := range []string{"src", "dst"} {
-		if _, err := f.adm.CreateTopic(ctx, 1, 1, nil, name); err != nil {
-			t.Fatal(err)
-		}
-		if err := AwaitTopic(ctx, f.adm, name, 1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(32<<10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	f.srcAndDst(t, 1)
+	cl := f.producer(t, kgo.ProducerBatchMaxBytes(32<<10))
 	var written []*kgo.Record
 	for i := range 20000 {
 		v := bytes.Repeat([]byte{byte(i)}, 500)
@@ -180,11 +184,7 @@ func TestCopyWritesBatchesOfTheSourcesSize(t *testing.T) {
 	if err := cl.ProduceSync(ctx, written[:1000]...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	one, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
+	one := f.producer(t)
 	if err := one.ProduceSync(ctx, &alone).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -244,24 +244,9 @@ func TestCopyBatchLimitFitsTheSourcesRecords(t *testing.T) {
 func TestCopyOfManyLargeRecordsKeepsTheirOrder(t *testing.T) {
 	f := newOwnedFixture(t)
 	ctx := context.Background()
-	for _, name := range []string{"src", "dst"} {
-		if _, err := f.adm.CreateTopic(ctx, 1, 1, nil, name); err != nil {
-			t.Fatal(err)
-		}
-		if err := AwaitTopic(ctx, f.adm, name, 1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(32<<10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	big, err := NewClient(f.cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer big.Close()
+	f.srcAndDst(t, 1)
+	cl := f.producer(t, kgo.ProducerBatchMaxBytes(32<<10))
+	big := f.producer(t)
 	var want [][]byte
 	for i := range 3000 {
 		v := bytes.Repeat([]byte{byte(i)}, 200)
